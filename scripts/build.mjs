@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Bundles every action (actions/<name>/main.ts -> actions/<name>/dist/index.js) and the CLI
+// (src/cli/main.ts -> dist/topo.js). The bundles are committed; `--check` rebuilds in memory and
+// exits 1 when a committed bundle differs (the check-dist habit of actions/typescript-action).
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const check = process.argv.includes('--check');
+
+/** Entry points: one per action plus the CLI. */
+export function entries() {
+  const list = [{ in: join(root, 'src/cli/main.ts'), out: join(root, 'dist/topo.js') }];
+  for (const name of readdirSync(join(root, 'actions')).sort()) {
+    const main = join(root, 'actions', name, 'main.ts');
+    if (existsSync(main)) list.push({ in: main, out: join(root, 'actions', name, 'dist/index.js') });
+  }
+  return list;
+}
+
+// ESM bundles of CommonJS dependencies need `require`, `__filename` and `__dirname`.
+const banner = [
+  "import { createRequire as __topoCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __topoFileURLToPath } from 'node:url';",
+  "import { dirname as __topoDirname } from 'node:path';",
+  'const require = __topoCreateRequire(import.meta.url);',
+  'const __filename = __topoFileURLToPath(import.meta.url);',
+  'const __dirname = __topoDirname(__filename);',
+].join('\n');
+
+let stale = 0;
+for (const entry of entries()) {
+  const result = await build({
+    entryPoints: [entry.in],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    write: false,
+    outfile: entry.out,
+    banner: { js: banner },
+    legalComments: 'none',
+    logLevel: 'warning',
+    // Optional native speed-ups of ssh2; the pure-JS paths are used without them.
+    external: ['cpu-features', './crypto/build/Release/sshcrypto.node'],
+    loader: { '.node': 'empty' },
+  });
+  const text = result.outputFiles[0].text;
+  const rel = relative(root, entry.out);
+  if (check) {
+    const current = existsSync(entry.out) ? readFileSync(entry.out, 'utf8') : null;
+    if (current !== text) {
+      stale++;
+      console.error(`stale bundle: ${rel} differs from a fresh build; run \`npm run build\` and commit it`);
+    }
+  } else {
+    mkdirSync(dirname(entry.out), { recursive: true });
+    writeFileSync(entry.out, text);
+    console.log(`built ${rel} (${(text.length / 1024).toFixed(0)} KiB)`);
+  }
+}
+if (stale) process.exit(1);

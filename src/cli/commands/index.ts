@@ -1,0 +1,29 @@
+// Every `topo` subcommand, in the order `topo help` lists them.
+import type { Command } from '../command.js';
+import { analyzeCommand } from './analyze.js';
+import { cancelCommand } from './cancel.js';
+import { demoCommand } from './demo.js';
+import { initCommand } from './init.js';
+import { jobsCommand } from './jobs.js';
+import { renderCommand } from './render.js';
+import { reportCommand } from './report.js';
+import { simCommand } from './sim.js';
+import { statusCommand } from './status.js';
+import { submitCommand } from './submit.js';
+import { suggestCommand } from './suggest.js';
+import { validateCommand } from './validate.js';
+
+export const commands: readonly Command[] = [
+  initCommand,
+  validateCommand,
+  renderCommand,
+  submitCommand,
+  cancelCommand,
+  jobsCommand,
+  statusCommand,
+  analyzeCommand,
+  reportCommand,
+  suggestCommand,
+  simCommand,
+  demoCommand,
+];

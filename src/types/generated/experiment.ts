@@ -1,0 +1,75 @@
+/* Generated from topologies/schema/experiment.schema.json by scripts/gen-types.mjs. Do not edit. */
+
+/**
+ * topologies/<experiment>/experiment.yaml: what is fixed across the candidates of one experiment.
+ */
+export interface Experiment {
+  /**
+   * topology-opt-<driver>-<cluster>-<YYYYMMDD>
+   */
+  experiment_id: string;
+  objective?: string;
+  /**
+   * The full AlpaSim run command the experiment started from.
+   */
+  command?: string;
+  /**
+   * A cluster name from topologies/clusters.yaml.
+   */
+  cluster: string;
+  /**
+   * The AlpaSim topology preset candidates start from (topology=<name>).
+   */
+  base_topology: string;
+  /**
+   * Live candidates at once (the seed's limit is 3).
+   */
+  max_parallel?: number;
+  /**
+   * Cancel a candidate's job once its verdict is in, to save GPU-hours.
+   */
+  stop_when_stable?: boolean;
+  fixed_inputs: {
+    deploy: string;
+    driver: string;
+    /**
+     * scenes.test_suite_id
+     */
+    scenes?: string;
+    /**
+     * Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length.
+     */
+    scene_count?: number;
+    rollouts_per_scene?: number;
+    /**
+     * Camera preset (+cameras=<preset>).
+     */
+    cameras?: string;
+    control_timestep_us?: number;
+    simulation_duration_s?: number;
+    git_commit?: string;
+    /**
+     * Other Hydra overrides of the command that stay fixed across candidates.
+     *
+     * @maxItems 200
+     */
+    overrides?: string[];
+    slurm?: {
+      account?: string;
+      partition?: string;
+      gpus_per_node?: number;
+      time?: string;
+    };
+  };
+  /**
+   * Detector thresholds; defaults suit AlpaSim's 5-second scrape.
+   */
+  stabilisation?: {
+    warmup_floor_minutes?: number;
+    window_minutes?: number;
+    max_relative_range?: number;
+    max_relative_slope_per_hour?: number;
+    consecutive_windows?: number;
+    max_ci_relative?: number;
+  };
+}

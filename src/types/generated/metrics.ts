@@ -1,0 +1,175 @@
+/* Generated from topologies/schema/metrics.schema.json by scripts/gen-types.mjs. Do not edit. */
+
+/**
+ * What the monitor learns about one candidate run: the detector's verdict and the stable metrics. Written into the sticky comment's machine-readable block and read by the record. Field names follow AlpaSim's experiment-record reference.
+ */
+export interface CandidateObservation {
+  run_name: string;
+  verdict: Verdict;
+  stable_metrics: StableMetrics;
+  comparison?: Comparison;
+  failure?: Failure;
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "verdict".
+ */
+export interface Verdict {
+  state: 'no-data' | 'warming' | 'stabilising' | 'stable' | 'cyclic' | 'unhealthy';
+  /**
+   * Run-minutes since the first sample.
+   */
+  minutes_of_data?: number;
+  /**
+   * Where the detector found the start-up and congestion to end.
+   */
+  warmup_end_minutes?: number | null;
+  /**
+   * The full-run seconds per rollout read now.
+   */
+  current_full_run?: number | null;
+  /**
+   * Stable value with its confidence interval.
+   */
+  value?: null | Interval;
+  /**
+   * Projected full-run seconds per rollout at the end of the run; candidates are compared on it.
+   */
+  projected_full_run?: null | Interval;
+  cycle?: {
+    period_minutes?: number;
+    amplitude_relative?: number;
+  } | null;
+  evidence: string[];
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "interval".
+ */
+export interface Interval {
+  value: number;
+  low: number;
+  high: number;
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "stableMetrics".
+ */
+export interface StableMetrics {
+  warmup_excluded_s?: number | null;
+  completed_rollouts?: number | null;
+  failed_rollouts?: number | null;
+  seconds_per_rollout_5m?: number | null;
+  seconds_per_rollout_full_run?: number | null;
+  rollout_duration_p95_s?: number | null;
+  step_duration_p95_s?: number | null;
+  /**
+   * Keyed by topology service name.
+   */
+  rpc_queue_depth_at_start_latest_by_service?: {
+    [k: string]: {
+      worker_min?: number | null;
+      worker_max?: number | null;
+    };
+  };
+  rpc_duration_p95_s_by_method?: {
+    [k: string]: number | null;
+  };
+  runtime_idle_fraction?: number | null;
+  resource_usage?: {
+    process_cpu_utilization_percent_by_group?: {
+      [k: string]: MinMeanMax;
+    };
+    gpu_by_index?: {
+      [k: string]: GpuUsage;
+    };
+    host_memory?: {
+      available_gb_min?: number | null;
+      total_gb?: number | null;
+    };
+  };
+  bottleneck?: Bottleneck;
+  telemetry_quality?: {
+    missing_metrics?: string[];
+    gaps?: string[];
+    notes?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "minMeanMax".
+ */
+export interface MinMeanMax {
+  min?: number | null;
+  mean?: number | null;
+  max?: number | null;
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "gpuUsage".
+ */
+export interface GpuUsage {
+  topology_services?: string[];
+  utilization_percent?: MinMeanMax;
+  memory_used_gb?: MinMeanMax;
+  memory_total_gb?: number | null;
+  memory_pressure_percent?: MinMeanMax;
+  memory_headroom_gb_min?: number | null;
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "bottleneck".
+ */
+export interface Bottleneck {
+  kind:
+    | 'service'
+    | 'total-capacity-too-high'
+    | 'not-enough-load'
+    | 'imbalance'
+    | 'runtime-bound'
+    | 'none'
+    | 'unknown';
+  /**
+   * Topology service name (renderer, driver, physics, controller, trafficsim).
+   */
+  service?: string | null;
+  evidence: string[];
+  confidence: 'low' | 'medium' | 'high';
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "comparison".
+ */
+export interface Comparison {
+  /**
+   * The candidate compared with (baseline or current best).
+   */
+  against: string;
+  ratio?: null | Interval;
+  difference_s?: null | Interval;
+  outcome: 'better' | 'worse' | 'indistinguishable' | 'not-comparable';
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "failure".
+ */
+export interface Failure {
+  kind:
+    | 'gpu-oom'
+    | 'host-oom'
+    | 'crash'
+    | 'node-failure'
+    | 'time-limit'
+    | 'cancelled'
+    | 'preempted'
+    | 'no-telemetry';
+  message: string;
+  slurm_state?: string;
+  exit_code?: string | null;
+  evidence?: string[];
+  /**
+   * The GPU named by an out-of-memory line.
+   */
+  gpu?: number | null;
+  likely_fix?: string;
+}
