@@ -29,6 +29,16 @@ export const CACHE_KEYS = {
   physics: 'physics_cache_size',
 } as const satisfies Partial<Record<ServiceName, string>>;
 
+/**
+ * Config groups that switch a service off (their choice `disabled` sets `runtime.endpoints.<svc>.skip: true`),
+ * and the choice base_config makes when the command names none: trafficsim is opt-in (`trafficsim=catk`).
+ */
+export const SERVICE_SWITCH_GROUPS: Partial<Record<ServiceName, { default?: string }>> = {
+  trafficsim: { default: 'disabled' },
+  physics: {},
+};
+export const DISABLED_GROUP_CHOICE = 'disabled';
+
 /** Physics cache size when a preset does not set it (AlpaSim's base config). */
 export const DEFAULT_PHYSICS_CACHE_SIZE = 16;
 
@@ -56,7 +66,7 @@ export const FIXED_INPUT_KEYS = {
   scenes: 'scenes.test_suite_id',
   rolloutsPerScene: 'runtime.simulation_config.n_rollouts',
   cameras: 'cameras',
-  controlTimestep: 'control_timestep_us',
+  controlTimestep: 'runtime.simulation_config.control_timestep_us',
 } as const;
 
 /** Scrape and rule-evaluation interval of AlpaSim's telemetry, seconds. */
@@ -113,10 +123,14 @@ export const RAW_METRICS = {
   hostCpu: 'node_cpu_seconds_total',
 } as const;
 
+/** Values of the `status` label of `alpasim_rollouts_total` (the runtime's terminal rollout states). */
+export const ROLLOUT_STATUS = { completed: 'completed', failed: 'failed' } as const;
+
 /** Recording rules AlpaSim ships and the workflow reads. */
 export const RECORDING_RULES = {
   secondsPerRolloutAvg: 'alpasim:simulation_seconds_per_rollout:avg',
   secondsPerRolloutRate5m: 'alpasim:simulation_seconds_per_rollout:rate5m',
+  rolloutsCompleted: 'alpasim:simulation_rollouts_completed:sum',
   queueDepthMax: 'alpasim:rpc_queue_depth_at_start_latest:max',
   queueDepthMin: 'alpasim:rpc_queue_depth_at_start_latest:min',
   idleFraction: 'alpasim:event_loop_idle_fraction:ratio',

@@ -1,11 +1,29 @@
-import type { Command } from '../command.js';
+import { formatIssue } from '../../topology/issues.js';
+import { renderCandidateFile } from '../../usecases/validate.js';
+import { type Command, UsageError } from '../command.js';
+import { parseArgs, validateOptionsFor } from './validate.js';
 
 export const renderCommand: Command = {
   name: 'render',
-  summary: 'Print the sbatch argv of a candidate',
-  usage: 'topo render [--json] [--cluster NAME] <candidate.yaml>',
-  async run(_args, io) {
-    io.stderr('topo render: not implemented yet (issue 2)\n');
-    return 1;
+  summary: "Print a candidate's sbatch command (argv) without submitting it",
+  usage: 'topo render [--json] [--cluster NAME] [--clusters <clusters.yaml>] <candidate.yaml>',
+  async run(args, io) {
+    const parsed = parseArgs(args, ['json'], ['cluster', 'clusters']);
+    if (parsed.positional.length !== 1) throw new UsageError('name exactly one candidate file');
+    const path = parsed.positional[0] as string;
+    const options = validateOptionsFor(io, parsed.values.get('clusters'), parsed.values.get('cluster'));
+    const { report, submission } = await renderCandidateFile(path, options);
+    for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
+    if (!submission) {
+      io.stderr(
+        report.kind !== 'candidate'
+          ? `${path} is a ${report.kind} file, not a candidate\n`
+          : `${path}: not rendered: fix the ${report.errors.length} error(s) above first\n`,
+      );
+      return 1;
+    }
+    if (parsed.flags.has('json')) io.stdout(`${JSON.stringify(submission.argv)}\n`);
+    else io.stdout(`# job ${submission.jobName}\n${submission.shellLine}\n`);
+    return 0;
   },
 };

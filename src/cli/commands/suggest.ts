@@ -1,11 +1,177 @@
-import type { Command } from '../command.js';
+// `topo suggest <experiment>`: the next candidates from the record's evidence, written as
+// candidate files (or opened as pull requests), or the advice to stop, with the reason.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { createOctokit, splitRepository } from '../../github/client.js';
+import {
+  candidatesInOpenPulls,
+  type OpenedPull,
+  openPullRequests,
+  type PullTarget,
+  runSuggest,
+  SuggestError,
+  type SuggestOutcome,
+} from '../../usecases/suggest.js';
+import { type CliIO, type Command, UsageError } from '../command.js';
+import { clustersFileOption, fileSystemSource, parseArgs } from './validate.js';
+
+const USAGE =
+  'topo suggest <experiment> [--count N] [--open-prs [--repo owner/name] [--base <branch>]] [--dry-run] [--force] [--clusters <clusters.yaml>] [--json]';
+
+function toJson(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean) {
+  const { result } = outcome;
+  return {
+    experiment_id: outcome.experiment.experiment_id,
+    parent: result.parent,
+    stop: result.stop,
+    memory_model: { ...result.memory },
+    proposals: outcome.proposals.map((p) => ({
+      name: p.candidate.name,
+      path: p.path,
+      written,
+      parent: p.candidate.parent,
+      kind: p.kind,
+      service: p.service ?? null,
+      change: p.change,
+      hypothesis: p.candidate.hypothesis,
+      expected_effect: p.candidate.expected_effect,
+      hash: p.hash,
+      score: p.score,
+      predicted_memory: p.predictedMemory.map((m) => ({
+        gpu: m.gpu,
+        gib: Math.round(m.gib * 10) / 10,
+        fraction: Math.round(m.fraction * 1000) / 1000,
+      })),
+    })),
+    not_proposed: result.rejected,
+    invalid: outcome.invalid,
+    pull_requests: pulls,
+  };
+}
+
+function human(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean): string {
+  const { result } = outcome;
+  const lines: string[] = [];
+  const m = result.memory;
+  lines.push(`memory model: ${m.source} (${m.notes.join('; ')})`);
+  if (outcome.proposals.length > 0) {
+    lines.push(
+      `${outcome.proposals.length} proposal(s) from ${result.parent}'s evidence${written ? '' : ' (not written)'}:`,
+    );
+    for (const p of outcome.proposals) {
+      const peak = p.predictedMemory.reduce(
+        (a, b) => (b.fraction > a.fraction ? b : a),
+        p.predictedMemory[0]!,
+      );
+      const pull = pulls.find((x) => x.name === p.candidate.name);
+      lines.push('');
+      lines.push(
+        `  ${p.path}${pull ? `  → pull request #${pull.number}${pull.created ? '' : ' (already open)'} ${pull.url}` : ''}`,
+      );
+      lines.push(`    change:     ${p.change}`);
+      lines.push(`    hypothesis: ${p.candidate.hypothesis}`);
+      lines.push(`    expected:   ${p.candidate.expected_effect}`);
+      if (peak)
+        lines.push(
+          `    memory:     peak GPU ${peak.gpu} ${peak.gib.toFixed(1)} GiB (${Math.round(peak.fraction * 100)}%)`,
+        );
+    }
+    lines.push('');
+  }
+  lines.push(`${result.stop.stop ? 'STOP' : 'continue'}: ${result.stop.reason}`);
+  if (result.rejected.length > 0) {
+    lines.push(`not proposed (${result.rejected.length}):`);
+    for (const r of result.rejected.slice(0, 10)) lines.push(`  - ${r.change}: ${r.reason}`);
+  }
+  for (const i of outcome.invalid) lines.push(`refused by validation: ${i.name}: ${i.errors.join('; ')}`);
+  if (m.source === 'fitted') {
+    lines.push('fitted memory model (clusters.yaml `memory_model` shape):');
+    lines.push(
+      stringify({ memory_model: m.model })
+        .trimEnd()
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 export const suggestCommand: Command = {
   name: 'suggest',
   summary: 'Propose the next candidates',
-  usage: 'topo suggest <experiment> [--count N] [--open-prs] [--json]',
-  async run(_args, io) {
-    io.stderr('topo suggest: not implemented yet (issue 8)\n');
-    return 1;
+  usage: USAGE,
+  async run(args, io: CliIO) {
+    const parsed = parseArgs(
+      args,
+      ['open-prs', 'json', 'dry-run', 'force'],
+      ['count', 'repo', 'base', 'clusters'],
+    );
+    const [experimentId, ...extra] = parsed.positional;
+    if (!experimentId || extra.length > 0)
+      throw new UsageError('name exactly one experiment (the folder under topologies/)');
+    const countText = parsed.values.get('count');
+    const count = countText === undefined ? undefined : Number(countText);
+    if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 16)) {
+      throw new UsageError(`--count must be a whole number from 1 to 16, not "${countText}"`);
+    }
+    const openPrs = parsed.flags.has('open-prs');
+    const dryRun = parsed.flags.has('dry-run');
+    const clustersFile = clustersFileOption(parsed.values.get('clusters'), io);
+    // With --open-prs the pull requests are the candidates: open ones count as tried.
+    let github: { octokit: ReturnType<typeof createOctokit>; target: PullTarget } | undefined;
+    if (openPrs) {
+      const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+      if (!token) throw new UsageError('--open-prs needs a token in GITHUB_TOKEN (or GH_TOKEN)');
+      const fullName = parsed.values.get('repo') ?? io.env.GITHUB_REPOSITORY;
+      if (!fullName) throw new UsageError('--open-prs needs --repo owner/name (or GITHUB_REPOSITORY)');
+      const base = parsed.values.get('base');
+      github = {
+        octokit: createOctokit({
+          token,
+          ...(io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}),
+        }),
+        target: { ...splitRepository(fullName), ...(base ? { base } : {}) },
+      };
+    }
+    let outcome: SuggestOutcome;
+    try {
+      outcome = await runSuggest({
+        experimentId,
+        files: fileSystemSource(io.cwd),
+        ...(clustersFile ? { clustersFile } : {}),
+        ...(count !== undefined ? { count } : {}),
+        force: parsed.flags.has('force'),
+        ...(github
+          ? { elsewhere: await candidatesInOpenPulls(github.octokit, github.target, experimentId) }
+          : {}),
+      });
+    } catch (error) {
+      if (error instanceof SuggestError) {
+        io.stderr(`topo suggest: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+
+    let pulls: OpenedPull[] = [];
+    const writeLocally = !dryRun && !openPrs;
+    if (github && !dryRun && outcome.proposals.length > 0) {
+      pulls = await openPullRequests(github.octokit, github.target, outcome);
+    }
+    if (writeLocally) {
+      for (const p of outcome.proposals) {
+        const file = resolve(io.cwd, p.path);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, p.text, { flag: 'wx' });
+      }
+    }
+    io.stdout(
+      parsed.flags.has('json')
+        ? `${JSON.stringify(toJson(outcome, pulls, writeLocally), null, 2)}\n`
+        : human(outcome, pulls, writeLocally),
+    );
+    return 0;
   },
 };

@@ -1,11 +1,108 @@
-import type { Command } from '../command.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { formatIssue } from '../../topology/issues.js';
+import {
+  fileSystemSource,
+  isYamlFile,
+  toJsonReport,
+  type ValidateOptions,
+  validateFiles,
+} from '../../usecases/validate.js';
+import { type CliIO, type Command, UsageError } from '../command.js';
+
+export { fileSystemSource };
+
+const SKIP_DIRS = new Set(['node_modules', '.git', 'schema']);
+
+/** Files as given; folders expanded to the YAML files beneath them (sorted). */
+export function expandPaths(paths: readonly string[], cwd: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(resolve(cwd, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const child = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(child);
+      } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
+    }
+  };
+  for (const p of paths) {
+    const abs = resolve(cwd, p);
+    if (!existsSync(abs)) throw new UsageError(`${p}: no such file or folder`);
+    if (statSync(abs).isDirectory()) walk(p);
+    else out.push(p);
+  }
+  return out;
+}
+
+/** --clusters, else TOPO_CLUSTERS_FILE, else (undefined) the clusters.yaml beside the experiment folders. */
+export function clustersFileOption(explicit: string | undefined, io: CliIO): string | undefined {
+  const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
+  if (file === undefined || file === '') return undefined;
+  const abs = isAbsolute(file) ? file : resolve(io.cwd, file);
+  if (!existsSync(abs)) throw new UsageError(`clusters file ${file} does not exist`);
+  return relative(io.cwd, abs) || abs;
+}
+
+export interface ParsedArgs {
+  flags: Set<string>;
+  values: Map<string, string>;
+  positional: string[];
+}
+
+/** `--flag`, `--name value`, `--name=value` and positionals; unknown options are usage errors. */
+export function parseArgs(args: readonly string[], flags: readonly string[], valued: readonly string[]): ParsedArgs {
+  const out: ParsedArgs = { flags: new Set(), values: new Map(), positional: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--') {
+      out.positional.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('--')) {
+      out.positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
+    if (flags.includes(name) && eq === -1) out.flags.add(name);
+    else if (valued.includes(name)) {
+      const value = eq === -1 ? args[++i] : a.slice(eq + 1);
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      out.values.set(name, value);
+    } else throw new UsageError(`unknown option ${a}`);
+  }
+  return out;
+}
+
+export function validateOptionsFor(io: CliIO, clusters: string | undefined, clusterName?: string): ValidateOptions {
+  const source = fileSystemSource(io.cwd);
+  const clustersFile = clustersFileOption(clusters, io);
+  return { files: source, config: source, ...(clustersFile ? { clustersFile } : {}), ...(clusterName ? { clusterName } : {}) };
+}
 
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'Validate candidate, experiment and cluster files',
-  usage: 'topo validate [--json] <paths…>',
-  async run(_args, io) {
-    io.stderr('topo validate: not implemented yet (issue 2)\n');
-    return 1;
+  usage: 'topo validate [--json] [--clusters <clusters.yaml>] <paths…>',
+  async run(args, io) {
+    const parsed = parseArgs(args, ['json'], ['clusters']);
+    if (parsed.positional.length === 0) throw new UsageError('name at least one file or folder');
+    const paths = expandPaths(parsed.positional, io.cwd);
+    if (paths.length === 0) throw new UsageError(`no YAML files under ${parsed.positional.join(', ')}`);
+    const report = await validateFiles(paths, validateOptionsFor(io, parsed.values.get('clusters')));
+    if (parsed.flags.has('json')) {
+      io.stdout(`${JSON.stringify(toJsonReport(report), null, 2)}\n`);
+    } else {
+      for (const file of report.files) {
+        for (const issue of [...file.errors, ...file.warnings].sort((a, b) => a.line - b.line || a.column - b.column)) {
+          io.stdout(`${formatIssue(issue)}\n`);
+        }
+      }
+      const bad = report.files.filter((f) => f.errors.length).length;
+      io.stdout(
+        `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ''}\n`,
+      );
+    }
+    return report.errorCount > 0 ? 1 : 0;
   },
 };

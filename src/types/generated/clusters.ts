@@ -55,6 +55,10 @@ export interface Cluster {
     account?: string;
     partition?: string;
     time?: string;
+    /**
+     * Pass --exclusive to sbatch (AlpaSim's submit.sh default); false lets a single-node test cluster run several jobs side by side.
+     */
+    exclusive?: boolean;
   };
   /**
    * 1 in production; the AlpaSim twin compresses time by this factor.

@@ -36,6 +36,14 @@ export interface Verdict {
    * Projected full-run seconds per rollout at the end of the run; candidates are compared on it.
    */
   projected_full_run?: null | Interval;
+  /**
+   * Marginal seconds per rollout after the warm-up (60 ÷ steady completion rate per run-minute), with its 95% interval.
+   */
+  steady_seconds_per_rollout?: null | Interval;
+  /**
+   * Run-minute (from the first sample) the projection is made for: the job's wall time or the last rollout, whichever comes first.
+   */
+  run_end_minutes?: number | null;
   cycle?: {
     period_minutes?: number;
     amplitude_relative?: number;

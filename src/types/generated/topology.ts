@@ -56,8 +56,11 @@ export interface Topology {
 export interface Service {
   /**
    * GPU indices, one container per entry (repeats allowed); null = one CPU container.
+   *
+   * @minItems 1
+   * @maxItems 256
    */
-  gpus?: null | [number, ...number[]];
+  gpus?: [number, ...number[]] | null;
   /**
    * Service instances inside each container, each on its own port.
    */

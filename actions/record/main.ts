@@ -1,0 +1,128 @@
+// Entry of the record action (pull_request closed): inputs → record use case → outputs.
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import * as core from '@actions/core';
+import { createOctokit, splitRepository } from '../../src/github/client.js';
+import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
+import { createPrometheusClient } from '../../src/telemetry/prometheus.js';
+import { checkClusters } from '../../src/topology/files.js';
+import type { Cluster } from '../../src/types/generated/clusters.js';
+import type { Experiment } from '../../src/types/generated/experiment.js';
+import {
+  type ClosedPullRequest,
+  observeAgain,
+  type RecordDeps,
+  recordClosedPullRequest,
+} from '../../src/usecases/record.js';
+
+function loadCluster(file: string, name: string): Cluster | undefined {
+  if (!file || !existsSync(file)) return undefined;
+  const checked = checkClusters(readFileSync(file, 'utf8'), file);
+  if (!checked.value) {
+    core.warning(
+      `${file} is not valid (${checked.issues[0]?.message ?? 'schema'}): no Slurm or Prometheus access`,
+    );
+    return undefined;
+  }
+  return checked.value.clusters[name];
+}
+
+async function main(): Promise<void> {
+  const token = core.getInput('token', { required: true });
+  core.setSecret(token);
+  const botLogin = core.getInput('bot-login') || 'github-actions[bot]';
+  const eventPath = process.env.GITHUB_EVENT_PATH;
+  if (!eventPath) throw new Error('GITHUB_EVENT_PATH is not set: this action runs inside a workflow');
+  const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
+  const eventName = process.env.GITHUB_EVENT_NAME ?? '';
+  const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
+  const octokit = createOctokit({ token });
+  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const clustersInput = core.getInput('clusters-file');
+  const clustersFile = clustersInput
+    ? isAbsolute(clustersInput)
+      ? clustersInput
+      : join(workspace, clustersInput)
+    : '';
+  const promInput = core.getInput('prometheus-url');
+  const timeScale = Number(core.getInput('time-scale') || '1');
+  if (!(timeScale > 0))
+    throw new Error(`input time-scale must be a positive number, got "${core.getInput('time-scale')}"`);
+
+  const pullInput = core.getInput('pull-number');
+  let pull: ClosedPullRequest;
+  if (pullInput) {
+    if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
+      throw new Error(`input pull-number must be a number, got "${pullInput}"`);
+    pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
+  } else if (eventName === 'pull_request' || eventName === 'pull_request_target') {
+    if (payload.action !== 'closed') {
+      core.info(`ignored: ${eventName} ${payload.action} (the record is written when a pull request closes)`);
+      core.setOutput('recorded', '[]');
+      core.setOutput('committed', 'false');
+      return;
+    }
+    pull = payload.pull_request;
+  } else {
+    throw new Error(`the record action runs on pull_request closed (or with pull-number); got ${eventName}`);
+  }
+  if (pull.state !== 'closed')
+    throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
+  const defaultBranch: string =
+    payload.repository?.default_branch ?? (await octokit.rest.repos.get({ owner, repo })).data.default_branch;
+
+  const clusterOf = (experiment: Experiment) =>
+    experiment.cluster ? loadCluster(clustersFile, experiment.cluster) : undefined;
+  const deps: RecordDeps = {
+    octokit,
+    owner,
+    repo,
+    defaultBranch,
+    botLogin,
+    log: (line) => core.info(line),
+    clusterOf,
+    slurmFor: async (experiment) => {
+      const cluster = clusterOf(experiment);
+      return cluster && experiment.cluster ? slurmClientForCluster(experiment.cluster, cluster) : undefined;
+    },
+    observe:
+      promInput === 'none'
+        ? undefined
+        : async (runName, experiment, topology) => {
+            const url = promInput || clusterOf(experiment)?.prometheus_url;
+            if (!url) return undefined;
+            const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15_000, retries: 1 });
+            return observeAgain(prometheus, runName, experiment, {
+              timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
+              topology,
+            });
+          },
+  };
+
+  const result = await recordClosedPullRequest(deps, pull);
+  const recorded = result.recorded.map((r) => ({
+    experiment_id: r.experimentId,
+    candidate: r.candidate,
+    kind: r.kind,
+    run_name: r.runName,
+    committed: r.commit.committed,
+    commit_sha: r.commit.sha,
+    cancelled_jobs: r.cancelledJobs,
+    telemetry_gaps: r.telemetryGaps,
+  }));
+  core.setOutput('recorded', JSON.stringify(recorded));
+  core.setOutput('committed', String(recorded.some((r) => r.committed)));
+  core.setOutput('commit-sha', recorded.at(-1)?.commit_sha ?? '');
+  const summary = core.summary.addHeading('Experiment record', 3);
+  if (result.skipped) summary.addRaw(`Nothing recorded: ${result.skipped}.`, true);
+  for (const r of recorded) {
+    summary.addRaw(
+      `- \`${r.candidate}\` recorded as **${r.kind}** in \`experiments/${r.experiment_id}.json\` (${r.committed ? `commit ${r.commit_sha.slice(0, 7)}` : 'already up to date'})${r.telemetry_gaps.length ? `; gaps: ${r.telemetry_gaps.join('; ')}` : ''}`,
+      true,
+    );
+    for (const gap of r.telemetry_gaps) core.warning(`${r.candidate}: ${gap}`);
+  }
+  await summary.write();
+}
+
+main().catch((e: Error) => core.setFailed(e.message));

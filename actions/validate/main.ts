@@ -1,0 +1,50 @@
+// Entry of the validate action (GitHub-hosted runner, no secrets). The workspace is the default
+// branch's checkout (schemas are bundled, presets and clusters.yaml read from it); the pull request's
+// files are read through the API at its head sha, as data. Logic lives in src/usecases/validate.ts.
+import { readFileSync } from 'node:fs';
+import * as core from '@actions/core';
+import { createOctokit, splitRepository } from '../../src/github/client.js';
+import { changedFiles, githubFileSource } from '../../src/github/contents.js';
+import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
+
+async function main(): Promise<void> {
+  const token = core.getInput('token', { required: true });
+  core.setSecret(token);
+  const eventPath = process.env.GITHUB_EVENT_PATH;
+  if (!eventPath) throw new Error('GITHUB_EVENT_PATH is not set: this action runs inside a workflow');
+  const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
+  const pull = payload.pull_request;
+  if (!pull?.number || !pull?.head?.sha) {
+    throw new Error(`this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`);
+  }
+  const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
+  const octokit = createOctokit({ token });
+  const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
+  const report = await validatePullRequest(
+    { changedPaths: changed.map((f) => f.path), topologiesDir: core.getInput('topologies-dir') || 'topologies' },
+    {
+      files: githubFileSource(octokit, { owner, repo, ref: pull.head.sha }),
+      config: fileSystemSource(process.env.GITHUB_WORKSPACE ?? process.cwd()),
+      clustersFile: core.getInput('clusters-file') || 'topologies/clusters.yaml',
+    },
+    {
+      annotate(issue) {
+        const props = { title: `${issue.rule}${issue.keyPath ? ` (${issue.keyPath})` : ''}`, file: issue.file, startLine: issue.line, startColumn: issue.column };
+        if (issue.severity === 'error') core.error(issue.message, props);
+        else core.warning(issue.message, props);
+      },
+      async summary(markdown) {
+        await core.summary.addRaw(markdown).write();
+      },
+      info: (message) => core.info(message),
+    },
+  );
+  core.setOutput('errors', String(report.errorCount));
+  core.setOutput('warnings', String(report.warningCount));
+  core.setOutput('files', JSON.stringify(report.files.map((f) => f.path)));
+  if (report.errorCount > 0) {
+    core.setFailed(`${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`);
+  }
+}
+
+main().catch((error) => core.setFailed(error instanceof Error ? error.message : String(error)));

@@ -1,0 +1,108 @@
+// Benchmark (printed, not asserted): the local GitHub API's OpenAPI validation overhead, and the
+// REST calls each library operation costs (the API budget of an action: 1,000 requests per hour
+// per repository for GITHUB_TOKEN).
+//
+// Run: npx esbuild bench/github-api.bench.ts --bundle --platform=node --format=esm --packages=external \
+//   --outfile=node_modules/.cache/topo-bench/github-api.mjs && node node_modules/.cache/topo-bench/github-api.mjs
+import { upsertCheckRun } from '../src/github/check-runs.js';
+import { createOctokit } from '../src/github/client.js';
+import { setStateLabel } from '../src/github/labels.js';
+import { checkCommandAllowed, pullOrigin } from '../src/github/permissions.js';
+import { reactToComment } from '../src/github/reactions.js';
+import { upsertStickyComment } from '../src/github/sticky-comment.js';
+import { startGitHubServer } from '../test/support/github-server/index.js';
+import { openApi } from '../test/support/github-server/openapi.js';
+
+const t0 = performance.now();
+openApi();
+console.log(`load + index of the OpenAPI description: ${(performance.now() - t0).toFixed(0)} ms`);
+
+const gh = await startGitHubServer();
+const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
+const repo = gh.createRepo('acme/sim', { files: { 'README.md': '#\n' } });
+gh.addCollaborator(repo, 'alice', 'write');
+const owner = 'acme';
+const name = 'sim';
+const pull = gh.openPull({
+  repo,
+  author: 'alice',
+  title: 'c',
+  head: 'c',
+  files: { 'topologies/e/c.yaml': 'x: 1\n' },
+});
+// Busy pull request: 40 human comments before ours.
+for (let i = 0; i < 40; i++) gh.comment(repo, pull.number, 'alice', `comment ${i}`);
+
+async function measure(label: string, fn: () => Promise<unknown>) {
+  gh.resetCalls();
+  await fn();
+  const calls = gh.calls();
+  const v = calls.reduce((n, c) => n + c.validationMs, 0);
+  const t = calls.reduce((n, c) => n + c.totalMs, 0);
+  console.log(
+    `${label.padEnd(52)} ${String(calls.length).padStart(3)} calls  server ${t.toFixed(1).padStart(6)} ms  of which validation ${v.toFixed(1).padStart(6)} ms (${((100 * v) / t).toFixed(0)}%)`,
+  );
+}
+
+const target = { owner, repo: name, issue_number: pull.number, botLogin: gh.botLogin };
+await measure('sticky comment: create (first validation compiles)', () =>
+  upsertStickyComment(octokit, { ...target, purpose: 'monitor', body: 'state: running' }),
+);
+await measure('sticky comment: edit', () =>
+  upsertStickyComment(octokit, { ...target, purpose: 'monitor', body: 'state: stable' }),
+);
+await measure('sticky comment: unchanged (no write)', () =>
+  upsertStickyComment(octokit, { ...target, purpose: 'monitor', body: 'state: stable' }),
+);
+await measure('sticky comment: 150,000 characters (3 parts)', () =>
+  upsertStickyComment(octokit, { ...target, purpose: 'submit', body: 'x\n'.repeat(75_000) }),
+);
+const annotations = Array.from({ length: 120 }, (_, i) => ({
+  path: 'topologies/e/c.yaml',
+  start_line: i + 1,
+  end_line: i + 1,
+  annotation_level: 'warning' as const,
+  message: `m${i}`,
+}));
+await measure('check run with 120 annotations', () =>
+  upsertCheckRun(octokit, {
+    owner,
+    repo: name,
+    name: 'validate',
+    head_sha: pull.head.sha,
+    conclusion: 'success',
+    title: 't',
+    summary: 's',
+    annotations,
+  }),
+);
+await measure('state label queued → running', async () => {
+  await setStateLabel(octokit, { owner, repo: name, issue_number: pull.number }, 'queued');
+  await setStateLabel(octokit, { owner, repo: name, issue_number: pull.number }, 'running');
+});
+await measure('permission + fork check (pulls.get + permission)', async () => {
+  const { data } = await octokit.rest.pulls.get({ owner, repo: name, pull_number: pull.number });
+  await checkCommandAllowed(octokit, {
+    owner,
+    repo: name,
+    username: 'alice',
+    command: 'submit',
+    pull: pullOrigin(data),
+  });
+});
+const c = gh.comment(repo, pull.number, 'alice', '/topo submit');
+await measure('reaction', () => reactToComment(octokit, { owner, repo: name, comment_id: c.id }, 'received'));
+
+// Steady state: 200 pulls.get, validation compiled.
+gh.resetCalls();
+const start = performance.now();
+for (let i = 0; i < 200; i++) await octokit.rest.pulls.get({ owner, repo: name, pull_number: pull.number });
+const wall = performance.now() - start;
+const calls = gh.calls();
+const v = calls.reduce((n, x) => n + x.validationMs, 0) / calls.length;
+const t = calls.reduce((n, x) => n + x.totalMs, 0) / calls.length;
+console.log(
+  `steady state pulls.get: ${(wall / 200).toFixed(2)} ms per round trip, server ${t.toFixed(2)} ms, validation ${v.toFixed(2)} ms per request`,
+);
+console.log(`violations: ${gh.violations().length}`);
+await gh.close();

@@ -1,0 +1,340 @@
+// The real parts behind the demo's seams (DemoParts in src/usecases/demo.ts): each seam calls the
+// part that owns it, so the demo shows exactly what the product does on a cluster:
+//   prepare  → topology init (parseRunCommand + buildExperiment)
+//   submit   → renderSubmission + submitCandidate (Slurm part), cancel → cancelCandidate
+//   observe  → the monitor's reconcile pass (detector, bottleneck, resources, sticky comment), with
+//              the pull request's comment kept in memory instead of on GitHub
+//   record   → createRecord / apply / renderRecordMarkdown, report → renderFinalReport
+//   suggest  → the suggest engine over the record
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apply } from '../record/apply.js';
+import { topologyChange } from '../record/change.js';
+import { createRecord, recordPaths } from '../record/model.js';
+import { renderRecordMarkdown } from '../record/render.js';
+import { renderFinalReport } from '../report/final-report.js';
+import { classifyFailure } from '../slurm/classify.js';
+import { slurmClientForCluster } from '../slurm/for-cluster.js';
+import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import { suggest } from '../suggest/suggest.js';
+import type { TriedCandidate } from '../suggest/types.js';
+import { createPrometheusClient } from '../telemetry/prometheus.js';
+import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
+import { checkClusters, checkPreset } from '../topology/files.js';
+import { buildExperiment } from '../topology/init.js';
+import { renderSubmission } from '../topology/render.js';
+import { parseRunCommand } from '../topology/run-command.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Cluster } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { CandidateObservation } from '../types/generated/metrics.js';
+import type { ExperimentRecord } from '../types/generated/record.js';
+import type { Topology } from '../types/generated/topology.js';
+import type {
+  ClusterEnv,
+  DemoParts,
+  Observed,
+  PreparedExperiment,
+  Reference,
+  SubmittedRun,
+} from '../usecases/demo.js';
+import { type MonitorJob, reconcile } from '../usecases/reconcile.js';
+import { cancelCandidate, experimentPrefix, submitCandidate } from '../usecases/submit.js';
+import { localCluster } from './cluster.js';
+
+/** The cluster of clusters.yaml the demo submits to (transport local). */
+export const DEMO_CLUSTER = 'local';
+
+/** States after which the monitor has nothing more to say about a candidate. */
+const FINAL_STATES = new Set(['stable', 'finished', 'stopped', 'failed']);
+
+interface Context {
+  cluster: Cluster;
+  base: Topology;
+  slurm: SlurmClient;
+  timeScale: number;
+  prometheusUrl: string;
+  experimentId: string;
+  /** The sticky comment of each candidate's (imaginary) pull request, by candidate name. */
+  comments: Map<string, string>;
+}
+
+/** Slurm prints times in the cluster's local time without a zone; the local cluster shares ours. */
+function unixSeconds(time: string | null): number | null {
+  if (!time) return null;
+  const ms = Date.parse(time);
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+}
+
+function intervalOf(observation: CandidateObservation | undefined) {
+  return observation?.verdict.value ?? observation?.verdict.projected_full_run ?? null;
+}
+
+function loadCluster(env: ClusterEnv): Cluster {
+  const text = readFileSync(env.clustersFile, 'utf8');
+  const checked = checkClusters(text, env.clustersFile);
+  const cluster = checked.value?.clusters[DEMO_CLUSTER];
+  if (!cluster) {
+    const why = checked.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
+    throw new Error(`${env.clustersFile}: ${why} (written by scripts/local-cluster up)`);
+  }
+  return cluster;
+}
+
+/** hhmmss (UTC) that makes each demo run's experiment id, job names and run_name labels its own. */
+function runTag(): string {
+  return new Date().toISOString().slice(11, 19).replace(/:/g, '');
+}
+
+export function realDemoParts(root: string, env: NodeJS.ProcessEnv): DemoParts<ExperimentRecord> {
+  let ctx: Context | undefined;
+  const need = (): Context => {
+    if (!ctx) throw new Error('topo demo: the experiment is not prepared yet');
+    return ctx;
+  };
+  const resolved = (candidate: Candidate) => {
+    const { base } = need();
+    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
+  };
+
+  const slurmJobs = async (experimentId: string): Promise<SlurmJob[]> =>
+    need().slurm.jobs(experimentPrefix(experimentId));
+
+  const toMonitorJob = async (job: SlurmJob): Promise<MonitorJob> => {
+    let failure = null;
+    if (!isLive(job.state) && job.state !== 'COMPLETED') {
+      const log = await need()
+        .slurm.tail(job, 60)
+        .catch(() => [] as string[]);
+      failure = classifyFailure(job, log);
+    }
+    return {
+      jobId: job.id,
+      name: job.name,
+      state: job.state,
+      submitTs: unixSeconds(job.submitTime),
+      startTs: unixSeconds(job.startTime),
+      endTs: unixSeconds(job.endTime),
+      failure,
+    };
+  };
+
+  const submit = async (experiment: Experiment, candidate: Candidate): Promise<SubmittedRun> => {
+    const { cluster, slurm } = need();
+    const submission = renderSubmission(experiment, resolved(candidate), cluster);
+    const result = await submitCandidate(
+      { slurm },
+      {
+        experimentId: experiment.experiment_id,
+        cluster: DEMO_CLUSTER,
+        submission,
+        maxParallel: experiment.max_parallel ?? 3,
+      },
+    );
+    if (result.status !== 'submitted' && result.status !== 'existing') {
+      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
+    }
+    return { candidate, runName: submission.jobName, jobId: result.jobId };
+  };
+
+  return {
+    cluster: localCluster(root, env),
+
+    async prepare(command: string, clusterEnv: ClusterEnv, dateStamp: string): Promise<PreparedExperiment> {
+      const cluster = loadCluster(clusterEnv);
+      const parsed = parseRunCommand(command);
+      const presetFile = join(root, 'topologies', 'presets', `${parsed.topology}.yaml`);
+      const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
+      if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? 'invalid preset'}`);
+      const built = buildExperiment(parsed, preset.value, command, {
+        cluster: DEMO_CLUSTER,
+        date: dateStamp,
+      });
+      const experiment: Experiment = {
+        ...built.experiment,
+        experiment_id: built.experiment.experiment_id.replace(
+          `-${DEMO_CLUSTER}-${dateStamp}`,
+          `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp}`,
+        ),
+        // The monitor cancels a candidate once its verdict is in: the demo's GPU-hours are seconds.
+        stop_when_stable: true,
+      };
+      const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? '') };
+      ctx = {
+        experimentId: experiment.experiment_id,
+        cluster,
+        base: expandPreset(preset.value, experiment),
+        slurm: slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv }),
+        timeScale: clusterEnv.timeScale,
+        prometheusUrl: clusterEnv.prometheusUrl,
+        comments: new Map(),
+      };
+      return { experiment, baseline: built.baseline };
+    },
+
+    submit: (experiment, candidate) => submit(experiment, candidate),
+
+    async cancel(run: SubmittedRun): Promise<void> {
+      const c = need();
+      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run.runName });
+    },
+
+    async observe(
+      prepared: PreparedExperiment,
+      runs: readonly SubmittedRun[],
+      _env: ClusterEnv,
+      reference: Reference,
+    ): Promise<Observed[]> {
+      const c = need();
+      const { experiment } = prepared;
+      const prs = new Map(runs.map((r, i) => [i + 1, r]));
+      const ref = (x: Reference['baseline']) => {
+        const value = intervalOf(x?.observation);
+        return x && value ? { name: x.name, value } : null;
+      };
+      const report = await reconcile(
+        {
+          experiments: async () => [
+            {
+              experiment,
+              timeScale: c.timeScale,
+              scrapeSeconds: 1,
+              grafanaUrl: c.cluster.grafana_url ?? null,
+              baseline: ref(reference.baseline),
+              best: ref(reference.best),
+              candidates: [...prs].map(([pr, r]) => ({
+                candidate: r.candidate.name,
+                runName: r.runName,
+                pr,
+                headSha: '0'.repeat(40),
+                labels: [],
+                topology: resolved(r.candidate).expanded,
+                requested: true,
+              })),
+            },
+          ],
+          slurm: {
+            jobs: async (id) => Promise.all((await slurmJobs(id)).map(toMonitorJob)),
+            cancel: (jobId) => c.slurm.cancel(jobId),
+          },
+          // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
+          submit: async (_exp, candidate) => {
+            const run = runs.find((r) => r.runName === candidate.runName);
+            return run ? { jobId: (await submit(experiment, run.candidate)).jobId } : undefined;
+          },
+          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
+          github: {
+            readComment: async (pr) => c.comments.get(prs.get(pr)?.candidate.name ?? ''),
+            writeComment: async (pr, body) => {
+              const run = prs.get(pr);
+              if (run) c.comments.set(run.candidate.name, body);
+            },
+            writeCheck: async () => {},
+            setLabel: async () => false,
+          },
+          now: () => Date.now() / 1000,
+        },
+        { tickSeconds: 1, lagSeconds: 1 },
+      );
+      if (report.errors.length) throw new Error(`monitor: ${report.errors.join('; ')}`);
+      return runs.map((run): Observed => {
+        const outcome = report.candidates.find((o) => o.runName === run.runName);
+        if (!outcome) {
+          return {
+            state: 'submitted',
+            simulatedMinutes: null,
+            secondsPerRollout: null,
+            observation: null,
+            comment: '',
+            done: false,
+          };
+        }
+        const observation = outcome.view.observation;
+        const verdict = observation.verdict;
+        return {
+          state: outcome.state,
+          simulatedMinutes: verdict.minutes_of_data ?? null,
+          secondsPerRollout:
+            verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
+          observation,
+          comment: c.comments.get(run.candidate.name) ?? '',
+          done: FINAL_STATES.has(outcome.state),
+        };
+      });
+    },
+
+    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
+
+    apply(record, outcome) {
+      const { base } = need();
+      const expanded = expandCandidate(base, outcome.candidate.topology);
+      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
+      const parentExpanded = parentRun?.topology?.block
+        ? expandCandidate(base, parentRun.topology.block)
+        : base;
+      return apply(record, {
+        candidate: outcome.candidate.name,
+        kind: outcome.decision,
+        at: new Date().toISOString(),
+        parent: outcome.candidate.parent ?? null,
+        run_name: outcome.run.runName,
+        job_id: outcome.run.jobId,
+        topology: {
+          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, '')}`,
+          hash: hash8(expanded),
+          block: outcome.candidate.topology,
+          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`,
+        },
+        change: topologyChange(parentExpanded, expanded),
+        hypothesis: outcome.candidate.hypothesis ?? null,
+        expected_effect: outcome.candidate.expected_effect ?? null,
+        observation: outcome.observation,
+        reason: outcome.reason,
+        failure: outcome.observation?.failure ?? null,
+      });
+    },
+
+    recordJson: (record) => `${JSON.stringify(record, null, 2)}\n`,
+    recordMarkdown: (record) => renderRecordMarkdown(record),
+
+    async suggest(record, prepared, count) {
+      const { base, cluster } = need();
+      const tried: TriedCandidate[] = record.runs.map((run) => ({
+        name: run.name,
+        parent: run.parent ?? null,
+        topology: expandCandidate(base, run.topology?.block ?? {}),
+        status: run.status,
+        observation: {
+          verdict: run.verdict ?? undefined,
+          stable_metrics: run.stable_metrics ?? undefined,
+          comparison: run.comparison ?? undefined,
+          failure: run.failures?.at(-1),
+        },
+      }));
+      const result = suggest({
+        experimentId: record.experiment_id,
+        baseTopology: base,
+        cluster: {
+          gpusPerNode: cluster.gpus_per_node,
+          gpuMemoryGiB: cluster.gpu_memory_gib,
+          cpusPerNode: cluster.cpus_per_node,
+          memoryModel: cluster.memory_model,
+        },
+        maxParallel: prepared.experiment.max_parallel ?? 3,
+        count,
+        tried,
+        currentBest: record.current_best.topology,
+      });
+      return {
+        proposals: result.proposals.map((p) => p.candidate),
+        stop: result.stop.stop ? result.stop.reason : undefined,
+      };
+    },
+
+    finalReport: (record) =>
+      renderFinalReport(record, {
+        recordUrl: recordPaths(record.experiment_id).markdown,
+        generatedAt: new Date().toISOString(),
+      }),
+  };
+}

@@ -1,0 +1,26 @@
+// The demo's starting point: a full AlpaSim run command as a team would type it on a real cluster,
+// except that `deploy=` names a twin hardware profile (src/sim/profiles/<deploy>.yaml).
+
+/** Twin profile whose baseline leaves a clear, findable improvement (an under-provisioned service). */
+export const DEMO_DEPLOY = 'twin-balanced';
+
+export const SAMPLE_COMMAND = [
+  'sbatch --account=demo --partition=gpu --gpus-per-node=8',
+  'src/tools/run-on-slurm/submit.sh',
+  `deploy=${DEMO_DEPLOY}`,
+  'topology=8gpu_64rollouts',
+  'driver=vavam',
+  'scenes.test_suite_id=public_2601',
+  'runtime.simulation_config.n_rollouts=1',
+].join(' ');
+
+/** Demo shapes: the full demo runs two suggest rounds, `--quick` one. */
+export const DEMO_MODES = {
+  full: { rounds: 2, perRound: 3 },
+  quick: { rounds: 1, perRound: 3 },
+} as const;
+
+/** yyyymmdd (UTC) for the experiment id. */
+export function dateStamp(date: Date): string {
+  return date.toISOString().slice(0, 10).replace(/-/g, '');
+}

@@ -1,0 +1,131 @@
+// Check runs with annotations. GitHub takes at most 50 annotations per request and appends them
+// across updates, so they go in batches of 50; the conclusion is sent with the last batch. An
+// existing run of the same name on the same commit is reused when it has no annotations yet
+// (re-runs of a pass that only reports a summary); otherwise a fresh run is created so
+// annotations never duplicate.
+import type { Octokit } from './client.js';
+import { truncateComment } from './comment-split.js';
+
+export const ANNOTATIONS_PER_REQUEST = 50;
+const TEXT_LIMIT = 65_535;
+
+export interface CheckAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  start_column?: number;
+  end_column?: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+  raw_details?: string;
+}
+
+export type CheckConclusion =
+  | 'success'
+  | 'failure'
+  | 'neutral'
+  | 'cancelled'
+  | 'skipped'
+  | 'timed_out'
+  | 'action_required';
+
+export interface CheckRunInput {
+  owner: string;
+  repo: string;
+  name: string;
+  head_sha: string;
+  /** Omit for a run still in progress. */
+  conclusion?: CheckConclusion;
+  title: string;
+  summary: string;
+  text?: string;
+  annotations?: CheckAnnotation[];
+  details_url?: string;
+  external_id?: string;
+}
+
+/** Pure: annotations in request-sized batches (at least one batch, possibly empty). */
+export function annotationBatches(annotations: CheckAnnotation[]): CheckAnnotation[][] {
+  const batches: CheckAnnotation[][] = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+
+/** Columns are only allowed on single-line annotations (GitHub rejects them otherwise). */
+function clean(a: CheckAnnotation): CheckAnnotation {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+
+export async function upsertCheckRun(
+  octokit: Octokit,
+  input: CheckRunInput,
+): Promise<{ id: number; created: boolean }> {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean);
+  const existing = await octokit.rest.checks.listForRef({
+    owner,
+    repo,
+    ref: head_sha,
+    check_name: name,
+    filter: 'latest',
+  });
+  const reusable = existing.data.check_runs.find(
+    (r) => r.head_sha === head_sha && r.output.annotations_count === 0,
+  );
+  const batches = annotationBatches(annotations);
+  const output = (batch: CheckAnnotation[]) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...(input.text !== undefined ? { text: truncateComment(input.text, TEXT_LIMIT) } : {}),
+    ...(batch.length ? { annotations: batch } : {}),
+  });
+  const common = {
+    ...(input.details_url ? { details_url: input.details_url } : {}),
+    ...(input.external_id ? { external_id: input.external_id } : {}),
+  };
+  const last = batches.length - 1;
+  const finish = (i: number) =>
+    i === last && input.conclusion
+      ? { status: 'completed' as const, conclusion: input.conclusion }
+      : { status: 'in_progress' as const };
+  let id: number;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? []),
+    });
+  } else {
+    const run = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? []),
+    });
+    id = run.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? []),
+    });
+  }
+  return { id, created };
+}

@@ -1,0 +1,91 @@
+// One comment per purpose (validate, submit, monitor) on a pull request, edited in place. It is
+// found by a hidden marker AND the bot's login (a user quoting the marker cannot hijack it), is
+// not written when unchanged (no notification noise, no API spend), and long bodies continue in
+// extra parts that carry their own markers.
+import type { Octokit } from './client.js';
+import { GITHUB_COMMENT_LIMIT, splitComment } from './comment-split.js';
+
+export type StickyPurpose = 'validate' | 'submit' | 'monitor' | (string & {});
+
+export interface StickyTarget {
+  owner: string;
+  repo: string;
+  issue_number: number;
+  purpose: StickyPurpose;
+  botLogin: string;
+}
+
+export interface StickyComment {
+  id: number;
+  /** The body as stored, markers included. */
+  body: string;
+}
+
+export function stickyMarker(purpose: string, part = 1): string {
+  if (!/^[a-z][a-z0-9-]*$/.test(purpose))
+    throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
+  return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
+}
+
+/** The bot's comments for a purpose, ordered by part (part 1 first). */
+export async function findStickyComments(octokit: Octokit, target: StickyTarget): Promise<StickyComment[]> {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100,
+  });
+  const found: { part: number; id: number; body: string }[] = [];
+  for (const c of comments) {
+    if (c.user?.login !== target.botLogin || !c.body) continue;
+    const first = c.body.split('\n', 1)[0]?.trim();
+    if (first === stickyMarker(target.purpose)) found.push({ part: 1, id: c.id, body: c.body });
+    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first ?? '');
+    if (m && m[1] === target.purpose) found.push({ part: Number(m[2]), id: c.id, body: c.body });
+  }
+  // If an earlier run crashed between writes there can be duplicates: the oldest of each part wins.
+  const byPart = new Map<number, { id: number; body: string }>();
+  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
+  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
+
+/** The sticky comment's text without markers (parts joined), or undefined when absent. */
+export async function readStickyComment(octokit: Octokit, target: StickyTarget): Promise<string | undefined> {
+  const parts = await findStickyComments(octokit, target);
+  if (!parts.length) return undefined;
+  return parts.map((p) => p.body.split('\n').slice(1).join('\n')).join('\n');
+}
+
+export async function upsertStickyComment(
+  octokit: Octokit,
+  target: StickyTarget & { body: string },
+): Promise<{ id: number; changed: boolean }> {
+  const reserve = stickyMarker(target.purpose, 99).length + 1;
+  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
+    (part, i) => `${stickyMarker(target.purpose, i + 1)}\n${part}`,
+  );
+  const existing = await findStickyComments(octokit, target);
+  const { owner, repo, issue_number } = target;
+  let changed = false;
+  let firstId = 0;
+  for (const [i, body] of bodies.entries()) {
+    const current = existing[i];
+    if (current && current.body === body) {
+      firstId ||= current.id;
+      continue;
+    }
+    changed = true;
+    if (current) {
+      await octokit.rest.issues.updateComment({ owner, repo, comment_id: current.id, body });
+      firstId ||= current.id;
+    } else {
+      const created = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+      firstId ||= created.data.id;
+    }
+  }
+  for (const stale of existing.slice(bodies.length)) {
+    changed = true;
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
+  }
+  return { id: firstId, changed };
+}

@@ -1,0 +1,219 @@
+// apply(record, outcome): the one way a candidate's outcome enters the record. Pure and keyed by the
+// candidate's name, so applying the same outcome twice equals applying it once and outcomes of
+// different candidates commute (what compare-and-swap retries rely on).
+import type { CandidateObservation, Failure } from '../types/generated/metrics.js';
+import type {
+  CurrentBest,
+  Decision,
+  ExperimentRecord,
+  RecordRun,
+  RunTopology,
+  SkillReflection,
+} from '../types/generated/record.js';
+import { comparisonText, interval, seconds } from './format.js';
+import { stabilisedValue } from './model.js';
+
+export type OutcomeKind = 'accepted' | 'rejected' | 'failed' | 'stopped';
+
+export interface RecordOutcome {
+  candidate: string;
+  /** accepted = merged; rejected = closed unmerged; failed = the run failed; stopped = stopped early. */
+  kind: OutcomeKind;
+  /** When the pull request was closed (ISO 8601); the record never reads a clock. */
+  at?: string | null;
+  parent?: string | null;
+  run_name?: string | null;
+  job_id?: string | null;
+  run_dir?: string | null;
+  topology?: RunTopology | null;
+  change?: Record<string, string> | null;
+  hypothesis?: string | null;
+  expected_effect?: string | null;
+  /** The monitor's observation (verdict + stable metrics), from the sticky comment or a fresh query. */
+  observation?: CandidateObservation | null;
+  /** A `/topo reject <reason>` text, or any explicit reason; else one is derived from the verdict. */
+  reason?: string | null;
+  next?: string | null;
+  failure?: Failure | null;
+  learnings?: SkillReflection[];
+  /** Telemetry gaps found while recording, e.g. "metrics unavailable: …". */
+  telemetry_gaps?: string[];
+  pull_request?: { number: number; url?: string | null; merge_commit_sha?: string | null } | null;
+}
+
+const STATUS: Record<OutcomeKind, RecordRun['status']> = {
+  accepted: 'accepted',
+  rejected: 'rejected',
+  failed: 'failed',
+  stopped: 'stopped',
+};
+
+function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** What the verdict says, in one sentence, for a decision's reason. */
+export function verdictReason(run: RecordRun): string | null {
+  const parts: string[] = [];
+  const projected = run.verdict?.projected_full_run;
+  const stable = run.verdict?.value;
+  if (projected) parts.push(`projected full-run ${interval(projected, ' s/rollout')}`);
+  else if (stable) parts.push(`stable ${interval(stable, ' s/rollout')}`);
+  else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run.verdict && run.verdict.state !== 'stable') parts.push(`verdict ${run.verdict.state}`);
+  const compared = comparisonText(run.comparison);
+  if (compared) parts.push(compared);
+  return parts.length ? parts.join('; ') : null;
+}
+
+function failureReason(failures: Failure[] | undefined): string | null {
+  const last = failures?.at(-1);
+  return last ? `${last.kind}: ${last.message}` : null;
+}
+
+function decide(kind: OutcomeKind, run: RecordRun, outcome: RecordOutcome): Decision {
+  const derived =
+    kind === 'failed' ? (failureReason(run.failures) ?? verdictReason(run)) : verdictReason(run);
+  const reason =
+    outcome.reason ??
+    (kind === 'accepted'
+      ? `merged${derived ? ` (${derived})` : ''}`
+      : kind === 'rejected'
+        ? `closed without merge${derived ? ` (${derived})` : ''}`
+        : kind === 'stopped'
+          ? `stopped${derived ? ` (${derived})` : ''}`
+          : (derived ?? 'failed'));
+  const next = outcome.next ?? run.decision?.next ?? run.failures?.at(-1)?.likely_fix ?? null;
+  return { outcome: kind === 'accepted' ? 'accept' : 'reject', reason, next };
+}
+
+function mergeRun(existing: RecordRun | undefined, outcome: RecordOutcome): RecordRun {
+  const run: RecordRun = existing
+    ? clone(existing)
+    : {
+        name: outcome.candidate,
+        status: 'pending',
+        decision: { outcome: 'pending', reason: null, next: null },
+      };
+  const set = <K extends keyof RecordRun>(key: K, value: RecordRun[K] | undefined) => {
+    if (value !== undefined) run[key] = clone(value);
+  };
+  set('parent', outcome.parent);
+  set('run_name', outcome.run_name ?? outcome.observation?.run_name);
+  set('job_id', outcome.job_id);
+  set('run_dir', outcome.run_dir);
+  if (outcome.topology) run.topology = clone(outcome.topology);
+  if (outcome.change) run.change = clone(outcome.change);
+  set('hypothesis', outcome.hypothesis);
+  set('expected_effect', outcome.expected_effect);
+  if (outcome.observation) {
+    run.verdict = clone(outcome.observation.verdict);
+    run.comparison = outcome.observation.comparison ? clone(outcome.observation.comparison) : null;
+    run.stable_metrics = clone(outcome.observation.stable_metrics);
+  }
+  if (outcome.telemetry_gaps?.length) {
+    const metrics = run.stable_metrics ?? {};
+    const quality = metrics.telemetry_quality ?? {};
+    quality.gaps = uniqueBy([...(quality.gaps ?? []), ...outcome.telemetry_gaps], (g) => g);
+    metrics.telemetry_quality = quality;
+    run.stable_metrics = metrics;
+  }
+  const failures = [
+    ...(run.failures ?? []),
+    ...(outcome.observation?.failure ? [outcome.observation.failure] : []),
+    ...(outcome.failure ? [outcome.failure] : []),
+  ];
+  if (failures.length) run.failures = uniqueBy(failures, (f) => `${f.kind}\u0000${f.message}`).map(clone);
+  if (outcome.learnings?.length) {
+    run.skill_reflections = uniqueBy(
+      [...(run.skill_reflections ?? []), ...outcome.learnings.map(clone)],
+      (l) => l.learning.trim(),
+    );
+  }
+  set('pull_request', outcome.pull_request);
+  set('recorded_at', outcome.at);
+  run.status = STATUS[outcome.kind];
+  run.decision = decide(outcome.kind, run, outcome);
+  return run;
+}
+
+function bestReasoning(run: RecordRun, previous: CurrentBest): string {
+  const value = stabilisedValue(run);
+  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : '';
+  const before =
+    previous.topology && previous.topology !== run.name
+      ? ` vs ${seconds(previous.stabilized_seconds_per_rollout_full_run)} s/rollout of ${previous.topology}`
+      : previous.topology === run.name
+        ? ''
+        : ' (first accepted candidate)';
+  const compared = comparisonText(run.comparison);
+  return `${run.name} accepted${pr}: ${seconds(value)} s/rollout${before}${compared ? `; ${compared}` : ''}`;
+}
+
+function bestOf(runs: RecordRun[]): RecordRun | undefined {
+  let best: RecordRun | undefined;
+  for (const run of runs) {
+    const value = stabilisedValue(run);
+    if (run.status !== 'accepted' || value === null) continue;
+    const bestValue = best ? stabilisedValue(best) : null;
+    if (bestValue === null || value < bestValue) best = run;
+  }
+  return best;
+}
+
+function updateBest(record: ExperimentRecord, run: RecordRun): CurrentBest {
+  const current = record.current_best;
+  const value = stabilisedValue(run);
+  if (run.status === 'accepted' && value !== null) {
+    const currentValue = current.stabilized_seconds_per_rollout_full_run;
+    // Re-applying the best candidate's own outcome changes nothing (idempotence).
+    if (current.topology === run.name && currentValue === value) return current;
+    if (current.topology === run.name || currentValue === null || value < currentValue) {
+      return {
+        topology: run.name,
+        run_name: run.run_name ?? null,
+        stabilized_seconds_per_rollout_full_run: value,
+        decision_reasoning: bestReasoning(run, current),
+      };
+    }
+    return current;
+  }
+  if (current.topology !== run.name) return current;
+  // The best candidate was re-recorded as not accepted: fall back to the best remaining one.
+  const fallback = bestOf(record.runs.filter((r) => r.name !== run.name));
+  if (!fallback)
+    return {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null,
+    };
+  return {
+    topology: fallback.name,
+    run_name: fallback.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: stabilisedValue(fallback),
+    decision_reasoning: `${bestReasoning(fallback, { ...current, topology: null })}; ${run.name} was re-recorded as ${run.status}`,
+  };
+}
+
+/** Applies one candidate's outcome; returns a new record and leaves the input untouched. */
+export function apply(record: ExperimentRecord, outcome: RecordOutcome): ExperimentRecord {
+  const next = clone(record);
+  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
+  const run = mergeRun(index >= 0 ? next.runs[index] : undefined, outcome);
+  if (index >= 0) next.runs[index] = run;
+  else next.runs.push(run);
+  next.current_best = updateBest(next, run);
+  return next;
+}

@@ -1,0 +1,51 @@
+// Number and text formatting shared by the record's Markdown and the final report.
+import type { Comparison, Interval } from '../types/generated/record.js';
+
+/** Seconds with 2 decimals (3 below 1 s); an em dash when unknown. */
+export function seconds(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+
+/** A number with at most `digits` decimals, trailing zeros dropped; an em dash when unknown. */
+export function num(value: number | null | undefined, digits = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  return String(Number(value.toFixed(digits)));
+}
+
+/** A fraction (0..1) as a percentage. */
+export function percentOfFraction(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${num(value * 100, 0)}%`;
+}
+
+/** `12.34 s [12.10–12.60]`. */
+export function interval(value: Interval | null | undefined, unit = ' s'): string {
+  if (!value) return '—';
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}–${seconds(value.high)}]`;
+}
+
+/** `better than baseline (ratio 0.91 [0.89–0.93])`. */
+export function comparisonText(comparison: Comparison | null | undefined): string | null {
+  if (!comparison) return null;
+  const ratio = comparison.ratio
+    ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}–${comparison.ratio.high.toFixed(3)}])`
+    : '';
+  const phrase =
+    comparison.outcome === 'better'
+      ? 'better than'
+      : comparison.outcome === 'worse'
+        ? 'worse than'
+        : comparison.outcome === 'indistinguishable'
+          ? 'indistinguishable from'
+          : 'not comparable with';
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+
+/** Text safe inside one Markdown table cell: one line, pipes escaped. */
+export function cell(text: string | null | undefined): string {
+  if (text === null || text === undefined || text === '') return '—';
+  return text
+    .replace(/\r?\n+/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
+}

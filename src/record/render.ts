@@ -1,0 +1,352 @@
+// experiments/<id>.md, rendered from the JSON record only: the progress table, a Mermaid chart of
+// every candidate's stabilised seconds per rollout against the baseline, one section per candidate.
+import { barChart } from '../report/mermaid.js';
+import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
+import { describeChange } from './change.js';
+import { cell, comparisonText, interval, num, percentOfFraction, seconds } from './format.js';
+import { baselineRun, recordPaths, stabilisedValue } from './model.js';
+
+type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
+
+/** `topology=<base>` plus the candidate name and hash, for a table cell. */
+export function topologyLabel(run: RecordRun): string {
+  const hash = run.topology?.hash ? ` \`${run.topology.hash.slice(0, 8)}\`` : '';
+  return `\`${run.name}\`${hash} on \`${run.topology?.base ?? 'topology=?'}\``;
+}
+
+function queueSummary(metrics: StableMetrics | null | undefined): string | null {
+  const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
+  if (!byService || Object.keys(byService).length === 0) return null;
+  return `queue min/max ${Object.entries(byService)
+    .map(([svc, q]) => `${svc} ${num(q.worker_min)}/${num(q.worker_max)}`)
+    .join(', ')}`;
+}
+
+function gpuSummary(metrics: StableMetrics | null | undefined): string | null {
+  const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length === 0) return null;
+  const utils = gpus
+    .map((g) => g.utilization_percent?.mean)
+    .filter((v): v is number => typeof v === 'number');
+  const pressure = gpus
+    .map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean)
+    .filter((v): v is number => typeof v === 'number');
+  const headroom = gpus
+    .map((g) => g.memory_headroom_gb_min)
+    .filter((v): v is number => typeof v === 'number');
+  const parts: string[] = [];
+  if (utils.length) parts.push(`GPU util ${num(Math.min(...utils), 0)}–${num(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
+  return parts.join(', ');
+}
+
+function bottleneckSummary(metrics: StableMetrics | null | undefined): string | null {
+  const b = metrics?.bottleneck;
+  if (!b) return null;
+  return `bottleneck ${b.service ?? b.kind} (${b.confidence})`;
+}
+
+/** The progress table's Observation cell. */
+export function observationSummary(run: RecordRun): string {
+  const m = run.stable_metrics;
+  const parts: string[] = [];
+  const value = stabilisedValue(run);
+  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
+  if (run.verdict && run.verdict.state !== 'stable') parts.push(`verdict ${run.verdict.state}`);
+  for (const text of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text) parts.push(text);
+  const failure = run.failures?.at(-1);
+  if (failure) parts.push(`failed: ${failure.kind}`);
+  if (m?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m.telemetry_quality.gaps.length}`);
+  return parts.length ? parts.join('; ') : 'no metrics';
+}
+
+function decisionCell(run: RecordRun): string {
+  if (run.decision.outcome === 'pending') return run.status;
+  return `${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ''}`;
+}
+
+function learningCell(run: RecordRun): string {
+  const list = run.skill_reflections ?? [];
+  return list.length ? list.map((l) => l.learning).join(' / ') : 'none';
+}
+
+export function progressTable(record: ExperimentRecord): string {
+  const lines = [
+    '| Step | Job | Topology | Change | Observation | Decision | Next | Learning |',
+    '|---:|---|---|---|---|---|---|---|',
+  ];
+  record.runs.forEach((run, i) => {
+    const job = run.job_id ? `\`${run.job_id}\`` : '—';
+    const row = [
+      String(i + 1),
+      job,
+      topologyLabel(run),
+      cell(describeChange(run.change, !run.parent)),
+      cell(observationSummary(run)),
+      cell(decisionCell(run)),
+      cell(run.decision.next),
+      cell(learningCell(run)),
+    ];
+    lines.push(`| ${row.join(' | ')} |`);
+  });
+  if (record.runs.length === 0) lines.push('| — | — | — | — | no candidate recorded yet | — | — | — |');
+  return lines.join('\n');
+}
+
+/**
+ * Mermaid xychart-beta: a bar per candidate with a stabilised value, and the baseline as a line.
+ * Undefined when no candidate has a value yet.
+ */
+export function secondsPerRolloutChart(record: ExperimentRecord, title?: string): string | undefined {
+  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
+  if (runs.length === 0) return undefined;
+  const base = baselineRun(record);
+  const baseValue = base ? stabilisedValue(base) : null;
+  const chart = barChart(
+    runs.map((r) => ({ label: r.name, value: stabilisedValue(r)!, line: baseValue ?? undefined })),
+    { title: title ?? 'Stabilised seconds per rollout (lower is better)', yLabel: 'seconds per rollout' },
+  );
+  const legend =
+    baseValue !== null && base
+      ? `Bars: each candidate's stabilised full-run seconds per rollout (projected when available). Line: the baseline \`${base.name}\` (${seconds(baseValue)} s).`
+      : "Bars: each candidate's stabilised full-run seconds per rollout (projected when available). No baseline value yet.";
+  const missing = record.runs
+    .filter((r) => stabilisedValue(r) === null)
+    .map((r) => `\`${r.name}\` (${r.status})`);
+  return [chart, '', legend + (missing.length ? ` Without a value: ${missing.join(', ')}.` : '')].join('\n');
+}
+
+export function gpuTable(metrics: StableMetrics | null | undefined): string | undefined {
+  const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
+    (a, b) => Number(a[0]) - Number(b[0]) || a[0].localeCompare(b[0]),
+  );
+  if (gpus.length === 0) return undefined;
+  const mmm = (v: { min?: number | null; mean?: number | null; max?: number | null } | undefined, d = 0) =>
+    v ? `${num(v.min, d)} / ${num(v.mean, d)} / ${num(v.max, d)}` : '—';
+  const lines = [
+    '| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |',
+    '|---:|---|---|---|---:|---|---:|',
+  ];
+  for (const [gpu, g] of gpus) {
+    const pressure = g.memory_pressure_percent
+      ? `${num(g.memory_pressure_percent.mean, 0)} / ${num(g.memory_pressure_percent.max, 0)}`
+      : '—';
+    lines.push(
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(', '))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num(g.memory_total_gb)} | ${pressure} | ${num(g.memory_headroom_gb_min)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function queueTable(metrics: StableMetrics | null | undefined): string | undefined {
+  const byService = Object.entries(metrics?.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (byService.length === 0) return undefined;
+  return [
+    '| Service | Queue depth worker min | Queue depth worker max |',
+    '|---|---:|---:|',
+    ...byService.map(([svc, q]) => `| ${svc} | ${num(q.worker_min)} | ${num(q.worker_max)} |`),
+  ].join('\n');
+}
+
+function metricsList(run: RecordRun): string[] {
+  const m = run.stable_metrics;
+  const v = run.verdict;
+  const lines: string[] = [];
+  if (v) {
+    lines.push(
+      `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num(v.minutes_of_data)} min of data` : ''}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num(v.warmup_end_minutes)} min)` : ''}`,
+    );
+    if (v.projected_full_run)
+      lines.push(`- Projected full-run seconds per rollout: ${interval(v.projected_full_run)}`);
+    if (v.value) lines.push(`- Stable value: ${interval(v.value)}`);
+    if (v.cycle)
+      lines.push(
+        `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`,
+      );
+  }
+  const compared = comparisonText(run.comparison);
+  if (compared) lines.push(`- Comparison: ${compared}`);
+  if (m) {
+    const pairs: [string, string][] = [
+      ['Full-run seconds per rollout', seconds(m.seconds_per_rollout_full_run)],
+      ['5-minute seconds per rollout', seconds(m.seconds_per_rollout_5m)],
+      ['Completed rollouts', num(m.completed_rollouts, 0)],
+      ['Failed rollouts', num(m.failed_rollouts, 0)],
+      ['Rollout duration p95', `${seconds(m.rollout_duration_p95_s)} s`],
+      ['Step duration p95', `${seconds(m.step_duration_p95_s)} s`],
+      ['Runtime event-loop idle fraction', percentOfFraction(m.runtime_idle_fraction)],
+      ['Warm-up excluded', `${num(m.warmup_excluded_s, 0)} s`],
+    ];
+    for (const [label, value] of pairs) if (!value.startsWith('—')) lines.push(`- ${label}: ${value}`);
+    const host = m.resource_usage?.host_memory;
+    if (host && (host.available_gb_min != null || host.total_gb != null))
+      lines.push(
+        `- Host memory: ${num(host.available_gb_min)} GB available at least, of ${num(host.total_gb)} GB`,
+      );
+  }
+  return lines;
+}
+
+export function runSection(run: RecordRun, step: number): string {
+  const out: string[] = [`### Step ${step}: \`${run.name}\` — ${run.status}`, ''];
+  const facts: string[] = [];
+  if (run.run_name) facts.push(`run \`${run.run_name}\``);
+  if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
+  if (run.run_dir) facts.push(`run directory \`${run.run_dir}\``);
+  if (run.pull_request)
+    facts.push(
+      run.pull_request.url
+        ? `[pull request #${run.pull_request.number}](${run.pull_request.url})`
+        : `pull request #${run.pull_request.number}`,
+    );
+  if (run.recorded_at) facts.push(`recorded ${run.recorded_at}`);
+  if (facts.length) out.push(`${facts.join(' · ')}`, '');
+  out.push(
+    `- Topology: \`${run.topology?.base ?? 'topology=?'}\`${run.topology?.hash ? ` (hash \`${run.topology.hash}\`)` : ''}${run.topology?.file ? `, file \`${run.topology.file}\`` : ''}`,
+  );
+  out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : 'none (baseline)'}`);
+  const change = Object.entries(run.change ?? {});
+  if (change.length) {
+    out.push('- Change:');
+    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
+  }
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell(run.hypothesis)}`);
+  if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
+  out.push('', '#### Findings', '');
+  const metrics = metricsList(run);
+  out.push(...(metrics.length ? metrics : ['- No metrics were recorded.']));
+  const evidence = run.verdict?.evidence ?? [];
+  if (evidence.length) {
+    out.push('- Evidence:');
+    for (const e of evidence) out.push(`  - ${cell(e)}`);
+  }
+  const queue = queueTable(run.stable_metrics);
+  if (queue) out.push('', queue);
+  const b = run.stable_metrics?.bottleneck;
+  out.push('', '#### Bottleneck', '');
+  if (b) {
+    out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
+    for (const e of b.evidence) out.push(`- ${cell(e)}`);
+  } else out.push('Not determined.');
+  const gpus = gpuTable(run.stable_metrics);
+  out.push('', '#### Resources per GPU', '', gpus ?? 'No per-GPU telemetry was recorded.');
+  const cpu = Object.entries(
+    run.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {},
+  );
+  if (cpu.length) {
+    out.push('', '| Process group | CPU % (min / mean / max) |', '|---|---|');
+    for (const [group, v] of cpu)
+      out.push(`| ${cell(group)} | ${num(v.min, 0)} / ${num(v.mean, 0)} / ${num(v.max, 0)} |`);
+  }
+  const quality = run.stable_metrics?.telemetry_quality;
+  const gaps = [
+    ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
+    ...(quality?.gaps ?? []),
+  ];
+  if (gaps.length || quality?.notes) {
+    out.push('', '#### Telemetry gaps', '');
+    for (const g of gaps) out.push(`- ${cell(g)}`);
+    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
+  }
+  if (run.failures?.length) {
+    out.push('', '#### Failures', '');
+    for (const f of run.failures) {
+      const where = [
+        f.slurm_state && `Slurm ${f.slurm_state}`,
+        f.exit_code && `exit ${f.exit_code}`,
+        f.gpu != null && `GPU ${f.gpu}`,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      out.push(
+        `- **${f.kind}**${where ? ` (${where})` : ''}: ${cell(f.message)}${f.likely_fix ? ` — likely fix: ${cell(f.likely_fix)}` : ''}`,
+      );
+    }
+  }
+  out.push('', '#### Decision', '');
+  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell(run.decision.reason)}` : ''}`);
+  if (run.decision.next) out.push('', `Next: ${cell(run.decision.next)}`);
+  if (run.skill_reflections?.length) {
+    out.push('', '#### Learnings', '');
+    for (const l of run.skill_reflections)
+      out.push(
+        `- (${l.topic}) ${cell(l.learning)}${l.suggested_skill_update ? ` — suggested skill update: ${cell(l.suggested_skill_update)}` : ''}${l.author ? ` — @${l.author}` : ''}`,
+      );
+  }
+  return out.join('\n');
+}
+
+function fixedInputsTable(record: ExperimentRecord): string {
+  const f = record.fixed_inputs;
+  const rows: [string, string | number | null | undefined][] = [
+    ['deploy', f.deploy],
+    ['driver', f.driver],
+    ['base topology', f.base_topology],
+    ['cluster', f.cluster],
+    ['scenes', f.scenes?.test_suite_id ?? (f.scenes?.scene_ids?.join(', ') || null)],
+    ['scene count', f.scenes?.scene_count],
+    ['rollouts per scene', f.rollouts_per_scene],
+    ['simulation duration (s)', f.simulation_duration_s],
+    ['cameras', f.cameras],
+    ['control timestep (µs)', f.control_timestep_us],
+    ['AlpaSim git commit', f.git_commit],
+    ['checkout', f.remote_checkout],
+    ['other overrides', f.overrides?.length ? f.overrides.join(' ') : null],
+    ['Prometheus', f.telemetry?.prometheus_url],
+    ['Grafana', f.telemetry?.grafana_url],
+    ['file-SD source', f.telemetry?.file_sd_source],
+    ['Slurm account', f.slurm?.account],
+    ['Slurm partition', f.slurm?.partition],
+    ['GPUs per node', f.slurm?.gpus_per_node],
+    ['wall time', f.slurm?.walltime],
+  ];
+  return [
+    '| Input | Value |',
+    '|---|---|',
+    ...rows
+      .filter(([, v]) => v !== null && v !== undefined && v !== '')
+      .map(([k, v]) => `| ${k} | \`${cell(String(v))}\` |`),
+  ].join('\n');
+}
+
+/** The whole Markdown document. */
+export function renderRecordMarkdown(record: ExperimentRecord): string {
+  const paths = recordPaths(record.experiment_id);
+  const best = record.current_best;
+  const out: string[] = [
+    `<!-- Generated from ${paths.json} by alpasim-topo: edit the JSON (or comment on the pull request), not this file. -->`,
+    `# Experiment \`${record.experiment_id}\``,
+    '',
+    `Objective: ${record.objective}.`,
+    '',
+  ];
+  if (record.command) out.push('Started from:', '', '```sh', record.command, '```', '');
+  out.push('## Current best', '');
+  if (best.topology) {
+    out.push(
+      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`,
+    );
+    if (best.decision_reasoning) out.push('', cell(best.decision_reasoning));
+  } else out.push('No candidate accepted yet.');
+  if (record.report?.path)
+    out.push(
+      '',
+      `Final report: [${record.report.path}](${record.report.path.replace(/^experiments\//, '')})`,
+    );
+  out.push('', '## Progress', '', progressTable(record), '');
+  const chart = secondsPerRolloutChart(record);
+  if (chart) out.push('## Seconds per rollout', '', chart, '');
+  out.push('## Fixed inputs', '', fixedInputsTable(record), '');
+  if (record.runs.length) {
+    out.push('## Candidates', '');
+    record.runs.forEach((run, i) => {
+      out.push(runSection(run, i + 1), '');
+    });
+  }
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
+}

@@ -1,0 +1,303 @@
+// The final report (`topo report`, `/topo conclude`): the seed's five parts, rendered from the
+// experiment record alone. Pure.
+import { describeChange } from '../record/change.js';
+import { cell, comparisonText, interval, num, seconds } from '../record/format.js';
+import { baselineRun, bestRun, recordPaths, stabilisedValue } from '../record/model.js';
+import { gpuTable, secondsPerRolloutChart } from '../record/render.js';
+import type { ExperimentRecord, RecordRun, SkillReflection } from '../types/generated/record.js';
+import { barChart } from './mermaid.js';
+
+type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
+
+export interface FinalReportOptions {
+  /** Link target for the record, e.g. a blob URL on the default branch; defaults to the relative path. */
+  recordUrl?: string;
+  /** Shown in the header (the record never reads a clock). */
+  generatedAt?: string;
+}
+
+function gpuList(m: StableMetrics | null | undefined) {
+  return Object.entries(m?.resource_usage?.gpu_by_index ?? {}).sort((a, b) => Number(a[0]) - Number(b[0]));
+}
+
+/** One line of resource use: GPU utilisation range, max memory pressure, minimum headroom. */
+export function resourceLine(m: StableMetrics | null | undefined): string {
+  const gpus = gpuList(m).map(([, g]) => g);
+  if (gpus.length === 0) return 'no GPU telemetry';
+  const pick = (f: (g: (typeof gpus)[number]) => number | null | undefined) =>
+    gpus.map(f).filter((v): v is number => typeof v === 'number');
+  const util = pick((g) => g.utilization_percent?.mean);
+  const pressure = pick((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick((g) => g.memory_headroom_gb_min);
+  const parts = [];
+  if (util.length) parts.push(`GPU util ${num(Math.min(...util), 0)}–${num(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure ≤ ${num(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
+  return parts.join(', ');
+}
+
+function relativeChange(value: number | null, base: number | null): string {
+  if (value === null || base === null || base === 0) return '—';
+  const pct = ((value - base) / base) * 100;
+  return `${pct > 0 ? '+' : ''}${num(pct, 1)}%`;
+}
+
+function measured(run: RecordRun): string {
+  const value = stabilisedValue(run);
+  if (value === null)
+    return run.failures?.length ? `failed (${run.failures.at(-1)!.kind})` : 'no stable value';
+  const parts = [`${seconds(value)} s/rollout`];
+  const five = run.stable_metrics?.seconds_per_rollout_5m;
+  if (five != null) parts.push(`5m ${seconds(five)}`);
+  if (run.verdict && run.verdict.state !== 'stable') parts.push(run.verdict.state);
+  return parts.join(', ');
+}
+
+function bottleneckLine(m: StableMetrics | null | undefined): string {
+  const b = m?.bottleneck;
+  if (!b) return 'not determined';
+  const evidence = b.evidence.length ? `: ${b.evidence.join('; ')}` : '';
+  return `${b.service ?? b.kind} (${b.kind}, confidence ${b.confidence})${evidence}`;
+}
+
+/** The chain of accepted changes from the baseline to a run (following `parent`). */
+function lineage(record: ExperimentRecord, run: RecordRun): RecordRun[] {
+  const chain: RecordRun[] = [];
+  const seen = new Set<string>();
+  let current: RecordRun | undefined = run;
+  while (current && !seen.has(current.name)) {
+    chain.unshift(current);
+    seen.add(current.name);
+    current = current.parent ? record.runs.find((r) => r.name === current!.parent) : undefined;
+  }
+  return chain;
+}
+
+/** Per-GPU utilisation (bars) and memory pressure (line) of one run, as a Mermaid chart. */
+export function gpuChart(run: RecordRun, title: string): string | undefined {
+  const gpus = gpuList(run.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+  if (gpus.length === 0) return undefined;
+  const chart = barChart(
+    gpus.map(([gpu, g]) => ({
+      label: `GPU ${gpu}`,
+      value: g.utilization_percent!.mean!,
+      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0,
+    })),
+    { title, yLabel: 'percent' },
+  );
+  return `${chart}\n\nBars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used ÷ total).`;
+}
+
+function headroomAdvice(run: RecordRun): string[] {
+  const out: string[] = [];
+  for (const [gpu, g] of gpuList(run.stable_metrics)) {
+    const util = g.utilization_percent?.mean;
+    const headroom = g.memory_headroom_gb_min;
+    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
+    const services = (g.topology_services ?? []).join(', ') || 'no service';
+    if (pressure != null && pressure >= 90)
+      out.push(
+        `GPU ${gpu} (${services}) is at ${num(pressure, 0)}% memory pressure: no room for more instances.`,
+      );
+    else if (util != null && util < 60 && headroom != null)
+      out.push(
+        `GPU ${gpu} (${services}) averages ${num(util, 0)}% utilisation with ${num(headroom)} GB headroom: room for instances of the bottleneck service.`,
+      );
+  }
+  return out;
+}
+
+function learningsByTopic(
+  record: ExperimentRecord,
+): Map<string, { run: string; learning: SkillReflection }[]> {
+  const map = new Map<string, { run: string; learning: SkillReflection }[]>();
+  for (const run of record.runs)
+    for (const learning of run.skill_reflections ?? []) {
+      const list = map.get(learning.topic) ?? [];
+      list.push({ run: run.name, learning });
+      map.set(learning.topic, list);
+    }
+  return map;
+}
+
+/** Advice the record itself supports, beyond what people wrote: repeated failures and telemetry gaps. */
+function derivedAdvice(record: ExperimentRecord): string[] {
+  const out: string[] = [];
+  const failures = new Map<string, string[]>();
+  for (const run of record.runs)
+    for (const f of run.failures ?? []) failures.set(f.kind, [...(failures.get(f.kind) ?? []), run.name]);
+  for (const [kind, runs] of failures)
+    out.push(
+      `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(', ')})${kind === 'gpu-oom' ? ': check the memory estimate in validation before submitting' : ''}.`,
+    );
+  const gaps = record.runs.filter(
+    (r) =>
+      (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) +
+        (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) >
+      0,
+  );
+  if (gaps.length)
+    out.push(
+      `Telemetry was incomplete for ${gaps.map((r) => `\`${r.name}\``).join(', ')}: ${[
+        ...new Set(
+          gaps.flatMap((r) => [
+            ...(r.stable_metrics?.telemetry_quality?.missing_metrics ?? []),
+            ...(r.stable_metrics?.telemetry_quality?.gaps ?? []),
+          ]),
+        ),
+      ].join('; ')}.`,
+    );
+  const unstable = record.runs.filter(
+    (r) => r.verdict && r.verdict.state !== 'stable' && r.status !== 'failed',
+  );
+  if (unstable.length)
+    out.push(
+      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict!.state})`).join(', ')} — the seed asks to compare only stabilised full-run values.`,
+    );
+  return out;
+}
+
+/** The final report as Markdown. */
+export function renderFinalReport(record: ExperimentRecord, options: FinalReportOptions = {}): string {
+  const paths = recordPaths(record.experiment_id);
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const baseValue = base ? stabilisedValue(base) : null;
+  const bestValue = best ? stabilisedValue(best) : null;
+  const counts = ['accepted', 'rejected', 'failed', 'stopped', 'running', 'pending']
+    .map((s) => [s, record.runs.filter((r) => r.status === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`);
+  const out: string[] = [
+    `# Final report: \`${record.experiment_id}\``,
+    '',
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ''}`,
+    '',
+  ];
+  if (best && base && bestValue !== null && baseValue !== null && best.name !== base.name)
+    out.push(
+      `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}× the throughput). ${record.runs.length} candidate(s): ${counts.join(', ')}.`,
+    );
+  else
+    out.push(
+      `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(', ') || 'none'}.`,
+    );
+
+  // 1. Baseline
+  out.push('', '## 1. Baseline', '');
+  if (!base) out.push('No baseline was recorded.');
+  else {
+    const m = base.stable_metrics;
+    out.push(
+      `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ''}.`,
+      '',
+      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval(base.verdict.value) : `${seconds(m?.seconds_per_rollout_full_run)} s`}`,
+      `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
+      `- Resources: ${resourceLine(m)}`,
+      `- Bottleneck: ${bottleneckLine(m)}`,
+    );
+    const table = gpuTable(m);
+    if (table) out.push('', table);
+    const chart = gpuChart(base, `Baseline ${base.name}: GPU utilisation and memory pressure`);
+    if (chart) out.push('', chart);
+  }
+
+  // 2. Every candidate
+  out.push('', '## 2. Tried topologies', '');
+  const chart = secondsPerRolloutChart(
+    record,
+    'Stabilised seconds per rollout by candidate (lower is better)',
+  );
+  if (chart) out.push(chart, '');
+  out.push(
+    '| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |',
+    '|---:|---|---|---|---|---|---:|---|---|',
+  );
+  record.runs.forEach((run, i) => {
+    const value = stabilisedValue(run);
+    const row = [
+      String(i + 1),
+      `\`${run.name}\``,
+      cell(describeChange(run.change, !run.parent)),
+      cell(run.hypothesis),
+      cell(run.expected_effect),
+      cell(measured(run)),
+      run === base ? 'baseline' : relativeChange(value, baseValue),
+      cell(resourceLine(run.stable_metrics)),
+      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ''}`),
+    ];
+    out.push(`| ${row.join(' | ')} |`);
+  });
+  if (record.runs.length === 0) out.push('| — | — | — | — | — | — | — | — | — |');
+
+  // 3. Best topology
+  out.push('', '## 3. Best topology', '');
+  if (!best) out.push('No candidate was accepted.');
+  else {
+    const chain = lineage(record, best);
+    out.push(
+      `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ''}: ${seconds(bestValue)} s per rollout.`,
+      '',
+      `- Why it won: ${cell(record.current_best.decision_reasoning ?? 'lowest stabilised value among accepted candidates')}`,
+    );
+    const compared = comparisonText(best.comparison);
+    if (compared) out.push(`- Statistical comparison: ${compared}`);
+    if (chain.length > 1) {
+      out.push('- Changes from the baseline, step by step:');
+      for (const step of chain.slice(1))
+        out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+    }
+    out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+    out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+    const advice = headroomAdvice(best);
+    if (advice.length) {
+      out.push('- Headroom for further tuning:');
+      for (const a of advice) out.push(`  - ${a}`);
+    }
+    if (best.topology?.block && Object.keys(best.topology.block).length)
+      out.push(
+        '',
+        `Topology block (over \`${best.topology.base}\`):`,
+        '',
+        '```json',
+        JSON.stringify(best.topology.block, null, 2),
+        '```',
+      );
+    const table = gpuTable(best.stable_metrics);
+    if (table) out.push('', table);
+    const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+    if (gchart) out.push('', gchart);
+  }
+
+  // 4. Advice
+  out.push('', '## 4. Advice for improving the workflow', '');
+  const byTopic = learningsByTopic(record);
+  const derived = derivedAdvice(record);
+  if (byTopic.size === 0 && derived.length === 0)
+    out.push('No learnings were recorded (`/topo learn <text>` on a pull request adds one).');
+  for (const [topic, list] of [...byTopic.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    out.push(`**${topic.replace(/_/g, ' ')}**`, '');
+    for (const { run, learning } of list)
+      out.push(
+        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ''})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ''}`,
+      );
+    out.push('');
+  }
+  if (derived.length) {
+    out.push('**From the record**', '');
+    for (const d of derived) out.push(`- ${d}`);
+  }
+
+  // 5. Record
+  const link = options.recordUrl ?? paths.markdown.replace(/^experiments\//, '');
+  out.push(
+    '',
+    '## 5. Experiment record',
+    '',
+    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`,
+  );
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
+}

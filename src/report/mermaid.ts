@@ -1,0 +1,101 @@
+// Mermaid charts for comments and the record: GitHub renders `xychart-beta` blocks in Markdown.
+// Pure. Output is validated by Mermaid's own parser in test/unit/report.
+import { round, type Sample, valueAt } from '../analysis/series.js';
+
+/** Mermaid strings are double-quoted: drop what would end or break them. */
+function text(s: string): string {
+  return s
+    .replace(/["\n\r`]/g, "'")
+    .replace(/[[\]{}]/g, '')
+    .slice(0, 80);
+}
+
+function num(x: number): string {
+  return String(round(x, 3));
+}
+
+export interface LineChartSeries {
+  name: string;
+  samples: readonly Sample[];
+}
+
+export interface LineChartOptions {
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  /** At most this many x positions (series are resampled). */
+  maxPoints?: number;
+  /** Clip the y axis (values above are drawn at the top) so a start-up spike does not flatten the rest. */
+  yMax?: number;
+  /** Horizontal reference lines (e.g. the projected value), drawn as constant lines. */
+  references?: Array<{ name: string; value: number }>;
+}
+
+/**
+ * A line chart over a shared, evenly spaced x axis (run-minutes). Lines have no legend in
+ * xychart-beta: the caller names them in the text below (`chartLegend`). Returns '' without data.
+ */
+export function lineChart(series: readonly LineChartSeries[], o: LineChartOptions): string {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return '';
+  const from = Math.min(...withData.map((s) => (s.samples[0] as Sample).t));
+  const to = Math.max(...withData.map((s) => (s.samples[s.samples.length - 1] as Sample).t));
+  const n = Math.max(2, Math.min(o.maxPoints ?? 48, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + ((to - from) * i) / (n - 1));
+  const lines: number[][] = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x) as number));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    '```mermaid',
+    'xychart-beta',
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(', ')}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(', ')}]`,
+    ),
+    '```',
+  ];
+  return out.join('\n');
+}
+
+/** The names of the lines in drawing order (xychart-beta draws no legend). */
+export function chartLegend(
+  series: readonly LineChartSeries[],
+  references: LineChartOptions['references'] = [],
+): string {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).map((r) => r.name),
+  ];
+  return names.map((name, i) => `${i + 1}. ${name}`).join(' · ');
+}
+
+/**
+ * A bar chart (e.g. candidates' projected seconds per rollout). Returns '' without data.
+ * `line` (one value per bar, e.g. the baseline repeated) is drawn over the bars.
+ */
+export function barChart(
+  bars: ReadonlyArray<{ label: string; value: number; line?: number }>,
+  o: { title: string; yLabel: string },
+): string {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return '';
+  const line = rows.every((b) => b.line !== undefined && Number.isFinite(b.line))
+    ? rows.map((b) => b.line as number)
+    : [];
+  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+  return [
+    '```mermaid',
+    'xychart-beta',
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(', ')}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b) => num(b.value)).join(', ')}]`,
+    ...(line.length ? [`  line [${line.map(num).join(', ')}]`] : []),
+    '```',
+  ].join('\n');
+}

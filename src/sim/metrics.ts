@@ -1,0 +1,243 @@
+// Serves the twin's state through prom-client registries with AlpaSim's metric names, types and labels:
+// one registry per runtime worker, plus DCGM, process-exporter and node-exporter registries.
+import { Counter, Gauge, Registry } from 'prom-client';
+import { RAW_METRICS } from '../catalog/alpasim.js';
+import type { Hist, SimState, WorkerState } from './engine.js';
+import { BUCKETS } from './spec.js';
+
+type Labels = Record<string, string>;
+
+/** A histogram whose cumulative buckets come from the twin's state; prom-client formats it. */
+class StateHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly buckets: readonly number[],
+    private readonly read: () => { labels: Labels; hist: Hist }[],
+  ) {}
+  async get() {
+    const values: { metricName: string; labels: Labels; value: number }[] = [];
+    for (const { labels, hist } of this.read()) {
+      let acc = 0;
+      this.buckets.forEach((le, i) => {
+        acc += hist.counts[i] ?? 0;
+        values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: String(le) }, value: acc });
+      });
+      values.push({
+        metricName: `${this.name}_bucket`,
+        labels: { ...labels, le: '+Inf' },
+        value: hist.count,
+      });
+      values.push({ metricName: `${this.name}_sum`, labels, value: hist.sum });
+      values.push({ metricName: `${this.name}_count`, labels, value: hist.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+}
+
+function register(registry: Registry, metric: StateHistogram): void {
+  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+}
+
+/** Sets a prom-client counter to an absolute cumulative value. */
+function setCounter(c: Counter<string>, labels: Labels, value: number, last: Map<string, number>): void {
+  const key = JSON.stringify(labels);
+  const prev = last.get(key) ?? 0;
+  if (value > prev) c.inc(labels, value - prev);
+  else if (!last.has(key)) c.inc(labels, 0);
+  last.set(key, Math.max(prev, value));
+}
+
+export interface TwinRegistries {
+  workers: Registry[];
+  dcgm: Registry;
+  process: Registry;
+  node: Registry;
+  /** Copies the state into the prom-client metrics (call before serving a scrape). */
+  update(state: SimState): void;
+}
+
+export function createRegistries(state: SimState, opts: { hostname: string }): TwinRegistries {
+  let current = state;
+  const workers = state.workers.map((w) => workerRegistry(w.worker, () => current.workers[w.worker]!));
+  const dcgm = new Registry();
+  const util = new Gauge({
+    name: RAW_METRICS.gpuUtil,
+    help: 'GPU utilization (in %).',
+    labelNames: GPU_LABELS,
+    registers: [dcgm],
+  });
+  const used = new Gauge({
+    name: RAW_METRICS.fbUsed,
+    help: 'Framebuffer memory used (in MiB).',
+    labelNames: GPU_LABELS,
+    registers: [dcgm],
+  });
+  const free = new Gauge({
+    name: RAW_METRICS.fbFree,
+    help: 'Framebuffer memory free (in MiB).',
+    labelNames: GPU_LABELS,
+    registers: [dcgm],
+  });
+  const total = new Gauge({
+    name: RAW_METRICS.fbTotal,
+    help: 'Framebuffer memory total (in MiB).',
+    labelNames: GPU_LABELS,
+    registers: [dcgm],
+  });
+  const process = new Registry();
+  const pcpu = new Counter({
+    name: RAW_METRICS.processCpu,
+    help: 'Cpu user/system usage in seconds',
+    labelNames: ['groupname', 'mode'],
+    registers: [process],
+  });
+  const pmem = new Gauge({
+    name: RAW_METRICS.processMemory,
+    help: 'number of bytes of memory in use',
+    labelNames: ['groupname', 'memtype'],
+    registers: [process],
+  });
+  const node = new Registry();
+  const memTotal = new Gauge({
+    name: RAW_METRICS.hostMemTotal,
+    help: 'Memory information field MemTotal_bytes.',
+    registers: [node],
+  });
+  const memAvail = new Gauge({
+    name: RAW_METRICS.hostMemAvailable,
+    help: 'Memory information field MemAvailable_bytes.',
+    registers: [node],
+  });
+  const ncpu = new Counter({
+    name: RAW_METRICS.hostCpu,
+    help: 'Seconds the CPUs spent in each mode.',
+    labelNames: ['cpu', 'mode'],
+    registers: [node],
+  });
+  const last = new Map<string, number>();
+  const lastNode = new Map<string, number>();
+  const registries: TwinRegistries = {
+    workers: workers.map((w) => w.registry),
+    dcgm,
+    process,
+    node,
+    update(s) {
+      current = s;
+      for (const w of workers) w.update(s.workers[w.worker]!);
+      s.gpuUtil.forEach((u, g) => {
+        const labels = gpuLabels(g, opts.hostname);
+        util.set(labels, u);
+        used.set(labels, s.fbUsedMiB[g] ?? 0);
+        free.set(labels, Math.max(0, s.fbTotalMiB - (s.fbUsedMiB[g] ?? 0)));
+        total.set(labels, s.fbTotalMiB);
+      });
+      for (const [group, sec] of Object.entries(s.processCpu)) {
+        setCounter(pcpu, { groupname: group, mode: 'user' }, sec * 0.9, last);
+        setCounter(pcpu, { groupname: group, mode: 'system' }, sec * 0.1, last);
+      }
+      for (const [group, bytes] of Object.entries(s.processMemory)) {
+        pmem.set({ groupname: group, memtype: 'resident' }, bytes);
+        pmem.set({ groupname: group, memtype: 'virtual' }, bytes * 1.6);
+      }
+      memTotal.set(s.nodeMemTotal);
+      memAvail.set(s.nodeMemAvailable);
+      s.nodeCpu.forEach((modes, cpu) => {
+        for (const [mode, sec] of Object.entries(modes))
+          setCounter(ncpu, { cpu: String(cpu), mode }, sec, lastNode);
+      });
+    },
+  };
+  registries.update(state);
+  return registries;
+}
+
+const GPU_LABELS = ['gpu', 'UUID', 'device', 'modelName', 'Hostname'];
+function gpuLabels(g: number, hostname: string): Labels {
+  const uuid = `GPU-7717${String(g).padStart(4, '0')}-twin-0000-0000-00000000000${g % 10}`;
+  return {
+    gpu: String(g),
+    UUID: uuid,
+    device: `nvidia${g}`,
+    modelName: 'NVIDIA Twin GPU',
+    Hostname: hostname,
+  };
+}
+
+function workerRegistry(worker: number, read: () => WorkerState) {
+  const registry = new Registry();
+  const id = String(worker);
+  const rollouts = new Counter({
+    name: RAW_METRICS.rolloutsTotal,
+    help: 'Number of rollouts reaching a terminal status',
+    labelNames: ['status', 'worker_id'],
+    registers: [registry],
+  });
+  const gauge = (name: string, help: string, labelNames: string[] = ['worker_id']) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
+  const elapsed = gauge(
+    RAW_METRICS.simulationElapsed,
+    'Simulation worker elapsed time sampled when rollouts finish',
+  );
+  const depth = gauge(RAW_METRICS.queueDepth, 'Latest observed queue depth when an RPC was initiated', [
+    'service',
+    'worker_id',
+  ]);
+  const idle = gauge(RAW_METRICS.eventLoopIdle, 'Total event loop idle time (blocking waits for I/O)');
+  const poll = gauge(RAW_METRICS.eventLoopPoll, 'Total event loop poll time (non-blocking I/O checks)');
+  const work = gauge(RAW_METRICS.eventLoopWork, 'Total event loop work time (executing Python code)');
+  const rpcHist = (key: 'rpcDuration' | 'rpcBlocking') => () =>
+    Object.entries(read()[key]).map(([k, hist]) => {
+      const [service, method] = k.split('|') as [string, string];
+      return { labels: { service, method, worker_id: id }, hist };
+    });
+  register(
+    registry,
+    new StateHistogram(
+      RAW_METRICS.rpcDuration,
+      'RPC call duration',
+      BUCKETS.rpcDuration,
+      rpcHist('rpcDuration'),
+    ),
+  );
+  register(
+    registry,
+    new StateHistogram(
+      RAW_METRICS.rpcBlocking,
+      'Time between gRPC I/O completion and coroutine resumption',
+      BUCKETS.rpcBlocking,
+      rpcHist('rpcBlocking'),
+    ),
+  );
+  register(
+    registry,
+    new StateHistogram(
+      RAW_METRICS.rolloutDuration,
+      'Total rollout execution time',
+      BUCKETS.rolloutDuration,
+      () => [{ labels: { worker_id: id }, hist: read().rolloutDuration }],
+    ),
+  );
+  register(
+    registry,
+    new StateHistogram(RAW_METRICS.stepDuration, 'Per-step execution time', BUCKETS.stepDuration, () => [
+      { labels: { worker_id: id }, hist: read().stepDuration },
+    ]),
+  );
+  const last = new Map<string, number>();
+  return {
+    worker,
+    registry,
+    update(w: WorkerState) {
+      setCounter(rollouts, { status: 'completed', worker_id: id }, w.completed, last);
+      setCounter(rollouts, { status: 'failed', worker_id: id }, w.failed, last);
+      elapsed.set({ worker_id: id }, w.elapsed);
+      for (const [service, d] of Object.entries(w.queueDepth)) depth.set({ service, worker_id: id }, d);
+      idle.set({ worker_id: id }, w.idle);
+      poll.set({ worker_id: id }, w.poll);
+      work.set({ worker_id: id }, w.work);
+    },
+  };
+}

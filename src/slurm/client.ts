@@ -1,0 +1,141 @@
+// The SlurmClient over a transport: sbatch, one-call job listing, scancel, release, rename, tail.
+import { SlurmCommandError, SlurmError, SlurmOutputError, UnsafeArgumentError } from './errors.js';
+import {
+  accountingEnabled,
+  expandOutputPattern,
+  parseSacct,
+  parseSbatchParsable,
+  parseScontrolJobs,
+  parseSqueue,
+  SACCT_FORMAT,
+  SQUEUE_FORMAT,
+} from './parse.js';
+import type { SlurmClient, SlurmJob, Transport } from './types.js';
+
+export interface SlurmClientOptions {
+  /**
+   * Where finished jobs come from. `auto` asks `scontrol show config` once: with accounting, `sacct`
+   * (it also lists pending and running jobs); without, `squeue --states=all` (finished jobs stay in the
+   * controller for MinJobAge). Either way, one command per listing.
+   */
+  history?: 'auto' | 'sacct' | 'squeue';
+  /** How far back sacct looks (hours). */
+  sacctHours?: number;
+}
+
+const JOB_ID = /^[0-9]+(_[0-9]+)?$/;
+const NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
+const JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+const PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+
+function checked(value: string, pattern: RegExp, what: string): string {
+  if (!pattern.test(value))
+    throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+  return value;
+}
+
+export function createSlurmClient(transport: Transport, options: SlurmClientOptions = {}): SlurmClient {
+  let history: Promise<'sacct' | 'squeue'> | undefined =
+    options.history === 'sacct' || options.history === 'squeue'
+      ? Promise.resolve(options.history)
+      : undefined;
+
+  async function run(argv: string[], idempotent: boolean, timeoutMs?: number) {
+    const result = await transport.run(argv, { idempotent, timeoutMs });
+    if (result.code !== 0)
+      throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
+    return result;
+  }
+
+  function historySource(): Promise<'sacct' | 'squeue'> {
+    history ??= run(['scontrol', 'show', 'config'], true).then((r) =>
+      accountingEnabled(r.stdout) ? 'sacct' : 'squeue',
+    );
+    return history;
+  }
+
+  return {
+    transport,
+
+    async submit(argv) {
+      if (argv[0] !== 'sbatch' || !argv.includes('--parsable')) {
+        throw new UnsafeArgumentError(
+          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`,
+        );
+      }
+      const result = await run([...argv], false, 60_000);
+      return parseSbatchParsable(result.stdout);
+    },
+
+    async jobs(namePrefix) {
+      checked(namePrefix, NAME_PREFIX, 'job name prefix');
+      const source = await historySource();
+      let jobs: SlurmJob[];
+      if (source === 'sacct') {
+        const hours = options.sacctHours ?? 72;
+        const r = await run(
+          [
+            'sacct',
+            '--parsable2',
+            '--noheader',
+            '--allocations',
+            `--starttime=now-${hours}hours`,
+            `--format=${SACCT_FORMAT}`,
+          ],
+          true,
+        );
+        jobs = parseSacct(r.stdout);
+      } else {
+        const r = await run(['squeue', '--states=all', '--noheader', `--Format=${SQUEUE_FORMAT}`], true);
+        jobs = parseSqueue(r.stdout);
+      }
+      return jobs.filter((j) => j.name.startsWith(namePrefix));
+    },
+
+    async cancel(jobId) {
+      await run(['scancel', checked(jobId, JOB_ID, 'job id')], true);
+    },
+
+    async release(jobId) {
+      await run(['scontrol', 'release', checked(jobId, JOB_ID, 'job id')], true);
+    },
+
+    async rename(jobId, name) {
+      await run(
+        [
+          'scontrol',
+          'update',
+          `JobId=${checked(jobId, JOB_ID, 'job id')}`,
+          `JobName=${checked(name, JOB_NAME, 'job name')}`,
+        ],
+        true,
+      );
+    },
+
+    async tail(job, lines) {
+      if (!Number.isInteger(lines) || lines < 1 || lines > 10_000)
+        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
+      let path: string | null;
+      if (typeof job === 'string') {
+        const r = await run(['scontrol', 'show', 'job', '--oneliner', checked(job, JOB_ID, 'job id')], true);
+        const found = parseScontrolJobs(r.stdout);
+        if (found.length !== 1 || !found[0])
+          throw new SlurmOutputError('scontrol show job', `expected one job ${job}`, r.stdout);
+        path = found[0].stdoutPath;
+      } else {
+        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
+      }
+      if (!path)
+        throw new SlurmError(`job ${typeof job === 'string' ? job : job.id} has no known output file`);
+      const r = await run(['tail', '-n', String(lines), '--', checked(path, PATH, 'output path')], true);
+      const out = r.stdout.endsWith('\n') ? r.stdout.slice(0, -1) : r.stdout;
+      return out === '' ? [] : out.split('\n');
+    },
+
+    async ensureDir(path) {
+      await run(['mkdir', '-p', '--', checked(path, PATH, 'folder')], true);
+    },
+
+    close: () => transport.close(),
+  };
+}

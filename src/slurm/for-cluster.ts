@@ -1,0 +1,65 @@
+// A SlurmClient for one cluster definition of topologies/clusters.yaml (or TOPO_CLUSTERS_FILE).
+import { readFileSync } from 'node:fs';
+import type { Cluster } from '../types/generated/clusters.js';
+import { createSlurmClient, type SlurmClientOptions } from './client.js';
+import { SlurmError } from './errors.js';
+import { createLocalTransport } from './local-transport.js';
+import { createSshTransport } from './ssh-transport.js';
+import type { SlurmClient } from './types.js';
+
+/**
+ * The SSH private key: TOPO_SSH_KEY (the key text, e.g. from a repository secret) or TOPO_SSH_KEY_FILE
+ * (a path on the runner). Never from the cluster file, which is committed.
+ */
+export function sshPrivateKey(env: NodeJS.ProcessEnv): string {
+  const text = env.TOPO_SSH_KEY;
+  if (text && text.trim() !== '') return text.endsWith('\n') ? text : `${text}\n`;
+  const file = env.TOPO_SSH_KEY_FILE;
+  if (file && file.trim() !== '') {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${(error as Error).message}`);
+    }
+  }
+  throw new SlurmError(
+    'the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)',
+  );
+}
+
+export interface ClientForClusterOptions extends SlurmClientOptions {
+  env?: NodeJS.ProcessEnv;
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+export function slurmClientForCluster(
+  name: string,
+  cluster: Cluster,
+  options: ClientForClusterOptions = {},
+): SlurmClient {
+  const env = options.env ?? process.env;
+  // SLURM_CONF is passed on so a cluster configured outside /etc/slurm (the local one) is reached.
+  const slurmEnv: Record<string, string> = env.SLURM_CONF ? { SLURM_CONF: env.SLURM_CONF } : {};
+  if (cluster.transport === 'local') {
+    return createSlurmClient(
+      createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv }),
+      options,
+    );
+  }
+  if (!cluster.host || !cluster.user || !cluster.known_host_key) {
+    throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
+  }
+  return createSlurmClient(
+    createSshTransport({
+      host: cluster.host,
+      port: cluster.port ?? 22,
+      user: cluster.user,
+      knownHostKey: cluster.known_host_key,
+      privateKey: sshPrivateKey(env),
+      commandTimeoutMs: options.commandTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+    }),
+    options,
+  );
+}

@@ -1,0 +1,118 @@
+// What the project knows about a Slurm job, whichever command reported it.
+
+/** Job states as Slurm prints them in long form (squeue %T / -O State, sacct State, scontrol JobState). */
+export const SLURM_JOB_STATES = [
+  'BOOT_FAIL',
+  'CANCELLED',
+  'COMPLETED',
+  'COMPLETING',
+  'CONFIGURING',
+  'DEADLINE',
+  'FAILED',
+  'NODE_FAIL',
+  'OUT_OF_MEMORY',
+  'PENDING',
+  'PREEMPTED',
+  'REQUEUED',
+  'REQUEUE_FED',
+  'REQUEUE_HOLD',
+  'RESIZING',
+  'RESV_DEL_HOLD',
+  'REVOKED',
+  'RUNNING',
+  'SIGNALING',
+  'SPECIAL_EXIT',
+  'STAGE_OUT',
+  'STOPPED',
+  'SUSPENDED',
+  'TIMEOUT',
+] as const;
+export type SlurmJobState = (typeof SLURM_JOB_STATES)[number];
+
+/** States in which a job still holds (or waits for) resources: it occupies one of the experiment's slots. */
+export const LIVE_STATES: ReadonlySet<SlurmJobState> = new Set<SlurmJobState>([
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'SUSPENDED',
+  'STOPPED',
+  'SIGNALING',
+  'STAGE_OUT',
+  'RESIZING',
+  'REQUEUED',
+  'REQUEUE_FED',
+  'REQUEUE_HOLD',
+  'RESV_DEL_HOLD',
+]);
+
+export function isLive(state: SlurmJobState): boolean {
+  return LIVE_STATES.has(state);
+}
+
+export interface SlurmJob {
+  /** Job id as Slurm prints it ("123", or "123_4" for an array element). */
+  id: string;
+  name: string;
+  state: SlurmJobState;
+  /** Why the job is in its state (Resources, Priority, BeginTime, NonZeroExitCode, TimeLimit...); null for None. */
+  reason: string | null;
+  /** Exit code of the batch script; null when not known (still running, or killed by a signal). */
+  exitCode: number | null;
+  /** Signal that ended the batch script, if one did (9 = killed, 15 = terminated). */
+  signal: number | null;
+  /** How often the job was requeued; null when the source does not say (sacct). */
+  restarts: number | null;
+  /** Times as Slurm prints them (the cluster's local time, no zone); null for Unknown/None/N/A. */
+  submitTime: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  timeLimit: string | null;
+  elapsed: string | null;
+  nodes: string | null;
+  /** The job's output file, with %j, %x, %u, %A, %a, %N and %% expanded; null when the source does not say. */
+  stdoutPath: string | null;
+  /** Which command reported it. */
+  source: 'squeue' | 'sacct' | 'scontrol';
+}
+
+/** Result of one command on the login node. */
+export interface CommandResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  /**
+   * Whether the command may be run again after a lost connection (squeue, scontrol show, tail: yes;
+   * sbatch: no — the caller looks the job up by name instead).
+   */
+  idempotent?: boolean;
+}
+
+/** How commands reach the login node: a local child process or SSH. Commands are argv arrays. */
+export interface Transport {
+  readonly description: string;
+  run(argv: readonly string[], options?: RunOptions): Promise<CommandResult>;
+  close(): Promise<void>;
+}
+
+export interface SlurmClient {
+  /** `sbatch --parsable ...` → the job id. */
+  submit(argv: readonly string[]): Promise<string>;
+  /** Every job whose name starts with the prefix, live and recently finished, in ONE command. */
+  jobs(namePrefix: string): Promise<SlurmJob[]>;
+  cancel(jobId: string): Promise<void>;
+  /** Releases a job submitted with --hold. */
+  release(jobId: string): Promise<void>;
+  /** Renames a pending job (used to retire a duplicate before cancelling it). */
+  rename(jobId: string, name: string): Promise<void>;
+  /** The last lines of the job's output file. */
+  tail(job: string | SlurmJob, lines: number): Promise<string[]>;
+  /** mkdir -p on the login node (the --output folder must exist before the job starts). */
+  ensureDir(path: string): Promise<void>;
+  close(): Promise<void>;
+  readonly transport: Transport;
+}

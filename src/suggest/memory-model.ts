@@ -1,0 +1,191 @@
+// GPU memory model learned from measured runs, in the MemoryModel shape src/topology/memory.ts
+// predicts with. Per GPU in use:
+//   GiB = overhead + Σ_svc instances_on_gpu(svc) × per_replica(svc)
+//                  + Σ_{renderer,physics} instances_on_gpu(svc) × cache_size(svc) × per_cached_scene(svc)
+// fitted by non-negative least squares over every (run, GPU) with a DCGM memory reading, with a
+// ridge pull toward clusters.yaml's memory_model so directions the runs never varied (e.g. the
+// cache size when all runs used 17) keep the prior's value instead of an arbitrary split.
+import { SERVICES, type ServiceName } from '../catalog/alpasim.js';
+import { predictGpuMemory } from '../topology/memory.js';
+import type { MemoryModel } from '../types/generated/clusters.js';
+import type { Topology } from '../types/generated/topology.js';
+import { cacheSize, instancesByGpu } from './topology-ops.js';
+import type { FittedMemoryModel, GpuPrediction, TriedCandidate } from './types.js';
+
+/** Used when neither the runs nor clusters.yaml say anything: deliberately pessimistic. */
+export const DEFAULT_MEMORY_MODEL: MemoryModel = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1,
+};
+
+const CACHED: readonly ('renderer' | 'physics')[] = ['renderer', 'physics'];
+
+/** Feature vector of one GPU: [overhead, per-replica × 5 services, per-scene × 2]. */
+function features(t: Topology, gpu: number): number[] {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0)),
+  ];
+}
+
+function toVector(model: MemoryModel): number[] {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0),
+  ];
+}
+
+function fromVector(x: number[]): MemoryModel {
+  const round = (v: number) => Math.round(v * 1000) / 1000;
+  const perReplica: MemoryModel['per_replica_gib'] = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s as ServiceName] = round(x[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round(x[1 + SERVICES.length] ?? 0),
+      physics: round(x[2 + SERVICES.length] ?? 0),
+    },
+    per_gpu_overhead_gib: round(x[0] ?? 0),
+  };
+}
+
+/** Predicted GiB on every GPU the topology uses: the validator's predictGpuMemory, so both agree. */
+export function predictMemory(t: Topology, model: MemoryModel, gpuMemoryGiB: number): GpuPrediction[] {
+  return predictGpuMemory(t, model, gpuMemoryGiB).map((p) => ({
+    gpu: p.gpu,
+    gib: p.totalGiB,
+    fraction: p.fraction,
+  }));
+}
+
+/** Solves the square system A x = b by Gaussian elimination with partial pivoting. */
+function solve(a: number[][], b: number[]): number[] | undefined {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i] as number]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r]![col]!) > Math.abs(m[pivot]![col]!)) pivot = r;
+    if (Math.abs(m[pivot]![col]!) < 1e-12) return undefined;
+    [m[col], m[pivot]] = [m[pivot]!, m[col]!];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m[r]![col]! / m[col]![col]!;
+      for (let c = col; c <= n; c++) m[r]![c]! -= factor * m[col]![c]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / row[i]!);
+}
+
+/**
+ * Non-negative least squares min ‖A x − b‖² subject to x ≥ 0, exact by enumerating the
+ * free set (8 unknowns: 256 small solves), which needs no iteration tolerance.
+ */
+export function nnls(rows: number[][], b: number[]): number[] {
+  const n = rows[0]?.length ?? 0;
+  let best: { x: number[]; residual: number } | undefined;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j) => mask & (1 << j));
+    const x = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i]! * r[j]!, 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i]! * b[k]!, 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v) => v < -1e-9)) continue;
+      free.forEach((j, k) => {
+        x[j] = Math.max(0, sol[k]!);
+      });
+    }
+    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]!) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+
+export interface MemorySample {
+  run: string;
+  gpu: number;
+  topology: Topology;
+  gib: number;
+}
+
+/** Peak DCGM memory per GPU of every measured run (failed runs included when they reported). */
+export function memorySamples(tried: readonly TriedCandidate[]): MemorySample[] {
+  const out: MemorySample[] = [];
+  for (const run of tried) {
+    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== 'number' || !Number.isInteger(gpu)) continue;
+      out.push({ run: run.name, gpu, topology: run.topology, gib });
+    }
+  }
+  return out;
+}
+
+/** Fits the model to the runs; falls back to the prior (or the default) without measurements. */
+export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryModel): FittedMemoryModel {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback: FittedMemoryModel = {
+    model: base,
+    source: prior ? 'prior' : 'default',
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior
+        ? 'no measured GPU memory yet: using clusters.yaml memory_model'
+        : 'no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default',
+    ],
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  // Ridge weight: small next to the data (each sample weighs 1) but enough to pin unvaried directions.
+  const lambda = 0.05;
+  const rows: number[][] = [];
+  const b: number[] = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  // Unused GPUs should read ~0: they carry no information beyond "no overhead without services".
+  p.forEach((value, j) => {
+    const row = new Array(p.length).fill(0);
+    // Features are counts of order 1..100; scale the pull by the column's typical size.
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j]!)));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  const x = nnls(rows, b);
+  const model = fromVector(x);
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j]!, 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  // Readings above the model's line: the margin a prediction gets before the 90% limit.
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    source: 'fitted',
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`,
+    ],
+  };
+}

@@ -1,0 +1,252 @@
+// suggest(): from the experiment's evidence to up to max_parallel new candidates, or the advice
+// to stop. Pure: the record adapter and the file/PR writing live in src/usecases/suggest.ts.
+import { GPU_MEMORY_LIMITS, SERVICES } from '../catalog/alpasim.js';
+import { canonicalJson, topologyHash } from '../topology/expand.js';
+import type { Topology } from '../types/generated/topology.js';
+import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
+import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
+import { fitMemoryModel, predictMemory } from './memory-model.js';
+import { type Move, type MoveContext, movesFor } from './moves.js';
+import { activeServices, clone, gpusOf, replicas } from './topology-ops.js';
+import type { Proposal, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
+
+export const DEFAULT_PATIENCE_ROUNDS = 2;
+
+export type HashFn = (topology: Topology) => string;
+
+/**
+ * Rules every proposal keeps (the topology validator checks more when injected):
+ * skip and non-topology keys as in the base, GPU indices on the node, renderer without replicas,
+ * positive integers everywhere.
+ */
+export function proposalProblems(t: Topology, base: Topology, gpusPerNode: number): string[] {
+  const problems: string[] = [];
+  for (const svc of SERVICES) {
+    const before = base.runtime?.endpoints?.[svc]?.skip ?? false;
+    const after = t.runtime?.endpoints?.[svc]?.skip ?? false;
+    if (before !== after) problems.push(`runtime.endpoints.${svc}.skip changed (${before} → ${after})`);
+    if ((base.services?.[svc] === undefined) !== (t.services?.[svc] === undefined)) {
+      problems.push(`services.${svc} added or removed`);
+    }
+  }
+  if (canonicalJson(t.trafficsim) !== canonicalJson(base.trafficsim))
+    problems.push('trafficsim.server changed');
+  if (canonicalJson(t.eval) !== canonicalJson(base.eval)) problems.push('eval changed');
+  for (const svc of activeServices(t)) {
+    for (const gpu of gpusOf(t, svc) ?? []) {
+      if (!Number.isInteger(gpu) || gpu < 0 || gpu >= gpusPerNode) {
+        problems.push(`services.${svc}.gpus has ${gpu}, outside 0..${gpusPerNode - 1}`);
+      }
+    }
+    const n = t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (!Number.isInteger(n) || n < 1)
+      problems.push(`runtime.endpoints.${svc}.n_concurrent_rollouts is ${n}`);
+    const r = replicas(t, svc);
+    if (!Number.isInteger(r) || r < 1) problems.push(`services.${svc}.replicas_per_container is ${r}`);
+  }
+  if (replicas(t, 'renderer') > 1)
+    problems.push('services.renderer.replicas_per_container > 1 (NRE supports one)');
+  const workers = t.runtime?.nr_workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
+  return problems;
+}
+
+/** The candidate the proposals change: the record's best, else the fastest measured run. */
+export function pickParent(
+  tried: readonly TriedCandidate[],
+  currentBest?: string | null,
+): TriedCandidate | undefined {
+  const named = currentBest ? tried.find((r) => r.name === currentBest) : undefined;
+  if (named && secondsPerRollout(named) !== undefined) return named;
+  const measured = tried.filter(
+    (r) => !r.observation?.failure && r.status !== 'failed' && secondsPerRollout(r) !== undefined,
+  );
+  measured.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  return measured[0];
+}
+
+const SHORT: Record<Move['kind'], string> = {
+  'scale-bottleneck': 'scale',
+  'raise-workers': 'workers',
+  'lower-total': 'lower-total',
+  'raise-total': 'raise-total',
+  rebalance: 'rebalance',
+  'resize-caches': 'caches',
+  'place-free': 'place',
+};
+
+function uniqueName(base: string, taken: Set<string>): string {
+  const stem = base.slice(0, 36).replace(/-+$/, '');
+  let name = stem;
+  for (let i = 2; taken.has(name); i++) name = `${stem}-${i}`;
+  taken.add(name);
+  return name;
+}
+
+export interface SuggestOptions {
+  /** Topology identity; defaults to the shared normalised hash (src/topology/expand.ts). */
+  hash?: HashFn;
+  /** Extra validation (the topology validator): messages for problems, empty when valid. */
+  validate?: (topology: Topology) => string[];
+  /** Hashes not to propose (e.g. refused by the file validator on an earlier attempt). */
+  exclude?: ReadonlySet<string>;
+}
+
+export function suggest(input: SuggestInput, options: SuggestOptions = {}): SuggestResult {
+  const hash = options.hash ?? topologyHash;
+  const memory = fitMemoryModel(input.tried, input.cluster.memoryModel);
+  const count = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
+  const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
+  const parent = pickParent(input.tried, input.currentBest);
+  const rejected: SuggestResult['rejected'] = [];
+  if (!parent) {
+    const waiting = input.tried.length > 0;
+    return {
+      proposals: [],
+      stop: {
+        stop: false,
+        reason: waiting
+          ? 'no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict'
+          : 'no candidate yet: run the baseline first',
+      },
+      memory,
+      parent: null,
+      rejected,
+    };
+  }
+
+  const noProgress = stopForNoProgress(input.tried, patience, input.maxParallel);
+  const evidence: Evidence = readEvidence(parent);
+  const ctx: MoveContext = {
+    gpusPerNode: input.cluster.gpusPerNode,
+    gpuMemoryGiB: input.cluster.gpuMemoryGiB,
+    cpusPerNode: input.cluster.cpusPerNode,
+    model: memory.model,
+    marginGiB: memory.marginGiB,
+    memoryLimit: GPU_MEMORY_LIMITS.error,
+  };
+  const moves = movesFor(clone(parent.topology), evidence, ctx);
+
+  // Learn from history: tags of children of this parent that did not help, and the tag that made it.
+  const byName = new Map(input.tried.map((r) => [r.name, r]));
+  const failedHere = new Map<string, number>();
+  for (const run of input.tried) {
+    if (run.parent !== parent.name) continue;
+    const outcome = outcomeOf(run, byName);
+    if (outcome === 'better' || outcome === 'unknown') continue;
+    for (const tag of classifyChange(parent.topology, run.topology)) {
+      failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === 'failed' ? 0.3 : 0.6));
+    }
+  }
+  const grandparent = parent.parent ? byName.get(parent.parent) : undefined;
+  const momentum = grandparent
+    ? new Set(classifyChange(grandparent.topology, parent.topology))
+    : new Set<string>();
+
+  const tried = new Set(input.tried.map((r) => hash(r.topology)));
+  const seen = new Set<string>();
+  const scored: { move: Move; hash: string; score: number; predicted: Proposal['predictedMemory'] }[] = [];
+  for (const move of moves) {
+    const h = hash(move.topology);
+    if (tried.has(h)) {
+      rejected.push({ change: move.change, reason: 'already tried (same normalised topology)' });
+      continue;
+    }
+    if (seen.has(h)) continue;
+    if (options.exclude?.has(h)) {
+      rejected.push({ change: move.change, reason: 'refused by the topology validator' });
+      continue;
+    }
+    const problems = [
+      ...proposalProblems(move.topology, input.baseTopology, input.cluster.gpusPerNode),
+      ...(options.validate?.(move.topology) ?? []),
+    ];
+    if (problems.length > 0) {
+      rejected.push({ change: move.change, reason: `fails validation: ${problems.join('; ')}` });
+      continue;
+    }
+    const predicted = predictMemory(move.topology, memory.model, ctx.gpuMemoryGiB);
+    const over = predicted.filter((p) => p.gib + memory.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    if (over.length > 0) {
+      rejected.push({
+        change: move.change,
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% on GPU ${over.map((p) => `${p.gpu} (${p.gib.toFixed(1)} GiB)`).join(', ')}`,
+      });
+      continue;
+    }
+    seen.add(h);
+    const tag = moveTag(move.kind, move.service);
+    let score = move.priority * (failedHere.get(tag) ?? 1);
+    if (momentum.has(tag)) score *= 1.15;
+    const peak = Math.max(0, ...predicted.map((p) => p.fraction));
+    score -= 0.01 * peak; // tie-break toward headroom
+    scored.push({ move, hash: h, score, predicted });
+  }
+
+  // Greedy pick with a diversity discount, so one round can test different explanations.
+  const picked: typeof scored = [];
+  const pool = [...scored];
+  while (picked.length < count && pool.length > 0) {
+    const adjusted = pool.map((s) => {
+      const same = picked.filter(
+        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service),
+      ).length;
+      return { s, value: s.score * 0.75 ** same };
+    });
+    adjusted.sort((a, b) => b.value - a.value);
+    const best = adjusted[0]!.s;
+    picked.push(best);
+    pool.splice(pool.indexOf(best), 1);
+  }
+
+  const taken = new Set(input.tried.map((r) => r.name));
+  const parentValue = secondsPerRollout(parent);
+  const proposals: Proposal[] = picked.map(({ move, hash: h, score, predicted }) => {
+    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+    const name = uniqueName(detail, taken);
+    const peak = predicted.reduce((a, b) => (b.fraction > a.fraction ? b : a), {
+      gpu: -1,
+      gib: 0,
+      fraction: 0,
+    });
+    const memoryText =
+      peak.gpu >= 0
+        ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).`
+        : '';
+    return {
+      candidate: {
+        name,
+        parent: parent.name,
+        hypothesis: `${move.hypothesis}${parentValue !== undefined ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ''}`,
+        expected_effect: `${move.expectedEffect}${memoryText}`,
+        topology: move.topology,
+      },
+      kind: move.kind,
+      ...(move.service ? { service: move.service } : {}),
+      change: move.change,
+      hash: h,
+      predictedMemory: predicted,
+      score: Math.round(score * 1000) / 1000,
+    };
+  });
+
+  let stop = noProgress;
+  if (!stop && proposals.length === 0) {
+    const memoryBound = rejected.some((r) => r.reason.startsWith('predicted GPU memory'));
+    stop = {
+      stop: true,
+      reason: memoryBound
+        ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory or was tried already`
+        : moves.length === 0
+          ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})`
+          : 'every move the evidence calls for was tried already',
+    };
+  }
+  return {
+    proposals,
+    stop: stop ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    memory,
+    parent: parent.name,
+    rejected,
+  };
+}

@@ -1,0 +1,103 @@
+// The suggest core's input and output: small on purpose, so the core is testable with
+// hand-made inputs and the record adapter (src/usecases/suggest.ts) is the only place that
+// knows the record's shape.
+import type { ServiceName } from '../catalog/alpasim.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { MemoryModel } from '../types/generated/clusters.js';
+import type { CandidateObservation } from '../types/generated/metrics.js';
+import type { Topology } from '../types/generated/topology.js';
+
+/** What the suggester needs to know about one tried candidate. */
+export interface TriedCandidate {
+  /** Candidate name (the file name without .yaml). */
+  name: string;
+  parent?: string | null;
+  /** Fully expanded topology (base preset merged with the candidate's keys). */
+  topology: Topology;
+  /** pending/running candidates count as tried (never proposed again) but carry no evidence yet. */
+  status: 'pending' | 'running' | 'accepted' | 'rejected' | 'failed' | 'stopped';
+  /** What the monitor observed; absent while pending or when nothing was measured. */
+  observation?: Partial<Pick<CandidateObservation, 'verdict' | 'stable_metrics' | 'comparison' | 'failure'>>;
+}
+
+export interface ClusterLimits {
+  gpusPerNode: number;
+  gpuMemoryGiB: number;
+  cpusPerNode: number;
+  /** clusters.yaml's memory_model: the prior and the fallback of the fitted model. */
+  memoryModel?: MemoryModel;
+}
+
+export interface SuggestInput {
+  experimentId: string;
+  /** The base preset, fully expanded: the source of `skip` and of keys a candidate leaves out. */
+  baseTopology: Topology;
+  cluster: ClusterLimits;
+  /** Live candidates at once; proposals are capped by it. */
+  maxParallel: number;
+  /** Wanted proposals (defaults to maxParallel, never above it). */
+  count?: number;
+  /** Every candidate of the experiment in the order they were tried (baseline first). */
+  tried: TriedCandidate[];
+  /** Name of the current best candidate (the record's current_best); defaults to the fastest measured run. */
+  currentBest?: string | null;
+  /** Rounds without a significant improvement after which the suggester says stop (default 2). */
+  patienceRounds?: number;
+}
+
+export type MoveKind =
+  | 'scale-bottleneck'
+  | 'raise-workers'
+  | 'lower-total'
+  | 'raise-total'
+  | 'rebalance'
+  | 'resize-caches'
+  | 'place-free';
+
+export interface GpuPrediction {
+  gpu: number;
+  gib: number;
+  fraction: number;
+}
+
+export interface Proposal {
+  /** The candidate file's content (topology fully expanded). */
+  candidate: Candidate;
+  kind: MoveKind;
+  service?: ServiceName;
+  /** Short summary of the change ("driver: 4 → 5 containers, n_concurrent_rollouts 16 → 13"). */
+  change: string;
+  /** Normalised hash of the proposed topology. */
+  hash: string;
+  /** Predicted GPU memory per GPU in use, from the fitted model. */
+  predictedMemory: GpuPrediction[];
+  score: number;
+}
+
+export interface StopAdvice {
+  stop: boolean;
+  reason: string;
+}
+
+export interface FittedMemoryModel {
+  model: MemoryModel;
+  /** 'fitted' from measured runs, 'prior' from clusters.yaml, 'default' when neither exists. */
+  source: 'fitted' | 'prior' | 'default';
+  /** Observations (GPU × run) the fit used. */
+  samples: number;
+  /** Largest absolute residual of the fit, GiB (0 when not fitted). */
+  maxResidualGiB: number;
+  /** Largest under-prediction of a measured reading, GiB: added to every prediction before the limit. */
+  marginGiB: number;
+  notes: string[];
+}
+
+export interface SuggestResult {
+  proposals: Proposal[];
+  stop: StopAdvice;
+  memory: FittedMemoryModel;
+  /** Name of the candidate the proposals change. */
+  parent: string | null;
+  /** Why moves were not made (already tried, predicted over the memory limit, invalid). */
+  rejected: { change: string; reason: string }[];
+}

@@ -1,0 +1,245 @@
+// Prometheus HTTP API client: instant and range queries with a timeout, bounded retries, an error
+// that quotes the body for any non-success answer, and strict parsing of what comes back.
+// Values "NaN", "+Inf" and "-Inf" are kept as numbers and flagged; an empty result is an empty list.
+
+export interface PromSeries {
+  labels: Record<string, string>;
+  /** [unix seconds, value]; value may be NaN or ±Infinity. */
+  points: Array<[number, number]>;
+}
+
+export interface PromResult {
+  resultType: 'vector' | 'matrix' | 'scalar' | 'string';
+  series: PromSeries[];
+  /** True when Prometheus answered success with no series. */
+  empty: boolean;
+  /** Points whose value was NaN or ±Inf. */
+  nonFinite: number;
+  warnings: string[];
+}
+
+export class PrometheusError extends Error {
+  constructor(
+    message: string,
+    readonly details: { query?: string; status?: number; body?: string; retryable: boolean },
+  ) {
+    super(message);
+    this.name = 'PrometheusError';
+  }
+}
+
+export interface PrometheusClientOptions {
+  baseUrl: string;
+  timeoutMs?: number;
+  /** Extra attempts after the first, for network errors, timeouts, 429 and 5xx. */
+  retries?: number;
+  retryDelayMs?: number;
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+  /** Called once per HTTP request (for counting and logs). */
+  onRequest?: (kind: 'instant' | 'range', query: string) => void;
+}
+
+export interface PrometheusClient {
+  readonly baseUrl: string;
+  instant(query: string, time?: number): Promise<PromResult>;
+  range(query: string, start: number, end: number, stepSeconds: number): Promise<PromResult>;
+}
+
+const BODY_QUOTE = 500;
+
+function quote(body: string): string {
+  const s = body.replace(/\s+/g, ' ').trim();
+  return s.length > BODY_QUOTE ? `${s.slice(0, BODY_QUOTE)}…` : s;
+}
+
+/** Parses one sample value as Prometheus encodes it (a string; NaN and ±Inf spelled out). */
+export function parseSampleValue(raw: unknown): number {
+  if (typeof raw !== 'string') throw new Error(`sample value must be a string, got ${JSON.stringify(raw)}`);
+  if (raw === 'NaN') return Number.NaN;
+  if (raw === '+Inf' || raw === 'Inf') return Number.POSITIVE_INFINITY;
+  if (raw === '-Inf') return Number.NEGATIVE_INFINITY;
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
+    throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+function parsePoint(p: unknown, where: string): [number, number] {
+  if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'number' || !Number.isFinite(p[0]))
+    throw new Error(
+      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`,
+    );
+  return [p[0], parseSampleValue(p[1])];
+}
+
+function parseLabels(m: unknown, where: string): Record<string, string> {
+  if (m === undefined) return {};
+  if (!m || typeof m !== 'object' || Array.isArray(m))
+    throw new Error(`${where}: "metric" must be an object of labels`);
+  for (const [k, v] of Object.entries(m))
+    if (typeof v !== 'string') throw new Error(`${where}: label ${k} must be a string`);
+  return m as Record<string, string>;
+}
+
+/** Validates and parses a Prometheus query API body. Throws an Error naming what is wrong. */
+export function parseQueryResponse(body: unknown): PromResult {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new Error('response is not a JSON object');
+  const b = body as Record<string, unknown>;
+  if (b.status !== 'success') {
+    const err = typeof b.error === 'string' ? b.error : 'no error message';
+    throw new Error(`status is ${JSON.stringify(b.status)} (${String(b.errorType ?? 'unknown')}: ${err})`);
+  }
+  const data = b.data as Record<string, unknown> | undefined;
+  if (!data || typeof data !== 'object') throw new Error('"data" is missing');
+  const type = data.resultType;
+  const result = data.result;
+  const warnings = Array.isArray(b.warnings) ? b.warnings.map(String) : [];
+  const series: PromSeries[] = [];
+  if (type === 'vector' || type === 'matrix') {
+    if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
+    result.forEach((r, i) => {
+      const where = `data.result[${i}]`;
+      if (!r || typeof r !== 'object') throw new Error(`${where} is not an object`);
+      const labels = parseLabels((r as Record<string, unknown>).metric, where);
+      if (type === 'vector') {
+        series.push({ labels, points: [parsePoint((r as Record<string, unknown>).value, `${where}.value`)] });
+      } else {
+        const values = (r as Record<string, unknown>).values;
+        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
+        series.push({ labels, points: values.map((p, j) => parsePoint(p, `${where}.values[${j}]`)) });
+      }
+    });
+  } else if (type === 'scalar') {
+    series.push({ labels: {}, points: [parsePoint(result, 'data.result')] });
+  } else if (type === 'string') {
+    // a string result has no numeric samples
+  } else {
+    throw new Error(`unknown resultType ${JSON.stringify(type)} (expected vector, matrix, scalar or string)`);
+  }
+  let nonFinite = 0;
+  for (const s of series) for (const [, v] of s.points) if (!Number.isFinite(v)) nonFinite++;
+  return { resultType: type, series, empty: series.length === 0, nonFinite, warnings };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createPrometheusClient(options: PrometheusClientOptions): PrometheusClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s]+$/.test(baseUrl))
+    throw new Error(
+      `Prometheus URL ${JSON.stringify(options.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`,
+    );
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const retries = options.retries ?? 2;
+  const retryDelayMs = options.retryDelayMs ?? 500;
+
+  async function once(path: string, params: URLSearchParams, query: string): Promise<PromResult> {
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+    let res: Response;
+    let text: string;
+    try {
+      res = await doFetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
+        body: params.toString(),
+        signal: ctrl.signal,
+      });
+      text = await res.text();
+    } catch (e) {
+      const timedOut = ctrl.signal.aborted;
+      throw new PrometheusError(
+        timedOut
+          ? `Prometheus at ${baseUrl} did not answer within ${timeoutMs} ms (query: ${query})`
+          : `cannot reach Prometheus at ${baseUrl}: ${(e as Error).message} (query: ${query})`,
+        { query, retryable: true },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.ok) {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text)}`, {
+        query,
+        status: res.status,
+        body: text,
+        retryable: res.status === 429 || res.status >= 500,
+      });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new PrometheusError(
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text)}`,
+        {
+          query,
+          status: res.status,
+          body: text,
+          retryable: false,
+        },
+      );
+    }
+    try {
+      return parseQueryResponse(json);
+    } catch (e) {
+      throw new PrometheusError(
+        `Prometheus answer for ${query} is not valid: ${(e as Error).message}; body: ${quote(text)}`,
+        {
+          query,
+          status: res.status,
+          body: text,
+          retryable: false,
+        },
+      );
+    }
+  }
+
+  async function withRetries(
+    kind: 'instant' | 'range',
+    path: string,
+    params: URLSearchParams,
+    query: string,
+  ) {
+    for (let attempt = 0; ; attempt++) {
+      options.onRequest?.(kind, query);
+      try {
+        return await once(path, params, query);
+      } catch (e) {
+        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
+        await sleep(retryDelayMs * 2 ** attempt);
+      }
+    }
+  }
+
+  return {
+    baseUrl,
+    instant(query, time) {
+      const params = new URLSearchParams({ query });
+      if (time !== undefined) params.set('time', String(time));
+      return withRetries('instant', '/api/v1/query', params, query);
+    },
+    range(query, start, end, stepSeconds) {
+      if (!(end >= start))
+        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+          query,
+          retryable: false,
+        });
+      if (!(stepSeconds > 0))
+        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+          query,
+          retryable: false,
+        });
+      // Prometheus refuses more than 11,000 points per series: widen the step instead of failing
+      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11_000));
+      const params = new URLSearchParams({
+        query,
+        start: String(start),
+        end: String(end),
+        step: String(step),
+      });
+      return withRetries('range', '/api/v1/query_range', params, query);
+    },
+  };
+}

@@ -1,0 +1,237 @@
+// The query catalog: for every quantity the analysis reads, the recording-rule query AlpaSim ships
+// and a fallback computed from the raw metrics (older AlpaSim, or a Prometheus without the rules).
+// Queries select a whole experiment at once (`run_name=~"topo-<experiment>-.*"`): one query per
+// quantity per pass, never one per candidate.
+import { RAW_METRICS, RECORDING_RULES, ROLLOUT_STATUS } from '../catalog/alpasim.js';
+import type { PrometheusClient, PromResult, PromSeries } from './prometheus.js';
+
+export const QUANTITIES = [
+  'secondsPerRolloutAvg',
+  'secondsPerRolloutRate5m',
+  'rolloutsTotal',
+  'rolloutsFailed',
+  'elapsed',
+  'queueDepthMax',
+  'queueDepthMin',
+  'idleFraction',
+  'rolloutDurationP95',
+  'rpcDurationP95',
+  'gpuUtil',
+  'gpuMemory',
+  'gpuMemoryTotal',
+  'gpuMemoryPressure',
+  'processCpu',
+  'hostMemAvailable',
+  'hostMemTotal',
+  'targetsUp',
+] as const;
+export type Quantity = (typeof QUANTITIES)[number];
+
+export interface QuantityQuery {
+  quantity: Quantity;
+  /** Recording-rule query, or null when AlpaSim ships no rule for it. */
+  rule: string | null;
+  /** The same value from the raw metrics. */
+  fallback: string;
+}
+
+const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+const RUN_NAME = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
+
+/** PromQL regex escape for a literal inside a double-quoted string. */
+function promRegexLiteral(s: string): string {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+
+/** The selector of every run of one experiment. */
+export function experimentSelector(experimentId: string): string {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`,
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+
+/** The selector of one run. */
+export function runSelector(runName: string): string {
+  if (!RUN_NAME.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`,
+    );
+  return `run_name="${runName}"`;
+}
+
+export interface CatalogOptions {
+  /** The twin compresses time: Prometheus windows shrink by this factor (1 for real AlpaSim). */
+  timeScale?: number;
+  scrapeSeconds?: number;
+}
+
+/** A PromQL duration for `runSeconds` of run time, never shorter than four scrapes. */
+function window(runSeconds: number, o: CatalogOptions): string {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+
+/** Every quantity's rule and fallback for a selector (`experimentSelector` or `runSelector`). */
+export function queryCatalog(
+  selector: string,
+  options: CatalogOptions = {},
+): Record<Quantity, QuantityQuery> {
+  const sel = `{${selector}}`;
+  const by = 'run_uuid, run_name';
+  const R = RAW_METRICS;
+  const w5m = window(300, options);
+  const w1m = window(60, options);
+  const w30s = window(30, options);
+  const q = (quantity: Quantity, rule: string | null, fallback: string): QuantityQuery => ({
+    quantity,
+    rule,
+    fallback,
+  });
+  return {
+    secondsPerRolloutAvg: q(
+      'secondsPerRolloutAvg',
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`,
+    ),
+    secondsPerRolloutRate5m: q(
+      'secondsPerRolloutRate5m',
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`,
+    ),
+    rolloutsTotal: q(
+      'rolloutsTotal',
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`,
+    ),
+    rolloutsFailed: q(
+      'rolloutsFailed',
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`,
+    ),
+    elapsed: q('elapsed', null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q(
+      'queueDepthMax',
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`,
+    ),
+    queueDepthMin: q(
+      'queueDepthMin',
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`,
+    ),
+    idleFraction: q(
+      'idleFraction',
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`,
+    ),
+    rolloutDurationP95: q(
+      'rolloutDurationP95',
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`,
+    ),
+    rpcDurationP95: q(
+      'rpcDurationP95',
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`,
+    ),
+    gpuUtil: q('gpuUtil', `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      'gpuMemory',
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`,
+    ),
+    gpuMemoryTotal: q(
+      'gpuMemoryTotal',
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`,
+    ),
+    gpuMemoryPressure: q(
+      'gpuMemoryPressure',
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`,
+    ),
+    processCpu: q(
+      'processCpu',
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`,
+    ),
+    hostMemAvailable: q(
+      'hostMemAvailable',
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`,
+    ),
+    hostMemTotal: q('hostMemTotal', null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q('targetsUp', null, `sum by (run_name) (up${sel})`),
+  };
+}
+
+export interface QueryUsed {
+  quantity: Quantity;
+  query: string;
+  source: 'rule' | 'raw';
+  series: number;
+}
+
+export interface ExperimentTelemetry {
+  /** Series of each quantity, grouped by run_name. */
+  byRun: Map<string, Partial<Record<Quantity, PromSeries[]>>>;
+  queries: QueryUsed[];
+  /** Quantities for which neither the rule nor the fallback returned anything. */
+  missing: Quantity[];
+  /** HTTP errors per quantity (the pass goes on without that quantity). */
+  errors: Array<{ quantity: Quantity; message: string }>;
+}
+
+export interface FetchWindow {
+  start: number;
+  end: number;
+  stepSeconds: number;
+}
+
+/** One range query per quantity (plus its fallback when the rule returns nothing), split by run. */
+export async function fetchTelemetry(
+  client: PrometheusClient,
+  selector: string,
+  range: FetchWindow,
+  options: CatalogOptions & { quantities?: readonly Quantity[] } = {},
+): Promise<ExperimentTelemetry> {
+  const catalog = queryCatalog(selector, options);
+  const out: ExperimentTelemetry = { byRun: new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result: PromResult | undefined;
+      let used: { query: string; source: 'rule' | 'raw' } | undefined;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: 'rule' };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: 'raw' };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: (e as Error).message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run = s.labels.run_name;
+        if (!run) continue;
+        const rec = out.byRun.get(run) ?? {};
+        rec[quantity] = [...(rec[quantity] ?? []), s];
+        out.byRun.set(run, rec);
+      }
+    }),
+  );
+  // stable order for rendering and idempotent comments
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}

@@ -1,0 +1,140 @@
+// Loading one file of each kind: YAML with positions, then its schema. The value is only returned
+// when both passed, so later stages never see data the schema has not accepted.
+import { FIXED_INPUT_KEYS, REQUIRED_GROUPS, RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { ClustersFile } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Topology } from '../types/generated/topology.js';
+import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
+import { PATTERNS } from './render.js';
+import { type SchemaName, schemaIssues } from './schemas.js';
+import { type LoadedYaml, loadYaml } from './yaml.js';
+
+export interface Checked<T> {
+  loaded: LoadedYaml;
+  /** Present only when the file parsed and matched its schema. */
+  value?: T;
+  issues: Issue[];
+}
+
+export function checkFile<T>(text: string, file: string, schema: SchemaName): Checked<T> {
+  const loaded = loadYaml(text, file);
+  if (loaded.issues.length) return { loaded, issues: loaded.issues };
+  const issues = schemaIssues(loaded, schema);
+  return issues.length ? { loaded, issues } : { loaded, value: loaded.value as T, issues: [] };
+}
+
+export const checkCandidate = (text: string, file: string) => checkFile<Candidate>(text, file, 'candidate');
+export const checkExperiment = (text: string, file: string) => checkFile<Experiment>(text, file, 'experiment');
+export const checkClusters = (text: string, file: string) => checkFile<ClustersFile>(text, file, 'clusters');
+export const checkPreset = (text: string, file: string) => checkFile<Topology>(text, file, 'topology');
+
+function issueAt(
+  loaded: LoadedYaml,
+  rule: string,
+  path: PathSegment[],
+  message: string,
+  key = false,
+  severity: Issue['severity'] = 'error',
+): Issue {
+  return { rule, severity, file: loaded.file, ...loaded.locate(path, { key }), keyPath: formatKeyPath(path), message };
+}
+
+/** Cross-file rules for experiment.yaml: its cluster and preset exist, its overrides do not collide. */
+export function experimentRuleIssues(
+  loaded: LoadedYaml,
+  experiment: Experiment,
+  context: { clusters?: ClustersFile; clustersFile: string; presetFound: boolean; presetsDir: string; dirName?: string },
+): Issue[] {
+  const issues: Issue[] = [];
+  if (context.dirName !== undefined && context.dirName !== experiment.experiment_id) {
+    issues.push(
+      issueAt(
+        loaded,
+        'experiment-folder',
+        ['experiment_id'],
+        `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
+        false,
+        'warning',
+      ),
+    );
+  }
+  const cluster = context.clusters?.clusters[experiment.cluster];
+  if (context.clusters && !cluster) {
+    const known = Object.keys(context.clusters.clusters);
+    issues.push(
+      issueAt(
+        loaded,
+        'cluster-unknown',
+        ['cluster'],
+        `cluster \`${experiment.cluster}\` is not defined in ${context.clustersFile}: use one of ${known.join(', ')}`,
+      ),
+    );
+  }
+  const gpn = experiment.fixed_inputs.slurm?.gpus_per_node;
+  if (cluster && gpn !== undefined && gpn > cluster.gpus_per_node) {
+    issues.push(
+      issueAt(
+        loaded,
+        'gpu-count',
+        ['fixed_inputs', 'slurm', 'gpus_per_node'],
+        `gpus_per_node ${gpn} exceeds the ${cluster.gpus_per_node} GPUs a node of cluster \`${experiment.cluster}\` has: Slurm would never start the job; use at most ${cluster.gpus_per_node}`,
+      ),
+    );
+  }
+  if (!context.presetFound) {
+    issues.push(
+      issueAt(
+        loaded,
+        'preset-unknown',
+        ['base_topology'],
+        `base topology preset \`${experiment.base_topology}\` was not found in ${context.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`,
+      ),
+    );
+  }
+  const reserved = new Set<string>([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+  (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
+    const key = override.slice(0, override.indexOf('=')).replace(/^\++/, '');
+    const path = ['fixed_inputs', 'overrides', i];
+    if (reserved.has(key)) {
+      issues.push(
+        issueAt(
+          loaded,
+          'override-reserved',
+          path,
+          `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? 'topo sets to the job name so that job, run and metrics share one name' : 'has its own field in fixed_inputs (or is the base_topology)'}: remove it from overrides${key === RUN_NAME_OVERRIDE ? '' : ' and use the field'}`,
+        ),
+      );
+    } else if (PATTERNS.topologyKey.test(key)) {
+      issues.push(
+        issueAt(
+          loaded,
+          'override-topology',
+          path,
+          `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`,
+        ),
+      );
+    }
+  });
+  return issues;
+}
+
+/** clusters.yaml: an ssh cluster needs host, user and its known host key (the connection is pinned). */
+export function clustersRuleIssues(loaded: LoadedYaml, file: ClustersFile): Issue[] {
+  const issues: Issue[] = [];
+  for (const [name, cluster] of Object.entries(file.clusters)) {
+    if (cluster.transport !== 'ssh') continue;
+    for (const key of ['host', 'user', 'known_host_key'] as const) {
+      if (cluster[key] !== undefined) continue;
+      issues.push(
+        issueAt(
+          loaded,
+          'ssh-settings',
+          ['clusters', name, 'transport'],
+          `cluster \`${name}\` uses transport ssh but has no \`${key}\`; ${key === 'known_host_key' ? 'the host key is pinned so a changed or spoofed host is refused' : 'ssh needs it to connect'}: add ${key}`,
+        ),
+      );
+    }
+  }
+  return issues;
+}

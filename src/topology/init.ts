@@ -1,0 +1,203 @@
+// `topo init`: from the user's launch command to experiment.yaml + baseline.yaml.
+// buildExperiment() is pure; writeExperimentFiles() is the only I/O.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Document, isSeq, visit } from 'yaml';
+import { FIXED_INPUT_KEYS, RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Topology } from '../types/generated/topology.js';
+import { deepMerge, expandPreset, normalise } from './expand.js';
+import { checkPreset } from './files.js';
+import { PATTERNS } from './render.js';
+import { type ParsedRunCommand, parseRunCommand, RunCommandError } from './run-command.js';
+import { matchesSchema } from './schemas.js';
+
+export interface InitOptions {
+  /** YYYYMMDD; default today (UTC). */
+  date?: string;
+  /** Cluster name (clusters.yaml); default the deploy target. */
+  cluster?: string;
+}
+
+export interface BuiltExperiment {
+  experiment: Experiment;
+  baseline: Candidate;
+  /** What was dropped or ignored from the command, said once to the user. */
+  notes: string[];
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10).replace(/-/g, '');
+}
+
+/** A Hydra value of a topology key: integer, boolean, null or a list of integers. */
+function parseTopologyValue(key: string, text: string): unknown {
+  if (/^(0|[1-9][0-9]*)$/.test(text)) return Number(text);
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (text === 'null') return null;
+  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text);
+  if (list) return list[1] ? list[1].split(',').map((v) => Number(v.trim())) : [];
+  throw new RunCommandError(`override ${key}=${text}: a topology value must be a whole number, true/false, null or a list like [0,1]`);
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const seg of path.slice(0, -1)) {
+    if (typeof node[seg] !== 'object' || node[seg] === null) node[seg] = {};
+    node = node[seg] as Record<string, unknown>;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+/**
+ * The experiment and its baseline candidate from a parsed command and the preset it names.
+ * Throws RunCommandError when the command cannot become a valid experiment.
+ */
+export function buildExperiment(
+  parsed: ParsedRunCommand,
+  preset: Topology,
+  command: string,
+  options: InitOptions = {},
+): BuiltExperiment {
+  const notes: string[] = [];
+  const date = options.date ?? today();
+  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
+  const cluster = options.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
+  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
+    throw new RunCommandError(`cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`);
+  }
+  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, '_');
+  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
+  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
+    throw new RunCommandError(`experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`);
+  }
+  if (parsed.sbatch.nodes !== undefined && parsed.sbatch.nodes !== 1) {
+    throw new RunCommandError(`--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`);
+  }
+
+  const fixed: Experiment['fixed_inputs'] = { deploy: parsed.deploy, driver: parsed.driver };
+  const overrides: string[] = [];
+  const topologyPatch: Record<string, unknown> = {};
+  for (const override of parsed.overrides) {
+    const eq = override.indexOf('=');
+    const key = override.slice(0, eq).replace(/^\++/, '');
+    const value = override.slice(eq + 1);
+    if (key === 'deploy' || key === 'topology' || key === 'driver') continue;
+    if (key === RUN_NAME_OVERRIDE) {
+      notes.push(`dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`);
+      continue;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
+      setPath(topologyPatch, key.split('.'), parseTopologyValue(key, value));
+      continue;
+    }
+    const int = (what: string) => {
+      if (!/^[1-9][0-9_]*$/.test(value)) throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+      return Number(value.replace(/_/g, ''));
+    };
+    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
+    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int('n_rollouts');
+    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
+    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === 'control_timestep_us') fixed.control_timestep_us = int('control_timestep_us');
+    else {
+      if (!PATTERNS.override.test(override)) {
+        throw new RunCommandError(`override \`${override}\` contains characters topo does not pass to sbatch (allowed: letters, digits and _ . , : / @ + [ ] -)`);
+      }
+      overrides.push(override);
+    }
+  }
+  if (overrides.length) fixed.overrides = overrides;
+  const slurm: NonNullable<Experiment['fixed_inputs']['slurm']> = {};
+  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
+  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
+  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
+  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
+  if (Object.keys(slurm).length) fixed.slurm = slurm;
+  if (parsed.sbatch.ignored.length) {
+    notes.push(`sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(' ')}`);
+  }
+  if (Object.keys(parsed.env).length) {
+    notes.push(`environment assignments not carried over: ${Object.keys(parsed.env).join(', ')}`);
+  }
+
+  const experiment: Experiment = {
+    experiment_id: experimentId,
+    objective: 'minimize stabilized full-run seconds_per_rollout',
+    command: command.trim(),
+    cluster,
+    base_topology: parsed.topology,
+    max_parallel: 3,
+    fixed_inputs: fixed,
+  };
+  if (!matchesSchema(experiment, 'experiment')) {
+    throw new RunCommandError('the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)');
+  }
+  const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
+  if (!matchesSchema(topology, 'topology')) {
+    throw new RunCommandError('the command\'s topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)');
+  }
+  const baseline: Candidate = {
+    name: 'baseline',
+    parent: null,
+    hypothesis: `The starting point: preset ${parsed.topology} as launched by the experiment's command${Object.keys(topologyPatch).length ? ', with its topology overrides' : ''}.`,
+    expected_effect: 'Reference seconds_per_rollout that the other candidates are compared against.',
+    topology,
+  };
+  return { experiment, baseline, notes };
+}
+
+/** YAML text with lists in flow style (`gpus: [0, 1]`), as AlpaSim's topology files write them. */
+export function toYaml(value: unknown, header: string): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Seq(_, node) {
+      if (isSeq(node)) node.flow = true;
+    },
+  });
+  doc.commentBefore = header;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+export interface WrittenExperiment extends BuiltExperiment {
+  experimentDir: string;
+  experimentFile: string;
+  baselineFile: string;
+}
+
+/** Writes `<dir>/<experiment_id>/{experiment,baseline}.yaml`; refuses to overwrite unless `force`. */
+export function writeExperimentFiles(dir: string, built: BuiltExperiment, options: { force?: boolean } = {}): WrittenExperiment {
+  const experimentDir = join(dir, built.experiment.experiment_id);
+  const experimentFile = join(experimentDir, 'experiment.yaml');
+  const baselineFile = join(experimentDir, 'baseline.yaml');
+  for (const f of [experimentFile, baselineFile]) {
+    if (existsSync(f) && !options.force) throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
+  }
+  mkdirSync(experimentDir, { recursive: true });
+  writeFileSync(
+    experimentFile,
+    toYaml(built.experiment, ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.\n What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`),
+  );
+  writeFileSync(
+    baselineFile,
+    toYaml(built.baseline, ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.\n Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`),
+  );
+  return { ...built, experimentDir, experimentFile, baselineFile };
+}
+
+/** Parse, read the preset from `<dir>/presets`, build and write: what `topo init` does. */
+export function initExperiment(
+  command: string,
+  dir: string,
+  options: InitOptions & { force?: boolean; presetsDir?: string } = {},
+): WrittenExperiment {
+  const parsed = parseRunCommand(command);
+  const presetsDir = options.presetsDir ?? join(dir, 'presets');
+  const presetFile = join(presetsDir, `${parsed.topology}.yaml`);
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync(presetFile)) {
+    throw new RunCommandError(`topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`);
+  }
+  const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
+  if (!preset.value) throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
+  return writeExperimentFiles(dir, buildExperiment(parsed, preset.value, command, options), options);
+}

@@ -1,0 +1,264 @@
+// Parses the user's full AlpaSim launch command (the seed's starting input):
+//   [ENV=val …] sbatch [sbatch options] …/submit.sh deploy=… topology=… driver=… [hydra overrides…]
+// also `bash …/submit.sh …` or the script alone. Pure: no shell is involved, words are split here.
+import { REQUIRED_GROUPS } from '../catalog/alpasim.js';
+
+export class RunCommandError extends Error {
+  override name = 'RunCommandError';
+}
+
+export interface SbatchSettings {
+  account?: string;
+  partition?: string;
+  time?: string;
+  gpusPerNode?: number;
+  nodes?: number;
+  exclusive?: boolean;
+  /** sbatch options that do not map to a setting (e.g. --job-name, --output: topo sets those). */
+  ignored: string[];
+}
+
+export interface ParsedRunCommand {
+  /** `NAME=value` assignments before the command (LOGDIR, DESCRIPTION, …). */
+  env: Record<string, string>;
+  launcher: 'sbatch' | 'bash' | 'direct';
+  sbatch: SbatchSettings;
+  submitScript: string;
+  /** Every Hydra override in order, including deploy/topology/driver. */
+  overrides: string[];
+  deploy: string;
+  topology: string;
+  driver: string;
+}
+
+const UNSAFE = /[;&|<>`$()]/;
+
+/** POSIX-like word splitting: quotes, backslash escapes and line continuations; no expansions. */
+export function splitWords(command: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let i = 0;
+  const s = command;
+  while (i < s.length) {
+    const c = s[i] as string;
+    if (c === '\\' && s[i + 1] === '\n') {
+      i += 2;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+      i++;
+      continue;
+    }
+    inWord = true;
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end === -1) throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
+      word += s.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < s.length && s[i] !== '"') {
+        if (s[i] === '\\' && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1] as string)) {
+          if (s[i + 1] !== '\n') word += s[i + 1];
+          i += 2;
+        } else {
+          if (s[i] === '$' || s[i] === '`') {
+            throw new RunCommandError(`the command uses shell expansion (${s[i]}) inside double quotes: write the value out`);
+          }
+          word += s[i];
+          i++;
+        }
+      }
+      if (i >= s.length) throw new RunCommandError('unterminated double quote in the command');
+      i++;
+    } else if (c === '\\') {
+      if (i + 1 < s.length) word += s[i + 1];
+      i += 2;
+    } else {
+      if (UNSAFE.test(c)) {
+        throw new RunCommandError(
+          `the command contains shell syntax \`${c}\` at character ${i + 1}: give one plain launch command (no pipes, redirections, substitutions or chained commands)`,
+        );
+      }
+      word += c;
+      i++;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** sbatch options that take a value (long name -> short letter, when there is one). */
+const VALUED: Record<string, string | undefined> = {
+  account: 'A',
+  partition: 'p',
+  time: 't',
+  nodes: 'N',
+  'gpus-per-node': undefined,
+  gres: undefined,
+  'job-name': 'J',
+  output: 'o',
+  error: 'e',
+  ntasks: 'n',
+  'ntasks-per-node': undefined,
+  'cpus-per-task': 'c',
+  'cpus-per-gpu': undefined,
+  mem: undefined,
+  'mem-per-gpu': undefined,
+  'mem-per-cpu': undefined,
+  qos: 'q',
+  reservation: undefined,
+  constraint: 'C',
+  signal: undefined,
+  chdir: 'D',
+  dependency: 'd',
+  array: 'a',
+  'mail-type': undefined,
+  'mail-user': undefined,
+  comment: undefined,
+  export: undefined,
+  exclude: 'x',
+  nodelist: 'w',
+  gpus: 'G',
+  begin: 'b',
+  'time-min': undefined,
+  wckey: undefined,
+};
+const SHORT = Object.fromEntries(
+  Object.entries(VALUED)
+    .filter(([, s]) => s)
+    .map(([l, s]) => [s as string, l]),
+);
+
+function applySbatch(settings: SbatchSettings, name: string, value: string | undefined, raw: string): void {
+  const int = (v: string | undefined, what: string) => {
+    if (v === undefined || !/^[1-9][0-9]*$/.test(v)) throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
+    return Number(v);
+  };
+  switch (name) {
+    case 'account':
+      settings.account = value;
+      return;
+    case 'partition':
+      settings.partition = value;
+      return;
+    case 'time':
+      settings.time = value;
+      return;
+    case 'nodes': {
+      settings.nodes = int(value?.split('-')[0], 'nodes');
+      return;
+    }
+    case 'gpus-per-node':
+      settings.gpusPerNode = int(value?.replace(/^[A-Za-z0-9_]+:/, ''), 'gpus-per-node');
+      return;
+    case 'gres': {
+      const m = /^gpu(?::[A-Za-z0-9_]+)?:([0-9]+)$/.exec(value ?? '');
+      if (m) settings.gpusPerNode = int(m[1], 'gres gpu count');
+      else settings.ignored.push(raw);
+      return;
+    }
+    case 'exclusive':
+      settings.exclusive = true;
+      return;
+    default:
+      settings.ignored.push(raw);
+  }
+}
+
+/** Parses a launch command; throws RunCommandError with a message that says what is wrong. */
+export function parseRunCommand(command: string): ParsedRunCommand {
+  const words = splitWords(command.trim());
+  if (words.length === 0) throw new RunCommandError('the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam');
+  let i = 0;
+  const env: Record<string, string> = {};
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) {
+    const w = words[i] as string;
+    env[w.slice(0, w.indexOf('='))] = w.slice(w.indexOf('=') + 1);
+    i++;
+  }
+  if (words[i] === 'env') i++;
+  const head = words[i];
+  if (head === undefined) throw new RunCommandError('the command has only environment assignments: add the sbatch/submit.sh launch');
+  const base = head.split('/').pop() as string;
+  const sbatch: SbatchSettings = { ignored: [] };
+  let launcher: ParsedRunCommand['launcher'];
+  if (base === 'sbatch') {
+    launcher = 'sbatch';
+    i++;
+    while (i < words.length && (words[i] as string).startsWith('-')) {
+      const w = words[i] as string;
+      i++;
+      if (w === '--') break;
+      if (w.startsWith('--')) {
+        const eq = w.indexOf('=');
+        const name = eq === -1 ? w.slice(2) : w.slice(2, eq);
+        let value = eq === -1 ? undefined : w.slice(eq + 1);
+        if (value === undefined && name in VALUED) {
+          value = words[i];
+          if (value === undefined) throw new RunCommandError(`sbatch option ${w} needs a value`);
+          i++;
+        }
+        applySbatch(sbatch, name, value, value === undefined ? w : `--${name}=${value}`);
+      } else {
+        const letter = w[1] as string;
+        const long = SHORT[letter];
+        if (!long) {
+          sbatch.ignored.push(w);
+          continue;
+        }
+        let value = w.length > 2 ? w.slice(2).replace(/^=/, '') : undefined;
+        if (value === undefined) {
+          value = words[i];
+          if (value === undefined) throw new RunCommandError(`sbatch option ${w} needs a value`);
+          i++;
+        }
+        applySbatch(sbatch, long, value, `-${letter} ${value}`);
+      }
+    }
+  } else if (base === 'bash' || base === 'sh') {
+    launcher = 'bash';
+    i++;
+    while (i < words.length && (words[i] as string).startsWith('-')) i++;
+  } else {
+    launcher = 'direct';
+  }
+  const script = words[i];
+  if (script === undefined || script.includes('=')) {
+    throw new RunCommandError('the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=… topology=… driver=…`');
+  }
+  i++;
+  const overrides: string[] = [];
+  for (; i < words.length; i++) {
+    const w = words[i] as string;
+    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_.]*=/.test(w)) {
+      throw new RunCommandError(`unexpected argument \`${w}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`);
+    }
+    overrides.push(w);
+  }
+  const group = (name: string) => {
+    const hit = overrides.find((o) => o.replace(/^\++/, '').startsWith(`${name}=`));
+    return hit?.slice(hit.indexOf('=') + 1);
+  };
+  const missing = REQUIRED_GROUPS.filter((g) => !group(g));
+  if (missing.length) {
+    const examples: Record<string, string> = { deploy: 'deploy=ord', topology: 'topology=8gpu_64rollouts', driver: 'driver=vavam' };
+    throw new RunCommandError(
+      `the command is missing ${missing.map((m) => `\`${m}=…\``).join(', ')}: AlpaSim needs deploy, topology and driver (e.g. ${missing.map((m) => examples[m]).join(' ')})`,
+    );
+  }
+  return {
+    env,
+    launcher,
+    sbatch,
+    submitScript: script,
+    overrides,
+    deploy: group('deploy') as string,
+    topology: group('topology') as string,
+    driver: group('driver') as string,
+  };
+}

@@ -1,0 +1,235 @@
+// Line-mapped YAML loading: the `yaml` package keeps every node's source range, so any finding
+// (a schema error's JSON pointer, a semantic rule's key path) can be mapped back to file:line:column.
+// Hostile or broken input is refused with an Issue, never a crash.
+import {
+  type Document,
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseAllDocuments,
+} from 'yaml';
+import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
+
+/** Files larger than this are refused before parsing. */
+export const MAX_YAML_BYTES = 256 * 1024;
+/** Alias expansions allowed per document: enough for `&gpus [0,1]`/`*gpus` reuse, far below a "billion laughs". */
+export const MAX_YAML_ALIASES = 50;
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export interface LoadedYaml {
+  file: string;
+  /** The plain data, or undefined when the file was refused (then `issues` says why). */
+  value: unknown;
+  /** Loader findings (all errors). */
+  issues: Issue[];
+  /** Position of the node at `path`; with `key: true` the position of its key. Falls back to the deepest existing parent. */
+  locate(path: readonly PathSegment[], options?: { key?: boolean }): Position;
+  /** True when the node at `path` exists in the file (as opposed to coming from a default or a preset). */
+  has(path: readonly PathSegment[]): boolean;
+}
+
+export function loadYaml(text: string, file: string): LoadedYaml {
+  const lineCounter = new LineCounter();
+  const refused = (rule: string, message: string, pos: Position = { line: 1, column: 1 }): LoadedYaml => ({
+    file,
+    value: undefined,
+    issues: [{ rule, severity: 'error', file, line: pos.line, column: pos.column, keyPath: '', message }],
+    locate: () => ({ line: 1, column: 1 }),
+    has: () => false,
+  });
+
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_YAML_BYTES) {
+    return refused(
+      'file-too-large',
+      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`,
+    );
+  }
+  if (text.includes('\u0000')) {
+    return refused('yaml-syntax', 'the file contains NUL bytes: it is not a text YAML file');
+  }
+
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const pos = (offset: number): Position => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  // parseAllDocuments returns an EmptyStream (an empty array) for a file with no document at all.
+  if (!Array.isArray(docs) || docs.length === 0) {
+    return refused('empty-file', 'the file is empty: write the keys the schema asks for (see docs/topology.md)');
+  }
+  if (docs.length > 1) {
+    const second = docs[1] as Document.Parsed;
+    return refused(
+      'multi-document',
+      `the file holds ${docs.length} YAML documents (separated by \`---\`); one file is one document: split it into separate files or remove the extra \`---\``,
+      pos(second.range[0]),
+    );
+  }
+  const doc = docs[0] as Document.Parsed;
+  const issues: Issue[] = [];
+  for (const err of [...doc.errors, ...doc.warnings]) {
+    // An error at the end of the file (an unclosed bracket) is reported at the last line with content.
+    let offset = err.pos[0];
+    if (text.slice(offset).trim() === '') offset = Math.max(0, text.trimEnd().length - 1);
+    const at = pos(offset);
+    const path = pathAtOffset(doc.contents, err.pos[0]);
+    if (err.code === 'DUPLICATE_KEY') {
+      const key = String(path[path.length - 1] ?? text.slice(err.pos[0], err.pos[1]).trim());
+      issues.push({
+        rule: 'duplicate-key',
+        severity: 'error',
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`,
+      });
+    } else {
+      issues.push({
+        rule: 'yaml-syntax',
+        severity: 'error',
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses`,
+      });
+    }
+  }
+  const locate = (path: readonly PathSegment[], options?: { key?: boolean }) =>
+    locateNode(doc, path, options?.key ?? false, pos);
+  const has = (path: readonly PathSegment[]) => (path.length === 0 ? true : doc.hasIn(path as PathSegment[]));
+  const base = { file, locate, has };
+  if (issues.length) return { ...base, value: undefined, issues };
+
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    return { ...base, value: undefined, issues: refused('empty-file', emptyMessage()).issues };
+  }
+  for (const { pair, path } of pairsOf(doc.contents, [])) {
+    const key = pair.key;
+    if (isScalar(key) && typeof key.value === 'string') continue;
+    const keyNode = key as Node | null;
+    const at = keyNode?.range ? pos(keyNode.range[0]) : locate(path);
+    const shown = isScalar(key) ? String(key.value) : isAlias(key) ? `*${key.source}` : 'a collection';
+    const kind = isScalar(key) ? (key.value === null ? 'null' : typeof key.value) : isAlias(key) ? 'alias' : 'collection';
+    issues.push({
+      rule: 'non-string-key',
+      severity: 'error',
+      file,
+      ...at,
+      keyPath: formatKeyPath(path),
+      message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === 'number' || kind === 'boolean' ? ` (or quote it: "${shown}")` : ''}`,
+    });
+  }
+  if (issues.length) return { ...base, value: undefined, issues };
+
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    return {
+      ...base,
+      value: undefined,
+      issues: [
+        {
+          rule: 'alias-limit',
+          severity: 'error',
+          file,
+          line: 1,
+          column: 1,
+          keyPath: '',
+          message: `YAML aliases expand too much (${firstLine(String((error as Error).message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`,
+        },
+      ],
+    };
+  }
+  return { ...base, value, issues: [] };
+}
+
+function emptyMessage(): string {
+  return 'the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)';
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]?.trim() ?? text;
+}
+
+/** Every map pair in the tree with the key path of the map that holds it. */
+function* pairsOf(node: unknown, path: PathSegment[]): Generator<{ pair: Pair; path: PathSegment[] }> {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      yield { pair, path };
+      const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+      yield* pairsOf(pair.value, [...path, key]);
+    }
+  } else if (isSeq(node)) {
+    for (let i = 0; i < node.items.length; i++) yield* pairsOf(node.items[i], [...path, i]);
+  }
+}
+
+/** The key path of the deepest node whose range contains `offset`. */
+function pathAtOffset(node: unknown, offset: number, path: PathSegment[] = []): PathSegment[] {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = pair.key as Node | null;
+      const value = pair.value as Node | null;
+      const start = key?.range?.[0] ?? value?.range?.[0];
+      const end = value?.range?.[2] ?? key?.range?.[2];
+      if (start === undefined || end === undefined) continue;
+      if (offset >= start && offset <= end) {
+        const name = isScalar(key) ? String(key.value) : '?';
+        return pathAtOffset(value, offset, [...path, name]);
+      }
+    }
+  } else if (isSeq(node)) {
+    for (let i = 0; i < node.items.length; i++) {
+      const item = node.items[i] as Node | null;
+      if (item?.range && offset >= item.range[0] && offset <= item.range[2]) return pathAtOffset(item, offset, [...path, i]);
+    }
+  }
+  return path;
+}
+
+function locateNode(
+  doc: Document.Parsed,
+  path: readonly PathSegment[],
+  wantKey: boolean,
+  pos: (offset: number) => Position,
+): Position {
+  let node: unknown = doc.contents;
+  let best: Position = isCollection(node) || isScalar(node) ? pos((node as Node).range?.[0] ?? 0) : { line: 1, column: 1 };
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) return best;
+      const key = pair.key as Node;
+      const value = pair.value as Node | null;
+      if (key.range) best = pos(key.range[0]);
+      if (last && wantKey) return best;
+      // A block mapping or list as the value starts on the next line, and an empty value (`gpus:`)
+      // has no node of its own: in both cases the key is where a person looks.
+      const blockCollection = isCollection(value) && !value.flow;
+      const emptyValue = isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1];
+      if (value?.range && !blockCollection && !emptyValue) best = pos(value.range[0]);
+      node = value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg] as Node | undefined;
+      if (!item?.range) return best;
+      best = pos(item.range[0]);
+      node = item;
+    } else {
+      return best;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,447 @@
+// `topo demo`: the whole experiment loop on one machine. Brings up (or reuses) the local cluster,
+// creates an experiment from a sample AlpaSim run command, runs the baseline, then rounds of
+// suggested candidates on the twin; judges each with the monitor's detector, records each outcome,
+// and ends with the final report. Orchestration only: every step is one of the project's parts,
+// reached through `DemoParts` (wired in src/demo/parts.ts) so the loop itself is testable.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stringify } from 'yaml';
+import { type Cleanup, signalExitCode } from '../demo/cleanup.js';
+import { type HtmlSection, renderIndexHtml } from '../demo/index-html.js';
+import type { CandidateRow, LiveView } from '../demo/live-view.js';
+import type { DemoOutput } from '../demo/output.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { CandidateObservation } from '../types/generated/metrics.js';
+
+/** `scripts/local-cluster env --json`. */
+export interface ClusterEnv {
+  stateDir: string;
+  clustersFile: string;
+  fileSdDir: string;
+  prometheusUrl: string;
+  timeScale: number;
+  runDir: string;
+  [key: string]: unknown;
+}
+
+export interface DemoCluster {
+  /** The cluster's environment when it is up, null when it is down. */
+  status(): Promise<ClusterEnv | null>;
+  /** Brings it up (installing missing Debian packages); needs root. */
+  up(log: (line: string) => void): Promise<ClusterEnv>;
+  down(log: (line: string) => void): Promise<void>;
+}
+
+/** The experiment `topo init` made from the sample command. */
+export interface PreparedExperiment {
+  experiment: Experiment;
+  baseline: Candidate;
+}
+
+/** A candidate whose job was submitted. */
+export interface SubmittedRun {
+  candidate: Candidate;
+  runName: string;
+  jobId: string;
+}
+
+/** One look at a running candidate: what the live view shows and what the monitor would post. */
+export interface Observed {
+  state: string;
+  simulatedMinutes: number | null;
+  secondsPerRollout: number | null;
+  /** The detector's observation once it has one. */
+  observation: CandidateObservation | null;
+  /** The sticky comment exactly as the monitor renders it. */
+  comment: string;
+  /** True when the verdict is final (stable, cyclic, unhealthy) or the run failed or ended. */
+  done: boolean;
+}
+
+/** The candidates a new one is compared with: the baseline and the current best (both measured). */
+export interface Reference {
+  baseline: { name: string; observation: CandidateObservation } | null;
+  best: { name: string; observation: CandidateObservation } | null;
+}
+
+/** A candidate's end: what goes into the record. */
+export interface DemoOutcome {
+  candidate: Candidate;
+  run: SubmittedRun;
+  observation: CandidateObservation | null;
+  /** accepted = new best; rejected = measured, not better; failed = crashed/OOM; stopped = no verdict in time. */
+  decision: 'accepted' | 'rejected' | 'failed' | 'stopped';
+  reason: string;
+}
+
+export interface DemoSuggestion {
+  proposals: Candidate[];
+  /** Why the suggester advises to stop, when it does. */
+  stop?: string;
+}
+
+export interface DemoParts<R> {
+  cluster: DemoCluster;
+  prepare(command: string, env: ClusterEnv, dateStamp: string): Promise<PreparedExperiment>;
+  submit(experiment: Experiment, candidate: Candidate, env: ClusterEnv): Promise<SubmittedRun>;
+  cancel(run: SubmittedRun, env: ClusterEnv): Promise<void>;
+  /**
+   * One look at every run of a batch (the monitor's reconcile pass): one Observed per run, in order.
+   * `reference`: the baseline and the current best, for the comparison the monitor writes.
+   */
+  observe(
+    prepared: PreparedExperiment,
+    runs: readonly SubmittedRun[],
+    env: ClusterEnv,
+    reference: Reference,
+  ): Promise<Observed[]>;
+  createRecord(prepared: PreparedExperiment): R;
+  apply(record: R, outcome: DemoOutcome): R;
+  recordJson(record: R): string;
+  recordMarkdown(record: R): string;
+  suggest(record: R, prepared: PreparedExperiment, count: number): Promise<DemoSuggestion>;
+  finalReport(record: R, prepared: PreparedExperiment): string;
+}
+
+export interface DemoOptions {
+  command: string;
+  /** Suggest rounds after the baseline (quick: 1, full: 2). */
+  rounds: number;
+  /** Candidates per round (the seed's limit: 3). */
+  perRound: number;
+  /** Give up on a candidate without a final verdict after this many simulated minutes. */
+  maxSimulatedMinutes: number;
+  /** Real seconds between two looks. */
+  pollSeconds: number;
+  /** yyyymmdd of the experiment id. */
+  dateStamp: string;
+  isRoot: boolean;
+  /** Path of mermaid.min.js to copy beside index.html. */
+  mermaidScript: string;
+}
+
+export interface DemoResult {
+  exitCode: number;
+  experimentId: string | null;
+  outcomes: DemoOutcome[];
+  files: string[];
+  wallSeconds: number;
+}
+
+/** The exact command a non-root user runs before the demo. */
+export const INSTALL_COMMAND =
+  'sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server';
+
+export class DemoAborted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}`);
+  }
+}
+
+/** Seconds per rollout a candidate is judged on: projected full-run, else stable value, else current. */
+export function judgedValue(observation: CandidateObservation | null): number | null {
+  const v = observation?.verdict;
+  return (
+    v?.projected_full_run?.value ??
+    v?.value?.value ??
+    observation?.stable_metrics.seconds_per_rollout_full_run ??
+    v?.current_full_run ??
+    null
+  );
+}
+
+/** The decision the demo records for a finished candidate (the human's merge/close in a real experiment). */
+export function decide(
+  observation: CandidateObservation | null,
+  best: { name: string; observation: CandidateObservation | null } | null,
+  reachedVerdict: boolean,
+): { decision: DemoOutcome['decision']; reason: string } {
+  if (observation?.failure) {
+    return { decision: 'failed', reason: `${observation.failure.kind}: ${observation.failure.message}` };
+  }
+  const value = judgedValue(observation);
+  if (!reachedVerdict || value === null) {
+    return { decision: 'stopped', reason: 'no final verdict within the demo time budget' };
+  }
+  if (observation?.verdict.state === 'unhealthy') {
+    return { decision: 'rejected', reason: `unhealthy run: ${observation.verdict.evidence.join('; ')}` };
+  }
+  if (!best) return { decision: 'accepted', reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
+  const bestValue = judgedValue(best.observation);
+  const outcome = observation?.comparison?.outcome;
+  if (outcome === 'better' || (outcome === undefined && bestValue !== null && value < bestValue)) {
+    return {
+      decision: 'accepted',
+      reason: `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? '?'})`,
+    };
+  }
+  const how = outcome === 'indistinguishable' ? 'indistinguishable from' : 'not better than';
+  return {
+    decision: 'rejected',
+    reason: `${value.toFixed(2)} s/rollout is ${how} ${best.name} (${bestValue?.toFixed(2) ?? '?'})`,
+  };
+}
+
+/**
+ * Of the candidates of one round that beat the current best, only the fastest is merged (a person
+ * merges one pull request per round); the others are closed with the reason.
+ */
+export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
+  const accepted = batch.filter((o) => o.decision === 'accepted');
+  if (accepted.length < 2) return [...batch];
+  const value = (o: DemoOutcome) => judgedValue(o.observation) ?? Number.POSITIVE_INFINITY;
+  const winner = accepted.reduce((a, b) => (value(b) < value(a) ? b : a));
+  return batch.map((o) =>
+    o.decision === 'accepted' && o !== winner
+      ? {
+          ...o,
+          decision: 'rejected' as const,
+          reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (${value(winner).toFixed(2)} s/rollout)`,
+        }
+      : o,
+  );
+}
+
+function verdictText(o: Observed, outcome?: DemoOutcome): string | null {
+  const v = o.observation?.verdict;
+  if (outcome) {
+    const value = judgedValue(outcome.observation);
+    return `${outcome.decision}${value === null ? '' : ` (${value.toFixed(2)} s)`}`;
+  }
+  if (!v || v.state === 'no-data') return null;
+  return v.state;
+}
+
+/** Runs one batch of candidates to their verdicts; returns one outcome per candidate, in order. */
+async function runBatch<R>(
+  title: string,
+  candidates: Candidate[],
+  ctx: {
+    parts: DemoParts<R>;
+    prepared: PreparedExperiment;
+    env: ClusterEnv;
+    options: DemoOptions;
+    view: LiveView;
+    output: DemoOutput;
+    cleanup: Cleanup;
+    signal: AbortSignal;
+    best: () => { name: string; observation: CandidateObservation | null } | null;
+    reference: () => Reference;
+  },
+): Promise<DemoOutcome[]> {
+  const { parts, prepared, env, options, view, output, cleanup, signal } = ctx;
+  const { experiment } = prepared;
+  const runs: { run: SubmittedRun; unregister: () => void; last: Observed | null; outcome?: DemoOutcome }[] =
+    [];
+  for (const candidate of candidates) {
+    const run = await parts.submit(experiment, candidate, env);
+    const unregister = cleanup.add(`cancel ${run.runName} (job ${run.jobId})`, () => parts.cancel(run, env));
+    runs.push({ run, unregister, last: null });
+    view.log(`submitted ${candidate.name}: Slurm job ${run.jobId}, run ${run.runName}`);
+  }
+  const row = (r: (typeof runs)[number]): CandidateRow => ({
+    name: r.run.candidate.name,
+    state: r.outcome ? (r.last?.state ?? r.outcome.decision) : (r.last?.state ?? 'submitted'),
+    simulatedMinutes: r.last?.simulatedMinutes ?? null,
+    secondsPerRollout: r.last?.secondsPerRollout ?? null,
+    verdict: r.last ? verdictText(r.last, r.outcome) : null,
+  });
+  view.update(title, runs.map(row));
+  while (runs.some((r) => !r.outcome)) {
+    if (signal.aborted) throw new DemoAborted((signal.reason as NodeJS.Signals) ?? 'SIGINT');
+    const best = ctx.best();
+    const live = runs.filter((x) => !x.outcome);
+    const observed = await parts.observe(
+      prepared,
+      live.map((r) => r.run),
+      env,
+      ctx.reference(),
+    );
+    for (const [i, r] of live.entries()) {
+      const look = observed[i];
+      if (!look) continue;
+      r.last = look;
+      const overTime = (look.simulatedMinutes ?? 0) >= options.maxSimulatedMinutes;
+      if (look.done || overTime) {
+        const { decision, reason } = decide(look.observation, best, look.done);
+        r.outcome = {
+          candidate: r.run.candidate,
+          run: r.run,
+          observation: look.observation,
+          decision,
+          reason,
+        };
+        output.write(`comments/${r.run.candidate.name}.md`, look.comment);
+        // Stop the job once judged: the verdict is in, the rest of the run would only burn GPU-hours.
+        await parts.cancel(r.run, env);
+        r.unregister();
+      }
+    }
+    view.update(title, runs.map(row));
+    if (runs.some((r) => !r.outcome)) {
+      try {
+        await sleep(options.pollSeconds * 1000, undefined, { signal });
+      } catch {
+        throw new DemoAborted((signal.reason as NodeJS.Signals) ?? 'SIGINT');
+      }
+    }
+  }
+  view.freeze();
+  return runs.map((r) => r.outcome!);
+}
+
+function candidateFile(experimentId: string, name: string): string {
+  return `topologies/${experimentId}/${name}.yaml`;
+}
+
+/** The whole demo. Never throws for an interruption: returns its exit code after cleaning up. */
+export async function runDemo<R>(
+  options: DemoOptions,
+  deps: {
+    parts: DemoParts<R>;
+    view: LiveView;
+    output: DemoOutput;
+    cleanup: Cleanup;
+    signal: AbortSignal;
+    now?: () => number;
+  },
+): Promise<DemoResult> {
+  const { parts, view, output, cleanup, signal } = deps;
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const log = (line: string) => view.log(line);
+  const outcomes: DemoOutcome[] = [];
+  let experimentId: string | null = null;
+  const result = (exitCode: number): DemoResult => ({
+    exitCode,
+    experimentId,
+    outcomes,
+    files: output.written(),
+    wallSeconds: (now() - started) / 1000,
+  });
+
+  try {
+    // 1. The local cluster: reuse it when up (and leave it up), else bring it up and take it down at the end.
+    let env = await parts.cluster.status();
+    if (env) {
+      log(
+        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale}); leaving it up afterwards`,
+      );
+    } else if (!options.isRoot) {
+      log('The local Slurm cluster is not up, and bringing it up needs root.');
+      log(`Install the system packages:\n  ${INSTALL_COMMAND}`);
+      log(
+        'then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo',
+      );
+      return result(1);
+    } else {
+      log('bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up');
+      cleanup.add('stop the local cluster (scripts/local-cluster down)', () => parts.cluster.down(log));
+      env = await parts.cluster.up(log);
+      log(`local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})`);
+    }
+    if (signal.aborted) throw new DemoAborted(signal.reason as NodeJS.Signals);
+
+    // 2. The experiment, from the sample full run command (what `topo init` does).
+    log(`creating the experiment from:\n  ${options.command}`);
+    const prepared = await parts.prepare(options.command, env, options.dateStamp);
+    const { experiment, baseline } = prepared;
+    experimentId = experiment.experiment_id;
+    output.write(`topologies/${experimentId}/experiment.yaml`, stringify(experiment));
+    output.write(candidateFile(experimentId, baseline.name), stringify(baseline));
+    let record = parts.createRecord(prepared);
+
+    let best: { name: string; observation: CandidateObservation | null } | null = null;
+    const baselineObservation: CandidateObservation | null = null;
+    const reference = (): Reference => ({
+      baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
+      best: best?.observation ? { name: best.name, observation: best.observation } : null,
+    });
+    const ctx = { parts, prepared, env, options, view, output, cleanup, signal, best: () => best, reference };
+    const settle = (batch: DemoOutcome[]) => {
+      for (const outcome of oneWinner(batch)) {
+        record = parts.apply(record, outcome);
+        outcomes.push(outcome);
+        if (outcome.decision === 'accepted')
+          best = { name: outcome.candidate.name, observation: outcome.observation };
+        log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
+      }
+      output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
+      output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
+    };
+
+    // 3. The baseline, then the rounds of suggestions.
+    settle(await runBatch('baseline', [baseline], ctx));
+    for (let round = 1; round <= options.rounds; round++) {
+      const suggestion = await parts.suggest(record, prepared, options.perRound);
+      if (suggestion.proposals.length === 0) {
+        log(`round ${round}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ''}; stopping`);
+        break;
+      }
+      for (const c of suggestion.proposals) {
+        output.write(candidateFile(experimentId, c.name), stringify(c));
+        log(`round ${round}: ${c.name}: ${c.hypothesis ?? ''}`.trimEnd());
+      }
+      settle(await runBatch(`round ${round} of ${options.rounds}`, suggestion.proposals, ctx));
+    }
+
+    // 4. The final report and the page that shows everything.
+    const report = parts.finalReport(record, prepared);
+    const reportFile = `experiments/${experimentId}-report.md`;
+    output.write(reportFile, report);
+    writeIndex(output, options, experimentId, outcomes, parts.recordMarkdown(record), report, reportFile);
+    return result(0);
+  } catch (error) {
+    // A Ctrl-C also reaches the Slurm commands running at that moment, so whatever failed after an
+    // interruption counts as the interruption.
+    if (error instanceof DemoAborted || signal.aborted) {
+      const by =
+        error instanceof DemoAborted ? error.signal : ((signal.reason as NodeJS.Signals) ?? 'SIGINT');
+      log(`demo interrupted by ${by}: stopping what it started`);
+      return result(signalExitCode(by));
+    }
+    throw error;
+  } finally {
+    await cleanup.runAll(log);
+  }
+}
+
+function writeIndex(
+  output: DemoOutput,
+  options: DemoOptions,
+  experimentId: string,
+  outcomes: DemoOutcome[],
+  recordMd: string,
+  report: string,
+  reportFile: string,
+): void {
+  output.copy(options.mermaidScript, 'mermaid.min.js');
+  const sections: HtmlSection[] = [
+    { id: 'final-report', title: 'Final report', markdown: report, file: reportFile },
+    {
+      id: 'record',
+      title: `Experiment record ${experimentId}`,
+      markdown: recordMd,
+      file: `experiments/${experimentId}.md`,
+    },
+    ...outcomes.map((o) => ({
+      id: `comment-${o.candidate.name}`,
+      title: `Pull-request comment: ${o.candidate.name}`,
+      markdown: readComment(output, o.candidate.name),
+      file: `comments/${o.candidate.name}.md`,
+    })),
+  ];
+  output.write(
+    'index.html',
+    renderIndexHtml({
+      title: `topo demo: ${experimentId}`,
+      intro: `Started from: ${options.command}`,
+      sections,
+      mermaidScript: 'mermaid.min.js',
+    }),
+  );
+}
+
+function readComment(output: DemoOutput, name: string): string {
+  return output.read(`comments/${name}.md`);
+}

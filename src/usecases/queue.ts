@@ -1,0 +1,79 @@
+// The max_parallel queue, derived (never stored): from the submit requests in first-come order and the
+// experiment's jobs in Slurm, which requests to submit now and each waiting request's place.
+import { isLive, type SlurmJob } from '../slurm/types.js';
+
+/** A duplicate retired by submitCandidate is renamed `<name>.dup` before it is cancelled. */
+export const RETIRED_SUFFIX = '.dup';
+export function isRetiredDuplicate(name: string): boolean {
+  return name.endsWith(RETIRED_SUFFIX);
+}
+
+/** AlpaSim's seed runs at most three candidates of an experiment at once. */
+export const DEFAULT_MAX_PARALLEL = 3;
+
+export interface QueueRequest {
+  /** The candidate's Slurm job name (`topo-<experiment>-<candidate>-<hash8>`). */
+  jobName: string;
+}
+
+export interface QueuePlan<R extends QueueRequest> {
+  /** Requests that already have a job (live or finished): nothing to submit. */
+  existing: Array<{ request: R; job: SlurmJob }>;
+  /** Requests to submit now, in order. */
+  submitNow: R[];
+  /** Requests that wait for a slot, with their 1-based place. */
+  queued: Array<{ request: R; position: number }>;
+  /** Live jobs of the experiment (each holds a slot). */
+  live: number;
+  slots: number;
+}
+
+/**
+ * The job that stands for a job name: the oldest live one (duplicates are younger), else the newest
+ * finished one. Null when Slurm has none.
+ */
+export function representativeJob(jobs: readonly SlurmJob[], jobName: string): SlurmJob | null {
+  const mine = jobs.filter((j) => j.name === jobName);
+  const live = mine.filter((j) => isLive(j.state)).sort(byJobId);
+  if (live[0]) return live[0];
+  const done = mine.sort(byJobId);
+  return done.at(-1) ?? null;
+}
+
+/** Numeric job id order (Slurm ids grow with submission). */
+export function byJobId(a: SlurmJob, b: SlurmJob): number {
+  const [a1, a2] = a.id.split('_').map(Number);
+  const [b1, b2] = b.id.split('_').map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+
+/**
+ * `requests` in first-come order; `jobs` = every job of the experiment (SlurmClient.jobs(prefix)).
+ * A request with a job (any state) is existing; the others take the free slots in order.
+ */
+export function planQueue<R extends QueueRequest>(
+  requests: readonly R[],
+  jobs: readonly SlurmJob[],
+  maxParallel: number = DEFAULT_MAX_PARALLEL,
+): QueuePlan<R> {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name),
+  );
+  const live = liveNames.size;
+  let free = Math.max(0, maxParallel - live);
+  const plan: QueuePlan<R> = { existing: [], submitNow: [], queued: [], live, slots: maxParallel };
+  const seen = new Set<string>();
+  for (const request of requests) {
+    if (seen.has(request.jobName)) continue; // the same candidate asked twice: first place counts
+    seen.add(request.jobName);
+    const job = representativeJob(jobs, request.jobName);
+    if (job) plan.existing.push({ request, job });
+    else if (free > 0) {
+      plan.submitNow.push(request);
+      free--;
+    } else plan.queued.push({ request, position: plan.queued.length + 1 });
+  }
+  return plan;
+}

@@ -1,0 +1,520 @@
+// The monitor's reconcile pass: stateless, idempotent. For every experiment: its live candidates
+// (from pull requests), their Slurm jobs (one call), their metrics (one query per quantity),
+// the candidate state machine, then for each pull request whose content changed: its check run,
+// its state label and its sticky comment (written last: it is the pass's commit marker). A pull
+// request whose content did not change costs no write. Queued candidates are submitted when slots
+// free; stable ones are stopped when the experiment asks for it.
+import { createHash } from 'node:crypto';
+import { compare } from '../analysis/comparison.js';
+import { defaultRunEndMinutes } from '../analysis/detector.js';
+import { explainFailure } from '../analysis/failure.js';
+import { observeRun, type RunAnalysis, slurmTimeToMinutes } from '../analysis/observe.js';
+import type { LabeledSeries } from '../analysis/series.js';
+import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
+import { upsertCheckRun } from '../github/check-runs.js';
+import type { Octokit } from '../github/client.js';
+import { setStateLabel } from '../github/labels.js';
+import { readStickyComment, upsertStickyComment } from '../github/sticky-comment.js';
+import { parseObservationBlock } from '../report/observation-block.js';
+import {
+  type CandidateState,
+  type CandidateView,
+  renderMonitorComment,
+  type TimelineEntry,
+} from '../report/pr-comment.js';
+import { classifyFailure } from '../slurm/classify.js';
+import { isLive, type SlurmClient } from '../slurm/types.js';
+import type { PrometheusClient } from '../telemetry/prometheus.js';
+import { type ExperimentTelemetry, experimentSelector, fetchTelemetry } from '../telemetry/queries.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { CandidateObservation, Comparison, Failure, Interval } from '../types/generated/metrics.js';
+import type { Topology } from '../types/generated/topology.js';
+
+export type LabelState = 'queued' | 'running' | 'stable' | 'failed';
+
+export interface MonitorCandidate {
+  candidate: string;
+  runName: string;
+  pr: number;
+  headSha: string;
+  labels: string[];
+  topology?: Topology;
+  /** The user asked for it to run (submit command or queued label): queued while it has no job. */
+  requested: boolean;
+}
+
+export interface MonitorExperiment {
+  experiment: Experiment;
+  /** 1 for real AlpaSim; the twin's compression factor. */
+  timeScale: number;
+  /** Prometheus scrape interval of the cluster, seconds (5 in production, 1 locally). */
+  scrapeSeconds?: number;
+  grafanaUrl?: string | null;
+  baseline?: { name: string; value: Interval } | null;
+  best?: { name: string; value: Interval } | null;
+  candidates: MonitorCandidate[];
+}
+
+/** A Slurm job as the monitor needs it (times in unix seconds). */
+export interface MonitorJob {
+  jobId: string;
+  name: string;
+  /** Slurm state: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, … */
+  state: string;
+  submitTs?: number | null;
+  startTs?: number | null;
+  endTs?: number | null;
+  /** The Slurm adapter's classification when the job failed. */
+  failure?: Failure | null;
+}
+
+export interface MonitorCheck {
+  title: string;
+  summary: string;
+  conclusion?: 'success' | 'failure' | 'neutral';
+}
+
+export interface MonitorPorts {
+  experiments(): Promise<MonitorExperiment[]>;
+  slurm: {
+    /** Every job of the experiment (live and recent), one call. */
+    jobs(experimentId: string): Promise<MonitorJob[]>;
+    cancel(jobId: string): Promise<void>;
+  };
+  /** Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function). */
+  submit(experiment: MonitorExperiment, candidate: MonitorCandidate): Promise<{ jobId: string } | undefined>;
+  prometheus: PrometheusClient;
+  github: {
+    readComment(pr: number): Promise<string | undefined>;
+    writeComment(pr: number, body: string): Promise<void>;
+    writeCheck(pr: number, headSha: string, check: MonitorCheck): Promise<void>;
+    setLabel(pr: number, state: LabelState | null, current: string[]): Promise<boolean>;
+  };
+  /** Unix seconds. */
+  now(): number;
+}
+
+export interface ReconcileOptions {
+  /** Evaluations are aligned to this many seconds, so passes inside one tick write nothing new. */
+  tickSeconds?: number;
+  /** Samples newer than this are not read (Prometheus may still be ingesting them). */
+  lagSeconds?: number;
+  /** Run-minutes of RUNNING without any telemetry before the candidate fails with no-telemetry. */
+  telemetryDeadlineMinutes?: number;
+}
+
+export interface CandidateOutcome {
+  experimentId: string;
+  candidate: string;
+  runName: string;
+  pr: number;
+  state: CandidateState;
+  verdict: CandidateObservation['verdict']['state'];
+  changed: boolean;
+  submitted?: string;
+  cancelled?: string;
+  view: CandidateView;
+}
+
+export interface ReconcileReport {
+  candidates: CandidateOutcome[];
+  errors: string[];
+}
+
+const LIVE = new Set([
+  'PENDING',
+  'RUNNING',
+  'CONFIGURING',
+  'COMPLETING',
+  'REQUEUED',
+  'RESIZING',
+  'SUSPENDED',
+]);
+const HASH_MARK = 'topo:monitor-hash:';
+
+const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';
+const iso = (ts: number | null | undefined) =>
+  ts ? `${new Date(ts * 1000).toISOString().slice(0, 19)}Z` : null;
+
+/** The candidate state machine of the architecture doc, computed (never stored). */
+export function candidateState(
+  job: MonitorJob | undefined,
+  requested: boolean,
+  analysis: RunAnalysis | undefined,
+  stoppedByUs: boolean,
+): CandidateState | null {
+  if (!job) return requested ? 'queued' : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = v === 'stable' || v === 'cyclic';
+  if (job.state === 'PENDING' || job.state === 'REQUEUED' || job.state === 'CONFIGURING') return 'submitted';
+  if (LIVE.has(job.state)) {
+    if (!analysis || v === 'no-data') return 'starting';
+    if (v === 'warming') return 'warming';
+    if (stable) return 'stable';
+    return 'stabilising';
+  }
+  if (job.state === 'COMPLETED')
+    return stable || analysis?.observation.verdict.value ? 'finished' : analysis ? 'finished' : 'failed';
+  if (job.state === 'CANCELLED' && (stable || stoppedByUs)) return 'stopped';
+  if (job.state === 'TIMEOUT' && stable) return 'finished';
+  return 'failed';
+}
+
+function labelFor(state: CandidateState | null, hasValue: boolean): LabelState | null {
+  switch (state) {
+    case null:
+      return null;
+    case 'queued':
+      return 'queued';
+    case 'submitted':
+    case 'starting':
+    case 'warming':
+    case 'stabilising':
+      return 'running';
+    case 'stable':
+      return 'stable';
+    case 'finished':
+    case 'stopped':
+      return hasValue ? 'stable' : null;
+    case 'failed':
+      return 'failed';
+  }
+}
+
+function checkFor(view: CandidateView): MonitorCheck {
+  const v = view.observation.verdict;
+  const value = v.value ?? null;
+  const cmp = view.comparisons[0];
+  const valueText = value ? `${value.value} s/rollout [${value.low}, ${value.high}]` : 'no stable value';
+  const summary = [
+    `State: ${view.state} · verdict: ${v.state}`,
+    value
+      ? `Projected full-run seconds per rollout: ${valueText}`
+      : v.projected_full_run
+        ? `Provisional projection: ${v.projected_full_run.value}`
+        : '',
+    cmp ? `Compared with ${cmp.against}: ${cmp.outcome}` : '',
+    view.observation.failure
+      ? `Failure: ${view.observation.failure.kind} — ${view.observation.failure.message}`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  if (view.state === 'failed')
+    return {
+      title: `Failed: ${view.observation.failure?.kind ?? 'unknown'}`,
+      summary,
+      conclusion: 'failure',
+    };
+  if (view.state === 'stable' || view.state === 'finished' || view.state === 'stopped')
+    return value
+      ? { title: `Stable: ${valueText}${cmp ? ` (${cmp.outcome})` : ''}`, summary, conclusion: 'success' }
+      : { title: `Ended without a stable value (${v.state})`, summary, conclusion: 'neutral' };
+  return { title: `${view.state}: ${v.state}`, summary };
+}
+
+function contentHash(body: string): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
+
+/** The run's series from the experiment-wide telemetry (already grouped by run_name). */
+function seriesOf(
+  t: ExperimentTelemetry | undefined,
+  runName: string,
+): Partial<Record<string, LabeledSeries[]>> {
+  return (t?.byRun.get(runName) ?? {}) as Partial<Record<string, LabeledSeries[]>>;
+}
+
+/** One reconcile pass over every experiment. */
+export async function reconcile(
+  ports: MonitorPorts,
+  options: ReconcileOptions = {},
+): Promise<ReconcileReport> {
+  const report: ReconcileReport = { candidates: [], errors: [] };
+  const experiments = await ports.experiments();
+  for (const exp of experiments) {
+    try {
+      report.candidates.push(...(await reconcileExperiment(ports, exp, options)));
+    } catch (e) {
+      report.errors.push(`${exp.experiment.experiment_id}: ${(e as Error).message}`);
+    }
+  }
+  return report;
+}
+
+async function reconcileExperiment(
+  ports: MonitorPorts,
+  exp: MonitorExperiment,
+  options: ReconcileOptions,
+): Promise<CandidateOutcome[]> {
+  const id = exp.experiment.experiment_id;
+  const S = exp.timeScale;
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
+  const allJobs = await ports.slurm.jobs(id);
+  // the newest job of each run name is the candidate's job
+  const jobByRun = new Map<string, MonitorJob>();
+  for (const j of allJobs) {
+    const prev = jobByRun.get(j.name);
+    if (!prev || Number(j.jobId) > Number(prev.jobId)) jobByRun.set(j.name, j);
+  }
+
+  // submit queued candidates while slots are free (oldest pull request first)
+  const maxParallel = exp.experiment.max_parallel ?? 3;
+  let live = [...jobByRun.values()].filter((j) => LIVE.has(j.state)).length;
+  const submitted = new Map<string, string>();
+  for (const c of [...exp.candidates].sort((a, b) => a.pr - b.pr)) {
+    if (live >= maxParallel) break;
+    if (!c.requested || jobByRun.has(c.runName)) continue;
+    const r = await ports.submit(exp, c);
+    if (r) {
+      submitted.set(c.runName, r.jobId);
+      jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: 'PENDING', submitTs: null });
+      live++;
+    }
+  }
+
+  // metrics: one query per quantity for the whole experiment, over the jobs that have run
+  const started = exp.candidates
+    .map((c) => jobByRun.get(c.runName))
+    .filter((j): j is MonitorJob => !!j?.startTs);
+  let telemetry: ExperimentTelemetry | undefined;
+  if (started.length) {
+    const start = Math.floor(Math.min(...started.map((j) => j.startTs as number)) / scrape) * scrape;
+    telemetry = await fetchTelemetry(
+      ports.prometheus,
+      experimentSelector(id),
+      { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+      { timeScale: S, scrapeSeconds: scrape },
+    );
+  }
+
+  const wall = exp.experiment.fixed_inputs.slurm?.time
+    ? slurmTimeToMinutes(exp.experiment.fixed_inputs.slurm.time)
+    : null;
+  const fi = exp.experiment.fixed_inputs;
+  const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
+  const outcomes: CandidateOutcome[] = [];
+  for (const c of exp.candidates) {
+    const job = jobByRun.get(c.runName);
+    let analysis: RunAnalysis | undefined;
+    if (job?.startTs) {
+      const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
+      analysis = observeRun({
+        runName: c.runName,
+        series: seriesOf(telemetry, c.runName),
+        timeScale: S,
+        nowTs,
+        stepSeconds: scrape,
+        jobStartTs: job.startTs,
+        wallMinutes: wall ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+        expectedRollouts,
+        topology: c.topology,
+        settings: exp.experiment.stabilisation,
+        missing: telemetry?.missing,
+      });
+      // no telemetry at all: starting for a while, then a failure of its own
+      const minutesRunning = ((nowTs - job.startTs) * S) / 60;
+      const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+      if (analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
+        analysis.observation.failure = {
+          kind: 'no-telemetry',
+          message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
+        };
+    }
+    // The comment is the durable memory of the last pass: a run that ended keeps the verdict its
+    // last live pass reached (the data up to the stop is the same; a window rule may flip at the cut).
+    const current = await ports.github.readComment(c.pr);
+    const previous = current ? parseObservationBlock(current) : undefined;
+    const ended = job !== undefined && !LIVE.has(job.state);
+    if (
+      analysis &&
+      ended &&
+      previous?.run_name === c.runName &&
+      isStable(previous.verdict.state) &&
+      !isStable(analysis.observation.verdict.state)
+    ) {
+      analysis.observation.verdict = {
+        ...previous.verdict,
+        evidence: [...previous.verdict.evidence, 'verdict of the last pass before the run ended'],
+      };
+    }
+    const stoppedByUs = job?.state === 'CANCELLED' && exp.experiment.stop_when_stable === true;
+    let state = candidateState(job, c.requested, analysis, stoppedByUs);
+    if (state === null) continue; // not asked to run: the validate workflow owns its comment
+    const observation: CandidateObservation = analysis?.observation ?? {
+      run_name: c.runName,
+      verdict: {
+        state: 'no-data',
+        evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : 'waiting for a free slot'],
+      },
+      stable_metrics: {},
+    };
+    if (observation.failure?.kind === 'no-telemetry') state = 'failed';
+    if (state === 'failed') {
+      const failure: Failure = job?.failure ??
+        observation.failure ?? {
+          kind: job?.state === 'CANCELLED' ? 'cancelled' : job?.state === 'TIMEOUT' ? 'time-limit' : 'crash',
+          message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+          slurm_state: job?.state,
+        };
+      observation.failure = explainFailure(failure, {
+        topology: c.topology,
+        gpus: observation.stable_metrics.resource_usage?.gpu_by_index,
+      });
+    }
+    const comparisons: Comparison[] = [];
+    if (exp.best && exp.best.name !== c.candidate)
+      comparisons.push(
+        compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`),
+      );
+    if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+      comparisons.push(
+        compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`),
+      );
+    if (comparisons[0]) observation.comparison = comparisons[0];
+
+    const timeline: TimelineEntry[] = [
+      { label: 'submitted', at: iso(job?.submitTs) },
+      { label: 'started', at: iso(job?.startTs) },
+      { label: 'first metrics', at: iso(analysis?.startTs) },
+      {
+        label: 'warm-up ended',
+        at:
+          analysis?.startTs && observation.verdict.warmup_end_minutes != null
+            ? iso(Math.round(analysis.startTs + (observation.verdict.warmup_end_minutes * 60) / S))
+            : null,
+      },
+      { label: 'ended', at: job && !LIVE.has(job.state) ? iso(job.endTs) : null },
+    ];
+    const view: CandidateView = {
+      experimentId: id,
+      candidate: c.candidate,
+      runName: c.runName,
+      state,
+      jobId: job?.jobId ?? null,
+      slurmState: job?.state ?? null,
+      timeline,
+      observation,
+      comparisons,
+      chart: analysis?.chart,
+      opportunities: analysis?.opportunities,
+      queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+      grafanaUrl: exp.grafanaUrl ?? null,
+      timeRange: analysis?.startTs
+        ? {
+            fromMs: analysis.startTs * 1000,
+            toMs: job?.endTs && !LIVE.has(job.state) ? job.endTs * 1000 : null,
+          }
+        : null,
+      notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`),
+    };
+
+    // stop a stable candidate when the experiment asks for it
+    let cancelled: string | undefined;
+    if (state === 'stable' && exp.experiment.stop_when_stable && job && LIVE.has(job.state)) {
+      await ports.slurm.cancel(job.jobId);
+      cancelled = job.jobId;
+    }
+
+    const body = renderMonitorComment(view);
+    const hash = contentHash(body);
+    const full = `${body}\n<!-- ${HASH_MARK}${hash} -->`;
+    let changed = false;
+    if (!current?.includes(`${HASH_MARK}${hash}`)) {
+      await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
+      await ports.github.setLabel(c.pr, labelFor(state, !!observation.verdict.value), c.labels);
+      await ports.github.writeComment(c.pr, full);
+      changed = true;
+    }
+    outcomes.push({
+      experimentId: id,
+      candidate: c.candidate,
+      runName: c.runName,
+      pr: c.pr,
+      state,
+      verdict: observation.verdict.state,
+      changed,
+      submitted: submitted.get(c.runName),
+      cancelled,
+      view,
+    });
+  }
+  return outcomes;
+}
+
+/** Slurm prints times in the cluster's local time without a zone; null for Unknown/None. */
+function slurmTs(s: string | null): number | null {
+  if (!s) return null;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+}
+
+/**
+ * The monitor's Slurm port over the Slurm adapter: one `jobs(prefix)` call per experiment; a failed
+ * job's log tail is read to classify its failure (src/slurm/classify.ts).
+ */
+export function slurmMonitorPort(slurm: SlurmClient): MonitorPorts['slurm'] {
+  return {
+    async jobs(experimentId) {
+      const jobs = await slurm.jobs(`topo-${experimentId}-`);
+      return Promise.all(
+        jobs.map(async (j): Promise<MonitorJob> => {
+          let failure: Failure | null = null;
+          if (!isLive(j.state) && !(j.state === 'COMPLETED' && (j.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j, 200).catch(() => [] as string[]);
+            failure = classifyFailure(j, log);
+          }
+          return {
+            jobId: j.id,
+            name: j.name,
+            state: j.state,
+            submitTs: slurmTs(j.submitTime),
+            startTs: slurmTs(j.startTime),
+            endTs: slurmTs(j.endTime),
+            failure,
+          };
+        }),
+      );
+    },
+    cancel: (jobId) => slurm.cancel(jobId),
+  };
+}
+
+/** Name of the monitor's check run on a candidate's head commit. */
+export const MONITOR_CHECK_NAME = 'topo/monitor';
+
+/** The monitor's GitHub port over src/github: sticky comment `monitor`, check run, state label. */
+export function githubMonitorPort(
+  octokit: Octokit,
+  repo: { owner: string; repo: string; botLogin: string },
+): MonitorPorts['github'] {
+  const target = (pr: number) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    purpose: 'monitor',
+    botLogin: repo.botLogin,
+  });
+  return {
+    readComment: (pr) => readStickyComment(octokit, target(pr)),
+    async writeComment(pr, body) {
+      await upsertStickyComment(octokit, { ...target(pr), body });
+    },
+    async writeCheck(_pr, headSha, check) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check.title,
+        summary: check.summary,
+        ...(check.conclusion ? { conclusion: check.conclusion } : {}),
+      });
+    },
+    setLabel: (pr, state, current) =>
+      setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state, current),
+  };
+}

@@ -1,0 +1,455 @@
+// On pull_request closed: turn the pull request into the candidate's outcome, cancel any job still
+// live for it, and commit experiments/<id>.json + .md to the default branch by compare-and-swap.
+// Everything is re-read from GitHub (and Prometheus/Slurm when given), so a re-run is harmless.
+
+import { posix } from 'node:path';
+import { observeRun, type RunSeries } from '../analysis/observe.js';
+import { SCRAPE_INTERVAL_S } from '../catalog/alpasim.js';
+import type { Octokit } from '../github/client.js';
+import { parseCommand } from '../github/commands.js';
+import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
+import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
+import { readStickyComment } from '../github/sticky-comment.js';
+import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
+import { topologyChange } from '../record/change.js';
+import { recordFiles } from '../record/files.js';
+import { learningFromText, learningsFromBody } from '../record/learnings.js';
+import { createRecord, recordPaths } from '../record/model.js';
+import { checkObservation, parseRecord } from '../record/validate.js';
+import { parseObservationBlock } from '../report/observation-block.js';
+import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import type { PrometheusClient } from '../telemetry/prometheus.js';
+import { fetchTelemetry, runSelector } from '../telemetry/queries.js';
+import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
+import { checkCandidate, checkExperiment, checkPreset } from '../topology/files.js';
+import { jobName } from '../topology/render.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Cluster } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { CandidateObservation } from '../types/generated/metrics.js';
+import type { SkillReflection } from '../types/generated/record.js';
+import type { Topology } from '../types/generated/topology.js';
+
+/** The fields of a pull request (webhook payload or REST) this use case reads. */
+export interface ClosedPullRequest {
+  number: number;
+  merged: boolean | null;
+  body: string | null;
+  html_url: string;
+  closed_at: string | null;
+  merge_commit_sha: string | null;
+  user: { login: string } | null;
+  state: string;
+  head: { sha: string; repo: { full_name: string } | null };
+  base: { repo: { full_name: string } };
+}
+
+export interface RecordDeps {
+  octokit: Octokit;
+  owner: string;
+  repo: string;
+  defaultBranch: string;
+  botLogin: string;
+  /** Queries Prometheus again for a candidate whose comment carries no observation. */
+  observe?: (
+    runName: string,
+    experiment: Experiment,
+    topology?: Topology,
+  ) => Promise<CandidateObservation | undefined>;
+  /**
+   * The Slurm client of the experiment's cluster, when this runner can reach it: live jobs of the
+   * candidate are cancelled and the measured run's job id and run directory are recorded.
+   */
+  slurmFor?: (experiment: Experiment) => Promise<SlurmClient | undefined>;
+  /** The experiment's cluster definition (trusted clusters.yaml), for a record created on first close. */
+  clusterOf?: (experiment: Experiment) => Cluster | undefined;
+  log?: (line: string) => void;
+  /** Compare-and-swap tuning (tests use small delays). */
+  maxAttempts?: number;
+  backoffMs?: (attempt: number) => number;
+}
+
+export interface RecordedCandidate {
+  experimentId: string;
+  candidate: string;
+  kind: OutcomeKind;
+  runName: string | null;
+  cancelledJobs: string[];
+  telemetryGaps: string[];
+  commit: CasCommitResult;
+}
+
+export interface RecordResult {
+  recorded: RecordedCandidate[];
+  /** Why nothing was recorded (no candidate file in the pull request). */
+  skipped?: string;
+}
+
+/** `topologies/<folder>/<candidate>.yaml` (not experiment.yaml, presets or schemas). */
+export function candidateFile(path: string): { folder: string; candidate: string } | undefined {
+  const m = /^topologies\/([^/]+)\/([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(path);
+  if (!m || m[2] === 'experiment' || m[1] === 'presets' || m[1] === 'schema') return undefined;
+  return { folder: m[1]!, candidate: m[2]! };
+}
+
+interface CommentFacts {
+  rejectReason: string | null;
+  learnings: SkillReflection[];
+}
+
+/**
+ * `/topo reject` and `/topo learn` comments, counted only from people the command router accepts them
+ * from (write access, not a fork), so the record says what the "Noted" replies promised.
+ */
+async function readCommands(deps: RecordDeps, pull: ClosedPullRequest): Promise<CommentFacts> {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    per_page: 100,
+  });
+  const facts: CommentFacts = { rejectReason: null, learnings: [] };
+  const allowed = new Map<string, boolean>();
+  const origin = pullOrigin(pull);
+  for (const c of comments) {
+    const login = c.user?.login ?? null;
+    if (!c.body || !login || login === deps.botLogin || c.user?.type === 'Bot') continue;
+    const command = parseCommand(c.body);
+    if (command.kind !== 'command' || (command.name !== 'reject' && command.name !== 'learn')) continue;
+    if (!allowed.has(login)) {
+      const decision = await checkCommandAllowed(deps.octokit, {
+        owner: deps.owner,
+        repo: deps.repo,
+        username: login,
+        command: command.name,
+        pull: origin,
+      });
+      allowed.set(login, decision.allowed);
+    }
+    if (!allowed.get(login)) continue;
+    if (command.name === 'reject' && command.argument) facts.rejectReason = command.argument;
+    if (command.name === 'learn' && command.argument) {
+      const learning = learningFromText(command.argument, c.html_url, login);
+      if (learning) facts.learnings.push(learning);
+    }
+  }
+  return facts;
+}
+
+async function readText(
+  deps: Pick<RecordDeps, 'octokit' | 'owner' | 'repo'>,
+  path: string,
+  ref: string,
+): Promise<string | null> {
+  return (
+    (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null
+  );
+}
+
+function issuesText(issues: { line?: number; keyPath?: string; message: string }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.line ? `line ${i.line}: ` : ''}${i.keyPath ? `${i.keyPath}: ` : ''}${i.message}`)
+    .join('; ');
+}
+
+export async function loadExperiment(
+  deps: Pick<RecordDeps, 'octokit' | 'owner' | 'repo' | 'defaultBranch'>,
+  folder: string,
+  ref: string,
+): Promise<Experiment> {
+  // The default branch's experiment is the trusted one; a pull request that creates the experiment
+  // (not merged yet) is the only case read from its head.
+  const path = `topologies/${folder}/experiment.yaml`;
+  const text = (await readText(deps, path, deps.defaultBranch)) ?? (await readText(deps, path, ref));
+  if (text === null)
+    throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
+  const checked = checkExperiment(text, path);
+  if (!checked.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked.issues)}`);
+  return checked.value;
+}
+
+async function loadBase(
+  deps: RecordDeps,
+  experiment: Experiment,
+  ref: string,
+): Promise<Topology | undefined> {
+  const path = `topologies/presets/${experiment.base_topology}.yaml`;
+  const text = (await readText(deps, path, deps.defaultBranch)) ?? (await readText(deps, path, ref));
+  const checked = text === null ? undefined : checkPreset(text, path);
+  return checked?.value ? expandPreset(checked.value, experiment) : undefined;
+}
+
+async function loadCandidate(
+  deps: RecordDeps,
+  path: string,
+  ref: string,
+): Promise<{ candidate?: Candidate; problem?: string }> {
+  const text = await readText(deps, path, ref);
+  if (text === null) return { problem: `${path} is missing at ${ref}` };
+  const checked = checkCandidate(text, path);
+  return checked.value
+    ? { candidate: checked.value }
+    : { problem: `${path} is not valid: ${issuesText(checked.issues)}` };
+}
+
+/** The monitor's observation from its sticky comment, schema-checked. */
+async function readObservation(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+): Promise<{ observation?: CandidateObservation; gap?: string }> {
+  const body = await readStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    purpose: 'monitor',
+    botLogin: deps.botLogin,
+  });
+  if (body === undefined) return { gap: 'no monitor comment on the pull request' };
+  const block = parseObservationBlock(body);
+  if (!block) return { gap: 'the monitor comment carries no readable observation block' };
+  const checked = checkObservation(block);
+  if (!checked.observation)
+    return {
+      gap: `the monitor comment's observation block does not match metrics.schema.json: ${checked.problems.join('; ')}`,
+    };
+  return { observation: checked.observation };
+}
+
+/**
+ * Cancels the candidate's live jobs (a closed pull request must not hold GPUs) and finds the job of
+ * the measured run. Without a reachable cluster this is a recorded gap, not a failure.
+ */
+async function settleJobs(
+  deps: RecordDeps,
+  experiment: Experiment,
+  prefix: string,
+  runName: string | null,
+  gaps: string[],
+): Promise<{ job?: SlurmJob; cancelledJobs: string[] }> {
+  const client = deps.slurmFor ? await deps.slurmFor(experiment) : undefined;
+  if (!client) return { cancelledJobs: [] };
+  try {
+    const jobs = await client.jobs(prefix);
+    const cancelledJobs: string[] = [];
+    for (const j of jobs.filter((j) => isLive(j.state))) {
+      await client.cancel(j.id);
+      cancelledJobs.push(j.id);
+    }
+    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(', ')} (${prefix}*)`);
+    const job = jobs
+      .filter((j) => j.name === runName)
+      .sort((a, b) => Number.parseInt(b.id, 10) - Number.parseInt(a.id, 10))[0];
+    return { job, cancelledJobs };
+  } catch (error) {
+    gaps.push(`Slurm unreachable while recording: ${error instanceof Error ? error.message : String(error)}`);
+    return { cancelledJobs: [] };
+  } finally {
+    await client.close();
+  }
+}
+
+function outcomeKind(merged: boolean, observation: CandidateObservation | undefined): OutcomeKind {
+  if (merged) return 'accepted';
+  if (observation?.failure || observation?.verdict.state === 'unhealthy') return 'failed';
+  return 'rejected';
+}
+
+async function recordCandidate(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+  file: string,
+  folder: string,
+  name: string,
+  facts: CommentFacts,
+): Promise<RecordedCandidate> {
+  const log = deps.log ?? (() => {});
+  const ref = pull.head.sha;
+  const experiment = await loadExperiment(deps, folder, ref);
+  const id = experiment.experiment_id;
+  const paths = recordPaths(id);
+  const gaps: string[] = [];
+  const { candidate, problem } = await loadCandidate(deps, file, ref);
+  if (problem) gaps.push(`candidate file unreadable: ${problem}`);
+
+  // Full topologies: the base preset merged with the candidate's block (and with its parent's, for the change).
+  const base = await loadBase(deps, experiment, ref);
+  let runName: string | null = null;
+  let change: Record<string, string> | undefined;
+  let hash: string | null = null;
+  let expandedTopology: Topology | undefined;
+  if (candidate && base) {
+    const expanded = expandCandidate(base, candidate.topology);
+    expandedTopology = expanded;
+    hash = hash8(expanded);
+    runName = jobName(id, name, expanded);
+    let parentExpanded: Topology = base;
+    if (candidate.parent) {
+      const parentFile = `topologies/${folder}/${candidate.parent}.yaml`;
+      const parent =
+        (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ??
+        (await loadCandidate(deps, parentFile, ref)).candidate;
+      if (parent) parentExpanded = expandCandidate(base, parent.topology);
+      else
+        gaps.push(
+          `parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`,
+        );
+    }
+    change = topologyChange(parentExpanded, expanded);
+  } else if (!base) {
+    gaps.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  }
+
+  // The observation: the monitor's block, else a fresh Prometheus query, else a recorded gap.
+  let { observation, gap } = await readObservation(deps, pull);
+  if (observation && runName && observation.run_name !== runName)
+    gaps.push(`the observation is of run ${observation.run_name}; the merged topology hashes to ${runName}`);
+  if (!observation) {
+    const queryName = runName;
+    if (deps.observe && queryName) {
+      try {
+        observation = await deps.observe(queryName, experiment, expandedTopology);
+      } catch (error) {
+        gap = `${gap}; Prometheus query failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+    if (!observation)
+      gaps.push(
+        `metrics unavailable: ${gap ?? 'no observation'}${deps.observe ? '' : ' (Prometheus was not queried)'}`,
+      );
+  }
+
+  const measuredRun = observation?.run_name ?? runName;
+  const { job, cancelledJobs } = await settleJobs(deps, experiment, `topo-${id}-${name}-`, measuredRun, gaps);
+
+  const kind = outcomeKind(Boolean(pull.merged), observation);
+  const outcome: RecordOutcome = {
+    candidate: name,
+    kind,
+    at: pull.closed_at,
+    parent: candidate ? (candidate.parent ?? null) : undefined,
+    run_name: measuredRun,
+    job_id: job?.id ?? undefined,
+    run_dir: job?.stdoutPath ? posix.dirname(posix.dirname(job.stdoutPath)) : undefined,
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash,
+      block: candidate?.topology ?? null,
+      file,
+    },
+    change,
+    hypothesis: candidate?.hypothesis,
+    expected_effect: candidate?.expected_effect,
+    observation: observation ?? null,
+    reason: facts.rejectReason && kind !== 'accepted' ? facts.rejectReason : undefined,
+    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
+    telemetry_gaps: gaps,
+    pull_request: {
+      number: pull.number,
+      url: pull.html_url,
+      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null,
+    },
+  };
+
+  const commit = await commitWithCompareAndSwap(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    branch: deps.defaultBranch,
+    paths: [paths.json, paths.markdown],
+    message: `record: ${name} ${kind} in ${id} (#${pull.number})`,
+    maxAttempts: deps.maxAttempts,
+    backoffMs: deps.backoffMs,
+    update: (current, attempt) => {
+      const text = current.get(paths.json);
+      // A corrupt record throws here (naming the file) and nothing is written.
+      const record =
+        text == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text, paths.json);
+      const next = apply(record, outcome);
+      if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
+      return recordFiles(next);
+    },
+  });
+  log(
+    commit.committed
+      ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})`
+      : `${paths.json} already records ${name} as ${kind}: nothing to commit`,
+  );
+  return {
+    experimentId: id,
+    candidate: name,
+    kind,
+    runName: measuredRun,
+    cancelledJobs,
+    telemetryGaps: gaps,
+    commit,
+  };
+}
+
+export async function recordClosedPullRequest(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+): Promise<RecordResult> {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100,
+  });
+  const candidates = files
+    .filter((f) => f.status !== 'removed')
+    .map((f) => ({ file: f.filename, ...candidateFile(f.filename) }))
+    .filter((c): c is { file: string; folder: string; candidate: string } => Boolean(c.folder));
+  if (candidates.length === 0) return { recorded: [], skipped: 'the pull request changes no candidate file' };
+  const facts = await readCommands(deps, pull);
+  const recorded: RecordedCandidate[] = [];
+  for (const c of candidates)
+    recorded.push(await recordCandidate(deps, pull, c.file, c.folder, c.candidate, facts));
+  return { recorded };
+}
+
+export interface ObserveAgainOptions {
+  /** 1 for real AlpaSim; the twin's compression factor otherwise. */
+  timeScale?: number;
+  /** How far back to look for the run's series, run-minutes of wall time. */
+  lookbackMinutes?: number;
+  nowTs?: number;
+  topology?: Topology;
+}
+
+/**
+ * Queries Prometheus again for one run (when the monitor's comment carries no observation):
+ * the same query catalog and analysis the monitor uses, over the last `lookbackMinutes`.
+ * Undefined when Prometheus has no series of the run.
+ */
+export async function observeAgain(
+  prometheus: PrometheusClient,
+  runName: string,
+  experiment: Experiment,
+  options: ObserveAgainOptions = {},
+): Promise<CandidateObservation | undefined> {
+  const scale = options.timeScale ?? 1;
+  const end = Math.floor(options.nowTs ?? Date.now() / 1000);
+  const start = end - Math.round(((options.lookbackMinutes ?? 6 * 60) * 60) / scale);
+  const step = Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 10_000));
+  const telemetry = await fetchTelemetry(
+    prometheus,
+    runSelector(runName),
+    { start, end, stepSeconds: step },
+    { timeScale: scale },
+  );
+  const series = telemetry.byRun.get(runName);
+  if (!series || Object.keys(series).length === 0) return undefined;
+  const fi = experiment.fixed_inputs;
+  const analysis = observeRun({
+    runName,
+    series: series as RunSeries,
+    timeScale: scale,
+    nowTs: end,
+    stepSeconds: step,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    topology: options.topology,
+    settings: experiment.stabilisation,
+    missing: telemetry.missing,
+  });
+  return analysis.startTs === null ? undefined : analysis.observation;
+}

@@ -1,0 +1,196 @@
+// Submitting and cancelling a candidate: orchestration over an injected SlurmClient, no other I/O.
+//
+// Idempotent by job name. Before sbatch, the experiment's jobs are listed (one command): a job with the
+// candidate's name that is pending, running or still known as finished is returned instead.
+//
+// Exactly one job even when two submits race (two runners, or a connection lost after sbatch): the job
+// is submitted with --hold, so it cannot start yet; then the jobs are listed again, and of the live jobs
+// with that name the OLDEST (lowest id) is kept. Younger ones are retired (renamed `<name>.dup`, then
+// cancelled) before they ever ran; the kept one is released. Every racer applies the same rule to the
+// same Slurm state, so they agree without talking to each other, and no lock is needed on the login
+// node (a flock there would not hold across several login nodes behind one address, and would need a
+// shell on the login side). A runner that dies between submit and release leaves a held job: the next
+// submit finds it by name and releases it.
+import { dirname } from 'node:path';
+import { ConnectionLostError } from '../slurm/errors.js';
+import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import {
+  byJobId,
+  DEFAULT_MAX_PARALLEL,
+  isRetiredDuplicate,
+  planQueue,
+  type QueueRequest,
+  RETIRED_SUFFIX,
+  representativeJob,
+} from './queue.js';
+
+export { isRetiredDuplicate, RETIRED_SUFFIX };
+
+export interface SubmitDeps {
+  slurm: SlurmClient;
+  log?: (message: string) => void;
+}
+
+/** What the topology renderer produces (src/topology/render.ts `Submission`). */
+export interface RenderedSubmission {
+  jobName: string;
+  argv: string[];
+  shellLine: string;
+}
+
+export interface SubmitRequest {
+  experimentId: string;
+  /** Cluster name, for the reply. */
+  cluster: string;
+  submission: RenderedSubmission;
+  maxParallel?: number;
+  /** Requests of the same experiment that came first (first come, first served), oldest first. */
+  ahead?: readonly QueueRequest[];
+  /** Submit again although a finished job with this name is known (e.g. after a node failure). */
+  resubmitFinished?: boolean;
+  dryRun?: boolean;
+}
+
+interface ResultBase {
+  jobName: string;
+  cluster: string;
+  /** The exact command, shell-quoted for reading (without the internal --hold). */
+  command: string;
+}
+export type SubmitResult =
+  | (ResultBase & { status: 'submitted'; jobId: string })
+  | (ResultBase & { status: 'existing'; jobId: string; state: SlurmJob['state'] })
+  | (ResultBase & { status: 'queued'; position: number; live: number; maxParallel: number })
+  | (ResultBase & { status: 'dry-run'; wouldBe: 'submitted' | 'queued'; position?: number });
+
+export function experimentPrefix(experimentId: string): string {
+  return `topo-${experimentId}-`;
+}
+
+const HELD_REASONS = new Set(['JobHeldUser']);
+
+export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest): Promise<SubmitResult> {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {});
+  const { jobName, argv, shellLine } = request.submission;
+  const maxParallel = request.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request.experimentId);
+  if (!jobName.startsWith(prefix)) throw new Error(`job name ${jobName} does not start with ${prefix}`);
+  const base = { jobName, cluster: request.cluster, command: shellLine };
+
+  let jobs = await slurm.jobs(prefix);
+  const found = representativeJob(jobs, jobName);
+  if (found && (isLive(found.state) || !request.resubmitFinished)) {
+    const kept = request.dryRun ? found : await settle(deps, jobs, jobName, undefined);
+    return { ...base, status: 'existing', jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j) => j.name !== jobName); // a finished job we are told to run again
+
+  const me: QueueRequest = { jobName };
+  const plan = planQueue([...(request.ahead ?? []), me], jobs, maxParallel);
+  const waiting = plan.queued.find((q) => q.request === me);
+  if (request.dryRun) {
+    return waiting
+      ? { ...base, status: 'dry-run', wouldBe: 'queued', position: waiting.position }
+      : { ...base, status: 'dry-run', wouldBe: 'submitted' };
+  }
+  if (waiting) return { ...base, status: 'queued', position: waiting.position, live: plan.live, maxParallel };
+
+  const output = argv.find((a) => a.startsWith('--output='));
+  if (output) await slurm.ensureDir(dirname(output.slice('--output='.length)));
+  const held = [argv[0] ?? 'sbatch', '--hold', ...argv.slice(1)];
+
+  for (let attempt = 1; ; attempt++) {
+    let submittedId: string | undefined;
+    try {
+      submittedId = await slurm.submit(held);
+      log(`sbatch accepted ${jobName} as job ${submittedId} (held)`);
+    } catch (error) {
+      if (!(error instanceof ConnectionLostError)) throw error;
+      log(`connection lost during sbatch of ${jobName}: looking it up by name`);
+    }
+    const after = await slurm.jobs(prefix);
+    const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
+    if (mine.length === 0) {
+      if (submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm: try again
+      throw new Error(
+        `submitted ${jobName}${submittedId ? ` as job ${submittedId}` : ''} but Slurm lists no live job of that name`,
+      );
+    }
+    const keeper = mine[0] as SlurmJob;
+    const ours = submittedId === undefined || keeper.id === submittedId;
+
+    // Over the limit because another candidate was submitted at the same moment: the youngest yields.
+    const liveByName = new Map<string, SlurmJob>();
+    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+      if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+    if (
+      ours &&
+      liveByName.size > maxParallel &&
+      youngest?.id === keeper.id &&
+      HELD_REASONS.has(keeper.reason ?? '')
+    ) {
+      for (const j of mine) await retire(deps, j, jobName);
+      log(`${jobName}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+      return { ...base, status: 'queued', position: 1, live: liveByName.size - 1, maxParallel };
+    }
+
+    const kept = await settle(deps, after, jobName, keeper);
+    return ours
+      ? { ...base, status: 'submitted', jobId: kept.id }
+      : { ...base, status: 'existing', jobId: kept.id, state: kept.state };
+  }
+}
+
+/** Keeps the oldest live job of the name, retires younger duplicates, releases the keeper if held. */
+async function settle(
+  deps: SubmitDeps,
+  jobs: readonly SlurmJob[],
+  jobName: string,
+  keeper: SlurmJob | undefined,
+): Promise<SlurmJob> {
+  const live = jobs.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
+  const kept = keeper ?? live[0] ?? representativeJob(jobs, jobName);
+  if (!kept) throw new Error(`no job named ${jobName}`);
+  for (const j of live) if (j.id !== kept.id) await retire(deps, j, jobName);
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? '')) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName})`);
+  }
+  return kept;
+}
+
+async function retire(deps: SubmitDeps, job: SlurmJob, jobName: string): Promise<void> {
+  try {
+    await deps.slurm.rename(job.id, `${jobName}${RETIRED_SUFFIX}`);
+  } catch (error) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${(error as Error).message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName}`);
+}
+
+export interface CancelRequest {
+  experimentId: string;
+  jobName: string;
+}
+export interface CancelResult {
+  jobName: string;
+  /** Job ids cancelled now (empty when none was live). */
+  cancelled: string[];
+  /** The job that stands for the name afterwards, if Slurm knows one. */
+  job: SlurmJob | null;
+}
+
+/** Cancels every live job with the candidate's name (scancel); a finished or unknown one is left as is. */
+export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest): Promise<CancelResult> {
+  const jobs = await deps.slurm.jobs(experimentPrefix(request.experimentId));
+  const live = jobs.filter((j) => j.name === request.jobName && isLive(j.state));
+  for (const j of live) await deps.slurm.cancel(j.id);
+  return {
+    jobName: request.jobName,
+    cancelled: live.map((j) => j.id),
+    job: representativeJob(jobs, request.jobName),
+  };
+}

@@ -1,0 +1,378 @@
+// `topo suggest`: reads the experiment (experiment.yaml, clusters.yaml, the base preset, the
+// record and the candidate files), asks the pure suggester for the next candidates, checks each
+// with the validator (using the fitted memory model), writes them as candidate files and, on
+// request, opens one pull request per proposal. All I/O is injected.
+import { posix } from 'node:path';
+import { Document, isSeq, parse, stringify, visit } from 'yaml';
+import type { Octokit } from '../github/client.js';
+import { githubFileSource } from '../github/contents.js';
+import { topologyChange } from '../record/change.js';
+import { recordPaths } from '../record/model.js';
+import { parseRecord } from '../record/validate.js';
+import { triedFromRecord } from '../suggest/record.js';
+import { suggest } from '../suggest/suggest.js';
+import type { Proposal, SuggestInput, SuggestResult } from '../suggest/types.js';
+import { expandPreset, topologyDiff, topologyHash } from '../topology/expand.js';
+import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../topology/files.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Cluster, MemoryModel } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Topology } from '../types/generated/topology.js';
+import { type FileSource, validateFiles } from './validate.js';
+
+/** Candidates at once when experiment.yaml does not say (the seed's limit). */
+export const DEFAULT_MAX_PARALLEL = 3;
+
+export class SuggestError extends Error {}
+
+export interface SuggestOptions {
+  experimentId: string;
+  /** The working tree (or a commit): topologies/, experiments/. */
+  files: FileSource;
+  /** Default topologies/clusters.yaml. */
+  clustersFile?: string;
+  count?: number;
+  /** Write proposals even when the suggester advises to stop. */
+  force?: boolean;
+  /** Candidates that exist elsewhere (open pull requests): tried, never proposed again. */
+  elsewhere?: ReadonlyMap<string, Candidate>;
+}
+
+export interface WrittenProposal extends Proposal {
+  path: string;
+  text: string;
+}
+
+export interface SuggestOutcome {
+  result: SuggestResult;
+  /** Proposals that passed validation, with their candidate file. */
+  proposals: WrittenProposal[];
+  experiment: Experiment;
+  experimentDir: string;
+  /** Why a proposal was dropped by the validator. */
+  invalid: { name: string; errors: string[] }[];
+}
+
+const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+
+async function mustRead(files: FileSource, path: string, what: string): Promise<string> {
+  const text = await files.read(path);
+  if (text === undefined) throw new SuggestError(`${path} not found: ${what}`);
+  return text;
+}
+
+/** The candidate's block: only the keys that differ from the base preset (what the file holds). */
+export function blockAgainstBase(base: Topology, expanded: Topology): Topology {
+  const block: Record<string, unknown> = {};
+  for (const change of topologyDiff(base, expanded)) {
+    if (change.to === undefined) continue;
+    const path = change.key.split('.');
+    let node = block;
+    for (const key of path.slice(0, -1)) {
+      node[key] ??= {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[path[path.length - 1] as string] = change.to;
+  }
+  return block as Topology;
+}
+
+/** The candidate file's text: a header with the change, then the schema's fields. */
+export function candidateFileText(
+  proposal: Proposal,
+  base: Topology,
+  parentTopology: Topology | undefined,
+): string {
+  const candidate: Candidate = {
+    ...proposal.candidate,
+    topology: blockAgainstBase(base, proposal.candidate.topology),
+  };
+  const changes = Object.entries(topologyChange(parentTopology ?? base, proposal.candidate.topology))
+    .map(([k, v]) => `#   ${k}: ${v}`)
+    .join('\n');
+  const header = `# Proposed by \`topo suggest\` (${proposal.kind}${proposal.service ? `, ${proposal.service}` : ''}).\n# Against ${proposal.candidate.parent ?? 'the base preset'}:\n${changes}\n`;
+  // GPU lists in flow style ([0, 1, 2, 3]) as AlpaSim's presets write them.
+  const doc = new Document(candidate);
+  visit(doc, {
+    Seq(_, node) {
+      if (isSeq(node)) node.flow = true;
+    },
+  });
+  return `${header}${doc.toString({ lineWidth: 0 })}`;
+}
+
+/** An in-memory layer over a FileSource: validation sees the proposals as if written. */
+function overlay(files: FileSource, extra: ReadonlyMap<string, string>): FileSource {
+  return {
+    async read(path) {
+      return extra.get(posix.normalize(path)) ?? files.read(path);
+    },
+    async list(dir) {
+      const own = (await files.list(dir)) ?? [];
+      const added = [...extra.keys()]
+        .filter((p) => posix.dirname(p) === posix.normalize(dir))
+        .map((p) => posix.basename(p));
+      const all = [...new Set([...own, ...added])].sort();
+      return all.length ? all : undefined;
+    },
+  };
+}
+
+export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcome> {
+  const { files, experimentId } = options;
+  if (!EXPERIMENT_ID.test(experimentId)) {
+    throw new SuggestError(
+      `experiment "${experimentId}" is not a valid experiment id (lowercase letters, digits, . _ -)`,
+    );
+  }
+  const experimentDir = `topologies/${experimentId}`;
+  const experimentFile = `${experimentDir}/experiment.yaml`;
+  const experimentChecked = checkExperiment(
+    await mustRead(files, experimentFile, `no experiment ${experimentId} (create it with \`topo init\`)`),
+    experimentFile,
+  );
+  const experiment = experimentChecked.value;
+  if (!experiment) {
+    const first = experimentChecked.issues[0];
+    throw new SuggestError(
+      `${experimentFile}:${first?.line}: ${first?.message} (run \`topo validate ${experimentFile}\`)`,
+    );
+  }
+  const clustersFile = options.clustersFile ?? 'topologies/clusters.yaml';
+  const clustersChecked = checkClusters(
+    await mustRead(files, clustersFile, 'the cluster definitions'),
+    clustersFile,
+  );
+  const cluster: Cluster | undefined = clustersChecked.value?.clusters[experiment.cluster];
+  if (!cluster) {
+    throw new SuggestError(
+      clustersChecked.value
+        ? `cluster \`${experiment.cluster}\` of ${experimentFile} is not defined in ${clustersFile}`
+        : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`,
+    );
+  }
+  const presetFile = `topologies/presets/${experiment.base_topology}.yaml`;
+  const preset = checkPreset(
+    await mustRead(files, presetFile, `base topology preset ${experiment.base_topology}`),
+    presetFile,
+  );
+  if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
+  const base = expandPreset(preset.value, experiment);
+
+  const recordFile = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile);
+  const record = recordText === undefined ? undefined : parseRecord(recordText, recordFile);
+
+  const candidateFiles = new Map<string, Candidate>();
+  for (const name of (await files.list(experimentDir)) ?? []) {
+    if (!/\.ya?ml$/.test(name) || name === 'experiment.yaml' || name === 'experiment.yml') continue;
+    const path = `${experimentDir}/${name}`;
+    const checked = checkCandidate((await files.read(path)) ?? '', path);
+    if (checked.value) candidateFiles.set(name.replace(/\.ya?ml$/, ''), checked.value);
+  }
+
+  for (const [name, candidate] of options.elsewhere ?? [])
+    if (!candidateFiles.has(name)) candidateFiles.set(name, candidate);
+
+  const maxParallel = experiment.max_parallel ?? DEFAULT_MAX_PARALLEL;
+  const input: SuggestInput = {
+    experimentId,
+    baseTopology: base,
+    cluster: {
+      gpusPerNode: experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+      gpuMemoryGiB: cluster.gpu_memory_gib,
+      cpusPerNode: cluster.cpus_per_node,
+      ...(cluster.memory_model ? { memoryModel: cluster.memory_model } : {}),
+    },
+    maxParallel,
+    ...(options.count !== undefined ? { count: options.count } : {}),
+    tried: triedFromRecord(record, base, candidateFiles),
+    currentBest: record?.current_best.topology ?? null,
+  };
+
+  // Validation sees the fitted memory model, exactly as `topo validate` will once it is in clusters.yaml.
+  const exclude = new Set<string>();
+  const invalid: SuggestOutcome['invalid'] = [];
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const result = suggest(input, { hash: topologyHash, exclude });
+    if (result.stop.stop && !options.force)
+      return { result, proposals: [], experiment, experimentDir, invalid };
+    const byName = new Map(input.tried.map((t) => [t.name, t]));
+    const written: WrittenProposal[] = result.proposals.map((p) => {
+      const path = `${experimentDir}/${p.candidate.name}.yaml`;
+      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? '')?.topology) };
+    });
+    const extra = new Map(written.map((w) => [w.path, w.text]));
+    const clustersWithModel = withMemoryModel(
+      (await files.read(clustersFile)) ?? '',
+      experiment.cluster,
+      result.memory.source === 'fitted' ? result.memory.model : undefined,
+    );
+    extra.set(posix.normalize(clustersFile), clustersWithModel);
+    const report = await validateFiles(
+      written.map((w) => w.path),
+      { files: overlay(files, extra), clustersFile, newFiles: written.map((w) => w.path) },
+    );
+    const failed = report.files.filter((f) => f.errors.length > 0);
+    if (failed.length === 0) return { result, proposals: written, experiment, experimentDir, invalid };
+    for (const f of failed) {
+      const proposal = written.find((w) => w.path === f.path);
+      if (!proposal) continue;
+      exclude.add(proposal.hash);
+      invalid.push({ name: proposal.candidate.name, errors: f.errors.map((e) => `${e.rule}: ${e.message}`) });
+    }
+  }
+  const result = suggest(input, { hash: topologyHash, exclude });
+  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+}
+
+/** clusters.yaml text with the cluster's memory_model replaced by the fitted one (comments kept where yaml can). */
+export function withMemoryModel(text: string, clusterName: string, model: MemoryModel | undefined): string {
+  if (!model) return text;
+  const doc = parse(text) as { clusters?: Record<string, Record<string, unknown>> };
+  const cluster = doc?.clusters?.[clusterName];
+  if (!cluster) return text;
+  cluster.memory_model = model;
+  return stringify(doc, { lineWidth: 0 });
+}
+
+// ------------------------------------------------------------------------------- pull requests
+
+export interface OpenedPull {
+  name: string;
+  branch: string;
+  number: number;
+  url: string;
+  /** False when the branch and pull request already existed (a re-run). */
+  created: boolean;
+}
+
+export interface PullTarget {
+  owner: string;
+  repo: string;
+  /** Default: the repository's default branch. */
+  base?: string;
+}
+
+/** The pull request body: hypothesis, expected effect, the change, predicted memory. */
+export function pullBody(p: WrittenProposal, result: SuggestResult): string {
+  const memory = p.predictedMemory
+    .map((m) => `| ${m.gpu} | ${m.gib.toFixed(1)} | ${Math.round(m.fraction * 100)}% |`)
+    .join('\n');
+  return [
+    `Proposed by \`topo suggest\` from the evidence of **${p.candidate.parent}**.`,
+    '',
+    `**Hypothesis.** ${p.candidate.hypothesis}`,
+    '',
+    `**Expected effect.** ${p.candidate.expected_effect}`,
+    '',
+    `**Change.** ${p.change}`,
+    '',
+    `Predicted GPU memory (${result.memory.source} memory model, ${result.memory.notes.join('; ')}):`,
+    '',
+    '| GPU | GiB | of the GPU |',
+    '|---|---|---|',
+    memory,
+    '',
+    'Comment `/topo submit` to run it.',
+  ].join('\n');
+}
+
+/** Candidate files of the experiment in open pull requests (read as data through the API). */
+export async function candidatesInOpenPulls(
+  octokit: Octokit,
+  target: PullTarget,
+  experimentId: string,
+): Promise<Map<string, Candidate>> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const dir = `topologies/${experimentId}/`;
+  const out = new Map<string, Candidate>();
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: 'open', per_page: 100 });
+  for (const pull of pulls) {
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100,
+    });
+    for (const file of files) {
+      if (file.status === 'removed' || !file.filename.startsWith(dir) || !/\.ya?ml$/.test(file.filename))
+        continue;
+      if (/\/experiment\.ya?ml$/.test(file.filename)) continue;
+      const source = githubFileSource(octokit, { ...repo, ref: pull.head.sha });
+      const checked = checkCandidate((await source.read(file.filename)) ?? '', file.filename);
+      if (checked.value) out.set(checked.value.name, checked.value);
+    }
+  }
+  return out;
+}
+
+/** One branch, one commit (the candidate file) and one pull request per proposal; idempotent by branch name. */
+export async function openPullRequests(
+  octokit: Octokit,
+  target: PullTarget,
+  outcome: Pick<SuggestOutcome, 'proposals' | 'result' | 'experiment'>,
+): Promise<OpenedPull[]> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const baseBranch = target.base ?? (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${baseBranch}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const opened: OpenedPull[] = [];
+  for (const p of outcome.proposals) {
+    const branch = `topo/${outcome.experiment.experiment_id}/${p.candidate.name}`;
+    const existing = await octokit.rest.pulls.list({
+      ...repo,
+      state: 'open',
+      head: `${target.owner}:${branch}`,
+    });
+    const found = existing.data[0];
+    if (found) {
+      opened.push({
+        name: p.candidate.name,
+        branch,
+        number: found.number,
+        url: found.html_url,
+        created: false,
+      });
+      continue;
+    }
+    const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: 'utf-8' });
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      base_tree: baseTree,
+      tree: [{ path: p.path, mode: '100644', type: 'blob', sha: blob.data.sha }],
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
+      tree: tree.data.sha,
+      parents: [baseSha],
+    });
+    try {
+      await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+    } catch (error) {
+      // The branch survives from an earlier run whose pull request was closed: point it at the new commit.
+      if ((error as { status?: number }).status !== 422) throw error;
+      await octokit.rest.git.updateRef({
+        ...repo,
+        ref: `heads/${branch}`,
+        sha: commit.data.sha,
+        force: true,
+      });
+    }
+    const pull = await octokit.rest.pulls.create({
+      ...repo,
+      title: `${outcome.experiment.experiment_id}: ${p.candidate.name} (${p.kind}${p.service ? ` ${p.service}` : ''})`,
+      head: branch,
+      base: baseBranch,
+      body: pullBody(p, outcome.result),
+    });
+    opened.push({
+      name: p.candidate.name,
+      branch,
+      number: pull.data.number,
+      url: pull.data.html_url,
+      created: true,
+    });
+  }
+  return opened;
+}

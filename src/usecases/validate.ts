@@ -1,0 +1,607 @@
+// Validate use case: candidate, experiment, clusters and preset files, with all I/O injected.
+// The CLI reads everything from disk; the validate action reads candidates and experiment.yaml from
+// the pull request head (as data, through the API) and presets and clusters.yaml from the default branch.
+import { readdirSync, readFileSync } from 'node:fs';
+import { posix, resolve } from 'node:path';
+import type { ServiceName } from '../catalog/alpasim.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Cluster, ClustersFile } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Topology } from '../types/generated/topology.js';
+import { capacitySummary, gpuMap } from '../topology/capacity.js';
+import { type Change, expandCandidate, expandPreset, topologyDiff, topologyHash } from '../topology/expand.js';
+import {
+  type Checked,
+  checkCandidate,
+  checkClusters,
+  checkExperiment,
+  checkPreset,
+  clustersRuleIssues,
+  experimentRuleIssues,
+} from '../topology/files.js';
+import { type Issue, sortIssues } from '../topology/issues.js';
+import { type GpuMemoryPrediction, predictGpuMemory } from '../topology/memory.js';
+import { jobName, renderSubmission, type Submission } from '../topology/render.js';
+import { candidateRuleIssues, type EarlierCandidate } from '../topology/rules.js';
+
+/** Read access to a tree of files (the working tree, or a commit through the GitHub API). */
+export interface FileSource {
+  /** The file's text, or undefined when it does not exist. */
+  read(path: string): Promise<string | undefined>;
+  /** File names directly inside `dir`, or undefined when the folder does not exist. */
+  list(dir: string): Promise<string[] | undefined>;
+}
+
+/** The working tree as a FileSource; relative paths are resolved against `root`. */
+export function fileSystemSource(root: string): FileSource {
+  return {
+    async read(path) {
+      try {
+        return readFileSync(resolve(root, path), 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    async list(dir) {
+      try {
+        return readdirSync(resolve(root, dir), { withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => e.name);
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export interface ValidateOptions {
+  /** Where candidate files and experiment.yaml are read (the pull request head in the action). */
+  files: FileSource;
+  /** Trusted configuration: presets and clusters.yaml (the default branch in the action). Default: `files`. */
+  config?: FileSource;
+  /** clusters.yaml path in `config`. Default: `<topologies dir>/clusters.yaml`, the topologies dir being the experiment folder's parent. */
+  clustersFile?: string;
+  /**
+   * Files that are new in this change (the pull request's changed files). A duplicate is reported on the
+   * newer file: files not listed here count as earlier. Without it, earlier = closer to the baseline in
+   * the parent chain, then by name.
+   */
+  newFiles?: readonly string[];
+  /** Check candidates against this cluster of the clusters file instead of the experiment's own (`--cluster`). */
+  clusterName?: string;
+}
+
+export type FileKind = 'candidate' | 'experiment' | 'clusters' | 'preset';
+
+export interface CandidateDetails {
+  name: string;
+  parent: string | null;
+  experimentId: string;
+  cluster: string;
+  baseTopology: string;
+  hash: string;
+  jobName: string;
+  expanded: Topology;
+  /** Expanded base preset. */
+  base: Topology;
+  capacity: Array<{ service: ServiceName; capacity: number }>;
+  inFlight: number;
+  binding: ServiceName[];
+  gpuMap: Array<{ gpu: number; services: ServiceName[] }>;
+  /** Predicted memory per GPU, when the cluster has a memory model. */
+  memory?: GpuMemoryPrediction[];
+  gpuMemoryGiB: number;
+  /** Settings that differ from the parent (or from the base preset for a candidate without parent). */
+  diff: Change[];
+  diffFrom: string;
+  /** The schema-valid experiment and cluster the candidate was checked against (what rendering needs). */
+  experimentConfig: Experiment;
+  clusterConfig: Cluster;
+}
+
+export interface FileReport {
+  path: string;
+  kind: FileKind;
+  errors: Issue[];
+  warnings: Issue[];
+  /** Present for a candidate that passed the schema with a usable experiment. */
+  candidate?: CandidateDetails;
+}
+
+export interface ValidationReport {
+  files: FileReport[];
+  errorCount: number;
+  warningCount: number;
+}
+
+export function fileKind(path: string): FileKind {
+  const name = posix.basename(path);
+  if (name === 'clusters.yaml' || name === 'clusters.yml') return 'clusters';
+  if (name === 'experiment.yaml' || name === 'experiment.yml') return 'experiment';
+  if (posix.basename(posix.dirname(path)) === 'presets') return 'preset';
+  return 'candidate';
+}
+
+export function isYamlFile(name: string): boolean {
+  return name.endsWith('.yaml') || name.endsWith('.yml');
+}
+
+function stemOf(path: string): string {
+  return posix.basename(path).replace(/\.ya?ml$/, '');
+}
+
+interface SiblingCandidate {
+  file: string;
+  stem: string;
+  checked: Checked<Candidate>;
+  expanded?: Topology;
+  hash?: string;
+}
+
+interface ExperimentContext {
+  dir: string;
+  experimentFile: string;
+  experiment?: Checked<Experiment>;
+  clustersFile: string;
+  clusters?: Checked<ClustersFile>;
+  cluster?: Cluster;
+  clusterName?: string;
+  presetsDir: string;
+  presetFound: boolean;
+  base?: Topology;
+  /** Problems that stop candidate rules (message, rule). */
+  blockers: Array<{ rule: string; message: string }>;
+  candidates: Map<string, SiblingCandidate>;
+  /** Candidates by topology hash, for the duplicate rule. */
+  byHash: Map<string, SiblingCandidate[]>;
+  depths: Map<string, number>;
+}
+
+/** Validates the given files (not folders: the caller expands them). Reports come back in the given order. */
+export async function validateFiles(paths: readonly string[], options: ValidateOptions): Promise<ValidationReport> {
+  const config = options.config ?? options.files;
+  const contexts = new Map<string, Promise<ExperimentContext>>();
+  const clustersCache = new Map<string, Promise<Checked<ClustersFile> | undefined>>();
+  const fresh = new Set((options.newFiles ?? []).map((p) => posix.normalize(p)));
+
+  const loadClusters = (file: string) => {
+    let p = clustersCache.get(file);
+    if (!p) {
+      p = config.read(file).then((text) => (text === undefined ? undefined : checkClusters(text, file)));
+      clustersCache.set(file, p);
+    }
+    return p;
+  };
+
+  const context = (dir: string) => {
+    let p = contexts.get(dir);
+    if (!p) {
+      p = buildContext(dir, options, config, loadClusters);
+      contexts.set(dir, p);
+    }
+    return p;
+  };
+
+  const reports: FileReport[] = [];
+  for (const raw of paths) {
+    const path = posix.normalize(raw);
+    const kind = fileKind(path);
+    let issues: Issue[];
+    let candidate: CandidateDetails | undefined;
+    if (kind === 'candidate') {
+      const ctx = await context(posix.dirname(path));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options.files, fresh));
+    } else if (kind === 'experiment') {
+      const ctx = await context(posix.dirname(path));
+      issues = experimentIssues(ctx);
+    } else if (kind === 'clusters') {
+      const text = await readFrom(options.files, path);
+      if (text === undefined) issues = [missing(path)];
+      else {
+        const checked = checkClusters(text, path);
+        issues = checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues;
+      }
+    } else {
+      const text = await readFrom(options.files, path);
+      issues = text === undefined ? [missing(path)] : checkPreset(text, path).issues;
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === 'error'),
+      warnings: sorted.filter((i) => i.severity === 'warning'),
+      ...(candidate ? { candidate } : {}),
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0),
+  };
+}
+
+async function readFrom(source: FileSource, path: string): Promise<string | undefined> {
+  return source.read(path);
+}
+
+function missing(path: string): Issue {
+  return {
+    rule: 'file-missing',
+    severity: 'error',
+    file: path,
+    line: 1,
+    column: 1,
+    keyPath: '',
+    message: 'the file does not exist or cannot be read',
+  };
+}
+
+function fileIssue(file: string, rule: string, message: string): Issue {
+  return { rule, severity: 'error', file, line: 1, column: 1, keyPath: '', message };
+}
+
+async function buildContext(
+  dir: string,
+  options: ValidateOptions,
+  config: FileSource,
+  loadClusters: (file: string) => Promise<Checked<ClustersFile> | undefined>,
+): Promise<ExperimentContext> {
+  const topologiesDir = posix.dirname(dir);
+  const experimentFile = posix.join(dir, 'experiment.yaml');
+  const clustersFile = options.clustersFile ?? posix.join(topologiesDir, 'clusters.yaml');
+  const presetsDir = posix.join(topologiesDir, 'presets');
+  const ctx: ExperimentContext = {
+    dir,
+    experimentFile,
+    clustersFile,
+    presetsDir,
+    presetFound: false,
+    blockers: [],
+    candidates: new Map(),
+    byHash: new Map(),
+    depths: new Map(),
+  };
+
+  const experimentText = await options.files.read(experimentFile);
+  if (experimentText === undefined) {
+    ctx.blockers.push({
+      rule: 'experiment-missing',
+      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`,
+    });
+  } else {
+    ctx.experiment = checkExperiment(experimentText, experimentFile);
+    if (!ctx.experiment.value) {
+      ctx.blockers.push({
+        rule: 'experiment-invalid',
+        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`,
+      });
+    }
+  }
+  ctx.clusters = await loadClusters(clustersFile);
+  if (!ctx.clusters) {
+    ctx.blockers.push({
+      rule: 'clusters-missing',
+      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`,
+    });
+  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
+    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+  }
+  if (ctx.clusters && !ctx.clusters.value) {
+    ctx.blockers.push({
+      rule: 'clusters-invalid',
+      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`,
+    });
+  }
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    const presetFile = posix.join(presetsDir, `${experiment.base_topology}.yaml`);
+    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology) ? await config.read(presetFile) : undefined;
+    ctx.presetFound = presetText !== undefined;
+    if (presetText === undefined) {
+      ctx.blockers.push({
+        rule: 'preset-unknown',
+        message: `base topology preset \`${experiment.base_topology}\` of ${experimentFile} was not found in ${presetsDir}/: use one of AlpaSim's presets`,
+      });
+    } else {
+      const preset = checkPreset(presetText, presetFile);
+      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+      else ctx.blockers.push({ rule: 'preset-invalid', message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}` });
+    }
+    const clusters = ctx.clusters?.value;
+    if (clusters) {
+      const wanted = options.clusterName ?? experiment.cluster;
+      ctx.clusterName = wanted;
+      ctx.cluster = clusters.clusters[wanted];
+      if (!ctx.cluster) {
+        ctx.blockers.push({
+          rule: 'cluster-unknown',
+          message: `cluster \`${wanted}\`${options.clusterName ? ' (--cluster)' : ' of experiment.yaml'} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(', ')}): fix ${options.clusterName ? 'the --cluster option' : 'experiment.yaml'} or the clusters file`,
+        });
+      }
+    }
+  }
+
+  // Every candidate of the experiment: parents and earlier duplicates are looked up among them.
+  for (const name of ((await options.files.list(dir)) ?? []).sort()) {
+    if (!isYamlFile(name) || fileKind(posix.join(dir, name)) !== 'candidate') continue;
+    const file = posix.join(dir, name);
+    const text = await options.files.read(file);
+    if (text === undefined) continue;
+    const checked = checkCandidate(text, file);
+    const sibling: SiblingCandidate = { file, stem: stemOf(file), checked };
+    if (checked.value && ctx.base) {
+      sibling.expanded = expandCandidate(ctx.base, checked.value.topology);
+      sibling.hash = topologyHash(sibling.expanded);
+    }
+    ctx.candidates.set(sibling.stem, sibling);
+    if (sibling.hash) ctx.byHash.set(sibling.hash, [...(ctx.byHash.get(sibling.hash) ?? []), sibling]);
+  }
+  return ctx;
+}
+
+function experimentIssues(ctx: ExperimentContext): Issue[] {
+  if (!ctx.experiment) return [fileIssue(ctx.experimentFile, 'file-missing', 'the file does not exist or cannot be read')];
+  const { loaded, value, issues } = ctx.experiment;
+  if (!value) return issues;
+  return experimentRuleIssues(loaded, value, {
+    clusters: ctx.clusters?.value,
+    clustersFile: ctx.clustersFile,
+    presetFound: ctx.presetFound,
+    presetsDir: ctx.presetsDir,
+    dirName: posix.basename(ctx.dir),
+  });
+}
+
+/** Depth in the parent chain (baseline 0), cycle-safe. */
+function depthOf(ctx: ExperimentContext, stem: string): number {
+  const known = ctx.depths.get(stem);
+  if (known !== undefined) return known;
+  const depth = chainLength(ctx, stem);
+  ctx.depths.set(stem, depth);
+  return depth;
+}
+
+function chainLength(ctx: ExperimentContext, stem: string): number {
+  const seen = new Set<string>();
+  let depth = 0;
+  let current = ctx.candidates.get(stem);
+  while (current?.checked.value?.parent && !seen.has(current.stem)) {
+    seen.add(current.stem);
+    depth++;
+    current = ctx.candidates.get(current.checked.value.parent);
+  }
+  return depth;
+}
+
+async function validateCandidate(
+  path: string,
+  ctx: ExperimentContext,
+  files: FileSource,
+  fresh: ReadonlySet<string>,
+): Promise<{ issues: Issue[]; candidate?: CandidateDetails }> {
+  const stem = stemOf(path);
+  let own = ctx.candidates.get(stem);
+  if (!own || own.file !== path) {
+    const text = await files.read(path);
+    if (text === undefined) return { issues: [missing(path)] };
+    const checked = checkCandidate(text, path);
+    own = { file: path, stem, checked };
+    if (checked.value && ctx.base) {
+      own.expanded = expandCandidate(ctx.base, checked.value.topology);
+      own.hash = topologyHash(own.expanded);
+    }
+  }
+  const issues = [...own.checked.issues];
+  if (ctx.blockers.length) {
+    for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
+    return { issues };
+  }
+  const value = own.checked.value;
+  const experiment = ctx.experiment?.value;
+  const cluster = ctx.cluster;
+  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
+
+  const parentName = value.parent ?? undefined;
+  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : undefined;
+  const parent = parentSibling?.expanded ? { name: parentName as string, expanded: parentSibling.expanded } : undefined;
+
+  const ownNew = fresh.has(path);
+  const ownOrder = [depthOf(ctx, stem), stem] as const;
+  const earlier: EarlierCandidate[] = [];
+  for (const other of ctx.byHash.get(own.hash) ?? []) {
+    if (other.stem === stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherOrder = [depthOf(ctx, other.stem), other.stem] as const;
+    const isEarlier =
+      otherNew !== ownNew
+        ? !otherNew
+        : otherOrder[0] < ownOrder[0] || (otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1]);
+    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+  }
+
+  issues.push(
+    ...candidateRuleIssues({
+      loaded: own.checked.loaded,
+      candidate: value,
+      stem,
+      expanded: own.expanded,
+      base: ctx.base,
+      baseName: experiment.base_topology,
+      experiment,
+      cluster,
+      clusterName: ctx.clusterName ?? experiment.cluster,
+      parent,
+      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
+      hash: own.hash,
+      earlier,
+    }),
+  );
+
+  const summary = capacitySummary(own.expanded);
+  const details: CandidateDetails = {
+    name: value.name,
+    parent: value.parent ?? null,
+    experimentId: experiment.experiment_id,
+    cluster: ctx.clusterName ?? experiment.cluster,
+    baseTopology: experiment.base_topology,
+    hash: own.hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
+    expanded: own.expanded,
+    base: ctx.base,
+    capacity: Object.entries(summary.byService).map(([service, capacity]) => ({
+      service: service as ServiceName,
+      capacity: capacity as number,
+    })),
+    inFlight: summary.inFlight,
+    binding: summary.binding,
+    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    ...(cluster.memory_model ? { memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib) } : {}),
+    gpuMemoryGiB: cluster.gpu_memory_gib,
+    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
+    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
+    experimentConfig: experiment,
+    clusterConfig: cluster,
+  };
+  return { issues, candidate: details };
+}
+
+function safeJobName(experimentId: string, name: string, expanded: Topology): string {
+  try {
+    return jobName(experimentId, name, expanded);
+  } catch {
+    return '';
+  }
+}
+
+/** The `--json` shape: `{"files":[{"path","errors":[{rule,severity,line,column,keyPath,message}],"warnings":[…]}]}`. */
+export function toJsonReport(report: ValidationReport): {
+  files: Array<{ path: string; errors: JsonIssue[]; warnings: JsonIssue[] }>;
+} {
+  const strip = (i: Issue): JsonIssue => ({
+    rule: i.rule,
+    severity: i.severity,
+    line: i.line,
+    column: i.column,
+    keyPath: i.keyPath,
+    message: i.message,
+  });
+  return { files: report.files.map((f) => ({ path: f.path, errors: f.errors.map(strip), warnings: f.warnings.map(strip) })) };
+}
+
+export type JsonIssue = Pick<Issue, 'rule' | 'severity' | 'line' | 'column' | 'keyPath' | 'message'>;
+
+export interface RenderOutcome {
+  report: FileReport;
+  /** Present only when the candidate has no errors. */
+  submission?: Submission;
+}
+
+/** Validates one candidate and renders its sbatch argv; a candidate with any error is never rendered. */
+export async function renderCandidateFile(path: string, options: ValidateOptions): Promise<RenderOutcome> {
+  const { files } = await validateFiles([path], options);
+  const report = files[0] as FileReport;
+  if (report.kind !== 'candidate' || report.errors.length || !report.candidate) return { report };
+  const c = report.candidate;
+  const submission = renderSubmission(c.experimentConfig, { name: c.name, expanded: c.expanded, base: c.base }, c.clusterConfig);
+  return { report, submission };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pull-request flavour, driven by actions/validate: pick the changed topology files, validate
+// them, report annotations at file:line and a job summary, fail only on errors.
+
+export interface ValidateReporter {
+  /** One annotation at file:line:column (error or warning). */
+  annotate(issue: Issue): void;
+  /** The job summary (Markdown). */
+  summary(markdown: string): Promise<void>;
+  info(message: string): void;
+}
+
+export interface PullRequestValidation {
+  /** Paths the pull request adds or modifies (repository-relative). */
+  changedPaths: readonly string[];
+  /** Folder of the topology files; default `topologies`. */
+  topologiesDir?: string;
+}
+
+/** Changed files this validation cares about: YAML under the topologies folder, except the schemas. */
+export function topologyFilesOf(changedPaths: readonly string[], topologiesDir = 'topologies'): string[] {
+  const prefix = `${posix.normalize(topologiesDir).replace(/\/+$/, '')}/`;
+  return changedPaths
+    .map((p) => posix.normalize(p))
+    .filter((p) => p.startsWith(prefix) && isYamlFile(p))
+    .filter((p) => {
+      const parts = p.slice(prefix.length).split('/');
+      return parts.length === 1 ? fileKind(p) === 'clusters' : parts.length === 2;
+    })
+    .sort();
+}
+
+/**
+ * Validates the topology files a pull request changes. Candidate and experiment files come from
+ * `options.files` (the head commit, read as data); presets and clusters.yaml from `options.config`
+ * (the default branch). Returns the report; the caller fails the job when `errorCount > 0`.
+ */
+export async function validatePullRequest(
+  input: PullRequestValidation,
+  options: ValidateOptions,
+  reporter: ValidateReporter,
+): Promise<ValidationReport> {
+  const paths = topologyFilesOf(input.changedPaths, input.topologiesDir);
+  if (paths.length === 0) {
+    reporter.info('no topology files changed in this pull request: nothing to validate');
+    await reporter.summary('## Topology validation\n\nNo topology files changed in this pull request.\n');
+    return { files: [], errorCount: 0, warningCount: 0 };
+  }
+  reporter.info(`validating ${paths.length} file(s): ${paths.join(', ')}`);
+  const report = await validateFiles(paths, { ...options, newFiles: paths });
+  for (const file of report.files) for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
+  await reporter.summary(validationSummary(report));
+  return report;
+}
+
+const fmt = (v: unknown) => (v === undefined ? '—' : `\`${JSON.stringify(v)}\``);
+
+/** The job summary: the findings, then one section per candidate with its tables. */
+export function validationSummary(report: ValidationReport): string {
+  const lines: string[] = ['## Topology validation', ''];
+  const verdict = report.errorCount
+    ? `❌ ${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`
+    : `✅ ${report.files.length} file(s) valid${report.warningCount ? `, ${report.warningCount} warning(s)` : ''}`;
+  lines.push(verdict, '');
+  for (const file of report.files) {
+    const c = file.candidate;
+    const state = file.errors.length ? '❌' : file.warnings.length ? '⚠️' : '✅';
+    lines.push(`### ${state} \`${file.path}\`${c ? ` — candidate \`${c.name}\`` : ` (${file.kind})`}`, '');
+    for (const i of [...file.errors, ...file.warnings]) {
+      lines.push(`- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ''}: ${i.message}`);
+    }
+    if (file.errors.length || file.warnings.length) lines.push('');
+    if (!c) continue;
+    lines.push(`Job name: \`${c.jobName}\` · parent: ${c.parent ? `\`${c.parent}\`` : '—'} · base preset: \`${c.baseTopology}\` · cluster: \`${c.cluster}\``, '');
+    lines.push(`**Capacity** (containers × replicas × concurrent rollouts) — in flight: **${c.inFlight}** (bound by ${c.binding.join(', ')})`, '');
+    lines.push('| service | capacity |', '|---|---:|');
+    for (const row of c.capacity) lines.push(`| ${row.service} | ${row.capacity} |`);
+    lines.push('');
+    const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
+    lines.push(`**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? '' : '; no memory model for this cluster'})`, '');
+    lines.push('| GPU | services | predicted GiB | share |', '|---:|---|---:|---:|');
+    for (const { gpu, services } of c.gpuMap) {
+      const m = memory.get(gpu);
+      const share = m ? `${Math.round(m.fraction * 100)}%${m.level === 'error' ? ' ❌' : m.level === 'warning' ? ' ⚠️' : ''}` : '—';
+      lines.push(`| ${gpu} | ${services.join(', ')} | ${m ? m.totalGiB.toFixed(1) : '—'} | ${share} |`);
+    }
+    lines.push('');
+    lines.push(`**Changes from ${c.diffFrom}**`, '');
+    if (c.diff.length === 0) lines.push('None: same topology.', '');
+    else {
+      lines.push('| key | before | after |', '|---|---|---|');
+      for (const d of c.diff) lines.push(`| \`${d.key}\` | ${fmt(d.from)} | ${fmt(d.to)} |`);
+      lines.push('');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

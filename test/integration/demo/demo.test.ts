@@ -1,0 +1,197 @@
+// `topo demo --quick` end to end on the local cluster: the real CLI bundle, Slurm, the twin and
+// Prometheus. Then index.html in headless Chromium: every Mermaid chart must render as SVG.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { recordProblems } from '../../../src/record/validate.js';
+import type { ExperimentRecord } from '../../../src/types/generated/record.js';
+import { repoRoot, requireCluster } from '../../support/cluster.js';
+
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const artifacts = join(repoRoot, 'test-artifacts', 'demo');
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runTopo(
+  args: string[],
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
+): Promise<Ran> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/topo.js'), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      onStdout?.(stdout, child);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Slurm jobs of the experiment still known to squeue (pending or running). */
+function liveJobs(experimentId: string): Promise<string[]> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('squeue', ['--noheader', '--format=%j %T'], {
+      env: { ...process.env, SLURM_CONF: requireCluster().slurmConf },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', () =>
+      resolvePromise(
+        out.split('\n').filter((l) => l.startsWith(`topo-${experimentId}-`) && !/COMPLET|CANCEL/.test(l)),
+      ),
+    );
+  });
+}
+
+describe('topo demo --quick', () => {
+  let out: string;
+  let ran: Ran;
+
+  beforeAll(async () => {
+    requireCluster();
+    out = mkdtempSync(join(tmpdir(), 'topo-demo-'));
+    ran = await runTopo(['demo', '--quick', '--out', out]);
+    mkdirSync(artifacts, { recursive: true });
+  });
+
+  it('finishes with exit 0 and a plain log when stdout is not a terminal', () => {
+    expect(ran.stderr, ran.stdout).toBe('');
+    expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+    expect(ran.stdout).not.toContain('\u001b[');
+    expect(ran.stdout).toMatch(/baseline: accepted/);
+    expect(ran.stdout).toContain('index.html');
+  });
+
+  it('writes a record that validates, with the baseline and judged candidates, best faster than baseline', () => {
+    const dir = join(out, 'experiments');
+    const jsonFile = readdirSync(dir).find((f) => f.endsWith('.json'));
+    expect(jsonFile).toBeDefined();
+    const record = JSON.parse(readFileSync(join(dir, jsonFile!), 'utf8')) as ExperimentRecord;
+    expect(recordProblems(record)).toEqual([]);
+    expect(existsSync(join(dir, jsonFile!.replace(/\.json$/, '.md')))).toBe(true);
+    const baseline = record.runs.find((r) => !r.parent);
+    expect(baseline?.verdict?.state).toBeDefined();
+    const candidates = record.runs.filter((r) => r.parent);
+    expect(candidates.length).toBeGreaterThanOrEqual(1);
+    expect(candidates.some((r) => r.verdict && r.verdict.state !== 'no-data')).toBe(true);
+    const value = (r: (typeof record.runs)[number]) =>
+      r.verdict?.projected_full_run?.value ??
+      r.verdict?.value?.value ??
+      r.stable_metrics?.seconds_per_rollout_full_run;
+    const best = record.runs.find((r) => r.name === record.current_best.topology);
+    expect(best, 'current_best names a run').toBeDefined();
+    expect(best!.parent, 'the best is a candidate, not the baseline').toBeTruthy();
+    expect(value(best!)!).toBeLessThan(value(baseline!)!);
+  });
+
+  it('writes the candidate files and one PR comment per candidate', () => {
+    const topologies = readdirSync(join(out, 'topologies'));
+    expect(topologies).toHaveLength(1);
+    const files = readdirSync(join(out, 'topologies', topologies[0]!));
+    expect(files).toContain('experiment.yaml');
+    expect(files).toContain('baseline.yaml');
+    const comments = readdirSync(join(out, 'comments'));
+    expect(comments).toContain('baseline.md');
+    expect(comments.length).toBe(files.length - 1);
+    for (const c of comments)
+      expect(readFileSync(join(out, 'comments', c), 'utf8')).toContain('topo:observation');
+  });
+
+  it('writes the final report with its five parts', () => {
+    const id = readdirSync(join(out, 'topologies'))[0]!;
+    const report = readFileSync(join(out, 'experiments', `${id}-report.md`), 'utf8');
+    const headings = report.split('\n').filter((l) => /^##\s/.test(l));
+    expect(headings.length, report).toBeGreaterThanOrEqual(5);
+    expect(report).toMatch(/baseline/i);
+    expect(report).toMatch(/best/i);
+  });
+
+  it('index.html renders every Mermaid chart as SVG in headless Chromium, offline', async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'topo-demo-chromium-'));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    try {
+      const page = await context.newPage();
+      const external: string[] = [];
+      page.on('request', (r) => {
+        if (!r.url().startsWith('file:')) external.push(r.url());
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(join(out, 'index.html')).href);
+      await page.waitForFunction("document.body.dataset.mermaid !== 'pending'", undefined, {
+        timeout: 60_000,
+      });
+      expect(await page.evaluate('document.body.dataset.mermaid')).toBe('done');
+      const blocks = await page.locator('pre.mermaid').count();
+      const svgs = await page.locator('pre.mermaid svg').count();
+      expect(blocks).toBeGreaterThan(0);
+      expect(svgs).toBe(blocks);
+      expect(await page.locator('pre.mermaid', { hasText: 'Syntax error' }).count()).toBe(0);
+      expect(errors).toEqual([]);
+      expect(external).toEqual([]);
+      await page.screenshot({ path: join(artifacts, 'index.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('leaves no job of the experiment running', async () => {
+    const id = readdirSync(join(out, 'topologies'))[0]!;
+    expect(await liveJobs(id)).toEqual([]);
+  });
+});
+
+describe('topo demo interrupted', () => {
+  it('on SIGINT cancels its jobs and exits 130, keeping the cluster it did not start', async () => {
+    requireCluster();
+    const out = mkdtempSync(join(tmpdir(), 'topo-demo-int-'));
+    let sent = false;
+    const ran = await runTopo(['demo', '--quick', '--out', out], (stdout, child) => {
+      if (!sent && /submitted baseline/.test(stdout)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    expect(sent, ran.stdout).toBe(true);
+    expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(130);
+    expect(ran.stdout).toMatch(/cancel/i);
+    const id = readdirSync(join(out, 'topologies'))[0]!;
+    expect(await liveJobs(id)).toEqual([]);
+    expect(requireCluster().up).toBe(true);
+  });
+});

@@ -1,0 +1,151 @@
+// The bundled submit action as a runner runs it, against the local GitHub API: the /topo router's
+// parsing, reactions, permission and fork refusals, replies, and the submit label.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
+import {
+  type GitHubServer,
+  type Pull,
+  type Repo,
+  startGitHubServer,
+} from '../../support/github-server/index.js';
+import { runAction } from '../../support/run-action.js';
+
+let gh: GitHubServer;
+let repo: Repo;
+let pull: Pull;
+let forkPull: Pull;
+let token: string;
+
+// The token carries exactly the permissions topology-submit.yml grants.
+const SUBMIT_PERMISSIONS = { contents: 'read', 'pull-requests': 'write', issues: 'write' } as const;
+
+beforeAll(async () => {
+  gh = await startGitHubServer();
+  token = gh.createToken(gh.botLogin, { permissions: { ...SUBMIT_PERMISSIONS } });
+  repo = gh.createRepo('acme/sim', { files: { 'topologies/clusters.yaml': 'clusters: {}\n' } });
+  gh.addCollaborator(repo, 'alice', 'write');
+  gh.addCollaborator(repo, 'tom', 'triage');
+  gh.state.user('stranger');
+  pull = gh.openPull({
+    repo,
+    author: 'alice',
+    title: 'c1',
+    head: 'c1',
+    files: { 'topologies/e/c1.yaml': 'name: c1\n' },
+  });
+  const fork = gh.fork(repo, 'mallory');
+  forkPull = gh.openPull({
+    repo,
+    headRepo: fork,
+    author: 'mallory',
+    title: 'x',
+    head: 'x',
+    files: { 'topologies/e/x.yaml': 'name: x\n' },
+  });
+});
+afterAll(async () => {
+  expect(gh.violations()).toEqual([]);
+  await gh.close();
+});
+
+async function commentAndRun(p: Pull, login: string, body: string) {
+  const comment = gh.comment(repo, p.number, login, body);
+  const run = await runAction('submit', {
+    event: issueCommentEvent(gh, comment),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token,
+  });
+  const reactions = gh.state.reactions.filter((r) => r.commentId === comment.id).map((r) => r.content);
+  const replies = gh.state.comments
+    .filter((c) => c.id > comment.id && c.user.login === gh.botLogin)
+    .map((c) => c.body);
+  return { run, reactions, replies };
+}
+
+describe('submit action: /topo commands', () => {
+  it('answers help with the command table and a rocket', async () => {
+    const { run, reactions, replies } = await commentAndRun(pull, 'alice', '/topo help');
+    expect(run.exitCode).toBe(0);
+    expect(run.outputs).toEqual({ command: 'help', outcome: 'done' });
+    expect(reactions).toEqual(['eyes', 'rocket']);
+    expect(replies[0]).toMatch(/^> \/topo help\n\n.*\| `\/topo submit` \|/s);
+  });
+
+  it('answers an unknown command with the help and confused', async () => {
+    const { run, reactions, replies } = await commentAndRun(pull, 'alice', '/topo deploy now');
+    expect(run.outputs.outcome).toBe('invalid');
+    expect(reactions).toEqual(['eyes', 'confused']);
+    expect(replies[0]).toMatch(/I did not understand that: unknown command `deploy`/);
+  });
+
+  it('refuses a fork pull request, saying why', async () => {
+    const { run, reactions, replies } = await commentAndRun(forkPull, 'alice', '/topo submit');
+    expect(run.exitCode).toBe(0);
+    expect(run.outputs.outcome).toBe('refused');
+    expect(reactions).toEqual(['eyes', 'confused']);
+    expect(replies[0]).toMatch(/not available on pull requests from forks/);
+  });
+
+  it.each([
+    ['stranger', 'read'],
+    ['tom', 'triage'],
+  ])('refuses %s (%s access), saying why', async (login, level) => {
+    const { run, reactions, replies } = await commentAndRun(pull, login, '/topo submit');
+    expect(run.outputs.outcome).toBe('refused');
+    expect(reactions).toEqual(['eyes', 'confused']);
+    expect(replies[0]).toContain(
+      `Sorry @${login}, \`/topo submit\` needs write access to acme/sim (you have ${level})`,
+    );
+  });
+
+  it('acknowledges /topo reject for the record', async () => {
+    const { run, reactions, replies } = await commentAndRun(
+      pull,
+      'alice',
+      '/topo reject driver-bound, no gain',
+    );
+    expect(run.outputs).toEqual({ command: 'reject', outcome: 'done' });
+    expect(reactions).toEqual(['eyes', 'rocket']);
+    expect(replies[0]).toMatch(/recorded as \*\*rejected\*\*/);
+  });
+
+  it('ignores ordinary comments and its own comments without any API call', async () => {
+    gh.resetCalls();
+    const plain = await commentAndRun(pull, 'alice', 'looks good to me');
+    expect(plain.run.outputs.outcome).toBe('ignored');
+    const own = await commentAndRun(pull, gh.botLogin, '/topo submit');
+    expect(own.run.outputs.outcome).toBe('ignored');
+    expect(gh.calls()).toEqual([]);
+  });
+
+  it('masks the token', async () => {
+    const { run } = await commentAndRun(pull, 'alice', '/topo help');
+    expect(run.masks).toContain(token);
+  });
+});
+
+describe('submit action: the submit label', () => {
+  it('refuses a label added by someone without write access', async () => {
+    pull.labels.push('topology:submit');
+    const run = await runAction('submit', {
+      event: pullRequestEvent(gh, pull, 'labeled', { label: 'topology:submit', sender: 'tom' }),
+      apiUrl: gh.url,
+      repository: 'acme/sim',
+      token,
+    });
+    expect(run.outputs.outcome).toBe('refused');
+    const last = gh.state.commentsOn(repo, pull.number).at(-1);
+    expect(last?.body).toMatch(/Sorry @tom, submitting by label needs write access/);
+  });
+
+  it('ignores other labels', async () => {
+    const run = await runAction('submit', {
+      event: pullRequestEvent(gh, pull, 'labeled', { label: 'documentation', sender: 'alice' }),
+      apiUrl: gh.url,
+      repository: 'acme/sim',
+      token,
+    });
+    expect(run.outputs.outcome).toBe('ignored');
+  });
+});

@@ -1,0 +1,190 @@
+// The monitor end to end on real parts: the twin submitted by a reconcile pass to the local Slurm,
+// scraped by the local Prometheus, read back through the query catalog, judged by the detector, and
+// reported on a pull request of the local GitHub API (sticky comment, check run, label); stopped by
+// stop_when_stable. Then a second pass at the same moment writes nothing.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createOctokit } from '../../../src/github/client.js';
+import { parseObservationBlock } from '../../../src/report/observation-block.js';
+import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
+import type { SlurmClient } from '../../../src/slurm/types.js';
+import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
+import type { ClustersFile } from '../../../src/types/generated/clusters.js';
+import {
+  githubMonitorPort,
+  type MonitorExperiment,
+  type MonitorPorts,
+  reconcile,
+  slurmMonitorPort,
+} from '../../../src/usecases/reconcile.js';
+import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import {
+  type GitHubServer,
+  type Pull,
+  type Repo,
+  startGitHubServer,
+} from '../../support/github-server/index.js';
+import { mermaidBlocks, mermaidParse } from '../../unit/report/mermaid-parser.js';
+
+const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const experimentId = `topology-opt-mon${suffix}-local-20260101`;
+const runName = `topo-${experimentId}-baseline-0123abcd`;
+
+let cluster: LocalClusterEnv;
+let gh: GitHubServer;
+let repo: Repo;
+let pull: Pull;
+let slurm: SlurmClient;
+
+beforeAll(async () => {
+  cluster = requireCluster();
+  const bundle = join(repoRoot, 'dist/topo.js');
+  if (!existsSync(bundle))
+    throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
+  const newest = Math.max(
+    ...readdirSync(join(repoRoot, 'src/sim'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => statSync(join(repoRoot, 'src/sim', f)).mtimeMs),
+  );
+  if (statSync(bundle).mtimeMs < newest)
+    throw new Error('dist/topo.js is older than src/sim: run `npm run build`');
+  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
+  const local = clusters.clusters.local;
+  if (!local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
+  slurm = slurmClientForCluster('local', local);
+  gh = await startGitHubServer();
+  repo = gh.createRepo('acme/sim', { files: { 'README.md': '# sim\n' } });
+  gh.addCollaborator(repo, 'alice', 'write');
+  pull = gh.openPull({
+    repo,
+    author: 'alice',
+    title: 'baseline',
+    head: 'baseline',
+    files: { [`topologies/${experimentId}/baseline.yaml`]: 'name: baseline\n' },
+  });
+});
+
+afterAll(async () => {
+  // never leave a job of this test behind
+  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
+    if (['PENDING', 'RUNNING'].includes(j.state)) await slurm.cancel(j.id);
+  await slurm?.close();
+  await gh?.close();
+});
+
+function ports(): MonitorPorts {
+  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
+  const experiment: MonitorExperiment = {
+    experiment: {
+      experiment_id: experimentId,
+      cluster: 'local',
+      base_topology: '8gpu_64rollouts',
+      max_parallel: 1,
+      stop_when_stable: true,
+      fixed_inputs: {
+        deploy: 'twin-balanced',
+        driver: 'vavam',
+        scenes: 'public_2601',
+        scene_count: 913,
+        rollouts_per_scene: 4,
+        slurm: { time: '04:00:00' },
+      },
+    },
+    timeScale: cluster.timeScale,
+    scrapeSeconds: 1,
+    grafanaUrl: 'http://127.0.0.1:3003',
+    candidates: [
+      {
+        candidate: 'baseline',
+        runName,
+        pr: pull.number,
+        headSha: pull.head.sha,
+        labels: [...pull.labels],
+        requested: true,
+      },
+    ],
+  };
+  return {
+    experiments: async () => [experiment],
+    slurm: slurmMonitorPort(slurm),
+    async submit(_exp, c) {
+      const logDir = join(cluster.runDir, 'slurm_output');
+      mkdirSync(logDir, { recursive: true });
+      const id = await slurm.submit([
+        'sbatch',
+        '--parsable',
+        `--job-name=${c.runName}`,
+        '--nodes=1',
+        '--gpus-per-node=8',
+        '--time=00:10:00',
+        `--output=${join(logDir, `${c.runName}_%j.log`)}`,
+        join(repoRoot, 'scripts/alpasim-twin/submit.sh'),
+        'deploy=twin-balanced',
+        'topology=8gpu_64rollouts',
+        'driver=vavam',
+        'scenes.test_suite_id=public_2601',
+        'runtime.simulation_config.n_rollouts=4',
+        `wizard.run_name=${c.runName}`,
+      ]);
+      return { jobId: id };
+    },
+    prometheus: createPrometheusClient({ baseUrl: cluster.prometheusUrl, timeoutMs: 5000 }),
+    github: githubMonitorPort(octokit, { owner: 'acme', repo: 'sim', botLogin: gh.botLogin }),
+    now: () => Date.now() / 1000,
+  };
+}
+
+describe('monitor reconcile pass on the local cluster', () => {
+  it('submits, follows the run to a stable verdict, stops it, and reports it on the pull request', async () => {
+    const seen: string[] = [];
+    const deadline = Date.now() + 200_000;
+    let last: Awaited<ReturnType<typeof reconcile>> | undefined;
+    while (Date.now() < deadline) {
+      last = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
+      expect(last.errors).toEqual([]);
+      const state = last.candidates[0]?.state;
+      if (state && seen.at(-1) !== state) seen.push(state);
+      if (state === 'stopped' || state === 'finished' || state === 'failed') break;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    const outcome = last?.candidates[0];
+    expect(outcome?.state, `states seen: ${seen.join(' → ')}`).toBe('stopped');
+    console.log(`states seen: ${seen.join(' → ')}`);
+    expect(seen[0]).toMatch(/submitted|starting/);
+    expect(seen).toContain('stable');
+    const v = outcome?.view.observation.verdict;
+    expect(['stable', 'cyclic']).toContain(v?.state);
+    // the projection agrees with the twin's own steady state within 10%
+    expect(v?.projected_full_run?.value).toBeGreaterThan(2);
+    expect(v?.projected_full_run?.value).toBeLessThan(3.2);
+
+    const comments = gh.state.commentsOn(repo, pull.number).filter((c) => c.user.login === gh.botLogin);
+    expect(comments).toHaveLength(1);
+    const body = comments[0]?.body ?? '';
+    expect(body).toContain('<!-- topo:sticky:monitor -->');
+    expect(body).toContain('`baseline` — stopped');
+    expect(body).toContain('Projected full-run seconds per rollout at the end of the run');
+    expect(body).toMatch(/\| sensorsim|\| renderer/);
+    expect(body).toContain('var-run_name=');
+    const blocks = mermaidBlocks(body);
+    expect(blocks).toHaveLength(1);
+    await expect(mermaidParse(blocks[0] as string)).resolves.toBeTruthy();
+    const observation = parseObservationBlock(body);
+    expect(observation?.run_name).toBe(runName);
+    expect(observation?.stable_metrics.completed_rollouts).toBeGreaterThan(100);
+    expect(pull.labels).toEqual(['topology:stable']);
+    const checks = gh.state.checkRuns.filter(
+      (c) => c.repo === repo && c.headSha === pull.head.sha && c.name === 'topo/monitor',
+    );
+    expect(checks.at(-1)?.conclusion).toBe('success');
+    expect(gh.violations()).toEqual([]);
+
+    // a second pass: nothing changed, no write call
+    gh.resetCalls();
+    const again = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
+    expect(again.candidates[0]?.changed).toBe(false);
+    expect(gh.calls().filter((c) => c.method !== 'GET')).toEqual([]);
+  });
+});

@@ -1,0 +1,158 @@
+// The bundled record action (actions/record/dist/index.js), run as GitHub runs it, against the
+// local GitHub API. `npm run build` first: the test runs the committed bundle.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { renderObservationBlock } from '../../../src/report/observation-block.js';
+import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
+import { jobName } from '../../../src/topology/render.js';
+import type { Topology } from '../../../src/types/generated/topology.js';
+import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
+import { pullRequestEvent } from '../../support/events.js';
+import { type GitHubServer, type Repo, startGitHubServer } from '../../support/github-server/index.js';
+import { repoRoot, runAction } from '../../support/run-action.js';
+
+const ID = EXPERIMENT.experiment_id;
+const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
+const BASE = expandPreset(parse(PRESET) as Topology, EXPERIMENT);
+
+let gh: GitHubServer;
+beforeAll(async () => {
+  gh = await startGitHubServer();
+});
+afterAll(async () => {
+  await gh?.close();
+});
+
+function setup(name: string, extra: Record<string, string> = {}) {
+  const repo: Repo = gh.createRepo(`acme/${name}`, {
+    files: {
+      'topologies/presets/8gpu_64rollouts.yaml': PRESET,
+      [`topologies/${ID}/experiment.yaml`]: stringify(EXPERIMENT),
+      ...extra,
+    },
+  });
+  gh.addCollaborator(repo, 'alice', 'write');
+  const topology: Topology = { services: { renderer: { gpus: [0, 1, 2, 3, 4, 5] } } };
+  const pull = gh.openPull({
+    repo,
+    author: 'alice',
+    title: 'More renderers',
+    body: 'Renderer is the bottleneck.\n\n### Learnings\n- topology_knobs: the renderer scales with GPUs\n',
+    head: 'renderer-x6',
+    files: {
+      [`topologies/${ID}/renderer-x6.yaml`]: stringify({
+        name: 'renderer-x6',
+        hypothesis: 'renderer bound',
+        topology,
+      }),
+    },
+  });
+  const observation = structuredClone(OUTCOMES[1]!.observation!);
+  observation.run_name = jobName(ID, 'renderer-x6', expandCandidate(BASE, topology));
+  gh.comment(
+    repo,
+    pull.number,
+    gh.botLogin,
+    `<!-- topo:sticky:monitor -->\nStable.\n${renderObservationBlock(observation)}`,
+  );
+  return { repo, pull };
+}
+
+const run = (repo: Repo, event: ReturnType<typeof pullRequestEvent>) =>
+  runAction('record', { event, apiUrl: gh.url, repository: `acme/${repo.name}`, token: gh.token });
+
+describe('record action', () => {
+  it('records a merged pull request on the default branch and is a no-op when re-run', async () => {
+    const { repo, pull } = setup('merged');
+    gh.merge(pull, 'alice');
+    const event = pullRequestEvent(gh, pull, 'closed');
+
+    const first = await run(repo, event);
+    expect(first.stderr).toBe('');
+    expect(first.exitCode).toBe(0);
+    expect(first.outputs.committed).toBe('true');
+    const recorded = JSON.parse(first.outputs.recorded!);
+    expect(recorded).toMatchObject([
+      { experiment_id: ID, candidate: 'renderer-x6', kind: 'accepted', committed: true },
+    ]);
+    const record = JSON.parse(gh.files(repo).get(`experiments/${ID}.json`)!);
+    expect(record.current_best.topology).toBe('renderer-x6');
+    expect(record.runs[0].change).toEqual({ 'services.renderer.gpus': '[0,1,2,3] -> [0,1,2,3,4,5]' });
+    expect(record.runs[0].skill_reflections[0]).toMatchObject({
+      topic: 'topology_knobs',
+      learning: 'the renderer scales with GPUs',
+    });
+    expect(gh.files(repo).get(`experiments/${ID}.md`)).toContain('| 1 | — | `renderer-x6`');
+    expect(first.summary).toContain('recorded as **accepted**');
+
+    const second = await run(repo, event);
+    expect(second.exitCode).toBe(0);
+    expect(second.outputs.committed).toBe('false');
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('five workflow runs at once (five merges): five entries, none lost, no duplicated commit', async () => {
+    const { repo, pull: first } = setup('five');
+    const pulls = [first];
+    for (let i = 2; i <= 5; i++) {
+      const topology: Topology = { runtime: { nr_workers: 8 + i } };
+      pulls.push(
+        gh.openPull({
+          repo,
+          author: 'alice',
+          title: `workers ${i}`,
+          head: `workers-${i}`,
+          files: { [`topologies/${ID}/workers-${i}.yaml`]: stringify({ name: `workers-${i}`, topology }) },
+        }),
+      );
+    }
+    for (const p of pulls) gh.merge(p, 'alice');
+    const runs = await Promise.all(pulls.map((p) => run(repo, pullRequestEvent(gh, p, 'closed'))));
+    for (const r of runs) expect(r.exitCode, `${r.stdout}${r.stderr}`).toBe(0);
+    const record = JSON.parse(gh.files(repo).get(`experiments/${ID}.json`)!);
+    expect(record.runs.map((r: { name: string }) => r.name).sort()).toEqual([
+      'renderer-x6',
+      'workers-2',
+      'workers-3',
+      'workers-4',
+      'workers-5',
+    ]);
+    const messages: string[] = [];
+    for (
+      let sha: string | undefined = gh.state.branchSha(repo, repo.defaultBranch);
+      sha;
+      sha = gh.state.commit(sha).parents[0]
+    )
+      messages.push(gh.state.commit(sha).message);
+    const recordCommits = messages.filter((m) => m.startsWith('record:'));
+    expect(recordCommits).toHaveLength(5);
+    expect(new Set(recordCommits).size).toBe(5);
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('fails without writing when the record on the default branch is corrupt', async () => {
+    const bad = JSON.stringify({ schema_version: 1, experiment_id: ID, runs: 'none' });
+    const { repo, pull } = setup('corrupt', { [`experiments/${ID}.json`]: bad });
+    gh.merge(pull, 'alice');
+    const head = gh.state.branchSha(repo, repo.defaultBranch);
+
+    const result = await run(repo, pullRequestEvent(gh, pull, 'closed'));
+    expect(result.exitCode).toBe(1);
+    const errors = result.annotations.filter((a) => a.command === 'error').map((a) => a.message);
+    expect(errors.join('\n')).toContain(`experiments/${ID}.json:`);
+    expect(errors.join('\n')).toMatch(/runs: must be array/);
+    expect(errors.join('\n')).toMatch(/not overwritten/);
+    expect(gh.state.branchSha(repo, repo.defaultBranch)).toBe(head);
+    expect(gh.files(repo).get(`experiments/${ID}.json`)).toBe(bad);
+  });
+
+  it('ignores pull_request events other than closed', async () => {
+    const { repo, pull } = setup('opened');
+    const result = await run(repo, pullRequestEvent(gh, pull, 'opened'));
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.committed).toBe('false');
+    expect(gh.files(repo).has(`experiments/${ID}.json`)).toBe(false);
+  });
+});

@@ -1,0 +1,143 @@
+// The twin end to end: submitted through the real local Slurm with the argv AlpaSim's submit.sh receives,
+// discovered by the real Prometheus through file-SD, and its objective read over HTTP from the recording rule.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { steadyState } from '../../../src/sim/model.js';
+import { parseOverrides } from '../../../src/sim/overrides.js';
+import { loadProfile } from '../../../src/sim/profile.js';
+import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import { promQuery, waitFor } from './support.js';
+
+const submitScript = join(repoRoot, 'scripts/alpasim-twin/submit.sh');
+const suffix = `${process.pid.toString(16)}${Date.now().toString(16).slice(-6)}`;
+
+function sbatch(cluster: LocalClusterEnv, name: string, overrides: string[]): string {
+  const logDir = join(cluster.runDir, 'slurm_output');
+  mkdirSync(logDir, { recursive: true });
+  const argv = [
+    '--parsable',
+    `--job-name=${name}`,
+    '--nodes=1',
+    '--gpus-per-node=8',
+    '--time=00:10:00',
+    `--output=${join(logDir, `${name}_%j.log`)}`,
+    submitScript,
+    ...overrides,
+    `wizard.run_name=${name}`,
+  ];
+  return execFileSync('sbatch', argv, { encoding: 'utf8' }).trim().split(';')[0]!;
+}
+
+function jobState(id: string): { state: string; exit: string } {
+  const out = execFileSync('scontrol', ['show', 'job', '-o', id], { encoding: 'utf8' });
+  return { state: /JobState=(\S+)/.exec(out)?.[1] ?? '?', exit: /ExitCode=(\S+)/.exec(out)?.[1] ?? '?' };
+}
+
+describe('the twin under Slurm', () => {
+  let cluster: LocalClusterEnv;
+  beforeAll(() => {
+    cluster = requireCluster();
+    const bundle = join(repoRoot, 'dist/topo.js');
+    if (!existsSync(bundle))
+      throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
+    const newest = Math.max(
+      ...readdirSync(join(repoRoot, 'src/sim'))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => statSync(join(repoRoot, 'src/sim', f)).mtimeMs),
+    );
+    if (statSync(bundle).mtimeMs < newest)
+      throw new Error('dist/topo.js is older than src/sim: run `npm run build`');
+  });
+
+  it('serves metrics that Prometheus scrapes, and the objective converges to the steady value', async () => {
+    const name = `topo-test-twin-${suffix}`.slice(0, 40);
+    const overrides = [
+      'deploy=twin-balanced',
+      'topology=8gpu_64rollouts',
+      'driver=vavam',
+      'scenes.test_suite_id=public_2601',
+    ];
+    const profile = loadProfile('twin-balanced', repoRoot);
+    const steady = steadyState(
+      parseOverrides(overrides, { repoRoot, gpusPerNode: 8 }).topology,
+      profile,
+    ).secondsPerRollout;
+    const id = sbatch(cluster, name, overrides);
+    const sel = `{run_name="${name}"}`;
+    // Targets appear after the (scaled) start-up, with the four jobs and the run labels.
+    const jobs = await waitFor(
+      'the four target groups in Prometheus',
+      async () => {
+        const r = await promQuery(cluster.prometheusUrl, `count by (job, slurm_job_id, run_uuid) (up${sel})`);
+        return r.length === 4 ? r : undefined;
+      },
+      120_000,
+      1000,
+    );
+    expect(jobs.map((j) => j.metric.job).sort()).toEqual([
+      'alpasim-dcgm',
+      'alpasim-node',
+      'alpasim-process',
+      'alpasim-runtime-worker',
+    ]);
+    expect(jobs.every((j) => j.metric.slurm_job_id === id)).toBe(true);
+    const runUuid = jobs[0]!.metric.run_uuid!;
+    expect(existsSync(join(cluster.fileSdDir, `${runUuid}.json`))).toBe(true);
+    // Follow the recording rule until the run ends (its targets go away).
+    const values: number[] = [];
+    let fiveMinute: number | undefined;
+    await waitFor(
+      'the run to finish',
+      async () => {
+        const r = await promQuery(cluster.prometheusUrl, `alpasim:simulation_seconds_per_rollout:avg${sel}`);
+        if (r.length) values.push(Number(r[0]!.value[1]));
+        const f = await promQuery(
+          cluster.prometheusUrl,
+          `alpasim:simulation_seconds_per_rollout:rate5m${sel}`,
+        );
+        if (f.length && values.length > 20) fiveMinute = Number(f[0]!.value[1]);
+        const { state } = jobState(id);
+        return state === 'COMPLETED' || state === 'FAILED' ? state : undefined;
+      },
+      180_000,
+      1000,
+    );
+    expect(jobState(id).state).toBe('COMPLETED');
+    expect(values.length).toBeGreaterThan(20);
+    const last = values.at(-1)!;
+    // Cumulative: high during the congested start, falling toward the steady value.
+    expect(values[Math.floor(values.length / 4)]!).toBeGreaterThan(last);
+    expect(Math.abs(last - steady) / steady).toBeLessThan(0.15);
+    expect(fiveMinute).toBeDefined();
+    expect(Math.abs(fiveMinute! - steady) / steady).toBeLessThan(0.3);
+    // The targets file is removed at exit.
+    expect(existsSync(join(cluster.fileSdDir, `${runUuid}.json`))).toBe(false);
+  });
+
+  it('fails at start-up with the CUDA out-of-memory line when the topology does not fit a GPU', async () => {
+    const name = `topo-test-oom-${suffix}`.slice(0, 40);
+    const id = sbatch(cluster, name, [
+      'deploy=twin-balanced',
+      'topology=8gpu_64rollouts',
+      'driver=vavam',
+      'services.renderer.gpus=[3,3,3,3]',
+    ]);
+    const state = await waitFor(
+      'the OOM job to end',
+      async () => {
+        const s = jobState(id);
+        return ['FAILED', 'COMPLETED', 'CANCELLED'].includes(s.state) ? s : undefined;
+      },
+      150_000,
+      500,
+    );
+    expect(state.state).toBe('FAILED');
+    expect(state.exit).toBe('1:0');
+    const log = readFileSync(join(cluster.runDir, 'slurm_output', `${name}_${id}.log`), 'utf8');
+    expect(log).toMatch(
+      /torch\.OutOfMemoryError: CUDA out of memory\. Tried to allocate [\d.]+ GiB\. GPU 3 /,
+    );
+  });
+});

@@ -1,0 +1,87 @@
+// `topo submit`, `topo jobs` and `topo cancel` end to end on the local cluster, with an experiment in a
+// temporary folder that runs on cluster `local` (the file written by `scripts/local-cluster up`).
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIO } from '../../../src/cli/command.js';
+import { main } from '../../../src/cli/main.js';
+import { repoRoot, requireCluster } from '../../support/cluster.js';
+import { experimentId } from './helpers.js';
+
+const env = requireCluster();
+const dir = mkdtempSync(join(tmpdir(), 'topo-cli-'));
+const exp = experimentId('cli');
+mkdirSync(join(dir, 'topologies', exp), { recursive: true });
+cpSync(join(repoRoot, 'topologies/presets'), join(dir, 'topologies/presets'), { recursive: true });
+writeFileSync(
+  join(dir, 'topologies', exp, 'experiment.yaml'),
+  `experiment_id: ${exp}
+objective: minimize stabilized full-run seconds_per_rollout
+cluster: local
+base_topology: 1gpu
+max_parallel: 3
+fixed_inputs:
+  deploy: twin-balanced
+  driver: vavam
+  slurm:
+    partition: debug
+    gpus_per_node: 1
+`,
+);
+const candidate = join('topologies', exp, 'cli-cand.yaml');
+writeFileSync(join(dir, candidate), 'name: cli-cand\nparent: null\ntopology:\n  runtime:\n    nr_workers: 2\n');
+
+async function topo(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd: dir,
+    env: { ...process.env, TOPO_CLUSTERS_FILE: env.clustersFile, TOPO_SSH_KEY_FILE: env.sshKeyPath, SLURM_CONF: env.slurmConf },
+    isTTY: false,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+describe('topo submit / jobs / cancel on the local cluster', () => {
+  afterAll(async () => {
+    await topo('cancel', candidate, '--cluster', 'local');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a dry run shows the command and submits nothing', async () => {
+    const r = await topo('submit', candidate, '--dry-run');
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('### Dry run: would be submitted on cluster `local`');
+    expect(r.stdout).toContain('--partition=debug');
+    expect((await topo('jobs', exp)).stdout).toContain(`no jobs of ${exp} on cluster local`);
+  });
+
+  it('submits over SSH, finds the same job locally, lists and cancels it', async () => {
+    const first = await topo('submit', candidate, '--cluster', 'local-ssh', '--json');
+    expect(first.code).toBe(0);
+    const submitted = JSON.parse(first.stdout);
+    expect(submitted).toMatchObject({ status: 'submitted', cluster: 'local-ssh' });
+    const again = JSON.parse((await topo('submit', candidate, '--cluster', 'local', '--json')).stdout);
+    expect(again).toMatchObject({ status: 'existing', jobId: submitted.jobId });
+
+    const listed = JSON.parse((await topo('jobs', exp, '--json')).stdout);
+    expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([submitted.jobId]);
+    const table = (await topo('jobs', exp)).stdout;
+    expect(table).toMatch(/^JOB\s+CANDIDATE\s+STATE/);
+    expect(table).toContain('cli-cand-');
+
+    const cancelled = await topo('cancel', candidate, '--cluster', 'local-ssh');
+    expect(cancelled.stdout).toContain(`Cancelled job \`${submitted.jobId}\``);
+    const after = JSON.parse((await topo('jobs', exp, '--json')).stdout);
+    expect(after.jobs[0]).toMatchObject({ state: 'CANCELLED', failure: { kind: 'cancelled' } });
+  });
+});

@@ -1,0 +1,118 @@
+// `topo suggest` end to end on a repository tree: the record's runs were measured by the twin's
+// model, the proposals are written as candidate files and must pass `topo validate`.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { CliIO } from '../../../src/cli/command.js';
+import { main } from '../../../src/cli/main.js';
+import { expandCandidate, topologyHash } from '../../../src/topology/expand.js';
+import type { Candidate } from '../../../src/types/generated/candidate.js';
+import { createExperimentRepo, EXPERIMENT_ID } from './experiment-repo.js';
+
+async function topo(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd,
+    env,
+    isTTY: false,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+function candidateFiles(dir: string): string[] {
+  return readdirSync(join(dir, 'topologies', EXPERIMENT_ID))
+    .filter((f) => f.endsWith('.yaml') && f !== 'experiment.yaml')
+    .sort();
+}
+
+describe('topo suggest', () => {
+  it('writes up to max_parallel valid candidates that cite the evidence', async () => {
+    const repo = createExperimentRepo('twin-driver-bound');
+    repo.addRun('baseline', null, {}, 'accepted');
+    const { code, stdout, stderr } = await topo(['suggest', EXPERIMENT_ID, '--json'], repo.dir);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out.parent).toBe('baseline');
+    expect(out.stop.stop).toBe(false);
+    expect(out.proposals.length).toBe(3);
+    expect(out.memory_model.source).toBe('fitted');
+    // The twin's driver-bound profile: the analysis names the driver, the first proposal scales it.
+    expect(out.proposals[0].service).toBe('driver');
+    expect(out.proposals[0].hypothesis).toMatch(/driver queue-depth max [\d.]+ vs \w+ [\d.]+/);
+    expect(out.proposals[0].hypothesis).toContain('driver is the bottleneck');
+    for (const p of out.proposals) {
+      expect(existsSync(join(repo.dir, p.path))).toBe(true);
+      for (const m of p.predicted_memory) expect(m.fraction).toBeLessThanOrEqual(0.9);
+      const candidate = parse(readFileSync(join(repo.dir, p.path), 'utf8')) as Candidate;
+      expect(candidate.parent).toBe('baseline');
+      expect(candidate.hypothesis).toBe(p.hypothesis);
+      expect(candidate.expected_effect).toBe(p.expected_effect);
+    }
+    const files = out.proposals.map((p: { path: string }) => p.path);
+    const validate = await topo(['validate', ...files], repo.dir);
+    expect(validate.stdout).toMatch(/0 error\(s\)/);
+    expect(validate.code).toBe(0);
+  });
+
+  it('never proposes a topology that is already a candidate', async () => {
+    const repo = createExperimentRepo('twin-driver-bound');
+    repo.addRun('baseline', null, {}, 'accepted');
+    const first = JSON.parse((await topo(['suggest', EXPERIMENT_ID, '--json'], repo.dir)).stdout);
+    const second = JSON.parse(
+      (await topo(['suggest', EXPERIMENT_ID, '--json', '--count', '2'], repo.dir)).stdout,
+    );
+    const firstHashes = new Set(first.proposals.map((p: { hash: string }) => p.hash));
+    expect(second.proposals.length).toBeLessThanOrEqual(2);
+    for (const p of second.proposals) expect(firstHashes.has(p.hash)).toBe(false);
+    // Every candidate file on disk is a distinct topology.
+    const hashes = candidateFiles(repo.dir).map((f) => {
+      const c = parse(readFileSync(join(repo.dir, 'topologies', EXPERIMENT_ID, f), 'utf8')) as Candidate;
+      return topologyHash(expandCandidate(repo.base, c.topology));
+    });
+    expect(new Set(hashes).size).toBe(hashes.length);
+  });
+
+  it('says stop, with the reason, after two rounds without a significant improvement', async () => {
+    const repo = createExperimentRepo('twin-balanced');
+    const baseline = repo.addRun('baseline', null, {}, 'accepted')!;
+    // Six children that change nothing measurable: more runtime workers (the runtime is not the limit).
+    for (let i = 0; i < 6; i++) {
+      repo.addRun(`workers-${9 + i}`, 'baseline', { runtime: { nr_workers: 9 + i } }, 'rejected', {
+        name: 'baseline',
+        seconds: baseline,
+      });
+    }
+    const before = candidateFiles(repo.dir);
+    const { code, stdout } = await topo(['suggest', EXPERIMENT_ID], repo.dir);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^STOP: no significant improvement over the last 2 rounds/m);
+    expect(candidateFiles(repo.dir)).toEqual(before);
+  });
+
+  it('refuses an unknown experiment with a clear message', async () => {
+    const repo = createExperimentRepo();
+    const { code, stderr } = await topo(['suggest', 'topology-opt-nope-local-20261202'], repo.dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain('topologies/topology-opt-nope-local-20261202/experiment.yaml not found');
+    const usage = await topo(['suggest', EXPERIMENT_ID, '--count', 'x'], repo.dir);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--count must be a whole number');
+  });
+
+  it('asks to wait while the baseline has no measurement', async () => {
+    const repo = createExperimentRepo();
+    const { code, stdout } = await topo(['suggest', EXPERIMENT_ID], repo.dir);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/continue: no candidate yet: run the baseline first/);
+  });
+});

@@ -1,0 +1,244 @@
+// A local GitHub REST API for tests: real in-memory state, and every request and every response
+// checked against GitHub's OpenAPI description. A request the real API would reject is recorded
+// as a violation (and answered with the error GitHub would give); tests assert `violations()` is
+// empty. Start one per test file with `startGitHubServer()`.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openApi } from './openapi.js';
+import { Renderer } from './render.js';
+import { ERROR_DOCS, HttpError, type RouteContext, requiredPermission, routes } from './routes.js';
+import { type FileMap, GitHubState, type Identity, type Permission, type Pull, type Repo } from './state.js';
+
+export type { FileMap, Permission, Pull, Repo } from './state.js';
+export { GitHubState } from './state.js';
+
+export interface CallRecord {
+  method: string;
+  path: string;
+  operationId: string | undefined;
+  status: number;
+  /** Login of the token's identity. */
+  actor: string | undefined;
+  /** Milliseconds spent validating the request and the response. */
+  validationMs: number;
+  totalMs: number;
+}
+
+export interface GitHubServer {
+  /** Base URL for GITHUB_API_URL / octokit's baseUrl. */
+  url: string;
+  /** The installation token of the bot (`github-actions[bot]`), every permission. */
+  token: string;
+  botLogin: string;
+  state: GitHubState;
+  render: Renderer;
+  /** A token acting as `login`; an installation token may carry workflow `permissions:`. */
+  createToken(
+    login: string,
+    options?: { kind?: 'installation' | 'user'; permissions?: Identity['permissions'] },
+  ): string;
+  createRepo(
+    fullName: string,
+    options?: { defaultBranch?: string; files?: FileMap; private?: boolean },
+  ): Repo;
+  addCollaborator(repo: Repo, login: string, permission: Permission): void;
+  fork(repo: Repo, ownerLogin: string): Repo;
+  openPull(options: Parameters<GitHubState['openPull']>[0]): Pull;
+  comment(
+    repo: Repo,
+    issueNumber: number,
+    login: string,
+    body: string,
+  ): ReturnType<GitHubState['addComment']>;
+  merge(pull: Pull, by: string): string;
+  closePull(pull: Pull): void;
+  /** The files of a branch (or any ref) as text. */
+  files(repo: Repo, ref?: string): Map<string, string>;
+  violations(): string[];
+  calls(): CallRecord[];
+  resetCalls(): void;
+  close(): Promise<void>;
+}
+
+const BOT = 'github-actions[bot]';
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startGitHubServer(): Promise<GitHubServer> {
+  const api = openApi();
+  const state = new GitHubState();
+  const violationList: string[] = [];
+  let callList: CallRecord[] = [];
+  const bot = state.user(BOT, 'Bot');
+  const token = `ghs_${randomBytes(18).toString('hex')}`;
+  state.tokens.set(token, { user: bot, kind: 'installation' });
+  let render: Renderer | undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    let validationMs = 0;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const where = `${method} ${path}${url.search}`;
+    const violation = (message: string) => violationList.push(`${where}: ${message}`);
+    const auth = req.headers.authorization;
+    const given = auth?.replace(/^(token|bearer)\s+/i, '');
+    const identity = given ? state.tokens.get(given) : undefined;
+    let operationId: string | undefined;
+
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'x-github-api-version-selected': '2022-11-28',
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4999',
+        ...headers,
+      });
+      res.end(body === undefined ? undefined : JSON.stringify(body));
+      callList.push({
+        method,
+        path: `${path}${url.search}`,
+        operationId,
+        status,
+        actor: identity?.user.login,
+        validationMs,
+        totalMs: performance.now() - started,
+      });
+    };
+    const error = (status: number, message: string, extra: Record<string, unknown> = {}) => ({
+      status,
+      body: { message, documentation_url: ERROR_DOCS, status: String(status), ...extra },
+    });
+
+    const match = api.match(method, path);
+    if (!match) {
+      violation('no such operation in the GitHub REST API');
+      send(404, error(404, 'Not Found').body);
+      return;
+    }
+    operationId = match.operation.operationId;
+    if (given && !identity) {
+      violation('unknown token');
+      send(401, error(401, 'Bad credentials').body);
+      return;
+    }
+    const raw = await readBody(req);
+    let body: unknown;
+    if (raw.length) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        violation('body is not JSON');
+        send(400, error(400, 'Problems parsing JSON').body);
+        return;
+      }
+    }
+    const t0 = performance.now();
+    const checked = api.validateRequest(match, url.searchParams, body, raw.length > 0);
+    validationMs += performance.now() - t0;
+    if (checked.problems.length) {
+      for (const p of checked.problems) violation(p);
+      const e = error(422, 'Invalid request.', { errors: checked.problems });
+      send(422, e.body);
+      return;
+    }
+    if (identity?.permissions) {
+      const [scope, level] = requiredPermission(operationId, method);
+      const granted = scope
+        .split('|')
+        .map((s) => identity.permissions?.[s] ?? (s === 'metadata' ? 'read' : 'none'));
+      const ok = granted.some((g) => g === 'write' || (level === 'read' && g === 'read'));
+      if (!ok) {
+        violation(`token lacks permission ${scope.replace('|', ' or ')}: ${level}`);
+        send(403, error(403, 'Resource not accessible by integration').body);
+        return;
+      }
+    }
+    const route = routes[operationId];
+    if (!route) {
+      violation(`operation ${operationId} is valid on GitHub but not implemented by the local server`);
+      send(501, error(501, 'Not implemented by the local GitHub server').body);
+      return;
+    }
+    const ctx: RouteContext = {
+      state,
+      render: render as Renderer,
+      identity,
+      params: match.pathParams,
+      query: checked.query,
+      body: (body ?? {}) as Record<string, unknown>,
+      violation,
+    };
+    let result: { status: number; body?: unknown; headers?: Record<string, string> };
+    try {
+      result = route(ctx);
+    } catch (e) {
+      if (e instanceof HttpError) result = error(e.status, e.message, e.extra);
+      else {
+        violation(`server error: ${(e as Error).stack}`);
+        result = error(500, String((e as Error).message));
+      }
+    }
+    const t1 = performance.now();
+    const problems = api.validateResponse(match.operation, result.status, result.body);
+    validationMs += performance.now() - t1;
+    for (const p of problems) violation(`local server bug, ${p}`);
+    send(result.status, result.body, result.headers);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: Error) => {
+      violationList.push(`${req.method} ${req.url}: server crashed: ${e.stack}`);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  render = new Renderer(api, state, url);
+
+  return {
+    url,
+    token,
+    botLogin: BOT,
+    state,
+    render,
+    createToken(login, options = {}) {
+      const t = `${options.kind === 'user' ? 'ghp' : 'ghs'}_${randomBytes(18).toString('hex')}`;
+      state.tokens.set(t, {
+        user: state.user(login),
+        kind: options.kind ?? 'installation',
+        permissions: options.permissions,
+      });
+      return t;
+    },
+    createRepo: (fullName, options) => state.createRepo(fullName, options),
+    addCollaborator: (repo, login, permission) => state.setCollaborator(repo, login, permission),
+    fork: (repo, owner) => state.fork(repo, owner),
+    openPull: (options) => state.openPull(options),
+    comment: (repo, n, login, body) => state.addComment(repo, n, login, body),
+    merge: (pull, by) => state.mergePull(pull, by),
+    closePull: (pull) => state.closePull(pull),
+    files: (repo, ref) => {
+      const sha = state.resolveRef(repo, ref ?? repo.defaultBranch);
+      if (!sha) throw new Error(`no ref ${ref} in ${repo.owner.login}/${repo.name}`);
+      return state.git.filesAt(sha);
+    },
+    violations: () => [...violationList],
+    calls: () => [...callList],
+    resetCalls: () => {
+      callList = [];
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
+}

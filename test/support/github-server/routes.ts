@@ -1,0 +1,766 @@
+// The REST operations the actions use, by operationId, over the in-memory state.
+import type { Renderer } from './render.js';
+import type { Annotation, CheckRun, GitHubState, Identity, Pull, Repo } from './state.js';
+import { now } from './state.js';
+
+type Json = Record<string, unknown>;
+
+export interface RouteContext {
+  state: GitHubState;
+  render: Renderer;
+  identity: Identity | undefined;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Json;
+  /** Records a request the real API would reject (tests assert there are none). */
+  violation: (message: string) => void;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Json = {},
+  ) {
+    super(message);
+  }
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+function repoOf(ctx: RouteContext): Repo {
+  const repo = ctx.state.findRepo(String(ctx.params.owner), String(ctx.params.repo));
+  if (!repo) throw new HttpError(404, 'Not Found');
+  return repo;
+}
+
+function pullOf(ctx: RouteContext, repo: Repo, key = 'pull_number'): Pull {
+  const pull = ctx.state.pull(repo, Number(ctx.params[key]));
+  if (!pull) throw new HttpError(404, 'Not Found');
+  return pull;
+}
+
+function actor(ctx: RouteContext) {
+  if (!ctx.identity) throw new HttpError(401, 'Requires authentication');
+  return ctx.identity.user;
+}
+
+/** Pagination with `per_page`/`page` and a `Link` header, as octokit.paginate expects. */
+function paginate(ctx: RouteContext, items: unknown[], path: string): RouteResult {
+  const perPage = Math.min(Number(ctx.query.per_page ?? 30), 100);
+  const page = Number(ctx.query.page ?? 1);
+  const slice = items.slice((page - 1) * perPage, page * perPage);
+  const last = Math.max(1, Math.ceil(items.length / perPage));
+  const headers: Record<string, string> = {};
+  if (page < last) {
+    const link = (p: number) => {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(ctx.query)) if (v !== undefined) q.set(k, String(v));
+      q.set('per_page', String(perPage));
+      q.set('page', String(p));
+      return `${ctx.render.repoUrl(repoOf(ctx))}${path}?${q}`;
+    };
+    headers.link = `<${link(page + 1)}>; rel="next", <${link(last)}>; rel="last"`;
+  }
+  return { status: 200, body: slice, headers };
+}
+
+function ensureComment(ctx: RouteContext, repo: Repo) {
+  const comment = ctx.state.comments.find((c) => c.id === Number(ctx.params.comment_id) && c.repo === repo);
+  if (!comment) throw new HttpError(404, 'Not Found');
+  return comment;
+}
+
+const COMMENT_LIMIT = 65536;
+
+function checkCommentBody(ctx: RouteContext, body: string): void {
+  if (body.length > COMMENT_LIMIT) {
+    ctx.violation(`comment body is ${body.length} characters; GitHub rejects more than ${COMMENT_LIMIT}`);
+    throw new HttpError(422, 'Validation Failed', {
+      errors: [
+        {
+          resource: 'IssueComment',
+          code: 'custom',
+          field: 'body',
+          message: 'body is too long (maximum is 65536 characters)',
+        },
+      ],
+    });
+  }
+}
+
+function applyCheckRun(ctx: RouteContext, run: CheckRun, body: Json): void {
+  if (typeof body.name === 'string') run.name = body.name;
+  if (typeof body.details_url === 'string') run.detailsUrl = body.details_url;
+  if (typeof body.external_id === 'string') run.externalId = body.external_id;
+  if (typeof body.started_at === 'string') run.startedAt = body.started_at;
+  if (typeof body.status === 'string') run.status = body.status;
+  if (typeof body.conclusion === 'string') {
+    run.conclusion = body.conclusion;
+    run.status = 'completed';
+  }
+  if (run.status === 'completed') {
+    if (!run.conclusion) {
+      ctx.violation('check run completed without a conclusion');
+      throw new HttpError(422, 'Validation Failed', {
+        errors: [{ resource: 'CheckRun', code: 'missing_field', field: 'conclusion' }],
+      });
+    }
+    run.completedAt = typeof body.completed_at === 'string' ? body.completed_at : (run.completedAt ?? now());
+  }
+  const output = body.output as Json | undefined;
+  if (output) {
+    run.output.title = (output.title as string) ?? run.output.title;
+    run.output.summary = (output.summary as string) ?? run.output.summary;
+    run.output.text = (output.text as string) ?? run.output.text;
+    const annotations = (output.annotations as Annotation[] | undefined) ?? [];
+    for (const a of annotations) {
+      if (a.start_line !== a.end_line && (a.start_column !== undefined || a.end_column !== undefined)) {
+        ctx.violation(
+          `annotation ${a.path}:${a.start_line}: columns are only allowed on single-line annotations`,
+        );
+      }
+    }
+    // Annotations accumulate across updates, like on GitHub.
+    run.annotations.push(...annotations);
+  }
+}
+
+export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
+  'users/get-authenticated': (ctx) => {
+    const identity = ctx.identity;
+    if (!identity) throw new HttpError(401, 'Requires authentication');
+    if (identity.kind === 'installation') throw new HttpError(403, 'Resource not accessible by integration');
+    const template = ctx.render.user(identity.user);
+    return {
+      status: 200,
+      body: {
+        ...template,
+        name: identity.user.login,
+        company: null,
+        blog: null,
+        location: null,
+        email: null,
+        hireable: null,
+        bio: null,
+        public_repos: 0,
+        public_gists: 0,
+        followers: 0,
+        following: 0,
+        created_at: '2020-01-01T00:00:00Z',
+        updated_at: '2020-01-01T00:00:00Z',
+        private_gists: 0,
+        total_private_repos: 0,
+        owned_private_repos: 0,
+        disk_usage: 0,
+        collaborators: 0,
+        two_factor_authentication: false,
+      },
+    };
+  },
+
+  'repos/get': (ctx) => ({ status: 200, body: ctx.render.fullRepository(repoOf(ctx)) }),
+
+  'repos/get-collaborator-permission-level': (ctx) => {
+    const repo = repoOf(ctx);
+    const login = String(ctx.params.username);
+    const user = ctx.state.users.get(login);
+    if (!user) throw new HttpError(404, 'Not Found');
+    const permission = ctx.state.permissionOf(repo, login);
+    const collaborator = {
+      ...ctx.render.user(user),
+      permissions: {
+        pull: permission !== 'none',
+        triage: ['triage', 'write', 'maintain', 'admin'].includes(permission),
+        push: ['write', 'maintain', 'admin'].includes(permission),
+        maintain: ['maintain', 'admin'].includes(permission),
+        admin: permission === 'admin',
+      },
+      role_name: permission,
+    };
+    // `permission` keeps GitHub's legacy values (maintain → write, triage → read); role_name is exact.
+    const legacy = permission === 'maintain' ? 'write' : permission === 'triage' ? 'read' : permission;
+    return { status: 200, body: { permission: legacy, role_name: permission, user: collaborator } };
+  },
+
+  'repos/get-content': (ctx) => {
+    const repo = repoOf(ctx);
+    const ref = typeof ctx.query.ref === 'string' ? ctx.query.ref : repo.defaultBranch;
+    const sha = ctx.state.resolveRef(repo, ref);
+    if (!sha) throw new HttpError(404, `No commit found for the ref ${ref}`);
+    const path = String(ctx.params.path ?? '').replace(/^\/+|\/+$/g, '');
+    const files = ctx.state.git.flatten(ctx.state.commit(sha).tree);
+    const base = ctx.render.repoUrl(repo);
+    const entry = files.get(path);
+    const links = (kind: string, p: string, s: string) => ({
+      url: `${base}/contents/${p}?ref=${ref}`,
+      html_url: `${base.replace('/repos/', '/_web/')}/blob/${ref}/${p}`,
+      git_url: `${base}/git/${kind}/${s}`,
+      download_url: kind === 'blobs' ? `${base.replace('/repos/', '/_raw/')}/${ref}/${p}` : null,
+    });
+    if (entry) {
+      const content = ctx.state.git.blobs.get(entry.sha) as Buffer;
+      const l = links('blobs', path, entry.sha);
+      return {
+        status: 200,
+        body: {
+          type: 'file',
+          encoding: 'base64',
+          size: content.length,
+          name: path.split('/').pop(),
+          path,
+          content: content.toString('base64'),
+          sha: entry.sha,
+          ...l,
+          _links: { self: l.url, git: l.git_url, html: l.html_url },
+        },
+      };
+    }
+    const prefix = path ? `${path}/` : '';
+    const children = new Map<string, { type: 'file' | 'dir'; sha: string; size: number }>();
+    for (const [p, e] of files) {
+      if (!p.startsWith(prefix)) continue;
+      const rest = p.slice(prefix.length);
+      const name = rest.split('/')[0] as string;
+      if (rest.includes('/')) children.set(name, { type: 'dir', sha: '0'.repeat(40), size: 0 });
+      else
+        children.set(name, { type: 'file', sha: e.sha, size: ctx.state.git.blobs.get(e.sha)?.length ?? 0 });
+    }
+    if (!children.size) throw new HttpError(404, 'Not Found');
+    const list = [...children.entries()].sort().map(([name, c]) => {
+      const p = `${prefix}${name}`;
+      const l = links(c.type === 'dir' ? 'trees' : 'blobs', p, c.sha);
+      return {
+        type: c.type,
+        size: c.size,
+        name,
+        path: p,
+        sha: c.sha,
+        ...l,
+        _links: { self: l.url, git: l.git_url, html: l.html_url },
+      };
+    });
+    return { status: 200, body: list };
+  },
+
+  'pulls/list': (ctx) => {
+    const repo = repoOf(ctx);
+    const state = String(ctx.query.state ?? 'open');
+    let pulls = ctx.state.pullsOf(repo).filter((p) => state === 'all' || p.state === state);
+    if (typeof ctx.query.head === 'string') {
+      const [owner, ref] = ctx.query.head.split(':');
+      pulls = pulls.filter((p) => p.head.repo.owner.login === owner && p.head.ref === ref);
+    }
+    if (typeof ctx.query.base === 'string') pulls = pulls.filter((p) => p.base.ref === ctx.query.base);
+    const direction =
+      ctx.query.direction ?? (ctx.query.sort === undefined || ctx.query.sort === 'created' ? 'desc' : 'desc');
+    pulls = [...pulls].sort((a, b) => (direction === 'asc' ? a.number - b.number : b.number - a.number));
+    return paginate(
+      ctx,
+      pulls.map((p) => ctx.render.pullSimple(p)),
+      '/pulls',
+    );
+  },
+
+  'pulls/get': (ctx) => {
+    const repo = repoOf(ctx);
+    return { status: 200, body: ctx.render.pull(pullOf(ctx, repo)) };
+  },
+
+  'pulls/create': (ctx) => {
+    const repo = repoOf(ctx);
+    const user = actor(ctx);
+    const head = String(ctx.body.head);
+    const [headOwner, headRef] = head.includes(':') ? head.split(':') : [repo.owner.login, head];
+    const headRepo = ctx.state.findRepo(String(headOwner), repo.name) ?? repo;
+    const headSha = ctx.state.resolveRef(headRepo, `refs/heads/${headRef}`);
+    if (!headSha)
+      throw new HttpError(422, 'Validation Failed', {
+        errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }],
+      });
+    const baseRef = String(ctx.body.base);
+    const baseSha = ctx.state.branchSha(repo, baseRef);
+    const stamp = now();
+    const pull: Pull = {
+      number: ctx.state.nextNumber(repo),
+      id: ctx.state.id(),
+      title: String(ctx.body.title ?? headRef),
+      body: (ctx.body.body as string) ?? null,
+      user,
+      base: { repo, ref: baseRef, sha: baseSha },
+      head: { repo: headRepo, ref: String(headRef), sha: headSha },
+      state: 'open',
+      merged: false,
+      mergedAt: null,
+      mergedBy: null,
+      closedAt: null,
+      mergeCommitSha: null,
+      labels: [],
+      createdAt: stamp,
+      updatedAt: stamp,
+    };
+    ctx.state.pullsOf(repo).push(pull);
+    return { status: 201, body: ctx.render.pull(pull) };
+  },
+
+  'pulls/update': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo);
+    if (typeof ctx.body.title === 'string') pull.title = ctx.body.title;
+    if (typeof ctx.body.body === 'string') pull.body = ctx.body.body;
+    if (ctx.body.state === 'closed' && pull.state === 'open') ctx.state.closePull(pull);
+    if (ctx.body.state === 'open' && pull.state === 'closed' && !pull.merged) {
+      pull.state = 'open';
+      pull.closedAt = null;
+    }
+    return { status: 200, body: ctx.render.pull(pull) };
+  },
+
+  'pulls/merge': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo);
+    if (pull.state !== 'open') throw new HttpError(405, 'Pull Request is not mergeable');
+    const sha = ctx.state.mergePull(pull, actor(ctx).login);
+    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  },
+
+  'pulls/list-files': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo);
+    const base = ctx.render.repoUrl(repo);
+    const files = ctx.state.changedFiles(pull).map((c) => {
+      const additions = c.after ? c.after.split('\n').length : 0;
+      const deletions = c.before ? c.before.split('\n').length : 0;
+      const sha = c.after !== undefined ? ctx.state.git.putBlob(Buffer.from(c.after)) : '0'.repeat(40);
+      return {
+        sha,
+        filename: c.path,
+        status: c.status,
+        additions,
+        deletions,
+        changes: additions + deletions,
+        blob_url: `${base.replace('/repos/', '/_web/')}/blob/${pull.head.sha}/${c.path}`,
+        raw_url: `${base.replace('/repos/', '/_raw/')}/${pull.head.sha}/${c.path}`,
+        contents_url: `${base}/contents/${c.path}?ref=${pull.head.sha}`,
+        patch: [
+          `@@ -${deletions ? 1 : 0},${deletions} +${additions ? 1 : 0},${additions} @@`,
+          ...(c.before ? c.before.split('\n').map((l) => `-${l}`) : []),
+          ...(c.after ? c.after.split('\n').map((l) => `+${l}`) : []),
+        ].join('\n'),
+      };
+    });
+    return paginate(ctx, files, `/pulls/${pull.number}/files`);
+  },
+
+  'issues/get': (ctx) => {
+    const repo = repoOf(ctx);
+    return { status: 200, body: ctx.render.issue(pullOf(ctx, repo, 'issue_number')) };
+  },
+
+  'issues/list-for-repo': (ctx) => {
+    const repo = repoOf(ctx);
+    const state = String(ctx.query.state ?? 'open');
+    const wanted = typeof ctx.query.labels === 'string' ? ctx.query.labels.split(',').filter(Boolean) : [];
+    const pulls = ctx.state
+      .pullsOf(repo)
+      .filter((p) => state === 'all' || p.state === state)
+      .filter((p) => wanted.every((w) => p.labels.some((l) => l.toLowerCase() === w.toLowerCase())))
+      .sort((a, b) => b.number - a.number);
+    return paginate(
+      ctx,
+      pulls.map((p) => ctx.render.issue(p)),
+      '/issues',
+    );
+  },
+
+  'issues/list-comments': (ctx) => {
+    const repo = repoOf(ctx);
+    pullOf(ctx, repo, 'issue_number');
+    const comments = ctx.state.commentsOn(repo, Number(ctx.params.issue_number));
+    return paginate(
+      ctx,
+      comments.map((c) => ctx.render.comment(c)),
+      `/issues/${ctx.params.issue_number}/comments`,
+    );
+  },
+
+  'issues/create-comment': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo, 'issue_number');
+    const body = String(ctx.body.body);
+    checkCommentBody(ctx, body);
+    const comment = ctx.state.addComment(repo, pull.number, actor(ctx).login, body);
+    return { status: 201, body: ctx.render.comment(comment) };
+  },
+
+  'issues/get-comment': (ctx) => ({ status: 200, body: ctx.render.comment(ensureComment(ctx, repoOf(ctx))) }),
+
+  'issues/update-comment': (ctx) => {
+    const comment = ensureComment(ctx, repoOf(ctx));
+    const user = actor(ctx);
+    if (comment.user.login !== user.login && ctx.identity?.kind === 'installation') {
+      // GITHUB_TOKEN may edit others' comments with write access; still worth noticing in tests.
+      ctx.violation(`${user.login} edited comment ${comment.id} written by ${comment.user.login}`);
+    }
+    const body = String(ctx.body.body);
+    checkCommentBody(ctx, body);
+    comment.body = body;
+    comment.updatedAt = now();
+    return { status: 200, body: ctx.render.comment(comment) };
+  },
+
+  'issues/delete-comment': (ctx) => {
+    const repo = repoOf(ctx);
+    const comment = ensureComment(ctx, repo);
+    ctx.state.comments.splice(ctx.state.comments.indexOf(comment), 1);
+    return { status: 204 };
+  },
+
+  'reactions/list-for-issue-comment': (ctx) => {
+    const comment = ensureComment(ctx, repoOf(ctx));
+    const list = ctx.state.reactions
+      .filter((r) => r.commentId === comment.id)
+      .filter((r) => ctx.query.content === undefined || r.content === ctx.query.content);
+    return paginate(
+      ctx,
+      list.map((r) => ctx.render.reaction(r)),
+      `/issues/comments/${comment.id}/reactions`,
+    );
+  },
+
+  'reactions/create-for-issue-comment': (ctx) => {
+    const comment = ensureComment(ctx, repoOf(ctx));
+    const user = actor(ctx);
+    const content = String(ctx.body.content);
+    const existing = ctx.state.reactions.find(
+      (r) => r.commentId === comment.id && r.user.login === user.login && r.content === content,
+    );
+    if (existing) return { status: 200, body: ctx.render.reaction(existing) };
+    const reaction = { id: ctx.state.id(), commentId: comment.id, user, content, createdAt: now() };
+    ctx.state.reactions.push(reaction);
+    return { status: 201, body: ctx.render.reaction(reaction) };
+  },
+
+  'reactions/delete-for-issue-comment': (ctx) => {
+    const index = ctx.state.reactions.findIndex((r) => r.id === Number(ctx.params.reaction_id));
+    if (index >= 0) ctx.state.reactions.splice(index, 1);
+    return { status: 204 };
+  },
+
+  'issues/list-labels-on-issue': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo, 'issue_number');
+    return paginate(
+      ctx,
+      pull.labels.map((name) => ctx.render.label(repo, ctx.state.ensureLabel(repo, name))),
+      `/issues/${pull.number}/labels`,
+    );
+  },
+
+  'issues/add-labels': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo, 'issue_number');
+    const raw = Array.isArray(ctx.body.labels) ? ctx.body.labels : [];
+    for (const item of raw) {
+      const name = typeof item === 'string' ? item : String((item as Json).name);
+      ctx.state.ensureLabel(repo, name);
+      if (!pull.labels.some((l) => l.toLowerCase() === name.toLowerCase())) pull.labels.push(name);
+    }
+    pull.updatedAt = now();
+    return {
+      status: 200,
+      body: pull.labels.map((name) => ctx.render.label(repo, ctx.state.ensureLabel(repo, name))),
+    };
+  },
+
+  'issues/set-labels': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo, 'issue_number');
+    const raw = Array.isArray(ctx.body.labels) ? ctx.body.labels : [];
+    pull.labels = raw.map((item) => (typeof item === 'string' ? item : String((item as Json).name)));
+    for (const name of pull.labels) ctx.state.ensureLabel(repo, name);
+    return {
+      status: 200,
+      body: pull.labels.map((name) => ctx.render.label(repo, ctx.state.ensureLabel(repo, name))),
+    };
+  },
+
+  'issues/remove-label': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo, 'issue_number');
+    const name = String(ctx.params.name);
+    const index = pull.labels.findIndex((l) => l.toLowerCase() === name.toLowerCase());
+    if (index < 0) throw new HttpError(404, 'Label does not exist');
+    pull.labels.splice(index, 1);
+    pull.updatedAt = now();
+    return {
+      status: 200,
+      body: pull.labels.map((l) => ctx.render.label(repo, ctx.state.ensureLabel(repo, l))),
+    };
+  },
+
+  'issues/create-label': (ctx) => {
+    const repo = repoOf(ctx);
+    const name = String(ctx.body.name);
+    if (repo.labels.has(name.toLowerCase())) {
+      throw new HttpError(422, 'Validation Failed', {
+        errors: [{ resource: 'Label', code: 'already_exists', field: 'name' }],
+      });
+    }
+    const label = ctx.state.ensureLabel(repo, name);
+    if (typeof ctx.body.color === 'string') label.color = ctx.body.color.replace(/^#/, '');
+    if (typeof ctx.body.description === 'string') label.description = ctx.body.description;
+    return { status: 201, body: ctx.render.label(repo, label) };
+  },
+
+  'issues/get-label': (ctx) => {
+    const repo = repoOf(ctx);
+    const label = repo.labels.get(String(ctx.params.name).toLowerCase());
+    if (!label) throw new HttpError(404, 'Not Found');
+    return { status: 200, body: ctx.render.label(repo, label) };
+  },
+
+  'checks/create': (ctx) => {
+    const repo = repoOf(ctx);
+    const run: CheckRun = {
+      id: ctx.state.id(),
+      repo,
+      name: String(ctx.body.name),
+      headSha: String(ctx.body.head_sha),
+      status: 'queued',
+      conclusion: null,
+      startedAt: now(),
+      completedAt: null,
+      detailsUrl: null,
+      externalId: null,
+      output: { title: null, summary: null, text: null },
+      annotations: [],
+      app: actor(ctx),
+    };
+    if (!ctx.state.git.commits.has(run.headSha)) {
+      ctx.violation(`check run created for unknown commit ${run.headSha}`);
+      throw new HttpError(422, 'No commit found for SHA: ' + run.headSha);
+    }
+    applyCheckRun(ctx, run, ctx.body);
+    ctx.state.checkRuns.push(run);
+    return { status: 201, body: ctx.render.checkRun(run) };
+  },
+
+  'checks/update': (ctx) => {
+    const repo = repoOf(ctx);
+    const run = ctx.state.checkRuns.find((r) => r.id === Number(ctx.params.check_run_id) && r.repo === repo);
+    if (!run) throw new HttpError(404, 'Not Found');
+    applyCheckRun(ctx, run, ctx.body);
+    return { status: 200, body: ctx.render.checkRun(run) };
+  },
+
+  'checks/get': (ctx) => {
+    const repo = repoOf(ctx);
+    const run = ctx.state.checkRuns.find((r) => r.id === Number(ctx.params.check_run_id) && r.repo === repo);
+    if (!run) throw new HttpError(404, 'Not Found');
+    return { status: 200, body: ctx.render.checkRun(run) };
+  },
+
+  'checks/list-annotations': (ctx) => {
+    const repo = repoOf(ctx);
+    const run = ctx.state.checkRuns.find((r) => r.id === Number(ctx.params.check_run_id) && r.repo === repo);
+    if (!run) throw new HttpError(404, 'Not Found');
+    const list = run.annotations.map((a) => ({
+      path: a.path,
+      start_line: a.start_line,
+      end_line: a.end_line,
+      start_column: a.start_column ?? null,
+      end_column: a.end_column ?? null,
+      annotation_level: a.annotation_level,
+      title: a.title ?? null,
+      message: a.message,
+      raw_details: a.raw_details ?? null,
+      blob_href: `${ctx.render.repoUrl(repo)}/blob/${run.headSha}/${a.path}`,
+    }));
+    return paginate(ctx, list, `/check-runs/${run.id}/annotations`);
+  },
+
+  'checks/list-for-ref': (ctx) => {
+    const repo = repoOf(ctx);
+    const sha = ctx.state.resolveRef(repo, String(ctx.params.ref));
+    if (!sha) throw new HttpError(422, `No commit found for SHA: ${ctx.params.ref}`);
+    const runs = ctx.state.checkRuns
+      .filter((r) => r.repo === repo && r.headSha === sha)
+      .filter((r) => ctx.query.check_name === undefined || r.name === ctx.query.check_name)
+      .filter((r) => ctx.query.status === undefined || r.status === ctx.query.status)
+      .sort((a, b) => b.id - a.id);
+    return {
+      status: 200,
+      body: { total_count: runs.length, check_runs: runs.map((r) => ctx.render.checkRun(r)) },
+    };
+  },
+
+  'git/create-blob': (ctx) => {
+    const repo = repoOf(ctx);
+    const encoding = String(ctx.body.encoding ?? 'utf-8');
+    const content = Buffer.from(String(ctx.body.content), encoding === 'base64' ? 'base64' : 'utf8');
+    const sha = ctx.state.git.putBlob(content);
+    return { status: 201, body: { url: `${ctx.render.repoUrl(repo)}/git/blobs/${sha}`, sha } };
+  },
+
+  'git/get-blob': (ctx) => {
+    const repo = repoOf(ctx);
+    const sha = String(ctx.params.file_sha);
+    const blob = ctx.state.git.blobs.get(sha);
+    if (!blob) throw new HttpError(404, 'Not Found');
+    return {
+      status: 200,
+      body: {
+        content: blob.toString('base64'),
+        encoding: 'base64',
+        url: `${ctx.render.repoUrl(repo)}/git/blobs/${sha}`,
+        sha,
+        size: blob.length,
+        node_id: `B_${sha}`,
+      },
+    };
+  },
+
+  'git/create-tree': (ctx) => {
+    const repo = repoOf(ctx);
+    const git = ctx.state.git;
+    const base = typeof ctx.body.base_tree === 'string' ? ctx.body.base_tree : undefined;
+    if (base && !git.trees.has(base)) {
+      throw new HttpError(422, 'base_tree is not a valid tree oid');
+    }
+    const flat = base ? git.flatten(base) : new Map();
+    for (const entry of ctx.body.tree as Json[]) {
+      const path = String(entry.path);
+      if (path.startsWith('/') || path.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+        ctx.violation(`tree entry path "${path}" is not a clean relative path`);
+        throw new HttpError(422, 'Invalid tree info');
+      }
+      for (const key of [...flat.keys()]) if (key.startsWith(`${path}/`)) flat.delete(key);
+      if (entry.sha === null) {
+        flat.delete(path);
+        continue;
+      }
+      if (typeof entry.content === 'string' && typeof entry.sha === 'string') {
+        ctx.violation('tree entry has both sha and content');
+      }
+      if (entry.type === 'tree' && typeof entry.sha === 'string') {
+        for (const [p, e] of git.flatten(entry.sha)) flat.set(`${path}/${p}`, e);
+        continue;
+      }
+      const sha =
+        typeof entry.content === 'string' ? git.putBlob(Buffer.from(entry.content)) : String(entry.sha);
+      if (!git.blobs.has(sha)) throw new HttpError(422, `Invalid tree info: unknown blob ${sha}`);
+      flat.set(path, { mode: String(entry.mode ?? '100644'), sha });
+    }
+    const sha = git.buildTree(flat);
+    return { status: 201, body: ctx.render.gitTree(repo, sha, false) };
+  },
+
+  'git/get-tree': (ctx) => {
+    const repo = repoOf(ctx);
+    let sha = String(ctx.params.tree_sha);
+    if (!ctx.state.git.trees.has(sha)) {
+      const commit = ctx.state.resolveRef(repo, sha);
+      if (!commit) throw new HttpError(404, 'Not Found');
+      sha = ctx.state.commit(commit).tree;
+    }
+    const recursive =
+      ctx.query.recursive !== undefined && ctx.query.recursive !== 'false' && ctx.query.recursive !== '0';
+    return { status: 200, body: ctx.render.gitTree(repo, sha, recursive) };
+  },
+
+  'git/create-commit': (ctx) => {
+    const repo = repoOf(ctx);
+    const git = ctx.state.git;
+    const tree = String(ctx.body.tree);
+    if (!git.trees.has(tree)) throw new HttpError(422, 'Tree SHA does not exist');
+    const parents = ((ctx.body.parents as string[] | undefined) ?? []).map(String);
+    for (const p of parents)
+      if (!git.commits.has(p))
+        throw new HttpError(422, 'Parent SHA does not exist or is not a commit object');
+    const user = actor(ctx);
+    const date = now();
+    const person = (p: unknown) => {
+      const given = p as Json | undefined;
+      return {
+        name: String(given?.name ?? user.login),
+        email: String(given?.email ?? `${user.login}@users.noreply.github.com`),
+        date: String(given?.date ?? date),
+      };
+    };
+    const sha = git.putCommit({
+      tree,
+      parents,
+      message: String(ctx.body.message),
+      author: person(ctx.body.author),
+      committer: person(ctx.body.committer ?? ctx.body.author),
+    });
+    return { status: 201, body: ctx.render.gitCommit(repo, sha) };
+  },
+
+  'git/get-commit': (ctx) => {
+    const repo = repoOf(ctx);
+    const sha = String(ctx.params.commit_sha);
+    if (!ctx.state.git.commits.has(sha)) throw new HttpError(404, 'Not Found');
+    return { status: 200, body: ctx.render.gitCommit(repo, sha) };
+  },
+
+  'git/get-ref': (ctx) => {
+    const repo = repoOf(ctx);
+    const ref = `refs/${String(ctx.params.ref).replace(/^refs\//, '')}`;
+    const sha = repo.refs.get(ref);
+    if (!sha) throw new HttpError(404, 'Not Found');
+    return { status: 200, body: ctx.render.gitRef(repo, ref, sha) };
+  },
+
+  'git/create-ref': (ctx) => {
+    const repo = repoOf(ctx);
+    const ref = String(ctx.body.ref);
+    if (!/^refs\/.+\/.+/.test(ref)) {
+      ctx.violation(`create-ref: "${ref}" is not fully qualified (refs/heads/…)`);
+      throw new HttpError(422, 'Reference name must start with refs/ and have at least two slashes');
+    }
+    if (repo.refs.has(ref)) throw new HttpError(422, 'Reference already exists');
+    const sha = String(ctx.body.sha);
+    if (!ctx.state.git.commits.has(sha)) throw new HttpError(422, 'Object does not exist');
+    repo.refs.set(ref, sha);
+    return { status: 201, body: ctx.render.gitRef(repo, ref, sha) };
+  },
+
+  'git/update-ref': (ctx) => {
+    const repo = repoOf(ctx);
+    const ref = `refs/${String(ctx.params.ref).replace(/^refs\//, '')}`;
+    const current = repo.refs.get(ref);
+    if (!current) throw new HttpError(422, 'Reference does not exist');
+    const sha = String(ctx.body.sha);
+    if (!ctx.state.git.commits.has(sha)) throw new HttpError(422, 'Object does not exist');
+    if (ctx.body.force !== true && !ctx.state.git.isAncestor(current, sha)) {
+      throw new HttpError(422, 'Update is not a fast forward');
+    }
+    repo.refs.set(ref, sha);
+    return { status: 200, body: ctx.render.gitRef(repo, ref, sha) };
+  },
+};
+
+/**
+ * The GITHUB_TOKEN permission an operation needs (`permissions:` of a workflow), so a workflow
+ * that asks for too little fails here as it would on GitHub.
+ */
+export function requiredPermission(operationId: string, method: string): [string, 'read' | 'write'] {
+  const level = method === 'GET' ? 'read' : 'write';
+  const [group] = operationId.split('/');
+  if (group === 'checks') return ['checks', level];
+  if (group === 'git') return ['contents', level];
+  if (group === 'pulls') return ['pull-requests', level];
+  if (group === 'issues' || group === 'reactions') return ['issues|pull-requests', level];
+  if (operationId === 'repos/get-content') return ['contents', 'read'];
+  return ['metadata', 'read'];
+}
+
+export const ERROR_DOCS = DOCS;

@@ -1,0 +1,392 @@
+// The in-memory state of the local GitHub: users, repositories (with forks), git objects and refs,
+// pull requests, issue comments, reactions, labels, check runs. Seeding helpers for tests live
+// here; the HTTP routes only read and change this state.
+import { type FlatEntry, GitStore } from './git.js';
+
+export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
+
+export interface User {
+  login: string;
+  id: number;
+  type: 'User' | 'Bot';
+}
+
+export interface Repo {
+  id: number;
+  owner: User;
+  name: string;
+  defaultBranch: string;
+  private: boolean;
+  /** The repository this one was forked from. */
+  parent?: Repo;
+  refs: Map<string, string>;
+  collaborators: Map<string, Permission>;
+  labels: Map<string, Label>;
+  createdAt: string;
+}
+
+export interface Label {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+}
+
+export interface Pull {
+  number: number;
+  id: number;
+  title: string;
+  body: string | null;
+  user: User;
+  base: { repo: Repo; ref: string; sha: string };
+  head: { repo: Repo; ref: string; sha: string };
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergedAt: string | null;
+  mergedBy: User | null;
+  closedAt: string | null;
+  mergeCommitSha: string | null;
+  labels: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Comment {
+  id: number;
+  repo: Repo;
+  issueNumber: number;
+  user: User;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Reaction {
+  id: number;
+  commentId: number;
+  user: User;
+  content: string;
+  createdAt: string;
+}
+
+export interface Annotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  start_column?: number;
+  end_column?: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+  raw_details?: string;
+}
+
+export interface CheckRun {
+  id: number;
+  repo: Repo;
+  name: string;
+  headSha: string;
+  status: string;
+  conclusion: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  annotations: Annotation[];
+  app: User;
+}
+
+export interface Identity {
+  user: User;
+  /** An installation token (GITHUB_TOKEN) cannot call `GET /user`, like on GitHub. */
+  kind: 'installation' | 'user';
+  /** GITHUB_TOKEN scopes (`contents: write`, …); undefined means every permission. */
+  permissions?: Record<string, 'read' | 'write' | 'none'>;
+}
+
+export interface FileMap {
+  [path: string]: string | null;
+}
+
+/** ISO 8601 without milliseconds, as GitHub writes it. */
+export function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export class GitHubState {
+  readonly git = new GitStore();
+  readonly users = new Map<string, User>();
+  readonly repos = new Map<string, Repo>();
+  readonly pulls = new Map<string, Pull[]>();
+  readonly comments: Comment[] = [];
+  readonly reactions: Reaction[] = [];
+  readonly checkRuns: CheckRun[] = [];
+  readonly tokens = new Map<string, Identity>();
+  private nextId = 1000;
+
+  id(): number {
+    return this.nextId++;
+  }
+
+  user(login: string, type: 'User' | 'Bot' = login.endsWith('[bot]') ? 'Bot' : 'User'): User {
+    let user = this.users.get(login);
+    if (!user) {
+      user = { login, id: this.id(), type };
+      this.users.set(login, user);
+    }
+    return user;
+  }
+
+  repo(fullName: string): Repo {
+    const repo = this.repos.get(fullName.toLowerCase());
+    if (!repo) throw new Error(`no repository ${fullName} in the local GitHub`);
+    return repo;
+  }
+
+  findRepo(owner: string, name: string): Repo | undefined {
+    return this.repos.get(`${owner}/${name}`.toLowerCase());
+  }
+
+  /** Creates a repository whose default branch holds `files` in one commit. */
+  createRepo(
+    fullName: string,
+    options: { defaultBranch?: string; files?: FileMap; private?: boolean } = {},
+  ): Repo {
+    const [ownerLogin, name] = fullName.split('/') as [string, string];
+    const repo: Repo = {
+      id: this.id(),
+      owner: this.user(ownerLogin),
+      name,
+      defaultBranch: options.defaultBranch ?? 'main',
+      private: options.private ?? false,
+      refs: new Map(),
+      collaborators: new Map([[ownerLogin, 'admin']]),
+      labels: new Map(),
+      createdAt: now(),
+    };
+    this.repos.set(fullName.toLowerCase(), repo);
+    const sha = this.commitFiles(repo.owner, undefined, options.files ?? {}, 'Initial commit');
+    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
+    return repo;
+  }
+
+  /** Forks a repository for another user: same objects, own refs. */
+  fork(base: Repo, ownerLogin: string): Repo {
+    const fork: Repo = {
+      ...base,
+      id: this.id(),
+      owner: this.user(ownerLogin),
+      parent: base,
+      refs: new Map(base.refs),
+      collaborators: new Map([[ownerLogin, 'admin']]),
+      labels: new Map(),
+      createdAt: now(),
+    };
+    this.repos.set(`${ownerLogin}/${base.name}`.toLowerCase(), fork);
+    return fork;
+  }
+
+  setCollaborator(repo: Repo, login: string, permission: Permission): void {
+    this.user(login);
+    repo.collaborators.set(login, permission);
+  }
+
+  permissionOf(repo: Repo, login: string): Permission {
+    return repo.collaborators.get(login) ?? (repo.private ? 'none' : 'read');
+  }
+
+  /** A commit on top of `parent` that sets (string) or deletes (null) the given files. */
+  commitFiles(author: User, parent: string | undefined, files: FileMap, message: string): string {
+    const flat = new Map<string, FlatEntry>(parent ? this.git.flatten(this.commit(parent).tree) : []);
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) flat.delete(path);
+      else flat.set(path, { mode: '100644', sha: this.git.putBlob(Buffer.from(content)) });
+    }
+    const person = { name: author.login, email: `${author.login}@users.noreply.github.com`, date: now() };
+    return this.git.putCommit({
+      tree: this.git.buildTree(flat),
+      parents: parent ? [parent] : [],
+      message,
+      author: person,
+      committer: person,
+    });
+  }
+
+  commit(sha: string) {
+    const commit = this.git.commits.get(sha);
+    if (!commit) throw new Error(`unknown commit ${sha}`);
+    return commit;
+  }
+
+  branchSha(repo: Repo, branch: string): string {
+    const sha = repo.refs.get(`refs/heads/${branch}`);
+    if (!sha) throw new Error(`no branch ${branch} in ${repo.owner.login}/${repo.name}`);
+    return sha;
+  }
+
+  /** Resolves a branch name, a `heads/…`/`refs/heads/…` ref, a tag or a commit sha. */
+  resolveRef(repo: Repo, ref: string): string | undefined {
+    for (const candidate of [ref, `refs/${ref}`, `refs/heads/${ref}`, `refs/tags/${ref}`]) {
+      const sha = repo.refs.get(candidate);
+      if (sha) return sha;
+    }
+    if (/^[0-9a-f]{40}$/.test(ref) && this.git.commits.has(ref)) return ref;
+    return undefined;
+  }
+
+  pullsOf(repo: Repo): Pull[] {
+    const key = `${repo.owner.login}/${repo.name}`.toLowerCase();
+    let list = this.pulls.get(key);
+    if (!list) {
+      list = [];
+      this.pulls.set(key, list);
+    }
+    return list;
+  }
+
+  /** Issue and pull request numbers share one sequence per repository. */
+  nextNumber(repo: Repo): number {
+    return this.pullsOf(repo).length + 1;
+  }
+
+  /**
+   * Opens a pull request from a new branch `head` (in `headRepo`, the base repository itself or a
+   * fork) that changes `files` on top of the base branch.
+   */
+  openPull(options: {
+    repo: Repo;
+    author: string;
+    title: string;
+    body?: string;
+    head: string;
+    headRepo?: Repo;
+    base?: string;
+    files: FileMap;
+  }): Pull {
+    const { repo } = options;
+    const headRepo = options.headRepo ?? repo;
+    const baseRef = options.base ?? repo.defaultBranch;
+    const baseSha = this.branchSha(repo, baseRef);
+    const author = this.user(options.author);
+    const headSha = this.commitFiles(author, baseSha, options.files, options.title);
+    headRepo.refs.set(`refs/heads/${options.head}`, headSha);
+    const stamp = now();
+    const pull: Pull = {
+      number: this.nextNumber(repo),
+      id: this.id(),
+      title: options.title,
+      body: options.body ?? null,
+      user: author,
+      base: { repo, ref: baseRef, sha: baseSha },
+      head: { repo: headRepo, ref: options.head, sha: headSha },
+      state: 'open',
+      merged: false,
+      mergedAt: null,
+      mergedBy: null,
+      closedAt: null,
+      mergeCommitSha: null,
+      labels: [],
+      createdAt: stamp,
+      updatedAt: stamp,
+    };
+    this.pullsOf(repo).push(pull);
+    return pull;
+  }
+
+  pull(repo: Repo, number: number): Pull | undefined {
+    return this.pullsOf(repo).find((p) => p.number === number);
+  }
+
+  /** Pushes another commit to the pull request's head branch. */
+  pushToPull(pull: Pull, files: FileMap, message = 'Update'): string {
+    const sha = this.commitFiles(pull.user, pull.head.sha, files, message);
+    pull.head.sha = sha;
+    pull.head.repo.refs.set(`refs/heads/${pull.head.ref}`, sha);
+    pull.updatedAt = now();
+    return sha;
+  }
+
+  /** Files changed by the pull request: head versus the base it was opened from. */
+  changedFiles(
+    pull: Pull,
+  ): { path: string; status: 'added' | 'modified' | 'removed'; before?: string; after?: string }[] {
+    const before = this.git.flatten(this.commit(pull.base.sha).tree);
+    const after = this.git.flatten(this.commit(pull.head.sha).tree);
+    const text = (sha: string) => (this.git.blobs.get(sha) as Buffer).toString('utf8');
+    const out: ReturnType<GitHubState['changedFiles']> = [];
+    for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+      const a = before.get(path);
+      const b = after.get(path);
+      if (a && b && a.sha === b.sha) continue;
+      if (!a && b) out.push({ path, status: 'added', after: text(b.sha) });
+      else if (a && !b) out.push({ path, status: 'removed', before: text(a.sha) });
+      else if (a && b) out.push({ path, status: 'modified', before: text(a.sha), after: text(b.sha) });
+    }
+    return out;
+  }
+
+  /** Merges: a merge commit on the base branch applying the pull request's changes. */
+  mergePull(pull: Pull, by: string): string {
+    if (pull.state !== 'open') throw new Error(`pull request #${pull.number} is not open`);
+    const files: FileMap = {};
+    for (const change of this.changedFiles(pull)) files[change.path] = change.after ?? null;
+    const baseHead = this.branchSha(pull.base.repo, pull.base.ref);
+    const merger = this.user(by);
+    const applied = this.commitFiles(merger, baseHead, files, `Merge pull request #${pull.number}`);
+    const commit = this.commit(applied);
+    const sha = this.git.putCommit({ ...commit, parents: [baseHead, pull.head.sha] });
+    pull.base.repo.refs.set(`refs/heads/${pull.base.ref}`, sha);
+    const stamp = now();
+    Object.assign(pull, {
+      state: 'closed',
+      merged: true,
+      mergedAt: stamp,
+      mergedBy: merger,
+      closedAt: stamp,
+      mergeCommitSha: sha,
+      updatedAt: stamp,
+    });
+    return sha;
+  }
+
+  closePull(pull: Pull): void {
+    const stamp = now();
+    Object.assign(pull, { state: 'closed', closedAt: stamp, updatedAt: stamp });
+  }
+
+  addComment(repo: Repo, issueNumber: number, login: string, body: string): Comment {
+    const stamp = now();
+    const comment: Comment = {
+      id: this.id(),
+      repo,
+      issueNumber,
+      user: this.user(login),
+      body,
+      createdAt: stamp,
+      updatedAt: stamp,
+    };
+    this.comments.push(comment);
+    return comment;
+  }
+
+  commentsOn(repo: Repo, issueNumber: number): Comment[] {
+    return this.comments.filter((c) => c.repo === repo && c.issueNumber === issueNumber);
+  }
+
+  ensureLabel(repo: Repo, name: string): Label {
+    let label = repo.labels.get(name.toLowerCase());
+    if (!label) {
+      label = { id: this.id(), name, color: 'ededed', description: null };
+      repo.labels.set(name.toLowerCase(), label);
+    }
+    return label;
+  }
+
+  /** The file at a path of a repository's ref, or undefined. */
+  fileAt(repo: Repo, ref: string, path: string): string | undefined {
+    const sha = this.resolveRef(repo, ref);
+    if (!sha) return undefined;
+    return this.git.filesAt(sha).get(path);
+  }
+}

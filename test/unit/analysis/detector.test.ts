@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { detect } from '../../../src/analysis/detector.js';
+import type { Sample } from '../../../src/analysis/series.js';
+import { PROFILES, simulateTrace, type TraceProfile, truncate } from '../../fixtures/traces/synthetic.js';
+import { twinTrace } from '../../fixtures/traces/twin.js';
+
+const base: TraceProfile = {
+  name: 'base',
+  inFlight: 64,
+  steadySeconds: 3,
+  congestion: 1.5,
+  congestionMinutes: 12,
+  jitter: 0.15,
+  seed: 11,
+};
+
+/** First run-minute (evaluated every minute) at which the verdict is stable or cyclic, and that verdict. */
+function firstStable(profile: TraceProfile, until = 150) {
+  const trace = simulateTrace(profile);
+  for (let t = 1; t <= until; t++) {
+    const v = detect(truncate(trace, t));
+    if (v.state === 'stable' || v.state === 'cyclic') return { t, v, trace };
+  }
+  return { t: undefined, v: undefined, trace };
+}
+
+describe('detector on traces with a known final full-run value', () => {
+  for (const profile of PROFILES) {
+    it(`${profile.name}: reaches a verdict whose projection is within 3% of the run's final value`, () => {
+      const { t, v, trace } = firstStable(profile);
+      expect(t, 'never stable').toBeDefined();
+      const value = v?.value?.value as number;
+      expect(Math.abs(value / trace.finalFullRun - 1)).toBeLessThan(0.03);
+      // the interval covers the final value or misses by less than 1%
+      expect(trace.finalFullRun).toBeGreaterThan((v?.value?.low as number) * 0.99);
+      expect(trace.finalFullRun).toBeLessThan((v?.value?.high as number) * 1.01);
+    });
+  }
+
+  it("beats the seed's rule (the full-run reading at 45 min) on a long congestion", () => {
+    const trace = simulateTrace(PROFILES.find((p) => p.name === 'long-congestion') as TraceProfile);
+    const at45 = trace.fullRun.filter((p) => p.t <= 45).at(-1)?.v as number;
+    const v = detect(truncate(trace, 90));
+    const seedError = Math.abs(at45 / trace.finalFullRun - 1);
+    const ourError = Math.abs((v.projected_full_run?.value as number) / trace.finalFullRun - 1);
+    expect(seedError).toBeGreaterThan(0.2);
+    expect(ourError).toBeLessThan(0.02);
+  });
+});
+
+describe('detector on hand-made series', () => {
+  it('no data at all → no-data, never stable', () => {
+    expect(detect({ fullRun: [] }).state).toBe('no-data');
+    expect(detect({ fullRun: [], completed: [] }).value ?? null).toBeNull();
+  });
+
+  it('only NaN values → no-data', () => {
+    const nan: Sample[] = Array.from({ length: 600 }, (_, i) => ({ t: i / 12, v: Number.NaN }));
+    const v = detect({ fullRun: nan, completed: nan });
+    expect(v.state).toBe('no-data');
+    expect(v.evidence.join(' ')).toMatch(/NaN/);
+  });
+
+  it('early in the run → warming inside the floor', () => {
+    const v = detect(truncate(simulateTrace(base), 8));
+    expect(v.state).toBe('warming');
+    expect(v.value ?? null).toBeNull();
+  });
+
+  it('monotone convergence F = 60t / r(t − 4), rollouts derived from elapsed ÷ full-run → stable at the projected value', () => {
+    // completions at a steady rate after an initial deficit: N = r·(t − 4) for t > 4
+    const r = 20;
+    const fullRun: Sample[] = [];
+    const elapsed: Sample[] = [];
+    for (let t = 5; t <= 120; t += 1 / 12) {
+      fullRun.push({ t, v: (60 * t) / (r * (t - 4)) });
+      elapsed.push({ t, v: 60 * t });
+    }
+    const v = detect({ fullRun, elapsed });
+    expect(v.state).toBe('stable');
+    const finalValue = (60 * 234) / (r * (234 - 4));
+    expect(Math.abs((v.value?.value as number) / finalValue - 1)).toBeLessThan(0.005);
+    expect(v.evidence.join(' ')).toMatch(/derived from elapsed/);
+  });
+
+  it('slow drift of the steady rate → not stable, evidence names the drift', () => {
+    const trace = simulateTrace({ ...base, jitter: 0.1, driftPerHour: 0.4, seed: 3 });
+    expect([60, 75, 90].map((t) => detect(truncate(trace, t)).state)).not.toContain('stable');
+    // with a loose interval the drift rule is what holds the verdict back
+    const states = [60, 75, 90].map((t) =>
+      detect({ ...truncate(trace, t), settings: { max_ci_relative: 0.5 } }),
+    );
+    expect(states.map((v) => v.state)).not.toContain('stable');
+    expect(states.map((v) => v.evidence.join(' ')).join(' ')).toMatch(/drifts/);
+  });
+
+  it('cyclic steady state → cyclic with its period and amplitude', () => {
+    const trace = simulateTrace({
+      ...base,
+      jitter: 0.1,
+      cycle: { periodMinutes: 8, amplitude: 0.25 },
+      seed: 16,
+    });
+    const v = detect(truncate(trace, 100));
+    expect(v.state).toBe('cyclic');
+    expect(v.cycle?.period_minutes).toBeGreaterThanOrEqual(7);
+    expect(v.cycle?.period_minutes).toBeLessThanOrEqual(9);
+    expect(v.cycle?.amplitude_relative).toBeGreaterThan(0.1);
+    expect(v.value).not.toBeNull();
+  });
+
+  it('crash mid-run: samples stop while the run should be live → unhealthy', () => {
+    const trace = simulateTrace({ ...base, crashAtMinutes: 50 });
+    const v = detect({ ...truncate(trace, 70), now: 70 });
+    expect(v.state).toBe('unhealthy');
+    expect(v.evidence.join(' ')).toMatch(/no samples for 20/);
+  });
+
+  it('targets gone → unhealthy', () => {
+    const v = detect({ ...truncate(simulateTrace(base), 60), targetsUp: false });
+    expect(v.state).toBe('unhealthy');
+    expect(v.evidence.join(' ')).toMatch(/targets are gone/);
+  });
+
+  it('stalled rollout counter → unhealthy', () => {
+    const trace = simulateTrace({ ...base, stallAtMinutes: 40 });
+    const v = detect(truncate(trace, 60));
+    expect(v.state).toBe('unhealthy');
+    expect(v.evidence.join(' ')).toMatch(/stopped growing/);
+  });
+
+  it('failure rate up → unhealthy', () => {
+    const trace = simulateTrace({ ...base, failureRate: 0.3, failureFromMinutes: 45 });
+    expect(detect(truncate(trace, 40)).state).not.toBe('unhealthy');
+    const v = detect(truncate(trace, 60));
+    expect(v.state).toBe('unhealthy');
+    expect(v.evidence.join(' ')).toMatch(/failed/);
+  });
+
+  it('scrape gaps are reported and do not prevent a verdict', () => {
+    const trace = simulateTrace({
+      ...base,
+      gaps: [
+        [50, 53],
+        [70, 71],
+      ],
+    });
+    const v = detect(truncate(trace, 110));
+    expect(['stable', 'cyclic']).toContain(v.state);
+    expect(v.evidence.join(' ')).toMatch(/scrape gap 49\.9–53 min/);
+    expect(Math.abs((v.value?.value as number) / trace.finalFullRun - 1)).toBeLessThan(0.03);
+  });
+
+  it('sprinkled NaN samples are ignored and reported', () => {
+    const trace = simulateTrace({ ...base, nanEvery: 7 });
+    const v = detect(truncate(trace, 110));
+    expect(['stable', 'cyclic']).toContain(v.state);
+    expect(v.evidence.join(' ')).toMatch(/NaN/);
+  });
+
+  it('projects to the rollout count when the run ends before its wall time', () => {
+    const trace = simulateTrace(base);
+    const v = detect({ ...truncate(trace, 100), expectedRollouts: 2800 });
+    expect(v.evidence.join(' ')).toMatch(/2800 rollouts done/);
+    expect(v.run_end_minutes).toBeLessThan(160);
+  });
+
+  it('thresholds come from the experiment: a tighter interval needs more data', () => {
+    const trace = simulateTrace(base);
+    const loose = detect({ ...truncate(trace, 90), settings: { max_ci_relative: 0.1 } });
+    const tight = detect({ ...truncate(trace, 90), settings: { max_ci_relative: 0.001 } });
+    expect(loose.state).toMatch(/stable|cyclic/);
+    expect(tight.state).toBe('stabilising');
+    expect(tight.evidence.join(' ')).toMatch(/interval/);
+  });
+});
+
+describe('detector on twin-generated runs (src/sim engine, simulated to their end)', () => {
+  const cases = [
+    { profile: 'twin-balanced', preset: '8gpu_64rollouts', cyclic: false },
+    { profile: 'twin-renderer-bound', preset: '8gpu_64rollouts', cyclic: false },
+    { profile: 'twin-driver-bound', preset: '8gpu_12rollouts', cyclic: false },
+    { profile: 'twin-cyclic', preset: '8gpu_64rollouts', cyclic: true },
+  ];
+  for (const c of cases) {
+    it(`${c.profile} on ${c.preset}: verdict within 3% of the final full-run value${c.cyclic ? ', reported cyclic' : ''}`, () => {
+      const trace = twinTrace({ profile: c.profile, preset: c.preset, seed: 1 });
+      let verdict: ReturnType<typeof detect> | undefined;
+      for (let t = 20; t <= 150 && !verdict; t += 2) {
+        const v = detect(truncate(trace, t));
+        if (v.state === 'stable' || v.state === 'cyclic') verdict = v;
+      }
+      expect(verdict, 'never stable').toBeDefined();
+      expect(Math.abs((verdict?.value?.value as number) / trace.finalFullRun - 1)).toBeLessThan(0.03);
+      const late = detect(truncate(trace, 120));
+      expect(late.state).toBe(c.cyclic ? 'cyclic' : 'stable');
+      if (c.cyclic) expect(late.cycle?.period_minutes).toBeCloseTo(10, 0);
+    });
+  }
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/cli/command.js';
+import { parseDemoArgs } from '../../../src/cli/commands/demo.js';
+import { Cleanup, signalExitCode } from '../../../src/demo/cleanup.js';
+import { parseClusterEnv } from '../../../src/demo/cluster.js';
+import { dateStamp, SAMPLE_COMMAND } from '../../../src/demo/sample.js';
+
+describe('parseDemoArgs', () => {
+  it('defaults to the full demo into ./demo-out from the sample command', () => {
+    expect(parseDemoArgs([])).toEqual({ quick: false, out: 'demo-out', command: SAMPLE_COMMAND });
+  });
+  it('reads --quick, --out and --command in both spellings', () => {
+    expect(parseDemoArgs(['--quick', '--out', '/tmp/x', '--command=sbatch a.sh deploy=d'])).toEqual({
+      quick: true,
+      out: '/tmp/x',
+      command: 'sbatch a.sh deploy=d',
+    });
+  });
+  it('refuses unknown options and missing values', () => {
+    expect(() => parseDemoArgs(['--fast'])).toThrow(UsageError);
+    expect(() => parseDemoArgs(['--out'])).toThrow('--out needs a value');
+    expect(() => parseDemoArgs(['--out', '--quick'])).toThrow('--out needs a value');
+  });
+});
+
+describe('parseClusterEnv', () => {
+  it('reads the env object and names a missing key', () => {
+    const env = {
+      stateDir: '/s',
+      clustersFile: '/s/c.yaml',
+      fileSdDir: '/s/f',
+      prometheusUrl: 'http://127.0.0.1:9093',
+      runDir: '/s/r',
+      timeScale: 60,
+      up: true,
+    };
+    expect(parseClusterEnv(JSON.stringify(env)).up).toBe(true);
+    expect(() => parseClusterEnv(JSON.stringify({ ...env, prometheusUrl: undefined }))).toThrow(
+      '"prometheusUrl" is missing',
+    );
+  });
+});
+
+describe('Cleanup', () => {
+  it('runs steps newest first, once, and keeps going after a failing step', async () => {
+    const cleanup = new Cleanup();
+    const ran: string[] = [];
+    cleanup.add('stop cluster', () => {
+      ran.push('cluster');
+    });
+    const remove = cleanup.add('cancel job 1', () => {
+      ran.push('job 1');
+    });
+    cleanup.add('cancel job 2', () => {
+      throw new Error('scancel failed');
+    });
+    remove();
+    expect(cleanup.pending()).toEqual(['cancel job 2', 'stop cluster']);
+    const log: string[] = [];
+    await Promise.all([cleanup.runAll((l) => log.push(l)), cleanup.runAll((l) => log.push(l))]);
+    expect(ran).toEqual(['cluster']);
+    expect(log).toEqual([
+      'cleanup: cancel job 2',
+      'cleanup: cancel job 2 failed: scancel failed',
+      'cleanup: stop cluster',
+    ]);
+    expect(cleanup.pending()).toEqual([]);
+  });
+  it('maps signals to exit codes', () => {
+    expect(signalExitCode('SIGINT')).toBe(130);
+    expect(signalExitCode('SIGTERM')).toBe(143);
+  });
+});
+
+describe('dateStamp', () => {
+  it('is the UTC day as yyyymmdd', () => {
+    expect(dateStamp(new Date('2026-12-02T23:59:59Z'))).toBe('20261202');
+  });
+});

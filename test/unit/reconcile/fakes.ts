@@ -1,0 +1,188 @@
+// In-memory ports for the reconcile pass's unit tests and benchmark: a GitHub that stores comments,
+// checks and labels and counts calls, a Slurm with jobs, and a Prometheus that serves synthetic traces.
+import type { PrometheusClient, PromResult, PromSeries } from '../../../src/telemetry/prometheus.js';
+import { QUANTITIES, type Quantity, queryCatalog } from '../../../src/telemetry/queries.js';
+import type {
+  LabelState,
+  MonitorCandidate,
+  MonitorCheck,
+  MonitorExperiment,
+  MonitorJob,
+  MonitorPorts,
+} from '../../../src/usecases/reconcile.js';
+import { simulateTrace, type Trace, type TraceProfile } from '../../fixtures/traces/synthetic.js';
+
+export interface Counters {
+  githubReads: number;
+  githubWrites: number;
+  slurmCalls: number;
+  prometheusQueries: number;
+  submits: number;
+  cancels: number;
+}
+
+export interface FakeWorld {
+  ports: MonitorPorts;
+  counters: Counters;
+  comments: Map<number, string>;
+  checks: Map<number, MonitorCheck>;
+  labels: Map<number, string[]>;
+  jobs: MonitorJob[];
+  setNow(ts: number): void;
+  /** run_name → trace and the unix time of its run-minute 0. */
+  traces: Map<string, { trace: Trace; ts0: number }>;
+}
+
+const EMPTY: PromResult = { resultType: 'matrix', series: [], empty: true, nonFinite: 0, warnings: [] };
+
+export function fakeWorld(
+  experiments: MonitorExperiment[],
+  opts: { now: number; timeScale: number },
+): FakeWorld {
+  const counters: Counters = {
+    githubReads: 0,
+    githubWrites: 0,
+    slurmCalls: 0,
+    prometheusQueries: 0,
+    submits: 0,
+    cancels: 0,
+  };
+  const comments = new Map<number, string>();
+  const checks = new Map<number, MonitorCheck>();
+  const labels = new Map<number, string[]>();
+  const jobs: MonitorJob[] = [];
+  const traces = new Map<string, { trace: Trace; ts0: number }>();
+  let now = opts.now;
+  let nextJob = 1000;
+
+  const quantityOf = (q: string): Quantity | undefined => {
+    for (const exp of experiments) {
+      const sel = `run_name=~"topo-${exp.experiment.experiment_id.replace(/\./g, '\\\\.')}-.*"`;
+      const cat = queryCatalog(sel, { timeScale: opts.timeScale, scrapeSeconds: exp.scrapeSeconds });
+      for (const k of QUANTITIES) if (cat[k].rule === q || cat[k].fallback === q) return k;
+    }
+    return undefined;
+  };
+
+  const prometheus: PrometheusClient = {
+    baseUrl: 'http://fake-prometheus',
+    async instant() {
+      counters.prometheusQueries++;
+      return EMPTY;
+    },
+    async range(query, start, end, step) {
+      counters.prometheusQueries++;
+      const quantity = quantityOf(query);
+      const series: PromSeries[] = [];
+      for (const [run, { trace, ts0 }] of traces) {
+        const field: Partial<Record<Quantity, keyof Trace>> = {
+          secondsPerRolloutAvg: 'fullRun',
+          secondsPerRolloutRate5m: 'rate5m',
+          rolloutsTotal: 'completed',
+          rolloutsFailed: 'failed',
+          elapsed: 'elapsed',
+        };
+        const key = quantity ? field[quantity] : undefined;
+        const toTs = (t: number) => ts0 + (t * 60) / opts.timeScale;
+        if (key) {
+          const pts = (trace[key] as { t: number; v: number }[])
+            .map((p) => [toTs(p.t), p.v] as [number, number])
+            .filter(
+              ([ts]) =>
+                ts >= start &&
+                ts <= end &&
+                Math.abs((ts - start) / step - Math.round((ts - start) / step)) < 1e-6,
+            );
+          if (pts.length) series.push({ labels: { run_name: run }, points: pts });
+        }
+        if (quantity === 'queueDepthMax' || quantity === 'queueDepthMin') {
+          const v = quantity === 'queueDepthMax' ? 50 : 40;
+          const last = trace.completed.at(-1);
+          if (last && toTs(0) <= end)
+            series.push({
+              labels: { run_name: run, service: 'sensorsim' },
+              points: [[Math.min(end, toTs(last.t)), v]],
+            });
+        }
+        if (quantity === 'targetsUp') {
+          const last = trace.completed.at(-1);
+          if (last && toTs(0) <= end)
+            series.push({ labels: { run_name: run }, points: [[Math.min(end, toTs(last.t)), 4]] });
+        }
+      }
+      return { ...EMPTY, series, empty: series.length === 0 };
+    },
+  };
+
+  const ports: MonitorPorts = {
+    async experiments() {
+      return experiments;
+    },
+    slurm: {
+      async jobs(id) {
+        counters.slurmCalls++;
+        return jobs.filter((j) => j.name.startsWith(`topo-${id}-`)).map((j) => ({ ...j }));
+      },
+      async cancel(jobId) {
+        counters.slurmCalls++;
+        counters.cancels++;
+        const j = jobs.find((x) => x.jobId === jobId);
+        if (j && (j.state === 'RUNNING' || j.state === 'PENDING')) {
+          j.state = 'CANCELLED';
+          j.endTs = now;
+        }
+      },
+    },
+    async submit(_exp, c: MonitorCandidate) {
+      counters.submits++;
+      counters.slurmCalls++;
+      const existing = jobs.find((j) => j.name === c.runName);
+      if (existing) return { jobId: existing.jobId };
+      const job: MonitorJob = { jobId: String(nextJob++), name: c.runName, state: 'PENDING', submitTs: now };
+      jobs.push(job);
+      return { jobId: job.jobId };
+    },
+    prometheus,
+    github: {
+      async readComment(pr) {
+        counters.githubReads++;
+        return comments.get(pr);
+      },
+      async writeComment(pr, body) {
+        counters.githubWrites++;
+        comments.set(pr, body);
+      },
+      async writeCheck(pr, _sha, check) {
+        counters.githubReads++; // upsertCheckRun lists the ref's checks first
+        counters.githubWrites++;
+        checks.set(pr, check);
+      },
+      async setLabel(pr, state: LabelState | null, current) {
+        const want = state ? [`topology:${state}`] : [];
+        const have = (labels.get(pr) ?? current).filter((l) => l.startsWith('topology:'));
+        const changed = want.join() !== have.join();
+        if (changed) {
+          counters.githubWrites += Math.max(1, have.length);
+          labels.set(pr, want);
+        }
+        return changed;
+      },
+    },
+    now: () => now,
+  };
+  return { ports, counters, comments, checks, labels, jobs, traces, setNow: (ts) => (now = ts) };
+}
+
+/** Starts a job for a candidate whose metrics follow `profile`, started `ago` real seconds before now. */
+export function runJob(
+  world: FakeWorld,
+  runName: string,
+  profile: TraceProfile,
+  startTs: number,
+  timeScale: number,
+  jobId: string,
+): void {
+  world.jobs.push({ jobId, name: runName, state: 'RUNNING', submitTs: startTs - 10, startTs });
+  // telemetry starts after the start-up (5 run-minutes)
+  world.traces.set(runName, { trace: simulateTrace(profile), ts0: startTs + (5 * 60) / timeScale });
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { parseObservationBlock } from '../../../src/report/observation-block.js';
+import type { Experiment } from '../../../src/types/generated/experiment.js';
+import { type MonitorExperiment, reconcile } from '../../../src/usecases/reconcile.js';
+import type { TraceProfile } from '../../fixtures/traces/synthetic.js';
+import { fakeWorld, runJob } from './fakes.js';
+
+const S = 60; // local time scale: one real second is one run-minute
+const T0 = 1_800_000_000;
+const ID = 'topology-opt-vam-local-20260101';
+const profile: TraceProfile = {
+  name: 'p',
+  inFlight: 64,
+  steadySeconds: 3,
+  congestion: 1.5,
+  congestionMinutes: 12,
+  jitter: 0.15,
+  seed: 11,
+};
+const run = (c: string) => `topo-${ID}-${c}-0123abcd`;
+
+function experiment(over: Partial<Experiment> = {}): MonitorExperiment {
+  return {
+    experiment: {
+      experiment_id: ID,
+      cluster: 'local',
+      base_topology: '8gpu_64rollouts',
+      fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
+      max_parallel: 2,
+      ...over,
+    },
+    timeScale: S,
+    scrapeSeconds: 1,
+    grafanaUrl: 'http://127.0.0.1:3003',
+    baseline: { name: 'baseline', value: { value: 3.6, low: 3.55, high: 3.65 } },
+    candidates: [
+      { candidate: 'a', runName: run('a'), pr: 1, headSha: 'sha1', labels: [], requested: true },
+      { candidate: 'b', runName: run('b'), pr: 2, headSha: 'sha2', labels: [], requested: true },
+      { candidate: 'c', runName: run('c'), pr: 3, headSha: 'sha3', labels: [], requested: true },
+      { candidate: 'd', runName: run('d'), pr: 4, headSha: 'sha4', labels: [], requested: false },
+    ],
+  };
+}
+
+function setup(over: Partial<Experiment> = {}) {
+  const exp = experiment(over);
+  const now = T0 + 200;
+  const world = fakeWorld([exp], { now, timeScale: S });
+  // a: started 110 real s ago → ~105 run-minutes of metrics; b: 12 run-minutes
+  runJob(world, run('a'), profile, now - 110, S, '11');
+  runJob(world, run('b'), { ...profile, seed: 5 }, now - 15, S, '12');
+  return { exp, world };
+}
+
+const opts = { tickSeconds: 5, lagSeconds: 0 };
+
+describe('reconcile pass', () => {
+  it('computes each candidate’s state, writes comment, check and label', async () => {
+    const { world } = setup();
+    const report = await reconcile(world.ports, opts);
+    expect(report.errors).toEqual([]);
+    const byName = Object.fromEntries(report.candidates.map((c) => [c.candidate, c]));
+    expect(byName.a?.state).toBe('stable');
+    expect(byName.b?.state).toMatch(/warming|stabilising/);
+    expect(byName.c?.state).toBe('queued'); // two jobs live, max_parallel 2
+    expect(byName.d).toBeUndefined(); // not asked to run
+    expect(world.labels.get(1)).toEqual(['topology:stable']);
+    expect(world.labels.get(2)).toEqual(['topology:running']);
+    expect(world.labels.get(3)).toEqual(['topology:queued']);
+    expect(world.checks.get(1)?.conclusion).toBe('success');
+    expect(world.checks.get(2)?.conclusion).toBeUndefined();
+    const body = world.comments.get(1) as string;
+    expect(body).toContain('`a` — stable');
+    expect(body).toContain('faster than baseline baseline');
+    expect(body).toContain('```mermaid');
+    expect(parseObservationBlock(body)?.comparison?.outcome).toBe('better');
+    // one Slurm call and one query per quantity (plus fallbacks for the rules this fake lacks)
+    expect(world.counters.slurmCalls).toBe(1);
+  });
+
+  it('a second pass at the same moment costs no write', async () => {
+    const { world } = setup();
+    await reconcile(world.ports, opts);
+    const writes = world.counters.githubWrites;
+    const report = await reconcile(world.ports, opts);
+    expect(report.candidates.every((c) => !c.changed)).toBe(true);
+    expect(world.counters.githubWrites).toBe(writes);
+  });
+
+  it('two passes at once leave the same state as one', async () => {
+    const one = setup();
+    await reconcile(one.world.ports, opts);
+    const two = setup();
+    await Promise.all([reconcile(two.world.ports, opts), reconcile(two.world.ports, opts)]);
+    expect([...two.world.comments.entries()]).toEqual([...one.world.comments.entries()]);
+    expect([...two.world.labels.entries()]).toEqual([...one.world.labels.entries()]);
+    expect(two.world.jobs.length).toBe(one.world.jobs.length);
+  });
+
+  it('submits a queued candidate when a slot frees', async () => {
+    const { world } = setup();
+    await reconcile(world.ports, opts);
+    const a = world.jobs.find((j) => j.name === run('a'));
+    if (a) {
+      a.state = 'COMPLETED';
+      a.endTs = T0 + 200;
+    }
+    world.setNow(T0 + 210);
+    const report = await reconcile(world.ports, opts);
+    const c = report.candidates.find((x) => x.candidate === 'c');
+    expect(c?.submitted).toBeDefined();
+    expect(c?.state).toBe('submitted');
+    expect(world.labels.get(3)).toEqual(['topology:running']);
+    expect(report.candidates.find((x) => x.candidate === 'a')?.state).toBe('finished');
+  });
+
+  it('stop_when_stable cancels a stable candidate, then shows it stopped', async () => {
+    const { world } = setup({ stop_when_stable: true });
+    const first = await reconcile(world.ports, opts);
+    expect(first.candidates.find((c) => c.candidate === 'a')?.cancelled).toBe('11');
+    world.setNow(T0 + 205);
+    const second = await reconcile(world.ports, opts);
+    expect(second.candidates.find((c) => c.candidate === 'a')?.state).toBe('stopped');
+    expect(world.labels.get(1)).toEqual(['topology:stable']);
+  });
+
+  it('a failed job gets the failure explained, a failure check and the failed label', async () => {
+    const { world } = setup();
+    const b = world.jobs.find((j) => j.name === run('b'));
+    if (b) {
+      b.state = 'OUT_OF_MEMORY';
+      b.endTs = T0 + 195;
+      b.failure = { kind: 'gpu-oom', message: 'CUDA out of memory', gpu: 4, slurm_state: 'OUT_OF_MEMORY' };
+    }
+    const report = await reconcile(world.ports, opts);
+    expect(report.candidates.find((c) => c.candidate === 'b')?.state).toBe('failed');
+    expect(world.labels.get(2)).toEqual(['topology:failed']);
+    expect(world.checks.get(2)?.conclusion).toBe('failure');
+    expect(world.comments.get(2)).toContain('**Failure (gpu-oom):**');
+  });
+
+  it('a running job without telemetry past the deadline fails with no-telemetry', async () => {
+    const exp = experiment();
+    const world = fakeWorld([exp], { now: T0 + 100, timeScale: S });
+    world.jobs.push({ jobId: '7', name: run('a'), state: 'RUNNING', submitTs: T0, startTs: T0 });
+    const report = await reconcile(world.ports, opts);
+    const a = report.candidates.find((c) => c.candidate === 'a');
+    expect(a?.state).toBe('failed');
+    expect(a?.view.observation.failure?.kind).toBe('no-telemetry');
+    // shortly after the start it is only starting
+    world.setNow(T0 + 5);
+    expect((await reconcile(world.ports, opts)).candidates.find((c) => c.candidate === 'a')?.state).toBe(
+      'starting',
+    );
+  });
+});

@@ -1,0 +1,77 @@
+// An in-memory Slurm for unit tests of the pure orchestration (the integration tests use the real one).
+import type { SlurmClient, SlurmJob, SlurmJobState, Transport } from '../../../src/slurm/types.js';
+
+export class FakeSlurm implements SlurmClient {
+  jobsById = new Map<string, SlurmJob>();
+  nextId = 100;
+  calls: string[] = [];
+  /** Run before sbatch returns (e.g. another runner submitting at the same moment). */
+  beforeSubmitReturns?: () => void;
+  readonly transport: Transport = {
+    description: 'fake',
+    run: async () => ({ stdout: '', stderr: '', code: 0 }),
+    close: async () => {},
+  };
+
+  add(
+    name: string,
+    state: SlurmJobState = 'RUNNING',
+    reason: string | null = null,
+    fixedId?: string,
+  ): SlurmJob {
+    const id = fixedId ?? String(this.nextId++);
+    const job: SlurmJob = {
+      id,
+      name,
+      state,
+      reason,
+      exitCode: null,
+      signal: null,
+      restarts: 0,
+      submitTime: null,
+      startTime: null,
+      endTime: null,
+      timeLimit: null,
+      elapsed: null,
+      nodes: null,
+      stdoutPath: null,
+      source: 'squeue',
+    };
+    this.jobsById.set(id, job);
+    return job;
+  }
+  async submit(argv: readonly string[]) {
+    this.calls.push('submit');
+    const name = argv.find((a) => a.startsWith('--job-name='))?.slice('--job-name='.length) ?? 'x';
+    const held = argv.includes('--hold');
+    const job = this.add(name, 'PENDING', held ? 'JobHeldUser' : 'Priority');
+    this.beforeSubmitReturns?.();
+    return job.id;
+  }
+  async jobs(prefix: string) {
+    this.calls.push('jobs');
+    return [...this.jobsById.values()].filter((j) => j.name.startsWith(prefix)).map((j) => ({ ...j }));
+  }
+  async cancel(id: string) {
+    this.calls.push(`cancel ${id}`);
+    const j = this.jobsById.get(id);
+    if (j) j.state = 'CANCELLED';
+  }
+  async release(id: string) {
+    this.calls.push(`release ${id}`);
+    const j = this.jobsById.get(id);
+    if (j) j.reason = 'Priority';
+  }
+  async rename(id: string, name: string) {
+    this.calls.push(`rename ${id}`);
+    const j = this.jobsById.get(id);
+    if (j) j.name = name;
+  }
+  async tail() {
+    return [];
+  }
+  async ensureDir() {
+    this.calls.push('mkdir');
+  }
+  async close() {}
+}

@@ -1,0 +1,190 @@
+// Parsers against output captured from the local cluster (test/fixtures/slurm/captured, made by
+// capture.sh), the documented formats (documented/) and a corpus of bad output (bad/).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SlurmOutputError } from '../../../src/slurm/errors.js';
+import {
+  accountingEnabled,
+  decodeWaitStatus,
+  expandOutputPattern,
+  parseSacct,
+  parseSbatchParsable,
+  parseScontrolJobs,
+  parseSqueue,
+  SQUEUE_FORMAT,
+} from '../../../src/slurm/parse.js';
+
+const dir = join(import.meta.dirname, '../../fixtures/slurm');
+const read = (p: string) => readFileSync(join(dir, p), 'utf8');
+
+describe('squeue (captured from the local cluster)', () => {
+  it('uses the field list the capture script used', () => {
+    expect(read('capture.sh')).toContain(`SQUEUE_FORMAT='${SQUEUE_FORMAT}'`);
+  });
+
+  it('parses live jobs: pending with reasons, running with nodes', () => {
+    const jobs = parseSqueue(read('captured/squeue-live.txt'));
+    expect(jobs.map((j) => [j.state, j.reason])).toEqual([
+      ['PENDING', 'Resources'],
+      ['PENDING', 'Priority'],
+      ['RUNNING', null],
+      ['RUNNING', null],
+      ['RUNNING', null],
+      ['RUNNING', null],
+    ]);
+    const pending = jobs[0];
+    expect(pending).toMatchObject({
+      id: '9',
+      name: 'topo-capture-exclusive-3',
+      nodes: null,
+      exitCode: null,
+      signal: null,
+      restarts: 0,
+    });
+    expect(pending?.stdoutPath).toBe('/scratch/topo-capture-exclusive-3_9.log');
+    expect(jobs[2]).toMatchObject({
+      nodes: 'node1',
+      submitTime: '2026-12-02T12:20:12',
+      timeLimit: '5:00',
+      elapsed: '0:03',
+    });
+  });
+
+  it('parses finished jobs with exit codes and signals decoded from the wait status', () => {
+    const byName = new Map(
+      parseSqueue(read('captured/squeue-all-finished.txt')).map((j) => [
+        j.name.replace('topo-capture-', ''),
+        j,
+      ]),
+    );
+    expect(byName.get('completed')).toMatchObject({ state: 'COMPLETED', exitCode: 0, signal: null });
+    expect(byName.get('gpu-oom')).toMatchObject({
+      state: 'FAILED',
+      reason: 'NonZeroExitCode',
+      exitCode: 1,
+      signal: null,
+    });
+    expect(byName.get('host-oom')).toMatchObject({
+      state: 'FAILED',
+      reason: 'JobLaunchFailure',
+      exitCode: null,
+      signal: 9,
+    });
+    expect(byName.get('cancelled')).toMatchObject({ state: 'CANCELLED', exitCode: 143, signal: null });
+    expect(byName.get('timeout')).toMatchObject({
+      state: 'TIMEOUT',
+      reason: 'TimeLimit',
+      signal: 15,
+      timeLimit: '1:00',
+    });
+    expect(byName.get('node-fail')).toMatchObject({ state: 'NODE_FAIL', reason: 'NodeDown', signal: 15 });
+    expect(byName.get('requeue')).toMatchObject({ state: 'COMPLETED', restarts: 1 });
+  });
+
+  it('parses a requeued job waiting for its begin time', () => {
+    const [requeued] = parseSqueue(read('captured/squeue-requeue-nodefail.txt'));
+    expect(requeued).toMatchObject({ state: 'PENDING', reason: 'BeginTime', restarts: 1, nodes: null });
+  });
+
+  it('returns no jobs for empty output', () => {
+    expect(parseSqueue('')).toEqual([]);
+    expect(parseSqueue('\n')).toEqual([]);
+  });
+
+  it('keeps a | inside a job name (the name is the last field)', () => {
+    const [job] = parseSqueue('7|RUNNING|None|0|0|N/A|N/A|N/A|UNLIMITED|0:01||N/A|a|b\n');
+    expect(job).toMatchObject({
+      name: 'a|b',
+      stdoutPath: null,
+      submitTime: null,
+      timeLimit: 'UNLIMITED',
+      nodes: null,
+    });
+  });
+});
+
+describe('scontrol show job --oneliner (captured)', () => {
+  it('parses every job with its expanded output path and exit pair', () => {
+    const jobs = parseScontrolJobs(read('captured/scontrol-show-job-all.txt'));
+    expect(jobs.length).toBeGreaterThanOrEqual(12);
+    const hostOom = jobs.find((j) => j.name === 'topo-capture-host-oom');
+    expect(hostOom).toMatchObject({ state: 'FAILED', signal: 9, exitCode: null, source: 'scontrol' });
+    expect(hostOom?.stdoutPath).toMatch(/^\/scratch\/topo-capture-host-oom_\d+\.log$/);
+    const requeue = jobs.find((j) => j.name === 'topo-capture-requeue');
+    expect(requeue?.restarts).toBe(1);
+  });
+
+  it('parses a pending job and the empty answer', () => {
+    const [job] = parseScontrolJobs(read('captured/scontrol-show-job-pending.txt'));
+    expect(job).toMatchObject({ state: 'PENDING', nodes: null, exitCode: null });
+    expect(parseScontrolJobs('No jobs in the system\n')).toEqual([]);
+  });
+});
+
+describe('sacct --parsable2 (documented format)', () => {
+  const jobs = parseSacct(read('documented/sacct-parsable2.txt'));
+  it('reads states, "CANCELLED by <uid>", exit pairs and pending placeholders', () => {
+    expect(jobs.map((j) => j.state)).toEqual([
+      'COMPLETED',
+      'CANCELLED',
+      'OUT_OF_MEMORY',
+      'PENDING',
+      'PREEMPTED',
+      'TIMEOUT',
+      'NODE_FAIL',
+      'RUNNING',
+    ]);
+    expect(jobs[1]).toMatchObject({ signal: 15, exitCode: null, restarts: null, source: 'sacct' });
+    expect(jobs[3]).toMatchObject({ startTime: null, endTime: null, nodes: null, reason: 'Resources' });
+    expect(jobs[6]).toMatchObject({ exitCode: 1, nodes: 'pool0-[0106-0107]' });
+    expect(jobs[7]?.name).toBe('other|name|with|bars');
+  });
+});
+
+describe('small formats', () => {
+  it('sbatch --parsable: id, or id;cluster', () => {
+    expect(parseSbatchParsable(read('captured/sbatch-parsable.txt'))).toBe('1');
+    expect(parseSbatchParsable('4242;iad\n')).toBe('4242');
+  });
+  it('scontrol show config: accounting on or off', () => {
+    expect(accountingEnabled(read('documented/scontrol-show-config.txt'))).toBe(true);
+    expect(accountingEnabled('AccountingStorageType   = accounting_storage/none\n')).toBe(false);
+  });
+  it('wait status', () => {
+    expect(decodeWaitStatus(0)).toEqual({ exitCode: 0, signal: null });
+    expect(decodeWaitStatus(256)).toEqual({ exitCode: 1, signal: null });
+    expect(decodeWaitStatus(9)).toEqual({ exitCode: null, signal: 9 });
+  });
+  it('output patterns', () => {
+    const job = { id: '42', name: 'topo-x', nodes: 'node[1-2]' };
+    expect(expandOutputPattern('/r/%x_%j.log', job)).toBe('/r/topo-x_42.log');
+    expect(expandOutputPattern('/r/%N-%5j-%%-%u.log', job)).toBe('/r/node1-00042-%-%u.log');
+    expect(expandOutputPattern('/r/%A_%a.log', { id: '42_7', name: 'n', nodes: null })).toBe('/r/42_7.log');
+  });
+});
+
+describe('bad output is an error that quotes it', () => {
+  const parsers: Record<string, (text: string) => unknown> = {
+    squeue: parseSqueue,
+    sacct: parseSacct,
+    scontrol: (t) => (t.startsWith('Configuration') ? accountingEnabled(t) : parseScontrolJobs(t)),
+    sbatch: parseSbatchParsable,
+  };
+  for (const file of readdirSync(join(dir, 'bad')).sort()) {
+    it(file, () => {
+      const text = read(join('bad', file));
+      const parser = parsers[file.split('-')[0] as string];
+      if (!parser) throw new Error(`no parser for ${file}`);
+      let error: unknown;
+      try {
+        parser(text);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(SlurmOutputError);
+      const firstLine = text.split('\n')[0] ?? '';
+      expect((error as Error).message).toContain(firstLine.slice(0, 25));
+    });
+  }
+});

@@ -1,0 +1,179 @@
+// submitCandidate / cancelCandidate over an in-memory Slurm: the decisions, not the I/O.
+import { describe, expect, it } from 'vitest';
+import { ConnectionLostError } from '../../../src/slurm/errors.js';
+import { cancelCandidate, submitCandidate } from '../../../src/usecases/submit.js';
+import { FakeSlurm } from './fake-slurm.js';
+
+const exp = 'topology-opt-x-20260101';
+const name = (c: string) => `topo-${exp}-${c}-0123abcd`;
+const submission = (c: string) => {
+  const argv = [
+    'sbatch',
+    '--parsable',
+    `--job-name=${name(c)}`,
+    '--output=/runs/slurm_output/x_%j.log',
+    '/co/submit.sh',
+    'deploy=a',
+  ];
+  return { jobName: name(c), argv, shellLine: argv.join(' ') };
+};
+const request = (c: string, extra = {}) => ({
+  experimentId: exp,
+  cluster: 'local',
+  submission: submission(c),
+  ...extra,
+});
+
+describe('submitCandidate', () => {
+  it('submits held, creates the output folder, then releases', async () => {
+    const slurm = new FakeSlurm();
+    const r = await submitCandidate({ slurm }, request('a'));
+    expect(r).toMatchObject({
+      status: 'submitted',
+      jobId: '100',
+      command: submission('a').shellLine,
+      cluster: 'local',
+    });
+    expect(slurm.calls).toEqual(['jobs', 'mkdir', 'submit', 'jobs', 'release 100']);
+  });
+
+  it('returns an existing live or finished job instead of submitting', async () => {
+    const slurm = new FakeSlurm();
+    slurm.add(name('a'), 'RUNNING');
+    slurm.add(name('b'), 'COMPLETED');
+    expect(await submitCandidate({ slurm }, request('a'))).toMatchObject({
+      status: 'existing',
+      jobId: '100',
+      state: 'RUNNING',
+    });
+    expect(await submitCandidate({ slurm }, request('b'))).toMatchObject({
+      status: 'existing',
+      jobId: '101',
+      state: 'COMPLETED',
+    });
+    expect(slurm.calls.filter((c) => c === 'submit')).toEqual([]);
+  });
+
+  it('submits again after a finished job when asked to', async () => {
+    const slurm = new FakeSlurm();
+    slurm.add(name('a'), 'NODE_FAIL');
+    expect(await submitCandidate({ slurm }, request('a', { resubmitFinished: true }))).toMatchObject({
+      status: 'submitted',
+      jobId: '101',
+    });
+  });
+
+  it('releases a held job left by a runner that died before releasing it', async () => {
+    const slurm = new FakeSlurm();
+    slurm.add(name('a'), 'PENDING', 'JobHeldUser');
+    expect(await submitCandidate({ slurm }, request('a'))).toMatchObject({
+      status: 'existing',
+      jobId: '100',
+    });
+    expect(slurm.calls).toContain('release 100');
+  });
+
+  it('keeps the older job when another runner submitted the same name at the same moment', async () => {
+    const slurm = new FakeSlurm();
+    // The other runner's sbatch landed first (lower id 99), ours (100) second.
+    slurm.beforeSubmitReturns = () => {
+      slurm.add(name('a'), 'PENDING', 'JobHeldUser', '99');
+      slurm.beforeSubmitReturns = undefined;
+    };
+    const r = await submitCandidate({ slurm }, request('a'));
+    expect(r).toMatchObject({ status: 'existing', jobId: '99' });
+    expect(slurm.jobsById.get('100')).toMatchObject({ name: `${name('a')}.dup`, state: 'CANCELLED' });
+    expect(slurm.calls).toEqual(expect.arrayContaining(['rename 100', 'cancel 100', 'release 99']));
+  });
+
+  it('looks the job up by name after a connection lost during sbatch (no second sbatch)', async () => {
+    const slurm = new FakeSlurm();
+    const real = slurm.submit.bind(slurm);
+    slurm.submit = async (argv) => {
+      await real(argv);
+      throw new ConnectionLostError('lost');
+    };
+    expect(await submitCandidate({ slurm }, request('a'))).toMatchObject({
+      status: 'submitted',
+      jobId: '100',
+    });
+    expect(slurm.calls.filter((c) => c === 'submit')).toHaveLength(1);
+    expect(slurm.calls).toContain('release 100');
+  });
+
+  it('submits again when the connection was lost before sbatch reached Slurm', async () => {
+    const slurm = new FakeSlurm();
+    const real = slurm.submit.bind(slurm);
+    let first = true;
+    slurm.submit = async (argv) => {
+      if (first) {
+        first = false;
+        throw new ConnectionLostError('lost');
+      }
+      return real(argv);
+    };
+    expect(await submitCandidate({ slurm }, request('a'))).toMatchObject({
+      status: 'submitted',
+      jobId: '100',
+    });
+  });
+
+  it('queues beyond max_parallel with the place in line; a dry run changes nothing', async () => {
+    const slurm = new FakeSlurm();
+    for (const c of ['a', 'b', 'c']) slurm.add(name(c), 'RUNNING');
+    const ahead = [{ jobName: name('d') }];
+    expect(await submitCandidate({ slurm }, request('e', { ahead }))).toMatchObject({
+      status: 'queued',
+      position: 2,
+      live: 3,
+      maxParallel: 3,
+    });
+    expect(await submitCandidate({ slurm }, request('e', { ahead, dryRun: true }))).toMatchObject({
+      status: 'dry-run',
+      wouldBe: 'queued',
+      position: 2,
+    });
+    expect(await submitCandidate({ slurm }, request('e', { maxParallel: 4, dryRun: true }))).toMatchObject({
+      status: 'dry-run',
+      wouldBe: 'submitted',
+    });
+    expect(slurm.calls.filter((c) => c === 'submit')).toEqual([]);
+  });
+
+  it('withdraws its own job when a simultaneous submit of another candidate filled the last slot first', async () => {
+    const slurm = new FakeSlurm();
+    for (const c of ['a', 'b']) slurm.add(name(c), 'RUNNING');
+    slurm.beforeSubmitReturns = () => {
+      slurm.add(name('c'), 'PENDING', 'JobHeldUser', '99');
+      slurm.beforeSubmitReturns = undefined;
+    };
+    const r = await submitCandidate({ slurm }, request('d'));
+    expect(r).toMatchObject({ status: 'queued', position: 1 });
+    expect(slurm.jobsById.get('102')).toMatchObject({ state: 'CANCELLED', name: `${name('d')}.dup` });
+    expect(slurm.jobsById.get('99')?.state).toBe('PENDING');
+  });
+
+  it('refuses a job name outside the experiment', async () => {
+    await expect(
+      submitCandidate(
+        { slurm: new FakeSlurm() },
+        { ...request('a'), experimentId: 'topology-opt-other-20260101' },
+      ),
+    ).rejects.toThrow(/does not start with/);
+  });
+});
+
+describe('cancelCandidate', () => {
+  it('cancels every live job of the name and reports a finished one untouched', async () => {
+    const slurm = new FakeSlurm();
+    slurm.add(name('a'), 'RUNNING');
+    slurm.add(name('b'), 'COMPLETED');
+    expect(await cancelCandidate({ slurm }, { experimentId: exp, jobName: name('a') })).toMatchObject({
+      cancelled: ['100'],
+    });
+    expect(await cancelCandidate({ slurm }, { experimentId: exp, jobName: name('b') })).toMatchObject({
+      cancelled: [],
+      job: { state: 'COMPLETED' },
+    });
+  });
+});

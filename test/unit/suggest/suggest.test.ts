@@ -1,0 +1,299 @@
+import { describe, expect, it } from 'vitest';
+import { predictMemory } from '../../../src/suggest/memory-model.js';
+import { proposalProblems, suggest } from '../../../src/suggest/suggest.js';
+import { capacitySummary } from '../../../src/topology/capacity.js';
+import { topologyHash } from '../../../src/topology/expand.js';
+import { input, observe, preset, TRUE_MODEL } from './helpers.js';
+
+const base = preset('8gpu_64rollouts');
+
+function baseline(spec: Parameters<typeof observe>[1]) {
+  return {
+    name: 'baseline',
+    parent: null,
+    topology: base,
+    status: 'accepted' as const,
+    observation: observe(base, spec),
+  };
+}
+
+describe('suggest', () => {
+  it('scales the driver when its queue is the deepest and cites the evidence', () => {
+    const result = suggest(
+      input([
+        baseline({
+          seconds: 2.0,
+          queues: {
+            driver: [20, 41],
+            renderer: [0, 3],
+            physics: [0, 2],
+            controller: [0, 1],
+            trafficsim: [0, 2],
+          },
+          bottleneck: {
+            kind: 'service',
+            service: 'driver',
+            evidence: ['driver queue-depth max 41'],
+            confidence: 'high',
+          },
+        }),
+      ]),
+    );
+    expect(result.parent).toBe('baseline');
+    expect(result.proposals.length).toBe(3);
+    const first = result.proposals[0]!;
+    expect(first.kind).toBe('scale-bottleneck');
+    expect(first.service).toBe('driver');
+    expect(first.candidate.parent).toBe('baseline');
+    expect(first.candidate.hypothesis).toContain('driver queue-depth max 41 vs renderer 3');
+    expect(first.candidate.hypothesis).toContain('driver is the bottleneck');
+    expect(first.candidate.expected_effect).toMatch(/seconds per rollout down/);
+    // Rollouts in flight are kept: the driver's load is spread, not cut.
+    expect(capacitySummary(first.candidate.topology).inFlight).toBeGreaterThanOrEqual(64);
+    for (const p of result.proposals) {
+      expect(proposalProblems(p.candidate.topology, base, 8)).toEqual([]);
+      expect(p.hash).not.toBe(topologyHash(base));
+      expect(p.candidate.name).toMatch(/^[a-z0-9][a-z0-9-]{0,39}$/);
+      for (const m of p.predictedMemory) expect(m.fraction).toBeLessThanOrEqual(0.9);
+    }
+    expect(new Set(result.proposals.map((p) => p.candidate.name)).size).toBe(3);
+    expect(result.stop.stop).toBe(false);
+  });
+
+  it('scales the renderer with repeated GPU entries, never replicas', () => {
+    // One GPU: a second renderer container can only be a repeated entry of GPU 0.
+    const one = preset('1gpu');
+    const result = suggest(
+      input(
+        [
+          {
+            name: 'baseline',
+            topology: one,
+            status: 'accepted',
+            observation: observe(one, {
+              seconds: 9,
+              util: { 0: 60 },
+              queues: { renderer: [3, 4], driver: [0, 1] },
+              bottleneck: { kind: 'service', service: 'renderer', evidence: [], confidence: 'high' },
+            }),
+          },
+        ],
+        {
+          baseTopology: one,
+          cluster: { gpusPerNode: 1, gpuMemoryGiB: 80, cpusPerNode: 16, memoryModel: TRUE_MODEL },
+        },
+      ),
+    );
+    const renderer = result.proposals.filter(
+      (p) => p.service === 'renderer' && p.kind === 'scale-bottleneck',
+    );
+    expect(renderer.length).toBeGreaterThan(0);
+    for (const p of renderer) {
+      expect(p.candidate.topology.services?.renderer?.replicas_per_container ?? 1).toBe(1);
+      const gpus = p.candidate.topology.services?.renderer?.gpus ?? [];
+      expect(gpus.length).toBeGreaterThan(1);
+      expect(gpus.every((g) => g === 0)).toBe(true);
+      expect(p.change).toContain('a repeated GPU entry');
+    }
+  });
+
+  it('makes room for the bottleneck by shrinking idle services, within 90% memory', () => {
+    const result = suggest(
+      input(
+        [
+          baseline({
+            seconds: 2.0,
+            queues: { renderer: [10, 30], driver: [0, 1], physics: [0, 0.5] },
+            bottleneck: { kind: 'service', service: 'renderer', evidence: [], confidence: 'high' },
+          }),
+        ],
+        { cluster: { gpusPerNode: 8, gpuMemoryGiB: 80, cpusPerNode: 64, memoryModel: TRUE_MODEL } },
+      ),
+    );
+    const scaled = result.proposals.find((p) => p.service === 'renderer' && p.kind === 'scale-bottleneck');
+    expect(scaled).toBeDefined();
+    expect(scaled!.change).toMatch(
+      /to stay under 90% GPU memory: .*replicas_per_container \d+ → \d+ \(queue-depth max/,
+    );
+    for (const p of result.proposals) {
+      for (const m of predictMemory(p.candidate.topology, TRUE_MODEL, 80))
+        expect(m.fraction).toBeLessThanOrEqual(0.9);
+    }
+  });
+
+  it('raises nr_workers when the runtime idles under 60%', () => {
+    const result = suggest(
+      input([baseline({ seconds: 2.0, idle: 0.4, queues: { renderer: [0, 2], driver: [0, 2] } })]),
+    );
+    const workers = result.proposals.find((p) => p.kind === 'raise-workers');
+    expect(workers).toBeDefined();
+    expect(workers!.candidate.topology.runtime?.nr_workers).toBeGreaterThan(8);
+    expect(workers!.candidate.hypothesis).toContain('runtime idle fraction 40% < 60%');
+  });
+
+  it('lowers total capacity when several services queue', () => {
+    const result = suggest(
+      input([
+        baseline({
+          seconds: 2.0,
+          queues: { renderer: [5, 30], driver: [5, 28] },
+          bottleneck: {
+            kind: 'total-capacity-too-high',
+            evidence: ['renderer 30, driver 28'],
+            confidence: 'medium',
+          },
+        }),
+      ]),
+    );
+    const lower = result.proposals.find((p) => p.kind === 'lower-total');
+    expect(lower).toBeDefined();
+    expect(capacitySummary(lower!.candidate.topology).inFlight).toBeLessThan(64);
+    // Caches follow the concurrency (n + 1).
+    const t = lower!.candidate.topology;
+    expect(t.defines?.nre_cache_size).toBe((t.runtime?.endpoints?.renderer?.n_concurrent_rollouts ?? 0) + 1);
+  });
+
+  it('never changes skip and never proposes a tried topology', () => {
+    const withSkip = structuredClone(base);
+    withSkip.runtime!.endpoints!.trafficsim = { ...withSkip.runtime!.endpoints!.trafficsim, skip: true };
+    const spec = {
+      seconds: 2.0,
+      queues: { driver: [20, 41] as [number, number], renderer: [0, 3] as [number, number] },
+      bottleneck: { kind: 'service' as const, service: 'driver', evidence: [], confidence: 'high' as const },
+    };
+    const first = suggest(
+      input([
+        {
+          name: 'baseline',
+          parent: null,
+          topology: withSkip,
+          status: 'accepted',
+          observation: observe(withSkip, spec),
+        },
+      ]),
+    );
+    for (const p of first.proposals)
+      expect(p.candidate.topology.runtime?.endpoints?.trafficsim?.skip).toBe(true);
+    const tried = [
+      {
+        name: 'baseline',
+        parent: null,
+        topology: withSkip,
+        status: 'accepted' as const,
+        observation: observe(withSkip, spec),
+      },
+      ...first.proposals.map((p) => ({
+        name: p.candidate.name,
+        parent: 'baseline',
+        topology: p.candidate.topology,
+        status: 'running' as const,
+      })),
+    ];
+    const second = suggest(input(tried, { baseTopology: withSkip }));
+    const triedHashes = new Set(tried.map((t) => topologyHash(t.topology)));
+    for (const p of second.proposals) expect(triedHashes.has(p.hash)).toBe(false);
+    expect(second.rejected.some((r) => r.reason.startsWith('already tried'))).toBe(true);
+  });
+
+  it('makes no proposal predicted above 90% memory', () => {
+    // 60 GiB GPUs: the renderer GPUs (8 + 17×2 + 0.5 = 42.5 GiB ≈ 71%) leave little room.
+    const spec = {
+      seconds: 2.0,
+      gpuMemoryGiB: 60,
+      queues: { renderer: [10, 30] as [number, number], driver: [0, 2] as [number, number] },
+      bottleneck: {
+        kind: 'service' as const,
+        service: 'renderer',
+        evidence: [],
+        confidence: 'high' as const,
+      },
+    };
+    const result = suggest(
+      input([baseline(spec)], {
+        cluster: { gpusPerNode: 8, gpuMemoryGiB: 60, cpusPerNode: 64, memoryModel: TRUE_MODEL },
+      }),
+    );
+    expect(result.proposals.length).toBeGreaterThan(0);
+    for (const p of result.proposals) {
+      for (const m of predictMemory(p.candidate.topology, TRUE_MODEL, 60))
+        expect(m.fraction).toBeLessThanOrEqual(0.9);
+    }
+  });
+
+  it('says stop when no move fits in memory', () => {
+    // 52 GiB GPUs: the renderer GPUs already hold 48.5 GiB, every move keeps them above 90%.
+    const spec = {
+      seconds: 2.0,
+      gpuMemoryGiB: 52,
+      queues: { driver: [20, 41] as [number, number], renderer: [0, 3] as [number, number] },
+      bottleneck: { kind: 'service' as const, service: 'driver', evidence: [], confidence: 'high' as const },
+    };
+    const result = suggest(
+      input([baseline(spec)], {
+        cluster: { gpusPerNode: 8, gpuMemoryGiB: 52, cpusPerNode: 64, memoryModel: TRUE_MODEL },
+      }),
+    );
+    expect(result.proposals).toEqual([]);
+    expect(result.stop.stop).toBe(true);
+    expect(result.stop.reason).toMatch(/^no free resources/);
+  });
+
+  it('asks to wait when nothing is measured yet', () => {
+    const result = suggest(input([{ name: 'baseline', parent: null, topology: base, status: 'running' }]));
+    expect(result.proposals).toEqual([]);
+    expect(result.stop.stop).toBe(false);
+    expect(result.stop.reason).toMatch(/wait for the baseline/);
+  });
+
+  it('advises to stop after two rounds without a significant improvement', () => {
+    const spec = {
+      seconds: 2.0,
+      queues: { driver: [20, 41] as [number, number], renderer: [0, 3] as [number, number] },
+      bottleneck: { kind: 'service' as const, service: 'driver', evidence: [], confidence: 'high' as const },
+    };
+    const tried: Parameters<typeof input>[0] = [baseline(spec)];
+    // Six children of the baseline (two rounds of three), none better: workers 9..14.
+    for (let i = 0; i < 6; i++) {
+      const t = structuredClone(base);
+      t.runtime!.nr_workers = 9 + i;
+      tried.push({
+        name: `workers-${9 + i}`,
+        parent: 'baseline',
+        topology: t,
+        status: 'rejected',
+        observation: observe(t, {
+          ...spec,
+          seconds: 2.01,
+          comparison: { against: 'baseline', outcome: i === 0 ? 'worse' : 'indistinguishable' },
+        }),
+      });
+    }
+    const oneRound = suggest(input(tried.slice(0, 4)));
+    expect(oneRound.stop.stop).toBe(false);
+    const last = suggest(input(tried));
+    expect(last.stop.stop).toBe(true);
+    expect(last.stop.reason).toMatch(/no significant improvement over the last 2 rounds/);
+    expect(last.stop.reason).toContain('workers-14 not-better');
+  });
+
+  it('keeps going while a recent round improved', () => {
+    const spec = {
+      seconds: 2.0,
+      queues: { driver: [20, 41] as [number, number], renderer: [0, 3] as [number, number] },
+    };
+    const tried: Parameters<typeof input>[0] = [baseline(spec)];
+    for (let i = 0; i < 6; i++) {
+      const t = structuredClone(base);
+      t.runtime!.nr_workers = 9 + i;
+      tried.push({
+        name: `workers-${9 + i}`,
+        parent: 'baseline',
+        topology: t,
+        status: 'rejected',
+        observation: observe(t, { ...spec, seconds: i === 4 ? 1.8 : 2.01 }),
+      });
+    }
+    const result = suggest(input(tried, { currentBest: 'baseline' }));
+    expect(result.stop.stop).toBe(false);
+  });
+});

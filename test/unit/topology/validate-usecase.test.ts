@@ -1,0 +1,154 @@
+// The use case as the validate action drives it: candidate files from the pull request head (here an
+// in-memory tree), presets and clusters.yaml from the default branch (the repository's own files).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Issue } from '../../../src/topology/issues.js';
+import {
+  type FileSource,
+  fileSystemSource,
+  topologyFilesOf,
+  validateFiles,
+  validatePullRequest,
+  validationSummary,
+} from '../../../src/usecases/validate.js';
+import { REPO } from './helpers.js';
+
+const EXP = 'topologies/topology-opt-vavam-ord-20261202';
+
+/** A commit as a map of path -> text. */
+function memorySource(files: Record<string, string>): FileSource {
+  return {
+    async read(path) {
+      return files[path];
+    },
+    async list(dir) {
+      const names = Object.keys(files)
+        .filter((p) => dirname(p) === dir)
+        .map((p) => p.slice(dir.length + 1));
+      return names.length ? names.sort() : undefined;
+    },
+  };
+}
+
+const repoFile = (p: string) => readFileSync(join(REPO, p), 'utf8');
+const head = (extra: Record<string, string>) =>
+  memorySource({
+    [`${EXP}/experiment.yaml`]: repoFile(`${EXP}/experiment.yaml`),
+    [`${EXP}/baseline.yaml`]: repoFile(`${EXP}/baseline.yaml`),
+    [`${EXP}/renderer-split.yaml`]: repoFile(`${EXP}/renderer-split.yaml`),
+    ...extra,
+  });
+
+function recorder() {
+  const annotations: Issue[] = [];
+  const summaries: string[] = [];
+  const infos: string[] = [];
+  return {
+    annotations,
+    summaries,
+    infos,
+    reporter: {
+      annotate: (i: Issue) => annotations.push(i),
+      summary: async (m: string) => void summaries.push(m),
+      info: (m: string) => void infos.push(m),
+    },
+  };
+}
+
+describe('validatePullRequest', () => {
+  it('picks the changed topology files only', () => {
+    expect(
+      topologyFilesOf([
+        'README.md',
+        'topologies/clusters.yaml',
+        'topologies/schema/topology.schema.json',
+        `${EXP}/new.yaml`,
+        `${EXP}/notes.md`,
+        'topologies/a/b/c.yaml',
+        'src/x.yaml',
+      ]),
+    ).toEqual(['topologies/clusters.yaml', `${EXP}/new.yaml`]);
+  });
+
+  it('annotates errors at file:line, summarises each candidate and counts errors', async () => {
+    const candidate = [
+      'name: wider-driver',
+      'parent: baseline',
+      'hypothesis: driver is the bottleneck',
+      'topology:',
+      '  services:',
+      '    driver:',
+      '      gpus: [4, 5, 6, 7, 8]',
+      '      replicas_per_container: 9',
+      '',
+    ].join('\n');
+    const r = recorder();
+    const report = await validatePullRequest(
+      { changedPaths: [`${EXP}/wider-driver.yaml`, 'README.md'] },
+      { files: head({ [`${EXP}/wider-driver.yaml`]: candidate }), config: fileSystemSource(REPO) },
+      r.reporter,
+    );
+    expect(report.errorCount).toBeGreaterThan(0);
+    const gpu = r.annotations.find((a) => a.rule === 'gpu-index');
+    expect(gpu).toMatchObject({ file: `${EXP}/wider-driver.yaml`, line: 7, column: 26, severity: 'error' });
+    expect(r.annotations.some((a) => a.rule === 'capacity-imbalance' && a.severity === 'warning')).toBe(true);
+    const summary = r.summaries[0] as string;
+    expect(summary).toContain('candidate `wider-driver`');
+    expect(summary).toContain('| driver | 90 |');
+    expect(summary).toContain('| `services.driver.gpus` | `[4,5,6,7]` | `[4,5,6,7,8]` |');
+    expect(summary).toMatch(/\| 4 \| driver, physics \| \d+\.\d \| \d+%/);
+  });
+
+  it('reports the new file, not the existing one, as the duplicate', async () => {
+    const copy = repoFile(`${EXP}/renderer-split.yaml`).replace('name: renderer-split', 'name: aa-copy');
+    const r = recorder();
+    const report = await validatePullRequest(
+      { changedPaths: [`${EXP}/aa-copy.yaml`] },
+      { files: head({ [`${EXP}/aa-copy.yaml`]: copy }), config: fileSystemSource(REPO) },
+      r.reporter,
+    );
+    expect(report.files[0]?.errors.map((e) => e.rule)).toEqual(['duplicate-topology']);
+    expect(report.files[0]?.errors[0]?.message).toContain('candidate `renderer-split`');
+  });
+
+  it('reads clusters and presets from the trusted side, never from the pull request', async () => {
+    // The pull request tries to loosen the cluster (more GPUs): validation still uses the default branch's file.
+    const looser = repoFile('topologies/clusters.yaml').replace('gpus_per_node: 8', 'gpus_per_node: 16');
+    const candidate = 'name: sixteen\nparent: baseline\ntopology:\n  services:\n    driver:\n      gpus: [12, 13, 14, 15]\n';
+    const r = recorder();
+    const report = await validatePullRequest(
+      { changedPaths: [`${EXP}/sixteen.yaml`, 'topologies/clusters.yaml'] },
+      {
+        files: head({ [`${EXP}/sixteen.yaml`]: candidate, 'topologies/clusters.yaml': looser }),
+        config: fileSystemSource(REPO),
+      },
+      r.reporter,
+    );
+    const sixteen = report.files.find((f) => f.path.endsWith('sixteen.yaml'));
+    expect(sixteen?.errors.filter((e) => e.rule === 'gpu-index')).toHaveLength(4);
+  });
+
+  it('says so when no topology file changed', async () => {
+    const r = recorder();
+    const report = await validatePullRequest({ changedPaths: ['README.md'] }, { files: head({}) }, r.reporter);
+    expect(report.files).toEqual([]);
+    expect(r.summaries[0]).toContain('No topology files changed');
+  });
+
+  it('a candidate outside an experiment folder is refused with the reason', async () => {
+    const report = await validateFiles(['topologies/lost/c.yaml'], {
+      files: memorySource({ 'topologies/lost/c.yaml': 'name: c\ntopology: {}\n' }),
+      config: fileSystemSource(REPO),
+    });
+    expect(report.files[0]?.errors.map((e) => e.rule)).toEqual(['experiment-missing']);
+  });
+
+  it('the summary of a clean candidate shows no findings', async () => {
+    const report = await validateFiles([`${EXP}/more-workers.yaml`], { files: fileSystemSource(REPO) });
+    expect(report.errorCount + report.warningCount).toBe(0);
+    const md = validationSummary(report);
+    expect(md).toContain('✅ 1 file(s) valid');
+    expect(md).toContain('| `runtime.nr_workers` | `8` | `16` |');
+  });
+});
