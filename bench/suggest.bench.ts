@@ -189,8 +189,12 @@ function runSuggestLoop(
       if (truth.gpuMemoryGb.some((gb) => gb > GPU_MEMORY_LIMITS.error * truth.gpuMemoryTotalGb)) {
         over90++;
         if (process.env.BENCH_DEBUG) {
-          const predicted = p.predictedMemory.map((m) => `${m.gpu}:${m.gib.toFixed(1)}/${(truth.gpuMemoryGb[m.gpu] ?? 0).toFixed(1)}`);
-          console.log(`    over 90% by truth: ${p.candidate.name} predicted/true ${predicted.join(' ')} (margin ${result.memory.marginGiB})`);
+          const predicted = p.predictedMemory.map(
+            (m) => `${m.gpu}:${m.gib.toFixed(1)}/${(truth.gpuMemoryGb[m.gpu] ?? 0).toFixed(1)}`,
+          );
+          console.log(
+            `    over 90% by truth: ${p.candidate.name} predicted/true ${predicted.join(' ')} (margin ${result.memory.marginGiB})`,
+          );
         }
       }
       const m = measure(p.candidate.topology, profile, roundBest);

@@ -42,7 +42,11 @@ function generate(dir: string): string[] {
   for (let i = 0; i < N; i++) {
     const name = `gen-${String(i).padStart(4, '0')}`;
     // Mostly valid variations; about one in ten carries a mistake (a typo or an impossible GPU).
-    const renderer = pick([[0, 1, 2, 3], [0, 0, 1, 1, 2, 2, 3, 3], [0, 1, 2, 3, 0, 1]]);
+    const renderer = pick([
+      [0, 1, 2, 3],
+      [0, 0, 1, 1, 2, 2, 3, 3],
+      [0, 1, 2, 3, 0, 1],
+    ]);
     const concurrency = Math.max(1, Math.round(64 / renderer.length));
     const workers = 1 + (i % 32);
     const mistake = i % 10 === 9 ? pick(['    nr_wrokers: 4\n', '    nr_workers: 400\n']) : '';
@@ -64,6 +68,9 @@ function generate(dir: string): string[] {
       '    endpoints:',
       '      renderer:',
       `        n_concurrent_rollouts: ${concurrency}`,
+      // Makes every generated topology distinct, so duplicates do not dominate the findings.
+      '  eval:',
+      `    num_processes: ${1 + i}`,
       '',
     ]
       .filter((l) => l !== '')
@@ -76,7 +83,11 @@ function generate(dir: string): string[] {
 }
 
 /** Wall time and CPU time (user + system, via /usr/bin/time when present) of a fresh node process. */
-function time(cmd: string[], cwd: string, env: NodeJS.ProcessEnv = {}): { ms: number; cpuMs: number; status: number | null } {
+function time(
+  cmd: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): { ms: number; cpuMs: number; status: number | null } {
   const timer = existsSync('/usr/bin/time');
   const t0 = performance.now();
   const r = timer
@@ -86,7 +97,12 @@ function time(cmd: string[], cwd: string, env: NodeJS.ProcessEnv = {}): { ms: nu
         encoding: 'utf8',
         maxBuffer: 1 << 28,
       })
-    : spawnSync(process.execPath, cmd, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 28 });
+    : spawnSync(process.execPath, cmd, {
+        cwd,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      });
   const ms = performance.now() - t0;
   const m = /TOPO_CPU ([0-9.]+) ([0-9.]+)/.exec(r.stderr ?? '');
   return { ms, cpuMs: m ? (Number(m[1]) + Number(m[2])) * 1000 : Number.NaN, status: r.status };
@@ -114,7 +130,8 @@ try {
     errors = report.errorCount;
     warnings = report.warningCount;
     const tally = new Map<string, number>();
-    for (const f of report.files) for (const i of [...f.errors, ...f.warnings]) tally.set(i.rule, (tally.get(i.rule) ?? 0) + 1);
+    for (const f of report.files)
+      for (const i of [...f.errors, ...f.warnings]) tally.set(i.rule, (tally.get(i.rule) ?? 0) + 1);
     rules = [...tally].map(([k, v]) => `${k} ${v}`).join(', ');
   }
   const ms = median(runs);
@@ -149,8 +166,12 @@ try {
       `${median(xs.map((x) => x.ms)).toFixed(0)} ms wall, ${median(xs.map((x) => x.cpuMs)).toFixed(0)} ms CPU (median of ${xs.length})`;
     const kib = (Number(spawnSync('stat', ['-c%s', action], { encoding: 'utf8' }).stdout) / 1024).toFixed(0);
     console.log(`node itself (node -e 0): ${show(bare)}`);
-    console.log(`cold start, validate action bundle (${kib} KiB; load + evaluate up to its first decision): ${show(coldAction)}`);
-    console.log(`cold start, \`topo validate\` of one candidate (bundle load, schema compile, experiment read): ${show(cold)}`);
+    console.log(
+      `cold start, validate action bundle (${kib} KiB; load + evaluate up to its first decision): ${show(coldAction)}`,
+    );
+    console.log(
+      `cold start, \`topo validate\` of one candidate (bundle load, schema compile, experiment read): ${show(cold)}`,
+    );
     rmSync(small, { recursive: true, force: true });
   }
 } finally {

@@ -40,6 +40,7336 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// node_modules/yaml/dist/nodes/identity.js
+var require_identity = __commonJS({
+  "node_modules/yaml/dist/nodes/identity.js"(exports) {
+    "use strict";
+    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
+    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
+    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
+    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
+    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
+    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
+    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
+    var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
+    var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
+    var isMap3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
+    var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
+    var isSeq5 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    function isCollection2(node) {
+      if (node && typeof node === "object")
+        switch (node[NODE_TYPE]) {
+          case MAP:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    function isNode(node) {
+      if (node && typeof node === "object")
+        switch (node[NODE_TYPE]) {
+          case ALIAS:
+          case MAP:
+          case SCALAR:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    var hasAnchor = (node) => (isScalar2(node) || isCollection2(node)) && !!node.anchor;
+    exports.ALIAS = ALIAS;
+    exports.DOC = DOC;
+    exports.MAP = MAP;
+    exports.NODE_TYPE = NODE_TYPE;
+    exports.PAIR = PAIR;
+    exports.SCALAR = SCALAR;
+    exports.SEQ = SEQ;
+    exports.hasAnchor = hasAnchor;
+    exports.isAlias = isAlias2;
+    exports.isCollection = isCollection2;
+    exports.isDocument = isDocument;
+    exports.isMap = isMap3;
+    exports.isNode = isNode;
+    exports.isPair = isPair;
+    exports.isScalar = isScalar2;
+    exports.isSeq = isSeq5;
+  }
+});
+
+// node_modules/yaml/dist/visit.js
+var require_visit = __commonJS({
+  "node_modules/yaml/dist/visit.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove node");
+    function visit3(node, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node)) {
+        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+          node.contents = null;
+      } else
+        visit_(null, node, visitor_, Object.freeze([]));
+    }
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    function visit_(key, node, visitor, path) {
+      const ctrl = callVisitor(key, node, visitor, path);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visit_(key, ctrl, visitor, path);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node)) {
+          path = Object.freeze(path.concat(node));
+          for (let i = 0; i < node.items.length; ++i) {
+            const ci = visit_(i, node.items[i], visitor, path);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node)) {
+          path = Object.freeze(path.concat(node));
+          const ck = visit_("key", node.key, visitor, path);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node.key = null;
+          const cv = visit_("value", node.value, visitor, path);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node.value = null;
+        }
+      }
+      return ctrl;
+    }
+    async function visitAsync(node, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node)) {
+        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+          node.contents = null;
+      } else
+        await visitAsync_(null, node, visitor_, Object.freeze([]));
+    }
+    visitAsync.BREAK = BREAK;
+    visitAsync.SKIP = SKIP;
+    visitAsync.REMOVE = REMOVE;
+    async function visitAsync_(key, node, visitor, path) {
+      const ctrl = await callVisitor(key, node, visitor, path);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visitAsync_(key, ctrl, visitor, path);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node)) {
+          path = Object.freeze(path.concat(node));
+          for (let i = 0; i < node.items.length; ++i) {
+            const ci = await visitAsync_(i, node.items[i], visitor, path);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node)) {
+          path = Object.freeze(path.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node.key = null;
+          const cv = await visitAsync_("value", node.value, visitor, path);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node.value = null;
+        }
+      }
+      return ctrl;
+    }
+    function initVisitor(visitor) {
+      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+          Alias: visitor.Node,
+          Map: visitor.Node,
+          Scalar: visitor.Node,
+          Seq: visitor.Node
+        }, visitor.Value && {
+          Map: visitor.Value,
+          Scalar: visitor.Value,
+          Seq: visitor.Value
+        }, visitor.Collection && {
+          Map: visitor.Collection,
+          Seq: visitor.Collection
+        }, visitor);
+      }
+      return visitor;
+    }
+    function callVisitor(key, node, visitor, path) {
+      if (typeof visitor === "function")
+        return visitor(key, node, path);
+      if (identity.isMap(node))
+        return visitor.Map?.(key, node, path);
+      if (identity.isSeq(node))
+        return visitor.Seq?.(key, node, path);
+      if (identity.isPair(node))
+        return visitor.Pair?.(key, node, path);
+      if (identity.isScalar(node))
+        return visitor.Scalar?.(key, node, path);
+      if (identity.isAlias(node))
+        return visitor.Alias?.(key, node, path);
+      return void 0;
+    }
+    function replaceNode(key, path, node) {
+      const parent = path[path.length - 1];
+      if (identity.isCollection(parent)) {
+        parent.items[key] = node;
+      } else if (identity.isPair(parent)) {
+        if (key === "key")
+          parent.key = node;
+        else
+          parent.value = node;
+      } else if (identity.isDocument(parent)) {
+        parent.contents = node;
+      } else {
+        const pt = identity.isAlias(parent) ? "alias" : "scalar";
+        throw new Error(`Cannot replace node with ${pt} parent`);
+      }
+    }
+    exports.visit = visit3;
+    exports.visitAsync = visitAsync;
+  }
+});
+
+// node_modules/yaml/dist/doc/directives.js
+var require_directives = __commonJS({
+  "node_modules/yaml/dist/doc/directives.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var visit3 = require_visit();
+    var escapeChars = {
+      "!": "%21",
+      ",": "%2C",
+      "[": "%5B",
+      "]": "%5D",
+      "{": "%7B",
+      "}": "%7D"
+    };
+    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
+    var Directives = class _Directives {
+      constructor(yaml, tags) {
+        this.docStart = null;
+        this.docEnd = false;
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, _Directives.defaultTags, tags);
+      }
+      clone() {
+        const copy = new _Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+      }
+      /**
+       * During parsing, get a Directives instance for the current document and
+       * update the stream state according to the current version's spec.
+       */
+      atDocument() {
+        const res = new _Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+          case "1.1":
+            this.atNextDocument = true;
+            break;
+          case "1.2":
+            this.atNextDocument = false;
+            this.yaml = {
+              explicit: _Directives.defaultYaml.explicit,
+              version: "1.2"
+            };
+            this.tags = Object.assign({}, _Directives.defaultTags);
+            break;
+        }
+        return res;
+      }
+      /**
+       * @param onError - May be called even if the action was successful
+       * @returns `true` on success
+       */
+      add(line, onError) {
+        if (this.atNextDocument) {
+          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
+          this.tags = Object.assign({}, _Directives.defaultTags);
+          this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
+        switch (name) {
+          case "%TAG": {
+            if (parts.length !== 2) {
+              onError(0, "%TAG directive should contain exactly two parts");
+              if (parts.length < 2)
+                return false;
+            }
+            const [handle, prefix] = parts;
+            this.tags[handle] = prefix;
+            return true;
+          }
+          case "%YAML": {
+            this.yaml.explicit = true;
+            if (parts.length !== 1) {
+              onError(0, "%YAML directive should contain exactly one part");
+              return false;
+            }
+            const [version] = parts;
+            if (version === "1.1" || version === "1.2") {
+              this.yaml.version = version;
+              return true;
+            } else {
+              const isValid = /^\d+\.\d+$/.test(version);
+              onError(6, `Unsupported YAML version ${version}`, isValid);
+              return false;
+            }
+          }
+          default:
+            onError(0, `Unknown directive ${name}`, true);
+            return false;
+        }
+      }
+      /**
+       * Resolves a tag, matching handles to those defined in %TAG directives.
+       *
+       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+       *   `'!local'` tag, or `null` if unresolvable.
+       */
+      tagName(source, onError) {
+        if (source === "!")
+          return "!";
+        if (source[0] !== "!") {
+          onError(`Not a valid tag: ${source}`);
+          return null;
+        }
+        if (source[1] === "<") {
+          const verbatim = source.slice(2, -1);
+          if (verbatim === "!" || verbatim === "!!") {
+            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+            return null;
+          }
+          if (source[source.length - 1] !== ">")
+            onError("Verbatim tags must end with a >");
+          return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+          onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+          try {
+            return prefix + decodeURIComponent(suffix);
+          } catch (error) {
+            onError(String(error));
+            return null;
+          }
+        }
+        if (handle === "!")
+          return source;
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+      }
+      /**
+       * Given a fully resolved tag, returns its printable string form,
+       * taking into account current tag prefixes and defaults.
+       */
+      tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix))
+            return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === "!" ? tag : `!<${tag}>`;
+      }
+      toString(doc) {
+        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+          const tags = {};
+          visit3.visit(doc.contents, (_key, node) => {
+            if (identity.isNode(node) && node.tag)
+              tags[node.tag] = true;
+          });
+          tagNames = Object.keys(tags);
+        } else
+          tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+            continue;
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
+            lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join("\n");
+      }
+    };
+    Directives.defaultYaml = { explicit: false, version: "1.2" };
+    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
+    exports.Directives = Directives;
+  }
+});
+
+// node_modules/yaml/dist/doc/anchors.js
+var require_anchors = __commonJS({
+  "node_modules/yaml/dist/doc/anchors.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var visit3 = require_visit();
+    function anchorIsValid(anchor) {
+      if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
+        const sa = JSON.stringify(anchor);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+      }
+      return true;
+    }
+    function anchorNames(root) {
+      const anchors = /* @__PURE__ */ new Set();
+      visit3.visit(root, {
+        Value(_key, node) {
+          if (node.anchor)
+            anchors.add(node.anchor);
+        }
+      });
+      return anchors;
+    }
+    function findNewAnchor(prefix, exclude) {
+      for (let i = 1; true; ++i) {
+        const name = `${prefix}${i}`;
+        if (!exclude.has(name))
+          return name;
+      }
+    }
+    function createNodeAnchors(doc, prefix) {
+      const aliasObjects = [];
+      const sourceObjects = /* @__PURE__ */ new Map();
+      let prevAnchors = null;
+      return {
+        onAnchor: (source) => {
+          aliasObjects.push(source);
+          prevAnchors ?? (prevAnchors = anchorNames(doc));
+          const anchor = findNewAnchor(prefix, prevAnchors);
+          prevAnchors.add(anchor);
+          return anchor;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+          for (const source of aliasObjects) {
+            const ref = sourceObjects.get(source);
+            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+              ref.node.anchor = ref.anchor;
+            } else {
+              const error = new Error("Failed to resolve repeated object (this should not happen)");
+              error.source = source;
+              throw error;
+            }
+          }
+        },
+        sourceObjects
+      };
+    }
+    exports.anchorIsValid = anchorIsValid;
+    exports.anchorNames = anchorNames;
+    exports.createNodeAnchors = createNodeAnchors;
+    exports.findNewAnchor = findNewAnchor;
+  }
+});
+
+// node_modules/yaml/dist/doc/applyReviver.js
+var require_applyReviver = __commonJS({
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+    "use strict";
+    function applyReviver(reviver, obj, key, val) {
+      if (val && typeof val === "object") {
+        if (Array.isArray(val)) {
+          for (let i = 0, len = val.length; i < len; ++i) {
+            const v0 = val[i];
+            const v1 = applyReviver(reviver, val, String(i), v0);
+            if (v1 === void 0)
+              delete val[i];
+            else if (v1 !== v0)
+              val[i] = v1;
+          }
+        } else if (val instanceof Map) {
+          for (const k2 of Array.from(val.keys())) {
+            const v0 = val.get(k2);
+            const v1 = applyReviver(reviver, val, k2, v0);
+            if (v1 === void 0)
+              val.delete(k2);
+            else if (v1 !== v0)
+              val.set(k2, v1);
+          }
+        } else if (val instanceof Set) {
+          for (const v0 of Array.from(val)) {
+            const v1 = applyReviver(reviver, val, v0, v0);
+            if (v1 === void 0)
+              val.delete(v0);
+            else if (v1 !== v0) {
+              val.delete(v0);
+              val.add(v1);
+            }
+          }
+        } else {
+          for (const [k2, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k2, v0);
+            if (v1 === void 0)
+              delete val[k2];
+            else if (v1 !== v0)
+              val[k2] = v1;
+          }
+        }
+      }
+      return reviver.call(obj, key, val);
+    }
+    exports.applyReviver = applyReviver;
+  }
+});
+
+// node_modules/yaml/dist/nodes/toJS.js
+var require_toJS = __commonJS({
+  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    function toJS(value, arg, ctx) {
+      if (Array.isArray(value))
+        return value.map((v2, i) => toJS(v2, String(i), ctx));
+      if (value && typeof value.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value))
+          return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = (res2) => {
+          data.res = res2;
+          delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+          ctx.onCreate(res);
+        return res;
+      }
+      if (typeof value === "bigint" && !ctx?.keep)
+        return Number(value);
+      return value;
+    }
+    exports.toJS = toJS;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Node.js
+var require_Node = __commonJS({
+  "node_modules/yaml/dist/nodes/Node.js"(exports) {
+    "use strict";
+    var applyReviver = require_applyReviver();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var NodeBase = class {
+      constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+      }
+      /** Create a copy of this node.  */
+      clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** A plain JavaScript representation of this node. */
+      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+          throw new TypeError("A document argument is required");
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc,
+          keep: true,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+    };
+    exports.NodeBase = NodeBase;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Alias.js
+var require_Alias = __commonJS({
+  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
+    "use strict";
+    var anchors = require_anchors();
+    var visit3 = require_visit();
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var Alias = class extends Node.NodeBase {
+      constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, "tag", {
+          set() {
+            throw new Error("Alias nodes cannot have tags");
+          }
+        });
+      }
+      /**
+       * Resolve the value of this alias within `doc`, finding the last
+       * instance of the `source` anchor before this node.
+       */
+      resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+          throw new ReferenceError("Alias resolution is disabled");
+        let nodes2;
+        if (ctx?.aliasResolveCache) {
+          nodes2 = ctx.aliasResolveCache;
+        } else {
+          nodes2 = [];
+          visit3.visit(doc, {
+            Node: (_key, node) => {
+              if (identity.isAlias(node) || identity.hasAnchor(node))
+                nodes2.push(node);
+            }
+          });
+          if (ctx)
+            ctx.aliasResolveCache = nodes2;
+        }
+        let found = void 0;
+        for (const node of nodes2) {
+          if (node === this)
+            break;
+          if (node.anchor === this.source)
+            found = node;
+        }
+        if (found && ctx) {
+          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
+          let data = anchors2.get(found);
+          if (!data) {
+            toJS.toJS(found, null, ctx);
+            data = anchors2.get(found);
+          }
+          if (data?.res === void 0) {
+            const msg = "This should not happen: Alias anchor was not resolved?";
+            throw new ReferenceError(msg);
+          }
+          if (maxAliasCount >= 0) {
+            data.count += 1;
+            if (data.aliasCount === 0)
+              data.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data.count * data.aliasCount > maxAliasCount) {
+              const msg = "Excessive alias count indicates a resource exhaustion attack";
+              throw new ReferenceError(msg);
+            }
+          }
+        }
+        return found;
+      }
+      toJSON(_arg, ctx) {
+        if (!ctx)
+          return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+          throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+      }
+      toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+          anchors.anchorIsValid(this.source);
+          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new Error(msg);
+          }
+          if (ctx.implicitKey)
+            return `${src} `;
+        }
+        return src;
+      }
+    };
+    function getAliasCount(doc, node, anchors2) {
+      if (identity.isAlias(node)) {
+        const source = node.resolve(doc);
+        const anchor = anchors2 && source && anchors2.get(source);
+        return anchor ? anchor.count * anchor.aliasCount : 0;
+      } else if (identity.isCollection(node)) {
+        let count2 = 0;
+        for (const item of node.items) {
+          const c = getAliasCount(doc, item, anchors2);
+          if (c > count2)
+            count2 = c;
+        }
+        return count2;
+      } else if (identity.isPair(node)) {
+        const kc = getAliasCount(doc, node.key, anchors2);
+        const vc = getAliasCount(doc, node.value, anchors2);
+        return Math.max(kc, vc);
+      }
+      return 1;
+    }
+    exports.Alias = Alias;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Scalar.js
+var require_Scalar = __commonJS({
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
+    var Scalar = class extends Node.NodeBase {
+      constructor(value) {
+        super(identity.SCALAR);
+        this.value = value;
+      }
+      toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+      }
+      toString() {
+        return String(this.value);
+      }
+    };
+    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
+    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
+    Scalar.PLAIN = "PLAIN";
+    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
+    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
+    exports.Scalar = Scalar;
+    exports.isScalarValue = isScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/doc/createNode.js
+var require_createNode = __commonJS({
+  "node_modules/yaml/dist/doc/createNode.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var defaultTagPrefix = "tag:yaml.org,2002:";
+    function findTagObject(value, tagName, tags) {
+      if (tagName) {
+        const match = tags.filter((t) => t.tag === tagName);
+        const tagObj = match.find((t) => !t.format) ?? match[0];
+        if (!tagObj)
+          throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+      }
+      return tags.find((t) => t.identify?.(value) && !t.format);
+    }
+    function createNode(value, tagName, ctx) {
+      if (identity.isDocument(value))
+        value = value.contents;
+      if (identity.isNode(value))
+        return value;
+      if (identity.isPair(value)) {
+        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map.items.push(value);
+        return map;
+      }
+      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
+        value = value.valueOf();
+      }
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      let ref = void 0;
+      if (aliasDuplicateObjects && value && typeof value === "object") {
+        ref = sourceObjects.get(value);
+        if (ref) {
+          ref.anchor ?? (ref.anchor = onAnchor(value));
+          return new Alias.Alias(ref.anchor);
+        } else {
+          ref = { anchor: null, node: null };
+          sourceObjects.set(value, ref);
+        }
+      }
+      if (tagName?.startsWith("!!"))
+        tagName = defaultTagPrefix + tagName.slice(2);
+      let tagObj = findTagObject(value, tagName, schema.tags);
+      if (!tagObj) {
+        if (value && typeof value.toJSON === "function") {
+          value = value.toJSON();
+        }
+        if (!value || typeof value !== "object") {
+          const node2 = new Scalar.Scalar(value);
+          if (ref)
+            ref.node = node2;
+          return node2;
+        }
+        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+      }
+      if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+      }
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
+      if (tagName)
+        node.tag = tagName;
+      else if (!tagObj.default)
+        node.tag = tagObj.tag;
+      if (ref)
+        ref.node = node;
+      return node;
+    }
+    exports.createNode = createNode;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Collection.js
+var require_Collection = __commonJS({
+  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var identity = require_identity();
+    var Node = require_Node();
+    function collectionFromPath(schema, path, value) {
+      let v2 = value;
+      for (let i = path.length - 1; i >= 0; --i) {
+        const k2 = path[i];
+        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
+          const a = [];
+          a[k2] = v2;
+          v2 = a;
+        } else {
+          v2 = /* @__PURE__ */ new Map([[k2, v2]]);
+        }
+      }
+      return createNode.createNode(v2, void 0, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+          throw new Error("This should not happen, please report a bug.");
+        },
+        schema,
+        sourceObjects: /* @__PURE__ */ new Map()
+      });
+    }
+    var isEmptyPath = (path) => path == null || typeof path === "object" && !!path[Symbol.iterator]().next().done;
+    var Collection2 = class extends Node.NodeBase {
+      constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, "schema", {
+          value: schema,
+          configurable: true,
+          enumerable: false,
+          writable: true
+        });
+      }
+      /**
+       * Create a copy of this collection.
+       *
+       * @param schema - If defined, overwrites the original's schema
+       */
+      clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+          copy.schema = schema;
+        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /**
+       * Adds a value to the collection. For `!!map` and `!!omap` the value must
+       * be a Pair instance or a `{ key, value }` object, which may not have a key
+       * that already exists in the map.
+       */
+      addIn(path, value) {
+        if (isEmptyPath(path))
+          this.add(value);
+        else {
+          const [key, ...rest] = path;
+          const node = this.get(key, true);
+          if (identity.isCollection(node))
+            node.addIn(rest, value);
+          else if (node === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+      /**
+       * Removes a value from the collection.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+          return this.delete(key);
+        const node = this.get(key, true);
+        if (identity.isCollection(node))
+          return node.deleteIn(rest);
+        else
+          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path, keepScalar) {
+        const [key, ...rest] = path;
+        const node = this.get(key, true);
+        if (rest.length === 0)
+          return !keepScalar && identity.isScalar(node) ? node.value : node;
+        else
+          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+      }
+      hasAllNullValues(allowScalar) {
+        return this.items.every((node) => {
+          if (!identity.isPair(node))
+            return false;
+          const n = node.value;
+          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
+        });
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       */
+      hasIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+          return this.has(key);
+        const node = this.get(key, true);
+        return identity.isCollection(node) ? node.hasIn(rest) : false;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path, value) {
+        const [key, ...rest] = path;
+        if (rest.length === 0) {
+          this.set(key, value);
+        } else {
+          const node = this.get(key, true);
+          if (identity.isCollection(node))
+            node.setIn(rest, value);
+          else if (node === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+    };
+    exports.Collection = Collection2;
+    exports.collectionFromPath = collectionFromPath;
+    exports.isEmptyPath = isEmptyPath;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyComment.js
+var require_stringifyComment = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+    "use strict";
+    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    function indentComment(comment, indent) {
+      if (/^\n+$/.test(comment))
+        return comment.substring(1);
+      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+    }
+    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    exports.indentComment = indentComment;
+    exports.lineComment = lineComment;
+    exports.stringifyComment = stringifyComment;
+  }
+});
+
+// node_modules/yaml/dist/stringify/foldFlowLines.js
+var require_foldFlowLines = __commonJS({
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+    "use strict";
+    var FOLD_FLOW = "flow";
+    var FOLD_BLOCK = "block";
+    var FOLD_QUOTED = "quoted";
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+      if (!lineWidth || lineWidth < 0)
+        return text2;
+      if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+      if (text2.length <= endStep)
+        return text2;
+      const folds = [];
+      const escapedFolds = {};
+      let end = lineWidth - indent.length;
+      if (typeof indentAtStart === "number") {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+          folds.push(0);
+        else
+          end = lineWidth - indentAtStart;
+      }
+      let split = void 0;
+      let prev = void 0;
+      let overflow = false;
+      let i = -1;
+      let escStart = -1;
+      let escEnd = -1;
+      if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text2, i, indent.length);
+        if (i !== -1)
+          end = i + endStep;
+      }
+      for (let ch; ch = text2[i += 1]; ) {
+        if (mode === FOLD_QUOTED && ch === "\\") {
+          escStart = i;
+          switch (text2[i + 1]) {
+            case "x":
+              i += 3;
+              break;
+            case "u":
+              i += 5;
+              break;
+            case "U":
+              i += 9;
+              break;
+            default:
+              i += 1;
+          }
+          escEnd = i;
+        }
+        if (ch === "\n") {
+          if (mode === FOLD_BLOCK)
+            i = consumeMoreIndentedLines(text2, i, indent.length);
+          end = i + indent.length + endStep;
+          split = void 0;
+        } else {
+          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
+            const next = text2[i + 1];
+            if (next && next !== " " && next !== "\n" && next !== "	")
+              split = i;
+          }
+          if (i >= end) {
+            if (split) {
+              folds.push(split);
+              end = split + endStep;
+              split = void 0;
+            } else if (mode === FOLD_QUOTED) {
+              while (prev === " " || prev === "	") {
+                prev = ch;
+                ch = text2[i += 1];
+                overflow = true;
+              }
+              const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j2])
+                return text2;
+              folds.push(j2);
+              escapedFolds[j2] = true;
+              end = j2 + endStep;
+              split = void 0;
+            } else {
+              overflow = true;
+            }
+          }
+        }
+        prev = ch;
+      }
+      if (overflow && onOverflow)
+        onOverflow();
+      if (folds.length === 0)
+        return text2;
+      if (onFold)
+        onFold();
+      let res = text2.slice(0, folds[0]);
+      for (let i2 = 0; i2 < folds.length; ++i2) {
+        const fold = folds[i2];
+        const end2 = folds[i2 + 1] || text2.length;
+        if (fold === 0)
+          res = `
+${indent}${text2.slice(0, end2)}`;
+        else {
+          if (mode === FOLD_QUOTED && escapedFolds[fold])
+            res += `${text2[fold]}\\`;
+          res += `
+${indent}${text2.slice(fold + 1, end2)}`;
+        }
+      }
+      return res;
+    }
+    function consumeMoreIndentedLines(text2, i, indent) {
+      let end = i;
+      let start = i + 1;
+      let ch = text2[start];
+      while (ch === " " || ch === "	") {
+        if (i < start + indent) {
+          ch = text2[++i];
+        } else {
+          do {
+            ch = text2[++i];
+          } while (ch && ch !== "\n");
+          end = i;
+          start = i + 1;
+          ch = text2[start];
+        }
+      }
+      return end;
+    }
+    exports.FOLD_BLOCK = FOLD_BLOCK;
+    exports.FOLD_FLOW = FOLD_FLOW;
+    exports.FOLD_QUOTED = FOLD_QUOTED;
+    exports.foldFlowLines = foldFlowLines;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyString.js
+var require_stringifyString = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var foldFlowLines = require_foldFlowLines();
+    var getFoldOptions = (ctx, isBlock) => ({
+      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+      lineWidth: ctx.options.lineWidth,
+      minContentWidth: ctx.options.minContentWidth
+    });
+    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+    function lineLengthOverLimit(str, lineWidth, indentLength) {
+      if (!lineWidth || lineWidth < 0)
+        return false;
+      const limit = lineWidth - indentLength;
+      const strLen = str.length;
+      if (strLen <= limit)
+        return false;
+      for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === "\n") {
+          if (i - start > limit)
+            return true;
+          start = i + 1;
+          if (strLen - start <= limit)
+            return false;
+        }
+      }
+      return true;
+    }
+    function doubleQuotedString(value, ctx) {
+      const json = JSON.stringify(value);
+      if (ctx.options.doubleQuotedAsJSON)
+        return json;
+      const { implicitKey } = ctx;
+      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      let str = "";
+      let start = 0;
+      for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
+        if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
+          str += json.slice(start, i) + "\\ ";
+          i += 1;
+          start = i;
+          ch = "\\";
+        }
+        if (ch === "\\")
+          switch (json[i + 1]) {
+            case "u":
+              {
+                str += json.slice(start, i);
+                const code2 = json.substr(i + 2, 4);
+                switch (code2) {
+                  case "0000":
+                    str += "\\0";
+                    break;
+                  case "0007":
+                    str += "\\a";
+                    break;
+                  case "000b":
+                    str += "\\v";
+                    break;
+                  case "001b":
+                    str += "\\e";
+                    break;
+                  case "0085":
+                    str += "\\N";
+                    break;
+                  case "00a0":
+                    str += "\\_";
+                    break;
+                  case "2028":
+                    str += "\\L";
+                    break;
+                  case "2029":
+                    str += "\\P";
+                    break;
+                  default:
+                    if (code2.substr(0, 2) === "00")
+                      str += "\\x" + code2.substr(2);
+                    else
+                      str += json.substr(i, 6);
+                }
+                i += 5;
+                start = i + 1;
+              }
+              break;
+            case "n":
+              if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
+                i += 1;
+              } else {
+                str += json.slice(start, i) + "\n\n";
+                while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
+                  str += "\n";
+                  i += 2;
+                }
+                str += indent;
+                if (json[i + 2] === " ")
+                  str += "\\";
+                i += 1;
+                start = i + 1;
+              }
+              break;
+            default:
+              i += 1;
+          }
+      }
+      str = start ? str + json.slice(start) : json;
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+    }
+    function singleQuotedString(value, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
+        return doubleQuotedString(value, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
+${indent}`) + "'";
+      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function quotedString(value, ctx) {
+      const { singleQuote } = ctx.options;
+      let qs;
+      if (singleQuote === false)
+        qs = doubleQuotedString;
+      else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+          qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+          qs = doubleQuotedString;
+        else
+          qs = singleQuote ? singleQuotedString : doubleQuotedString;
+      }
+      return qs(value, ctx);
+    }
+    var blockEndNewlines;
+    try {
+      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
+    } catch {
+      blockEndNewlines = /\n+(?!\n|$)/g;
+    }
+    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+      const { blockQuote, commentString, lineWidth } = ctx.options;
+      if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
+      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      if (!value)
+        return literal ? "|\n" : ">\n";
+      let chomp;
+      let endStart;
+      for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== "\n" && ch !== "	" && ch !== " ")
+          break;
+      }
+      let end = value.substring(endStart);
+      const endNlPos = end.indexOf("\n");
+      if (endNlPos === -1) {
+        chomp = "-";
+      } else if (value === end || endNlPos !== end.length - 1) {
+        chomp = "+";
+        if (onChompKeep)
+          onChompKeep();
+      } else {
+        chomp = "";
+      }
+      if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === "\n")
+          end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+      }
+      let startWithSpace = false;
+      let startEnd;
+      let startNlPos = -1;
+      for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === " ")
+          startWithSpace = true;
+        else if (ch === "\n")
+          startNlPos = startEnd;
+        else
+          break;
+      }
+      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+      }
+      const indentSize = indent ? "2" : "1";
+      let header = (startWithSpace ? indentSize : "") + chomp;
+      if (comment) {
+        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        if (onComment)
+          onComment();
+      }
+      if (!literal) {
+        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
+          foldOptions.onOverflow = () => {
+            literalFallback = true;
+          };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+          return `>${header}
+${indent}${body}`;
+      }
+      value = value.replace(/\n+/g, `$&${indent}`);
+      return `|${header}
+${indent}${start}${value}${end}`;
+    }
+    function plainString(item, ctx, onComment, onChompKeep) {
+      const { type, value } = item;
+      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
+        return blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (containsDocumentMarker(value)) {
+        if (indent === "") {
+          ctx.forceBlockIndent = true;
+          return blockString(item, ctx, onComment, onChompKeep);
+        } else if (implicitKey && indent === indentStep) {
+          return quotedString(value, ctx);
+        }
+      }
+      const str = value.replace(/\n+/g, `$&
+${indent}`);
+      if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+          return quotedString(value, ctx);
+      }
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function stringifyString(item, ctx, onComment, onChompKeep) {
+      const { implicitKey, inFlow } = ctx;
+      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
+      let { type } = item;
+      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+          type = Scalar.Scalar.QUOTE_DOUBLE;
+      }
+      const _stringify = (_type) => {
+        switch (_type) {
+          case Scalar.Scalar.BLOCK_FOLDED:
+          case Scalar.Scalar.BLOCK_LITERAL:
+            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
+          case Scalar.Scalar.QUOTE_DOUBLE:
+            return doubleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.QUOTE_SINGLE:
+            return singleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.PLAIN:
+            return plainString(ss, ctx, onComment, onChompKeep);
+          default:
+            return null;
+        }
+      };
+      let res = _stringify(type);
+      if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = implicitKey && defaultKeyType || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+          throw new Error(`Unsupported default string type ${t}`);
+      }
+      return res;
+    }
+    exports.stringifyString = stringifyString;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringify.js
+var require_stringify = __commonJS({
+  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
+    "use strict";
+    var anchors = require_anchors();
+    var identity = require_identity();
+    var stringifyComment = require_stringifyComment();
+    var stringifyString = require_stringifyString();
+    function createStringifyContext(doc, options2) {
+      const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: "PLAIN",
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: "false",
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: "null",
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: "true",
+        verifyAliasOrder: true
+      }, doc.schema.toStringOptions, options2);
+      let inFlow;
+      switch (opt.collectionStyle) {
+        case "block":
+          inFlow = false;
+          break;
+        case "flow":
+          inFlow = true;
+          break;
+        default:
+          inFlow = null;
+      }
+      return {
+        anchors: /* @__PURE__ */ new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
+        indent: "",
+        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
+        inFlow,
+        options: opt
+      };
+    }
+    function getTagObject(tags, item) {
+      if (item.tag) {
+        const match = tags.filter((t) => t.tag === item.tag);
+        if (match.length > 0)
+          return match.find((t) => t.format === item.format) ?? match[0];
+      }
+      let tagObj = void 0;
+      let obj;
+      if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter((t) => t.identify?.(obj));
+        if (match.length > 1) {
+          const testMatch = match.filter((t) => t.test);
+          if (testMatch.length > 0)
+            match = testMatch;
+        }
+        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+      } else {
+        obj = item;
+        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+      }
+      if (!tagObj) {
+        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name} value`);
+      }
+      return tagObj;
+    }
+    function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
+      if (!doc.directives)
+        return "";
+      const props = [];
+      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+      if (anchor && anchors.anchorIsValid(anchor)) {
+        anchors$1.add(anchor);
+        props.push(`&${anchor}`);
+      }
+      const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
+      if (tag)
+        props.push(doc.directives.tagString(tag));
+      return props.join(" ");
+    }
+    function stringify4(item, ctx, onComment, onChompKeep) {
+      if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+      if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+          return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        } else {
+          if (ctx.resolvedAliases)
+            ctx.resolvedAliases.add(item);
+          else
+            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
+          item = item.resolve(ctx.doc);
+        }
+      }
+      let tagObj = void 0;
+      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
+      const props = stringifyProps(node, tagObj, ctx);
+      if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      if (!props)
+        return str;
+      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+${ctx.indent}${str}`;
+    }
+    exports.createStringifyContext = createStringifyContext;
+    exports.stringify = stringify4;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyPair.js
+var require_stringifyPair = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var stringify4 = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+      let keyComment = identity.isNode(key) && key.comment || null;
+      if (simpleKeys) {
+        if (keyComment) {
+          throw new Error("With simple keys, key nodes cannot have comments");
+        }
+        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+          const msg = "With simple keys, collection cannot be used as a key value";
+          throw new Error(msg);
+        }
+      }
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+      });
+      let keyCommentDone = false;
+      let chompKeep = false;
+      let str = stringify4.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
+        explicitKey = true;
+      }
+      if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+          if (keyCommentDone && onComment)
+            onComment();
+          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+        }
+      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        } else if (chompKeep && onChompKeep)
+          onChompKeep();
+        return str;
+      }
+      if (keyCommentDone)
+        keyComment = null;
+      if (explicitKey) {
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}
+${indent}:`;
+      } else {
+        str = `${str}:`;
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+      }
+      let vsb, vcb, valueComment;
+      if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+      } else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === "object")
+          value = doc.createNode(value);
+      }
+      ctx.implicitKey = false;
+      if (!explicitKey && !keyComment && identity.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+      chompKeep = false;
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+        ctx.indent = ctx.indent.substring(2);
+      }
+      let valueCommentDone = false;
+      const valueStr = stringify4.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      let ws = " ";
+      if (keyComment || vsb || vcb) {
+        ws = vsb ? "\n" : "";
+        if (vcb) {
+          const cs = commentString(vcb);
+          ws += `
+${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === "" && !ctx.inFlow) {
+          if (ws === "\n" && valueComment)
+            ws = "\n\n";
+        } else {
+          ws += `
+${ctx.indent}`;
+        }
+      } else if (!explicitKey && identity.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf("\n");
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+          let hasPropsLine = false;
+          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
+            let sp0 = valueStr.indexOf(" ");
+            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
+              sp0 = valueStr.indexOf(" ", sp0 + 1);
+            }
+            if (sp0 === -1 || nl0 < sp0)
+              hasPropsLine = true;
+          }
+          if (!hasPropsLine)
+            ws = `
+${ctx.indent}`;
+        }
+      } else if (valueStr === "" || valueStr[0] === "\n") {
+        ws = "";
+      }
+      str += ws + valueStr;
+      if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+          onComment();
+      } else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+      } else if (chompKeep && onChompKeep) {
+        onChompKeep();
+      }
+      return str;
+    }
+    exports.stringifyPair = stringifyPair;
+  }
+});
+
+// node_modules/yaml/dist/log.js
+var require_log = __commonJS({
+  "node_modules/yaml/dist/log.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    function debug(logLevel, ...messages) {
+      if (logLevel === "debug")
+        console.log(...messages);
+    }
+    function warn(logLevel, warning) {
+      if (logLevel === "debug" || logLevel === "warn") {
+        if (typeof node_process.emitWarning === "function")
+          node_process.emitWarning(warning);
+        else
+          console.warn(warning);
+      }
+    }
+    exports.debug = debug;
+    exports.warn = warn;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+var require_merge = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var MERGE_KEY = "<<";
+    var merge2 = {
+      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      default: "key",
+      tag: "tag:yaml.org,2002:merge",
+      test: /^<<$/,
+      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+      }),
+      stringify: () => MERGE_KEY
+    };
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
+    function addMergeToJSMap(ctx, map, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (identity.isSeq(source))
+        for (const it of source.items)
+          mergeValue(ctx, map, it);
+      else if (Array.isArray(source))
+        for (const it of source)
+          mergeValue(ctx, map, it);
+      else
+        mergeValue(ctx, map, source);
+    }
+    function mergeValue(ctx, map, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (!identity.isMap(source))
+        throw new Error("Merge sources must be maps or map aliases");
+      const srcMap = source.toJSON(null, ctx, Map);
+      for (const [key, value2] of srcMap) {
+        if (map instanceof Map) {
+          if (!map.has(key))
+            map.set(key, value2);
+        } else if (map instanceof Set) {
+          map.add(key);
+        } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
+          Object.defineProperty(map, key, {
+            value: value2,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      return map;
+    }
+    function resolveAliasValue(ctx, value) {
+      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+    }
+    exports.addMergeToJSMap = addMergeToJSMap;
+    exports.isMergeKey = isMergeKey;
+    exports.merge = merge2;
+  }
+});
+
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
+var require_addPairToJSMap = __commonJS({
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+    "use strict";
+    var log = require_log();
+    var merge2 = require_merge();
+    var stringify4 = require_stringify();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    function addPairToJSMap(ctx, map, { key, value }) {
+      if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map, value);
+      else if (merge2.isMergeKey(ctx, key))
+        merge2.addMergeToJSMap(ctx, map, value);
+      else {
+        const jsKey = toJS.toJS(key, "", ctx);
+        if (map instanceof Map) {
+          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        } else if (map instanceof Set) {
+          map.add(jsKey);
+        } else {
+          const stringKey = stringifyKey(key, jsKey, ctx);
+          const jsValue = toJS.toJS(value, stringKey, ctx);
+          if (stringKey in map)
+            Object.defineProperty(map, stringKey, {
+              value: jsValue,
+              writable: true,
+              enumerable: true,
+              configurable: true
+            });
+          else
+            map[stringKey] = jsValue;
+        }
+      }
+      return map;
+    }
+    function stringifyKey(key, jsKey, ctx) {
+      if (jsKey === null)
+        return "";
+      if (typeof jsKey !== "object")
+        return String(jsKey);
+      if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify4.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = /* @__PURE__ */ new Set();
+        for (const node of ctx.anchors.keys())
+          strCtx.anchors.add(node.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+          let jsonStr = JSON.stringify(strKey);
+          if (jsonStr.length > 40)
+            jsonStr = jsonStr.substring(0, 36) + '..."';
+          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          ctx.mapKeyWarned = true;
+        }
+        return strKey;
+      }
+      return JSON.stringify(jsKey);
+    }
+    exports.addPairToJSMap = addPairToJSMap;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Pair.js
+var require_Pair = __commonJS({
+  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyPair = require_stringifyPair();
+    var addPairToJSMap = require_addPairToJSMap();
+    var identity = require_identity();
+    function createPair(key, value, ctx) {
+      const k2 = createNode.createNode(key, void 0, ctx);
+      const v2 = createNode.createNode(value, void 0, ctx);
+      return new Pair(k2, v2);
+    }
+    var Pair = class _Pair {
+      constructor(key, value = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value;
+      }
+      clone(schema) {
+        let { key, value } = this;
+        if (identity.isNode(key))
+          key = key.clone(schema);
+        if (identity.isNode(value))
+          value = value.clone(schema);
+        return new _Pair(key, value);
+      }
+      toJSON(_2, ctx) {
+        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
+      }
+    };
+    exports.Pair = Pair;
+    exports.createPair = createPair;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyCollection.js
+var require_stringifyCollection = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var stringify4 = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyCollection(collection, ctx, options2) {
+      const flow = ctx.inFlow ?? collection.flow;
+      const stringify5 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify5(collection, ctx, options2);
+    }
+    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+      const { indent, options: { commentString } } = ctx;
+      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+      let chompKeep = false;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment2 = null;
+        if (identity.isNode(item)) {
+          if (!chompKeep && item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+          if (item.comment)
+            comment2 = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (!chompKeep && ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+          }
+        }
+        chompKeep = false;
+        let str2 = stringify4.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        if (comment2)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+        if (chompKeep && comment2)
+          chompKeep = false;
+        lines.push(blockItemPrefix + str2);
+      }
+      let str;
+      if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+      } else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+          const line = lines[i];
+          str += line ? `
+${indent}${line}` : "\n";
+        }
+      }
+      if (comment) {
+        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+          onComment();
+      } else if (chompKeep && onChompKeep)
+        onChompKeep();
+      return str;
+    }
+    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+      itemIndent += indentStep;
+      const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+      });
+      let reqNewline = false;
+      let linesAtValue = 0;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+          if (item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, false);
+          if (item.comment)
+            comment = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, false);
+            if (ik.comment)
+              reqNewline = true;
+          }
+          const iv = identity.isNode(item.value) ? item.value : null;
+          if (iv) {
+            if (iv.comment)
+              comment = iv.comment;
+            if (iv.commentBefore)
+              reqNewline = true;
+          } else if (item.value == null && ik?.comment) {
+            comment = ik.comment;
+          }
+        }
+        if (comment)
+          reqNewline = true;
+        let str = stringify4.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        if (i < items.length - 1) {
+          str += ",";
+        } else if (ctx.options.trailingComma) {
+          if (ctx.options.lineWidth > 0) {
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+          }
+          if (reqNewline) {
+            str += ",";
+          }
+        }
+        if (comment)
+          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+      }
+      const { start, end } = flowChars;
+      if (lines.length === 0) {
+        return start + end;
+      } else {
+        if (!reqNewline) {
+          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+          let str = start;
+          for (const line of lines)
+            str += line ? `
+${indentStep}${indent}${line}` : "\n";
+          return `${str}
+${indent}${end}`;
+        } else {
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+        }
+      }
+    }
+    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+      if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, "");
+      if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart());
+      }
+    }
+    exports.stringifyCollection = stringifyCollection;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLMap.js
+var require_YAMLMap = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+    "use strict";
+    var stringifyCollection = require_stringifyCollection();
+    var addPairToJSMap = require_addPairToJSMap();
+    var Collection2 = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    function findPair(items, key) {
+      const k2 = identity.isScalar(key) ? key.value : key;
+      for (const it of items) {
+        if (identity.isPair(it)) {
+          if (it.key === key || it.key === k2)
+            return it;
+          if (identity.isScalar(it.key) && it.key.value === k2)
+            return it;
+        }
+      }
+      return void 0;
+    }
+    var YAMLMap = class extends Collection2.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:map";
+      }
+      constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+      }
+      /**
+       * A generic collection parsing method that can be extended
+       * to other node classes that inherit from YAMLMap
+       */
+      static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map = new this(schema);
+        const add = (key, value) => {
+          if (typeof replacer === "function")
+            value = replacer.call(obj, key, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key))
+            return;
+          if (value !== void 0 || keepUndefined)
+            map.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+          for (const [key, value] of obj)
+            add(key, value);
+        } else if (obj && typeof obj === "object") {
+          for (const key of Object.keys(obj))
+            add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === "function") {
+          map.items.sort(schema.sortMapEntries);
+        }
+        return map;
+      }
+      /**
+       * Adds a value to the collection.
+       *
+       * @param overwrite - If not set `true`, using a key that is already in the
+       *   collection will throw. Otherwise, overwrites the previous value.
+       */
+      add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+          _pair = pair;
+        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
+          _pair = new Pair.Pair(pair, pair?.value);
+        } else
+          _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+          if (!overwrite)
+            throw new Error(`Key ${_pair.key} already set`);
+          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+            prev.value.value = _pair.value;
+          else
+            prev.value = _pair.value;
+        } else if (sortEntries) {
+          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          if (i === -1)
+            this.items.push(_pair);
+          else
+            this.items.splice(i, 0, _pair);
+        } else {
+          this.items.push(_pair);
+        }
+      }
+      delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+          return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node = it?.value;
+        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
+      }
+      has(key) {
+        return !!findPair(this.items, key);
+      }
+      set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+      }
+      /**
+       * @param ctx - Conversion context, originally set in Document#toJS()
+       * @param {Class} Type - If set, forces the returned collection type
+       * @returns Instance of Type, Map, or Object
+       */
+      toJSON(_2, ctx, Type) {
+        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        if (ctx?.onCreate)
+          ctx.onCreate(map);
+        for (const item of this.items)
+          addPairToJSMap.addPairToJSMap(ctx, map, item);
+        return map;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        for (const item of this.items) {
+          if (!identity.isPair(item))
+            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+          ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "",
+          flowChars: { start: "{", end: "}" },
+          itemIndent: ctx.indent || "",
+          onChompKeep,
+          onComment
+        });
+      }
+    };
+    exports.YAMLMap = YAMLMap;
+    exports.findPair = findPair;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/map.js
+var require_map = __commonJS({
+  "node_modules/yaml/dist/schema/common/map.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLMap = require_YAMLMap();
+    var map = {
+      collection: "map",
+      default: true,
+      nodeClass: YAMLMap.YAMLMap,
+      tag: "tag:yaml.org,2002:map",
+      resolve(map2, onError) {
+        if (!identity.isMap(map2))
+          onError("Expected a mapping for this tag");
+        return map2;
+      },
+      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+    };
+    exports.map = map;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLSeq.js
+var require_YAMLSeq = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyCollection = require_stringifyCollection();
+    var Collection2 = require_Collection();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var toJS = require_toJS();
+    var YAMLSeq = class extends Collection2.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:seq";
+      }
+      constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+      }
+      add(value) {
+        this.items.push(value);
+      }
+      /**
+       * Removes a value from the collection.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       *
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return void 0;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       */
+      has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === "number" && idx < this.items.length;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       *
+       * If `key` does not contain a representation of an integer, this will throw.
+       * It may be wrapped in a `Scalar`.
+       */
+      set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+          prev.value = value;
+        else
+          this.items[idx] = value;
+      }
+      toJSON(_2, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+          ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+          seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "- ",
+          flowChars: { start: "[", end: "]" },
+          itemIndent: (ctx.indent || "") + "  ",
+          onChompKeep,
+          onComment
+        });
+      }
+      static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+          let i = 0;
+          for (let it of obj) {
+            if (typeof replacer === "function") {
+              const key = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key, it);
+            }
+            seq.items.push(createNode.createNode(it, void 0, ctx));
+          }
+        }
+        return seq;
+      }
+    };
+    function asItemIndex(key) {
+      let idx = identity.isScalar(key) ? key.value : key;
+      if (idx && typeof idx === "string")
+        idx = Number(idx);
+      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
+    }
+    exports.YAMLSeq = YAMLSeq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/seq.js
+var require_seq = __commonJS({
+  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLSeq = require_YAMLSeq();
+    var seq = {
+      collection: "seq",
+      default: true,
+      nodeClass: YAMLSeq.YAMLSeq,
+      tag: "tag:yaml.org,2002:seq",
+      resolve(seq2, onError) {
+        if (!identity.isSeq(seq2))
+          onError("Expected a sequence for this tag");
+        return seq2;
+      },
+      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+    };
+    exports.seq = seq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/string.js
+var require_string = __commonJS({
+  "node_modules/yaml/dist/schema/common/string.js"(exports) {
+    "use strict";
+    var stringifyString = require_stringifyString();
+    var string = {
+      identify: (value) => typeof value === "string",
+      default: true,
+      tag: "tag:yaml.org,2002:str",
+      resolve: (str) => str,
+      stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+      }
+    };
+    exports.string = string;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/null.js
+var require_null = __commonJS({
+  "node_modules/yaml/dist/schema/common/null.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var nullTag = {
+      identify: (value) => value == null,
+      createNode: () => new Scalar.Scalar(null),
+      default: true,
+      tag: "tag:yaml.org,2002:null",
+      test: /^(?:~|[Nn]ull|NULL)?$/,
+      resolve: () => new Scalar.Scalar(null),
+      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
+    };
+    exports.nullTag = nullTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/bool.js
+var require_bool = __commonJS({
+  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var boolTag = {
+      identify: (value) => typeof value === "boolean",
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+          const sv = source[0] === "t" || source[0] === "T";
+          if (value === sv)
+            return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+      }
+    };
+    exports.boolTag = boolTag;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyNumber.js
+var require_stringifyNumber = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+    "use strict";
+    function stringifyNumber({ format, minFractionDigits, tag, value }) {
+      if (typeof value === "bigint")
+        return String(value);
+      const num3 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num3))
+        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
+      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
+      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
+        let i = n.indexOf(".");
+        if (i < 0) {
+          i = n.length;
+          n += ".";
+        }
+        let d2 = minFractionDigits - (n.length - i - 1);
+        while (d2-- > 0)
+          n += "0";
+      }
+      return n;
+    }
+    exports.stringifyNumber = stringifyNumber;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/float.js
+var require_float = __commonJS({
+  "node_modules/yaml/dist/schema/core/float.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str),
+      stringify(node) {
+        const num3 = Number(node.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+      resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf(".");
+        if (dot !== -1 && str[str.length - 1] === "0")
+          node.minFractionDigits = str.length - dot - 1;
+        return node;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports.float = float;
+    exports.floatExp = floatExp;
+    exports.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/int.js
+var require_int = __commonJS({
+  "node_modules/yaml/dist/schema/core/int.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    function intStringify(node, radix, prefix) {
+      const { value } = node;
+      if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
+      return stringifyNumber.stringifyNumber(node);
+    }
+    var intOct = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^0o[0-7]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      stringify: (node) => intStringify(node, 8, "0o")
+    };
+    var int = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^0x[0-9a-fA-F]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node) => intStringify(node, 16, "0x")
+    };
+    exports.int = int;
+    exports.intHex = intHex;
+    exports.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/schema.js
+var require_schema = __commonJS({
+  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int = require_int();
+    var schema = [
+      map.map,
+      seq.seq,
+      string.string,
+      _null.nullTag,
+      bool.boolTag,
+      int.intOct,
+      int.int,
+      int.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float
+    ];
+    exports.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/json/schema.js
+var require_schema2 = __commonJS({
+  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var map = require_map();
+    var seq = require_seq();
+    function intIdentify(value) {
+      return typeof value === "bigint" || Number.isInteger(value);
+    }
+    var stringifyJSON = ({ value }) => JSON.stringify(value);
+    var jsonScalars = [
+      {
+        identify: (value) => typeof value === "string",
+        default: true,
+        tag: "tag:yaml.org,2002:str",
+        resolve: (str) => str,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: "tag:yaml.org,2002:null",
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => typeof value === "boolean",
+        default: true,
+        tag: "tag:yaml.org,2002:bool",
+        test: /^true$|^false$/,
+        resolve: (str) => str === "true",
+        stringify: stringifyJSON
+      },
+      {
+        identify: intIdentify,
+        default: true,
+        tag: "tag:yaml.org,2002:int",
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+      },
+      {
+        identify: (value) => typeof value === "number",
+        default: true,
+        tag: "tag:yaml.org,2002:float",
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: (str) => parseFloat(str),
+        stringify: stringifyJSON
+      }
+    ];
+    var jsonError = {
+      default: true,
+      tag: "",
+      test: /^/,
+      resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+      }
+    };
+    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+var require_binary = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+    "use strict";
+    var node_buffer = __require("buffer");
+    var Scalar = require_Scalar();
+    var stringifyString = require_stringifyString();
+    var binary = {
+      identify: (value) => value instanceof Uint8Array,
+      // Buffer inherits from Uint8Array
+      default: false,
+      tag: "tag:yaml.org,2002:binary",
+      /**
+       * Returns a Buffer in node and an Uint8Array in browsers
+       *
+       * To use the resulting buffer as an image, you'll want to do something like:
+       *
+       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+       */
+      resolve(src, onError) {
+        if (typeof node_buffer.Buffer === "function") {
+          return node_buffer.Buffer.from(src, "base64");
+        } else if (typeof atob === "function") {
+          const str = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str.length);
+          for (let i = 0; i < str.length; ++i)
+            buffer[i] = str.charCodeAt(i);
+          return buffer;
+        } else {
+          onError("This environment does not support reading binary tags; either Buffer or atob is required");
+          return src;
+        }
+      },
+      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+          return "";
+        const buf = value;
+        let str;
+        if (typeof node_buffer.Buffer === "function") {
+          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+        } else if (typeof btoa === "function") {
+          let s = "";
+          for (let i = 0; i < buf.length; ++i)
+            s += String.fromCharCode(buf[i]);
+          str = btoa(s);
+        } else {
+          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+          const n = Math.ceil(str.length / lineWidth);
+          const lines = new Array(n);
+          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+            lines[i] = str.substr(o, lineWidth);
+          }
+          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+      }
+    };
+    exports.binary = binary;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+var require_pairs = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLSeq = require_YAMLSeq();
+    function resolvePairs(seq, onError) {
+      if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+          let item = seq.items[i];
+          if (identity.isPair(item))
+            continue;
+          else if (identity.isMap(item)) {
+            if (item.items.length > 1)
+              onError("Each pair must have its own sequence indicator");
+            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            if (item.commentBefore)
+              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
+${pair.key.commentBefore}` : item.commentBefore;
+            if (item.comment) {
+              const cn = pair.value ?? pair.key;
+              cn.comment = cn.comment ? `${item.comment}
+${cn.comment}` : item.comment;
+            }
+            item = pair;
+          }
+          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+      } else
+        onError("Expected a sequence for this tag");
+      return seq;
+    }
+    function createPairs(schema, iterable, ctx) {
+      const { replacer } = ctx;
+      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      pairs2.tag = "tag:yaml.org,2002:pairs";
+      let i = 0;
+      if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+          if (typeof replacer === "function")
+            it = replacer.call(iterable, String(i++), it);
+          let key, value;
+          if (Array.isArray(it)) {
+            if (it.length === 2) {
+              key = it[0];
+              value = it[1];
+            } else
+              throw new TypeError(`Expected [key, value] tuple: ${it}`);
+          } else if (it && it instanceof Object) {
+            const keys = Object.keys(it);
+            if (keys.length === 1) {
+              key = keys[0];
+              value = it[key];
+            } else {
+              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+            }
+          } else {
+            key = it;
+          }
+          pairs2.items.push(Pair.createPair(key, value, ctx));
+        }
+      return pairs2;
+    }
+    var pairs = {
+      collection: "seq",
+      default: false,
+      tag: "tag:yaml.org,2002:pairs",
+      resolve: resolvePairs,
+      createNode: createPairs
+    };
+    exports.createPairs = createPairs;
+    exports.pairs = pairs;
+    exports.resolvePairs = resolvePairs;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+var require_omap = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var pairs = require_pairs();
+    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
+      constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = _YAMLOMap.tag;
+      }
+      /**
+       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+       * but TypeScript won't allow widening the signature of a child method.
+       */
+      toJSON(_2, ctx) {
+        if (!ctx)
+          return super.toJSON(_2);
+        const map = /* @__PURE__ */ new Map();
+        if (ctx?.onCreate)
+          ctx.onCreate(map);
+        for (const pair of this.items) {
+          let key, value;
+          if (identity.isPair(pair)) {
+            key = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key, ctx);
+          } else {
+            key = toJS.toJS(pair, "", ctx);
+          }
+          if (map.has(key))
+            throw new Error("Ordered maps must not include duplicate keys");
+          map.set(key, value);
+        }
+        return map;
+      }
+      static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap2 = new this();
+        omap2.items = pairs$1.items;
+        return omap2;
+      }
+    };
+    YAMLOMap.tag = "tag:yaml.org,2002:omap";
+    var omap = {
+      collection: "seq",
+      identify: (value) => value instanceof Map,
+      nodeClass: YAMLOMap,
+      default: false,
+      tag: "tag:yaml.org,2002:omap",
+      resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+          if (identity.isScalar(key)) {
+            if (seenKeys.includes(key.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+            } else {
+              seenKeys.push(key.value);
+            }
+          }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+      },
+      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+    };
+    exports.YAMLOMap = YAMLOMap;
+    exports.omap = omap;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+var require_bool2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function boolStringify({ value, source }, ctx) {
+      const boolObj = value ? trueTag : falseTag;
+      if (source && boolObj.test.test(source))
+        return source;
+      return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+    var trueTag = {
+      identify: (value) => value === true,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+      resolve: () => new Scalar.Scalar(true),
+      stringify: boolStringify
+    };
+    var falseTag = {
+      identify: (value) => value === false,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+      resolve: () => new Scalar.Scalar(false),
+      stringify: boolStringify
+    };
+    exports.falseTag = falseTag;
+    exports.trueTag = trueTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
+var require_float2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      stringify(node) {
+        const num3 = Number(node.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+      resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
+        const dot = str.indexOf(".");
+        if (dot !== -1) {
+          const f = str.substring(dot + 1).replace(/_/g, "");
+          if (f[f.length - 1] === "0")
+            node.minFractionDigits = f.length;
+        }
+        return node;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports.float = float;
+    exports.floatExp = floatExp;
+    exports.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
+var require_int2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    function intResolve(str, offset, radix, { intAsBigInt }) {
+      const sign = str[0];
+      if (sign === "-" || sign === "+")
+        offset += 1;
+      str = str.substring(offset).replace(/_/g, "");
+      if (intAsBigInt) {
+        switch (radix) {
+          case 2:
+            str = `0b${str}`;
+            break;
+          case 8:
+            str = `0o${str}`;
+            break;
+          case 16:
+            str = `0x${str}`;
+            break;
+        }
+        const n2 = BigInt(str);
+        return sign === "-" ? BigInt(-1) * n2 : n2;
+      }
+      const n = parseInt(str, radix);
+      return sign === "-" ? -1 * n : n;
+    }
+    function intStringify(node, radix, prefix) {
+      const { value } = node;
+      if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+      }
+      return stringifyNumber.stringifyNumber(node);
+    }
+    var intBin = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "BIN",
+      test: /^[-+]?0b[0-1_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      stringify: (node) => intStringify(node, 2, "0b")
+    };
+    var intOct = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^[-+]?0[0-7_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      stringify: (node) => intStringify(node, 8, "0")
+    };
+    var int = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9][0-9_]*$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^[-+]?0x[0-9a-fA-F_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node) => intStringify(node, 16, "0x")
+    };
+    exports.int = int;
+    exports.intBin = intBin;
+    exports.intHex = intHex;
+    exports.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
+var require_set = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
+      constructor(schema) {
+        super(schema);
+        this.tag = _YAMLSet.tag;
+      }
+      add(key) {
+        let pair;
+        if (identity.isPair(key))
+          pair = key;
+        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
+          pair = new Pair.Pair(key.key, null);
+        else
+          pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+          this.items.push(pair);
+      }
+      /**
+       * If `keepPair` is `true`, returns the Pair matching `key`.
+       * Otherwise, returns the value of that Pair's key.
+       */
+      get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+      }
+      set(key, value) {
+        if (typeof value !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+          this.items.splice(this.items.indexOf(prev), 1);
+        } else if (!prev && value) {
+          this.items.push(new Pair.Pair(key));
+        }
+      }
+      toJSON(_2, ctx) {
+        return super.toJSON(_2, ctx, Set);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+          throw new Error("Set items must all have null values");
+      }
+      static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set2 = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+          for (let value of iterable) {
+            if (typeof replacer === "function")
+              value = replacer.call(iterable, value, value);
+            set2.items.push(Pair.createPair(value, null, ctx));
+          }
+        return set2;
+      }
+    };
+    YAMLSet.tag = "tag:yaml.org,2002:set";
+    var set = {
+      collection: "map",
+      identify: (value) => value instanceof Set,
+      nodeClass: YAMLSet,
+      default: false,
+      tag: "tag:yaml.org,2002:set",
+      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      resolve(map, onError) {
+        if (identity.isMap(map)) {
+          if (map.hasAllNullValues(true))
+            return Object.assign(new YAMLSet(), map);
+          else
+            onError("Set items must all have null values");
+        } else
+          onError("Expected a mapping for this tag");
+        return map;
+      }
+    };
+    exports.YAMLSet = YAMLSet;
+    exports.set = set;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+var require_timestamp = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    function parseSexagesimal(str, asBigInt) {
+      const sign = str[0];
+      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
+      return sign === "-" ? num3(-1) * res : res;
+    }
+    function stringifySexagesimal(node) {
+      let { value } = node;
+      let num3 = (n) => n;
+      if (typeof value === "bigint")
+        num3 = (n) => BigInt(n);
+      else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node);
+      let sign = "";
+      if (value < 0) {
+        sign = "-";
+        value *= num3(-1);
+      }
+      const _60 = num3(60);
+      const parts = [value % _60];
+      if (value < 60) {
+        parts.unshift(0);
+      } else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60);
+        if (value >= 60) {
+          value = (value - parts[0]) / _60;
+          parts.unshift(value);
+        }
+      }
+      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+    }
+    var intTime = {
+      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      stringify: stringifySexagesimal
+    };
+    var floatTime = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+      resolve: (str) => parseSexagesimal(str, false),
+      stringify: stringifySexagesimal
+    };
+    var timestamp = {
+      identify: (value) => value instanceof Date,
+      default: true,
+      tag: "tag:yaml.org,2002:timestamp",
+      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+      // may be omitted altogether, resulting in a date format. In such a case, the time part is
+      // assumed to be 00:00:00Z (start of day, UTC).
+      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
+      resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
+        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== "Z") {
+          let d2 = parseSexagesimal(tz, false);
+          if (Math.abs(d2) < 30)
+            d2 *= 60;
+          date -= 6e4 * d2;
+        }
+        return new Date(date);
+      },
+      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+    };
+    exports.floatTime = floatTime;
+    exports.intTime = intTime;
+    exports.timestamp = timestamp;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+var require_schema3 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var binary = require_binary();
+    var bool = require_bool2();
+    var float = require_float2();
+    var int = require_int2();
+    var merge2 = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var set = require_set();
+    var timestamp = require_timestamp();
+    var schema = [
+      map.map,
+      seq.seq,
+      string.string,
+      _null.nullTag,
+      bool.trueTag,
+      bool.falseTag,
+      int.intBin,
+      int.intOct,
+      int.int,
+      int.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float,
+      binary.binary,
+      merge2.merge,
+      omap.omap,
+      pairs.pairs,
+      set.set,
+      timestamp.intTime,
+      timestamp.floatTime,
+      timestamp.timestamp
+    ];
+    exports.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/tags.js
+var require_tags = __commonJS({
+  "node_modules/yaml/dist/schema/tags.js"(exports) {
+    "use strict";
+    var map = require_map();
+    var _null = require_null();
+    var seq = require_seq();
+    var string = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int = require_int();
+    var schema = require_schema();
+    var schema$1 = require_schema2();
+    var binary = require_binary();
+    var merge2 = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var schema$2 = require_schema3();
+    var set = require_set();
+    var timestamp = require_timestamp();
+    var schemas = /* @__PURE__ */ new Map([
+      ["core", schema.schema],
+      ["failsafe", [map.map, seq.seq, string.string]],
+      ["json", schema$1.schema],
+      ["yaml11", schema$2.schema],
+      ["yaml-1.1", schema$2.schema]
+    ]);
+    var tagsByName = {
+      binary: binary.binary,
+      bool: bool.boolTag,
+      float: float.float,
+      floatExp: float.floatExp,
+      floatNaN: float.floatNaN,
+      floatTime: timestamp.floatTime,
+      int: int.int,
+      intHex: int.intHex,
+      intOct: int.intOct,
+      intTime: timestamp.intTime,
+      map: map.map,
+      merge: merge2.merge,
+      null: _null.nullTag,
+      omap: omap.omap,
+      pairs: pairs.pairs,
+      seq: seq.seq,
+      set: set.set,
+      timestamp: timestamp.timestamp
+    };
+    var coreKnownTags = {
+      "tag:yaml.org,2002:binary": binary.binary,
+      "tag:yaml.org,2002:merge": merge2.merge,
+      "tag:yaml.org,2002:omap": omap.omap,
+      "tag:yaml.org,2002:pairs": pairs.pairs,
+      "tag:yaml.org,2002:set": set.set,
+      "tag:yaml.org,2002:timestamp": timestamp.timestamp
+    };
+    function getTags(customTags, schemaName, addMergeTag) {
+      const schemaTags = schemas.get(schemaName);
+      if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
+      }
+      let tags = schemaTags;
+      if (!tags) {
+        if (Array.isArray(customTags))
+          tags = [];
+        else {
+          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+      }
+      if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+          tags = tags.concat(tag);
+      } else if (typeof customTags === "function") {
+        tags = customTags(tags.slice());
+      }
+      if (addMergeTag)
+        tags = tags.concat(merge2.merge);
+      return tags.reduce((tags2, tag) => {
+        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
+        if (!tagObj) {
+          const tagName = JSON.stringify(tag);
+          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags2.includes(tagObj))
+          tags2.push(tagObj);
+        return tags2;
+      }, []);
+    }
+    exports.coreKnownTags = coreKnownTags;
+    exports.getTags = getTags;
+  }
+});
+
+// node_modules/yaml/dist/schema/Schema.js
+var require_Schema = __commonJS({
+  "node_modules/yaml/dist/schema/Schema.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var map = require_map();
+    var seq = require_seq();
+    var string = require_string();
+    var tags = require_tags();
+    var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
+    var Schema = class _Schema {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
+        this.name = typeof schema === "string" && schema || "core";
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge2);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
+      }
+      clone() {
+        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+      }
+    };
+    exports.Schema = Schema;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyDocument.js
+var require_stringifyDocument = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var stringify4 = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyDocument(doc, options2) {
+      const lines = [];
+      let hasDirectives = options2.directives === true;
+      if (options2.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+          lines.push(dir);
+          hasDirectives = true;
+        } else if (doc.directives.docStart)
+          hasDirectives = true;
+      }
+      if (hasDirectives)
+        lines.push("---");
+      const ctx = stringify4.createStringifyContext(doc, options2);
+      const { commentString } = ctx.options;
+      if (doc.commentBefore) {
+        if (lines.length !== 1)
+          lines.unshift("");
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ""));
+      }
+      let chompKeep = false;
+      let contentComment = null;
+      if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+          if (doc.contents.spaceBefore && hasDirectives)
+            lines.push("");
+          if (doc.contents.commentBefore) {
+            const cs = commentString(doc.contents.commentBefore);
+            lines.push(stringifyComment.indentComment(cs, ""));
+          }
+          ctx.forceBlockIndent = !!doc.comment;
+          contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
+        let body = stringify4.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        if (contentComment)
+          body += stringifyComment.lineComment(body, "", commentString(contentComment));
+        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
+          lines[lines.length - 1] = `--- ${body}`;
+        } else
+          lines.push(body);
+      } else {
+        lines.push(stringify4.stringify(doc.contents, ctx));
+      }
+      if (doc.directives?.docEnd) {
+        if (doc.comment) {
+          const cs = commentString(doc.comment);
+          if (cs.includes("\n")) {
+            lines.push("...");
+            lines.push(stringifyComment.indentComment(cs, ""));
+          } else {
+            lines.push(`... ${cs}`);
+          }
+        } else {
+          lines.push("...");
+        }
+      } else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+          dc = dc.replace(/^\n+/, "");
+        if (dc) {
+          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
+            lines.push("");
+          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+        }
+      }
+      return lines.join("\n") + "\n";
+    }
+    exports.stringifyDocument = stringifyDocument;
+  }
+});
+
+// node_modules/yaml/dist/doc/Document.js
+var require_Document = __commonJS({
+  "node_modules/yaml/dist/doc/Document.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var Collection2 = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var toJS = require_toJS();
+    var Schema = require_Schema();
+    var stringifyDocument = require_stringifyDocument();
+    var anchors = require_anchors();
+    var applyReviver = require_applyReviver();
+    var createNode = require_createNode();
+    var directives = require_directives();
+    var Document3 = class _Document {
+      constructor(value, replacer, options2) {
+        this.commentBefore = null;
+        this.comment = null;
+        this.errors = [];
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === "function" || Array.isArray(replacer)) {
+          _replacer = replacer;
+        } else if (options2 === void 0 && replacer) {
+          options2 = replacer;
+          replacer = void 0;
+        }
+        const opt = Object.assign({
+          intAsBigInt: false,
+          keepSourceTokens: false,
+          logLevel: "warn",
+          prettyErrors: true,
+          strict: true,
+          stringKeys: false,
+          uniqueKeys: true,
+          version: "1.2"
+        }, options2);
+        this.options = opt;
+        let { version } = opt;
+        if (options2?._directives) {
+          this.directives = options2._directives.atDocument();
+          if (this.directives.yaml.explicit)
+            version = this.directives.yaml.version;
+        } else
+          this.directives = new directives.Directives({ version });
+        this.setSchema(version, options2);
+        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options2);
+      }
+      /**
+       * Create a deep copy of this Document and its contents.
+       *
+       * Custom Node values that inherit from `Object` still refer to their original instances.
+       */
+      clone() {
+        const copy = Object.create(_Document.prototype, {
+          [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+          copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** Adds a value to the document. */
+      add(value) {
+        if (assertCollection(this.contents))
+          this.contents.add(value);
+      }
+      /** Adds a value to the document. */
+      addIn(path, value) {
+        if (assertCollection(this.contents))
+          this.contents.addIn(path, value);
+      }
+      /**
+       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+       *
+       * If `node` already has an anchor, `name` is ignored.
+       * Otherwise, the `node.anchor` value will be set to `name`,
+       * or if an anchor with that name is already present in the document,
+       * `name` will be used as a prefix for a new unique anchor.
+       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+       */
+      createAlias(node, name) {
+        if (!node.anchor) {
+          const prev = anchors.anchorNames(this);
+          node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+        }
+        return new Alias.Alias(node.anchor);
+      }
+      createNode(value, replacer, options2) {
+        let _replacer = void 0;
+        if (typeof replacer === "function") {
+          value = replacer.call({ "": value }, "", value);
+          _replacer = replacer;
+        } else if (Array.isArray(replacer)) {
+          const keyToStr = (v2) => typeof v2 === "number" || v2 instanceof String || v2 instanceof Number;
+          const asStr = replacer.filter(keyToStr).map(String);
+          if (asStr.length > 0)
+            replacer = replacer.concat(asStr);
+          _replacer = replacer;
+        } else if (options2 === void 0 && replacer) {
+          options2 = replacer;
+          replacer = void 0;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options2 ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
+          this,
+          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          anchorPrefix || "a"
+        );
+        const ctx = {
+          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+          keepUndefined: keepUndefined ?? false,
+          onAnchor,
+          onTagObj,
+          replacer: _replacer,
+          schema: this.schema,
+          sourceObjects
+        };
+        const node = createNode.createNode(value, tag, ctx);
+        if (flow && identity.isCollection(node))
+          node.flow = true;
+        setAnchors();
+        return node;
+      }
+      /**
+       * Convert a key and a value into a `Pair` using the current schema,
+       * recursively wrapping all values as `Scalar` or `Collection` nodes.
+       */
+      createPair(key, value, options2 = {}) {
+        const k2 = this.createNode(key, null, options2);
+        const v2 = this.createNode(value, null, options2);
+        return new Pair.Pair(k2, v2);
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path) {
+        if (Collection2.isEmptyPath(path)) {
+          if (this.contents == null)
+            return false;
+          this.contents = null;
+          return true;
+        }
+        return assertCollection(this.contents) ? this.contents.deleteIn(path) : false;
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      get(key, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      }
+      /**
+       * Returns item at `path`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path, keepScalar) {
+        if (Collection2.isEmptyPath(path))
+          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
+      }
+      /**
+       * Checks if the document includes a value with the key `key`.
+       */
+      has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+      }
+      /**
+       * Checks if the document includes a value at `path`.
+       */
+      hasIn(path) {
+        if (Collection2.isEmptyPath(path))
+          return this.contents !== void 0;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      set(key, value) {
+        if (this.contents == null) {
+          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.set(key, value);
+        }
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path, value) {
+        if (Collection2.isEmptyPath(path)) {
+          this.contents = value;
+        } else if (this.contents == null) {
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path), value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.setIn(path, value);
+        }
+      }
+      /**
+       * Change the YAML version and schema used by the document.
+       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+       * It also requires the `schema` option to be given as a `Schema` instance value.
+       *
+       * Overrides all previously set schema options.
+       */
+      setSchema(version, options2 = {}) {
+        if (typeof version === "number")
+          version = String(version);
+        let opt;
+        switch (version) {
+          case "1.1":
+            if (this.directives)
+              this.directives.yaml.version = "1.1";
+            else
+              this.directives = new directives.Directives({ version: "1.1" });
+            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
+            break;
+          case "1.2":
+          case "next":
+            if (this.directives)
+              this.directives.yaml.version = version;
+            else
+              this.directives = new directives.Directives({ version });
+            opt = { resolveKnownTags: true, schema: "core" };
+            break;
+          case null:
+            if (this.directives)
+              delete this.directives;
+            opt = null;
+            break;
+          default: {
+            const sv = JSON.stringify(version);
+            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+          }
+        }
+        if (options2.schema instanceof Object)
+          this.schema = options2.schema;
+        else if (opt)
+          this.schema = new Schema.Schema(Object.assign(opt, options2));
+        else
+          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+      }
+      // json & jsonArg are only used from toJSON()
+      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc: this,
+          keep: !json,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+      /**
+       * A JSON representation of the document `contents`.
+       *
+       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+       *   property name.
+       */
+      toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+      }
+      /** A YAML representation of the document. */
+      toString(options2 = {}) {
+        if (this.errors.length > 0)
+          throw new Error("Document with errors cannot be stringified");
+        if ("indent" in options2 && (!Number.isInteger(options2.indent) || Number(options2.indent) <= 0)) {
+          const s = JSON.stringify(options2.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options2);
+      }
+    };
+    function assertCollection(contents) {
+      if (identity.isCollection(contents))
+        return true;
+      throw new Error("Expected a YAML collection as document contents");
+    }
+    exports.Document = Document3;
+  }
+});
+
+// node_modules/yaml/dist/errors.js
+var require_errors = __commonJS({
+  "node_modules/yaml/dist/errors.js"(exports) {
+    "use strict";
+    var YAMLError = class extends Error {
+      constructor(name, pos, code2, message2) {
+        super();
+        this.name = name;
+        this.code = code2;
+        this.message = message2;
+        this.pos = pos;
+      }
+    };
+    var YAMLParseError = class extends YAMLError {
+      constructor(pos, code2, message2) {
+        super("YAMLParseError", pos, code2, message2);
+      }
+    };
+    var YAMLWarning = class extends YAMLError {
+      constructor(pos, code2, message2) {
+        super("YAMLWarning", pos, code2, message2);
+      }
+    };
+    var prettifyError = (src, lc) => (error) => {
+      if (error.pos[0] === -1)
+        return;
+      error.linePos = error.pos.map((pos) => lc.linePos(pos));
+      const { line, col } = error.linePos[0];
+      error.message += ` at line ${line}, column ${col}`;
+      let ci = col - 1;
+      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
+      if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = "\u2026" + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+      }
+      if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + "\u2026";
+      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+          prev = prev.substring(0, 79) + "\u2026\n";
+        lineStr = prev + lineStr;
+      }
+      if (/[^ ]/.test(lineStr)) {
+        let count2 = 1;
+        const end = error.linePos[1];
+        if (end?.line === line && end.col > col) {
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        error.message += `:
+
+${lineStr}
+${pointer}
+`;
+      }
+    };
+    exports.YAMLError = YAMLError;
+    exports.YAMLParseError = YAMLParseError;
+    exports.YAMLWarning = YAMLWarning;
+    exports.prettifyError = prettifyError;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-props.js
+var require_resolve_props = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+    "use strict";
+    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+      let spaceBefore = false;
+      let atNewline = startOnNewline;
+      let hasSpace = startOnNewline;
+      let comment = "";
+      let commentSep = "";
+      let hasNewline = false;
+      let reqSpace = false;
+      let tab = null;
+      let anchor = null;
+      let tag = null;
+      let newlineAfterProp = null;
+      let comma = null;
+      let found = null;
+      let start = null;
+      for (const token of tokens) {
+        if (reqSpace) {
+          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
+            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+          reqSpace = false;
+        }
+        if (tab) {
+          if (atNewline && token.type !== "comment" && token.type !== "newline") {
+            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+          }
+          tab = null;
+        }
+        switch (token.type) {
+          case "space":
+            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+              tab = token;
+            }
+            hasSpace = true;
+            break;
+          case "comment": {
+            if (!hasSpace)
+              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+            const cb = token.source.substring(1) || " ";
+            if (!comment)
+              comment = cb;
+            else
+              comment += commentSep + cb;
+            commentSep = "";
+            atNewline = false;
+            break;
+          }
+          case "newline":
+            if (atNewline) {
+              if (comment)
+                comment += token.source;
+              else if (!found || indicator !== "seq-item-ind")
+                spaceBefore = true;
+            } else
+              commentSep += token.source;
+            atNewline = true;
+            hasNewline = true;
+            if (anchor || tag)
+              newlineAfterProp = token;
+            hasSpace = true;
+            break;
+          case "anchor":
+            if (anchor)
+              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
+            if (token.source.endsWith(":"))
+              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
+            anchor = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          case "tag": {
+            if (tag)
+              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
+            tag = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          }
+          case indicator:
+            if (anchor || tag)
+              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
+            if (found)
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
+            found = token;
+            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
+            hasSpace = false;
+            break;
+          case "comma":
+            if (flow) {
+              if (comma)
+                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
+              comma = token;
+              atNewline = false;
+              hasSpace = false;
+              break;
+            }
+          // else fallthrough
+          default:
+            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
+            atNewline = false;
+            hasSpace = false;
+        }
+      }
+      const last = tokens[tokens.length - 1];
+      const end = last ? last.offset + last.source.length : offset;
+      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
+        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+      }
+      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
+        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+      return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+      };
+    }
+    exports.resolveProps = resolveProps;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-contains-newline.js
+var require_util_contains_newline = __commonJS({
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+    "use strict";
+    function containsNewline(key) {
+      if (!key)
+        return null;
+      switch (key.type) {
+        case "alias":
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          if (key.source.includes("\n"))
+            return true;
+          if (key.end) {
+            for (const st of key.end)
+              if (st.type === "newline")
+                return true;
+          }
+          return false;
+        case "flow-collection":
+          for (const it of key.items) {
+            for (const st of it.start)
+              if (st.type === "newline")
+                return true;
+            if (it.sep) {
+              for (const st of it.sep)
+                if (st.type === "newline")
+                  return true;
+            }
+            if (containsNewline(it.key) || containsNewline(it.value))
+              return true;
+          }
+          return false;
+        default:
+          return true;
+      }
+    }
+    exports.containsNewline = containsNewline;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
+var require_util_flow_indent_check = __commonJS({
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+    "use strict";
+    var utilContainsNewline = require_util_contains_newline();
+    function flowIndentCheck(indent, fc, onError) {
+      if (fc?.type === "flow-collection") {
+        const end = fc.end[0];
+        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+          const msg = "Flow end indicator should be more indented than parent";
+          onError(end, "BAD_INDENT", msg, true);
+        }
+      }
+    }
+    exports.flowIndentCheck = flowIndentCheck;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-map-includes.js
+var require_util_map_includes = __commonJS({
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    function mapIncludes(ctx, items, search) {
+      const { uniqueKeys } = ctx.options;
+      if (uniqueKeys === false)
+        return false;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
+      return items.some((pair) => isEqual(pair.key, search));
+    }
+    exports.mapIncludes = mapIncludes;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-map.js
+var require_resolve_block_map = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+    "use strict";
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    var utilMapIncludes = require_util_map_includes();
+    var startColMsg = "All mapping items must start at the same column";
+    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+      const map = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      let offset = bm.offset;
+      let commentEnd = null;
+      for (const collItem of bm.items) {
+        const { start, key, sep: sep2, value } = collItem;
+        const keyProps = resolveProps.resolveProps(start, {
+          indicator: "explicit-key-ind",
+          next: key ?? sep2?.[0],
+          offset,
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+          if (key) {
+            if (key.type === "block-seq")
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
+            else if ("indent" in key && key.indent !== bm.indent)
+              onError(offset, "BAD_INDENT", startColMsg);
+          }
+          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+            commentEnd = keyProps.end;
+            if (keyProps.comment) {
+              if (map.comment)
+                map.comment += "\n" + keyProps.comment;
+              else
+                map.comment = keyProps.comment;
+            }
+            continue;
+          }
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          }
+        } else if (keyProps.found?.indent !== bm.indent) {
+          onError(offset, "BAD_INDENT", startColMsg);
+        }
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          indicator: "map-value-ind",
+          next: value,
+          offset: keyNode.range[2],
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: !key || key.type === "block-scalar"
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+          if (implicitKey) {
+            if (value?.type === "block-map" && !valueProps.hasNewline)
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
+            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
+              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+          offset = valueNode.range[2];
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map.items.push(pair);
+        } else {
+          if (implicitKey)
+            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
+          if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map.items.push(pair);
+        }
+      }
+      if (commentEnd && commentEnd < offset)
+        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
+      map.range = [bm.offset, offset, commentEnd ?? offset];
+      return map;
+    }
+    exports.resolveBlockMap = resolveBlockMap;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-seq.js
+var require_resolve_block_seq = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+    "use strict";
+    var YAMLSeq = require_YAMLSeq();
+    var resolveProps = require_resolve_props();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+      const seq = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = bs.offset;
+      let commentEnd = null;
+      for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+          indicator: "seq-item-ind",
+          next: value,
+          offset,
+          onError,
+          parentIndent: bs.indent,
+          startOnNewline: true
+        });
+        if (!props.found) {
+          if (props.anchor || props.tag || value) {
+            if (value?.type === "block-seq")
+              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
+            else
+              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
+          } else {
+            commentEnd = props.end;
+            if (props.comment)
+              seq.comment = props.comment;
+            continue;
+          }
+        }
+        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node.range[2];
+        seq.items.push(node);
+      }
+      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      return seq;
+    }
+    exports.resolveBlockSeq = resolveBlockSeq;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-end.js
+var require_resolve_end = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+    "use strict";
+    function resolveEnd(end, offset, reqSpace, onError) {
+      let comment = "";
+      if (end) {
+        let hasSpace = false;
+        let sep2 = "";
+        for (const token of end) {
+          const { source, type } = token;
+          switch (type) {
+            case "space":
+              hasSpace = true;
+              break;
+            case "comment": {
+              if (reqSpace && !hasSpace)
+                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+              const cb = source.substring(1) || " ";
+              if (!comment)
+                comment = cb;
+              else
+                comment += sep2 + cb;
+              sep2 = "";
+              break;
+            }
+            case "newline":
+              if (comment)
+                sep2 += source;
+              hasSpace = true;
+              break;
+            default:
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
+          }
+          offset += source.length;
+        }
+      }
+      return { comment, offset };
+    }
+    exports.resolveEnd = resolveEnd;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
+var require_resolve_flow_collection = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilMapIncludes = require_util_map_includes();
+    var blockMsg = "Block collections are not allowed within flow collections";
+    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
+    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+      const isMap3 = fc.start.source === "{";
+      const fcName = isMap3 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap3 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const coll = new NodeClass(ctx.schema);
+      coll.flow = true;
+      const atRoot = ctx.atRoot;
+      if (atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = fc.offset + fc.start.source.length;
+      for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep: sep2, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+          flow: fcName,
+          indicator: "explicit-key-ind",
+          next: key ?? sep2?.[0],
+          offset,
+          onError,
+          parentIndent: fc.indent,
+          startOnNewline: false
+        });
+        if (!props.found) {
+          if (!props.anchor && !props.tag && !sep2 && !value) {
+            if (i === 0 && props.comma)
+              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+            else if (i < fc.items.length - 1)
+              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
+            if (props.comment) {
+              if (coll.comment)
+                coll.comment += "\n" + props.comment;
+              else
+                coll.comment = props.comment;
+            }
+            offset = props.end;
+            continue;
+          }
+          if (!isMap3 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+            onError(
+              key,
+              // checked by containsNewline()
+              "MULTILINE_IMPLICIT_KEY",
+              "Implicit keys of flow sequence pairs need to be on a single line"
+            );
+        }
+        if (i === 0) {
+          if (props.comma)
+            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+        } else {
+          if (!props.comma)
+            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
+          if (props.comment) {
+            let prevItemComment = "";
+            loop: for (const st of start) {
+              switch (st.type) {
+                case "comma":
+                case "space":
+                  break;
+                case "comment":
+                  prevItemComment = st.source.substring(1);
+                  break loop;
+                default:
+                  break loop;
+              }
+            }
+            if (prevItemComment) {
+              let prev = coll.items[coll.items.length - 1];
+              if (identity.isPair(prev))
+                prev = prev.value ?? prev.key;
+              if (prev.comment)
+                prev.comment += "\n" + prevItemComment;
+              else
+                prev.comment = prevItemComment;
+              props.comment = props.comment.substring(prevItemComment.length + 1);
+            }
+          }
+        }
+        if (!isMap3 && !sep2 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+          coll.items.push(valueNode);
+          offset = valueNode.range[2];
+          if (isBlock(value))
+            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+        } else {
+          ctx.atKey = true;
+          const keyStart = props.end;
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key))
+            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
+          ctx.atKey = false;
+          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+            flow: fcName,
+            indicator: "map-value-ind",
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+          });
+          if (valueProps.found) {
+            if (!isMap3 && !props.found && ctx.options.strict) {
+              if (sep2)
+                for (const st of sep2) {
+                  if (st === valueProps.found)
+                    break;
+                  if (st.type === "newline") {
+                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
+                    break;
+                  }
+                }
+              if (props.start < valueProps.found.offset - 1024)
+                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
+            }
+          } else if (value) {
+            if ("source" in value && value.source?.[0] === ":")
+              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+            else
+              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          if (valueNode) {
+            if (isBlock(value))
+              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+          } else if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          if (isMap3) {
+            const map = coll;
+            if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+            map.items.push(pair);
+          } else {
+            const map = new YAMLMap.YAMLMap(ctx.schema);
+            map.flow = true;
+            map.items.push(pair);
+            const endRange = (valueNode ?? keyNode).range;
+            map.range = [keyNode.range[0], endRange[1], endRange[2]];
+            coll.items.push(map);
+          }
+          offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+      }
+      const expectedEnd = isMap3 ? "}" : "]";
+      const [ce2, ...ee] = fc.end;
+      let cePos = offset;
+      if (ce2?.source === expectedEnd)
+        cePos = ce2.offset + ce2.source.length;
+      else {
+        const name = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
+        if (ce2 && ce2.source.length !== 1)
+          ee.unshift(ce2);
+      }
+      if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+          if (coll.comment)
+            coll.comment += "\n" + end.comment;
+          else
+            coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+      } else {
+        coll.range = [fc.offset, cePos, cePos];
+      }
+      return coll;
+    }
+    exports.resolveFlowCollection = resolveFlowCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-collection.js
+var require_compose_collection = __commonJS({
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveBlockMap = require_resolve_block_map();
+    var resolveBlockSeq = require_resolve_block_seq();
+    var resolveFlowCollection = require_resolve_flow_collection();
+    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+      const Coll = coll.constructor;
+      if (tagName === "!" || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+      }
+      if (tagName)
+        coll.tag = tagName;
+      return coll;
+    }
+    function composeCollection(CN, ctx, token, props, onError) {
+      const tagToken = props.tag;
+      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
+      if (token.type === "block-seq") {
+        const { anchor, newlineAfterProp: nl } = props;
+        const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+          const message2 = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message2);
+        }
+      }
+      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
+      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+      }
+      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
+      if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+          tag = kt;
+        } else {
+          if (kt) {
+            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
+          } else {
+            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
+          }
+          return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+      }
+      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
+      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      node.range = coll.range;
+      node.tag = tagName;
+      if (tag?.format)
+        node.format = tag.format;
+      return node;
+    }
+    exports.composeCollection = composeCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
+var require_resolve_block_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function resolveBlockScalar(ctx, scalar, onError) {
+      const start = scalar.offset;
+      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header)
+        return { value: "", type: null, comment: "", range: [start, start, start] };
+      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const lines = scalar.source ? splitLines(scalar.source) : [];
+      let chompStart = lines.length;
+      for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === "" || content === "\r")
+          chompStart = i;
+        else
+          break;
+      }
+      if (chompStart === 0) {
+        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header.length;
+        if (scalar.source)
+          end2 += scalar.source.length;
+        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
+      }
+      let trimIndent = scalar.indent + header.indent;
+      let offset = scalar.offset + header.length;
+      let contentStart = 0;
+      for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === "" || content === "\r") {
+          if (header.indent === 0 && indent.length > trimIndent)
+            trimIndent = indent.length;
+        } else {
+          if (indent.length < trimIndent) {
+            const message2 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message2);
+          }
+          if (header.indent === 0)
+            trimIndent = indent.length;
+          contentStart = i;
+          if (trimIndent === 0 && !ctx.atRoot) {
+            const message2 = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message2);
+          }
+          break;
+        }
+        offset += indent.length + content.length + 1;
+      }
+      for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+          chompStart = i + 1;
+      }
+      let value = "";
+      let sep2 = "";
+      let prevMoreIndented = false;
+      for (let i = 0; i < contentStart; ++i)
+        value += lines[i][0].slice(trimIndent) + "\n";
+      for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === "\r";
+        if (crlf)
+          content = content.slice(0, -1);
+        if (content && indent.length < trimIndent) {
+          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const message2 = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
+          indent = "";
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
+        } else if (indent.length > trimIndent || content[0] === "	") {
+          if (sep2 === " ")
+            sep2 = "\n";
+          else if (!prevMoreIndented && sep2 === "\n")
+            sep2 = "\n\n";
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
+          prevMoreIndented = true;
+        } else if (content === "") {
+          if (sep2 === "\n")
+            value += "\n";
+          else
+            sep2 = "\n";
+        } else {
+          value += sep2 + content;
+          sep2 = " ";
+          prevMoreIndented = false;
+        }
+      }
+      switch (header.chomp) {
+        case "-":
+          break;
+        case "+":
+          for (let i = chompStart; i < lines.length; ++i)
+            value += "\n" + lines[i][0].slice(trimIndent);
+          if (value[value.length - 1] !== "\n")
+            value += "\n";
+          break;
+        default:
+          value += "\n";
+      }
+      const end = start + header.length + scalar.source.length;
+      return { value, type, comment: header.comment, range: [start, end, end] };
+    }
+    function parseBlockScalarHeader({ offset, props }, strict, onError) {
+      if (props[0].type !== "block-scalar-header") {
+        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
+        return null;
+      }
+      const { source } = props[0];
+      const mode = source[0];
+      let indent = 0;
+      let chomp = "";
+      let error = -1;
+      for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === "-" || ch === "+"))
+          chomp = ch;
+        else {
+          const n = Number(ch);
+          if (!indent && n)
+            indent = n;
+          else if (error === -1)
+            error = offset + i;
+        }
+      }
+      if (error !== -1)
+        onError(error, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
+      let hasSpace = false;
+      let comment = "";
+      let length = source.length;
+      for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+          case "space":
+            hasSpace = true;
+          // fallthrough
+          case "newline":
+            length += token.source.length;
+            break;
+          case "comment":
+            if (strict && !hasSpace) {
+              const message2 = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message2);
+            }
+            length += token.source.length;
+            comment = token.source.substring(1);
+            break;
+          case "error":
+            onError(token, "UNEXPECTED_TOKEN", token.message);
+            length += token.source.length;
+            break;
+          /* istanbul ignore next should not happen */
+          default: {
+            const message2 = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message2);
+            const ts = token.source;
+            if (ts && typeof ts === "string")
+              length += ts.length;
+          }
+        }
+      }
+      return { mode, indent, chomp, comment, length };
+    }
+    function splitLines(source) {
+      const split = source.split(/\n( *)/);
+      const first2 = split[0];
+      const m2 = first2.match(/^( *)/);
+      const line0 = m2?.[1] ? [m2[1], first2.slice(m2[1].length)] : ["", first2];
+      const lines = [line0];
+      for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+      return lines;
+    }
+    exports.resolveBlockScalar = resolveBlockScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+var require_resolve_flow_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var resolveEnd = require_resolve_end();
+    function resolveFlowScalar(scalar, strict, onError) {
+      const { offset, type, source, end } = scalar;
+      let _type;
+      let value;
+      const _onError = (rel, code2, msg) => onError(offset + rel, code2, msg);
+      switch (type) {
+        case "scalar":
+          _type = Scalar.Scalar.PLAIN;
+          value = plainValue(source, _onError);
+          break;
+        case "single-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_SINGLE;
+          value = singleQuotedValue(source, _onError);
+          break;
+        case "double-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_DOUBLE;
+          value = doubleQuotedValue(source, _onError);
+          break;
+        /* istanbul ignore next should not happen */
+        default:
+          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          return {
+            value: "",
+            type: null,
+            comment: "",
+            range: [offset, offset + source.length, offset + source.length]
+          };
+      }
+      const valueEnd = offset + source.length;
+      const re2 = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      return {
+        value,
+        type: _type,
+        comment: re2.comment,
+        range: [offset, valueEnd, re2.offset]
+      };
+    }
+    function plainValue(source, onError) {
+      let badChar = "";
+      switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case "	":
+          badChar = "a tab character";
+          break;
+        case ",":
+          badChar = "flow indicator character ,";
+          break;
+        case "%":
+          badChar = "directive indicator character %";
+          break;
+        case "|":
+        case ">": {
+          badChar = `block scalar indicator ${source[0]}`;
+          break;
+        }
+        case "@":
+        case "`": {
+          badChar = `reserved character ${source[0]}`;
+          break;
+        }
+      }
+      if (badChar)
+        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
+      return unfoldLines(source);
+    }
+    function singleQuotedValue(source, onError) {
+      if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
+      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+    }
+    function unfoldLines(source) {
+      const line = /(.*?)\r?\n/sy;
+      let match = line.exec(source);
+      if (!match)
+        return source;
+      let trimEnd, trimBoth;
+      try {
+        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
+        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
+      } catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+      }
+      let res = match[1].replace(trimEnd, "");
+      let sep2 = " ";
+      let pos = line.lastIndex;
+      while (match = line.exec(source)) {
+        const lm = match[1].replace(trimBoth, "");
+        if (lm === "") {
+          if (sep2 === "\n")
+            res += sep2;
+          else
+            sep2 = "\n";
+        } else {
+          res += sep2 + lm;
+          sep2 = " ";
+        }
+        pos = line.lastIndex;
+      }
+      const last = /[ \t]*(.*)/sy;
+      last.lastIndex = pos;
+      match = last.exec(source);
+      return res + sep2 + (match?.[1] ?? "");
+    }
+    function doubleQuotedValue(source, onError) {
+      let res = "";
+      for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === "\r" && source[i + 1] === "\n")
+          continue;
+        if (ch === "\n") {
+          const { fold, offset } = foldNewline(source, i);
+          res += fold;
+          i = offset;
+        } else if (ch === "\\") {
+          let next = source[++i];
+          const cc = escapeCodes[next];
+          if (cc)
+            res += cc;
+          else if (next === "\n") {
+            next = source[i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "\r" && source[i + 1] === "\n") {
+            next = source[++i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "x" || next === "u" || next === "U") {
+            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
+            res += parseCharCode(source, i + 1, length, onError);
+            i += length;
+          } else {
+            const raw = source.substr(i - 1, 2);
+            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            res += raw;
+          }
+        } else if (ch === " " || ch === "	") {
+          const wsStart = i;
+          let next = source[i + 1];
+          while (next === " " || next === "	")
+            next = source[++i + 1];
+          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
+            res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        } else {
+          res += ch;
+        }
+      }
+      if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
+      return res;
+    }
+    function foldNewline(source, offset) {
+      let fold = "";
+      let ch = source[offset + 1];
+      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
+        if (ch === "\r" && source[offset + 2] !== "\n")
+          break;
+        if (ch === "\n")
+          fold += "\n";
+        offset += 1;
+        ch = source[offset + 1];
+      }
+      if (!fold)
+        fold = " ";
+      return { fold, offset };
+    }
+    var escapeCodes = {
+      "0": "\0",
+      // null character
+      a: "\x07",
+      // bell character
+      b: "\b",
+      // backspace
+      e: "\x1B",
+      // escape character
+      f: "\f",
+      // form feed
+      n: "\n",
+      // line feed
+      r: "\r",
+      // carriage return
+      t: "	",
+      // horizontal tab
+      v: "\v",
+      // vertical tab
+      N: "\x85",
+      // Unicode next line
+      _: "\xA0",
+      // Unicode non-breaking space
+      L: "\u2028",
+      // Unicode line separator
+      P: "\u2029",
+      // Unicode paragraph separator
+      " ": " ",
+      '"': '"',
+      "/": "/",
+      "\\": "\\",
+      "	": "	"
+    };
+    function parseCharCode(source, offset, length, onError) {
+      const cc = source.substr(offset, length);
+      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code2 = ok ? parseInt(cc, 16) : NaN;
+      try {
+        return String.fromCodePoint(code2);
+      } catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        return raw;
+      }
+    }
+    exports.resolveFlowScalar = resolveFlowScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-scalar.js
+var require_compose_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    function composeScalar(ctx, token, tagToken, onError) {
+      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
+      let tag;
+      if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+      } else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+      else if (token.type === "scalar")
+        tag = findScalarTagByTest(ctx, value, token, onError);
+      else
+        tag = ctx.schema[identity.SCALAR];
+      let scalar;
+      try {
+        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+      } catch (error) {
+        const msg = error instanceof Error ? error.message : String(error);
+        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
+        scalar = new Scalar.Scalar(value);
+      }
+      scalar.range = range;
+      scalar.source = value;
+      if (type)
+        scalar.type = type;
+      if (tagName)
+        scalar.tag = tagName;
+      if (tag.format)
+        scalar.format = tag.format;
+      if (comment)
+        scalar.comment = comment;
+      return scalar;
+    }
+    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+      if (tagName === "!")
+        return schema[identity.SCALAR];
+      const matchWithTest = [];
+      for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+          if (tag.default && tag.test)
+            matchWithTest.push(tag);
+          else
+            return tag;
+        }
+      }
+      for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+          return tag;
+      const kt = schema.knownTags[tagName];
+      if (kt && !kt.collection) {
+        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        return kt;
+      }
+      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
+      return schema[identity.SCALAR];
+    }
+    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
+      if (schema.compat) {
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+          const ts = directives.tagString(tag.tag);
+          const cs = directives.tagString(compat.tag);
+          const msg = `Value may be parsed as either ${ts} or ${cs}`;
+          onError(token, "TAG_RESOLVE_FAILED", msg, true);
+        }
+      }
+      return tag;
+    }
+    exports.composeScalar = composeScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+var require_util_empty_scalar_position = __commonJS({
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+    "use strict";
+    function emptyScalarPosition(offset, before, pos) {
+      if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+          let st = before[i];
+          switch (st.type) {
+            case "space":
+            case "comment":
+            case "newline":
+              offset -= st.source.length;
+              continue;
+          }
+          st = before[++i];
+          while (st?.type === "space") {
+            offset += st.source.length;
+            st = before[++i];
+          }
+          break;
+        }
+      }
+      return offset;
+    }
+    exports.emptyScalarPosition = emptyScalarPosition;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-node.js
+var require_compose_node = __commonJS({
+  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var composeCollection = require_compose_collection();
+    var composeScalar = require_compose_scalar();
+    var resolveEnd = require_resolve_end();
+    var utilEmptyScalarPosition = require_util_empty_scalar_position();
+    var CN = { composeNode, composeEmptyNode };
+    function composeNode(ctx, token, props, onError) {
+      const atKey = ctx.atKey;
+      const { spaceBefore, comment, anchor, tag } = props;
+      let node;
+      let isSrcToken = true;
+      switch (token.type) {
+        case "alias":
+          node = composeAlias(ctx, token, onError);
+          if (anchor || tag)
+            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
+          break;
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "block-scalar":
+          node = composeScalar.composeScalar(ctx, token, tag, onError);
+          if (anchor)
+            node.anchor = anchor.source.substring(1);
+          break;
+        case "block-map":
+        case "block-seq":
+        case "flow-collection":
+          try {
+            node = composeCollection.composeCollection(CN, ctx, token, props, onError);
+            if (anchor)
+              node.anchor = anchor.source.substring(1);
+          } catch (error) {
+            const message2 = error instanceof Error ? error.message : String(error);
+            onError(token, "RESOURCE_EXHAUSTION", message2);
+          }
+          break;
+        default: {
+          const message2 = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message2);
+          isSrcToken = false;
+        }
+      }
+      node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
+      if (anchor && node.anchor === "")
+        onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
+      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+        const msg = "With stringKeys, all keys must be strings";
+        onError(tag ?? token, "NON_STRING_KEY", msg);
+      }
+      if (spaceBefore)
+        node.spaceBefore = true;
+      if (comment) {
+        if (token.type === "scalar" && token.source === "")
+          node.comment = comment;
+        else
+          node.commentBefore = comment;
+      }
+      if (ctx.options.keepSourceTokens && isSrcToken)
+        node.srcToken = token;
+      return node;
+    }
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+      const token = {
+        type: "scalar",
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ""
+      };
+      const node = composeScalar.composeScalar(ctx, token, tag, onError);
+      if (anchor) {
+        node.anchor = anchor.source.substring(1);
+        if (node.anchor === "")
+          onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
+      }
+      if (spaceBefore)
+        node.spaceBefore = true;
+      if (comment) {
+        node.comment = comment;
+        node.range[2] = end;
+      }
+      return node;
+    }
+    function composeAlias({ options: options2 }, { offset, source, end }, onError) {
+      const alias = new Alias.Alias(source.substring(1));
+      if (alias.source === "")
+        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
+      if (alias.source.endsWith(":"))
+        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
+      const valueEnd = offset + source.length;
+      const re2 = resolveEnd.resolveEnd(end, valueEnd, options2.strict, onError);
+      alias.range = [offset, valueEnd, re2.offset];
+      if (re2.comment)
+        alias.comment = re2.comment;
+      return alias;
+    }
+    exports.composeEmptyNode = composeEmptyNode;
+    exports.composeNode = composeNode;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-doc.js
+var require_compose_doc = __commonJS({
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+    "use strict";
+    var Document3 = require_Document();
+    var composeNode = require_compose_node();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    function composeDoc(options2, directives, { offset, start, value, end }, onError) {
+      const opts = Object.assign({ _directives: directives }, options2);
+      const doc = new Document3.Document(void 0, opts);
+      const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+      };
+      const props = resolveProps.resolveProps(start, {
+        indicator: "doc-start",
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+      });
+      if (props.found) {
+        doc.directives.docStart = true;
+        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
+          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
+      }
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      const contentEnd = doc.contents.range[2];
+      const re2 = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      if (re2.comment)
+        doc.comment = re2.comment;
+      doc.range = [offset, contentEnd, re2.offset];
+      return doc;
+    }
+    exports.composeDoc = composeDoc;
+  }
+});
+
+// node_modules/yaml/dist/compose/composer.js
+var require_composer = __commonJS({
+  "node_modules/yaml/dist/compose/composer.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    var directives = require_directives();
+    var Document3 = require_Document();
+    var errors = require_errors();
+    var identity = require_identity();
+    var composeDoc = require_compose_doc();
+    var resolveEnd = require_resolve_end();
+    function getErrorPos(src) {
+      if (typeof src === "number")
+        return [src, src + 1];
+      if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+      const { offset, source } = src;
+      return [offset, offset + (typeof source === "string" ? source.length : 1)];
+    }
+    function parsePrelude(prelude) {
+      let comment = "";
+      let atComment = false;
+      let afterEmptyLine = false;
+      for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+          case "#":
+            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            atComment = true;
+            afterEmptyLine = false;
+            break;
+          case "%":
+            if (prelude[i + 1]?.[0] !== "#")
+              i += 1;
+            atComment = false;
+            break;
+          default:
+            if (!atComment)
+              afterEmptyLine = true;
+            atComment = false;
+        }
+      }
+      return { comment, afterEmptyLine };
+    }
+    var Composer = class {
+      constructor(options2 = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code2, message2, warning) => {
+          const pos = getErrorPos(source);
+          if (warning)
+            this.warnings.push(new errors.YAMLWarning(pos, code2, message2));
+          else
+            this.errors.push(new errors.YAMLParseError(pos, code2, message2));
+        };
+        this.directives = new directives.Directives({ version: options2.version || "1.2" });
+        this.options = options2;
+      }
+      decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment) {
+          const dc = doc.contents;
+          if (afterDoc) {
+            doc.comment = doc.comment ? `${doc.comment}
+${comment}` : comment;
+          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
+            doc.commentBefore = comment;
+          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+            let it = dc.items[0];
+            if (identity.isPair(it))
+              it = it.key;
+            const cb = it.commentBefore;
+            it.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          } else {
+            const cb = dc.commentBefore;
+            dc.commentBefore = cb ? `${comment}
+${cb}` : comment;
+          }
+        }
+        if (afterDoc) {
+          for (let i = 0; i < this.errors.length; ++i)
+            doc.errors.push(this.errors[i]);
+          for (let i = 0; i < this.warnings.length; ++i)
+            doc.warnings.push(this.warnings[i]);
+        } else {
+          doc.errors = this.errors;
+          doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+      }
+      /**
+       * Current stream status information.
+       *
+       * Mostly useful at the end of input for an empty stream.
+       */
+      streamInfo() {
+        return {
+          comment: parsePrelude(this.prelude).comment,
+          directives: this.directives,
+          errors: this.errors,
+          warnings: this.warnings
+        };
+      }
+      /**
+       * Compose tokens into documents.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+          yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+      }
+      /** Advance the composer by one CST token. */
+      *next(token) {
+        if (node_process.env.LOG_STREAM)
+          console.dir(token, { depth: null });
+        switch (token.type) {
+          case "directive":
+            this.directives.add(token.source, (offset, message2, warning) => {
+              const pos = getErrorPos(token);
+              pos[0] += offset;
+              this.onError(pos, "BAD_DIRECTIVE", message2, warning);
+            });
+            this.prelude.push(token.source);
+            this.atDirectives = true;
+            break;
+          case "document": {
+            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+            if (this.atDirectives && !doc.directives.docStart)
+              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
+            this.decorate(doc, false);
+            if (this.doc)
+              yield this.doc;
+            this.doc = doc;
+            this.atDirectives = false;
+            break;
+          }
+          case "byte-order-mark":
+          case "space":
+            break;
+          case "comment":
+          case "newline":
+            this.prelude.push(token.source);
+            break;
+          case "error": {
+            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
+            const error = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
+            if (this.atDirectives || !this.doc)
+              this.errors.push(error);
+            else
+              this.doc.errors.push(error);
+            break;
+          }
+          case "doc-end": {
+            if (!this.doc) {
+              const msg = "Unexpected doc-end without preceding document";
+              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
+              break;
+            }
+            this.doc.directives.docEnd = true;
+            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            this.decorate(this.doc, true);
+            if (end.comment) {
+              const dc = this.doc.comment;
+              this.doc.comment = dc ? `${dc}
+${end.comment}` : end.comment;
+            }
+            this.doc.range[2] = end.offset;
+            break;
+          }
+          default:
+            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
+        }
+      }
+      /**
+       * Call at end of input to yield any remaining document.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+          this.decorate(this.doc, true);
+          yield this.doc;
+          this.doc = null;
+        } else if (forceDoc) {
+          const opts = Object.assign({ _directives: this.directives }, this.options);
+          const doc = new Document3.Document(void 0, opts);
+          if (this.atDirectives)
+            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
+          doc.range = [0, endOffset, endOffset];
+          this.decorate(doc, false);
+          yield doc;
+        }
+      }
+    };
+    exports.Composer = Composer;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-scalar.js
+var require_cst_scalar = __commonJS({
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+    "use strict";
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    var errors = require_errors();
+    var stringifyString = require_stringifyString();
+    function resolveAsScalar(token, strict = true, onError) {
+      if (token) {
+        const _onError = (pos, code2, message2) => {
+          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+          if (onError)
+            onError(offset, code2, message2);
+          else
+            throw new errors.YAMLParseError([offset, offset + 1], code2, message2);
+        };
+        switch (token.type) {
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+          case "block-scalar":
+            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+      }
+      return null;
+    }
+    function createScalarToken(value, context3) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context3;
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      const end = context3.end ?? [
+        { type: "newline", offset: -1, indent, source: "\n" }
+      ];
+      switch (source[0]) {
+        case "|":
+        case ">": {
+          const he2 = source.indexOf("\n");
+          const head = source.substring(0, he2);
+          const body = source.substring(he2 + 1) + "\n";
+          const props = [
+            { type: "block-scalar-header", offset, indent, source: head }
+          ];
+          if (!addEndtoBlockProps(props, end))
+            props.push({ type: "newline", offset: -1, indent, source: "\n" });
+          return { type: "block-scalar", offset, indent, props, source: body };
+        }
+        case '"':
+          return { type: "double-quoted-scalar", offset, indent, source, end };
+        case "'":
+          return { type: "single-quoted-scalar", offset, indent, source, end };
+        default:
+          return { type: "scalar", offset, indent, source, end };
+      }
+    }
+    function setScalarValue(token, value, context3 = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context3;
+      let indent = "indent" in token ? token.indent : null;
+      if (afterKey && typeof indent === "number")
+        indent += 2;
+      if (!type)
+        switch (token.type) {
+          case "single-quoted-scalar":
+            type = "QUOTE_SINGLE";
+            break;
+          case "double-quoted-scalar":
+            type = "QUOTE_DOUBLE";
+            break;
+          case "block-scalar": {
+            const header = token.props[0];
+            if (header.type !== "block-scalar-header")
+              throw new Error("Invalid block scalar header");
+            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            break;
+          }
+          default:
+            type = "PLAIN";
+        }
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      switch (source[0]) {
+        case "|":
+        case ">":
+          setBlockScalarValue(token, source);
+          break;
+        case '"':
+          setFlowScalarValue(token, source, "double-quoted-scalar");
+          break;
+        case "'":
+          setFlowScalarValue(token, source, "single-quoted-scalar");
+          break;
+        default:
+          setFlowScalarValue(token, source, "scalar");
+      }
+    }
+    function setBlockScalarValue(token, source) {
+      const he2 = source.indexOf("\n");
+      const head = source.substring(0, he2);
+      const body = source.substring(he2 + 1) + "\n";
+      if (token.type === "block-scalar") {
+        const header = token.props[0];
+        if (header.type !== "block-scalar-header")
+          throw new Error("Invalid block scalar header");
+        header.source = head;
+        token.source = body;
+      } else {
+        const { offset } = token;
+        const indent = "indent" in token ? token.indent : -1;
+        const props = [
+          { type: "block-scalar-header", offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
+          props.push({ type: "newline", offset: -1, indent, source: "\n" });
+        for (const key of Object.keys(token))
+          if (key !== "type" && key !== "offset")
+            delete token[key];
+        Object.assign(token, { type: "block-scalar", indent, props, source: body });
+      }
+    }
+    function addEndtoBlockProps(props, end) {
+      if (end)
+        for (const st of end)
+          switch (st.type) {
+            case "space":
+            case "comment":
+              props.push(st);
+              break;
+            case "newline":
+              props.push(st);
+              return true;
+          }
+      return false;
+    }
+    function setFlowScalarValue(token, source, type) {
+      switch (token.type) {
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          token.type = type;
+          token.source = source;
+          break;
+        case "block-scalar": {
+          const end = token.props.slice(1);
+          let oa = source.length;
+          if (token.props[0].type === "block-scalar-header")
+            oa -= token.props[0].source.length;
+          for (const tok of end)
+            tok.offset += oa;
+          delete token.props;
+          Object.assign(token, { type, source, end });
+          break;
+        }
+        case "block-map":
+        case "block-seq": {
+          const offset = token.offset + source.length;
+          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          delete token.items;
+          Object.assign(token, { type, source, end: [nl] });
+          break;
+        }
+        default: {
+          const indent = "indent" in token ? token.indent : -1;
+          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          for (const key of Object.keys(token))
+            if (key !== "type" && key !== "offset")
+              delete token[key];
+          Object.assign(token, { type, indent, source, end });
+        }
+      }
+    }
+    exports.createScalarToken = createScalarToken;
+    exports.resolveAsScalar = resolveAsScalar;
+    exports.setScalarValue = setScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-stringify.js
+var require_cst_stringify = __commonJS({
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+    "use strict";
+    var stringify4 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    function stringifyToken(token) {
+      switch (token.type) {
+        case "block-scalar": {
+          let res = "";
+          for (const tok of token.props)
+            res += stringifyToken(tok);
+          return res + token.source;
+        }
+        case "block-map":
+        case "block-seq": {
+          let res = "";
+          for (const item of token.items)
+            res += stringifyItem(item);
+          return res;
+        }
+        case "flow-collection": {
+          let res = token.start.source;
+          for (const item of token.items)
+            res += stringifyItem(item);
+          for (const st of token.end)
+            res += st.source;
+          return res;
+        }
+        case "document": {
+          let res = stringifyItem(token);
+          if (token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+        default: {
+          let res = token.source;
+          if ("end" in token && token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+      }
+    }
+    function stringifyItem({ start, key, sep: sep2, value }) {
+      let res = "";
+      for (const st of start)
+        res += st.source;
+      if (key)
+        res += stringifyToken(key);
+      if (sep2)
+        for (const st of sep2)
+          res += st.source;
+      if (value)
+        res += stringifyToken(value);
+      return res;
+    }
+    exports.stringify = stringify4;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-visit.js
+var require_cst_visit = __commonJS({
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+    "use strict";
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove item");
+    function visit3(cst, visitor) {
+      if ("type" in cst && cst.type === "document")
+        cst = { start: cst.start, value: cst.value };
+      _visit(Object.freeze([]), cst, visitor);
+    }
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    visit3.itemAtPath = (cst, path) => {
+      let item = cst;
+      for (const [field, index] of path) {
+        const tok = item?.[field];
+        if (tok && "items" in tok) {
+          item = tok.items[index];
+        } else
+          return void 0;
+      }
+      return item;
+    };
+    visit3.parentCollection = (cst, path) => {
+      const parent = visit3.itemAtPath(cst, path.slice(0, -1));
+      const field = path[path.length - 1][0];
+      const coll = parent?.[field];
+      if (coll && "items" in coll)
+        return coll;
+      throw new Error("Parent collection not found");
+    };
+    function _visit(path, item, visitor) {
+      let ctrl = visitor(item, path);
+      if (typeof ctrl === "symbol")
+        return ctrl;
+      for (const field of ["key", "value"]) {
+        const token = item[field];
+        if (token && "items" in token) {
+          for (let i = 0; i < token.items.length; ++i) {
+            const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              token.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+          if (typeof ctrl === "function" && field === "key")
+            ctrl = ctrl(item, path);
+        }
+      }
+      return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
+    }
+    exports.visit = visit3;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst.js
+var require_cst = __commonJS({
+  "node_modules/yaml/dist/parse/cst.js"(exports) {
+    "use strict";
+    var cstScalar = require_cst_scalar();
+    var cstStringify = require_cst_stringify();
+    var cstVisit = require_cst_visit();
+    var BOM = "\uFEFF";
+    var DOCUMENT = "";
+    var FLOW_END = "";
+    var SCALAR = "";
+    var isCollection2 = (token) => !!token && "items" in token;
+    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    function prettyToken(token) {
+      switch (token) {
+        case BOM:
+          return "<BOM>";
+        case DOCUMENT:
+          return "<DOC>";
+        case FLOW_END:
+          return "<FLOW_END>";
+        case SCALAR:
+          return "<SCALAR>";
+        default:
+          return JSON.stringify(token);
+      }
+    }
+    function tokenType(source) {
+      switch (source) {
+        case BOM:
+          return "byte-order-mark";
+        case DOCUMENT:
+          return "doc-mode";
+        case FLOW_END:
+          return "flow-error-end";
+        case SCALAR:
+          return "scalar";
+        case "---":
+          return "doc-start";
+        case "...":
+          return "doc-end";
+        case "":
+        case "\n":
+        case "\r\n":
+          return "newline";
+        case "-":
+          return "seq-item-ind";
+        case "?":
+          return "explicit-key-ind";
+        case ":":
+          return "map-value-ind";
+        case "{":
+          return "flow-map-start";
+        case "}":
+          return "flow-map-end";
+        case "[":
+          return "flow-seq-start";
+        case "]":
+          return "flow-seq-end";
+        case ",":
+          return "comma";
+      }
+      switch (source[0]) {
+        case " ":
+        case "	":
+          return "space";
+        case "#":
+          return "comment";
+        case "%":
+          return "directive-line";
+        case "*":
+          return "alias";
+        case "&":
+          return "anchor";
+        case "!":
+          return "tag";
+        case "'":
+          return "single-quoted-scalar";
+        case '"':
+          return "double-quoted-scalar";
+        case "|":
+        case ">":
+          return "block-scalar-header";
+      }
+      return null;
+    }
+    exports.createScalarToken = cstScalar.createScalarToken;
+    exports.resolveAsScalar = cstScalar.resolveAsScalar;
+    exports.setScalarValue = cstScalar.setScalarValue;
+    exports.stringify = cstStringify.stringify;
+    exports.visit = cstVisit.visit;
+    exports.BOM = BOM;
+    exports.DOCUMENT = DOCUMENT;
+    exports.FLOW_END = FLOW_END;
+    exports.SCALAR = SCALAR;
+    exports.isCollection = isCollection2;
+    exports.isScalar = isScalar2;
+    exports.prettyToken = prettyToken;
+    exports.tokenType = tokenType;
+  }
+});
+
+// node_modules/yaml/dist/parse/lexer.js
+var require_lexer = __commonJS({
+  "node_modules/yaml/dist/parse/lexer.js"(exports) {
+    "use strict";
+    var cst = require_cst();
+    function isEmpty(ch) {
+      switch (ch) {
+        case void 0:
+        case " ":
+        case "\n":
+        case "\r":
+        case "	":
+          return true;
+        default:
+          return false;
+      }
+    }
+    var hexDigits = new Set("0123456789ABCDEFabcdef");
+    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+    var flowIndicatorChars = new Set(",[]{}");
+    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
+    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+    var Lexer = class {
+      constructor() {
+        this.atEnd = false;
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        this.buffer = "";
+        this.flowKey = false;
+        this.flowLevel = 0;
+        this.indentNext = 0;
+        this.indentValue = 0;
+        this.lineEndPos = null;
+        this.next = null;
+        this.pos = 0;
+      }
+      /**
+       * Generate YAML tokens from the `source` string. If `incomplete`,
+       * a part of the last line may be left as a buffer for the next call.
+       *
+       * @returns A generator of lexical tokens
+       */
+      *lex(source, incomplete = false) {
+        if (source) {
+          if (typeof source !== "string")
+            throw TypeError("source is not a string");
+          this.buffer = this.buffer ? this.buffer + source : source;
+          this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? "stream";
+        while (next && (incomplete || this.hasChars(1)))
+          next = yield* this.parseNext(next);
+      }
+      atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === " " || ch === "	")
+          ch = this.buffer[++i];
+        if (!ch || ch === "#" || ch === "\n")
+          return true;
+        if (ch === "\r")
+          return this.buffer[i + 1] === "\n";
+        return false;
+      }
+      charAt(n) {
+        return this.buffer[this.pos + n];
+      }
+      continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+          let indent = 0;
+          while (ch === " ")
+            ch = this.buffer[++indent + offset];
+          if (ch === "\r") {
+            const next = this.buffer[indent + offset + 1];
+            if (next === "\n" || !next && !this.atEnd)
+              return offset + indent + 1;
+          }
+          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
+        }
+        if (ch === "-" || ch === ".") {
+          const dt = this.buffer.substr(offset, 3);
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+            return -1;
+        }
+        return offset;
+      }
+      getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== "number" || end !== -1 && end < this.pos) {
+          end = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end;
+        }
+        if (end === -1)
+          return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === "\r")
+          end -= 1;
+        return this.buffer.substring(this.pos, end);
+      }
+      hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+      }
+      setNext(state2) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state2;
+        return null;
+      }
+      peek(n) {
+        return this.buffer.substr(this.pos, n);
+      }
+      *parseNext(next) {
+        switch (next) {
+          case "stream":
+            return yield* this.parseStream();
+          case "line-start":
+            return yield* this.parseLineStart();
+          case "block-start":
+            return yield* this.parseBlockStart();
+          case "doc":
+            return yield* this.parseDocument();
+          case "flow":
+            return yield* this.parseFlowCollection();
+          case "quoted-scalar":
+            return yield* this.parseQuotedScalar();
+          case "block-scalar":
+            return yield* this.parseBlockScalar();
+          case "plain-scalar":
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+          return this.setNext("stream");
+        if (line[0] === cst.BOM) {
+          yield* this.pushCount(1);
+          line = line.substring(1);
+        }
+        if (line[0] === "%") {
+          let dirEnd = line.length;
+          let cs = line.indexOf("#");
+          while (cs !== -1) {
+            const ch = line[cs - 1];
+            if (ch === " " || ch === "	") {
+              dirEnd = cs - 1;
+              break;
+            } else {
+              cs = line.indexOf("#", cs + 1);
+            }
+          }
+          while (true) {
+            const ch = line[dirEnd - 1];
+            if (ch === " " || ch === "	")
+              dirEnd -= 1;
+            else
+              break;
+          }
+          const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+          yield* this.pushCount(line.length - n);
+          this.pushNewline();
+          return "stream";
+        }
+        if (this.atLineEnd()) {
+          const sp = yield* this.pushSpaces(true);
+          yield* this.pushCount(line.length - sp);
+          yield* this.pushNewline();
+          return "stream";
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+      }
+      *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+          return this.setNext("line-start");
+        if (ch === "-" || ch === ".") {
+          if (!this.atEnd && !this.hasChars(4))
+            return this.setNext("line-start");
+          const s = this.peek(3);
+          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+            yield* this.pushCount(3);
+            this.indentValue = 0;
+            this.indentNext = 0;
+            return s === "---" ? "doc" : "stream";
+          }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+          this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+      }
+      *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+          return this.setNext("block-start");
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
+          const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+          this.indentNext = this.indentValue + 1;
+          this.indentValue += n;
+          return "block-start";
+        }
+        return "doc";
+      }
+      *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("doc");
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+          case "#":
+            yield* this.pushCount(line.length - n);
+          // fallthrough
+          case void 0:
+            yield* this.pushNewline();
+            return yield* this.parseLineStart();
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel = 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            return "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "doc";
+          case '"':
+          case "'":
+            return yield* this.parseQuotedScalar();
+          case "|":
+          case ">":
+            n += yield* this.parseBlockScalarHeader();
+            n += yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - n);
+            yield* this.pushNewline();
+            return yield* this.parseBlockScalar();
+          default:
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+          nl = yield* this.pushNewline();
+          if (nl > 0) {
+            sp = yield* this.pushSpaces(false);
+            this.indentValue = indent = sp;
+          } else {
+            sp = 0;
+          }
+          sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("flow");
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
+          if (!atFlowEndMarker) {
+            this.flowLevel = 0;
+            yield cst.FLOW_END;
+            return yield* this.parseLineStart();
+          }
+        }
+        let n = 0;
+        while (line[n] === ",") {
+          n += yield* this.pushCount(1);
+          n += yield* this.pushSpaces(true);
+          this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+          case void 0:
+            return "flow";
+          case "#":
+            yield* this.pushCount(line.length - n);
+            return "flow";
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel += 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            this.flowKey = true;
+            this.flowLevel -= 1;
+            return this.flowLevel ? "flow" : "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "flow";
+          case '"':
+          case "'":
+            this.flowKey = true;
+            return yield* this.parseQuotedScalar();
+          case ":": {
+            const next = this.charAt(1);
+            if (this.flowKey || isEmpty(next) || next === ",") {
+              this.flowKey = false;
+              yield* this.pushCount(1);
+              yield* this.pushSpaces(true);
+              return "flow";
+            }
+          }
+          // fallthrough
+          default:
+            this.flowKey = false;
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseQuotedScalar() {
+        const quote2 = this.charAt(0);
+        let end = this.buffer.indexOf(quote2, this.pos + 1);
+        if (quote2 === "'") {
+          while (end !== -1 && this.buffer[end + 1] === "'")
+            end = this.buffer.indexOf("'", end + 2);
+        } else {
+          while (end !== -1) {
+            let n = 0;
+            while (this.buffer[end - 1 - n] === "\\")
+              n += 1;
+            if (n % 2 === 0)
+              break;
+            end = this.buffer.indexOf('"', end + 1);
+          }
+        }
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf("\n", this.pos);
+        if (nl !== -1) {
+          while (nl !== -1) {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = qb.indexOf("\n", cs);
+          }
+          if (nl !== -1) {
+            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+          }
+        }
+        if (end === -1) {
+          if (!this.atEnd)
+            return this.setNext("quoted-scalar");
+          end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? "flow" : "doc";
+      }
+      *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+          const ch = this.buffer[++i];
+          if (ch === "+")
+            this.blockScalarKeep = true;
+          else if (ch > "0" && ch <= "9")
+            this.blockScalarIndent = Number(ch) - 1;
+          else if (ch !== "-")
+            break;
+        }
+        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
+      }
+      *parseBlockScalar() {
+        let nl = this.pos - 1;
+        let indent = 0;
+        let ch;
+        loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
+          switch (ch) {
+            case " ":
+              indent += 1;
+              break;
+            case "\n":
+              nl = i2;
+              indent = 0;
+              break;
+            case "\r": {
+              const next = this.buffer[i2 + 1];
+              if (!next && !this.atEnd)
+                return this.setNext("block-scalar");
+              if (next === "\n")
+                break;
+            }
+            // fallthrough
+            default:
+              break loop;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("block-scalar");
+        if (indent >= this.indentNext) {
+          if (this.blockScalarIndent === -1)
+            this.indentNext = indent;
+          else {
+            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+          }
+          do {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = this.buffer.indexOf("\n", cs);
+          } while (nl !== -1);
+          if (nl === -1) {
+            if (!this.atEnd)
+              return this.setNext("block-scalar");
+            nl = this.buffer.length;
+          }
+        }
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === " ")
+          ch = this.buffer[++i];
+        if (ch === "	") {
+          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
+            ch = this.buffer[++i];
+          nl = i - 1;
+        } else if (!this.blockScalarKeep) {
+          do {
+            let i2 = nl - 1;
+            let ch2 = this.buffer[i2];
+            if (ch2 === "\r")
+              ch2 = this.buffer[--i2];
+            const lastChar = i2;
+            while (ch2 === " ")
+              ch2 = this.buffer[--i2];
+            if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent > lastChar)
+              nl = i2;
+            else
+              break;
+          } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+      }
+      *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while (ch = this.buffer[++i]) {
+          if (ch === ":") {
+            const next = this.buffer[i + 1];
+            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
+              break;
+            end = i;
+          } else if (isEmpty(ch)) {
+            let next = this.buffer[i + 1];
+            if (ch === "\r") {
+              if (next === "\n") {
+                i += 1;
+                ch = "\n";
+                next = this.buffer[i + 1];
+              } else
+                end = i;
+            }
+            if (next === "#" || inFlow && flowIndicatorChars.has(next))
+              break;
+            if (ch === "\n") {
+              const cs = this.continueScalar(i + 1);
+              if (cs === -1)
+                break;
+              i = Math.max(i, cs - 2);
+            }
+          } else {
+            if (inFlow && flowIndicatorChars.has(ch))
+              break;
+            end = i;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("plain-scalar");
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? "flow" : "doc";
+      }
+      *pushCount(n) {
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos += n;
+          return n;
+        }
+        return 0;
+      }
+      *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+          yield s;
+          this.pos += s.length;
+          return s.length;
+        } else if (allowEmpty)
+          yield "";
+        return 0;
+      }
+      *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+          switch (this.charAt(0)) {
+            case "!":
+              n += yield* this.pushTag();
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "&":
+              n += yield* this.pushUntil(isNotAnchorChar);
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "-":
+            // this is an error
+            case "?":
+            // this is an error outside flow collections
+            case ":": {
+              const inFlow = this.flowLevel > 0;
+              const ch1 = this.charAt(1);
+              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+                if (!inFlow)
+                  this.indentNext = this.indentValue + 1;
+                else if (this.flowKey)
+                  this.flowKey = false;
+                n += yield* this.pushCount(1);
+                n += yield* this.pushSpaces(true);
+                continue loop;
+              }
+            }
+          }
+          break loop;
+        }
+        return n;
+      }
+      *pushTag() {
+        if (this.charAt(1) === "<") {
+          let i = this.pos + 2;
+          let ch = this.buffer[i];
+          while (!isEmpty(ch) && ch !== ">")
+            ch = this.buffer[++i];
+          return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
+        } else {
+          let i = this.pos + 1;
+          let ch = this.buffer[i];
+          while (ch) {
+            if (tagChars.has(ch))
+              ch = this.buffer[++i];
+            else if (ch === "%" && hexDigits.has(this.buffer[i + 1]) && hexDigits.has(this.buffer[i + 2])) {
+              ch = this.buffer[i += 3];
+            } else
+              break;
+          }
+          return yield* this.pushToIndex(i, false);
+        }
+      }
+      *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === "\n")
+          return yield* this.pushCount(1);
+        else if (ch === "\r" && this.charAt(1) === "\n")
+          return yield* this.pushCount(2);
+        else
+          return 0;
+      }
+      *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+          ch = this.buffer[++i];
+        } while (ch === " " || allowTabs && ch === "	");
+        const n = i - this.pos;
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos = i;
+        }
+        return n;
+      }
+      *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+          ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+      }
+    };
+    exports.Lexer = Lexer;
+  }
+});
+
+// node_modules/yaml/dist/parse/line-counter.js
+var require_line_counter = __commonJS({
+  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
+    "use strict";
+    var LineCounter3 = class {
+      constructor() {
+        this.lineStarts = [];
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        this.linePos = (offset) => {
+          let low = 0;
+          let high = this.lineStarts.length;
+          while (low < high) {
+            const mid = low + high >> 1;
+            if (this.lineStarts[mid] < offset)
+              low = mid + 1;
+            else
+              high = mid;
+          }
+          if (this.lineStarts[low] === offset)
+            return { line: low + 1, col: 1 };
+          if (low === 0)
+            return { line: 0, col: offset };
+          const start = this.lineStarts[low - 1];
+          return { line: low, col: offset - start + 1 };
+        };
+      }
+    };
+    exports.LineCounter = LineCounter3;
+  }
+});
+
+// node_modules/yaml/dist/parse/parser.js
+var require_parser = __commonJS({
+  "node_modules/yaml/dist/parse/parser.js"(exports) {
+    "use strict";
+    var node_process = __require("process");
+    var cst = require_cst();
+    var lexer = require_lexer();
+    function includesToken(list, type) {
+      for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
+          return true;
+      return false;
+    }
+    function findNonEmptyIndex(list) {
+      for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
+          case "space":
+          case "comment":
+          case "newline":
+            break;
+          default:
+            return i;
+        }
+      }
+      return -1;
+    }
+    function isFlowToken(token) {
+      switch (token?.type) {
+        case "alias":
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "flow-collection":
+          return true;
+        default:
+          return false;
+      }
+    }
+    function getPrevProps(parent) {
+      switch (parent.type) {
+        case "document":
+          return parent.start;
+        case "block-map": {
+          const it = parent.items[parent.items.length - 1];
+          return it.sep ?? it.start;
+        }
+        case "block-seq":
+          return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+          return [];
+      }
+    }
+    function getFirstKeyStartProps(prev) {
+      if (prev.length === 0)
+        return [];
+      let i = prev.length;
+      loop: while (--i >= 0) {
+        switch (prev[i].type) {
+          case "doc-start":
+          case "explicit-key-ind":
+          case "map-value-ind":
+          case "seq-item-ind":
+          case "newline":
+            break loop;
+        }
+      }
+      while (prev[++i]?.type === "space") {
+      }
+      return prev.splice(i, prev.length);
+    }
+    function arrayPushArray(target, source) {
+      if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+      else
+        for (let i = 0; i < source.length; ++i)
+          target.push(source[i]);
+    }
+    function fixFlowSeqItems(fc) {
+      if (fc.start.type === "flow-seq-start") {
+        for (const it of fc.items) {
+          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
+            if (it.key)
+              it.value = it.key;
+            delete it.key;
+            if (isFlowToken(it.value)) {
+              if (it.value.end)
+                arrayPushArray(it.value.end, it.sep);
+              else
+                it.value.end = it.sep;
+            } else
+              arrayPushArray(it.start, it.sep);
+            delete it.sep;
+          }
+        }
+      }
+    }
+    var Parser = class {
+      /**
+       * @param onNewLine - If defined, called separately with the start position of
+       *   each new line (in `parse()`, including the start of input).
+       */
+      constructor(onNewLine) {
+        this.atNewLine = true;
+        this.atScalar = false;
+        this.indent = 0;
+        this.offset = 0;
+        this.onKeyLine = false;
+        this.stack = [];
+        this.source = "";
+        this.type = "";
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+      }
+      /**
+       * Parse `source` as a YAML stream.
+       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+       *
+       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+       *
+       * @returns A generator of tokens representing each directive, document, and other structure.
+       */
+      *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+          this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+          yield* this.next(lexeme);
+        if (!incomplete)
+          yield* this.end();
+      }
+      /**
+       * Advance the parser by the `source` of one lexical token.
+       */
+      *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+          console.log("|", cst.prettyToken(source));
+        if (this.atScalar) {
+          this.atScalar = false;
+          yield* this.step();
+          this.offset += source.length;
+          return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+          const message2 = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message: message2, source });
+          this.offset += source.length;
+        } else if (type === "scalar") {
+          this.atNewLine = false;
+          this.atScalar = true;
+          this.type = "scalar";
+        } else {
+          this.type = type;
+          yield* this.step();
+          switch (type) {
+            case "newline":
+              this.atNewLine = true;
+              this.indent = 0;
+              if (this.onNewLine)
+                this.onNewLine(this.offset + source.length);
+              break;
+            case "space":
+              if (this.atNewLine && source[0] === " ")
+                this.indent += source.length;
+              break;
+            case "explicit-key-ind":
+            case "map-value-ind":
+            case "seq-item-ind":
+              if (this.atNewLine)
+                this.indent += source.length;
+              break;
+            case "doc-mode":
+            case "flow-error-end":
+              return;
+            default:
+              this.atNewLine = false;
+          }
+          this.offset += source.length;
+        }
+      }
+      /** Call at end of input to push out any remaining constructions */
+      *end() {
+        while (this.stack.length > 0)
+          yield* this.pop();
+      }
+      get sourceToken() {
+        const st = {
+          type: this.type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+        return st;
+      }
+      *step() {
+        const top = this.peek(1);
+        if (this.type === "doc-end" && top?.type !== "doc-end") {
+          while (this.stack.length > 0)
+            yield* this.pop();
+          this.stack.push({
+            type: "doc-end",
+            offset: this.offset,
+            source: this.source
+          });
+          return;
+        }
+        if (!top)
+          return yield* this.stream();
+        switch (top.type) {
+          case "document":
+            return yield* this.document(top);
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return yield* this.scalar(top);
+          case "block-scalar":
+            return yield* this.blockScalar(top);
+          case "block-map":
+            return yield* this.blockMap(top);
+          case "block-seq":
+            return yield* this.blockSequence(top);
+          case "flow-collection":
+            return yield* this.flowCollection(top);
+          case "doc-end":
+            return yield* this.documentEnd(top);
+        }
+        yield* this.pop();
+      }
+      peek(n) {
+        return this.stack[this.stack.length - n];
+      }
+      *pop(error) {
+        const token = error ?? this.stack.pop();
+        if (!token) {
+          const message2 = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message: message2 };
+        } else if (this.stack.length === 0) {
+          yield token;
+        } else {
+          const top = this.peek(1);
+          if (token.type === "block-scalar") {
+            token.indent = "indent" in top ? top.indent : 0;
+          } else if (token.type === "flow-collection" && top.type === "document") {
+            token.indent = 0;
+          }
+          if (token.type === "flow-collection")
+            fixFlowSeqItems(token);
+          switch (top.type) {
+            case "document":
+              top.value = token;
+              break;
+            case "block-scalar":
+              top.props.push(token);
+              break;
+            case "block-map": {
+              const it = top.items[top.items.length - 1];
+              if (it.value) {
+                top.items.push({ start: [], key: token, sep: [] });
+                this.onKeyLine = true;
+                return;
+              } else if (it.sep) {
+                it.value = token;
+              } else {
+                Object.assign(it, { key: token, sep: [] });
+                this.onKeyLine = !it.explicitKey;
+                return;
+              }
+              break;
+            }
+            case "block-seq": {
+              const it = top.items[top.items.length - 1];
+              if (it.value)
+                top.items.push({ start: [], value: token });
+              else
+                it.value = token;
+              break;
+            }
+            case "flow-collection": {
+              const it = top.items[top.items.length - 1];
+              if (!it || it.value)
+                top.items.push({ start: [], key: token, sep: [] });
+              else if (it.sep)
+                it.value = token;
+              else
+                Object.assign(it, { key: token, sep: [] });
+              return;
+            }
+            /* istanbul ignore next should not happen */
+            default:
+              yield* this.pop();
+              yield* this.pop(token);
+          }
+          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
+            const last = token.items[token.items.length - 1];
+            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
+              if (top.type === "document")
+                top.end = last.start;
+              else
+                top.items.push({ start: last.start });
+              token.items.splice(-1, 1);
+            }
+          }
+        }
+      }
+      *stream() {
+        switch (this.type) {
+          case "directive-line":
+            yield { type: "directive", offset: this.offset, source: this.source };
+            return;
+          case "byte-order-mark":
+          case "space":
+          case "comment":
+          case "newline":
+            yield this.sourceToken;
+            return;
+          case "doc-mode":
+          case "doc-start": {
+            const doc = {
+              type: "document",
+              offset: this.offset,
+              start: []
+            };
+            if (this.type === "doc-start")
+              doc.start.push(this.sourceToken);
+            this.stack.push(doc);
+            return;
+          }
+        }
+        yield {
+          type: "error",
+          offset: this.offset,
+          message: `Unexpected ${this.type} token in YAML stream`,
+          source: this.source
+        };
+      }
+      *document(doc) {
+        if (doc.value)
+          return yield* this.lineEnd(doc);
+        switch (this.type) {
+          case "doc-start": {
+            if (findNonEmptyIndex(doc.start) !== -1) {
+              yield* this.pop();
+              yield* this.step();
+            } else
+              doc.start.push(this.sourceToken);
+            return;
+          }
+          case "anchor":
+          case "tag":
+          case "space":
+          case "comment":
+          case "newline":
+            doc.start.push(this.sourceToken);
+            return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+          this.stack.push(bv);
+        else {
+          yield {
+            type: "error",
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML document`,
+            source: this.source
+          };
+        }
+      }
+      *scalar(scalar) {
+        if (this.type === "map-value-ind") {
+          const prev = getPrevProps(this.peek(2));
+          const start = getFirstKeyStartProps(prev);
+          let sep2;
+          if (scalar.end) {
+            sep2 = scalar.end;
+            sep2.push(this.sourceToken);
+            delete scalar.end;
+          } else
+            sep2 = [this.sourceToken];
+          const map = {
+            type: "block-map",
+            offset: scalar.offset,
+            indent: scalar.indent,
+            items: [{ start, key: scalar, sep: sep2 }]
+          };
+          this.onKeyLine = true;
+          this.stack[this.stack.length - 1] = map;
+        } else
+          yield* this.lineEnd(scalar);
+      }
+      *blockScalar(scalar) {
+        switch (this.type) {
+          case "space":
+          case "comment":
+          case "newline":
+            scalar.props.push(this.sourceToken);
+            return;
+          case "scalar":
+            scalar.source = this.source;
+            this.atNewLine = true;
+            this.indent = 0;
+            if (this.onNewLine) {
+              let nl = this.source.indexOf("\n") + 1;
+              while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf("\n", nl) + 1;
+              }
+            }
+            yield* this.pop();
+            break;
+          /* istanbul ignore next should not happen */
+          default:
+            yield* this.pop();
+            yield* this.step();
+        }
+      }
+      *blockMap(map) {
+        const it = map.items[map.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            this.onKeyLine = false;
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                map.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "space":
+          case "comment":
+            if (it.value) {
+              map.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              if (this.atIndentedComment(it.start, map.indent)) {
+                const prev = map.items[map.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  map.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+        }
+        if (this.indent >= map.indent) {
+          const atMapIndent = !this.onKeyLine && this.indent === map.indent;
+          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
+          let start = [];
+          if (atNextItem && it.sep && !it.value) {
+            const nl = [];
+            for (let i = 0; i < it.sep.length; ++i) {
+              const st = it.sep[i];
+              switch (st.type) {
+                case "newline":
+                  nl.push(i);
+                  break;
+                case "space":
+                  break;
+                case "comment":
+                  if (st.indent > map.indent)
+                    nl.length = 0;
+                  break;
+                default:
+                  nl.length = 0;
+              }
+            }
+            if (nl.length >= 2)
+              start = it.sep.splice(nl[1]);
+          }
+          switch (this.type) {
+            case "anchor":
+            case "tag":
+              if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map.items.push({ start });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                it.sep.push(this.sourceToken);
+              } else {
+                it.start.push(this.sourceToken);
+              }
+              return;
+            case "explicit-key-ind":
+              if (!it.sep && !it.explicitKey) {
+                it.start.push(this.sourceToken);
+                it.explicitKey = true;
+              } else if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map.items.push({ start, explicitKey: true });
+              } else {
+                this.stack.push({
+                  type: "block-map",
+                  offset: this.offset,
+                  indent: this.indent,
+                  items: [{ start: [this.sourceToken], explicitKey: true }]
+                });
+              }
+              this.onKeyLine = true;
+              return;
+            case "map-value-ind":
+              if (it.explicitKey) {
+                if (!it.sep) {
+                  if (includesToken(it.start, "newline")) {
+                    Object.assign(it, { key: null, sep: [this.sourceToken] });
+                  } else {
+                    const start2 = getFirstKeyStartProps(it.start);
+                    this.stack.push({
+                      type: "block-map",
+                      offset: this.offset,
+                      indent: this.indent,
+                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                    });
+                  }
+                } else if (it.value) {
+                  map.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                  });
+                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
+                  const start2 = getFirstKeyStartProps(it.start);
+                  const key = it.key;
+                  const sep2 = it.sep;
+                  sep2.push(this.sourceToken);
+                  delete it.key;
+                  delete it.sep;
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: start2, key, sep: sep2 }]
+                  });
+                } else if (start.length > 0) {
+                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              } else {
+                if (!it.sep) {
+                  Object.assign(it, { key: null, sep: [this.sourceToken] });
+                } else if (it.value || atNextItem) {
+                  map.items.push({ start, key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                  });
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              }
+              this.onKeyLine = true;
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs3 = this.flowScalar(this.type);
+              if (atNextItem || it.value) {
+                map.items.push({ start, key: fs3, sep: [] });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                this.stack.push(fs3);
+              } else {
+                Object.assign(it, { key: fs3, sep: [] });
+                this.onKeyLine = true;
+              }
+              return;
+            }
+            default: {
+              const bv = this.startBlockValue(map);
+              if (bv) {
+                if (bv.type === "block-seq") {
+                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
+                    yield* this.pop({
+                      type: "error",
+                      offset: this.offset,
+                      message: "Unexpected block-seq-ind on same line with key",
+                      source: this.source
+                    });
+                    return;
+                  }
+                } else if (atMapIndent) {
+                  map.items.push({ start });
+                }
+                this.stack.push(bv);
+                return;
+              }
+            }
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                seq.items.push({ start: [this.sourceToken] });
+            } else
+              it.start.push(this.sourceToken);
+            return;
+          case "space":
+          case "comment":
+            if (it.value)
+              seq.items.push({ start: [this.sourceToken] });
+            else {
+              if (this.atIndentedComment(it.start, seq.indent)) {
+                const prev = seq.items[seq.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  seq.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "anchor":
+          case "tag":
+            if (it.value || this.indent <= seq.indent)
+              break;
+            it.start.push(this.sourceToken);
+            return;
+          case "seq-item-ind":
+            if (this.indent !== seq.indent)
+              break;
+            if (it.value || includesToken(it.start, "seq-item-ind"))
+              seq.items.push({ start: [this.sourceToken] });
+            else
+              it.start.push(this.sourceToken);
+            return;
+        }
+        if (this.indent > seq.indent) {
+          const bv = this.startBlockValue(seq);
+          if (bv) {
+            this.stack.push(bv);
+            return;
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === "flow-error-end") {
+          let top;
+          do {
+            yield* this.pop();
+            top = this.peek(1);
+          } while (top?.type === "flow-collection");
+        } else if (fc.end.length === 0) {
+          switch (this.type) {
+            case "comma":
+            case "explicit-key-ind":
+              if (!it || it.sep)
+                fc.items.push({ start: [this.sourceToken] });
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "map-value-ind":
+              if (!it || it.value)
+                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                Object.assign(it, { key: null, sep: [this.sourceToken] });
+              return;
+            case "space":
+            case "comment":
+            case "newline":
+            case "anchor":
+            case "tag":
+              if (!it || it.value)
+                fc.items.push({ start: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs3 = this.flowScalar(this.type);
+              if (!it || it.value)
+                fc.items.push({ start: [], key: fs3, sep: [] });
+              else if (it.sep)
+                this.stack.push(fs3);
+              else
+                Object.assign(it, { key: fs3, sep: [] });
+              return;
+            }
+            case "flow-map-end":
+            case "flow-seq-end":
+              fc.end.push(this.sourceToken);
+              return;
+          }
+          const bv = this.startBlockValue(fc);
+          if (bv)
+            this.stack.push(bv);
+          else {
+            yield* this.pop();
+            yield* this.step();
+          }
+        } else {
+          const parent = this.peek(2);
+          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
+            yield* this.pop();
+            yield* this.step();
+          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            fixFlowSeqItems(fc);
+            const sep2 = fc.end.splice(1, fc.end.length);
+            sep2.push(this.sourceToken);
+            const map = {
+              type: "block-map",
+              offset: fc.offset,
+              indent: fc.indent,
+              items: [{ start, key: fc, sep: sep2 }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map;
+          } else {
+            yield* this.lineEnd(fc);
+          }
+        }
+      }
+      flowScalar(type) {
+        if (this.onNewLine) {
+          let nl = this.source.indexOf("\n") + 1;
+          while (nl !== 0) {
+            this.onNewLine(this.offset + nl);
+            nl = this.source.indexOf("\n", nl) + 1;
+          }
+        }
+        return {
+          type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+      }
+      startBlockValue(parent) {
+        switch (this.type) {
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return this.flowScalar(this.type);
+          case "block-scalar-header":
+            return {
+              type: "block-scalar",
+              offset: this.offset,
+              indent: this.indent,
+              props: [this.sourceToken],
+              source: ""
+            };
+          case "flow-map-start":
+          case "flow-seq-start":
+            return {
+              type: "flow-collection",
+              offset: this.offset,
+              indent: this.indent,
+              start: this.sourceToken,
+              items: [],
+              end: []
+            };
+          case "seq-item-ind":
+            return {
+              type: "block-seq",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start: [this.sourceToken] }]
+            };
+          case "explicit-key-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            start.push(this.sourceToken);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, explicitKey: true }]
+            };
+          }
+          case "map-value-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, key: null, sep: [this.sourceToken] }]
+            };
+          }
+        }
+        return null;
+      }
+      atIndentedComment(start, indent) {
+        if (this.type !== "comment")
+          return false;
+        if (this.indent <= indent)
+          return false;
+        return start.every((st) => st.type === "newline" || st.type === "space");
+      }
+      *documentEnd(docEnd) {
+        if (this.type !== "doc-mode") {
+          if (docEnd.end)
+            docEnd.end.push(this.sourceToken);
+          else
+            docEnd.end = [this.sourceToken];
+          if (this.type === "newline")
+            yield* this.pop();
+        }
+      }
+      *lineEnd(token) {
+        switch (this.type) {
+          case "comma":
+          case "doc-start":
+          case "doc-end":
+          case "flow-seq-end":
+          case "flow-map-end":
+          case "map-value-ind":
+            yield* this.pop();
+            yield* this.step();
+            break;
+          case "newline":
+            this.onKeyLine = false;
+          // fallthrough
+          case "space":
+          case "comment":
+          default:
+            if (token.end)
+              token.end.push(this.sourceToken);
+            else
+              token.end = [this.sourceToken];
+            if (this.type === "newline")
+              yield* this.pop();
+        }
+      }
+    };
+    exports.Parser = Parser;
+  }
+});
+
+// node_modules/yaml/dist/public-api.js
+var require_public_api = __commonJS({
+  "node_modules/yaml/dist/public-api.js"(exports) {
+    "use strict";
+    var composer = require_composer();
+    var Document3 = require_Document();
+    var errors = require_errors();
+    var log = require_log();
+    var identity = require_identity();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    function parseOptions(options2) {
+      const prettyErrors = options2.prettyErrors !== false;
+      const lineCounter$1 = options2.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
+      return { lineCounter: lineCounter$1, prettyErrors };
+    }
+    function parseAllDocuments2(source, options2 = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options2);
+      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+      if (prettyErrors && lineCounter2)
+        for (const doc of docs) {
+          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+        }
+      if (docs.length > 0)
+        return docs;
+      return Object.assign([], { empty: true }, composer$1.streamInfo());
+    }
+    function parseDocument2(source, options2 = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
+      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options2);
+      let doc = null;
+      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+          doc = _doc;
+        else if (doc.options.logLevel !== "silent") {
+          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+          break;
+        }
+      }
+      if (prettyErrors && lineCounter2) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+      }
+      return doc;
+    }
+    function parse5(src, reviver, options2) {
+      let _reviver = void 0;
+      if (typeof reviver === "function") {
+        _reviver = reviver;
+      } else if (options2 === void 0 && reviver && typeof reviver === "object") {
+        options2 = reviver;
+      }
+      const doc = parseDocument2(src, options2);
+      if (!doc)
+        return null;
+      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
+      if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== "silent")
+          throw doc.errors[0];
+        else
+          doc.errors = [];
+      }
+      return doc.toJS(Object.assign({ reviver: _reviver }, options2));
+    }
+    function stringify4(value, replacer, options2) {
+      let _replacer = null;
+      if (typeof replacer === "function" || Array.isArray(replacer)) {
+        _replacer = replacer;
+      } else if (options2 === void 0 && replacer) {
+        options2 = replacer;
+      }
+      if (typeof options2 === "string")
+        options2 = options2.length;
+      if (typeof options2 === "number") {
+        const indent = Math.round(options2);
+        options2 = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
+      }
+      if (value === void 0) {
+        const { keepUndefined } = options2 ?? replacer ?? {};
+        if (!keepUndefined)
+          return void 0;
+      }
+      if (identity.isDocument(value) && !_replacer)
+        return value.toString(options2);
+      return new Document3.Document(value, _replacer, options2).toString(options2);
+    }
+    exports.parse = parse5;
+    exports.parseAllDocuments = parseAllDocuments2;
+    exports.parseDocument = parseDocument2;
+    exports.stringify = stringify4;
+  }
+});
+
+// node_modules/yaml/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/yaml/dist/index.js"(exports) {
+    "use strict";
+    var composer = require_composer();
+    var Document3 = require_Document();
+    var Schema = require_Schema();
+    var errors = require_errors();
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var cst = require_cst();
+    var lexer = require_lexer();
+    var lineCounter = require_line_counter();
+    var parser = require_parser();
+    var publicApi = require_public_api();
+    var visit3 = require_visit();
+    exports.Composer = composer.Composer;
+    exports.Document = Document3.Document;
+    exports.Schema = Schema.Schema;
+    exports.YAMLError = errors.YAMLError;
+    exports.YAMLParseError = errors.YAMLParseError;
+    exports.YAMLWarning = errors.YAMLWarning;
+    exports.Alias = Alias.Alias;
+    exports.isAlias = identity.isAlias;
+    exports.isCollection = identity.isCollection;
+    exports.isDocument = identity.isDocument;
+    exports.isMap = identity.isMap;
+    exports.isNode = identity.isNode;
+    exports.isPair = identity.isPair;
+    exports.isScalar = identity.isScalar;
+    exports.isSeq = identity.isSeq;
+    exports.Pair = Pair.Pair;
+    exports.Scalar = Scalar.Scalar;
+    exports.YAMLMap = YAMLMap.YAMLMap;
+    exports.YAMLSeq = YAMLSeq.YAMLSeq;
+    exports.CST = cst;
+    exports.Lexer = lexer.Lexer;
+    exports.LineCounter = lineCounter.LineCounter;
+    exports.Parser = parser.Parser;
+    exports.parse = publicApi.parse;
+    exports.parseAllDocuments = publicApi.parseAllDocuments;
+    exports.parseDocument = publicApi.parseDocument;
+    exports.stringify = publicApi.stringify;
+    exports.visit = visit3.visit;
+    exports.visitAsync = visit3.visitAsync;
+  }
+});
+
 // node_modules/is-stream/index.js
 var require_is_stream = __commonJS({
   "node_modules/is-stream/index.js"(exports, module) {
@@ -189,8 +7519,8 @@ var require_semver = __commonJS({
       }
     }
     var i;
-    exports.parse = parse4;
-    function parse4(version, options2) {
+    exports.parse = parse5;
+    function parse5(version, options2) {
       if (!options2 || typeof options2 !== "object") {
         options2 = {
           loose: !!options2,
@@ -218,12 +7548,12 @@ var require_semver = __commonJS({
     }
     exports.valid = valid;
     function valid(version, options2) {
-      var v2 = parse4(version, options2);
+      var v2 = parse5(version, options2);
       return v2 ? v2.version : null;
     }
     exports.clean = clean2;
     function clean2(version, options2) {
-      var s = parse4(version.trim().replace(/^[=v]+/, ""), options2);
+      var s = parse5(version.trim().replace(/^[=v]+/, ""), options2);
       return s ? s.version : null;
     }
     exports.SemVer = SemVer;
@@ -459,8 +7789,8 @@ var require_semver = __commonJS({
       if (eq(version1, version2)) {
         return null;
       } else {
-        var v1 = parse4(version1);
-        var v2 = parse4(version2);
+        var v1 = parse5(version1);
+        var v2 = parse5(version2);
         var prefix = "";
         if (v1.prerelease.length || v2.prerelease.length) {
           prefix = "pre";
@@ -1347,7 +8677,7 @@ var require_semver = __commonJS({
     }
     exports.prerelease = prerelease;
     function prerelease(version, options2) {
-      var parsed = parse4(version, options2);
+      var parsed = parse5(version, options2);
       return parsed && parsed.prerelease.length ? parsed.prerelease : null;
     }
     exports.intersects = intersects;
@@ -1384,7 +8714,7 @@ var require_semver = __commonJS({
       if (match === null) {
         return null;
       }
-      return parse4(match[2] + "." + (match[3] || "0") + "." + (match[4] || "0"), options2);
+      return parse5(match[2] + "." + (match[3] || "0") + "." + (match[4] || "0"), options2);
     }
   }
 });
@@ -1533,7 +8863,7 @@ var require_shell_escape = __commonJS({
 });
 
 // node_modules/asn1/lib/ber/errors.js
-var require_errors = __commonJS({
+var require_errors2 = __commonJS({
   "node_modules/asn1/lib/ber/errors.js"(exports, module) {
     module.exports = {
       newInvalidAsn1Error: function(msg) {
@@ -1660,7 +8990,7 @@ var require_reader = __commonJS({
     var assert = __require("assert");
     var Buffer2 = require_safer().Buffer;
     var ASN1 = require_types();
-    var errors = require_errors();
+    var errors = require_errors2();
     var newInvalidAsn1Error = errors.newInvalidAsn1Error;
     function Reader(data) {
       if (!data || !Buffer2.isBuffer(data))
@@ -1825,7 +9155,7 @@ var require_writer = __commonJS({
     var assert = __require("assert");
     var Buffer2 = require_safer().Buffer;
     var ASN1 = require_types();
-    var errors = require_errors();
+    var errors = require_errors2();
     var newInvalidAsn1Error = errors.newInvalidAsn1Error;
     var DEFAULT_OPTS = {
       size: 1024,
@@ -2065,7 +9395,7 @@ var require_writer = __commonJS({
 // node_modules/asn1/lib/ber/index.js
 var require_ber = __commonJS({
   "node_modules/asn1/lib/ber/index.js"(exports, module) {
-    var errors = require_errors();
+    var errors = require_errors2();
     var types = require_types();
     var Reader = require_reader();
     var Writer = require_writer();
@@ -8009,7 +15339,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve9, reject) => {
+        return new Promise(async (resolve11, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -8021,7 +15351,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve9();
+          resolve11();
         });
       })(),
       NullCipher,
@@ -9279,7 +16609,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve9 } = __require("path");
+    var { resolve: resolve11 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile2, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -9415,7 +16745,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve9(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve11(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -22878,7 +30208,7 @@ var require_names = __commonJS({
 });
 
 // node_modules/ajv/dist/compile/errors.js
-var require_errors2 = __commonJS({
+var require_errors3 = __commonJS({
   "node_modules/ajv/dist/compile/errors.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -23005,7 +30335,7 @@ var require_boolSchema = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
-    var errors_1 = require_errors2();
+    var errors_1 = require_errors3();
     var codegen_1 = require_codegen();
     var names_1 = require_names();
     var boolError = {
@@ -23112,7 +30442,7 @@ var require_dataType = __commonJS({
     exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
     var rules_1 = require_rules();
     var applicability_1 = require_applicability();
-    var errors_1 = require_errors2();
+    var errors_1 = require_errors3();
     var codegen_1 = require_codegen();
     var util_1 = require_util();
     var DataType;
@@ -23467,7 +30797,7 @@ var require_keyword = __commonJS({
     var codegen_1 = require_codegen();
     var names_1 = require_names();
     var code_1 = require_code2();
-    var errors_1 = require_errors2();
+    var errors_1 = require_errors3();
     function macroKeywordCode(cxt, def) {
       const { gen, keyword, schema, parentSchema, it } = cxt;
       const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
@@ -23955,7 +31285,7 @@ var require_validate = __commonJS({
     var names_1 = require_names();
     var resolve_1 = require_resolve();
     var util_1 = require_util();
-    var errors_1 = require_errors2();
+    var errors_1 = require_errors3();
     function validateFunctionCode(it) {
       if (isSchemaObj(it)) {
         checkKeywords(it);
@@ -24603,7 +31933,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve9.call(this, root, ref);
+      let _sch = resolve11.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -24630,7 +31960,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve9(root, ref) {
+    function resolve11(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -25490,11 +32820,11 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options2);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse4(serialize(uri, options2), options2);
+        parse5(serialize(uri, options2), options2);
       }
       return uri;
     }
-    function resolve9(baseURI, relativeURI, options2) {
+    function resolve11(baseURI, relativeURI, options2) {
       const schemelessOptions = options2 ? Object.assign({ scheme: "null" }, options2) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -25533,8 +32863,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative5, options2, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse4(serialize(base, options2), options2);
-        relative5 = parse4(serialize(relative5, options2), options2);
+        base = parse5(serialize(base, options2), options2);
+        relative5 = parse5(serialize(relative5, options2), options2);
       }
       options2 = options2 || {};
       if (!options2.tolerant && relative5.scheme) {
@@ -25852,7 +33182,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse4(uri, opts) {
+    function parse5(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -25885,11 +33215,11 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve9,
+      resolve: resolve11,
       resolveComponent,
       equal,
       serialize,
-      parse: parse4
+      parse: parse5
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -28656,7 +35986,7 @@ var require_discriminator = __commonJS({
 });
 
 // node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
-var require_schema = __commonJS({
+var require_schema4 = __commonJS({
   "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -29025,7 +36355,7 @@ var require_json_schema_2020_12 = __commonJS({
   "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
-    var metaSchema = require_schema();
+    var metaSchema = require_schema4();
     var applicator = require_applicator2();
     var unevaluated = require_unevaluated2();
     var content = require_content();
@@ -29129,7336 +36459,6 @@ var require__ = __commonJS({
     Object.defineProperty(exports, "MissingRefError", { enumerable: true, get: function() {
       return ref_error_1.default;
     } });
-  }
-});
-
-// node_modules/yaml/dist/nodes/identity.js
-var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports) {
-    "use strict";
-    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
-    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
-    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
-    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
-    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
-    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
-    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
-    var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
-    var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
-    var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
-    var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq5 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
-    function isCollection2(node) {
-      if (node && typeof node === "object")
-        switch (node[NODE_TYPE]) {
-          case MAP:
-          case SEQ:
-            return true;
-        }
-      return false;
-    }
-    function isNode(node) {
-      if (node && typeof node === "object")
-        switch (node[NODE_TYPE]) {
-          case ALIAS:
-          case MAP:
-          case SCALAR:
-          case SEQ:
-            return true;
-        }
-      return false;
-    }
-    var hasAnchor = (node) => (isScalar2(node) || isCollection2(node)) && !!node.anchor;
-    exports.ALIAS = ALIAS;
-    exports.DOC = DOC;
-    exports.MAP = MAP;
-    exports.NODE_TYPE = NODE_TYPE;
-    exports.PAIR = PAIR;
-    exports.SCALAR = SCALAR;
-    exports.SEQ = SEQ;
-    exports.hasAnchor = hasAnchor;
-    exports.isAlias = isAlias2;
-    exports.isCollection = isCollection2;
-    exports.isDocument = isDocument;
-    exports.isMap = isMap3;
-    exports.isNode = isNode;
-    exports.isPair = isPair;
-    exports.isScalar = isScalar2;
-    exports.isSeq = isSeq5;
-  }
-});
-
-// node_modules/yaml/dist/visit.js
-var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var BREAK = /* @__PURE__ */ Symbol("break visit");
-    var SKIP = /* @__PURE__ */ Symbol("skip children");
-    var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit3(node, visitor) {
-      const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
-        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
-        if (cd === REMOVE)
-          node.contents = null;
-      } else
-        visit_(null, node, visitor_, Object.freeze([]));
-    }
-    visit3.BREAK = BREAK;
-    visit3.SKIP = SKIP;
-    visit3.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path) {
-      const ctrl = callVisitor(key, node, visitor, path);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path, ctrl);
-        return visit_(key, ctrl, visitor, path);
-      }
-      if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
-          path = Object.freeze(path.concat(node));
-          for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path);
-            if (typeof ci === "number")
-              i = ci - 1;
-            else if (ci === BREAK)
-              return BREAK;
-            else if (ci === REMOVE) {
-              node.items.splice(i, 1);
-              i -= 1;
-            }
-          }
-        } else if (identity.isPair(node)) {
-          path = Object.freeze(path.concat(node));
-          const ck = visit_("key", node.key, visitor, path);
-          if (ck === BREAK)
-            return BREAK;
-          else if (ck === REMOVE)
-            node.key = null;
-          const cv = visit_("value", node.value, visitor, path);
-          if (cv === BREAK)
-            return BREAK;
-          else if (cv === REMOVE)
-            node.value = null;
-        }
-      }
-      return ctrl;
-    }
-    async function visitAsync(node, visitor) {
-      const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
-        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
-        if (cd === REMOVE)
-          node.contents = null;
-      } else
-        await visitAsync_(null, node, visitor_, Object.freeze([]));
-    }
-    visitAsync.BREAK = BREAK;
-    visitAsync.SKIP = SKIP;
-    visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path) {
-      const ctrl = await callVisitor(key, node, visitor, path);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path, ctrl);
-        return visitAsync_(key, ctrl, visitor, path);
-      }
-      if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
-          path = Object.freeze(path.concat(node));
-          for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path);
-            if (typeof ci === "number")
-              i = ci - 1;
-            else if (ci === BREAK)
-              return BREAK;
-            else if (ci === REMOVE) {
-              node.items.splice(i, 1);
-              i -= 1;
-            }
-          }
-        } else if (identity.isPair(node)) {
-          path = Object.freeze(path.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path);
-          if (ck === BREAK)
-            return BREAK;
-          else if (ck === REMOVE)
-            node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path);
-          if (cv === BREAK)
-            return BREAK;
-          else if (cv === REMOVE)
-            node.value = null;
-        }
-      }
-      return ctrl;
-    }
-    function initVisitor(visitor) {
-      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
-        return Object.assign({
-          Alias: visitor.Node,
-          Map: visitor.Node,
-          Scalar: visitor.Node,
-          Seq: visitor.Node
-        }, visitor.Value && {
-          Map: visitor.Value,
-          Scalar: visitor.Value,
-          Seq: visitor.Value
-        }, visitor.Collection && {
-          Map: visitor.Collection,
-          Seq: visitor.Collection
-        }, visitor);
-      }
-      return visitor;
-    }
-    function callVisitor(key, node, visitor, path) {
-      if (typeof visitor === "function")
-        return visitor(key, node, path);
-      if (identity.isMap(node))
-        return visitor.Map?.(key, node, path);
-      if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path);
-      if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path);
-      if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path);
-      if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path);
-      return void 0;
-    }
-    function replaceNode(key, path, node) {
-      const parent = path[path.length - 1];
-      if (identity.isCollection(parent)) {
-        parent.items[key] = node;
-      } else if (identity.isPair(parent)) {
-        if (key === "key")
-          parent.key = node;
-        else
-          parent.value = node;
-      } else if (identity.isDocument(parent)) {
-        parent.contents = node;
-      } else {
-        const pt = identity.isAlias(parent) ? "alias" : "scalar";
-        throw new Error(`Cannot replace node with ${pt} parent`);
-      }
-    }
-    exports.visit = visit3;
-    exports.visitAsync = visitAsync;
-  }
-});
-
-// node_modules/yaml/dist/doc/directives.js
-var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var visit3 = require_visit();
-    var escapeChars = {
-      "!": "%21",
-      ",": "%2C",
-      "[": "%5B",
-      "]": "%5D",
-      "{": "%7B",
-      "}": "%7D"
-    };
-    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
-    var Directives = class _Directives {
-      constructor(yaml, tags) {
-        this.docStart = null;
-        this.docEnd = false;
-        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
-        this.tags = Object.assign({}, _Directives.defaultTags, tags);
-      }
-      clone() {
-        const copy = new _Directives(this.yaml, this.tags);
-        copy.docStart = this.docStart;
-        return copy;
-      }
-      /**
-       * During parsing, get a Directives instance for the current document and
-       * update the stream state according to the current version's spec.
-       */
-      atDocument() {
-        const res = new _Directives(this.yaml, this.tags);
-        switch (this.yaml.version) {
-          case "1.1":
-            this.atNextDocument = true;
-            break;
-          case "1.2":
-            this.atNextDocument = false;
-            this.yaml = {
-              explicit: _Directives.defaultYaml.explicit,
-              version: "1.2"
-            };
-            this.tags = Object.assign({}, _Directives.defaultTags);
-            break;
-        }
-        return res;
-      }
-      /**
-       * @param onError - May be called even if the action was successful
-       * @returns `true` on success
-       */
-      add(line, onError) {
-        if (this.atNextDocument) {
-          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
-          this.tags = Object.assign({}, _Directives.defaultTags);
-          this.atNextDocument = false;
-        }
-        const parts = line.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
-          case "%TAG": {
-            if (parts.length !== 2) {
-              onError(0, "%TAG directive should contain exactly two parts");
-              if (parts.length < 2)
-                return false;
-            }
-            const [handle, prefix] = parts;
-            this.tags[handle] = prefix;
-            return true;
-          }
-          case "%YAML": {
-            this.yaml.explicit = true;
-            if (parts.length !== 1) {
-              onError(0, "%YAML directive should contain exactly one part");
-              return false;
-            }
-            const [version] = parts;
-            if (version === "1.1" || version === "1.2") {
-              this.yaml.version = version;
-              return true;
-            } else {
-              const isValid = /^\d+\.\d+$/.test(version);
-              onError(6, `Unsupported YAML version ${version}`, isValid);
-              return false;
-            }
-          }
-          default:
-            onError(0, `Unknown directive ${name}`, true);
-            return false;
-        }
-      }
-      /**
-       * Resolves a tag, matching handles to those defined in %TAG directives.
-       *
-       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
-       *   `'!local'` tag, or `null` if unresolvable.
-       */
-      tagName(source, onError) {
-        if (source === "!")
-          return "!";
-        if (source[0] !== "!") {
-          onError(`Not a valid tag: ${source}`);
-          return null;
-        }
-        if (source[1] === "<") {
-          const verbatim = source.slice(2, -1);
-          if (verbatim === "!" || verbatim === "!!") {
-            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
-            return null;
-          }
-          if (source[source.length - 1] !== ">")
-            onError("Verbatim tags must end with a >");
-          return verbatim;
-        }
-        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
-        if (!suffix)
-          onError(`The ${source} tag has no suffix`);
-        const prefix = this.tags[handle];
-        if (prefix) {
-          try {
-            return prefix + decodeURIComponent(suffix);
-          } catch (error) {
-            onError(String(error));
-            return null;
-          }
-        }
-        if (handle === "!")
-          return source;
-        onError(`Could not resolve tag: ${source}`);
-        return null;
-      }
-      /**
-       * Given a fully resolved tag, returns its printable string form,
-       * taking into account current tag prefixes and defaults.
-       */
-      tagString(tag) {
-        for (const [handle, prefix] of Object.entries(this.tags)) {
-          if (tag.startsWith(prefix))
-            return handle + escapeTagName(tag.substring(prefix.length));
-        }
-        return tag[0] === "!" ? tag : `!<${tag}>`;
-      }
-      toString(doc) {
-        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
-        const tagEntries = Object.entries(this.tags);
-        let tagNames;
-        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
-          const tags = {};
-          visit3.visit(doc.contents, (_key, node) => {
-            if (identity.isNode(node) && node.tag)
-              tags[node.tag] = true;
-          });
-          tagNames = Object.keys(tags);
-        } else
-          tagNames = [];
-        for (const [handle, prefix] of tagEntries) {
-          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
-            continue;
-          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
-            lines.push(`%TAG ${handle} ${prefix}`);
-        }
-        return lines.join("\n");
-      }
-    };
-    Directives.defaultYaml = { explicit: false, version: "1.2" };
-    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
-    exports.Directives = Directives;
-  }
-});
-
-// node_modules/yaml/dist/doc/anchors.js
-var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var visit3 = require_visit();
-    function anchorIsValid(anchor) {
-      if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
-        const sa = JSON.stringify(anchor);
-        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
-        throw new Error(msg);
-      }
-      return true;
-    }
-    function anchorNames(root) {
-      const anchors = /* @__PURE__ */ new Set();
-      visit3.visit(root, {
-        Value(_key, node) {
-          if (node.anchor)
-            anchors.add(node.anchor);
-        }
-      });
-      return anchors;
-    }
-    function findNewAnchor(prefix, exclude) {
-      for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
-        if (!exclude.has(name))
-          return name;
-      }
-    }
-    function createNodeAnchors(doc, prefix) {
-      const aliasObjects = [];
-      const sourceObjects = /* @__PURE__ */ new Map();
-      let prevAnchors = null;
-      return {
-        onAnchor: (source) => {
-          aliasObjects.push(source);
-          prevAnchors ?? (prevAnchors = anchorNames(doc));
-          const anchor = findNewAnchor(prefix, prevAnchors);
-          prevAnchors.add(anchor);
-          return anchor;
-        },
-        /**
-         * With circular references, the source node is only resolved after all
-         * of its child nodes are. This is why anchors are set only after all of
-         * the nodes have been created.
-         */
-        setAnchors: () => {
-          for (const source of aliasObjects) {
-            const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
-              ref.node.anchor = ref.anchor;
-            } else {
-              const error = new Error("Failed to resolve repeated object (this should not happen)");
-              error.source = source;
-              throw error;
-            }
-          }
-        },
-        sourceObjects
-      };
-    }
-    exports.anchorIsValid = anchorIsValid;
-    exports.anchorNames = anchorNames;
-    exports.createNodeAnchors = createNodeAnchors;
-    exports.findNewAnchor = findNewAnchor;
-  }
-});
-
-// node_modules/yaml/dist/doc/applyReviver.js
-var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
-    "use strict";
-    function applyReviver(reviver, obj, key, val) {
-      if (val && typeof val === "object") {
-        if (Array.isArray(val)) {
-          for (let i = 0, len = val.length; i < len; ++i) {
-            const v0 = val[i];
-            const v1 = applyReviver(reviver, val, String(i), v0);
-            if (v1 === void 0)
-              delete val[i];
-            else if (v1 !== v0)
-              val[i] = v1;
-          }
-        } else if (val instanceof Map) {
-          for (const k2 of Array.from(val.keys())) {
-            const v0 = val.get(k2);
-            const v1 = applyReviver(reviver, val, k2, v0);
-            if (v1 === void 0)
-              val.delete(k2);
-            else if (v1 !== v0)
-              val.set(k2, v1);
-          }
-        } else if (val instanceof Set) {
-          for (const v0 of Array.from(val)) {
-            const v1 = applyReviver(reviver, val, v0, v0);
-            if (v1 === void 0)
-              val.delete(v0);
-            else if (v1 !== v0) {
-              val.delete(v0);
-              val.add(v1);
-            }
-          }
-        } else {
-          for (const [k2, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k2, v0);
-            if (v1 === void 0)
-              delete val[k2];
-            else if (v1 !== v0)
-              val[k2] = v1;
-          }
-        }
-      }
-      return reviver.call(obj, key, val);
-    }
-    exports.applyReviver = applyReviver;
-  }
-});
-
-// node_modules/yaml/dist/nodes/toJS.js
-var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    function toJS(value, arg, ctx) {
-      if (Array.isArray(value))
-        return value.map((v2, i) => toJS(v2, String(i), ctx));
-      if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
-          return value.toJSON(arg, ctx);
-        const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value, data);
-        ctx.onCreate = (res2) => {
-          data.res = res2;
-          delete ctx.onCreate;
-        };
-        const res = value.toJSON(arg, ctx);
-        if (ctx.onCreate)
-          ctx.onCreate(res);
-        return res;
-      }
-      if (typeof value === "bigint" && !ctx?.keep)
-        return Number(value);
-      return value;
-    }
-    exports.toJS = toJS;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Node.js
-var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports) {
-    "use strict";
-    var applyReviver = require_applyReviver();
-    var identity = require_identity();
-    var toJS = require_toJS();
-    var NodeBase = class {
-      constructor(type) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
-      }
-      /** Create a copy of this node.  */
-      clone() {
-        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (this.range)
-          copy.range = this.range.slice();
-        return copy;
-      }
-      /** A plain JavaScript representation of this node. */
-      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        if (!identity.isDocument(doc))
-          throw new TypeError("A document argument is required");
-        const ctx = {
-          anchors: /* @__PURE__ */ new Map(),
-          doc,
-          keep: true,
-          mapAsMap: mapAsMap === true,
-          mapKeyWarned: false,
-          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
-        };
-        const res = toJS.toJS(this, "", ctx);
-        if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
-        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
-      }
-    };
-    exports.NodeBase = NodeBase;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Alias.js
-var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
-    "use strict";
-    var anchors = require_anchors();
-    var visit3 = require_visit();
-    var identity = require_identity();
-    var Node = require_Node();
-    var toJS = require_toJS();
-    var Alias = class extends Node.NodeBase {
-      constructor(source) {
-        super(identity.ALIAS);
-        this.source = source;
-        Object.defineProperty(this, "tag", {
-          set() {
-            throw new Error("Alias nodes cannot have tags");
-          }
-        });
-      }
-      /**
-       * Resolve the value of this alias within `doc`, finding the last
-       * instance of the `source` anchor before this node.
-       */
-      resolve(doc, ctx) {
-        if (ctx?.maxAliasCount === 0)
-          throw new ReferenceError("Alias resolution is disabled");
-        let nodes2;
-        if (ctx?.aliasResolveCache) {
-          nodes2 = ctx.aliasResolveCache;
-        } else {
-          nodes2 = [];
-          visit3.visit(doc, {
-            Node: (_key, node) => {
-              if (identity.isAlias(node) || identity.hasAnchor(node))
-                nodes2.push(node);
-            }
-          });
-          if (ctx)
-            ctx.aliasResolveCache = nodes2;
-        }
-        let found = void 0;
-        for (const node of nodes2) {
-          if (node === this)
-            break;
-          if (node.anchor === this.source)
-            found = node;
-        }
-        if (found && ctx) {
-          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
-          let data = anchors2.get(found);
-          if (!data) {
-            toJS.toJS(found, null, ctx);
-            data = anchors2.get(found);
-          }
-          if (data?.res === void 0) {
-            const msg = "This should not happen: Alias anchor was not resolved?";
-            throw new ReferenceError(msg);
-          }
-          if (maxAliasCount >= 0) {
-            data.count += 1;
-            if (data.aliasCount === 0)
-              data.aliasCount = getAliasCount(doc2, found, anchors2);
-            if (data.count * data.aliasCount > maxAliasCount) {
-              const msg = "Excessive alias count indicates a resource exhaustion attack";
-              throw new ReferenceError(msg);
-            }
-          }
-        }
-        return found;
-      }
-      toJSON(_arg, ctx) {
-        if (!ctx)
-          return { source: this.source };
-        const source = this.resolve(ctx.doc, ctx);
-        if (!source) {
-          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
-          throw new ReferenceError(msg);
-        }
-        return ctx.anchors.get(source).res;
-      }
-      toString(ctx, _onComment, _onChompKeep) {
-        const src = `*${this.source}`;
-        if (ctx) {
-          anchors.anchorIsValid(this.source);
-          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
-            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
-            throw new Error(msg);
-          }
-          if (ctx.implicitKey)
-            return `${src} `;
-        }
-        return src;
-      }
-    };
-    function getAliasCount(doc, node, anchors2) {
-      if (identity.isAlias(node)) {
-        const source = node.resolve(doc);
-        const anchor = anchors2 && source && anchors2.get(source);
-        return anchor ? anchor.count * anchor.aliasCount : 0;
-      } else if (identity.isCollection(node)) {
-        let count2 = 0;
-        for (const item of node.items) {
-          const c = getAliasCount(doc, item, anchors2);
-          if (c > count2)
-            count2 = c;
-        }
-        return count2;
-      } else if (identity.isPair(node)) {
-        const kc = getAliasCount(doc, node.key, anchors2);
-        const vc = getAliasCount(doc, node.value, anchors2);
-        return Math.max(kc, vc);
-      }
-      return 1;
-    }
-    exports.Alias = Alias;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Scalar.js
-var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Node = require_Node();
-    var toJS = require_toJS();
-    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
-    var Scalar = class extends Node.NodeBase {
-      constructor(value) {
-        super(identity.SCALAR);
-        this.value = value;
-      }
-      toJSON(arg, ctx) {
-        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
-      }
-      toString() {
-        return String(this.value);
-      }
-    };
-    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
-    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
-    Scalar.PLAIN = "PLAIN";
-    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
-    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
-    exports.Scalar = Scalar;
-    exports.isScalarValue = isScalarValue;
-  }
-});
-
-// node_modules/yaml/dist/doc/createNode.js
-var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports) {
-    "use strict";
-    var Alias = require_Alias();
-    var identity = require_identity();
-    var Scalar = require_Scalar();
-    var defaultTagPrefix = "tag:yaml.org,2002:";
-    function findTagObject(value, tagName, tags) {
-      if (tagName) {
-        const match = tags.filter((t) => t.tag === tagName);
-        const tagObj = match.find((t) => !t.format) ?? match[0];
-        if (!tagObj)
-          throw new Error(`Tag ${tagName} not found`);
-        return tagObj;
-      }
-      return tags.find((t) => t.identify?.(value) && !t.format);
-    }
-    function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
-        value = value.contents;
-      if (identity.isNode(value))
-        return value;
-      if (identity.isPair(value)) {
-        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
-        map.items.push(value);
-        return map;
-      }
-      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
-        value = value.valueOf();
-      }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
-      let ref = void 0;
-      if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
-        if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
-          return new Alias.Alias(ref.anchor);
-        } else {
-          ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
-        }
-      }
-      if (tagName?.startsWith("!!"))
-        tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
-      if (!tagObj) {
-        if (value && typeof value.toJSON === "function") {
-          value = value.toJSON();
-        }
-        if (!value || typeof value !== "object") {
-          const node2 = new Scalar.Scalar(value);
-          if (ref)
-            ref.node = node2;
-          return node2;
-        }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
-      }
-      if (onTagObj) {
-        onTagObj(tagObj);
-        delete ctx.onTagObj;
-      }
-      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
-      if (tagName)
-        node.tag = tagName;
-      else if (!tagObj.default)
-        node.tag = tagObj.tag;
-      if (ref)
-        ref.node = node;
-      return node;
-    }
-    exports.createNode = createNode;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Collection.js
-var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
-    "use strict";
-    var createNode = require_createNode();
-    var identity = require_identity();
-    var Node = require_Node();
-    function collectionFromPath(schema, path, value) {
-      let v2 = value;
-      for (let i = path.length - 1; i >= 0; --i) {
-        const k2 = path[i];
-        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
-          const a = [];
-          a[k2] = v2;
-          v2 = a;
-        } else {
-          v2 = /* @__PURE__ */ new Map([[k2, v2]]);
-        }
-      }
-      return createNode.createNode(v2, void 0, {
-        aliasDuplicateObjects: false,
-        keepUndefined: false,
-        onAnchor: () => {
-          throw new Error("This should not happen, please report a bug.");
-        },
-        schema,
-        sourceObjects: /* @__PURE__ */ new Map()
-      });
-    }
-    var isEmptyPath = (path) => path == null || typeof path === "object" && !!path[Symbol.iterator]().next().done;
-    var Collection2 = class extends Node.NodeBase {
-      constructor(type, schema) {
-        super(type);
-        Object.defineProperty(this, "schema", {
-          value: schema,
-          configurable: true,
-          enumerable: false,
-          writable: true
-        });
-      }
-      /**
-       * Create a copy of this collection.
-       *
-       * @param schema - If defined, overwrites the original's schema
-       */
-      clone(schema) {
-        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema)
-          copy.schema = schema;
-        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
-        if (this.range)
-          copy.range = this.range.slice();
-        return copy;
-      }
-      /**
-       * Adds a value to the collection. For `!!map` and `!!omap` the value must
-       * be a Pair instance or a `{ key, value }` object, which may not have a key
-       * that already exists in the map.
-       */
-      addIn(path, value) {
-        if (isEmptyPath(path))
-          this.add(value);
-        else {
-          const [key, ...rest] = path;
-          const node = this.get(key, true);
-          if (identity.isCollection(node))
-            node.addIn(rest, value);
-          else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
-          else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
-        }
-      }
-      /**
-       * Removes a value from the collection.
-       * @returns `true` if the item was found and removed.
-       */
-      deleteIn(path) {
-        const [key, ...rest] = path;
-        if (rest.length === 0)
-          return this.delete(key);
-        const node = this.get(key, true);
-        if (identity.isCollection(node))
-          return node.deleteIn(rest);
-        else
-          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
-      }
-      /**
-       * Returns item at `key`, or `undefined` if not found. By default unwraps
-       * scalar values from their surrounding node; to disable set `keepScalar` to
-       * `true` (collections are always returned intact).
-       */
-      getIn(path, keepScalar) {
-        const [key, ...rest] = path;
-        const node = this.get(key, true);
-        if (rest.length === 0)
-          return !keepScalar && identity.isScalar(node) ? node.value : node;
-        else
-          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
-      }
-      hasAllNullValues(allowScalar) {
-        return this.items.every((node) => {
-          if (!identity.isPair(node))
-            return false;
-          const n = node.value;
-          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
-        });
-      }
-      /**
-       * Checks if the collection includes a value with the key `key`.
-       */
-      hasIn(path) {
-        const [key, ...rest] = path;
-        if (rest.length === 0)
-          return this.has(key);
-        const node = this.get(key, true);
-        return identity.isCollection(node) ? node.hasIn(rest) : false;
-      }
-      /**
-       * Sets a value in this collection. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       */
-      setIn(path, value) {
-        const [key, ...rest] = path;
-        if (rest.length === 0) {
-          this.set(key, value);
-        } else {
-          const node = this.get(key, true);
-          if (identity.isCollection(node))
-            node.setIn(rest, value);
-          else if (node === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
-          else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
-        }
-      }
-    };
-    exports.Collection = Collection2;
-    exports.collectionFromPath = collectionFromPath;
-    exports.isEmptyPath = isEmptyPath;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyComment.js
-var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
-    "use strict";
-    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
-    function indentComment(comment, indent) {
-      if (/^\n+$/.test(comment))
-        return comment.substring(1);
-      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
-    }
-    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
-    exports.indentComment = indentComment;
-    exports.lineComment = lineComment;
-    exports.stringifyComment = stringifyComment;
-  }
-});
-
-// node_modules/yaml/dist/stringify/foldFlowLines.js
-var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
-    "use strict";
-    var FOLD_FLOW = "flow";
-    var FOLD_BLOCK = "block";
-    var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
-      if (!lineWidth || lineWidth < 0)
-        return text2;
-      if (lineWidth < minContentWidth)
-        minContentWidth = 0;
-      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
-      const folds = [];
-      const escapedFolds = {};
-      let end = lineWidth - indent.length;
-      if (typeof indentAtStart === "number") {
-        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
-          folds.push(0);
-        else
-          end = lineWidth - indentAtStart;
-      }
-      let split = void 0;
-      let prev = void 0;
-      let overflow = false;
-      let i = -1;
-      let escStart = -1;
-      let escEnd = -1;
-      if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
-        if (i !== -1)
-          end = i + endStep;
-      }
-      for (let ch; ch = text2[i += 1]; ) {
-        if (mode === FOLD_QUOTED && ch === "\\") {
-          escStart = i;
-          switch (text2[i + 1]) {
-            case "x":
-              i += 3;
-              break;
-            case "u":
-              i += 5;
-              break;
-            case "U":
-              i += 9;
-              break;
-            default:
-              i += 1;
-          }
-          escEnd = i;
-        }
-        if (ch === "\n") {
-          if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
-          end = i + indent.length + endStep;
-          split = void 0;
-        } else {
-          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
-            if (next && next !== " " && next !== "\n" && next !== "	")
-              split = i;
-          }
-          if (i >= end) {
-            if (split) {
-              folds.push(split);
-              end = split + endStep;
-              split = void 0;
-            } else if (mode === FOLD_QUOTED) {
-              while (prev === " " || prev === "	") {
-                prev = ch;
-                ch = text2[i += 1];
-                overflow = true;
-              }
-              const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
-              if (escapedFolds[j2])
-                return text2;
-              folds.push(j2);
-              escapedFolds[j2] = true;
-              end = j2 + endStep;
-              split = void 0;
-            } else {
-              overflow = true;
-            }
-          }
-        }
-        prev = ch;
-      }
-      if (overflow && onOverflow)
-        onOverflow();
-      if (folds.length === 0)
-        return text2;
-      if (onFold)
-        onFold();
-      let res = text2.slice(0, folds[0]);
-      for (let i2 = 0; i2 < folds.length; ++i2) {
-        const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
-        if (fold === 0)
-          res = `
-${indent}${text2.slice(0, end2)}`;
-        else {
-          if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
-          res += `
-${indent}${text2.slice(fold + 1, end2)}`;
-        }
-      }
-      return res;
-    }
-    function consumeMoreIndentedLines(text2, i, indent) {
-      let end = i;
-      let start = i + 1;
-      let ch = text2[start];
-      while (ch === " " || ch === "	") {
-        if (i < start + indent) {
-          ch = text2[++i];
-        } else {
-          do {
-            ch = text2[++i];
-          } while (ch && ch !== "\n");
-          end = i;
-          start = i + 1;
-          ch = text2[start];
-        }
-      }
-      return end;
-    }
-    exports.FOLD_BLOCK = FOLD_BLOCK;
-    exports.FOLD_FLOW = FOLD_FLOW;
-    exports.FOLD_QUOTED = FOLD_QUOTED;
-    exports.foldFlowLines = foldFlowLines;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyString.js
-var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var foldFlowLines = require_foldFlowLines();
-    var getFoldOptions = (ctx, isBlock) => ({
-      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
-      lineWidth: ctx.options.lineWidth,
-      minContentWidth: ctx.options.minContentWidth
-    });
-    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
-    function lineLengthOverLimit(str, lineWidth, indentLength) {
-      if (!lineWidth || lineWidth < 0)
-        return false;
-      const limit = lineWidth - indentLength;
-      const strLen = str.length;
-      if (strLen <= limit)
-        return false;
-      for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str[i] === "\n") {
-          if (i - start > limit)
-            return true;
-          start = i + 1;
-          if (strLen - start <= limit)
-            return false;
-        }
-      }
-      return true;
-    }
-    function doubleQuotedString(value, ctx) {
-      const json = JSON.stringify(value);
-      if (ctx.options.doubleQuotedAsJSON)
-        return json;
-      const { implicitKey } = ctx;
-      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str = "";
-      let start = 0;
-      for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
-        if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str += json.slice(start, i) + "\\ ";
-          i += 1;
-          start = i;
-          ch = "\\";
-        }
-        if (ch === "\\")
-          switch (json[i + 1]) {
-            case "u":
-              {
-                str += json.slice(start, i);
-                const code2 = json.substr(i + 2, 4);
-                switch (code2) {
-                  case "0000":
-                    str += "\\0";
-                    break;
-                  case "0007":
-                    str += "\\a";
-                    break;
-                  case "000b":
-                    str += "\\v";
-                    break;
-                  case "001b":
-                    str += "\\e";
-                    break;
-                  case "0085":
-                    str += "\\N";
-                    break;
-                  case "00a0":
-                    str += "\\_";
-                    break;
-                  case "2028":
-                    str += "\\L";
-                    break;
-                  case "2029":
-                    str += "\\P";
-                    break;
-                  default:
-                    if (code2.substr(0, 2) === "00")
-                      str += "\\x" + code2.substr(2);
-                    else
-                      str += json.substr(i, 6);
-                }
-                i += 5;
-                start = i + 1;
-              }
-              break;
-            case "n":
-              if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
-                i += 1;
-              } else {
-                str += json.slice(start, i) + "\n\n";
-                while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
-                  str += "\n";
-                  i += 2;
-                }
-                str += indent;
-                if (json[i + 2] === " ")
-                  str += "\\";
-                i += 1;
-                start = i + 1;
-              }
-              break;
-            default:
-              i += 1;
-          }
-      }
-      str = start ? str + json.slice(start) : json;
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
-    }
-    function singleQuotedString(value, ctx) {
-      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
-        return doubleQuotedString(value, ctx);
-      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
-${indent}`) + "'";
-      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
-    }
-    function quotedString(value, ctx) {
-      const { singleQuote } = ctx.options;
-      let qs;
-      if (singleQuote === false)
-        qs = doubleQuotedString;
-      else {
-        const hasDouble = value.includes('"');
-        const hasSingle = value.includes("'");
-        if (hasDouble && !hasSingle)
-          qs = singleQuotedString;
-        else if (hasSingle && !hasDouble)
-          qs = doubleQuotedString;
-        else
-          qs = singleQuote ? singleQuotedString : doubleQuotedString;
-      }
-      return qs(value, ctx);
-    }
-    var blockEndNewlines;
-    try {
-      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
-    } catch {
-      blockEndNewlines = /\n+(?!\n|$)/g;
-    }
-    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
-      const { blockQuote, commentString, lineWidth } = ctx.options;
-      if (!blockQuote || /\n[\t ]+$/.test(value)) {
-        return quotedString(value, ctx);
-      }
-      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
-      if (!value)
-        return literal ? "|\n" : ">\n";
-      let chomp;
-      let endStart;
-      for (endStart = value.length; endStart > 0; --endStart) {
-        const ch = value[endStart - 1];
-        if (ch !== "\n" && ch !== "	" && ch !== " ")
-          break;
-      }
-      let end = value.substring(endStart);
-      const endNlPos = end.indexOf("\n");
-      if (endNlPos === -1) {
-        chomp = "-";
-      } else if (value === end || endNlPos !== end.length - 1) {
-        chomp = "+";
-        if (onChompKeep)
-          onChompKeep();
-      } else {
-        chomp = "";
-      }
-      if (end) {
-        value = value.slice(0, -end.length);
-        if (end[end.length - 1] === "\n")
-          end = end.slice(0, -1);
-        end = end.replace(blockEndNewlines, `$&${indent}`);
-      }
-      let startWithSpace = false;
-      let startEnd;
-      let startNlPos = -1;
-      for (startEnd = 0; startEnd < value.length; ++startEnd) {
-        const ch = value[startEnd];
-        if (ch === " ")
-          startWithSpace = true;
-        else if (ch === "\n")
-          startNlPos = startEnd;
-        else
-          break;
-      }
-      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
-      if (start) {
-        value = value.substring(start.length);
-        start = start.replace(/\n+/g, `$&${indent}`);
-      }
-      const indentSize = indent ? "2" : "1";
-      let header = (startWithSpace ? indentSize : "") + chomp;
-      if (comment) {
-        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
-        if (onComment)
-          onComment();
-      }
-      if (!literal) {
-        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
-        let literalFallback = false;
-        const foldOptions = getFoldOptions(ctx, true);
-        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
-          foldOptions.onOverflow = () => {
-            literalFallback = true;
-          };
-        }
-        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
-        if (!literalFallback)
-          return `>${header}
-${indent}${body}`;
-      }
-      value = value.replace(/\n+/g, `$&${indent}`);
-      return `|${header}
-${indent}${start}${value}${end}`;
-    }
-    function plainString(item, ctx, onComment, onChompKeep) {
-      const { type, value } = item;
-      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
-      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
-        return quotedString(value, ctx);
-      }
-      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
-        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
-      }
-      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
-        return blockString(item, ctx, onComment, onChompKeep);
-      }
-      if (containsDocumentMarker(value)) {
-        if (indent === "") {
-          ctx.forceBlockIndent = true;
-          return blockString(item, ctx, onComment, onChompKeep);
-        } else if (implicitKey && indent === indentStep) {
-          return quotedString(value, ctx);
-        }
-      }
-      const str = value.replace(/\n+/g, `$&
-${indent}`);
-      if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
-        const { compat, tags } = ctx.doc.schema;
-        if (tags.some(test) || compat?.some(test))
-          return quotedString(value, ctx);
-      }
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
-    }
-    function stringifyString(item, ctx, onComment, onChompKeep) {
-      const { implicitKey, inFlow } = ctx;
-      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
-      let { type } = item;
-      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
-        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
-          type = Scalar.Scalar.QUOTE_DOUBLE;
-      }
-      const _stringify = (_type) => {
-        switch (_type) {
-          case Scalar.Scalar.BLOCK_FOLDED:
-          case Scalar.Scalar.BLOCK_LITERAL:
-            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
-          case Scalar.Scalar.QUOTE_DOUBLE:
-            return doubleQuotedString(ss.value, ctx);
-          case Scalar.Scalar.QUOTE_SINGLE:
-            return singleQuotedString(ss.value, ctx);
-          case Scalar.Scalar.PLAIN:
-            return plainString(ss, ctx, onComment, onChompKeep);
-          default:
-            return null;
-        }
-      };
-      let res = _stringify(type);
-      if (res === null) {
-        const { defaultKeyType, defaultStringType } = ctx.options;
-        const t = implicitKey && defaultKeyType || defaultStringType;
-        res = _stringify(t);
-        if (res === null)
-          throw new Error(`Unsupported default string type ${t}`);
-      }
-      return res;
-    }
-    exports.stringifyString = stringifyString;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringify.js
-var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
-    "use strict";
-    var anchors = require_anchors();
-    var identity = require_identity();
-    var stringifyComment = require_stringifyComment();
-    var stringifyString = require_stringifyString();
-    function createStringifyContext(doc, options2) {
-      const opt = Object.assign({
-        blockQuote: true,
-        commentString: stringifyComment.stringifyComment,
-        defaultKeyType: null,
-        defaultStringType: "PLAIN",
-        directives: null,
-        doubleQuotedAsJSON: false,
-        doubleQuotedMinMultiLineLength: 40,
-        falseStr: "false",
-        flowCollectionPadding: true,
-        indentSeq: true,
-        lineWidth: 80,
-        minContentWidth: 20,
-        nullStr: "null",
-        simpleKeys: false,
-        singleQuote: null,
-        trailingComma: false,
-        trueStr: "true",
-        verifyAliasOrder: true
-      }, doc.schema.toStringOptions, options2);
-      let inFlow;
-      switch (opt.collectionStyle) {
-        case "block":
-          inFlow = false;
-          break;
-        case "flow":
-          inFlow = true;
-          break;
-        default:
-          inFlow = null;
-      }
-      return {
-        anchors: /* @__PURE__ */ new Set(),
-        doc,
-        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
-        indent: "",
-        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
-        inFlow,
-        options: opt
-      };
-    }
-    function getTagObject(tags, item) {
-      if (item.tag) {
-        const match = tags.filter((t) => t.tag === item.tag);
-        if (match.length > 0)
-          return match.find((t) => t.format === item.format) ?? match[0];
-      }
-      let tagObj = void 0;
-      let obj;
-      if (identity.isScalar(item)) {
-        obj = item.value;
-        let match = tags.filter((t) => t.identify?.(obj));
-        if (match.length > 1) {
-          const testMatch = match.filter((t) => t.test);
-          if (testMatch.length > 0)
-            match = testMatch;
-        }
-        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
-      } else {
-        obj = item;
-        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
-      }
-      if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
-        throw new Error(`Tag not resolved for ${name} value`);
-      }
-      return tagObj;
-    }
-    function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
-      if (!doc.directives)
-        return "";
-      const props = [];
-      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
-      if (anchor && anchors.anchorIsValid(anchor)) {
-        anchors$1.add(anchor);
-        props.push(`&${anchor}`);
-      }
-      const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
-      if (tag)
-        props.push(doc.directives.tagString(tag));
-      return props.join(" ");
-    }
-    function stringify4(item, ctx, onComment, onChompKeep) {
-      if (identity.isPair(item))
-        return item.toString(ctx, onComment, onChompKeep);
-      if (identity.isAlias(item)) {
-        if (ctx.doc.directives)
-          return item.toString(ctx);
-        if (ctx.resolvedAliases?.has(item)) {
-          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
-        } else {
-          if (ctx.resolvedAliases)
-            ctx.resolvedAliases.add(item);
-          else
-            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
-          item = item.resolve(ctx.doc);
-        }
-      }
-      let tagObj = void 0;
-      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
-      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
-      const props = stringifyProps(node, tagObj, ctx);
-      if (props.length > 0)
-        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
-      if (!props)
-        return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
-${ctx.indent}${str}`;
-    }
-    exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify4;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyPair.js
-var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Scalar = require_Scalar();
-    var stringify4 = require_stringify();
-    var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
-      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
-      if (simpleKeys) {
-        if (keyComment) {
-          throw new Error("With simple keys, key nodes cannot have comments");
-        }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
-          const msg = "With simple keys, collection cannot be used as a key value";
-          throw new Error(msg);
-        }
-      }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
-      ctx = Object.assign({}, ctx, {
-        allNullValues: false,
-        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
-        indent: indent + indentStep
-      });
-      let keyCommentDone = false;
-      let chompKeep = false;
-      let str = stringify4.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
-        if (simpleKeys)
-          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
-        explicitKey = true;
-      }
-      if (ctx.inFlow) {
-        if (allNullValues || value == null) {
-          if (keyCommentDone && onComment)
-            onComment();
-          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
-        }
-      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str = `? ${str}`;
-        if (keyComment && !keyCommentDone) {
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        } else if (chompKeep && onChompKeep)
-          onChompKeep();
-        return str;
-      }
-      if (keyCommentDone)
-        keyComment = null;
-      if (explicitKey) {
-        if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        str = `? ${str}
-${indent}:`;
-      } else {
-        str = `${str}:`;
-        if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-      }
-      let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
-        vsb = !!value.spaceBefore;
-        vcb = value.commentBefore;
-        valueComment = value.comment;
-      } else {
-        vsb = false;
-        vcb = null;
-        valueComment = null;
-        if (value && typeof value === "object")
-          value = doc.createNode(value);
-      }
-      ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str.length + 1;
-      chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
-        ctx.indent = ctx.indent.substring(2);
-      }
-      let valueCommentDone = false;
-      const valueStr = stringify4.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
-      let ws = " ";
-      if (keyComment || vsb || vcb) {
-        ws = vsb ? "\n" : "";
-        if (vcb) {
-          const cs = commentString(vcb);
-          ws += `
-${stringifyComment.indentComment(cs, ctx.indent)}`;
-        }
-        if (valueStr === "" && !ctx.inFlow) {
-          if (ws === "\n" && valueComment)
-            ws = "\n\n";
-        } else {
-          ws += `
-${ctx.indent}`;
-        }
-      } else if (!explicitKey && identity.isCollection(value)) {
-        const vs0 = valueStr[0];
-        const nl0 = valueStr.indexOf("\n");
-        const hasNewline = nl0 !== -1;
-        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
-        if (hasNewline || !flow) {
-          let hasPropsLine = false;
-          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
-            let sp0 = valueStr.indexOf(" ");
-            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
-              sp0 = valueStr.indexOf(" ", sp0 + 1);
-            }
-            if (sp0 === -1 || nl0 < sp0)
-              hasPropsLine = true;
-          }
-          if (!hasPropsLine)
-            ws = `
-${ctx.indent}`;
-        }
-      } else if (valueStr === "" || valueStr[0] === "\n") {
-        ws = "";
-      }
-      str += ws + valueStr;
-      if (ctx.inFlow) {
-        if (valueCommentDone && onComment)
-          onComment();
-      } else if (valueComment && !valueCommentDone) {
-        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
-      } else if (chompKeep && onChompKeep) {
-        onChompKeep();
-      }
-      return str;
-    }
-    exports.stringifyPair = stringifyPair;
-  }
-});
-
-// node_modules/yaml/dist/log.js
-var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports) {
-    "use strict";
-    var node_process = __require("process");
-    function debug(logLevel, ...messages) {
-      if (logLevel === "debug")
-        console.log(...messages);
-    }
-    function warn(logLevel, warning) {
-      if (logLevel === "debug" || logLevel === "warn") {
-        if (typeof node_process.emitWarning === "function")
-          node_process.emitWarning(warning);
-        else
-          console.warn(warning);
-      }
-    }
-    exports.debug = debug;
-    exports.warn = warn;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
-var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Scalar = require_Scalar();
-    var MERGE_KEY = "<<";
-    var merge2 = {
-      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
-      default: "key",
-      tag: "tag:yaml.org,2002:merge",
-      test: /^<<$/,
-      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
-        addToJSMap: addMergeToJSMap
-      }),
-      stringify: () => MERGE_KEY
-    };
-    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
-    function addMergeToJSMap(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
-      if (identity.isSeq(source))
-        for (const it of source.items)
-          mergeValue(ctx, map, it);
-      else if (Array.isArray(source))
-        for (const it of source)
-          mergeValue(ctx, map, it);
-      else
-        mergeValue(ctx, map, source);
-    }
-    function mergeValue(ctx, map, value) {
-      const source = resolveAliasValue(ctx, value);
-      if (!identity.isMap(source))
-        throw new Error("Merge sources must be maps or map aliases");
-      const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
-        if (map instanceof Map) {
-          if (!map.has(key))
-            map.set(key, value2);
-        } else if (map instanceof Set) {
-          map.add(key);
-        } else if (!Object.prototype.hasOwnProperty.call(map, key)) {
-          Object.defineProperty(map, key, {
-            value: value2,
-            writable: true,
-            enumerable: true,
-            configurable: true
-          });
-        }
-      }
-      return map;
-    }
-    function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
-    }
-    exports.addMergeToJSMap = addMergeToJSMap;
-    exports.isMergeKey = isMergeKey;
-    exports.merge = merge2;
-  }
-});
-
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
-var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
-    "use strict";
-    var log = require_log();
-    var merge2 = require_merge();
-    var stringify4 = require_stringify();
-    var identity = require_identity();
-    var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map, value);
-      else if (merge2.isMergeKey(ctx, key))
-        merge2.addMergeToJSMap(ctx, map, value);
-      else {
-        const jsKey = toJS.toJS(key, "", ctx);
-        if (map instanceof Map) {
-          map.set(jsKey, toJS.toJS(value, jsKey, ctx));
-        } else if (map instanceof Set) {
-          map.add(jsKey);
-        } else {
-          const stringKey = stringifyKey(key, jsKey, ctx);
-          const jsValue = toJS.toJS(value, stringKey, ctx);
-          if (stringKey in map)
-            Object.defineProperty(map, stringKey, {
-              value: jsValue,
-              writable: true,
-              enumerable: true,
-              configurable: true
-            });
-          else
-            map[stringKey] = jsValue;
-        }
-      }
-      return map;
-    }
-    function stringifyKey(key, jsKey, ctx) {
-      if (jsKey === null)
-        return "";
-      if (typeof jsKey !== "object")
-        return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify4.createStringifyContext(ctx.doc, {});
-        strCtx.anchors = /* @__PURE__ */ new Set();
-        for (const node of ctx.anchors.keys())
-          strCtx.anchors.add(node.anchor);
-        strCtx.inFlow = true;
-        strCtx.inStringifyKey = true;
-        const strKey = key.toString(strCtx);
-        if (!ctx.mapKeyWarned) {
-          let jsonStr = JSON.stringify(strKey);
-          if (jsonStr.length > 40)
-            jsonStr = jsonStr.substring(0, 36) + '..."';
-          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
-          ctx.mapKeyWarned = true;
-        }
-        return strKey;
-      }
-      return JSON.stringify(jsKey);
-    }
-    exports.addPairToJSMap = addPairToJSMap;
-  }
-});
-
-// node_modules/yaml/dist/nodes/Pair.js
-var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
-    "use strict";
-    var createNode = require_createNode();
-    var stringifyPair = require_stringifyPair();
-    var addPairToJSMap = require_addPairToJSMap();
-    var identity = require_identity();
-    function createPair(key, value, ctx) {
-      const k2 = createNode.createNode(key, void 0, ctx);
-      const v2 = createNode.createNode(value, void 0, ctx);
-      return new Pair(k2, v2);
-    }
-    var Pair = class _Pair {
-      constructor(key, value = null) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
-        this.key = key;
-        this.value = value;
-      }
-      clone(schema) {
-        let { key, value } = this;
-        if (identity.isNode(key))
-          key = key.clone(schema);
-        if (identity.isNode(value))
-          value = value.clone(schema);
-        return new _Pair(key, value);
-      }
-      toJSON(_2, ctx) {
-        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
-        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
-      }
-      toString(ctx, onComment, onChompKeep) {
-        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
-      }
-    };
-    exports.Pair = Pair;
-    exports.createPair = createPair;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyCollection.js
-var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var stringify4 = require_stringify();
-    var stringifyComment = require_stringifyComment();
-    function stringifyCollection(collection, ctx, options2) {
-      const flow = ctx.inFlow ?? collection.flow;
-      const stringify5 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify5(collection, ctx, options2);
-    }
-    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
-      const { indent, options: { commentString } } = ctx;
-      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
-      let chompKeep = false;
-      const lines = [];
-      for (let i = 0; i < items.length; ++i) {
-        const item = items[i];
-        let comment2 = null;
-        if (identity.isNode(item)) {
-          if (!chompKeep && item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
-          if (item.comment)
-            comment2 = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
-          if (ik) {
-            if (!chompKeep && ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
-          }
-        }
-        chompKeep = false;
-        let str2 = stringify4.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
-        if (comment2)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
-        if (chompKeep && comment2)
-          chompKeep = false;
-        lines.push(blockItemPrefix + str2);
-      }
-      let str;
-      if (lines.length === 0) {
-        str = flowChars.start + flowChars.end;
-      } else {
-        str = lines[0];
-        for (let i = 1; i < lines.length; ++i) {
-          const line = lines[i];
-          str += line ? `
-${indent}${line}` : "\n";
-        }
-      }
-      if (comment) {
-        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
-        if (onComment)
-          onComment();
-      } else if (chompKeep && onChompKeep)
-        onChompKeep();
-      return str;
-    }
-    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
-      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
-      itemIndent += indentStep;
-      const itemCtx = Object.assign({}, ctx, {
-        indent: itemIndent,
-        inFlow: true,
-        type: null
-      });
-      let reqNewline = false;
-      let linesAtValue = 0;
-      const lines = [];
-      for (let i = 0; i < items.length; ++i) {
-        const item = items[i];
-        let comment = null;
-        if (identity.isNode(item)) {
-          if (item.spaceBefore)
-            lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, false);
-          if (item.comment)
-            comment = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
-          if (ik) {
-            if (ik.spaceBefore)
-              lines.push("");
-            addCommentBefore(ctx, lines, ik.commentBefore, false);
-            if (ik.comment)
-              reqNewline = true;
-          }
-          const iv = identity.isNode(item.value) ? item.value : null;
-          if (iv) {
-            if (iv.comment)
-              comment = iv.comment;
-            if (iv.commentBefore)
-              reqNewline = true;
-          } else if (item.value == null && ik?.comment) {
-            comment = ik.comment;
-          }
-        }
-        if (comment)
-          reqNewline = true;
-        let str = stringify4.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
-        if (i < items.length - 1) {
-          str += ",";
-        } else if (ctx.options.trailingComma) {
-          if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
-          }
-          if (reqNewline) {
-            str += ",";
-          }
-        }
-        if (comment)
-          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
-        lines.push(str);
-        linesAtValue = lines.length;
-      }
-      const { start, end } = flowChars;
-      if (lines.length === 0) {
-        return start + end;
-      } else {
-        if (!reqNewline) {
-          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
-          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
-        }
-        if (reqNewline) {
-          let str = start;
-          for (const line of lines)
-            str += line ? `
-${indentStep}${indent}${line}` : "\n";
-          return `${str}
-${indent}${end}`;
-        } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
-        }
-      }
-    }
-    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
-      if (comment && chompKeep)
-        comment = comment.replace(/^\n+/, "");
-      if (comment) {
-        const ic = stringifyComment.indentComment(commentString(comment), indent);
-        lines.push(ic.trimStart());
-      }
-    }
-    exports.stringifyCollection = stringifyCollection;
-  }
-});
-
-// node_modules/yaml/dist/nodes/YAMLMap.js
-var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
-    "use strict";
-    var stringifyCollection = require_stringifyCollection();
-    var addPairToJSMap = require_addPairToJSMap();
-    var Collection2 = require_Collection();
-    var identity = require_identity();
-    var Pair = require_Pair();
-    var Scalar = require_Scalar();
-    function findPair(items, key) {
-      const k2 = identity.isScalar(key) ? key.value : key;
-      for (const it of items) {
-        if (identity.isPair(it)) {
-          if (it.key === key || it.key === k2)
-            return it;
-          if (identity.isScalar(it.key) && it.key.value === k2)
-            return it;
-        }
-      }
-      return void 0;
-    }
-    var YAMLMap = class extends Collection2.Collection {
-      static get tagName() {
-        return "tag:yaml.org,2002:map";
-      }
-      constructor(schema) {
-        super(identity.MAP, schema);
-        this.items = [];
-      }
-      /**
-       * A generic collection parsing method that can be extended
-       * to other node classes that inherit from YAMLMap
-       */
-      static from(schema, obj, ctx) {
-        const { keepUndefined, replacer } = ctx;
-        const map = new this(schema);
-        const add = (key, value) => {
-          if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key))
-            return;
-          if (value !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key, value, ctx));
-        };
-        if (obj instanceof Map) {
-          for (const [key, value] of obj)
-            add(key, value);
-        } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
-        }
-        if (typeof schema.sortMapEntries === "function") {
-          map.items.sort(schema.sortMapEntries);
-        }
-        return map;
-      }
-      /**
-       * Adds a value to the collection.
-       *
-       * @param overwrite - If not set `true`, using a key that is already in the
-       *   collection will throw. Otherwise, overwrites the previous value.
-       */
-      add(pair, overwrite) {
-        let _pair;
-        if (identity.isPair(pair))
-          _pair = pair;
-        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
-          _pair = new Pair.Pair(pair, pair?.value);
-        } else
-          _pair = new Pair.Pair(pair.key, pair.value);
-        const prev = findPair(this.items, _pair.key);
-        const sortEntries = this.schema?.sortMapEntries;
-        if (prev) {
-          if (!overwrite)
-            throw new Error(`Key ${_pair.key} already set`);
-          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
-            prev.value.value = _pair.value;
-          else
-            prev.value = _pair.value;
-        } else if (sortEntries) {
-          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
-          if (i === -1)
-            this.items.push(_pair);
-          else
-            this.items.splice(i, 0, _pair);
-        } else {
-          this.items.push(_pair);
-        }
-      }
-      delete(key) {
-        const it = findPair(this.items, key);
-        if (!it)
-          return false;
-        const del = this.items.splice(this.items.indexOf(it), 1);
-        return del.length > 0;
-      }
-      get(key, keepScalar) {
-        const it = findPair(this.items, key);
-        const node = it?.value;
-        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
-      }
-      has(key) {
-        return !!findPair(this.items, key);
-      }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
-      }
-      /**
-       * @param ctx - Conversion context, originally set in Document#toJS()
-       * @param {Class} Type - If set, forces the returned collection type
-       * @returns Instance of Type, Map, or Object
-       */
-      toJSON(_2, ctx, Type) {
-        const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
-        if (ctx?.onCreate)
-          ctx.onCreate(map);
-        for (const item of this.items)
-          addPairToJSMap.addPairToJSMap(ctx, map, item);
-        return map;
-      }
-      toString(ctx, onComment, onChompKeep) {
-        if (!ctx)
-          return JSON.stringify(this);
-        for (const item of this.items) {
-          if (!identity.isPair(item))
-            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
-        }
-        if (!ctx.allNullValues && this.hasAllNullValues(false))
-          ctx = Object.assign({}, ctx, { allNullValues: true });
-        return stringifyCollection.stringifyCollection(this, ctx, {
-          blockItemPrefix: "",
-          flowChars: { start: "{", end: "}" },
-          itemIndent: ctx.indent || "",
-          onChompKeep,
-          onComment
-        });
-      }
-    };
-    exports.YAMLMap = YAMLMap;
-    exports.findPair = findPair;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/map.js
-var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var YAMLMap = require_YAMLMap();
-    var map = {
-      collection: "map",
-      default: true,
-      nodeClass: YAMLMap.YAMLMap,
-      tag: "tag:yaml.org,2002:map",
-      resolve(map2, onError) {
-        if (!identity.isMap(map2))
-          onError("Expected a mapping for this tag");
-        return map2;
-      },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
-    };
-    exports.map = map;
-  }
-});
-
-// node_modules/yaml/dist/nodes/YAMLSeq.js
-var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
-    "use strict";
-    var createNode = require_createNode();
-    var stringifyCollection = require_stringifyCollection();
-    var Collection2 = require_Collection();
-    var identity = require_identity();
-    var Scalar = require_Scalar();
-    var toJS = require_toJS();
-    var YAMLSeq = class extends Collection2.Collection {
-      static get tagName() {
-        return "tag:yaml.org,2002:seq";
-      }
-      constructor(schema) {
-        super(identity.SEQ, schema);
-        this.items = [];
-      }
-      add(value) {
-        this.items.push(value);
-      }
-      /**
-       * Removes a value from the collection.
-       *
-       * `key` must contain a representation of an integer for this to succeed.
-       * It may be wrapped in a `Scalar`.
-       *
-       * @returns `true` if the item was found and removed.
-       */
-      delete(key) {
-        const idx = asItemIndex(key);
-        if (typeof idx !== "number")
-          return false;
-        const del = this.items.splice(idx, 1);
-        return del.length > 0;
-      }
-      get(key, keepScalar) {
-        const idx = asItemIndex(key);
-        if (typeof idx !== "number")
-          return void 0;
-        const it = this.items[idx];
-        return !keepScalar && identity.isScalar(it) ? it.value : it;
-      }
-      /**
-       * Checks if the collection includes a value with the key `key`.
-       *
-       * `key` must contain a representation of an integer for this to succeed.
-       * It may be wrapped in a `Scalar`.
-       */
-      has(key) {
-        const idx = asItemIndex(key);
-        return typeof idx === "number" && idx < this.items.length;
-      }
-      /**
-       * Sets a value in this collection. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       *
-       * If `key` does not contain a representation of an integer, this will throw.
-       * It may be wrapped in a `Scalar`.
-       */
-      set(key, value) {
-        const idx = asItemIndex(key);
-        if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key}.`);
-        const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
-          prev.value = value;
-        else
-          this.items[idx] = value;
-      }
-      toJSON(_2, ctx) {
-        const seq = [];
-        if (ctx?.onCreate)
-          ctx.onCreate(seq);
-        let i = 0;
-        for (const item of this.items)
-          seq.push(toJS.toJS(item, String(i++), ctx));
-        return seq;
-      }
-      toString(ctx, onComment, onChompKeep) {
-        if (!ctx)
-          return JSON.stringify(this);
-        return stringifyCollection.stringifyCollection(this, ctx, {
-          blockItemPrefix: "- ",
-          flowChars: { start: "[", end: "]" },
-          itemIndent: (ctx.indent || "") + "  ",
-          onChompKeep,
-          onComment
-        });
-      }
-      static from(schema, obj, ctx) {
-        const { replacer } = ctx;
-        const seq = new this(schema);
-        if (obj && Symbol.iterator in Object(obj)) {
-          let i = 0;
-          for (let it of obj) {
-            if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
-            }
-            seq.items.push(createNode.createNode(it, void 0, ctx));
-          }
-        }
-        return seq;
-      }
-    };
-    function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
-      if (idx && typeof idx === "string")
-        idx = Number(idx);
-      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
-    }
-    exports.YAMLSeq = YAMLSeq;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/seq.js
-var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var YAMLSeq = require_YAMLSeq();
-    var seq = {
-      collection: "seq",
-      default: true,
-      nodeClass: YAMLSeq.YAMLSeq,
-      tag: "tag:yaml.org,2002:seq",
-      resolve(seq2, onError) {
-        if (!identity.isSeq(seq2))
-          onError("Expected a sequence for this tag");
-        return seq2;
-      },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
-    };
-    exports.seq = seq;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/string.js
-var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports) {
-    "use strict";
-    var stringifyString = require_stringifyString();
-    var string = {
-      identify: (value) => typeof value === "string",
-      default: true,
-      tag: "tag:yaml.org,2002:str",
-      resolve: (str) => str,
-      stringify(item, ctx, onComment, onChompKeep) {
-        ctx = Object.assign({ actualString: true }, ctx);
-        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
-      }
-    };
-    exports.string = string;
-  }
-});
-
-// node_modules/yaml/dist/schema/common/null.js
-var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var nullTag = {
-      identify: (value) => value == null,
-      createNode: () => new Scalar.Scalar(null),
-      default: true,
-      tag: "tag:yaml.org,2002:null",
-      test: /^(?:~|[Nn]ull|NULL)?$/,
-      resolve: () => new Scalar.Scalar(null),
-      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
-    };
-    exports.nullTag = nullTag;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/bool.js
-var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var boolTag = {
-      identify: (value) => typeof value === "boolean",
-      default: true,
-      tag: "tag:yaml.org,2002:bool",
-      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
-      stringify({ source, value }, ctx) {
-        if (source && boolTag.test.test(source)) {
-          const sv = source[0] === "t" || source[0] === "T";
-          if (value === sv)
-            return source;
-        }
-        return value ? ctx.options.trueStr : ctx.options.falseStr;
-      }
-    };
-    exports.boolTag = boolTag;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyNumber.js
-var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
-    "use strict";
-    function stringifyNumber({ format, minFractionDigits, tag, value }) {
-      if (typeof value === "bigint")
-        return String(value);
-      const num3 = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num3))
-        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
-      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
-      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
-        let i = n.indexOf(".");
-        if (i < 0) {
-          i = n.length;
-          n += ".";
-        }
-        let d2 = minFractionDigits - (n.length - i - 1);
-        while (d2-- > 0)
-          n += "0";
-      }
-      return n;
-    }
-    exports.stringifyNumber = stringifyNumber;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/float.js
-var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var stringifyNumber = require_stringifyNumber();
-    var floatNaN = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var floatExp = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      format: "EXP",
-      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str),
-      stringify(node) {
-        const num3 = Number(node.value);
-        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
-      }
-    };
-    var float = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str));
-        const dot = str.indexOf(".");
-        if (dot !== -1 && str[str.length - 1] === "0")
-          node.minFractionDigits = str.length - dot - 1;
-        return node;
-      },
-      stringify: stringifyNumber.stringifyNumber
-    };
-    exports.float = float;
-    exports.floatExp = floatExp;
-    exports.floatNaN = floatNaN;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/int.js
-var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports) {
-    "use strict";
-    var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
-    function intStringify(node, radix, prefix) {
-      const { value } = node;
-      if (intIdentify(value) && value >= 0)
-        return prefix + value.toString(radix);
-      return stringifyNumber.stringifyNumber(node);
-    }
-    var intOct = {
-      identify: (value) => intIdentify(value) && value >= 0,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "OCT",
-      test: /^0o[0-7]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
-      stringify: (node) => intStringify(node, 8, "0o")
-    };
-    var int = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      test: /^[-+]?[0-9]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var intHex = {
-      identify: (value) => intIdentify(value) && value >= 0,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "HEX",
-      test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
-      stringify: (node) => intStringify(node, 16, "0x")
-    };
-    exports.int = int;
-    exports.intHex = intHex;
-    exports.intOct = intOct;
-  }
-});
-
-// node_modules/yaml/dist/schema/core/schema.js
-var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
-    "use strict";
-    var map = require_map();
-    var _null = require_null();
-    var seq = require_seq();
-    var string = require_string();
-    var bool = require_bool();
-    var float = require_float();
-    var int = require_int();
-    var schema = [
-      map.map,
-      seq.seq,
-      string.string,
-      _null.nullTag,
-      bool.boolTag,
-      int.intOct,
-      int.int,
-      int.intHex,
-      float.floatNaN,
-      float.floatExp,
-      float.float
-    ];
-    exports.schema = schema;
-  }
-});
-
-// node_modules/yaml/dist/schema/json/schema.js
-var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var map = require_map();
-    var seq = require_seq();
-    function intIdentify(value) {
-      return typeof value === "bigint" || Number.isInteger(value);
-    }
-    var stringifyJSON = ({ value }) => JSON.stringify(value);
-    var jsonScalars = [
-      {
-        identify: (value) => typeof value === "string",
-        default: true,
-        tag: "tag:yaml.org,2002:str",
-        resolve: (str) => str,
-        stringify: stringifyJSON
-      },
-      {
-        identify: (value) => value == null,
-        createNode: () => new Scalar.Scalar(null),
-        default: true,
-        tag: "tag:yaml.org,2002:null",
-        test: /^null$/,
-        resolve: () => null,
-        stringify: stringifyJSON
-      },
-      {
-        identify: (value) => typeof value === "boolean",
-        default: true,
-        tag: "tag:yaml.org,2002:bool",
-        test: /^true$|^false$/,
-        resolve: (str) => str === "true",
-        stringify: stringifyJSON
-      },
-      {
-        identify: intIdentify,
-        default: true,
-        tag: "tag:yaml.org,2002:int",
-        test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
-        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
-      },
-      {
-        identify: (value) => typeof value === "number",
-        default: true,
-        tag: "tag:yaml.org,2002:float",
-        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str) => parseFloat(str),
-        stringify: stringifyJSON
-      }
-    ];
-    var jsonError = {
-      default: true,
-      tag: "",
-      test: /^/,
-      resolve(str, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
-        return str;
-      }
-    };
-    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports.schema = schema;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
-var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
-    "use strict";
-    var node_buffer = __require("buffer");
-    var Scalar = require_Scalar();
-    var stringifyString = require_stringifyString();
-    var binary = {
-      identify: (value) => value instanceof Uint8Array,
-      // Buffer inherits from Uint8Array
-      default: false,
-      tag: "tag:yaml.org,2002:binary",
-      /**
-       * Returns a Buffer in node and an Uint8Array in browsers
-       *
-       * To use the resulting buffer as an image, you'll want to do something like:
-       *
-       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
-       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
-       */
-      resolve(src, onError) {
-        if (typeof node_buffer.Buffer === "function") {
-          return node_buffer.Buffer.from(src, "base64");
-        } else if (typeof atob === "function") {
-          const str = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str.length);
-          for (let i = 0; i < str.length; ++i)
-            buffer[i] = str.charCodeAt(i);
-          return buffer;
-        } else {
-          onError("This environment does not support reading binary tags; either Buffer or atob is required");
-          return src;
-        }
-      },
-      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
-        if (!value)
-          return "";
-        const buf = value;
-        let str;
-        if (typeof node_buffer.Buffer === "function") {
-          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
-        } else if (typeof btoa === "function") {
-          let s = "";
-          for (let i = 0; i < buf.length; ++i)
-            s += String.fromCharCode(buf[i]);
-          str = btoa(s);
-        } else {
-          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
-        }
-        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
-        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
-          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str.length / lineWidth);
-          const lines = new Array(n);
-          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str.substr(o, lineWidth);
-          }
-          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
-        }
-        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
-      }
-    };
-    exports.binary = binary;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
-var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Pair = require_Pair();
-    var Scalar = require_Scalar();
-    var YAMLSeq = require_YAMLSeq();
-    function resolvePairs(seq, onError) {
-      if (identity.isSeq(seq)) {
-        for (let i = 0; i < seq.items.length; ++i) {
-          let item = seq.items[i];
-          if (identity.isPair(item))
-            continue;
-          else if (identity.isMap(item)) {
-            if (item.items.length > 1)
-              onError("Each pair must have its own sequence indicator");
-            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
-            if (item.commentBefore)
-              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
-${pair.key.commentBefore}` : item.commentBefore;
-            if (item.comment) {
-              const cn = pair.value ?? pair.key;
-              cn.comment = cn.comment ? `${item.comment}
-${cn.comment}` : item.comment;
-            }
-            item = pair;
-          }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
-        }
-      } else
-        onError("Expected a sequence for this tag");
-      return seq;
-    }
-    function createPairs(schema, iterable, ctx) {
-      const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema);
-      pairs2.tag = "tag:yaml.org,2002:pairs";
-      let i = 0;
-      if (iterable && Symbol.iterator in Object(iterable))
-        for (let it of iterable) {
-          if (typeof replacer === "function")
-            it = replacer.call(iterable, String(i++), it);
-          let key, value;
-          if (Array.isArray(it)) {
-            if (it.length === 2) {
-              key = it[0];
-              value = it[1];
-            } else
-              throw new TypeError(`Expected [key, value] tuple: ${it}`);
-          } else if (it && it instanceof Object) {
-            const keys = Object.keys(it);
-            if (keys.length === 1) {
-              key = keys[0];
-              value = it[key];
-            } else {
-              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
-            }
-          } else {
-            key = it;
-          }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
-        }
-      return pairs2;
-    }
-    var pairs = {
-      collection: "seq",
-      default: false,
-      tag: "tag:yaml.org,2002:pairs",
-      resolve: resolvePairs,
-      createNode: createPairs
-    };
-    exports.createPairs = createPairs;
-    exports.pairs = pairs;
-    exports.resolvePairs = resolvePairs;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
-var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var toJS = require_toJS();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var pairs = require_pairs();
-    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
-      constructor() {
-        super();
-        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
-        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
-        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
-        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
-        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
-        this.tag = _YAMLOMap.tag;
-      }
-      /**
-       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
-       * but TypeScript won't allow widening the signature of a child method.
-       */
-      toJSON(_2, ctx) {
-        if (!ctx)
-          return super.toJSON(_2);
-        const map = /* @__PURE__ */ new Map();
-        if (ctx?.onCreate)
-          ctx.onCreate(map);
-        for (const pair of this.items) {
-          let key, value;
-          if (identity.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
-          } else {
-            key = toJS.toJS(pair, "", ctx);
-          }
-          if (map.has(key))
-            throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key, value);
-        }
-        return map;
-      }
-      static from(schema, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
-        const omap2 = new this();
-        omap2.items = pairs$1.items;
-        return omap2;
-      }
-    };
-    YAMLOMap.tag = "tag:yaml.org,2002:omap";
-    var omap = {
-      collection: "seq",
-      identify: (value) => value instanceof Map,
-      nodeClass: YAMLOMap,
-      default: false,
-      tag: "tag:yaml.org,2002:omap",
-      resolve(seq, onError) {
-        const pairs$1 = pairs.resolvePairs(seq, onError);
-        const seenKeys = [];
-        for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
-            if (seenKeys.includes(key.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
-            } else {
-              seenKeys.push(key.value);
-            }
-          }
-        }
-        return Object.assign(new YAMLOMap(), pairs$1);
-      },
-      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
-    };
-    exports.YAMLOMap = YAMLOMap;
-    exports.omap = omap;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
-var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    function boolStringify({ value, source }, ctx) {
-      const boolObj = value ? trueTag : falseTag;
-      if (source && boolObj.test.test(source))
-        return source;
-      return value ? ctx.options.trueStr : ctx.options.falseStr;
-    }
-    var trueTag = {
-      identify: (value) => value === true,
-      default: true,
-      tag: "tag:yaml.org,2002:bool",
-      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
-      resolve: () => new Scalar.Scalar(true),
-      stringify: boolStringify
-    };
-    var falseTag = {
-      identify: (value) => value === false,
-      default: true,
-      tag: "tag:yaml.org,2002:bool",
-      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
-      resolve: () => new Scalar.Scalar(false),
-      stringify: boolStringify
-    };
-    exports.falseTag = falseTag;
-    exports.trueTag = trueTag;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
-var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var stringifyNumber = require_stringifyNumber();
-    var floatNaN = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var floatExp = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      format: "EXP",
-      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str.replace(/_/g, "")),
-      stringify(node) {
-        const num3 = Number(node.value);
-        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
-      }
-    };
-    var float = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
-        const dot = str.indexOf(".");
-        if (dot !== -1) {
-          const f = str.substring(dot + 1).replace(/_/g, "");
-          if (f[f.length - 1] === "0")
-            node.minFractionDigits = f.length;
-        }
-        return node;
-      },
-      stringify: stringifyNumber.stringifyNumber
-    };
-    exports.float = float;
-    exports.floatExp = floatExp;
-    exports.floatNaN = floatNaN;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
-var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
-    "use strict";
-    var stringifyNumber = require_stringifyNumber();
-    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str, offset, radix, { intAsBigInt }) {
-      const sign = str[0];
-      if (sign === "-" || sign === "+")
-        offset += 1;
-      str = str.substring(offset).replace(/_/g, "");
-      if (intAsBigInt) {
-        switch (radix) {
-          case 2:
-            str = `0b${str}`;
-            break;
-          case 8:
-            str = `0o${str}`;
-            break;
-          case 16:
-            str = `0x${str}`;
-            break;
-        }
-        const n2 = BigInt(str);
-        return sign === "-" ? BigInt(-1) * n2 : n2;
-      }
-      const n = parseInt(str, radix);
-      return sign === "-" ? -1 * n : n;
-    }
-    function intStringify(node, radix, prefix) {
-      const { value } = node;
-      if (intIdentify(value)) {
-        const str = value.toString(radix);
-        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
-      }
-      return stringifyNumber.stringifyNumber(node);
-    }
-    var intBin = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "BIN",
-      test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
-      stringify: (node) => intStringify(node, 2, "0b")
-    };
-    var intOct = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "OCT",
-      test: /^[-+]?0[0-7_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
-      stringify: (node) => intStringify(node, 8, "0")
-    };
-    var int = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
-      stringify: stringifyNumber.stringifyNumber
-    };
-    var intHex = {
-      identify: intIdentify,
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "HEX",
-      test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
-      stringify: (node) => intStringify(node, 16, "0x")
-    };
-    exports.int = int;
-    exports.intBin = intBin;
-    exports.intHex = intHex;
-    exports.intOct = intOct;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
-var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Pair = require_Pair();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema) {
-        super(schema);
-        this.tag = _YAMLSet.tag;
-      }
-      add(key) {
-        let pair;
-        if (identity.isPair(key))
-          pair = key;
-        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
-        else
-          pair = new Pair.Pair(key, null);
-        const prev = YAMLMap.findPair(this.items, pair.key);
-        if (!prev)
-          this.items.push(pair);
-      }
-      /**
-       * If `keepPair` is `true`, returns the Pair matching `key`.
-       * Otherwise, returns the value of that Pair's key.
-       */
-      get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
-      }
-      set(key, value) {
-        if (typeof value !== "boolean")
-          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key);
-        if (prev && !value) {
-          this.items.splice(this.items.indexOf(prev), 1);
-        } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key));
-        }
-      }
-      toJSON(_2, ctx) {
-        return super.toJSON(_2, ctx, Set);
-      }
-      toString(ctx, onComment, onChompKeep) {
-        if (!ctx)
-          return JSON.stringify(this);
-        if (this.hasAllNullValues(true))
-          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
-        else
-          throw new Error("Set items must all have null values");
-      }
-      static from(schema, iterable, ctx) {
-        const { replacer } = ctx;
-        const set2 = new this(schema);
-        if (iterable && Symbol.iterator in Object(iterable))
-          for (let value of iterable) {
-            if (typeof replacer === "function")
-              value = replacer.call(iterable, value, value);
-            set2.items.push(Pair.createPair(value, null, ctx));
-          }
-        return set2;
-      }
-    };
-    YAMLSet.tag = "tag:yaml.org,2002:set";
-    var set = {
-      collection: "map",
-      identify: (value) => value instanceof Set,
-      nodeClass: YAMLSet,
-      default: false,
-      tag: "tag:yaml.org,2002:set",
-      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
-      resolve(map, onError) {
-        if (identity.isMap(map)) {
-          if (map.hasAllNullValues(true))
-            return Object.assign(new YAMLSet(), map);
-          else
-            onError("Set items must all have null values");
-        } else
-          onError("Expected a mapping for this tag");
-        return map;
-      }
-    };
-    exports.YAMLSet = YAMLSet;
-    exports.set = set;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
-var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
-    "use strict";
-    var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str, asBigInt) {
-      const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
-      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
-      return sign === "-" ? num3(-1) * res : res;
-    }
-    function stringifySexagesimal(node) {
-      let { value } = node;
-      let num3 = (n) => n;
-      if (typeof value === "bigint")
-        num3 = (n) => BigInt(n);
-      else if (isNaN(value) || !isFinite(value))
-        return stringifyNumber.stringifyNumber(node);
-      let sign = "";
-      if (value < 0) {
-        sign = "-";
-        value *= num3(-1);
-      }
-      const _60 = num3(60);
-      const parts = [value % _60];
-      if (value < 60) {
-        parts.unshift(0);
-      } else {
-        value = (value - parts[0]) / _60;
-        parts.unshift(value % _60);
-        if (value >= 60) {
-          value = (value - parts[0]) / _60;
-          parts.unshift(value);
-        }
-      }
-      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
-    }
-    var intTime = {
-      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
-      default: true,
-      tag: "tag:yaml.org,2002:int",
-      format: "TIME",
-      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
-      stringify: stringifySexagesimal
-    };
-    var floatTime = {
-      identify: (value) => typeof value === "number",
-      default: true,
-      tag: "tag:yaml.org,2002:float",
-      format: "TIME",
-      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str) => parseSexagesimal(str, false),
-      stringify: stringifySexagesimal
-    };
-    var timestamp = {
-      identify: (value) => value instanceof Date,
-      default: true,
-      tag: "tag:yaml.org,2002:timestamp",
-      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
-      // may be omitted altogether, resulting in a date format. In such a case, the time part is
-      // assumed to be 00:00:00Z (start of day, UTC).
-      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str) {
-        const match = str.match(timestamp.test);
-        if (!match)
-          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
-        const [, year, month, day, hour, minute, second] = match.map(Number);
-        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
-        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
-        const tz = match[8];
-        if (tz && tz !== "Z") {
-          let d2 = parseSexagesimal(tz, false);
-          if (Math.abs(d2) < 30)
-            d2 *= 60;
-          date -= 6e4 * d2;
-        }
-        return new Date(date);
-      },
-      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
-    };
-    exports.floatTime = floatTime;
-    exports.intTime = intTime;
-    exports.timestamp = timestamp;
-  }
-});
-
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
-var require_schema4 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
-    "use strict";
-    var map = require_map();
-    var _null = require_null();
-    var seq = require_seq();
-    var string = require_string();
-    var binary = require_binary();
-    var bool = require_bool2();
-    var float = require_float2();
-    var int = require_int2();
-    var merge2 = require_merge();
-    var omap = require_omap();
-    var pairs = require_pairs();
-    var set = require_set();
-    var timestamp = require_timestamp();
-    var schema = [
-      map.map,
-      seq.seq,
-      string.string,
-      _null.nullTag,
-      bool.trueTag,
-      bool.falseTag,
-      int.intBin,
-      int.intOct,
-      int.int,
-      int.intHex,
-      float.floatNaN,
-      float.floatExp,
-      float.float,
-      binary.binary,
-      merge2.merge,
-      omap.omap,
-      pairs.pairs,
-      set.set,
-      timestamp.intTime,
-      timestamp.floatTime,
-      timestamp.timestamp
-    ];
-    exports.schema = schema;
-  }
-});
-
-// node_modules/yaml/dist/schema/tags.js
-var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports) {
-    "use strict";
-    var map = require_map();
-    var _null = require_null();
-    var seq = require_seq();
-    var string = require_string();
-    var bool = require_bool();
-    var float = require_float();
-    var int = require_int();
-    var schema = require_schema2();
-    var schema$1 = require_schema3();
-    var binary = require_binary();
-    var merge2 = require_merge();
-    var omap = require_omap();
-    var pairs = require_pairs();
-    var schema$2 = require_schema4();
-    var set = require_set();
-    var timestamp = require_timestamp();
-    var schemas = /* @__PURE__ */ new Map([
-      ["core", schema.schema],
-      ["failsafe", [map.map, seq.seq, string.string]],
-      ["json", schema$1.schema],
-      ["yaml11", schema$2.schema],
-      ["yaml-1.1", schema$2.schema]
-    ]);
-    var tagsByName = {
-      binary: binary.binary,
-      bool: bool.boolTag,
-      float: float.float,
-      floatExp: float.floatExp,
-      floatNaN: float.floatNaN,
-      floatTime: timestamp.floatTime,
-      int: int.int,
-      intHex: int.intHex,
-      intOct: int.intOct,
-      intTime: timestamp.intTime,
-      map: map.map,
-      merge: merge2.merge,
-      null: _null.nullTag,
-      omap: omap.omap,
-      pairs: pairs.pairs,
-      seq: seq.seq,
-      set: set.set,
-      timestamp: timestamp.timestamp
-    };
-    var coreKnownTags = {
-      "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge2.merge,
-      "tag:yaml.org,2002:omap": omap.omap,
-      "tag:yaml.org,2002:pairs": pairs.pairs,
-      "tag:yaml.org,2002:set": set.set,
-      "tag:yaml.org,2002:timestamp": timestamp.timestamp
-    };
-    function getTags(customTags, schemaName, addMergeTag) {
-      const schemaTags = schemas.get(schemaName);
-      if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
-      }
-      let tags = schemaTags;
-      if (!tags) {
-        if (Array.isArray(customTags))
-          tags = [];
-        else {
-          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
-          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
-        }
-      }
-      if (Array.isArray(customTags)) {
-        for (const tag of customTags)
-          tags = tags.concat(tag);
-      } else if (typeof customTags === "function") {
-        tags = customTags(tags.slice());
-      }
-      if (addMergeTag)
-        tags = tags.concat(merge2.merge);
-      return tags.reduce((tags2, tag) => {
-        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
-        if (!tagObj) {
-          const tagName = JSON.stringify(tag);
-          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
-          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
-        }
-        if (!tags2.includes(tagObj))
-          tags2.push(tagObj);
-        return tags2;
-      }, []);
-    }
-    exports.coreKnownTags = coreKnownTags;
-    exports.getTags = getTags;
-  }
-});
-
-// node_modules/yaml/dist/schema/Schema.js
-var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var map = require_map();
-    var seq = require_seq();
-    var string = require_string();
-    var tags = require_tags();
-    var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
-    var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
-        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema === "string" && schema || "core";
-        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge2);
-        this.toStringOptions = toStringDefaults ?? null;
-        Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
-        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
-      }
-      clone() {
-        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
-        copy.tags = this.tags.slice();
-        return copy;
-      }
-    };
-    exports.Schema = Schema;
-  }
-});
-
-// node_modules/yaml/dist/stringify/stringifyDocument.js
-var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var stringify4 = require_stringify();
-    var stringifyComment = require_stringifyComment();
-    function stringifyDocument(doc, options2) {
-      const lines = [];
-      let hasDirectives = options2.directives === true;
-      if (options2.directives !== false && doc.directives) {
-        const dir = doc.directives.toString(doc);
-        if (dir) {
-          lines.push(dir);
-          hasDirectives = true;
-        } else if (doc.directives.docStart)
-          hasDirectives = true;
-      }
-      if (hasDirectives)
-        lines.push("---");
-      const ctx = stringify4.createStringifyContext(doc, options2);
-      const { commentString } = ctx.options;
-      if (doc.commentBefore) {
-        if (lines.length !== 1)
-          lines.unshift("");
-        const cs = commentString(doc.commentBefore);
-        lines.unshift(stringifyComment.indentComment(cs, ""));
-      }
-      let chompKeep = false;
-      let contentComment = null;
-      if (doc.contents) {
-        if (identity.isNode(doc.contents)) {
-          if (doc.contents.spaceBefore && hasDirectives)
-            lines.push("");
-          if (doc.contents.commentBefore) {
-            const cs = commentString(doc.contents.commentBefore);
-            lines.push(stringifyComment.indentComment(cs, ""));
-          }
-          ctx.forceBlockIndent = !!doc.comment;
-          contentComment = doc.contents.comment;
-        }
-        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify4.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
-        if (contentComment)
-          body += stringifyComment.lineComment(body, "", commentString(contentComment));
-        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
-          lines[lines.length - 1] = `--- ${body}`;
-        } else
-          lines.push(body);
-      } else {
-        lines.push(stringify4.stringify(doc.contents, ctx));
-      }
-      if (doc.directives?.docEnd) {
-        if (doc.comment) {
-          const cs = commentString(doc.comment);
-          if (cs.includes("\n")) {
-            lines.push("...");
-            lines.push(stringifyComment.indentComment(cs, ""));
-          } else {
-            lines.push(`... ${cs}`);
-          }
-        } else {
-          lines.push("...");
-        }
-      } else {
-        let dc = doc.comment;
-        if (dc && chompKeep)
-          dc = dc.replace(/^\n+/, "");
-        if (dc) {
-          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
-            lines.push("");
-          lines.push(stringifyComment.indentComment(commentString(dc), ""));
-        }
-      }
-      return lines.join("\n") + "\n";
-    }
-    exports.stringifyDocument = stringifyDocument;
-  }
-});
-
-// node_modules/yaml/dist/doc/Document.js
-var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports) {
-    "use strict";
-    var Alias = require_Alias();
-    var Collection2 = require_Collection();
-    var identity = require_identity();
-    var Pair = require_Pair();
-    var toJS = require_toJS();
-    var Schema = require_Schema();
-    var stringifyDocument = require_stringifyDocument();
-    var anchors = require_anchors();
-    var applyReviver = require_applyReviver();
-    var createNode = require_createNode();
-    var directives = require_directives();
-    var Document3 = class _Document {
-      constructor(value, replacer, options2) {
-        this.commentBefore = null;
-        this.comment = null;
-        this.errors = [];
-        this.warnings = [];
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
-        let _replacer = null;
-        if (typeof replacer === "function" || Array.isArray(replacer)) {
-          _replacer = replacer;
-        } else if (options2 === void 0 && replacer) {
-          options2 = replacer;
-          replacer = void 0;
-        }
-        const opt = Object.assign({
-          intAsBigInt: false,
-          keepSourceTokens: false,
-          logLevel: "warn",
-          prettyErrors: true,
-          strict: true,
-          stringKeys: false,
-          uniqueKeys: true,
-          version: "1.2"
-        }, options2);
-        this.options = opt;
-        let { version } = opt;
-        if (options2?._directives) {
-          this.directives = options2._directives.atDocument();
-          if (this.directives.yaml.explicit)
-            version = this.directives.yaml.version;
-        } else
-          this.directives = new directives.Directives({ version });
-        this.setSchema(version, options2);
-        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options2);
-      }
-      /**
-       * Create a deep copy of this Document and its contents.
-       *
-       * Custom Node values that inherit from `Object` still refer to their original instances.
-       */
-      clone() {
-        const copy = Object.create(_Document.prototype, {
-          [identity.NODE_TYPE]: { value: identity.DOC }
-        });
-        copy.commentBefore = this.commentBefore;
-        copy.comment = this.comment;
-        copy.errors = this.errors.slice();
-        copy.warnings = this.warnings.slice();
-        copy.options = Object.assign({}, this.options);
-        if (this.directives)
-          copy.directives = this.directives.clone();
-        copy.schema = this.schema.clone();
-        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
-        if (this.range)
-          copy.range = this.range.slice();
-        return copy;
-      }
-      /** Adds a value to the document. */
-      add(value) {
-        if (assertCollection(this.contents))
-          this.contents.add(value);
-      }
-      /** Adds a value to the document. */
-      addIn(path, value) {
-        if (assertCollection(this.contents))
-          this.contents.addIn(path, value);
-      }
-      /**
-       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
-       *
-       * If `node` already has an anchor, `name` is ignored.
-       * Otherwise, the `node.anchor` value will be set to `name`,
-       * or if an anchor with that name is already present in the document,
-       * `name` will be used as a prefix for a new unique anchor.
-       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
-       */
-      createAlias(node, name) {
-        if (!node.anchor) {
-          const prev = anchors.anchorNames(this);
-          node.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
-        }
-        return new Alias.Alias(node.anchor);
-      }
-      createNode(value, replacer, options2) {
-        let _replacer = void 0;
-        if (typeof replacer === "function") {
-          value = replacer.call({ "": value }, "", value);
-          _replacer = replacer;
-        } else if (Array.isArray(replacer)) {
-          const keyToStr = (v2) => typeof v2 === "number" || v2 instanceof String || v2 instanceof Number;
-          const asStr = replacer.filter(keyToStr).map(String);
-          if (asStr.length > 0)
-            replacer = replacer.concat(asStr);
-          _replacer = replacer;
-        } else if (options2 === void 0 && replacer) {
-          options2 = replacer;
-          replacer = void 0;
-        }
-        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options2 ?? {};
-        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
-          this,
-          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          anchorPrefix || "a"
-        );
-        const ctx = {
-          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
-          keepUndefined: keepUndefined ?? false,
-          onAnchor,
-          onTagObj,
-          replacer: _replacer,
-          schema: this.schema,
-          sourceObjects
-        };
-        const node = createNode.createNode(value, tag, ctx);
-        if (flow && identity.isCollection(node))
-          node.flow = true;
-        setAnchors();
-        return node;
-      }
-      /**
-       * Convert a key and a value into a `Pair` using the current schema,
-       * recursively wrapping all values as `Scalar` or `Collection` nodes.
-       */
-      createPair(key, value, options2 = {}) {
-        const k2 = this.createNode(key, null, options2);
-        const v2 = this.createNode(value, null, options2);
-        return new Pair.Pair(k2, v2);
-      }
-      /**
-       * Removes a value from the document.
-       * @returns `true` if the item was found and removed.
-       */
-      delete(key) {
-        return assertCollection(this.contents) ? this.contents.delete(key) : false;
-      }
-      /**
-       * Removes a value from the document.
-       * @returns `true` if the item was found and removed.
-       */
-      deleteIn(path) {
-        if (Collection2.isEmptyPath(path)) {
-          if (this.contents == null)
-            return false;
-          this.contents = null;
-          return true;
-        }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path) : false;
-      }
-      /**
-       * Returns item at `key`, or `undefined` if not found. By default unwraps
-       * scalar values from their surrounding node; to disable set `keepScalar` to
-       * `true` (collections are always returned intact).
-       */
-      get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
-      }
-      /**
-       * Returns item at `path`, or `undefined` if not found. By default unwraps
-       * scalar values from their surrounding node; to disable set `keepScalar` to
-       * `true` (collections are always returned intact).
-       */
-      getIn(path, keepScalar) {
-        if (Collection2.isEmptyPath(path))
-          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
-      }
-      /**
-       * Checks if the document includes a value with the key `key`.
-       */
-      has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
-      }
-      /**
-       * Checks if the document includes a value at `path`.
-       */
-      hasIn(path) {
-        if (Collection2.isEmptyPath(path))
-          return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
-      }
-      /**
-       * Sets a value in this document. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       */
-      set(key, value) {
-        if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
-        } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
-        }
-      }
-      /**
-       * Sets a value in this document. For `!!set`, `value` needs to be a
-       * boolean to add/remove the item from the set.
-       */
-      setIn(path, value) {
-        if (Collection2.isEmptyPath(path)) {
-          this.contents = value;
-        } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path), value);
-        } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path, value);
-        }
-      }
-      /**
-       * Change the YAML version and schema used by the document.
-       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
-       * It also requires the `schema` option to be given as a `Schema` instance value.
-       *
-       * Overrides all previously set schema options.
-       */
-      setSchema(version, options2 = {}) {
-        if (typeof version === "number")
-          version = String(version);
-        let opt;
-        switch (version) {
-          case "1.1":
-            if (this.directives)
-              this.directives.yaml.version = "1.1";
-            else
-              this.directives = new directives.Directives({ version: "1.1" });
-            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
-            break;
-          case "1.2":
-          case "next":
-            if (this.directives)
-              this.directives.yaml.version = version;
-            else
-              this.directives = new directives.Directives({ version });
-            opt = { resolveKnownTags: true, schema: "core" };
-            break;
-          case null:
-            if (this.directives)
-              delete this.directives;
-            opt = null;
-            break;
-          default: {
-            const sv = JSON.stringify(version);
-            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
-          }
-        }
-        if (options2.schema instanceof Object)
-          this.schema = options2.schema;
-        else if (opt)
-          this.schema = new Schema.Schema(Object.assign(opt, options2));
-        else
-          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
-      }
-      // json & jsonArg are only used from toJSON()
-      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        const ctx = {
-          anchors: /* @__PURE__ */ new Map(),
-          doc: this,
-          keep: !json,
-          mapAsMap: mapAsMap === true,
-          mapKeyWarned: false,
-          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
-        };
-        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
-        if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
-        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
-      }
-      /**
-       * A JSON representation of the document `contents`.
-       *
-       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
-       *   property name.
-       */
-      toJSON(jsonArg, onAnchor) {
-        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
-      }
-      /** A YAML representation of the document. */
-      toString(options2 = {}) {
-        if (this.errors.length > 0)
-          throw new Error("Document with errors cannot be stringified");
-        if ("indent" in options2 && (!Number.isInteger(options2.indent) || Number(options2.indent) <= 0)) {
-          const s = JSON.stringify(options2.indent);
-          throw new Error(`"indent" option must be a positive integer, not ${s}`);
-        }
-        return stringifyDocument.stringifyDocument(this, options2);
-      }
-    };
-    function assertCollection(contents) {
-      if (identity.isCollection(contents))
-        return true;
-      throw new Error("Expected a YAML collection as document contents");
-    }
-    exports.Document = Document3;
-  }
-});
-
-// node_modules/yaml/dist/errors.js
-var require_errors3 = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports) {
-    "use strict";
-    var YAMLError = class extends Error {
-      constructor(name, pos, code2, message2) {
-        super();
-        this.name = name;
-        this.code = code2;
-        this.message = message2;
-        this.pos = pos;
-      }
-    };
-    var YAMLParseError = class extends YAMLError {
-      constructor(pos, code2, message2) {
-        super("YAMLParseError", pos, code2, message2);
-      }
-    };
-    var YAMLWarning = class extends YAMLError {
-      constructor(pos, code2, message2) {
-        super("YAMLWarning", pos, code2, message2);
-      }
-    };
-    var prettifyError = (src, lc) => (error) => {
-      if (error.pos[0] === -1)
-        return;
-      error.linePos = error.pos.map((pos) => lc.linePos(pos));
-      const { line, col } = error.linePos[0];
-      error.message += ` at line ${line}, column ${col}`;
-      let ci = col - 1;
-      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
-      if (ci >= 60 && lineStr.length > 80) {
-        const trimStart = Math.min(ci - 39, lineStr.length - 79);
-        lineStr = "\u2026" + lineStr.substring(trimStart);
-        ci -= trimStart - 1;
-      }
-      if (lineStr.length > 80)
-        lineStr = lineStr.substring(0, 79) + "\u2026";
-      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
-        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
-        if (prev.length > 80)
-          prev = prev.substring(0, 79) + "\u2026\n";
-        lineStr = prev + lineStr;
-      }
-      if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
-        const end = error.linePos[1];
-        if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
-        }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
-        error.message += `:
-
-${lineStr}
-${pointer}
-`;
-      }
-    };
-    exports.YAMLError = YAMLError;
-    exports.YAMLParseError = YAMLParseError;
-    exports.YAMLWarning = YAMLWarning;
-    exports.prettifyError = prettifyError;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-props.js
-var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
-    "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
-      let spaceBefore = false;
-      let atNewline = startOnNewline;
-      let hasSpace = startOnNewline;
-      let comment = "";
-      let commentSep = "";
-      let hasNewline = false;
-      let reqSpace = false;
-      let tab = null;
-      let anchor = null;
-      let tag = null;
-      let newlineAfterProp = null;
-      let comma = null;
-      let found = null;
-      let start = null;
-      for (const token of tokens) {
-        if (reqSpace) {
-          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
-            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
-          reqSpace = false;
-        }
-        if (tab) {
-          if (atNewline && token.type !== "comment" && token.type !== "newline") {
-            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
-          }
-          tab = null;
-        }
-        switch (token.type) {
-          case "space":
-            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
-              tab = token;
-            }
-            hasSpace = true;
-            break;
-          case "comment": {
-            if (!hasSpace)
-              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
-            const cb = token.source.substring(1) || " ";
-            if (!comment)
-              comment = cb;
-            else
-              comment += commentSep + cb;
-            commentSep = "";
-            atNewline = false;
-            break;
-          }
-          case "newline":
-            if (atNewline) {
-              if (comment)
-                comment += token.source;
-              else if (!found || indicator !== "seq-item-ind")
-                spaceBefore = true;
-            } else
-              commentSep += token.source;
-            atNewline = true;
-            hasNewline = true;
-            if (anchor || tag)
-              newlineAfterProp = token;
-            hasSpace = true;
-            break;
-          case "anchor":
-            if (anchor)
-              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
-            if (token.source.endsWith(":"))
-              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
-            anchor = token;
-            start ?? (start = token.offset);
-            atNewline = false;
-            hasSpace = false;
-            reqSpace = true;
-            break;
-          case "tag": {
-            if (tag)
-              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
-            tag = token;
-            start ?? (start = token.offset);
-            atNewline = false;
-            hasSpace = false;
-            reqSpace = true;
-            break;
-          }
-          case indicator:
-            if (anchor || tag)
-              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
-            if (found)
-              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
-            found = token;
-            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
-            hasSpace = false;
-            break;
-          case "comma":
-            if (flow) {
-              if (comma)
-                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
-              comma = token;
-              atNewline = false;
-              hasSpace = false;
-              break;
-            }
-          // else fallthrough
-          default:
-            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
-            atNewline = false;
-            hasSpace = false;
-        }
-      }
-      const last = tokens[tokens.length - 1];
-      const end = last ? last.offset + last.source.length : offset;
-      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
-        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
-      }
-      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
-        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
-      return {
-        comma,
-        found,
-        spaceBefore,
-        comment,
-        hasNewline,
-        anchor,
-        tag,
-        newlineAfterProp,
-        end,
-        start: start ?? end
-      };
-    }
-    exports.resolveProps = resolveProps;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-contains-newline.js
-var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
-    "use strict";
-    function containsNewline(key) {
-      if (!key)
-        return null;
-      switch (key.type) {
-        case "alias":
-        case "scalar":
-        case "double-quoted-scalar":
-        case "single-quoted-scalar":
-          if (key.source.includes("\n"))
-            return true;
-          if (key.end) {
-            for (const st of key.end)
-              if (st.type === "newline")
-                return true;
-          }
-          return false;
-        case "flow-collection":
-          for (const it of key.items) {
-            for (const st of it.start)
-              if (st.type === "newline")
-                return true;
-            if (it.sep) {
-              for (const st of it.sep)
-                if (st.type === "newline")
-                  return true;
-            }
-            if (containsNewline(it.key) || containsNewline(it.value))
-              return true;
-          }
-          return false;
-        default:
-          return true;
-      }
-    }
-    exports.containsNewline = containsNewline;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
-var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
-    "use strict";
-    var utilContainsNewline = require_util_contains_newline();
-    function flowIndentCheck(indent, fc, onError) {
-      if (fc?.type === "flow-collection") {
-        const end = fc.end[0];
-        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
-          const msg = "Flow end indicator should be more indented than parent";
-          onError(end, "BAD_INDENT", msg, true);
-        }
-      }
-    }
-    exports.flowIndentCheck = flowIndentCheck;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-map-includes.js
-var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    function mapIncludes(ctx, items, search) {
-      const { uniqueKeys } = ctx.options;
-      if (uniqueKeys === false)
-        return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
-      return items.some((pair) => isEqual(pair.key, search));
-    }
-    exports.mapIncludes = mapIncludes;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-block-map.js
-var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
-    "use strict";
-    var Pair = require_Pair();
-    var YAMLMap = require_YAMLMap();
-    var resolveProps = require_resolve_props();
-    var utilContainsNewline = require_util_contains_newline();
-    var utilFlowIndentCheck = require_util_flow_indent_check();
-    var utilMapIncludes = require_util_map_includes();
-    var startColMsg = "All mapping items must start at the same column";
-    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
-      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
-      const map = new NodeClass(ctx.schema);
-      if (ctx.atRoot)
-        ctx.atRoot = false;
-      let offset = bm.offset;
-      let commentEnd = null;
-      for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
-        const keyProps = resolveProps.resolveProps(start, {
-          indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
-          offset,
-          onError,
-          parentIndent: bm.indent,
-          startOnNewline: true
-        });
-        const implicitKey = !keyProps.found;
-        if (implicitKey) {
-          if (key) {
-            if (key.type === "block-seq")
-              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key && key.indent !== bm.indent)
-              onError(offset, "BAD_INDENT", startColMsg);
-          }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
-            commentEnd = keyProps.end;
-            if (keyProps.comment) {
-              if (map.comment)
-                map.comment += "\n" + keyProps.comment;
-              else
-                map.comment = keyProps.comment;
-            }
-            continue;
-          }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
-          }
-        } else if (keyProps.found?.indent !== bm.indent) {
-          onError(offset, "BAD_INDENT", startColMsg);
-        }
-        ctx.atKey = true;
-        const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
-        if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
-        ctx.atKey = false;
-        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
-          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
-          indicator: "map-value-ind",
-          next: value,
-          offset: keyNode.range[2],
-          onError,
-          parentIndent: bm.indent,
-          startOnNewline: !key || key.type === "block-scalar"
-        });
-        offset = valueProps.end;
-        if (valueProps.found) {
-          if (implicitKey) {
-            if (value?.type === "block-map" && !valueProps.hasNewline)
-              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
-            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
-              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
-          }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
-          if (ctx.schema.compat)
-            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
-          offset = valueNode.range[2];
-          const pair = new Pair.Pair(keyNode, valueNode);
-          if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
-        } else {
-          if (implicitKey)
-            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
-          if (valueProps.comment) {
-            if (keyNode.comment)
-              keyNode.comment += "\n" + valueProps.comment;
-            else
-              keyNode.comment = valueProps.comment;
-          }
-          const pair = new Pair.Pair(keyNode);
-          if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
-        }
-      }
-      if (commentEnd && commentEnd < offset)
-        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
-      map.range = [bm.offset, offset, commentEnd ?? offset];
-      return map;
-    }
-    exports.resolveBlockMap = resolveBlockMap;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-block-seq.js
-var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
-    "use strict";
-    var YAMLSeq = require_YAMLSeq();
-    var resolveProps = require_resolve_props();
-    var utilFlowIndentCheck = require_util_flow_indent_check();
-    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
-      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
-      const seq = new NodeClass(ctx.schema);
-      if (ctx.atRoot)
-        ctx.atRoot = false;
-      if (ctx.atKey)
-        ctx.atKey = false;
-      let offset = bs.offset;
-      let commentEnd = null;
-      for (const { start, value } of bs.items) {
-        const props = resolveProps.resolveProps(start, {
-          indicator: "seq-item-ind",
-          next: value,
-          offset,
-          onError,
-          parentIndent: bs.indent,
-          startOnNewline: true
-        });
-        if (!props.found) {
-          if (props.anchor || props.tag || value) {
-            if (value?.type === "block-seq")
-              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
-            else
-              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
-          } else {
-            commentEnd = props.end;
-            if (props.comment)
-              seq.comment = props.comment;
-            continue;
-          }
-        }
-        const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
-        if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
-        offset = node.range[2];
-        seq.items.push(node);
-      }
-      seq.range = [bs.offset, offset, commentEnd ?? offset];
-      return seq;
-    }
-    exports.resolveBlockSeq = resolveBlockSeq;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-end.js
-var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
-    "use strict";
-    function resolveEnd(end, offset, reqSpace, onError) {
-      let comment = "";
-      if (end) {
-        let hasSpace = false;
-        let sep2 = "";
-        for (const token of end) {
-          const { source, type } = token;
-          switch (type) {
-            case "space":
-              hasSpace = true;
-              break;
-            case "comment": {
-              if (reqSpace && !hasSpace)
-                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
-              const cb = source.substring(1) || " ";
-              if (!comment)
-                comment = cb;
-              else
-                comment += sep2 + cb;
-              sep2 = "";
-              break;
-            }
-            case "newline":
-              if (comment)
-                sep2 += source;
-              hasSpace = true;
-              break;
-            default:
-              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
-          }
-          offset += source.length;
-        }
-      }
-      return { comment, offset };
-    }
-    exports.resolveEnd = resolveEnd;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
-var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Pair = require_Pair();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var resolveEnd = require_resolve_end();
-    var resolveProps = require_resolve_props();
-    var utilContainsNewline = require_util_contains_newline();
-    var utilMapIncludes = require_util_map_includes();
-    var blockMsg = "Block collections are not allowed within flow collections";
-    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
-    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap3 = fc.start.source === "{";
-      const fcName = isMap3 ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap3 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
-      const coll = new NodeClass(ctx.schema);
-      coll.flow = true;
-      const atRoot = ctx.atRoot;
-      if (atRoot)
-        ctx.atRoot = false;
-      if (ctx.atKey)
-        ctx.atKey = false;
-      let offset = fc.offset + fc.start.source.length;
-      for (let i = 0; i < fc.items.length; ++i) {
-        const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
-        const props = resolveProps.resolveProps(start, {
-          flow: fcName,
-          indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
-          offset,
-          onError,
-          parentIndent: fc.indent,
-          startOnNewline: false
-        });
-        if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
-            if (i === 0 && props.comma)
-              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
-            else if (i < fc.items.length - 1)
-              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
-            if (props.comment) {
-              if (coll.comment)
-                coll.comment += "\n" + props.comment;
-              else
-                coll.comment = props.comment;
-            }
-            offset = props.end;
-            continue;
-          }
-          if (!isMap3 && ctx.options.strict && utilContainsNewline.containsNewline(key))
-            onError(
-              key,
-              // checked by containsNewline()
-              "MULTILINE_IMPLICIT_KEY",
-              "Implicit keys of flow sequence pairs need to be on a single line"
-            );
-        }
-        if (i === 0) {
-          if (props.comma)
-            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
-        } else {
-          if (!props.comma)
-            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
-          if (props.comment) {
-            let prevItemComment = "";
-            loop: for (const st of start) {
-              switch (st.type) {
-                case "comma":
-                case "space":
-                  break;
-                case "comment":
-                  prevItemComment = st.source.substring(1);
-                  break loop;
-                default:
-                  break loop;
-              }
-            }
-            if (prevItemComment) {
-              let prev = coll.items[coll.items.length - 1];
-              if (identity.isPair(prev))
-                prev = prev.value ?? prev.key;
-              if (prev.comment)
-                prev.comment += "\n" + prevItemComment;
-              else
-                prev.comment = prevItemComment;
-              props.comment = props.comment.substring(prevItemComment.length + 1);
-            }
-          }
-        }
-        if (!isMap3 && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
-          coll.items.push(valueNode);
-          offset = valueNode.range[2];
-          if (isBlock(value))
-            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
-        } else {
-          ctx.atKey = true;
-          const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key))
-            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
-          ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
-            flow: fcName,
-            indicator: "map-value-ind",
-            next: value,
-            offset: keyNode.range[2],
-            onError,
-            parentIndent: fc.indent,
-            startOnNewline: false
-          });
-          if (valueProps.found) {
-            if (!isMap3 && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
-                  if (st === valueProps.found)
-                    break;
-                  if (st.type === "newline") {
-                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
-                    break;
-                  }
-                }
-              if (props.start < valueProps.found.offset - 1024)
-                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
-            }
-          } else if (value) {
-            if ("source" in value && value.source?.[0] === ":")
-              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
-            else
-              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
-          }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
-          if (valueNode) {
-            if (isBlock(value))
-              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
-          } else if (valueProps.comment) {
-            if (keyNode.comment)
-              keyNode.comment += "\n" + valueProps.comment;
-            else
-              keyNode.comment = valueProps.comment;
-          }
-          const pair = new Pair.Pair(keyNode, valueNode);
-          if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          if (isMap3) {
-            const map = coll;
-            if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
-              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-            map.items.push(pair);
-          } else {
-            const map = new YAMLMap.YAMLMap(ctx.schema);
-            map.flow = true;
-            map.items.push(pair);
-            const endRange = (valueNode ?? keyNode).range;
-            map.range = [keyNode.range[0], endRange[1], endRange[2]];
-            coll.items.push(map);
-          }
-          offset = valueNode ? valueNode.range[2] : valueProps.end;
-        }
-      }
-      const expectedEnd = isMap3 ? "}" : "]";
-      const [ce2, ...ee] = fc.end;
-      let cePos = offset;
-      if (ce2?.source === expectedEnd)
-        cePos = ce2.offset + ce2.source.length;
-      else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
-        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
-        if (ce2 && ce2.source.length !== 1)
-          ee.unshift(ce2);
-      }
-      if (ee.length > 0) {
-        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
-        if (end.comment) {
-          if (coll.comment)
-            coll.comment += "\n" + end.comment;
-          else
-            coll.comment = end.comment;
-        }
-        coll.range = [fc.offset, cePos, end.offset];
-      } else {
-        coll.range = [fc.offset, cePos, cePos];
-      }
-      return coll;
-    }
-    exports.resolveFlowCollection = resolveFlowCollection;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-collection.js
-var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Scalar = require_Scalar();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var resolveBlockMap = require_resolve_block_map();
-    var resolveBlockSeq = require_resolve_block_seq();
-    var resolveFlowCollection = require_resolve_flow_collection();
-    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
-      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
-      const Coll = coll.constructor;
-      if (tagName === "!" || tagName === Coll.tagName) {
-        coll.tag = Coll.tagName;
-        return coll;
-      }
-      if (tagName)
-        coll.tag = tagName;
-      return coll;
-    }
-    function composeCollection(CN, ctx, token, props, onError) {
-      const tagToken = props.tag;
-      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
-      if (token.type === "block-seq") {
-        const { anchor, newlineAfterProp: nl } = props;
-        const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
-        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
-          const message2 = "Missing newline after block sequence props";
-          onError(lastProp, "MISSING_CHAR", message2);
-        }
-      }
-      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
-      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
-        return resolveCollection(CN, ctx, token, onError, tagName);
-      }
-      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
-      if (!tag) {
-        const kt = ctx.schema.knownTags[tagName];
-        if (kt?.collection === expType) {
-          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
-          tag = kt;
-        } else {
-          if (kt) {
-            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
-          } else {
-            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
-          }
-          return resolveCollection(CN, ctx, token, onError, tagName);
-        }
-      }
-      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
-      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
-      node.range = coll.range;
-      node.tag = tagName;
-      if (tag?.format)
-        node.format = tag.format;
-      return node;
-    }
-    exports.composeCollection = composeCollection;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
-var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    function resolveBlockScalar(ctx, scalar, onError) {
-      const start = scalar.offset;
-      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
-      if (!header)
-        return { value: "", type: null, comment: "", range: [start, start, start] };
-      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines(scalar.source) : [];
-      let chompStart = lines.length;
-      for (let i = lines.length - 1; i >= 0; --i) {
-        const content = lines[i][1];
-        if (content === "" || content === "\r")
-          chompStart = i;
-        else
-          break;
-      }
-      if (chompStart === 0) {
-        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header.length;
-        if (scalar.source)
-          end2 += scalar.source.length;
-        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
-      }
-      let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
-      let contentStart = 0;
-      for (let i = 0; i < chompStart; ++i) {
-        const [indent, content] = lines[i];
-        if (content === "" || content === "\r") {
-          if (header.indent === 0 && indent.length > trimIndent)
-            trimIndent = indent.length;
-        } else {
-          if (indent.length < trimIndent) {
-            const message2 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
-            onError(offset + indent.length, "MISSING_CHAR", message2);
-          }
-          if (header.indent === 0)
-            trimIndent = indent.length;
-          contentStart = i;
-          if (trimIndent === 0 && !ctx.atRoot) {
-            const message2 = "Block scalar values in collections must be indented";
-            onError(offset, "BAD_INDENT", message2);
-          }
-          break;
-        }
-        offset += indent.length + content.length + 1;
-      }
-      for (let i = lines.length - 1; i >= chompStart; --i) {
-        if (lines[i][0].length > trimIndent)
-          chompStart = i + 1;
-      }
-      let value = "";
-      let sep2 = "";
-      let prevMoreIndented = false;
-      for (let i = 0; i < contentStart; ++i)
-        value += lines[i][0].slice(trimIndent) + "\n";
-      for (let i = contentStart; i < chompStart; ++i) {
-        let [indent, content] = lines[i];
-        offset += indent.length + content.length + 1;
-        const crlf = content[content.length - 1] === "\r";
-        if (crlf)
-          content = content.slice(0, -1);
-        if (content && indent.length < trimIndent) {
-          const src = header.indent ? "explicit indentation indicator" : "first line";
-          const message2 = `Block scalar lines must not be less indented than their ${src}`;
-          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
-          indent = "";
-        }
-        if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
-        } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
-          prevMoreIndented = true;
-        } else if (content === "") {
-          if (sep2 === "\n")
-            value += "\n";
-          else
-            sep2 = "\n";
-        } else {
-          value += sep2 + content;
-          sep2 = " ";
-          prevMoreIndented = false;
-        }
-      }
-      switch (header.chomp) {
-        case "-":
-          break;
-        case "+":
-          for (let i = chompStart; i < lines.length; ++i)
-            value += "\n" + lines[i][0].slice(trimIndent);
-          if (value[value.length - 1] !== "\n")
-            value += "\n";
-          break;
-        default:
-          value += "\n";
-      }
-      const end = start + header.length + scalar.source.length;
-      return { value, type, comment: header.comment, range: [start, end, end] };
-    }
-    function parseBlockScalarHeader({ offset, props }, strict, onError) {
-      if (props[0].type !== "block-scalar-header") {
-        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
-        return null;
-      }
-      const { source } = props[0];
-      const mode = source[0];
-      let indent = 0;
-      let chomp = "";
-      let error = -1;
-      for (let i = 1; i < source.length; ++i) {
-        const ch = source[i];
-        if (!chomp && (ch === "-" || ch === "+"))
-          chomp = ch;
-        else {
-          const n = Number(ch);
-          if (!indent && n)
-            indent = n;
-          else if (error === -1)
-            error = offset + i;
-        }
-      }
-      if (error !== -1)
-        onError(error, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
-      let hasSpace = false;
-      let comment = "";
-      let length = source.length;
-      for (let i = 1; i < props.length; ++i) {
-        const token = props[i];
-        switch (token.type) {
-          case "space":
-            hasSpace = true;
-          // fallthrough
-          case "newline":
-            length += token.source.length;
-            break;
-          case "comment":
-            if (strict && !hasSpace) {
-              const message2 = "Comments must be separated from other tokens by white space characters";
-              onError(token, "MISSING_CHAR", message2);
-            }
-            length += token.source.length;
-            comment = token.source.substring(1);
-            break;
-          case "error":
-            onError(token, "UNEXPECTED_TOKEN", token.message);
-            length += token.source.length;
-            break;
-          /* istanbul ignore next should not happen */
-          default: {
-            const message2 = `Unexpected token in block scalar header: ${token.type}`;
-            onError(token, "UNEXPECTED_TOKEN", message2);
-            const ts = token.source;
-            if (ts && typeof ts === "string")
-              length += ts.length;
-          }
-        }
-      }
-      return { mode, indent, chomp, comment, length };
-    }
-    function splitLines(source) {
-      const split = source.split(/\n( *)/);
-      const first2 = split[0];
-      const m2 = first2.match(/^( *)/);
-      const line0 = m2?.[1] ? [m2[1], first2.slice(m2[1].length)] : ["", first2];
-      const lines = [line0];
-      for (let i = 1; i < split.length; i += 2)
-        lines.push([split[i], split[i + 1]]);
-      return lines;
-    }
-    exports.resolveBlockScalar = resolveBlockScalar;
-  }
-});
-
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
-var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
-    "use strict";
-    var Scalar = require_Scalar();
-    var resolveEnd = require_resolve_end();
-    function resolveFlowScalar(scalar, strict, onError) {
-      const { offset, type, source, end } = scalar;
-      let _type;
-      let value;
-      const _onError = (rel, code2, msg) => onError(offset + rel, code2, msg);
-      switch (type) {
-        case "scalar":
-          _type = Scalar.Scalar.PLAIN;
-          value = plainValue(source, _onError);
-          break;
-        case "single-quoted-scalar":
-          _type = Scalar.Scalar.QUOTE_SINGLE;
-          value = singleQuotedValue(source, _onError);
-          break;
-        case "double-quoted-scalar":
-          _type = Scalar.Scalar.QUOTE_DOUBLE;
-          value = doubleQuotedValue(source, _onError);
-          break;
-        /* istanbul ignore next should not happen */
-        default:
-          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
-          return {
-            value: "",
-            type: null,
-            comment: "",
-            range: [offset, offset + source.length, offset + source.length]
-          };
-      }
-      const valueEnd = offset + source.length;
-      const re2 = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
-      return {
-        value,
-        type: _type,
-        comment: re2.comment,
-        range: [offset, valueEnd, re2.offset]
-      };
-    }
-    function plainValue(source, onError) {
-      let badChar = "";
-      switch (source[0]) {
-        /* istanbul ignore next should not happen */
-        case "	":
-          badChar = "a tab character";
-          break;
-        case ",":
-          badChar = "flow indicator character ,";
-          break;
-        case "%":
-          badChar = "directive indicator character %";
-          break;
-        case "|":
-        case ">": {
-          badChar = `block scalar indicator ${source[0]}`;
-          break;
-        }
-        case "@":
-        case "`": {
-          badChar = `reserved character ${source[0]}`;
-          break;
-        }
-      }
-      if (badChar)
-        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
-      return unfoldLines(source);
-    }
-    function singleQuotedValue(source, onError) {
-      if (source[source.length - 1] !== "'" || source.length === 1)
-        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
-      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
-    }
-    function unfoldLines(source) {
-      const line = /(.*?)\r?\n/sy;
-      let match = line.exec(source);
-      if (!match)
-        return source;
-      let trimEnd, trimBoth;
-      try {
-        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
-        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
-      } catch {
-        trimEnd = /[ \t]+$/;
-        trimBoth = /^[ \t]+|[ \t]+$/g;
-      }
-      let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
-      let pos = line.lastIndex;
-      while (match = line.exec(source)) {
-        const lm = match[1].replace(trimBoth, "");
-        if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
-          else
-            sep2 = "\n";
-        } else {
-          res += sep2 + lm;
-          sep2 = " ";
-        }
-        pos = line.lastIndex;
-      }
-      const last = /[ \t]*(.*)/sy;
-      last.lastIndex = pos;
-      match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
-    }
-    function doubleQuotedValue(source, onError) {
-      let res = "";
-      for (let i = 1; i < source.length - 1; ++i) {
-        const ch = source[i];
-        if (ch === "\r" && source[i + 1] === "\n")
-          continue;
-        if (ch === "\n") {
-          const { fold, offset } = foldNewline(source, i);
-          res += fold;
-          i = offset;
-        } else if (ch === "\\") {
-          let next = source[++i];
-          const cc = escapeCodes[next];
-          if (cc)
-            res += cc;
-          else if (next === "\n") {
-            next = source[i + 1];
-            while (next === " " || next === "	")
-              next = source[++i + 1];
-          } else if (next === "\r" && source[i + 1] === "\n") {
-            next = source[++i + 1];
-            while (next === " " || next === "	")
-              next = source[++i + 1];
-          } else if (next === "x" || next === "u" || next === "U") {
-            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
-            res += parseCharCode(source, i + 1, length, onError);
-            i += length;
-          } else {
-            const raw = source.substr(i - 1, 2);
-            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
-            res += raw;
-          }
-        } else if (ch === " " || ch === "	") {
-          const wsStart = i;
-          let next = source[i + 1];
-          while (next === " " || next === "	")
-            next = source[++i + 1];
-          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
-            res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
-        } else {
-          res += ch;
-        }
-      }
-      if (source[source.length - 1] !== '"' || source.length === 1)
-        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
-      return res;
-    }
-    function foldNewline(source, offset) {
-      let fold = "";
-      let ch = source[offset + 1];
-      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
-        if (ch === "\r" && source[offset + 2] !== "\n")
-          break;
-        if (ch === "\n")
-          fold += "\n";
-        offset += 1;
-        ch = source[offset + 1];
-      }
-      if (!fold)
-        fold = " ";
-      return { fold, offset };
-    }
-    var escapeCodes = {
-      "0": "\0",
-      // null character
-      a: "\x07",
-      // bell character
-      b: "\b",
-      // backspace
-      e: "\x1B",
-      // escape character
-      f: "\f",
-      // form feed
-      n: "\n",
-      // line feed
-      r: "\r",
-      // carriage return
-      t: "	",
-      // horizontal tab
-      v: "\v",
-      // vertical tab
-      N: "\x85",
-      // Unicode next line
-      _: "\xA0",
-      // Unicode non-breaking space
-      L: "\u2028",
-      // Unicode line separator
-      P: "\u2029",
-      // Unicode paragraph separator
-      " ": " ",
-      '"': '"',
-      "/": "/",
-      "\\": "\\",
-      "	": "	"
-    };
-    function parseCharCode(source, offset, length, onError) {
-      const cc = source.substr(offset, length);
-      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code2 = ok ? parseInt(cc, 16) : NaN;
-      try {
-        return String.fromCodePoint(code2);
-      } catch {
-        const raw = source.substr(offset - 2, length + 2);
-        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
-        return raw;
-      }
-    }
-    exports.resolveFlowScalar = resolveFlowScalar;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-scalar.js
-var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
-    "use strict";
-    var identity = require_identity();
-    var Scalar = require_Scalar();
-    var resolveBlockScalar = require_resolve_block_scalar();
-    var resolveFlowScalar = require_resolve_flow_scalar();
-    function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
-      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
-      let tag;
-      if (ctx.options.stringKeys && ctx.atKey) {
-        tag = ctx.schema[identity.SCALAR];
-      } else if (tagName)
-        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
-      else if (token.type === "scalar")
-        tag = findScalarTagByTest(ctx, value, token, onError);
-      else
-        tag = ctx.schema[identity.SCALAR];
-      let scalar;
-      try {
-        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
-      } catch (error) {
-        const msg = error instanceof Error ? error.message : String(error);
-        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar.Scalar(value);
-      }
-      scalar.range = range;
-      scalar.source = value;
-      if (type)
-        scalar.type = type;
-      if (tagName)
-        scalar.tag = tagName;
-      if (tag.format)
-        scalar.format = tag.format;
-      if (comment)
-        scalar.comment = comment;
-      return scalar;
-    }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
-      if (tagName === "!")
-        return schema[identity.SCALAR];
-      const matchWithTest = [];
-      for (const tag of schema.tags) {
-        if (!tag.collection && tag.tag === tagName) {
-          if (tag.default && tag.test)
-            matchWithTest.push(tag);
-          else
-            return tag;
-        }
-      }
-      for (const tag of matchWithTest)
-        if (tag.test?.test(value))
-          return tag;
-      const kt = schema.knownTags[tagName];
-      if (kt && !kt.collection) {
-        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
-        return kt;
-      }
-      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema[identity.SCALAR];
-    }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
-      if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
-        if (tag.tag !== compat.tag) {
-          const ts = directives.tagString(tag.tag);
-          const cs = directives.tagString(compat.tag);
-          const msg = `Value may be parsed as either ${ts} or ${cs}`;
-          onError(token, "TAG_RESOLVE_FAILED", msg, true);
-        }
-      }
-      return tag;
-    }
-    exports.composeScalar = composeScalar;
-  }
-});
-
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
-var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
-    "use strict";
-    function emptyScalarPosition(offset, before, pos) {
-      if (before) {
-        pos ?? (pos = before.length);
-        for (let i = pos - 1; i >= 0; --i) {
-          let st = before[i];
-          switch (st.type) {
-            case "space":
-            case "comment":
-            case "newline":
-              offset -= st.source.length;
-              continue;
-          }
-          st = before[++i];
-          while (st?.type === "space") {
-            offset += st.source.length;
-            st = before[++i];
-          }
-          break;
-        }
-      }
-      return offset;
-    }
-    exports.emptyScalarPosition = emptyScalarPosition;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-node.js
-var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
-    "use strict";
-    var Alias = require_Alias();
-    var identity = require_identity();
-    var composeCollection = require_compose_collection();
-    var composeScalar = require_compose_scalar();
-    var resolveEnd = require_resolve_end();
-    var utilEmptyScalarPosition = require_util_empty_scalar_position();
-    var CN = { composeNode, composeEmptyNode };
-    function composeNode(ctx, token, props, onError) {
-      const atKey = ctx.atKey;
-      const { spaceBefore, comment, anchor, tag } = props;
-      let node;
-      let isSrcToken = true;
-      switch (token.type) {
-        case "alias":
-          node = composeAlias(ctx, token, onError);
-          if (anchor || tag)
-            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
-          break;
-        case "scalar":
-        case "single-quoted-scalar":
-        case "double-quoted-scalar":
-        case "block-scalar":
-          node = composeScalar.composeScalar(ctx, token, tag, onError);
-          if (anchor)
-            node.anchor = anchor.source.substring(1);
-          break;
-        case "block-map":
-        case "block-seq":
-        case "flow-collection":
-          try {
-            node = composeCollection.composeCollection(CN, ctx, token, props, onError);
-            if (anchor)
-              node.anchor = anchor.source.substring(1);
-          } catch (error) {
-            const message2 = error instanceof Error ? error.message : String(error);
-            onError(token, "RESOURCE_EXHAUSTION", message2);
-          }
-          break;
-        default: {
-          const message2 = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
-          onError(token, "UNEXPECTED_TOKEN", message2);
-          isSrcToken = false;
-        }
-      }
-      node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
-      if (anchor && node.anchor === "")
-        onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
-        const msg = "With stringKeys, all keys must be strings";
-        onError(tag ?? token, "NON_STRING_KEY", msg);
-      }
-      if (spaceBefore)
-        node.spaceBefore = true;
-      if (comment) {
-        if (token.type === "scalar" && token.source === "")
-          node.comment = comment;
-        else
-          node.commentBefore = comment;
-      }
-      if (ctx.options.keepSourceTokens && isSrcToken)
-        node.srcToken = token;
-      return node;
-    }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
-      const token = {
-        type: "scalar",
-        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
-        indent: -1,
-        source: ""
-      };
-      const node = composeScalar.composeScalar(ctx, token, tag, onError);
-      if (anchor) {
-        node.anchor = anchor.source.substring(1);
-        if (node.anchor === "")
-          onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      }
-      if (spaceBefore)
-        node.spaceBefore = true;
-      if (comment) {
-        node.comment = comment;
-        node.range[2] = end;
-      }
-      return node;
-    }
-    function composeAlias({ options: options2 }, { offset, source, end }, onError) {
-      const alias = new Alias.Alias(source.substring(1));
-      if (alias.source === "")
-        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
-      if (alias.source.endsWith(":"))
-        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
-      const valueEnd = offset + source.length;
-      const re2 = resolveEnd.resolveEnd(end, valueEnd, options2.strict, onError);
-      alias.range = [offset, valueEnd, re2.offset];
-      if (re2.comment)
-        alias.comment = re2.comment;
-      return alias;
-    }
-    exports.composeEmptyNode = composeEmptyNode;
-    exports.composeNode = composeNode;
-  }
-});
-
-// node_modules/yaml/dist/compose/compose-doc.js
-var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
-    "use strict";
-    var Document3 = require_Document();
-    var composeNode = require_compose_node();
-    var resolveEnd = require_resolve_end();
-    var resolveProps = require_resolve_props();
-    function composeDoc(options2, directives, { offset, start, value, end }, onError) {
-      const opts = Object.assign({ _directives: directives }, options2);
-      const doc = new Document3.Document(void 0, opts);
-      const ctx = {
-        atKey: false,
-        atRoot: true,
-        directives: doc.directives,
-        options: doc.options,
-        schema: doc.schema
-      };
-      const props = resolveProps.resolveProps(start, {
-        indicator: "doc-start",
-        next: value ?? end?.[0],
-        offset,
-        onError,
-        parentIndent: 0,
-        startOnNewline: true
-      });
-      if (props.found) {
-        doc.directives.docStart = true;
-        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
-          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
-      }
-      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
-      const contentEnd = doc.contents.range[2];
-      const re2 = resolveEnd.resolveEnd(end, contentEnd, false, onError);
-      if (re2.comment)
-        doc.comment = re2.comment;
-      doc.range = [offset, contentEnd, re2.offset];
-      return doc;
-    }
-    exports.composeDoc = composeDoc;
-  }
-});
-
-// node_modules/yaml/dist/compose/composer.js
-var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports) {
-    "use strict";
-    var node_process = __require("process");
-    var directives = require_directives();
-    var Document3 = require_Document();
-    var errors = require_errors3();
-    var identity = require_identity();
-    var composeDoc = require_compose_doc();
-    var resolveEnd = require_resolve_end();
-    function getErrorPos(src) {
-      if (typeof src === "number")
-        return [src, src + 1];
-      if (Array.isArray(src))
-        return src.length === 2 ? src : [src[0], src[1]];
-      const { offset, source } = src;
-      return [offset, offset + (typeof source === "string" ? source.length : 1)];
-    }
-    function parsePrelude(prelude) {
-      let comment = "";
-      let atComment = false;
-      let afterEmptyLine = false;
-      for (let i = 0; i < prelude.length; ++i) {
-        const source = prelude[i];
-        switch (source[0]) {
-          case "#":
-            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
-            atComment = true;
-            afterEmptyLine = false;
-            break;
-          case "%":
-            if (prelude[i + 1]?.[0] !== "#")
-              i += 1;
-            atComment = false;
-            break;
-          default:
-            if (!atComment)
-              afterEmptyLine = true;
-            atComment = false;
-        }
-      }
-      return { comment, afterEmptyLine };
-    }
-    var Composer = class {
-      constructor(options2 = {}) {
-        this.doc = null;
-        this.atDirectives = false;
-        this.prelude = [];
-        this.errors = [];
-        this.warnings = [];
-        this.onError = (source, code2, message2, warning) => {
-          const pos = getErrorPos(source);
-          if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code2, message2));
-          else
-            this.errors.push(new errors.YAMLParseError(pos, code2, message2));
-        };
-        this.directives = new directives.Directives({ version: options2.version || "1.2" });
-        this.options = options2;
-      }
-      decorate(doc, afterDoc) {
-        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
-        if (comment) {
-          const dc = doc.contents;
-          if (afterDoc) {
-            doc.comment = doc.comment ? `${doc.comment}
-${comment}` : comment;
-          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
-            doc.commentBefore = comment;
-          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
-            let it = dc.items[0];
-            if (identity.isPair(it))
-              it = it.key;
-            const cb = it.commentBefore;
-            it.commentBefore = cb ? `${comment}
-${cb}` : comment;
-          } else {
-            const cb = dc.commentBefore;
-            dc.commentBefore = cb ? `${comment}
-${cb}` : comment;
-          }
-        }
-        if (afterDoc) {
-          for (let i = 0; i < this.errors.length; ++i)
-            doc.errors.push(this.errors[i]);
-          for (let i = 0; i < this.warnings.length; ++i)
-            doc.warnings.push(this.warnings[i]);
-        } else {
-          doc.errors = this.errors;
-          doc.warnings = this.warnings;
-        }
-        this.prelude = [];
-        this.errors = [];
-        this.warnings = [];
-      }
-      /**
-       * Current stream status information.
-       *
-       * Mostly useful at the end of input for an empty stream.
-       */
-      streamInfo() {
-        return {
-          comment: parsePrelude(this.prelude).comment,
-          directives: this.directives,
-          errors: this.errors,
-          warnings: this.warnings
-        };
-      }
-      /**
-       * Compose tokens into documents.
-       *
-       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
-       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
-       */
-      *compose(tokens, forceDoc = false, endOffset = -1) {
-        for (const token of tokens)
-          yield* this.next(token);
-        yield* this.end(forceDoc, endOffset);
-      }
-      /** Advance the composer by one CST token. */
-      *next(token) {
-        if (node_process.env.LOG_STREAM)
-          console.dir(token, { depth: null });
-        switch (token.type) {
-          case "directive":
-            this.directives.add(token.source, (offset, message2, warning) => {
-              const pos = getErrorPos(token);
-              pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message2, warning);
-            });
-            this.prelude.push(token.source);
-            this.atDirectives = true;
-            break;
-          case "document": {
-            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
-            if (this.atDirectives && !doc.directives.docStart)
-              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
-            this.decorate(doc, false);
-            if (this.doc)
-              yield this.doc;
-            this.doc = doc;
-            this.atDirectives = false;
-            break;
-          }
-          case "byte-order-mark":
-          case "space":
-            break;
-          case "comment":
-          case "newline":
-            this.prelude.push(token.source);
-            break;
-          case "error": {
-            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
-            const error = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
-            if (this.atDirectives || !this.doc)
-              this.errors.push(error);
-            else
-              this.doc.errors.push(error);
-            break;
-          }
-          case "doc-end": {
-            if (!this.doc) {
-              const msg = "Unexpected doc-end without preceding document";
-              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
-              break;
-            }
-            this.doc.directives.docEnd = true;
-            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
-            this.decorate(this.doc, true);
-            if (end.comment) {
-              const dc = this.doc.comment;
-              this.doc.comment = dc ? `${dc}
-${end.comment}` : end.comment;
-            }
-            this.doc.range[2] = end.offset;
-            break;
-          }
-          default:
-            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
-        }
-      }
-      /**
-       * Call at end of input to yield any remaining document.
-       *
-       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
-       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
-       */
-      *end(forceDoc = false, endOffset = -1) {
-        if (this.doc) {
-          this.decorate(this.doc, true);
-          yield this.doc;
-          this.doc = null;
-        } else if (forceDoc) {
-          const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document3.Document(void 0, opts);
-          if (this.atDirectives)
-            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
-          doc.range = [0, endOffset, endOffset];
-          this.decorate(doc, false);
-          yield doc;
-        }
-      }
-    };
-    exports.Composer = Composer;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst-scalar.js
-var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
-    "use strict";
-    var resolveBlockScalar = require_resolve_block_scalar();
-    var resolveFlowScalar = require_resolve_flow_scalar();
-    var errors = require_errors3();
-    var stringifyString = require_stringifyString();
-    function resolveAsScalar(token, strict = true, onError) {
-      if (token) {
-        const _onError = (pos, code2, message2) => {
-          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
-          if (onError)
-            onError(offset, code2, message2);
-          else
-            throw new errors.YAMLParseError([offset, offset + 1], code2, message2);
-        };
-        switch (token.type) {
-          case "scalar":
-          case "single-quoted-scalar":
-          case "double-quoted-scalar":
-            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
-          case "block-scalar":
-            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
-        }
-      }
-      return null;
-    }
-    function createScalarToken(value, context3) {
-      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context3;
-      const source = stringifyString.stringifyString({ type, value }, {
-        implicitKey,
-        indent: indent > 0 ? " ".repeat(indent) : "",
-        inFlow,
-        options: { blockQuote: true, lineWidth: -1 }
-      });
-      const end = context3.end ?? [
-        { type: "newline", offset: -1, indent, source: "\n" }
-      ];
-      switch (source[0]) {
-        case "|":
-        case ">": {
-          const he2 = source.indexOf("\n");
-          const head = source.substring(0, he2);
-          const body = source.substring(he2 + 1) + "\n";
-          const props = [
-            { type: "block-scalar-header", offset, indent, source: head }
-          ];
-          if (!addEndtoBlockProps(props, end))
-            props.push({ type: "newline", offset: -1, indent, source: "\n" });
-          return { type: "block-scalar", offset, indent, props, source: body };
-        }
-        case '"':
-          return { type: "double-quoted-scalar", offset, indent, source, end };
-        case "'":
-          return { type: "single-quoted-scalar", offset, indent, source, end };
-        default:
-          return { type: "scalar", offset, indent, source, end };
-      }
-    }
-    function setScalarValue(token, value, context3 = {}) {
-      let { afterKey = false, implicitKey = false, inFlow = false, type } = context3;
-      let indent = "indent" in token ? token.indent : null;
-      if (afterKey && typeof indent === "number")
-        indent += 2;
-      if (!type)
-        switch (token.type) {
-          case "single-quoted-scalar":
-            type = "QUOTE_SINGLE";
-            break;
-          case "double-quoted-scalar":
-            type = "QUOTE_DOUBLE";
-            break;
-          case "block-scalar": {
-            const header = token.props[0];
-            if (header.type !== "block-scalar-header")
-              throw new Error("Invalid block scalar header");
-            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
-            break;
-          }
-          default:
-            type = "PLAIN";
-        }
-      const source = stringifyString.stringifyString({ type, value }, {
-        implicitKey: implicitKey || indent === null,
-        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
-        inFlow,
-        options: { blockQuote: true, lineWidth: -1 }
-      });
-      switch (source[0]) {
-        case "|":
-        case ">":
-          setBlockScalarValue(token, source);
-          break;
-        case '"':
-          setFlowScalarValue(token, source, "double-quoted-scalar");
-          break;
-        case "'":
-          setFlowScalarValue(token, source, "single-quoted-scalar");
-          break;
-        default:
-          setFlowScalarValue(token, source, "scalar");
-      }
-    }
-    function setBlockScalarValue(token, source) {
-      const he2 = source.indexOf("\n");
-      const head = source.substring(0, he2);
-      const body = source.substring(he2 + 1) + "\n";
-      if (token.type === "block-scalar") {
-        const header = token.props[0];
-        if (header.type !== "block-scalar-header")
-          throw new Error("Invalid block scalar header");
-        header.source = head;
-        token.source = body;
-      } else {
-        const { offset } = token;
-        const indent = "indent" in token ? token.indent : -1;
-        const props = [
-          { type: "block-scalar-header", offset, indent, source: head }
-        ];
-        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
-          props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key of Object.keys(token))
-          if (key !== "type" && key !== "offset")
-            delete token[key];
-        Object.assign(token, { type: "block-scalar", indent, props, source: body });
-      }
-    }
-    function addEndtoBlockProps(props, end) {
-      if (end)
-        for (const st of end)
-          switch (st.type) {
-            case "space":
-            case "comment":
-              props.push(st);
-              break;
-            case "newline":
-              props.push(st);
-              return true;
-          }
-      return false;
-    }
-    function setFlowScalarValue(token, source, type) {
-      switch (token.type) {
-        case "scalar":
-        case "double-quoted-scalar":
-        case "single-quoted-scalar":
-          token.type = type;
-          token.source = source;
-          break;
-        case "block-scalar": {
-          const end = token.props.slice(1);
-          let oa = source.length;
-          if (token.props[0].type === "block-scalar-header")
-            oa -= token.props[0].source.length;
-          for (const tok of end)
-            tok.offset += oa;
-          delete token.props;
-          Object.assign(token, { type, source, end });
-          break;
-        }
-        case "block-map":
-        case "block-seq": {
-          const offset = token.offset + source.length;
-          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
-          delete token.items;
-          Object.assign(token, { type, source, end: [nl] });
-          break;
-        }
-        default: {
-          const indent = "indent" in token ? token.indent : -1;
-          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key of Object.keys(token))
-            if (key !== "type" && key !== "offset")
-              delete token[key];
-          Object.assign(token, { type, indent, source, end });
-        }
-      }
-    }
-    exports.createScalarToken = createScalarToken;
-    exports.resolveAsScalar = resolveAsScalar;
-    exports.setScalarValue = setScalarValue;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst-stringify.js
-var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
-    "use strict";
-    var stringify4 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
-    function stringifyToken(token) {
-      switch (token.type) {
-        case "block-scalar": {
-          let res = "";
-          for (const tok of token.props)
-            res += stringifyToken(tok);
-          return res + token.source;
-        }
-        case "block-map":
-        case "block-seq": {
-          let res = "";
-          for (const item of token.items)
-            res += stringifyItem(item);
-          return res;
-        }
-        case "flow-collection": {
-          let res = token.start.source;
-          for (const item of token.items)
-            res += stringifyItem(item);
-          for (const st of token.end)
-            res += st.source;
-          return res;
-        }
-        case "document": {
-          let res = stringifyItem(token);
-          if (token.end)
-            for (const st of token.end)
-              res += st.source;
-          return res;
-        }
-        default: {
-          let res = token.source;
-          if ("end" in token && token.end)
-            for (const st of token.end)
-              res += st.source;
-          return res;
-        }
-      }
-    }
-    function stringifyItem({ start, key, sep: sep2, value }) {
-      let res = "";
-      for (const st of start)
-        res += st.source;
-      if (key)
-        res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
-          res += st.source;
-      if (value)
-        res += stringifyToken(value);
-      return res;
-    }
-    exports.stringify = stringify4;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst-visit.js
-var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
-    "use strict";
-    var BREAK = /* @__PURE__ */ Symbol("break visit");
-    var SKIP = /* @__PURE__ */ Symbol("skip children");
-    var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit3(cst, visitor) {
-      if ("type" in cst && cst.type === "document")
-        cst = { start: cst.start, value: cst.value };
-      _visit(Object.freeze([]), cst, visitor);
-    }
-    visit3.BREAK = BREAK;
-    visit3.SKIP = SKIP;
-    visit3.REMOVE = REMOVE;
-    visit3.itemAtPath = (cst, path) => {
-      let item = cst;
-      for (const [field, index] of path) {
-        const tok = item?.[field];
-        if (tok && "items" in tok) {
-          item = tok.items[index];
-        } else
-          return void 0;
-      }
-      return item;
-    };
-    visit3.parentCollection = (cst, path) => {
-      const parent = visit3.itemAtPath(cst, path.slice(0, -1));
-      const field = path[path.length - 1][0];
-      const coll = parent?.[field];
-      if (coll && "items" in coll)
-        return coll;
-      throw new Error("Parent collection not found");
-    };
-    function _visit(path, item, visitor) {
-      let ctrl = visitor(item, path);
-      if (typeof ctrl === "symbol")
-        return ctrl;
-      for (const field of ["key", "value"]) {
-        const token = item[field];
-        if (token && "items" in token) {
-          for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
-            if (typeof ci === "number")
-              i = ci - 1;
-            else if (ci === BREAK)
-              return BREAK;
-            else if (ci === REMOVE) {
-              token.items.splice(i, 1);
-              i -= 1;
-            }
-          }
-          if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path);
-        }
-      }
-      return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
-    }
-    exports.visit = visit3;
-  }
-});
-
-// node_modules/yaml/dist/parse/cst.js
-var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports) {
-    "use strict";
-    var cstScalar = require_cst_scalar();
-    var cstStringify = require_cst_stringify();
-    var cstVisit = require_cst_visit();
-    var BOM = "\uFEFF";
-    var DOCUMENT = "";
-    var FLOW_END = "";
-    var SCALAR = "";
-    var isCollection2 = (token) => !!token && "items" in token;
-    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
-    function prettyToken(token) {
-      switch (token) {
-        case BOM:
-          return "<BOM>";
-        case DOCUMENT:
-          return "<DOC>";
-        case FLOW_END:
-          return "<FLOW_END>";
-        case SCALAR:
-          return "<SCALAR>";
-        default:
-          return JSON.stringify(token);
-      }
-    }
-    function tokenType(source) {
-      switch (source) {
-        case BOM:
-          return "byte-order-mark";
-        case DOCUMENT:
-          return "doc-mode";
-        case FLOW_END:
-          return "flow-error-end";
-        case SCALAR:
-          return "scalar";
-        case "---":
-          return "doc-start";
-        case "...":
-          return "doc-end";
-        case "":
-        case "\n":
-        case "\r\n":
-          return "newline";
-        case "-":
-          return "seq-item-ind";
-        case "?":
-          return "explicit-key-ind";
-        case ":":
-          return "map-value-ind";
-        case "{":
-          return "flow-map-start";
-        case "}":
-          return "flow-map-end";
-        case "[":
-          return "flow-seq-start";
-        case "]":
-          return "flow-seq-end";
-        case ",":
-          return "comma";
-      }
-      switch (source[0]) {
-        case " ":
-        case "	":
-          return "space";
-        case "#":
-          return "comment";
-        case "%":
-          return "directive-line";
-        case "*":
-          return "alias";
-        case "&":
-          return "anchor";
-        case "!":
-          return "tag";
-        case "'":
-          return "single-quoted-scalar";
-        case '"':
-          return "double-quoted-scalar";
-        case "|":
-        case ">":
-          return "block-scalar-header";
-      }
-      return null;
-    }
-    exports.createScalarToken = cstScalar.createScalarToken;
-    exports.resolveAsScalar = cstScalar.resolveAsScalar;
-    exports.setScalarValue = cstScalar.setScalarValue;
-    exports.stringify = cstStringify.stringify;
-    exports.visit = cstVisit.visit;
-    exports.BOM = BOM;
-    exports.DOCUMENT = DOCUMENT;
-    exports.FLOW_END = FLOW_END;
-    exports.SCALAR = SCALAR;
-    exports.isCollection = isCollection2;
-    exports.isScalar = isScalar2;
-    exports.prettyToken = prettyToken;
-    exports.tokenType = tokenType;
-  }
-});
-
-// node_modules/yaml/dist/parse/lexer.js
-var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports) {
-    "use strict";
-    var cst = require_cst();
-    function isEmpty(ch) {
-      switch (ch) {
-        case void 0:
-        case " ":
-        case "\n":
-        case "\r":
-        case "	":
-          return true;
-        default:
-          return false;
-      }
-    }
-    var hexDigits = new Set("0123456789ABCDEFabcdef");
-    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
-    var flowIndicatorChars = new Set(",[]{}");
-    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
-    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
-    var Lexer = class {
-      constructor() {
-        this.atEnd = false;
-        this.blockScalarIndent = -1;
-        this.blockScalarKeep = false;
-        this.buffer = "";
-        this.flowKey = false;
-        this.flowLevel = 0;
-        this.indentNext = 0;
-        this.indentValue = 0;
-        this.lineEndPos = null;
-        this.next = null;
-        this.pos = 0;
-      }
-      /**
-       * Generate YAML tokens from the `source` string. If `incomplete`,
-       * a part of the last line may be left as a buffer for the next call.
-       *
-       * @returns A generator of lexical tokens
-       */
-      *lex(source, incomplete = false) {
-        if (source) {
-          if (typeof source !== "string")
-            throw TypeError("source is not a string");
-          this.buffer = this.buffer ? this.buffer + source : source;
-          this.lineEndPos = null;
-        }
-        this.atEnd = !incomplete;
-        let next = this.next ?? "stream";
-        while (next && (incomplete || this.hasChars(1)))
-          next = yield* this.parseNext(next);
-      }
-      atLineEnd() {
-        let i = this.pos;
-        let ch = this.buffer[i];
-        while (ch === " " || ch === "	")
-          ch = this.buffer[++i];
-        if (!ch || ch === "#" || ch === "\n")
-          return true;
-        if (ch === "\r")
-          return this.buffer[i + 1] === "\n";
-        return false;
-      }
-      charAt(n) {
-        return this.buffer[this.pos + n];
-      }
-      continueScalar(offset) {
-        let ch = this.buffer[offset];
-        if (this.indentNext > 0) {
-          let indent = 0;
-          while (ch === " ")
-            ch = this.buffer[++indent + offset];
-          if (ch === "\r") {
-            const next = this.buffer[indent + offset + 1];
-            if (next === "\n" || !next && !this.atEnd)
-              return offset + indent + 1;
-          }
-          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
-        }
-        if (ch === "-" || ch === ".") {
-          const dt = this.buffer.substr(offset, 3);
-          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
-            return -1;
-        }
-        return offset;
-      }
-      getLine() {
-        let end = this.lineEndPos;
-        if (typeof end !== "number" || end !== -1 && end < this.pos) {
-          end = this.buffer.indexOf("\n", this.pos);
-          this.lineEndPos = end;
-        }
-        if (end === -1)
-          return this.atEnd ? this.buffer.substring(this.pos) : null;
-        if (this.buffer[end - 1] === "\r")
-          end -= 1;
-        return this.buffer.substring(this.pos, end);
-      }
-      hasChars(n) {
-        return this.pos + n <= this.buffer.length;
-      }
-      setNext(state2) {
-        this.buffer = this.buffer.substring(this.pos);
-        this.pos = 0;
-        this.lineEndPos = null;
-        this.next = state2;
-        return null;
-      }
-      peek(n) {
-        return this.buffer.substr(this.pos, n);
-      }
-      *parseNext(next) {
-        switch (next) {
-          case "stream":
-            return yield* this.parseStream();
-          case "line-start":
-            return yield* this.parseLineStart();
-          case "block-start":
-            return yield* this.parseBlockStart();
-          case "doc":
-            return yield* this.parseDocument();
-          case "flow":
-            return yield* this.parseFlowCollection();
-          case "quoted-scalar":
-            return yield* this.parseQuotedScalar();
-          case "block-scalar":
-            return yield* this.parseBlockScalar();
-          case "plain-scalar":
-            return yield* this.parsePlainScalar();
-        }
-      }
-      *parseStream() {
-        let line = this.getLine();
-        if (line === null)
-          return this.setNext("stream");
-        if (line[0] === cst.BOM) {
-          yield* this.pushCount(1);
-          line = line.substring(1);
-        }
-        if (line[0] === "%") {
-          let dirEnd = line.length;
-          let cs = line.indexOf("#");
-          while (cs !== -1) {
-            const ch = line[cs - 1];
-            if (ch === " " || ch === "	") {
-              dirEnd = cs - 1;
-              break;
-            } else {
-              cs = line.indexOf("#", cs + 1);
-            }
-          }
-          while (true) {
-            const ch = line[dirEnd - 1];
-            if (ch === " " || ch === "	")
-              dirEnd -= 1;
-            else
-              break;
-          }
-          const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
-          yield* this.pushCount(line.length - n);
-          this.pushNewline();
-          return "stream";
-        }
-        if (this.atLineEnd()) {
-          const sp = yield* this.pushSpaces(true);
-          yield* this.pushCount(line.length - sp);
-          yield* this.pushNewline();
-          return "stream";
-        }
-        yield cst.DOCUMENT;
-        return yield* this.parseLineStart();
-      }
-      *parseLineStart() {
-        const ch = this.charAt(0);
-        if (!ch && !this.atEnd)
-          return this.setNext("line-start");
-        if (ch === "-" || ch === ".") {
-          if (!this.atEnd && !this.hasChars(4))
-            return this.setNext("line-start");
-          const s = this.peek(3);
-          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
-            yield* this.pushCount(3);
-            this.indentValue = 0;
-            this.indentNext = 0;
-            return s === "---" ? "doc" : "stream";
-          }
-        }
-        this.indentValue = yield* this.pushSpaces(false);
-        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
-          this.indentNext = this.indentValue;
-        return yield* this.parseBlockStart();
-      }
-      *parseBlockStart() {
-        const [ch0, ch1] = this.peek(2);
-        if (!ch1 && !this.atEnd)
-          return this.setNext("block-start");
-        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
-          const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
-          this.indentNext = this.indentValue + 1;
-          this.indentValue += n;
-          return "block-start";
-        }
-        return "doc";
-      }
-      *parseDocument() {
-        yield* this.pushSpaces(true);
-        const line = this.getLine();
-        if (line === null)
-          return this.setNext("doc");
-        let n = yield* this.pushIndicators();
-        switch (line[n]) {
-          case "#":
-            yield* this.pushCount(line.length - n);
-          // fallthrough
-          case void 0:
-            yield* this.pushNewline();
-            return yield* this.parseLineStart();
-          case "{":
-          case "[":
-            yield* this.pushCount(1);
-            this.flowKey = false;
-            this.flowLevel = 1;
-            return "flow";
-          case "}":
-          case "]":
-            yield* this.pushCount(1);
-            return "doc";
-          case "*":
-            yield* this.pushUntil(isNotAnchorChar);
-            return "doc";
-          case '"':
-          case "'":
-            return yield* this.parseQuotedScalar();
-          case "|":
-          case ">":
-            n += yield* this.parseBlockScalarHeader();
-            n += yield* this.pushSpaces(true);
-            yield* this.pushCount(line.length - n);
-            yield* this.pushNewline();
-            return yield* this.parseBlockScalar();
-          default:
-            return yield* this.parsePlainScalar();
-        }
-      }
-      *parseFlowCollection() {
-        let nl, sp;
-        let indent = -1;
-        do {
-          nl = yield* this.pushNewline();
-          if (nl > 0) {
-            sp = yield* this.pushSpaces(false);
-            this.indentValue = indent = sp;
-          } else {
-            sp = 0;
-          }
-          sp += yield* this.pushSpaces(true);
-        } while (nl + sp > 0);
-        const line = this.getLine();
-        if (line === null)
-          return this.setNext("flow");
-        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
-          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
-          if (!atFlowEndMarker) {
-            this.flowLevel = 0;
-            yield cst.FLOW_END;
-            return yield* this.parseLineStart();
-          }
-        }
-        let n = 0;
-        while (line[n] === ",") {
-          n += yield* this.pushCount(1);
-          n += yield* this.pushSpaces(true);
-          this.flowKey = false;
-        }
-        n += yield* this.pushIndicators();
-        switch (line[n]) {
-          case void 0:
-            return "flow";
-          case "#":
-            yield* this.pushCount(line.length - n);
-            return "flow";
-          case "{":
-          case "[":
-            yield* this.pushCount(1);
-            this.flowKey = false;
-            this.flowLevel += 1;
-            return "flow";
-          case "}":
-          case "]":
-            yield* this.pushCount(1);
-            this.flowKey = true;
-            this.flowLevel -= 1;
-            return this.flowLevel ? "flow" : "doc";
-          case "*":
-            yield* this.pushUntil(isNotAnchorChar);
-            return "flow";
-          case '"':
-          case "'":
-            this.flowKey = true;
-            return yield* this.parseQuotedScalar();
-          case ":": {
-            const next = this.charAt(1);
-            if (this.flowKey || isEmpty(next) || next === ",") {
-              this.flowKey = false;
-              yield* this.pushCount(1);
-              yield* this.pushSpaces(true);
-              return "flow";
-            }
-          }
-          // fallthrough
-          default:
-            this.flowKey = false;
-            return yield* this.parsePlainScalar();
-        }
-      }
-      *parseQuotedScalar() {
-        const quote2 = this.charAt(0);
-        let end = this.buffer.indexOf(quote2, this.pos + 1);
-        if (quote2 === "'") {
-          while (end !== -1 && this.buffer[end + 1] === "'")
-            end = this.buffer.indexOf("'", end + 2);
-        } else {
-          while (end !== -1) {
-            let n = 0;
-            while (this.buffer[end - 1 - n] === "\\")
-              n += 1;
-            if (n % 2 === 0)
-              break;
-            end = this.buffer.indexOf('"', end + 1);
-          }
-        }
-        const qb = this.buffer.substring(0, end);
-        let nl = qb.indexOf("\n", this.pos);
-        if (nl !== -1) {
-          while (nl !== -1) {
-            const cs = this.continueScalar(nl + 1);
-            if (cs === -1)
-              break;
-            nl = qb.indexOf("\n", cs);
-          }
-          if (nl !== -1) {
-            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
-          }
-        }
-        if (end === -1) {
-          if (!this.atEnd)
-            return this.setNext("quoted-scalar");
-          end = this.buffer.length;
-        }
-        yield* this.pushToIndex(end + 1, false);
-        return this.flowLevel ? "flow" : "doc";
-      }
-      *parseBlockScalarHeader() {
-        this.blockScalarIndent = -1;
-        this.blockScalarKeep = false;
-        let i = this.pos;
-        while (true) {
-          const ch = this.buffer[++i];
-          if (ch === "+")
-            this.blockScalarKeep = true;
-          else if (ch > "0" && ch <= "9")
-            this.blockScalarIndent = Number(ch) - 1;
-          else if (ch !== "-")
-            break;
-        }
-        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
-      }
-      *parseBlockScalar() {
-        let nl = this.pos - 1;
-        let indent = 0;
-        let ch;
-        loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
-          switch (ch) {
-            case " ":
-              indent += 1;
-              break;
-            case "\n":
-              nl = i2;
-              indent = 0;
-              break;
-            case "\r": {
-              const next = this.buffer[i2 + 1];
-              if (!next && !this.atEnd)
-                return this.setNext("block-scalar");
-              if (next === "\n")
-                break;
-            }
-            // fallthrough
-            default:
-              break loop;
-          }
-        }
-        if (!ch && !this.atEnd)
-          return this.setNext("block-scalar");
-        if (indent >= this.indentNext) {
-          if (this.blockScalarIndent === -1)
-            this.indentNext = indent;
-          else {
-            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
-          }
-          do {
-            const cs = this.continueScalar(nl + 1);
-            if (cs === -1)
-              break;
-            nl = this.buffer.indexOf("\n", cs);
-          } while (nl !== -1);
-          if (nl === -1) {
-            if (!this.atEnd)
-              return this.setNext("block-scalar");
-            nl = this.buffer.length;
-          }
-        }
-        let i = nl + 1;
-        ch = this.buffer[i];
-        while (ch === " ")
-          ch = this.buffer[++i];
-        if (ch === "	") {
-          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
-            ch = this.buffer[++i];
-          nl = i - 1;
-        } else if (!this.blockScalarKeep) {
-          do {
-            let i2 = nl - 1;
-            let ch2 = this.buffer[i2];
-            if (ch2 === "\r")
-              ch2 = this.buffer[--i2];
-            const lastChar = i2;
-            while (ch2 === " ")
-              ch2 = this.buffer[--i2];
-            if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent > lastChar)
-              nl = i2;
-            else
-              break;
-          } while (true);
-        }
-        yield cst.SCALAR;
-        yield* this.pushToIndex(nl + 1, true);
-        return yield* this.parseLineStart();
-      }
-      *parsePlainScalar() {
-        const inFlow = this.flowLevel > 0;
-        let end = this.pos - 1;
-        let i = this.pos - 1;
-        let ch;
-        while (ch = this.buffer[++i]) {
-          if (ch === ":") {
-            const next = this.buffer[i + 1];
-            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
-              break;
-            end = i;
-          } else if (isEmpty(ch)) {
-            let next = this.buffer[i + 1];
-            if (ch === "\r") {
-              if (next === "\n") {
-                i += 1;
-                ch = "\n";
-                next = this.buffer[i + 1];
-              } else
-                end = i;
-            }
-            if (next === "#" || inFlow && flowIndicatorChars.has(next))
-              break;
-            if (ch === "\n") {
-              const cs = this.continueScalar(i + 1);
-              if (cs === -1)
-                break;
-              i = Math.max(i, cs - 2);
-            }
-          } else {
-            if (inFlow && flowIndicatorChars.has(ch))
-              break;
-            end = i;
-          }
-        }
-        if (!ch && !this.atEnd)
-          return this.setNext("plain-scalar");
-        yield cst.SCALAR;
-        yield* this.pushToIndex(end + 1, true);
-        return inFlow ? "flow" : "doc";
-      }
-      *pushCount(n) {
-        if (n > 0) {
-          yield this.buffer.substr(this.pos, n);
-          this.pos += n;
-          return n;
-        }
-        return 0;
-      }
-      *pushToIndex(i, allowEmpty) {
-        const s = this.buffer.slice(this.pos, i);
-        if (s) {
-          yield s;
-          this.pos += s.length;
-          return s.length;
-        } else if (allowEmpty)
-          yield "";
-        return 0;
-      }
-      *pushIndicators() {
-        let n = 0;
-        loop: while (true) {
-          switch (this.charAt(0)) {
-            case "!":
-              n += yield* this.pushTag();
-              n += yield* this.pushSpaces(true);
-              continue loop;
-            case "&":
-              n += yield* this.pushUntil(isNotAnchorChar);
-              n += yield* this.pushSpaces(true);
-              continue loop;
-            case "-":
-            // this is an error
-            case "?":
-            // this is an error outside flow collections
-            case ":": {
-              const inFlow = this.flowLevel > 0;
-              const ch1 = this.charAt(1);
-              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
-                if (!inFlow)
-                  this.indentNext = this.indentValue + 1;
-                else if (this.flowKey)
-                  this.flowKey = false;
-                n += yield* this.pushCount(1);
-                n += yield* this.pushSpaces(true);
-                continue loop;
-              }
-            }
-          }
-          break loop;
-        }
-        return n;
-      }
-      *pushTag() {
-        if (this.charAt(1) === "<") {
-          let i = this.pos + 2;
-          let ch = this.buffer[i];
-          while (!isEmpty(ch) && ch !== ">")
-            ch = this.buffer[++i];
-          return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
-        } else {
-          let i = this.pos + 1;
-          let ch = this.buffer[i];
-          while (ch) {
-            if (tagChars.has(ch))
-              ch = this.buffer[++i];
-            else if (ch === "%" && hexDigits.has(this.buffer[i + 1]) && hexDigits.has(this.buffer[i + 2])) {
-              ch = this.buffer[i += 3];
-            } else
-              break;
-          }
-          return yield* this.pushToIndex(i, false);
-        }
-      }
-      *pushNewline() {
-        const ch = this.buffer[this.pos];
-        if (ch === "\n")
-          return yield* this.pushCount(1);
-        else if (ch === "\r" && this.charAt(1) === "\n")
-          return yield* this.pushCount(2);
-        else
-          return 0;
-      }
-      *pushSpaces(allowTabs) {
-        let i = this.pos - 1;
-        let ch;
-        do {
-          ch = this.buffer[++i];
-        } while (ch === " " || allowTabs && ch === "	");
-        const n = i - this.pos;
-        if (n > 0) {
-          yield this.buffer.substr(this.pos, n);
-          this.pos = i;
-        }
-        return n;
-      }
-      *pushUntil(test) {
-        let i = this.pos;
-        let ch = this.buffer[i];
-        while (!test(ch))
-          ch = this.buffer[++i];
-        return yield* this.pushToIndex(i, false);
-      }
-    };
-    exports.Lexer = Lexer;
-  }
-});
-
-// node_modules/yaml/dist/parse/line-counter.js
-var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
-    "use strict";
-    var LineCounter3 = class {
-      constructor() {
-        this.lineStarts = [];
-        this.addNewLine = (offset) => this.lineStarts.push(offset);
-        this.linePos = (offset) => {
-          let low = 0;
-          let high = this.lineStarts.length;
-          while (low < high) {
-            const mid = low + high >> 1;
-            if (this.lineStarts[mid] < offset)
-              low = mid + 1;
-            else
-              high = mid;
-          }
-          if (this.lineStarts[low] === offset)
-            return { line: low + 1, col: 1 };
-          if (low === 0)
-            return { line: 0, col: offset };
-          const start = this.lineStarts[low - 1];
-          return { line: low, col: offset - start + 1 };
-        };
-      }
-    };
-    exports.LineCounter = LineCounter3;
-  }
-});
-
-// node_modules/yaml/dist/parse/parser.js
-var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports) {
-    "use strict";
-    var node_process = __require("process");
-    var cst = require_cst();
-    var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
-          return true;
-      return false;
-    }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
-          case "space":
-          case "comment":
-          case "newline":
-            break;
-          default:
-            return i;
-        }
-      }
-      return -1;
-    }
-    function isFlowToken(token) {
-      switch (token?.type) {
-        case "alias":
-        case "scalar":
-        case "single-quoted-scalar":
-        case "double-quoted-scalar":
-        case "flow-collection":
-          return true;
-        default:
-          return false;
-      }
-    }
-    function getPrevProps(parent) {
-      switch (parent.type) {
-        case "document":
-          return parent.start;
-        case "block-map": {
-          const it = parent.items[parent.items.length - 1];
-          return it.sep ?? it.start;
-        }
-        case "block-seq":
-          return parent.items[parent.items.length - 1].start;
-        /* istanbul ignore next should not happen */
-        default:
-          return [];
-      }
-    }
-    function getFirstKeyStartProps(prev) {
-      if (prev.length === 0)
-        return [];
-      let i = prev.length;
-      loop: while (--i >= 0) {
-        switch (prev[i].type) {
-          case "doc-start":
-          case "explicit-key-ind":
-          case "map-value-ind":
-          case "seq-item-ind":
-          case "newline":
-            break loop;
-        }
-      }
-      while (prev[++i]?.type === "space") {
-      }
-      return prev.splice(i, prev.length);
-    }
-    function arrayPushArray(target, source) {
-      if (source.length < 1e5)
-        Array.prototype.push.apply(target, source);
-      else
-        for (let i = 0; i < source.length; ++i)
-          target.push(source[i]);
-    }
-    function fixFlowSeqItems(fc) {
-      if (fc.start.type === "flow-seq-start") {
-        for (const it of fc.items) {
-          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
-            if (it.key)
-              it.value = it.key;
-            delete it.key;
-            if (isFlowToken(it.value)) {
-              if (it.value.end)
-                arrayPushArray(it.value.end, it.sep);
-              else
-                it.value.end = it.sep;
-            } else
-              arrayPushArray(it.start, it.sep);
-            delete it.sep;
-          }
-        }
-      }
-    }
-    var Parser = class {
-      /**
-       * @param onNewLine - If defined, called separately with the start position of
-       *   each new line (in `parse()`, including the start of input).
-       */
-      constructor(onNewLine) {
-        this.atNewLine = true;
-        this.atScalar = false;
-        this.indent = 0;
-        this.offset = 0;
-        this.onKeyLine = false;
-        this.stack = [];
-        this.source = "";
-        this.type = "";
-        this.lexer = new lexer.Lexer();
-        this.onNewLine = onNewLine;
-      }
-      /**
-       * Parse `source` as a YAML stream.
-       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
-       *
-       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
-       *
-       * @returns A generator of tokens representing each directive, document, and other structure.
-       */
-      *parse(source, incomplete = false) {
-        if (this.onNewLine && this.offset === 0)
-          this.onNewLine(0);
-        for (const lexeme of this.lexer.lex(source, incomplete))
-          yield* this.next(lexeme);
-        if (!incomplete)
-          yield* this.end();
-      }
-      /**
-       * Advance the parser by the `source` of one lexical token.
-       */
-      *next(source) {
-        this.source = source;
-        if (node_process.env.LOG_TOKENS)
-          console.log("|", cst.prettyToken(source));
-        if (this.atScalar) {
-          this.atScalar = false;
-          yield* this.step();
-          this.offset += source.length;
-          return;
-        }
-        const type = cst.tokenType(source);
-        if (!type) {
-          const message2 = `Not a YAML token: ${source}`;
-          yield* this.pop({ type: "error", offset: this.offset, message: message2, source });
-          this.offset += source.length;
-        } else if (type === "scalar") {
-          this.atNewLine = false;
-          this.atScalar = true;
-          this.type = "scalar";
-        } else {
-          this.type = type;
-          yield* this.step();
-          switch (type) {
-            case "newline":
-              this.atNewLine = true;
-              this.indent = 0;
-              if (this.onNewLine)
-                this.onNewLine(this.offset + source.length);
-              break;
-            case "space":
-              if (this.atNewLine && source[0] === " ")
-                this.indent += source.length;
-              break;
-            case "explicit-key-ind":
-            case "map-value-ind":
-            case "seq-item-ind":
-              if (this.atNewLine)
-                this.indent += source.length;
-              break;
-            case "doc-mode":
-            case "flow-error-end":
-              return;
-            default:
-              this.atNewLine = false;
-          }
-          this.offset += source.length;
-        }
-      }
-      /** Call at end of input to push out any remaining constructions */
-      *end() {
-        while (this.stack.length > 0)
-          yield* this.pop();
-      }
-      get sourceToken() {
-        const st = {
-          type: this.type,
-          offset: this.offset,
-          indent: this.indent,
-          source: this.source
-        };
-        return st;
-      }
-      *step() {
-        const top = this.peek(1);
-        if (this.type === "doc-end" && top?.type !== "doc-end") {
-          while (this.stack.length > 0)
-            yield* this.pop();
-          this.stack.push({
-            type: "doc-end",
-            offset: this.offset,
-            source: this.source
-          });
-          return;
-        }
-        if (!top)
-          return yield* this.stream();
-        switch (top.type) {
-          case "document":
-            return yield* this.document(top);
-          case "alias":
-          case "scalar":
-          case "single-quoted-scalar":
-          case "double-quoted-scalar":
-            return yield* this.scalar(top);
-          case "block-scalar":
-            return yield* this.blockScalar(top);
-          case "block-map":
-            return yield* this.blockMap(top);
-          case "block-seq":
-            return yield* this.blockSequence(top);
-          case "flow-collection":
-            return yield* this.flowCollection(top);
-          case "doc-end":
-            return yield* this.documentEnd(top);
-        }
-        yield* this.pop();
-      }
-      peek(n) {
-        return this.stack[this.stack.length - n];
-      }
-      *pop(error) {
-        const token = error ?? this.stack.pop();
-        if (!token) {
-          const message2 = "Tried to pop an empty stack";
-          yield { type: "error", offset: this.offset, source: "", message: message2 };
-        } else if (this.stack.length === 0) {
-          yield token;
-        } else {
-          const top = this.peek(1);
-          if (token.type === "block-scalar") {
-            token.indent = "indent" in top ? top.indent : 0;
-          } else if (token.type === "flow-collection" && top.type === "document") {
-            token.indent = 0;
-          }
-          if (token.type === "flow-collection")
-            fixFlowSeqItems(token);
-          switch (top.type) {
-            case "document":
-              top.value = token;
-              break;
-            case "block-scalar":
-              top.props.push(token);
-              break;
-            case "block-map": {
-              const it = top.items[top.items.length - 1];
-              if (it.value) {
-                top.items.push({ start: [], key: token, sep: [] });
-                this.onKeyLine = true;
-                return;
-              } else if (it.sep) {
-                it.value = token;
-              } else {
-                Object.assign(it, { key: token, sep: [] });
-                this.onKeyLine = !it.explicitKey;
-                return;
-              }
-              break;
-            }
-            case "block-seq": {
-              const it = top.items[top.items.length - 1];
-              if (it.value)
-                top.items.push({ start: [], value: token });
-              else
-                it.value = token;
-              break;
-            }
-            case "flow-collection": {
-              const it = top.items[top.items.length - 1];
-              if (!it || it.value)
-                top.items.push({ start: [], key: token, sep: [] });
-              else if (it.sep)
-                it.value = token;
-              else
-                Object.assign(it, { key: token, sep: [] });
-              return;
-            }
-            /* istanbul ignore next should not happen */
-            default:
-              yield* this.pop();
-              yield* this.pop(token);
-          }
-          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
-            const last = token.items[token.items.length - 1];
-            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
-              if (top.type === "document")
-                top.end = last.start;
-              else
-                top.items.push({ start: last.start });
-              token.items.splice(-1, 1);
-            }
-          }
-        }
-      }
-      *stream() {
-        switch (this.type) {
-          case "directive-line":
-            yield { type: "directive", offset: this.offset, source: this.source };
-            return;
-          case "byte-order-mark":
-          case "space":
-          case "comment":
-          case "newline":
-            yield this.sourceToken;
-            return;
-          case "doc-mode":
-          case "doc-start": {
-            const doc = {
-              type: "document",
-              offset: this.offset,
-              start: []
-            };
-            if (this.type === "doc-start")
-              doc.start.push(this.sourceToken);
-            this.stack.push(doc);
-            return;
-          }
-        }
-        yield {
-          type: "error",
-          offset: this.offset,
-          message: `Unexpected ${this.type} token in YAML stream`,
-          source: this.source
-        };
-      }
-      *document(doc) {
-        if (doc.value)
-          return yield* this.lineEnd(doc);
-        switch (this.type) {
-          case "doc-start": {
-            if (findNonEmptyIndex(doc.start) !== -1) {
-              yield* this.pop();
-              yield* this.step();
-            } else
-              doc.start.push(this.sourceToken);
-            return;
-          }
-          case "anchor":
-          case "tag":
-          case "space":
-          case "comment":
-          case "newline":
-            doc.start.push(this.sourceToken);
-            return;
-        }
-        const bv = this.startBlockValue(doc);
-        if (bv)
-          this.stack.push(bv);
-        else {
-          yield {
-            type: "error",
-            offset: this.offset,
-            message: `Unexpected ${this.type} token in YAML document`,
-            source: this.source
-          };
-        }
-      }
-      *scalar(scalar) {
-        if (this.type === "map-value-ind") {
-          const prev = getPrevProps(this.peek(2));
-          const start = getFirstKeyStartProps(prev);
-          let sep2;
-          if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
-            delete scalar.end;
-          } else
-            sep2 = [this.sourceToken];
-          const map = {
-            type: "block-map",
-            offset: scalar.offset,
-            indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
-          };
-          this.onKeyLine = true;
-          this.stack[this.stack.length - 1] = map;
-        } else
-          yield* this.lineEnd(scalar);
-      }
-      *blockScalar(scalar) {
-        switch (this.type) {
-          case "space":
-          case "comment":
-          case "newline":
-            scalar.props.push(this.sourceToken);
-            return;
-          case "scalar":
-            scalar.source = this.source;
-            this.atNewLine = true;
-            this.indent = 0;
-            if (this.onNewLine) {
-              let nl = this.source.indexOf("\n") + 1;
-              while (nl !== 0) {
-                this.onNewLine(this.offset + nl);
-                nl = this.source.indexOf("\n", nl) + 1;
-              }
-            }
-            yield* this.pop();
-            break;
-          /* istanbul ignore next should not happen */
-          default:
-            yield* this.pop();
-            yield* this.step();
-        }
-      }
-      *blockMap(map) {
-        const it = map.items[map.items.length - 1];
-        switch (this.type) {
-          case "newline":
-            this.onKeyLine = false;
-            if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
-              if (last?.type === "comment")
-                end?.push(this.sourceToken);
-              else
-                map.items.push({ start: [this.sourceToken] });
-            } else if (it.sep) {
-              it.sep.push(this.sourceToken);
-            } else {
-              it.start.push(this.sourceToken);
-            }
-            return;
-          case "space":
-          case "comment":
-            if (it.value) {
-              map.items.push({ start: [this.sourceToken] });
-            } else if (it.sep) {
-              it.sep.push(this.sourceToken);
-            } else {
-              if (this.atIndentedComment(it.start, map.indent)) {
-                const prev = map.items[map.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
-                  map.items.pop();
-                  return;
-                }
-              }
-              it.start.push(this.sourceToken);
-            }
-            return;
-        }
-        if (this.indent >= map.indent) {
-          const atMapIndent = !this.onKeyLine && this.indent === map.indent;
-          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
-          let start = [];
-          if (atNextItem && it.sep && !it.value) {
-            const nl = [];
-            for (let i = 0; i < it.sep.length; ++i) {
-              const st = it.sep[i];
-              switch (st.type) {
-                case "newline":
-                  nl.push(i);
-                  break;
-                case "space":
-                  break;
-                case "comment":
-                  if (st.indent > map.indent)
-                    nl.length = 0;
-                  break;
-                default:
-                  nl.length = 0;
-              }
-            }
-            if (nl.length >= 2)
-              start = it.sep.splice(nl[1]);
-          }
-          switch (this.type) {
-            case "anchor":
-            case "tag":
-              if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map.items.push({ start });
-                this.onKeyLine = true;
-              } else if (it.sep) {
-                it.sep.push(this.sourceToken);
-              } else {
-                it.start.push(this.sourceToken);
-              }
-              return;
-            case "explicit-key-ind":
-              if (!it.sep && !it.explicitKey) {
-                it.start.push(this.sourceToken);
-                it.explicitKey = true;
-              } else if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map.items.push({ start, explicitKey: true });
-              } else {
-                this.stack.push({
-                  type: "block-map",
-                  offset: this.offset,
-                  indent: this.indent,
-                  items: [{ start: [this.sourceToken], explicitKey: true }]
-                });
-              }
-              this.onKeyLine = true;
-              return;
-            case "map-value-ind":
-              if (it.explicitKey) {
-                if (!it.sep) {
-                  if (includesToken(it.start, "newline")) {
-                    Object.assign(it, { key: null, sep: [this.sourceToken] });
-                  } else {
-                    const start2 = getFirstKeyStartProps(it.start);
-                    this.stack.push({
-                      type: "block-map",
-                      offset: this.offset,
-                      indent: this.indent,
-                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
-                    });
-                  }
-                } else if (it.value) {
-                  map.items.push({ start: [], key: null, sep: [this.sourceToken] });
-                } else if (includesToken(it.sep, "map-value-ind")) {
-                  this.stack.push({
-                    type: "block-map",
-                    offset: this.offset,
-                    indent: this.indent,
-                    items: [{ start, key: null, sep: [this.sourceToken] }]
-                  });
-                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
-                  const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
-                  delete it.key;
-                  delete it.sep;
-                  this.stack.push({
-                    type: "block-map",
-                    offset: this.offset,
-                    indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
-                  });
-                } else if (start.length > 0) {
-                  it.sep = it.sep.concat(start, this.sourceToken);
-                } else {
-                  it.sep.push(this.sourceToken);
-                }
-              } else {
-                if (!it.sep) {
-                  Object.assign(it, { key: null, sep: [this.sourceToken] });
-                } else if (it.value || atNextItem) {
-                  map.items.push({ start, key: null, sep: [this.sourceToken] });
-                } else if (includesToken(it.sep, "map-value-ind")) {
-                  this.stack.push({
-                    type: "block-map",
-                    offset: this.offset,
-                    indent: this.indent,
-                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
-                  });
-                } else {
-                  it.sep.push(this.sourceToken);
-                }
-              }
-              this.onKeyLine = true;
-              return;
-            case "alias":
-            case "scalar":
-            case "single-quoted-scalar":
-            case "double-quoted-scalar": {
-              const fs3 = this.flowScalar(this.type);
-              if (atNextItem || it.value) {
-                map.items.push({ start, key: fs3, sep: [] });
-                this.onKeyLine = true;
-              } else if (it.sep) {
-                this.stack.push(fs3);
-              } else {
-                Object.assign(it, { key: fs3, sep: [] });
-                this.onKeyLine = true;
-              }
-              return;
-            }
-            default: {
-              const bv = this.startBlockValue(map);
-              if (bv) {
-                if (bv.type === "block-seq") {
-                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
-                    yield* this.pop({
-                      type: "error",
-                      offset: this.offset,
-                      message: "Unexpected block-seq-ind on same line with key",
-                      source: this.source
-                    });
-                    return;
-                  }
-                } else if (atMapIndent) {
-                  map.items.push({ start });
-                }
-                this.stack.push(bv);
-                return;
-              }
-            }
-          }
-        }
-        yield* this.pop();
-        yield* this.step();
-      }
-      *blockSequence(seq) {
-        const it = seq.items[seq.items.length - 1];
-        switch (this.type) {
-          case "newline":
-            if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
-              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
-              if (last?.type === "comment")
-                end?.push(this.sourceToken);
-              else
-                seq.items.push({ start: [this.sourceToken] });
-            } else
-              it.start.push(this.sourceToken);
-            return;
-          case "space":
-          case "comment":
-            if (it.value)
-              seq.items.push({ start: [this.sourceToken] });
-            else {
-              if (this.atIndentedComment(it.start, seq.indent)) {
-                const prev = seq.items[seq.items.length - 2];
-                const end = prev?.value?.end;
-                if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
-                  end.push(this.sourceToken);
-                  seq.items.pop();
-                  return;
-                }
-              }
-              it.start.push(this.sourceToken);
-            }
-            return;
-          case "anchor":
-          case "tag":
-            if (it.value || this.indent <= seq.indent)
-              break;
-            it.start.push(this.sourceToken);
-            return;
-          case "seq-item-ind":
-            if (this.indent !== seq.indent)
-              break;
-            if (it.value || includesToken(it.start, "seq-item-ind"))
-              seq.items.push({ start: [this.sourceToken] });
-            else
-              it.start.push(this.sourceToken);
-            return;
-        }
-        if (this.indent > seq.indent) {
-          const bv = this.startBlockValue(seq);
-          if (bv) {
-            this.stack.push(bv);
-            return;
-          }
-        }
-        yield* this.pop();
-        yield* this.step();
-      }
-      *flowCollection(fc) {
-        const it = fc.items[fc.items.length - 1];
-        if (this.type === "flow-error-end") {
-          let top;
-          do {
-            yield* this.pop();
-            top = this.peek(1);
-          } while (top?.type === "flow-collection");
-        } else if (fc.end.length === 0) {
-          switch (this.type) {
-            case "comma":
-            case "explicit-key-ind":
-              if (!it || it.sep)
-                fc.items.push({ start: [this.sourceToken] });
-              else
-                it.start.push(this.sourceToken);
-              return;
-            case "map-value-ind":
-              if (!it || it.value)
-                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
-              else if (it.sep)
-                it.sep.push(this.sourceToken);
-              else
-                Object.assign(it, { key: null, sep: [this.sourceToken] });
-              return;
-            case "space":
-            case "comment":
-            case "newline":
-            case "anchor":
-            case "tag":
-              if (!it || it.value)
-                fc.items.push({ start: [this.sourceToken] });
-              else if (it.sep)
-                it.sep.push(this.sourceToken);
-              else
-                it.start.push(this.sourceToken);
-              return;
-            case "alias":
-            case "scalar":
-            case "single-quoted-scalar":
-            case "double-quoted-scalar": {
-              const fs3 = this.flowScalar(this.type);
-              if (!it || it.value)
-                fc.items.push({ start: [], key: fs3, sep: [] });
-              else if (it.sep)
-                this.stack.push(fs3);
-              else
-                Object.assign(it, { key: fs3, sep: [] });
-              return;
-            }
-            case "flow-map-end":
-            case "flow-seq-end":
-              fc.end.push(this.sourceToken);
-              return;
-          }
-          const bv = this.startBlockValue(fc);
-          if (bv)
-            this.stack.push(bv);
-          else {
-            yield* this.pop();
-            yield* this.step();
-          }
-        } else {
-          const parent = this.peek(2);
-          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
-            yield* this.pop();
-            yield* this.step();
-          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
-            const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
-            const map = {
-              type: "block-map",
-              offset: fc.offset,
-              indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
-            };
-            this.onKeyLine = true;
-            this.stack[this.stack.length - 1] = map;
-          } else {
-            yield* this.lineEnd(fc);
-          }
-        }
-      }
-      flowScalar(type) {
-        if (this.onNewLine) {
-          let nl = this.source.indexOf("\n") + 1;
-          while (nl !== 0) {
-            this.onNewLine(this.offset + nl);
-            nl = this.source.indexOf("\n", nl) + 1;
-          }
-        }
-        return {
-          type,
-          offset: this.offset,
-          indent: this.indent,
-          source: this.source
-        };
-      }
-      startBlockValue(parent) {
-        switch (this.type) {
-          case "alias":
-          case "scalar":
-          case "single-quoted-scalar":
-          case "double-quoted-scalar":
-            return this.flowScalar(this.type);
-          case "block-scalar-header":
-            return {
-              type: "block-scalar",
-              offset: this.offset,
-              indent: this.indent,
-              props: [this.sourceToken],
-              source: ""
-            };
-          case "flow-map-start":
-          case "flow-seq-start":
-            return {
-              type: "flow-collection",
-              offset: this.offset,
-              indent: this.indent,
-              start: this.sourceToken,
-              items: [],
-              end: []
-            };
-          case "seq-item-ind":
-            return {
-              type: "block-seq",
-              offset: this.offset,
-              indent: this.indent,
-              items: [{ start: [this.sourceToken] }]
-            };
-          case "explicit-key-ind": {
-            this.onKeyLine = true;
-            const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            start.push(this.sourceToken);
-            return {
-              type: "block-map",
-              offset: this.offset,
-              indent: this.indent,
-              items: [{ start, explicitKey: true }]
-            };
-          }
-          case "map-value-ind": {
-            this.onKeyLine = true;
-            const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            return {
-              type: "block-map",
-              offset: this.offset,
-              indent: this.indent,
-              items: [{ start, key: null, sep: [this.sourceToken] }]
-            };
-          }
-        }
-        return null;
-      }
-      atIndentedComment(start, indent) {
-        if (this.type !== "comment")
-          return false;
-        if (this.indent <= indent)
-          return false;
-        return start.every((st) => st.type === "newline" || st.type === "space");
-      }
-      *documentEnd(docEnd) {
-        if (this.type !== "doc-mode") {
-          if (docEnd.end)
-            docEnd.end.push(this.sourceToken);
-          else
-            docEnd.end = [this.sourceToken];
-          if (this.type === "newline")
-            yield* this.pop();
-        }
-      }
-      *lineEnd(token) {
-        switch (this.type) {
-          case "comma":
-          case "doc-start":
-          case "doc-end":
-          case "flow-seq-end":
-          case "flow-map-end":
-          case "map-value-ind":
-            yield* this.pop();
-            yield* this.step();
-            break;
-          case "newline":
-            this.onKeyLine = false;
-          // fallthrough
-          case "space":
-          case "comment":
-          default:
-            if (token.end)
-              token.end.push(this.sourceToken);
-            else
-              token.end = [this.sourceToken];
-            if (this.type === "newline")
-              yield* this.pop();
-        }
-      }
-    };
-    exports.Parser = Parser;
-  }
-});
-
-// node_modules/yaml/dist/public-api.js
-var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports) {
-    "use strict";
-    var composer = require_composer();
-    var Document3 = require_Document();
-    var errors = require_errors3();
-    var log = require_log();
-    var identity = require_identity();
-    var lineCounter = require_line_counter();
-    var parser = require_parser();
-    function parseOptions(options2) {
-      const prettyErrors = options2.prettyErrors !== false;
-      const lineCounter$1 = options2.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
-      return { lineCounter: lineCounter$1, prettyErrors };
-    }
-    function parseAllDocuments2(source, options2 = {}) {
-      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
-      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
-      const composer$1 = new composer.Composer(options2);
-      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
-      if (prettyErrors && lineCounter2)
-        for (const doc of docs) {
-          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
-          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
-        }
-      if (docs.length > 0)
-        return docs;
-      return Object.assign([], { empty: true }, composer$1.streamInfo());
-    }
-    function parseDocument2(source, options2 = {}) {
-      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
-      const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
-      const composer$1 = new composer.Composer(options2);
-      let doc = null;
-      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
-        if (!doc)
-          doc = _doc;
-        else if (doc.options.logLevel !== "silent") {
-          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
-          break;
-        }
-      }
-      if (prettyErrors && lineCounter2) {
-        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
-        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
-      }
-      return doc;
-    }
-    function parse4(src, reviver, options2) {
-      let _reviver = void 0;
-      if (typeof reviver === "function") {
-        _reviver = reviver;
-      } else if (options2 === void 0 && reviver && typeof reviver === "object") {
-        options2 = reviver;
-      }
-      const doc = parseDocument2(src, options2);
-      if (!doc)
-        return null;
-      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
-      if (doc.errors.length > 0) {
-        if (doc.options.logLevel !== "silent")
-          throw doc.errors[0];
-        else
-          doc.errors = [];
-      }
-      return doc.toJS(Object.assign({ reviver: _reviver }, options2));
-    }
-    function stringify4(value, replacer, options2) {
-      let _replacer = null;
-      if (typeof replacer === "function" || Array.isArray(replacer)) {
-        _replacer = replacer;
-      } else if (options2 === void 0 && replacer) {
-        options2 = replacer;
-      }
-      if (typeof options2 === "string")
-        options2 = options2.length;
-      if (typeof options2 === "number") {
-        const indent = Math.round(options2);
-        options2 = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
-      }
-      if (value === void 0) {
-        const { keepUndefined } = options2 ?? replacer ?? {};
-        if (!keepUndefined)
-          return void 0;
-      }
-      if (identity.isDocument(value) && !_replacer)
-        return value.toString(options2);
-      return new Document3.Document(value, _replacer, options2).toString(options2);
-    }
-    exports.parse = parse4;
-    exports.parseAllDocuments = parseAllDocuments2;
-    exports.parseDocument = parseDocument2;
-    exports.stringify = stringify4;
-  }
-});
-
-// node_modules/yaml/dist/index.js
-var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports) {
-    "use strict";
-    var composer = require_composer();
-    var Document3 = require_Document();
-    var Schema = require_Schema();
-    var errors = require_errors3();
-    var Alias = require_Alias();
-    var identity = require_identity();
-    var Pair = require_Pair();
-    var Scalar = require_Scalar();
-    var YAMLMap = require_YAMLMap();
-    var YAMLSeq = require_YAMLSeq();
-    var cst = require_cst();
-    var lexer = require_lexer();
-    var lineCounter = require_line_counter();
-    var parser = require_parser();
-    var publicApi = require_public_api();
-    var visit3 = require_visit();
-    exports.Composer = composer.Composer;
-    exports.Document = Document3.Document;
-    exports.Schema = Schema.Schema;
-    exports.YAMLError = errors.YAMLError;
-    exports.YAMLParseError = errors.YAMLParseError;
-    exports.YAMLWarning = errors.YAMLWarning;
-    exports.Alias = Alias.Alias;
-    exports.isAlias = identity.isAlias;
-    exports.isCollection = identity.isCollection;
-    exports.isDocument = identity.isDocument;
-    exports.isMap = identity.isMap;
-    exports.isNode = identity.isNode;
-    exports.isPair = identity.isPair;
-    exports.isScalar = identity.isScalar;
-    exports.isSeq = identity.isSeq;
-    exports.Pair = Pair.Pair;
-    exports.Scalar = Scalar.Scalar;
-    exports.YAMLMap = YAMLMap.YAMLMap;
-    exports.YAMLSeq = YAMLSeq.YAMLSeq;
-    exports.CST = cst;
-    exports.Lexer = lexer.Lexer;
-    exports.LineCounter = lineCounter.LineCounter;
-    exports.Parser = parser.Parser;
-    exports.parse = publicApi.parse;
-    exports.parseAllDocuments = publicApi.parseAllDocuments;
-    exports.parseDocument = publicApi.parseDocument;
-    exports.stringify = publicApi.stringify;
-    exports.visit = visit3.visit;
-    exports.visitAsync = visit3.visitAsync;
   }
 });
 
@@ -38464,7 +38464,7 @@ var require_pushgateway = __commonJS({
       const options2 = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve9, reject) => {
+      return new Promise((resolve11, reject) => {
         if (method === "DELETE" && options2.headers) {
           delete options2.headers["Content-Encoding"];
         }
@@ -38480,7 +38480,7 @@ var require_pushgateway = __commonJS({
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
-              resolve9({ resp, body });
+              resolve11({ resp, body });
             }
           });
         });
@@ -41254,13 +41254,13 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           let settled = false;
           function done(err, result) {
             if (settled) return;
             settled = true;
             if (err) reject(err);
-            else resolve9(result);
+            else resolve11(result);
           }
           const request2 = {
             responses: [],
@@ -43632,9 +43632,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve9(data);
+              return err ? reject(err) : resolve11(data);
             });
           });
         }
@@ -43672,12 +43672,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve9(data);
+              ) : resolve11(data);
             });
           });
         }
@@ -45944,8 +45944,8 @@ var require_util4 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve9, reject) => {
-        res = resolve9;
+      const promise = new Promise((resolve11, reject) => {
+        res = resolve11;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -48196,12 +48196,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve9, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve9;
+          callback = resolve11;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -48871,12 +48871,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve9, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve9;
+          callback = resolve11;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -49355,16 +49355,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve9) => {
+        return new Promise((resolve11) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve9;
+            this[kClosedResolve] = resolve11;
           } else {
-            resolve9(null);
+            resolve11(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve9) => {
+        return new Promise((resolve11) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -49375,7 +49375,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve9(null);
+            resolve11(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -49426,7 +49426,7 @@ var require_client2 = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve9, reject) => {
+        const socket = await new Promise((resolve11, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -49438,7 +49438,7 @@ var require_client2 = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve9(socket2);
+              resolve11(socket2);
             }
           });
         });
@@ -49774,8 +49774,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve9) => {
-            this[kClosedResolve] = resolve9;
+          await new Promise((resolve11) => {
+            this[kClosedResolve] = resolve11;
           });
         }
       }
@@ -51044,7 +51044,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve9, reject) => {
+        return await new Promise((resolve11, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -51057,7 +51057,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve9(null);
+              resolve11(null);
             }
           }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
@@ -51076,7 +51076,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve9, reject) => {
+      return new Promise((resolve11, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -51093,7 +51093,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve9,
+              resolve: resolve11,
               reject,
               length: 0,
               body: []
@@ -51163,18 +51163,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve9, stream, length } = consume2;
+      const { type, body, resolve: resolve11, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve9(chunksDecode(body, length));
+          resolve11(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve9(JSON.parse(chunksDecode(body, length)));
+          resolve11(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve9(chunksConcat(body, length).buffer);
+          resolve11(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve9(new Blob(body, { type: stream[kContentType] }));
+          resolve11(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve9(chunksConcat(body, length));
+          resolve11(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -51431,9 +51431,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -51656,9 +51656,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -51943,9 +51943,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -52037,9 +52037,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -55902,7 +55902,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve9, reject) => agent.dispatch(
+        return new Promise((resolve11, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -55978,7 +55978,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve9({
+              resolve11({
                 status: status2,
                 statusText,
                 headersList,
@@ -56021,7 +56021,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve9({
+              resolve11({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -59762,8 +59762,8 @@ var require_util10 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve9) => {
-        setTimeout(resolve9, ms).unref();
+      return new Promise((resolve11) => {
+        setTimeout(resolve11, ms).unref();
       });
     }
     module.exports = {
@@ -60664,11 +60664,11 @@ var require_lib3 = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
-        return value instanceof P2 ? value : new P2(function(resolve9) {
-          resolve9(value);
+        return value instanceof P2 ? value : new P2(function(resolve11) {
+          resolve11(value);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve9, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve11, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -60684,7 +60684,7 @@ var require_lib3 = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve9(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -60771,26 +60771,26 @@ var require_lib3 = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve9) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve11) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve9(output.toString());
+              resolve11(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve9) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve11) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve9(Buffer.concat(chunks));
+              resolve11(Buffer.concat(chunks));
             });
           }));
         });
@@ -60998,14 +60998,14 @@ var require_lib3 = __commonJS({
        */
       requestRaw(info, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve9(res);
+                resolve11(res);
               }
             }
             this.requestRawWithCallback(info, data, callbackForResult);
@@ -61249,12 +61249,12 @@ var require_lib3 = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve9) => setTimeout(() => resolve9(), ms));
+          return new Promise((resolve11) => setTimeout(() => resolve11(), ms));
         });
       }
       _processResponse(res, options2) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve9, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve11, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -61262,7 +61262,7 @@ var require_lib3 = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve9(response);
+              resolve11(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -61301,7 +61301,7 @@ var require_lib3 = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve9(response);
+              resolve11(response);
             }
           }));
         });
@@ -61317,13 +61317,1694 @@ var UsageError = class extends Error {
 };
 
 // src/cli/commands/analyze.ts
+var import_yaml = __toESM(require_dist(), 1);
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+// src/catalog/alpasim.ts
+var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
+var METRIC_SERVICE_LABEL = {
+  renderer: "sensorsim",
+  driver: "driver",
+  physics: "physics",
+  controller: "controller",
+  trafficsim: "traffic"
+};
+function serviceFromMetricLabel(label) {
+  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+}
+var CACHE_KEYS = {
+  renderer: "nre_cache_size",
+  physics: "physics_cache_size"
+};
+var SERVICE_SWITCH_GROUPS = {
+  trafficsim: { default: "disabled" },
+  physics: {}
+};
+var DISABLED_GROUP_CHOICE = "disabled";
+var DEFAULT_PHYSICS_CACHE_SIZE = 16;
+var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
+var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
+var SUBMIT_DEFAULTS = {
+  nodes: 1,
+  gpusPerNode: 8,
+  exclusive: true,
+  time: "03:59:00",
+  requeue: true
+};
+var RUN_NAME_OVERRIDE = "wizard.run_name";
+var FIXED_INPUT_KEYS = {
+  scenes: "scenes.test_suite_id",
+  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
+  cameras: "cameras",
+  controlTimestep: "runtime.simulation_config.control_timestep_us"
+};
+var SCRAPE_INTERVAL_S = 5;
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
+var CAPACITY_IMBALANCE_LIMIT = 1.25;
+var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
+var TARGET_JOBS = {
+  runtime: "alpasim-runtime-worker",
+  node: "alpasim-node",
+  process: "alpasim-process",
+  dcgm: "alpasim-dcgm"
+};
+var RAW_METRICS = {
+  rolloutsTotal: "alpasim_rollouts_total",
+  simulationElapsed: "alpasim_simulation_elapsed_seconds",
+  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
+  rpcDuration: "alpasim_rpc_duration_seconds",
+  rpcBlocking: "alpasim_rpc_blocking_seconds",
+  rolloutDuration: "alpasim_rollout_duration_seconds",
+  stepDuration: "alpasim_step_duration_seconds",
+  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
+  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
+  eventLoopWork: "alpasim_event_loop_work_seconds_total",
+  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
+  fbUsed: "DCGM_FI_DEV_FB_USED",
+  fbFree: "DCGM_FI_DEV_FB_FREE",
+  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
+  processCpu: "namedprocess_namegroup_cpu_seconds_total",
+  processMemory: "namedprocess_namegroup_memory_bytes",
+  hostMemAvailable: "node_memory_MemAvailable_bytes",
+  hostMemTotal: "node_memory_MemTotal_bytes",
+  hostCpu: "node_cpu_seconds_total"
+};
+var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
+var RECORDING_RULES = {
+  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
+  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
+  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
+  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
+  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
+  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
+  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
+  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
+  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
+  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
+  gpuUtil: "alpasim:gpu_utilization_percent:avg",
+  gpuMemory: "alpasim:gpu_memory_gb:avg",
+  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
+  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s"
+};
+var GRAFANA_DASHBOARD = { uid: "alpasim-runtime", title: "AlpaSim Runtime" };
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b2) => a[0] - b2[0]));
+}
+
+// src/analysis/series.ts
+function clean(series) {
+  if (!series) return { samples: [], dropped: 0 };
+  let dropped = 0;
+  const byTime = /* @__PURE__ */ new Map();
+  for (const s of series) {
+    if (!Number.isFinite(s.t) || !Number.isFinite(s.v) || s.v < 0) {
+      dropped++;
+      continue;
+    }
+    byTime.set(s.t, s.v);
+  }
+  const samples = [...byTime.entries()].sort((a, b2) => a[0] - b2[0]).map(([t, v2]) => ({ t, v: v2 }));
+  return { samples, dropped };
+}
+function lastAtOrBefore(s, x2) {
+  let lo = 0;
+  let hi = s.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    if (s[mid].t <= x2) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+function valueAt(s, x2) {
+  if (s.length === 0) return void 0;
+  const i = lastAtOrBefore(s, x2);
+  if (i < 0) return s[0].v;
+  if (i >= s.length - 1) return s[s.length - 1].v;
+  const a = s[i];
+  const b2 = s[i + 1];
+  if (b2.t === a.t) return b2.v;
+  return a.v + (b2.v - a.v) * (x2 - a.t) / (b2.t - a.t);
+}
+function mean(xs) {
+  return xs.length ? xs.reduce((a, b2) => a + b2, 0) / xs.length : Number.NaN;
+}
+function stdev(xs) {
+  if (xs.length < 2) return Number.NaN;
+  const m2 = mean(xs);
+  return Math.sqrt(xs.reduce((a, x2) => a + (x2 - m2) ** 2, 0) / (xs.length - 1));
+}
+function median(xs) {
+  if (!xs.length) return Number.NaN;
+  const s = [...xs].sort((a, b2) => a - b2);
+  const m2 = s.length >> 1;
+  return s.length % 2 ? s[m2] : (s[m2 - 1] + s[m2]) / 2;
+}
+function linearFit(xs, ys) {
+  const n = xs.length;
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (xs[i] - mx) ** 2;
+    sxy += (xs[i] - mx) * (ys[i] - my);
+  }
+  const b2 = sxx > 0 ? sxy / sxx : 0;
+  const a = my - b2 * mx;
+  let sse = 0;
+  for (let i = 0; i < n; i++) sse += (ys[i] - a - b2 * xs[i]) ** 2;
+  const seB = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : Number.POSITIVE_INFINITY;
+  return { a, b: b2, seB };
+}
+var T975 = [
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042
+];
+function tQuantile975(df) {
+  if (df < 1) return Number.POSITIVE_INFINITY;
+  return df <= 30 ? T975[Math.floor(df) - 1] : 1.96 + 2.4 / df;
+}
+function medianStep(s) {
+  const d2 = [];
+  for (let i = 1; i < s.length; i++) d2.push(s[i].t - s[i - 1].t);
+  return median(d2);
+}
+function gaps(s, factor = 3) {
+  const step = medianStep(s);
+  if (!Number.isFinite(step) || step <= 0) return [];
+  const out = [];
+  for (let i = 1; i < s.length; i++) {
+    const a = s[i - 1].t;
+    const b2 = s[i].t;
+    if (b2 - a > factor * step) out.push([a, b2]);
+  }
+  return out;
+}
+function round(x2, digits = 3) {
+  if (!Number.isFinite(x2)) return x2;
+  const f = 10 ** digits;
+  return Math.round(x2 * f) / f;
+}
+function toRunMinutes(points, ts0, timeScale) {
+  return points.map(([ts, v2]) => ({ t: (ts - ts0) * timeScale / 60, v: v2 }));
+}
+function minMeanMax(values) {
+  const f = values.filter(Number.isFinite);
+  if (!f.length) return { min: null, mean: null, max: null };
+  return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+function analyseBottleneck(input) {
+  const evidence = [];
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const cpuBound = Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
+    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU: CPU-bound, scaling it helps even when the node average looks fine`
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  if (!services.length) {
+    return {
+      kind: runtimeBusy ? "runtime-bound" : "unknown",
+      service: null,
+      evidence: [
+        ...evidence,
+        "no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)",
+        ...cpuBound
+      ],
+      confidence: "low"
+    };
+  }
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
+  const top = ranked[0];
+  const second = ranked[1];
+  for (const s of ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(max(s), 1)}, min ${min(s) === null ? "n/a" : round(min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(top);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  if (runtimeBusy) {
+    return {
+      kind: "runtime-bound",
+      service: null,
+      evidence: [
+        ...evidence,
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`,
+        ...cpuBound
+      ],
+      confidence: high.length === 0 ? "high" : "medium"
+    };
+  }
+  if (max(top) <= LOW_DEPTH) {
+    return {
+      kind: "not-enough-load",
+      service: null,
+      evidence: [
+        ...evidence,
+        `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`,
+        ...cpuBound
+      ],
+      confidence: "medium"
+    };
+  }
+  if (high.length >= 2) {
+    return {
+      kind: "total-capacity-too-high",
+      service: null,
+      evidence: [
+        ...evidence,
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`,
+        ...cpuBound
+      ],
+      confidence: "medium"
+    };
+  }
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top)) {
+    return {
+      kind: "imbalance",
+      service: top,
+      evidence: [
+        ...evidence,
+        `${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`,
+        ...cpuBound
+      ],
+      confidence: "medium"
+    };
+  }
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return {
+    kind: "service",
+    service: top,
+    evidence: [
+      ...evidence,
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`,
+      ...cpuBound
+    ],
+    confidence: dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  };
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h, m2] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h * 60 + m2 - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = n.samples;
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  return { n: ns, e: es, f: f.samples };
+}
+function fitRate(n, from, to, block) {
+  const k2 = Math.floor((to - from) / block);
+  if (k2 < 2) return void 0;
+  const start = to - k2 * block;
+  const rates = [];
+  const centers = [];
+  for (let j2 = 0; j2 < k2; j2++) {
+    const a = start + j2 * block;
+    rates.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+    centers.push(a + block / 2);
+  }
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const half = tQuantile975(k2 - 1) * stdev(rates) / Math.sqrt(k2);
+  const fit = linearFit(centers, rates);
+  return {
+    rate: r,
+    low: Math.max(r - half, r * 1e-3),
+    high: r + half,
+    blocks: k2,
+    slopeRelPerHour: fit.b * 60 / r,
+    slopeSeRelPerHour: fit.seB * 60 / r
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow) {
+    const doneAt = t + (input.expectedRollouts - nNow) / r;
+    if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
+  }
+  const dt = Math.max(0, horizon.end - t);
+  return { value: (eNow + 60 * dt) / (nNow + r * dt), horizon };
+}
+function findCycle(n, from, to, minStep, minAmp, minPeriod) {
+  const overall = ((valueAt(n, to) ?? 0) - (valueAt(n, from) ?? 0)) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return void 0;
+  const step = Math.max(minStep, 10 / overall);
+  const m2 = Math.floor((to - from) / step);
+  if (m2 < 12) return void 0;
+  const inc = [];
+  for (let i = 0; i < m2; i++) {
+    const a = from + i * step;
+    inc.push(((valueAt(n, a + step) ?? 0) - (valueAt(n, a) ?? 0)) / step);
+  }
+  const mu = mean(inc);
+  if (!(mu > 0)) return void 0;
+  const xs = inc.map((_2, i) => i);
+  const fit = linearFit(xs, inc);
+  const d2 = inc.map((y2, i) => y2 - fit.a - fit.b * i);
+  const var0 = d2.reduce((s, x2) => s + x2 * x2, 0);
+  if (var0 <= 0) return void 0;
+  const acf = (lag) => {
+    let s = 0;
+    for (let i = 0; i + lag < d2.length; i++) s += d2[i] * d2[i + lag];
+    return s / var0;
+  };
+  const maxLag = Math.floor(m2 / 3);
+  let sawNegative = false;
+  for (let lag = 2; lag <= maxLag; lag++) {
+    const c = acf(lag);
+    if (c < 0) sawNegative = true;
+    if (sawNegative && c > 0.3 && c >= acf(lag - 1) && c >= acf(lag + 1)) {
+      if (lag * step < minPeriod) return void 0;
+      const bins = new Array(lag).fill(0);
+      const counts = new Array(lag).fill(0);
+      d2.forEach((x2, i) => {
+        bins[i % lag] = bins[i % lag] + x2;
+        counts[i % lag] = counts[i % lag] + 1;
+      });
+      const profile = bins.map((b2, i) => b2 / counts[i]);
+      const amplitude = (Math.max(...profile) - Math.min(...profile)) / 2 / mu;
+      if (amplitude >= minAmp) return { period: lag * step, amplitude };
+      return void 0;
+    }
+  }
+  return void 0;
+}
+function interval(value, a, b2, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b2), digits),
+    high: round(Math.max(a, b2), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  const all = [...p.f, ...p.n];
+  if (all.length === 0 || p.n.length === 0) {
+    return {
+      state: input.targetsUp === false ? "unhealthy" : "no-data",
+      minutes_of_data: 0,
+      warmup_end_minutes: null,
+      current_full_run: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+    };
+  }
+  const t0 = Math.min(...all.map((x2) => x2.t));
+  const tLast = Math.max(...all.map((x2) => x2.t));
+  const now = input.now ?? tLast;
+  const minutes = now - t0;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(minutes, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  const W2 = s.window_minutes;
+  const step = medianStep(p.n);
+  for (const [a, b2] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b2 - t0, 1)} min`);
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
+  if (firstProduction !== void 0 && tLast - firstProduction >= s.stall_minutes) {
+    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
+    if (nLast - before <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W2) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W2) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W2) ?? 0);
+    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W2} min's rollouts failed`);
+  }
+  if (unhealthy.length)
+    return {
+      ...base,
+      state: "unhealthy",
+      warmup_end_minutes: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, ...unhealthy]
+    };
+  if (firstProduction === void 0) {
+    return {
+      ...base,
+      state: "warming",
+      warmup_end_minutes: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, "no rollout completed yet"]
+    };
+  }
+  const floor = t0 + s.warmup_floor_minutes;
+  const mserBlock = Math.max(W2 / 2, Number.isFinite(step) ? step : 0);
+  const warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
+  if (warmupEnd === void 0 || tLast - warmupEnd < W2) {
+    const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+    return {
+      ...base,
+      state: "warming",
+      warmup_end_minutes: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, why]
+    };
+  }
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
+  const cycle = findCycle(
+    p.n,
+    warmupEnd,
+    tLast,
+    Math.max(W2 / 5, Number.isFinite(step) ? step : 0),
+    s.min_cycle_amplitude,
+    W2
+  );
+  const block = cycle ? Math.ceil(W2 / cycle.period - 1e-9) * cycle.period : W2;
+  const checks = [];
+  for (let j2 = 0; j2 <= s.consecutive_windows; j2++) {
+    const t = tLast - j2 * W2;
+    const settled = j2 === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
+    const fit = settled ? fitRate(p.n, warmupEnd, t, block) : void 0;
+    if (!fit) {
+      checks.push({ t, unsettled: !settled });
+      continue;
+    }
+    const proj = project(p, t, fit.rate, input);
+    const hi = project(p, t, fit.low, input).value;
+    const lo = project(p, t, fit.high, input).value;
+    checks.push({ t, fit, proj, lo, hi });
+  }
+  const latest = checks[0];
+  if (!latest?.fit || !latest.proj) {
+    return {
+      ...base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmupEnd - t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, `need ${2 * block} min of steady data, have ${round(tLast - warmupEnd, 1)}`]
+    };
+  }
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const steadyRate = latest.fit;
+  const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j2 = 0; j2 < s.consecutive_windows; j2++) {
+    const c = checks[j2];
+    const prev = checks[j2 + 1];
+    const reason2 = windowFailure(c, prev, s);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  evidence.push(
+    `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} \xD7 ${round(block, 1)}-min batches \u2192 ${steady.value} s/rollout at steady state`,
+    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
+    `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  const cycleOut = cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null;
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}%`
+    );
+  const done = streak >= s.consecutive_windows;
+  return {
+    ...base,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    warmup_end_minutes: round(warmupEnd - t0, 2),
+    value: done ? projected : null,
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    cycle: cycleOut,
+    evidence
+  };
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m2 = Math.floor((to - from) / block);
+  if (m2 < 6) return void 0;
+  const start = to - m2 * block;
+  const x2 = [];
+  for (let i = 0; i < m2; i++) {
+    const a = start + i * block;
+    x2.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat = new Array(m2).fill(Number.NaN);
+  for (let d2 = m2 - 1; d2 >= 0; d2--) {
+    const xi = x2[d2];
+    sum += xi;
+    sq += xi * xi;
+    const k2 = m2 - d2;
+    stat[d2] = Math.max(0, sq - sum * sum / k2) / (k2 * k2);
+  }
+  const limit = Math.floor(m2 / 2);
+  for (let d2 = 0; d2 <= limit; d2++) {
+    const v2 = stat[d2];
+    if (v2 < best * (1 - 1e-9) - 1e-15) {
+      best = v2;
+      bestD = d2;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  if (!c?.fit || !c.proj || c.lo === void 0 || c.hi === void 0) return "not enough steady data";
+  const v2 = c.proj.value;
+  const ci = (c.hi - c.lo) / 2 / v2;
+  if (!(ci <= s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
+  if (drift > s.max_relative_slope_per_hour)
+    return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (\xB1${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
+  if (!prev?.proj) return "no previous window";
+  const range = Math.abs(v2 - prev.proj.value) / v2;
+  if (!(range <= s.max_relative_range)) return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k2, v2] of Object.entries(o))
+    if (v2 !== void 0 && v2 !== null) out[k2] = v2;
+  return out;
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b2) => Number(a) - Number(b2))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: total !== null && used.max !== null ? round(total - used.max) : null
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v2] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v2);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q2) {
+  return series[q2]?.[0];
+}
+function observeRun(input) {
+  const S2 = input.timeScale;
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q2) => first(input.series, q2)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  const ts0 = startTs ?? input.nowTs;
+  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], ts0, S2);
+  const fullRun = mins("secondsPerRolloutAvg");
+  const rate5m = mins("secondsPerRolloutRate5m");
+  const completed = mins("rolloutsTotal");
+  const failed = mins("rolloutsFailed");
+  const elapsed = mins("elapsed");
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && startTs !== null ? (startTs - input.jobStartTs) * S2 / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const verdict = detect({
+    fullRun,
+    rate5m,
+    completed,
+    failed,
+    elapsed,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - ts0) * S2 / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    settings: input.settings
+  });
+  const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S2 : -Infinity;
+  const steadyValues = (s) => {
+    const pts = (s?.points ?? []).filter(([, v2]) => Number.isFinite(v2));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v2]) => v2);
+  };
+  const steadyMean = (s) => {
+    const v2 = steadyValues(s);
+    return v2.length ? round(mean(v2)) : null;
+  };
+  const byLabel = (q2, label) => {
+    const m2 = /* @__PURE__ */ new Map();
+    for (const s of input.series[q2] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m2.set(key, s);
+    }
+    return m2;
+  };
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = byLabel("queueDepthMax", "service");
+  const mins2 = byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins2.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const key = svc ?? label;
+    const mx = steadyMean(maxes.get(label));
+    const mn = steadyMean(mins2.get(label));
+    queue[key] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const methods = {};
+  for (const [m2, s] of byLabel("rpcDurationP95", "method")) {
+    const v2 = steadyValues(s);
+    methods[m2] = v2.length ? round(median(v2)) : null;
+  }
+  const idle = steadyMean(first(input.series, "idleFraction"));
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of byLabel("processCpu", "groupname")) cpu.set(g, steadyValues(s));
+  const cpuMean = {};
+  for (const [g, v2] of cpu) cpuMean[g] = v2.length ? mean(v2) : null;
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q2, field) => {
+    for (const s of input.series[q2] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...steadyValues(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  const resources = analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: steadyValues(first(input.series, "hostMemAvailable")),
+    hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
+    processCpu: cpu
+  });
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(completed);
+  const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
+  const gaps2 = verdict.evidence.filter((e) => e.startsWith("scrape gap"));
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(rate5m),
+    seconds_per_rollout_full_run: lastOf(fullRun),
+    rollout_duration_p95_s: steadyMean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: queue,
+    rpc_duration_p95_s_by_method: methods,
+    runtime_idle_fraction: idle,
+    resource_usage: resources,
+    bottleneck,
+    telemetry_quality: { missing_metrics: input.missing ?? [], gaps: gaps2, notes: null }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs,
+    lastTs,
+    chart: {
+      fullRun: fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m2 = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m2) return null;
+  return Number(m2[1] ?? 0) * 1440 + Number(m2[2]) * 60 + Number(m2[3]) + Number(m2[4] ?? 0) / 60;
+}
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+function describeComparison(c) {
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${c.against} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const pct2 = round(100 * (c.ratio.value - 1), 1);
+  const change = pct2 <= 0 ? `${-pct2}% fewer` : `${pct2}% more`;
+  return `${word} ${c.against}: ${change} seconds per rollout (ratio ${c.ratio.value}, 95% CI ${c.ratio.low}\u2013${c.ratio.high})`;
+}
+
+// src/report/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num(x2) {
+  return String(round(x2, 3));
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const n = Math.max(2, Math.min(o.maxPoints ?? 48, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_2, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x2) => valueAt(s.samples, x2)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l3) => `  line [${l3.map((v2) => num(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${i + 1}. ${name}`).join(" \xB7 ");
+}
+function barChart(bars, o) {
+  const rows = bars.filter((b2) => Number.isFinite(b2.value));
+  if (!rows.length) return "";
+  const line = rows.every((b2) => b2.line !== void 0 && Number.isFinite(b2.line)) ? rows.map((b2) => b2.line) : [];
+  const yMax = Math.max(...rows.map((b2) => b2.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b2) => num(b2.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/report/pr-comment.ts
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt(x2, digits = 3) {
+  return x2 === null || x2 === void 0 || !Number.isFinite(x2) ? "\u2014" : String(round(x2, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
+}
+function cell(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  const params = new URLSearchParams({
+    "var-run_name": runName,
+    from: String(range?.fromMs ?? "now-6h"),
+    to: String(range?.toMs ?? "now")
+  });
+  return `${base.replace(/\/+$/, "")}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
+}
+function renderMonitorComment(v2) {
+  const o = v2.observation;
+  const verdict = o.verdict;
+  const m2 = o.stable_metrics;
+  const out = [];
+  out.push(`### ${STATE_ICON[v2.state]} \`${v2.candidate}\` \u2014 ${v2.state}`);
+  out.push("");
+  out.push(
+    `Experiment \`${v2.experimentId}\` \xB7 run \`${v2.runName}\`${v2.jobId ? ` \xB7 Slurm job ${v2.jobId}${v2.slurmState ? ` (${v2.slurmState})` : ""}` : ""}`
+  );
+  out.push("");
+  const reached = v2.timeline.filter((t) => t.at);
+  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
+  out.push(`#### Verdict: \`${verdict.state}\``);
+  out.push("");
+  if (verdict.value)
+    out.push(
+      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  for (const c of v2.comparisons)
+    out.push(
+      `- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${describeComparison(c)}`
+    );
+  if (v2.comparisons.length) out.push("");
+  if (verdict.evidence.length) {
+    out.push("<details><summary>Evidence</summary>", "");
+    for (const e of verdict.evidence) out.push(`- ${e}`);
+    out.push("", "</details>", "");
+  }
+  out.push("#### Metrics");
+  out.push("");
+  out.push("| Metric | Value |", "|---|---|");
+  const row = (k2, val) => out.push(`| ${k2} | ${cell(val)} |`);
+  row("Full-run s/rollout (now)", fmt(m2.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt(m2.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt(m2.completed_rollouts, 0)} / ${fmt(m2.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m2.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m2.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt(m2.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m2.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt(q2.worker_min, 1)} | ${fmt(q2.worker_max, 1)} |`);
+    out.push("");
+  }
+  const gpus = Object.entries(m2.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    for (const [g, u] of gpus) {
+      const mm = (x2, d2 = 0) => `${fmt(x2?.min, d2)} / ${fmt(x2?.mean, d2)} / ${fmt(x2?.max, d2)}`;
+      out.push(
+        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+      );
+    }
+    out.push("");
+  }
+  const host = m2.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m2.bottleneck) {
+    const b2 = m2.bottleneck;
+    out.push(`**Bottleneck:** ${b2.kind}${b2.service ? ` (${b2.service})` : ""}, confidence ${b2.confidence}`);
+    for (const e of b2.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (v2.opportunities?.length) {
+    out.push("**Opportunities:**");
+    for (const e of v2.opportunities) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (v2.chart && (v2.chart.fullRun.length || v2.chart.rate5m.length)) {
+    const series = [
+      { name: "full-run s/rollout", samples: v2.chart.fullRun },
+      { name: "5-min s/rollout", samples: v2.chart.rate5m }
+    ];
+    const projected = verdict.projected_full_run?.value;
+    const references = projected ? [{ name: "projected full-run at run end", value: projected }] : [];
+    const ref = projected ?? m2.seconds_per_rollout_full_run ?? void 0;
+    const chart = lineChart(series, {
+      title: "Seconds per rollout",
+      xLabel: "run minutes",
+      yLabel: "s/rollout",
+      yMax: ref ? ref * 3 : void 0,
+      references
+    });
+    if (chart) out.push(chart, "", `Lines: ${chartLegend(series, references)}`, "");
+  }
+  if (v2.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v2.grafanaUrl, v2.runName, v2.timeRange)})`, "");
+  const missing2 = m2.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v2.notes ?? []) out.push(`> ${n}`, "");
+  if (v2.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q2 of v2.queries)
+      out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
+    out.push("```", "", "</details>", "");
+  }
+  out.push(renderObservationBlock(o));
+  return out.join("\n");
+}
+
+// src/telemetry/prometheus.ts
+var PrometheusError = class extends Error {
+  constructor(message2, details) {
+    super(message2);
+    this.details = details;
+    this.name = "PrometheusError";
+  }
+  details;
+};
+var BODY_QUOTE = 500;
+function quote(body) {
+  const s = body.replace(/\s+/g, " ").trim();
+  return s.length > BODY_QUOTE ? `${s.slice(0, BODY_QUOTE)}\u2026` : s;
+}
+function parseSampleValue(raw) {
+  if (typeof raw !== "string") throw new Error(`sample value must be a string, got ${JSON.stringify(raw)}`);
+  if (raw === "NaN") return Number.NaN;
+  if (raw === "+Inf" || raw === "Inf") return Number.POSITIVE_INFINITY;
+  if (raw === "-Inf") return Number.NEGATIVE_INFINITY;
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
+    throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+function parsePoint(p, where) {
+  if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || !Number.isFinite(p[0]))
+    throw new Error(
+      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
+    );
+  return [p[0], parseSampleValue(p[1])];
+}
+function parseLabels(m2, where) {
+  if (m2 === void 0) return {};
+  if (!m2 || typeof m2 !== "object" || Array.isArray(m2))
+    throw new Error(`${where}: "metric" must be an object of labels`);
+  for (const [k2, v2] of Object.entries(m2))
+    if (typeof v2 !== "string") throw new Error(`${where}: label ${k2} must be a string`);
+  return m2;
+}
+function parseQueryResponse(body) {
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw new Error("response is not a JSON object");
+  const b2 = body;
+  if (b2.status !== "success") {
+    const err = typeof b2.error === "string" ? b2.error : "no error message";
+    throw new Error(`status is ${JSON.stringify(b2.status)} (${String(b2.errorType ?? "unknown")}: ${err})`);
+  }
+  const data = b2.data;
+  if (!data || typeof data !== "object") throw new Error('"data" is missing');
+  const type = data.resultType;
+  const result = data.result;
+  const warnings = Array.isArray(b2.warnings) ? b2.warnings.map(String) : [];
+  const series = [];
+  if (type === "vector" || type === "matrix") {
+    if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
+    result.forEach((r, i) => {
+      const where = `data.result[${i}]`;
+      if (!r || typeof r !== "object") throw new Error(`${where} is not an object`);
+      const labels = parseLabels(r.metric, where);
+      if (type === "vector") {
+        series.push({ labels, points: [parsePoint(r.value, `${where}.value`)] });
+      } else {
+        const values = r.values;
+        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
+        series.push({ labels, points: values.map((p, j2) => parsePoint(p, `${where}.values[${j2}]`)) });
+      }
+    });
+  } else if (type === "scalar") {
+    series.push({ labels: {}, points: [parsePoint(result, "data.result")] });
+  } else if (type === "string") {
+  } else {
+    throw new Error(`unknown resultType ${JSON.stringify(type)} (expected vector, matrix, scalar or string)`);
+  }
+  let nonFinite = 0;
+  for (const s of series) for (const [, v2] of s.points) if (!Number.isFinite(v2)) nonFinite++;
+  return { resultType: type, series, empty: series.length === 0, nonFinite, warnings };
+}
+var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function createPrometheusClient(options2) {
+  const baseUrl2 = options2.baseUrl.replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s]+$/.test(baseUrl2))
+    throw new Error(
+      `Prometheus URL ${JSON.stringify(options2.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
+    );
+  const doFetch = options2.fetch ?? fetch;
+  const timeoutMs = options2.timeoutMs ?? 1e4;
+  const retries = options2.retries ?? 2;
+  const retryDelayMs = options2.retryDelayMs ?? 500;
+  async function once(path, params, query) {
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+    let res;
+    let text2;
+    try {
+      res = await doFetch(`${baseUrl2}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...options2.headers },
+        body: params.toString(),
+        signal: ctrl.signal
+      });
+      text2 = await res.text();
+    } catch (e) {
+      const timedOut = ctrl.signal.aborted;
+      throw new PrometheusError(
+        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
+        { query, retryable: true }
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.ok) {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
+        query,
+        status: res.status,
+        body: text2,
+        retryable: res.status === 429 || res.status >= 500
+      });
+    }
+    let json;
+    try {
+      json = JSON.parse(text2);
+    } catch {
+      throw new PrometheusError(
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
+        {
+          query,
+          status: res.status,
+          body: text2,
+          retryable: false
+        }
+      );
+    }
+    try {
+      return parseQueryResponse(json);
+    } catch (e) {
+      throw new PrometheusError(
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
+        {
+          query,
+          status: res.status,
+          body: text2,
+          retryable: false
+        }
+      );
+    }
+  }
+  async function withRetries(kind, path, params, query) {
+    for (let attempt = 0; ; attempt++) {
+      options2.onRequest?.(kind, query);
+      try {
+        return await once(path, params, query);
+      } catch (e) {
+        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
+        await sleep(retryDelayMs * 2 ** attempt);
+      }
+    }
+  }
+  return {
+    baseUrl: baseUrl2,
+    instant(query, time2) {
+      const params = new URLSearchParams({ query });
+      if (time2 !== void 0) params.set("time", String(time2));
+      return withRetries("instant", "/api/v1/query", params, query);
+    },
+    range(query, start, end, stepSeconds) {
+      if (!(end >= start))
+        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+          query,
+          retryable: false
+        });
+      if (!(stepSeconds > 0))
+        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+          query,
+          retryable: false
+        });
+      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
+      const params = new URLSearchParams({
+        query,
+        start: String(start),
+        end: String(end),
+        step: String(step)
+      });
+      return withRetries("range", "/api/v1/query_range", params, query);
+    }
+  };
+}
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+var RUN_NAME = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function runSelector(runName) {
+  if (!RUN_NAME.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
+    );
+  return `run_name="${runName}"`;
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options2 = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const R = RAW_METRICS;
+  const w5m = window2(300, options2);
+  const w1m = window2(60, options2);
+  const w30s = window2(30, options2);
+  const q2 = (quantity, rule, fallback) => ({
+    quantity,
+    rule,
+    fallback
+  });
+  return {
+    secondsPerRolloutAvg: q2(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q2(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q2(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q2(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q2("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q2(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q2(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q2(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q2(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q2(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    ),
+    gpuUtil: q2("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q2(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q2(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q2(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    processCpu: q2(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q2(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q2("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q2("targetsUp", null, `sum by (run_name) (up${sel})`)
+  };
+}
+async function fetchTelemetry(client, selector, range, options2 = {}) {
+  const catalog = queryCatalog(selector, options2);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options2.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run2 = s.labels.run_name;
+        if (!run2) continue;
+        const rec = out.byRun.get(run2) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run2, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b2) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b2.quantity));
+  out.missing.sort((a, b2) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b2));
+  return out;
+}
+
+// src/cli/commands/analyze.ts
+function parseArgs(args, flags) {
+  const positional = [];
+  const options2 = {};
+  const set = /* @__PURE__ */ new Set();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith("--")) {
+      positional.push(a);
+      continue;
+    }
+    const key = a.slice(2);
+    if (flags.includes(key)) {
+      set.add(key);
+      continue;
+    }
+    const v2 = args[i + 1];
+    if (v2 === void 0 || v2.startsWith("--")) throw new UsageError(`${a} needs a value`);
+    options2[key] = v2;
+    i++;
+  }
+  return { positional, options: options2, flags: set };
+}
+function telemetryOptions(options2, io, clusterName) {
+  const file = resolve(
+    io.cwd,
+    options2["clusters-file"] ?? io.env.TOPO_CLUSTERS_FILE ?? "topologies/clusters.yaml"
+  );
+  let cluster;
+  const name = options2.cluster ?? clusterName;
+  if (name) {
+    let parsed;
+    try {
+      parsed = (0, import_yaml.parse)(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new UsageError(
+        `cannot read the clusters file ${file}: ${e.message} (set --clusters-file or TOPO_CLUSTERS_FILE)`
+      );
+    }
+    const config = parsed?.clusters?.[name];
+    if (!config)
+      throw new UsageError(
+        `${file}: no cluster "${name}" (known: ${Object.keys(parsed?.clusters ?? {}).join(", ") || "none"})`
+      );
+    cluster = { name, config };
+  }
+  const url = options2.prometheus ?? cluster?.config.prometheus_url ?? io.env.TOPO_PROMETHEUS_URL;
+  if (!url)
+    throw new UsageError(
+      "no Prometheus: pass --prometheus <url>, --cluster <name>, or set TOPO_PROMETHEUS_URL"
+    );
+  const timeScale = Number(options2["time-scale"] ?? cluster?.config.time_scale ?? 1);
+  if (!(timeScale > 0))
+    throw new UsageError(`--time-scale must be a positive number, got ${options2["time-scale"]}`);
+  const stepSeconds = Number(options2.step ?? (timeScale > 1 ? 1 : 5));
+  if (!(stepSeconds > 0))
+    throw new UsageError(`--step must be a positive number of seconds, got ${options2.step}`);
+  return {
+    prometheus: createPrometheusClient({ baseUrl: url }),
+    timeScale,
+    stepSeconds,
+    grafanaUrl: options2.grafana ?? cluster?.config.grafana_url ?? null,
+    cluster
+  };
+}
+function stateFromVerdict(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
+}
 var analyzeCommand = {
   name: "analyze",
   summary: "Analyse one run from Prometheus",
-  usage: "topo analyze <run_name> [--json]",
-  async run(_args, io) {
-    io.stderr("topo analyze: not implemented yet (issue 5)\n");
-    return 1;
+  usage: "topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters-file F]] [--time-scale S] [--step SECONDS] [--minutes M]",
+  async run(args, io) {
+    const { positional, options: options2, flags } = parseArgs(args, ["json"]);
+    const [runName, extra] = positional;
+    if (!runName || extra)
+      throw new UsageError("give exactly one run name (topo-<experiment>-<candidate>-<hash8>)");
+    const selector = runSelector(runName);
+    const t = telemetryOptions(options2, io);
+    const minutes = Number(options2.minutes ?? 360);
+    if (!(minutes > 0)) throw new UsageError(`--minutes must be positive, got ${options2.minutes}`);
+    const end = Math.floor(Date.now() / 1e3);
+    const start = end - minutes * 60;
+    const telemetry = await fetchTelemetry(
+      t.prometheus,
+      selector,
+      { start: Math.floor(start / t.stepSeconds) * t.stepSeconds, end, stepSeconds: t.stepSeconds },
+      { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds }
+    );
+    const analysis = observeRun({
+      runName,
+      series: telemetry.byRun.get(runName) ?? {},
+      timeScale: t.timeScale,
+      nowTs: end,
+      stepSeconds: t.stepSeconds,
+      missing: telemetry.missing
+    });
+    for (const e of telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}
+`);
+    if (flags.has("json")) {
+      io.stdout(
+        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries }, null, 2)}
+`
+      );
+    } else {
+      const [, experimentId = "", candidate = runName] = /^topo-(.+-[0-9]{8})-(.+)-[0-9a-f]{8}$/.exec(runName) ?? [];
+      io.stdout(
+        `${renderMonitorComment({
+          experimentId,
+          candidate,
+          runName,
+          state: stateFromVerdict(analysis),
+          timeline: [],
+          observation: analysis.observation,
+          comparisons: [],
+          chart: analysis.chart,
+          opportunities: analysis.opportunities,
+          queries: telemetry.queries,
+          grafanaUrl: t.grafanaUrl,
+          timeRange: analysis.startTs ? { fromMs: analysis.startTs * 1e3, toMs: null } : null
+        })}
+`
+      );
+    }
+    return analysis.startTs === null ? 1 : 0;
   }
 };
 
@@ -61388,7 +63069,7 @@ No pending or running job is named ${code(result.jobName)}: ${state2}.
 }
 
 // src/slurm/for-cluster.ts
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
@@ -61883,7 +63564,7 @@ function createLocalTransport(options2 = {}) {
       assertSafeArgv(argv);
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
-      return new Promise((resolve9, reject) => {
+      return new Promise((resolve11, reject) => {
         execFile(
           file,
           args,
@@ -61895,7 +63576,7 @@ function createLocalTransport(options2 = {}) {
             env: { ...process.env, ...options2.env }
           },
           (error, stdout, stderr) => {
-            if (!error) return resolve9({ stdout, stderr, code: 0 });
+            if (!error) return resolve11({ stdout, stderr, code: 0 });
             const e = error;
             if (e.killed) {
               return reject(
@@ -61904,7 +63585,7 @@ function createLocalTransport(options2 = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve9({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve11({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -61951,24 +63632,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve9) => {
+    return new Promise((resolve11) => {
       if (this.running === 0) {
-        resolve9();
+        resolve11();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve9();
+        resolve11();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve9(val);
+            resolve11(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -62010,23 +63691,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       fs.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve9(res);
+          resolve11(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       fs.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve9(res);
+          resolve11(res);
         }
       });
     });
@@ -62070,7 +63751,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve9, reject) => {
+  await new Promise((resolve11, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -62079,7 +63760,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve9, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve11, reject);
   });
   return result;
 }
@@ -62105,12 +63786,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile(filePath) {
-  return new Promise((resolve9, reject) => {
+  return new Promise((resolve11, reject) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve9(res);
+        resolve11(res);
       }
     });
   });
@@ -62119,12 +63800,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve9, reject) => {
+    stats = await new Promise((resolve11, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve9(res);
+          resolve11(res);
         }
       });
     });
@@ -62137,12 +63818,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve9, reject) => {
+    await new Promise((resolve11, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve9();
+          resolve11();
         }
       });
     });
@@ -62217,14 +63898,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve9, reject) => {
+    await new Promise((resolve11, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve9();
+        resolve11();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -62246,14 +63927,14 @@ var NodeSSH = class {
   }
   async requestShell(options2) {
     const connection = this.getConnection();
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve9(res);
+          resolve11(res);
         }
       };
       if (options2 == null) {
@@ -62274,14 +63955,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve9(res);
+          resolve11(res);
         }
       });
     });
@@ -62312,7 +63993,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.on("error", reject);
       connection.exec(command, options2.execOptions != null ? options2.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -62358,7 +64039,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve9({
+          resolve11({
             code: code2 != null ? code2 : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -62420,12 +64101,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve9, reject) => {
+      await new Promise((resolve11, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve9();
+            resolve11();
           }
         });
       });
@@ -62440,21 +64121,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve9) => {
+    invariant2(await new Promise((resolve11) => {
       fs2.access(localFile, fs2.constants.R_OK, (err) => {
-        resolve9(err === null);
+        resolve11(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry) => {
-      return new Promise((resolve9, reject) => {
+      return new Promise((resolve11, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve9();
+            resolve11();
             return;
           }
           if (err.message === "No such file" && retry) {
-            resolve9(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve11(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -62481,14 +64162,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
-      await new Promise((resolve9, reject) => {
+      await new Promise((resolve11, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve9);
+        queue.waitTillIdle().then(resolve11);
       });
     } catch (error) {
       if (error != null) {
@@ -62504,9 +64185,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve9) => {
+    const localDirectoryStat = await new Promise((resolve11) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve9(stat || null);
+        resolve11(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -62521,16 +64202,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve9, reject) => {
+      await new Promise((resolve11, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve9(queue.waitTillIdle());
+        resolve11(queue.waitTillIdle());
       });
-      await new Promise((resolve9, reject) => {
+      await new Promise((resolve11, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -62545,7 +64226,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve9(queue.waitTillIdle());
+        resolve11(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -62557,9 +64238,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve9) => {
+    const localDirectoryStat = await new Promise((resolve11) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve9(stat || null);
+        resolve11(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -62577,23 +64258,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve9(res.map((item) => item.filename));
+                resolve11(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve9(res);
+                resolve11(res);
               }
             });
           });
@@ -62605,16 +64286,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve9, reject) => {
+      await new Promise((resolve11, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve9(queue.waitTillIdle());
+        resolve11(queue.waitTillIdle());
       });
-      await new Promise((resolve9, reject) => {
+      await new Promise((resolve11, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -62629,7 +64310,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve9(queue.waitTillIdle());
+        resolve11(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -62640,7 +64321,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error, port) => {
         if (error) {
           reject(error);
@@ -62665,25 +64346,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve9({ port, dispose });
+        resolve11({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve9(channel);
+        resolve11(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error) => {
         if (error) {
           reject(error);
@@ -62708,19 +64389,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve9({ dispose });
+        resolve11({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve9, reject) => {
+    return new Promise((resolve11, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve9(channel);
+        resolve11(channel);
       });
     });
   }
@@ -62752,7 +64433,7 @@ function parseKnownHostKey(text2) {
   }
   return { type: m2[1], blob: Buffer.from(m2[2], "base64") };
 }
-var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
 function transient(error) {
   const e = error;
   if (error instanceof HostKeyMismatchError) return false;
@@ -62822,7 +64503,7 @@ function createSshTransport(options2) {
         } catch (error) {
           last = error;
           if (!transient(error) || attempt === connectAttempts) break;
-          await sleep(backoff * 2 ** (attempt - 1));
+          await sleep2(backoff * 2 ** (attempt - 1));
         }
       }
       if (last instanceof SlurmError) throw last;
@@ -62895,7 +64576,7 @@ function createSshTransport(options2) {
         } catch (error) {
           const retry = error instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
           if (!retry) throw error;
-          await sleep(backoff * 2 ** attempt);
+          await sleep2(backoff * 2 ** attempt);
         }
       }
     },
@@ -62914,7 +64595,7 @@ function sshPrivateKey(env) {
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
     try {
-      return readFileSync(file, "utf8");
+      return readFileSync2(file, "utf8");
     } catch (error) {
       throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error.message}`);
     }
@@ -62953,9 +64634,12 @@ function slurmClientForCluster(name, cluster, options2 = {}) {
 import { dirname } from "node:path";
 
 // src/usecases/queue.ts
-var RETIRED_SUFFIX = ".dup";
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
 function isRetiredDuplicate(name) {
-  return name.endsWith(RETIRED_SUFFIX);
+  return name.startsWith(RETIRED_PREFIX);
 }
 var DEFAULT_MAX_PARALLEL = 3;
 function representativeJob(jobs, jobName2) {
@@ -63069,7 +64753,7 @@ async function settle(deps, jobs, jobName2, keeper) {
 }
 async function retire(deps, job, jobName2) {
   try {
-    await deps.slurm.rename(job.id, `${jobName2}${RETIRED_SUFFIX}`);
+    await deps.slurm.rename(job.id, retiredName(jobName2));
   } catch (error) {
     deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
   }
@@ -63105,146 +64789,8 @@ function formatIssue(issue) {
 }
 
 // src/usecases/validate.ts
-import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
-import { posix as posix2, resolve } from "node:path";
-
-// src/catalog/alpasim.ts
-var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
-var METRIC_SERVICE_LABEL = {
-  renderer: "sensorsim",
-  driver: "driver",
-  physics: "physics",
-  controller: "controller",
-  trafficsim: "traffic"
-};
-function serviceFromMetricLabel(label) {
-  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
-}
-var CACHE_KEYS = {
-  renderer: "nre_cache_size",
-  physics: "physics_cache_size"
-};
-var SERVICE_SWITCH_GROUPS = {
-  trafficsim: { default: "disabled" },
-  physics: {}
-};
-var DISABLED_GROUP_CHOICE = "disabled";
-var DEFAULT_PHYSICS_CACHE_SIZE = 16;
-var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
-var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
-var SUBMIT_DEFAULTS = {
-  nodes: 1,
-  gpusPerNode: 8,
-  exclusive: true,
-  time: "03:59:00",
-  requeue: true
-};
-var RUN_NAME_OVERRIDE = "wizard.run_name";
-var FIXED_INPUT_KEYS = {
-  scenes: "scenes.test_suite_id",
-  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
-  cameras: "cameras",
-  controlTimestep: "runtime.simulation_config.control_timestep_us"
-};
-var SCRAPE_INTERVAL_S = 5;
-var TIMELINE = {
-  startupMinutes: 5,
-  congestionMinutes: [10, 15],
-  stabiliseMinutes: [30, 45],
-  simulatedSecondsPerRollout: 20
-};
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
-var CAPACITY_IMBALANCE_LIMIT = 1.25;
-var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
-var TARGET_JOBS = {
-  runtime: "alpasim-runtime-worker",
-  node: "alpasim-node",
-  process: "alpasim-process",
-  dcgm: "alpasim-dcgm"
-};
-var RAW_METRICS = {
-  rolloutsTotal: "alpasim_rollouts_total",
-  simulationElapsed: "alpasim_simulation_elapsed_seconds",
-  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
-  rpcDuration: "alpasim_rpc_duration_seconds",
-  rpcBlocking: "alpasim_rpc_blocking_seconds",
-  rolloutDuration: "alpasim_rollout_duration_seconds",
-  stepDuration: "alpasim_step_duration_seconds",
-  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
-  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
-  eventLoopWork: "alpasim_event_loop_work_seconds_total",
-  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
-  fbUsed: "DCGM_FI_DEV_FB_USED",
-  fbFree: "DCGM_FI_DEV_FB_FREE",
-  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
-  processCpu: "namedprocess_namegroup_cpu_seconds_total",
-  processMemory: "namedprocess_namegroup_memory_bytes",
-  hostMemAvailable: "node_memory_MemAvailable_bytes",
-  hostMemTotal: "node_memory_MemTotal_bytes",
-  hostCpu: "node_cpu_seconds_total"
-};
-var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
-var RECORDING_RULES = {
-  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
-  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
-  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
-  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
-  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
-  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
-  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
-  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
-  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
-  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
-  gpuUtil: "alpasim:gpu_utilization_percent:avg",
-  gpuMemory: "alpasim:gpu_memory_gb:avg",
-  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
-  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
-  processCpu: "alpasim:process_cpu_utilization_percent:rate30s"
-};
-var GRAFANA_DASHBOARD = { uid: "alpasim-runtime", title: "AlpaSim Runtime" };
-
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b2) => a[0] - b2[0]));
-}
+import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { posix as posix2, resolve as resolve2 } from "node:path";
 
 // src/topology/expand.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -63369,7 +64915,8 @@ function topologyDiff(from, to) {
   const changes = [];
   for (const leaf of topologyLeaves(to)) {
     const before = a.get(leaf.key);
-    if (canonicalJson(before) !== canonicalJson(leaf.value)) changes.push({ key: leaf.key, from: before, to: leaf.value });
+    if (canonicalJson(before) !== canonicalJson(leaf.value))
+      changes.push({ key: leaf.key, from: before, to: leaf.value });
     a.delete(leaf.key);
   }
   for (const [key, before] of a) changes.push({ key, from: before, to: void 0 });
@@ -63379,6 +64926,307 @@ function hydraValue(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return `[${value.map(hydraValue).join(",")}]`;
   return String(value);
+}
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b2) => a[0] - b2[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances2]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances2 * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances: instances2,
+        replicaGiB: instances2 * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m2) => s + m2.replicaGiB + m2.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function clone2(value) {
+  return structuredClone(value);
+}
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function concurrency(t, svc) {
+  return t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+}
+function instances(t, svc) {
+  return containers(t, svc) * replicas(t, svc);
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function setGpus(t, svc, gpus) {
+  const service2 = t.services?.[svc];
+  if (!service2) throw new Error(`service ${svc} is not in the topology`);
+  service2.gpus = [...gpus].sort((a, b2) => a - b2);
+}
+function setReplicas(t, svc, value) {
+  const service2 = t.services?.[svc];
+  if (!service2) throw new Error(`service ${svc} is not in the topology`);
+  service2.replicas_per_container = value;
+}
+function setConcurrency(t, svc, value) {
+  t.runtime ??= {};
+  t.runtime.endpoints ??= {};
+  t.runtime.endpoints[svc] = { ...t.runtime.endpoints[svc] ?? {}, n_concurrent_rollouts: value };
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function setCacheSize(t, svc, value) {
+  t.defines ??= {};
+  t.defines[CACHE_KEYS[svc]] = value;
+}
+function nrWorkers(t) {
+  return t.runtime?.nr_workers ?? 1;
+}
+function inFlight(t) {
+  return capacitySummary(t).inFlight;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x2) {
+  const round2 = (v2) => Math.round(v2 * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round2(x2[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round2(x2[1 + SERVICES.length] ?? 0),
+      physics: round2(x2[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round2(x2[0] ?? 0)
+  };
+}
+function predictMemory(t, model, gpuMemoryGiB) {
+  return predictGpuMemory(t, model, gpuMemoryGiB).map((p) => ({
+    gpu: p.gpu,
+    gib: p.totalGiB,
+    fraction: p.fraction
+  }));
+}
+function solve(a, b2) {
+  const n = b2.length;
+  const m2 = a.map((row, i) => [...row, b2[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m2[r][col]) > Math.abs(m2[pivot][col])) pivot = r;
+    if (Math.abs(m2[pivot][col]) < 1e-12) return void 0;
+    [m2[col], m2[pivot]] = [m2[pivot], m2[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m2[r][col] / m2[col][col];
+      for (let c = col; c <= n; c++) m2[r][c] -= factor * m2[col][c];
+    }
+  }
+  return m2.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b2) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j2) => mask & 1 << j2);
+    const x2 = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j2) => rows.reduce((s, r) => s + r[i] * r[j2], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k2) => s + r[i] * b2[k2], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v2) => v2 < -1e-9)) continue;
+      free.forEach((j2, k2) => {
+        x2[j2] = Math.max(0, sol[k2]);
+      });
+    }
+    const residual = rows.reduce((s, r, k2) => s + (r.reduce((t, f, j2) => t + f * x2[j2], 0) - b2[k2]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x: x2, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run2 of tried) {
+    const byGpu = run2.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run2.name, gpu, topology: run2.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b2 = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b2.push(s.gib);
+  }
+  prior.forEach((value, j2) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j2])));
+    row[j2] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b2.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b2);
+}
+function predictConservative(t, fitted, gpuMemoryGiB) {
+  const all = [fitted.model, ...fitted.envelope ?? []].map((m2) => predictMemory(t, m2, gpuMemoryGiB));
+  return all[0].map((row, i) => {
+    const gib = Math.max(...all.map((rows) => rows[i]?.gib ?? 0)) + fitted.marginGiB;
+    return { gpu: row.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x2 = fitWithPrior(informative, p);
+  const model = fromVector(x2);
+  const envelope = [0.5, 1.5].map(
+    (k2) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v2) => v2 * k2)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j2) => sum + f * x2[j2], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run2 of record?.runs ?? []) {
+    const block = run2.topology?.block ?? candidateFiles.get(run2.name)?.topology ?? {};
+    tried.push({
+      name: run2.name,
+      parent: run2.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run2.status,
+      observation: observationOf(run2)
+    });
+    seen.add(run2.name);
+  }
+  for (const [name, candidate] of [...candidateFiles].sort(([a], [b2]) => a.localeCompare(b2))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run2) {
+  const failure = run2.failures?.[0];
+  return {
+    ...run2.verdict ? { verdict: run2.verdict } : {},
+    ...run2.stable_metrics ? { stable_metrics: run2.stable_metrics } : {},
+    ...run2.comparison ? { comparison: run2.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
 // src/topology/render.ts
@@ -63406,13 +65254,17 @@ var PATTERNS = {
 function check(value, pattern, what) {
   const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
   if (typeof text2 !== "string" || !pattern.test(text2)) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
+    );
   }
   return text2;
 }
 function checkCount(value, what, max) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} is not a whole number in 1-${max}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} is not a whole number in 1-${max}`
+    );
   }
   return value;
 }
@@ -63423,24 +65275,43 @@ function jobName(experimentId, candidate, expanded) {
 }
 function topologyValue(key, value) {
   const ok = value === null || typeof value === "boolean" || typeof value === "number" && Number.isInteger(value) && value >= 0 || Array.isArray(value) && value.length > 0 && value.every((v2) => typeof v2 === "number" && Number.isInteger(v2) && v2 >= 0);
-  if (!ok) throw new RenderError(`refusing to render: topology value of ${key} ${JSON.stringify(value)} is not a count, a boolean, null or a list of GPU indices`);
+  if (!ok)
+    throw new RenderError(
+      `refusing to render: topology value of ${key} ${JSON.stringify(value)} is not a count, a boolean, null or a list of GPU indices`
+    );
   return hydraValue(value);
 }
 function fixedOverrides(experiment) {
   const fi = experiment.fixed_inputs;
   const out = [];
-  if (fi.scenes !== void 0) out.push(`${FIXED_INPUT_KEYS.scenes}=${check(fi.scenes, PATTERNS.fixedValue, "scenes")}`);
+  if (fi.scenes !== void 0)
+    out.push(`${FIXED_INPUT_KEYS.scenes}=${check(fi.scenes, PATTERNS.fixedValue, "scenes")}`);
   if (fi.rollouts_per_scene !== void 0)
-    out.push(`${FIXED_INPUT_KEYS.rolloutsPerScene}=${checkCount(fi.rollouts_per_scene, "rollouts_per_scene", 1e6)}`);
-  if (fi.cameras !== void 0) out.push(`+${FIXED_INPUT_KEYS.cameras}=${check(fi.cameras, PATTERNS.fixedValue, "cameras")}`);
+    out.push(
+      `${FIXED_INPUT_KEYS.rolloutsPerScene}=${checkCount(fi.rollouts_per_scene, "rollouts_per_scene", 1e6)}`
+    );
+  if (fi.cameras !== void 0)
+    out.push(`+${FIXED_INPUT_KEYS.cameras}=${check(fi.cameras, PATTERNS.fixedValue, "cameras")}`);
   if (fi.control_timestep_us !== void 0)
-    out.push(`${FIXED_INPUT_KEYS.controlTimestep}=${checkCount(fi.control_timestep_us, "control_timestep_us", 1e8)}`);
-  const reserved = /* @__PURE__ */ new Set([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+    out.push(
+      `${FIXED_INPUT_KEYS.controlTimestep}=${checkCount(fi.control_timestep_us, "control_timestep_us", 1e8)}`
+    );
+  const reserved = /* @__PURE__ */ new Set([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS)
+  ]);
   for (const override of fi.overrides ?? []) {
     check(override, PATTERNS.override, "fixed override");
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
-    if (reserved.has(key)) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)} sets ${key}, which the experiment's own fields set`);
-    if (PATTERNS.topologyKey.test(key)) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)} sets topology key ${key}; topology keys belong in candidates`);
+    if (reserved.has(key))
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)} sets ${key}, which the experiment's own fields set`
+      );
+    if (PATTERNS.topologyKey.test(key))
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)} sets topology key ${key}; topology keys belong in candidates`
+      );
     out.push(override);
   }
   return out;
@@ -63448,7 +65319,8 @@ function fixedOverrides(experiment) {
 function topologyOverrides(candidate) {
   return topologyDiff(candidate.base, candidate.expanded).map((change) => {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
-    if (change.to === void 0) throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
+    if (change.to === void 0)
+      throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
     return check(`${key}=${topologyValue(key, change.to)}`, PATTERNS.override, "topology override");
   });
 }
@@ -63470,7 +65342,8 @@ function renderSubmission(experiment, candidate, cluster) {
   const exclusive = cluster.slurm.exclusive ?? SUBMIT_DEFAULTS.exclusive;
   const argv = ["sbatch", "--parsable", `--job-name=${name}`];
   if (account !== void 0) argv.push(`--account=${check(account, PATTERNS.account, "Slurm account")}`);
-  if (partition !== void 0) argv.push(`--partition=${check(partition, PATTERNS.partition, "Slurm partition")}`);
+  if (partition !== void 0)
+    argv.push(`--partition=${check(partition, PATTERNS.partition, "Slurm partition")}`);
   argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`, `--gpus-per-node=${gpus}`);
   if (exclusive) argv.push("--exclusive");
   argv.push(`--time=${time2}`, `--output=${runDir}/slurm_output/${name}_%j.log`);
@@ -63909,7 +65782,9 @@ function validator(name) {
 function schemaIssues(loaded, name) {
   const validate2 = validator(name);
   if (validate2(loaded.value)) return [];
-  const errors = (validate2.errors ?? []).filter((e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0));
+  const errors = (validate2.errors ?? []).filter(
+    (e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0)
+  );
   const issues = errors.map((e) => toIssue(e, loaded, name));
   return dedupe(issues);
 }
@@ -63931,7 +65806,8 @@ function pointerToPath(pointer) {
 }
 function show(value) {
   if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (Array.isArray(value)) return `a list`;
   if (typeof value === "object") return "a mapping";
   return String(value);
@@ -64023,11 +65899,23 @@ function toIssue(error, loaded, schemaName) {
     case "required": {
       const key = String(error.params.missingProperty);
       const sub = parent.properties?.[key];
-      return base("missing-key", path, `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`, true);
+      return base(
+        "missing-key",
+        path,
+        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+        true
+      );
     }
     case "type": {
       const wanted = [].concat(error.params.type);
       const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
+      if (typeof data === "number" && !Number.isFinite(data)) {
+        return base(
+          "wrong-type",
+          path,
+          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+        );
+      }
       const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
       if (isFraction) {
         return base(
@@ -64037,7 +65925,11 @@ function toIssue(error, loaded, schemaName) {
         );
       }
       const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
-      return base("wrong-type", path, `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`);
+      return base(
+        "wrong-type",
+        path,
+        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+      );
     }
     case "minimum":
     case "maximum":
@@ -64119,11 +66011,12 @@ function editDistance(a, b2) {
 }
 
 // src/topology/yaml.ts
-var import_yaml = __toESM(require_dist(), 1);
+var import_yaml2 = __toESM(require_dist(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
+var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
 function loadYaml(text2, file) {
-  const lineCounter = new import_yaml.LineCounter();
+  const lineCounter = new import_yaml2.LineCounter();
   const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
     file,
     value: void 0,
@@ -64141,13 +66034,16 @@ function loadYaml(text2, file) {
   if (text2.includes("\0")) {
     return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
   }
-  const docs = (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const docs = (0, import_yaml2.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
   };
   if (!Array.isArray(docs) || docs.length === 0) {
-    return refused("empty-file", "the file is empty: write the keys the schema asks for (see docs/topology.md)");
+    return refused(
+      "empty-file",
+      "the file is empty: write the keys the schema asks for (see docs/topology.md)"
+    );
   }
   if (docs.length > 1) {
     const second = docs[1];
@@ -64174,6 +66070,15 @@ function loadYaml(text2, file) {
         keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`
       });
+    } else if (err.code === "RESOURCE_EXHAUSTION") {
+      issues.push({
+        rule: "yaml-too-deep",
+        severity: "error",
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`
+      });
     } else {
       issues.push({
         rule: "yaml-syntax",
@@ -64189,16 +66094,28 @@ function loadYaml(text2, file) {
   const has = (path) => path.length === 0 ? true : doc.hasIn(path);
   const base = { file, locate, has };
   if (issues.length) return { ...base, value: void 0, issues };
-  if (doc.contents === null || (0, import_yaml.isScalar)(doc.contents) && doc.contents.value === null) {
+  if (doc.contents === null || (0, import_yaml2.isScalar)(doc.contents) && doc.contents.value === null) {
     return { ...base, value: void 0, issues: refused("empty-file", emptyMessage()).issues };
+  }
+  const deep = tooDeep(doc.contents);
+  if (deep) {
+    return {
+      ...base,
+      value: void 0,
+      issues: refused(
+        "yaml-too-deep",
+        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+        deep.range ? pos(deep.range[0]) : void 0
+      ).issues
+    };
   }
   for (const { pair, path } of pairsOf(doc.contents, [])) {
     const key = pair.key;
-    if ((0, import_yaml.isScalar)(key) && typeof key.value === "string") continue;
+    if ((0, import_yaml2.isScalar)(key) && typeof key.value === "string") continue;
     const keyNode = key;
     const at = keyNode?.range ? pos(keyNode.range[0]) : locate(path);
-    const shown = (0, import_yaml.isScalar)(key) ? String(key.value) : (0, import_yaml.isAlias)(key) ? `*${key.source}` : "a collection";
-    const kind = (0, import_yaml.isScalar)(key) ? key.value === null ? "null" : typeof key.value : (0, import_yaml.isAlias)(key) ? "alias" : "collection";
+    const shown = (0, import_yaml2.isScalar)(key) ? String(key.value) : (0, import_yaml2.isAlias)(key) ? `*${key.source}` : "a collection";
+    const kind = (0, import_yaml2.isScalar)(key) ? key.value === null ? "null" : typeof key.value : (0, import_yaml2.isAlias)(key) ? "alias" : "collection";
     issues.push({
       rule: "non-string-key",
       severity: "error",
@@ -64237,19 +66154,30 @@ function emptyMessage() {
 function firstLine(text2) {
   return text2.split("\n")[0]?.trim() ?? text2;
 }
+function tooDeep(root) {
+  const stack = [[root, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop();
+    if (depth > MAX_YAML_DEPTH) return node;
+    if ((0, import_yaml2.isMap)(node))
+      for (const pair of node.items) stack.push([pair.key, depth + 1], [pair.value, depth + 1]);
+    else if ((0, import_yaml2.isSeq)(node)) for (const item of node.items) stack.push([item, depth + 1]);
+  }
+  return void 0;
+}
 function* pairsOf(node, path) {
-  if ((0, import_yaml.isMap)(node)) {
+  if ((0, import_yaml2.isMap)(node)) {
     for (const pair of node.items) {
       yield { pair, path };
-      const key = (0, import_yaml.isScalar)(pair.key) ? String(pair.key.value) : "?";
+      const key = (0, import_yaml2.isScalar)(pair.key) ? String(pair.key.value) : "?";
       yield* pairsOf(pair.value, [...path, key]);
     }
-  } else if ((0, import_yaml.isSeq)(node)) {
+  } else if ((0, import_yaml2.isSeq)(node)) {
     for (let i = 0; i < node.items.length; i++) yield* pairsOf(node.items[i], [...path, i]);
   }
 }
 function pathAtOffset(node, offset, path = []) {
-  if ((0, import_yaml.isMap)(node)) {
+  if ((0, import_yaml2.isMap)(node)) {
     for (const pair of node.items) {
       const key = pair.key;
       const value = pair.value;
@@ -64257,36 +66185,37 @@ function pathAtOffset(node, offset, path = []) {
       const end = value?.range?.[2] ?? key?.range?.[2];
       if (start === void 0 || end === void 0) continue;
       if (offset >= start && offset <= end) {
-        const name = (0, import_yaml.isScalar)(key) ? String(key.value) : "?";
+        const name = (0, import_yaml2.isScalar)(key) ? String(key.value) : "?";
         return pathAtOffset(value, offset, [...path, name]);
       }
     }
-  } else if ((0, import_yaml.isSeq)(node)) {
+  } else if ((0, import_yaml2.isSeq)(node)) {
     for (let i = 0; i < node.items.length; i++) {
       const item = node.items[i];
-      if (item?.range && offset >= item.range[0] && offset <= item.range[2]) return pathAtOffset(item, offset, [...path, i]);
+      if (item?.range && offset >= item.range[0] && offset <= item.range[2])
+        return pathAtOffset(item, offset, [...path, i]);
     }
   }
   return path;
 }
 function locateNode(doc, path, wantKey, pos) {
   let node = doc.contents;
-  let best = (0, import_yaml.isCollection)(node) || (0, import_yaml.isScalar)(node) ? pos(node.range?.[0] ?? 0) : { line: 1, column: 1 };
+  let best = (0, import_yaml2.isCollection)(node) || (0, import_yaml2.isScalar)(node) ? pos(node.range?.[0] ?? 0) : { line: 1, column: 1 };
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
     const last = i === path.length - 1;
-    if ((0, import_yaml.isMap)(node)) {
-      const pair = node.items.find((p) => (0, import_yaml.isScalar)(p.key) && String(p.key.value) === String(seg));
+    if ((0, import_yaml2.isMap)(node)) {
+      const pair = node.items.find((p) => (0, import_yaml2.isScalar)(p.key) && String(p.key.value) === String(seg));
       if (!pair) return best;
       const key = pair.key;
       const value = pair.value;
       if (key.range) best = pos(key.range[0]);
       if (last && wantKey) return best;
-      const blockCollection = (0, import_yaml.isCollection)(value) && !value.flow;
-      const emptyValue = (0, import_yaml.isScalar)(value) && value.value === null && value.range?.[0] === value.range?.[1];
+      const blockCollection = (0, import_yaml2.isCollection)(value) && !value.flow;
+      const emptyValue = (0, import_yaml2.isScalar)(value) && value.value === null && value.range?.[0] === value.range?.[1];
       if (value?.range && !blockCollection && !emptyValue) best = pos(value.range[0]);
       node = value;
-    } else if ((0, import_yaml.isSeq)(node) && typeof seg === "number") {
+    } else if ((0, import_yaml2.isSeq)(node) && typeof seg === "number") {
       const item = node.items[seg];
       if (!item?.range) return best;
       best = pos(item.range[0]);
@@ -64310,7 +66239,14 @@ var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
 var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
 function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
-  return { rule, severity, file: loaded.file, ...loaded.locate(path, { key }), keyPath: formatKeyPath(path), message: message2 };
+  return {
+    rule,
+    severity,
+    file: loaded.file,
+    ...loaded.locate(path, { key }),
+    keyPath: formatKeyPath(path),
+    message: message2
+  };
 }
 function experimentRuleIssues(loaded, experiment, context3) {
   const issues = [];
@@ -64359,7 +66295,11 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  const reserved = /* @__PURE__ */ new Set([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+  const reserved = /* @__PURE__ */ new Set([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS)
+  ]);
   (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
     const path = ["fixed_inputs", "overrides", i];
@@ -64404,42 +66344,6 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
-// src/topology/memory.ts
-function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
-  const perGpu = /* @__PURE__ */ new Map();
-  const active = new Set(activeServices(topology));
-  for (const svc of SERVICES) {
-    if (!active.has(svc)) continue;
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-    for (const gpu of gpus) {
-      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
-      row.set(svc, (row.get(svc) ?? 0) + replicas2);
-      perGpu.set(gpu, row);
-    }
-  }
-  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
-  return [...perGpu.entries()].sort((a, b2) => a[0] - b2[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances2]) => {
-      const cacheKey = CACHE_KEYS[svc];
-      const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances2 * (topology.defines?.[cacheKey] ?? 0) : 0;
-      return {
-        service: svc,
-        instances: instances2,
-        replicaGiB: instances2 * (memoryModel.per_replica_gib[svc] ?? 0),
-        cachedScenes,
-        cacheGiB: cachedScenes * (perScene ?? 0)
-      };
-    });
-    const totalGiB = overhead + services.reduce((s, m2) => s + m2.replicaGiB + m2.cacheGiB, 0);
-    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
-    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
-    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
-  });
-}
-
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -64478,7 +66382,11 @@ function candidateRuleIssues(input) {
     );
   }
   if (candidate.parent && candidate.parent === candidate.name) {
-    add("parent-missing", ["parent"], `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`);
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
   } else if (input.parentMissing) {
     add(
       "parent-missing",
@@ -64486,7 +66394,10 @@ function candidateRuleIssues(input) {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
     );
   }
-  const gpusPerNode = Math.min(experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node, cluster.gpus_per_node);
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
   for (const svc of SERVICES) {
     const gpus = expanded.services?.[svc]?.gpus;
     if (!Array.isArray(gpus)) continue;
@@ -64525,16 +66436,20 @@ function candidateRuleIssues(input) {
   const summary = capacitySummary(expanded);
   const active = activeServices(expanded);
   if (active.length === 0) {
-    add("no-active-service", T2(), "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset");
+    add(
+      "no-active-service",
+      T2(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
   } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
     const max = Math.max(...Object.values(summary.byService));
     const biggest = active.filter((s) => summary.byService[s] === max);
-    const table = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
+    const table2 = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
     const svc = biggest[0];
     add(
       "capacity-imbalance",
       T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
     );
   }
   for (const [svc, key] of [
@@ -64562,7 +66477,9 @@ function candidateRuleIssues(input) {
   if (cluster.memory_model) {
     for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
       if (row.level === "ok") continue;
-      const parts = row.services.map((m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`).join(", ");
+      const parts = row.services.map(
+        (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
       const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
       const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
@@ -64594,14 +66511,14 @@ function fileSystemSource(root) {
   return {
     async read(path) {
       try {
-        return readFileSync2(resolve(root, path), "utf8");
+        return readFileSync3(resolve2(root, path), "utf8");
       } catch {
         return void 0;
       }
     },
     async list(dir) {
       try {
-        return readdirSync(resolve(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync(resolve2(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -64655,14 +66572,14 @@ async function validateFiles(paths, options2) {
       const ctx = await context3(posix2.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === "clusters") {
-      const text2 = await readFrom(options2.files, path);
+      const text2 = await options2.files.read(path);
       if (text2 === void 0) issues = [missing(path)];
       else {
         const checked2 = checkClusters(text2, path);
         issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
       }
     } else {
-      const text2 = await readFrom(options2.files, path);
+      const text2 = await options2.files.read(path);
       issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
     }
     const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
@@ -64679,9 +66596,6 @@ async function validateFiles(paths, options2) {
     errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
     warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
   };
-}
-async function readFrom(source, path) {
-  return source.read(path);
 }
 function missing(path) {
   return {
@@ -64757,7 +66671,11 @@ async function buildContext(dir, options2, config, loadClusters) {
     } else {
       const preset = checkPreset(presetText, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else ctx.blockers.push({ rule: "preset-invalid", message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}` });
+      else
+        ctx.blockers.push({
+          rule: "preset-invalid",
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
+        });
     }
     const clusters = ctx.clusters?.value;
     if (clusters) {
@@ -64769,6 +66687,21 @@ async function buildContext(dir, options2, config, loadClusters) {
           rule: "cluster-unknown",
           message: `cluster \`${wanted}\`${options2.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options2.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
         });
+      }
+    }
+  }
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile2 = posix2.join(
+      posix2.dirname(topologiesDir),
+      "experiments",
+      `${experiment.experiment_id}.json`
+    );
+    const recordText = await config.read(recordFile2);
+    if (recordText !== void 0) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === "fitted") ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+      } catch {
       }
     }
   }
@@ -64789,7 +66722,8 @@ async function buildContext(dir, options2, config, loadClusters) {
   return ctx;
 }
 function experimentIssues(ctx) {
-  if (!ctx.experiment) return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
   return experimentRuleIssues(loaded, value, {
@@ -64851,7 +66785,8 @@ async function validateCandidate(path, ctx, files, fresh) {
     const otherNew = fresh.has(other.file);
     const otherOrder = [depthOf(ctx, other.stem), other.stem];
     const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
-    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
   }
   issues.push(
     ...candidateRuleIssues({
@@ -64913,25 +66848,37 @@ function toJsonReport(report) {
     keyPath: i.keyPath,
     message: i.message
   });
-  return { files: report.files.map((f) => ({ path: f.path, errors: f.errors.map(strip), warnings: f.warnings.map(strip) })) };
+  return {
+    files: report.files.map((f) => ({
+      path: f.path,
+      errors: f.errors.map(strip),
+      warnings: f.warnings.map(strip)
+    }))
+  };
 }
 async function renderCandidateFile(path, options2) {
   const { files } = await validateFiles([path], options2);
   const report = files[0];
   if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
   const c = report.candidate;
-  const submission = renderSubmission(c.experimentConfig, { name: c.name, expanded: c.expanded, base: c.base }, c.clusterConfig);
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig
+  );
   return { report, submission };
 }
 
 // src/cli/commands/validate.ts
 import { existsSync, readdirSync as readdirSync2, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve as resolve2 } from "node:path";
+import { isAbsolute, join, relative, resolve as resolve3 } from "node:path";
 var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
 function expandPaths(paths, cwd) {
   const out = [];
   const walk = (dir) => {
-    for (const entry of readdirSync2(resolve2(cwd, dir), { withFileTypes: true }).sort((a, b2) => a.name.localeCompare(b2.name))) {
+    for (const entry of readdirSync2(resolve3(cwd, dir), { withFileTypes: true }).sort(
+      (a, b2) => a.name.localeCompare(b2.name)
+    )) {
       const child = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name)) walk(child);
@@ -64939,7 +66886,7 @@ function expandPaths(paths, cwd) {
     }
   };
   for (const p of paths) {
-    const abs = resolve2(cwd, p);
+    const abs = resolve3(cwd, p);
     if (!existsSync(abs)) throw new UsageError(`${p}: no such file or folder`);
     if (statSync(abs).isDirectory()) walk(p);
     else out.push(p);
@@ -64949,11 +66896,11 @@ function expandPaths(paths, cwd) {
 function clustersFileOption(explicit, io) {
   const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
   if (file === void 0 || file === "") return void 0;
-  const abs = isAbsolute(file) ? file : resolve2(io.cwd, file);
+  const abs = isAbsolute(file) ? file : resolve3(io.cwd, file);
   if (!existsSync(abs)) throw new UsageError(`clusters file ${file} does not exist`);
   return relative(io.cwd, abs) || abs;
 }
-function parseArgs(args, flags, valued) {
+function parseArgs2(args, flags, valued) {
   const out = { flags: /* @__PURE__ */ new Set(), values: /* @__PURE__ */ new Map(), positional: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -64979,14 +66926,19 @@ function parseArgs(args, flags, valued) {
 function validateOptionsFor(io, clusters, clusterName) {
   const source = fileSystemSource(io.cwd);
   const clustersFile = clustersFileOption(clusters, io);
-  return { files: source, config: source, ...clustersFile ? { clustersFile } : {}, ...clusterName ? { clusterName } : {} };
+  return {
+    files: source,
+    config: source,
+    ...clustersFile ? { clustersFile } : {},
+    ...clusterName ? { clusterName } : {}
+  };
 }
 var validateCommand = {
   name: "validate",
   summary: "Validate candidate, experiment and cluster files",
   usage: "topo validate [--json] [--clusters <clusters.yaml>] <paths\u2026>",
   async run(args, io) {
-    const parsed = parseArgs(args, ["json"], ["clusters"]);
+    const parsed = parseArgs2(args, ["json"], ["clusters"]);
     if (parsed.positional.length === 0) throw new UsageError("name at least one file or folder");
     const paths = expandPaths(parsed.positional, io.cwd);
     if (paths.length === 0) throw new UsageError(`no YAML files under ${parsed.positional.join(", ")}`);
@@ -64996,7 +66948,9 @@ var validateCommand = {
 `);
     } else {
       for (const file of report.files) {
-        for (const issue of [...file.errors, ...file.warnings].sort((a, b2) => a.line - b2.line || a.column - b2.column)) {
+        for (const issue of [...file.errors, ...file.warnings].sort(
+          (a, b2) => a.line - b2.line || a.column - b2.column
+        )) {
           io.stdout(`${formatIssue(issue)}
 `);
         }
@@ -65035,7 +66989,7 @@ var submitCommand = {
   summary: "Submit a candidate to Slurm (idempotent, at most max_parallel per experiment)",
   usage: "topo submit <candidate.yaml> [--cluster NAME] [--clusters FILE] [--dry-run] [--json]",
   async run(args, io) {
-    const parsed = parseArgs(args, ["dry-run", "json"], ["cluster", "clusters"]);
+    const parsed = parseArgs2(args, ["dry-run", "json"], ["cluster", "clusters"]);
     if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
     const rendered = await renderedCandidate(
       parsed.positional[0],
@@ -65073,7 +67027,7 @@ var cancelCommand = {
   summary: "Cancel the Slurm job of a candidate",
   usage: "topo cancel <candidate.yaml> [--cluster NAME] [--clusters FILE] [--json]",
   async run(args, io) {
-    const parsed = parseArgs(args, ["json"], ["cluster", "clusters"]);
+    const parsed = parseArgs2(args, ["json"], ["cluster", "clusters"]);
     if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
     const rendered = await renderedCandidate(
       parsed.positional[0],
@@ -65230,14 +67184,14 @@ var LiveView = class {
 };
 
 // src/demo/output.ts
-import { copyFileSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync3, writeFileSync } from "node:fs";
-import { dirname as dirname2, join as join2, relative as relative2, resolve as resolve3 } from "node:path";
+import { copyFileSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync4, writeFileSync } from "node:fs";
+import { dirname as dirname2, isAbsolute as isAbsolute2, join as join2, relative as relative2, resolve as resolve4 } from "node:path";
 import { fileURLToPath } from "node:url";
 var DemoOutput = class {
   dir;
   files = [];
   constructor(dir) {
-    this.dir = resolve3(dir);
+    this.dir = resolve4(dir);
     mkdirSync(this.dir, { recursive: true });
   }
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
@@ -65257,7 +67211,7 @@ var DemoOutput = class {
   }
   /** Reads back a file written earlier. */
   read(path) {
-    return readFileSync3(this.resolveInside(path), "utf8");
+    return readFileSync4(this.resolveInside(path), "utf8");
   }
   /** Files written so far, relative to the folder, in writing order. */
   written() {
@@ -65268,9 +67222,9 @@ var DemoOutput = class {
     if (!this.files.includes(rel)) this.files.push(rel);
   }
   resolveInside(path) {
-    const target = resolve3(this.dir, path);
+    const target = resolve4(this.dir, path);
     const rel = relative2(this.dir, target);
-    if (rel.startsWith("..") || resolve3(rel) === rel) {
+    if (rel === "" || rel.startsWith("..") || isAbsolute2(rel)) {
       throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
     }
     return target;
@@ -65296,7 +67250,7 @@ function mermaidScriptPath(root) {
 }
 
 // src/demo/parts.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { join as join5 } from "node:path";
 
 // src/record/format.ts
@@ -65304,14 +67258,14 @@ function seconds(value) {
   if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
   return value < 1 ? value.toFixed(3) : value.toFixed(2);
 }
-function num(value, digits = 1) {
+function num2(value, digits = 1) {
   if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
   return String(Number(value.toFixed(digits)));
 }
 function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num(value * 100, 0)}%`;
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
 }
-function interval(value, unit = " s") {
+function interval2(value, unit = " s") {
   if (!value) return "\u2014";
   return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
 }
@@ -65321,7 +67275,7 @@ function comparisonText(comparison) {
   const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
   return `${phrase} ${comparison.against}${ratio}`;
 }
-function cell(text2) {
+function cell2(text2) {
   if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
   return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
@@ -65409,15 +67363,15 @@ function uniqueBy(items, key) {
     return true;
   });
 }
-function clone2(value) {
+function clone3(value) {
   return structuredClone(value);
 }
 function verdictReason(run2) {
   const parts = [];
   const projected = run2.verdict?.projected_full_run;
   const stable = run2.verdict?.value;
-  if (projected) parts.push(`projected full-run ${interval(projected, " s/rollout")}`);
-  else if (stable) parts.push(`stable ${interval(stable, " s/rollout")}`);
+  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
   else if (run2.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run2.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run2.verdict && run2.verdict.state !== "stable") parts.push(`verdict ${run2.verdict.state}`);
@@ -65436,26 +67390,26 @@ function decide(kind, run2, outcome) {
   return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
 }
 function mergeRun(existing, outcome) {
-  const run2 = existing ? clone2(existing) : {
+  const run2 = existing ? clone3(existing) : {
     name: outcome.candidate,
     status: "pending",
     decision: { outcome: "pending", reason: null, next: null }
   };
   const set = (key, value) => {
-    if (value !== void 0) run2[key] = clone2(value);
+    if (value !== void 0) run2[key] = clone3(value);
   };
   set("parent", outcome.parent);
   set("run_name", outcome.run_name ?? outcome.observation?.run_name);
   set("job_id", outcome.job_id);
   set("run_dir", outcome.run_dir);
-  if (outcome.topology) run2.topology = clone2(outcome.topology);
-  if (outcome.change) run2.change = clone2(outcome.change);
+  if (outcome.topology) run2.topology = clone3(outcome.topology);
+  if (outcome.change) run2.change = clone3(outcome.change);
   set("hypothesis", outcome.hypothesis);
   set("expected_effect", outcome.expected_effect);
   if (outcome.observation) {
-    run2.verdict = clone2(outcome.observation.verdict);
-    run2.comparison = outcome.observation.comparison ? clone2(outcome.observation.comparison) : null;
-    run2.stable_metrics = clone2(outcome.observation.stable_metrics);
+    run2.verdict = clone3(outcome.observation.verdict);
+    run2.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
+    run2.stable_metrics = clone3(outcome.observation.stable_metrics);
   }
   if (outcome.telemetry_gaps?.length) {
     const metrics = run2.stable_metrics ?? {};
@@ -65469,10 +67423,10 @@ function mergeRun(existing, outcome) {
     ...outcome.observation?.failure ? [outcome.observation.failure] : [],
     ...outcome.failure ? [outcome.failure] : []
   ];
-  if (failures.length) run2.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone2);
+  if (failures.length) run2.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
   if (outcome.learnings?.length) {
     run2.skill_reflections = uniqueBy(
-      [...run2.skill_reflections ?? [], ...outcome.learnings.map(clone2)],
+      [...run2.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
       (l3) => l3.learning.trim()
     );
   }
@@ -65532,7 +67486,7 @@ function updateBest(record, run2) {
   };
 }
 function apply(record, outcome) {
-  const next = clone2(record);
+  const next = clone3(record);
   const index = next.runs.findIndex((r) => r.name === outcome.candidate);
   const run2 = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
   if (index >= 0) next.runs[index] = run2;
@@ -65555,198 +67509,6 @@ function describeChange(change, isBaseline) {
   return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
 }
 
-// src/analysis/series.ts
-function clean(series) {
-  if (!series) return { samples: [], dropped: 0 };
-  let dropped = 0;
-  const byTime = /* @__PURE__ */ new Map();
-  for (const s of series) {
-    if (!Number.isFinite(s.t) || !Number.isFinite(s.v) || s.v < 0) {
-      dropped++;
-      continue;
-    }
-    byTime.set(s.t, s.v);
-  }
-  const samples = [...byTime.entries()].sort((a, b2) => a[0] - b2[0]).map(([t, v2]) => ({ t, v: v2 }));
-  return { samples, dropped };
-}
-function lastAtOrBefore(s, x2) {
-  let lo = 0;
-  let hi = s.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (s[mid].t <= x2) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-function valueAt(s, x2) {
-  if (s.length === 0) return void 0;
-  const i = lastAtOrBefore(s, x2);
-  if (i < 0) return s[0].v;
-  if (i >= s.length - 1) return s[s.length - 1].v;
-  const a = s[i];
-  const b2 = s[i + 1];
-  if (b2.t === a.t) return b2.v;
-  return a.v + (b2.v - a.v) * (x2 - a.t) / (b2.t - a.t);
-}
-function mean(xs) {
-  return xs.length ? xs.reduce((a, b2) => a + b2, 0) / xs.length : Number.NaN;
-}
-function stdev(xs) {
-  if (xs.length < 2) return Number.NaN;
-  const m2 = mean(xs);
-  return Math.sqrt(xs.reduce((a, x2) => a + (x2 - m2) ** 2, 0) / (xs.length - 1));
-}
-function median(xs) {
-  if (!xs.length) return Number.NaN;
-  const s = [...xs].sort((a, b2) => a - b2);
-  const m2 = s.length >> 1;
-  return s.length % 2 ? s[m2] : (s[m2 - 1] + s[m2]) / 2;
-}
-function linearFit(xs, ys) {
-  const n = xs.length;
-  const mx = mean(xs);
-  const my = mean(ys);
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < n; i++) {
-    sxx += (xs[i] - mx) ** 2;
-    sxy += (xs[i] - mx) * (ys[i] - my);
-  }
-  const b2 = sxx > 0 ? sxy / sxx : 0;
-  const a = my - b2 * mx;
-  let sse = 0;
-  for (let i = 0; i < n; i++) sse += (ys[i] - a - b2 * xs[i]) ** 2;
-  const seB = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : Number.POSITIVE_INFINITY;
-  return { a, b: b2, seB };
-}
-var T975 = [
-  12.706,
-  4.303,
-  3.182,
-  2.776,
-  2.571,
-  2.447,
-  2.365,
-  2.306,
-  2.262,
-  2.228,
-  2.201,
-  2.179,
-  2.16,
-  2.145,
-  2.131,
-  2.12,
-  2.11,
-  2.101,
-  2.093,
-  2.086,
-  2.08,
-  2.074,
-  2.069,
-  2.064,
-  2.06,
-  2.056,
-  2.052,
-  2.048,
-  2.045,
-  2.042
-];
-function tQuantile975(df) {
-  if (df < 1) return Number.POSITIVE_INFINITY;
-  return df <= 30 ? T975[Math.floor(df) - 1] : 1.96 + 2.4 / df;
-}
-function medianStep(s) {
-  const d2 = [];
-  for (let i = 1; i < s.length; i++) d2.push(s[i].t - s[i - 1].t);
-  return median(d2);
-}
-function gaps(s, factor = 3) {
-  const step = medianStep(s);
-  if (!Number.isFinite(step) || step <= 0) return [];
-  const out = [];
-  for (let i = 1; i < s.length; i++) {
-    const a = s[i - 1].t;
-    const b2 = s[i].t;
-    if (b2 - a > factor * step) out.push([a, b2]);
-  }
-  return out;
-}
-function round(x2, digits = 3) {
-  if (!Number.isFinite(x2)) return x2;
-  const f = 10 ** digits;
-  return Math.round(x2 * f) / f;
-}
-function toRunMinutes(points, ts0, timeScale) {
-  return points.map(([ts, v2]) => ({ t: (ts - ts0) * timeScale / 60, v: v2 }));
-}
-function minMeanMax(values) {
-  const f = values.filter(Number.isFinite);
-  if (!f.length) return { min: null, mean: null, max: null };
-  return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
-}
-
-// src/report/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num2(x2) {
-  return String(round(x2, 3));
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const n = Math.max(2, Math.min(o.maxPoints ?? 48, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_2, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x2) => valueAt(s.samples, x2)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    ...lines.map(
-      (l3) => `  line [${l3.map((v2) => num2(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${i + 1}. ${name}`).join(" \xB7 ");
-}
-function barChart(bars, o) {
-  const rows = bars.filter((b2) => Number.isFinite(b2.value));
-  if (!rows.length) return "";
-  const line = rows.every((b2) => b2.line !== void 0 && Number.isFinite(b2.line)) ? rows.map((b2) => b2.line) : [];
-  const yMax = Math.max(...rows.map((b2) => b2.value), ...line) * 1.1 || 1;
-  return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    `  bar [${rows.map((b2) => num2(b2.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
-    "```"
-  ].join("\n");
-}
-
 // src/record/render.ts
 function topologyLabel(run2) {
   const hash = run2.topology?.hash ? ` \`${run2.topology.hash.slice(0, 8)}\`` : "";
@@ -65755,7 +67517,7 @@ function topologyLabel(run2) {
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
   if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num(q2.worker_min)}/${num(q2.worker_max)}`).join(", ")}`;
+  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
 }
 function gpuSummary(metrics) {
   const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
@@ -65764,9 +67526,9 @@ function gpuSummary(metrics) {
   const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v2) => typeof v2 === "number");
   const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v2) => typeof v2 === "number");
   const parts = [];
-  if (utils.length) parts.push(`GPU util ${num(Math.min(...utils), 0)}\u2013${num(Math.max(...utils), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure max ${num(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
+  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function bottleneckSummary(metrics) {
@@ -65806,11 +67568,11 @@ function progressTable(record) {
       String(i + 1),
       job,
       topologyLabel(run2),
-      cell(describeChange(run2.change, !run2.parent)),
-      cell(observationSummary(run2)),
-      cell(decisionCell(run2)),
-      cell(run2.decision.next),
-      cell(learningCell(run2))
+      cell2(describeChange(run2.change, !run2.parent)),
+      cell2(observationSummary(run2)),
+      cell2(decisionCell(run2)),
+      cell2(run2.decision.next),
+      cell2(learningCell(run2))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -65835,15 +67597,15 @@ function gpuTable(metrics) {
     (a, b2) => Number(a[0]) - Number(b2[0]) || a[0].localeCompare(b2[0])
   );
   if (gpus.length === 0) return void 0;
-  const mmm = (v2, d2 = 0) => v2 ? `${num(v2.min, d2)} / ${num(v2.mean, d2)} / ${num(v2.max, d2)}` : "\u2014";
+  const mmm = (v2, d2 = 0) => v2 ? `${num2(v2.min, d2)} / ${num2(v2.mean, d2)} / ${num2(v2.max, d2)}` : "\u2014";
   const lines = [
     "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
     "|---:|---|---|---|---:|---|---:|"
   ];
   for (const [gpu, g] of gpus) {
-    const pressure = g.memory_pressure_percent ? `${num(g.memory_pressure_percent.mean, 0)} / ${num(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num(g.memory_total_gb)} | ${pressure} | ${num(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell2((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -65854,7 +67616,7 @@ function queueTable(metrics) {
   return [
     "| Service | Queue depth worker min | Queue depth worker max |",
     "|---|---:|---:|",
-    ...byService.map(([svc, q2]) => `| ${svc} | ${num(q2.worker_min)} | ${num(q2.worker_max)} |`)
+    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
   ].join("\n");
 }
 function metricsList(run2) {
@@ -65863,14 +67625,14 @@ function metricsList(run2) {
   const lines = [];
   if (v2) {
     lines.push(
-      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num(v2.warmup_end_minutes)} min)` : ""}`
+      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num2(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v2.warmup_end_minutes)} min)` : ""}`
     );
     if (v2.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval(v2.projected_full_run)}`);
-    if (v2.value) lines.push(`- Stable value: ${interval(v2.value)}`);
+      lines.push(`- Projected full-run seconds per rollout: ${interval2(v2.projected_full_run)}`);
+    if (v2.value) lines.push(`- Stable value: ${interval2(v2.value)}`);
     if (v2.cycle)
       lines.push(
-        `- Cycle: period ${num(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
+        `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
   const compared = comparisonText(run2.comparison);
@@ -65879,18 +67641,18 @@ function metricsList(run2) {
     const pairs = [
       ["Full-run seconds per rollout", seconds(m2.seconds_per_rollout_full_run)],
       ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
-      ["Completed rollouts", num(m2.completed_rollouts, 0)],
-      ["Failed rollouts", num(m2.failed_rollouts, 0)],
+      ["Completed rollouts", num2(m2.completed_rollouts, 0)],
+      ["Failed rollouts", num2(m2.failed_rollouts, 0)],
       ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],
       ["Step duration p95", `${seconds(m2.step_duration_p95_s)} s`],
       ["Runtime event-loop idle fraction", percentOfFraction(m2.runtime_idle_fraction)],
-      ["Warm-up excluded", `${num(m2.warmup_excluded_s, 0)} s`]
+      ["Warm-up excluded", `${num2(m2.warmup_excluded_s, 0)} s`]
     ];
     for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
     const host = m2.resource_usage?.host_memory;
     if (host && (host.available_gb_min != null || host.total_gb != null))
       lines.push(
-        `- Host memory: ${num(host.available_gb_min)} GB available at least, of ${num(host.total_gb)} GB`
+        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
       );
   }
   return lines;
@@ -65916,15 +67678,15 @@ function runSection(run2, step) {
     out.push("- Change:");
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run2.hypothesis) out.push(`- Hypothesis: ${cell(run2.hypothesis)}`);
-  if (run2.expected_effect) out.push(`- Expected effect: ${cell(run2.expected_effect)}`);
+  if (run2.hypothesis) out.push(`- Hypothesis: ${cell2(run2.hypothesis)}`);
+  if (run2.expected_effect) out.push(`- Expected effect: ${cell2(run2.expected_effect)}`);
   out.push("", "#### Findings", "");
   const metrics = metricsList(run2);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run2.verdict?.evidence ?? [];
   if (evidence.length) {
     out.push("- Evidence:");
-    for (const e of evidence) out.push(`  - ${cell(e)}`);
+    for (const e of evidence) out.push(`  - ${cell2(e)}`);
   }
   const queue = queueTable(run2.stable_metrics);
   if (queue) out.push("", queue);
@@ -65932,7 +67694,7 @@ function runSection(run2, step) {
   out.push("", "#### Bottleneck", "");
   if (b2) {
     out.push(`**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`);
-    for (const e of b2.evidence) out.push(`- ${cell(e)}`);
+    for (const e of b2.evidence) out.push(`- ${cell2(e)}`);
   } else out.push("Not determined.");
   const gpus = gpuTable(run2.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
@@ -65942,7 +67704,7 @@ function runSection(run2, step) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v2] of cpu)
-      out.push(`| ${cell(group)} | ${num(v2.min, 0)} / ${num(v2.mean, 0)} / ${num(v2.max, 0)} |`);
+      out.push(`| ${cell2(group)} | ${num2(v2.min, 0)} / ${num2(v2.mean, 0)} / ${num2(v2.max, 0)} |`);
   }
   const quality = run2.stable_metrics?.telemetry_quality;
   const gaps2 = [
@@ -65951,8 +67713,8 @@ function runSection(run2, step) {
   ];
   if (gaps2.length || quality?.notes) {
     out.push("", "#### Telemetry gaps", "");
-    for (const g of gaps2) out.push(`- ${cell(g)}`);
-    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
+    for (const g of gaps2) out.push(`- ${cell2(g)}`);
+    if (quality?.notes) out.push(`- ${cell2(quality.notes)}`);
   }
   if (run2.failures?.length) {
     out.push("", "#### Failures", "");
@@ -65963,18 +67725,18 @@ function runSection(run2, step) {
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell2(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell2(f.likely_fix)}` : ""}`
       );
     }
   }
   out.push("", "#### Decision", "");
-  out.push(`**${run2.decision.outcome}**${run2.decision.reason ? `: ${cell(run2.decision.reason)}` : ""}`);
-  if (run2.decision.next) out.push("", `Next: ${cell(run2.decision.next)}`);
+  out.push(`**${run2.decision.outcome}**${run2.decision.reason ? `: ${cell2(run2.decision.reason)}` : ""}`);
+  if (run2.decision.next) out.push("", `Next: ${cell2(run2.decision.next)}`);
   if (run2.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l3 of run2.skill_reflections)
       out.push(
-        `- (${l3.topic}) ${cell(l3.learning)}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(l3.suggested_skill_update)}` : ""}${l3.author ? ` \u2014 @${l3.author}` : ""}`
+        `- (${l3.topic}) ${cell2(l3.learning)}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(l3.suggested_skill_update)}` : ""}${l3.author ? ` \u2014 @${l3.author}` : ""}`
       );
   }
   return out.join("\n");
@@ -66006,7 +67768,7 @@ function fixedInputsTable(record) {
   return [
     "| Input | Value |",
     "|---|---|",
-    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
+    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell2(String(v2))}\` |`)
   ].join("\n");
 }
 function renderRecordMarkdown(record) {
@@ -66025,7 +67787,7 @@ function renderRecordMarkdown(record) {
     out.push(
       `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
     );
-    if (best.decision_reasoning) out.push("", cell(best.decision_reasoning));
+    if (best.decision_reasoning) out.push("", cell2(best.decision_reasoning));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -66058,15 +67820,15 @@ function resourceLine(m2) {
   const pressure = pick((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
   const headroom = pick((g) => g.memory_headroom_gb_min);
   const parts = [];
-  if (util.length) parts.push(`GPU util ${num(Math.min(...util), 0)}\u2013${num(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
   const pct2 = (value - base) / base * 100;
-  return `${pct2 > 0 ? "+" : ""}${num(pct2, 1)}%`;
+  return `${pct2 > 0 ? "+" : ""}${num2(pct2, 1)}%`;
 }
 function measured(run2) {
   const value = stabilisedValue(run2);
@@ -66119,11 +67881,11 @@ function headroomAdvice(run2) {
     const services = (g.topology_services ?? []).join(", ") || "no service";
     if (pressure != null && pressure >= 90)
       out.push(
-        `GPU ${gpu} (${services}) is at ${num(pressure, 0)}% memory pressure: no room for more instances.`
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
       );
     else if (util != null && util < 60 && headroom != null)
       out.push(
-        `GPU ${gpu} (${services}) averages ${num(util, 0)}% utilisation with ${num(headroom)} GB headroom: room for instances of the bottleneck service.`
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
       );
   }
   return out;
@@ -66185,7 +67947,7 @@ function renderFinalReport(record, options2 = {}) {
   ];
   if (best && base && bestValue !== null && baseValue !== null && best.name !== base.name)
     out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}\xD7 the throughput). ${record.runs.length} candidate(s): ${counts.join(", ")}.`
+      `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput). ${record.runs.length} candidate(s): ${counts.join(", ")}.`
     );
   else
     out.push(
@@ -66198,13 +67960,13 @@ function renderFinalReport(record, options2 = {}) {
     out.push(
       `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
       "",
-      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval(base.verdict.value) : `${seconds(m2?.seconds_per_rollout_full_run)} s`}`,
+      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval2(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval2(base.verdict.value) : `${seconds(m2?.seconds_per_rollout_full_run)} s`}`,
       `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
       `- Resources: ${resourceLine(m2)}`,
       `- Bottleneck: ${bottleneckLine(m2)}`
     );
-    const table = gpuTable(m2);
-    if (table) out.push("", table);
+    const table2 = gpuTable(m2);
+    if (table2) out.push("", table2);
     const chart2 = gpuChart(base, `Baseline ${base.name}: GPU utilisation and memory pressure`);
     if (chart2) out.push("", chart2);
   }
@@ -66223,13 +67985,13 @@ function renderFinalReport(record, options2 = {}) {
     const row = [
       String(i + 1),
       `\`${run2.name}\``,
-      cell(describeChange(run2.change, !run2.parent)),
-      cell(run2.hypothesis),
-      cell(run2.expected_effect),
-      cell(measured(run2)),
+      cell2(describeChange(run2.change, !run2.parent)),
+      cell2(run2.hypothesis),
+      cell2(run2.expected_effect),
+      cell2(measured(run2)),
       run2 === base ? "baseline" : relativeChange(value, baseValue),
-      cell(resourceLine(run2.stable_metrics)),
-      cell(`${run2.decision.outcome}${run2.decision.reason ? `: ${run2.decision.reason}` : ""}`)
+      cell2(resourceLine(run2.stable_metrics)),
+      cell2(`${run2.decision.outcome}${run2.decision.reason ? `: ${run2.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
@@ -66241,14 +68003,14 @@ function renderFinalReport(record, options2 = {}) {
     out.push(
       `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(bestValue)} s per rollout.`,
       "",
-      `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+      `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
     );
     const compared = comparisonText(best.comparison);
     if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain.length > 1) {
       out.push("- Changes from the baseline, step by step:");
       for (const step of chain.slice(1))
-        out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+        out.push(`  - \`${step.name}\`: ${cell2(describeChange(step.change, false))}`);
     }
     out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
     out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
@@ -66257,17 +68019,18 @@ function renderFinalReport(record, options2 = {}) {
       out.push("- Headroom for further tuning:");
       for (const a of advice) out.push(`  - ${a}`);
     }
-    if (best.topology?.block && Object.keys(best.topology.block).length)
+    const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+    if (leaves.length)
       out.push(
         "",
-        `Topology block (over \`${best.topology.base}\`):`,
+        `As Hydra overrides over \`${best.topology.base}\`:`,
         "",
-        "```json",
-        JSON.stringify(best.topology.block, null, 2),
+        "```sh",
+        leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
         "```"
       );
-    const table = gpuTable(best.stable_metrics);
-    if (table) out.push("", table);
+    const table2 = gpuTable(best.stable_metrics);
+    if (table2) out.push("", table2);
     const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
     if (gchart) out.push("", gchart);
   }
@@ -66280,7 +68043,7 @@ function renderFinalReport(record, options2 = {}) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
     for (const { run: run2, learning } of list)
       out.push(
-        `- ${cell(learning.learning)} (from \`${run2}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+        `- ${cell2(learning.learning)} (from \`${run2}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
@@ -66523,71 +68286,10 @@ function queueSentence(evidence, service2) {
   if (!own) return "";
   const others = Object.entries(evidence.queues).filter(([s]) => s !== service2).sort((a, b2) => b2[1].max - a[1].max);
   const next = others[0];
-  return `${service2} queue-depth max ${fmt(own.max)} vs ${next ? `${next[0]} ${fmt(next[1].max)}` : "no other service"}`;
+  return `${service2} queue-depth max ${fmt2(own.max)} vs ${next ? `${next[0]} ${fmt2(next[1].max)}` : "no other service"}`;
 }
-function fmt(value, digits = 2) {
+function fmt2(value, digits = 2) {
   return Number.isInteger(value) ? String(value) : value.toFixed(digits).replace(/\.?0+$/, "");
-}
-
-// src/suggest/topology-ops.ts
-function clone3(value) {
-  return structuredClone(value);
-}
-function replicas(t, svc) {
-  return t.services?.[svc]?.replicas_per_container ?? 1;
-}
-function concurrency(t, svc) {
-  return t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-}
-function instances(t, svc) {
-  return containers(t, svc) * replicas(t, svc);
-}
-function gpusOf(t, svc) {
-  const gpus = t.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? [...gpus] : null;
-}
-function setGpus(t, svc, gpus) {
-  const service2 = t.services?.[svc];
-  if (!service2) throw new Error(`service ${svc} is not in the topology`);
-  service2.gpus = [...gpus].sort((a, b2) => a - b2);
-}
-function setReplicas(t, svc, value) {
-  const service2 = t.services?.[svc];
-  if (!service2) throw new Error(`service ${svc} is not in the topology`);
-  service2.replicas_per_container = value;
-}
-function setConcurrency(t, svc, value) {
-  t.runtime ??= {};
-  t.runtime.endpoints ??= {};
-  t.runtime.endpoints[svc] = { ...t.runtime.endpoints[svc] ?? {}, n_concurrent_rollouts: value };
-}
-function cacheSize(t, svc) {
-  const value = t.defines?.[CACHE_KEYS[svc]];
-  if (value !== void 0) return value;
-  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
-}
-function setCacheSize(t, svc, value) {
-  t.defines ??= {};
-  t.defines[CACHE_KEYS[svc]] = value;
-}
-function nrWorkers(t) {
-  return t.runtime?.nr_workers ?? 1;
-}
-function inFlight(t) {
-  return capacitySummary(t).inFlight;
-}
-function instancesByGpu(t) {
-  const out = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(t)) {
-    const gpus = gpusOf(t, svc);
-    if (!gpus) continue;
-    for (const gpu of gpus) {
-      const row = out.get(gpu) ?? {};
-      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
-      out.set(gpu, row);
-    }
-  }
-  return out;
 }
 
 // src/suggest/history.ts
@@ -66642,152 +68344,6 @@ function stopForNoProgress(tried, patience, maxParallel) {
   };
 }
 
-// src/suggest/memory-model.ts
-var DEFAULT_MEMORY_MODEL = {
-  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
-  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
-  per_gpu_overhead_gib: 1
-};
-var CACHED = ["renderer", "physics"];
-function features(t, gpu) {
-  const row = instancesByGpu(t).get(gpu);
-  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
-  return [
-    1,
-    ...SERVICES.map((s) => row[s] ?? 0),
-    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
-  ];
-}
-function toVector(model) {
-  return [
-    model.per_gpu_overhead_gib ?? 0,
-    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
-    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
-  ];
-}
-function fromVector(x2) {
-  const round2 = (v2) => Math.round(v2 * 1e3) / 1e3;
-  const perReplica = {};
-  SERVICES.forEach((s, i) => {
-    perReplica[s] = round2(x2[1 + i] ?? 0);
-  });
-  return {
-    per_replica_gib: perReplica,
-    per_cached_scene_gib: {
-      renderer: round2(x2[1 + SERVICES.length] ?? 0),
-      physics: round2(x2[2 + SERVICES.length] ?? 0)
-    },
-    per_gpu_overhead_gib: round2(x2[0] ?? 0)
-  };
-}
-function predictMemory(t, model, gpuMemoryGiB) {
-  return predictGpuMemory(t, model, gpuMemoryGiB).map((p) => ({
-    gpu: p.gpu,
-    gib: p.totalGiB,
-    fraction: p.fraction
-  }));
-}
-function solve(a, b2) {
-  const n = b2.length;
-  const m2 = a.map((row, i) => [...row, b2[i]]);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(m2[r][col]) > Math.abs(m2[pivot][col])) pivot = r;
-    if (Math.abs(m2[pivot][col]) < 1e-12) return void 0;
-    [m2[col], m2[pivot]] = [m2[pivot], m2[col]];
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const factor = m2[r][col] / m2[col][col];
-      for (let c = col; c <= n; c++) m2[r][c] -= factor * m2[col][c];
-    }
-  }
-  return m2.map((row, i) => row[n] / row[i]);
-}
-function nnls(rows, b2) {
-  const n = rows[0]?.length ?? 0;
-  let best;
-  for (let mask = 0; mask < 1 << n; mask++) {
-    const free = [...Array(n).keys()].filter((j2) => mask & 1 << j2);
-    const x2 = new Array(n).fill(0);
-    if (free.length > 0) {
-      const ata = free.map((i) => free.map((j2) => rows.reduce((s, r) => s + r[i] * r[j2], 0)));
-      const atb = free.map((i) => rows.reduce((s, r, k2) => s + r[i] * b2[k2], 0));
-      const sol = solve(ata, atb);
-      if (!sol || sol.some((v2) => v2 < -1e-9)) continue;
-      free.forEach((j2, k2) => {
-        x2[j2] = Math.max(0, sol[k2]);
-      });
-    }
-    const residual = rows.reduce((s, r, k2) => s + (r.reduce((t, f, j2) => t + f * x2[j2], 0) - b2[k2]) ** 2, 0);
-    if (!best || residual < best.residual - 1e-12) best = { x: x2, residual };
-  }
-  return best?.x ?? new Array(n).fill(0);
-}
-function memorySamples(tried) {
-  const out = [];
-  for (const run2 of tried) {
-    const byGpu = run2.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
-    for (const [index, usage] of Object.entries(byGpu)) {
-      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
-      const gpu = Number(index);
-      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run2.name, gpu, topology: run2.topology, gib });
-    }
-  }
-  return out;
-}
-function fitMemoryModel(tried, prior) {
-  const base = prior ?? DEFAULT_MEMORY_MODEL;
-  const samples = memorySamples(tried);
-  const fallback = {
-    model: base,
-    source: prior ? "prior" : "default",
-    samples: 0,
-    maxResidualGiB: 0,
-    marginGiB: 0,
-    notes: [
-      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
-    ]
-  };
-  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
-  if (informative.length === 0) return fallback;
-  const p = toVector(base);
-  const scale = Math.max(1, ...informative.map((s) => s.gib));
-  const lambda = 0.05;
-  const rows = [];
-  const b2 = [];
-  for (const s of informative) {
-    rows.push(features(s.topology, s.gpu));
-    b2.push(s.gib);
-  }
-  p.forEach((value, j2) => {
-    const row = new Array(p.length).fill(0);
-    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j2])));
-    row[j2] = Math.sqrt(lambda) * colScale;
-    rows.push(row);
-    b2.push(Math.sqrt(lambda) * colScale * value);
-  });
-  const x2 = nnls(rows, b2);
-  const model = fromVector(x2);
-  const residuals = informative.map((s) => {
-    const predicted = features(s.topology, s.gpu).reduce((sum, f, j2) => sum + f * x2[j2], 0);
-    return s.gib - predicted;
-  });
-  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
-  const underPredictionGiB = Math.max(0, ...residuals);
-  const runs = new Set(informative.map((s) => s.run)).size;
-  return {
-    model,
-    source: "fitted",
-    samples: informative.length,
-    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
-    marginGiB: Math.round(underPredictionGiB * 100) / 100,
-    notes: [
-      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
-    ]
-  };
-}
-
 // src/suggest/moves.ts
 var NO_REPLICAS = ["renderer"];
 function retarget(t, svc, target, spreadOver = instances(t, svc)) {
@@ -66802,18 +68358,16 @@ function retarget(t, svc, target, spreadOver = instances(t, svc)) {
   }
 }
 function fits(t, ctx) {
-  return predictMemory(t, ctx.model, ctx.gpuMemoryGiB).every(
-    (p) => p.gib + ctx.marginGiB <= ctx.memoryLimit * ctx.gpuMemoryGiB
-  );
+  return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
 }
 function freestGpu(t, svc, evidence, ctx, target = inFlight(t), finalInstances) {
   const current = gpusOf(t, svc) ?? [];
   const options2 = [];
   for (let gpu = 0; gpu < ctx.gpusPerNode; gpu++) {
-    const trial = clone3(t);
+    const trial = clone2(t);
     setGpus(trial, svc, [...current, gpu]);
     retarget(trial, svc, target, finalInstances);
-    const fraction = predictMemory(trial, ctx.model, ctx.gpuMemoryGiB).find((p) => p.gpu === gpu)?.fraction ?? 0;
+    const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
     options2.push({
       gpu,
       fitsNow: fits(trial, ctx) ? 0 : 1,
@@ -66829,7 +68383,7 @@ function freestGpu(t, svc, evidence, ctx, target = inFlight(t), finalInstances) 
   return options2[0]?.gpu;
 }
 function overLimit(t, ctx) {
-  return predictMemory(t, ctx.model, ctx.gpuMemoryGiB).filter((p) => p.gib + ctx.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b2) => b2.gib - a.gib);
+  return ctx.predict(t).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b2) => b2.gib - a.gib);
 }
 function idleService(evidence, svc) {
   const q2 = evidence.queues[svc]?.max;
@@ -66837,7 +68391,7 @@ function idleService(evidence, svc) {
   return q2 !== void 0 && (q2 <= 2 || q2 < 0.25 * top);
 }
 function makeRoom(t, keep, evidence, ctx) {
-  let current = clone3(t);
+  let current = clone2(t);
   const notes = [];
   const target = inFlight(t);
   for (let step = 0; step < 12; step++) {
@@ -66846,12 +68400,12 @@ function makeRoom(t, keep, evidence, ctx) {
     const gpu = over[0].gpu;
     const before = over[0].gib;
     const onGpu = activeServices(current).filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu)).sort((a, b2) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b2]?.max ?? 0));
-    const gibOn = (trial) => predictMemory(trial, ctx.model, ctx.gpuMemoryGiB).find((p) => p.gpu === gpu)?.gib ?? 0;
+    const gibOn = (trial) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
     const options2 = [];
     for (const svc of onGpu) {
       const r = replicas(current, svc);
       if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
-      const trial = clone3(current);
+      const trial = clone2(current);
       const fewer = Math.max(1, Math.floor(r * 3 / 4));
       setReplicas(trial, svc, fewer);
       retarget(trial, svc, target);
@@ -66859,24 +68413,24 @@ function makeRoom(t, keep, evidence, ctx) {
       if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
         options2.push({
           topology: trial,
-          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
+          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt2(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
           rank: 0,
           saved
         });
       }
     }
-    const headroom = predictMemory(current, ctx.model, ctx.gpuMemoryGiB);
+    const headroom = ctx.predict(current);
     const fraction = (g) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
     const targets = [...Array(ctx.gpusPerNode).keys()].filter((g) => g !== gpu).sort((a, b2) => fraction(a) - fraction(b2));
     for (const svc of onGpu) {
       const gpus = gpusOf(current, svc) ?? [];
       for (const to of targets) {
-        const trial = clone3(current);
+        const trial = clone2(current);
         const moved = [...gpus];
         moved.splice(moved.indexOf(gpu), 1, to);
         setGpus(trial, svc, moved);
-        const destination = predictMemory(trial, ctx.model, ctx.gpuMemoryGiB).find((p) => p.gpu === to);
-        if (!destination || destination.gib + ctx.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
+        const destination = ctx.predict(trial).find((p) => p.gpu === to);
+        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
         options2.push({
           topology: trial,
           note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
@@ -66936,7 +68490,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
   const gpus = gpusOf(parent, svc);
   if (gpus) {
     for (const add of [.../* @__PURE__ */ new Set([1, Math.max(2, gpus.length)])]) {
-      const t = clone3(parent);
+      const t = clone2(parent);
       const placed = [];
       for (let i = 0; i < add; i++) {
         const gpu = freestGpu(t, svc, evidence, ctx, target, (gpus.length + add) * replicas(t, svc));
@@ -66962,7 +68516,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
   if (!NO_REPLICAS.includes(svc)) {
     const r = replicas(parent, svc);
     for (const next of [.../* @__PURE__ */ new Set([r + 1, Math.ceil(r * 1.5)])]) {
-      const t = clone3(parent);
+      const t = clone2(parent);
       setReplicas(t, svc, next);
       retarget(t, svc, target);
       moves.push({
@@ -66986,7 +68540,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const limit = Math.max(1, Math.min(inFlight(parent), Math.floor(ctx.cpusPerNode / 2)));
   const next = Math.min(limit, Math.max(n + 1, Math.ceil(n * busy / aim)));
   if (next <= n) return [];
-  const t = clone3(parent);
+  const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
   const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct(idle)} < ${pct(RUNTIME_IDLE.low)}`;
@@ -67005,7 +68559,7 @@ function scaleTotal(parent, factor) {
   const now = inFlight(parent);
   const target = Math.max(1, Math.round(now * factor));
   if (target === now) return void 0;
-  const t = clone3(parent);
+  const t = clone2(parent);
   for (const svc of activeServices(t)) retarget(t, svc, target);
   return inFlight(t) === now ? void 0 : t;
 }
@@ -67014,7 +68568,7 @@ function lowerTotal(parent, evidence) {
   if (!several) return [];
   const t = scaleTotal(parent, 0.75);
   if (!t) return [];
-  const queues = evidence.queued.map((s) => `${s} ${fmt(evidence.queues[s]?.max ?? 0)}`).join(", ");
+  const queues = evidence.queued.map((s) => `${s} ${fmt2(evidence.queues[s]?.max ?? 0)}`).join(", ");
   return [
     {
       kind: "lower-total",
@@ -67030,7 +68584,7 @@ function raiseTotal(parent, evidence) {
   const lowLoad = evidence.bottleneck.kind === "not-enough-load";
   if (!lowLoad && !evidence.saturated) return [];
   const moves = [];
-  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt(q2?.max ?? 0)}`).join(", ");
+  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt2(q2?.max ?? 0)}`).join(", ");
   const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
   for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
     const t = scaleTotal(parent, factor);
@@ -67048,7 +68602,7 @@ function raiseTotal(parent, evidence) {
 }
 function rebalance(parent) {
   const now = inFlight(parent);
-  const t = clone3(parent);
+  const t = clone2(parent);
   const changed = [];
   for (const svc of activeServices(t)) {
     if (capacity(t, svc) > now * 1.25) {
@@ -67070,7 +68624,7 @@ function rebalance(parent) {
   ];
 }
 function resizeCaches(parent) {
-  const t = clone3(parent);
+  const t = clone2(parent);
   const changed = [];
   for (const svc of ["renderer", "physics"]) {
     if (!activeServices(t).includes(svc)) continue;
@@ -67099,14 +68653,14 @@ function placeFree(parent, svc, evidence, ctx) {
   const util = (g) => evidence.gpus.get(g)?.utilisation ?? 0;
   const busiest = [...new Set(gpus)].sort((a, b2) => util(b2) - util(a))[0];
   if (busiest === void 0) return [];
-  const without = clone3(parent);
+  const without = clone2(parent);
   const rest = [...gpus];
   rest.splice(rest.indexOf(busiest), 1);
   if (rest.length === 0) return [];
   setGpus(without, svc, rest);
   const target = freestGpu(without, svc, evidence, ctx, inFlight(parent));
   if (target === void 0 || target === busiest || util(busiest) - util(target) < 30) return [];
-  const t = clone3(without);
+  const t = clone2(without);
   setGpus(t, svc, [...rest, target]);
   return [
     {
@@ -67148,7 +68702,7 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...raiseTotal(parent, evidence));
   moves.push(...rebalance(parent));
   moves.push(...resizeCaches(parent));
-  const ranked = Object.entries(evidence.queues).filter(([s]) => active.includes(s) && s !== bottleneck).sort((a, b22) => b22[1].max - a[1].max);
+  const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b22) => b22[1].max - a[1].max);
   for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
     const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
     for (const m2 of scaleBottleneck(parent, svc, evidence, ctx)) {
@@ -67246,11 +68800,10 @@ function suggest(input, options2 = {}) {
     gpusPerNode: input.cluster.gpusPerNode,
     gpuMemoryGiB: input.cluster.gpuMemoryGiB,
     cpusPerNode: input.cluster.cpusPerNode,
-    model: memory.model,
-    marginGiB: memory.marginGiB,
+    predict: (t) => predictConservative(t, memory, input.cluster.gpuMemoryGiB),
     memoryLimit: GPU_MEMORY_LIMITS.error
   };
-  const moves = movesFor(clone3(parent.topology), evidence, ctx);
+  const moves = movesFor(clone2(parent.topology), evidence, ctx);
   const byName = new Map(input.tried.map((r) => [r.name, r]));
   const failedHere = /* @__PURE__ */ new Map();
   for (const run2 of input.tried) {
@@ -67285,8 +68838,8 @@ function suggest(input, options2 = {}) {
       rejected.push({ change: move.change, reason: `fails validation: ${problems.join("; ")}` });
       continue;
     }
-    const predicted = predictMemory(move.topology, memory.model, ctx.gpuMemoryGiB);
-    const over = predicted.filter((p) => p.gib + memory.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const predicted = ctx.predict(move.topology);
+    const over = predicted.filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
     if (over.length > 0) {
       rejected.push({
         change: move.change,
@@ -67360,195 +68913,9 @@ function suggest(input, options2 = {}) {
   };
 }
 
-// src/telemetry/prometheus.ts
-var PrometheusError = class extends Error {
-  constructor(message2, details) {
-    super(message2);
-    this.details = details;
-    this.name = "PrometheusError";
-  }
-  details;
-};
-var BODY_QUOTE = 500;
-function quote(body) {
-  const s = body.replace(/\s+/g, " ").trim();
-  return s.length > BODY_QUOTE ? `${s.slice(0, BODY_QUOTE)}\u2026` : s;
-}
-function parseSampleValue(raw) {
-  if (typeof raw !== "string") throw new Error(`sample value must be a string, got ${JSON.stringify(raw)}`);
-  if (raw === "NaN") return Number.NaN;
-  if (raw === "+Inf" || raw === "Inf") return Number.POSITIVE_INFINITY;
-  if (raw === "-Inf") return Number.NEGATIVE_INFINITY;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
-    throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-function parsePoint(p, where) {
-  if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || !Number.isFinite(p[0]))
-    throw new Error(
-      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
-    );
-  return [p[0], parseSampleValue(p[1])];
-}
-function parseLabels(m2, where) {
-  if (m2 === void 0) return {};
-  if (!m2 || typeof m2 !== "object" || Array.isArray(m2))
-    throw new Error(`${where}: "metric" must be an object of labels`);
-  for (const [k2, v2] of Object.entries(m2))
-    if (typeof v2 !== "string") throw new Error(`${where}: label ${k2} must be a string`);
-  return m2;
-}
-function parseQueryResponse(body) {
-  if (!body || typeof body !== "object" || Array.isArray(body))
-    throw new Error("response is not a JSON object");
-  const b2 = body;
-  if (b2.status !== "success") {
-    const err = typeof b2.error === "string" ? b2.error : "no error message";
-    throw new Error(`status is ${JSON.stringify(b2.status)} (${String(b2.errorType ?? "unknown")}: ${err})`);
-  }
-  const data = b2.data;
-  if (!data || typeof data !== "object") throw new Error('"data" is missing');
-  const type = data.resultType;
-  const result = data.result;
-  const warnings = Array.isArray(b2.warnings) ? b2.warnings.map(String) : [];
-  const series = [];
-  if (type === "vector" || type === "matrix") {
-    if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
-    result.forEach((r, i) => {
-      const where = `data.result[${i}]`;
-      if (!r || typeof r !== "object") throw new Error(`${where} is not an object`);
-      const labels = parseLabels(r.metric, where);
-      if (type === "vector") {
-        series.push({ labels, points: [parsePoint(r.value, `${where}.value`)] });
-      } else {
-        const values = r.values;
-        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
-        series.push({ labels, points: values.map((p, j2) => parsePoint(p, `${where}.values[${j2}]`)) });
-      }
-    });
-  } else if (type === "scalar") {
-    series.push({ labels: {}, points: [parsePoint(result, "data.result")] });
-  } else if (type === "string") {
-  } else {
-    throw new Error(`unknown resultType ${JSON.stringify(type)} (expected vector, matrix, scalar or string)`);
-  }
-  let nonFinite = 0;
-  for (const s of series) for (const [, v2] of s.points) if (!Number.isFinite(v2)) nonFinite++;
-  return { resultType: type, series, empty: series.length === 0, nonFinite, warnings };
-}
-var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
-function createPrometheusClient(options2) {
-  const baseUrl2 = options2.baseUrl.replace(/\/+$/, "");
-  if (!/^https?:\/\/[^\s]+$/.test(baseUrl2))
-    throw new Error(
-      `Prometheus URL ${JSON.stringify(options2.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
-    );
-  const doFetch = options2.fetch ?? fetch;
-  const timeoutMs = options2.timeoutMs ?? 1e4;
-  const retries = options2.retries ?? 2;
-  const retryDelayMs = options2.retryDelayMs ?? 500;
-  async function once(path, params, query) {
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
-    let res;
-    let text2;
-    try {
-      res = await doFetch(`${baseUrl2}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...options2.headers },
-        body: params.toString(),
-        signal: ctrl.signal
-      });
-      text2 = await res.text();
-    } catch (e) {
-      const timedOut = ctrl.signal.aborted;
-      throw new PrometheusError(
-        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true }
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
-        query,
-        status: res.status,
-        body: text2,
-        retryable: res.status === 429 || res.status >= 500
-      });
-    }
-    let json;
-    try {
-      json = JSON.parse(text2);
-    } catch {
-      throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
-        {
-          query,
-          status: res.status,
-          body: text2,
-          retryable: false
-        }
-      );
-    }
-    try {
-      return parseQueryResponse(json);
-    } catch (e) {
-      throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
-        {
-          query,
-          status: res.status,
-          body: text2,
-          retryable: false
-        }
-      );
-    }
-  }
-  async function withRetries(kind, path, params, query) {
-    for (let attempt = 0; ; attempt++) {
-      options2.onRequest?.(kind, query);
-      try {
-        return await once(path, params, query);
-      } catch (e) {
-        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
-        await sleep2(retryDelayMs * 2 ** attempt);
-      }
-    }
-  }
-  return {
-    baseUrl: baseUrl2,
-    instant(query, time2) {
-      const params = new URLSearchParams({ query });
-      if (time2 !== void 0) params.set("time", String(time2));
-      return withRetries("instant", "/api/v1/query", params, query);
-    },
-    range(query, start, end, stepSeconds) {
-      if (!(end >= start))
-        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
-          query,
-          retryable: false
-        });
-      if (!(stepSeconds > 0))
-        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
-          query,
-          retryable: false
-        });
-      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-      const params = new URLSearchParams({
-        query,
-        start: String(start),
-        end: String(end),
-        step: String(step)
-      });
-      return withRetries("range", "/api/v1/query_range", params, query);
-    }
-  };
-}
-
 // src/topology/init.ts
-var import_yaml3 = __toESM(require_dist(), 1);
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+var import_yaml4 = __toESM(require_dist(), 1);
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join3 } from "node:path";
 
 // src/topology/run-command.ts
@@ -67578,7 +68945,8 @@ function splitWords(command) {
     inWord = true;
     if (c === "'") {
       const end = s.indexOf("'", i + 1);
-      if (end === -1) throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
+      if (end === -1)
+        throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
       word += s.slice(i + 1, end);
       i = end + 1;
     } else if (c === '"') {
@@ -67589,7 +68957,9 @@ function splitWords(command) {
           i += 2;
         } else {
           if (s[i] === "$" || s[i] === "`") {
-            throw new RunCommandError(`the command uses shell expansion (${s[i]}) inside double quotes: write the value out`);
+            throw new RunCommandError(
+              `the command uses shell expansion (${s[i]}) inside double quotes: write the value out`
+            );
           }
           word += s[i];
           i++;
@@ -67653,7 +69023,8 @@ var SHORT2 = Object.fromEntries(
 );
 function applySbatch(settings, name, value, raw) {
   const int = (v2, what) => {
-    if (v2 === void 0 || !/^[1-9][0-9]*$/.test(v2)) throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
+    if (v2 === void 0 || !/^[1-9][0-9]*$/.test(v2))
+      throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
     return Number(v2);
   };
   switch (name) {
@@ -67688,7 +69059,10 @@ function applySbatch(settings, name, value, raw) {
 }
 function parseRunCommand(command) {
   const words = splitWords(command.trim());
-  if (words.length === 0) throw new RunCommandError("the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam");
+  if (words.length === 0)
+    throw new RunCommandError(
+      "the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"
+    );
   let i = 0;
   const env = {};
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) {
@@ -67698,7 +69072,10 @@ function parseRunCommand(command) {
   }
   if (words[i] === "env") i++;
   const head = words[i];
-  if (head === void 0) throw new RunCommandError("the command has only environment assignments: add the sbatch/submit.sh launch");
+  if (head === void 0)
+    throw new RunCommandError(
+      "the command has only environment assignments: add the sbatch/submit.sh launch"
+    );
   const base = head.split("/").pop();
   const sbatch = { ignored: [] };
   let launcher;
@@ -67744,14 +69121,18 @@ function parseRunCommand(command) {
   }
   const script = words[i];
   if (script === void 0 || script.includes("=")) {
-    throw new RunCommandError("the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026`");
+    throw new RunCommandError(
+      "the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026`"
+    );
   }
   i++;
   const overrides = [];
   for (; i < words.length; i++) {
     const w2 = words[i];
     if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_.]*=/.test(w2)) {
-      throw new RunCommandError(`unexpected argument \`${w2}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`);
+      throw new RunCommandError(
+        `unexpected argument \`${w2}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`
+      );
     }
     overrides.push(w2);
   }
@@ -67761,7 +69142,11 @@ function parseRunCommand(command) {
   };
   const missing2 = REQUIRED_GROUPS.filter((g) => !group(g));
   if (missing2.length) {
-    const examples = { deploy: "deploy=ord", topology: "topology=8gpu_64rollouts", driver: "driver=vavam" };
+    const examples = {
+      deploy: "deploy=ord",
+      topology: "topology=8gpu_64rollouts",
+      driver: "driver=vavam"
+    };
     throw new RunCommandError(
       `the command is missing ${missing2.map((m2) => `\`${m2}=\u2026\``).join(", ")}: AlpaSim needs deploy, topology and driver (e.g. ${missing2.map((m2) => examples[m2]).join(" ")})`
     );
@@ -67788,7 +69173,9 @@ function parseTopologyValue(key, text2) {
   if (text2 === "null") return null;
   const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text2);
   if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
-  throw new RunCommandError(`override ${key}=${text2}: a topology value must be a whole number, true/false, null or a list like [0,1]`);
+  throw new RunCommandError(
+    `override ${key}=${text2}: a topology value must be a whole number, true/false, null or a list like [0,1]`
+  );
 }
 function setPath(target, path, value) {
   let node = target;
@@ -67804,15 +69191,21 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
   if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
   const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
   if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
-    throw new RunCommandError(`cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`);
+    throw new RunCommandError(
+      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
+    );
   }
   const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
   const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
   if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
-    throw new RunCommandError(`experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`);
+    throw new RunCommandError(
+      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
+    );
   }
   if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
-    throw new RunCommandError(`--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`);
+    throw new RunCommandError(
+      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
+    );
   }
   const fixed = { deploy: parsed.deploy, driver: parsed.driver };
   const overrides = [];
@@ -67823,7 +69216,9 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
     const value = override.slice(eq + 1);
     if (key === "deploy" || key === "topology" || key === "driver") continue;
     if (key === RUN_NAME_OVERRIDE) {
-      notes.push(`dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`);
+      notes.push(
+        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`
+      );
       continue;
     }
     if (PATTERNS.topologyKey.test(key)) {
@@ -67831,16 +69226,20 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
       continue;
     }
     const int = (what) => {
-      if (!/^[1-9][0-9_]*$/.test(value)) throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+      if (!/^[1-9][0-9_]*$/.test(value))
+        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
       return Number(value.replace(/_/g, ""));
     };
     if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
     else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
     else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
-    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us") fixed.control_timestep_us = int("control_timestep_us");
+    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
+      fixed.control_timestep_us = int("control_timestep_us");
     else {
       if (!PATTERNS.override.test(override)) {
-        throw new RunCommandError(`override \`${override}\` contains characters topo does not pass to sbatch (allowed: letters, digits and _ . , : / @ + [ ] -)`);
+        throw new RunCommandError(
+          `override \`${override}\` contains characters topo does not pass to sbatch (allowed: letters, digits and _ . , : / @ + [ ] -)`
+        );
       }
       overrides.push(override);
     }
@@ -67853,7 +69252,9 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
   if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
   if (Object.keys(slurm).length) fixed.slurm = slurm;
   if (parsed.sbatch.ignored.length) {
-    notes.push(`sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`);
+    notes.push(
+      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
+    );
   }
   if (Object.keys(parsed.env).length) {
     notes.push(`environment assignments not carried over: ${Object.keys(parsed.env).join(", ")}`);
@@ -67868,11 +69269,15 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
     fixed_inputs: fixed
   };
   if (!matchesSchema(experiment, "experiment")) {
-    throw new RunCommandError("the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)");
+    throw new RunCommandError(
+      "the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)"
+    );
   }
   const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
   if (!matchesSchema(topology, "topology")) {
-    throw new RunCommandError("the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)");
+    throw new RunCommandError(
+      "the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)"
+    );
   }
   const baseline = {
     name: "baseline",
@@ -67884,10 +69289,10 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
   return { experiment, baseline, notes };
 }
 function toYaml(value, header) {
-  const doc = new import_yaml3.Document(value);
-  (0, import_yaml3.visit)(doc, {
+  const doc = new import_yaml4.Document(value);
+  (0, import_yaml4.visit)(doc, {
     Seq(_2, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
     }
   });
   doc.commentBefore = header;
@@ -67898,18 +69303,25 @@ function writeExperimentFiles(dir, built, options2 = {}) {
   const experimentFile = join3(experimentDir, "experiment.yaml");
   const baselineFile = join3(experimentDir, "baseline.yaml");
   for (const f of [experimentFile, baselineFile]) {
-    if (existsSync3(f) && !options2.force) throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
+    if (existsSync3(f) && !options2.force)
+      throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
   }
   mkdirSync2(experimentDir, { recursive: true });
   writeFileSync2(
     experimentFile,
-    toYaml(built.experiment, ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.
- What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`)
+    toYaml(
+      built.experiment,
+      ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.
+ What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`
+    )
   );
   writeFileSync2(
     baselineFile,
-    toYaml(built.baseline, ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.
- Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`)
+    toYaml(
+      built.baseline,
+      ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.
+ Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`
+    )
   );
   return { ...built, experimentDir, experimentFile, baselineFile };
 }
@@ -67918,382 +69330,18 @@ function initExperiment(command, dir, options2 = {}) {
   const presetsDir = options2.presetsDir ?? join3(dir, "presets");
   const presetFile = join3(presetsDir, `${parsed.topology}.yaml`);
   if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync3(presetFile)) {
-    throw new RunCommandError(`topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`);
+    throw new RunCommandError(
+      `topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`
+    );
   }
-  const preset = checkPreset(readFileSync4(presetFile, "utf8"), presetFile);
-  if (!preset.value) throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
+  const preset = checkPreset(readFileSync5(presetFile, "utf8"), presetFile);
+  if (!preset.value)
+    throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
   return writeExperimentFiles(dir, buildExperiment(parsed, preset.value, command, options2), options2);
 }
 
 // src/usecases/reconcile.ts
 import { createHash as createHash3 } from "node:crypto";
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-function describeComparison(c) {
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${c.against} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const pct2 = round(100 * (c.ratio.value - 1), 1);
-  const change = pct2 <= 0 ? `${-pct2}% fewer` : `${pct2}% more`;
-  return `${word} ${c.against}: ${change} seconds per rollout (ratio ${c.ratio.value}, 95% CI ${c.ratio.low}\u2013${c.ratio.high})`;
-}
-
-// src/analysis/detector.ts
-var DEFAULT_DETECTOR_SETTINGS = {
-  warmup_floor_minutes: 10,
-  window_minutes: 5,
-  max_relative_range: 0.02,
-  max_relative_slope_per_hour: 0.05,
-  consecutive_windows: 3,
-  max_ci_relative: 0.03,
-  stale_after_minutes: 3,
-  stall_minutes: 10,
-  max_failure_rate: 0.05,
-  min_cycle_amplitude: 0.1
-};
-function defaultRunEndMinutes() {
-  const [h, m2] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h * 60 + m2 - TIMELINE.startupMinutes;
-}
-function prepare(input, evidence) {
-  const f = clean(input.fullRun);
-  const n = clean(input.completed);
-  const e = clean(input.elapsed);
-  const dropped = f.dropped + n.dropped + e.dropped;
-  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = n.samples;
-  let es = e.samples;
-  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
-  if (es.length === 0) {
-    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
-  }
-  if (ns.length === 0 && f.samples.length) {
-    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
-    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
-  }
-  return { n: ns, e: es, f: f.samples };
-}
-function fitRate(n, from, to, block) {
-  const k2 = Math.floor((to - from) / block);
-  if (k2 < 2) return void 0;
-  const start = to - k2 * block;
-  const rates = [];
-  const centers = [];
-  for (let j2 = 0; j2 < k2; j2++) {
-    const a = start + j2 * block;
-    rates.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-    centers.push(a + block / 2);
-  }
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const half = tQuantile975(k2 - 1) * stdev(rates) / Math.sqrt(k2);
-  const fit = linearFit(centers, rates);
-  return {
-    rate: r,
-    low: Math.max(r - half, r * 1e-3),
-    high: r + half,
-    blocks: k2,
-    slopeRelPerHour: fit.b * 60 / r,
-    slopeSeRelPerHour: fit.seB * 60 / r
-  };
-}
-function project(p, t, r, input) {
-  const nNow = valueAt(p.n, t) ?? 0;
-  const eNow = valueAt(p.e, t) ?? 0;
-  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
-  let horizon = {
-    end: wallEnd,
-    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
-  };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow) {
-    const doneAt = t + (input.expectedRollouts - nNow) / r;
-    if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
-  }
-  const dt = Math.max(0, horizon.end - t);
-  return { value: (eNow + 60 * dt) / (nNow + r * dt), horizon };
-}
-function findCycle(n, from, to, minStep, minAmp, minPeriod) {
-  const overall = ((valueAt(n, to) ?? 0) - (valueAt(n, from) ?? 0)) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return void 0;
-  const step = Math.max(minStep, 10 / overall);
-  const m2 = Math.floor((to - from) / step);
-  if (m2 < 12) return void 0;
-  const inc = [];
-  for (let i = 0; i < m2; i++) {
-    const a = from + i * step;
-    inc.push(((valueAt(n, a + step) ?? 0) - (valueAt(n, a) ?? 0)) / step);
-  }
-  const mu = mean(inc);
-  if (!(mu > 0)) return void 0;
-  const xs = inc.map((_2, i) => i);
-  const fit = linearFit(xs, inc);
-  const d2 = inc.map((y2, i) => y2 - fit.a - fit.b * i);
-  const var0 = d2.reduce((s, x2) => s + x2 * x2, 0);
-  if (var0 <= 0) return void 0;
-  const acf = (lag) => {
-    let s = 0;
-    for (let i = 0; i + lag < d2.length; i++) s += d2[i] * d2[i + lag];
-    return s / var0;
-  };
-  const maxLag = Math.floor(m2 / 3);
-  let sawNegative = false;
-  for (let lag = 2; lag <= maxLag; lag++) {
-    const c = acf(lag);
-    if (c < 0) sawNegative = true;
-    if (sawNegative && c > 0.3 && c >= acf(lag - 1) && c >= acf(lag + 1)) {
-      if (lag * step < minPeriod) return void 0;
-      const bins = new Array(lag).fill(0);
-      const counts = new Array(lag).fill(0);
-      d2.forEach((x2, i) => {
-        bins[i % lag] = bins[i % lag] + x2;
-        counts[i % lag] = counts[i % lag] + 1;
-      });
-      const profile = bins.map((b2, i) => b2 / counts[i]);
-      const amplitude = (Math.max(...profile) - Math.min(...profile)) / 2 / mu;
-      if (amplitude >= minAmp) return { period: lag * step, amplitude };
-      return void 0;
-    }
-  }
-  return void 0;
-}
-function interval2(value, a, b2, digits = 4) {
-  return {
-    value: round(value, digits),
-    low: round(Math.min(a, b2), digits),
-    high: round(Math.max(a, b2), digits)
-  };
-}
-function detect(input) {
-  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
-  const evidence = [];
-  const p = prepare(input, evidence);
-  const all = [...p.f, ...p.n];
-  if (all.length === 0 || p.n.length === 0) {
-    return {
-      state: input.targetsUp === false ? "unhealthy" : "no-data",
-      minutes_of_data: 0,
-      warmup_end_minutes: null,
-      current_full_run: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
-    };
-  }
-  const t0 = Math.min(...all.map((x2) => x2.t));
-  const tLast = Math.max(...all.map((x2) => x2.t));
-  const now = input.now ?? tLast;
-  const minutes = now - t0;
-  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
-  const base = {
-    minutes_of_data: round(minutes, 2),
-    current_full_run: lastF === null ? null : round(lastF, 4)
-  };
-  const W2 = s.window_minutes;
-  const step = medianStep(p.n);
-  for (const [a, b2] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b2 - t0, 1)} min`);
-  const unhealthy = [];
-  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
-  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
-  if (now - tLast > stale)
-    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
-  const nLast = p.n[p.n.length - 1].v;
-  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
-  if (firstProduction !== void 0 && tLast - firstProduction >= s.stall_minutes) {
-    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
-    if (nLast - before <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
-  }
-  const failed = clean(input.failed).samples;
-  if (failed.length && tLast - t0 >= W2) {
-    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W2) ?? 0);
-    const dAll = nLast - (valueAt(p.n, tLast - W2) ?? 0);
-    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
-      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W2} min's rollouts failed`);
-  }
-  if (unhealthy.length)
-    return {
-      ...base,
-      state: "unhealthy",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, ...unhealthy]
-    };
-  if (firstProduction === void 0) {
-    return {
-      ...base,
-      state: "warming",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, "no rollout completed yet"]
-    };
-  }
-  const floor = t0 + s.warmup_floor_minutes;
-  const mserBlock = Math.max(W2 / 2, Number.isFinite(step) ? step : 0);
-  const warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
-  if (warmupEnd === void 0 || tLast - warmupEnd < W2) {
-    const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-    return {
-      ...base,
-      state: "warming",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, why]
-    };
-  }
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
-  const cycle = findCycle(
-    p.n,
-    warmupEnd,
-    tLast,
-    Math.max(W2 / 5, Number.isFinite(step) ? step : 0),
-    s.min_cycle_amplitude,
-    W2
-  );
-  const block = cycle ? Math.ceil(W2 / cycle.period - 1e-9) * cycle.period : W2;
-  const checks = [];
-  for (let j2 = 0; j2 <= s.consecutive_windows; j2++) {
-    const t = tLast - j2 * W2;
-    const settled = j2 === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
-    const fit = settled ? fitRate(p.n, warmupEnd, t, block) : void 0;
-    if (!fit) {
-      checks.push({ t, unsettled: !settled });
-      continue;
-    }
-    const proj = project(p, t, fit.rate, input);
-    const hi = project(p, t, fit.low, input).value;
-    const lo = project(p, t, fit.high, input).value;
-    checks.push({ t, fit, proj, lo, hi });
-  }
-  const latest = checks[0];
-  if (!latest?.fit || !latest.proj) {
-    return {
-      ...base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmupEnd - t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, `need ${2 * block} min of steady data, have ${round(tLast - warmupEnd, 1)}`]
-    };
-  }
-  const projected = interval2(latest.proj.value, latest.lo, latest.hi);
-  const steadyRate = latest.fit;
-  const steady = interval2(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
-  let streak = 0;
-  let firstFailure = "";
-  for (let j2 = 0; j2 < s.consecutive_windows; j2++) {
-    const c = checks[j2];
-    const prev = checks[j2 + 1];
-    const reason2 = windowFailure(c, prev, s);
-    if (reason2) {
-      firstFailure = reason2;
-      break;
-    }
-    streak++;
-  }
-  evidence.push(
-    `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} \xD7 ${round(block, 1)}-min batches \u2192 ${steady.value} s/rollout at steady state`,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
-    `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
-  );
-  const cycleOut = cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null;
-  if (cycle)
-    evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}%`
-    );
-  const done = streak >= s.consecutive_windows;
-  return {
-    ...base,
-    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    warmup_end_minutes: round(warmupEnd - t0, 2),
-    value: done ? projected : null,
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
-    cycle: cycleOut,
-    evidence
-  };
-}
-function mserWarmupEnd(n, from, to, block, floor) {
-  const m2 = Math.floor((to - from) / block);
-  if (m2 < 6) return void 0;
-  const start = to - m2 * block;
-  const x2 = [];
-  for (let i = 0; i < m2; i++) {
-    const a = start + i * block;
-    x2.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-  }
-  let sum = 0;
-  let sq = 0;
-  let best = Number.POSITIVE_INFINITY;
-  let bestD = -1;
-  const stat = new Array(m2).fill(Number.NaN);
-  for (let d2 = m2 - 1; d2 >= 0; d2--) {
-    const xi = x2[d2];
-    sum += xi;
-    sq += xi * xi;
-    const k2 = m2 - d2;
-    stat[d2] = Math.max(0, sq - sum * sum / k2) / (k2 * k2);
-  }
-  const limit = Math.floor(m2 / 2);
-  for (let d2 = 0; d2 <= limit; d2++) {
-    const v2 = stat[d2];
-    if (v2 < best * (1 - 1e-9) - 1e-15) {
-      best = v2;
-      bestD = d2;
-    }
-  }
-  if (bestD < 0 || bestD >= limit) return void 0;
-  return Math.max(start + bestD * block, floor);
-}
-function windowFailure(c, prev, s) {
-  if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  if (!c?.fit || !c.proj || c.lo === void 0 || c.hi === void 0) return "not enough steady data";
-  const v2 = c.proj.value;
-  const ci = (c.hi - c.lo) / 2 / v2;
-  if (!(ci <= s.max_ci_relative))
-    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
-  if (drift > s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (\xB1${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
-  if (!prev?.proj) return "no previous window";
-  const range = Math.abs(v2 - prev.proj.value) / v2;
-  if (!(range <= s.max_relative_range)) return `projection moved ${round(100 * range, 1)}% in one window`;
-  return void 0;
-}
-function definedOnly(o) {
-  const out = {};
-  if (!o) return out;
-  for (const [k2, v2] of Object.entries(o))
-    if (v2 !== void 0 && v2 !== null) out[k2] = v2;
-  return out;
-}
 
 // src/analysis/failure.ts
 function instancesOnGpu(topology, gpu) {
@@ -68357,317 +69405,6 @@ function isSpare(u) {
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-function analyseBottleneck(input) {
-  const evidence = [];
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const cpuBound = Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
-    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU: CPU-bound, scaling it helps even when the node average looks fine`
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  if (!services.length) {
-    return {
-      kind: runtimeBusy ? "runtime-bound" : "unknown",
-      service: null,
-      evidence: [
-        ...evidence,
-        "no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)",
-        ...cpuBound
-      ],
-      confidence: "low"
-    };
-  }
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
-  const top = ranked[0];
-  const second = ranked[1];
-  for (const s of ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(max(s), 1)}, min ${min(s) === null ? "n/a" : round(min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(top);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  if (runtimeBusy) {
-    return {
-      kind: "runtime-bound",
-      service: null,
-      evidence: [
-        ...evidence,
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`,
-        ...cpuBound
-      ],
-      confidence: high.length === 0 ? "high" : "medium"
-    };
-  }
-  if (max(top) <= LOW_DEPTH) {
-    return {
-      kind: "not-enough-load",
-      service: null,
-      evidence: [
-        ...evidence,
-        `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`,
-        ...cpuBound
-      ],
-      confidence: "medium"
-    };
-  }
-  if (high.length >= 2) {
-    return {
-      kind: "total-capacity-too-high",
-      service: null,
-      evidence: [
-        ...evidence,
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`,
-        ...cpuBound
-      ],
-      confidence: "medium"
-    };
-  }
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top)) {
-    return {
-      kind: "imbalance",
-      service: top,
-      evidence: [
-        ...evidence,
-        `${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`,
-        ...cpuBound
-      ],
-      confidence: "medium"
-    };
-  }
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return {
-    kind: "service",
-    service: top,
-    evidence: [
-      ...evidence,
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`,
-      ...cpuBound
-    ],
-    confidence: dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  };
-}
-
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b2) => Number(a) - Number(b2))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: total !== null && used.max !== null ? round(total - used.max) : null
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v2] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v2);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
-}
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
-}
-
-// src/analysis/observe.ts
-function first(series, q2) {
-  return series[q2]?.[0];
-}
-function observeRun(input) {
-  const S2 = input.timeScale;
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q2) => first(input.series, q2)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  const ts0 = startTs ?? input.nowTs;
-  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], ts0, S2);
-  const fullRun = mins("secondsPerRolloutAvg");
-  const rate5m = mins("secondsPerRolloutRate5m");
-  const completed = mins("rolloutsTotal");
-  const failed = mins("rolloutsFailed");
-  const elapsed = mins("elapsed");
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && startTs !== null ? (startTs - input.jobStartTs) * S2 / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const verdict = detect({
-    fullRun,
-    rate5m,
-    completed,
-    failed,
-    elapsed,
-    targetsUp,
-    now: (input.nowTs - ts0) * S2 / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    settings: input.settings
-  });
-  const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S2 : -Infinity;
-  const steadyValues = (s) => {
-    const pts = (s?.points ?? []).filter(([, v2]) => Number.isFinite(v2));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v2]) => v2);
-  };
-  const steadyMean = (s) => {
-    const v2 = steadyValues(s);
-    return v2.length ? round(mean(v2)) : null;
-  };
-  const byLabel = (q2, label) => {
-    const m2 = /* @__PURE__ */ new Map();
-    for (const s of input.series[q2] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m2.set(key, s);
-    }
-    return m2;
-  };
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = byLabel("queueDepthMax", "service");
-  const mins2 = byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins2.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const key = svc ?? label;
-    const mx = steadyMean(maxes.get(label));
-    const mn = steadyMean(mins2.get(label));
-    queue[key] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const methods = {};
-  for (const [m2, s] of byLabel("rpcDurationP95", "method")) {
-    const v2 = steadyValues(s);
-    methods[m2] = v2.length ? round(median(v2)) : null;
-  }
-  const idle = steadyMean(first(input.series, "idleFraction"));
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of byLabel("processCpu", "groupname")) cpu.set(g, steadyValues(s));
-  const cpuMean = {};
-  for (const [g, v2] of cpu) cpuMean[g] = v2.length ? mean(v2) : null;
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q2, field) => {
-    for (const s of input.series[q2] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...steadyValues(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  const resources = analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: steadyValues(first(input.series, "hostMemAvailable")),
-    hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
-    processCpu: cpu
-  });
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(completed);
-  const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
-  const gaps2 = verdict.evidence.filter((e) => e.startsWith("scrape gap"));
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(rate5m),
-    seconds_per_rollout_full_run: lastOf(fullRun),
-    rollout_duration_p95_s: steadyMean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: queue,
-    rpc_duration_p95_s_by_method: methods,
-    runtime_idle_fraction: idle,
-    resource_usage: resources,
-    bottleneck,
-    telemetry_quality: { missing_metrics: input.missing ?? [], gaps: gaps2, notes: null }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs,
-    lastTs,
-    chart: {
-      fullRun: fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck)
-  };
-}
-function slurmTimeToMinutes(time2) {
-  const m2 = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m2) return null;
-  return Number(m2[1] ?? 0) * 1440 + Number(m2[2]) * 60 + Number(m2[3]) + Number(m2[4] ?? 0) / 60;
-}
-
 // src/github/labels.ts
 var STATE_LABELS = {
   queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
@@ -68687,351 +69424,6 @@ var LABEL_NAMES = Object.fromEntries(
   Object.values(STATE_LABELS).map((l3) => [l3.name, true])
 );
 
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
-// src/report/pr-comment.ts
-var STATE_ICON = {
-  queued: "\u23F3",
-  submitted: "\u{1F4E8}",
-  starting: "\u{1F680}",
-  warming: "\u{1F525}",
-  stabilising: "\u{1F4C8}",
-  stable: "\u2705",
-  finished: "\u{1F3C1}",
-  stopped: "\u23F9\uFE0F",
-  failed: "\u274C"
-};
-function fmt2(x2, digits = 3) {
-  return x2 === null || x2 === void 0 || !Number.isFinite(x2) ? "\u2014" : String(round(x2, digits));
-}
-function fmtInterval(i) {
-  return i ? `${fmt2(i.value)} [${fmt2(i.low)}, ${fmt2(i.high)}]` : "\u2014";
-}
-function cell2(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function grafanaLink(base, runName, range) {
-  const params = new URLSearchParams({
-    "var-run_name": runName,
-    from: String(range?.fromMs ?? "now-6h"),
-    to: String(range?.toMs ?? "now")
-  });
-  return `${base.replace(/\/+$/, "")}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
-}
-function renderMonitorComment(v2) {
-  const o = v2.observation;
-  const verdict = o.verdict;
-  const m2 = o.stable_metrics;
-  const out = [];
-  out.push(`### ${STATE_ICON[v2.state]} \`${v2.candidate}\` \u2014 ${v2.state}`);
-  out.push("");
-  out.push(
-    `Experiment \`${v2.experimentId}\` \xB7 run \`${v2.runName}\`${v2.jobId ? ` \xB7 Slurm job ${v2.jobId}${v2.slurmState ? ` (${v2.slurmState})` : ""}` : ""}`
-  );
-  out.push("");
-  const reached = v2.timeline.filter((t) => t.at);
-  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
-  out.push(`#### Verdict: \`${verdict.state}\``);
-  out.push("");
-  if (verdict.value)
-    out.push(
-      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
-      ""
-    );
-  else if (verdict.projected_full_run)
-    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
-  if (verdict.cycle)
-    out.push(
-      `Cyclic steady state: period ${fmt2(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt2(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
-      ""
-    );
-  if (o.failure) {
-    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
-    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
-    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
-    out.push("");
-  }
-  for (const c of v2.comparisons)
-    out.push(
-      `- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${describeComparison(c)}`
-    );
-  if (v2.comparisons.length) out.push("");
-  if (verdict.evidence.length) {
-    out.push("<details><summary>Evidence</summary>", "");
-    for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push("", "</details>", "");
-  }
-  out.push("#### Metrics");
-  out.push("");
-  out.push("| Metric | Value |", "|---|---|");
-  const row = (k2, val) => out.push(`| ${k2} | ${cell2(val)} |`);
-  row("Full-run s/rollout (now)", fmt2(m2.seconds_per_rollout_full_run));
-  row("5-min s/rollout (diagnostic)", fmt2(m2.seconds_per_rollout_5m));
-  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
-  row("Completed / failed rollouts", `${fmt2(m2.completed_rollouts, 0)} / ${fmt2(m2.failed_rollouts, 0)}`);
-  row(
-    "Run-minutes of data / warm-up ends at",
-    `${fmt2(verdict.minutes_of_data, 1)} / ${fmt2(verdict.warmup_end_minutes, 1)}`
-  );
-  row(
-    "Runtime event-loop idle",
-    m2.runtime_idle_fraction == null ? "\u2014" : `${fmt2(100 * m2.runtime_idle_fraction, 0)}%`
-  );
-  row("Rollout duration p95 (s)", fmt2(m2.rollout_duration_p95_s));
-  out.push("");
-  const queue = Object.entries(m2.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (queue.length) {
-    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt2(q2.worker_min, 1)} | ${fmt2(q2.worker_max, 1)} |`);
-    out.push("");
-  }
-  const gpus = Object.entries(m2.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length) {
-    out.push(
-      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
-      "|---|---|---|---|---|---|---|"
-    );
-    for (const [g, u] of gpus) {
-      const mm = (x2, d2 = 0) => `${fmt2(x2?.min, d2)} / ${fmt2(x2?.mean, d2)} / ${fmt2(x2?.max, d2)}`;
-      out.push(
-        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt2(u.memory_total_gb, 1)} | ${fmt2(u.memory_pressure_percent?.max, 0)} | ${fmt2(u.memory_headroom_gb_min, 1)} |`
-      );
-    }
-    out.push("");
-  }
-  const host = m2.resource_usage?.host_memory;
-  if (host && (host.available_gb_min != null || host.total_gb != null))
-    out.push(
-      `Host memory: ${fmt2(host.available_gb_min, 1)} GB free at least, of ${fmt2(host.total_gb, 1)} GB.`,
-      ""
-    );
-  if (m2.bottleneck) {
-    const b2 = m2.bottleneck;
-    out.push(`**Bottleneck:** ${b2.kind}${b2.service ? ` (${b2.service})` : ""}, confidence ${b2.confidence}`);
-    for (const e of b2.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (v2.opportunities?.length) {
-    out.push("**Opportunities:**");
-    for (const e of v2.opportunities) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (v2.chart && (v2.chart.fullRun.length || v2.chart.rate5m.length)) {
-    const series = [
-      { name: "full-run s/rollout", samples: v2.chart.fullRun },
-      { name: "5-min s/rollout", samples: v2.chart.rate5m }
-    ];
-    const projected = verdict.projected_full_run?.value;
-    const references = projected ? [{ name: "projected full-run at run end", value: projected }] : [];
-    const ref = projected ?? m2.seconds_per_rollout_full_run ?? void 0;
-    const chart = lineChart(series, {
-      title: "Seconds per rollout",
-      xLabel: "run minutes",
-      yLabel: "s/rollout",
-      yMax: ref ? ref * 3 : void 0,
-      references
-    });
-    if (chart) out.push(chart, "", `Lines: ${chartLegend(series, references)}`, "");
-  }
-  if (v2.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v2.grafanaUrl, v2.runName, v2.timeRange)})`, "");
-  const missing2 = m2.telemetry_quality?.missing_metrics ?? [];
-  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
-  for (const n of v2.notes ?? []) out.push(`> ${n}`, "");
-  if (v2.queries?.length) {
-    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q2 of v2.queries)
-      out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
-    out.push("```", "", "</details>", "");
-  }
-  out.push(renderObservationBlock(o));
-  return out.join("\n");
-}
-
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp"
-];
-var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-function promRegexLiteral(s) {
-  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
-}
-function experimentSelector(experimentId) {
-  if (!EXPERIMENT_ID.test(experimentId))
-    throw new Error(
-      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
-    );
-  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options2 = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const R = RAW_METRICS;
-  const w5m = window2(300, options2);
-  const w1m = window2(60, options2);
-  const w30s = window2(30, options2);
-  const q2 = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
-  return {
-    secondsPerRolloutAvg: q2(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q2(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q2(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q2(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q2("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
-    queueDepthMax: q2(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q2(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q2(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q2(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q2(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
-    gpuUtil: q2("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q2(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q2(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q2(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    processCpu: q2(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q2(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q2("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q2("targetsUp", null, `sum by (run_name) (up${sel})`)
-  };
-}
-async function fetchTelemetry(client, selector, range, options2 = {}) {
-  const catalog = queryCatalog(selector, options2);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options2.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run2 = s.labels.run_name;
-        if (!run2) continue;
-        const rec = out.byRun.get(run2) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run2, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b2) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b2.quantity));
-  out.missing.sort((a, b2) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b2));
-  return out;
-}
-
 // src/usecases/reconcile.ts
 var LIVE = /* @__PURE__ */ new Set([
   "PENDING",
@@ -69043,6 +69435,7 @@ var LIVE = /* @__PURE__ */ new Set([
   "SUSPENDED"
 ]);
 var HASH_MARK = "topo:monitor-hash:";
+var FINAL_MARK = "final-job:";
 var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
 var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function candidateState(job, requested, analysis, stoppedByUs) {
@@ -69152,7 +69545,7 @@ async function reconcileExperiment(ports, exp, options2) {
   if (started.length) {
     const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
     telemetry = await fetchTelemetry(
-      ports.prometheus,
+      exp.prometheus ?? ports.prometheus,
       experimentSelector(id),
       { start, end: Math.max(evalTs, start), stepSeconds: scrape },
       { timeScale: S2, scrapeSeconds: scrape }
@@ -69178,7 +69571,8 @@ async function reconcileExperiment(ports, exp, options2) {
         expectedRollouts,
         topology: c.topology,
         settings: exp.experiment.stabilisation,
-        missing: telemetry?.missing
+        missing: telemetry?.missing,
+        ended: !LIVE.has(job.state)
       });
       const minutesRunning = (nowTs - job.startTs) * S2 / 60;
       const deadline = options2.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
@@ -69192,10 +69586,9 @@ async function reconcileExperiment(ports, exp, options2) {
     const previous = current ? parseObservationBlock(current) : void 0;
     const ended = job !== void 0 && !LIVE.has(job.state);
     if (analysis && ended && previous?.run_name === c.runName && isStable(previous.verdict.state) && !isStable(analysis.observation.verdict.state)) {
-      analysis.observation.verdict = {
-        ...previous.verdict,
-        evidence: [...previous.verdict.evidence, "verdict of the last pass before the run ended"]
-      };
+      const note = "verdict of the last pass before the run ended";
+      const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+      analysis.observation.verdict = { ...previous.verdict, evidence };
     }
     const stoppedByUs = job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
     let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
@@ -69262,15 +69655,17 @@ async function reconcileExperiment(ports, exp, options2) {
     };
     let cancelled;
     if (state2 === "stable" && exp.experiment.stop_when_stable && job && LIVE.has(job.state)) {
-      await ports.slurm.cancel(job.jobId);
+      await ports.slurm.cancel(job.jobId, id);
       cancelled = job.jobId;
     }
     const body = renderMonitorComment(view);
     const hash = contentHash(body);
+    const finalMark = job && ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
     const full = `${body}
-<!-- ${HASH_MARK}${hash} -->`;
+<!-- ${HASH_MARK}${hash}${finalMark} -->`;
+    const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
     let changed = false;
-    if (!current?.includes(`${HASH_MARK}${hash}`)) {
+    if (!isFinal && !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`)) {
       await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
       await ports.github.setLabel(c.pr, labelFor(state2, !!observation.verdict.value), c.labels);
       await ports.github.writeComment(c.pr, full);
@@ -69290,6 +69685,37 @@ async function reconcileExperiment(ports, exp, options2) {
     });
   }
   return outcomes;
+}
+function slurmTs(s) {
+  if (!s) return null;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+function slurmMonitorPort(slurm) {
+  return {
+    async jobs(experimentId) {
+      const jobs = await slurm.jobs(`topo-${experimentId}-`);
+      return Promise.all(
+        jobs.map(async (j2) => {
+          let failure = null;
+          if (!isLive(j2.state) && !(j2.state === "COMPLETED" && (j2.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j2, 200).catch(() => []);
+            failure = classifyFailure(j2, log);
+          }
+          return {
+            jobId: j2.id,
+            name: j2.name,
+            state: j2.state,
+            submitTs: slurmTs(j2.submitTime),
+            startTs: slurmTs(j2.startTime),
+            endTs: slurmTs(j2.endTime),
+            failure
+          };
+        })
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
+  };
 }
 
 // src/demo/cluster.ts
@@ -69341,6 +69767,10 @@ function localCluster(root, env) {
       const value = await readEnv();
       return value.up ? value : null;
     },
+    async anyRunning() {
+      const ran = await run(["bash", script, "status"], env);
+      return /\brunning \(pid/.test(ran.stdout);
+    },
     async up(log) {
       const ran = await run(["bash", script, "up"], env, log);
       if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);
@@ -69368,7 +69798,7 @@ function intervalOf(observation) {
   return observation?.verdict.value ?? observation?.verdict.projected_full_run ?? null;
 }
 function loadCluster(env) {
-  const text2 = readFileSync5(env.clustersFile, "utf8");
+  const text2 = readFileSync6(env.clustersFile, "utf8");
   const checked2 = checkClusters(text2, env.clustersFile);
   const cluster = checked2.value?.clusters[DEMO_CLUSTER];
   if (!cluster) {
@@ -69430,7 +69860,7 @@ function realDemoParts(root, env) {
       const cluster = loadCluster(clusterEnv);
       const parsed = parseRunCommand(command);
       const presetFile = join5(root, "topologies", "presets", `${parsed.topology}.yaml`);
-      const preset = checkPreset(readFileSync5(presetFile, "utf8"), presetFile);
+      const preset = checkPreset(readFileSync6(presetFile, "utf8"), presetFile);
       if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
       const built = buildExperiment(parsed, preset.value, command, {
         cluster: DEMO_CLUSTER,
@@ -69513,7 +69943,8 @@ function realDemoParts(root, env) {
           },
           now: () => Date.now() / 1e3
         },
-        { tickSeconds: 1, lagSeconds: 1 }
+        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
+        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
       );
       if (report.errors.length) throw new Error(`monitor: ${report.errors.join("; ")}`);
       return runs.map((run2) => {
@@ -69611,26 +70042,26 @@ function realDemoParts(root, env) {
 }
 
 // src/demo/sample.ts
-var DEMO_DEPLOY = "twin-balanced";
+var DEMO_DEPLOY = "twin-driver-bound";
 var SAMPLE_COMMAND = [
   "sbatch --account=demo --partition=gpu --gpus-per-node=8",
   "src/tools/run-on-slurm/submit.sh",
   `deploy=${DEMO_DEPLOY}`,
-  "topology=8gpu_64rollouts",
+  "topology=8gpu_12rollouts",
   "driver=vavam",
   "scenes.test_suite_id=public_2601",
   "runtime.simulation_config.n_rollouts=1"
 ].join(" ");
 var DEMO_MODES = {
-  full: { rounds: 2, perRound: 3 },
-  quick: { rounds: 1, perRound: 3 }
+  full: { rounds: 2, perRound: 3, maxSimulatedMinutes: 120 },
+  quick: { rounds: 1, perRound: 3, maxSimulatedMinutes: 120 }
 };
 function dateStamp(date) {
   return date.toISOString().slice(0, 10).replace(/-/g, "");
 }
 
 // src/usecases/demo.ts
-var import_yaml4 = __toESM(require_dist(), 1);
+var import_yaml5 = __toESM(require_dist(), 1);
 import { setTimeout as sleep3 } from "node:timers/promises";
 
 // node_modules/marked/lib/marked.esm.js
@@ -70840,7 +71271,7 @@ header h1 { margin: 0 0 4px; font-size: 22px; }
 header p { margin: 0; color: #d0d7de; }
 nav { padding: 8px 32px; border-bottom: 1px solid #d0d7de; background: #f6f8fa; }
 nav a { margin-right: 16px; color: #0969da; text-decoration: none; }
-main { max-width: 1100px; margin: 0 auto; padding: 8px 32px 64px; }
+main { max-width: 1240px; margin: 0 auto; padding: 8px 32px 64px; }
 section { border: 1px solid #d0d7de; border-radius: 6px; margin: 24px 0; padding: 0 24px 16px; }
 section > h2.artifact { font-size: 18px; border-bottom: 1px solid #d0d7de; padding: 12px 0 8px; margin: 0 0 8px; }
 section > h2.artifact a.file { font-size: 13px; font-weight: normal; margin-left: 12px; color: #57606a; }
@@ -70911,7 +71342,7 @@ function judgedValue(observation) {
   const v2 = observation?.verdict;
   return v2?.projected_full_run?.value ?? v2?.value?.value ?? observation?.stable_metrics.seconds_per_rollout_full_run ?? v2?.current_full_run ?? null;
 }
-function decide2(observation, best, reachedVerdict) {
+function decide2(observation, best, reachedVerdict, isBaseline = best === null) {
   if (observation?.failure) {
     return { decision: "failed", reason: `${observation.failure.kind}: ${observation.failure.message}` };
   }
@@ -70922,14 +71353,22 @@ function decide2(observation, best, reachedVerdict) {
   if (observation?.verdict.state === "unhealthy") {
     return { decision: "rejected", reason: `unhealthy run: ${observation.verdict.evidence.join("; ")}` };
   }
-  if (!best) return { decision: "accepted", reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
-  const bestValue = judgedValue(best.observation);
-  const outcome = observation?.comparison?.outcome;
-  if (outcome === "better" || outcome === void 0 && bestValue !== null && value < bestValue) {
+  if (isBaseline)
+    return { decision: "accepted", reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
+  if (!best)
     return {
       decision: "accepted",
-      reason: `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? "?"})`
+      reason: `${value.toFixed(2)} s/rollout; the baseline has no value to compare with`
     };
+  const bestValue = judgedValue(best.observation);
+  const outcome = observation?.comparison?.outcome;
+  const beats = `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? "?"})`;
+  if (outcome === "better") return { decision: "accepted", reason: beats };
+  if (outcome === void 0 || outcome === "not-comparable") {
+    const bar = best.observation?.verdict.value?.low ?? best.observation?.verdict.projected_full_run?.low ?? bestValue;
+    if (bar !== null && bar !== void 0 && value < bar) {
+      return { decision: "accepted", reason: `${beats}, below its interval (no stable verdict of its own)` };
+    }
   }
   const how = outcome === "indistinguishable" ? "indistinguishable from" : "not better than";
   return {
@@ -70993,7 +71432,8 @@ async function runBatch(title, candidates, ctx) {
       r.last = look;
       const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
       if (look.done || overTime) {
-        const { decision, reason: reason2 } = decide2(look.observation, best, look.done);
+        const isBaseline = r.run.candidate.name === prepared.baseline.name;
+        const { decision, reason: reason2 } = decide2(look.observation, best, look.done, isBaseline);
         r.outcome = {
           candidate: r.run.candidate,
           run: r.run,
@@ -71050,10 +71490,14 @@ async function runDemo(options2, deps) {
       );
       return result(1);
     } else {
+      const owned = !await parts.cluster.anyRunning();
       log("bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up");
-      cleanup.add("stop the local cluster (scripts/local-cluster down)", () => parts.cluster.down(log));
+      if (owned)
+        cleanup.add("stop the local cluster (scripts/local-cluster down)", () => parts.cluster.down(log));
       env = await parts.cluster.up(log);
-      log(`local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})`);
+      log(
+        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` + (owned ? "" : "; parts of it were already running, so it stays up afterwards")
+      );
     }
     if (signal.aborted) throw new DemoAborted(signal.reason);
     log(`creating the experiment from:
@@ -71061,11 +71505,11 @@ async function runDemo(options2, deps) {
     const prepared = await parts.prepare(options2.command, env, options2.dateStamp);
     const { experiment, baseline } = prepared;
     experimentId = experiment.experiment_id;
-    output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml4.stringify)(experiment));
-    output.write(candidateFile(experimentId, baseline.name), (0, import_yaml4.stringify)(baseline));
+    output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml5.stringify)(experiment));
+    output.write(candidateFile(experimentId, baseline.name), (0, import_yaml5.stringify)(baseline));
     let record = parts.createRecord(prepared);
     let best = null;
-    const baselineObservation = null;
+    let baselineObservation = null;
     const reference = () => ({
       baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
       best: best?.observation ? { name: best.name, observation: best.observation } : null
@@ -71075,8 +71519,11 @@ async function runDemo(options2, deps) {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
-        if (outcome.decision === "accepted")
+        const isBaseline = outcome.candidate.name === baseline.name;
+        if (outcome.decision === "accepted" || isBaseline && outcome.decision === "stopped")
           best = { name: outcome.candidate.name, observation: outcome.observation };
+        if (isBaseline && outcome.observation && outcome.decision !== "failed")
+          baselineObservation = outcome.observation;
         log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
       }
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
@@ -71090,7 +71537,7 @@ async function runDemo(options2, deps) {
         break;
       }
       for (const c of suggestion.proposals) {
-        output.write(candidateFile(experimentId, c.name), (0, import_yaml4.stringify)(c));
+        output.write(candidateFile(experimentId, c.name), (0, import_yaml5.stringify)(c));
         log(`round ${round2}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
       }
       settle2(await runBatch(`round ${round2} of ${options2.rounds}`, suggestion.proposals, ctx));
@@ -71189,7 +71636,7 @@ var demoCommand = {
           command: parsed.command,
           rounds: mode.rounds,
           perRound: mode.perRound,
-          maxSimulatedMinutes: 120,
+          maxSimulatedMinutes: mode.maxSimulatedMinutes,
           pollSeconds: 2,
           dateStamp: dateStamp(/* @__PURE__ */ new Date()),
           isRoot: typeof process.getuid === "function" && process.getuid() === 0,
@@ -71213,171 +71660,11 @@ open ${output.dir}/index.html
 };
 
 // src/cli/commands/init.ts
-import { relative as relative3 } from "node:path";
-import { resolve as resolve4 } from "node:path";
-var initCommand = {
-  name: "init",
-  summary: "Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)",
-  usage: 'topo init --command "<full run command>" [--dir topologies] [--date YYYYMMDD] [--cluster NAME] [--force]',
-  async run(args, io) {
-    const parsed = parseArgs(args, ["force"], ["command", "dir", "date", "cluster"]);
-    if (parsed.positional.length) throw new UsageError(`unexpected argument ${parsed.positional[0]} (quote the run command after --command)`);
-    const command = parsed.values.get("command");
-    if (!command) throw new UsageError('--command "<full run command>" is required (the sbatch \u2026/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 line)');
-    const date = parsed.values.get("date");
-    if (date !== void 0 && !/^[0-9]{8}$/.test(date)) throw new UsageError(`--date ${date}: use YYYYMMDD`);
-    const dir = resolve4(io.cwd, parsed.values.get("dir") ?? "topologies");
-    try {
-      const written = initExperiment(command, dir, {
-        ...date ? { date } : {},
-        ...parsed.values.get("cluster") ? { cluster: parsed.values.get("cluster") } : {},
-        force: parsed.flags.has("force")
-      });
-      const rel = (p) => relative3(io.cwd, p) || p;
-      io.stdout(`created experiment ${written.experiment.experiment_id}
-  ${rel(written.experimentFile)}
-  ${rel(written.baselineFile)}
-`);
-      for (const note of written.notes) io.stdout(`note: ${note}
-`);
-      io.stdout(`next: topo validate ${rel(written.experimentDir)}
-`);
-      return 0;
-    } catch (error) {
-      if (error instanceof RunCommandError) {
-        io.stderr(`topo init: ${error.message}
-`);
-        return 1;
-      }
-      throw error;
-    }
-  }
-};
+import { relative as relative3, resolve as resolve5 } from "node:path";
 
-// src/cli/commands/jobs.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
-import { join as join6, resolve as resolve5 } from "node:path";
-var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
-function experimentCluster(experiment, io) {
-  const root = resolve5(io.cwd, "topologies");
-  if (!existsSync4(root)) return void 0;
-  for (const entry of readdirSync3(root, { withFileTypes: true })) {
-    const file = join6(root, entry.name, "experiment.yaml");
-    if (!entry.isDirectory() || !existsSync4(file)) continue;
-    const { value } = checkExperiment(readFileSync6(file, "utf8"), file);
-    if (value && (entry.name === experiment || value.experiment_id === experiment)) return value.cluster;
-  }
-  return void 0;
-}
-var jobsCommand = {
-  name: "jobs",
-  summary: "List the Slurm jobs of an experiment (one Slurm call), failures classified",
-  usage: "topo jobs <experiment_id> [--cluster NAME] [--clusters FILE] [--json]",
-  async run(args, io) {
-    const parsed = parseArgs(args, ["json"], ["cluster", "clusters"]);
-    if (parsed.positional.length !== 1) throw new UsageError("name exactly one experiment id");
-    const experiment = parsed.positional[0];
-    if (!EXPERIMENT_ID2.test(experiment))
-      throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
-    const clustersPath = clustersFileOption(parsed.values.get("clusters"), io) ?? "topologies/clusters.yaml";
-    const abs = resolve5(io.cwd, clustersPath);
-    if (!existsSync4(abs))
-      throw new UsageError(
-        `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
-      );
-    const checked2 = checkClusters(readFileSync6(abs, "utf8"), clustersPath);
-    if (!checked2.value) {
-      for (const issue of checked2.issues) io.stderr(`${formatIssue(issue)}
-`);
-      return 1;
-    }
-    const clusters = checked2.value.clusters;
-    const name = parsed.values.get("cluster") ?? experimentCluster(experiment, io) ?? (Object.keys(clusters).length === 1 ? Object.keys(clusters)[0] : void 0);
-    if (!name)
-      throw new UsageError(`which cluster? name one with --cluster (${Object.keys(clusters).join(", ")})`);
-    const cluster = clusters[name];
-    if (!cluster)
-      throw new UsageError(`cluster ${name} is not in ${clustersPath} (${Object.keys(clusters).join(", ")})`);
-    const slurm = slurmClientForCluster(name, cluster, { env: io.env });
-    try {
-      const jobs = (await slurm.jobs(experimentPrefix(experiment))).filter(
-        (j2) => !isRetiredDuplicate(j2.name)
-      );
-      const rows = [];
-      for (const job of jobs) {
-        const bad = !isLive(job.state) && classifyFailure(job, []) !== null;
-        const log = bad ? await slurm.tail(job, 200).catch(() => []) : [];
-        rows.push({ ...job, failure: bad ? classifyFailure(job, log) : null });
-      }
-      if (parsed.flags.has("json")) {
-        io.stdout(`${JSON.stringify({ experiment, cluster: name, jobs: rows }, null, 2)}
-`);
-        return 0;
-      }
-      if (rows.length === 0) {
-        io.stdout(`no jobs of ${experiment} on cluster ${name}
-`);
-        return 0;
-      }
-      const prefix = experimentPrefix(experiment);
-      const table = [["JOB", "CANDIDATE", "STATE", "REASON", "ELAPSED", "NODES", "FAILURE"]];
-      for (const r of rows) {
-        table.push([
-          r.id,
-          r.name.slice(prefix.length),
-          r.state,
-          r.reason ?? "",
-          r.elapsed ?? "",
-          r.nodes ?? "",
-          r.failure ? `${r.failure.kind}: ${r.failure.message}` : ""
-        ]);
-      }
-      const widths = table[0]?.map((_2, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];
-      for (const row of table)
-        io.stdout(
-          `${row.map((c, i) => i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}
-`
-        );
-      return 0;
-    } finally {
-      await slurm.close();
-    }
-  }
-};
-
-// src/cli/commands/render.ts
-var renderCommand = {
-  name: "render",
-  summary: "Print a candidate's sbatch command (argv) without submitting it",
-  usage: "topo render [--json] [--cluster NAME] [--clusters <clusters.yaml>] <candidate.yaml>",
-  async run(args, io) {
-    const parsed = parseArgs(args, ["json"], ["cluster", "clusters"]);
-    if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
-    const path = parsed.positional[0];
-    const options2 = validateOptionsFor(io, parsed.values.get("clusters"), parsed.values.get("cluster"));
-    const { report, submission } = await renderCandidateFile(path, options2);
-    for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
-`);
-    if (!submission) {
-      io.stderr(
-        report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate
-` : `${path}: not rendered: fix the ${report.errors.length} error(s) above first
-`
-      );
-      return 1;
-    }
-    if (parsed.flags.has("json")) io.stdout(`${JSON.stringify(submission.argv)}
-`);
-    else io.stdout(`# job ${submission.jobName}
-${submission.shellLine}
-`);
-    return 0;
-  }
-};
-
-// src/cli/commands/report.ts
-import { existsSync as existsSync5, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import { isAbsolute as isAbsolute2, join as join7, relative as relative4 } from "node:path";
+// src/usecases/record.ts
+import { existsSync as existsSync4, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname3, join as join6, posix as posix3 } from "node:path";
 
 // src/record/validate.ts
 var import__2 = __toESM(require__(), 1);
@@ -71881,13 +72168,215 @@ function parseRecord(text2, file) {
   }
   return value;
 }
+function serializeRecord(record) {
+  const problems = recordProblems(record);
+  if (problems.length) throw new RecordError("record (before writing)", problems);
+  return `${JSON.stringify(record, null, 2)}
+`;
+}
+
+// src/record/files.ts
+function recordFiles(record) {
+  const paths = recordPaths(record.experiment_id);
+  return { [paths.json]: serializeRecord(record), [paths.markdown]: renderRecordMarkdown(record) };
+}
+function initialRecordFiles(experiment, cluster) {
+  return recordFiles(createRecord(experiment, cluster));
+}
+
+// src/usecases/record.ts
+function writeInitialRecord(repoRoot2, experiment, cluster) {
+  const written = [];
+  for (const [path, text2] of Object.entries(initialRecordFiles(experiment, cluster))) {
+    const file = join6(repoRoot2, path);
+    if (existsSync4(file)) continue;
+    mkdirSync3(dirname3(file), { recursive: true });
+    writeFileSync3(file, text2);
+    written.push(file);
+  }
+  return written;
+}
+
+// src/cli/commands/init.ts
+var initCommand = {
+  name: "init",
+  summary: "Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)",
+  usage: 'topo init --command "<full run command>" [--dir topologies] [--date YYYYMMDD] [--cluster NAME] [--force]',
+  async run(args, io) {
+    const parsed = parseArgs2(args, ["force"], ["command", "dir", "date", "cluster"]);
+    if (parsed.positional.length)
+      throw new UsageError(
+        `unexpected argument ${parsed.positional[0]} (quote the run command after --command)`
+      );
+    const command = parsed.values.get("command");
+    if (!command)
+      throw new UsageError(
+        '--command "<full run command>" is required (the sbatch \u2026/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 line)'
+      );
+    const date = parsed.values.get("date");
+    if (date !== void 0 && !/^[0-9]{8}$/.test(date)) throw new UsageError(`--date ${date}: use YYYYMMDD`);
+    const dir = resolve5(io.cwd, parsed.values.get("dir") ?? "topologies");
+    try {
+      const written = initExperiment(command, dir, {
+        ...date ? { date } : {},
+        ...parsed.values.get("cluster") ? { cluster: parsed.values.get("cluster") } : {},
+        force: parsed.flags.has("force")
+      });
+      const rel = (p) => relative3(io.cwd, p) || p;
+      io.stdout(
+        `created experiment ${written.experiment.experiment_id}
+  ${rel(written.experimentFile)}
+  ${rel(written.baselineFile)}
+`
+      );
+      for (const path of writeInitialRecord(resolve5(dir, ".."), written.experiment))
+        io.stdout(`  ${rel(path)}
+`);
+      for (const note of written.notes) io.stdout(`note: ${note}
+`);
+      io.stdout(`next: topo validate ${rel(written.experimentDir)}
+`);
+      return 0;
+    } catch (error) {
+      if (error instanceof RunCommandError) {
+        io.stderr(`topo init: ${error.message}
+`);
+        return 1;
+      }
+      throw error;
+    }
+  }
+};
+
+// src/cli/commands/jobs.ts
+import { existsSync as existsSync5, readdirSync as readdirSync3, readFileSync as readFileSync7 } from "node:fs";
+import { join as join7, resolve as resolve6 } from "node:path";
+var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
+function experimentCluster(experiment, io) {
+  const root = resolve6(io.cwd, "topologies");
+  if (!existsSync5(root)) return void 0;
+  for (const entry of readdirSync3(root, { withFileTypes: true })) {
+    const file = join7(root, entry.name, "experiment.yaml");
+    if (!entry.isDirectory() || !existsSync5(file)) continue;
+    const { value } = checkExperiment(readFileSync7(file, "utf8"), file);
+    if (value && (entry.name === experiment || value.experiment_id === experiment)) return value.cluster;
+  }
+  return void 0;
+}
+var jobsCommand = {
+  name: "jobs",
+  summary: "List the Slurm jobs of an experiment (one Slurm call), failures classified",
+  usage: "topo jobs <experiment_id> [--cluster NAME] [--clusters FILE] [--json]",
+  async run(args, io) {
+    const parsed = parseArgs2(args, ["json"], ["cluster", "clusters"]);
+    if (parsed.positional.length !== 1) throw new UsageError("name exactly one experiment id");
+    const experiment = parsed.positional[0];
+    if (!EXPERIMENT_ID2.test(experiment))
+      throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
+    const clustersPath = clustersFileOption(parsed.values.get("clusters"), io) ?? "topologies/clusters.yaml";
+    const abs = resolve6(io.cwd, clustersPath);
+    if (!existsSync5(abs))
+      throw new UsageError(
+        `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
+      );
+    const checked2 = checkClusters(readFileSync7(abs, "utf8"), clustersPath);
+    if (!checked2.value) {
+      for (const issue of checked2.issues) io.stderr(`${formatIssue(issue)}
+`);
+      return 1;
+    }
+    const clusters = checked2.value.clusters;
+    const name = parsed.values.get("cluster") ?? experimentCluster(experiment, io) ?? (Object.keys(clusters).length === 1 ? Object.keys(clusters)[0] : void 0);
+    if (!name)
+      throw new UsageError(`which cluster? name one with --cluster (${Object.keys(clusters).join(", ")})`);
+    const cluster = clusters[name];
+    if (!cluster)
+      throw new UsageError(`cluster ${name} is not in ${clustersPath} (${Object.keys(clusters).join(", ")})`);
+    const slurm = slurmClientForCluster(name, cluster, { env: io.env });
+    try {
+      const jobs = (await slurm.jobs(experimentPrefix(experiment))).filter(
+        (j2) => !isRetiredDuplicate(j2.name)
+      );
+      const rows = [];
+      for (const job of jobs) {
+        const bad = !isLive(job.state) && classifyFailure(job, []) !== null;
+        const log = bad ? await slurm.tail(job, 200).catch(() => []) : [];
+        rows.push({ ...job, failure: bad ? classifyFailure(job, log) : null });
+      }
+      if (parsed.flags.has("json")) {
+        io.stdout(`${JSON.stringify({ experiment, cluster: name, jobs: rows }, null, 2)}
+`);
+        return 0;
+      }
+      if (rows.length === 0) {
+        io.stdout(`no jobs of ${experiment} on cluster ${name}
+`);
+        return 0;
+      }
+      const prefix = experimentPrefix(experiment);
+      const table2 = [["JOB", "CANDIDATE", "STATE", "REASON", "ELAPSED", "NODES", "FAILURE"]];
+      for (const r of rows) {
+        table2.push([
+          r.id,
+          r.name.slice(prefix.length),
+          r.state,
+          r.reason ?? "",
+          r.elapsed ?? "",
+          r.nodes ?? "",
+          r.failure ? `${r.failure.kind}: ${r.failure.message}` : ""
+        ]);
+      }
+      const widths = table2[0]?.map((_2, i) => Math.max(...table2.map((row) => (row[i] ?? "").length))) ?? [];
+      for (const row of table2)
+        io.stdout(
+          `${row.map((c, i) => i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}
+`
+        );
+      return 0;
+    } finally {
+      await slurm.close();
+    }
+  }
+};
+
+// src/cli/commands/render.ts
+var renderCommand = {
+  name: "render",
+  summary: "Print a candidate's sbatch command (argv) without submitting it",
+  usage: "topo render [--json] [--cluster NAME] [--clusters <clusters.yaml>] <candidate.yaml>",
+  async run(args, io) {
+    const parsed = parseArgs2(args, ["json"], ["cluster", "clusters"]);
+    if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
+    const path = parsed.positional[0];
+    const options2 = validateOptionsFor(io, parsed.values.get("clusters"), parsed.values.get("cluster"));
+    const { report, submission } = await renderCandidateFile(path, options2);
+    for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
+`);
+    if (!submission) {
+      io.stderr(
+        report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate
+` : `${path}: not rendered: fix the ${report.errors.length} error(s) above first
+`
+      );
+      return 1;
+    }
+    if (parsed.flags.has("json")) io.stdout(`${JSON.stringify(submission.argv)}
+`);
+    else io.stdout(`# job ${submission.jobName}
+${submission.shellLine}
+`);
+    return 0;
+  }
+};
 
 // src/cli/commands/report.ts
+import { existsSync as existsSync6, readFileSync as readFileSync8, writeFileSync as writeFileSync4 } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join8, relative as relative4 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute2(arg) ? arg : join7(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute3(arg) ? arg : join8(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join7(cwd, recordPaths(arg).json);
+  return join8(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -71911,17 +72400,17 @@ var reportCommand = {
     if (!target) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target, io.cwd);
     const shown = relative4(io.cwd, file) || file;
-    if (!existsSync5(file)) {
+    if (!existsSync6(file)) {
       io.stderr(
         `topo report: ${shown} does not exist (records are written when candidate pull requests close, or by topo init)
 `
       );
       return 1;
     }
-    const record = parseRecord(readFileSync7(file, "utf8"), shown);
+    const record = parseRecord(readFileSync8(file, "utf8"), shown);
     const report = renderFinalReport(record, { recordUrl });
     if (out) {
-      writeFileSync3(isAbsolute2(out) ? out : join7(io.cwd, out), report);
+      writeFileSync4(isAbsolute3(out) ? out : join8(io.cwd, out), report);
       io.stderr(`wrote the final report of ${record.experiment_id} to ${out}
 `);
     } else io.stdout(report);
@@ -71930,10 +72419,10 @@ var reportCommand = {
 };
 
 // src/cli/commands/sim.ts
-var import_yaml7 = __toESM(require_dist(), 1);
+var import_yaml8 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync8, readFileSync as readFileSync10 } from "node:fs";
-import { resolve as resolve7 } from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync11 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
 
 // src/sim/layout.ts
 function cacheSize2(topology, svc) {
@@ -72917,9 +73406,9 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 }
 
 // src/sim/overrides.ts
-var import_yaml5 = __toESM(require_dist(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
-import { join as join8 } from "node:path";
+var import_yaml6 = __toESM(require_dist(), 1);
+import { existsSync as existsSync7, readFileSync as readFileSync9 } from "node:fs";
+import { join as join9 } from "node:path";
 var NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
@@ -72992,11 +73481,11 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups.topology;
-  const presetFile = join8(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
-  if (!PRESETS.includes(preset) || !existsSync6(presetFile)) {
+  const presetFile = join9(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  if (!PRESETS.includes(preset) || !existsSync7(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml5.parse)(readFileSync8(presetFile, "utf8"));
+  const topology = (0, import_yaml6.parse)(readFileSync9(presetFile, "utf8"));
   const inv = {
     deploy: groups.deploy,
     preset,
@@ -73127,22 +73616,22 @@ function checkGpus(key, gpus, gpusPerNode) {
 
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
-var import_yaml6 = __toESM(require_dist(), 1);
-import { existsSync as existsSync7, readdirSync as readdirSync4, readFileSync as readFileSync9 } from "node:fs";
-import { dirname as dirname3, join as join9, resolve as resolve6 } from "node:path";
+var import_yaml7 = __toESM(require_dist(), 1);
+import { existsSync as existsSync8, readdirSync as readdirSync4, readFileSync as readFileSync10 } from "node:fs";
+import { dirname as dirname4, join as join10, resolve as resolve7 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-function repoRoot(from = dirname3(fileURLToPath2(import.meta.url))) {
-  let dir = resolve6(from);
+function repoRoot(from = dirname4(fileURLToPath2(import.meta.url))) {
+  let dir = resolve7(from);
   for (; ; ) {
-    if (existsSync7(join9(dir, "package.json")) && existsSync7(join9(dir, "topologies"))) return dir;
-    const up = dirname3(dir);
+    if (existsSync8(join10(dir, "package.json")) && existsSync8(join10(dir, "topologies"))) return dir;
+    const up = dirname4(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join9(root, "src/sim/profiles");
+  return join10(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
   return readdirSync4(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
@@ -73150,14 +73639,14 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync9(join9(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync10(join10(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
 }
 function parseProfile(text2, file, root = repoRoot()) {
-  const lc = new import_yaml6.LineCounter();
-  const doc = (0, import_yaml6.parseDocument)(text2, { lineCounter: lc });
+  const lc = new import_yaml7.LineCounter();
+  const doc = (0, import_yaml7.parseDocument)(text2, { lineCounter: lc });
   if (doc.errors.length) {
     const e = doc.errors[0];
     throw new Error(`${file}:${e.linePos?.[0]?.line ?? 1}: invalid YAML: ${e.message.split("\n")[0]}`);
@@ -73182,12 +73671,12 @@ function lineOf(doc, path, lc) {
   let node = doc.contents;
   let offset = 0;
   for (const key of path) {
-    if ((0, import_yaml6.isMap)(node)) {
+    if ((0, import_yaml7.isMap)(node)) {
       const pair = node.items.find((p) => String(p.key?.value) === key);
       if (!pair) break;
       offset = pair.key.range?.[0] ?? offset;
       node = pair.value;
-    } else if ((0, import_yaml6.isSeq)(node)) {
+    } else if ((0, import_yaml7.isSeq)(node)) {
       node = node.items[Number(key)];
       offset = node?.range?.[0] ?? offset;
     } else break;
@@ -73198,13 +73687,13 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join9(profilesDir(root), `${name}.yaml`);
-  if (!existsSync7(file)) {
+  const file = join10(profilesDir(root), `${name}.yaml`);
+  if (!existsSync8(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync9(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync10(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -73212,10 +73701,10 @@ function loadProfile(name, root = repoRoot()) {
 
 // src/sim/run.ts
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync as mkdirSync3, renameSync, rmSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { appendFileSync, mkdirSync as mkdirSync4, renameSync, rmSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -73224,10 +73713,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join10(runDir, "txt-logs", safe) : void 0;
-  if (dir) mkdirSync3(dir, { recursive: true });
+  const dir = runDir ? join11(runDir, "txt-logs", safe) : void 0;
+  if (dir) mkdirSync4(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join10(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join11(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -73367,9 +73856,9 @@ async function runTwin(argv, rawIo) {
   ];
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
-    mkdirSync3(sdDir, { recursive: true });
-    const file = join10(sdDir, `${runUuid}.json`);
-    writeFileSync4(`${file}.tmp`, `${JSON.stringify(groups, null, 2)}
+    mkdirSync4(sdDir, { recursive: true });
+    const file = join11(sdDir, `${runUuid}.json`);
+    writeFileSync5(`${file}.tmp`, `${JSON.stringify(groups, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
     fileSd = file;
@@ -73450,10 +73939,10 @@ function loadTopology(spec, profileName, root, cwd) {
   if (PRESETS.includes(spec)) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
-  const file = resolve7(cwd, spec);
-  if (!existsSync8(file))
+  const file = resolve8(cwd, spec);
+  if (!existsSync9(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml7.parse)(readFileSync10(file, "utf8"));
+  const doc = (0, import_yaml8.parse)(readFileSync11(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -73501,7 +73990,7 @@ var simCommand = {
         return n;
       };
       const runName = o["run-name"] ?? `twin-${profile.name}`;
-      const res = await exportOpenMetrics(topology, profile, resolve7(io.cwd, file), {
+      const res = await exportOpenMetrics(topology, profile, resolve8(io.cwd, file), {
         minutes: num3("minutes", 45),
         intervalS: num3("interval", 15),
         ...o.seed ? { seed: num3("seed", 1) } : {},
@@ -73510,7 +73999,7 @@ var simCommand = {
         runUuid: o["run-uuid"] ?? randomUUID2(),
         ...o.rollouts ? { totalRollouts: num3("rollouts", 1) } : {}
       });
-      io.stdout(`${JSON.stringify({ file: resolve7(io.cwd, file), runName, ...res })}
+      io.stdout(`${JSON.stringify({ file: resolve8(io.cwd, file), runName, ...res })}
 `);
       return 0;
     }
@@ -73519,23 +74008,128 @@ var simCommand = {
 };
 
 // src/cli/commands/status.ts
+import { readFileSync as readFileSync12 } from "node:fs";
+import { join as join12, resolve as resolve9 } from "node:path";
+function loadExperiment(io, id, dir) {
+  const file = join12(resolve9(io.cwd, dir), id, "experiment.yaml");
+  let text2;
+  try {
+    text2 = readFileSync12(file, "utf8");
+  } catch {
+    throw new UsageError(
+      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`
+    );
+  }
+  const checked2 = checkExperiment(text2, file);
+  if (!checked2.value)
+    throw new UsageError(checked2.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join("\n"));
+  return checked2.value;
+}
+function table(rows) {
+  const widths = rows[0]?.map((_2, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows.map(
+    (r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()
+  ).join("\n");
+}
 var statusCommand = {
   name: "status",
   summary: "Show the live candidates of an experiment",
-  usage: "topo status <experiment> [--watch]",
-  async run(_args, io) {
-    io.stderr("topo status: not implemented yet (issue 5)\n");
-    return 1;
+  usage: "topo status <experiment> [--watch [--interval SECONDS] [--count N]] [--topologies DIR] [--clusters-file F] [--prometheus URL] [--time-scale S]",
+  async run(args, io) {
+    const { positional, options: options2, flags } = parseArgs(args, ["watch"]);
+    const [id, extra] = positional;
+    if (!id || extra) throw new UsageError("give exactly one experiment id");
+    const selector = experimentSelector(id);
+    const experiment = loadExperiment(io, id, options2.topologies ?? "topologies");
+    const t = telemetryOptions(options2, io, experiment.cluster);
+    if (!t.cluster) throw new UsageError(`cluster ${experiment.cluster} not found`);
+    const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
+    const port = slurmMonitorPort(slurm);
+    const interval3 = Number(options2.interval ?? 10);
+    const count2 = options2.count ? Number(options2.count) : flags.has("watch") ? Number.POSITIVE_INFINITY : 1;
+    try {
+      for (let i = 0; i < count2; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, interval3 * 1e3));
+        const jobs = await port.jobs(id);
+        const now = Math.floor(Date.now() / 1e3);
+        const started = jobs.filter((j2) => j2.startTs);
+        const start = started.length ? Math.min(...started.map((j2) => j2.startTs)) : now;
+        const telemetry = started.length ? await fetchTelemetry(
+          t.prometheus,
+          selector,
+          {
+            start: Math.floor(start / t.stepSeconds) * t.stepSeconds,
+            end: now,
+            stepSeconds: t.stepSeconds
+          },
+          { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds }
+        ) : void 0;
+        const rows = [
+          [
+            "candidate",
+            "job",
+            "slurm",
+            "state",
+            "verdict",
+            "projected s/rollout",
+            "full-run",
+            "5m",
+            "rollouts",
+            "bottleneck"
+          ]
+        ];
+        for (const j2 of jobs.sort((a, b2) => Number(a.jobId) - Number(b2.jobId))) {
+          const a = j2.startTs ? observeRun({
+            runName: j2.name,
+            series: telemetry?.byRun.get(j2.name) ?? {},
+            timeScale: t.timeScale,
+            nowTs: j2.endTs ? Math.min(now, j2.endTs) : now,
+            stepSeconds: t.stepSeconds,
+            jobStartTs: j2.startTs,
+            settings: experiment.stabilisation,
+            ended: j2.endTs != null && !["PENDING", "RUNNING"].includes(j2.state)
+          }) : void 0;
+          const v2 = a?.observation.verdict;
+          const m2 = a?.observation.stable_metrics;
+          const p = v2?.projected_full_run;
+          const b2 = m2?.bottleneck;
+          rows.push([
+            j2.name.replace(`topo-${id}-`, ""),
+            j2.jobId,
+            j2.state,
+            candidateState(j2, true, a, j2.state === "CANCELLED" && experiment.stop_when_stable === true) ?? "\u2014",
+            v2?.state ?? "\u2014",
+            p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
+            m2?.seconds_per_rollout_full_run != null ? String(round(m2.seconds_per_rollout_full_run, 3)) : "\u2014",
+            m2?.seconds_per_rollout_5m != null ? String(round(m2.seconds_per_rollout_5m, 3)) : "\u2014",
+            m2?.completed_rollouts != null ? String(m2.completed_rollouts) : "\u2014",
+            b2 ? `${b2.kind}${b2.service ? ` ${b2.service}` : ""}` : "\u2014"
+          ]);
+        }
+        const clear = flags.has("watch") && io.isTTY ? "\x1B[2J\x1B[H" : "";
+        const header = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${jobs.length} job(s)`;
+        io.stdout(
+          `${clear}${header}
+${jobs.length ? table(rows) : "no jobs of this experiment in Slurm"}
+`
+        );
+        for (const e of telemetry?.errors ?? []) io.stderr(`warning: ${e.quantity}: ${e.message}
+`);
+      }
+    } finally {
+      await slurm.close();
+    }
+    return 0;
   }
 };
 
 // src/cli/commands/suggest.ts
-var import_yaml9 = __toESM(require_dist(), 1);
-import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname4, resolve as resolve8 } from "node:path";
+var import_yaml10 = __toESM(require_dist(), 1);
+import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, resolve as resolve10 } from "node:path";
 
 // node_modules/@actions/github/lib/context.js
-import { readFileSync as readFileSync11, existsSync as existsSync9 } from "fs";
+import { readFileSync as readFileSync13, existsSync as existsSync10 } from "fs";
 import { EOL } from "os";
 var Context = class {
   /**
@@ -73545,8 +74139,8 @@ var Context = class {
     var _a, _b, _c;
     this.payload = {};
     if (process.env.GITHUB_EVENT_PATH) {
-      if (existsSync9(process.env.GITHUB_EVENT_PATH)) {
-        this.payload = JSON.parse(readFileSync11(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
+      if (existsSync10(process.env.GITHUB_EVENT_PATH)) {
+        this.payload = JSON.parse(readFileSync13(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
         const path = process.env.GITHUB_EVENT_PATH;
         process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${EOL}`);
@@ -73590,11 +74184,11 @@ var httpClient = __toESM(require_lib3(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve9) {
-      resolve9(value);
+    return value instanceof P2 ? value : new P2(function(resolve11) {
+      resolve11(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve9, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve11, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -73610,7 +74204,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve9(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -74007,7 +74601,7 @@ function expand(template, context3) {
     return template.replace(/\/$/, "");
   }
 }
-function parse(options2) {
+function parse2(options2) {
   let method = options2.method.toUpperCase();
   let url = (options2.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options2.headers);
@@ -74071,7 +74665,7 @@ function parse(options2) {
   );
 }
 function endpointWithDefaults(defaults2, route, options2) {
-  return parse(merge(defaults2, route, options2));
+  return parse2(merge(defaults2, route, options2));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge(oldDefaults, newDefaults);
@@ -74080,7 +74674,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge.bind(null, DEFAULTS2),
-    parse
+    parse: parse2
   });
 }
 var endpoint = withDefaults(null, DEFAULTS);
@@ -74126,7 +74720,7 @@ var NullObject = /* @__PURE__ */ (() => {
   C2.prototype = /* @__PURE__ */ Object.create(null);
   return C2;
 })();
-function parse2(header, options2) {
+function parse3(header, options2) {
   const stopFlags = SEMI_FLAG | (options2?.comma === true ? COMMA_FLAG : 0);
   const len = header.length;
   let valueStart = options2?.start ?? 0;
@@ -74762,7 +75356,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = parse2(contentType);
+  const mimetype = parse3(contentType);
   if (isJSONResponse(mimetype)) {
     let text2 = "";
     try {
@@ -77716,8 +78310,8 @@ function splitRepository(fullName) {
 }
 
 // src/usecases/suggest.ts
-var import_yaml8 = __toESM(require_dist(), 1);
-import { posix as posix3 } from "node:path";
+var import_yaml9 = __toESM(require_dist(), 1);
+import { posix as posix4 } from "node:path";
 
 // src/github/contents.ts
 var status = (e) => e.status;
@@ -77725,7 +78319,7 @@ function githubFileSource(octokit, at) {
   const cache = /* @__PURE__ */ new Map();
   const get = (path) => {
     const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (clean2.split("/").some((s) => s === "..")) throw new Error(`refusing path with "..": ${path}`);
+    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
     let pending = cache.get(clean2);
     if (!pending) {
       pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
@@ -77748,42 +78342,6 @@ function githubFileSource(octokit, at) {
       if (!Array.isArray(data)) return void 0;
       return data.map((entry) => entry.name).sort();
     }
-  };
-}
-
-// src/suggest/record.ts
-function triedFromRecord(record, base, candidateFiles) {
-  const tried = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run2 of record?.runs ?? []) {
-    const block = run2.topology?.block ?? candidateFiles.get(run2.name)?.topology ?? {};
-    tried.push({
-      name: run2.name,
-      parent: run2.parent ?? null,
-      topology: expandCandidate(base, block),
-      status: run2.status,
-      observation: observationOf(run2)
-    });
-    seen.add(run2.name);
-  }
-  for (const [name, candidate] of [...candidateFiles].sort(([a], [b2]) => a.localeCompare(b2))) {
-    if (seen.has(name)) continue;
-    tried.push({
-      name,
-      parent: candidate.parent ?? null,
-      topology: expandCandidate(base, candidate.topology),
-      status: "pending"
-    });
-  }
-  return tried;
-}
-function observationOf(run2) {
-  const failure = run2.failures?.[0];
-  return {
-    ...run2.verdict ? { verdict: run2.verdict } : {},
-    ...run2.stable_metrics ? { stable_metrics: run2.stable_metrics } : {},
-    ...run2.comparison ? { comparison: run2.comparison } : {},
-    ...failure ? { failure } : {}
   };
 }
 
@@ -77821,10 +78379,10 @@ function candidateFileText(proposal, base, parentTopology) {
 # Against ${proposal.candidate.parent ?? "the base preset"}:
 ${changes}
 `;
-  const doc = new import_yaml8.Document(candidate);
-  (0, import_yaml8.visit)(doc, {
+  const doc = new import_yaml9.Document(candidate);
+  (0, import_yaml9.visit)(doc, {
     Seq(_2, node) {
-      if ((0, import_yaml8.isSeq)(node)) node.flow = true;
+      if ((0, import_yaml9.isSeq)(node)) node.flow = true;
     }
   });
   return `${header}${doc.toString({ lineWidth: 0 })}`;
@@ -77832,11 +78390,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix3.normalize(path)) ?? files.read(path);
+      return extra.get(posix4.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix3.dirname(p) === posix3.normalize(dir)).map((p) => posix3.basename(p));
+      const added = [...extra.keys()].filter((p) => posix4.dirname(p) === posix4.normalize(dir)).map((p) => posix4.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -77924,7 +78482,7 @@ async function runSuggest(options2) {
       experiment.cluster,
       result2.memory.source === "fitted" ? result2.memory.model : void 0
     );
-    extra.set(posix3.normalize(clustersFile), clustersWithModel);
+    extra.set(posix4.normalize(clustersFile), clustersWithModel);
     const report = await validateFiles(
       written.map((w2) => w2.path),
       { files: overlay(files, extra), clustersFile, newFiles: written.map((w2) => w2.path) }
@@ -77943,11 +78501,11 @@ async function runSuggest(options2) {
 }
 function withMemoryModel(text2, clusterName, model) {
   if (!model) return text2;
-  const doc = (0, import_yaml8.parse)(text2);
+  const doc = (0, import_yaml9.parse)(text2);
   const cluster = doc?.clusters?.[clusterName];
   if (!cluster) return text2;
   cluster.memory_model = model;
-  return (0, import_yaml8.stringify)(doc, { lineWidth: 0 });
+  return (0, import_yaml9.stringify)(doc, { lineWidth: 0 });
 }
 function pullBody(p, result) {
   const memory = p.predictedMemory.map((m2) => `| ${m2.gpu} | ${m2.gib.toFixed(1)} | ${Math.round(m2.fraction * 100)}% |`).join("\n");
@@ -78126,7 +78684,7 @@ function human(outcome, pulls, written) {
   if (m2.source === "fitted") {
     lines.push("fitted memory model (clusters.yaml `memory_model` shape):");
     lines.push(
-      (0, import_yaml9.stringify)({ memory_model: m2.model }).trimEnd().split("\n").map((l3) => `  ${l3}`).join("\n")
+      (0, import_yaml10.stringify)({ memory_model: m2.model }).trimEnd().split("\n").map((l3) => `  ${l3}`).join("\n")
     );
   }
   return `${lines.join("\n")}
@@ -78137,7 +78695,7 @@ var suggestCommand = {
   summary: "Propose the next candidates",
   usage: USAGE2,
   async run(args, io) {
-    const parsed = parseArgs(
+    const parsed = parseArgs2(
       args,
       ["open-prs", "json", "dry-run", "force"],
       ["count", "repo", "base", "clusters"]
@@ -78193,9 +78751,9 @@ var suggestCommand = {
     }
     if (writeLocally) {
       for (const p of outcome.proposals) {
-        const file = resolve8(io.cwd, p.path);
-        mkdirSync4(dirname4(file), { recursive: true });
-        writeFileSync5(file, p.text, { flag: "wx" });
+        const file = resolve10(io.cwd, p.path);
+        mkdirSync5(dirname5(file), { recursive: true });
+        writeFileSync6(file, p.text, { flag: "wx" });
       }
     }
     io.stdout(

@@ -48,7 +48,13 @@ try {
       outfile,
       banner: { js: banner },
       logLevel: 'warning',
-      external: ['cpu-features', './crypto/build/Release/sshcrypto.node', 'esbuild', 'vitest', 'playwright-core'],
+      external: [
+        'cpu-features',
+        './crypto/build/Release/sshcrypto.node',
+        'esbuild',
+        'vitest',
+        'playwright-core',
+      ],
       loader: { '.node': 'empty' },
     });
     console.log(`\n=== bench/${name}.bench.ts`);

@@ -2,7 +2,7 @@
 // Bundles every action (actions/<name>/main.ts -> actions/<name>/dist/index.js) and the CLI
 // (src/cli/main.ts -> dist/topo.js). The bundles are committed; `--check` rebuilds in memory and
 // exits 1 when a committed bundle differs (the check-dist habit of actions/typescript-action).
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -57,7 +57,10 @@ for (const entry of entries()) {
     }
   } else {
     mkdirSync(dirname(entry.out), { recursive: true });
-    writeFileSync(entry.out, text);
+    // Write then rename, so a test running a bundle never reads a half-written file.
+    const tmp = `${entry.out}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, entry.out);
     console.log(`built ${rel} (${(text.length / 1024).toFixed(0)} KiB)`);
   }
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import * as core from '@actions/core';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
+import { defaultBackoff, isTransient } from '../../src/github/commits.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import { createPrometheusClient } from '../../src/telemetry/prometheus.js';
 import { checkClusters } from '../../src/topology/files.js';
@@ -99,7 +100,19 @@ async function main(): Promise<void> {
           },
   };
 
-  const result = await recordClosedPullRequest(deps, pull);
+  // Every step re-reads GitHub and the commit is compare-and-swap, so a dropped connection is
+  // answered by running the whole pass again.
+  let result: Awaited<ReturnType<typeof recordClosedPullRequest>>;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      result = await recordClosedPullRequest(deps, pull);
+      break;
+    } catch (error) {
+      if (attempt >= 3 || !isTransient(error)) throw error;
+      core.warning(`attempt ${attempt} failed (${(error as Error).message}); running the record pass again`);
+      await new Promise((r) => setTimeout(r, defaultBackoff(attempt)));
+    }
+  }
   const recorded = result.recorded.map((r) => ({
     experiment_id: r.experimentId,
     candidate: r.candidate,

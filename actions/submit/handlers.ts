@@ -13,9 +13,11 @@ import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import { formatIssue } from '../../src/topology/issues.js';
 import type { CommandHandlers, HandlerResult, PullRequestContext } from '../../src/usecases/commands.js';
+import { reconcile } from '../../src/usecases/reconcile.js';
 import { concludeHandler } from '../../src/usecases/report.js';
 import { cancelCandidate, submitCandidate } from '../../src/usecases/submit.js';
 import { fileKind, isYamlFile, renderCandidateFile } from '../../src/usecases/validate.js';
+import { buildMonitorPorts } from '../monitor/ports.js';
 
 export interface SubmitActionConfig {
   /** Default-branch checkout (trusted configuration: clusters.yaml, presets). */
@@ -163,8 +165,52 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       };
     };
 
+  /**
+   * One reconcile pass for this pull request's candidate, now: the monitor's own ports (same
+   * discovery, comparison and comment), limited to this pull request. It never submits: a queued
+   * candidate waits for the scheduled pass, which serves the queue first come, first served.
+   */
+  const status = async (ctx: PullRequestContext): Promise<HandlerResult> => {
+    const ports = buildMonitorPorts(ctx.octokit, {
+      workspace: config.workspace,
+      topologiesDir: posix.dirname(config.clustersFile),
+      clustersFile: config.clustersFile,
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin,
+      env: process.env,
+      log: (line) => console.log(line),
+    });
+    try {
+      const report = await reconcile({
+        ...ports,
+        experiments: async () =>
+          (await ports.experiments())
+            .map((e) => ({ ...e, candidates: e.candidates.filter((c) => c.pr === ctx.pullNumber) }))
+            .filter((e) => e.candidates.length > 0),
+        submit: async () => undefined,
+      });
+      if (report.errors.length) throw new Error(report.errors.join('; '));
+      const outcome = report.candidates[0];
+      if (!outcome) {
+        return {
+          ok: false,
+          message:
+            'No candidate of this pull request belongs to an experiment on the default branch (its `experiment.yaml` must be merged first).',
+        };
+      }
+      return {
+        ok: true,
+        message: `\`${outcome.runName}\` is **${outcome.state}**: the monitor comment is up to date.`,
+      };
+    } finally {
+      await ports.close();
+    }
+  };
+
   return {
     submit,
+    status,
     cancel: cancel('cancelled'),
     stop: cancel('stopped'),
     conclude: concludeHandler,

@@ -15,13 +15,18 @@ async function main(): Promise<void> {
   const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
   const pull = payload.pull_request;
   if (!pull?.number || !pull?.head?.sha) {
-    throw new Error(`this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`);
+    throw new Error(
+      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`,
+    );
   }
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
   const octokit = createOctokit({ token });
   const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
   const report = await validatePullRequest(
-    { changedPaths: changed.map((f) => f.path), topologiesDir: core.getInput('topologies-dir') || 'topologies' },
+    {
+      changedPaths: changed.map((f) => f.path),
+      topologiesDir: core.getInput('topologies-dir') || 'topologies',
+    },
     {
       files: githubFileSource(octokit, { owner, repo, ref: pull.head.sha }),
       config: fileSystemSource(process.env.GITHUB_WORKSPACE ?? process.cwd()),
@@ -29,7 +34,12 @@ async function main(): Promise<void> {
     },
     {
       annotate(issue) {
-        const props = { title: `${issue.rule}${issue.keyPath ? ` (${issue.keyPath})` : ''}`, file: issue.file, startLine: issue.line, startColumn: issue.column };
+        const props = {
+          title: `${issue.rule}${issue.keyPath ? ` (${issue.keyPath})` : ''}`,
+          file: issue.file,
+          startLine: issue.line,
+          startColumn: issue.column,
+        };
         if (issue.severity === 'error') core.error(issue.message, props);
         else core.warning(issue.message, props);
       },
@@ -43,7 +53,9 @@ async function main(): Promise<void> {
   core.setOutput('warnings', String(report.warningCount));
   core.setOutput('files', JSON.stringify(report.files.map((f) => f.path)));
   if (report.errorCount > 0) {
-    core.setFailed(`${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`);
+    core.setFailed(
+      `${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`,
+    );
   }
 }
 

@@ -328,7 +328,11 @@ export function detect(input: DetectorInput): Verdict {
   // on the per-block completion rate, never before the floor.
   const floor = t0 + s.warmup_floor_minutes;
   const mserBlock = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  const warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
+  // Hysteresis from the data itself: when the truncation point is unclear now but was clear a window
+  // or two ago, the transient had settled then (a wave can make MSER hesitate; it does not restart it).
+  let warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
+  for (let j = 1; warmupEnd === undefined && j <= s.consecutive_windows - 1; j++)
+    warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
   if (warmupEnd === undefined || tLast - warmupEnd < W) {
     const why =
       minutes < s.warmup_floor_minutes

@@ -31,6 +31,8 @@ export interface ObserveInput {
   settings?: Partial<DetectorSettings>;
   /** Quantities no query returned for the experiment. */
   missing?: string[];
+  /** The run's job has ended: judge the data up to its last sample (no staleness, no target checks). */
+  ended?: boolean;
 }
 
 export interface RunAnalysis {
@@ -79,8 +81,8 @@ export function observeRun(input: ObserveInput): RunAnalysis {
     completed,
     failed,
     elapsed,
-    targetsUp,
-    now: ((input.nowTs - ts0) * S) / 60,
+    targetsUp: input.ended ? undefined : targetsUp,
+    now: input.ended ? undefined : ((input.nowTs - ts0) * S) / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
     settings: input.settings,

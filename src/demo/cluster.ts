@@ -59,6 +59,10 @@ export function localCluster(root: string, env: NodeJS.ProcessEnv): DemoCluster 
       const value = await readEnv();
       return value.up ? value : null;
     },
+    async anyRunning() {
+      const ran = await run(['bash', script, 'status'], env);
+      return /\brunning \(pid/.test(ran.stdout);
+    },
     async up(log) {
       const ran = await run(['bash', script, 'up'], env, log);
       if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);

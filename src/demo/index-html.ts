@@ -77,7 +77,7 @@ header h1 { margin: 0 0 4px; font-size: 22px; }
 header p { margin: 0; color: #d0d7de; }
 nav { padding: 8px 32px; border-bottom: 1px solid #d0d7de; background: #f6f8fa; }
 nav a { margin-right: 16px; color: #0969da; text-decoration: none; }
-main { max-width: 1100px; margin: 0 auto; padding: 8px 32px 64px; }
+main { max-width: 1240px; margin: 0 auto; padding: 8px 32px 64px; }
 section { border: 1px solid #d0d7de; border-radius: 6px; margin: 24px 0; padding: 0 24px 16px; }
 section > h2.artifact { font-size: 18px; border-bottom: 1px solid #d0d7de; padding: 12px 0 8px; margin: 0 0 8px; }
 section > h2.artifact a.file { font-size: 13px; font-weight: normal; margin-left: 12px; color: #57606a; }

@@ -1,7 +1,7 @@
 // The demo's output folder: every artifact is written through here so the summary can list them
 // and index.html can link them.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export class DemoOutput {
@@ -48,7 +48,7 @@ export class DemoOutput {
   private resolveInside(path: string): string {
     const target = resolve(this.dir, path);
     const rel = relative(this.dir, target);
-    if (rel.startsWith('..') || resolve(rel) === rel) {
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
       throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
     }
     return target;

@@ -234,7 +234,8 @@ export function realDemoParts(root: string, env: NodeJS.ProcessEnv): DemoParts<E
           },
           now: () => Date.now() / 1000,
         },
-        { tickSeconds: 1, lagSeconds: 1 },
+        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
+        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 },
       );
       if (report.errors.length) throw new Error(`monitor: ${report.errors.join('; ')}`);
       return runs.map((run): Observed => {

@@ -178,6 +178,7 @@ export async function commitWithCompareAndSwap(
     try {
       const outcome = await attemptOnce(octokit, options, attempt);
       if (outcome.done) return outcome.result;
+      lastTransient = undefined;
     } catch (error) {
       // The caller's own refusal (e.g. a corrupt record) is final: nothing was written.
       if (error instanceof UpdateFailed) throw error.inner;

@@ -17,7 +17,8 @@ export function githubFileSource(
   const cache = new Map<string, Promise<unknown>>();
   const get = (path: string) => {
     const clean = path.replace(/^\.?\/+/, '').replace(/\/+$/, '');
-    if (clean.split('/').some((s) => s === '..')) throw new Error(`refusing path with "..": ${path}`);
+    // No file of a repository lives outside it: a path climbing out (or absolute) does not exist.
+    if (path.startsWith('/') || clean.split('/').some((s) => s === '..')) return Promise.resolve(undefined);
     let pending = cache.get(clean);
     if (!pending) {
       pending = octokit.rest.repos

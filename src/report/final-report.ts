@@ -1,9 +1,10 @@
 // The final report (`topo report`, `/topo conclude`): the seed's five parts, rendered from the
 // experiment record alone. Pure.
-import { describeChange } from '../record/change.js';
+import { describeChange, hydraValue } from '../record/change.js';
 import { cell, comparisonText, interval, num, seconds } from '../record/format.js';
 import { baselineRun, bestRun, recordPaths, stabilisedValue } from '../record/model.js';
 import { gpuTable, secondsPerRolloutChart } from '../record/render.js';
+import { topologyLeaves } from '../topology/expand.js';
 import type { ExperimentRecord, RecordRun, SkillReflection } from '../types/generated/record.js';
 import { barChart } from './mermaid.js';
 
@@ -254,13 +255,14 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
       out.push('- Headroom for further tuning:');
       for (const a of advice) out.push(`  - ${a}`);
     }
-    if (best.topology?.block && Object.keys(best.topology.block).length)
+    const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+    if (leaves.length)
       out.push(
         '',
-        `Topology block (over \`${best.topology.base}\`):`,
+        `As Hydra overrides over \`${best.topology!.base}\`:`,
         '',
-        '```json',
-        JSON.stringify(best.topology.block, null, 2),
+        '```sh',
+        leaves.map((l) => `${l.key}=${hydraValue(l.value)}`).join(' \\\n'),
         '```',
       );
     const table = gpuTable(best.stable_metrics);

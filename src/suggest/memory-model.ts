@@ -130,6 +130,40 @@ export function memorySamples(tried: readonly TriedCandidate[]): MemorySample[] 
   return out;
 }
 
+/** Ridge-regularised NNLS toward `prior` (a coefficient vector). */
+function fitWithPrior(informative: readonly MemorySample[], prior: readonly number[]): number[] {
+  // Ridge weight: small next to the data (each sample weighs 1) but enough to pin unvaried directions.
+  const lambda = 0.05;
+  const rows: number[][] = [];
+  const b: number[] = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  prior.forEach((value, j) => {
+    const row = new Array(prior.length).fill(0);
+    // Features are counts of order 1..100; scale the pull by the column's typical size.
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j]!)));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b);
+}
+
+/** Per GPU, the largest prediction of the fitted model and its envelope: what limits are checked against. */
+export function predictConservative(
+  t: Topology,
+  fitted: FittedMemoryModel,
+  gpuMemoryGiB: number,
+): GpuPrediction[] {
+  const all = [fitted.model, ...(fitted.envelope ?? [])].map((m) => predictMemory(t, m, gpuMemoryGiB));
+  return all[0]!.map((row, i) => {
+    const gib = Math.max(...all.map((rows) => rows[i]?.gib ?? 0)) + fitted.marginGiB;
+    return { gpu: row.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+
 /** Fits the model to the runs; falls back to the prior (or the default) without measurements. */
 export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryModel): FittedMemoryModel {
   const base = prior ?? DEFAULT_MEMORY_MODEL;
@@ -151,25 +185,19 @@ export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryM
 
   const p = toVector(base);
   const scale = Math.max(1, ...informative.map((s) => s.gib));
-  // Ridge weight: small next to the data (each sample weighs 1) but enough to pin unvaried directions.
-  const lambda = 0.05;
-  const rows: number[][] = [];
-  const b: number[] = [];
-  for (const s of informative) {
-    rows.push(features(s.topology, s.gpu));
-    b.push(s.gib);
-  }
-  // Unused GPUs should read ~0: they carry no information beyond "no overhead without services".
-  p.forEach((value, j) => {
-    const row = new Array(p.length).fill(0);
-    // Features are counts of order 1..100; scale the pull by the column's typical size.
-    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j]!)));
-    row[j] = Math.sqrt(lambda) * colScale;
-    rows.push(row);
-    b.push(Math.sqrt(lambda) * colScale * value);
-  });
-  const x = nnls(rows, b);
+  const x = fitWithPrior(informative, p);
   const model = fromVector(x);
+  // Directions the runs never varied are set by the prior alone: refitting with the prior scaled
+  // down and up gives models that explain the same readings but split them differently. Limits are
+  // checked against the largest of their predictions (an extrapolation guard).
+  const envelope = [0.5, 1.5].map((k) =>
+    fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v) => v * k),
+      ),
+    ),
+  );
   const residuals = informative.map((s) => {
     const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j]!, 0);
     return s.gib - predicted;
@@ -180,6 +208,7 @@ export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryM
   const runs = new Set(informative.map((s) => s.run)).size;
   return {
     model,
+    envelope,
     source: 'fitted',
     samples: informative.length,
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,

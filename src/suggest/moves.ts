@@ -2,10 +2,8 @@
 // returns the new topology plus the words that justify it; whether it fits in memory, was tried
 // before or is valid is decided by the caller (suggest.ts), so every rule stays small.
 import { RUNTIME_IDLE, type ServiceName } from '../catalog/alpasim.js';
-import type { MemoryModel } from '../types/generated/clusters.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, fmt, queueSentence } from './evidence.js';
-import { predictMemory } from './memory-model.js';
 import {
   activeServices,
   cacheSize,
@@ -23,15 +21,14 @@ import {
   setGpus,
   setReplicas,
 } from './topology-ops.js';
-import type { MoveKind } from './types.js';
+import type { GpuPrediction, MoveKind } from './types.js';
 
 export interface MoveContext {
   gpusPerNode: number;
   gpuMemoryGiB: number;
   cpusPerNode: number;
-  model: MemoryModel;
-  /** Added to predictions before comparing with the limit. */
-  marginGiB: number;
+  /** Conservative GiB per GPU in use (margin included). */
+  predict: (t: Topology) => GpuPrediction[];
   /** Fraction of GPU memory a proposal may be predicted to use. */
   memoryLimit: number;
 }
@@ -70,9 +67,7 @@ export function retarget(
 }
 
 function fits(t: Topology, ctx: MoveContext): boolean {
-  return predictMemory(t, ctx.model, ctx.gpuMemoryGiB).every(
-    (p) => p.gib + ctx.marginGiB <= ctx.memoryLimit * ctx.gpuMemoryGiB,
-  );
+  return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
 }
 
 /**
@@ -94,8 +89,7 @@ export function freestGpu(
     const trial = clone(t);
     setGpus(trial, svc, [...current, gpu]);
     retarget(trial, svc, target, finalInstances);
-    const fraction =
-      predictMemory(trial, ctx.model, ctx.gpuMemoryGiB).find((p) => p.gpu === gpu)?.fraction ?? 0;
+    const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
     options.push({
       gpu,
       fitsNow: fits(trial, ctx) ? 0 : 1,
@@ -119,8 +113,9 @@ export function freestGpu(
 }
 
 function overLimit(t: Topology, ctx: MoveContext): { gpu: number; gib: number }[] {
-  return predictMemory(t, ctx.model, ctx.gpuMemoryGiB)
-    .filter((p) => p.gib + ctx.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB)
+  return ctx
+    .predict(t)
+    .filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB)
     .sort((a, b) => b.gib - a.gib);
 }
 
@@ -153,8 +148,7 @@ export function makeRoom(
     const onGpu = activeServices(current)
       .filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu))
       .sort((a, b) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b]?.max ?? 0));
-    const gibOn = (trial: Topology) =>
-      predictMemory(trial, ctx.model, ctx.gpuMemoryGiB).find((p) => p.gpu === gpu)?.gib ?? 0;
+    const gibOn = (trial: Topology) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
     // Shrinking an idle service costs no throughput; moving a container adds load elsewhere.
     const options: { topology: Topology; note: string; rank: number; saved: number }[] = [];
     for (const svc of onGpu) {
@@ -174,7 +168,7 @@ export function makeRoom(
         });
       }
     }
-    const headroom = predictMemory(current, ctx.model, ctx.gpuMemoryGiB);
+    const headroom = ctx.predict(current);
     const fraction = (g: number) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
     const targets = [...Array(ctx.gpusPerNode).keys()]
       .filter((g) => g !== gpu)
@@ -186,8 +180,8 @@ export function makeRoom(
         const moved = [...gpus];
         moved.splice(moved.indexOf(gpu), 1, to);
         setGpus(trial, svc, moved);
-        const destination = predictMemory(trial, ctx.model, ctx.gpuMemoryGiB).find((p) => p.gpu === to);
-        if (!destination || destination.gib + ctx.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
+        const destination = ctx.predict(trial).find((p) => p.gpu === to);
+        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
         options.push({
           topology: trial,
           note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
@@ -511,7 +505,7 @@ function rawMoves(parent: Topology, evidence: Evidence, ctx: MoveContext): Move[
   moves.push(...resizeCaches(parent));
   // Without a single bottleneck, the service with the deepest queue is still the best bet, weakly.
   const ranked = (Object.entries(evidence.queues) as [ServiceName, { max: number }][])
-    .filter(([s]) => active.includes(s) && s !== bottleneck)
+    .filter(([s, q]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q.max > 0)
     .sort((a, b2) => b2[1].max - a[1].max);
   for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
     const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? 'next ' : ''}deepest queue without being a clear bottleneck`;

@@ -5,7 +5,7 @@ import { canonicalJson, topologyHash } from '../topology/expand.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
-import { fitMemoryModel, predictMemory } from './memory-model.js';
+import { fitMemoryModel, predictConservative } from './memory-model.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
 import { activeServices, clone, gpusOf, replicas } from './topology-ops.js';
 import type { Proposal, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
@@ -121,8 +121,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     gpusPerNode: input.cluster.gpusPerNode,
     gpuMemoryGiB: input.cluster.gpuMemoryGiB,
     cpusPerNode: input.cluster.cpusPerNode,
-    model: memory.model,
-    marginGiB: memory.marginGiB,
+    predict: (t) => predictConservative(t, memory, input.cluster.gpuMemoryGiB),
     memoryLimit: GPU_MEMORY_LIMITS.error,
   };
   const moves = movesFor(clone(parent.topology), evidence, ctx);
@@ -165,8 +164,8 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       rejected.push({ change: move.change, reason: `fails validation: ${problems.join('; ')}` });
       continue;
     }
-    const predicted = predictMemory(move.topology, memory.model, ctx.gpuMemoryGiB);
-    const over = predicted.filter((p) => p.gib + memory.marginGiB > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const predicted = ctx.predict(move.topology);
+    const over = predicted.filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
     if (over.length > 0) {
       rejected.push({
         change: move.change,

@@ -69,7 +69,7 @@ export interface Proposal {
   change: string;
   /** Normalised hash of the proposed topology. */
   hash: string;
-  /** Predicted GPU memory per GPU in use, from the fitted model. */
+  /** Predicted GPU memory per GPU in use: the largest of the fitted model and its envelope, plus the fit's margin. */
   predictedMemory: GpuPrediction[];
   score: number;
 }
@@ -81,6 +81,8 @@ export interface StopAdvice {
 
 export interface FittedMemoryModel {
   model: MemoryModel;
+  /** Models that fit the readings as well but split unvaried directions differently (fitted only). */
+  envelope?: MemoryModel[];
   /** 'fitted' from measured runs, 'prior' from clusters.yaml, 'default' when neither exists. */
   source: 'fitted' | 'prior' | 'default';
   /** Observations (GPU × run) the fit used. */

@@ -34,7 +34,10 @@ function clone<T>(value: T): T {
 }
 
 /** The choice the run makes for a config group (`trafficsim=catk`), from the experiment's fixed overrides. */
-export function groupChoice(experiment: Pick<Experiment, 'fixed_inputs'> | undefined, group: string): string | undefined {
+export function groupChoice(
+  experiment: Pick<Experiment, 'fixed_inputs'> | undefined,
+  group: string,
+): string | undefined {
   for (const override of experiment?.fixed_inputs.overrides ?? []) {
     const m = /^\+{0,2}([A-Za-z0-9_.]+)=(.*)$/.exec(override);
     if (m && m[1] === group) return m[2];
@@ -43,7 +46,10 @@ export function groupChoice(experiment: Pick<Experiment, 'fixed_inputs'> | undef
 }
 
 /** `skip` as AlpaSim's composed config has it when the topology file does not say. */
-export function defaultSkip(experiment: Pick<Experiment, 'fixed_inputs'> | undefined, svc: ServiceName): boolean {
+export function defaultSkip(
+  experiment: Pick<Experiment, 'fixed_inputs'> | undefined,
+  svc: ServiceName,
+): boolean {
   const group = SERVICE_SWITCH_GROUPS[svc];
   if (!group) return false;
   return (groupChoice(experiment, svc) ?? group.default) === DISABLED_GROUP_CHOICE;
@@ -142,7 +148,9 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 (hex) of the canonical JSON of the normalised, fully expanded topology. */
 export function topologyHash(expanded: Topology): string {
-  return createHash('sha256').update(canonicalJson(normalise(expanded))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(normalise(expanded)))
+    .digest('hex');
 }
 
 export function hash8(expanded: Topology): string {
@@ -182,7 +190,8 @@ export function topologyDiff(from: Topology, to: Topology): Change[] {
   const changes: Change[] = [];
   for (const leaf of topologyLeaves(to)) {
     const before = a.get(leaf.key);
-    if (canonicalJson(before) !== canonicalJson(leaf.value)) changes.push({ key: leaf.key, from: before, to: leaf.value });
+    if (canonicalJson(before) !== canonicalJson(leaf.value))
+      changes.push({ key: leaf.key, from: before, to: leaf.value });
     a.delete(leaf.key);
   }
   for (const [key, before] of a) changes.push({ key, from: before, to: undefined });

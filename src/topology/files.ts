@@ -25,7 +25,8 @@ export function checkFile<T>(text: string, file: string, schema: SchemaName): Ch
 }
 
 export const checkCandidate = (text: string, file: string) => checkFile<Candidate>(text, file, 'candidate');
-export const checkExperiment = (text: string, file: string) => checkFile<Experiment>(text, file, 'experiment');
+export const checkExperiment = (text: string, file: string) =>
+  checkFile<Experiment>(text, file, 'experiment');
 export const checkClusters = (text: string, file: string) => checkFile<ClustersFile>(text, file, 'clusters');
 export const checkPreset = (text: string, file: string) => checkFile<Topology>(text, file, 'topology');
 
@@ -37,14 +38,27 @@ function issueAt(
   key = false,
   severity: Issue['severity'] = 'error',
 ): Issue {
-  return { rule, severity, file: loaded.file, ...loaded.locate(path, { key }), keyPath: formatKeyPath(path), message };
+  return {
+    rule,
+    severity,
+    file: loaded.file,
+    ...loaded.locate(path, { key }),
+    keyPath: formatKeyPath(path),
+    message,
+  };
 }
 
 /** Cross-file rules for experiment.yaml: its cluster and preset exist, its overrides do not collide. */
 export function experimentRuleIssues(
   loaded: LoadedYaml,
   experiment: Experiment,
-  context: { clusters?: ClustersFile; clustersFile: string; presetFound: boolean; presetsDir: string; dirName?: string },
+  context: {
+    clusters?: ClustersFile;
+    clustersFile: string;
+    presetFound: boolean;
+    presetsDir: string;
+    dirName?: string;
+  },
 ): Issue[] {
   const issues: Issue[] = [];
   if (context.dirName !== undefined && context.dirName !== experiment.experiment_id) {
@@ -92,7 +106,11 @@ export function experimentRuleIssues(
       ),
     );
   }
-  const reserved = new Set<string>([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+  const reserved = new Set<string>([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS),
+  ]);
   (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
     const key = override.slice(0, override.indexOf('=')).replace(/^\++/, '');
     const path = ['fixed_inputs', 'overrides', i];

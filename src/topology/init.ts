@@ -38,7 +38,9 @@ function parseTopologyValue(key: string, text: string): unknown {
   if (text === 'null') return null;
   const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text);
   if (list) return list[1] ? list[1].split(',').map((v) => Number(v.trim())) : [];
-  throw new RunCommandError(`override ${key}=${text}: a topology value must be a whole number, true/false, null or a list like [0,1]`);
+  throw new RunCommandError(
+    `override ${key}=${text}: a topology value must be a whole number, true/false, null or a list like [0,1]`,
+  );
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
@@ -65,15 +67,21 @@ export function buildExperiment(
   if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
   const cluster = options.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
   if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
-    throw new RunCommandError(`cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`);
+    throw new RunCommandError(
+      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`,
+    );
   }
   const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, '_');
   const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
   if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
-    throw new RunCommandError(`experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`);
+    throw new RunCommandError(
+      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`,
+    );
   }
   if (parsed.sbatch.nodes !== undefined && parsed.sbatch.nodes !== 1) {
-    throw new RunCommandError(`--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`);
+    throw new RunCommandError(
+      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`,
+    );
   }
 
   const fixed: Experiment['fixed_inputs'] = { deploy: parsed.deploy, driver: parsed.driver };
@@ -85,7 +93,9 @@ export function buildExperiment(
     const value = override.slice(eq + 1);
     if (key === 'deploy' || key === 'topology' || key === 'driver') continue;
     if (key === RUN_NAME_OVERRIDE) {
-      notes.push(`dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`);
+      notes.push(
+        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`,
+      );
       continue;
     }
     if (PATTERNS.topologyKey.test(key)) {
@@ -93,16 +103,20 @@ export function buildExperiment(
       continue;
     }
     const int = (what: string) => {
-      if (!/^[1-9][0-9_]*$/.test(value)) throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+      if (!/^[1-9][0-9_]*$/.test(value))
+        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
       return Number(value.replace(/_/g, ''));
     };
     if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
     else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int('n_rollouts');
     else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
-    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === 'control_timestep_us') fixed.control_timestep_us = int('control_timestep_us');
+    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === 'control_timestep_us')
+      fixed.control_timestep_us = int('control_timestep_us');
     else {
       if (!PATTERNS.override.test(override)) {
-        throw new RunCommandError(`override \`${override}\` contains characters topo does not pass to sbatch (allowed: letters, digits and _ . , : / @ + [ ] -)`);
+        throw new RunCommandError(
+          `override \`${override}\` contains characters topo does not pass to sbatch (allowed: letters, digits and _ . , : / @ + [ ] -)`,
+        );
       }
       overrides.push(override);
     }
@@ -115,7 +129,9 @@ export function buildExperiment(
   if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
   if (Object.keys(slurm).length) fixed.slurm = slurm;
   if (parsed.sbatch.ignored.length) {
-    notes.push(`sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(' ')}`);
+    notes.push(
+      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(' ')}`,
+    );
   }
   if (Object.keys(parsed.env).length) {
     notes.push(`environment assignments not carried over: ${Object.keys(parsed.env).join(', ')}`);
@@ -131,11 +147,15 @@ export function buildExperiment(
     fixed_inputs: fixed,
   };
   if (!matchesSchema(experiment, 'experiment')) {
-    throw new RunCommandError('the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)');
+    throw new RunCommandError(
+      'the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)',
+    );
   }
   const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
   if (!matchesSchema(topology, 'topology')) {
-    throw new RunCommandError('the command\'s topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)');
+    throw new RunCommandError(
+      "the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)",
+    );
   }
   const baseline: Candidate = {
     name: 'baseline',
@@ -166,21 +186,32 @@ export interface WrittenExperiment extends BuiltExperiment {
 }
 
 /** Writes `<dir>/<experiment_id>/{experiment,baseline}.yaml`; refuses to overwrite unless `force`. */
-export function writeExperimentFiles(dir: string, built: BuiltExperiment, options: { force?: boolean } = {}): WrittenExperiment {
+export function writeExperimentFiles(
+  dir: string,
+  built: BuiltExperiment,
+  options: { force?: boolean } = {},
+): WrittenExperiment {
   const experimentDir = join(dir, built.experiment.experiment_id);
   const experimentFile = join(experimentDir, 'experiment.yaml');
   const baselineFile = join(experimentDir, 'baseline.yaml');
   for (const f of [experimentFile, baselineFile]) {
-    if (existsSync(f) && !options.force) throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
+    if (existsSync(f) && !options.force)
+      throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
   }
   mkdirSync(experimentDir, { recursive: true });
   writeFileSync(
     experimentFile,
-    toYaml(built.experiment, ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.\n What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`),
+    toYaml(
+      built.experiment,
+      ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.\n What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`,
+    ),
   );
   writeFileSync(
     baselineFile,
-    toYaml(built.baseline, ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.\n Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`),
+    toYaml(
+      built.baseline,
+      ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.\n Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`,
+    ),
   );
   return { ...built, experimentDir, experimentFile, baselineFile };
 }
@@ -195,9 +226,12 @@ export function initExperiment(
   const presetsDir = options.presetsDir ?? join(dir, 'presets');
   const presetFile = join(presetsDir, `${parsed.topology}.yaml`);
   if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync(presetFile)) {
-    throw new RunCommandError(`topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`);
+    throw new RunCommandError(
+      `topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`,
+    );
   }
   const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
-  if (!preset.value) throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
+  if (!preset.value)
+    throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
   return writeExperimentFiles(dir, buildExperiment(parsed, preset.value, command, options), options);
 }

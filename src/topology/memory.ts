@@ -53,10 +53,15 @@ export function predictGpuMemory(
     .sort((a, b) => a[0] - b[0])
     .map(([gpu, row]) => {
       const services: ServiceMemory[] = [...row.entries()].map(([svc, instances]) => {
-        const cacheKey = (CACHE_KEYS as Partial<Record<ServiceName, 'nre_cache_size' | 'physics_cache_size'>>)[svc];
-        const perScene = (memoryModel.per_cached_scene_gib as Partial<Record<ServiceName, number>> | undefined)?.[svc];
+        const cacheKey = (
+          CACHE_KEYS as Partial<Record<ServiceName, 'nre_cache_size' | 'physics_cache_size'>>
+        )[svc];
+        const perScene = (
+          memoryModel.per_cached_scene_gib as Partial<Record<ServiceName, number>> | undefined
+        )?.[svc];
         // Each instance is its own server process with its own scene cache.
-        const cachedScenes = cacheKey && perScene !== undefined ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+        const cachedScenes =
+          cacheKey && perScene !== undefined ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
         return {
           service: svc,
           instances,
@@ -68,7 +73,11 @@ export function predictGpuMemory(
       const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
       const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
       const level: GpuMemoryPrediction['level'] =
-        fraction > GPU_MEMORY_LIMITS.error ? 'error' : fraction > GPU_MEMORY_LIMITS.warning ? 'warning' : 'ok';
+        fraction > GPU_MEMORY_LIMITS.error
+          ? 'error'
+          : fraction > GPU_MEMORY_LIMITS.warning
+            ? 'warning'
+            : 'ok';
       return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
     });
 }

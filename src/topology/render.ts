@@ -2,7 +2,13 @@
 // Every value is checked against a strict pattern before it is placed, even though the schemas have
 // already checked it: the argv runs on a self-hosted runner, so the check sits right where it matters.
 import { posix } from 'node:path';
-import { FIXED_INPUT_KEYS, REQUIRED_GROUPS, RUN_NAME_OVERRIDE, SERVICES, SUBMIT_DEFAULTS } from '../catalog/alpasim.js';
+import {
+  FIXED_INPUT_KEYS,
+  REQUIRED_GROUPS,
+  RUN_NAME_OVERRIDE,
+  SERVICES,
+  SUBMIT_DEFAULTS,
+} from '../catalog/alpasim.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
@@ -49,14 +55,18 @@ export const PATTERNS = {
 function check(value: unknown, pattern: RegExp, what: string): string {
   const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value;
   if (typeof text !== 'string' || !pattern.test(text)) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`,
+    );
   }
   return text;
 }
 
 function checkCount(value: unknown, what: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} is not a whole number in 1-${max}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} is not a whole number in 1-${max}`,
+    );
   }
   return value;
 }
@@ -74,8 +84,13 @@ function topologyValue(key: string, value: unknown): string {
     value === null ||
     typeof value === 'boolean' ||
     (typeof value === 'number' && Number.isInteger(value) && value >= 0) ||
-    (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= 0));
-  if (!ok) throw new RenderError(`refusing to render: topology value of ${key} ${JSON.stringify(value)} is not a count, a boolean, null or a list of GPU indices`);
+    (Array.isArray(value) &&
+      value.length > 0 &&
+      value.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= 0));
+  if (!ok)
+    throw new RenderError(
+      `refusing to render: topology value of ${key} ${JSON.stringify(value)} is not a count, a boolean, null or a list of GPU indices`,
+    );
   return hydraValue(value);
 }
 
@@ -83,18 +98,34 @@ function topologyValue(key: string, value: unknown): string {
 export function fixedOverrides(experiment: Experiment): string[] {
   const fi = experiment.fixed_inputs;
   const out: string[] = [];
-  if (fi.scenes !== undefined) out.push(`${FIXED_INPUT_KEYS.scenes}=${check(fi.scenes, PATTERNS.fixedValue, 'scenes')}`);
+  if (fi.scenes !== undefined)
+    out.push(`${FIXED_INPUT_KEYS.scenes}=${check(fi.scenes, PATTERNS.fixedValue, 'scenes')}`);
   if (fi.rollouts_per_scene !== undefined)
-    out.push(`${FIXED_INPUT_KEYS.rolloutsPerScene}=${checkCount(fi.rollouts_per_scene, 'rollouts_per_scene', 1_000_000)}`);
-  if (fi.cameras !== undefined) out.push(`+${FIXED_INPUT_KEYS.cameras}=${check(fi.cameras, PATTERNS.fixedValue, 'cameras')}`);
+    out.push(
+      `${FIXED_INPUT_KEYS.rolloutsPerScene}=${checkCount(fi.rollouts_per_scene, 'rollouts_per_scene', 1_000_000)}`,
+    );
+  if (fi.cameras !== undefined)
+    out.push(`+${FIXED_INPUT_KEYS.cameras}=${check(fi.cameras, PATTERNS.fixedValue, 'cameras')}`);
   if (fi.control_timestep_us !== undefined)
-    out.push(`${FIXED_INPUT_KEYS.controlTimestep}=${checkCount(fi.control_timestep_us, 'control_timestep_us', 100_000_000)}`);
-  const reserved = new Set<string>([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+    out.push(
+      `${FIXED_INPUT_KEYS.controlTimestep}=${checkCount(fi.control_timestep_us, 'control_timestep_us', 100_000_000)}`,
+    );
+  const reserved = new Set<string>([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS),
+  ]);
   for (const override of fi.overrides ?? []) {
     check(override, PATTERNS.override, 'fixed override');
     const key = override.slice(0, override.indexOf('=')).replace(/^\++/, '');
-    if (reserved.has(key)) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)} sets ${key}, which the experiment's own fields set`);
-    if (PATTERNS.topologyKey.test(key)) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)} sets topology key ${key}; topology keys belong in candidates`);
+    if (reserved.has(key))
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)} sets ${key}, which the experiment's own fields set`,
+      );
+    if (PATTERNS.topologyKey.test(key))
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)} sets topology key ${key}; topology keys belong in candidates`,
+      );
     out.push(override);
   }
   return out;
@@ -104,7 +135,8 @@ export function fixedOverrides(experiment: Experiment): string[] {
 export function topologyOverrides(candidate: ResolvedCandidate): string[] {
   return topologyDiff(candidate.base, candidate.expanded).map((change) => {
     const key = check(change.key, PATTERNS.topologyKey, 'topology key');
-    if (change.to === undefined) throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
+    if (change.to === undefined)
+      throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
     return check(`${key}=${topologyValue(key, change.to)}`, PATTERNS.override, 'topology override');
   });
 }
@@ -115,7 +147,11 @@ function resolvePath(checkout: string, path: string, what: string): string {
   return check(posix.normalize(posix.join(checkout, path)), PATTERNS.absolutePath, what);
 }
 
-export function renderSubmission(experiment: Experiment, candidate: ResolvedCandidate, cluster: Cluster): Submission {
+export function renderSubmission(
+  experiment: Experiment,
+  candidate: ResolvedCandidate,
+  cluster: Cluster,
+): Submission {
   const name = jobName(experiment.experiment_id, candidate.name, candidate.expanded);
   const fi = experiment.fixed_inputs;
   const checkout = check(cluster.alpasim_checkout, PATTERNS.absolutePath, 'alpasim_checkout');
@@ -129,7 +165,8 @@ export function renderSubmission(experiment: Experiment, candidate: ResolvedCand
 
   const argv = ['sbatch', '--parsable', `--job-name=${name}`];
   if (account !== undefined) argv.push(`--account=${check(account, PATTERNS.account, 'Slurm account')}`);
-  if (partition !== undefined) argv.push(`--partition=${check(partition, PATTERNS.partition, 'Slurm partition')}`);
+  if (partition !== undefined)
+    argv.push(`--partition=${check(partition, PATTERNS.partition, 'Slurm partition')}`);
   argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`, `--gpus-per-node=${gpus}`);
   if (exclusive) argv.push('--exclusive');
   argv.push(`--time=${time}`, `--output=${runDir}/slurm_output/${name}_%j.log`);

@@ -1,6 +1,11 @@
 // Semantic rules for one candidate, each with an id, a severity and a message that says what is
 // wrong, why (the AlpaSim reason) and what would be right. Pure: all inputs are passed in.
-import { CAPACITY_IMBALANCE_LIMIT, GPU_MEMORY_LIMITS, SERVICES, type ServiceName } from '../catalog/alpasim.js';
+import {
+  CAPACITY_IMBALANCE_LIMIT,
+  GPU_MEMORY_LIMITS,
+  SERVICES,
+  type ServiceName,
+} from '../catalog/alpasim.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -72,7 +77,9 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
   };
   const inFile = (path: PathSegment[]) => loaded.has(['topology', ...path]);
   const source = (path: PathSegment[]) =>
-    inFile(path) ? '' : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ''})`;
+    inFile(path)
+      ? ''
+      : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ''})`;
   const T = (...path: PathSegment[]): PathSegment[] => ['topology', ...path];
 
   if (candidate.name !== input.stem) {
@@ -83,7 +90,11 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
     );
   }
   if (candidate.parent && candidate.parent === candidate.name) {
-    add('parent-missing', ['parent'], `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`);
+    add(
+      'parent-missing',
+      ['parent'],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`,
+    );
   } else if (input.parentMissing) {
     add(
       'parent-missing',
@@ -92,7 +103,10 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
     );
   }
 
-  const gpusPerNode = Math.min(experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node, cluster.gpus_per_node);
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node,
+  );
   for (const svc of SERVICES) {
     const gpus = expanded.services?.[svc]?.gpus;
     if (!Array.isArray(gpus)) continue;
@@ -107,14 +121,18 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
   }
 
   const reference = input.parent?.expanded ?? input.base;
-  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
+  const referenceName = input.parent
+    ? `parent \`${input.parent.name}\``
+    : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
   for (const svc of SERVICES) {
     const mine = isSkipped(expanded, svc);
     const theirs = isSkipped(reference, svc);
     if (mine === theirs) continue;
     add(
       'skip-changed',
-      inFile(['runtime', 'endpoints', svc, 'skip']) ? T('runtime', 'endpoints', svc, 'skip') : T('runtime', 'endpoints', svc),
+      inFile(['runtime', 'endpoints', svc, 'skip'])
+        ? T('runtime', 'endpoints', svc, 'skip')
+        : T('runtime', 'endpoints', svc),
       `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`,
     );
   }
@@ -134,7 +152,11 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
   const summary = capacitySummary(expanded);
   const active = activeServices(expanded);
   if (active.length === 0) {
-    add('no-active-service', T(), 'no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset');
+    add(
+      'no-active-service',
+      T(),
+      'no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset',
+    );
   } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
     const max = Math.max(...Object.values(summary.byService));
     const biggest = active.filter((s) => summary.byService[s] === max);
@@ -175,12 +197,20 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
     for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
       if (row.level === 'ok') continue;
       const parts = row.services
-        .map((m) => `${m.service} ${m.instances}× = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ''}`)
+        .map(
+          (m) =>
+            `${m.service} ${m.instances}× = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ''}`,
+        )
         .join(', ');
-      const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(['services', s, 'gpus'])) ?? row.services[0]?.service;
+      const svcOnGpu =
+        row.services.map((m) => m.service).find((s) => inFile(['services', s, 'gpus'])) ??
+        row.services[0]?.service;
       const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : undefined;
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at = svcOnGpu && inFile(['services', svcOnGpu, 'gpus']) && idx >= 0 ? T('services', svcOnGpu, 'gpus', idx) : T('services');
+      const at =
+        svcOnGpu && inFile(['services', svcOnGpu, 'gpus']) && idx >= 0
+          ? T('services', svcOnGpu, 'gpus', idx)
+          : T('services');
       const limit = row.level === 'error' ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
       add(
         'gpu-memory',

@@ -56,7 +56,8 @@ export function splitWords(command: string): string[] {
     inWord = true;
     if (c === "'") {
       const end = s.indexOf("'", i + 1);
-      if (end === -1) throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
+      if (end === -1)
+        throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
       word += s.slice(i + 1, end);
       i = end + 1;
     } else if (c === '"') {
@@ -67,7 +68,9 @@ export function splitWords(command: string): string[] {
           i += 2;
         } else {
           if (s[i] === '$' || s[i] === '`') {
-            throw new RunCommandError(`the command uses shell expansion (${s[i]}) inside double quotes: write the value out`);
+            throw new RunCommandError(
+              `the command uses shell expansion (${s[i]}) inside double quotes: write the value out`,
+            );
           }
           word += s[i];
           i++;
@@ -136,7 +139,8 @@ const SHORT = Object.fromEntries(
 
 function applySbatch(settings: SbatchSettings, name: string, value: string | undefined, raw: string): void {
   const int = (v: string | undefined, what: string) => {
-    if (v === undefined || !/^[1-9][0-9]*$/.test(v)) throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
+    if (v === undefined || !/^[1-9][0-9]*$/.test(v))
+      throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
     return Number(v);
   };
   switch (name) {
@@ -173,7 +177,10 @@ function applySbatch(settings: SbatchSettings, name: string, value: string | und
 /** Parses a launch command; throws RunCommandError with a message that says what is wrong. */
 export function parseRunCommand(command: string): ParsedRunCommand {
   const words = splitWords(command.trim());
-  if (words.length === 0) throw new RunCommandError('the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam');
+  if (words.length === 0)
+    throw new RunCommandError(
+      'the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam',
+    );
   let i = 0;
   const env: Record<string, string> = {};
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) {
@@ -183,7 +190,10 @@ export function parseRunCommand(command: string): ParsedRunCommand {
   }
   if (words[i] === 'env') i++;
   const head = words[i];
-  if (head === undefined) throw new RunCommandError('the command has only environment assignments: add the sbatch/submit.sh launch');
+  if (head === undefined)
+    throw new RunCommandError(
+      'the command has only environment assignments: add the sbatch/submit.sh launch',
+    );
   const base = head.split('/').pop() as string;
   const sbatch: SbatchSettings = { ignored: [] };
   let launcher: ParsedRunCommand['launcher'];
@@ -229,14 +239,18 @@ export function parseRunCommand(command: string): ParsedRunCommand {
   }
   const script = words[i];
   if (script === undefined || script.includes('=')) {
-    throw new RunCommandError('the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=… topology=… driver=…`');
+    throw new RunCommandError(
+      'the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=… topology=… driver=…`',
+    );
   }
   i++;
   const overrides: string[] = [];
   for (; i < words.length; i++) {
     const w = words[i] as string;
     if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_.]*=/.test(w)) {
-      throw new RunCommandError(`unexpected argument \`${w}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`);
+      throw new RunCommandError(
+        `unexpected argument \`${w}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`,
+      );
     }
     overrides.push(w);
   }
@@ -246,7 +260,11 @@ export function parseRunCommand(command: string): ParsedRunCommand {
   };
   const missing = REQUIRED_GROUPS.filter((g) => !group(g));
   if (missing.length) {
-    const examples: Record<string, string> = { deploy: 'deploy=ord', topology: 'topology=8gpu_64rollouts', driver: 'driver=vavam' };
+    const examples: Record<string, string> = {
+      deploy: 'deploy=ord',
+      topology: 'topology=8gpu_64rollouts',
+      driver: 'driver=vavam',
+    };
     throw new RunCommandError(
       `the command is missing ${missing.map((m) => `\`${m}=…\``).join(', ')}: AlpaSim needs deploy, topology and driver (e.g. ${missing.map((m) => examples[m]).join(' ')})`,
     );

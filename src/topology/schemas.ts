@@ -40,7 +40,9 @@ export function schemaIssues(loaded: LoadedYaml, name: SchemaName): Issue[] {
   const validate = validator(name);
   if (validate(loaded.value)) return [];
   // A bad map key fails `propertyNames` and its inner `pattern` (marked with propertyName): keep one.
-  const errors = (validate.errors ?? []).filter((e) => !(e.keyword !== 'propertyNames' && e.propertyName !== undefined));
+  const errors = (validate.errors ?? []).filter(
+    (e) => !(e.keyword !== 'propertyNames' && e.propertyName !== undefined),
+  );
   const issues = errors.map((e) => toIssue(e, loaded, name));
   return dedupe(issues);
 }
@@ -71,7 +73,8 @@ export function pointerToPath(pointer: string): PathSegment[] {
 
 function show(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (Array.isArray(value)) return `a list`;
   if (typeof value === 'object') return 'a mapping';
   return String(value);
@@ -175,11 +178,23 @@ function toIssue(error: ErrorObject, loaded: LoadedYaml, schemaName: SchemaName)
     case 'required': {
       const key = String((error.params as { missingProperty: string }).missingProperty);
       const sub = (parent.properties as Record<string, unknown> | undefined)?.[key];
-      return base('missing-key', path, `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`, true);
+      return base(
+        'missing-key',
+        path,
+        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+        true,
+      );
     }
     case 'type': {
       const wanted = ([] as string[]).concat((error.params as { type: string | string[] }).type as string);
       const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+      if (typeof data === 'number' && !Number.isFinite(data)) {
+        return base(
+          'wrong-type',
+          path,
+          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`,
+        );
+      }
       const isFraction = wanted.includes('integer') && typeof data === 'number' && !Number.isInteger(data);
       if (isFraction) {
         return base(
@@ -189,7 +204,11 @@ function toIssue(error: ErrorObject, loaded: LoadedYaml, schemaName: SchemaName)
         );
       }
       const shown = show(data) === typeName(data) ? '' : ` (${show(data)})`;
-      return base('wrong-type', path, `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`);
+      return base(
+        'wrong-type',
+        path,
+        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`,
+      );
     }
     case 'minimum':
     case 'maximum':

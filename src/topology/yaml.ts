@@ -17,6 +17,8 @@ import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
 
 /** Files larger than this are refused before parsing. */
 export const MAX_YAML_BYTES = 256 * 1024;
+/** Nesting deeper than this is refused (topology files nest 5 levels; deep nesting only exhausts the stack). */
+export const MAX_YAML_DEPTH = 32;
 /** Alias expansions allowed per document: enough for `&gpus [0,1]`/`*gpus` reuse, far below a "billion laughs". */
 export const MAX_YAML_ALIASES = 50;
 
@@ -65,7 +67,10 @@ export function loadYaml(text: string, file: string): LoadedYaml {
   };
   // parseAllDocuments returns an EmptyStream (an empty array) for a file with no document at all.
   if (!Array.isArray(docs) || docs.length === 0) {
-    return refused('empty-file', 'the file is empty: write the keys the schema asks for (see docs/topology.md)');
+    return refused(
+      'empty-file',
+      'the file is empty: write the keys the schema asks for (see docs/topology.md)',
+    );
   }
   if (docs.length > 1) {
     const second = docs[1] as Document.Parsed;
@@ -93,6 +98,15 @@ export function loadYaml(text: string, file: string): LoadedYaml {
         keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`,
       });
+    } else if (err.code === 'RESOURCE_EXHAUSTION') {
+      issues.push({
+        rule: 'yaml-too-deep',
+        severity: 'error',
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`,
+      });
     } else {
       issues.push({
         rule: 'yaml-syntax',
@@ -113,13 +127,31 @@ export function loadYaml(text: string, file: string): LoadedYaml {
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
     return { ...base, value: undefined, issues: refused('empty-file', emptyMessage()).issues };
   }
+  const deep = tooDeep(doc.contents);
+  if (deep) {
+    return {
+      ...base,
+      value: undefined,
+      issues: refused(
+        'yaml-too-deep',
+        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+        deep.range ? pos(deep.range[0]) : undefined,
+      ).issues,
+    };
+  }
   for (const { pair, path } of pairsOf(doc.contents, [])) {
     const key = pair.key;
     if (isScalar(key) && typeof key.value === 'string') continue;
     const keyNode = key as Node | null;
     const at = keyNode?.range ? pos(keyNode.range[0]) : locate(path);
     const shown = isScalar(key) ? String(key.value) : isAlias(key) ? `*${key.source}` : 'a collection';
-    const kind = isScalar(key) ? (key.value === null ? 'null' : typeof key.value) : isAlias(key) ? 'alias' : 'collection';
+    const kind = isScalar(key)
+      ? key.value === null
+        ? 'null'
+        : typeof key.value
+      : isAlias(key)
+        ? 'alias'
+        : 'collection';
     issues.push({
       rule: 'non-string-key',
       severity: 'error',
@@ -162,6 +194,19 @@ function firstLine(text: string): string {
   return text.split('\n')[0]?.trim() ?? text;
 }
 
+/** The first node nested deeper than MAX_YAML_DEPTH, found without recursion (the input may be hostile). */
+function tooDeep(root: unknown): Node | undefined {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (depth > MAX_YAML_DEPTH) return node as Node;
+    if (isMap(node))
+      for (const pair of node.items) stack.push([pair.key, depth + 1], [pair.value, depth + 1]);
+    else if (isSeq(node)) for (const item of node.items) stack.push([item, depth + 1]);
+  }
+  return undefined;
+}
+
 /** Every map pair in the tree with the key path of the map that holds it. */
 function* pairsOf(node: unknown, path: PathSegment[]): Generator<{ pair: Pair; path: PathSegment[] }> {
   if (isMap(node)) {
@@ -192,7 +237,8 @@ function pathAtOffset(node: unknown, offset: number, path: PathSegment[] = []): 
   } else if (isSeq(node)) {
     for (let i = 0; i < node.items.length; i++) {
       const item = node.items[i] as Node | null;
-      if (item?.range && offset >= item.range[0] && offset <= item.range[2]) return pathAtOffset(item, offset, [...path, i]);
+      if (item?.range && offset >= item.range[0] && offset <= item.range[2])
+        return pathAtOffset(item, offset, [...path, i]);
     }
   }
   return path;
@@ -205,7 +251,8 @@ function locateNode(
   pos: (offset: number) => Position,
 ): Position {
   let node: unknown = doc.contents;
-  let best: Position = isCollection(node) || isScalar(node) ? pos((node as Node).range?.[0] ?? 0) : { line: 1, column: 1 };
+  let best: Position =
+    isCollection(node) || isScalar(node) ? pos((node as Node).range?.[0] ?? 0) : { line: 1, column: 1 };
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
     const last = i === path.length - 1;

@@ -27,6 +27,8 @@ export interface ClusterEnv {
 export interface DemoCluster {
   /** The cluster's environment when it is up, null when it is down. */
   status(): Promise<ClusterEnv | null>;
+  /** True when any part of the cluster runs (someone else's half-started or restarting cluster). */
+  anyRunning(): Promise<boolean>;
   /** Brings it up (installing missing Debian packages); needs root. */
   up(log: (line: string) => void): Promise<ClusterEnv>;
   down(log: (line: string) => void): Promise<void>;
@@ -155,6 +157,7 @@ export function decide(
   observation: CandidateObservation | null,
   best: { name: string; observation: CandidateObservation | null } | null,
   reachedVerdict: boolean,
+  isBaseline = best === null,
 ): { decision: DemoOutcome['decision']; reason: string } {
   if (observation?.failure) {
     return { decision: 'failed', reason: `${observation.failure.kind}: ${observation.failure.message}` };
@@ -166,14 +169,25 @@ export function decide(
   if (observation?.verdict.state === 'unhealthy') {
     return { decision: 'rejected', reason: `unhealthy run: ${observation.verdict.evidence.join('; ')}` };
   }
-  if (!best) return { decision: 'accepted', reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
-  const bestValue = judgedValue(best.observation);
-  const outcome = observation?.comparison?.outcome;
-  if (outcome === 'better' || (outcome === undefined && bestValue !== null && value < bestValue)) {
+  if (isBaseline)
+    return { decision: 'accepted', reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
+  if (!best)
     return {
       decision: 'accepted',
-      reason: `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? '?'})`,
+      reason: `${value.toFixed(2)} s/rollout; the baseline has no value to compare with`,
     };
+  const bestValue = judgedValue(best.observation);
+  const outcome = observation?.comparison?.outcome;
+  const beats = `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? '?'})`;
+  if (outcome === 'better') return { decision: 'accepted', reason: beats };
+  if (outcome === undefined || outcome === 'not-comparable') {
+    // No interval to compare (e.g. the run ended before a stable verdict): its full-run value at the
+    // end must fall below the lower bound of the best's 95% interval to count as better.
+    const bar =
+      best.observation?.verdict.value?.low ?? best.observation?.verdict.projected_full_run?.low ?? bestValue;
+    if (bar !== null && bar !== undefined && value < bar) {
+      return { decision: 'accepted', reason: `${beats}, below its interval (no stable verdict of its own)` };
+    }
   }
   const how = outcome === 'indistinguishable' ? 'indistinguishable from' : 'not better than';
   return {
@@ -263,7 +277,8 @@ async function runBatch<R>(
       r.last = look;
       const overTime = (look.simulatedMinutes ?? 0) >= options.maxSimulatedMinutes;
       if (look.done || overTime) {
-        const { decision, reason } = decide(look.observation, best, look.done);
+        const isBaseline = r.run.candidate.name === prepared.baseline.name;
+        const { decision, reason } = decide(look.observation, best, look.done, isBaseline);
         r.outcome = {
           candidate: r.run.candidate,
           run: r.run,
@@ -335,10 +350,17 @@ export async function runDemo<R>(
       );
       return result(1);
     } else {
+      // Only a cluster that was fully down is the demo's to stop: a partly running one (being
+      // restarted by someone else) is completed by `up` but left running afterwards.
+      const owned = !(await parts.cluster.anyRunning());
       log('bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up');
-      cleanup.add('stop the local cluster (scripts/local-cluster down)', () => parts.cluster.down(log));
+      if (owned)
+        cleanup.add('stop the local cluster (scripts/local-cluster down)', () => parts.cluster.down(log));
       env = await parts.cluster.up(log);
-      log(`local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})`);
+      log(
+        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` +
+          (owned ? '' : '; parts of it were already running, so it stays up afterwards'),
+      );
     }
     if (signal.aborted) throw new DemoAborted(signal.reason as NodeJS.Signals);
 
@@ -352,7 +374,7 @@ export async function runDemo<R>(
     let record = parts.createRecord(prepared);
 
     let best: { name: string; observation: CandidateObservation | null } | null = null;
-    const baselineObservation: CandidateObservation | null = null;
+    let baselineObservation: CandidateObservation | null = null;
     const reference = (): Reference => ({
       baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
       best: best?.observation ? { name: best.name, observation: best.observation } : null,
@@ -362,8 +384,12 @@ export async function runDemo<R>(
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
-        if (outcome.decision === 'accepted')
+        const isBaseline = outcome.candidate.name === baseline.name;
+        // The baseline is the reference even when it only got a reading, not a stable verdict.
+        if (outcome.decision === 'accepted' || (isBaseline && outcome.decision === 'stopped'))
           best = { name: outcome.candidate.name, observation: outcome.observation };
+        if (isBaseline && outcome.observation && outcome.decision !== 'failed')
+          baselineObservation = outcome.observation;
         log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
       }
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));

@@ -2,10 +2,16 @@
 // experiment's jobs in Slurm, which requests to submit now and each waiting request's place.
 import { isLive, type SlurmJob } from '../slurm/types.js';
 
-/** A duplicate retired by submitCandidate is renamed `<name>.dup` before it is cancelled. */
-export const RETIRED_SUFFIX = '.dup';
+/**
+ * A duplicate retired by submitCandidate is renamed `retired-<name>` before it is cancelled: out of the
+ * experiment's `topo-<experiment>-` prefix, so no listing of the experiment sees it again.
+ */
+export const RETIRED_PREFIX = 'retired-';
+export function retiredName(jobName: string): string {
+  return `${RETIRED_PREFIX}${jobName}`;
+}
 export function isRetiredDuplicate(name: string): boolean {
-  return name.endsWith(RETIRED_SUFFIX);
+  return name.startsWith(RETIRED_PREFIX);
 }
 
 /** AlpaSim's seed runs at most three candidates of an experiment at once. */

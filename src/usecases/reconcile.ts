@@ -50,6 +50,8 @@ export interface MonitorExperiment {
   /** Prometheus scrape interval of the cluster, seconds (5 in production, 1 locally). */
   scrapeSeconds?: number;
   grafanaUrl?: string | null;
+  /** The experiment cluster's Prometheus; the ports' default when absent. */
+  prometheus?: PrometheusClient;
   baseline?: { name: string; value: Interval } | null;
   best?: { name: string; value: Interval } | null;
   candidates: MonitorCandidate[];
@@ -79,7 +81,7 @@ export interface MonitorPorts {
   slurm: {
     /** Every job of the experiment (live and recent), one call. */
     jobs(experimentId: string): Promise<MonitorJob[]>;
-    cancel(jobId: string): Promise<void>;
+    cancel(jobId: string, experimentId: string): Promise<void>;
   };
   /** Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function). */
   submit(experiment: MonitorExperiment, candidate: MonitorCandidate): Promise<{ jobId: string } | undefined>;
@@ -131,6 +133,7 @@ const LIVE = new Set([
   'SUSPENDED',
 ]);
 const HASH_MARK = 'topo:monitor-hash:';
+const FINAL_MARK = 'final-job:';
 
 const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';
 const iso = (ts: number | null | undefined) =>
@@ -284,7 +287,7 @@ async function reconcileExperiment(
   if (started.length) {
     const start = Math.floor(Math.min(...started.map((j) => j.startTs as number)) / scrape) * scrape;
     telemetry = await fetchTelemetry(
-      ports.prometheus,
+      exp.prometheus ?? ports.prometheus,
       experimentSelector(id),
       { start, end: Math.max(evalTs, start), stepSeconds: scrape },
       { timeScale: S, scrapeSeconds: scrape },
@@ -314,6 +317,7 @@ async function reconcileExperiment(
         topology: c.topology,
         settings: exp.experiment.stabilisation,
         missing: telemetry?.missing,
+        ended: !LIVE.has(job.state),
       });
       // no telemetry at all: starting for a while, then a failure of its own
       const minutesRunning = ((nowTs - job.startTs) * S) / 60;
@@ -336,10 +340,11 @@ async function reconcileExperiment(
       isStable(previous.verdict.state) &&
       !isStable(analysis.observation.verdict.state)
     ) {
-      analysis.observation.verdict = {
-        ...previous.verdict,
-        evidence: [...previous.verdict.evidence, 'verdict of the last pass before the run ended'],
-      };
+      const note = 'verdict of the last pass before the run ended';
+      const evidence = previous.verdict.evidence.includes(note)
+        ? previous.verdict.evidence
+        : [...previous.verdict.evidence, note];
+      analysis.observation.verdict = { ...previous.verdict, evidence };
     }
     const stoppedByUs = job?.state === 'CANCELLED' && exp.experiment.stop_when_stable === true;
     let state = candidateState(job, c.requested, analysis, stoppedByUs);
@@ -415,15 +420,20 @@ async function reconcileExperiment(
     // stop a stable candidate when the experiment asks for it
     let cancelled: string | undefined;
     if (state === 'stable' && exp.experiment.stop_when_stable && job && LIVE.has(job.state)) {
-      await ports.slurm.cancel(job.jobId);
+      await ports.slurm.cancel(job.jobId, id);
       cancelled = job.jobId;
     }
 
     const body = renderMonitorComment(view);
     const hash = contentHash(body);
-    const full = `${body}\n<!-- ${HASH_MARK}${hash} -->`;
+    // An ended run's comment is final once the data has settled (a few scrapes after the end):
+    // later passes leave it alone even if Prometheus drops or ages the run's series.
+    const finalMark =
+      job && ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : '';
+    const full = `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->`;
+    const isFinal = job !== undefined && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
     let changed = false;
-    if (!current?.includes(`${HASH_MARK}${hash}`)) {
+    if (!isFinal && !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`)) {
       await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
       await ports.github.setLabel(c.pr, labelFor(state, !!observation.verdict.value), c.labels);
       await ports.github.writeComment(c.pr, full);

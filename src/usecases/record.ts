@@ -2,7 +2,8 @@
 // live for it, and commit experiments/<id>.json + .md to the default branch by compare-and-swap.
 // Everything is re-read from GitHub (and Prometheus/Slurm when given), so a re-run is harmless.
 
-import { posix } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
 import { observeRun, type RunSeries } from '../analysis/observe.js';
 import { SCRAPE_INTERVAL_S } from '../catalog/alpasim.js';
 import type { Octokit } from '../github/client.js';
@@ -12,7 +13,7 @@ import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
 import { readStickyComment } from '../github/sticky-comment.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
-import { recordFiles } from '../record/files.js';
+import { initialRecordFiles, recordFiles } from '../record/files.js';
 import { learningFromText, learningsFromBody } from '../record/learnings.js';
 import { createRecord, recordPaths } from '../record/model.js';
 import { checkObservation, parseRecord } from '../record/validate.js';
@@ -452,4 +453,20 @@ export async function observeAgain(
     missing: telemetry.missing,
   });
   return analysis.startTs === null ? undefined : analysis.observation;
+}
+
+/**
+ * `topo init`: writes experiments/<id>.json and .md under the repository root for a new experiment.
+ * An existing record is never replaced (it may already hold runs); returns the paths written.
+ */
+export function writeInitialRecord(repoRoot: string, experiment: Experiment, cluster?: Cluster): string[] {
+  const written: string[] = [];
+  for (const [path, text] of Object.entries(initialRecordFiles(experiment, cluster))) {
+    const file = join(repoRoot, path);
+    if (existsSync(file)) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    written.push(file);
+  }
+  return written;
 }

@@ -5,7 +5,7 @@
 //
 // Exactly one job even when two submits race (two runners, or a connection lost after sbatch): the job
 // is submitted with --hold, so it cannot start yet; then the jobs are listed again, and of the live jobs
-// with that name the OLDEST (lowest id) is kept. Younger ones are retired (renamed `<name>.dup`, then
+// with that name the OLDEST (lowest id) is kept. Younger ones are retired (renamed `retired-<name>`, then
 // cancelled) before they ever ran; the kept one is released. Every racer applies the same rule to the
 // same Slurm state, so they agree without talking to each other, and no lock is needed on the login
 // node (a flock there would not hold across several login nodes behind one address, and would need a
@@ -20,11 +20,12 @@ import {
   isRetiredDuplicate,
   planQueue,
   type QueueRequest,
-  RETIRED_SUFFIX,
+  RETIRED_PREFIX,
   representativeJob,
+  retiredName,
 } from './queue.js';
 
-export { isRetiredDuplicate, RETIRED_SUFFIX };
+export { isRetiredDuplicate, RETIRED_PREFIX, retiredName };
 
 export interface SubmitDeps {
   slurm: SlurmClient;
@@ -163,7 +164,7 @@ async function settle(
 
 async function retire(deps: SubmitDeps, job: SlurmJob, jobName: string): Promise<void> {
   try {
-    await deps.slurm.rename(job.id, `${jobName}${RETIRED_SUFFIX}`);
+    await deps.slurm.rename(job.id, retiredName(jobName));
   } catch (error) {
     deps.log?.(`could not rename duplicate job ${job.id}: ${(error as Error).message}`);
   }

@@ -1,15 +1,19 @@
 // Validate use case: candidate, experiment, clusters and preset files, with all I/O injected.
 // The CLI reads everything from disk; the validate action reads candidates and experiment.yaml from
 // the pull request head (as data, through the API) and presets and clusters.yaml from the default branch.
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix, resolve } from 'node:path';
 import type { ServiceName } from '../catalog/alpasim.js';
-import type { Candidate } from '../types/generated/candidate.js';
-import type { Cluster, ClustersFile } from '../types/generated/clusters.js';
-import type { Experiment } from '../types/generated/experiment.js';
-import type { Topology } from '../types/generated/topology.js';
+import { fittedMemoryModel } from '../suggest/record.js';
 import { capacitySummary, gpuMap } from '../topology/capacity.js';
-import { type Change, expandCandidate, expandPreset, topologyDiff, topologyHash } from '../topology/expand.js';
+import {
+  type Change,
+  expandCandidate,
+  expandPreset,
+  topologyDiff,
+  topologyHash,
+} from '../topology/expand.js';
 import {
   type Checked,
   checkCandidate,
@@ -23,6 +27,10 @@ import { type Issue, sortIssues } from '../topology/issues.js';
 import { type GpuMemoryPrediction, predictGpuMemory } from '../topology/memory.js';
 import { jobName, renderSubmission, type Submission } from '../topology/render.js';
 import { candidateRuleIssues, type EarlierCandidate } from '../topology/rules.js';
+import type { Candidate } from '../types/generated/candidate.js';
+import type { Cluster, ClustersFile } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Topology } from '../types/generated/topology.js';
 
 /** Read access to a tree of files (the working tree, or a commit through the GitHub API). */
 export interface FileSource {
@@ -158,7 +166,10 @@ interface ExperimentContext {
 }
 
 /** Validates the given files (not folders: the caller expands them). Reports come back in the given order. */
-export async function validateFiles(paths: readonly string[], options: ValidateOptions): Promise<ValidationReport> {
+export async function validateFiles(
+  paths: readonly string[],
+  options: ValidateOptions,
+): Promise<ValidationReport> {
   const config = options.config ?? options.files;
   const contexts = new Map<string, Promise<ExperimentContext>>();
   const clustersCache = new Map<string, Promise<Checked<ClustersFile> | undefined>>();
@@ -195,14 +206,14 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
       const ctx = await context(posix.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === 'clusters') {
-      const text = await readFrom(options.files, path);
+      const text = await options.files.read(path);
       if (text === undefined) issues = [missing(path)];
       else {
         const checked = checkClusters(text, path);
         issues = checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues;
       }
     } else {
-      const text = await readFrom(options.files, path);
+      const text = await options.files.read(path);
       issues = text === undefined ? [missing(path)] : checkPreset(text, path).issues;
     }
     const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
@@ -219,10 +230,6 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
     errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
     warningCount: reports.reduce((n, r) => n + r.warnings.length, 0),
   };
-}
-
-async function readFrom(source: FileSource, path: string): Promise<string | undefined> {
-  return source.read(path);
 }
 
 function missing(path: string): Issue {
@@ -297,7 +304,9 @@ async function buildContext(
   const experiment = ctx.experiment?.value;
   if (experiment) {
     const presetFile = posix.join(presetsDir, `${experiment.base_topology}.yaml`);
-    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology) ? await config.read(presetFile) : undefined;
+    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology)
+      ? await config.read(presetFile)
+      : undefined;
     ctx.presetFound = presetText !== undefined;
     if (presetText === undefined) {
       ctx.blockers.push({
@@ -307,7 +316,11 @@ async function buildContext(
     } else {
       const preset = checkPreset(presetText, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else ctx.blockers.push({ rule: 'preset-invalid', message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}` });
+      else
+        ctx.blockers.push({
+          rule: 'preset-invalid',
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`,
+        });
     }
     const clusters = ctx.clusters?.value;
     if (clusters) {
@@ -319,6 +332,25 @@ async function buildContext(
           rule: 'cluster-unknown',
           message: `cluster \`${wanted}\`${options.clusterName ? ' (--cluster)' : ' of experiment.yaml'} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(', ')}): fix ${options.clusterName ? 'the --cluster option' : 'experiment.yaml'} or the clusters file`,
         });
+      }
+    }
+  }
+
+  // Once the experiment's record holds measured runs, GPU memory is predicted with the model fitted
+  // from them (the same one `topo suggest` uses) instead of clusters.yaml's estimate.
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile = posix.join(
+      posix.dirname(topologiesDir),
+      'experiments',
+      `${experiment.experiment_id}.json`,
+    );
+    const recordText = await config.read(recordFile);
+    if (recordText !== undefined) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === 'fitted') ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+      } catch {
+        // An unreadable record is reported by the record action; validation keeps clusters.yaml's model.
       }
     }
   }
@@ -342,7 +374,8 @@ async function buildContext(
 }
 
 function experimentIssues(ctx: ExperimentContext): Issue[] {
-  if (!ctx.experiment) return [fileIssue(ctx.experimentFile, 'file-missing', 'the file does not exist or cannot be read')];
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, 'file-missing', 'the file does not exist or cannot be read')];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
   return experimentRuleIssues(loaded, value, {
@@ -405,7 +438,9 @@ async function validateCandidate(
 
   const parentName = value.parent ?? undefined;
   const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : undefined;
-  const parent = parentSibling?.expanded ? { name: parentName as string, expanded: parentSibling.expanded } : undefined;
+  const parent = parentSibling?.expanded
+    ? { name: parentName as string, expanded: parentSibling.expanded }
+    : undefined;
 
   const ownNew = fresh.has(path);
   const ownOrder = [depthOf(ctx, stem), stem] as const;
@@ -418,7 +453,8 @@ async function validateCandidate(
       otherNew !== ownNew
         ? !otherNew
         : otherOrder[0] < ownOrder[0] || (otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1]);
-    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
   }
 
   issues.push(
@@ -457,7 +493,9 @@ async function validateCandidate(
     inFlight: summary.inFlight,
     binding: summary.binding,
     gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
-    ...(cluster.memory_model ? { memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib) } : {}),
+    ...(cluster.memory_model
+      ? { memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib) }
+      : {}),
     gpuMemoryGiB: cluster.gpu_memory_gib,
     diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
     diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
@@ -487,7 +525,13 @@ export function toJsonReport(report: ValidationReport): {
     keyPath: i.keyPath,
     message: i.message,
   });
-  return { files: report.files.map((f) => ({ path: f.path, errors: f.errors.map(strip), warnings: f.warnings.map(strip) })) };
+  return {
+    files: report.files.map((f) => ({
+      path: f.path,
+      errors: f.errors.map(strip),
+      warnings: f.warnings.map(strip),
+    })),
+  };
 }
 
 export type JsonIssue = Pick<Issue, 'rule' | 'severity' | 'line' | 'column' | 'keyPath' | 'message'>;
@@ -504,7 +548,11 @@ export async function renderCandidateFile(path: string, options: ValidateOptions
   const report = files[0] as FileReport;
   if (report.kind !== 'candidate' || report.errors.length || !report.candidate) return { report };
   const c = report.candidate;
-  const submission = renderSubmission(c.experimentConfig, { name: c.name, expanded: c.expanded, base: c.base }, c.clusterConfig);
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig,
+  );
   return { report, submission };
 }
 
@@ -558,7 +606,8 @@ export async function validatePullRequest(
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(', ')}`);
   const report = await validateFiles(paths, { ...options, newFiles: paths });
-  for (const file of report.files) for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
+  for (const file of report.files)
+    for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
   await reporter.summary(validationSummary(report));
   return report;
 }
@@ -577,21 +626,34 @@ export function validationSummary(report: ValidationReport): string {
     const state = file.errors.length ? '❌' : file.warnings.length ? '⚠️' : '✅';
     lines.push(`### ${state} \`${file.path}\`${c ? ` — candidate \`${c.name}\`` : ` (${file.kind})`}`, '');
     for (const i of [...file.errors, ...file.warnings]) {
-      lines.push(`- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ''}: ${i.message}`);
+      lines.push(
+        `- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ''}: ${i.message}`,
+      );
     }
     if (file.errors.length || file.warnings.length) lines.push('');
     if (!c) continue;
-    lines.push(`Job name: \`${c.jobName}\` · parent: ${c.parent ? `\`${c.parent}\`` : '—'} · base preset: \`${c.baseTopology}\` · cluster: \`${c.cluster}\``, '');
-    lines.push(`**Capacity** (containers × replicas × concurrent rollouts) — in flight: **${c.inFlight}** (bound by ${c.binding.join(', ')})`, '');
+    lines.push(
+      `Job name: \`${c.jobName}\` · parent: ${c.parent ? `\`${c.parent}\`` : '—'} · base preset: \`${c.baseTopology}\` · cluster: \`${c.cluster}\``,
+      '',
+    );
+    lines.push(
+      `**Capacity** (containers × replicas × concurrent rollouts) — in flight: **${c.inFlight}** (bound by ${c.binding.join(', ')})`,
+      '',
+    );
     lines.push('| service | capacity |', '|---|---:|');
     for (const row of c.capacity) lines.push(`| ${row.service} | ${row.capacity} |`);
     lines.push('');
     const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
-    lines.push(`**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? '' : '; no memory model for this cluster'})`, '');
+    lines.push(
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? '' : '; no memory model for this cluster'})`,
+      '',
+    );
     lines.push('| GPU | services | predicted GiB | share |', '|---:|---|---:|---:|');
     for (const { gpu, services } of c.gpuMap) {
       const m = memory.get(gpu);
-      const share = m ? `${Math.round(m.fraction * 100)}%${m.level === 'error' ? ' ❌' : m.level === 'warning' ? ' ⚠️' : ''}` : '—';
+      const share = m
+        ? `${Math.round(m.fraction * 100)}%${m.level === 'error' ? ' ❌' : m.level === 'warning' ? ' ⚠️' : ''}`
+        : '—';
       lines.push(`| ${gpu} | ${services.join(', ')} | ${m ? m.totalGiB.toFixed(1) : '—'} | ${share} |`);
     }
     lines.push('');

@@ -3,6 +3,7 @@
 // it reads on a runner and the ids/numbers/shas it finds are real in the local API.
 import { createRequire } from 'node:module';
 import type { GitHubServer, Pull, Repo } from './github-server/index.js';
+import { openApi } from './github-server/openapi.js';
 import type { Comment } from './github-server/state.js';
 
 type Json = Record<string, unknown>;
@@ -25,6 +26,14 @@ function example(event: string, action?: string): Json {
   delete copy.enterprise;
   delete copy.installation;
   return copy;
+}
+
+/** A payload GitHub would not send is a bug in the test, reported here rather than in the action. */
+function checked(hook: string, event: EventFile): EventFile {
+  const problems = openApi().validateWebhook(hook, event.payload);
+  if (problems.length)
+    throw new Error(`test event ${hook} does not match GitHub's webhook schema: ${problems.join('; ')}`);
+  return event;
 }
 
 export interface EventFile {
@@ -50,7 +59,7 @@ export function pullRequestEvent(
   } else {
     delete payload.label;
   }
-  return { eventName: 'pull_request', payload };
+  return checked(`pull-request-${action}`, { eventName: 'pull_request', payload });
 }
 
 /** `issue_comment` `created` for a comment already in the local state. */
@@ -63,7 +72,7 @@ export function issueCommentEvent(gh: GitHubServer, comment: Comment, action = '
   payload.comment = gh.render.comment(comment);
   payload.repository = gh.render.repository(comment.repo);
   payload.sender = gh.render.user(comment.user);
-  return { eventName: 'issue_comment', payload };
+  return checked(`issue-comment-${action}`, { eventName: 'issue_comment', payload });
 }
 
 /** `schedule`: GitHub sends only the cron line (plus repository fields the runner adds). */
@@ -77,5 +86,5 @@ export function workflowDispatchEvent(gh: GitHubServer, repo: Repo, inputs: Json
   payload.ref = `refs/heads/${repo.defaultBranch}`;
   payload.repository = gh.render.repository(repo);
   payload.sender = gh.render.user(repo.owner);
-  return { eventName: 'workflow_dispatch', payload };
+  return checked('workflow-dispatch', { eventName: 'workflow_dispatch', payload });
 }

@@ -56350,7 +56350,7 @@ var require_dist = __commonJS({
 
 // actions/record/main.ts
 import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join as join2 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -61032,6 +61032,126 @@ function splitRepository(fullName) {
   return { owner: m[1], repo: m[2] };
 }
 
+// src/github/commits.ts
+var CommitConflictError = class extends Error {
+  constructor(branch, attempts) {
+    super(
+      `could not update branch "${branch}" after ${attempts} attempts: every ref update lost the race to another commit; re-run the job`
+    );
+    this.branch = branch;
+    this.attempts = attempts;
+    this.name = "CommitConflictError";
+  }
+  branch;
+  attempts;
+};
+function defaultBackoff(attempt) {
+  const base = Math.min(8e3, 250 * 2 ** (attempt - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+function status(error2) {
+  return typeof error2 === "object" && error2 !== null && "status" in error2 ? Number(error2.status) : void 0;
+}
+function isRefConflict(error2) {
+  const code = status(error2);
+  if (code === 409) return true;
+  if (code !== 422) return false;
+  const message = error2 instanceof Error ? error2.message : String(error2);
+  return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message);
+}
+async function readFile(octokit, target, path, ref) {
+  try {
+    const { data } = await octokit.rest.repos.getContent({ ...target, path, ref });
+    if (Array.isArray(data) || data.type !== "file") throw new Error(`${path} at ${ref} is not a file`);
+    if ("content" in data && typeof data.content === "string" && (data.content || data.size === 0)) {
+      return Buffer.from(data.content, "base64").toString("utf8");
+    }
+    const blob = await octokit.rest.git.getBlob({ ...target, file_sha: data.sha });
+    return Buffer.from(blob.data.content, "base64").toString("utf8");
+  } catch (error2) {
+    if (status(error2) === 404) return null;
+    throw error2;
+  }
+}
+async function readFiles(octokit, target, paths, ref) {
+  const snapshot = /* @__PURE__ */ new Map();
+  for (const path of paths) snapshot.set(path, await readFile(octokit, target, path, ref));
+  return snapshot;
+}
+function isTransient(error2) {
+  const code = status(error2);
+  if (code !== void 0 && !Number.isNaN(code)) return code >= 500;
+  const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
+  return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
+    text2
+  );
+}
+var UpdateFailed = class extends Error {
+  constructor(inner) {
+    super("update failed");
+    this.inner = inner;
+  }
+  inner;
+};
+async function attemptOnce(octokit, options, attempt) {
+  const target = { owner: options.owner, repo: options.repo };
+  const ref = `heads/${options.branch}`;
+  const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
+  const current = await readFiles(octokit, target, options.paths, head);
+  let wanted;
+  try {
+    wanted = await options.update(current, attempt);
+  } catch (error2) {
+    throw new UpdateFailed(error2);
+  }
+  const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
+  if (changed.length === 0)
+    return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
+  const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
+  const tree = [];
+  for (const [path, content] of changed) {
+    const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
+    tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
+  }
+  const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
+  const commit = await octokit.rest.git.createCommit({
+    ...target,
+    message: options.message,
+    tree: newTree.data.sha,
+    parents: [head]
+  });
+  try {
+    await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
+  } catch (error2) {
+    if (isRefConflict(error2)) return { done: false, why: "the branch moved" };
+    throw error2;
+  }
+  return {
+    done: true,
+    result: { committed: true, sha: commit.data.sha, attempts: attempt, changed: changed.map(([p]) => p) }
+  };
+}
+async function commitWithCompareAndSwap(octokit, options) {
+  const maxAttempts = options.maxAttempts ?? 8;
+  const backoff = options.backoffMs ?? defaultBackoff;
+  const sleep3 = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  let lastTransient;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    try {
+      const outcome = await attemptOnce(octokit, options, attempt);
+      if (outcome.done) return outcome.result;
+      lastTransient = void 0;
+    } catch (error2) {
+      if (error2 instanceof UpdateFailed) throw error2.inner;
+      if (!isTransient(error2)) throw error2;
+      lastTransient = error2;
+    }
+    if (attempt < maxAttempts) await sleep3(backoff(attempt));
+  }
+  if (lastTransient) throw lastTransient;
+  throw new CommitConflictError(options.branch, maxAttempts);
+}
+
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 
@@ -61749,7 +61869,7 @@ function unixifyPath(path) {
   }
   return path;
 }
-async function readFile(filePath) {
+async function readFile2(filePath) {
   return new Promise((resolve, reject) => {
     fs4.readFile(filePath, "utf8", (err, res) => {
       if (err) {
@@ -61834,7 +61954,7 @@ var NodeSSH = class {
       invariant2(config.passphrase == null || typeof config.passphrase === "string", "config.passphrase must be null or a valid string");
       if (config.privateKeyPath != null) {
         try {
-          config.privateKey = await readFile(config.privateKeyPath);
+          config.privateKey = await readFile2(config.privateKeyPath);
         } catch (err) {
           if (err != null && err.code === "ENOENT") {
             throw new AssertionError({ message: "config.privateKeyPath does not exist at given fs path" });
@@ -62987,7 +63107,8 @@ function topologyDiff(from, to) {
   const changes = [];
   for (const leaf of topologyLeaves(to)) {
     const before = a.get(leaf.key);
-    if (canonicalJson(before) !== canonicalJson(leaf.value)) changes.push({ key: leaf.key, from: before, to: leaf.value });
+    if (canonicalJson(before) !== canonicalJson(leaf.value))
+      changes.push({ key: leaf.key, from: before, to: leaf.value });
     a.delete(leaf.key);
   }
   for (const [key, before] of a) changes.push({ key, from: before, to: void 0 });
@@ -63023,7 +63144,9 @@ var PATTERNS = {
 function check(value, pattern, what) {
   const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
   if (typeof text2 !== "string" || !pattern.test(text2)) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
+    );
   }
   return text2;
 }
@@ -63449,7 +63572,9 @@ function validator(name) {
 function schemaIssues(loaded, name) {
   const validate = validator(name);
   if (validate(loaded.value)) return [];
-  const errors = (validate.errors ?? []).filter((e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0));
+  const errors = (validate.errors ?? []).filter(
+    (e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0)
+  );
   const issues = errors.map((e) => toIssue(e, loaded, name));
   return dedupe(issues);
 }
@@ -63468,7 +63593,8 @@ function pointerToPath(pointer) {
 }
 function show(value) {
   if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (Array.isArray(value)) return `a list`;
   if (typeof value === "object") return "a mapping";
   return String(value);
@@ -63560,11 +63686,23 @@ function toIssue(error2, loaded, schemaName) {
     case "required": {
       const key = String(error2.params.missingProperty);
       const sub = parent.properties?.[key];
-      return base("missing-key", path, `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`, true);
+      return base(
+        "missing-key",
+        path,
+        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+        true
+      );
     }
     case "type": {
       const wanted = [].concat(error2.params.type);
       const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
+      if (typeof data === "number" && !Number.isFinite(data)) {
+        return base(
+          "wrong-type",
+          path,
+          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+        );
+      }
       const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
       if (isFraction) {
         return base(
@@ -63574,7 +63712,11 @@ function toIssue(error2, loaded, schemaName) {
         );
       }
       const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
-      return base("wrong-type", path, `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`);
+      return base(
+        "wrong-type",
+        path,
+        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+      );
     }
     case "minimum":
     case "maximum":
@@ -63658,6 +63800,7 @@ function editDistance(a, b) {
 // src/topology/yaml.ts
 var import_yaml = __toESM(require_dist(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
+var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
 function loadYaml(text2, file) {
   const lineCounter = new import_yaml.LineCounter();
@@ -63684,7 +63827,10 @@ function loadYaml(text2, file) {
     return { line: p.line, column: p.col };
   };
   if (!Array.isArray(docs) || docs.length === 0) {
-    return refused("empty-file", "the file is empty: write the keys the schema asks for (see docs/topology.md)");
+    return refused(
+      "empty-file",
+      "the file is empty: write the keys the schema asks for (see docs/topology.md)"
+    );
   }
   if (docs.length > 1) {
     const second = docs[1];
@@ -63711,6 +63857,15 @@ function loadYaml(text2, file) {
         keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`
       });
+    } else if (err.code === "RESOURCE_EXHAUSTION") {
+      issues.push({
+        rule: "yaml-too-deep",
+        severity: "error",
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`
+      });
     } else {
       issues.push({
         rule: "yaml-syntax",
@@ -63728,6 +63883,18 @@ function loadYaml(text2, file) {
   if (issues.length) return { ...base, value: void 0, issues };
   if (doc.contents === null || (0, import_yaml.isScalar)(doc.contents) && doc.contents.value === null) {
     return { ...base, value: void 0, issues: refused("empty-file", emptyMessage()).issues };
+  }
+  const deep = tooDeep(doc.contents);
+  if (deep) {
+    return {
+      ...base,
+      value: void 0,
+      issues: refused(
+        "yaml-too-deep",
+        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+        deep.range ? pos(deep.range[0]) : void 0
+      ).issues
+    };
   }
   for (const { pair, path } of pairsOf(doc.contents, [])) {
     const key = pair.key;
@@ -63774,6 +63941,17 @@ function emptyMessage() {
 function firstLine(text2) {
   return text2.split("\n")[0]?.trim() ?? text2;
 }
+function tooDeep(root) {
+  const stack = [[root, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop();
+    if (depth > MAX_YAML_DEPTH) return node;
+    if ((0, import_yaml.isMap)(node))
+      for (const pair of node.items) stack.push([pair.key, depth + 1], [pair.value, depth + 1]);
+    else if ((0, import_yaml.isSeq)(node)) for (const item of node.items) stack.push([item, depth + 1]);
+  }
+  return void 0;
+}
 function* pairsOf(node, path) {
   if ((0, import_yaml.isMap)(node)) {
     for (const pair of node.items) {
@@ -63801,7 +63979,8 @@ function pathAtOffset(node, offset, path = []) {
   } else if ((0, import_yaml.isSeq)(node)) {
     for (let i = 0; i < node.items.length; i++) {
       const item = node.items[i];
-      if (item?.range && offset >= item.range[0] && offset <= item.range[2]) return pathAtOffset(item, offset, [...path, i]);
+      if (item?.range && offset >= item.range[0] && offset <= item.range[2])
+        return pathAtOffset(item, offset, [...path, i]);
     }
   }
   return path;
@@ -63848,7 +64027,7 @@ var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
 
 // src/usecases/record.ts
-import { posix } from "node:path";
+import { dirname, join, posix } from "node:path";
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -64554,8 +64733,8 @@ function observeRun(input) {
     completed,
     failed,
     elapsed,
-    targetsUp,
-    now: (input.nowTs - ts0) * S / 60,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - ts0) * S / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
     settings: input.settings
@@ -64707,88 +64886,6 @@ function parseCommand(body) {
   }
   if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
   return { kind: "command", name };
-}
-
-// src/github/commits.ts
-var CommitConflictError = class extends Error {
-  constructor(branch, attempts) {
-    super(
-      `could not update branch "${branch}" after ${attempts} attempts: every ref update lost the race to another commit; re-run the job`
-    );
-    this.branch = branch;
-    this.attempts = attempts;
-    this.name = "CommitConflictError";
-  }
-  branch;
-  attempts;
-};
-function defaultBackoff(attempt) {
-  const base = Math.min(8e3, 250 * 2 ** (attempt - 1));
-  return Math.round(base / 2 + Math.random() * (base / 2));
-}
-function status(error2) {
-  return typeof error2 === "object" && error2 !== null && "status" in error2 ? Number(error2.status) : void 0;
-}
-function isRefConflict(error2) {
-  const code = status(error2);
-  if (code === 409) return true;
-  if (code !== 422) return false;
-  const message = error2 instanceof Error ? error2.message : String(error2);
-  return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message);
-}
-async function readFile2(octokit, target, path, ref) {
-  try {
-    const { data } = await octokit.rest.repos.getContent({ ...target, path, ref });
-    if (Array.isArray(data) || data.type !== "file") throw new Error(`${path} at ${ref} is not a file`);
-    if ("content" in data && typeof data.content === "string" && (data.content || data.size === 0)) {
-      return Buffer.from(data.content, "base64").toString("utf8");
-    }
-    const blob = await octokit.rest.git.getBlob({ ...target, file_sha: data.sha });
-    return Buffer.from(blob.data.content, "base64").toString("utf8");
-  } catch (error2) {
-    if (status(error2) === 404) return null;
-    throw error2;
-  }
-}
-async function readFiles(octokit, target, paths, ref) {
-  const snapshot = /* @__PURE__ */ new Map();
-  for (const path of paths) snapshot.set(path, await readFile2(octokit, target, path, ref));
-  return snapshot;
-}
-async function commitWithCompareAndSwap(octokit, options) {
-  const target = { owner: options.owner, repo: options.repo };
-  const ref = `heads/${options.branch}`;
-  const maxAttempts = options.maxAttempts ?? 8;
-  const backoff = options.backoffMs ?? defaultBackoff;
-  const sleep3 = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
-    const current = await readFiles(octokit, target, options.paths, head);
-    const wanted = await options.update(current, attempt);
-    const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
-    if (changed.length === 0) return { committed: false, sha: head, attempts: attempt, changed: [] };
-    const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
-    const tree = [];
-    for (const [path, content] of changed) {
-      const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
-      tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
-    }
-    const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
-    const commit = await octokit.rest.git.createCommit({
-      ...target,
-      message: options.message,
-      tree: newTree.data.sha,
-      parents: [head]
-    });
-    try {
-      await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
-      return { committed: true, sha: commit.data.sha, attempts: attempt, changed: changed.map(([p]) => p) };
-    } catch (error2) {
-      if (!isRefConflict(error2)) throw error2;
-      if (attempt < maxAttempts) await sleep3(backoff(attempt));
-    }
-  }
-  throw new CommitConflictError(options.branch, maxAttempts);
 }
 
 // src/github/permissions.ts
@@ -66487,7 +66584,7 @@ async function main() {
   const octokit = createOctokit({ token });
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const clustersInput = getInput("clusters-file");
-  const clustersFile = clustersInput ? isAbsolute(clustersInput) ? clustersInput : join(workspace, clustersInput) : "";
+  const clustersFile = clustersInput ? isAbsolute(clustersInput) ? clustersInput : join2(workspace, clustersInput) : "";
   const promInput = getInput("prometheus-url");
   const timeScale = Number(getInput("time-scale") || "1");
   if (!(timeScale > 0))
@@ -66535,7 +66632,17 @@ async function main() {
       });
     }
   };
-  const result = await recordClosedPullRequest(deps, pull);
+  let result;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      result = await recordClosedPullRequest(deps, pull);
+      break;
+    } catch (error2) {
+      if (attempt >= 3 || !isTransient(error2)) throw error2;
+      warning(`attempt ${attempt} failed (${error2.message}); running the record pass again`);
+      await new Promise((r) => setTimeout(r, defaultBackoff(attempt)));
+    }
+  }
   const recorded = result.recorded.map((r) => ({
     experiment_id: r.experimentId,
     candidate: r.candidate,

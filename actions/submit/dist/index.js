@@ -356,8 +356,8 @@ var require_errors = __commonJS({
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "UndiciError";
         this.code = "UND_ERR";
       }
@@ -368,10 +368,10 @@ var require_errors = __commonJS({
     };
     var kConnectTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_CONNECT_TIMEOUT");
     var ConnectTimeoutError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ConnectTimeoutError";
-        this.message = message || "Connect Timeout Error";
+        this.message = message2 || "Connect Timeout Error";
         this.code = "UND_ERR_CONNECT_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -381,10 +381,10 @@ var require_errors = __commonJS({
     };
     var kHeadersTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HEADERS_TIMEOUT");
     var HeadersTimeoutError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "HeadersTimeoutError";
-        this.message = message || "Headers Timeout Error";
+        this.message = message2 || "Headers Timeout Error";
         this.code = "UND_ERR_HEADERS_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -394,10 +394,10 @@ var require_errors = __commonJS({
     };
     var kHeadersOverflowError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HEADERS_OVERFLOW");
     var HeadersOverflowError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "HeadersOverflowError";
-        this.message = message || "Headers Overflow Error";
+        this.message = message2 || "Headers Overflow Error";
         this.code = "UND_ERR_HEADERS_OVERFLOW";
       }
       static [Symbol.hasInstance](instance) {
@@ -407,10 +407,10 @@ var require_errors = __commonJS({
     };
     var kBodyTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_BODY_TIMEOUT");
     var BodyTimeoutError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "BodyTimeoutError";
-        this.message = message || "Body Timeout Error";
+        this.message = message2 || "Body Timeout Error";
         this.code = "UND_ERR_BODY_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -420,10 +420,10 @@ var require_errors = __commonJS({
     };
     var kResponseStatusCodeError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE_STATUS_CODE");
     var ResponseStatusCodeError = class extends UndiciError {
-      constructor(message, statusCode, headers, body) {
-        super(message);
+      constructor(message2, statusCode, headers, body) {
+        super(message2);
         this.name = "ResponseStatusCodeError";
-        this.message = message || "Response Status Code Error";
+        this.message = message2 || "Response Status Code Error";
         this.code = "UND_ERR_RESPONSE_STATUS_CODE";
         this.body = body;
         this.status = statusCode;
@@ -437,10 +437,10 @@ var require_errors = __commonJS({
     };
     var kInvalidArgumentError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INVALID_ARG");
     var InvalidArgumentError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "InvalidArgumentError";
-        this.message = message || "Invalid Argument Error";
+        this.message = message2 || "Invalid Argument Error";
         this.code = "UND_ERR_INVALID_ARG";
       }
       static [Symbol.hasInstance](instance) {
@@ -450,10 +450,10 @@ var require_errors = __commonJS({
     };
     var kInvalidReturnValueError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INVALID_RETURN_VALUE");
     var InvalidReturnValueError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "InvalidReturnValueError";
-        this.message = message || "Invalid Return Value Error";
+        this.message = message2 || "Invalid Return Value Error";
         this.code = "UND_ERR_INVALID_RETURN_VALUE";
       }
       static [Symbol.hasInstance](instance) {
@@ -463,10 +463,10 @@ var require_errors = __commonJS({
     };
     var kAbortError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_ABORT");
     var AbortError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "AbortError";
-        this.message = message || "The operation was aborted";
+        this.message = message2 || "The operation was aborted";
         this.code = "UND_ERR_ABORT";
       }
       static [Symbol.hasInstance](instance) {
@@ -476,10 +476,10 @@ var require_errors = __commonJS({
     };
     var kRequestAbortedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_ABORTED");
     var RequestAbortedError = class extends AbortError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "AbortError";
-        this.message = message || "Request aborted";
+        this.message = message2 || "Request aborted";
         this.code = "UND_ERR_ABORTED";
       }
       static [Symbol.hasInstance](instance) {
@@ -489,10 +489,10 @@ var require_errors = __commonJS({
     };
     var kInformationalError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INFO");
     var InformationalError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "InformationalError";
-        this.message = message || "Request information";
+        this.message = message2 || "Request information";
         this.code = "UND_ERR_INFO";
       }
       static [Symbol.hasInstance](instance) {
@@ -502,10 +502,10 @@ var require_errors = __commonJS({
     };
     var kRequestContentLengthMismatchError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_CONTENT_LENGTH_MISMATCH");
     var RequestContentLengthMismatchError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "RequestContentLengthMismatchError";
-        this.message = message || "Request body length does not match content-length header";
+        this.message = message2 || "Request body length does not match content-length header";
         this.code = "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH";
       }
       static [Symbol.hasInstance](instance) {
@@ -515,10 +515,10 @@ var require_errors = __commonJS({
     };
     var kResponseContentLengthMismatchError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RES_CONTENT_LENGTH_MISMATCH");
     var ResponseContentLengthMismatchError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ResponseContentLengthMismatchError";
-        this.message = message || "Response body length does not match content-length header";
+        this.message = message2 || "Response body length does not match content-length header";
         this.code = "UND_ERR_RES_CONTENT_LENGTH_MISMATCH";
       }
       static [Symbol.hasInstance](instance) {
@@ -528,10 +528,10 @@ var require_errors = __commonJS({
     };
     var kClientDestroyedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_DESTROYED");
     var ClientDestroyedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ClientDestroyedError";
-        this.message = message || "The client is destroyed";
+        this.message = message2 || "The client is destroyed";
         this.code = "UND_ERR_DESTROYED";
       }
       static [Symbol.hasInstance](instance) {
@@ -541,10 +541,10 @@ var require_errors = __commonJS({
     };
     var kClientClosedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_CLOSED");
     var ClientClosedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ClientClosedError";
-        this.message = message || "The client is closed";
+        this.message = message2 || "The client is closed";
         this.code = "UND_ERR_CLOSED";
       }
       static [Symbol.hasInstance](instance) {
@@ -554,10 +554,10 @@ var require_errors = __commonJS({
     };
     var kSocketError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_SOCKET");
     var SocketError = class extends UndiciError {
-      constructor(message, socket) {
-        super(message);
+      constructor(message2, socket) {
+        super(message2);
         this.name = "SocketError";
-        this.message = message || "Socket error";
+        this.message = message2 || "Socket error";
         this.code = "UND_ERR_SOCKET";
         this.socket = socket;
       }
@@ -568,10 +568,10 @@ var require_errors = __commonJS({
     };
     var kNotSupportedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_NOT_SUPPORTED");
     var NotSupportedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "NotSupportedError";
-        this.message = message || "Not supported error";
+        this.message = message2 || "Not supported error";
         this.code = "UND_ERR_NOT_SUPPORTED";
       }
       static [Symbol.hasInstance](instance) {
@@ -581,10 +581,10 @@ var require_errors = __commonJS({
     };
     var kBalancedPoolMissingUpstreamError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_BPL_MISSING_UPSTREAM");
     var BalancedPoolMissingUpstreamError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "MissingUpstreamError";
-        this.message = message || "No upstream has been added to the BalancedPool";
+        this.message = message2 || "No upstream has been added to the BalancedPool";
         this.code = "UND_ERR_BPL_MISSING_UPSTREAM";
       }
       static [Symbol.hasInstance](instance) {
@@ -594,8 +594,8 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message, code, data) {
-        super(message);
+      constructor(message2, code, data) {
+        super(message2);
         this.name = "HTTPParserError";
         this.code = code ? `HPE_${code}` : void 0;
         this.data = data ? data.toString() : void 0;
@@ -607,10 +607,10 @@ var require_errors = __commonJS({
     };
     var kResponseExceededMaxSizeError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RES_EXCEEDED_MAX_SIZE");
     var ResponseExceededMaxSizeError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ResponseExceededMaxSizeError";
-        this.message = message || "Response content exceeded max size";
+        this.message = message2 || "Response content exceeded max size";
         this.code = "UND_ERR_RES_EXCEEDED_MAX_SIZE";
       }
       static [Symbol.hasInstance](instance) {
@@ -620,10 +620,10 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
-        super(message);
+      constructor(message2, code, { headers, data }) {
+        super(message2);
         this.name = "RequestRetryError";
-        this.message = message || "Request retry error";
+        this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
         this.statusCode = code;
         this.data = data;
@@ -636,10 +636,10 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
-        super(message);
+      constructor(message2, code, { headers, data }) {
+        super(message2);
         this.name = "ResponseError";
-        this.message = message || "Response error";
+        this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
         this.statusCode = code;
         this.data = data;
@@ -652,10 +652,10 @@ var require_errors = __commonJS({
     };
     var kSecureProxyConnectionError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_PRX_TLS");
     var SecureProxyConnectionError = class extends UndiciError {
-      constructor(cause, message, options) {
-        super(message, { cause, ...options ?? {} });
+      constructor(cause, message2, options) {
+        super(message2, { cause, ...options ?? {} });
         this.name = "SecureProxyConnectionError";
-        this.message = message || "Secure Proxy Connection failed";
+        this.message = message2 || "Secure Proxy Connection failed";
         this.code = "UND_ERR_PRX_TLS";
         this.cause = cause;
       }
@@ -666,10 +666,10 @@ var require_errors = __commonJS({
     };
     var kMessageSizeExceededError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_WS_MESSAGE_SIZE_EXCEEDED");
     var MessageSizeExceededError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "MessageSizeExceededError";
-        this.message = message || "Max decompressed message size exceeded";
+        this.message = message2 || "Max decompressed message size exceeded";
         this.code = "UND_ERR_WS_MESSAGE_SIZE_EXCEEDED";
       }
       static [Symbol.hasInstance](instance) {
@@ -2680,14 +2680,14 @@ var require_connect = __commonJS({
       if (socket == null) {
         return;
       }
-      let message = "Connect Timeout Error";
+      let message2 = "Connect Timeout Error";
       if (Array.isArray(socket.autoSelectFamilyAttemptedAddresses)) {
-        message += ` (attempted addresses: ${socket.autoSelectFamilyAttemptedAddresses.join(", ")},`;
+        message2 += ` (attempted addresses: ${socket.autoSelectFamilyAttemptedAddresses.join(", ")},`;
       } else {
-        message += ` (attempted address: ${opts.hostname}:${opts.port},`;
+        message2 += ` (attempted address: ${opts.hostname}:${opts.port},`;
       }
-      message += ` timeout: ${opts.timeout}ms)`;
-      util.destroy(socket, new ConnectTimeoutError(message));
+      message2 += ` timeout: ${opts.timeout}ms)`;
+      util.destroy(socket, new ConnectTimeoutError(message2));
     }
     module.exports = buildConnector;
   }
@@ -3669,15 +3669,15 @@ var require_webidl = __commonJS({
     webidl.converters = {};
     webidl.util = {};
     webidl.errors = {};
-    webidl.errors.exception = function(message) {
-      return new TypeError(`${message.header}: ${message.message}`);
+    webidl.errors.exception = function(message2) {
+      return new TypeError(`${message2.header}: ${message2.message}`);
     };
     webidl.errors.conversionFailed = function(context3) {
       const plural = context3.types.length === 1 ? "" : " one of";
-      const message = `${context3.argument} could not be converted to${plural}: ${context3.types.join(", ")}.`;
+      const message2 = `${context3.argument} could not be converted to${plural}: ${context3.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context3.prefix,
-        message
+        message: message2
       });
     };
     webidl.errors.invalidArgument = function(context3) {
@@ -6002,12 +6002,12 @@ var require_client_h1 = __commonJS({
           return new ResponseContentLengthMismatchError();
         }
         const ptr = llhttp.llhttp_get_error_reason(this.ptr);
-        let message = "";
+        let message2 = "";
         if (ptr) {
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
-          message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
+          message2 = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message2, constants3.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -9765,9 +9765,9 @@ var require_util3 = __commonJS({
         chunks = [];
         length = 0;
       }
-      const message = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
+      const message2 = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
       if (statusCode === 204 || !contentType || !length) {
-        queueMicrotask(() => callback(new ResponseStatusCodeError(message, statusCode, headers)));
+        queueMicrotask(() => callback(new ResponseStatusCodeError(message2, statusCode, headers)));
         return;
       }
       const stackTraceLimit = Error.stackTraceLimit;
@@ -9783,7 +9783,7 @@ var require_util3 = __commonJS({
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
-      queueMicrotask(() => callback(new ResponseStatusCodeError(message, statusCode, headers, payload)));
+      queueMicrotask(() => callback(new ResponseStatusCodeError(message2, statusCode, headers, payload)));
     }
     var isContentTypeApplicationJson = (contentType) => {
       return contentType.length > 15 && contentType[11] === "/" && contentType[0] === "a" && contentType[1] === "p" && contentType[2] === "p" && contentType[3] === "l" && contentType[4] === "i" && contentType[5] === "c" && contentType[6] === "a" && contentType[7] === "t" && contentType[8] === "i" && contentType[9] === "o" && contentType[10] === "n" && contentType[12] === "j" && contentType[13] === "s" && contentType[14] === "o" && contentType[15] === "n";
@@ -10610,11 +10610,11 @@ var require_mock_errors = __commonJS({
     var { UndiciError } = require_errors();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
     var MockNotMatchedError = class _MockNotMatchedError extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         Error.captureStackTrace(this, _MockNotMatchedError);
         this.name = "MockNotMatchedError";
-        this.message = message || "The request does not match any registered mock dispatches";
+        this.message = message2 || "The request does not match any registered mock dispatches";
         this.code = "UND_MOCK_ERR_MOCK_NOT_MATCHED";
       }
       static [Symbol.hasInstance](instance) {
@@ -12913,15 +12913,15 @@ var require_request2 = __commonJS({
           signal = input[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
-        let window2 = "client";
+        let window3 = "client";
         if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window2 = request2.window;
+          window3 = request2.window;
         }
         if (init.window != null) {
-          throw new TypeError(`'window' option '${window2}' must be null`);
+          throw new TypeError(`'window' option '${window3}' must be null`);
         }
         if ("window" in init) {
-          window2 = "no-window";
+          window3 = "no-window";
         }
         request2 = makeRequest({
           // URL request’s URL.
@@ -12936,7 +12936,7 @@ var require_request2 = __commonJS({
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
-          window: window2,
+          window: window3,
           // priority request’s priority.
           priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
@@ -18263,15 +18263,15 @@ var require_websocket = __commonJS({
       this.ws[kResponse].socket.resume();
     }
     function onParserError(err) {
-      let message;
+      let message2;
       let code;
       if (err instanceof CloseEvent) {
-        message = err.reason;
+        message2 = err.reason;
         code = err.code;
       } else {
-        message = err.message;
+        message2 = err.message;
       }
-      fireEvent("error", this, () => new ErrorEvent("error", { error: err, message }));
+      fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
       closeWebSocketConnection(this, code);
     }
     module.exports = {
@@ -18682,24 +18682,24 @@ ${value}`;
         this.dropConsumedChunks();
       }
       handleBOM() {
-        const first = this.peekBufferedByte(0);
+        const first2 = this.peekBufferedByte(0);
         const second = this.peekBufferedByte(1);
         const third = this.peekBufferedByte(2);
         if (second === void 0) {
-          if (first === BOM[0]) {
+          if (first2 === BOM[0]) {
             return true;
           }
           this.checkBOM = false;
           return true;
         }
         if (third === void 0) {
-          if (first === BOM[0] && second === BOM[1]) {
+          if (first2 === BOM[0] && second === BOM[1]) {
             return true;
           }
           this.checkBOM = false;
           return false;
         }
-        if (first === BOM[0] && second === BOM[1] && third === BOM[2]) {
+        if (first2 === BOM[0] && second === BOM[1] && third === BOM[2]) {
           this.discardLeadingBytes(3);
         }
         this.checkBOM = false;
@@ -18731,7 +18731,7 @@ var require_eventsource = __commonJS({
     var experimentalWarned = false;
     var defaultReconnectionTime = 3e3;
     var CONNECTING = 0;
-    var OPEN = 1;
+    var OPEN2 = 1;
     var CLOSED = 2;
     var ANONYMOUS = "anonymous";
     var USE_CREDENTIALS = "use-credentials";
@@ -18863,7 +18863,7 @@ var require_eventsource = __commonJS({
             this.dispatchEvent(new Event("error"));
             return;
           }
-          this.#readyState = OPEN;
+          this.#readyState = OPEN2;
           this.dispatchEvent(new Event("open"));
           this.#state.origin = response.urlList[response.urlList.length - 1].origin;
           const eventSourceStream = new EventSourceStream({
@@ -18970,7 +18970,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: false,
         enumerable: true,
-        value: OPEN,
+        value: OPEN2,
         writable: false
       },
       CLOSED: {
@@ -19371,8 +19371,8 @@ var require_lib = __commonJS({
     var ExponentialBackoffCeiling = 10;
     var ExponentialBackoffTimeSlice = 5;
     var HttpClientError = class _HttpClientError extends Error {
-      constructor(message, statusCode) {
-        super(message);
+      constructor(message2, statusCode) {
+        super(message2);
         this.name = "HttpClientError";
         this.statusCode = statusCode;
         Object.setPrototypeOf(this, _HttpClientError.prototype);
@@ -19380,8 +19380,8 @@ var require_lib = __commonJS({
     };
     exports.HttpClientError = HttpClientError;
     var HttpClientResponse = class {
-      constructor(message) {
-        this.message = message;
+      constructor(message2) {
+        this.message = message2;
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
@@ -21257,12 +21257,12 @@ var require_errors2 = __commonJS({
       }
       return [E.schemaPath, schPath];
     }
-    function extraErrorProps(cxt, { params, message }, keyValues) {
+    function extraErrorProps(cxt, { params, message: message2 }, keyValues) {
       const { keyword, data, schemaValue, it } = cxt;
       const { opts, propertyName, topSchemaRef, schemaPath } = it;
       keyValues.push([E.keyword, keyword], [E.params, typeof params == "function" ? params(cxt) : params || (0, codegen_1._)`{}`]);
       if (opts.messages) {
-        keyValues.push([E.message, typeof message == "function" ? message(cxt) : message]);
+        keyValues.push([E.message, typeof message2 == "function" ? message2(cxt) : message2]);
       }
       if (opts.verbose) {
         keyValues.push([E.schema, schemaValue], [E.parentSchema, (0, codegen_1._)`${topSchemaRef}${schemaPath}`], [names_1.default.data, data]);
@@ -24448,11 +24448,11 @@ var require_core = __commonJS({
         }
         const valid = this.validate($schema, schema);
         if (!valid && throwOrLogError) {
-          const message = "schema is invalid: " + this.errorsText();
+          const message2 = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
-            this.logger.error(message);
+            this.logger.error(message2);
           else
-            throw new Error(message);
+            throw new Error(message2);
         }
         return valid;
       }
@@ -26727,11 +26727,11 @@ var require_format = __commonJS({
           }
           function getFormat(fmtDef) {
             const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const fmt2 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
-              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt2}.validate`];
             }
-            return ["string", fmtDef, fmt];
+            return ["string", fmtDef, fmt2];
           }
           function validCondition() {
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
@@ -31080,22 +31080,22 @@ var require_errors3 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name, pos, code, message2) {
         super();
         this.name = name;
         this.code = code;
-        this.message = message;
+        this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLParseError", pos, code, message);
+      constructor(pos, code, message2) {
+        super("YAMLParseError", pos, code, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLWarning", pos, code, message);
+      constructor(pos, code, message2) {
+        super("YAMLWarning", pos, code, message2);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -31775,8 +31775,8 @@ var require_compose_collection = __commonJS({
         const { anchor, newlineAfterProp: nl } = props;
         const lastProp = anchor && tagToken ? anchor.offset > tagToken.offset ? anchor : tagToken : anchor ?? tagToken;
         if (lastProp && (!nl || nl.offset < lastProp.offset)) {
-          const message = "Missing newline after block sequence props";
-          onError(lastProp, "MISSING_CHAR", message);
+          const message2 = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message2);
         }
       }
       const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
@@ -31848,15 +31848,15 @@ var require_resolve_block_scalar = __commonJS({
             trimIndent = indent.length;
         } else {
           if (indent.length < trimIndent) {
-            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
-            onError(offset + indent.length, "MISSING_CHAR", message);
+            const message2 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message2);
           }
           if (header.indent === 0)
             trimIndent = indent.length;
           contentStart = i;
           if (trimIndent === 0 && !ctx.atRoot) {
-            const message = "Block scalar values in collections must be indented";
-            onError(offset, "BAD_INDENT", message);
+            const message2 = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message2);
           }
           break;
         }
@@ -31879,8 +31879,8 @@ var require_resolve_block_scalar = __commonJS({
           content = content.slice(0, -1);
         if (content && indent.length < trimIndent) {
           const src = header.indent ? "explicit indentation indicator" : "first line";
-          const message = `Block scalar lines must not be less indented than their ${src}`;
-          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          const message2 = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
@@ -31958,8 +31958,8 @@ var require_resolve_block_scalar = __commonJS({
             break;
           case "comment":
             if (strict && !hasSpace) {
-              const message = "Comments must be separated from other tokens by white space characters";
-              onError(token, "MISSING_CHAR", message);
+              const message2 = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message2);
             }
             length += token.source.length;
             comment = token.source.substring(1);
@@ -31970,8 +31970,8 @@ var require_resolve_block_scalar = __commonJS({
             break;
           /* istanbul ignore next should not happen */
           default: {
-            const message = `Unexpected token in block scalar header: ${token.type}`;
-            onError(token, "UNEXPECTED_TOKEN", message);
+            const message2 = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message2);
             const ts = token.source;
             if (ts && typeof ts === "string")
               length += ts.length;
@@ -31982,9 +31982,9 @@ var require_resolve_block_scalar = __commonJS({
     }
     function splitLines(source) {
       const split = source.split(/\n( *)/);
-      const first = split[0];
-      const m = first.match(/^( *)/);
-      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
+      const first2 = split[0];
+      const m = first2.match(/^( *)/);
+      const line0 = m?.[1] ? [m[1], first2.slice(m[1].length)] : ["", first2];
       const lines = [line0];
       for (let i = 1; i < split.length; i += 2)
         lines.push([split[i], split[i + 1]]);
@@ -32364,13 +32364,13 @@ var require_compose_node = __commonJS({
             if (anchor)
               node.anchor = anchor.source.substring(1);
           } catch (error2) {
-            const message = error2 instanceof Error ? error2.message : String(error2);
-            onError(token, "RESOURCE_EXHAUSTION", message);
+            const message2 = error2 instanceof Error ? error2.message : String(error2);
+            onError(token, "RESOURCE_EXHAUSTION", message2);
           }
           break;
         default: {
-          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
-          onError(token, "UNEXPECTED_TOKEN", message);
+          const message2 = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message2);
           isSrcToken = false;
         }
       }
@@ -32526,12 +32526,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message, warning) => {
+        this.onError = (source, code, message2, warning) => {
           const pos = getErrorPos(source);
           if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            this.warnings.push(new errors.YAMLWarning(pos, code, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code, message));
+            this.errors.push(new errors.YAMLParseError(pos, code, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -32601,10 +32601,10 @@ ${cb}` : comment;
           console.dir(token, { depth: null });
         switch (token.type) {
           case "directive":
-            this.directives.add(token.source, (offset, message, warning) => {
+            this.directives.add(token.source, (offset, message2, warning) => {
               const pos = getErrorPos(token);
               pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message, warning);
+              this.onError(pos, "BAD_DIRECTIVE", message2, warning);
             });
             this.prelude.push(token.source);
             this.atDirectives = true;
@@ -32693,12 +32693,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code, message) => {
+        const _onError = (pos, code, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code, message);
+            onError(offset, code, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+            throw new errors.YAMLParseError([offset, offset + 1], code, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -33411,9 +33411,9 @@ var require_lexer = __commonJS({
         }
       }
       *parseQuotedScalar() {
-        const quote2 = this.charAt(0);
-        let end = this.buffer.indexOf(quote2, this.pos + 1);
-        if (quote2 === "'") {
+        const quote3 = this.charAt(0);
+        let end = this.buffer.indexOf(quote3, this.pos + 1);
+        if (quote3 === "'") {
           while (end !== -1 && this.buffer[end + 1] === "'")
             end = this.buffer.indexOf("'", end + 2);
         } else {
@@ -33858,8 +33858,8 @@ var require_parser = __commonJS({
         }
         const type = cst.tokenType(source);
         if (!type) {
-          const message = `Not a YAML token: ${source}`;
-          yield* this.pop({ type: "error", offset: this.offset, message, source });
+          const message2 = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message: message2, source });
           this.offset += source.length;
         } else if (type === "scalar") {
           this.atNewLine = false;
@@ -33949,8 +33949,8 @@ var require_parser = __commonJS({
       *pop(error2) {
         const token = error2 ?? this.stack.pop();
         if (!token) {
-          const message = "Tried to pop an empty stack";
-          yield { type: "error", offset: this.offset, source: "", message };
+          const message2 = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message: message2 };
         } else if (this.stack.length === 0) {
           yield token;
         } else {
@@ -34917,8 +34917,8 @@ var require_semver = __commonJS({
       var v = parse3(version, options);
       return v ? v.version : null;
     }
-    exports.clean = clean2;
-    function clean2(version, options) {
+    exports.clean = clean3;
+    function clean3(version, options) {
       var s = parse3(version.trim().replace(/^[=v]+/, ""), options);
       return s ? s.version : null;
     }
@@ -35199,13 +35199,13 @@ var require_semver = __commonJS({
     function patch(a, loose) {
       return new SemVer(a, loose).patch;
     }
-    exports.compare = compare;
-    function compare(a, b, loose) {
+    exports.compare = compare2;
+    function compare2(a, b, loose) {
       return new SemVer(a, loose).compare(new SemVer(b, loose));
     }
     exports.compareLoose = compareLoose;
     function compareLoose(a, b) {
-      return compare(a, b, true);
+      return compare2(a, b, true);
     }
     exports.compareBuild = compareBuild;
     function compareBuild(a, b, loose) {
@@ -35215,7 +35215,7 @@ var require_semver = __commonJS({
     }
     exports.rcompare = rcompare;
     function rcompare(a, b, loose) {
-      return compare(b, a, loose);
+      return compare2(b, a, loose);
     }
     exports.sort = sort;
     function sort(list, loose) {
@@ -35231,27 +35231,27 @@ var require_semver = __commonJS({
     }
     exports.gt = gt;
     function gt(a, b, loose) {
-      return compare(a, b, loose) > 0;
+      return compare2(a, b, loose) > 0;
     }
     exports.lt = lt;
     function lt(a, b, loose) {
-      return compare(a, b, loose) < 0;
+      return compare2(a, b, loose) < 0;
     }
     exports.eq = eq;
     function eq(a, b, loose) {
-      return compare(a, b, loose) === 0;
+      return compare2(a, b, loose) === 0;
     }
     exports.neq = neq;
     function neq(a, b, loose) {
-      return compare(a, b, loose) !== 0;
+      return compare2(a, b, loose) !== 0;
     }
     exports.gte = gte;
     function gte(a, b, loose) {
-      return compare(a, b, loose) >= 0;
+      return compare2(a, b, loose) >= 0;
     }
     exports.lte = lte;
     function lte(a, b, loose) {
-      return compare(a, b, loose) <= 0;
+      return compare2(a, b, loose) <= 0;
     }
     exports.cmp = cmp;
     function cmp(a, op, b, loose) {
@@ -42735,7 +42735,7 @@ var require_keyParser = __commonJS({
     var {
       createDecipheriv,
       createECDH,
-      createHash: createHash3,
+      createHash: createHash4,
       createHmac,
       createSign,
       createVerify,
@@ -43423,11 +43423,11 @@ ${formatted}-----END ${type} KEY-----`;
                 );
               }
               const ivSlice = bufferSlice(cipherIV, 0, 8);
-              let cipherKey = createHash3("md5").update(passphrase).update(ivSlice).digest();
+              let cipherKey = createHash4("md5").update(passphrase).update(ivSlice).digest();
               while (cipherKey.length < encInfo.keyLen) {
                 cipherKey = combineBuffers(
                   cipherKey,
-                  createHash3("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
+                  createHash4("md5").update(cipherKey).update(passphrase).update(ivSlice).digest()
                 );
               }
               if (cipherKey.length > encInfo.keyLen)
@@ -43592,8 +43592,8 @@ ${formatted}-----END ${type} KEY-----`;
         if (encrypted) {
           const encInfo = CIPHER_INFO[cipherName];
           let cipherKey = combineBuffers(
-            createHash3("sha1").update(PPK_PP1).update(passphrase).digest(),
-            createHash3("sha1").update(PPK_PP2).update(passphrase).digest()
+            createHash4("sha1").update(PPK_PP1).update(passphrase).digest(),
+            createHash4("sha1").update(PPK_PP2).update(passphrase).digest()
           );
           if (cipherKey.length > encInfo.keyLen)
             cipherKey = bufferSlice(cipherKey, 0, encInfo.keyLen);
@@ -43633,7 +43633,7 @@ ${formatted}-----END ${type} KEY-----`;
           passphrase = EMPTY_PASSPHRASE;
         const calcMAC = createHmac(
           "sha1",
-          createHash3("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
+          createHash4("sha1").update("putty-private-key-file-mac-key").update(passphrase).digest()
         ).update(macData).digest("hex");
         if (calcMAC !== mac) {
           if (encrypted) {
@@ -44819,9 +44819,9 @@ var require_zlib = __commonJS({
     function processCallback() {
       throw new Error("Should not get here");
     }
-    function zlibOnError(message, errno, code) {
+    function zlibOnError(message2, errno, code) {
       const self2 = this._owner;
-      const error2 = new Error(message);
+      const error2 = new Error(message2);
       error2.errno = errno;
       error2.code = code;
       self2._err = error2;
@@ -45520,7 +45520,7 @@ var require_handlers_misc = __commonJS({
         bufferParser.init(payload, 1);
         const type = bufferParser.readString(true);
         const sender = bufferParser.readUInt32BE();
-        const window2 = bufferParser.readUInt32BE();
+        const window3 = bufferParser.readUInt32BE();
         const packetSize = bufferParser.readUInt32BE();
         let channelInfo;
         switch (type) {
@@ -45535,7 +45535,7 @@ var require_handlers_misc = __commonJS({
               channelInfo = {
                 type,
                 sender,
-                window: window2,
+                window: window3,
                 packetSize,
                 data: { destIP, destPort, srcIP, srcPort }
               };
@@ -45550,7 +45550,7 @@ var require_handlers_misc = __commonJS({
               channelInfo = {
                 type,
                 sender,
-                window: window2,
+                window: window3,
                 packetSize,
                 data: { socketPath }
               };
@@ -45564,7 +45564,7 @@ var require_handlers_misc = __commonJS({
               channelInfo = {
                 type,
                 sender,
-                window: window2,
+                window: window3,
                 packetSize,
                 data: { srcIP, srcPort }
               };
@@ -45575,7 +45575,7 @@ var require_handlers_misc = __commonJS({
             channelInfo = {
               type,
               sender,
-              window: window2,
+              window: window3,
               packetSize,
               data: {}
             };
@@ -45604,7 +45604,7 @@ var require_handlers_misc = __commonJS({
         bufferParser.init(payload, 1);
         const recipient = bufferParser.readUInt32BE();
         const sender = bufferParser.readUInt32BE();
-        const window2 = bufferParser.readUInt32BE();
+        const window3 = bufferParser.readUInt32BE();
         const packetSize = bufferParser.readUInt32BE();
         const data = bufferParser.avail() ? bufferParser.readRaw() : void 0;
         bufferParser.clear();
@@ -45619,7 +45619,7 @@ var require_handlers_misc = __commonJS({
         );
         const handler2 = self2._handlers.CHANNEL_OPEN_CONFIRMATION;
         if (handler2)
-          handler2(self2, { recipient, sender, window: window2, packetSize, data });
+          handler2(self2, { recipient, sender, window: window3, packetSize, data });
       },
       [MESSAGE.CHANNEL_OPEN_FAILURE]: (self2, payload) => {
         bufferParser.init(payload, 1);
@@ -45955,7 +45955,7 @@ var require_kex = __commonJS({
       createDiffieHellman,
       createDiffieHellmanGroup,
       createECDH,
-      createHash: createHash3,
+      createHash: createHash4,
       createPublicKey,
       diffieHellman,
       generateKeyPairSync,
@@ -46381,7 +46381,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          const hash = createHash3(this.hashName);
+          const hash = createHash4(this.hashName);
           hashString(hash, isServer ? this._remoteIdentRaw : this._identRaw);
           hashString(hash, isServer ? this._identRaw : this._remoteIdentRaw);
           hashString(hash, isServer ? this._remoteKexinit : this._kexinit);
@@ -47389,9 +47389,9 @@ var require_kex = __commonJS({
     function generateKEXVal(len, hashName, secret, exchangeHash, sessionID, char) {
       let ret;
       if (len) {
-        let digest = createHash3(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
+        let digest = createHash4(hashName).update(secret).update(exchangeHash).update(char).update(sessionID).digest();
         while (digest.length < len) {
-          const chunk = createHash3(hashName).update(secret).update(exchangeHash).update(digest).digest();
+          const chunk = createHash4(hashName).update(secret).update(exchangeHash).update(digest).digest();
           const extended = Buffer.allocUnsafe(digest.length + chunk.length);
           extended.set(digest, 0);
           extended.set(chunk, digest.length);
@@ -49184,11 +49184,11 @@ var require_node_fs_compat = __commonJS({
       return `of ${thing} ${String(expected)}`;
     }
     exports.ERR_INTERNAL_ASSERTION = class ERR_INTERNAL_ASSERTION extends Error {
-      constructor(message) {
+      constructor(message2) {
         super();
         Error.captureStackTrace(this, ERR_INTERNAL_ASSERTION);
         const suffix = "This is caused by either a bug in ssh2 or incorrect usage of ssh2 internals.\nPlease open an issue with this stack trace at https://github.com/mscdex/ssh2/issues\n";
-        this.message = message === void 0 ? suffix : `${message}
+        this.message = message2 === void 0 ? suffix : `${message2}
 ${suffix}`;
       }
     };
@@ -50672,13 +50672,13 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} HANDLE`
         );
       }
-      status(reqid, code, message) {
+      status(reqid, code, message2) {
         if (!this.server)
           throw new Error("Server-only method called in client mode");
         if (!VALID_STATUS_CODES.has(code))
           throw new Error(`Bad status code: ${code}`);
-        message || (message = "");
-        const msgLen = Buffer.byteLength(message);
+        message2 || (message2 = "");
+        const msgLen = Buffer.byteLength(message2);
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + 4 + msgLen + 4);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -50688,7 +50688,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, msgLen, p += 4);
         p += 4;
         if (msgLen) {
-          buf.utf8Write(message, p, msgLen);
+          buf.utf8Write(message2, p, msgLen);
           p += msgLen;
         }
         writeUInt32BE(buf, 0, p);
@@ -52345,15 +52345,15 @@ var require_Channel = __commonJS({
         const outgoing = channel.outgoing;
         const packetSize = outgoing.packetSize;
         const id = outgoing.id;
-        let window2 = outgoing.window;
+        let window3 = outgoing.window;
         const len = data.length;
         let p = 0;
         if (outgoing.state !== "open")
           return;
-        while (len - p > 0 && window2 > 0) {
+        while (len - p > 0 && window3 > 0) {
           let sliceLen = len - p;
-          if (sliceLen > window2)
-            sliceLen = window2;
+          if (sliceLen > window3)
+            sliceLen = window3;
           if (sliceLen > packetSize)
             sliceLen = packetSize;
           if (p === 0 && sliceLen === len)
@@ -52361,11 +52361,11 @@ var require_Channel = __commonJS({
           else
             protocol.channelExtData(id, bufferSlice(data, p, p + sliceLen), STDERR);
           p += sliceLen;
-          window2 -= sliceLen;
+          window3 -= sliceLen;
         }
-        outgoing.window = window2;
+        outgoing.window = window3;
         if (len - p > 0) {
-          if (window2 === 0)
+          if (window3 === 0)
             channel._waitWindow = true;
           if (p > 0)
             channel._chunkErr = bufferSlice(data, p, len);
@@ -52427,15 +52427,15 @@ var require_Channel = __commonJS({
         const outgoing = this.outgoing;
         const packetSize = outgoing.packetSize;
         const id = outgoing.id;
-        let window2 = outgoing.window;
+        let window3 = outgoing.window;
         const len = data.length;
         let p = 0;
         if (outgoing.state !== "open")
           return;
-        while (len - p > 0 && window2 > 0) {
+        while (len - p > 0 && window3 > 0) {
           let sliceLen = len - p;
-          if (sliceLen > window2)
-            sliceLen = window2;
+          if (sliceLen > window3)
+            sliceLen = window3;
           if (sliceLen > packetSize)
             sliceLen = packetSize;
           if (p === 0 && sliceLen === len)
@@ -52443,11 +52443,11 @@ var require_Channel = __commonJS({
           else
             protocol.channelData(id, bufferSlice(data, p, p + sliceLen));
           p += sliceLen;
-          window2 -= sliceLen;
+          window3 -= sliceLen;
         }
-        outgoing.window = window2;
+        outgoing.window = window3;
         if (len - p > 0) {
-          if (window2 === 0)
+          if (window3 === 0)
             this._waitWindow = true;
           if (p > 0)
             this._chunk = bufferSlice(data, p, len);
@@ -52826,7 +52826,7 @@ var require_client2 = __commonJS({
   "node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
-      createHash: createHash3,
+      createHash: createHash4,
       getHashes,
       randomFillSync
     } = __require("crypto");
@@ -53048,7 +53048,7 @@ var require_client2 = __commonJS({
           }
           hostVerifier = (key, verify) => {
             if (hashAlgo)
-              key = createHash3(hashAlgo).update(key).digest("hex");
+              key = createHash4(hashAlgo).update(key).digest("hex");
             const ret = hashCb(key, verify);
             if (ret !== void 0)
               verify(ret);
@@ -56349,7 +56349,7 @@ var require_lib3 = __commonJS({
 });
 
 // actions/submit/main.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -56378,31 +56378,31 @@ function toCommandProperties(annotationProperties) {
 }
 
 // node_modules/@actions/core/lib/command.js
-function issueCommand(command, properties, message) {
-  const cmd = new Command(command, properties, message);
+function issueCommand(command, properties, message2) {
+  const cmd = new Command(command, properties, message2);
   process.stdout.write(cmd.toString() + os.EOL);
 }
 var CMD_STRING = "::";
 var Command = class {
-  constructor(command, properties, message) {
+  constructor(command, properties, message2) {
     if (!command) {
       command = "missing.command";
     }
     this.command = command;
     this.properties = properties;
-    this.message = message;
+    this.message = message2;
   }
   toString() {
     let cmdStr = CMD_STRING + this.command;
     if (this.properties && Object.keys(this.properties).length > 0) {
       cmdStr += " ";
-      let first = true;
+      let first2 = true;
       for (const key in this.properties) {
         if (this.properties.hasOwnProperty(key)) {
           const val = this.properties[key];
           if (val) {
-            if (first) {
-              first = false;
+            if (first2) {
+              first2 = false;
             } else {
               cmdStr += ",";
             }
@@ -56426,7 +56426,7 @@ function escapeProperty(s) {
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
-function issueFileCommand(command, message) {
+function issueFileCommand(command, message2) {
   const filePath = process.env[`GITHUB_${command}`];
   if (!filePath) {
     throw new Error(`Unable to find environment variable for file command ${command}`);
@@ -56434,7 +56434,7 @@ function issueFileCommand(command, message) {
   if (!fs.existsSync(filePath)) {
     throw new Error(`Missing file at path: ${filePath}`);
   }
-  fs.appendFileSync(filePath, `${toCommandValue(message)}${os2.EOL}`, {
+  fs.appendFileSync(filePath, `${toCommandValue(message2)}${os2.EOL}`, {
     encoding: "utf8"
   });
 }
@@ -56691,11 +56691,11 @@ var Summary = class {
    */
   addTable(rows) {
     const tableBody = rows.map((row) => {
-      const cells = row.map((cell2) => {
-        if (typeof cell2 === "string") {
-          return this.wrap("td", cell2);
+      const cells = row.map((cell3) => {
+        if (typeof cell3 === "string") {
+          return this.wrap("td", cell3);
         }
-        const { header, data, colspan, rowspan } = cell2;
+        const { header, data, colspan, rowspan } = cell3;
         const tag = header ? "th" : "td";
         const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
         return this.wrap(tag, data, attrs);
@@ -56836,15 +56836,15 @@ function setOutput(name, value) {
   process.stdout.write(os4.EOL);
   issueCommand("set-output", { name }, toCommandValue(value));
 }
-function setFailed(message) {
+function setFailed(message2) {
   process.exitCode = ExitCode.Failure;
-  error(message);
+  error(message2);
 }
-function error(message, properties = {}) {
-  issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+function error(message2, properties = {}) {
+  issueCommand("error", toCommandProperties(properties), message2 instanceof Error ? message2.toString() : message2);
 }
-function info(message) {
-  process.stdout.write(message + os4.EOL);
+function info(message2) {
+  process.stdout.write(message2 + os4.EOL);
 }
 
 // node_modules/@actions/github/lib/context.js
@@ -57932,8 +57932,8 @@ var RequestError = class extends Error {
    * Response object if a response was received
    */
   response;
-  constructor(message, statusCode, options) {
-    super(message, { cause: options.cause });
+  constructor(message2, statusCode, options) {
+    super(message2, { cause: options.cause });
     this.name = "HttpError";
     this.status = Number.parseInt(statusCode);
     if (Number.isNaN(this.status)) {
@@ -58001,22 +58001,22 @@ async function fetchWrapper(requestOptions) {
       ...requestOptions.body && { duplex: "half" }
     });
   } catch (error2) {
-    let message = "Unknown Error";
+    let message2 = "Unknown Error";
     if (error2 instanceof Error) {
       if (error2.name === "AbortError") {
         error2.status = 500;
         throw error2;
       }
-      message = error2.message;
+      message2 = error2.message;
       if (error2.name === "TypeError" && "cause" in error2) {
         if (error2.cause instanceof Error) {
-          message = error2.cause.message;
+          message2 = error2.cause.message;
         } else if (typeof error2.cause === "string") {
-          message = error2.cause;
+          message2 = error2.cause;
         }
       }
     }
-    const requestError = new RequestError(message, 500, {
+    const requestError = new RequestError(message2, 500, {
       request: requestOptions
     });
     requestError.cause = error2;
@@ -61148,8 +61148,8 @@ var RECORDED_AT_CLOSE = {
   learn: "Noted: this lesson will be added to the experiment record when the pull request is closed or merged."
 };
 function quote(body) {
-  const first = body.trim().split("\n", 1)[0] ?? "";
-  return `> ${first.slice(0, 200)}`;
+  const first2 = body.trim().split("\n", 1)[0] ?? "";
+  return `> ${first2.slice(0, 200)}`;
 }
 async function routeComment(octokit, event, handlers, options) {
   const parsed = parseCommand(event.comment.body);
@@ -61169,23 +61169,23 @@ ${text2}`
   });
   await reactToComment(octokit, commentRef, "received");
   if (!event.isPullRequest) {
-    const message = "`/topo` commands work on pull requests that add or change a candidate topology.";
-    await reply(message);
+    const message2 = "`/topo` commands work on pull requests that add or change a candidate topology.";
+    await reply(message2);
     await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "invalid", message };
+    return { outcome: "invalid", message: message2 };
   }
   if (parsed.kind === "invalid") {
-    const message = helpText(parsed.reason);
-    await reply(message);
+    const message2 = helpText(parsed.reason);
+    await reply(message2);
     await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "invalid", message };
+    return { outcome: "invalid", message: message2 };
   }
   const command = parsed.name;
   if (command === "help") {
-    const message = helpText();
-    await reply(message);
+    const message2 = helpText();
+    await reply(message2);
     await reactToComment(octokit, commentRef, "succeeded");
-    return { outcome: "done", command, message };
+    return { outcome: "done", command, message: message2 };
   }
   const { data: pull } = await octokit.rest.pulls.get({ owner, repo, pull_number: event.issueNumber });
   const origin = pullOrigin(pull);
@@ -61204,10 +61204,10 @@ ${text2}`
     }
   }
   if (pull.state !== "open" && command !== "conclude") {
-    const message = `This pull request is ${pull.merged_at ? "merged" : "closed"}: \`/topo ${command}\` only works on open pull requests.`;
-    await reply(message);
+    const message2 = `This pull request is ${pull.merged_at ? "merged" : "closed"}: \`/topo ${command}\` only works on open pull requests.`;
+    await reply(message2);
     await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "refused", command, message };
+    return { outcome: "refused", command, message: message2 };
   }
   const ctx = {
     octokit,
@@ -61224,25 +61224,25 @@ ${text2}`
   };
   const handler2 = handlers[command];
   if (!handler2 && RECORDED_AT_CLOSE[command]) {
-    const message = RECORDED_AT_CLOSE[command];
-    await reply(message);
+    const message2 = RECORDED_AT_CLOSE[command];
+    await reply(message2);
     await reactToComment(octokit, commentRef, "succeeded");
-    return { outcome: "done", command, message };
+    return { outcome: "done", command, message: message2 };
   }
   if (!handler2) {
-    const message = `\`/topo ${command}\` is not available in this installation.`;
-    await reply(message);
+    const message2 = `\`/topo ${command}\` is not available in this installation.`;
+    await reply(message2);
     await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "unavailable", command, message };
+    return { outcome: "unavailable", command, message: message2 };
   }
   let result;
   try {
     result = await handler2(ctx);
   } catch (e) {
-    const message = `\`/topo ${command}\` failed: ${e.message}`;
-    await reply(message);
+    const message2 = `\`/topo ${command}\` failed: ${e.message}`;
+    await reply(message2);
     await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "failed", command, message };
+    return { outcome: "failed", command, message: message2 };
   }
   if (result.message) await reply(result.message);
   await reactToComment(octokit, commentRef, result.ok ? "succeeded" : "refused");
@@ -61264,9 +61264,9 @@ async function routeSubmitLabel(octokit, event, handler2, options) {
   }
   if (pull.state !== "open") return { outcome: "ignored", why: "pull request is not open" };
   if (!handler2) {
-    const message = "Submitting is not available in this installation.";
-    await reply(message);
-    return { outcome: "unavailable", command: "submit", message };
+    const message2 = "Submitting is not available in this installation.";
+    await reply(message2);
+    return { outcome: "unavailable", command: "submit", message: message2 };
   }
   const result = await handler2({
     octokit,
@@ -61308,8 +61308,21 @@ function formatIssue(issue3) {
 import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
 import { posix as posix2, resolve } from "node:path";
 
+// src/topology/expand.ts
+import { createHash } from "node:crypto";
+
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
+var METRIC_SERVICE_LABEL = {
+  renderer: "sensorsim",
+  driver: "driver",
+  physics: "physics",
+  controller: "controller",
+  trafficsim: "traffic"
+};
+function serviceFromMetricLabel(label) {
+  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+}
 var CACHE_KEYS = {
   renderer: "nre_cache_size",
   physics: "physics_cache_size"
@@ -61335,54 +61348,58 @@ var FIXED_INPUT_KEYS = {
   cameras: "cameras",
   controlTimestep: "runtime.simulation_config.control_timestep_us"
 };
+var SCRAPE_INTERVAL_S = 5;
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
 var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
 var CAPACITY_IMBALANCE_LIMIT = 1.25;
-
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas * concurrency;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
-    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
+var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
+var RAW_METRICS = {
+  rolloutsTotal: "alpasim_rollouts_total",
+  simulationElapsed: "alpasim_simulation_elapsed_seconds",
+  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
+  rpcDuration: "alpasim_rpc_duration_seconds",
+  rpcBlocking: "alpasim_rpc_blocking_seconds",
+  rolloutDuration: "alpasim_rollout_duration_seconds",
+  stepDuration: "alpasim_step_duration_seconds",
+  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
+  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
+  eventLoopWork: "alpasim_event_loop_work_seconds_total",
+  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
+  fbUsed: "DCGM_FI_DEV_FB_USED",
+  fbFree: "DCGM_FI_DEV_FB_FREE",
+  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
+  processCpu: "namedprocess_namegroup_cpu_seconds_total",
+  processMemory: "namedprocess_namegroup_memory_bytes",
+  hostMemAvailable: "node_memory_MemAvailable_bytes",
+  hostMemTotal: "node_memory_MemTotal_bytes",
+  hostCpu: "node_cpu_seconds_total"
+};
+var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
+var RECORDING_RULES = {
+  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
+  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
+  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
+  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
+  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
+  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
+  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
+  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
+  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
+  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
+  gpuUtil: "alpasim:gpu_utilization_percent:avg",
+  gpuMemory: "alpasim:gpu_memory_gb:avg",
+  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
+  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s"
+};
+var GRAFANA_DASHBOARD = { uid: "alpasim-runtime", title: "AlpaSim Runtime" };
 
 // src/topology/expand.ts
-import { createHash } from "node:crypto";
 function isPlainObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -61504,7 +61521,8 @@ function topologyDiff(from, to) {
   const changes = [];
   for (const leaf of topologyLeaves(to)) {
     const before = a.get(leaf.key);
-    if (canonicalJson(before) !== canonicalJson(leaf.value)) changes.push({ key: leaf.key, from: before, to: leaf.value });
+    if (canonicalJson(before) !== canonicalJson(leaf.value))
+      changes.push({ key: leaf.key, from: before, to: leaf.value });
     a.delete(leaf.key);
   }
   for (const [key, before] of a) changes.push({ key, from: before, to: void 0 });
@@ -61514,6 +61532,302 @@ function hydraValue(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return `[${value.map(hydraValue).join(",")}]`;
   return String(value);
+}
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
+    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances,
+        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x) {
+  const round2 = (v) => Math.round(v * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round2(x[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round2(x[1 + SERVICES.length] ?? 0),
+      physics: round2(x[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round2(x[0] ?? 0)
+  };
+}
+function solve(a, b) {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
+    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m[r][col] / m[col][col];
+      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
+    }
+  }
+  return m.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
+    const x = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v) => v < -1e-9)) continue;
+      free.forEach((j, k) => {
+        x[j] = Math.max(0, sol[k]);
+      });
+    }
+    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run of tried) {
+    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run.name, gpu, topology: run.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  prior.forEach((value, j) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b);
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x = fitWithPrior(informative, p);
+  const model = fromVector(x);
+  const envelope = [0.5, 1.5].map(
+    (k) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v) => v * k)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run of record?.runs ?? []) {
+    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
+    tried.push({
+      name: run.name,
+      parent: run.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run.status,
+      observation: observationOf(run)
+    });
+    seen.add(run.name);
+  }
+  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run) {
+  const failure = run.failures?.[0];
+  return {
+    ...run.verdict ? { verdict: run.verdict } : {},
+    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
+    ...run.comparison ? { comparison: run.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
 // src/topology/render.ts
@@ -61541,13 +61855,17 @@ var PATTERNS = {
 function check(value, pattern, what) {
   const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
   if (typeof text2 !== "string" || !pattern.test(text2)) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
+    );
   }
   return text2;
 }
 function checkCount(value, what, max) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} is not a whole number in 1-${max}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} is not a whole number in 1-${max}`
+    );
   }
   return value;
 }
@@ -61558,24 +61876,43 @@ function jobName(experimentId, candidate, expanded) {
 }
 function topologyValue(key, value) {
   const ok = value === null || typeof value === "boolean" || typeof value === "number" && Number.isInteger(value) && value >= 0 || Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "number" && Number.isInteger(v) && v >= 0);
-  if (!ok) throw new RenderError(`refusing to render: topology value of ${key} ${JSON.stringify(value)} is not a count, a boolean, null or a list of GPU indices`);
+  if (!ok)
+    throw new RenderError(
+      `refusing to render: topology value of ${key} ${JSON.stringify(value)} is not a count, a boolean, null or a list of GPU indices`
+    );
   return hydraValue(value);
 }
 function fixedOverrides(experiment) {
   const fi = experiment.fixed_inputs;
   const out = [];
-  if (fi.scenes !== void 0) out.push(`${FIXED_INPUT_KEYS.scenes}=${check(fi.scenes, PATTERNS.fixedValue, "scenes")}`);
+  if (fi.scenes !== void 0)
+    out.push(`${FIXED_INPUT_KEYS.scenes}=${check(fi.scenes, PATTERNS.fixedValue, "scenes")}`);
   if (fi.rollouts_per_scene !== void 0)
-    out.push(`${FIXED_INPUT_KEYS.rolloutsPerScene}=${checkCount(fi.rollouts_per_scene, "rollouts_per_scene", 1e6)}`);
-  if (fi.cameras !== void 0) out.push(`+${FIXED_INPUT_KEYS.cameras}=${check(fi.cameras, PATTERNS.fixedValue, "cameras")}`);
+    out.push(
+      `${FIXED_INPUT_KEYS.rolloutsPerScene}=${checkCount(fi.rollouts_per_scene, "rollouts_per_scene", 1e6)}`
+    );
+  if (fi.cameras !== void 0)
+    out.push(`+${FIXED_INPUT_KEYS.cameras}=${check(fi.cameras, PATTERNS.fixedValue, "cameras")}`);
   if (fi.control_timestep_us !== void 0)
-    out.push(`${FIXED_INPUT_KEYS.controlTimestep}=${checkCount(fi.control_timestep_us, "control_timestep_us", 1e8)}`);
-  const reserved = /* @__PURE__ */ new Set([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+    out.push(
+      `${FIXED_INPUT_KEYS.controlTimestep}=${checkCount(fi.control_timestep_us, "control_timestep_us", 1e8)}`
+    );
+  const reserved = /* @__PURE__ */ new Set([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS)
+  ]);
   for (const override of fi.overrides ?? []) {
     check(override, PATTERNS.override, "fixed override");
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
-    if (reserved.has(key)) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)} sets ${key}, which the experiment's own fields set`);
-    if (PATTERNS.topologyKey.test(key)) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)} sets topology key ${key}; topology keys belong in candidates`);
+    if (reserved.has(key))
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)} sets ${key}, which the experiment's own fields set`
+      );
+    if (PATTERNS.topologyKey.test(key))
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)} sets topology key ${key}; topology keys belong in candidates`
+      );
     out.push(override);
   }
   return out;
@@ -61583,7 +61920,8 @@ function fixedOverrides(experiment) {
 function topologyOverrides(candidate) {
   return topologyDiff(candidate.base, candidate.expanded).map((change) => {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
-    if (change.to === void 0) throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
+    if (change.to === void 0)
+      throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
     return check(`${key}=${topologyValue(key, change.to)}`, PATTERNS.override, "topology override");
   });
 }
@@ -61605,7 +61943,8 @@ function renderSubmission(experiment, candidate, cluster) {
   const exclusive = cluster.slurm.exclusive ?? SUBMIT_DEFAULTS.exclusive;
   const argv = ["sbatch", "--parsable", `--job-name=${name}`];
   if (account !== void 0) argv.push(`--account=${check(account, PATTERNS.account, "Slurm account")}`);
-  if (partition !== void 0) argv.push(`--partition=${check(partition, PATTERNS.partition, "Slurm partition")}`);
+  if (partition !== void 0)
+    argv.push(`--partition=${check(partition, PATTERNS.partition, "Slurm partition")}`);
   argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`, `--gpus-per-node=${gpus}`);
   if (exclusive) argv.push("--exclusive");
   argv.push(`--time=${time2}`, `--output=${runDir}/slurm_output/${name}_%j.log`);
@@ -62044,7 +62383,9 @@ function validator(name) {
 function schemaIssues(loaded, name) {
   const validate = validator(name);
   if (validate(loaded.value)) return [];
-  const errors = (validate.errors ?? []).filter((e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0));
+  const errors = (validate.errors ?? []).filter(
+    (e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0)
+  );
   const issues = errors.map((e) => toIssue(e, loaded, name));
   return dedupe(issues);
 }
@@ -62063,7 +62404,8 @@ function pointerToPath(pointer) {
 }
 function show(value) {
   if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (Array.isArray(value)) return `a list`;
   if (typeof value === "object") return "a mapping";
   return String(value);
@@ -62124,13 +62466,13 @@ function toIssue(error2, loaded, schemaName) {
   const path = pointerToPath(error2.instancePath);
   const parent = error2.parentSchema ?? {};
   const data = error2.data;
-  const base = (rule, at, message, key = false) => ({
+  const base = (rule, at, message2, key = false) => ({
     rule,
     severity: "error",
     file: loaded.file,
     ...loaded.locate(at, { key }),
     keyPath: formatKeyPath(at),
-    message
+    message: message2
   });
   const where = path.length ? `\`${formatKeyPath(path)}\`` : "the file";
   switch (error2.keyword) {
@@ -62155,11 +62497,23 @@ function toIssue(error2, loaded, schemaName) {
     case "required": {
       const key = String(error2.params.missingProperty);
       const sub = parent.properties?.[key];
-      return base("missing-key", path, `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`, true);
+      return base(
+        "missing-key",
+        path,
+        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+        true
+      );
     }
     case "type": {
       const wanted = [].concat(error2.params.type);
       const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
+      if (typeof data === "number" && !Number.isFinite(data)) {
+        return base(
+          "wrong-type",
+          path,
+          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+        );
+      }
       const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
       if (isFraction) {
         return base(
@@ -62169,7 +62523,11 @@ function toIssue(error2, loaded, schemaName) {
         );
       }
       const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
-      return base("wrong-type", path, `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`);
+      return base(
+        "wrong-type",
+        path,
+        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+      );
     }
     case "minimum":
     case "maximum":
@@ -62253,13 +62611,14 @@ function editDistance(a, b) {
 // src/topology/yaml.ts
 var import_yaml = __toESM(require_dist(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
+var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
 function loadYaml(text2, file) {
   const lineCounter = new import_yaml.LineCounter();
-  const refused = (rule, message, pos2 = { line: 1, column: 1 }) => ({
+  const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
     file,
     value: void 0,
-    issues: [{ rule, severity: "error", file, line: pos2.line, column: pos2.column, keyPath: "", message }],
+    issues: [{ rule, severity: "error", file, line: pos2.line, column: pos2.column, keyPath: "", message: message2 }],
     locate: () => ({ line: 1, column: 1 }),
     has: () => false
   });
@@ -62279,7 +62638,10 @@ function loadYaml(text2, file) {
     return { line: p.line, column: p.col };
   };
   if (!Array.isArray(docs) || docs.length === 0) {
-    return refused("empty-file", "the file is empty: write the keys the schema asks for (see docs/topology.md)");
+    return refused(
+      "empty-file",
+      "the file is empty: write the keys the schema asks for (see docs/topology.md)"
+    );
   }
   if (docs.length > 1) {
     const second = docs[1];
@@ -62306,6 +62668,15 @@ function loadYaml(text2, file) {
         keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`
       });
+    } else if (err.code === "RESOURCE_EXHAUSTION") {
+      issues.push({
+        rule: "yaml-too-deep",
+        severity: "error",
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`
+      });
     } else {
       issues.push({
         rule: "yaml-syntax",
@@ -62323,6 +62694,18 @@ function loadYaml(text2, file) {
   if (issues.length) return { ...base, value: void 0, issues };
   if (doc.contents === null || (0, import_yaml.isScalar)(doc.contents) && doc.contents.value === null) {
     return { ...base, value: void 0, issues: refused("empty-file", emptyMessage()).issues };
+  }
+  const deep = tooDeep(doc.contents);
+  if (deep) {
+    return {
+      ...base,
+      value: void 0,
+      issues: refused(
+        "yaml-too-deep",
+        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+        deep.range ? pos(deep.range[0]) : void 0
+      ).issues
+    };
   }
   for (const { pair, path } of pairsOf(doc.contents, [])) {
     const key = pair.key;
@@ -62369,6 +62752,17 @@ function emptyMessage() {
 function firstLine(text2) {
   return text2.split("\n")[0]?.trim() ?? text2;
 }
+function tooDeep(root) {
+  const stack = [[root, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop();
+    if (depth > MAX_YAML_DEPTH) return node;
+    if ((0, import_yaml.isMap)(node))
+      for (const pair of node.items) stack.push([pair.key, depth + 1], [pair.value, depth + 1]);
+    else if ((0, import_yaml.isSeq)(node)) for (const item of node.items) stack.push([item, depth + 1]);
+  }
+  return void 0;
+}
 function* pairsOf(node, path) {
   if ((0, import_yaml.isMap)(node)) {
     for (const pair of node.items) {
@@ -62396,7 +62790,8 @@ function pathAtOffset(node, offset, path = []) {
   } else if ((0, import_yaml.isSeq)(node)) {
     for (let i = 0; i < node.items.length; i++) {
       const item = node.items[i];
-      if (item?.range && offset >= item.range[0] && offset <= item.range[2]) return pathAtOffset(item, offset, [...path, i]);
+      if (item?.range && offset >= item.range[0] && offset <= item.range[2])
+        return pathAtOffset(item, offset, [...path, i]);
     }
   }
   return path;
@@ -62441,8 +62836,15 @@ var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
 var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
 var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
-function issueAt(loaded, rule, path, message, key = false, severity = "error") {
-  return { rule, severity, file: loaded.file, ...loaded.locate(path, { key }), keyPath: formatKeyPath(path), message };
+function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
+  return {
+    rule,
+    severity,
+    file: loaded.file,
+    ...loaded.locate(path, { key }),
+    keyPath: formatKeyPath(path),
+    message: message2
+  };
 }
 function experimentRuleIssues(loaded, experiment, context3) {
   const issues = [];
@@ -62491,7 +62893,11 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  const reserved = /* @__PURE__ */ new Set([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+  const reserved = /* @__PURE__ */ new Set([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS)
+  ]);
   (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
     const path = ["fixed_inputs", "overrides", i];
@@ -62536,42 +62942,6 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
-// src/topology/memory.ts
-function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
-  const perGpu = /* @__PURE__ */ new Map();
-  const active = new Set(activeServices(topology));
-  for (const svc of SERVICES) {
-    if (!active.has(svc)) continue;
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const replicas = topology.services?.[svc]?.replicas_per_container ?? 1;
-    for (const gpu of gpus) {
-      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
-      row.set(svc, (row.get(svc) ?? 0) + replicas);
-      perGpu.set(gpu, row);
-    }
-  }
-  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
-  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances]) => {
-      const cacheKey = CACHE_KEYS[svc];
-      const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
-      return {
-        service: svc,
-        instances,
-        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
-        cachedScenes,
-        cacheGiB: cachedScenes * (perScene ?? 0)
-      };
-    });
-    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
-    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
-    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
-    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
-  });
-}
-
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -62589,14 +62959,14 @@ var RULES = {
 function candidateRuleIssues(input) {
   const { loaded, candidate, expanded, experiment, cluster } = input;
   const issues = [];
-  const add = (rule, path, message, severity = RULES[rule], key = false) => {
+  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
     issues.push({
       rule,
       severity,
       file: loaded.file,
       ...loaded.locate(path, { key }),
       keyPath: formatKeyPath(path),
-      message
+      message: message2
     });
   };
   const inFile = (path) => loaded.has(["topology", ...path]);
@@ -62610,7 +62980,11 @@ function candidateRuleIssues(input) {
     );
   }
   if (candidate.parent && candidate.parent === candidate.name) {
-    add("parent-missing", ["parent"], `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`);
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
   } else if (input.parentMissing) {
     add(
       "parent-missing",
@@ -62618,7 +62992,10 @@ function candidateRuleIssues(input) {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
     );
   }
-  const gpusPerNode = Math.min(experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node, cluster.gpus_per_node);
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
   for (const svc of SERVICES) {
     const gpus = expanded.services?.[svc]?.gpus;
     if (!Array.isArray(gpus)) continue;
@@ -62657,7 +63034,11 @@ function candidateRuleIssues(input) {
   const summary2 = capacitySummary(expanded);
   const active = activeServices(expanded);
   if (active.length === 0) {
-    add("no-active-service", T(), "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset");
+    add(
+      "no-active-service",
+      T(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
   } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
     const max = Math.max(...Object.values(summary2.byService));
     const biggest = active.filter((s) => summary2.byService[s] === max);
@@ -62694,7 +63075,9 @@ function candidateRuleIssues(input) {
   if (cluster.memory_model) {
     for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
       if (row.level === "ok") continue;
-      const parts = row.services.map((m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`).join(", ");
+      const parts = row.services.map(
+        (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
       const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
       const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
@@ -62787,14 +63170,14 @@ async function validateFiles(paths, options) {
       const ctx = await context3(posix2.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === "clusters") {
-      const text2 = await readFrom(options.files, path);
+      const text2 = await options.files.read(path);
       if (text2 === void 0) issues = [missing(path)];
       else {
         const checked2 = checkClusters(text2, path);
         issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
       }
     } else {
-      const text2 = await readFrom(options.files, path);
+      const text2 = await options.files.read(path);
       issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
     }
     const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
@@ -62812,9 +63195,6 @@ async function validateFiles(paths, options) {
     warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
   };
 }
-async function readFrom(source, path) {
-  return source.read(path);
-}
 function missing(path) {
   return {
     rule: "file-missing",
@@ -62826,8 +63206,8 @@ function missing(path) {
     message: "the file does not exist or cannot be read"
   };
 }
-function fileIssue(file, rule, message) {
-  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message };
+function fileIssue(file, rule, message2) {
+  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
 }
 async function buildContext(dir, options, config, loadClusters) {
   const topologiesDir = posix2.dirname(dir);
@@ -62889,7 +63269,11 @@ async function buildContext(dir, options, config, loadClusters) {
     } else {
       const preset = checkPreset(presetText, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else ctx.blockers.push({ rule: "preset-invalid", message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}` });
+      else
+        ctx.blockers.push({
+          rule: "preset-invalid",
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
+        });
     }
     const clusters = ctx.clusters?.value;
     if (clusters) {
@@ -62901,6 +63285,21 @@ async function buildContext(dir, options, config, loadClusters) {
           rule: "cluster-unknown",
           message: `cluster \`${wanted}\`${options.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
         });
+      }
+    }
+  }
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile = posix2.join(
+      posix2.dirname(topologiesDir),
+      "experiments",
+      `${experiment.experiment_id}.json`
+    );
+    const recordText = await config.read(recordFile);
+    if (recordText !== void 0) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === "fitted") ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+      } catch {
       }
     }
   }
@@ -62921,7 +63320,8 @@ async function buildContext(dir, options, config, loadClusters) {
   return ctx;
 }
 function experimentIssues(ctx) {
-  if (!ctx.experiment) return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
   return experimentRuleIssues(loaded, value, {
@@ -62983,7 +63383,8 @@ async function validateCandidate(path, ctx, files, fresh) {
     const otherNew = fresh.has(other.file);
     const otherOrder = [depthOf(ctx, other.stem), other.stem];
     const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
-    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
   }
   issues.push(
     ...candidateRuleIssues({
@@ -63041,7 +63442,11 @@ async function renderCandidateFile(path, options) {
   const report = files[0];
   if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
   const c = report.candidate;
-  const submission = renderSubmission(c.experimentConfig, { name: c.name, expanded: c.expanded, base: c.base }, c.clusterConfig);
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig
+  );
   return { report, submission };
 }
 
@@ -63050,15 +63455,15 @@ var status = (e) => e.status;
 function githubFileSource(octokit, at) {
   const cache = /* @__PURE__ */ new Map();
   const get = (path) => {
-    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (clean2.split("/").some((s) => s === "..")) throw new Error(`refusing path with "..": ${path}`);
-    let pending = cache.get(clean2);
+    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean3);
     if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
         if (status(e) === 404) return void 0;
         throw e;
       });
-      cache.set(clean2, pending);
+      cache.set(clean3, pending);
     }
     return pending;
   };
@@ -63196,6 +63601,9 @@ ${kept[0].replace(`${CONTINUED}
 `, "")}`;
   return kept;
 }
+function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
+  return splitComment(body, limit, { maxParts: 1 })[0];
+}
 
 // src/github/sticky-comment.ts
 function stickyMarker(purpose, part = 1) {
@@ -63213,14 +63621,19 @@ async function findStickyComments(octokit, target) {
   const found = [];
   for (const c of comments) {
     if (c.user?.login !== target.botLogin || !c.body) continue;
-    const first = c.body.split("\n", 1)[0]?.trim();
-    if (first === stickyMarker(target.purpose)) found.push({ part: 1, id: c.id, body: c.body });
-    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first ?? "");
+    const first2 = c.body.split("\n", 1)[0]?.trim();
+    if (first2 === stickyMarker(target.purpose)) found.push({ part: 1, id: c.id, body: c.body });
+    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
     if (m && m[1] === target.purpose) found.push({ part: Number(m[2]), id: c.id, body: c.body });
   }
   const byPart = /* @__PURE__ */ new Map();
   for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
   return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
+async function readStickyComment(octokit, target) {
+  const parts = await findStickyComments(octokit, target);
+  if (!parts.length) return void 0;
+  return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
 }
 async function upsertStickyComment(octokit, target) {
   const reserve = stickyMarker(target.purpose, 99).length + 1;
@@ -63487,8 +63900,8 @@ function parseSqueue(output) {
     const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
     const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
     const s = state(st ?? "", command, line);
-    const exitText = exit ?? "";
-    const exitDecoded = exitText === "N/A" || exitText === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText, "exit status", command, line));
+    const exitText2 = exit ?? "";
+    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
     const job = {
       id: jobId(id ?? "", command, line),
       name,
@@ -63960,8 +64373,8 @@ var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
 var DEFAULT_TICK = () => {
 };
 var SSHError = class extends Error {
-  constructor(message, code = null) {
-    super(message);
+  constructor(message2, code = null) {
+    super(message2);
     this.code = code;
   }
 };
@@ -64816,6 +65229,1826 @@ function slurmClientForCluster(name, cluster, options = {}) {
   );
 }
 
+// src/usecases/reconcile.ts
+import { createHash as createHash3 } from "node:crypto";
+
+// src/analysis/series.ts
+function clean(series) {
+  if (!series) return { samples: [], dropped: 0 };
+  let dropped = 0;
+  const byTime = /* @__PURE__ */ new Map();
+  for (const s of series) {
+    if (!Number.isFinite(s.t) || !Number.isFinite(s.v) || s.v < 0) {
+      dropped++;
+      continue;
+    }
+    byTime.set(s.t, s.v);
+  }
+  const samples = [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ t, v }));
+  return { samples, dropped };
+}
+function lastAtOrBefore(s, x) {
+  let lo = 0;
+  let hi = s.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    if (s[mid].t <= x) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+function valueAt(s, x) {
+  if (s.length === 0) return void 0;
+  const i = lastAtOrBefore(s, x);
+  if (i < 0) return s[0].v;
+  if (i >= s.length - 1) return s[s.length - 1].v;
+  const a = s[i];
+  const b = s[i + 1];
+  if (b.t === a.t) return b.v;
+  return a.v + (b.v - a.v) * (x - a.t) / (b.t - a.t);
+}
+function mean(xs) {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN;
+}
+function stdev(xs) {
+  if (xs.length < 2) return Number.NaN;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+function median(xs) {
+  if (!xs.length) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+function linearFit(xs, ys) {
+  const n = xs.length;
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (xs[i] - mx) ** 2;
+    sxy += (xs[i] - mx) * (ys[i] - my);
+  }
+  const b = sxx > 0 ? sxy / sxx : 0;
+  const a = my - b * mx;
+  let sse = 0;
+  for (let i = 0; i < n; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
+  const seB = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : Number.POSITIVE_INFINITY;
+  return { a, b, seB };
+}
+var T975 = [
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042
+];
+function tQuantile975(df) {
+  if (df < 1) return Number.POSITIVE_INFINITY;
+  return df <= 30 ? T975[Math.floor(df) - 1] : 1.96 + 2.4 / df;
+}
+function medianStep(s) {
+  const d = [];
+  for (let i = 1; i < s.length; i++) d.push(s[i].t - s[i - 1].t);
+  return median(d);
+}
+function gaps(s, factor = 3) {
+  const step = medianStep(s);
+  if (!Number.isFinite(step) || step <= 0) return [];
+  const out = [];
+  for (let i = 1; i < s.length; i++) {
+    const a = s[i - 1].t;
+    const b = s[i].t;
+    if (b - a > factor * step) out.push([a, b]);
+  }
+  return out;
+}
+function round(x, digits = 3) {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+function toRunMinutes(points, ts0, timeScale) {
+  return points.map(([ts, v]) => ({ t: (ts - ts0) * timeScale / 60, v }));
+}
+function minMeanMax(values) {
+  const f = values.filter(Number.isFinite);
+  if (!f.length) return { min: null, mean: null, max: null };
+  return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
+}
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+function describeComparison(c) {
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${c.against} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const pct = round(100 * (c.ratio.value - 1), 1);
+  const change = pct <= 0 ? `${-pct}% fewer` : `${pct}% more`;
+  return `${word} ${c.against}: ${change} seconds per rollout (ratio ${c.ratio.value}, 95% CI ${c.ratio.low}\u2013${c.ratio.high})`;
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h * 60 + m - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = n.samples;
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  return { n: ns, e: es, f: f.samples };
+}
+function fitRate(n, from, to, block) {
+  const k = Math.floor((to - from) / block);
+  if (k < 2) return void 0;
+  const start = to - k * block;
+  const rates = [];
+  const centers = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * block;
+    rates.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+    centers.push(a + block / 2);
+  }
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const half = tQuantile975(k - 1) * stdev(rates) / Math.sqrt(k);
+  const fit = linearFit(centers, rates);
+  return {
+    rate: r,
+    low: Math.max(r - half, r * 1e-3),
+    high: r + half,
+    blocks: k,
+    slopeRelPerHour: fit.b * 60 / r,
+    slopeSeRelPerHour: fit.seB * 60 / r
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow) {
+    const doneAt = t + (input.expectedRollouts - nNow) / r;
+    if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
+  }
+  const dt = Math.max(0, horizon.end - t);
+  return { value: (eNow + 60 * dt) / (nNow + r * dt), horizon };
+}
+function findCycle(n, from, to, minStep, minAmp, minPeriod) {
+  const overall = ((valueAt(n, to) ?? 0) - (valueAt(n, from) ?? 0)) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return void 0;
+  const step = Math.max(minStep, 10 / overall);
+  const m = Math.floor((to - from) / step);
+  if (m < 12) return void 0;
+  const inc = [];
+  for (let i = 0; i < m; i++) {
+    const a = from + i * step;
+    inc.push(((valueAt(n, a + step) ?? 0) - (valueAt(n, a) ?? 0)) / step);
+  }
+  const mu = mean(inc);
+  if (!(mu > 0)) return void 0;
+  const xs = inc.map((_, i) => i);
+  const fit = linearFit(xs, inc);
+  const d = inc.map((y, i) => y - fit.a - fit.b * i);
+  const var0 = d.reduce((s, x) => s + x * x, 0);
+  if (var0 <= 0) return void 0;
+  const acf = (lag) => {
+    let s = 0;
+    for (let i = 0; i + lag < d.length; i++) s += d[i] * d[i + lag];
+    return s / var0;
+  };
+  const maxLag = Math.floor(m / 3);
+  let sawNegative = false;
+  for (let lag = 2; lag <= maxLag; lag++) {
+    const c = acf(lag);
+    if (c < 0) sawNegative = true;
+    if (sawNegative && c > 0.3 && c >= acf(lag - 1) && c >= acf(lag + 1)) {
+      if (lag * step < minPeriod) return void 0;
+      const bins = new Array(lag).fill(0);
+      const counts = new Array(lag).fill(0);
+      d.forEach((x, i) => {
+        bins[i % lag] = bins[i % lag] + x;
+        counts[i % lag] = counts[i % lag] + 1;
+      });
+      const profile = bins.map((b, i) => b / counts[i]);
+      const amplitude = (Math.max(...profile) - Math.min(...profile)) / 2 / mu;
+      if (amplitude >= minAmp) return { period: lag * step, amplitude };
+      return void 0;
+    }
+  }
+  return void 0;
+}
+function interval(value, a, b, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b), digits),
+    high: round(Math.max(a, b), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  const all = [...p.f, ...p.n];
+  if (all.length === 0 || p.n.length === 0) {
+    return {
+      state: input.targetsUp === false ? "unhealthy" : "no-data",
+      minutes_of_data: 0,
+      warmup_end_minutes: null,
+      current_full_run: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+    };
+  }
+  const t0 = Math.min(...all.map((x) => x.t));
+  const tLast = Math.max(...all.map((x) => x.t));
+  const now = input.now ?? tLast;
+  const minutes = now - t0;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(minutes, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  const W = s.window_minutes;
+  const step = medianStep(p.n);
+  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction !== void 0 && tLast - firstProduction >= s.stall_minutes) {
+    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
+    if (nLast - before <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
+    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
+  }
+  if (unhealthy.length)
+    return {
+      ...base,
+      state: "unhealthy",
+      warmup_end_minutes: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, ...unhealthy]
+    };
+  if (firstProduction === void 0) {
+    return {
+      ...base,
+      state: "warming",
+      warmup_end_minutes: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, "no rollout completed yet"]
+    };
+  }
+  const floor = t0 + s.warmup_floor_minutes;
+  const mserBlock = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  const warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
+  if (warmupEnd === void 0 || tLast - warmupEnd < W) {
+    const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+    return {
+      ...base,
+      state: "warming",
+      warmup_end_minutes: null,
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, why]
+    };
+  }
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
+  const cycle = findCycle(
+    p.n,
+    warmupEnd,
+    tLast,
+    Math.max(W / 5, Number.isFinite(step) ? step : 0),
+    s.min_cycle_amplitude,
+    W
+  );
+  const block = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const checks = [];
+  for (let j = 0; j <= s.consecutive_windows; j++) {
+    const t = tLast - j * W;
+    const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
+    const fit = settled ? fitRate(p.n, warmupEnd, t, block) : void 0;
+    if (!fit) {
+      checks.push({ t, unsettled: !settled });
+      continue;
+    }
+    const proj = project(p, t, fit.rate, input);
+    const hi = project(p, t, fit.low, input).value;
+    const lo = project(p, t, fit.high, input).value;
+    checks.push({ t, fit, proj, lo, hi });
+  }
+  const latest = checks[0];
+  if (!latest?.fit || !latest.proj) {
+    return {
+      ...base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmupEnd - t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [...evidence, `need ${2 * block} min of steady data, have ${round(tLast - warmupEnd, 1)}`]
+    };
+  }
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const steadyRate = latest.fit;
+  const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j = 0; j < s.consecutive_windows; j++) {
+    const c = checks[j];
+    const prev = checks[j + 1];
+    const reason2 = windowFailure(c, prev, s);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  evidence.push(
+    `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} \xD7 ${round(block, 1)}-min batches \u2192 ${steady.value} s/rollout at steady state`,
+    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
+    `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  const cycleOut = cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null;
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}%`
+    );
+  const done = streak >= s.consecutive_windows;
+  return {
+    ...base,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    warmup_end_minutes: round(warmupEnd - t0, 2),
+    value: done ? projected : null,
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    cycle: cycleOut,
+    evidence
+  };
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m = Math.floor((to - from) / block);
+  if (m < 6) return void 0;
+  const start = to - m * block;
+  const x = [];
+  for (let i = 0; i < m; i++) {
+    const a = start + i * block;
+    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat2 = new Array(m).fill(Number.NaN);
+  for (let d = m - 1; d >= 0; d--) {
+    const xi = x[d];
+    sum += xi;
+    sq += xi * xi;
+    const k = m - d;
+    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
+  }
+  const limit = Math.floor(m / 2);
+  for (let d = 0; d <= limit; d++) {
+    const v = stat2[d];
+    if (v < best * (1 - 1e-9) - 1e-15) {
+      best = v;
+      bestD = d;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  if (!c?.fit || !c.proj || c.lo === void 0 || c.hi === void 0) return "not enough steady data";
+  const v = c.proj.value;
+  const ci = (c.hi - c.lo) / 2 / v;
+  if (!(ci <= s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
+  if (drift > s.max_relative_slope_per_hour)
+    return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (\xB1${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
+  if (!prev?.proj) return "no previous window";
+  const range = Math.abs(v - prev.proj.value) / v;
+  if (!(range <= s.max_relative_range)) return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k, v] of Object.entries(o))
+    if (v !== void 0 && v !== null) out[k] = v;
+  return out;
+}
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+function analyseBottleneck(input) {
+  const evidence = [];
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const cpuBound = Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU: CPU-bound, scaling it helps even when the node average looks fine`
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  if (!services.length) {
+    return {
+      kind: runtimeBusy ? "runtime-bound" : "unknown",
+      service: null,
+      evidence: [
+        ...evidence,
+        "no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)",
+        ...cpuBound
+      ],
+      confidence: "low"
+    };
+  }
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const top = ranked[0];
+  const second = ranked[1];
+  for (const s of ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(max(s), 1)}, min ${min(s) === null ? "n/a" : round(min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(top);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  if (runtimeBusy) {
+    return {
+      kind: "runtime-bound",
+      service: null,
+      evidence: [
+        ...evidence,
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`,
+        ...cpuBound
+      ],
+      confidence: high.length === 0 ? "high" : "medium"
+    };
+  }
+  if (max(top) <= LOW_DEPTH) {
+    return {
+      kind: "not-enough-load",
+      service: null,
+      evidence: [
+        ...evidence,
+        `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`,
+        ...cpuBound
+      ],
+      confidence: "medium"
+    };
+  }
+  if (high.length >= 2) {
+    return {
+      kind: "total-capacity-too-high",
+      service: null,
+      evidence: [
+        ...evidence,
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`,
+        ...cpuBound
+      ],
+      confidence: "medium"
+    };
+  }
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top)) {
+    return {
+      kind: "imbalance",
+      service: top,
+      evidence: [
+        ...evidence,
+        `${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`,
+        ...cpuBound
+      ],
+      confidence: "medium"
+    };
+  }
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return {
+    kind: "service",
+    service: top,
+    evidence: [
+      ...evidence,
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`,
+      ...cpuBound
+    ],
+    confidence: dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  };
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: total !== null && used.max !== null ? round(total - used.max) : null
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q) {
+  return series[q]?.[0];
+}
+function observeRun(input) {
+  const S = input.timeScale;
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q) => first(input.series, q)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  const ts0 = startTs ?? input.nowTs;
+  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], ts0, S);
+  const fullRun = mins("secondsPerRolloutAvg");
+  const rate5m = mins("secondsPerRolloutRate5m");
+  const completed = mins("rolloutsTotal");
+  const failed = mins("rolloutsFailed");
+  const elapsed = mins("elapsed");
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && startTs !== null ? (startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const verdict = detect({
+    fullRun,
+    rate5m,
+    completed,
+    failed,
+    elapsed,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - ts0) * S / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    settings: input.settings
+  });
+  const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S : -Infinity;
+  const steadyValues = (s) => {
+    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v]) => v);
+  };
+  const steadyMean = (s) => {
+    const v = steadyValues(s);
+    return v.length ? round(mean(v)) : null;
+  };
+  const byLabel = (q, label) => {
+    const m = /* @__PURE__ */ new Map();
+    for (const s of input.series[q] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m.set(key, s);
+    }
+    return m;
+  };
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = byLabel("queueDepthMax", "service");
+  const mins2 = byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins2.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const key = svc ?? label;
+    const mx = steadyMean(maxes.get(label));
+    const mn = steadyMean(mins2.get(label));
+    queue[key] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const methods = {};
+  for (const [m, s] of byLabel("rpcDurationP95", "method")) {
+    const v = steadyValues(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  const idle = steadyMean(first(input.series, "idleFraction"));
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of byLabel("processCpu", "groupname")) cpu.set(g, steadyValues(s));
+  const cpuMean = {};
+  for (const [g, v] of cpu) cpuMean[g] = v.length ? mean(v) : null;
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q, field) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...steadyValues(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  const resources = analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: steadyValues(first(input.series, "hostMemAvailable")),
+    hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
+    processCpu: cpu
+  });
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(completed);
+  const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
+  const gaps2 = verdict.evidence.filter((e) => e.startsWith("scrape gap"));
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(rate5m),
+    seconds_per_rollout_full_run: lastOf(fullRun),
+    rollout_duration_p95_s: steadyMean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: queue,
+    rpc_duration_p95_s_by_method: methods,
+    runtime_idle_fraction: idle,
+    resource_usage: resources,
+    bottleneck,
+    telemetry_quality: { missing_metrics: input.missing ?? [], gaps: gaps2, notes: null }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs,
+    lastTs,
+    chart: {
+      fullRun: fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/github/check-runs.ts
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+async function upsertCheckRun(octokit, input) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const existing = await octokit.rest.checks.listForRef({
+    owner,
+    repo,
+    ref: head_sha,
+    check_name: name,
+    filter: "latest"
+  });
+  const reusable = existing.data.check_runs.find(
+    (r) => r.head_sha === head_sha && r.output.annotations_count === 0
+  );
+  const batches = annotationBatches(annotations);
+  const output = (batch) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  });
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const last = batches.length - 1;
+  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/report/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num(x) {
+  return String(round(x, 3));
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const n = Math.max(2, Math.min(o.maxPoints ?? 48, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${i + 1}. ${name}`).join(" \xB7 ");
+}
+function barChart(bars, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return "";
+  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
+  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
+}
+
+// src/report/pr-comment.ts
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt(x, digits = 3) {
+  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
+}
+function cell(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  const params = new URLSearchParams({
+    "var-run_name": runName,
+    from: String(range?.fromMs ?? "now-6h"),
+    to: String(range?.toMs ?? "now")
+  });
+  return `${base.replace(/\/+$/, "")}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
+}
+function renderMonitorComment(v) {
+  const o = v.observation;
+  const verdict = o.verdict;
+  const m = o.stable_metrics;
+  const out = [];
+  out.push(`### ${STATE_ICON[v.state]} \`${v.candidate}\` \u2014 ${v.state}`);
+  out.push("");
+  out.push(
+    `Experiment \`${v.experimentId}\` \xB7 run \`${v.runName}\`${v.jobId ? ` \xB7 Slurm job ${v.jobId}${v.slurmState ? ` (${v.slurmState})` : ""}` : ""}`
+  );
+  out.push("");
+  const reached = v.timeline.filter((t) => t.at);
+  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
+  out.push(`#### Verdict: \`${verdict.state}\``);
+  out.push("");
+  if (verdict.value)
+    out.push(
+      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  for (const c of v.comparisons)
+    out.push(
+      `- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${describeComparison(c)}`
+    );
+  if (v.comparisons.length) out.push("");
+  if (verdict.evidence.length) {
+    out.push("<details><summary>Evidence</summary>", "");
+    for (const e of verdict.evidence) out.push(`- ${e}`);
+    out.push("", "</details>", "");
+  }
+  out.push("#### Metrics");
+  out.push("");
+  out.push("| Metric | Value |", "|---|---|");
+  const row = (k, val) => out.push(`| ${k} | ${cell(val)} |`);
+  row("Full-run s/rollout (now)", fmt(m.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt(m.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
+    out.push("");
+  }
+  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    for (const [g, u] of gpus) {
+      const mm = (x, d = 0) => `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+      out.push(
+        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+      );
+    }
+    out.push("");
+  }
+  const host = m.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m.bottleneck) {
+    const b = m.bottleneck;
+    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
+    for (const e of b.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (v.opportunities?.length) {
+    out.push("**Opportunities:**");
+    for (const e of v.opportunities) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (v.chart && (v.chart.fullRun.length || v.chart.rate5m.length)) {
+    const series = [
+      { name: "full-run s/rollout", samples: v.chart.fullRun },
+      { name: "5-min s/rollout", samples: v.chart.rate5m }
+    ];
+    const projected = verdict.projected_full_run?.value;
+    const references = projected ? [{ name: "projected full-run at run end", value: projected }] : [];
+    const ref = projected ?? m.seconds_per_rollout_full_run ?? void 0;
+    const chart = lineChart(series, {
+      title: "Seconds per rollout",
+      xLabel: "run minutes",
+      yLabel: "s/rollout",
+      yMax: ref ? ref * 3 : void 0,
+      references
+    });
+    if (chart) out.push(chart, "", `Lines: ${chartLegend(series, references)}`, "");
+  }
+  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
+  const missing2 = m.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
+  if (v.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q of v.queries)
+      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
+    out.push("```", "", "</details>", "");
+  }
+  out.push(renderObservationBlock(o));
+  return out.join("\n");
+}
+
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m = /GPU (\d+)/.exec(line);
+  return m?.[1] ? Number(m[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
+    }
+  }
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
+}
+function message(job, kind, traceback) {
+  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
+  return `${text2}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
+}
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const R = RAW_METRICS;
+  const w5m = window2(300, options);
+  const w1m = window2(60, options);
+  const w30s = window2(30, options);
+  const q = (quantity, rule, fallback) => ({
+    quantity,
+    rule,
+    fallback
+  });
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    ),
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+  };
+}
+async function fetchTelemetry(client, selector, range, options = {}) {
+  const catalog = queryCatalog(selector, options);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run = s.labels.run_name;
+        if (!run) continue;
+        const rec = out.byRun.get(run) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}
+
+// src/usecases/reconcile.ts
+var LIVE = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+var HASH_MARK = "topo:monitor-hash:";
+var FINAL_MARK = "final-job:";
+var isStable = (v) => v === "stable" || v === "cyclic";
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = v === "stable" || v === "cyclic";
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (LIVE.has(job.state)) {
+    if (!analysis || v === "no-data") return "starting";
+    if (v === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function labelFor(state2, hasValue) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return hasValue ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function checkFor(view) {
+  const v = view.observation.verdict;
+  const value = v.value ?? null;
+  const cmp = view.comparisons[0];
+  const valueText = value ? `${value.value} s/rollout [${value.low}, ${value.high}]` : "no stable value";
+  const summary2 = [
+    `State: ${view.state} \xB7 verdict: ${v.state}`,
+    value ? `Projected full-run seconds per rollout: ${valueText}` : v.projected_full_run ? `Provisional projection: ${v.projected_full_run.value}` : "",
+    cmp ? `Compared with ${cmp.against}: ${cmp.outcome}` : "",
+    view.observation.failure ? `Failure: ${view.observation.failure.kind} \u2014 ${view.observation.failure.message}` : ""
+  ].filter(Boolean).join("\n");
+  if (view.state === "failed")
+    return {
+      title: `Failed: ${view.observation.failure?.kind ?? "unknown"}`,
+      summary: summary2,
+      conclusion: "failure"
+    };
+  if (view.state === "stable" || view.state === "finished" || view.state === "stopped")
+    return value ? { title: `Stable: ${valueText}${cmp ? ` (${cmp.outcome})` : ""}`, summary: summary2, conclusion: "success" } : { title: `Ended without a stable value (${v.state})`, summary: summary2, conclusion: "neutral" };
+  return { title: `${view.state}: ${v.state}`, summary: summary2 };
+}
+function contentHash(body) {
+  return createHash3("sha256").update(body).digest("hex").slice(0, 16);
+}
+function seriesOf(t, runName) {
+  return t?.byRun.get(runName) ?? {};
+}
+async function reconcile(ports, options = {}) {
+  const report = { candidates: [], errors: [] };
+  const experiments = await ports.experiments();
+  for (const exp of experiments) {
+    try {
+      report.candidates.push(...await reconcileExperiment(ports, exp, options));
+    } catch (e) {
+      report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
+    }
+  }
+  return report;
+}
+async function reconcileExperiment(ports, exp, options) {
+  const id = exp.experiment.experiment_id;
+  const S = exp.timeScale;
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
+  const allJobs = await ports.slurm.jobs(id);
+  const jobByRun = /* @__PURE__ */ new Map();
+  for (const j of allJobs) {
+    const prev = jobByRun.get(j.name);
+    if (!prev || Number(j.jobId) > Number(prev.jobId)) jobByRun.set(j.name, j);
+  }
+  const maxParallel = exp.experiment.max_parallel ?? 3;
+  let live2 = [...jobByRun.values()].filter((j) => LIVE.has(j.state)).length;
+  const submitted = /* @__PURE__ */ new Map();
+  for (const c of [...exp.candidates].sort((a, b) => a.pr - b.pr)) {
+    if (live2 >= maxParallel) break;
+    if (!c.requested || jobByRun.has(c.runName)) continue;
+    const r = await ports.submit(exp, c);
+    if (r) {
+      submitted.set(c.runName, r.jobId);
+      jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
+      live2++;
+    }
+  }
+  const started = exp.candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
+  let telemetry;
+  if (started.length) {
+    const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
+    telemetry = await fetchTelemetry(
+      exp.prometheus ?? ports.prometheus,
+      experimentSelector(id),
+      { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+      { timeScale: S, scrapeSeconds: scrape }
+    );
+  }
+  const wall = exp.experiment.fixed_inputs.slurm?.time ? slurmTimeToMinutes(exp.experiment.fixed_inputs.slurm.time) : null;
+  const fi = exp.experiment.fixed_inputs;
+  const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
+  const outcomes = [];
+  for (const c of exp.candidates) {
+    const job = jobByRun.get(c.runName);
+    let analysis;
+    if (job?.startTs) {
+      const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
+      analysis = observeRun({
+        runName: c.runName,
+        series: seriesOf(telemetry, c.runName),
+        timeScale: S,
+        nowTs,
+        stepSeconds: scrape,
+        jobStartTs: job.startTs,
+        wallMinutes: wall ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+        expectedRollouts,
+        topology: c.topology,
+        settings: exp.experiment.stabilisation,
+        missing: telemetry?.missing,
+        ended: !LIVE.has(job.state)
+      });
+      const minutesRunning = (nowTs - job.startTs) * S / 60;
+      const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+      if (analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
+        analysis.observation.failure = {
+          kind: "no-telemetry",
+          message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+        };
+    }
+    const current = await ports.github.readComment(c.pr);
+    const previous = current ? parseObservationBlock(current) : void 0;
+    const ended = job !== void 0 && !LIVE.has(job.state);
+    if (analysis && ended && previous?.run_name === c.runName && isStable(previous.verdict.state) && !isStable(analysis.observation.verdict.state)) {
+      const note = "verdict of the last pass before the run ended";
+      const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+      analysis.observation.verdict = { ...previous.verdict, evidence };
+    }
+    const stoppedByUs = job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
+    let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+    if (state2 === null) continue;
+    const observation = analysis?.observation ?? {
+      run_name: c.runName,
+      verdict: {
+        state: "no-data",
+        evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+      },
+      stable_metrics: {}
+    };
+    if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+    if (state2 === "failed") {
+      const failure = job?.failure ?? observation.failure ?? {
+        kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+        message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+        slurm_state: job?.state
+      };
+      observation.failure = explainFailure(failure, {
+        topology: c.topology,
+        gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+      });
+    }
+    const comparisons = [];
+    if (exp.best && exp.best.name !== c.candidate)
+      comparisons.push(
+        compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`)
+      );
+    if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+      comparisons.push(
+        compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
+      );
+    if (comparisons[0]) observation.comparison = comparisons[0];
+    const timeline = [
+      { label: "submitted", at: iso(job?.submitTs) },
+      { label: "started", at: iso(job?.startTs) },
+      { label: "first metrics", at: iso(analysis?.startTs) },
+      {
+        label: "warm-up ended",
+        at: analysis?.startTs && observation.verdict.warmup_end_minutes != null ? iso(Math.round(analysis.startTs + observation.verdict.warmup_end_minutes * 60 / S)) : null
+      },
+      { label: "ended", at: job && !LIVE.has(job.state) ? iso(job.endTs) : null }
+    ];
+    const view = {
+      experimentId: id,
+      candidate: c.candidate,
+      runName: c.runName,
+      state: state2,
+      jobId: job?.jobId ?? null,
+      slurmState: job?.state ?? null,
+      timeline,
+      observation,
+      comparisons,
+      chart: analysis?.chart,
+      opportunities: analysis?.opportunities,
+      queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+      grafanaUrl: exp.grafanaUrl ?? null,
+      timeRange: analysis?.startTs ? {
+        fromMs: analysis.startTs * 1e3,
+        toMs: job?.endTs && !LIVE.has(job.state) ? job.endTs * 1e3 : null
+      } : null,
+      notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`)
+    };
+    let cancelled;
+    if (state2 === "stable" && exp.experiment.stop_when_stable && job && LIVE.has(job.state)) {
+      await ports.slurm.cancel(job.jobId, id);
+      cancelled = job.jobId;
+    }
+    const body = renderMonitorComment(view);
+    const hash = contentHash(body);
+    const finalMark = job && ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+    const full = `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->`;
+    const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+    let changed = false;
+    if (!isFinal && !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`)) {
+      await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
+      await ports.github.setLabel(c.pr, labelFor(state2, !!observation.verdict.value), c.labels);
+      await ports.github.writeComment(c.pr, full);
+      changed = true;
+    }
+    outcomes.push({
+      experimentId: id,
+      candidate: c.candidate,
+      runName: c.runName,
+      pr: c.pr,
+      state: state2,
+      verdict: observation.verdict.state,
+      changed,
+      submitted: submitted.get(c.runName),
+      cancelled,
+      view
+    });
+  }
+  return outcomes;
+}
+function slurmTs(s) {
+  if (!s) return null;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+function slurmMonitorPort(slurm) {
+  return {
+    async jobs(experimentId) {
+      const jobs = await slurm.jobs(`topo-${experimentId}-`);
+      return Promise.all(
+        jobs.map(async (j) => {
+          let failure = null;
+          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j, 200).catch(() => []);
+            failure = classifyFailure(j, log);
+          }
+          return {
+            jobId: j.id,
+            name: j.name,
+            state: j.state,
+            submitTs: slurmTs(j.submitTime),
+            startTs: slurmTs(j.startTime),
+            endTs: slurmTs(j.endTime),
+            failure
+          };
+        })
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
+  };
+}
+var MONITOR_CHECK_NAME = "topo/monitor";
+function githubMonitorPort(octokit, repo) {
+  const target = (pr) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    purpose: "monitor",
+    botLogin: repo.botLogin
+  });
+  return {
+    readComment: (pr) => readStickyComment(octokit, target(pr)),
+    async writeComment(pr, body) {
+      await upsertStickyComment(octokit, { ...target(pr), body });
+    },
+    async writeCheck(_pr, headSha, check2) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check2.title,
+        summary: check2.summary,
+        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
+      });
+    },
+    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
+  };
+}
+
 // src/github/commits.ts
 var CommitConflictError = class extends Error {
   constructor(branch, attempts) {
@@ -64840,8 +67073,8 @@ function isRefConflict(error2) {
   const code = status2(error2);
   if (code === 409) return true;
   if (code !== 422) return false;
-  const message = error2 instanceof Error ? error2.message : String(error2);
-  return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message);
+  const message2 = error2 instanceof Error ? error2.message : String(error2);
+  return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message2);
 }
 async function readFile2(octokit, target, path, ref) {
   try {
@@ -64862,39 +67095,77 @@ async function readFiles(octokit, target, paths, ref) {
   for (const path of paths) snapshot.set(path, await readFile2(octokit, target, path, ref));
   return snapshot;
 }
-async function commitWithCompareAndSwap(octokit, options) {
+function isTransient(error2) {
+  const code = status2(error2);
+  if (code !== void 0 && !Number.isNaN(code)) return code >= 500;
+  const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
+  return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
+    text2
+  );
+}
+var UpdateFailed = class extends Error {
+  constructor(inner) {
+    super("update failed");
+    this.inner = inner;
+  }
+  inner;
+};
+async function attemptOnce(octokit, options, attempt) {
   const target = { owner: options.owner, repo: options.repo };
   const ref = `heads/${options.branch}`;
+  const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
+  const current = await readFiles(octokit, target, options.paths, head);
+  let wanted;
+  try {
+    wanted = await options.update(current, attempt);
+  } catch (error2) {
+    throw new UpdateFailed(error2);
+  }
+  const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
+  if (changed.length === 0)
+    return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
+  const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
+  const tree = [];
+  for (const [path, content] of changed) {
+    const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
+    tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
+  }
+  const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
+  const commit = await octokit.rest.git.createCommit({
+    ...target,
+    message: options.message,
+    tree: newTree.data.sha,
+    parents: [head]
+  });
+  try {
+    await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
+  } catch (error2) {
+    if (isRefConflict(error2)) return { done: false, why: "the branch moved" };
+    throw error2;
+  }
+  return {
+    done: true,
+    result: { committed: true, sha: commit.data.sha, attempts: attempt, changed: changed.map(([p]) => p) }
+  };
+}
+async function commitWithCompareAndSwap(octokit, options) {
   const maxAttempts = options.maxAttempts ?? 8;
   const backoff = options.backoffMs ?? defaultBackoff;
-  const sleep2 = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  const sleep3 = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  let lastTransient;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
-    const current = await readFiles(octokit, target, options.paths, head);
-    const wanted = await options.update(current, attempt);
-    const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
-    if (changed.length === 0) return { committed: false, sha: head, attempts: attempt, changed: [] };
-    const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
-    const tree = [];
-    for (const [path, content] of changed) {
-      const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
-      tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
-    }
-    const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
-    const commit = await octokit.rest.git.createCommit({
-      ...target,
-      message: options.message,
-      tree: newTree.data.sha,
-      parents: [head]
-    });
     try {
-      await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
-      return { committed: true, sha: commit.data.sha, attempts: attempt, changed: changed.map(([p]) => p) };
+      const outcome = await attemptOnce(octokit, options, attempt);
+      if (outcome.done) return outcome.result;
+      lastTransient = void 0;
     } catch (error2) {
-      if (!isRefConflict(error2)) throw error2;
-      if (attempt < maxAttempts) await sleep2(backoff(attempt));
+      if (error2 instanceof UpdateFailed) throw error2.inner;
+      if (!isTransient(error2)) throw error2;
+      lastTransient = error2;
     }
+    if (attempt < maxAttempts) await sleep3(backoff(attempt));
   }
+  if (lastTransient) throw lastTransient;
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
@@ -64917,38 +67188,10 @@ function bestRun(record) {
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
 
-// src/analysis/series.ts
-function round(x, digits = 3) {
-  if (!Number.isFinite(x)) return x;
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-
-// src/report/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num(x) {
-  return String(round(x, 3));
-}
-function barChart(bars, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return "";
-  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
-  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
-  return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
-    "```"
-  ].join("\n");
-}
-
 // src/record/change.ts
+function hydraValue2(value) {
+  return value === void 0 ? "unset" : hydraValue(value);
+}
 function describeChange(change, isBaseline) {
   const entries = Object.entries(change ?? {});
   if (entries.length === 0) return isBaseline ? "baseline" : "no change";
@@ -64967,7 +67210,7 @@ function num2(value, digits = 1) {
 function percentOfFraction(value) {
   return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
 }
-function interval(value, unit = " s") {
+function interval2(value, unit = " s") {
   if (!value) return "\u2014";
   return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
 }
@@ -64977,7 +67220,7 @@ function comparisonText(comparison) {
   const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
   return `${phrase} ${comparison.against}${ratio}`;
 }
-function cell(text2) {
+function cell2(text2) {
   if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
   return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
@@ -65041,11 +67284,11 @@ function progressTable(record) {
       String(i + 1),
       job,
       topologyLabel(run),
-      cell(describeChange(run.change, !run.parent)),
-      cell(observationSummary(run)),
-      cell(decisionCell(run)),
-      cell(run.decision.next),
-      cell(learningCell(run))
+      cell2(describeChange(run.change, !run.parent)),
+      cell2(observationSummary(run)),
+      cell2(decisionCell(run)),
+      cell2(run.decision.next),
+      cell2(learningCell(run))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -65078,7 +67321,7 @@ function gpuTable(metrics) {
   for (const [gpu, g] of gpus) {
     const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell2((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -65101,8 +67344,8 @@ function metricsList(run) {
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
     );
     if (v.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval(v.projected_full_run)}`);
-    if (v.value) lines.push(`- Stable value: ${interval(v.value)}`);
+      lines.push(`- Projected full-run seconds per rollout: ${interval2(v.projected_full_run)}`);
+    if (v.value) lines.push(`- Stable value: ${interval2(v.value)}`);
     if (v.cycle)
       lines.push(
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
@@ -65151,15 +67394,15 @@ function runSection(run, step) {
     out.push("- Change:");
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell(run.hypothesis)}`);
-  if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell2(run.hypothesis)}`);
+  if (run.expected_effect) out.push(`- Expected effect: ${cell2(run.expected_effect)}`);
   out.push("", "#### Findings", "");
   const metrics = metricsList(run);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run.verdict?.evidence ?? [];
   if (evidence.length) {
     out.push("- Evidence:");
-    for (const e of evidence) out.push(`  - ${cell(e)}`);
+    for (const e of evidence) out.push(`  - ${cell2(e)}`);
   }
   const queue = queueTable(run.stable_metrics);
   if (queue) out.push("", queue);
@@ -65167,7 +67410,7 @@ function runSection(run, step) {
   out.push("", "#### Bottleneck", "");
   if (b) {
     out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
-    for (const e of b.evidence) out.push(`- ${cell(e)}`);
+    for (const e of b.evidence) out.push(`- ${cell2(e)}`);
   } else out.push("Not determined.");
   const gpus = gpuTable(run.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
@@ -65177,7 +67420,7 @@ function runSection(run, step) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v] of cpu)
-      out.push(`| ${cell(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
+      out.push(`| ${cell2(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
   }
   const quality = run.stable_metrics?.telemetry_quality;
   const gaps2 = [
@@ -65186,8 +67429,8 @@ function runSection(run, step) {
   ];
   if (gaps2.length || quality?.notes) {
     out.push("", "#### Telemetry gaps", "");
-    for (const g of gaps2) out.push(`- ${cell(g)}`);
-    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
+    for (const g of gaps2) out.push(`- ${cell2(g)}`);
+    if (quality?.notes) out.push(`- ${cell2(quality.notes)}`);
   }
   if (run.failures?.length) {
     out.push("", "#### Failures", "");
@@ -65198,18 +67441,18 @@ function runSection(run, step) {
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell2(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell2(f.likely_fix)}` : ""}`
       );
     }
   }
   out.push("", "#### Decision", "");
-  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell(run.decision.reason)}` : ""}`);
-  if (run.decision.next) out.push("", `Next: ${cell(run.decision.next)}`);
+  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell2(run.decision.reason)}` : ""}`);
+  if (run.decision.next) out.push("", `Next: ${cell2(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell(l.learning)}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(l.suggested_skill_update)}` : ""}${l.author ? ` \u2014 @${l.author}` : ""}`
+        `- (${l.topic}) ${cell2(l.learning)}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(l.suggested_skill_update)}` : ""}${l.author ? ` \u2014 @${l.author}` : ""}`
       );
   }
   return out.join("\n");
@@ -65241,7 +67484,7 @@ function fixedInputsTable(record) {
   return [
     "| Input | Value |",
     "|---|---|",
-    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell(String(v))}\` |`)
+    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell2(String(v))}\` |`)
   ].join("\n");
 }
 function renderRecordMarkdown(record) {
@@ -65260,7 +67503,7 @@ function renderRecordMarkdown(record) {
     out.push(
       `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
     );
-    if (best.decision_reasoning) out.push("", cell(best.decision_reasoning));
+    if (best.decision_reasoning) out.push("", cell2(best.decision_reasoning));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -65769,9 +68012,9 @@ function parseRecord(text2, file) {
   try {
     value = JSON.parse(text2);
   } catch (error2) {
-    const message = error2 instanceof Error ? error2.message : String(error2);
+    const message2 = error2 instanceof Error ? error2.message : String(error2);
     throw new RecordError(file, [
-      `not valid JSON (${message}); fix or restore the file from git history \u2014 it was not overwritten`
+      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
     ]);
   }
   const problems = recordProblems(value);
@@ -65948,7 +68191,7 @@ function renderFinalReport(record, options = {}) {
     out.push(
       `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
       "",
-      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval(base.verdict.value) : `${seconds(m?.seconds_per_rollout_full_run)} s`}`,
+      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval2(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval2(base.verdict.value) : `${seconds(m?.seconds_per_rollout_full_run)} s`}`,
       `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
       `- Resources: ${resourceLine(m)}`,
       `- Bottleneck: ${bottleneckLine(m)}`
@@ -65973,13 +68216,13 @@ function renderFinalReport(record, options = {}) {
     const row = [
       String(i + 1),
       `\`${run.name}\``,
-      cell(describeChange(run.change, !run.parent)),
-      cell(run.hypothesis),
-      cell(run.expected_effect),
-      cell(measured(run)),
+      cell2(describeChange(run.change, !run.parent)),
+      cell2(run.hypothesis),
+      cell2(run.expected_effect),
+      cell2(measured(run)),
       run === base ? "baseline" : relativeChange(value, baseValue),
-      cell(resourceLine(run.stable_metrics)),
-      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
+      cell2(resourceLine(run.stable_metrics)),
+      cell2(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
@@ -65991,14 +68234,14 @@ function renderFinalReport(record, options = {}) {
     out.push(
       `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(bestValue)} s per rollout.`,
       "",
-      `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+      `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
     );
     const compared = comparisonText(best.comparison);
     if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain.length > 1) {
       out.push("- Changes from the baseline, step by step:");
       for (const step of chain.slice(1))
-        out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+        out.push(`  - \`${step.name}\`: ${cell2(describeChange(step.change, false))}`);
     }
     out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
     out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
@@ -66007,13 +68250,14 @@ function renderFinalReport(record, options = {}) {
       out.push("- Headroom for further tuning:");
       for (const a of advice) out.push(`  - ${a}`);
     }
-    if (best.topology?.block && Object.keys(best.topology.block).length)
+    const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+    if (leaves.length)
       out.push(
         "",
-        `Topology block (over \`${best.topology.base}\`):`,
+        `As Hydra overrides over \`${best.topology.base}\`:`,
         "",
-        "```json",
-        JSON.stringify(best.topology.block, null, 2),
+        "```sh",
+        leaves.map((l) => `${l.key}=${hydraValue2(l.value)}`).join(" \\\n"),
         "```"
       );
     const table = gpuTable(best.stable_metrics);
@@ -66030,7 +68274,7 @@ function renderFinalReport(record, options = {}) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
     for (const { run, learning } of list)
       out.push(
-        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+        `- ${cell2(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
@@ -66163,9 +68407,12 @@ var concludeHandler = async (ctx) => {
 import { dirname } from "node:path";
 
 // src/usecases/queue.ts
-var RETIRED_SUFFIX = ".dup";
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
 function isRetiredDuplicate(name) {
-  return name.endsWith(RETIRED_SUFFIX);
+  return name.startsWith(RETIRED_PREFIX);
 }
 var DEFAULT_MAX_PARALLEL = 3;
 function representativeJob(jobs, jobName2) {
@@ -66279,7 +68526,7 @@ async function settle(deps, jobs, jobName2, keeper) {
 }
 async function retire(deps, job, jobName2) {
   try {
-    await deps.slurm.rename(job.id, `${jobName2}${RETIRED_SUFFIX}`);
+    await deps.slurm.rename(job.id, retiredName(jobName2));
   } catch (error2) {
     deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
   }
@@ -66297,8 +68544,370 @@ async function cancelCandidate(deps, request2) {
   };
 }
 
+// actions/monitor/ports.ts
+import { existsSync as existsSync3, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { join } from "node:path";
+
+// src/telemetry/prometheus.ts
+var PrometheusError = class extends Error {
+  constructor(message2, details) {
+    super(message2);
+    this.details = details;
+    this.name = "PrometheusError";
+  }
+  details;
+};
+var BODY_QUOTE = 500;
+function quote2(body) {
+  const s = body.replace(/\s+/g, " ").trim();
+  return s.length > BODY_QUOTE ? `${s.slice(0, BODY_QUOTE)}\u2026` : s;
+}
+function parseSampleValue(raw) {
+  if (typeof raw !== "string") throw new Error(`sample value must be a string, got ${JSON.stringify(raw)}`);
+  if (raw === "NaN") return Number.NaN;
+  if (raw === "+Inf" || raw === "Inf") return Number.POSITIVE_INFINITY;
+  if (raw === "-Inf") return Number.NEGATIVE_INFINITY;
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
+    throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+function parsePoint(p, where) {
+  if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || !Number.isFinite(p[0]))
+    throw new Error(
+      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
+    );
+  return [p[0], parseSampleValue(p[1])];
+}
+function parseLabels(m, where) {
+  if (m === void 0) return {};
+  if (!m || typeof m !== "object" || Array.isArray(m))
+    throw new Error(`${where}: "metric" must be an object of labels`);
+  for (const [k, v] of Object.entries(m))
+    if (typeof v !== "string") throw new Error(`${where}: label ${k} must be a string`);
+  return m;
+}
+function parseQueryResponse(body) {
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw new Error("response is not a JSON object");
+  const b = body;
+  if (b.status !== "success") {
+    const err = typeof b.error === "string" ? b.error : "no error message";
+    throw new Error(`status is ${JSON.stringify(b.status)} (${String(b.errorType ?? "unknown")}: ${err})`);
+  }
+  const data = b.data;
+  if (!data || typeof data !== "object") throw new Error('"data" is missing');
+  const type = data.resultType;
+  const result = data.result;
+  const warnings = Array.isArray(b.warnings) ? b.warnings.map(String) : [];
+  const series = [];
+  if (type === "vector" || type === "matrix") {
+    if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
+    result.forEach((r, i) => {
+      const where = `data.result[${i}]`;
+      if (!r || typeof r !== "object") throw new Error(`${where} is not an object`);
+      const labels = parseLabels(r.metric, where);
+      if (type === "vector") {
+        series.push({ labels, points: [parsePoint(r.value, `${where}.value`)] });
+      } else {
+        const values = r.values;
+        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
+        series.push({ labels, points: values.map((p, j) => parsePoint(p, `${where}.values[${j}]`)) });
+      }
+    });
+  } else if (type === "scalar") {
+    series.push({ labels: {}, points: [parsePoint(result, "data.result")] });
+  } else if (type === "string") {
+  } else {
+    throw new Error(`unknown resultType ${JSON.stringify(type)} (expected vector, matrix, scalar or string)`);
+  }
+  let nonFinite = 0;
+  for (const s of series) for (const [, v] of s.points) if (!Number.isFinite(v)) nonFinite++;
+  return { resultType: type, series, empty: series.length === 0, nonFinite, warnings };
+}
+var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
+function createPrometheusClient(options) {
+  const baseUrl2 = options.baseUrl.replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s]+$/.test(baseUrl2))
+    throw new Error(
+      `Prometheus URL ${JSON.stringify(options.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
+    );
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 1e4;
+  const retries = options.retries ?? 2;
+  const retryDelayMs = options.retryDelayMs ?? 500;
+  async function once(path, params, query) {
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+    let res;
+    let text2;
+    try {
+      res = await doFetch(`${baseUrl2}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers },
+        body: params.toString(),
+        signal: ctrl.signal
+      });
+      text2 = await res.text();
+    } catch (e) {
+      const timedOut = ctrl.signal.aborted;
+      throw new PrometheusError(
+        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
+        { query, retryable: true }
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.ok) {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote2(text2)}`, {
+        query,
+        status: res.status,
+        body: text2,
+        retryable: res.status === 429 || res.status >= 500
+      });
+    }
+    let json;
+    try {
+      json = JSON.parse(text2);
+    } catch {
+      throw new PrometheusError(
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote2(text2)}`,
+        {
+          query,
+          status: res.status,
+          body: text2,
+          retryable: false
+        }
+      );
+    }
+    try {
+      return parseQueryResponse(json);
+    } catch (e) {
+      throw new PrometheusError(
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote2(text2)}`,
+        {
+          query,
+          status: res.status,
+          body: text2,
+          retryable: false
+        }
+      );
+    }
+  }
+  async function withRetries(kind, path, params, query) {
+    for (let attempt = 0; ; attempt++) {
+      options.onRequest?.(kind, query);
+      try {
+        return await once(path, params, query);
+      } catch (e) {
+        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
+        await sleep2(retryDelayMs * 2 ** attempt);
+      }
+    }
+  }
+  return {
+    baseUrl: baseUrl2,
+    instant(query, time2) {
+      const params = new URLSearchParams({ query });
+      if (time2 !== void 0) params.set("time", String(time2));
+      return withRetries("instant", "/api/v1/query", params, query);
+    },
+    range(query, start, end, stepSeconds) {
+      if (!(end >= start))
+        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+          query,
+          retryable: false
+        });
+      if (!(stepSeconds > 0))
+        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+          query,
+          retryable: false
+        });
+      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
+      const params = new URLSearchParams({
+        query,
+        start: String(start),
+        end: String(end),
+        step: String(step)
+      });
+      return withRetries("range", "/api/v1/query_range", params, query);
+    }
+  };
+}
+
+// actions/monitor/ports.ts
+var REQUESTED_LABELS = [
+  "topology:submit",
+  "topology:queued",
+  "topology:running",
+  "topology:stable",
+  "topology:failed"
+];
+function loadExperiments(config) {
+  const clustersPath = join(config.workspace, config.clustersFile);
+  const clusters = checkClusters(readFileSync4(clustersPath, "utf8"), clustersPath);
+  if (!clusters.value)
+    throw new Error(
+      `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
+    );
+  const root = join(config.workspace, config.topologiesDir);
+  const out = /* @__PURE__ */ new Map();
+  for (const dir of readdirSync2(root, { withFileTypes: true })) {
+    const file = join(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync3(file)) continue;
+    const checked2 = checkExperiment(readFileSync4(file, "utf8"), file);
+    if (!checked2.value) {
+      config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
+      continue;
+    }
+    const cluster = clusters.value.clusters[checked2.value.cluster];
+    if (!cluster) {
+      config.log(`skipping ${file}: cluster ${checked2.value.cluster} is not in ${config.clustersFile}`);
+      continue;
+    }
+    const presetFile = join(root, "presets", `${checked2.value.base_topology}.yaml`);
+    const preset = existsSync3(presetFile) ? checkPreset(readFileSync4(presetFile, "utf8"), presetFile).value : void 0;
+    if (!preset) {
+      config.log(`skipping ${file}: preset ${checked2.value.base_topology} not found or invalid`);
+      continue;
+    }
+    out.set(checked2.value.experiment_id, {
+      experiment: checked2.value,
+      cluster,
+      base: expandPreset(preset, checked2.value)
+    });
+  }
+  return out;
+}
+async function loadCandidates(octokit, config, experiments) {
+  const byExperiment = /* @__PURE__ */ new Map();
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+    owner: config.owner,
+    repo: config.repo,
+    state: "open",
+    per_page: 100
+  });
+  for (const pr of pulls) {
+    if (pr.head.repo?.full_name !== `${config.owner}/${config.repo}`) continue;
+    const labels = pr.labels.map((l) => typeof l === "string" ? l : l.name ?? "");
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      owner: config.owner,
+      repo: config.repo,
+      pull_number: pr.number,
+      per_page: 100
+    });
+    for (const f of files) {
+      const m = new RegExp(
+        `^${config.topologiesDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/([^/]+)/([a-z0-9][a-z0-9-]{0,39})\\.yaml$`
+      ).exec(f.filename);
+      if (!m || m[2] === "experiment" || f.status === "removed") continue;
+      const loaded = experiments.get(m[1]);
+      if (!loaded) continue;
+      const content = await octokit.rest.repos.getContent({
+        owner: config.owner,
+        repo: config.repo,
+        path: f.filename,
+        ref: pr.head.sha
+      });
+      const data = content.data;
+      if (!data.content) continue;
+      const text2 = Buffer.from(data.content, data.encoding ?? "base64").toString("utf8");
+      const checked2 = checkCandidate(text2, f.filename);
+      if (!checked2.value) continue;
+      const expanded = expandCandidate(loaded.base, checked2.value.topology);
+      const list = byExperiment.get(m[1]) ?? [];
+      list.push({
+        candidate: checked2.value.name,
+        runName: jobName(loaded.experiment.experiment_id, checked2.value.name, expanded),
+        pr: pr.number,
+        headSha: pr.head.sha,
+        labels,
+        topology: expanded,
+        requested: labels.some((l) => REQUESTED_LABELS.includes(l))
+      });
+      byExperiment.set(m[1], list);
+    }
+  }
+  return byExperiment;
+}
+function buildMonitorPorts(octokit, config) {
+  const experiments = loadExperiments(config);
+  const slurm = /* @__PURE__ */ new Map();
+  const prom = /* @__PURE__ */ new Map();
+  const clusterOf = (id) => {
+    const l = experiments.get(id);
+    if (!l) throw new Error(`unknown experiment ${id}`);
+    return l;
+  };
+  const slurmFor = (id) => {
+    const { experiment, cluster } = clusterOf(id);
+    let c = slurm.get(experiment.cluster);
+    if (!c) {
+      c = slurmClientForCluster(experiment.cluster, cluster, { env: config.env });
+      slurm.set(experiment.cluster, c);
+    }
+    return c;
+  };
+  const promFor = (name, cluster) => {
+    let p = prom.get(name);
+    if (!p) {
+      p = createPrometheusClient({ baseUrl: cluster.prometheus_url });
+      prom.set(name, p);
+    }
+    return p;
+  };
+  return {
+    async experiments() {
+      const candidates = await loadCandidates(octokit, config, experiments);
+      return [...experiments.values()].map(
+        (l) => ({
+          experiment: l.experiment,
+          timeScale: l.cluster.time_scale ?? 1,
+          scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
+          grafanaUrl: l.cluster.grafana_url ?? null,
+          prometheus: promFor(l.experiment.cluster, l.cluster),
+          candidates: candidates.get(l.experiment.experiment_id) ?? []
+        })
+      );
+    },
+    slurm: {
+      jobs: (id) => slurmMonitorPort(slurmFor(id)).jobs(id),
+      cancel: (jobId2, id) => slurmFor(id).cancel(jobId2)
+    },
+    async submit(exp, c) {
+      const { experiment, cluster, base } = clusterOf(exp.experiment.experiment_id);
+      if (!c.topology) return void 0;
+      const submission = renderSubmission(
+        experiment,
+        { name: c.candidate, expanded: c.topology, base },
+        cluster
+      );
+      const result = await submitCandidate(
+        { slurm: slurmFor(experiment.experiment_id), log: config.log },
+        {
+          experimentId: experiment.experiment_id,
+          cluster: experiment.cluster,
+          submission,
+          maxParallel: experiment.max_parallel
+        }
+      );
+      config.log(`${c.runName}: ${result.status}`);
+      return result.status === "submitted" || result.status === "existing" ? { jobId: result.jobId } : void 0;
+    },
+    prometheus: {
+      baseUrl: "per-experiment",
+      instant: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus")),
+      range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
+    },
+    github: githubMonitorPort(octokit, { owner: config.owner, repo: config.repo, botLogin: config.botLogin }),
+    now: () => Date.now() / 1e3,
+    async close() {
+      for (const c of slurm.values()) await c.close();
+    }
+  };
+}
+
 // actions/submit/handlers.ts
-async function prepare(ctx, config) {
+async function prepare2(ctx, config) {
   const changed = await changedFiles(ctx.octokit, {
     owner: ctx.owner,
     repo: ctx.repo,
@@ -66349,7 +68958,7 @@ function issue2(ctx) {
 }
 function buildSubmitHandlers(config) {
   const submit = async (ctx) => {
-    const prepared = await prepare(ctx, config);
+    const prepared = await prepare2(ctx, config);
     if (isResult(prepared)) return prepared;
     const result = await submitCandidate(
       { slurm: prepared.slurm, log: (m) => console.log(m) },
@@ -66386,7 +68995,7 @@ function buildSubmitHandlers(config) {
     return { ok: true, message: `\`${result.jobName}\` ${what}.` };
   };
   const cancel = (verb) => async (ctx) => {
-    const prepared = await prepare(ctx, config);
+    const prepared = await prepare2(ctx, config);
     if (isResult(prepared)) return prepared;
     const result = await cancelCandidate(
       { slurm: prepared.slurm, log: (m) => console.log(m) },
@@ -66406,8 +69015,42 @@ function buildSubmitHandlers(config) {
       message: `\`${result.jobName}\`: ${verb} job ${result.cancelled.join(", ")}.${kept}`
     };
   };
+  const status3 = async (ctx) => {
+    const ports = buildMonitorPorts(ctx.octokit, {
+      workspace: config.workspace,
+      topologiesDir: posix3.dirname(config.clustersFile),
+      clustersFile: config.clustersFile,
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin,
+      env: process.env,
+      log: (line) => console.log(line)
+    });
+    try {
+      const report = await reconcile({
+        ...ports,
+        experiments: async () => (await ports.experiments()).map((e) => ({ ...e, candidates: e.candidates.filter((c) => c.pr === ctx.pullNumber) })).filter((e) => e.candidates.length > 0),
+        submit: async () => void 0
+      });
+      if (report.errors.length) throw new Error(report.errors.join("; "));
+      const outcome = report.candidates[0];
+      if (!outcome) {
+        return {
+          ok: false,
+          message: "No candidate of this pull request belongs to an experiment on the default branch (its `experiment.yaml` must be merged first)."
+        };
+      }
+      return {
+        ok: true,
+        message: `\`${outcome.runName}\` is **${outcome.state}**: the monitor comment is up to date.`
+      };
+    } finally {
+      await ports.close();
+    }
+  };
   return {
     submit,
+    status: status3,
     cancel: cancel("cancelled"),
     stop: cancel("stopped"),
     conclude: concludeHandler
@@ -66424,7 +69067,7 @@ async function main() {
   const eventName = process.env.GITHUB_EVENT_NAME ?? "";
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
-  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
+  const payload = JSON.parse(readFileSync5(eventPath, "utf8"));
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
   const handlers = buildSubmitHandlers({

@@ -39425,7 +39425,7 @@ function githubFileSource(octokit, at) {
   const cache = /* @__PURE__ */ new Map();
   const get = (path) => {
     const clean = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (clean.split("/").some((s) => s === "..")) throw new Error(`refusing path with "..": ${path}`);
+    if (path.startsWith("/") || clean.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
     let pending = cache.get(clean);
     if (!pending) {
       pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean, ref: at.ref }).then((r) => r.data).catch((e) => {
@@ -39459,6 +39459,9 @@ async function changedFiles(octokit, pull) {
 import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
 import { posix, resolve } from "node:path";
 
+// src/topology/expand.ts
+import { createHash } from "node:crypto";
+
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var CACHE_KEYS = {
@@ -39482,51 +39485,7 @@ var FIXED_INPUT_KEYS = {
 var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
 var CAPACITY_IMBALANCE_LIMIT = 1.25;
 
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas * concurrency;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
-    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
 // src/topology/expand.ts
-import { createHash } from "node:crypto";
 function isPlainObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -39648,11 +39607,308 @@ function topologyDiff(from, to) {
   const changes = [];
   for (const leaf of topologyLeaves(to)) {
     const before = a.get(leaf.key);
-    if (canonicalJson(before) !== canonicalJson(leaf.value)) changes.push({ key: leaf.key, from: before, to: leaf.value });
+    if (canonicalJson(before) !== canonicalJson(leaf.value))
+      changes.push({ key: leaf.key, from: before, to: leaf.value });
     a.delete(leaf.key);
   }
   for (const [key, before] of a) changes.push({ key, from: before, to: void 0 });
   return changes;
+}
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
+    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances,
+        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x) {
+  const round = (v) => Math.round(v * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round(x[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round(x[1 + SERVICES.length] ?? 0),
+      physics: round(x[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round(x[0] ?? 0)
+  };
+}
+function solve(a, b) {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
+    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m[r][col] / m[col][col];
+      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
+    }
+  }
+  return m.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
+    const x = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v) => v < -1e-9)) continue;
+      free.forEach((j, k) => {
+        x[j] = Math.max(0, sol[k]);
+      });
+    }
+    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run of tried) {
+    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run.name, gpu, topology: run.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  prior.forEach((value, j) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b);
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x = fitWithPrior(informative, p);
+  const model = fromVector(x);
+  const envelope = [0.5, 1.5].map(
+    (k) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v) => v * k)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run of record?.runs ?? []) {
+    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
+    tried.push({
+      name: run.name,
+      parent: run.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run.status,
+      observation: observationOf(run)
+    });
+    seen.add(run.name);
+  }
+  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run) {
+  const failure = run.failures?.[0];
+  return {
+    ...run.verdict ? { verdict: run.verdict } : {},
+    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
+    ...run.comparison ? { comparison: run.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
 // src/topology/issues.ts
@@ -39692,7 +39948,9 @@ var PATTERNS = {
 function check(value, pattern, what) {
   const text = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
   if (typeof text !== "string" || !pattern.test(text)) {
-    throw new RenderError(`refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+    throw new RenderError(
+      `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
+    );
   }
   return text;
 }
@@ -40118,7 +40376,9 @@ function validator(name) {
 function schemaIssues(loaded, name) {
   const validate = validator(name);
   if (validate(loaded.value)) return [];
-  const errors = (validate.errors ?? []).filter((e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0));
+  const errors = (validate.errors ?? []).filter(
+    (e) => !(e.keyword !== "propertyNames" && e.propertyName !== void 0)
+  );
   const issues = errors.map((e) => toIssue(e, loaded, name));
   return dedupe(issues);
 }
@@ -40137,7 +40397,8 @@ function pointerToPath(pointer) {
 }
 function show(value) {
   if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (Array.isArray(value)) return `a list`;
   if (typeof value === "object") return "a mapping";
   return String(value);
@@ -40229,11 +40490,23 @@ function toIssue(error2, loaded, schemaName) {
     case "required": {
       const key = String(error2.params.missingProperty);
       const sub = parent.properties?.[key];
-      return base("missing-key", path, `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`, true);
+      return base(
+        "missing-key",
+        path,
+        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+        true
+      );
     }
     case "type": {
       const wanted = [].concat(error2.params.type);
       const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
+      if (typeof data === "number" && !Number.isFinite(data)) {
+        return base(
+          "wrong-type",
+          path,
+          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+        );
+      }
       const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
       if (isFraction) {
         return base(
@@ -40243,7 +40516,11 @@ function toIssue(error2, loaded, schemaName) {
         );
       }
       const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
-      return base("wrong-type", path, `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`);
+      return base(
+        "wrong-type",
+        path,
+        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+      );
     }
     case "minimum":
     case "maximum":
@@ -40327,6 +40604,7 @@ function editDistance(a, b) {
 // src/topology/yaml.ts
 var import_yaml = __toESM(require_dist(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
+var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
 function loadYaml(text, file) {
   const lineCounter = new import_yaml.LineCounter();
@@ -40353,7 +40631,10 @@ function loadYaml(text, file) {
     return { line: p.line, column: p.col };
   };
   if (!Array.isArray(docs) || docs.length === 0) {
-    return refused("empty-file", "the file is empty: write the keys the schema asks for (see docs/topology.md)");
+    return refused(
+      "empty-file",
+      "the file is empty: write the keys the schema asks for (see docs/topology.md)"
+    );
   }
   if (docs.length > 1) {
     const second = docs[1];
@@ -40380,6 +40661,15 @@ function loadYaml(text, file) {
         keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`
       });
+    } else if (err.code === "RESOURCE_EXHAUSTION") {
+      issues.push({
+        rule: "yaml-too-deep",
+        severity: "error",
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`
+      });
     } else {
       issues.push({
         rule: "yaml-syntax",
@@ -40397,6 +40687,18 @@ function loadYaml(text, file) {
   if (issues.length) return { ...base, value: void 0, issues };
   if (doc.contents === null || (0, import_yaml.isScalar)(doc.contents) && doc.contents.value === null) {
     return { ...base, value: void 0, issues: refused("empty-file", emptyMessage()).issues };
+  }
+  const deep = tooDeep(doc.contents);
+  if (deep) {
+    return {
+      ...base,
+      value: void 0,
+      issues: refused(
+        "yaml-too-deep",
+        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+        deep.range ? pos(deep.range[0]) : void 0
+      ).issues
+    };
   }
   for (const { pair, path } of pairsOf(doc.contents, [])) {
     const key = pair.key;
@@ -40443,6 +40745,17 @@ function emptyMessage() {
 function firstLine(text) {
   return text.split("\n")[0]?.trim() ?? text;
 }
+function tooDeep(root) {
+  const stack = [[root, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop();
+    if (depth > MAX_YAML_DEPTH) return node;
+    if ((0, import_yaml.isMap)(node))
+      for (const pair of node.items) stack.push([pair.key, depth + 1], [pair.value, depth + 1]);
+    else if ((0, import_yaml.isSeq)(node)) for (const item of node.items) stack.push([item, depth + 1]);
+  }
+  return void 0;
+}
 function* pairsOf(node, path) {
   if ((0, import_yaml.isMap)(node)) {
     for (const pair of node.items) {
@@ -40470,7 +40783,8 @@ function pathAtOffset(node, offset, path = []) {
   } else if ((0, import_yaml.isSeq)(node)) {
     for (let i = 0; i < node.items.length; i++) {
       const item = node.items[i];
-      if (item?.range && offset >= item.range[0] && offset <= item.range[2]) return pathAtOffset(item, offset, [...path, i]);
+      if (item?.range && offset >= item.range[0] && offset <= item.range[2])
+        return pathAtOffset(item, offset, [...path, i]);
     }
   }
   return path;
@@ -40516,7 +40830,14 @@ var checkExperiment = (text, file) => checkFile(text, file, "experiment");
 var checkClusters = (text, file) => checkFile(text, file, "clusters");
 var checkPreset = (text, file) => checkFile(text, file, "topology");
 function issueAt(loaded, rule, path, message, key = false, severity = "error") {
-  return { rule, severity, file: loaded.file, ...loaded.locate(path, { key }), keyPath: formatKeyPath(path), message };
+  return {
+    rule,
+    severity,
+    file: loaded.file,
+    ...loaded.locate(path, { key }),
+    keyPath: formatKeyPath(path),
+    message
+  };
 }
 function experimentRuleIssues(loaded, experiment, context3) {
   const issues = [];
@@ -40565,7 +40886,11 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  const reserved = /* @__PURE__ */ new Set([...REQUIRED_GROUPS, RUN_NAME_OVERRIDE, ...Object.values(FIXED_INPUT_KEYS)]);
+  const reserved = /* @__PURE__ */ new Set([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS)
+  ]);
   (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
     const path = ["fixed_inputs", "overrides", i];
@@ -40610,42 +40935,6 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
-// src/topology/memory.ts
-function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
-  const perGpu = /* @__PURE__ */ new Map();
-  const active = new Set(activeServices(topology));
-  for (const svc of SERVICES) {
-    if (!active.has(svc)) continue;
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const replicas = topology.services?.[svc]?.replicas_per_container ?? 1;
-    for (const gpu of gpus) {
-      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
-      row.set(svc, (row.get(svc) ?? 0) + replicas);
-      perGpu.set(gpu, row);
-    }
-  }
-  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
-  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances]) => {
-      const cacheKey = CACHE_KEYS[svc];
-      const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
-      return {
-        service: svc,
-        instances,
-        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
-        cachedScenes,
-        cacheGiB: cachedScenes * (perScene ?? 0)
-      };
-    });
-    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
-    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
-    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
-    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
-  });
-}
-
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -40684,7 +40973,11 @@ function candidateRuleIssues(input) {
     );
   }
   if (candidate.parent && candidate.parent === candidate.name) {
-    add("parent-missing", ["parent"], `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`);
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
   } else if (input.parentMissing) {
     add(
       "parent-missing",
@@ -40692,7 +40985,10 @@ function candidateRuleIssues(input) {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
     );
   }
-  const gpusPerNode = Math.min(experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node, cluster.gpus_per_node);
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
   for (const svc of SERVICES) {
     const gpus = expanded.services?.[svc]?.gpus;
     if (!Array.isArray(gpus)) continue;
@@ -40731,7 +41027,11 @@ function candidateRuleIssues(input) {
   const summary2 = capacitySummary(expanded);
   const active = activeServices(expanded);
   if (active.length === 0) {
-    add("no-active-service", T(), "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset");
+    add(
+      "no-active-service",
+      T(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
   } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
     const max = Math.max(...Object.values(summary2.byService));
     const biggest = active.filter((s) => summary2.byService[s] === max);
@@ -40768,7 +41068,9 @@ function candidateRuleIssues(input) {
   if (cluster.memory_model) {
     for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
       if (row.level === "ok") continue;
-      const parts = row.services.map((m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`).join(", ");
+      const parts = row.services.map(
+        (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
       const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
       const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
@@ -40861,14 +41163,14 @@ async function validateFiles(paths, options) {
       const ctx = await context3(posix.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === "clusters") {
-      const text = await readFrom(options.files, path);
+      const text = await options.files.read(path);
       if (text === void 0) issues = [missing(path)];
       else {
         const checked = checkClusters(text, path);
         issues = checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues;
       }
     } else {
-      const text = await readFrom(options.files, path);
+      const text = await options.files.read(path);
       issues = text === void 0 ? [missing(path)] : checkPreset(text, path).issues;
     }
     const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
@@ -40885,9 +41187,6 @@ async function validateFiles(paths, options) {
     errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
     warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
   };
-}
-async function readFrom(source, path) {
-  return source.read(path);
 }
 function missing(path) {
   return {
@@ -40963,7 +41262,11 @@ async function buildContext(dir, options, config, loadClusters) {
     } else {
       const preset = checkPreset(presetText, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else ctx.blockers.push({ rule: "preset-invalid", message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}` });
+      else
+        ctx.blockers.push({
+          rule: "preset-invalid",
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
+        });
     }
     const clusters = ctx.clusters?.value;
     if (clusters) {
@@ -40975,6 +41278,21 @@ async function buildContext(dir, options, config, loadClusters) {
           rule: "cluster-unknown",
           message: `cluster \`${wanted}\`${options.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
         });
+      }
+    }
+  }
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile = posix.join(
+      posix.dirname(topologiesDir),
+      "experiments",
+      `${experiment.experiment_id}.json`
+    );
+    const recordText = await config.read(recordFile);
+    if (recordText !== void 0) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === "fitted") ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+      } catch {
       }
     }
   }
@@ -40995,7 +41313,8 @@ async function buildContext(dir, options, config, loadClusters) {
   return ctx;
 }
 function experimentIssues(ctx) {
-  if (!ctx.experiment) return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
   return experimentRuleIssues(loaded, value, {
@@ -41057,7 +41376,8 @@ async function validateCandidate(path, ctx, files, fresh) {
     const otherNew = fresh.has(other.file);
     const otherOrder = [depthOf(ctx, other.stem), other.stem];
     const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
-    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
   }
   issues.push(
     ...candidateRuleIssues({
@@ -41126,7 +41446,8 @@ async function validatePullRequest(input, options, reporter) {
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
   const report = await validateFiles(paths, { ...options, newFiles: paths });
-  for (const file of report.files) for (const issue2 of [...file.errors, ...file.warnings]) reporter.annotate(issue2);
+  for (const file of report.files)
+    for (const issue2 of [...file.errors, ...file.warnings]) reporter.annotate(issue2);
   await reporter.summary(validationSummary(report));
   return report;
 }
@@ -41140,17 +41461,28 @@ function validationSummary(report) {
     const state = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
     lines.push(`### ${state} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
     for (const i of [...file.errors, ...file.warnings]) {
-      lines.push(`- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ""}: ${i.message}`);
+      lines.push(
+        `- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ""}: ${i.message}`
+      );
     }
     if (file.errors.length || file.warnings.length) lines.push("");
     if (!c) continue;
-    lines.push(`Job name: \`${c.jobName}\` \xB7 parent: ${c.parent ? `\`${c.parent}\`` : "\u2014"} \xB7 base preset: \`${c.baseTopology}\` \xB7 cluster: \`${c.cluster}\``, "");
-    lines.push(`**Capacity** (containers \xD7 replicas \xD7 concurrent rollouts) \u2014 in flight: **${c.inFlight}** (bound by ${c.binding.join(", ")})`, "");
+    lines.push(
+      `Job name: \`${c.jobName}\` \xB7 parent: ${c.parent ? `\`${c.parent}\`` : "\u2014"} \xB7 base preset: \`${c.baseTopology}\` \xB7 cluster: \`${c.cluster}\``,
+      ""
+    );
+    lines.push(
+      `**Capacity** (containers \xD7 replicas \xD7 concurrent rollouts) \u2014 in flight: **${c.inFlight}** (bound by ${c.binding.join(", ")})`,
+      ""
+    );
     lines.push("| service | capacity |", "|---|---:|");
     for (const row of c.capacity) lines.push(`| ${row.service} | ${row.capacity} |`);
     lines.push("");
     const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
-    lines.push(`**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? "" : "; no memory model for this cluster"})`, "");
+    lines.push(
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? "" : "; no memory model for this cluster"})`,
+      ""
+    );
     lines.push("| GPU | services | predicted GiB | share |", "|---:|---|---:|---:|");
     for (const { gpu, services } of c.gpuMap) {
       const m = memory.get(gpu);
@@ -41179,13 +41511,18 @@ async function main() {
   const payload = JSON.parse(readFileSync3(eventPath, "utf8"));
   const pull = payload.pull_request;
   if (!pull?.number || !pull?.head?.sha) {
-    throw new Error(`this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`);
+    throw new Error(
+      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`
+    );
   }
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
   const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
   const report = await validatePullRequest(
-    { changedPaths: changed.map((f) => f.path), topologiesDir: getInput("topologies-dir") || "topologies" },
+    {
+      changedPaths: changed.map((f) => f.path),
+      topologiesDir: getInput("topologies-dir") || "topologies"
+    },
     {
       files: githubFileSource(octokit, { owner, repo, ref: pull.head.sha }),
       config: fileSystemSource(process.env.GITHUB_WORKSPACE ?? process.cwd()),
@@ -41193,7 +41530,12 @@ async function main() {
     },
     {
       annotate(issue2) {
-        const props = { title: `${issue2.rule}${issue2.keyPath ? ` (${issue2.keyPath})` : ""}`, file: issue2.file, startLine: issue2.line, startColumn: issue2.column };
+        const props = {
+          title: `${issue2.rule}${issue2.keyPath ? ` (${issue2.keyPath})` : ""}`,
+          file: issue2.file,
+          startLine: issue2.line,
+          startColumn: issue2.column
+        };
         if (issue2.severity === "error") error(issue2.message, props);
         else warning(issue2.message, props);
       },
@@ -41207,7 +41549,9 @@ async function main() {
   setOutput("warnings", String(report.warningCount));
   setOutput("files", JSON.stringify(report.files.map((f) => f.path)));
   if (report.errorCount > 0) {
-    setFailed(`${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`);
+    setFailed(
+      `${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`
+    );
   }
 }
 main().catch((error2) => setFailed(error2 instanceof Error ? error2.message : String(error2)));

@@ -1,11 +1,171 @@
-import type { Command } from '../command.js';
+// `topo analyze <run_name>`: one run read from Prometheus, judged by the detector and the analysis,
+// printed as the monitor's comment (Markdown) or as the observation JSON.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse } from 'yaml';
+import { observeRun, type RunAnalysis } from '../../analysis/observe.js';
+import type { CandidateState } from '../../report/pr-comment.js';
+import { renderMonitorComment } from '../../report/pr-comment.js';
+import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
+import { type ExperimentTelemetry, fetchTelemetry, runSelector } from '../../telemetry/queries.js';
+import type { Cluster, ClustersFile } from '../../types/generated/clusters.js';
+import { type CliIO, type Command, UsageError } from '../command.js';
+
+export interface TelemetryOptions {
+  prometheus: PrometheusClient;
+  timeScale: number;
+  stepSeconds: number;
+  grafanaUrl: string | null;
+  cluster?: { name: string; config: Cluster };
+}
+
+/** Parses `--key value` options and `--flag` switches; the rest are positional. */
+export function parseArgs(
+  args: string[],
+  flags: readonly string[],
+): { positional: string[]; options: Record<string, string>; flags: Set<string> } {
+  const positional: string[] = [];
+  const options: Record<string, string> = {};
+  const set = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (!a.startsWith('--')) {
+      positional.push(a);
+      continue;
+    }
+    const key = a.slice(2);
+    if (flags.includes(key)) {
+      set.add(key);
+      continue;
+    }
+    const v = args[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
+    options[key] = v;
+    i++;
+  }
+  return { positional, options, flags: set };
+}
+
+/** Prometheus, time scale and scrape step from --prometheus/--time-scale/--step or the cluster's entry. */
+export function telemetryOptions(
+  options: Record<string, string>,
+  io: CliIO,
+  clusterName?: string,
+): TelemetryOptions {
+  const file = resolve(
+    io.cwd,
+    options['clusters-file'] ?? io.env.TOPO_CLUSTERS_FILE ?? 'topologies/clusters.yaml',
+  );
+  let cluster: { name: string; config: Cluster } | undefined;
+  const name = options.cluster ?? clusterName;
+  if (name) {
+    let parsed: ClustersFile;
+    try {
+      parsed = parse(readFileSync(file, 'utf8')) as ClustersFile;
+    } catch (e) {
+      throw new UsageError(
+        `cannot read the clusters file ${file}: ${(e as Error).message} (set --clusters-file or TOPO_CLUSTERS_FILE)`,
+      );
+    }
+    const config = parsed?.clusters?.[name];
+    if (!config)
+      throw new UsageError(
+        `${file}: no cluster "${name}" (known: ${Object.keys(parsed?.clusters ?? {}).join(', ') || 'none'})`,
+      );
+    cluster = { name, config };
+  }
+  const url = options.prometheus ?? cluster?.config.prometheus_url ?? io.env.TOPO_PROMETHEUS_URL;
+  if (!url)
+    throw new UsageError(
+      'no Prometheus: pass --prometheus <url>, --cluster <name>, or set TOPO_PROMETHEUS_URL',
+    );
+  const timeScale = Number(options['time-scale'] ?? cluster?.config.time_scale ?? 1);
+  if (!(timeScale > 0))
+    throw new UsageError(`--time-scale must be a positive number, got ${options['time-scale']}`);
+  const stepSeconds = Number(options.step ?? (timeScale > 1 ? 1 : 5));
+  if (!(stepSeconds > 0))
+    throw new UsageError(`--step must be a positive number of seconds, got ${options.step}`);
+  return {
+    prometheus: createPrometheusClient({ baseUrl: url }),
+    timeScale,
+    stepSeconds,
+    grafanaUrl: options.grafana ?? cluster?.config.grafana_url ?? null,
+    cluster,
+  };
+}
+
+/** The monitor-like state of a run from its verdict alone (no Slurm). */
+export function stateFromVerdict(a: RunAnalysis): CandidateState {
+  switch (a.observation.verdict.state) {
+    case 'no-data':
+      return 'starting';
+    case 'warming':
+      return 'warming';
+    case 'stable':
+    case 'cyclic':
+      return 'stable';
+    case 'unhealthy':
+      return 'failed';
+    default:
+      return 'stabilising';
+  }
+}
 
 export const analyzeCommand: Command = {
   name: 'analyze',
   summary: 'Analyse one run from Prometheus',
-  usage: 'topo analyze <run_name> [--json]',
-  async run(_args, io) {
-    io.stderr('topo analyze: not implemented yet (issue 5)\n');
-    return 1;
+  usage:
+    'topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters-file F]] [--time-scale S] [--step SECONDS] [--minutes M]',
+  async run(args, io) {
+    const { positional, options, flags } = parseArgs(args, ['json']);
+    const [runName, extra] = positional;
+    if (!runName || extra)
+      throw new UsageError('give exactly one run name (topo-<experiment>-<candidate>-<hash8>)');
+    const selector = runSelector(runName);
+    const t = telemetryOptions(options, io);
+    const minutes = Number(options.minutes ?? 360);
+    if (!(minutes > 0)) throw new UsageError(`--minutes must be positive, got ${options.minutes}`);
+    const end = Math.floor(Date.now() / 1000);
+    const start = end - minutes * 60;
+    const telemetry: ExperimentTelemetry = await fetchTelemetry(
+      t.prometheus,
+      selector,
+      { start: Math.floor(start / t.stepSeconds) * t.stepSeconds, end, stepSeconds: t.stepSeconds },
+      { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds },
+    );
+    const analysis = observeRun({
+      runName,
+      series: (telemetry.byRun.get(runName) ?? {}) as Parameters<typeof observeRun>[0]['series'],
+      timeScale: t.timeScale,
+      nowTs: end,
+      stepSeconds: t.stepSeconds,
+      missing: telemetry.missing,
+    });
+    for (const e of telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
+    if (flags.has('json')) {
+      io.stdout(
+        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries }, null, 2)}\n`,
+      );
+    } else {
+      const [, experimentId = '', candidate = runName] =
+        /^topo-(.+-[0-9]{8})-(.+)-[0-9a-f]{8}$/.exec(runName) ?? [];
+      io.stdout(
+        `${renderMonitorComment({
+          experimentId,
+          candidate,
+          runName,
+          state: stateFromVerdict(analysis),
+          timeline: [],
+          observation: analysis.observation,
+          comparisons: [],
+          chart: analysis.chart,
+          opportunities: analysis.opportunities,
+          queries: telemetry.queries,
+          grafanaUrl: t.grafanaUrl,
+          timeRange: analysis.startTs ? { fromMs: analysis.startTs * 1000, toMs: null } : null,
+        })}\n`,
+      );
+    }
+    return analysis.startTs === null ? 1 : 0;
   },
 };

@@ -62,7 +62,7 @@ export const demoCommand: Command = {
           command: parsed.command,
           rounds: mode.rounds,
           perRound: mode.perRound,
-          maxSimulatedMinutes: 120,
+          maxSimulatedMinutes: mode.maxSimulatedMinutes,
           pollSeconds: 2,
           dateStamp: dateStamp(new Date()),
           isRoot: typeof process.getuid === 'function' && process.getuid() === 0,

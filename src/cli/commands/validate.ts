@@ -18,7 +18,9 @@ const SKIP_DIRS = new Set(['node_modules', '.git', 'schema']);
 export function expandPaths(paths: readonly string[], cwd: string): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
-    for (const entry of readdirSync(resolve(cwd, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(resolve(cwd, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const child = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name)) walk(child);
@@ -50,7 +52,11 @@ export interface ParsedArgs {
 }
 
 /** `--flag`, `--name value`, `--name=value` and positionals; unknown options are usage errors. */
-export function parseArgs(args: readonly string[], flags: readonly string[], valued: readonly string[]): ParsedArgs {
+export function parseArgs(
+  args: readonly string[],
+  flags: readonly string[],
+  valued: readonly string[],
+): ParsedArgs {
   const out: ParsedArgs = { flags: new Set(), values: new Map(), positional: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -74,10 +80,19 @@ export function parseArgs(args: readonly string[], flags: readonly string[], val
   return out;
 }
 
-export function validateOptionsFor(io: CliIO, clusters: string | undefined, clusterName?: string): ValidateOptions {
+export function validateOptionsFor(
+  io: CliIO,
+  clusters: string | undefined,
+  clusterName?: string,
+): ValidateOptions {
   const source = fileSystemSource(io.cwd);
   const clustersFile = clustersFileOption(clusters, io);
-  return { files: source, config: source, ...(clustersFile ? { clustersFile } : {}), ...(clusterName ? { clusterName } : {}) };
+  return {
+    files: source,
+    config: source,
+    ...(clustersFile ? { clustersFile } : {}),
+    ...(clusterName ? { clusterName } : {}),
+  };
 }
 
 export const validateCommand: Command = {
@@ -94,7 +109,9 @@ export const validateCommand: Command = {
       io.stdout(`${JSON.stringify(toJsonReport(report), null, 2)}\n`);
     } else {
       for (const file of report.files) {
-        for (const issue of [...file.errors, ...file.warnings].sort((a, b) => a.line - b.line || a.column - b.column)) {
+        for (const issue of [...file.errors, ...file.warnings].sort(
+          (a, b) => a.line - b.line || a.column - b.column,
+        )) {
           io.stdout(`${formatIssue(issue)}\n`);
         }
       }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { upsertCheckRun } from '../../../src/github/check-runs.js';
 import { createOctokit, type Octokit } from '../../../src/github/client.js';
+import { changedFiles, githubFileSource } from '../../../src/github/contents.js';
 import { setStateLabel } from '../../../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../../../src/github/permissions.js';
 import { reactToComment } from '../../../src/github/reactions.js';
@@ -155,6 +156,25 @@ describe('check runs', () => {
       summary: 'ok',
     });
     expect(again.created).toBe(true);
+  });
+});
+
+describe('pull request files as data', () => {
+  it('reads files and folders at the head commit; paths outside the repository do not exist', async () => {
+    const files = githubFileSource(octokit, { owner, repo: name, ref: pull.head.sha });
+    expect(await files.read('topologies/e/c1.yaml')).toBe('x: 1\n');
+    expect(await files.read('./topologies/e/c1.yaml')).toBe('x: 1\n');
+    expect(await files.list('topologies/e')).toEqual(['c1.yaml']);
+    expect(await files.read('topologies/e/missing.yaml')).toBeUndefined();
+    expect(await files.list('topologies/e/c1.yaml')).toBeUndefined();
+    expect(await files.read('topologies/../../etc/passwd')).toBeUndefined();
+    expect(await files.read('/etc/passwd')).toBeUndefined();
+    // The default branch does not have the candidate yet.
+    const base = githubFileSource(octokit, { owner, repo: name, ref: 'main' });
+    expect(await base.read('topologies/e/c1.yaml')).toBeUndefined();
+    expect(await changedFiles(octokit, { owner, repo: name, pull_number: pull.number })).toEqual([
+      { path: 'topologies/e/c1.yaml', status: 'added' },
+    ]);
   });
 });
 

@@ -17,7 +17,12 @@ let forkPull: Pull;
 let token: string;
 
 // The token carries exactly the permissions topology-submit.yml grants.
-const SUBMIT_PERMISSIONS = { contents: 'read', 'pull-requests': 'write', issues: 'write' } as const;
+const SUBMIT_PERMISSIONS = {
+  contents: 'read',
+  checks: 'write',
+  'pull-requests': 'write',
+  issues: 'write',
+} as const;
 
 beforeAll(async () => {
   gh = await startGitHubServer();

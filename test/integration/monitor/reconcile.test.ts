@@ -2,10 +2,20 @@
 // scraped by the local Prometheus, read back through the query catalog, judged by the detector, and
 // reported on a pull request of the local GitHub API (sticky comment, check run, label); stopped by
 // stop_when_stable. Then a second pass at the same moment writes nothing.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { main } from '../../../src/cli/main.js';
 import { createOctokit } from '../../../src/github/client.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
@@ -83,6 +93,8 @@ function ports(): MonitorPorts {
       base_topology: '8gpu_64rollouts',
       max_parallel: 1,
       stop_when_stable: true,
+      // a looser interval than the default keeps this test short; the unit tests cover the defaults
+      stabilisation: { max_ci_relative: 0.05 },
       fixed_inputs: {
         deploy: 'twin-balanced',
         driver: 'vavam',
@@ -136,6 +148,10 @@ function ports(): MonitorPorts {
   };
 }
 
+async function monitorComment(): Promise<string> {
+  return gh.state.commentsOn(repo, pull.number).find((c) => c.user.login === gh.botLogin)?.body ?? '';
+}
+
 describe('monitor reconcile pass on the local cluster', () => {
   it('submits, follows the run to a stable verdict, stops it, and reports it on the pull request', async () => {
     const seen: string[] = [];
@@ -145,15 +161,21 @@ describe('monitor reconcile pass on the local cluster', () => {
       last = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
       expect(last.errors).toEqual([]);
       const state = last.candidates[0]?.state;
-      if (state && seen.at(-1) !== state) seen.push(state);
-      if (state === 'stopped' || state === 'finished' || state === 'failed') break;
+      if (state && seen.at(-1) !== state)
+        seen.push(`${state}@${last.candidates[0]?.view.observation.verdict.minutes_of_data ?? 0}`);
+      // ended: pass until the comment is final (the data settles a few scrapes after the end)
+      if (
+        (state === 'stopped' || state === 'finished' || state === 'failed') &&
+        (await monitorComment()).includes('final-job:')
+      )
+        break;
       await new Promise((r) => setTimeout(r, 2000));
     }
     const outcome = last?.candidates[0];
     expect(outcome?.state, `states seen: ${seen.join(' → ')}`).toBe('stopped');
     console.log(`states seen: ${seen.join(' → ')}`);
-    expect(seen[0]).toMatch(/submitted|starting/);
-    expect(seen).toContain('stable');
+    expect(seen[0]).toMatch(/^(submitted|starting)/);
+    expect(seen.some((x) => x.startsWith('stable@'))).toBe(true);
     const v = outcome?.view.observation.verdict;
     expect(['stable', 'cyclic']).toContain(v?.state);
     // the projection agrees with the twin's own steady state within 10%
@@ -162,7 +184,7 @@ describe('monitor reconcile pass on the local cluster', () => {
 
     const comments = gh.state.commentsOn(repo, pull.number).filter((c) => c.user.login === gh.botLogin);
     expect(comments).toHaveLength(1);
-    const body = comments[0]?.body ?? '';
+    const body = await monitorComment();
     expect(body).toContain('<!-- topo:sticky:monitor -->');
     expect(body).toContain('`baseline` — stopped');
     expect(body).toContain('Projected full-run seconds per rollout at the end of the run');
@@ -180,6 +202,55 @@ describe('monitor reconcile pass on the local cluster', () => {
     );
     expect(checks.at(-1)?.conclusion).toBe('success');
     expect(gh.violations()).toEqual([]);
+
+    // the CLI reads the same run from the same Prometheus
+    const out: string[] = [];
+    const io = {
+      stdout: (t: string) => out.push(t),
+      stderr: (t: string) => out.push(t),
+      cwd: repoRoot,
+      env: process.env,
+      isTTY: false,
+    };
+    const code = await main(
+      [
+        'analyze',
+        runName,
+        '--json',
+        '--prometheus',
+        cluster.prometheusUrl,
+        '--time-scale',
+        String(cluster.timeScale),
+        '--step',
+        '1',
+        '--minutes',
+        '10',
+      ],
+      io,
+    );
+    expect(code, out.join('')).toBe(0);
+    const analyzed = JSON.parse(out.join('')) as {
+      observation: { run_name: string; stable_metrics: { completed_rollouts: number } };
+    };
+    expect(analyzed.observation.run_name).toBe(runName);
+    expect(analyzed.observation.stable_metrics.completed_rollouts).toBe(
+      observation?.stable_metrics.completed_rollouts,
+    );
+    const topologies = mkdtempSync(join(tmpdir(), 'topo-status-'));
+    mkdirSync(join(topologies, experimentId));
+    writeFileSync(
+      join(topologies, experimentId, 'experiment.yaml'),
+      `experiment_id: ${experimentId}\ncluster: local\nbase_topology: 8gpu_64rollouts\nstop_when_stable: true\nfixed_inputs: { deploy: twin-balanced, driver: vavam }\n`,
+    );
+    out.length = 0;
+    expect(
+      await main(
+        ['status', experimentId, '--topologies', topologies, '--clusters-file', cluster.clustersFile],
+        io,
+      ),
+      out.join(''),
+    ).toBe(0);
+    expect(out.join('')).toMatch(/baseline-0123abcd\s+\d+\s+CANCELLED\s+stopped/);
 
     // a second pass: nothing changed, no write call
     gh.resetCalls();

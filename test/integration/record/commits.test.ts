@@ -1,7 +1,12 @@
 // Compare-and-swap commits through the Git Data API of the local GitHub.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOctokit, type Octokit } from '../../../src/github/client.js';
-import { CommitConflictError, commitWithCompareAndSwap, isRefConflict } from '../../../src/github/commits.js';
+import {
+  CommitConflictError,
+  commitWithCompareAndSwap,
+  isRefConflict,
+  isTransient,
+} from '../../../src/github/commits.js';
 import { type GitHubServer, startGitHubServer } from '../../support/github-server/index.js';
 
 let gh: GitHubServer;
@@ -121,5 +126,11 @@ describe('commitWithCompareAndSwap', () => {
       false,
     );
     expect(isRefConflict(Object.assign(new Error('Not Found'), { status: 404 }))).toBe(false);
+    expect(isTransient(new Error('other side closed'))).toBe(true);
+    expect(isTransient(Object.assign(new Error('Bad gateway'), { status: 502 }))).toBe(true);
+    expect(isTransient(Object.assign(new Error('Update is not a fast forward'), { status: 422 }))).toBe(
+      false,
+    );
+    expect(isTransient(new Error('experiments/x.json: not valid JSON'))).toBe(false);
   });
 });

@@ -30,7 +30,10 @@ fixed_inputs:
 `,
 );
 const candidate = join('topologies', exp, 'cli-cand.yaml');
-writeFileSync(join(dir, candidate), 'name: cli-cand\nparent: null\ntopology:\n  runtime:\n    nr_workers: 2\n');
+writeFileSync(
+  join(dir, candidate),
+  'name: cli-cand\nparent: null\ntopology:\n  runtime:\n    nr_workers: 2\n',
+);
 
 async function topo(...args: string[]) {
   let stdout = '';
@@ -43,7 +46,12 @@ async function topo(...args: string[]) {
       stderr += t;
     },
     cwd: dir,
-    env: { ...process.env, TOPO_CLUSTERS_FILE: env.clustersFile, TOPO_SSH_KEY_FILE: env.sshKeyPath, SLURM_CONF: env.slurmConf },
+    env: {
+      ...process.env,
+      TOPO_CLUSTERS_FILE: env.clustersFile,
+      TOPO_SSH_KEY_FILE: env.sshKeyPath,
+      SLURM_CONF: env.slurmConf,
+    },
     isTTY: false,
   };
   const code = await main(args, io);
@@ -81,7 +89,12 @@ describe('topo submit / jobs / cancel on the local cluster', () => {
 
     const cancelled = await topo('cancel', candidate, '--cluster', 'local-ssh');
     expect(cancelled.stdout).toContain(`Cancelled job \`${submitted.jobId}\``);
-    const after = JSON.parse((await topo('jobs', exp, '--json')).stdout);
+    // COMPLETING while the job's processes stop, then CANCELLED (bounded wait).
+    let after = JSON.parse((await topo('jobs', exp, '--json')).stdout);
+    for (let i = 0; i < 60 && after.jobs[0]?.state === 'COMPLETING'; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      after = JSON.parse((await topo('jobs', exp, '--json')).stdout);
+    }
     expect(after.jobs[0]).toMatchObject({ state: 'CANCELLED', failure: { kind: 'cancelled' } });
   });
 });

@@ -91,7 +91,7 @@ describe('submitCandidate on the local cluster', () => {
     expect(live.map((j) => j.id)).toEqual([...ids]);
     await waitForJob(local, prefix, (j) => j.name === name && j.state === 'RUNNING', 'RUNNING');
     // A younger duplicate, if one was made, was retired under another name before it could run.
-    const dups = (await local.jobs(prefix)).filter((j) => j.name === `${name}.dup`);
+    const dups = (await local.jobs(`retired-${prefix}`)).filter((j) => j.name === `retired-${name}`);
     for (const d of dups) expect(d.state).toBe('CANCELLED');
   });
 

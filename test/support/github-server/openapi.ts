@@ -75,6 +75,7 @@ export class OpenApiValidator {
     this.doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
     normaliseNullable(this.doc.components);
     normaliseNullable(this.doc.paths);
+    normaliseNullable(this.doc['x-webhooks']);
     this.ajv = this.newAjv(false);
     this.ajvCoerce = this.newAjv(true);
     this.buildRoutes();
@@ -270,6 +271,18 @@ export class OpenApiValidator {
     return [`response ${status}: ${formatErrors(validate.errors)}`];
   }
 
+  /**
+   * Checks a webhook payload against the description's `x-webhooks` entry (e.g.
+   * `issue-comment-created`); returns problems in words.
+   */
+  validateWebhook(name: string, payload: unknown): string[] {
+    const hooks = this.doc['x-webhooks'] as Record<string, unknown>;
+    if (!hooks[name]) return [`no webhook ${name} in the OpenAPI description`];
+    const ref = pointer('x-webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema');
+    const validate = this.validatorFor(`hook:${name}`, ref, false);
+    return validate(payload) ? [] : [`webhook ${name}: ${formatErrors(validate.errors)}`];
+  }
+
   /** A documented example payload (a deep copy): the base of every object the server returns. */
   example(name: string): Json {
     const examples = (this.doc.components as Json).examples as Record<string, Json>;
@@ -281,7 +294,7 @@ export class OpenApiValidator {
 
 function formatErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
-    .slice(0, 5)
+    .slice(0, 8)
     .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
     .join('; ');
 }

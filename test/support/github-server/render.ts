@@ -270,6 +270,18 @@ export class Renderer {
       updated_at: pull.updatedAt,
       closed_by: null,
       author_association: this.association(repo, pull.user.login),
+      reactions: {
+        url: `${url}/reactions`,
+        total_count: 0,
+        '+1': 0,
+        '-1': 0,
+        laugh: 0,
+        confused: 0,
+        heart: 0,
+        hooray: 0,
+        eyes: 0,
+        rocket: 0,
+      },
     };
     delete out.repository;
     delete out.type;
@@ -293,6 +305,7 @@ export class Renderer {
       updated_at: comment.updatedAt,
       issue_url: `${this.repoUrl(repo)}/issues/${comment.issueNumber}`,
       author_association: this.association(repo, comment.user.login),
+      performed_via_github_app: null,
       reactions: {
         url: `${url}/reactions`,
         total_count: reactions.length,

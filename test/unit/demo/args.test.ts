@@ -1,8 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/command.js';
 import { parseDemoArgs } from '../../../src/cli/commands/demo.js';
 import { Cleanup, signalExitCode } from '../../../src/demo/cleanup.js';
 import { parseClusterEnv } from '../../../src/demo/cluster.js';
+import { DemoOutput } from '../../../src/demo/output.js';
 import { dateStamp, SAMPLE_COMMAND } from '../../../src/demo/sample.js';
 
 describe('parseDemoArgs', () => {
@@ -75,5 +79,17 @@ describe('Cleanup', () => {
 describe('dateStamp', () => {
   it('is the UTC day as yyyymmdd', () => {
     expect(dateStamp(new Date('2026-12-02T23:59:59Z'))).toBe('20261202');
+  });
+});
+
+describe('DemoOutput', () => {
+  it('writes inside its folder, lists what it wrote, and refuses paths that leave it', () => {
+    const out = new DemoOutput(mkdtempSync(join(tmpdir(), 'demo-output-')));
+    out.write('comments/a.md', 'x');
+    out.write('comments/a.md', 'y');
+    expect(out.read('comments/a.md')).toBe('y');
+    expect(out.written()).toEqual(['comments/a.md']);
+    expect(() => out.write('../escape.md', 'x')).toThrow('outside');
+    expect(() => out.write('/etc/passwd', 'x')).toThrow('outside');
   });
 });

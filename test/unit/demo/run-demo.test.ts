@@ -49,6 +49,7 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
   return {
     cluster: {
       status: async () => (up ? env : null),
+      anyRunning: async () => up || log.calls.includes('partly running'),
       up: async () => {
         log.calls.push('cluster up');
         up = true;
@@ -195,6 +196,16 @@ describe('runDemo', () => {
     expect(h.log.calls.at(-1)).toBe('cluster down');
   });
 
+  it('completes a partly running cluster but leaves it running afterwards', async () => {
+    const h = harness(false);
+    h.log.calls.push('partly running');
+    const result = await runDemo(options({ rounds: 0 }), h.deps());
+    expect(result.exitCode).toBe(0);
+    expect(h.log.calls).toContain('cluster up');
+    expect(h.log.calls).not.toContain('cluster down');
+    expect(h.text()).toContain('stays up afterwards');
+  });
+
   it('stops at once without root when the cluster is down, printing the install command', async () => {
     const h = harness(false);
     const result = await runDemo(options({ isRoot: false }), h.deps());
@@ -268,5 +279,22 @@ describe('oneWinner', () => {
   it('leaves a round with one accepted candidate as it is', () => {
     const batch = [outcome('a', 10.3, 'accepted'), outcome('c', 11, 'rejected')];
     expect(oneWinner(batch)).toEqual(batch);
+  });
+});
+
+describe('decide without a stable interval', () => {
+  const best = { name: 'baseline', observation: observation('baseline', 40) }; // interval 39.9–40.1
+  const ended = (value: number): CandidateObservation => ({
+    run_name: 'topo-x-c-0',
+    verdict: { state: 'stabilising', evidence: [] },
+    stable_metrics: { seconds_per_rollout_full_run: value },
+    comparison: { against: 'baseline', outcome: 'not-comparable' },
+  });
+  it('accepts a finished run only below the lower bound of the best interval', () => {
+    expect(decide(ended(39.5), best, true)).toEqual({
+      decision: 'accepted',
+      reason: '39.50 s/rollout beats baseline (40.00), below its interval (no stable verdict of its own)',
+    });
+    expect(decide(ended(39.95), best, true).decision).toBe('rejected');
   });
 });

@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, helpText, parseCommand } from '../../../src/github/commands.js';
+import { repoRoot } from '../../support/run-action.js';
+
+const corpus = JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/github/bad-commands.json'), 'utf8')) as {
+  cases: { body: string; reason: string }[];
+};
 
 describe('parseCommand', () => {
   it.each([
@@ -27,6 +34,10 @@ describe('parseCommand', () => {
     '/topos submit',
   ])('ignores a comment that is not a command: %j', (body) => {
     expect(parseCommand(body)).toEqual({ kind: 'none' });
+  });
+
+  it.each(corpus.cases)('answers the bad command $body with the reason', ({ body, reason }) => {
+    expect(parseCommand(body)).toEqual({ kind: 'invalid', reason });
   });
 
   it.each([

@@ -54,7 +54,7 @@ const EXPECTED = {
   'topology-validate.yml': { selfHosted: false, permissions: { contents: 'read', 'pull-requests': 'read' } },
   'topology-submit.yml': {
     selfHosted: true,
-    permissions: { contents: 'read', issues: 'write', 'pull-requests': 'write' },
+    permissions: { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
   },
   'topology-monitor.yml': {
     selfHosted: true,
@@ -209,7 +209,7 @@ describe('action.yml files', () => {
     for (const [input, spec] of Object.entries(action.inputs ?? {})) {
       expect(spec.description, `${file}: input ${input} needs a description`).toBeTruthy();
       expect(docs, `docs/github.md must document input \`${input}\` of actions/${name}`).toMatch(
-        new RegExp(`\\| \`${name}\` \\| \`${input}\` \\|`),
+        new RegExp(`\\|\\s*\`${name}\`\\s*\\|\\s*\`${input}\`\\s*\\|`),
       );
     }
   });

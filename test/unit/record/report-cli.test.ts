@@ -60,3 +60,18 @@ describe('topo report', () => {
     expect(out.stderr).toContain('usage: topo report');
   });
 });
+
+describe('writeInitialRecord (topo init)', () => {
+  it('writes the empty record and its Markdown once, and never replaces an existing record', async () => {
+    const { writeInitialRecord } = await import('../../../src/usecases/record.js');
+    const { cwd } = workspace();
+    const id = EXPERIMENT.experiment_id;
+    expect(writeInitialRecord(cwd, EXPERIMENT).map((f) => f.slice(cwd.length + 1))).toEqual([
+      `experiments/${id}.json`,
+      `experiments/${id}.md`,
+    ]);
+    writeFileSync(join(cwd, `experiments/${id}.json`), '{"kept": true}');
+    expect(writeInitialRecord(cwd, EXPERIMENT)).toEqual([]);
+    expect(readFileSync(join(cwd, `experiments/${id}.json`), 'utf8')).toBe('{"kept": true}');
+  });
+});

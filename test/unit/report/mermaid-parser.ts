@@ -4,7 +4,7 @@ let parser: ((text: string) => Promise<unknown>) | undefined;
 export async function mermaidParse(text: string): Promise<unknown> {
   if (!parser) {
     const { JSDOM } = (await import('jsdom' as string)) as {
-      JSDOM: new (html: string) => { window: Window & typeof globalThis };
+      JSDOM: new (html: string) => { window: { document: unknown } };
     };
     const dom = new JSDOM('<!doctype html><html><body></body></html>');
     Object.assign(globalThis, { window: dom.window, document: dom.window.document });

@@ -33,7 +33,7 @@ describe('planQueue', () => {
 
   it('ignores retired duplicates and a repeated request', () => {
     const s = new FakeSlurm();
-    s.add(`${req('a').jobName}.dup`, 'PENDING');
+    s.add(`retired-${req('a').jobName}`, 'PENDING');
     const plan = planQueue([req('b'), req('b')], [...s.jobsById.values()], 1);
     expect(plan.submitNow).toEqual([req('b')]);
     expect(plan.queued).toEqual([]);

@@ -82,7 +82,7 @@ describe('submitCandidate', () => {
     };
     const r = await submitCandidate({ slurm }, request('a'));
     expect(r).toMatchObject({ status: 'existing', jobId: '99' });
-    expect(slurm.jobsById.get('100')).toMatchObject({ name: `${name('a')}.dup`, state: 'CANCELLED' });
+    expect(slurm.jobsById.get('100')).toMatchObject({ name: `retired-${name('a')}`, state: 'CANCELLED' });
     expect(slurm.calls).toEqual(expect.arrayContaining(['rename 100', 'cancel 100', 'release 99']));
   });
 
@@ -149,7 +149,7 @@ describe('submitCandidate', () => {
     };
     const r = await submitCandidate({ slurm }, request('d'));
     expect(r).toMatchObject({ status: 'queued', position: 1 });
-    expect(slurm.jobsById.get('102')).toMatchObject({ state: 'CANCELLED', name: `${name('d')}.dup` });
+    expect(slurm.jobsById.get('102')).toMatchObject({ state: 'CANCELLED', name: `retired-${name('d')}` });
     expect(slurm.jobsById.get('99')?.state).toBe('PENDING');
   });
 

@@ -40,7 +40,8 @@ describe('suggest', () => {
       ]),
     );
     expect(result.parent).toBe('baseline');
-    expect(result.proposals.length).toBe(3);
+    expect(result.proposals.length).toBeGreaterThanOrEqual(2);
+    expect(result.proposals.length).toBeLessThanOrEqual(3);
     const first = result.proposals[0]!;
     expect(first.kind).toBe('scale-bottleneck');
     expect(first.service).toBe('driver');
@@ -56,7 +57,7 @@ describe('suggest', () => {
       expect(p.candidate.name).toMatch(/^[a-z0-9][a-z0-9-]{0,39}$/);
       for (const m of p.predictedMemory) expect(m.fraction).toBeLessThanOrEqual(0.9);
     }
-    expect(new Set(result.proposals.map((p) => p.candidate.name)).size).toBe(3);
+    expect(new Set(result.proposals.map((p) => p.candidate.name)).size).toBe(result.proposals.length);
     expect(result.stop.stop).toBe(false);
   });
 

@@ -2,7 +2,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
 import { CORPUS, REPO } from './helpers.js';
@@ -26,7 +26,13 @@ describe('topo validate', () => {
   it('exits 1 with --json in the documented shape', async () => {
     const t = io(CORPUS);
     const code = await main(
-      ['validate', '--json', '--clusters', 'clusters.yaml', 'topology-opt-vavam-test-20260101/gpu-index-out-of-range.yaml'],
+      [
+        'validate',
+        '--json',
+        '--clusters',
+        'clusters.yaml',
+        'topology-opt-vavam-test-20260101/gpu-index-out-of-range.yaml',
+      ],
       t.handle,
     );
     expect(code).toBe(1);
@@ -34,14 +40,24 @@ describe('topo validate', () => {
     expect(Object.keys(json)).toEqual(['files']);
     expect(json.files[0].path).toBe('topology-opt-vavam-test-20260101/gpu-index-out-of-range.yaml');
     expect(Object.keys(json.files[0])).toEqual(['path', 'errors', 'warnings']);
-    expect(Object.keys(json.files[0].errors[0])).toEqual(['rule', 'severity', 'line', 'column', 'keyPath', 'message']);
+    expect(Object.keys(json.files[0].errors[0])).toEqual([
+      'rule',
+      'severity',
+      'line',
+      'column',
+      'keyPath',
+      'message',
+    ]);
   });
 
   it('prints compiler-style lines with file:line:column', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-cli-'));
     try {
       cpSync(join(REPO, 'topologies'), join(dir, 'topologies'), { recursive: true });
-      writeFileSync(join(dir, example, 'typo.yaml'), 'name: typo\nparent: baseline\ntopology:\n  runtime:\n    nr_wrokers: 4\n');
+      writeFileSync(
+        join(dir, example, 'typo.yaml'),
+        'name: typo\nparent: baseline\ntopology:\n  runtime:\n    nr_wrokers: 4\n',
+      );
       const t = io(dir);
       expect(await main(['validate', `${example}/typo.yaml`], t.handle)).toBe(1);
       expect(t.out()).toContain(`${example}/typo.yaml:5:5: error [unknown-key] topology.runtime.nr_wrokers:`);
@@ -53,7 +69,9 @@ describe('topo validate', () => {
 
   it('takes the clusters file from TOPO_CLUSTERS_FILE', async () => {
     const t = io(CORPUS, { TOPO_CLUSTERS_FILE: 'clusters/ssh-without-host-key/clusters.yaml' });
-    expect(await main(['validate', '--json', 'topology-opt-vavam-test-20260101/good-split.yaml'], t.handle)).toBe(1);
+    expect(
+      await main(['validate', '--json', 'topology-opt-vavam-test-20260101/good-split.yaml'], t.handle),
+    ).toBe(1);
     expect(JSON.parse(t.out()).files[0].errors[0].rule).toBe('clusters-invalid');
   });
 
@@ -73,7 +91,9 @@ describe('topo render', () => {
     expect(argv).toContain('runtime.nr_workers=16');
     const h = io(REPO);
     expect(await main(['render', `${example}/more-workers.yaml`], h.handle)).toBe(0);
-    expect(h.out()).toMatch(/^# job topo-topology-opt-vavam-ord-20261202-more-workers-[0-9a-f]{8}\nsbatch --parsable /);
+    expect(h.out()).toMatch(
+      /^# job topo-topology-opt-vavam-ord-20261202-more-workers-[0-9a-f]{8}\nsbatch --parsable /,
+    );
   });
 
   it('refuses to render a candidate with errors and says why', async () => {
@@ -83,13 +103,20 @@ describe('topo render', () => {
       cpSync(CORPUS, dir, { recursive: true });
       cpSync(join(REPO, 'topologies/presets'), join(dir, 'presets'), { recursive: true });
       const t = io(dir);
-      const code = await main(['render', 'topology-opt-vavam-test-20260101/renderer-replicas.yaml'], t.handle);
+      const code = await main(
+        ['render', 'topology-opt-vavam-test-20260101/renderer-replicas.yaml'],
+        t.handle,
+      );
       expect(code).toBe(1);
       expect(t.out()).toBe('');
-      expect(t.err()).toContain('topology-opt-vavam-test-20260101/renderer-replicas.yaml:6:31: error [renderer-replicas]');
+      expect(t.err()).toContain(
+        'topology-opt-vavam-test-20260101/renderer-replicas.yaml:6:31: error [renderer-replicas]',
+      );
       expect(t.err()).toContain('not rendered');
       const ok = io(dir);
-      expect(await main(['render', '--json', 'topology-opt-vavam-test-20260101/good-split.yaml'], ok.handle)).toBe(0);
+      expect(
+        await main(['render', '--json', 'topology-opt-vavam-test-20260101/good-split.yaml'], ok.handle),
+      ).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -104,7 +131,10 @@ describe('topo render', () => {
         'clusters:\n  small:\n    transport: local\n    alpasim_checkout: /x\n    submit_script: s.sh\n    file_sd: /f\n    prometheus_url: http://p\n    gpus_per_node: 4\n    gpu_memory_gib: 80\n    cpus_per_node: 64\n    slurm: { exclusive: false }\n',
       );
       const t = io(dir);
-      const code = await main(['render', '--clusters', 'clusters.yaml', '--cluster', 'small', `${example}/baseline.yaml`], t.handle);
+      const code = await main(
+        ['render', '--clusters', 'clusters.yaml', '--cluster', 'small', `${example}/baseline.yaml`],
+        t.handle,
+      );
       // The 8-GPU preset does not fit a 4-GPU node.
       expect(code).toBe(1);
       expect(t.err()).toContain('[gpu-index]');
@@ -121,13 +151,23 @@ describe('topo init', () => {
       cpSync(join(REPO, 'topologies/presets'), join(dir, 'topologies/presets'), { recursive: true });
       const t = io(dir);
       const code = await main(
-        ['init', '--command', 'sbatch submit.sh deploy=ord topology=2gpu driver=vavam', '--date', '20260505', '--cluster', 'ord'],
+        [
+          'init',
+          '--command',
+          'sbatch submit.sh deploy=ord topology=2gpu driver=vavam',
+          '--date',
+          '20260505',
+          '--cluster',
+          'ord',
+        ],
         t.handle,
       );
       expect(code).toBe(0);
       expect(t.out()).toContain('created experiment topology-opt-vavam-ord-20260505');
       const bad = io(dir);
-      expect(await main(['init', '--command', 'sbatch submit.sh deploy=ord topology=2gpu'], bad.handle)).toBe(1);
+      expect(await main(['init', '--command', 'sbatch submit.sh deploy=ord topology=2gpu'], bad.handle)).toBe(
+        1,
+      );
       expect(bad.err()).toContain('missing `driver=…`');
       expect(await main(['init'], io(dir).handle)).toBe(2);
       expect(await main(['init', '--command', 'x', '--date', '2026-05-05'], io(dir).handle)).toBe(2);

@@ -15,7 +15,9 @@ import {
 } from './helpers.js';
 
 const cases = corpusManifest();
-const overlay = Object.fromEntries(cases.flatMap((c) => (generatedText(c) ? [[c.file, generatedText(c) as string]] : [])));
+const overlay = Object.fromEntries(
+  cases.flatMap((c) => (generatedText(c) ? [[c.file, generatedText(c) as string]] : [])),
+);
 const files = corpusSource(overlay);
 const options = { files, config: withRepoPresets(files), clustersFile: 'clusters.yaml' };
 
@@ -36,7 +38,10 @@ describe('bad-input corpus', () => {
     const report = reports[0]!;
     const found = [...report.errors, ...report.warnings];
     const hit = found.find((i) => i.rule === c.rule && i.line === c.line && i.severity === c.severity);
-    expect(hit, `${c.file}: want ${c.severity} ${c.rule} at line ${c.line}; got ${found.map((i) => `${i.rule}@${i.line}`).join(', ')}`).toBeDefined();
+    expect(
+      hit,
+      `${c.file}: want ${c.severity} ${c.rule} at line ${c.line}; got ${found.map((i) => `${i.rule}@${i.line}`).join(', ')}`,
+    ).toBeDefined();
     // Every finding names its file and a position inside it, and says something.
     for (const issue of found) {
       expect(issue.file).toBe(c.file);

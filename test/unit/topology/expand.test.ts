@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fileSystemSource } from '../../../src/cli/commands/validate.js';
 import { capacitySummary } from '../../../src/topology/capacity.js';
 import {
   canonicalJson,
@@ -13,7 +14,6 @@ import {
 } from '../../../src/topology/expand.js';
 import { checkPreset } from '../../../src/topology/files.js';
 import type { Topology } from '../../../src/types/generated/topology.js';
-import { fileSystemSource } from '../../../src/cli/commands/validate.js';
 import { REPO } from './helpers.js';
 
 async function preset(name: string): Promise<Topology> {
@@ -68,7 +68,11 @@ describe('expand', () => {
   });
 
   it('normalise puts keys in AlpaSim order and canonicalJson sorts them', () => {
-    const t = normalise({ runtime: { nr_workers: 1 }, services: {}, defines: { physics_cache_size: 2, nre_cache_size: 1 } } as Topology);
+    const t = normalise({
+      runtime: { nr_workers: 1 },
+      services: {},
+      defines: { physics_cache_size: 2, nre_cache_size: 1 },
+    } as Topology);
     expect(Object.keys(t)).toEqual(['defines', 'runtime']);
     expect(Object.keys(t.defines ?? {})).toEqual(['nre_cache_size', 'physics_cache_size']);
     expect(canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] })).toBe('{"a":[{"c":2,"d":1}],"b":1}');
@@ -76,7 +80,10 @@ describe('expand', () => {
 
   it('topologyDiff lists changed settings as Hydra keys', async () => {
     const base = expandPreset(await preset('8gpu_64rollouts'), withCatk);
-    const c = expandCandidate(base, { services: { renderer: { gpus: [0, 0, 1, 1] } }, runtime: { nr_workers: 4 } });
+    const c = expandCandidate(base, {
+      services: { renderer: { gpus: [0, 0, 1, 1] } },
+      runtime: { nr_workers: 4 },
+    });
     expect(topologyDiff(base, c)).toEqual([
       { key: 'services.renderer.gpus', from: [0, 1, 2, 3], to: [0, 0, 1, 1] },
       { key: 'runtime.nr_workers', from: 8, to: 4 },

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FileSource } from '../../../src/usecases/validate.js';
 import { fileSystemSource } from '../../../src/cli/commands/validate.js';
+import type { FileSource } from '../../../src/usecases/validate.js';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CORPUS = join(REPO, 'test/fixtures/topology/corpus');

@@ -13,9 +13,12 @@ describe('splitWords', () => {
   it('handles quotes, escapes and line continuations without a shell', () => {
     expect(splitWords(`a 'b c' "d \\"e\\"" f\\ g \\\n h`)).toEqual(['a', 'b c', 'd "e"', 'f g', 'h']);
   });
-  it.each(['a; b', 'a | b', 'a && b', 'a > f', 'a $(id)', 'a `id`', 'echo "$HOME"'])('refuses shell syntax: %s', (cmd) => {
-    expect(() => splitWords(cmd)).toThrow(RunCommandError);
-  });
+  it.each(['a; b', 'a | b', 'a && b', 'a > f', 'a $(id)', 'a `id`', 'echo "$HOME"'])(
+    'refuses shell syntax: %s',
+    (cmd) => {
+      expect(() => splitWords(cmd)).toThrow(RunCommandError);
+    },
+  );
 });
 
 describe('parseRunCommand', () => {
@@ -41,7 +44,9 @@ describe('parseRunCommand', () => {
   it('accepts bash and a bare script, and --gres=gpu:N', () => {
     expect(parseRunCommand('bash ./submit.sh deploy=a topology=1gpu driver=b').launcher).toBe('bash');
     expect(parseRunCommand('./submit.sh deploy=a topology=1gpu driver=b').launcher).toBe('direct');
-    expect(parseRunCommand('sbatch --gres=gpu:h100:8 s.sh deploy=a topology=1gpu driver=b').sbatch.gpusPerNode).toBe(8);
+    expect(
+      parseRunCommand('sbatch --gres=gpu:h100:8 s.sh deploy=a topology=1gpu driver=b').sbatch.gpusPerNode,
+    ).toBe(8);
   });
 
   it.each([
@@ -104,14 +109,18 @@ describe('initExperiment', () => {
     initExperiment(cmd, dir, { date: '20260301' });
     expect(() => initExperiment(cmd, dir, { date: '20260301' })).toThrow(/already exists/);
     expect(() => initExperiment(cmd, dir, { date: '20260301', force: true })).not.toThrow();
-    expect(() => initExperiment('sbatch s.sh deploy=ord topology=99gpu driver=vavam', dir)).toThrow(/no such preset/);
+    expect(() => initExperiment('sbatch s.sh deploy=ord topology=99gpu driver=vavam', dir)).toThrow(
+      /no such preset/,
+    );
   });
 
   it('refuses multi-node runs and bad topology override values', () => {
     setup();
-    expect(() => initExperiment('sbatch -N 2 s.sh deploy=ord topology=1gpu driver=vavam', dir)).toThrow(/one node/);
-    expect(() => initExperiment('sbatch s.sh deploy=ord topology=1gpu driver=vavam runtime.nr_workers=many', dir)).toThrow(
-      /whole number/,
+    expect(() => initExperiment('sbatch -N 2 s.sh deploy=ord topology=1gpu driver=vavam', dir)).toThrow(
+      /one node/,
     );
+    expect(() =>
+      initExperiment('sbatch s.sh deploy=ord topology=1gpu driver=vavam runtime.nr_workers=many', dir),
+    ).toThrow(/whole number/);
   });
 });

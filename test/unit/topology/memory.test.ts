@@ -35,7 +35,9 @@ describe('predictGpuMemory', () => {
     const [gpu0, gpu1] = rows;
     // Two renderer containers: 2 × 10 GiB + 2 × 9 scenes × 1.5 GiB + 1 overhead.
     expect(gpu0?.totalGiB).toBe(20 + 27 + 1);
-    expect(gpu0?.services).toEqual([{ service: 'renderer', instances: 2, replicaGiB: 20, cachedScenes: 18, cacheGiB: 27 }]);
+    expect(gpu0?.services).toEqual([
+      { service: 'renderer', instances: 2, replicaGiB: 20, cachedScenes: 18, cacheGiB: 27 },
+    ]);
     // Renderer 10 + 13.5, driver 4 × 5, physics 2 × 1 + 2 × 6 × 0.5, overhead 1.
     expect(gpu1?.totalGiB).toBe(23.5 + 20 + 2 + 6 + 1);
     expect(gpu1?.fraction).toBeCloseTo(0.525);

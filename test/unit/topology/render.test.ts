@@ -47,8 +47,14 @@ describe('render golden files', () => {
 
 const preset: Topology = {
   defines: { nre_cache_size: 5 },
-  services: { renderer: { gpus: [0], replicas_per_container: 1 }, controller: { gpus: null, replicas_per_container: 1 } },
-  runtime: { nr_workers: 1, endpoints: { renderer: { n_concurrent_rollouts: 4 }, controller: { n_concurrent_rollouts: 4 } } },
+  services: {
+    renderer: { gpus: [0], replicas_per_container: 1 },
+    controller: { gpus: null, replicas_per_container: 1 },
+  },
+  runtime: {
+    nr_workers: 1,
+    endpoints: { renderer: { n_concurrent_rollouts: 4 }, controller: { n_concurrent_rollouts: 4 } },
+  },
 };
 const experiment: Experiment = {
   experiment_id: 'topology-opt-vavam-local-20260101',
@@ -73,7 +79,11 @@ const resolved = (topology: Topology) => ({ name: 'c1', base, expanded: expandCa
 
 describe('renderSubmission', () => {
   it('follows the argv contract: options, script, groups, fixed overrides, topology diff, run name', () => {
-    const s = renderSubmission(experiment, resolved({ services: { renderer: { gpus: [0, 0, 1, 1] } } }), cluster);
+    const s = renderSubmission(
+      experiment,
+      resolved({ services: { renderer: { gpus: [0, 0, 1, 1] } } }),
+      cluster,
+    );
     expect(s.jobName).toMatch(/^topo-topology-opt-vavam-local-20260101-c1-[0-9a-f]{8}$/);
     expect(s.argv).toEqual([
       'sbatch',
@@ -96,32 +106,63 @@ describe('renderSubmission', () => {
 
   it('emits --exclusive by default and null as null', () => {
     const { exclusive: _, ...slurm } = cluster.slurm;
-    const s = renderSubmission(
-      experiment,
-      resolved({ services: { renderer: { gpus: null } } }),
-      { ...cluster, slurm },
-    );
+    const s = renderSubmission(experiment, resolved({ services: { renderer: { gpus: null } } }), {
+      ...cluster,
+      slurm,
+    });
     expect(s.argv).toContain('--exclusive');
     expect(s.argv).toContain('services.renderer.gpus=null');
   });
 
   it('gives the same job name for the same expanded topology, whatever the key order', () => {
-    const a = renderSubmission(experiment, resolved({ runtime: { nr_workers: 2 }, defines: { nre_cache_size: 6 } }), cluster);
-    const b = renderSubmission(experiment, resolved({ defines: { nre_cache_size: 6 }, runtime: { nr_workers: 2 } }), cluster);
+    const a = renderSubmission(
+      experiment,
+      resolved({ runtime: { nr_workers: 2 }, defines: { nre_cache_size: 6 } }),
+      cluster,
+    );
+    const b = renderSubmission(
+      experiment,
+      resolved({ defines: { nre_cache_size: 6 }, runtime: { nr_workers: 2 } }),
+      cluster,
+    );
     expect(a.jobName).toBe(b.jobName);
     const c = renderSubmission(experiment, resolved({ runtime: { nr_workers: 3 } }), cluster);
     expect(c.jobName).not.toBe(a.jobName);
   });
 
   it.each([
-    ['an account with a shell metacharacter', { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, slurm: { account: 'a;b' } } }, cluster],
-    ['a driver with a space', { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, driver: 'va vam' } }, cluster],
-    ['an override with $()', { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, overrides: ['a=$(id)'] } }, cluster],
-    ['an override setting the run name', { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, overrides: ['wizard.run_name=x'] } }, cluster],
-    ['an override setting a topology key', { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, overrides: ['runtime.nr_workers=3'] } }, cluster],
+    [
+      'an account with a shell metacharacter',
+      { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, slurm: { account: 'a;b' } } },
+      cluster,
+    ],
+    [
+      'a driver with a space',
+      { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, driver: 'va vam' } },
+      cluster,
+    ],
+    [
+      'an override with $()',
+      { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, overrides: ['a=$(id)'] } },
+      cluster,
+    ],
+    [
+      'an override setting the run name',
+      { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, overrides: ['wizard.run_name=x'] } },
+      cluster,
+    ],
+    [
+      'an override setting a topology key',
+      { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, overrides: ['runtime.nr_workers=3'] } },
+      cluster,
+    ],
     ['a relative checkout', experiment, { ...cluster, alpasim_checkout: 'repo' }],
     ['a script path starting with a dash', experiment, { ...cluster, submit_script: '-x.sh' }],
-    ['a bad time', { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, slurm: { time: '1 hour' } } }, cluster],
+    [
+      'a bad time',
+      { ...experiment, fixed_inputs: { ...experiment.fixed_inputs, slurm: { time: '1 hour' } } },
+      cluster,
+    ],
     ['a bad experiment id', { ...experiment, experiment_id: 'x; rm' }, cluster],
   ] as Array<[string, Experiment, Cluster]>)('refuses %s with a clear error', (_what, exp, cl) => {
     expect(() => renderSubmission(exp, resolved({}), cl)).toThrow(RenderError);
@@ -129,7 +170,9 @@ describe('renderSubmission', () => {
   });
 
   it('refuses a candidate name or topology value that slipped past the schema', () => {
-    expect(() => renderSubmission(experiment, { ...resolved({}), name: 'Bad name' }, cluster)).toThrow(RenderError);
+    expect(() => renderSubmission(experiment, { ...resolved({}), name: 'Bad name' }, cluster)).toThrow(
+      RenderError,
+    );
     const bad = resolved({});
     (bad.expanded.runtime as { nr_workers: unknown }).nr_workers = '1 && reboot';
     expect(() => renderSubmission(experiment, bad, cluster)).toThrow(RenderError);

@@ -67,7 +67,13 @@ describe('schema errors mapped to lines', () => {
 
 describe('helpers', () => {
   it('pointerToPath decodes JSON pointers', () => {
-    expect(pointerToPath('/topology/services/driver/gpus/2')).toEqual(['topology', 'services', 'driver', 'gpus', 2]);
+    expect(pointerToPath('/topology/services/driver/gpus/2')).toEqual([
+      'topology',
+      'services',
+      'driver',
+      'gpus',
+      2,
+    ]);
     expect(pointerToPath('/a~1b/c~0d')).toEqual(['a/b', 'c~d']);
     expect(pointerToPath('')).toEqual([]);
   });

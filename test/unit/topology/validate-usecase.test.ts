@@ -115,7 +115,8 @@ describe('validatePullRequest', () => {
   it('reads clusters and presets from the trusted side, never from the pull request', async () => {
     // The pull request tries to loosen the cluster (more GPUs): validation still uses the default branch's file.
     const looser = repoFile('topologies/clusters.yaml').replace('gpus_per_node: 8', 'gpus_per_node: 16');
-    const candidate = 'name: sixteen\nparent: baseline\ntopology:\n  services:\n    driver:\n      gpus: [12, 13, 14, 15]\n';
+    const candidate =
+      'name: sixteen\nparent: baseline\ntopology:\n  services:\n    driver:\n      gpus: [12, 13, 14, 15]\n';
     const r = recorder();
     const report = await validatePullRequest(
       { changedPaths: [`${EXP}/sixteen.yaml`, 'topologies/clusters.yaml'] },
@@ -131,7 +132,11 @@ describe('validatePullRequest', () => {
 
   it('says so when no topology file changed', async () => {
     const r = recorder();
-    const report = await validatePullRequest({ changedPaths: ['README.md'] }, { files: head({}) }, r.reporter);
+    const report = await validatePullRequest(
+      { changedPaths: ['README.md'] },
+      { files: head({}) },
+      r.reporter,
+    );
     expect(report.files).toEqual([]);
     expect(r.summaries[0]).toContain('No topology files changed');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_YAML_BYTES, loadYaml } from '../../../src/topology/yaml.js';
+import { loadYaml, MAX_YAML_BYTES } from '../../../src/topology/yaml.js';
 
 describe('loadYaml', () => {
   it('returns the data and maps key paths to lines and columns', () => {
@@ -8,7 +8,10 @@ describe('loadYaml', () => {
     expect(y.issues).toEqual([]);
     expect(y.value).toEqual({ name: 'a', topology: { services: { driver: { gpus: [4, 5, 6] } } } });
     expect(y.locate(['topology', 'services', 'driver', 'gpus', 2])).toEqual({ line: 5, column: 20 });
-    expect(y.locate(['topology', 'services', 'driver', 'gpus'], { key: true })).toEqual({ line: 5, column: 7 });
+    expect(y.locate(['topology', 'services', 'driver', 'gpus'], { key: true })).toEqual({
+      line: 5,
+      column: 7,
+    });
     // A block mapping value is pointed at by its key.
     expect(y.locate(['topology', 'services'])).toEqual({ line: 3, column: 3 });
     // A path that does not exist falls back to its deepest existing parent.
@@ -22,7 +25,12 @@ describe('loadYaml', () => {
     expect(ok.issues).toEqual([]);
     expect(ok.value).toEqual({ a: [0, 1], b: [0, 1], c: [0, 1] });
     const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (const l of 'bcdefgh') levels.push(`${l}: &${l} [${Array(9).fill(`*${String.fromCharCode(l.charCodeAt(0) - 1)}`).join(', ')}]`);
+    for (const l of 'bcdefgh')
+      levels.push(
+        `${l}: &${l} [${Array(9)
+          .fill(`*${String.fromCharCode(l.charCodeAt(0) - 1)}`)
+          .join(', ')}]`,
+      );
     const bomb = loadYaml(`${levels.join('\n')}\n`, 'bomb.yaml');
     expect(bomb.value).toBeUndefined();
     expect(bomb.issues.map((i) => i.rule)).toEqual(['alias-limit']);
@@ -55,7 +63,21 @@ describe('loadYaml', () => {
 
   it('reports a duplicate key at the second occurrence with its key path', () => {
     const y = loadYaml('topology:\n  runtime:\n    nr_workers: 1\n    nr_workers: 2\n', 'd.yaml');
-    expect(y.issues[0]).toMatchObject({ rule: 'duplicate-key', line: 4, keyPath: 'topology.runtime.nr_workers' });
+    expect(y.issues[0]).toMatchObject({
+      rule: 'duplicate-key',
+      line: 4,
+      keyPath: 'topology.runtime.nr_workers',
+    });
     expect(y.issues[0]?.message).toContain('`nr_workers` appears twice');
+  });
+});
+
+describe('loadYaml nesting', () => {
+  it('refuses deep nesting without exhausting the stack', () => {
+    const deep = loadYaml(`a: ${'['.repeat(40)}${']'.repeat(40)}\n`, 'deep.yaml');
+    expect(deep.issues.map((i) => i.rule)).toEqual(['yaml-too-deep']);
+    const hostile = loadYaml(`a: ${'{b: '.repeat(5000)}1${'}'.repeat(5000)}\n`, 'hostile.yaml');
+    expect(hostile.issues[0]?.rule).toBe('yaml-too-deep');
+    expect(loadYaml(`a: ${'['.repeat(20)}${']'.repeat(20)}\n`, 'ok.yaml').issues).toEqual([]);
   });
 });

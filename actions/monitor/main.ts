@@ -1,0 +1,46 @@
+// Entry of the monitor action (self-hosted runner, schedule or by hand): one reconcile pass over
+// every experiment. Runs only default-branch code and configuration; pull requests are data.
+import * as core from '@actions/core';
+import { createOctokit, splitRepository } from '../../src/github/client.js';
+import { renderJobSummary } from '../../src/report/pr-comment.js';
+import { reconcile } from '../../src/usecases/reconcile.js';
+import { buildMonitorPorts } from './ports.js';
+
+async function main(): Promise<void> {
+  const token = core.getInput('token', { required: true });
+  core.setSecret(token);
+  const sshKey = core.getInput('ssh-private-key');
+  if (sshKey) for (const line of sshKey.split('\n')) if (line.trim()) core.setSecret(line.trim());
+  const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
+  const octokit = createOctokit({ token, baseUrl: process.env.GITHUB_API_URL });
+  const tick = Number(core.getInput('tick-seconds') || '60');
+  if (!(tick > 0))
+    throw new Error(`input tick-seconds must be a positive number, got "${core.getInput('tick-seconds')}"`);
+  const ports = buildMonitorPorts(octokit, {
+    workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
+    topologiesDir: core.getInput('topologies-dir') || 'topologies',
+    clustersFile: core.getInput('clusters-file') || 'topologies/clusters.yaml',
+    owner,
+    repo,
+    botLogin: core.getInput('bot-login') || 'github-actions[bot]',
+    env: sshKey ? { ...process.env, TOPO_SSH_KEY: sshKey } : process.env,
+    log: (line) => core.info(line),
+  });
+  try {
+    const report = await reconcile(ports, { tickSeconds: tick });
+    const changed = report.candidates.filter((c) => c.changed).length;
+    core.setOutput('candidates', String(report.candidates.length));
+    core.setOutput('changed', String(changed));
+    core.setOutput(
+      'states',
+      JSON.stringify(Object.fromEntries(report.candidates.map((c) => [c.runName, c.state]))),
+    );
+    await core.summary.addRaw(renderJobSummary(report.candidates.map((c) => c.view)), true).write();
+    core.info(`${report.candidates.length} candidate(s), ${changed} pull request(s) updated`);
+    if (report.errors.length) core.setFailed(report.errors.join('\n'));
+  } finally {
+    await ports.close();
+  }
+}
+
+main().catch((e: Error) => core.setFailed(e.message));

@@ -1,0 +1,130 @@
+// The /topo router with injected handlers, against the local GitHub API: what each outcome looks
+// like on the pull request (reply and reactions), including the paths the action's handlers do not
+// reach in other tests (unavailable, a handler that throws, a closed pull request, not a PR).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOctokit, type Octokit } from '../../../src/github/client.js';
+import { type CommandHandlers, routeComment } from '../../../src/usecases/commands.js';
+import {
+  type GitHubServer,
+  type Pull,
+  type Repo,
+  startGitHubServer,
+} from '../../support/github-server/index.js';
+
+let gh: GitHubServer;
+let octokit: Octokit;
+let repo: Repo;
+let pull: Pull;
+
+beforeAll(async () => {
+  gh = await startGitHubServer();
+  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
+  repo = gh.createRepo('acme/sim');
+  gh.addCollaborator(repo, 'alice', 'maintain');
+  pull = gh.openPull({
+    repo,
+    author: 'alice',
+    title: 'c',
+    head: 'c',
+    files: { 'topologies/e/c.yaml': 'name: c\n' },
+  });
+});
+afterAll(async () => {
+  expect(gh.violations()).toEqual([]);
+  await gh.close();
+});
+
+async function route(body: string, handlers: CommandHandlers, p: Pull = pull, isPullRequest = true) {
+  const c = gh.comment(repo, p.number, 'alice', body);
+  const outcome = await routeComment(
+    octokit,
+    {
+      owner: 'acme',
+      repo: 'sim',
+      issueNumber: p.number,
+      isPullRequest,
+      comment: { id: c.id, body, user: { login: 'alice', type: 'User' } },
+    },
+    handlers,
+    { botLogin: gh.botLogin },
+  );
+  return {
+    outcome,
+    reactions: gh.state.reactions.filter((r) => r.commentId === c.id).map((r) => r.content),
+    reply: gh.state.comments.filter((x) => x.id > c.id && x.user.login === gh.botLogin).at(0)?.body,
+  };
+}
+
+describe('routeComment', () => {
+  it('passes the pull request context to the handler and replies with its message', async () => {
+    let seen: unknown;
+    const r = await route('/topo learn the driver saturates at 2 concurrent rollouts', {
+      learn: async (ctx) => {
+        seen = {
+          argument: ctx.argument,
+          headSha: ctx.headSha,
+          actor: ctx.actor,
+          defaultBranch: ctx.defaultBranch,
+        };
+        return { ok: true, message: 'learned' };
+      },
+    });
+    expect(seen).toEqual({
+      argument: 'the driver saturates at 2 concurrent rollouts',
+      headSha: pull.head.sha,
+      actor: 'alice',
+      defaultBranch: 'main',
+    });
+    expect(r.outcome).toEqual({ outcome: 'done', command: 'learn', message: 'learned' });
+    expect(r.reactions).toEqual(['eyes', 'rocket']);
+    expect(r.reply).toBe('> /topo learn the driver saturates at 2 concurrent rollouts\n\nlearned');
+  });
+
+  it('answers a command without a handler as unavailable', async () => {
+    const r = await route('/topo status', {});
+    expect(r.outcome.outcome).toBe('unavailable');
+    expect(r.reactions).toEqual(['eyes', 'confused']);
+    expect(r.reply).toMatch(/`\/topo status` is not available in this installation/);
+  });
+
+  it('turns a refusal into confused + reason, and a thrown error into failed', async () => {
+    const refused = await route('/topo submit', {
+      submit: async () => ({ ok: false, message: 'nothing to submit' }),
+    });
+    expect(refused.outcome.outcome).toBe('refused');
+    expect(refused.reactions).toEqual(['eyes', 'confused']);
+    const failed = await route('/topo cancel', {
+      cancel: async () => {
+        throw new Error('squeue: connection refused');
+      },
+    });
+    expect(failed.outcome).toMatchObject({ outcome: 'failed', command: 'cancel' });
+    expect(failed.reply).toMatch(/`\/topo cancel` failed: squeue: connection refused/);
+  });
+
+  it('refuses commands on closed pull requests except conclude', async () => {
+    const closed = gh.openPull({
+      repo,
+      author: 'alice',
+      title: 'd',
+      head: 'd',
+      files: { 'topologies/e/d.yaml': 'name: d\n' },
+    });
+    gh.closePull(closed);
+    const r = await route('/topo submit', { submit: async () => ({ ok: true, message: 'no' }) }, closed);
+    expect(r.outcome.outcome).toBe('refused');
+    expect(r.reply).toMatch(/This pull request is closed/);
+    const c = await route(
+      '/topo conclude',
+      { conclude: async () => ({ ok: true, message: 'report posted' }) },
+      closed,
+    );
+    expect(c.outcome.outcome).toBe('done');
+  });
+
+  it('explains that commands work on pull requests only', async () => {
+    const r = await route('/topo submit', {}, pull, false);
+    expect(r.outcome.outcome).toBe('invalid');
+    expect(r.reply).toMatch(/work on pull requests/);
+  });
+});
