@@ -5,7 +5,6 @@
 // rendered, so it never reaches sbatch. Commands without an entry here are answered as
 // unavailable by the router; reject/learn are acknowledged there (the record action reads them).
 import { posix } from 'node:path';
-import { fileSystemSource } from '../../src/cli/commands/validate.js';
 import { changedFiles, githubFileSource } from '../../src/github/contents.js';
 import { setStateLabel } from '../../src/github/labels.js';
 import { upsertStickyComment } from '../../src/github/sticky-comment.js';
@@ -16,7 +15,7 @@ import type { CommandHandlers, HandlerResult, PullRequestContext } from '../../s
 import { reconcile } from '../../src/usecases/reconcile.js';
 import { concludeHandler } from '../../src/usecases/report.js';
 import { cancelCandidate, submitCandidate } from '../../src/usecases/submit.js';
-import { fileKind, isYamlFile, renderCandidateFile } from '../../src/usecases/validate.js';
+import { fileKind, fileSystemSource, isYamlFile, renderCandidateFile } from '../../src/usecases/validate.js';
 import { buildMonitorPorts } from '../monitor/ports.js';
 
 export interface SubmitActionConfig {

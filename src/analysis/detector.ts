@@ -369,7 +369,8 @@ export function detect(input: DetectorInput): Verdict {
     lo?: number;
     hi?: number;
   }> = [];
-  for (let j = 0; j <= s.consecutive_windows; j++) {
+  // enough checkpoints for a streak that ended up to `consecutive_windows` windows ago (hysteresis)
+  for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
     const t = tLast - j * W;
     // the warm-up must already have been settled at that window's end, not only now
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== undefined;
@@ -399,22 +400,34 @@ export function detect(input: DetectorInput): Verdict {
   const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
 
   // window rules, newest first: stop at the first failing window
+  const fails = (j: number, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
   let streak = 0;
   let firstFailure = '';
   for (let j = 0; j < s.consecutive_windows; j++) {
-    const c = checks[j];
-    const prev = checks[j + 1];
-    const reason = windowFailure(c, prev, s);
+    const reason = fails(j);
     if (reason) {
       firstFailure = reason;
       break;
     }
     streak++;
   }
+  // Hysteresis: a verdict reached a window or a few ago holds while the newer windows stay within
+  // 1.5× the thresholds, so a wave does not toggle the label and the check run back and forth.
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
+      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
+      if (ok) heldFrom = k;
+    }
+  }
   evidence.push(
     `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} × ${round(block, 1)}-min batches → ${steady.value} s/rollout at steady state`,
     `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
-    `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ''}`,
+    heldFrom
+      ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5× the thresholds (${firstFailure})`
+      : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ''}`,
   );
   const cycleOut = cycle
     ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) }
@@ -423,7 +436,7 @@ export function detect(input: DetectorInput): Verdict {
     evidence.push(
       `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude ±${round(100 * cycle.amplitude, 1)}%`,
     );
-  const done = streak >= s.consecutive_windows;
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
   return {
     ...base,
     state: done ? (cycle ? 'cyclic' : 'stable') : 'stabilising',
@@ -487,19 +500,21 @@ function windowFailure(
   c: { unsettled?: boolean; fit?: RateFit; proj?: { value: number }; lo?: number; hi?: number } | undefined,
   prev: { proj?: { value: number } } | undefined,
   s: DetectorSettings,
+  factor = 1,
 ): string | undefined {
   if (c?.unsettled) return 'the warm-up was not settled yet at that window';
   if (!c?.fit || !c.proj || c.lo === undefined || c.hi === undefined) return 'not enough steady data';
   const v = c.proj.value;
   const ci = (c.hi - c.lo) / 2 / v;
-  if (!(ci <= s.max_ci_relative))
+  if (!(ci <= factor * s.max_ci_relative))
     return `interval ±${round(100 * ci, 1)}% > ±${round(100 * s.max_ci_relative, 1)}%`;
   const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
-  if (drift > s.max_relative_slope_per_hour)
+  if (drift > factor * s.max_relative_slope_per_hour)
     return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (±${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
   if (!prev?.proj) return 'no previous window';
   const range = Math.abs(v - prev.proj.value) / v;
-  if (!(range <= s.max_relative_range)) return `projection moved ${round(100 * range, 1)}% in one window`;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
   return undefined;
 }
 

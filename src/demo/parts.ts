@@ -5,7 +5,7 @@
 //   observe  → the monitor's reconcile pass (detector, bottleneck, resources, sticky comment), with
 //              the pull request's comment kept in memory instead of on GitHub
 //   record   → createRecord / apply / renderRecordMarkdown, report → renderFinalReport
-//   suggest  → the suggest engine over the record
+//   suggest  → `topo suggest` (runSuggest) over the output folder, read as the experiment's repository
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apply } from '../record/apply.js';
@@ -16,8 +16,6 @@ import { renderFinalReport } from '../report/final-report.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmClientForCluster } from '../slurm/for-cluster.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
-import { suggest } from '../suggest/suggest.js';
-import type { TriedCandidate } from '../suggest/types.js';
 import { createPrometheusClient } from '../telemetry/prometheus.js';
 import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
 import { checkClusters, checkPreset } from '../topology/files.js';
@@ -40,6 +38,8 @@ import type {
 } from '../usecases/demo.js';
 import { type MonitorJob, reconcile } from '../usecases/reconcile.js';
 import { cancelCandidate, experimentPrefix, submitCandidate } from '../usecases/submit.js';
+import { runSuggest } from '../usecases/suggest.js';
+import { type FileSource, fileSystemSource } from '../usecases/validate.js';
 import { localCluster } from './cluster.js';
 
 /** The cluster of clusters.yaml the demo submits to (transport local). */
@@ -86,7 +86,25 @@ function runTag(): string {
   return new Date().toISOString().slice(11, 19).replace(/:/g, '');
 }
 
-export function realDemoParts(root: string, env: NodeJS.ProcessEnv): DemoParts<ExperimentRecord> {
+/** The output folder first (experiment, candidates, record), the package for the rest (presets). */
+function layered(outDir: string, root: string): FileSource {
+  const out = fileSystemSource(outDir);
+  const repo = fileSystemSource(root);
+  return {
+    read: async (path) => (await out.read(path)) ?? repo.read(path),
+    list: async (dir) => {
+      const names = [...((await out.list(dir)) ?? []), ...((await repo.list(dir)) ?? [])];
+      return names.length ? [...new Set(names)].sort() : undefined;
+    },
+  };
+}
+
+export function realDemoParts(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  outDir: string,
+): DemoParts<ExperimentRecord> {
+  let clustersFile = '';
   let ctx: Context | undefined;
   const need = (): Context => {
     if (!ctx) throw new Error('topo demo: the experiment is not prepared yet');
@@ -142,6 +160,7 @@ export function realDemoParts(root: string, env: NodeJS.ProcessEnv): DemoParts<E
 
     async prepare(command: string, clusterEnv: ClusterEnv, dateStamp: string): Promise<PreparedExperiment> {
       const cluster = loadCluster(clusterEnv);
+      clustersFile = clusterEnv.clustersFile;
       const parsed = parseRunCommand(command);
       const presetFile = join(root, 'topologies', 'presets', `${parsed.topology}.yaml`);
       const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
@@ -298,37 +317,23 @@ export function realDemoParts(root: string, env: NodeJS.ProcessEnv): DemoParts<E
     recordJson: (record) => `${JSON.stringify(record, null, 2)}\n`,
     recordMarkdown: (record) => renderRecordMarkdown(record),
 
-    async suggest(record, prepared, count) {
-      const { base, cluster } = need();
-      const tried: TriedCandidate[] = record.runs.map((run) => ({
-        name: run.name,
-        parent: run.parent ?? null,
-        topology: expandCandidate(base, run.topology?.block ?? {}),
-        status: run.status,
-        observation: {
-          verdict: run.verdict ?? undefined,
-          stable_metrics: run.stable_metrics ?? undefined,
-          comparison: run.comparison ?? undefined,
-          failure: run.failures?.at(-1),
-        },
-      }));
-      const result = suggest({
+    // The record and candidate files are already in the output folder: `topo suggest` reads them
+    // there as it reads a repository, validates its proposals and returns their file texts.
+    async suggest(record, _prepared, count) {
+      const outcome = await runSuggest({
         experimentId: record.experiment_id,
-        baseTopology: base,
-        cluster: {
-          gpusPerNode: cluster.gpus_per_node,
-          gpuMemoryGiB: cluster.gpu_memory_gib,
-          cpusPerNode: cluster.cpus_per_node,
-          memoryModel: cluster.memory_model,
-        },
-        maxParallel: prepared.experiment.max_parallel ?? 3,
+        files: layered(outDir, root),
+        clustersFile,
         count,
-        tried,
-        currentBest: record.current_best.topology,
       });
+      for (const dropped of outcome.invalid) {
+        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join('; ') });
+      }
       return {
-        proposals: result.proposals.map((p) => p.candidate),
-        stop: result.stop.stop ? result.stop.reason : undefined,
+        proposals: outcome.proposals.map((p) => p.candidate),
+        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
+        stop:
+          outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : undefined,
       };
     },
 

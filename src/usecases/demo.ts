@@ -78,6 +78,8 @@ export interface DemoOutcome {
 
 export interface DemoSuggestion {
   proposals: Candidate[];
+  /** Each proposal's candidate file as the suggester writes it, by name (else the demo writes YAML). */
+  files?: Record<string, string>;
   /** Why the suggester advises to stop, when it does. */
   stop?: string;
 }
@@ -219,8 +221,21 @@ export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
 function verdictText(o: Observed, outcome?: DemoOutcome): string | null {
   const v = o.observation?.verdict;
   if (outcome) {
+    // The round's decision comes once all its candidates are in (one winner per round): until then
+    // the view shows how this one compares, or why it ended.
     const value = judgedValue(outcome.observation);
-    return `${outcome.decision}${value === null ? '' : ` (${value.toFixed(2)} s)`}`;
+    const comparison = outcome.observation?.comparison?.outcome;
+    const word =
+      outcome.decision === 'failed' || outcome.decision === 'stopped'
+        ? outcome.decision
+        : !outcome.candidate.parent
+          ? 'baseline'
+          : !comparison || comparison === 'not-comparable'
+            ? outcome.decision === 'accepted'
+              ? 'better'
+              : 'not better'
+            : comparison;
+    return `${word}${value === null ? '' : ` (${value.toFixed(2)} s)`}`;
   }
   if (!v || v.state === 'no-data') return null;
   return v.state;
@@ -405,7 +420,7 @@ export async function runDemo<R>(
         break;
       }
       for (const c of suggestion.proposals) {
-        output.write(candidateFile(experimentId, c.name), stringify(c));
+        output.write(candidateFile(experimentId, c.name), suggestion.files?.[c.name] ?? stringify(c));
         log(`round ${round}: ${c.name}: ${c.hypothesis ?? ''}`.trimEnd());
       }
       settle(await runBatch(`round ${round} of ${options.rounds}`, suggestion.proposals, ctx));

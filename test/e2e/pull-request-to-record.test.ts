@@ -261,6 +261,8 @@ afterAll(async () => {
   }
   if (gh) {
     const violations = gh.violations();
+    if (process.env.TOPO_REPORT_CALLS)
+      writeFileSync(join(tmpdir(), 'topo-e2e-violations.txt'), violations.join('\n'));
     await gh.close();
     expect(violations).toEqual([]);
   }

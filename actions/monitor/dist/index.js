@@ -61716,7 +61716,9 @@ function detect(input) {
   }
   const floor = t0 + s.warmup_floor_minutes;
   const mserBlock = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  const warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
+  let warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
+  for (let j = 1; warmupEnd === void 0 && j <= s.consecutive_windows - 1; j++)
+    warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
   if (warmupEnd === void 0 || tLast - warmupEnd < W) {
     const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
     return {
@@ -61739,7 +61741,7 @@ function detect(input) {
   );
   const block = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const checks = [];
-  for (let j = 0; j <= s.consecutive_windows; j++) {
+  for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
     const t = tLast - j * W;
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
     const fit = settled ? fitRate(p.n, warmupEnd, t, block) : void 0;
@@ -61766,29 +61768,37 @@ function detect(input) {
   const projected = interval(latest.proj.value, latest.lo, latest.hi);
   const steadyRate = latest.fit;
   const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
+  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
   let streak = 0;
   let firstFailure = "";
   for (let j = 0; j < s.consecutive_windows; j++) {
-    const c = checks[j];
-    const prev = checks[j + 1];
-    const reason2 = windowFailure(c, prev, s);
+    const reason2 = fails(j);
     if (reason2) {
       firstFailure = reason2;
       break;
     }
     streak++;
   }
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
+      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
+      if (ok) heldFrom = k;
+    }
+  }
   evidence.push(
     `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} \xD7 ${round(block, 1)}-min batches \u2192 ${steady.value} s/rollout at steady state`,
     `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
-    `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
   );
   const cycleOut = cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null;
   if (cycle)
     evidence.push(
       `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}%`
     );
-  const done = streak >= s.consecutive_windows;
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
   return {
     ...base,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
@@ -61833,19 +61843,20 @@ function mserWarmupEnd(n, from, to, block, floor) {
   if (bestD < 0 || bestD >= limit) return void 0;
   return Math.max(start + bestD * block, floor);
 }
-function windowFailure(c, prev, s) {
+function windowFailure(c, prev, s, factor = 1) {
   if (c?.unsettled) return "the warm-up was not settled yet at that window";
   if (!c?.fit || !c.proj || c.lo === void 0 || c.hi === void 0) return "not enough steady data";
   const v = c.proj.value;
   const ci = (c.hi - c.lo) / 2 / v;
-  if (!(ci <= s.max_ci_relative))
+  if (!(ci <= factor * s.max_ci_relative))
     return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
   const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
-  if (drift > s.max_relative_slope_per_hour)
+  if (drift > factor * s.max_relative_slope_per_hour)
     return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (\xB1${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
   if (!prev?.proj) return "no previous window";
   const range = Math.abs(v - prev.proj.value) / v;
-  if (!(range <= s.max_relative_range)) return `projection moved ${round(100 * range, 1)}% in one window`;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
   return void 0;
 }
 function definedOnly(o) {

@@ -2,13 +2,14 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse } from 'yaml';
 import { observeRun, type RunAnalysis } from '../../analysis/observe.js';
 import type { CandidateState } from '../../report/pr-comment.js';
 import { renderMonitorComment } from '../../report/pr-comment.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
 import { type ExperimentTelemetry, fetchTelemetry, runSelector } from '../../telemetry/queries.js';
-import type { Cluster, ClustersFile } from '../../types/generated/clusters.js';
+import { checkClusters } from '../../topology/files.js';
+import { formatIssue } from '../../topology/issues.js';
+import type { Cluster } from '../../types/generated/clusters.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
 
 export interface TelemetryOptions {
@@ -52,25 +53,24 @@ export function telemetryOptions(
   io: CliIO,
   clusterName?: string,
 ): TelemetryOptions {
-  const file = resolve(
-    io.cwd,
-    options['clusters-file'] ?? io.env.TOPO_CLUSTERS_FILE ?? 'topologies/clusters.yaml',
-  );
+  const file = resolve(io.cwd, options.clusters ?? io.env.TOPO_CLUSTERS_FILE ?? 'topologies/clusters.yaml');
   let cluster: { name: string; config: Cluster } | undefined;
   const name = options.cluster ?? clusterName;
   if (name) {
-    let parsed: ClustersFile;
+    let text: string;
     try {
-      parsed = parse(readFileSync(file, 'utf8')) as ClustersFile;
+      text = readFileSync(file, 'utf8');
     } catch (e) {
       throw new UsageError(
-        `cannot read the clusters file ${file}: ${(e as Error).message} (set --clusters-file or TOPO_CLUSTERS_FILE)`,
+        `cannot read the clusters file ${file}: ${(e as Error).message} (set --clusters or TOPO_CLUSTERS_FILE)`,
       );
     }
-    const config = parsed?.clusters?.[name];
+    const checked = checkClusters(text, file);
+    if (!checked.value) throw new Error(checked.issues.map(formatIssue).join('\n'));
+    const config = checked.value.clusters[name];
     if (!config)
       throw new UsageError(
-        `${file}: no cluster "${name}" (known: ${Object.keys(parsed?.clusters ?? {}).join(', ') || 'none'})`,
+        `${file}: no cluster "${name}" (known: ${Object.keys(checked.value.clusters).join(', ') || 'none'})`,
       );
     cluster = { name, config };
   }
@@ -115,7 +115,7 @@ export const analyzeCommand: Command = {
   name: 'analyze',
   summary: 'Analyse one run from Prometheus',
   usage:
-    'topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters-file F]] [--time-scale S] [--step SECONDS] [--minutes M]',
+    'topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters FILE]] [--time-scale S] [--step SECONDS] [--minutes M]',
   async run(args, io) {
     const { positional, options, flags } = parseArgs(args, ['json']);
     const [runName, extra] = positional;

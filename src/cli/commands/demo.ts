@@ -68,7 +68,7 @@ export const demoCommand: Command = {
           isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
           mermaidScript: mermaidScriptPath(root),
         },
-        { parts: realDemoParts(root, io.env), view, output, cleanup, signal: abort.signal },
+        { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal },
       );
       if (result.exitCode === 0) {
         io.stdout(

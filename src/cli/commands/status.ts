@@ -44,7 +44,7 @@ export const statusCommand: Command = {
   name: 'status',
   summary: 'Show the live candidates of an experiment',
   usage:
-    'topo status <experiment> [--watch [--interval SECONDS] [--count N]] [--topologies DIR] [--clusters-file F] [--prometheus URL] [--time-scale S]',
+    'topo status <experiment> [--watch [--interval SECONDS] [--count N]] [--topologies DIR] [--clusters FILE] [--prometheus URL] [--time-scale S]',
   async run(args, io) {
     const { positional, options, flags } = parseArgs(args, ['watch']);
     const [id, extra] = positional;

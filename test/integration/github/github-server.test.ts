@@ -35,6 +35,10 @@ describe('local GitHub API', () => {
 
     const list = await octokit.rest.pulls.list({ owner, repo, state: 'open' });
     expect(list.data.map((p) => p.number)).toEqual([pull.number]);
+    const issues = await octokit.rest.issues.listForRepo({ owner, repo, state: 'open' });
+    expect(issues.data.map((i) => i.number)).toEqual([pull.number]);
+    const issue = await octokit.rest.issues.get({ owner, repo, issue_number: pull.number });
+    expect(issue.data.pull_request?.url).toContain(`/pulls/${pull.number}`);
 
     const files = await octokit.rest.pulls.listFiles({ owner, repo, pull_number: pull.number });
     expect(files.data.map((f) => [f.filename, f.status])).toEqual([['topologies/exp/a.yaml', 'added']]);
@@ -95,6 +99,13 @@ describe('local GitHub API', () => {
     });
     const labels = await octokit.rest.issues.listLabelsOnIssue({ owner, repo, issue_number: pull.number });
     expect(labels.data.map((l) => l.name)).toEqual(['topology:running']);
+    // Lists carry the labels too (their schemas differ in details: all are checked).
+    const labelled = await octokit.rest.pulls.list({ owner, repo });
+    expect(labelled.data[0]?.labels.map((l) => l.name)).toEqual(['topology:running']);
+    const filtered = await octokit.rest.issues.listForRepo({ owner, repo, labels: 'topology:running' });
+    expect(filtered.data).toHaveLength(1);
+    await octokit.rest.pulls.get({ owner, repo, pull_number: pull.number });
+    await octokit.rest.issues.get({ owner, repo, issue_number: pull.number });
 
     const perm = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: 'alice' });
     expect(perm.data.permission).toBe('write');

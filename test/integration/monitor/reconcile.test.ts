@@ -245,7 +245,7 @@ describe('monitor reconcile pass on the local cluster', () => {
     out.length = 0;
     expect(
       await main(
-        ['status', experimentId, '--topologies', topologies, '--clusters-file', cluster.clustersFile],
+        ['status', experimentId, '--topologies', topologies, '--clusters', cluster.clustersFile],
         io,
       ),
       out.join(''),

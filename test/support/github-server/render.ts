@@ -170,7 +170,10 @@ export class Renderer {
     const repo = pull.base.repo;
     const url = `${this.repoUrl(repo)}/pulls/${pull.number}`;
     const html = `${this.web}/${repo.owner.login}/${repo.name}/pull/${pull.number}`;
-    return { ...template, ...this.pullCore(pull, url, html) };
+    const core = this.pullCore(pull, url, html);
+    // The list schema (`pull-request-simple`) types a label's description as a plain string.
+    core.labels = (core.labels as Json[]).map((l) => ({ ...l, description: l.description ?? '' }));
+    return { ...template, ...core };
   }
 
   private pullCore(pull: Pull, url: string, html: string): Json {

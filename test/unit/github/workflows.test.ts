@@ -40,9 +40,20 @@ const expr = (inner: string) => `\${{ ${inner} }}`;
 const load = (file: string) => parse(readFileSync(join(workflowDir, file), 'utf8')) as Workflow;
 const validator = join(repoRoot, 'node_modules/.bin/action-validator');
 
+/**
+ * Runs action-validator on a file. Its bundled schema (0.6.0) predates GitHub's `node24` runtime, so an
+ * action.yml is validated as a copy with `using: node24` read as `node20`; the runtime itself is
+ * asserted separately below.
+ */
 function validate(path: string): { ok: boolean; output: string } {
+  let target = path;
+  if (path.endsWith('action.yml')) {
+    const dir = mkdtempSync(join(tmpdir(), 'action-yml-'));
+    target = join(dir, 'action.yml');
+    writeFileSync(target, readFileSync(path, 'utf8').replace(/using: "?node24"?/, 'using: node20'));
+  }
   try {
-    const out = execFileSync(validator, [path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(validator, [target], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     return { ok: true, output: out };
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string };
@@ -198,12 +209,12 @@ describe('action.yml files', () => {
   const docs = existsSync(join(repoRoot, 'docs/github.md'))
     ? readFileSync(join(repoRoot, 'docs/github.md'), 'utf8')
     : '';
-  it.each(actionFiles)('%s runs its committed bundle on node20 and its inputs are documented', (file) => {
+  it.each(actionFiles)('%s runs its committed bundle on node24 and its inputs are documented', (file) => {
     const action = parse(readFileSync(join(repoRoot, file), 'utf8')) as {
       runs: { using: string; main: string };
       inputs?: Record<string, { description?: string }>;
     };
-    expect(action.runs).toEqual({ using: 'node20', main: 'dist/index.js' });
+    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
     expect(existsSync(join(repoRoot, file, '..', 'dist/index.js'))).toBe(true);
     const name = file.split('/')[1] as string;
     for (const [input, spec] of Object.entries(action.inputs ?? {})) {
