@@ -16,8 +16,12 @@ for (const file of readdirSync(schemaDir)
   .filter((f) => f.endsWith('.schema.json'))
   .sort()) {
   const schema = JSON.parse(readFileSync(join(schemaDir, file), 'utf8'));
+  const imports = importExternalRefs(schema);
+  const importLines = [...imports]
+    .map(([module, names]) => `import type { ${[...names].sort().join(', ')} } from './${module}.js';`)
+    .join('\n');
   const ts = await compile(schema, schema.title ?? file, {
-    bannerComment: `/* Generated from topologies/schema/${file} by scripts/gen-types.mjs. Do not edit. */`,
+    bannerComment: `/* Generated from topologies/schema/${file} by scripts/gen-types.mjs. Do not edit. */${importLines ? `\n${importLines}` : ''}`,
     cwd: schemaDir,
     additionalProperties: false,
     unreachableDefinitions: true,
@@ -35,3 +39,31 @@ for (const file of readdirSync(schemaDir)
   }
 }
 if (stale) process.exit(1);
+
+/**
+ * A `$ref` to another schema file becomes an import of that file's type instead of an inlined copy:
+ * the node is replaced by `tsType: <Title>` and the import is collected (module → names).
+ */
+function importExternalRefs(node, imports = new Map()) {
+  if (Array.isArray(node)) {
+    for (const item of node) importExternalRefs(item, imports);
+  } else if (node && typeof node === 'object') {
+    const ref = node.$ref;
+    if (typeof ref === 'string' && !ref.startsWith('#')) {
+      const [target, pointer = ''] = ref.split('#');
+      const targetSchema = JSON.parse(readFileSync(join(schemaDir, target), 'utf8'));
+      const def = pointer
+        .split('/')
+        .filter(Boolean)
+        .reduce((n, key) => n?.[key], targetSchema);
+      if (!def?.title) throw new Error(`${ref}: the referenced schema needs a title to be imported by name`);
+      const module = target.replace('.schema.json', '');
+      if (!imports.has(module)) imports.set(module, new Set());
+      imports.get(module).add(def.title);
+      delete node.$ref;
+      node.tsType = def.title;
+    }
+    for (const value of Object.values(node)) importExternalRefs(value, imports);
+  }
+  return imports;
+}

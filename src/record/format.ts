@@ -1,5 +1,5 @@
 // Number and text formatting shared by the record's Markdown and the final report.
-import type { Comparison, Interval } from '../types/generated/record.js';
+import type { Comparison, Interval } from '../types/generated/metrics.js';
 
 /** Seconds with 2 decimals (3 below 1 s); an em dash when unknown. */
 export function seconds(value: number | null | undefined): string {
