@@ -1,7 +1,7 @@
 // Closing a pull request cancels the candidate's job still live on the real local Slurm, and the
 // record names the job and its run directory. Needs `bash scripts/local-cluster up`.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -56,6 +56,8 @@ describe('record use case with the local Slurm', () => {
     const base = expandPreset(parse(PRESET) as Topology, EXPERIMENT);
     const runName = jobName(ID, candidate, expandCandidate(base, topology));
     const runDir = join(cluster.runDir, runName);
+    // Slurm fails a job at launch when its --output folder does not exist.
+    mkdirSync(join(runDir, 'slurm_output'), { recursive: true });
     const jobId = execFileSync(
       'sbatch',
       [
