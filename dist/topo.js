@@ -68830,7 +68830,7 @@ async function reconcileExperiment(ports, exp, options2) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live2 = [...jobByRun.values()].filter((j2) => LIVE.has(j2.state)).length;
   const submitted = /* @__PURE__ */ new Map();
-  for (const c of [...exp.candidates].sort((a, b2) => a.pr - b2.pr)) {
+  for (const c of [...exp.candidates].sort(byRequest)) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
@@ -68985,6 +68985,10 @@ async function reconcileExperiment(ports, exp, options2) {
     });
   }
   return outcomes;
+}
+function byRequest(a, b2) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b2) || a.pr - b2.pr;
 }
 function slurmTs(s) {
   if (!s) return null;

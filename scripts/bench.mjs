@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { nodeBundleOptions } from './esbuild-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'bench');
@@ -24,38 +25,15 @@ for (const name of wanted) {
 }
 const names = wanted.length ? wanted : all;
 
-// Same shims as scripts/build.mjs: ESM bundles of CommonJS dependencies need require and __dirname.
-const banner = [
-  "import { createRequire as __topoCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __topoFileURLToPath } from 'node:url';",
-  "import { dirname as __topoDirname } from 'node:path';",
-  'const require = __topoCreateRequire(import.meta.url);',
-  'const __filename = __topoFileURLToPath(import.meta.url);',
-  'const __dirname = __topoDirname(__filename);',
-].join('\n');
-
 const out = mkdtempSync(join(tmpdir(), 'topo-bench-'));
 let failed = 0;
 try {
   for (const name of names) {
     const outfile = join(out, `${name}.mjs`);
     await build({
+      ...nodeBundleOptions(['esbuild', 'vitest', 'playwright-core']),
       entryPoints: [join(benchDir, `${name}.bench.ts`)],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'esm',
       outfile,
-      banner: { js: banner },
-      logLevel: 'warning',
-      external: [
-        'cpu-features',
-        './crypto/build/Release/sshcrypto.node',
-        'esbuild',
-        'vitest',
-        'playwright-core',
-      ],
-      loader: { '.node': 'empty' },
     });
     console.log(`\n=== bench/${name}.bench.ts`);
     const run = spawnSync(process.execPath, [outfile], {

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { nodeBundleOptions } from './esbuild-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
@@ -20,32 +21,14 @@ export function entries() {
   return list;
 }
 
-// ESM bundles of CommonJS dependencies need `require`, `__filename` and `__dirname`.
-const banner = [
-  "import { createRequire as __topoCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __topoFileURLToPath } from 'node:url';",
-  "import { dirname as __topoDirname } from 'node:path';",
-  'const require = __topoCreateRequire(import.meta.url);',
-  'const __filename = __topoFileURLToPath(import.meta.url);',
-  'const __dirname = __topoDirname(__filename);',
-].join('\n');
-
 let stale = 0;
 for (const entry of entries()) {
   const result = await build({
+    ...nodeBundleOptions(),
     entryPoints: [entry.in],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
     write: false,
     outfile: entry.out,
-    banner: { js: banner },
     legalComments: 'none',
-    logLevel: 'warning',
-    // Optional native speed-ups of ssh2; the pure-JS paths are used without them.
-    external: ['cpu-features', './crypto/build/Release/sshcrypto.node'],
-    loader: { '.node': 'empty' },
   });
   const text = result.outputFiles[0].text;
   const rel = relative(root, entry.out);

@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Octokit } from '../../src/github/client.js';
+import { findStickyComments } from '../../src/github/sticky-comment.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
@@ -132,11 +133,31 @@ async function loadCandidates(octokit: Octokit, config: MonitorConfig, experimen
         labels,
         topology: expanded,
         requested: labels.some((l) => REQUESTED_LABELS.includes(l)),
+        ...(labels.includes('topology:queued')
+          ? { requestedAt: await queuedSince(octokit, config, pr.number) }
+          : {}),
       });
       byExperiment.set(m[1] as string, list);
     }
   }
   return byExperiment;
+}
+
+/**
+ * When a queued candidate was (last) asked to run: the submit action rewrites its `submit` sticky
+ * comment on every request, so the comment's edit time is the request time. Read only for queued
+ * pull requests, so a pass over running candidates costs nothing extra.
+ */
+async function queuedSince(octokit: Octokit, config: MonitorConfig, pr: number): Promise<number | undefined> {
+  const [first] = await findStickyComments(octokit, {
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    purpose: 'submit',
+    botLogin: config.botLogin,
+  });
+  const at = first ? Date.parse(first.updatedAt) : Number.NaN;
+  return Number.isFinite(at) ? at : undefined;
 }
 
 /** Ports for one pass; `close()` ends the Slurm connections. */

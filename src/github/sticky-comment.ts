@@ -19,6 +19,8 @@ export interface StickyComment {
   id: number;
   /** The body as stored, markers included. */
   body: string;
+  /** When the comment was last edited (ISO 8601). */
+  updatedAt: string;
 }
 
 export function stickyMarker(purpose: string, part = 1): string {
@@ -35,16 +37,18 @@ export async function findStickyComments(octokit: Octokit, target: StickyTarget)
     issue_number: target.issue_number,
     per_page: 100,
   });
-  const found: { part: number; id: number; body: string }[] = [];
+  const found: { part: number; id: number; body: string; updatedAt: string }[] = [];
   for (const c of comments) {
     if (c.user?.login !== target.botLogin || !c.body) continue;
     const first = c.body.split('\n', 1)[0]?.trim();
-    if (first === stickyMarker(target.purpose)) found.push({ part: 1, id: c.id, body: c.body });
+    if (first === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updated_at });
     const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first ?? '');
-    if (m && m[1] === target.purpose) found.push({ part: Number(m[2]), id: c.id, body: c.body });
+    if (m && m[1] === target.purpose)
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updated_at });
   }
   // If an earlier run crashed between writes there can be duplicates: the oldest of each part wins.
-  const byPart = new Map<number, { id: number; body: string }>();
+  const byPart = new Map<number, StickyComment>();
   for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
   return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
 }

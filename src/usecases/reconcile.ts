@@ -41,6 +41,8 @@ export interface MonitorCandidate {
   topology?: Topology;
   /** The user asked for it to run (submit command or queued label): queued while it has no job. */
   requested: boolean;
+  /** When it was asked to run (ms since the epoch), for first come, first served; unknown sorts last. */
+  requestedAt?: number;
 }
 
 export interface MonitorExperiment {
@@ -264,11 +266,11 @@ async function reconcileExperiment(
     if (!prev || Number(j.jobId) > Number(prev.jobId)) jobByRun.set(j.name, j);
   }
 
-  // submit queued candidates while slots are free (oldest pull request first)
+  // submit queued candidates while slots are free: first come, first served (then the older pull request)
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live = [...jobByRun.values()].filter((j) => LIVE.has(j.state)).length;
   const submitted = new Map<string, string>();
-  for (const c of [...exp.candidates].sort((a, b) => a.pr - b.pr)) {
+  for (const c of [...exp.candidates].sort(byRequest)) {
     if (live >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
@@ -456,6 +458,11 @@ async function reconcileExperiment(
 }
 
 /** Slurm prints times in the cluster's local time without a zone; null for Unknown/None. */
+function byRequest(a: MonitorCandidate, b: MonitorCandidate): number {
+  const at = (c: MonitorCandidate) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
+}
+
 function slurmTs(s: string | null): number | null {
   if (!s) return null;
   const ms = Date.parse(s);

@@ -62497,9 +62497,11 @@ async function findStickyComments(octokit, target) {
   for (const c of comments) {
     if (c.user?.login !== target.botLogin || !c.body) continue;
     const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose)) found.push({ part: 1, id: c.id, body: c.body });
+    if (first2 === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updated_at });
     const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m && m[1] === target.purpose) found.push({ part: Number(m[2]), id: c.id, body: c.body });
+    if (m && m[1] === target.purpose)
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updated_at });
   }
   const byPart = /* @__PURE__ */ new Map();
   for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
@@ -62998,7 +63000,7 @@ async function reconcileExperiment(ports, exp, options) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live2 = [...jobByRun.values()].filter((j) => LIVE.has(j.state)).length;
   const submitted = /* @__PURE__ */ new Map();
-  for (const c of [...exp.candidates].sort((a, b) => a.pr - b.pr)) {
+  for (const c of [...exp.candidates].sort(byRequest)) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
@@ -63153,6 +63155,10 @@ async function reconcileExperiment(ports, exp, options) {
     });
   }
   return outcomes;
+}
+function byRequest(a, b) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
 }
 function slurmTs(s) {
   if (!s) return null;
@@ -66292,12 +66298,24 @@ async function loadCandidates(octokit, config, experiments) {
         headSha: pr.head.sha,
         labels,
         topology: expanded,
-        requested: labels.some((l) => REQUESTED_LABELS.includes(l))
+        requested: labels.some((l) => REQUESTED_LABELS.includes(l)),
+        ...labels.includes("topology:queued") ? { requestedAt: await queuedSince(octokit, config, pr.number) } : {}
       });
       byExperiment.set(m[1], list);
     }
   }
   return byExperiment;
+}
+async function queuedSince(octokit, config, pr) {
+  const [first2] = await findStickyComments(octokit, {
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    purpose: "submit",
+    botLogin: config.botLogin
+  });
+  const at = first2 ? Date.parse(first2.updatedAt) : Number.NaN;
+  return Number.isFinite(at) ? at : void 0;
 }
 function buildMonitorPorts(octokit, config) {
   const experiments = loadExperiments(config);

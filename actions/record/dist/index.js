@@ -64966,9 +64966,11 @@ async function findStickyComments(octokit, target) {
   for (const c of comments) {
     if (c.user?.login !== target.botLogin || !c.body) continue;
     const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose)) found.push({ part: 1, id: c.id, body: c.body });
+    if (first2 === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updated_at });
     const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m && m[1] === target.purpose) found.push({ part: Number(m[2]), id: c.id, body: c.body });
+    if (m && m[1] === target.purpose)
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updated_at });
   }
   const byPart = /* @__PURE__ */ new Map();
   for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);

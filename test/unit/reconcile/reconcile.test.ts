@@ -114,6 +114,29 @@ describe('reconcile pass', () => {
     expect(report.candidates.find((x) => x.candidate === 'a')?.state).toBe('finished');
   });
 
+  it('serves the queue first come, first served: the earlier request wins a freed slot', async () => {
+    const exp = experiment({ max_parallel: 1 });
+    // c (pull request 3) asked before b (pull request 2); neither has a job yet
+    exp.candidates = exp.candidates.map((c) =>
+      c.candidate === 'b'
+        ? { ...c, requestedAt: 2_000 }
+        : c.candidate === 'c'
+          ? { ...c, requestedAt: 1_000 }
+          : c,
+    );
+    const now = T0 + 200;
+    const world = fakeWorld([exp], { now, timeScale: S });
+    runJob(world, run('a'), profile, now - 110, S, '11');
+    const a = world.jobs.find((j) => j.name === run('a'))!;
+    a.state = 'COMPLETED';
+    a.endTs = now;
+    const report = await reconcile(world.ports, opts);
+    const byName = Object.fromEntries(report.candidates.map((c) => [c.candidate, c]));
+    expect(byName.c?.submitted).toBeDefined();
+    expect(byName.b?.submitted).toBeUndefined();
+    expect(byName.b?.state).toBe('queued');
+  });
+
   it('stop_when_stable cancels a stable candidate, then shows it stopped', async () => {
     const { world } = setup({ stop_when_stable: true });
     const first = await reconcile(world.ports, opts);
