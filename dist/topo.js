@@ -64148,28 +64148,43 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
-// src/cli/commands/analyze.ts
-function parseArgs(args, flags) {
-  const positional = [];
-  const options2 = {};
-  const set = /* @__PURE__ */ new Set();
+// src/cli/args.ts
+function parseArgs(args, flags, valued) {
+  const out = { flags: /* @__PURE__ */ new Set(), values: /* @__PURE__ */ new Map(), positional: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
+    if (a === "--") {
+      out.positional.push(...args.slice(i + 1));
+      break;
+    }
     if (!a.startsWith("--")) {
-      positional.push(a);
+      out.positional.push(a);
       continue;
     }
-    const key = a.slice(2);
-    if (flags.includes(key)) {
-      set.add(key);
-      continue;
-    }
-    const v2 = args[i + 1];
-    if (v2 === void 0 || v2.startsWith("--")) throw new UsageError(`${a} needs a value`);
-    options2[key] = v2;
-    i++;
+    const eq = a.indexOf("=");
+    const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
+    if (flags.includes(name) && eq === -1) out.flags.add(name);
+    else if (valued.includes(name)) {
+      const value = eq === -1 ? args[++i] : a.slice(eq + 1);
+      if (value === void 0) throw new UsageError(`--${name} needs a value`);
+      out.values.set(name, value);
+    } else throw new UsageError(`unknown option ${a}`);
   }
-  return { positional, options: options2, flags: set };
+  return out;
+}
+
+// src/cli/commands/analyze.ts
+var TELEMETRY_OPTIONS = [
+  "prometheus",
+  "cluster",
+  "clusters",
+  "time-scale",
+  "step",
+  "grafana"
+];
+function parseTelemetryArgs(args, flags, valued) {
+  const parsed = parseArgs(args, flags, [...TELEMETRY_OPTIONS, ...valued]);
+  return { positional: parsed.positional, options: Object.fromEntries(parsed.values), flags: parsed.flags };
 }
 function telemetryOptions(options2, io, clusterName) {
   const file = resolve(io.cwd, options2.clusters ?? io.env.TOPO_CLUSTERS_FILE ?? "topologies/clusters.yaml");
@@ -64232,7 +64247,7 @@ var analyzeCommand = {
   summary: "Analyse one run from Prometheus",
   usage: "topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters FILE]] [--time-scale S] [--step SECONDS] [--minutes M]",
   async run(args, io) {
-    const { positional, options: options2, flags } = parseArgs(args, ["json"]);
+    const { positional, options: options2, flags } = parseTelemetryArgs(args, ["json"], ["minutes"]);
     const [runName, extra] = positional;
     if (!runName || extra)
       throw new UsageError("give exactly one run name (topo-<experiment>-<candidate>-<hash8>)");
@@ -64347,8 +64362,8 @@ No pending or running job is named ${code(result.jobName)}: ${state2}.
 `;
 }
 
-// src/slurm/for-cluster.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+// src/usecases/submit.ts
+import { dirname } from "node:path";
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
@@ -64447,6 +64462,147 @@ var LIVE_STATES = /* @__PURE__ */ new Set([
 function isLive(state2) {
   return LIVE_STATES.has(state2);
 }
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  const mine = jobs.filter((j2) => j2.name === jobName2);
+  const live2 = mine.filter((j2) => isLive(j2.state)).sort(byJobId);
+  if (live2[0]) return live2[0];
+  const done = mine.sort(byJobId);
+  return done.at(-1) ?? null;
+}
+function byJobId(a, b2) {
+  const [a1, a2] = a.id.split("_").map(Number);
+  const [b1, b22] = b2.id.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b22 ?? 0);
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j2) => isLive(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
+  );
+  const live2 = liveNames.size;
+  let free = Math.max(0, maxParallel - live2);
+  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/usecases/submit.ts
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  let jobs = await slurm.jobs(prefix);
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
+  const me2 = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
+  const waiting = plan.queued.find((q2) => q2.request === me2);
+  if (request2.dryRun) {
+    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error) {
+      if (!(error instanceof ConnectionLostError)) throw error;
+      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
+    }
+    const after = await slurm.jobs(prefix);
+    const mine = after.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+    if (mine.length === 0) {
+      if (submittedId === void 0 && attempt < 3) continue;
+      throw new Error(
+        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+      );
+    }
+    const keeper = mine[0];
+    const ours = submittedId === void 0 || keeper.id === submittedId;
+    const liveByName = /* @__PURE__ */ new Map();
+    for (const j2 of after.filter((x2) => isLive(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
+      if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
+    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
+      for (const j2 of mine) await retire(deps, j2, jobName2);
+      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
+    }
+    const kept = await settle(deps, after, jobName2, keeper);
+    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live2 = jobs.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j2 of live2) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+async function cancelCandidate(deps, request2) {
+  const jobs = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const live2 = jobs.filter((j2) => j2.name === request2.jobName && isLive(j2.state));
+  for (const j2 of live2) await deps.slurm.cancel(j2.id);
+  return {
+    jobName: request2.jobName,
+    cancelled: live2.map((j2) => j2.id),
+    job: representativeJob(jobs, request2.jobName)
+  };
+}
+
+// src/slurm/for-cluster.ts
+import { readFileSync as readFileSync2 } from "node:fs";
 
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
@@ -65909,147 +66065,6 @@ function slurmClientForCluster(name, cluster, options2 = {}) {
   );
 }
 
-// src/usecases/submit.ts
-import { dirname } from "node:path";
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  const mine = jobs.filter((j2) => j2.name === jobName2);
-  const live2 = mine.filter((j2) => isLive(j2.state)).sort(byJobId);
-  if (live2[0]) return live2[0];
-  const done = mine.sort(byJobId);
-  return done.at(-1) ?? null;
-}
-function byJobId(a, b2) {
-  const [a1, a2] = a.id.split("_").map(Number);
-  const [b1, b22] = b2.id.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b22 ?? 0);
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j2) => isLive(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
-  );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
-// src/usecases/submit.ts
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await slurm.jobs(prefix);
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
-  const me2 = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
-  const waiting = plan.queued.find((q2) => q2.request === me2);
-  if (request2.dryRun) {
-    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error) {
-      if (!(error instanceof ConnectionLostError)) throw error;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    const after = await slurm.jobs(prefix);
-    const mine = after.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
-    if (mine.length === 0) {
-      if (submittedId === void 0 && attempt < 3) continue;
-      throw new Error(
-        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-      );
-    }
-    const keeper = mine[0];
-    const ours = submittedId === void 0 || keeper.id === submittedId;
-    const liveByName = /* @__PURE__ */ new Map();
-    for (const j2 of after.filter((x2) => isLive(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
-      if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
-    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
-      for (const j2 of mine) await retire(deps, j2, jobName2);
-      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
-    }
-    const kept = await settle(deps, after, jobName2, keeper);
-    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
-  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j2 of live2) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-async function cancelCandidate(deps, request2) {
-  const jobs = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  const live2 = jobs.filter((j2) => j2.name === request2.jobName && isLive(j2.state));
-  for (const j2 of live2) await deps.slurm.cancel(j2.id);
-  return {
-    jobName: request2.jobName,
-    cancelled: live2.map((j2) => j2.id),
-    job: representativeJob(jobs, request2.jobName)
-  };
-}
-
 // src/usecases/validate.ts
 import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
 import { posix as posix2, resolve as resolve2 } from "node:path";
@@ -66911,29 +66926,6 @@ function clustersFileOption(explicit, io) {
   if (!existsSync(abs)) throw new UsageError(`clusters file ${file} does not exist`);
   return relative(io.cwd, abs) || abs;
 }
-function parseArgs2(args, flags, valued) {
-  const out = { flags: /* @__PURE__ */ new Set(), values: /* @__PURE__ */ new Map(), positional: [] };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") {
-      out.positional.push(...args.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith("--")) {
-      out.positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf("=");
-    const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
-    if (flags.includes(name) && eq === -1) out.flags.add(name);
-    else if (valued.includes(name)) {
-      const value = eq === -1 ? args[++i] : a.slice(eq + 1);
-      if (value === void 0) throw new UsageError(`--${name} needs a value`);
-      out.values.set(name, value);
-    } else throw new UsageError(`unknown option ${a}`);
-  }
-  return out;
-}
 function validateOptionsFor(io, clusters, clusterName) {
   const source = fileSystemSource(io.cwd);
   const clustersFile = clustersFileOption(clusters, io);
@@ -66949,7 +66941,7 @@ var validateCommand = {
   summary: "Validate candidate, experiment and cluster files",
   usage: "topo validate [--json] [--clusters <clusters.yaml>] <paths\u2026>",
   async run(args, io) {
-    const parsed = parseArgs2(args, ["json"], ["clusters"]);
+    const parsed = parseArgs(args, ["json"], ["clusters"]);
     if (parsed.positional.length === 0) throw new UsageError("name at least one file or folder");
     const paths = expandPaths(parsed.positional, io.cwd);
     if (paths.length === 0) throw new UsageError(`no YAML files under ${parsed.positional.join(", ")}`);
@@ -66977,10 +66969,14 @@ var validateCommand = {
 };
 
 // src/cli/commands/submit.ts
-async function renderedCandidate(path, io, clusters, clusterName) {
+async function candidateOnCluster(args, io, flags) {
+  const parsed = parseArgs(args, flags, ["cluster", "clusters"]);
+  if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
+  const path = parsed.positional[0];
+  const clusterName = parsed.values.get("cluster");
   const { report, submission } = await renderCandidateFile(
     path,
-    validateOptionsFor(io, clusters, clusterName)
+    validateOptionsFor(io, parsed.values.get("clusters"), clusterName)
   );
   for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
 `);
@@ -66993,24 +66989,18 @@ async function renderedCandidate(path, io, clusters, clusterName) {
     return void 0;
   }
   const details = report.candidate;
-  return { submission, details, cluster: clusterName ?? details.cluster };
+  const cluster = clusterName ?? details.cluster;
+  const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
+  return { parsed, submission, details, cluster, slurm };
 }
 var submitCommand = {
   name: "submit",
   summary: "Submit a candidate to Slurm (idempotent, at most max_parallel per experiment)",
   usage: "topo submit <candidate.yaml> [--cluster NAME] [--clusters FILE] [--dry-run] [--json]",
   async run(args, io) {
-    const parsed = parseArgs2(args, ["dry-run", "json"], ["cluster", "clusters"]);
-    if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
-    const rendered = await renderedCandidate(
-      parsed.positional[0],
-      io,
-      parsed.values.get("clusters"),
-      parsed.values.get("cluster")
-    );
-    if (!rendered) return 1;
-    const { submission, details, cluster } = rendered;
-    const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
+    const target = await candidateOnCluster(args, io, ["dry-run", "json"]);
+    if (!target) return 1;
+    const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await submitCandidate(
         { slurm, log: (m2) => io.stderr(`${m2}
@@ -67038,17 +67028,9 @@ var cancelCommand = {
   summary: "Cancel the Slurm job of a candidate",
   usage: "topo cancel <candidate.yaml> [--cluster NAME] [--clusters FILE] [--json]",
   async run(args, io) {
-    const parsed = parseArgs2(args, ["json"], ["cluster", "clusters"]);
-    if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
-    const rendered = await renderedCandidate(
-      parsed.positional[0],
-      io,
-      parsed.values.get("clusters"),
-      parsed.values.get("cluster")
-    );
-    if (!rendered) return 1;
-    const { submission, details, cluster } = rendered;
-    const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
+    const target = await candidateOnCluster(args, io, ["json"]);
+    if (!target) return 1;
+    const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await cancelCandidate(
         { slurm },
@@ -72523,7 +72505,7 @@ var initCommand = {
   summary: "Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)",
   usage: 'topo init --command "<full run command>" [--dir topologies] [--date YYYYMMDD] [--cluster NAME] [--force]',
   async run(args, io) {
-    const parsed = parseArgs2(args, ["force"], ["command", "dir", "date", "cluster"]);
+    const parsed = parseArgs(args, ["force"], ["command", "dir", "date", "cluster"]);
     if (parsed.positional.length)
       throw new UsageError(
         `unexpected argument ${parsed.positional[0]} (quote the run command after --command)`
@@ -72588,7 +72570,7 @@ var jobsCommand = {
   summary: "List the Slurm jobs of an experiment (one Slurm call), failures classified",
   usage: "topo jobs <experiment_id> [--cluster NAME] [--clusters FILE] [--json]",
   async run(args, io) {
-    const parsed = parseArgs2(args, ["json"], ["cluster", "clusters"]);
+    const parsed = parseArgs(args, ["json"], ["cluster", "clusters"]);
     if (parsed.positional.length !== 1) throw new UsageError("name exactly one experiment id");
     const experiment = parsed.positional[0];
     if (!EXPERIMENT_ID3.test(experiment))
@@ -72665,7 +72647,7 @@ var renderCommand = {
   summary: "Print a candidate's sbatch command (argv) without submitting it",
   usage: "topo render [--json] [--cluster NAME] [--clusters <clusters.yaml>] <candidate.yaml>",
   async run(args, io) {
-    const parsed = parseArgs2(args, ["json"], ["cluster", "clusters"]);
+    const parsed = parseArgs(args, ["json"], ["cluster", "clusters"]);
     if (parsed.positional.length !== 1) throw new UsageError("name exactly one candidate file");
     const path = parsed.positional[0];
     const options2 = validateOptionsFor(io, parsed.values.get("clusters"), parsed.values.get("cluster"));
@@ -74356,7 +74338,11 @@ var statusCommand = {
   summary: "Show the live candidates of an experiment",
   usage: "topo status <experiment> [--watch [--interval SECONDS] [--count N]] [--topologies DIR] [--clusters FILE] [--prometheus URL] [--time-scale S]",
   async run(args, io) {
-    const { positional, options: options2, flags } = parseArgs(args, ["watch"]);
+    const { positional, options: options2, flags } = parseTelemetryArgs(
+      args,
+      ["watch"],
+      ["interval", "count", "topologies"]
+    );
     const [id, extra] = positional;
     if (!id || extra) throw new UsageError("give exactly one experiment id");
     const selector = experimentSelector(id);
@@ -78710,7 +78696,7 @@ var suggestCommand = {
   summary: "Propose the next candidates",
   usage: USAGE2,
   async run(args, io) {
-    const parsed = parseArgs2(
+    const parsed = parseArgs(
       args,
       ["open-prs", "json", "dry-run", "force"],
       ["count", "repo", "base", "clusters"]

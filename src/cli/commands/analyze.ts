@@ -10,6 +10,7 @@ import { type ExperimentTelemetry, fetchTelemetry, runSelector } from '../../tel
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
+import { parseArgs } from '../args.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
 
 export interface TelemetryOptions {
@@ -20,31 +21,20 @@ export interface TelemetryOptions {
   cluster?: { name: string; config: Cluster };
 }
 
-/** Parses `--key value` options and `--flag` switches; the rest are positional. */
-export function parseArgs(
-  args: string[],
-  flags: readonly string[],
-): { positional: string[]; options: Record<string, string>; flags: Set<string> } {
-  const positional: string[] = [];
-  const options: Record<string, string> = {};
-  const set = new Set<string>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    if (!a.startsWith('--')) {
-      positional.push(a);
-      continue;
-    }
-    const key = a.slice(2);
-    if (flags.includes(key)) {
-      set.add(key);
-      continue;
-    }
-    const v = args[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
-    options[key] = v;
-    i++;
-  }
-  return { positional, options, flags: set };
+/** Options every Prometheus-reading command takes (`analyze`, `status`). */
+export const TELEMETRY_OPTIONS = [
+  'prometheus',
+  'cluster',
+  'clusters',
+  'time-scale',
+  'step',
+  'grafana',
+] as const;
+
+/** Parsed with the shared strict parser; options as a record for `telemetryOptions`. */
+export function parseTelemetryArgs(args: string[], flags: readonly string[], valued: readonly string[]) {
+  const parsed = parseArgs(args, flags, [...TELEMETRY_OPTIONS, ...valued]);
+  return { positional: parsed.positional, options: Object.fromEntries(parsed.values), flags: parsed.flags };
 }
 
 /** Prometheus, time scale and scrape step from --prometheus/--time-scale/--step or the cluster's entry. */
@@ -117,7 +107,7 @@ export const analyzeCommand: Command = {
   usage:
     'topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters FILE]] [--time-scale S] [--step SECONDS] [--minutes M]',
   async run(args, io) {
-    const { positional, options, flags } = parseArgs(args, ['json']);
+    const { positional, options, flags } = parseTelemetryArgs(args, ['json'], ['minutes']);
     const [runName, extra] = positional;
     if (!runName || extra)
       throw new UsageError('give exactly one run name (topo-<experiment>-<candidate>-<hash8>)');

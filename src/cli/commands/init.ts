@@ -2,8 +2,8 @@ import { relative, resolve } from 'node:path';
 import { initExperiment } from '../../topology/init.js';
 import { RunCommandError } from '../../topology/run-command.js';
 import { writeInitialRecord } from '../../usecases/record.js';
+import { parseArgs } from '../args.js';
 import { type Command, UsageError } from '../command.js';
-import { parseArgs } from './validate.js';
 
 export const initCommand: Command = {
   name: 'init',

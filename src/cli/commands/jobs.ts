@@ -8,8 +8,9 @@ import { formatIssue } from '../../topology/issues.js';
 import type { Failure } from '../../types/generated/metrics.js';
 import { isRetiredDuplicate } from '../../usecases/queue.js';
 import { experimentPrefix } from '../../usecases/submit.js';
+import { parseArgs } from '../args.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
-import { clustersFileOption, parseArgs } from './validate.js';
+import { clustersFileOption } from './validate.js';
 
 const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
 

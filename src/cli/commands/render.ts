@@ -1,7 +1,8 @@
 import { formatIssue } from '../../topology/issues.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
+import { parseArgs } from '../args.js';
 import { type Command, UsageError } from '../command.js';
-import { parseArgs, validateOptionsFor } from './validate.js';
+import { validateOptionsFor } from './validate.js';
 
 export const renderCommand: Command = {
   name: 'render',

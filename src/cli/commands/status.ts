@@ -10,7 +10,7 @@ import { checkExperiment } from '../../topology/files.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import { candidateState, slurmMonitorPort } from '../../usecases/reconcile.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
-import { parseArgs, telemetryOptions } from './analyze.js';
+import { parseTelemetryArgs, telemetryOptions } from './analyze.js';
 
 function loadExperiment(io: CliIO, id: string, dir: string): Experiment {
   const file = join(resolve(io.cwd, dir), id, 'experiment.yaml');
@@ -46,7 +46,11 @@ export const statusCommand: Command = {
   usage:
     'topo status <experiment> [--watch [--interval SECONDS] [--count N]] [--topologies DIR] [--clusters FILE] [--prometheus URL] [--time-scale S]',
   async run(args, io) {
-    const { positional, options, flags } = parseArgs(args, ['watch']);
+    const { positional, options, flags } = parseTelemetryArgs(
+      args,
+      ['watch'],
+      ['interval', 'count', 'topologies'],
+    );
     const [id, extra] = positional;
     if (!id || extra) throw new UsageError('give exactly one experiment id');
     const selector = experimentSelector(id);

@@ -3,19 +3,23 @@ import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { formatIssue } from '../../topology/issues.js';
 import { submitCandidate } from '../../usecases/submit.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
+import { parseArgs } from '../args.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
-import { parseArgs, validateOptionsFor } from './validate.js';
+import { validateOptionsFor } from './validate.js';
 
-/** Validates and renders a candidate file; prints the issues when it cannot be rendered. */
-export async function renderedCandidate(
-  path: string,
-  io: CliIO,
-  clusters: string | undefined,
-  clusterName: string | undefined,
-) {
+/**
+ * The candidate a `submit`/`cancel` command names: parsed options, the validated and rendered
+ * candidate, and a Slurm client for its cluster (close it). Prints the issues when it cannot be
+ * rendered and returns undefined.
+ */
+export async function candidateOnCluster(args: string[], io: CliIO, flags: readonly string[]) {
+  const parsed = parseArgs(args, flags, ['cluster', 'clusters']);
+  if (parsed.positional.length !== 1) throw new UsageError('name exactly one candidate file');
+  const path = parsed.positional[0] as string;
+  const clusterName = parsed.values.get('cluster');
   const { report, submission } = await renderCandidateFile(
     path,
-    validateOptionsFor(io, clusters, clusterName),
+    validateOptionsFor(io, parsed.values.get('clusters'), clusterName),
   );
   for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
   if (!submission || !report.candidate) {
@@ -27,7 +31,9 @@ export async function renderedCandidate(
     return undefined;
   }
   const details = report.candidate;
-  return { submission, details, cluster: clusterName ?? details.cluster };
+  const cluster = clusterName ?? details.cluster;
+  const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
+  return { parsed, submission, details, cluster, slurm };
 }
 
 export const submitCommand: Command = {
@@ -35,17 +41,9 @@ export const submitCommand: Command = {
   summary: 'Submit a candidate to Slurm (idempotent, at most max_parallel per experiment)',
   usage: 'topo submit <candidate.yaml> [--cluster NAME] [--clusters FILE] [--dry-run] [--json]',
   async run(args, io) {
-    const parsed = parseArgs(args, ['dry-run', 'json'], ['cluster', 'clusters']);
-    if (parsed.positional.length !== 1) throw new UsageError('name exactly one candidate file');
-    const rendered = await renderedCandidate(
-      parsed.positional[0] as string,
-      io,
-      parsed.values.get('clusters'),
-      parsed.values.get('cluster'),
-    );
-    if (!rendered) return 1;
-    const { submission, details, cluster } = rendered;
-    const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
+    const target = await candidateOnCluster(args, io, ['dry-run', 'json']);
+    if (!target) return 1;
+    const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await submitCandidate(
         { slurm, log: (m) => io.stderr(`${m}\n`) },

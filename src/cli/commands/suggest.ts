@@ -13,8 +13,9 @@ import {
   SuggestError,
   type SuggestOutcome,
 } from '../../usecases/suggest.js';
+import { parseArgs } from '../args.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
-import { clustersFileOption, fileSystemSource, parseArgs } from './validate.js';
+import { clustersFileOption, fileSystemSource } from './validate.js';
 
 const USAGE =
   'topo suggest <experiment> [--count N] [--open-prs [--repo owner/name] [--base <branch>]] [--dry-run] [--force] [--clusters <clusters.yaml>] [--json]';
