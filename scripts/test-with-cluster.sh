@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `npm run test:all`: everything the tests need, then the tests. Brings the local cluster up (as root
+# it installs the missing Debian packages itself, Chromium for the browser test included), runs
+# `npm test` with any extra arguments, and takes the cluster down again only if it started it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! dpkg -s chromium >/dev/null 2>&1; then
+  if [[ "$(id -u)" == 0 ]]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "the browser test needs Chromium: sudo apt-get update && sudo apt-get install -y chromium" >&2
+  fi
+fi
+
+was_up=$(bash scripts/local-cluster env --json 2>/dev/null | node -e \
+  'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{console.log(JSON.parse(s).up?"yes":"no")}catch{console.log("no")}})')
+if [[ "$was_up" != yes ]]; then
+  trap 'bash scripts/local-cluster down >/dev/null 2>&1 || true' EXIT
+fi
+bash scripts/local-cluster up
+# Slurm commands in the tests reach this cluster even when /etc/slurm/slurm.conf belongs to another one.
+eval "$(bash scripts/local-cluster env | grep '^export SLURM_CONF=')"
+
+npm test -- "$@"
