@@ -54,10 +54,9 @@ describe('the twin under Slurm', () => {
       'scenes.test_suite_id=public_2601',
     ];
     const profile = loadProfile('twin-balanced', repoRoot);
-    const steady = steadyState(
-      parseOverrides(overrides, { repoRoot, gpusPerNode: 8 }).topology,
-      profile,
-    ).secondsPerRollout;
+    const { topology } = parseOverrides(overrides, { repoRoot, gpusPerNode: 8 });
+    const steady = steadyState(topology, profile).secondsPerRollout;
+    const workers = topology.runtime?.nr_workers ?? 1;
     const id = sbatch(cluster, name, overrides);
     const sel = `{run_name="${name}"}`;
     // Targets appear after the (scaled) start-up, with the four jobs and the run labels.
@@ -86,7 +85,13 @@ describe('the twin under Slurm', () => {
       'the run to finish',
       async () => {
         const r = await promQuery(cluster.prometheusUrl, `alpasim:simulation_seconds_per_rollout:avg${sel}`);
-        if (r.length) values.push(Number(r[0]!.value[1]));
+        // While the run shuts down its workers one by one, the rule's sum of rollouts loses the
+        // stopped ones and the ratio jumps: keep only readings taken with every worker up.
+        const up = await promQuery(
+          cluster.prometheusUrl,
+          `count(up{job="alpasim-runtime-worker",run_name="${name}"} == 1)`,
+        );
+        if (r.length && Number(up[0]?.value[1]) === workers) values.push(Number(r[0]!.value[1]));
         const f = await promQuery(
           cluster.prometheusUrl,
           `alpasim:simulation_seconds_per_rollout:rate5m${sel}`,
