@@ -259,7 +259,7 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
     }
     if (typeof ctx.query.base === 'string') pulls = pulls.filter((p) => p.base.ref === ctx.query.base);
     const direction =
-      ctx.query.direction ?? (ctx.query.sort === undefined || ctx.query.sort === 'created' ? 'desc' : 'desc');
+      ctx.query.direction ?? (ctx.query.sort === undefined || ctx.query.sort === 'created' ? 'desc' : 'asc');
     pulls = [...pulls].sort((a, b) => (direction === 'asc' ? a.number - b.number : b.number - a.number));
     return paginate(
       ctx,
@@ -286,26 +286,14 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
       });
     const baseRef = String(ctx.body.base);
     const baseSha = ctx.state.branchSha(repo, baseRef);
-    const stamp = now();
-    const pull: Pull = {
-      number: ctx.state.nextNumber(repo),
-      id: ctx.state.id(),
+    const pull = ctx.state.addPull({
+      repo,
+      user,
       title: String(ctx.body.title ?? headRef),
       body: (ctx.body.body as string) ?? null,
-      user,
       base: { repo, ref: baseRef, sha: baseSha },
       head: { repo: headRepo, ref: String(headRef), sha: headSha },
-      state: 'open',
-      merged: false,
-      mergedAt: null,
-      mergedBy: null,
-      closedAt: null,
-      mergeCommitSha: null,
-      labels: [],
-      createdAt: stamp,
-      updatedAt: stamp,
-    };
-    ctx.state.pullsOf(repo).push(pull);
+    });
     return { status: 201, body: ctx.render.pull(pull) };
   },
 

@@ -271,15 +271,24 @@ export class GitHubState {
     const author = this.user(options.author);
     const headSha = this.commitFiles(author, baseSha, options.files, options.title);
     headRepo.refs.set(`refs/heads/${options.head}`, headSha);
+    return this.addPull({
+      repo,
+      user: author,
+      title: options.title,
+      body: options.body ?? null,
+      base: { repo, ref: baseRef, sha: baseSha },
+      head: { repo: headRepo, ref: options.head, sha: headSha },
+    });
+  }
+
+  /** Records a new open pull request (the test helper and `pulls/create` both end here). */
+  addPull(fields: Pick<Pull, 'title' | 'body' | 'user' | 'base' | 'head'> & { repo: Repo }): Pull {
+    const { repo, ...rest } = fields;
     const stamp = now();
     const pull: Pull = {
       number: this.nextNumber(repo),
       id: this.id(),
-      title: options.title,
-      body: options.body ?? null,
-      user: author,
-      base: { repo, ref: baseRef, sha: baseSha },
-      head: { repo: headRepo, ref: options.head, sha: headSha },
+      ...rest,
       state: 'open',
       merged: false,
       mergedAt: null,
