@@ -21,6 +21,12 @@ export interface Submission {
   argv: string[];
   /** The argv shell-quoted, for people to read (never executed). */
   shellLine: string;
+  /**
+   * Values of submit.sh's variables (src/slurm/environment.ts SUBMIT_SCRIPT_VARIABLES) for this
+   * submission, pattern-checked. The transport sets exactly these plus the runner account's plain
+   * PATH/HOME/USER/LANG; argv carries SBATCH_EXPORT_FLAG so nothing else reaches the job.
+   */
+  env?: Partial<Record<'LOGDIR' | 'DESCRIPTION' | 'SUBMITTER' | 'ALPASIM_MAX_REQUEUES', string>>;
 }
 
 /** A candidate ready to render: its full topology and the expanded base preset it is diffed against. */

@@ -29,6 +29,18 @@ export interface Experiment {
    * Cancel a candidate's job once its verdict is in, to save GPU-hours.
    */
   stop_when_stable?: boolean;
+  /**
+   * Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%).
+   */
+  min_improvement?: number;
+  /**
+   * Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time.
+   */
+  stop_when_decided?: boolean;
+  /**
+   * A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget).
+   */
+  comment_interval_minutes?: number;
   fixed_inputs: {
     deploy: string;
     driver: string;

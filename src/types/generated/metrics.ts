@@ -9,13 +9,14 @@ export interface CandidateObservation {
   stable_metrics: StableMetrics;
   comparison?: Comparison;
   failure?: Failure;
+  decision?: Decision;
 }
 /**
  * This interface was referenced by `CandidateObservation`'s JSON-Schema
  * via the `definition` "verdict".
  */
 export interface Verdict {
-  state: 'no-data' | 'warming' | 'stabilising' | 'stable' | 'cyclic' | 'unhealthy';
+  state: 'no-data' | 'warming' | 'stabilising' | 'stable' | 'cyclic' | 'drifting' | 'unhealthy';
   /**
    * Run-minutes since the first sample.
    */
@@ -49,6 +50,19 @@ export interface Verdict {
     amplitude_relative?: number;
   } | null;
   evidence: string[];
+  /**
+   * Set with the drifting verdict.
+   */
+  drift?: {
+    /**
+     * Change of the steady seconds per rollout per hour, relative to its level.
+     */
+    slope_relative_per_hour: number;
+  } | null;
+  /**
+   * The estimator that decided the value (e.g. completions, littles-law, combined).
+   */
+  estimator?: string | null;
 }
 /**
  * This interface was referenced by `CandidateObservation`'s JSON-Schema
@@ -180,4 +194,37 @@ export interface Failure {
    */
   gpu?: number | null;
   likely_fix?: string;
+}
+/**
+ * The sequential comparison with the reference (the current best, or the baseline while there is none).
+ *
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "decision".
+ */
+export interface Decision {
+  /**
+   * reference: this candidate is the baseline or the current best.
+   */
+  state: 'measuring' | 'better' | 'worse' | 'equivalent' | 'reference';
+  /**
+   * The reference candidate.
+   */
+  against: string;
+  /**
+   * (candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster.
+   */
+  relative_change?: null | Interval;
+  min_improvement: number;
+  method?: string;
+  /**
+   * Run-minute the decision was reached.
+   */
+  decided_at_minutes?: number | null;
+  expected_minutes_to_decision?: number | null;
+  gpu_minutes_used?: number | null;
+  /**
+   * GPU-minutes of wall time left when the job was stopped on the decision.
+   */
+  gpu_minutes_saved?: number | null;
+  evidence: string[];
 }
