@@ -23,24 +23,47 @@ export interface LineChartOptions {
   title: string;
   xLabel: string;
   yLabel: string;
-  /** At most this many x positions (series are resampled). */
+  /** At most this many x positions, each labelled (series are resampled); capped at 12. */
   maxPoints?: number;
   /** Clip the y axis (values above are drawn at the top) so a start-up spike does not flatten the rest. */
   yMax?: number;
-  /** Horizontal reference lines (e.g. the projected value), drawn as constant lines. */
+  /** Horizontal reference lines (e.g. the baseline, the current best), drawn as constant lines. */
   references?: Array<{ name: string; value: number }>;
 }
 
+/** At most this many x-axis labels: more run together on GitHub's ~700 px wide chart. */
+export const MAX_AXIS_LABELS = 12;
+
 /**
- * A line chart over a shared, evenly spaced x axis (run-minutes). Lines have no legend in
- * xychart-beta: the caller names them in the text below (`chartLegend`). Returns '' without data.
+ * Line colours in drawing order, set through the chart's init directive, and the emoji square of
+ * the same colour that names each line in the legend (xychart-beta draws none itself).
+ */
+export const PALETTE: ReadonlyArray<{ colour: string; square: string }> = [
+  { colour: '#1f6feb', square: '🟦' },
+  { colour: '#fb8f44', square: '🟧' },
+  { colour: '#2da44e', square: '🟩' },
+  { colour: '#cf222e', square: '🟥' },
+  { colour: '#8250df', square: '🟪' },
+  { colour: '#9a6700', square: '🟫' },
+];
+
+function initDirective(): string {
+  const palette = PALETTE.map((p) => p.colour).join(',');
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
+
+/**
+ * A line chart over a shared, evenly spaced x axis (run-minutes) of at most 12 labelled points,
+ * with reference lines. Lines are coloured from PALETTE; `chartLegend` names them. '' without data.
  */
 export function lineChart(series: readonly LineChartSeries[], o: LineChartOptions): string {
   const withData = series.filter((s) => s.samples.length > 0);
   if (!withData.length) return '';
   const from = Math.min(...withData.map((s) => (s.samples[0] as Sample).t));
   const to = Math.max(...withData.map((s) => (s.samples[s.samples.length - 1] as Sample).t));
-  const n = Math.max(2, Math.min(o.maxPoints ?? 48, Math.floor(to - from) + 1));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  // Integer labels must stay distinct (a repeated category collapses the axis).
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
   const xs = Array.from({ length: n }, (_, i) => from + ((to - from) * i) / (n - 1));
   const lines: number[][] = [];
   for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x) as number));
@@ -50,6 +73,7 @@ export function lineChart(series: readonly LineChartSeries[], o: LineChartOption
   const yMax = top > 0 ? top * 1.05 : 1;
   const out = [
     '```mermaid',
+    initDirective(),
     'xychart-beta',
     `  title "${text(o.title)}"`,
     `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(', ')}]`,
@@ -62,16 +86,16 @@ export function lineChart(series: readonly LineChartSeries[], o: LineChartOption
   return out.join('\n');
 }
 
-/** The names of the lines in drawing order (xychart-beta draws no legend). */
+/** The legend: each line's colour square and name, in drawing order (xychart-beta draws none). */
 export function chartLegend(
   series: readonly LineChartSeries[],
   references: LineChartOptions['references'] = [],
 ): string {
   const names = [
     ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).map((r) => r.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name),
   ];
-  return names.map((name, i) => `${i + 1}. ${name}`).join(' · ');
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(' · ');
 }
 
 /**

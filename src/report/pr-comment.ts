@@ -2,13 +2,14 @@
 // with evidence and the queries behind it, comparison, a Mermaid chart, a Grafana link and the
 // hidden machine-readable block. Pure and deterministic: the same inputs give the same text, so an
 // unchanged pull request costs no write.
-import { describeComparison } from '../analysis/comparison.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { GRAFANA_DASHBOARD } from '../catalog/alpasim.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
+import { pct } from './check-conclusion.js';
 import { chartLegend, lineChart } from './mermaid.js';
 import { renderObservationBlock } from './observation-block.js';
+import { code, describeReference, LIVE_SLURM_STATES, type Standing, standingOf } from './standing.js';
 
 export const CANDIDATE_STATES = [
   'queued',
@@ -53,6 +54,22 @@ export interface CandidateView {
   /** Unix ms of the run's first sample and of the evaluation, for the Grafana range. */
   timeRange?: { fromMs: number; toMs: number | null } | null;
   notes?: string[];
+  /** The experiment's min_improvement (default 0.02) when the observation has no decision. */
+  minImprovement?: number;
+  /**
+   * The job's Slurm state once it ended (COMPLETED, CANCELLED, FAILED, TIMEOUT, …). Shown instead
+   * of `slurmState` in a final comment; a terminal view never shows a live Slurm state.
+   */
+  finalJobState?: string | null;
+  /** Who ended the job: `/topo stop` (user), the monitor on the decision, or on a stable verdict. */
+  stoppedBy?: 'user' | 'decision' | 'stable' | null;
+  /** The monitor cancels the job itself once decided (experiment stop_when_decided, default true). */
+  stopWhenDecided?: boolean;
+  /** Reference lines of the chart and the throughput comparison (projected s/rollout). */
+  baseline?: { name: string; secondsPerRollout: number } | null;
+  best?: { name: string; secondsPerRollout: number } | null;
+  /** Minutes between rewrites of a running candidate's comment (shown in the next step). */
+  commentIntervalMinutes?: number;
 }
 
 const STATE_ICON: Record<CandidateState, string> = {
@@ -93,18 +110,175 @@ export function grafanaLink(
   return `${base.replace(/\/+$/, '')}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
 }
 
-/** The body of the monitor's sticky comment for one candidate. */
+const HEAD_ICON: Record<Standing['outcome'], string> = {
+  better: '🟢',
+  worse: '🔴',
+  equivalent: '⚪',
+  undecided: '⚪',
+  measuring: '⏳',
+  failed: '❌',
+  reference: '📏',
+};
+
+/** The standing of a view: the one answer shared by the headline, the check run and the summary. */
+export function viewStanding(v: CandidateView): Standing {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    comparisons: v.comparisons,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement,
+  });
+}
+
+/** "by 12.3% [95% interval 8.1%–16.0%]" of a relative change (negative is faster). */
+function byHowMuch(change: Interval | null | undefined): string {
+  if (!change) return '';
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses
+    ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})`
+    : ` by ${pct(change.value)} [95% interval ${pct(a as number)}–${pct(b as number)}]`;
+}
+
+function signed(x: number): string {
+  return `${x > 0 ? '+' : x < 0 ? '−' : '±'}${pct(x)}`;
+}
+
+function headlineText(s: Standing): string {
+  const ref = s.against ?? 'the reference';
+  switch (s.outcome) {
+    case 'better':
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case 'worse':
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case 'equivalent':
+      return `within ±${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case 'reference':
+      return 'the reference the candidates are compared with';
+    case 'failed':
+      return `failed (${s.reason ?? 'unknown'})`;
+    case 'undecided':
+      return `ended without a decision: ${s.reason ?? 'no value'}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} min to a decision` : '';
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : '';
+      return `measuring${eta || sofar ? ` — ${[eta, sofar].filter(Boolean).join('; ')}` : ''}`;
+    }
+  }
+}
+
+/** "1,056": thousands separated, locale-independent. */
+function thousands(x: number): string {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function throughput(seconds: number): string {
+  return `${fmt(seconds, 3)} s per rollout · ${thousands(3600 / seconds)} rollouts per hour`;
+}
+
+/** The value line: s/rollout beside rollouts per hour, with its interval and the reference's. */
+function valueLine(v: CandidateView): string | undefined {
+  const verdict = v.observation.verdict;
+  const value = verdict.value ?? verdict.projected_full_run;
+  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
+  const ref = v.best ?? v.baseline;
+  const refText =
+    ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate
+      ? ` · reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}`
+      : '';
+  if (value && value.value > 0)
+    return `**${throughput(value.value)}** (${verdict.value ? 'projected full run' : 'provisional projection'}, 95% interval ${fmt(value.low)}–${fmt(value.high)} s)${refText}`;
+  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
+  return undefined;
+}
+
+function isLive(v: CandidateView): boolean {
+  return !TERMINAL.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? '');
+}
+
+/** The one next step. */
+export function nextStep(v: CandidateView, s: Standing = viewStanding(v)): string {
+  const ref = s.against ?? 'the reference';
+  const free = isLive(v) && v.stopWhenDecided === false ? ' `/topo stop` frees the node now.' : '';
+  switch (s.outcome) {
+    case 'better':
+      return `**Recommended: merge — best so far.**${free}`;
+    case 'worse':
+      return `**Close: slower than ${ref}.**${free}`;
+    case 'equivalent':
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case 'reference':
+      return '**Keep: candidates are compared with this run.**';
+    case 'failed':
+      return v.observation.failure?.likely_fix
+        ? `**Fix and push again:** ${v.observation.failure.likely_fix}`
+        : '**Close or fix it: the failure is below.**';
+    case 'undecided':
+      return '**Re-run with `/topo submit` for a longer measurement, or close.**';
+    default:
+      if (v.state === 'queued') return 'Nothing to do: waiting for a free slot.';
+      return `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes ?? 15} min, and at once when the decision comes.`;
+  }
+}
+
+const TERMINAL = new Set<CandidateState>(['finished', 'stopped', 'failed']);
+
+/** "Slurm job 42: CANCELLED by `/topo stop`"; never a live state once the candidate ended. */
+export function jobLine(v: CandidateView): string {
+  if (!v.jobId) return v.state === 'queued' ? 'No Slurm job yet (queued)' : 'No Slurm job';
+  const terminal = TERMINAL.has(v.state);
+  let state = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state && LIVE_SLURM_STATES.has(state)) state = v.stoppedBy ? 'CANCELLED' : 'ended';
+  const by =
+    state === 'CANCELLED' && v.stoppedBy
+      ? v.stoppedBy === 'user'
+        ? ' by `/topo stop`'
+        : v.stoppedBy === 'decision'
+          ? ' by the decision'
+          : ' once stable'
+      : '';
+  const saved = v.observation.decision?.gpu_minutes_saved;
+  const savedText = by && saved ? ` (${fmt(saved, 0)} GPU-minutes saved)` : '';
+  return `Slurm job ${v.jobId}${state ? `: ${state}${by}${savedText}` : ''}`;
+}
+
+/** The first lines of the comment: better or worse, by how much, how sure, what next. */
+export function renderHeadline(v: CandidateView): string[] {
+  const s = viewStanding(v);
+  const out = [`### ${HEAD_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ''];
+  const value = valueLine(v);
+  if (value) out.push(value, '');
+  out.push(nextStep(v, s), '');
+  out.push(
+    `${jobLine(v)} · ${STATE_ICON[v.state]} ${v.state} · run ${code(v.runName)} · experiment ${code(v.experimentId)}`,
+    '',
+  );
+  return out;
+}
+
+/** A comparison for people, with the reference named once ("the baseline", not "baseline baseline"). */
+export function comparisonLine(c: Comparison): string {
+  const ref = describeReference(c.against);
+  if (c.outcome === 'not-comparable' || !c.ratio)
+    return `not comparable with ${ref} yet (no projected value on one side)`;
+  const word =
+    c.outcome === 'better' ? 'faster than' : c.outcome === 'worse' ? 'slower than' : 'indistinguishable from';
+  const change = c.ratio.value - 1;
+  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? 'fewer' : 'more'} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}–${c.ratio.high})`;
+}
+
+/** The body of the monitor's sticky comment for one candidate: the decision first, details collapsed. */
 export function renderMonitorComment(v: CandidateView): string {
   const o = v.observation;
   const verdict = o.verdict;
   const m = o.stable_metrics;
-  const out: string[] = [];
-  out.push(`### ${STATE_ICON[v.state]} \`${v.candidate}\` — ${v.state}`);
-  out.push('');
-  out.push(
-    `Experiment \`${v.experimentId}\` · run \`${v.runName}\`${v.jobId ? ` · Slurm job ${v.jobId}${v.slurmState ? ` (${v.slurmState})` : ''}` : ''}`,
-  );
-  out.push('');
+  const out: string[] = [
+    ...renderHeadline(v),
+    '<details><summary>Verdict, metrics and resources</summary>',
+    '',
+  ];
   const reached = v.timeline.filter((t) => t.at);
   if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(' → ')}`, '');
 
@@ -130,14 +304,20 @@ export function renderMonitorComment(v: CandidateView): string {
     out.push('');
   }
   for (const c of v.comparisons)
-    out.push(
-      `- ${c.outcome === 'better' ? '🟢' : c.outcome === 'worse' ? '🔴' : '⚪'} ${describeComparison(c)}`,
-    );
+    out.push(`- ${c.outcome === 'better' ? '🟢' : c.outcome === 'worse' ? '🔴' : '⚪'} ${comparisonLine(c)}`);
   if (v.comparisons.length) out.push('');
+  const d = o.decision;
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? 'sequential'}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ''}${d.gpu_minutes_used != null ? ` · ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ''}${d.gpu_minutes_saved ? ` · ${fmt(d.gpu_minutes_saved, 0)} GPU-minutes saved` : ''}`,
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push('');
+  }
   if (verdict.evidence.length) {
-    out.push('<details><summary>Evidence</summary>', '');
+    out.push('Evidence:', '');
     for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push('', '</details>', '');
+    out.push('');
   }
 
   // metrics
@@ -199,24 +379,12 @@ export function renderMonitorComment(v: CandidateView): string {
     out.push('');
   }
 
+  out.push('</details>', '');
+
   // chart
-  if (v.chart && (v.chart.fullRun.length || v.chart.rate5m.length)) {
-    const series = [
-      { name: 'full-run s/rollout', samples: v.chart.fullRun },
-      { name: '5-min s/rollout', samples: v.chart.rate5m },
-    ];
-    const projected = verdict.projected_full_run?.value;
-    const references = projected ? [{ name: 'projected full-run at run end', value: projected }] : [];
-    const ref = projected ?? m.seconds_per_rollout_full_run ?? undefined;
-    const chart = lineChart(series, {
-      title: 'Seconds per rollout',
-      xLabel: 'run minutes',
-      yLabel: 's/rollout',
-      yMax: ref ? ref * 3 : undefined,
-      references,
-    });
-    if (chart) out.push(chart, '', `Lines: ${chartLegend(series, references)}`, '');
-  }
+  const chart = secondsChart(v);
+  if (chart)
+    out.push('<details><summary>Chart: seconds per rollout</summary>', '', chart, '', '</details>', '');
   if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, '');
   const missing = m.telemetry_quality?.missing_metrics ?? [];
   if (missing.length) out.push(`Telemetry gaps: no data for ${missing.join(', ')}.`, '');
@@ -229,6 +397,35 @@ export function renderMonitorComment(v: CandidateView): string {
   }
   out.push(renderObservationBlock(o));
   return out.join('\n');
+}
+
+/** The run's seconds per rollout with the projection, the baseline and the current best as lines. */
+function secondsChart(v: CandidateView): string {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return '';
+  const series = [
+    { name: 'full-run s/rollout', samples: v.chart.fullRun },
+    { name: '5-min s/rollout', samples: v.chart.rate5m },
+  ];
+  const verdict = v.observation.verdict;
+  const projected = verdict.projected_full_run?.value;
+  const references: Array<{ name: string; value: number }> = [];
+  if (projected) references.push({ name: 'projected full run at run end', value: projected });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({ name: `baseline ${code(v.baseline.name)}`, value: v.baseline.secondsPerRollout });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({ name: `current best ${code(v.best.name)}`, value: v.best.secondsPerRollout });
+  const ref = Math.max(
+    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value),
+  );
+  const chart = lineChart(series, {
+    title: 'Seconds per rollout (lower is better)',
+    xLabel: 'run minutes',
+    yLabel: 's/rollout',
+    yMax: ref > 0 ? ref * 2 : undefined,
+    references,
+  });
+  return chart ? `${chart}\n\n${chartLegend(series, references)}` : '';
 }
 
 /** The job summary: every candidate of the pass, same content as the comments. */

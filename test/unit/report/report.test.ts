@@ -104,13 +104,15 @@ describe('Mermaid charts pass Mermaid’s own parser', () => {
       },
     );
     const [block] = mermaidBlocks(chart);
-    expect(block).toMatch(/^xychart-beta\n/);
+    expect(block).toMatch(/^%%\{init: .*"plotColorPalette".*\}%%\nxychart-beta\n/);
     await expect(mermaidParse(block as string)).resolves.toMatchObject({ diagramType: 'xychart' });
     // every line has as many points as the x axis
     const xs = (/x-axis "[^"]*" \[([^\]]*)\]/.exec(block as string)?.[1] ?? '').split(', ');
     for (const line of (block as string).matchAll(/line \[([^\]]*)\]/g))
       expect((line[1] as string).split(', ')).toHaveLength(xs.length);
-    expect(xs.length).toBeLessThanOrEqual(48);
+    // at most 12 labels (48 ran together on GitHub), distinct (a repeated category collapses the axis)
+    expect(xs.length).toBeLessThanOrEqual(12);
+    expect(new Set(xs).size).toBe(xs.length);
   });
   it('the bar chart', async () => {
     const [block] = mermaidBlocks(
@@ -137,13 +139,15 @@ describe('Mermaid charts pass Mermaid’s own parser', () => {
 describe('the monitor comment', () => {
   const body = renderMonitorComment(view());
   it('shows state, timeline, verdict, comparison, metrics, GPUs, bottleneck, queries and the Grafana link', () => {
-    expect(body).toMatch(/^### ✅ `more-renderers` — stable/);
+    expect(body).toMatch(
+      /^### 🟢 `more-renderers`: better than the baseline `8gpu_64rollouts` by 10% \[95% interval 6%–14%\]/,
+    );
     expect(body).toContain('**Timeline:** submitted 2026-01-01T10:00:00Z → started 2026-01-01T10:01:00Z');
     expect(body).toContain(`#### Verdict: \`${verdict.state}\``);
     expect(body).toMatch(
       /Projected full-run seconds per rollout at the end of the run: [\d.]+ \[[\d.]+, [\d.]+\]/,
     );
-    expect(body).toContain('🟢 faster than baseline 8gpu_64rollouts: 10% fewer seconds per rollout');
+    expect(body).toContain('🟢 faster than the baseline `8gpu_64rollouts`: 10% fewer seconds per rollout');
     expect(body).toContain('| renderer | 40 | 50 |');
     expect(body).toContain('| 0 | renderer, trafficsim | 80 / 90 / 99 | 60 / 65 / 70 | 80 | 88 | 10 |');
     expect(body).toContain('**Bottleneck:** service (renderer), confidence high');
@@ -189,7 +193,7 @@ describe('the monitor comment', () => {
   it('the job summary has a table and every comment', () => {
     const s = renderJobSummary([view(), view({ candidate: 'other', state: 'warming' })]);
     expect(s).toContain('| topology-opt-vam-local-20260101 | more-renderers | stable |');
-    expect(s).toContain('### 🔥 `other` — warming');
+    expect(s).toMatch(/### (⏳|🟢) `other`/);
     expect(renderJobSummary([])).toContain('No live candidates');
   });
   it('grafana link without a range falls back to the last 6 hours', () => {

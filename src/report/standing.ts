@@ -1,0 +1,135 @@
+// Where a candidate stands against the reference (the current best, or the baseline while there
+// is none): the one answer the comment's headline, the check run and the job summary all show.
+// Pure. The sequential Decision (observation.decision) is authoritative; without one (older
+// observations) the first comparison is read with the same min_improvement rule.
+import type { Comparison, Decision, Interval } from '../types/generated/metrics.js';
+
+export type Outcome = 'better' | 'worse' | 'equivalent' | 'measuring' | 'failed' | 'reference' | 'undecided';
+
+export interface Standing {
+  outcome: Outcome;
+  /** Display name of the reference, e.g. "the current best `scale-driver-2`". */
+  against?: string;
+  /** (candidate − reference) / reference of seconds per rollout; negative is faster. */
+  change?: Interval | null;
+  minImprovement: number;
+  expectedMinutes?: number | null;
+  /** Why it failed (failed) or why no decision came (undecided). */
+  reason?: string;
+}
+
+export const DEFAULT_MIN_IMPROVEMENT = 0.02;
+
+/** Slurm states of a job that still holds its allocation (or waits for one). */
+export const LIVE_SLURM_STATES: ReadonlySet<string> = new Set([
+  'PENDING',
+  'RUNNING',
+  'CONFIGURING',
+  'COMPLETING',
+  'REQUEUED',
+  'RESIZING',
+  'SUSPENDED',
+]);
+
+/**
+ * "baseline 8gpu" → "the baseline `8gpu`"; "baseline baseline" → "the baseline";
+ * "current best baseline" → "the baseline (the current best)". Names are code-quoted, so a
+ * candidate name cannot inject Markdown.
+ */
+export function describeReference(against: string): string {
+  const m = /^(baseline|current best)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1];
+  const name = (m?.[2] ?? against).trim();
+  const quoted = code(name);
+  if (!role) return quoted;
+  if (name === 'baseline') return role === 'baseline' ? 'the baseline' : 'the baseline (the current best)';
+  return `the ${role} ${quoted}`;
+}
+
+/** Inline code that a backtick in user text cannot close. */
+export function code(s: string): string {
+  const clean = s.replace(/[\r\n]+/g, ' ');
+  const fence = clean.includes('`') ? '``' : '`';
+  return `${fence}${fence === '``' ? ' ' : ''}${clean}${fence === '``' ? ' ' : ''}${fence}`;
+}
+
+export interface StandingInput {
+  state: string;
+  failure?: { kind: string; message: string } | null;
+  decision?: Decision | null;
+  comparisons: readonly Comparison[];
+  /** The run has a value of its own (verdict.value). */
+  hasValue: boolean;
+  minImprovement?: number;
+}
+
+const TERMINAL = new Set(['finished', 'stopped', 'failed']);
+
+export function standingOf(i: StandingInput): Standing {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === 'failed' || i.failure)
+    return {
+      outcome: 'failed',
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : 'the job ended without a result',
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended);
+  const cmp = i.comparisons.find((c) => c.outcome !== 'not-comparable') ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: 'reference', minImprovement: min };
+    return ended
+      ? { outcome: 'undecided', minImprovement: min, reason: 'the run ended without a stable value' }
+      : { outcome: 'measuring', minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = cmp.ratio
+    ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 }
+    : null;
+  const outcome = classify(change, min);
+  if (outcome === 'measuring' && ended)
+    return {
+      outcome: 'undecided',
+      against,
+      change,
+      minImprovement: min,
+      reason: 'the interval is still too wide',
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+
+function fromDecision(d: Decision, min: number, ended: boolean): Standing {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min,
+  };
+  switch (d.state) {
+    case 'reference':
+      return { ...base, outcome: 'reference' };
+    case 'better':
+      // Success is only ever "decided at least min_improvement faster": a decision whose own
+      // estimate is smaller than that is shown (and checked) as equivalent.
+      return {
+        ...base,
+        outcome: d.relative_change && d.relative_change.value > -min ? 'equivalent' : 'better',
+      };
+    case 'worse':
+      return { ...base, outcome: 'worse' };
+    case 'equivalent':
+      return { ...base, outcome: 'equivalent' };
+    default:
+      return ended
+        ? { ...base, outcome: 'undecided', reason: 'the run ended before a decision' }
+        : { ...base, outcome: 'measuring', expectedMinutes: d.expected_minutes_to_decision ?? null };
+  }
+}
+
+/** The fixed-sample reading of a relative-change interval against ±min_improvement. */
+function classify(change: Interval | null, min: number): Outcome {
+  if (!change) return 'measuring';
+  if (change.high <= -min) return 'better';
+  if (change.low > 0) return 'worse';
+  if (change.low >= -min && change.high <= min) return 'equivalent';
+  return 'measuring';
+}
