@@ -55,11 +55,46 @@ export interface GitHubServer {
   closePull(pull: Pull): void;
   /** The files of a branch (or any ref) as text. */
   files(repo: Repo, ref?: string): Map<string, string>;
+  /**
+   * Answers the next `times` requests whose `METHOD /path?query` matches `match` with this error
+   * instead (a rate limit, a 5xx), as GitHub would: the request is not executed.
+   */
+  failNext(fault: Fault): void;
   violations(): string[];
   calls(): CallRecord[];
   resetCalls(): void;
   close(): Promise<void>;
 }
+
+export interface Fault {
+  match?: RegExp;
+  /** Default 1. */
+  times?: number;
+  status: number;
+  message?: string;
+  headers?: Record<string, string>;
+}
+
+/** GitHub's answers to a client over its limits (REST API docs, "Rate limits for the REST API"). */
+export const FAULTS = {
+  secondaryRateLimit: (retryAfterSeconds: number, times = 1): Fault => ({
+    status: 403,
+    times,
+    message:
+      'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  }),
+  primaryRateLimit: (resetInSeconds: number, times = 1): Fault => ({
+    status: 403,
+    times,
+    message: 'API rate limit exceeded for installation ID 1.',
+    headers: {
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000 + resetInSeconds)),
+    },
+  }),
+  serverError: (times = 1): Fault => ({ status: 502, times, message: 'Server Error' }),
+};
 
 const BOT = 'github-actions[bot]';
 
@@ -73,6 +108,7 @@ export async function startGitHubServer(): Promise<GitHubServer> {
   const api = openApi();
   const state = new GitHubState();
   const violationList: string[] = [];
+  const faults: Fault[] = [];
   let callList: CallRecord[] = [];
   const bot = state.user(BOT, 'Bot');
   const token = `ghs_${randomBytes(18).toString('hex')}`;
@@ -116,6 +152,12 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       body: { message, documentation_url: ERROR_DOCS, status: String(status), ...extra },
     });
 
+    const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.match || f.match.test(where)));
+    if (fault) {
+      fault.times = (fault.times ?? 1) - 1;
+      send(fault.status, error(fault.status, fault.message ?? 'fault').body, fault.headers);
+      return;
+    }
     const match = api.match(method, path);
     if (!match) {
       violation('no such operation in the GitHub REST API');
@@ -229,6 +271,9 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       const sha = state.resolveRef(repo, ref ?? repo.defaultBranch);
       if (!sha) throw new Error(`no ref ${ref} in ${repo.owner.login}/${repo.name}`);
       return state.git.filesAt(sha);
+    },
+    failNext: (fault) => {
+      faults.push({ ...fault, times: fault.times ?? 1 });
     },
     violations: () => [...violationList],
     calls: () => [...callList],
