@@ -29,23 +29,28 @@ export function stickyMarker(purpose: string, part = 1): string {
   return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
 }
 
-/** The bot's comments for a purpose, ordered by part (part 1 first). */
-export async function findStickyComments(octokit: Octokit, target: StickyTarget): Promise<StickyComment[]> {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
-    per_page: 100,
-  });
+/** A comment as listed (REST) or read from a pull-request snapshot (GraphQL). */
+export interface ListedComment {
+  id: number;
+  login: string | undefined;
+  body: string | null | undefined;
+  updatedAt: string;
+}
+
+/** Pure: the bot's comments for a purpose among `comments`, ordered by part (part 1 first). */
+export function stickyParts(
+  comments: readonly ListedComment[],
+  target: Pick<StickyTarget, 'purpose' | 'botLogin'>,
+): StickyComment[] {
   const found: { part: number; id: number; body: string; updatedAt: string }[] = [];
   for (const c of comments) {
-    if (c.user?.login !== target.botLogin || !c.body) continue;
+    if (c.login !== target.botLogin || !c.body) continue;
     const first = c.body.split('\n', 1)[0]?.trim();
     if (first === stickyMarker(target.purpose))
-      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updated_at });
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
     const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first ?? '');
     if (m && m[1] === target.purpose)
-      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updated_at });
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
   }
   // If an earlier run crashed between writes there can be duplicates: the oldest of each part wins.
   const byPart = new Map<number, StickyComment>();
@@ -53,41 +58,64 @@ export async function findStickyComments(octokit: Octokit, target: StickyTarget)
   return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
 }
 
-/** The sticky comment's text without markers (parts joined), or undefined when absent. */
-export async function readStickyComment(octokit: Octokit, target: StickyTarget): Promise<string | undefined> {
-  const parts = await findStickyComments(octokit, target);
+/** The bot's comments for a purpose, ordered by part (part 1 first): one listing of the PR's comments. */
+export async function findStickyComments(octokit: Octokit, target: StickyTarget): Promise<StickyComment[]> {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100,
+  });
+  return stickyParts(
+    comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
+    target,
+  );
+}
+
+/** The text of sticky parts without markers (parts joined), or undefined when there are none. */
+export function stickyText(parts: readonly StickyComment[]): string | undefined {
   if (!parts.length) return undefined;
   return parts.map((p) => p.body.split('\n').slice(1).join('\n')).join('\n');
 }
 
+/** The sticky comment's text without markers (parts joined), or undefined when absent. */
+export async function readStickyComment(octokit: Octokit, target: StickyTarget): Promise<string | undefined> {
+  return stickyText(await findStickyComments(octokit, target));
+}
+
+/**
+ * Writes the comment (only the parts that changed). `existing` (the parts already read, e.g. from
+ * the pass's pull-request snapshot) saves listing the pull request's comments again.
+ */
 export async function upsertStickyComment(
   octokit: Octokit,
   target: StickyTarget & { body: string },
+  existing?: readonly StickyComment[],
 ): Promise<{ id: number; changed: boolean }> {
   const reserve = stickyMarker(target.purpose, 99).length + 1;
   const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
     (part, i) => `${stickyMarker(target.purpose, i + 1)}\n${part}`,
   );
-  const existing = await findStickyComments(octokit, target);
+  const current = existing ?? (await findStickyComments(octokit, target));
   const { owner, repo, issue_number } = target;
   let changed = false;
   let firstId = 0;
   for (const [i, body] of bodies.entries()) {
-    const current = existing[i];
-    if (current && current.body === body) {
-      firstId ||= current.id;
+    const part = current[i];
+    if (part && part.body === body) {
+      firstId ||= part.id;
       continue;
     }
     changed = true;
-    if (current) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: current.id, body });
-      firstId ||= current.id;
+    if (part) {
+      await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
+      firstId ||= part.id;
     } else {
       const created = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
       firstId ||= created.data.id;
     }
   }
-  for (const stale of existing.slice(bodies.length)) {
+  for (const stale of current.slice(bodies.length)) {
     changed = true;
     await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
   }

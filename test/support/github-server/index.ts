@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleGraphQL } from './graphql.js';
 import { openApi } from './openapi.js';
 import { Renderer } from './render.js';
 import { ERROR_DOCS, HttpError, type RouteContext, requiredPermission, routes } from './routes.js';
@@ -156,6 +157,24 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
       send(fault.status, error(fault.status, fault.message ?? 'fault').body, fault.headers);
+      return;
+    }
+    if (path === '/graphql' && method === 'POST') {
+      operationId = 'graphql';
+      const raw = await readBody(req);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        violation('body is not JSON');
+        send(400, error(400, 'Problems parsing JSON').body);
+        return;
+      }
+      const t0 = performance.now();
+      const result = handleGraphQL(state, identity, parsed);
+      validationMs += performance.now() - t0;
+      for (const p of result.problems) violation(p);
+      send(result.status, result.body);
       return;
     }
     const match = api.match(method, path);

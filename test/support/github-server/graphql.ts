@@ -1,0 +1,244 @@
+// GraphQL for the local GitHub API: every query is parsed and validated against GitHub's real
+// schema (@octokit/graphql-schema) with graphql@16's `validate`, then executed over the in-memory
+// state for the part of the schema the project reads (a repository's open pull requests with
+// labels, head commit, changed files and comments; blobs by `object(expression:)`; rateLimit).
+// A valid query touching anything else is answered with GitHub's error shape and recorded as a
+// violation, like an unimplemented REST route. Connections require `first` or `last` (1..100), as
+// on GitHub.
+import { schema as octokitSchema } from '@octokit/graphql-schema';
+import { buildSchema, execute, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
+import type { GitHubState, Identity, Pull, Repo } from './state.js';
+
+let cached: GraphQLSchema | undefined;
+
+/** GitHub's public GraphQL schema (loaded once per process: ~1 s). */
+export function githubSchema(): GraphQLSchema {
+  if (!cached) {
+    cached = buildSchema(octokitSchema.idl, { assumeValidSDL: true });
+  }
+  return cached;
+}
+
+interface Page {
+  first?: number;
+  last?: number;
+  after?: string;
+  before?: string;
+}
+
+const cursor = (i: number) => Buffer.from(`cursor:${i}`).toString('base64');
+const fromCursor = (c: string | undefined) =>
+  c
+    ? Number(
+        Buffer.from(c, 'base64')
+          .toString('utf8')
+          .replace(/^cursor:/, ''),
+      )
+    : undefined;
+
+/** A connection over `items` with GitHub's pagination rules. */
+function connection<T>(items: readonly T[], args: Page, field: string) {
+  const { first, last } = args;
+  if (first === undefined && last === undefined)
+    throw new GraphQLError(
+      `You must provide a \`first\` or \`last\` value to properly paginate the \`${field}\` connection.`,
+    );
+  for (const [k, v] of [
+    ['first', first],
+    ['last', last],
+  ] as const)
+    if (v !== undefined && (v < 1 || v > 100))
+      throw new GraphQLError(
+        `Requesting ${v} records on the \`${field}\` connection exceeds the \`${k}\` limit of 100 records.`,
+      );
+  let start = 0;
+  let end = items.length;
+  const after = fromCursor(args.after);
+  const before = fromCursor(args.before);
+  if (after !== undefined) start = after + 1;
+  if (before !== undefined) end = Math.min(end, before);
+  if (first !== undefined) end = Math.min(end, start + first);
+  if (last !== undefined) start = Math.max(start, end - last);
+  const slice = items.slice(start, end).map((node, i) => ({ node, cursor: cursor(start + i) }));
+  return {
+    totalCount: items.length,
+    nodes: slice.map((e) => e.node),
+    edges: slice,
+    pageInfo: {
+      hasNextPage: end < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: slice[0]?.cursor ?? null,
+      endCursor: slice[slice.length - 1]?.cursor ?? null,
+    },
+  };
+}
+
+/** GraphQL shows a bot's login without the `[bot]` suffix REST uses. */
+function actor(user: { login: string; type: 'User' | 'Bot' }) {
+  return user.type === 'Bot'
+    ? { __typename: 'Bot', login: user.login.replace(/\[bot\]$/, '') }
+    : { __typename: 'User', login: user.login };
+}
+
+const CHANGE_TYPE = { added: 'ADDED', modified: 'MODIFIED', removed: 'DELETED' } as const;
+
+function pullNode(state: GitHubState, repo: Repo, pull: Pull) {
+  return {
+    __typename: 'PullRequest',
+    number: pull.number,
+    title: pull.title,
+    state: pull.merged ? 'MERGED' : pull.state === 'open' ? 'OPEN' : 'CLOSED',
+    headRefOid: pull.head.sha,
+    headRefName: pull.head.ref,
+    updatedAt: pull.updatedAt,
+    headRepository: { nameWithOwner: `${pull.head.repo.owner.login}/${pull.head.repo.name}` },
+    isCrossRepository: pull.head.repo !== repo,
+    author: actor(pull.user),
+    labels: (a: Page) =>
+      connection(
+        pull.labels.map((name) => ({ name })),
+        a,
+        'labels',
+      ),
+    files: (a: Page) =>
+      connection(
+        state.changedFiles(pull).map((f) => ({ path: f.path, changeType: CHANGE_TYPE[f.status] })),
+        a,
+        'files',
+      ),
+    comments: (a: Page) =>
+      connection(
+        state.commentsOn(repo, pull.number).map((c) => ({
+          __typename: 'IssueComment',
+          databaseId: c.id,
+          body: c.body,
+          updatedAt: c.updatedAt,
+          createdAt: c.createdAt,
+          author: actor(c.user),
+        })),
+        a,
+        'comments',
+      ),
+  };
+}
+
+function repositoryNode(state: GitHubState, repo: Repo) {
+  return {
+    __typename: 'Repository',
+    name: repo.name,
+    nameWithOwner: `${repo.owner.login}/${repo.name}`,
+    pullRequests: (a: Page & { states?: string[]; orderBy?: { field: string; direction: string } }) => {
+      let pulls = state.pullsOf(repo).filter((p) => {
+        const s = p.merged ? 'MERGED' : p.state === 'open' ? 'OPEN' : 'CLOSED';
+        return !a.states || a.states.includes(s);
+      });
+      pulls = [...pulls].sort((x, y) => x.number - y.number);
+      if (a.orderBy?.direction === 'DESC') pulls.reverse();
+      return connection(
+        pulls.map((p) => pullNode(state, repo, p)),
+        a,
+        'pullRequests',
+      );
+    },
+    object: ({ expression }: { expression?: string }) => {
+      const m = /^([^:]+):(.+)$/.exec(expression ?? '');
+      if (!m) return null;
+      const text = state.fileAt(repo, m[1] as string, m[2] as string);
+      return text === undefined
+        ? null
+        : {
+            __typename: 'Blob',
+            text,
+            isTruncated: false,
+            isBinary: false,
+            byteSize: Buffer.byteLength(text),
+          };
+    },
+  };
+}
+
+export interface GraphQLResult {
+  status: number;
+  body: { data?: unknown; errors?: Array<{ message: string; type?: string }> };
+  problems: string[];
+}
+
+/** Validates and executes one GraphQL request body. */
+export function handleGraphQL(
+  state: GitHubState,
+  identity: Identity | undefined,
+  raw: unknown,
+): GraphQLResult {
+  if (!identity)
+    return {
+      status: 401,
+      body: { errors: [{ message: 'This endpoint requires you to be authenticated.' }] },
+      problems: ['GraphQL without a token'],
+    };
+  const req = (raw ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
+  if (typeof req.query !== 'string')
+    return {
+      status: 400,
+      body: { errors: [{ message: 'A query attribute must be specified.' }] },
+      problems: ['no query'],
+    };
+  let doc: ReturnType<typeof parse>;
+  try {
+    doc = parse(req.query);
+  } catch (e) {
+    const message = (e as Error).message;
+    return {
+      status: 200,
+      body: { errors: [{ message, type: 'PARSE_ERROR' }] },
+      problems: [`GraphQL: ${message}`],
+    };
+  }
+  const errors = validate(githubSchema(), doc);
+  if (errors.length)
+    return {
+      status: 200,
+      body: { errors: errors.map((e) => ({ message: e.message })) },
+      problems: errors.map((e) => `GraphQL query invalid against GitHub's schema: ${e.message}`),
+    };
+  const root = {
+    repository: ({ owner, name }: { owner: string; name: string }) => {
+      const repo = state.findRepo(owner, name);
+      if (!repo)
+        throw new GraphQLError(`Could not resolve to a Repository with the name '${owner}/${name}'.`);
+      return repositoryNode(state, repo);
+    },
+    rateLimit: () => ({
+      cost: 1,
+      limit: 5000,
+      remaining: 4999,
+      used: 1,
+      resetAt: new Date(Date.now() + 3600e3).toISOString(),
+      nodeCount: 0,
+    }),
+  };
+  const result = execute({
+    schema: githubSchema(),
+    document: doc,
+    rootValue: root,
+    variableValues: (req.variables ?? {}) as Record<string, unknown>,
+    ...(typeof req.operationName === 'string' ? { operationName: req.operationName } : {}),
+  }) as { data?: unknown; errors?: readonly GraphQLError[] };
+  const problems = (result.errors ?? [])
+    .filter((e) => !/^(You must provide|Requesting \d+ records|Could not resolve)/.test(e.message))
+    .map((e) => `GraphQL execution: ${e.message} at ${e.path?.join('.')}`);
+  return {
+    status: 200,
+    body: {
+      data: result.data ?? null,
+      ...(result.errors?.length
+        ? { errors: result.errors.map((e) => ({ message: e.message, path: e.path })) }
+        : {}),
+    },
+    problems: [
+      ...problems,
+      ...(result.errors ?? [])
+        .filter((e) => /^(You must provide|Requesting \d+ records)/.test(e.message))
+        .map((e) => `GraphQL: ${e.message}`),
+    ],
+  };
+}
