@@ -5,8 +5,9 @@
 // A valid query touching anything else is answered with GitHub's error shape and recorded as a
 // violation, like an unimplemented REST route. Connections require `first` or `last` (1..100), as
 // on GitHub.
-import { schema as octokitSchema } from '@octokit/graphql-schema';
+import { readFileSync } from 'node:fs';
 import { buildSchema, execute, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
+import { packageFile } from './package-file.js';
 import type { GitHubState, Identity, Pull, Repo } from './state.js';
 
 let cached: GraphQLSchema | undefined;
@@ -14,7 +15,8 @@ let cached: GraphQLSchema | undefined;
 /** GitHub's public GraphQL schema (loaded once per process: ~1 s). */
 export function githubSchema(): GraphQLSchema {
   if (!cached) {
-    cached = buildSchema(octokitSchema.idl, { assumeValidSDL: true });
+    const idl = readFileSync(packageFile('@octokit/graphql-schema', 'schema.graphql'), 'utf8');
+    cached = buildSchema(idl, { assumeValidSDL: true });
   }
   return cached;
 }

@@ -3,9 +3,9 @@
 // `nullable: true` becomes `anyOf: [null, …]`, GitHub's custom formats are accepted, and schema
 // keywords JSON Schema does not know (`example`, `discriminator`, `x-github`, …) are ignored.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
+import { packageFile } from './package-file.js';
 
 // ajv-formats is CommonJS: its default export arrives wrapped in some module modes.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (
@@ -70,8 +70,7 @@ export class OpenApiValidator {
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor() {
-    const require = createRequire(import.meta.url);
-    const file = require.resolve('@octokit/openapi/generated/api.github.com.json');
+    const file = packageFile('@octokit/openapi', 'generated/api.github.com.json');
     this.doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
     normaliseNullable(this.doc.components);
     normaliseNullable(this.doc.paths);
