@@ -17,11 +17,17 @@ export const RECORD_SCHEMA_VERSION = 1 as const;
 export const DEFAULT_OBJECTIVE = 'minimize stabilized full-run seconds_per_rollout';
 
 /** Where an experiment's record files live in the repository. */
-export function recordPaths(experimentId: string): { json: string; markdown: string; report: string } {
+export function recordPaths(experimentId: string): {
+  json: string;
+  markdown: string;
+  report: string;
+  chart: string;
+} {
   return {
     json: `experiments/${experimentId}.json`,
     markdown: `experiments/${experimentId}.md`,
     report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`,
   };
 }
 

@@ -1,10 +1,11 @@
 // experiments/<id>.md, rendered from the JSON record only: the progress table, a Mermaid chart of
 // every candidate's stabilised seconds per rollout against the baseline, one section per candidate.
-import { barChart } from '../report/mermaid.js';
+import { decidedBarChart } from '../report/mermaid.js';
+import { barChartSvg } from '../report/svg.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { describeChange } from './change.js';
 import { cell, comparisonText, interval, num, percentOfFraction, seconds } from './format.js';
-import { baselineRun, recordPaths, stabilisedValue } from './model.js';
+import { baselineRun, bestRun, recordPaths, stabilisedValue } from './model.js';
 
 type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
 
@@ -95,8 +96,24 @@ export function progressTable(record: ExperimentRecord): string {
   return lines.join('\n');
 }
 
+const DECIDED_GROUPS = [
+  { key: 'accepted', name: 'accepted', colour: '#2da44e', square: '🟩' },
+  { key: 'rejected', name: 'rejected', colour: '#cf222e', square: '🟥' },
+  { key: 'failed', name: 'failed', colour: '#57606a', square: '⬛' },
+  { key: 'stopped', name: 'stopped', colour: '#9a6700', square: '🟫' },
+  { key: 'pending', name: 'not decided yet', colour: '#d0d7de', square: '⬜' },
+];
+
+/** The interval of the value a run is compared on (projected full run, else the stable value). */
+function valueInterval(run: RecordRun): { low: number; high: number } | null {
+  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
+  return i ? { low: i.low, high: i.high } : null;
+}
+
 /**
- * Mermaid xychart-beta: a bar per candidate with a stabilised value, and the baseline as a line.
+ * Mermaid xychart-beta: a bar per candidate with a stabilised value, coloured by its decision,
+ * with the baseline and the current best as reference lines and a colour legend. The 95%
+ * intervals Mermaid cannot draw are in the SVG (`recordChartSvg`), linked below the chart.
  * Undefined when no candidate has a value yet.
  */
 export function secondsPerRolloutChart(record: ExperimentRecord, title?: string): string | undefined {
@@ -104,18 +121,82 @@ export function secondsPerRolloutChart(record: ExperimentRecord, title?: string)
   if (runs.length === 0) return undefined;
   const base = baselineRun(record);
   const baseValue = base ? stabilisedValue(base) : null;
-  const chart = barChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r)!, line: baseValue ?? undefined })),
+  const best = bestRun(record);
+  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const references = [
+    ...(base && baseValue !== null
+      ? [
+          {
+            name: `${base.name === 'baseline' ? 'baseline' : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
+            value: baseValue,
+            colour: '#1f6feb',
+            square: '🟦',
+          },
+        ]
+      : []),
+    ...(best && bestValue !== null
+      ? [
+          {
+            name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
+            value: bestValue,
+            colour: '#8250df',
+            square: '🟪',
+          },
+        ]
+      : []),
+  ];
+  const { chart, legend } = decidedBarChart(
+    runs.map((r) => ({ label: r.name, value: stabilisedValue(r)!, group: barGroup(r) })),
+    DECIDED_GROUPS,
+    references,
     { title: title ?? 'Stabilised seconds per rollout (lower is better)', yLabel: 'seconds per rollout' },
   );
-  const legend =
-    baseValue !== null && base
-      ? `Bars: each candidate's stabilised full-run seconds per rollout (projected when available). Line: the baseline \`${base.name}\` (${seconds(baseValue)} s).`
-      : "Bars: each candidate's stabilised full-run seconds per rollout (projected when available). No baseline value yet.";
   const missing = record.runs
     .filter((r) => stabilisedValue(r) === null)
     .map((r) => `\`${r.name}\` (${r.status})`);
-  return [chart, '', legend + (missing.length ? ` Without a value: ${missing.join(', ')}.` : '')].join('\n');
+  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, '');
+  return [
+    chart,
+    '',
+    `${legend}${missing.length ? ` · without a value: ${missing.join(', ')}` : ''}`,
+    '',
+    `With 95% intervals: [${svg}](${svg})`,
+  ].join('\n');
+}
+
+function barGroup(run: RecordRun): string {
+  if (
+    run.status === 'accepted' ||
+    run.status === 'rejected' ||
+    run.status === 'failed' ||
+    run.status === 'stopped'
+  )
+    return run.status;
+  return 'pending';
+}
+
+/** The record's chart as SVG (bars coloured by decision, 95% intervals, baseline and best); '' without values. */
+export function recordChartSvg(record: ExperimentRecord): string {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const refs: Array<{ name: string; value: number; kind: 'baseline' | 'best' }> = [];
+  const baseValue = base ? stabilisedValue(base) : null;
+  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: 'baseline' });
+  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: 'best' });
+  return barChartSvg({
+    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    yLabel: 'seconds per rollout',
+    bars: record.runs
+      .filter((r) => stabilisedValue(r) !== null)
+      .map((r) => ({
+        label: r.name,
+        value: stabilisedValue(r) as number,
+        interval: valueInterval(r),
+        outcome: r.status,
+      })),
+    references: refs,
+  });
 }
 
 export function gpuTable(metrics: StableMetrics | null | undefined): string | undefined {

@@ -199,7 +199,10 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
     );
     const table = gpuTable(m);
     if (table) out.push('', table);
-    const chart = gpuChart(base, `Baseline ${base.name}: GPU utilisation and memory pressure`);
+    const chart = gpuChart(
+      base,
+      `${base.name === 'baseline' ? 'Baseline' : `Baseline ${base.name}`}: GPU utilisation and memory pressure`,
+    );
     if (chart) out.push('', chart);
   }
 

@@ -123,3 +123,42 @@ export function barChart(
     '```',
   ].join('\n');
 }
+
+export interface DecidedBar {
+  label: string;
+  value: number;
+  /** Key into `groups` (e.g. accepted, rejected): the bar's colour. */
+  group: string;
+}
+
+/**
+ * A bar chart whose bars are coloured by group (one bar series per group present, zero elsewhere:
+ * xychart-beta draws the series over each other) with horizontal reference lines. The palette is
+ * set per chart, so `legend` can name each colour. Returns { chart: '', legend: '' } without data.
+ */
+export function decidedBarChart(
+  bars: readonly DecidedBar[],
+  groups: ReadonlyArray<{ key: string; name: string; colour: string; square: string }>,
+  references: ReadonlyArray<{ name: string; value: number; colour: string; square: string }>,
+  o: { title: string; yLabel: string },
+): { chart: string; legend: string } {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: '', legend: '' };
+  const present = groups.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(',');
+  const chart = [
+    '```mermaid',
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    'xychart-beta',
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(', ')}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(', ')}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(', ')}]`),
+    '```',
+  ].join('\n');
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(' · ');
+  return { chart, legend };
+}

@@ -411,9 +411,15 @@ function secondsChart(v: CandidateView): string {
   const references: Array<{ name: string; value: number }> = [];
   if (projected) references.push({ name: 'projected full run at run end', value: projected });
   if (v.baseline && v.baseline.name !== v.candidate)
-    references.push({ name: `baseline ${code(v.baseline.name)}`, value: v.baseline.secondsPerRollout });
+    references.push({
+      name: describeReference(`baseline ${v.baseline.name}`),
+      value: v.baseline.secondsPerRollout,
+    });
   if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
-    references.push({ name: `current best ${code(v.best.name)}`, value: v.best.secondsPerRollout });
+    references.push({
+      name: describeReference(`current best ${v.best.name}`),
+      value: v.best.secondsPerRollout,
+    });
   const ref = Math.max(
     projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
     ...references.map((r) => r.value),

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordPaths } from '../../../src/record/model.js';
-import { renderRecordMarkdown } from '../../../src/record/render.js';
+import { recordChartSvg, renderRecordMarkdown } from '../../../src/record/render.js';
 import { parseRecord, serializeRecord } from '../../../src/record/validate.js';
 import { renderFinalReport } from '../../../src/report/final-report.js';
 import { EXAMPLE_ID, exampleRecord } from '../../fixtures/record/example.js';
@@ -19,6 +19,7 @@ describe('worked example record (experiments/)', () => {
       [paths.json]: serializeRecord(record),
       [paths.markdown]: renderRecordMarkdown(record),
       [paths.report]: renderFinalReport(record),
+      [paths.chart]: recordChartSvg(record),
     };
     for (const [path, text] of Object.entries(expected)) {
       const file = join(repoRoot, path);

@@ -38,13 +38,22 @@ describe('record Markdown', () => {
     for (const row of table.slice(2)) expect(row.split(/(?<!\\)\|/).length).toBe(10);
   });
 
-  it('charts each candidate with a value as a bar and the baseline as a line', () => {
+  it('charts each candidate with a value as a bar coloured by its decision, the baseline and the best as lines', () => {
     const chart = secondsPerRolloutChart(full())!;
     expect(chart).toContain('xychart-beta');
     expect(chart).toContain('x-axis ["baseline", "renderer-x6", "workers-4"]');
-    expect(chart).toContain('bar [5.252, 4.141, 5.656]');
+    // coloured by decision (accepted green, rejected red), baseline and current best as lines
+    expect(chart).toContain('"plotColorPalette": "#2da44e,#cf222e,#1f6feb,#8250df"');
+    expect(chart).toContain('bar [5.252, 4.141, 0]');
+    expect(chart).toContain('bar [0, 0, 5.656]');
     expect(chart).toContain('line [5.252, 5.252, 5.252]');
-    expect(chart).toContain('Without a value: `driver-x12` (failed).');
+    expect(chart).toContain('line [4.141, 4.141, 4.141]');
+    expect(chart).toContain(
+      '🟩 accepted · 🟥 rejected · 🟦 baseline (5.25 s) · 🟪 current best `renderer-x6` (4.14 s) · without a value: `driver-x12` (failed)',
+    );
+    expect(chart).toContain(
+      'With 95% intervals: [topology-opt-vam-local-20261202.svg](topology-opt-vam-local-20261202.svg)',
+    );
     expect(secondsPerRolloutChart(createRecord(EXPERIMENT))).toBeUndefined();
   });
 

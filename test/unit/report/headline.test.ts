@@ -247,7 +247,7 @@ describe('wording and Slurm state', () => {
     await expect(mermaidParse(block as string)).resolves.toMatchObject({ diagramType: 'xychart' });
     expect((block as string).match(/^ {2}line /gm)).toHaveLength(5);
     expect(body).toContain(
-      '🟦 full-run s/rollout · 🟧 5-min s/rollout · 🟩 projected full run at run end · 🟥 baseline `baseline` · 🟪 current best `scale-driver-2`',
+      '🟦 full-run s/rollout · 🟧 5-min s/rollout · 🟩 projected full run at run end · 🟥 the baseline · 🟪 the current best `scale-driver-2`',
     );
   });
 });
