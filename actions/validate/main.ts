@@ -3,9 +3,12 @@
 // files are read through the API at its head sha, as data. Logic lives in src/usecases/validate.ts.
 import { readFileSync } from 'node:fs';
 import * as core from '@actions/core';
+import { postSummaryCheckRun } from '../../src/github/check-runs.js';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
 import { changedFiles, githubFileSource } from '../../src/github/contents.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
+
+const VALIDATE_CHECK_NAME = 'topo/validate';
 
 async function main(): Promise<void> {
   const token = core.getInput('token', { required: true });
@@ -21,6 +24,7 @@ async function main(): Promise<void> {
   }
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
   const octokit = createOctokit({ token });
+  let summaryText = '';
   const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
   const report = await validatePullRequest(
     {
@@ -44,11 +48,25 @@ async function main(): Promise<void> {
         else core.warning(issue.message, props);
       },
       async summary(markdown) {
+        summaryText += markdown;
         await core.summary.addRaw(markdown).write();
       },
       info: (message) => core.info(message),
     },
   );
+  // The capacity table, GPU map and predicted memory in the pull request itself: a check run on
+  // the head commit when the token may write one (checks: write), else only the job summary.
+  const posted = await postSummaryCheckRun(octokit, {
+    owner,
+    repo,
+    name: VALIDATE_CHECK_NAME,
+    head_sha: pull.head.sha,
+    conclusion: report.errorCount > 0 ? 'failure' : 'success',
+    title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
+    summary: summaryText || 'No topology files changed.',
+  });
+  if (posted.reason) core.info(`summary left in the job summary only: ${posted.reason}`);
+  core.setOutput('summary-location', posted.place);
   core.setOutput('errors', String(report.errorCount));
   core.setOutput('warnings', String(report.warningCount));
   core.setOutput('files', JSON.stringify(report.files.map((f) => f.path)));

@@ -129,3 +129,28 @@ export async function upsertCheckRun(
   }
   return { id, created };
 }
+
+export type SummaryPlace = 'check-run' | 'job-summary';
+
+/**
+ * Posts a summary as a check run on the head commit when the token may (`checks: write`), so it
+ * shows in the pull request's Checks tab; a token without it (a fork's pull request, a workflow
+ * with read-only permissions) gets 403 and the caller keeps the job summary. Other errors throw.
+ */
+export async function postSummaryCheckRun(
+  octokit: Octokit,
+  input: CheckRunInput,
+): Promise<{ place: SummaryPlace; reason?: string }> {
+  try {
+    await upsertCheckRun(octokit, input);
+    return { place: 'check-run' };
+  } catch (e) {
+    const status = (e as { status?: number }).status;
+    if (status === 403 || status === 404)
+      return {
+        place: 'job-summary',
+        reason: `the token may not write check runs (HTTP ${status}: ${(e as Error).message}); give the job \`checks: write\` to see the summary in the pull request`,
+      };
+    throw e;
+  }
+}

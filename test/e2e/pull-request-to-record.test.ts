@@ -42,7 +42,7 @@ const CANDIDATE = 'more-workers';
 
 // The tokens carry exactly what each workflow's `permissions:` grants (see .github/workflows).
 const PERMISSIONS = {
-  validate: { contents: 'read', 'pull-requests': 'read' },
+  validate: { checks: 'write', contents: 'read', 'pull-requests': 'read' },
   submit: { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
   monitor: { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
   record: { contents: 'write', 'pull-requests': 'write' },
@@ -290,6 +290,11 @@ describe('from pull request to record', () => {
       expect(Number(a.properties.line)).toBeGreaterThan(0);
     }
     expect(run.summary).toContain(CANDIDATE);
+    // …and in the pull request itself: the summary as the topo/validate check run on the head commit.
+    expect(run.outputs['summary-location']).toBe('check-run');
+    const check = gh.state.checkRuns.find((c) => c.name === 'topo/validate' && c.headSha === pull.head.sha);
+    expect(check?.conclusion).toBe('success');
+    expect(check?.output.summary).toContain(CANDIDATE);
   });
 
   it('`/topo submit` by a collaborator submits the twin to the local Slurm', async () => {

@@ -2,6 +2,7 @@
 // waited out with Retry-After, the primary limit only when it resets soon), server errors are
 // retried, wrong requests are not; writes are paced on GitHub but not on a loopback API.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { postSummaryCheckRun } from '../../../src/github/check-runs.js';
 import { createOctokit, isLoopback, type Octokit } from '../../../src/github/client.js';
 import {
   FAULTS,
@@ -112,5 +113,42 @@ describe('write pacing', () => {
   });
   it('requires a token', () => {
     expect(() => createOctokit({ token: '' })).toThrow(/a GitHub token is required/);
+  });
+});
+
+describe('postSummaryCheckRun', () => {
+  it('posts the summary as a check run when the token may, else says the job summary keeps it', async () => {
+    const input = {
+      owner: 'acme',
+      repo: 'sim',
+      name: 'topo/validate',
+      head_sha: gh.openPull({
+        repo,
+        author: 'github-actions[bot]',
+        title: 'v',
+        head: 'v1',
+        files: { b: '2' },
+      }).head.sha,
+      conclusion: 'success' as const,
+      title: '0 error(s)',
+      summary: '| Service | Replicas |\n|---|---|\n| renderer | 6 |',
+    };
+    await expect(postSummaryCheckRun(octokit, input)).resolves.toEqual({ place: 'check-run' });
+    const run = gh.state.checkRuns.find((c) => c.name === 'topo/validate');
+    expect(run?.output.summary).toContain('| renderer | 6 |');
+    // A fork's pull request: GitHub hands the workflow a read-only token.
+    const readOnly = createOctokit({
+      token: gh.createToken('github-actions[bot]', {
+        permissions: { contents: 'read', 'pull-requests': 'read' },
+      }),
+      baseUrl: gh.url,
+    });
+    const before = gh.violations().length;
+    const r = await postSummaryCheckRun(readOnly, input);
+    expect(r.place).toBe('job-summary');
+    expect(r.reason).toMatch(/HTTP 403.*checks: write/);
+    expect(gh.violations().slice(before)).toEqual([
+      expect.stringMatching(/token lacks permission checks: read/),
+    ]);
   });
 });

@@ -62,7 +62,10 @@ function validate(path: string): { ok: boolean; output: string } {
 }
 
 const EXPECTED = {
-  'topology-validate.yml': { selfHosted: false, permissions: { contents: 'read', 'pull-requests': 'read' } },
+  'topology-validate.yml': {
+    selfHosted: false,
+    permissions: { checks: 'write', contents: 'read', 'pull-requests': 'read' },
+  },
   'topology-submit.yml': {
     selfHosted: true,
     permissions: { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
