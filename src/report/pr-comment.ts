@@ -6,7 +6,7 @@ import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { GRAFANA_DASHBOARD } from '../catalog/alpasim.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
-import { pct } from './check-conclusion.js';
+import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
 import { chartLegend, lineChart } from './mermaid.js';
 import { renderObservationBlock } from './observation-block.js';
 import { code, describeReference, LIVE_SLURM_STATES, type Standing, standingOf } from './standing.js';
@@ -70,6 +70,8 @@ export interface CandidateView {
   best?: { name: string; secondsPerRollout: number } | null;
   /** Minutes between rewrites of a running candidate's comment (shown in the next step). */
   commentIntervalMinutes?: number;
+  /** URL of the experiment's committed chart (experiments/<id>.svg on the default branch), linked under the chart. */
+  recordChartUrl?: string | null;
 }
 
 const STATE_ICON: Record<CandidateState, string> = {
@@ -258,6 +260,15 @@ export function renderHeadline(v: CandidateView): string[] {
   return out;
 }
 
+/**
+ * The monitor's check run for a candidate: the decision as its conclusion (see check-conclusion.ts)
+ * and the comment's headline as its summary. Replaces the check run that was green for every
+ * stable run.
+ */
+export function monitorCheck(v: CandidateView): MonitorCheckRun {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join('\n'));
+}
+
 /** A comparison for people, with the reference named once ("the baseline", not "baseline baseline"). */
 export function comparisonLine(c: Comparison): string {
   const ref = describeReference(c.against);
@@ -385,6 +396,8 @@ export function renderMonitorComment(v: CandidateView): string {
   const chart = secondsChart(v);
   if (chart)
     out.push('<details><summary>Chart: seconds per rollout</summary>', '', chart, '', '</details>', '');
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, '');
   if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, '');
   const missing = m.telemetry_quality?.missing_metrics ?? [];
   if (missing.length) out.push(`Telemetry gaps: no data for ${missing.join(', ')}.`, '');

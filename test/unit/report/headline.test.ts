@@ -5,6 +5,7 @@ import { checkConclusion, monitorCheckRun, standingTitle } from '../../../src/re
 import {
   type CandidateView,
   jobLine,
+  monitorCheck,
   renderHeadline,
   renderMonitorComment,
   viewStanding,
@@ -228,6 +229,18 @@ describe('wording and Slurm state', () => {
   it('a "better" decision smaller than min_improvement is not a success', () => {
     const v = withDecision({ state: 'better', relative_change: { value: -0.01, low: -0.015, high: -0.005 } });
     expect(checkConclusion(viewStanding(v))).toBe('neutral');
+  });
+
+  it('the monitor check carries the decision and the headline', () => {
+    expect(monitorCheck(cases.regression!.v)).toMatchObject({
+      conclusion: 'failure',
+      title: 'Worse than the current best scale-driver-2 by 44.4%',
+      summary: expect.stringMatching(/^### 🔴 `scale-driver-4`: worse than/),
+    });
+    expect(monitorCheck(cases.measuring!.v).conclusion).toBeUndefined();
+    expect(
+      renderMonitorComment(view({ recordChartUrl: 'https://github.com/a/b/blob/main/experiments/e 1.svg' })),
+    ).toContain('(https://github.com/a/b/blob/main/experiments/e%201.svg)');
   });
 
   it('check titles are plain text', () => {
