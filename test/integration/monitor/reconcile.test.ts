@@ -172,7 +172,9 @@ describe('monitor reconcile pass on the local cluster', () => {
     expect(comments).toHaveLength(1);
     const body = await monitorComment();
     expect(body).toContain('<!-- topo:sticky:monitor -->');
-    expect(body).toContain('`baseline` — stopped');
+    expect(body).toMatch(/### 📏 `baseline`: the reference/);
+    expect(body).toContain('⏹️ stopped');
+    expect(body).not.toMatch(/Slurm job \d+: RUNNING/);
     expect(body).toContain('Projected full-run seconds per rollout at the end of the run');
     expect(body).toMatch(/\| sensorsim|\| renderer/);
     expect(body).toContain('var-run_name=');

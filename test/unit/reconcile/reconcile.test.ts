@@ -70,8 +70,9 @@ describe('reconcile pass', () => {
     expect(world.checks.get(1)?.conclusion).toBe('success');
     expect(world.checks.get(2)?.conclusion).toBeUndefined();
     const body = world.comments.get(1) as string;
-    expect(body).toContain('`a` — stable');
-    expect(body).toContain('faster than baseline baseline');
+    expect(body).toMatch(/^### 🟢 `a`: better than the baseline by \d/);
+    expect(body).toContain('faster than the baseline: ');
+    expect(body.split('<!-- topo:observation')[0]).not.toContain('baseline baseline');
     expect(body).toContain('```mermaid');
     expect(parseObservationBlock(body)?.comparison?.outcome).toBe('better');
     // one Slurm call and one query per quantity (plus fallbacks for the rules this fake lacks)
