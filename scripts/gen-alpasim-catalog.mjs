@@ -24,8 +24,17 @@ const DCGM_COUNTERS = 'src/wizard/alpasim_wizard/telemetry/resources/dcgm-counte
 const RULES_FILE = 'src/utils/alpasim_utils/telemetry/metrics_plot_recording_rules.yml';
 const DASHBOARD_FILE = 'src/utils/alpasim_utils/telemetry/alpasim-runtime-dashboard.json';
 /** Topology keys (as in src/topology): the composition record keeps what each group option sets of them. */
-const TOPOLOGY_PREFIXES = ['defines.nre_cache_size', 'defines.physics_cache_size', 'services.', 'runtime.nr_workers', 'runtime.endpoints.', 'trafficsim.server.max_workers', 'eval.num_processes'];
-const TOPOLOGY_LEAVES = /^(services\.[a-z]+\.(gpus|replicas_per_container)|runtime\.endpoints\.[a-z]+\.(n_concurrent_rollouts|skip)|defines\.(nre|physics)_cache_size|runtime\.nr_workers|trafficsim\.server\.max_workers|eval\.num_processes)$/;
+const TOPOLOGY_PREFIXES = [
+  'defines.nre_cache_size',
+  'defines.physics_cache_size',
+  'services.',
+  'runtime.nr_workers',
+  'runtime.endpoints.',
+  'trafficsim.server.max_workers',
+  'eval.num_processes',
+];
+const TOPOLOGY_LEAVES =
+  /^(services\.[a-z]+\.(gpus|replicas_per_container)|runtime\.endpoints\.[a-z]+\.(n_concurrent_rollouts|skip)|defines\.(nre|physics)_cache_size|runtime\.nr_workers|trafficsim\.server\.max_workers|eval\.num_processes)$/;
 
 function git(gitDir, args) {
   return execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -51,7 +60,8 @@ function topologyLeaves(value, prefix, out) {
   for (const [k, v] of Object.entries(value)) {
     if (k === 'defaults' && !prefix) continue;
     const p = prefix ? `${prefix}.${k}` : k;
-    if (TOPOLOGY_PREFIXES.some((t) => p.startsWith(t) || t.startsWith(`${p}.`) || t === p)) topologyLeaves(v, p, out);
+    if (TOPOLOGY_PREFIXES.some((t) => p.startsWith(t) || t.startsWith(`${p}.`) || t === p))
+      topologyLeaves(v, p, out);
   }
 }
 
@@ -78,7 +88,8 @@ function schemaKeys(text) {
       continue;
     }
     const f = /^ {4}(\w+): ([^=]+?)(?:\s*=.*)?$/.exec(line);
-    if (current && f && !line.trimStart().startsWith('#')) current.fields.push({ name: f[1], type: f[2].trim() });
+    if (current && f && !line.trimStart().startsWith('#'))
+      current.fields.push({ name: f[1], type: f[2].trim() });
   }
   const fieldsOf = (name) => {
     const cls = classes.get(name);
@@ -159,7 +170,12 @@ function configCatalogue(gitDir, commit) {
   );
   return {
     source: { repo: REPO, commit, paths: [CONFIG_DIR, SCHEMA_FILE] },
-    composition: ['base_config', 'base_config defaults (groups, in order)', 'command-line groups', 'command-line overrides'],
+    composition: [
+      'base_config',
+      'base_config defaults (groups, in order)',
+      'command-line groups',
+      'command-line overrides',
+    ],
     base_defaults: baseDefaults.map((d) => (Array.isArray(d) ? `${d[0]}=${d[1]}` : d)),
     base_topology: baseTopology,
     keys: [...keys].sort(),
@@ -172,8 +188,12 @@ function configCatalogue(gitDir, commit) {
 function metricsCatalogue(gitDir, commit) {
   const metrics = [];
   const rt = git(gitDir, ['show', `${commit}:${RUNTIME_TELEMETRY}`]);
-  const workerLabels = /WORKER_LABELS = \(([^)]*)\)/.exec(rt)[1].match(/"(\w+)"/g).map((s) => s.slice(1, -1));
-  const ctor = /(?:(Histogram|Counter|Gauge)\(|worker_gauge\()\s*"(\w+)",\s*"[^"]*",([\s\S]*?)\)\s*(?:\.labels|\n\s{8}(?:self\.|#)|$)/g;
+  const workerLabels = /WORKER_LABELS = \(([^)]*)\)/
+    .exec(rt)[1]
+    .match(/"(\w+)"/g)
+    .map((s) => s.slice(1, -1));
+  const ctor =
+    /(?:(Histogram|Counter|Gauge)\(|worker_gauge\()\s*"(\w+)",\s*"[^"]*",([\s\S]*?)\)\s*(?:\.labels|\n\s{8}(?:self\.|#)|$)/g;
   for (const m of rt.matchAll(ctor)) {
     const kind = m[1] ?? 'Gauge';
     const rest = m[3].replace(/HISTOGRAM_BUCKETS\[[^\]]*\]/g, '');
@@ -254,7 +274,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const commit = arg('--commit') ?? PINNED_COMMIT;
   const check = process.argv.includes('--check');
   if (!existsSync(gitDir)) {
-    console.error(`gen-alpasim-catalog: no AlpaSim git directory at ${gitDir} (clone NVlabs/alpasim, pass --git-dir)`);
+    console.error(
+      `gen-alpasim-catalog: no AlpaSim git directory at ${gitDir} (clone NVlabs/alpasim, pass --git-dir)`,
+    );
     process.exit(3);
   }
   const full = git(gitDir, ['rev-parse', `${commit}^{commit}`]).trim();
