@@ -156,7 +156,7 @@ export function createRegistries(state: SimState, opts: { hostname: string }): T
         total.set(labels, s.fbTotalMiB);
         // FB_RESERVED, then the profiling ratios: rough fractions of the utilisation.
         dcgmExtra[0]!.set(labels, reserved);
-        PROF_RATIOS.forEach((r, i) => dcgmExtra[i + 1]!.set(labels, Math.min(1, (u / 100) * r)));
+        for (const [i, r] of PROF_RATIOS.entries()) dcgmExtra[i + 1]!.set(labels, Math.min(1, (u / 100) * r));
       });
       for (const [group, sec] of Object.entries(s.processCpu)) {
         setCounter(pcpu, { groupname: group }, sec, last);
