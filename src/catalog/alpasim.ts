@@ -46,6 +46,9 @@ export const DEFAULT_PHYSICS_CACHE_SIZE = 16;
 export const PRESETS = ['1gpu', '2gpu', '8gpu_12rollouts', '8gpu_64rollouts', '8gpu_no_replicas'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
+/** AlpaSim's daemon-mode preset: GPUs and concurrency come from CLI overrides, so it has no topology to tune. */
+export const CLI_DRIVEN_PRESET = 'daemon';
+
 /** The three config groups AlpaSim's submit.sh refuses to run without. */
 export const REQUIRED_GROUPS = ['deploy', 'topology', 'driver'] as const;
 

@@ -35,7 +35,9 @@ function clone<T>(value: T): T {
 }
 
 /** A command-line group selection (`trafficsim=catk`, `+physics=disabled`) parsed from an override. */
-export function parseGroupOverride(override: string): { group: string; option: string; append: boolean } | undefined {
+export function parseGroupOverride(
+  override: string,
+): { group: string; option: string; append: boolean } | undefined {
   const m = /^(\+{0,2})([A-Za-z0-9_/]+)=([A-Za-z0-9_./-]+)$/.exec(override);
   if (!m || !configGroup(m[2]!)) return undefined;
   return { group: m[2]!, option: m[3]!, append: m[1] === '+' };
@@ -84,7 +86,8 @@ function optionLayer(group: string, option: string, depth = 0): Topology {
   const opt = configGroup(group)?.options[option];
   if (!opt || depth > 4) return {};
   let layer: Topology = {};
-  for (const d of opt.defaults ?? []) if (!d.includes('=')) layer = deepMerge(layer, optionLayer(group, d, depth + 1));
+  for (const d of opt.defaults ?? [])
+    if (!d.includes('=')) layer = deepMerge(layer, optionLayer(group, d, depth + 1));
   return deepMerge(layer, nestKeys(opt.topology));
 }
 

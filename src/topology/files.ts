@@ -6,6 +6,7 @@ import type { ClustersFile } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
+import { overrideProblem } from './overrides.js';
 import { PATTERNS } from './render.js';
 import { type SchemaName, schemaIssues } from './schemas.js';
 import { type LoadedYaml, loadYaml } from './yaml.js';
@@ -123,7 +124,9 @@ export function experimentRuleIssues(
           `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? 'topo sets to the job name so that job, run and metrics share one name' : 'has its own field in fixed_inputs (or is the base_topology)'}: remove it from overrides${key === RUN_NAME_OVERRIDE ? '' : ' and use the field'}`,
         ),
       );
-    } else if (PATTERNS.topologyKey.test(key)) {
+      return;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
       issues.push(
         issueAt(
           loaded,
@@ -132,7 +135,11 @@ export function experimentRuleIssues(
           `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`,
         ),
       );
+      return;
     }
+    // Exactly what render refuses: unknown keys (with "did you mean"), hydra.*, _target_ and friends.
+    const problem = overrideProblem(override);
+    if (problem) issues.push(issueAt(loaded, problem.rule, path, problem.message, false, problem.severity));
   });
   return issues;
 }

@@ -9,10 +9,23 @@ export const OVERRIDE_SYNTAX =
   /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f'"`$\\;&|<>]{0,500})$/;
 
 /** Key segments that make Hydra instantiate objects, set the process environment or run callbacks. */
-const FORBIDDEN_SEGMENTS = new Set(['_target_', '_args_', '_partial_', '_recursive_', '_convert_', 'env_set', 'callbacks']);
+const FORBIDDEN_SEGMENTS = new Set([
+  '_target_',
+  '_args_',
+  '_partial_',
+  '_recursive_',
+  '_convert_',
+  'env_set',
+  'callbacks',
+]);
 
 export interface OverrideProblem {
   rule: 'bad-format' | 'override-forbidden' | 'override-unknown';
+  /**
+   * error: refused everywhere. warning: not in the public config tree, but AlpaSim's plugins (plugins/internal)
+   * may add it, e.g. `deploy=ord`, `trafficsim=internal`; a near miss of a public name is an error.
+   */
+  severity: 'error' | 'warning';
   message: string;
 }
 
@@ -34,6 +47,7 @@ export function overrideProblem(text: string): OverrideProblem | undefined {
   if (!o) {
     return {
       rule: 'bad-format',
+      severity: 'error',
       message: `\`${text}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without quotes, \`$\`, backticks, backslashes or shell characters`,
     };
   }
@@ -41,32 +55,43 @@ export function overrideProblem(text: string): OverrideProblem | undefined {
   if (segments[0] === 'hydra' || segments.some((s) => FORBIDDEN_SEGMENTS.has(s))) {
     return {
       rule: 'override-forbidden',
+      severity: 'error',
       message: `\`${o.key}\` reaches into Hydra itself (hydra.*, _target_, _args_, env_set, callbacks) and could run code or change the job's environment: topo never passes it to sbatch; remove it`,
     };
   }
   const group = configGroup(o.key);
   if (group) return groupProblem(o, group);
   if (o.key.includes('/')) {
+    const hint = suggest(o.key, Object.keys(CONFIG_CATALOG.groups));
     return {
       rule: 'override-unknown',
-      message: `\`${o.key}\` is not a config group of AlpaSim${suggest(o.key, Object.keys(CONFIG_CATALOG.groups))}`,
+      severity: hint ? 'error' : 'warning',
+      message: `\`${o.key}\` is not a config group of AlpaSim's public configs${hint || PLUGIN_NOTE}`,
     };
   }
   return keyProblem(o);
 }
 
-function groupProblem(o: ParsedOverride, group: NonNullable<ReturnType<typeof configGroup>>): OverrideProblem | undefined {
+function groupProblem(
+  o: ParsedOverride,
+  group: NonNullable<ReturnType<typeof configGroup>>,
+): OverrideProblem | undefined {
   const options = Object.keys(group.options);
   if (!group.options[o.value]) {
+    const hint = suggest(o.value, options);
     return {
       rule: 'override-unknown',
-      message: `\`${o.key}=${o.value}\`: AlpaSim has no ${o.key} option \`${o.value}\`${suggest(o.value, options)}; options: ${options.join(', ')}`,
+      severity: hint ? 'error' : 'warning',
+      message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(', ')}`,
     };
   }
-  const listed = CONFIG_CATALOG.base_defaults.some((d) => d.replace(/^optional /, '').startsWith(`${o.key}=`));
+  const listed = CONFIG_CATALOG.base_defaults.some((d) =>
+    d.replace(/^optional /, '').startsWith(`${o.key}=`),
+  );
   if (!listed && o.prefix === '') {
     return {
       rule: 'override-unknown',
+      severity: 'error',
       message: `\`${o.key}=${o.value}\`: group ${o.key} is not in AlpaSim's defaults list, so Hydra refuses a plain override: append it with \`+${o.key}=${o.value}\``,
     };
   }
@@ -86,9 +111,13 @@ function keyProblem(o: ParsedOverride): OverrideProblem | undefined {
   const hint = suggest(o.key, CONFIG_CATALOG.keys);
   return {
     rule: 'override-unknown',
+    // Beneath a free-form mapping (driver.*, controller.*, runtime.*) a plugin's group may define the key.
+    severity: hint || !isUnderOpenKey(o.key) ? 'error' : 'warning',
     message: `\`${o.key}\` is not a key of AlpaSim's config (NVlabs/alpasim@${CONFIG_CATALOG.source.commit.slice(0, 7)})${hint}${o.prefix === '' && !hint ? '; to add a new key Hydra needs `+key=value`' : ''}`,
   };
 }
+
+const PLUGIN_NOTE = ' (an AlpaSim plugin may provide it: check the name)';
 
 /** ` (did you mean `x`?)` for the closest candidate within a small edit distance, else ''. */
 export function suggest(word: string, candidates: readonly string[]): string {

@@ -9,9 +9,9 @@ import {
   SERVICES,
   SUBMIT_DEFAULTS,
 } from '../catalog/alpasim.js';
+import { SBATCH_EXPORT_FLAG } from '../slurm/environment.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import { SBATCH_EXPORT_FLAG } from '../slurm/environment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { hash8, hydraValue, topologyDiff } from './expand.js';
 import { overrideProblem } from './overrides.js';
@@ -139,7 +139,10 @@ export function fixedOverrides(experiment: Experiment): string[] {
   ]);
   for (const override of fi.overrides ?? []) {
     const problem = overrideProblem(override);
-    if (problem) throw new RenderError(`refusing to render: fixed override ${JSON.stringify(override)}: ${problem.message}`);
+    if (problem?.severity === 'error')
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)}: ${problem.message}`,
+      );
     const key = override.slice(0, override.indexOf('=')).replace(/^\++/, '');
     if (reserved.has(key))
       throw new RenderError(
@@ -182,7 +185,11 @@ export function renderSubmission(
   const script = resolvePath(checkout, cluster.submit_script, 'submit_script');
   // submit.sh copies `<its folder>/runs/slurm_output/<job id>.log` into the run's txt-logs/: the output goes
   // there (the default run_dir), named by job id only, as its own #SBATCH --output does.
-  const runDir = resolvePath(checkout, cluster.run_dir ?? posix.join(posix.dirname(script), 'runs'), 'run_dir');
+  const runDir = resolvePath(
+    checkout,
+    cluster.run_dir ?? posix.join(posix.dirname(script), 'runs'),
+    'run_dir',
+  );
   const account = fi.slurm?.account ?? cluster.slurm.account;
   const partition = fi.slurm?.partition ?? cluster.slurm.partition;
   const gpus = checkCount(fi.slurm?.gpus_per_node ?? cluster.gpus_per_node, 'gpus_per_node', 64);
@@ -217,10 +224,12 @@ export function submitEnv(experiment: Experiment, name: string): NonNullable<Sub
   const env: NonNullable<Submission['env']> = {};
   if (given.LOGDIR !== undefined) {
     const dir = check(given.LOGDIR, PATTERNS.logDir, 'LOGDIR');
-    if (dir.split('/').includes('..')) throw new RenderError(`refusing to render: LOGDIR ${JSON.stringify(dir)} climbs with ..`);
+    if (dir.split('/').includes('..'))
+      throw new RenderError(`refusing to render: LOGDIR ${JSON.stringify(dir)} climbs with ..`);
     env.LOGDIR = check(posix.join(dir, name), PATTERNS.logDir, 'LOGDIR');
   }
-  if (given.DESCRIPTION !== undefined) env.DESCRIPTION = check(given.DESCRIPTION, PATTERNS.description, 'DESCRIPTION');
+  if (given.DESCRIPTION !== undefined)
+    env.DESCRIPTION = check(given.DESCRIPTION, PATTERNS.description, 'DESCRIPTION');
   return env;
 }
 

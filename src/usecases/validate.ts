@@ -157,6 +157,8 @@ interface ExperimentContext {
   presetsDir: string;
   presetFound: boolean;
   base?: Topology;
+  /** True when GPU memory is predicted with a model fitted from the experiment's measured runs. */
+  memoryModelFitted?: boolean;
   /** Problems that stop candidate rules (message, rule). */
   blockers: Array<{ rule: string; message: string }>;
   candidates: Map<string, SiblingCandidate>;
@@ -348,7 +350,10 @@ async function buildContext(
     if (recordText !== undefined) {
       try {
         const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === 'fitted') ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+        if (fitted.source === 'fitted') {
+          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+          ctx.memoryModelFitted = true;
+        }
       } catch {
         // An unreadable record is reported by the record action; validation keeps clusters.yaml's model.
       }
@@ -369,6 +374,17 @@ async function buildContext(
     }
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...(ctx.byHash.get(sibling.hash) ?? []), sibling]);
+  }
+  // An override render would refuse (unknown key, hydra.*, reserved, topology) stops every candidate here,
+  // at validation, rather than at render.
+  const overrideErrors = ctx.experiment?.value
+    ? experimentIssues(ctx).filter((i) => i.severity === 'error' && i.rule.startsWith('override-'))
+    : [];
+  if (overrideErrors[0]) {
+    ctx.blockers.push({
+      rule: 'experiment-invalid',
+      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`,
+    });
   }
   return ctx;
 }
@@ -472,6 +488,7 @@ async function validateCandidate(
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
       earlier,
+      memoryModelFitted: ctx.memoryModelFitted === true,
     }),
   );
 

@@ -55,7 +55,9 @@ describe('expand', () => {
     // preset's explicit `skip: false`.
     const physicsOff = { fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['+physics=disabled'] } };
     expect(expandPreset(p, physicsOff).runtime?.endpoints?.physics?.skip).toBe(true);
-    const both = { fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['trafficsim=catk', '+physics=disabled'] } };
+    const both = {
+      fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['trafficsim=catk', '+physics=disabled'] },
+    };
     const composed = expandPreset(p, both);
     expect(composed.runtime?.endpoints?.physics?.skip).toBe(true);
     expect(composed.runtime?.endpoints?.trafficsim?.skip).toBe(false);

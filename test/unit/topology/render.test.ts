@@ -1,10 +1,11 @@
 // Golden files: test/fixtures/topology/golden/<name>.json holds {argv, shellLine, jobName}.
 // Regenerate after an intended change with UPDATE_GOLDEN=1 and review the diff.
-import { SBATCH_EXPORT_FLAG } from '../../../src/slurm/environment.js';
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileSystemSource } from '../../../src/cli/commands/validate.js';
+import { SBATCH_EXPORT_FLAG } from '../../../src/slurm/environment.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
 import { RenderError, renderSubmission, shellQuote } from '../../../src/topology/render.js';
 import type { Cluster } from '../../../src/types/generated/clusters.js';
@@ -61,7 +62,11 @@ const experiment: Experiment = {
   experiment_id: 'topology-opt-vavam-local-20260101',
   cluster: 'local',
   base_topology: '1gpu',
-  fixed_inputs: { deploy: 'twin-balanced', driver: 'vavam', overrides: ['+chunking=8frame', "wizard.description=5Hz test run"] },
+  fixed_inputs: {
+    deploy: 'twin-balanced',
+    driver: 'vavam',
+    overrides: ['+chunking=8frame', 'wizard.description=5Hz test run'],
+  },
 };
 const cluster: Cluster = {
   transport: 'local',
