@@ -75,7 +75,10 @@ function nestKeys(keys: Record<string, unknown>): Topology {
   for (const [key, value] of Object.entries(keys)) {
     const parts = key.split('.');
     let node = out;
-    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Plain;
+    for (const p of parts.slice(0, -1)) {
+      if (!isPlainObject(node[p])) node[p] = {};
+      node = node[p] as Plain;
+    }
     node[parts.at(-1)!] = clone(value);
   }
   return out as Topology;
