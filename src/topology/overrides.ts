@@ -4,9 +4,12 @@
 // render, so validation refuses exactly what render would.
 import { CONFIG_CATALOG, configGroup, isConfigKey, isUnderOpenKey } from '../catalog/facts.js';
 
-/** `[+|++]key=value`; the value may hold spaces but no quotes, `$`, backticks, backslashes or control characters. */
+/**
+ * `[+|++]key=value`; the value may hold spaces and Hydra quotes (`scenes.scene_ids='["id"]'`) but no `$`, backticks,
+ * backslashes, shell operators or control characters.
+ */
 export const OVERRIDE_SYNTAX =
-  /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f'"`$\\;&|<>]{0,500})$/;
+  /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
 
 /** Key segments that make Hydra instantiate objects, set the process environment or run callbacks. */
 const FORBIDDEN_SEGMENTS = new Set([
@@ -48,7 +51,7 @@ export function overrideProblem(text: string): OverrideProblem | undefined {
     return {
       rule: 'bad-format',
       severity: 'error',
-      message: `\`${text}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without quotes, \`$\`, backticks, backslashes or shell characters`,
+      message: `\`${text}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`,
     };
   }
   const segments = o.key.split(/[./]/);
@@ -104,6 +107,9 @@ function parentOf(key: string): string {
 
 function keyProblem(o: ParsedOverride): OverrideProblem | undefined {
   if (isConfigKey(o.key)) return undefined;
+  // An element of a list (runtime.simulation_config.cameras.0.frame_interval_us): the list must exist.
+  const index = o.key.split('.').findIndex((seg) => /^[0-9]+$/.test(seg));
+  if (index > 0 && isConfigKey(o.key.split('.').slice(0, index).join('.'))) return undefined;
   if (o.prefix !== '') {
     const parent = parentOf(o.key);
     if (isUnderOpenKey(o.key) || (parent && isConfigKey(parent))) return undefined;
@@ -124,9 +130,14 @@ export function suggest(word: string, candidates: readonly string[]): string {
   let best: string | undefined;
   let bestD = Number.POSITIVE_INFINITY;
   const limit = Math.max(2, Math.floor(word.length / 5));
+  const parent = word.slice(0, word.lastIndexOf('.') + 1);
+  const last = word.slice(parent.length);
   for (const c of candidates) {
-    if (Math.abs(c.length - word.length) > limit) continue;
-    const d = distance(word, c, limit);
+    // A truncated last segment (defines.nre_cache for defines.nre_cache_size) is a near miss too.
+    const truncated =
+      parent && c.startsWith(parent) && last.length >= 3 && c.slice(parent.length).startsWith(last);
+    if (!truncated && Math.abs(c.length - word.length) > limit) continue;
+    const d = truncated && !c.slice(parent.length).includes('.') ? 1 : distance(word, c, limit);
     if (d < bestD) {
       bestD = d;
       best = c;

@@ -98,6 +98,8 @@ export interface CandidateDetails {
   gpuMap: Array<{ gpu: number; services: ServiceName[] }>;
   /** Predicted memory per GPU, when the cluster has a memory model. */
   memory?: GpuMemoryPrediction[];
+  /** True when that model was fitted from the experiment's measured runs (else clusters.yaml's estimate). */
+  memoryModelFitted?: boolean;
   gpuMemoryGiB: number;
   /** Settings that differ from the parent (or from the base preset for a candidate without parent). */
   diff: Change[];
@@ -511,7 +513,10 @@ async function validateCandidate(
     binding: summary.binding,
     gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
     ...(cluster.memory_model
-      ? { memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib) }
+      ? {
+          memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+          memoryModelFitted: ctx.memoryModelFitted === true,
+        }
       : {}),
     gpuMemoryGiB: cluster.gpu_memory_gib,
     diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
@@ -531,8 +536,30 @@ function safeJobName(experimentId: string, name: string, expanded: Topology): st
 }
 
 /** The `--json` shape: `{"files":[{"path","errors":[{rule,severity,line,column,keyPath,message}],"warnings":[…]}]}`. */
+/** What `topo validate --json` prints per candidate: the numbers the validate summary shows. */
+export interface JsonCandidateSummary {
+  job_name: string;
+  capacity: Partial<Record<ServiceName, number>>;
+  in_flight: number;
+  binding: ServiceName[];
+  /** Predicted GiB per GPU (absent without a memory model); `measured` false while the model is an estimate. */
+  gpu_memory?: Array<{
+    gpu: number;
+    predicted_gib: number;
+    capacity_gib: number;
+    fraction: number;
+    level: string;
+  }>;
+  gpu_memory_measured?: boolean;
+}
+
 export function toJsonReport(report: ValidationReport): {
-  files: Array<{ path: string; errors: JsonIssue[]; warnings: JsonIssue[] }>;
+  files: Array<{
+    path: string;
+    errors: JsonIssue[];
+    warnings: JsonIssue[];
+    candidate?: JsonCandidateSummary;
+  }>;
 } {
   const strip = (i: Issue): JsonIssue => ({
     rule: i.rule,
@@ -542,11 +569,31 @@ export function toJsonReport(report: ValidationReport): {
     keyPath: i.keyPath,
     message: i.message,
   });
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const candidate = (c: CandidateDetails): JsonCandidateSummary => ({
+    job_name: c.jobName,
+    capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
+    in_flight: c.inFlight,
+    binding: c.binding,
+    ...(c.memory
+      ? {
+          gpu_memory: c.memory.map((m) => ({
+            gpu: m.gpu,
+            predicted_gib: round(m.totalGiB),
+            capacity_gib: m.capacityGiB,
+            fraction: round(m.fraction),
+            level: m.level,
+          })),
+          gpu_memory_measured: c.memoryModelFitted === true,
+        }
+      : {}),
+  });
   return {
     files: report.files.map((f) => ({
       path: f.path,
       errors: f.errors.map(strip),
       warnings: f.warnings.map(strip),
+      ...(f.candidate ? { candidate: candidate(f.candidate) } : {}),
     })),
   };
 }
