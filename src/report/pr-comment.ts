@@ -5,7 +5,7 @@
 import { describeComparison } from '../analysis/comparison.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
-import { GRAFANA_DASHBOARD } from '../catalog/alpasim.js';
+import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
 import { chartLegend, lineChart } from './mermaid.js';
 import { renderObservationBlock } from './observation-block.js';
@@ -85,12 +85,7 @@ export function grafanaLink(
   runName: string,
   range?: { fromMs: number; toMs: number | null } | null,
 ): string {
-  const params = new URLSearchParams({
-    'var-run_name': runName,
-    from: String(range?.fromMs ?? 'now-6h'),
-    to: String(range?.toMs ?? 'now'),
-  });
-  return `${base.replace(/\/+$/, '')}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
+  return grafanaDashboardUrl(base, { runName }, range);
 }
 
 /** The body of the monitor's sticky comment for one candidate. */
