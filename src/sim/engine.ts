@@ -102,6 +102,8 @@ export class Simulation {
   private readonly rng: Rng;
   /** Noise of the continuous counters: separate, so event order does not depend on how often we advance. */
   private readonly noise: Rng;
+  /** Noise of the metrics AlpaSim added later (barrier, scheduler wait): their own stream, so the rest is unchanged. */
+  private readonly extra: Rng;
   private readonly slots: Slot[];
   private readonly totalRollouts: number;
   private dispatched = 0;
@@ -116,6 +118,7 @@ export class Simulation {
     this.steady = steadyFromNetwork(this.net, profile);
     this.rng = createRng(opts.seed ?? profile.seed ?? 1);
     this.noise = createRng((opts.seed ?? profile.seed ?? 1) ^ 0x5bd1e995);
+    this.extra = createRng((opts.seed ?? profile.seed ?? 1) ^ 0x27d4eb2f);
     this.totalRollouts = opts.totalRollouts ?? Number.POSITIVE_INFINITY;
     const l = this.net.layout;
     this.cores = profile.cpu.cores;
@@ -266,7 +269,7 @@ export class Simulation {
     const cv = this.profile.noise?.rpc_cv ?? 0.5;
     observe(w.stepDuration, BUCKETS.stepDuration, p.stepSeconds * slow, 0.15, k, this.rng);
     const barrier = (p.rpcSeconds.renderer ?? 0) * slow;
-    observe(w.observationBarrier, BUCKETS.observationBarrier, Math.max(0.001, barrier), cv, k, this.rng);
+    observe(w.observationBarrier, BUCKETS.observationBarrier, Math.max(0.001, barrier), cv, k, this.extra);
     const l = this.net.layout;
     const workerLoad = p.workerUtilization;
     const workPerCall = this.profile.runtime.step_work_ms / 1000 / 6;
@@ -293,7 +296,7 @@ export class Simulation {
     w.activeRollouts++;
     w.rolloutsStarted[kind] = (w.rolloutsStarted[kind] ?? 0) + 1;
     w.schedulerWait[kind] ??= emptyHist(BUCKETS.schedulerWait);
-    observe(w.schedulerWait[kind], BUCKETS.schedulerWait, Math.max(0.005, waitS), 0.3, 1, this.rng);
+    observe(w.schedulerWait[kind], BUCKETS.schedulerWait, Math.max(0.005, waitS), 0.3, 1, this.extra);
     this.updateJobQueue();
   }
 
