@@ -709,7 +709,7 @@ export function validationSummary(report: ValidationReport): string {
     lines.push('');
     const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
     lines.push(
-      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? '' : '; no memory model for this cluster'})`,
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? (c.memoryModelFitted ? '; model fitted from measured runs' : "; unmeasured: clusters.yaml's estimate") : '; no memory model for this cluster'})`,
       '',
     );
     lines.push('| GPU | services | predicted GiB | share |', '|---:|---|---:|---:|');
