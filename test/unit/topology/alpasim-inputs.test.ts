@@ -220,3 +220,85 @@ describe('override keys are checked against AlpaSim config tree', () => {
     for (const o of e.fixed_inputs.overrides ?? []) expect(overrideProblem(o), o).toBeUndefined();
   });
 });
+
+describe("the skill's own example topology (topology-knobs.md)", () => {
+  const example = `name: skill-example
+parent: baseline
+hypothesis: The optimize-slurm-topology skill's example topology, pasted as AlpaSim writes it.
+expected_effect: Same 64 rollouts in flight with the renderer's environment tuned.
+topology:
+  defines:
+    nre_cache_size: 17 # renderer.n_concurrent_rollouts + 1
+    physics_cache_size: 6
+  eval:
+    num_processes: 32
+  services:
+    renderer:
+      environments:
+        - HOME=/tmp
+        - XDG_CACHE_HOME=/tmp/.cache
+        - OMP_NUM_THREADS=1
+        - PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.7
+      replicas_per_container: 1
+      gpus: [0, 1, 2, 3]
+    driver:
+      replicas_per_container: 8
+      gpus: [4, 5, 6, 7]
+    physics:
+      replicas_per_container: 4
+      gpus: [4, 5, 6, 7]
+    controller:
+      replicas_per_container: 16
+      gpus: null
+    trafficsim:
+      replicas_per_container: 1
+      gpus: [0, 1]
+  runtime:
+    nr_workers: 8
+    endpoints:
+      renderer:
+        n_concurrent_rollouts: 16
+      driver:
+        n_concurrent_rollouts: 2
+        skip: false
+      physics:
+        n_concurrent_rollouts: 4
+        skip: false
+      controller:
+        n_concurrent_rollouts: 4
+      trafficsim:
+        skip: true
+`;
+
+  it('validates (services.renderer.environments accepted) and renders the environment as a quoted Hydra list', async () => {
+    const dir = workspace();
+    const w = initExperiment(`sbatch ${SCRIPT} deploy=ord topology=8gpu_64rollouts driver=vavam`, dir, {
+      date: '20260601',
+      cluster: 'ord',
+    });
+    const file = join(w.experimentDir, 'skill-example.yaml');
+    writeFileSync(file, example);
+    const report = await validateFiles([file], { files: fileSystemSource('/') });
+    expect(report.files[0]!.errors).toEqual([]);
+    const out = await renderCandidateFile(file, { files: fileSystemSource('/') });
+    expect(out.submission?.argv).toContain(
+      "services.renderer.environments=['HOME=/tmp','XDG_CACHE_HOME=/tmp/.cache','OMP_NUM_THREADS=1','PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.7']",
+    );
+    expect(out.submission?.argv).toContain('services.trafficsim.gpus=[0,1]');
+  });
+
+  it('refuses environment names outside the tuning families (LD_PRELOAD, PATH)', async () => {
+    const dir = workspace();
+    const w = initExperiment(`sbatch ${SCRIPT} deploy=ord topology=8gpu_64rollouts driver=vavam`, dir, {
+      date: '20260602',
+      cluster: 'ord',
+    });
+    const file = join(w.experimentDir, 'env-bad.yaml');
+    writeFileSync(
+      file,
+      'name: env-bad\nparent: baseline\nhypothesis: x\nexpected_effect: y\ntopology:\n  services:\n    renderer:\n      environments: [LD_PRELOAD=/tmp/x.so]\n',
+    );
+    const report = await validateFiles([file], { files: fileSystemSource('/') });
+    expect(report.files[0]!.errors.map((e) => [e.rule, e.line])).toEqual([['bad-format', 8]]);
+  });
+});
