@@ -1,6 +1,12 @@
 // Loading one file of each kind: YAML with positions, then its schema. The value is only returned
 // when both passed, so later stages never see data the schema has not accepted.
-import { FIXED_INPUT_KEYS, REQUIRED_GROUPS, RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
+import {
+  CLI_DRIVEN_PRESET,
+  FIXED_INPUT_KEYS,
+  PRESETS,
+  REQUIRED_GROUPS,
+  RUN_NAME_OVERRIDE,
+} from '../catalog/alpasim.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { ClustersFile } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -103,7 +109,9 @@ export function experimentRuleIssues(
         loaded,
         'preset-unknown',
         ['base_topology'],
-        `base topology preset \`${experiment.base_topology}\` was not found in ${context.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`,
+        experiment.base_topology === CLI_DRIVEN_PRESET
+          ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(', ')})`
+          : `base topology preset \`${experiment.base_topology}\` was not found in ${context.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`,
       ),
     );
   }
