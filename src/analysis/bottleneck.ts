@@ -9,8 +9,16 @@ export interface BottleneckInput {
   queueMax: Partial<Record<ServiceName, number | null>>;
   queueMin: Partial<Record<ServiceName, number | null>>;
   idleFraction?: number | null;
-  /** Process-group CPU in percent of one core (100 = one core busy). */
+  /** Process-group CPU in percent of one core (100 = one core busy): the group's total. */
   processCpu?: Record<string, number | null>;
+  /**
+   * CPU of each group's hottest single process, percent of one core
+   * (alpasim:process_cpu_utilization_percent:max_by_group:rate30s). A group is CPU-bound when its hottest
+   * process saturates a core, whatever the total; without it the group total is used, said so.
+   */
+  processCpuHottest?: Record<string, number | null>;
+  /** alpasim:rpc_blocking_seconds:p95, the largest over methods: event-loop blocking after I/O completes. */
+  rpcBlockingP95?: number | null;
   /** Capacity per service from the topology, and rollouts in flight (their minimum). */
   capacity?: Partial<Record<ServiceName, number>>;
   inFlight?: number;
@@ -22,24 +30,51 @@ const HIGH_SHARE = 0.5;
 const LOW_DEPTH = 1;
 /** Min below this share of max on the bottleneck service: workers see uneven load. */
 const IMBALANCE_SHARE = 0.25;
-/** A process group using this much of one core is CPU-bound. */
+/** A process using this much of one core is CPU-bound. */
 const CPU_BOUND_PERCENT = 90;
+/** Min queue depth below this on every service, with a low max: not enough load (AlpaSim's guide: 3-5). */
+const LOW_MIN_DEPTH = 3;
+/** ... and no max above this. */
+const LOW_MAX_DEPTH = 5;
+/** RPC blocking p95 above this (seconds) marks the runtime's event loop as congested. */
+const HIGH_BLOCKING_S = 0.05;
+
+/** Evidence lines for CPU-bound process groups: the hottest process when known, else the group total. */
+function cpuBoundEvidence(input: BottleneckInput): string[] {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]),
+  );
+  if (hottest.length) {
+    return hottest
+      .filter(([, v]) => v >= CPU_BOUND_PERCENT)
+      .map(
+        ([g, v]) =>
+          `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`,
+      );
+  }
+  return Object.entries(input.processCpu ?? {})
+    .filter(([, v]) => typeof v === 'number' && v >= CPU_BOUND_PERCENT)
+    .map(
+      ([g, v]) =>
+        `process group ${g} at ${round(v as number, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`,
+    );
+}
 
 export function analyseBottleneck(input: BottleneckInput): Bottleneck {
   const evidence: string[] = [];
   const services = SERVICES.filter(
     (s) => typeof input.queueMax[s] === 'number' && Number.isFinite(input.queueMax[s]),
   );
-  const cpuBound = Object.entries(input.processCpu ?? {})
-    .filter(([, v]) => typeof v === 'number' && v >= CPU_BOUND_PERCENT)
-    .map(
-      ([g, v]) =>
-        `process group ${g} at ${round(v as number, 0)}% CPU: CPU-bound, scaling it helps even when the node average looks fine`,
-    );
+  const cpuBound = cpuBoundEvidence(input);
   const idle = input.idleFraction;
   const runtimeBusy = typeof idle === 'number' && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
   if (typeof idle === 'number' && Number.isFinite(idle))
     evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === 'number' && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1000 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? ' (high: coroutines wait for the event loop after their I/O completes)' : ''}`,
+    );
   if (!services.length) {
     return {
       kind: runtimeBusy ? 'runtime-bound' : 'unknown',
@@ -76,13 +111,17 @@ export function analyseBottleneck(input: BottleneckInput): Bottleneck {
       confidence: high.length === 0 ? 'high' : 'medium',
     };
   }
-  if (max(top) <= LOW_DEPTH) {
+  const mins = services.map(min);
+  const minsLow = mins.every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || (minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)) {
     return {
       kind: 'not-enough-load',
       service: null,
       evidence: [
         ...evidence,
-        `every queue max ≤ ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`,
+        max(top) <= LOW_DEPTH
+          ? `every queue max ≤ ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`
+          : `queue depth min below ${LOW_MIN_DEPTH} on every service with max ≤ ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`,
         ...cpuBound,
       ],
       confidence: 'medium',

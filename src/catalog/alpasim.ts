@@ -46,6 +46,9 @@ export const DEFAULT_PHYSICS_CACHE_SIZE = 16;
 export const PRESETS = ['1gpu', '2gpu', '8gpu_12rollouts', '8gpu_64rollouts', '8gpu_no_replicas'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
+/** AlpaSim's daemon-mode preset: GPUs and concurrency come from CLI overrides, so it has no topology to tune. */
+export const CLI_DRIVEN_PRESET = 'daemon';
+
 /** The three config groups AlpaSim's submit.sh refuses to run without. */
 export const REQUIRED_GROUPS = ['deploy', 'topology', 'driver'] as const;
 
@@ -118,6 +121,7 @@ export const RAW_METRICS = {
   fbTotal: 'DCGM_FI_DEV_FB_TOTAL',
   processCpu: 'namedprocess_namegroup_cpu_seconds_total',
   processMemory: 'namedprocess_namegroup_memory_bytes',
+  processCpuPerProcess: 'alpasim_process_cpu_seconds_total',
   hostMemAvailable: 'node_memory_MemAvailable_bytes',
   hostMemTotal: 'node_memory_MemTotal_bytes',
   hostCpu: 'node_cpu_seconds_total',
@@ -143,9 +147,16 @@ export const RECORDING_RULES = {
   gpuMemoryTotal: 'alpasim:gpu_memory_total_gb:avg',
   gpuMemoryPressure: 'alpasim:gpu_memory_pressure_percent:avg',
   processCpu: 'alpasim:process_cpu_utilization_percent:rate30s',
+  processCpuPerProcess: 'alpasim:process_cpu_utilization_percent:per_process:rate30s',
+  processCpuMaxByGroup: 'alpasim:process_cpu_utilization_percent:max_by_group:rate30s',
+  rpcBlockingP95: 'alpasim:rpc_blocking_seconds:p95',
 } as const;
 
-/** The RPC methods AlpaSim's telemetry breaks durations down by. */
+/**
+ * The RPC methods AlpaSim's p95 recording rules keep (their method=~ list). The renderer's default call under
+ * BATCH_RENDER_RGB bundling is `batch_render_rgb`, which this list leaves out (the nre_render rules cover it);
+ * the traffic service's call is `simulate`.
+ */
 export const RPC_METHODS = [
   'run_controller_and_vehicle',
   'drive',
@@ -156,5 +167,8 @@ export const RPC_METHODS = [
   'render_rgb',
 ] as const;
 
-/** Grafana dashboard shipped with AlpaSim, with its run variables. */
+/**
+ * The project's provisioned copy of the "AlpaSim Runtime" dashboard (telemetry/grafana). AlpaSim's own file has no
+ * uid (src/catalog/generated/dashboard.json): links go by slug, see src/telemetry/grafana.ts.
+ */
 export const GRAFANA_DASHBOARD = { uid: 'alpasim-runtime', title: 'AlpaSim Runtime' } as const;

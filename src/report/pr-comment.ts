@@ -4,7 +4,7 @@
 // unchanged pull request costs no write.
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
-import { GRAFANA_DASHBOARD } from '../catalog/alpasim.js';
+import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
 import { chartLegend, lineChart } from './mermaid.js';
@@ -104,12 +104,7 @@ export function grafanaLink(
   runName: string,
   range?: { fromMs: number; toMs: number | null } | null,
 ): string {
-  const params = new URLSearchParams({
-    'var-run_name': runName,
-    from: String(range?.fromMs ?? 'now-6h'),
-    to: String(range?.toMs ?? 'now'),
-  });
-  return `${base.replace(/\/+$/, '')}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
+  return grafanaDashboardUrl(base, { runName }, range);
 }
 
 const HEAD_ICON: Record<Standing['outcome'], string> = {

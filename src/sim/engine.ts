@@ -5,6 +5,7 @@
 import { METRIC_SERVICE_LABEL, type ServiceName } from '../catalog/alpasim.js';
 import type { Topology } from '../types/generated/topology.js';
 import type { TwinProfile } from '../types/generated/twin-profile.js';
+import type { Layout } from './layout.js';
 import { type Network, pointAt, type SteadyState, solveNetwork, steadyFromNetwork } from './model.js';
 import { createRng, type Rng } from './rng.js';
 import { BUCKETS, CPU_MODES, METHODS, PROCESS_GROUPS } from './spec.js';
@@ -37,6 +38,26 @@ export interface WorkerState {
   idle: number;
   poll: number;
   work: number;
+  /** alpasim_renderer_active_rollouts: this worker's rollouts in flight (loading or stepping). */
+  activeRollouts: number;
+  /** alpasim_renderer_rollouts_started_total by scheduling `kind`. */
+  rolloutsStarted: Record<string, number>;
+  /** alpasim_renderer_scheduler_wait_seconds by `kind`. */
+  schedulerWait: Record<string, Hist>;
+  observationBarrier: Hist;
+  /** alpasim_job_queue_depth: rollout jobs waiting for a worker. */
+  jobQueueDepth: number;
+  gc: { totalSeconds: number; maxSeconds: number; collections: number };
+}
+
+/** One process the process exporter sees (a service instance or a runtime worker). */
+export interface ProcessInfo {
+  group: string;
+  pid: string;
+  port: string;
+  gpus: number[];
+  /** This process's share of its group's CPU seconds. */
+  share: number;
 }
 
 export interface SimState {
@@ -47,6 +68,7 @@ export interface SimState {
   fbTotalMiB: number;
   processCpu: Record<string, number>;
   processMemory: Record<string, number>;
+  processes: ProcessInfo[];
   nodeMemTotal: number;
   nodeMemAvailable: number;
   /** node_cpu_seconds_total by cpu index then mode. */
@@ -80,6 +102,8 @@ export class Simulation {
   private readonly rng: Rng;
   /** Noise of the continuous counters: separate, so event order does not depend on how often we advance. */
   private readonly noise: Rng;
+  /** Noise of the metrics AlpaSim added later (barrier, scheduler wait): their own stream, so the rest is unchanged. */
+  private readonly extra: Rng;
   private readonly slots: Slot[];
   private readonly totalRollouts: number;
   private dispatched = 0;
@@ -94,6 +118,7 @@ export class Simulation {
     this.steady = steadyFromNetwork(this.net, profile);
     this.rng = createRng(opts.seed ?? profile.seed ?? 1);
     this.noise = createRng((opts.seed ?? profile.seed ?? 1) ^ 0x5bd1e995);
+    this.extra = createRng((opts.seed ?? profile.seed ?? 1) ^ 0x27d4eb2f);
     this.totalRollouts = opts.totalRollouts ?? Number.POSITIVE_INFINITY;
     const l = this.net.layout;
     this.cores = profile.cpu.cores;
@@ -121,6 +146,7 @@ export class Simulation {
       fbTotalMiB: profile.gpu.memory_gb * 1024,
       processCpu: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
       processMemory: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
+      processes: processList(l),
       nodeMemTotal: profile.host.memory_gb * GIB,
       nodeMemAvailable: (profile.host.memory_gb - (profile.host.base_used_gb ?? 0)) * GIB,
       nodeCpu: Array.from({ length: this.cores }, () => Object.fromEntries(CPU_MODES.map((m) => [m, 0]))),
@@ -153,6 +179,7 @@ export class Simulation {
         this.dispatched++;
         slot.phase = 'loading';
         slot.startedAt = 0;
+        this.startRollout(slot, 'cold_initial', 0);
         slot.factor = this.rng.factor(profile.noise?.rollout_cv ?? 0);
         slot.due = (Math.floor(i / rInstances) + 1) * load * (0.9 + 0.2 * this.rng.next());
       }
@@ -241,6 +268,8 @@ export class Simulation {
     const slow = this.slowdown(now) * slot.factor;
     const cv = this.profile.noise?.rpc_cv ?? 0.5;
     observe(w.stepDuration, BUCKETS.stepDuration, p.stepSeconds * slow, 0.15, k, this.rng);
+    const barrier = (p.rpcSeconds.renderer ?? 0) * slow;
+    observe(w.observationBarrier, BUCKETS.observationBarrier, Math.max(0.001, barrier), cv, k, this.extra);
     const l = this.net.layout;
     const workerLoad = p.workerUtilization;
     const workPerCall = this.profile.runtime.step_work_ms / 1000 / 6;
@@ -261,6 +290,25 @@ export class Simulation {
     }
   }
 
+  /** A rollout starts on a slot: AlpaSim counts it by scheduling kind and times its wait for the scheduler. */
+  private startRollout(slot: Slot, kind: string, waitS: number): void {
+    const w = this.state.workers[slot.worker]!;
+    w.activeRollouts++;
+    w.rolloutsStarted[kind] = (w.rolloutsStarted[kind] ?? 0) + 1;
+    w.schedulerWait[kind] ??= emptyHist(BUCKETS.schedulerWait);
+    observe(w.schedulerWait[kind], BUCKETS.schedulerWait, Math.max(0.005, waitS), 0.3, 1, this.extra);
+    this.updateJobQueue();
+  }
+
+  /** Rollout jobs not yet started, spread over the workers (0 when the run is unbounded). */
+  private updateJobQueue(): void {
+    const left = Number.isFinite(this.totalRollouts) ? this.totalRollouts - this.dispatched : 0;
+    const n = this.state.workers.length;
+    this.state.workers.forEach((w, i) => {
+      w.jobQueueDepth = Math.max(0, Math.floor(left / n) + (i < left % n ? 1 : 0));
+    });
+  }
+
   private waitingAtRenderer(): number {
     let loading = 0;
     for (const s of this.slots) if (s.phase === 'loading') loading++;
@@ -274,13 +322,16 @@ export class Simulation {
     else w.completed++;
     w.elapsed = now;
     observe(w.rolloutDuration, BUCKETS.rolloutDuration, now - slot.startedAt, 0, 1, this.rng);
+    w.activeRollouts = Math.max(0, w.activeRollouts - 1);
     if (this.dispatched >= this.totalRollouts) {
       slot.phase = 'idle';
+      this.updateJobQueue();
       return;
     }
     this.dispatched++;
     slot.startedAt = now;
     slot.stepsDone = 0;
+    this.startRollout(slot, 'cached_affine', 0);
     slot.factor = this.rng.factor(this.profile.noise?.rollout_cv ?? 0);
     // Loading: a stall when the cache leaves no slot to prefetch the next scene, else none.
     slot.phase = 'loading';
@@ -302,6 +353,11 @@ export class Simulation {
       w.work += u * dt;
       w.poll += 0.03 * (1 - u) * dt;
       w.idle += 0.97 * (1 - u) * dt;
+      // Python's collector: a few collections per busy second, each a millisecond or so.
+      const collections = Math.round(3 * u * dt);
+      w.gc.collections += collections;
+      w.gc.totalSeconds += collections * 0.0012;
+      if (collections > 0) w.gc.maxSeconds = Math.max(w.gc.maxSeconds, 0.002 + 0.01 * u);
     }
     // Scene caches fill as the first rollouts load their scenes.
     const fill = Math.min(1, this.dispatched / Math.max(1, l.inFlight + 1));
@@ -351,7 +407,32 @@ function emptyWorker(worker: number, services: ServiceName[]): WorkerState {
     idle: 0,
     poll: 0,
     work: 0,
+    activeRollouts: 0,
+    rolloutsStarted: {},
+    schedulerWait: {},
+    observationBarrier: emptyHist(BUCKETS.observationBarrier),
+    jobQueueDepth: 0,
+    gc: { totalSeconds: 0, maxSeconds: 0, collections: 0 },
   };
+}
+
+/** The processes the exporter would see: one per service instance (own port) and one per runtime worker. */
+function processList(l: Layout): ProcessInfo[] {
+  const out: ProcessInfo[] = [];
+  let pid = 4100;
+  let port = 6000;
+  for (const s of l.services)
+    for (const inst of s.instances)
+      out.push({
+        group: s.service,
+        pid: String(pid++),
+        port: String(port++),
+        gpus: inst.gpu === null ? [] : [inst.gpu],
+        share: 1 / s.instances.length,
+      });
+  for (let w = 0; w < l.nrWorkers; w++)
+    out.push({ group: 'runtime', pid: String(pid++), port: '', gpus: [], share: 1 / l.nrWorkers });
+  return out;
 }
 
 /** Adds `count` observations around `mean` (log-normal, cv) as a few weighted draws: cheap, right in aggregate. */

@@ -87,17 +87,37 @@ export function createRegistries(state: SimState, opts: { hostname: string }): T
     labelNames: GPU_LABELS,
     registers: [dcgm],
   });
+  const dcgmExtra = DCGM_EXTRA.map(
+    ([name, help]) => new Gauge({ name, help, labelNames: GPU_LABELS, registers: [dcgm] }),
+  );
   const process = new Registry();
   const pcpu = new Counter({
     name: RAW_METRICS.processCpu,
-    help: 'Cpu user/system usage in seconds',
-    labelNames: ['groupname', 'mode'],
+    help: 'Cpu usage in seconds',
+    labelNames: ['groupname'],
     registers: [process],
   });
   const pmem = new Gauge({
     name: RAW_METRICS.processMemory,
-    help: 'number of bytes of memory in use',
+    help: 'Memory usage in bytes',
     labelNames: ['groupname', 'memtype'],
+    registers: [process],
+  });
+  const perProcess = new Counter({
+    name: 'alpasim_process_cpu_seconds_total',
+    help: 'Cpu usage in seconds by process',
+    labelNames: ['groupname', 'pid', 'port'],
+    registers: [process],
+  });
+  const workload = new Gauge({
+    name: 'alpasim_gpu_workload_info',
+    help: 'Physical GPUs owned by AlpaSim processes',
+    labelNames: ['gpu'],
+    registers: [process],
+  });
+  const scrape = new Gauge({
+    name: 'alpasim_slurm_process_exporter_scrape_duration_seconds',
+    help: 'Time spent collecting Slurm process metrics',
     registers: [process],
   });
   const node = new Registry();
@@ -131,17 +151,23 @@ export function createRegistries(state: SimState, opts: { hostname: string }): T
         const labels = gpuLabels(g, opts.hostname);
         util.set(labels, u);
         used.set(labels, s.fbUsedMiB[g] ?? 0);
-        free.set(labels, Math.max(0, s.fbTotalMiB - (s.fbUsedMiB[g] ?? 0)));
+        const reserved = Math.round(s.fbTotalMiB * RESERVED_FRACTION);
+        free.set(labels, Math.max(0, s.fbTotalMiB - reserved - (s.fbUsedMiB[g] ?? 0)));
         total.set(labels, s.fbTotalMiB);
+        // FB_RESERVED, then the profiling ratios: rough fractions of the utilisation.
+        dcgmExtra[0]!.set(labels, reserved);
+        for (const [i, r] of PROF_RATIOS.entries()) dcgmExtra[i + 1]!.set(labels, Math.min(1, (u / 100) * r));
       });
       for (const [group, sec] of Object.entries(s.processCpu)) {
-        setCounter(pcpu, { groupname: group, mode: 'user' }, sec * 0.9, last);
-        setCounter(pcpu, { groupname: group, mode: 'system' }, sec * 0.1, last);
+        setCounter(pcpu, { groupname: group }, sec, last);
+        for (const p of s.processes)
+          if (p.group === group)
+            setCounter(perProcess, { groupname: group, pid: p.pid, port: p.port }, sec * p.share, last);
       }
-      for (const [group, bytes] of Object.entries(s.processMemory)) {
+      for (const [group, bytes] of Object.entries(s.processMemory))
         pmem.set({ groupname: group, memtype: 'resident' }, bytes);
-        pmem.set({ groupname: group, memtype: 'virtual' }, bytes * 1.6);
-      }
+      for (const g of new Set(s.processes.flatMap((p) => p.gpus))) workload.set({ gpu: String(g) }, 1);
+      scrape.set(0.004);
       memTotal.set(s.nodeMemTotal);
       memAvail.set(s.nodeMemAvailable);
       s.nodeCpu.forEach((modes, cpu) => {
@@ -155,6 +181,18 @@ export function createRegistries(state: SimState, opts: { hostname: string }): T
 }
 
 const GPU_LABELS = ['gpu', 'UUID', 'device', 'modelName', 'Hostname'];
+/** Share of the framebuffer the driver reserves (DCGM_FI_DEV_FB_RESERVED). */
+const RESERVED_FRACTION = 0.006;
+/** The counters AlpaSim's dcgm-counters.csv adds beyond utilisation and FB used/free/total. */
+const DCGM_EXTRA: [string, string][] = [
+  ['DCGM_FI_DEV_FB_RESERVED', 'Reserved framebuffer memory (in MiB).'],
+  ['DCGM_FI_PROF_SM_ACTIVE', 'Ratio of cycles at least one warp was resident on an SM.'],
+  ['DCGM_FI_PROF_SM_OCCUPANCY', 'Ratio of resident warps to maximum resident warps.'],
+  ['DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', 'Ratio of cycles the tensor core pipe was active.'],
+  ['DCGM_FI_PROF_DRAM_ACTIVE', 'Ratio of cycles the device memory interface was active.'],
+];
+/** Profiling ratio per unit of utilisation, in DCGM_EXTRA's order after FB_RESERVED. */
+const PROF_RATIOS = [0.85, 0.45, 0.3, 0.5];
 function gpuLabels(g: number, hostname: string): Labels {
   const uuid = `GPU-7717${String(g).padStart(4, '0')}-twin-0000-0000-00000000000${g % 10}`;
   return {
@@ -226,6 +264,39 @@ function workerRegistry(worker: number, read: () => WorkerState) {
       { labels: { worker_id: id }, hist: read().stepDuration },
     ]),
   );
+  register(
+    registry,
+    new StateHistogram(
+      'alpasim_observation_barrier_seconds',
+      'Wall time awaiting the pre-drive observation barrier',
+      BUCKETS.observationBarrier,
+      () => [{ labels: { worker_id: id }, hist: read().observationBarrier }],
+    ),
+  );
+  register(
+    registry,
+    new StateHistogram(
+      'alpasim_renderer_scheduler_wait_seconds',
+      'Time a renderer-backed rollout waited for scheduler assignment',
+      BUCKETS.schedulerWait,
+      () =>
+        Object.entries(read().schedulerWait).map(([kind, hist]) => ({
+          labels: { kind, worker_id: id },
+          hist,
+        })),
+    ),
+  );
+  const started = new Counter({
+    name: 'alpasim_renderer_rollouts_started_total',
+    help: 'Renderer-backed rollouts started by scheduling decision',
+    labelNames: ['kind', 'worker_id'],
+    registers: [registry],
+  });
+  const active = gauge('alpasim_renderer_active_rollouts', 'Renderer-backed rollouts currently executing');
+  const jobs = gauge('alpasim_job_queue_depth', 'Runtime rollout jobs waiting for a worker');
+  const gcTotal = gauge('alpasim_gc_total_duration_seconds', 'Total time spent in garbage collection');
+  const gcMax = gauge('alpasim_gc_max_duration_seconds', 'Longest single garbage collection pause');
+  const gcCount = gauge('alpasim_gc_collection_count_total', 'Total number of GC collections');
   const last = new Map<string, number>();
   return {
     worker,
@@ -238,6 +309,13 @@ function workerRegistry(worker: number, read: () => WorkerState) {
       idle.set({ worker_id: id }, w.idle);
       poll.set({ worker_id: id }, w.poll);
       work.set({ worker_id: id }, w.work);
+      for (const [kind, n] of Object.entries(w.rolloutsStarted))
+        setCounter(started, { kind, worker_id: id }, n, last);
+      active.set({ worker_id: id }, w.activeRollouts);
+      jobs.set({ worker_id: id }, w.jobQueueDepth);
+      gcTotal.set({ worker_id: id }, w.gc.totalSeconds);
+      gcMax.set({ worker_id: id }, w.gc.maxSeconds);
+      gcCount.set({ worker_id: id }, w.gc.collections);
     },
   };
 }

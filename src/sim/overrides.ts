@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
   CACHE_KEYS,
+  CLI_DRIVEN_PRESET,
   DISABLED_GROUP_CHOICE,
   PRESETS,
   REQUIRED_GROUPS,
@@ -108,6 +109,11 @@ export function parseOverrides(
   }
   const preset = groups.topology!;
   const presetFile = join(opts.repoRoot, 'topologies/presets', `${preset}.yaml`);
+  if (preset === CLI_DRIVEN_PRESET) {
+    throw new OverrideError(
+      `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(', ')}`,
+    );
+  }
   if (!(PRESETS as readonly string[]).includes(preset) || !existsSync(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(', ')}`);
   }
@@ -128,8 +134,12 @@ export function parseOverrides(
     topology.runtime.endpoints ??= {};
     const ep = topology.runtime.endpoints;
     const current = ep[name];
-    if (current?.skip !== undefined) continue;
-    const choice = groups[name] ?? group?.default;
+    // Hydra's order: preset, then the chosen group (+physics=disabled beats the preset's skip: false), then
+    // key overrides (an explicit runtime.endpoints.<svc>.skip=… wins over both).
+    if (sets.some((x) => x.key === `runtime.endpoints.${name}.skip`)) continue;
+    const chosen = groups[name];
+    if (chosen === undefined && current?.skip !== undefined) continue;
+    const choice = chosen ?? group?.default;
     if (topology.services?.[name] || current)
       ep[name] = { ...current, skip: choice === DISABLED_GROUP_CHOICE };
   }

@@ -8,11 +8,14 @@ export const BUCKETS = {
   rpcBlocking: [0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0],
   rolloutDuration: [1, 2.5, 5, 10, 25, 50, 100, 250, 500],
   stepDuration: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  observationBarrier: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  schedulerWait: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
 } as const;
 
 /** RPC methods per service, with the share of the service's per-step time each takes. */
 export const METHODS: Record<ServiceName, { method: string; share: number }[]> = {
-  renderer: [{ method: 'render_rgb', share: 1 }],
+  // AlpaSim's default render bundling (BATCH_RENDER_RGB): one batched call per step.
+  renderer: [{ method: 'batch_render_rgb', share: 1 }],
   driver: [
     { method: 'drive', share: 0.8 },
     { method: 'submit_image_observation', share: 0.12 },
@@ -21,7 +24,7 @@ export const METHODS: Record<ServiceName, { method: string; share: number }[]> =
   ],
   physics: [{ method: 'ground_intersection', share: 1 }],
   controller: [{ method: 'run_controller_and_vehicle', share: 1 }],
-  trafficsim: [{ method: 'simulate_traffic', share: 1 }],
+  trafficsim: [{ method: 'simulate', share: 1 }],
 };
 
 /** process-exporter group names (groupname label). */

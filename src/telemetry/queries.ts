@@ -24,6 +24,9 @@ export const QUANTITIES = [
   'hostMemAvailable',
   'hostMemTotal',
   'targetsUp',
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  'rpcBlockingP95',
+  'processCpuMaxByGroup',
 ] as const;
 export type Quantity = (typeof QUANTITIES)[number];
 
@@ -164,6 +167,17 @@ export function queryCatalog(
     ),
     hostMemTotal: q('hostMemTotal', null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
     targetsUp: q('targetsUp', null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      'rpcBlockingP95',
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`,
+    ),
+    processCpuMaxByGroup: q(
+      'processCpuMaxByGroup',
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`,
+    ),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   SERVICES,
   type ServiceName,
 } from '../catalog/alpasim.js';
+import { CONFIG_CATALOG, configGroup } from '../catalog/facts.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 
@@ -33,19 +34,32 @@ function clone<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
+/** A command-line group selection (`trafficsim=catk`, `+physics=disabled`) parsed from an override. */
+export function parseGroupOverride(
+  override: string,
+): { group: string; option: string; append: boolean } | undefined {
+  const m = /^(\+{0,2})([A-Za-z0-9_/]+)=([A-Za-z0-9_./-]+)$/.exec(override);
+  if (!m || !configGroup(m[2]!)) return undefined;
+  return { group: m[2]!, option: m[3]!, append: m[1] === '+' };
+}
+
 /** The choice the run makes for a config group (`trafficsim=catk`), from the experiment's fixed overrides. */
 export function groupChoice(
   experiment: Pick<Experiment, 'fixed_inputs'> | undefined,
   group: string,
 ): string | undefined {
-  for (const override of experiment?.fixed_inputs.overrides ?? []) {
-    const m = /^\+{0,2}([A-Za-z0-9_.]+)=(.*)$/.exec(override);
-    if (m && m[1] === group) return m[2];
+  const fi = experiment?.fixed_inputs;
+  if (group === 'deploy' && fi?.deploy) return fi.deploy;
+  if (group === 'driver' && fi?.driver) return fi.driver;
+  let choice: string | undefined;
+  for (const override of fi?.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g?.group === group) choice = g.option;
   }
-  return undefined;
+  return choice;
 }
 
-/** `skip` as AlpaSim's composed config has it when the topology file does not say. */
+/** `skip` as AlpaSim's composed config has it when neither the preset nor a group says otherwise. */
 export function defaultSkip(
   experiment: Pick<Experiment, 'fixed_inputs'> | undefined,
   svc: ServiceName,
@@ -55,12 +69,81 @@ export function defaultSkip(
   return (groupChoice(experiment, svc) ?? group.default) === DISABLED_GROUP_CHOICE;
 }
 
+/** Dotted topology keys (as the catalogue lists them) as a nested topology. */
+function nestKeys(keys: Record<string, unknown>): Topology {
+  const out: Plain = {};
+  for (const [key, value] of Object.entries(keys)) {
+    const parts = key.split('.');
+    let node = out;
+    for (const p of parts.slice(0, -1)) {
+      if (!isPlainObject(node[p])) node[p] = {};
+      node = node[p] as Plain;
+    }
+    node[parts.at(-1)!] = clone(value);
+  }
+  return out as Topology;
+}
+
+/** The topology keys a group option sets, its own defaults list (same group folder) first. */
+function optionLayer(group: string, option: string, depth = 0): Topology {
+  const opt = configGroup(group)?.options[option];
+  if (!opt || depth > 4) return {};
+  let layer: Topology = {};
+  for (const d of opt.defaults ?? [])
+    if (!d.includes('=')) layer = deepMerge(layer, optionLayer(group, d, depth + 1));
+  return deepMerge(layer, nestKeys(opt.topology));
+}
+
 /**
- * The preset as the run composes it: the preset's values plus the defaults AlpaSim fills in
- * (physics_cache_size, and each endpoint's `skip` from the config groups). Overrides are diffed against this.
+ * AlpaSim's composition order around the topology preset: base config, then the defaults list in order
+ * (deploy, driver, driver_source before `topology`; trafficsim, controller, … after it, each with the command's
+ * choice or its default), then the groups the command appends (`+physics=disabled`), in command order.
+ * Returns the topology keys set before and after the preset.
+ */
+export function compositionLayers(experiment: Pick<Experiment, 'fixed_inputs'> | undefined): {
+  before: Topology;
+  after: Topology;
+} {
+  let before: Topology = nestKeys(
+    Object.fromEntries(
+      Object.entries(CONFIG_CATALOG.base_topology).filter(
+        ([k]) => k.startsWith('defines.') || /^runtime\.endpoints\.[a-z]+\.skip$/.test(k),
+      ),
+    ),
+  );
+  let after: Topology = {};
+  let seenTopology = false;
+  const listed = new Set<string>();
+  for (const entry of CONFIG_CATALOG.base_defaults) {
+    const m = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
+    if (!m) continue;
+    const group = m[1]!;
+    listed.add(group);
+    if (group === 'topology') {
+      seenTopology = true;
+      continue;
+    }
+    const choice = groupChoice(experiment, group) ?? (m[2] === 'null' ? undefined : m[2]);
+    if (!choice) continue;
+    const layer = optionLayer(group, choice);
+    if (seenTopology) after = deepMerge(after, layer);
+    else before = deepMerge(before, layer);
+  }
+  for (const override of experiment?.fixed_inputs.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+  }
+  return { before, after };
+}
+
+/**
+ * The preset as the run composes it (see compositionLayers): the keys earlier layers set, the preset, the keys
+ * later groups set (`+physics=disabled` skips physics even where the preset says `skip: false`), and `skip`
+ * false for every other service the preset has. Overrides are diffed against this.
  */
 export function expandPreset(preset: Topology, experiment?: Pick<Experiment, 'fixed_inputs'>): Topology {
-  const out = clone(preset);
+  const { before, after } = compositionLayers(experiment);
+  const out = deepMerge(deepMerge(before, preset), after);
   out.defines = { physics_cache_size: DEFAULT_PHYSICS_CACHE_SIZE, ...out.defines };
   out.runtime ??= {};
   out.runtime.endpoints ??= {};

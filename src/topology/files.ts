@@ -1,11 +1,18 @@
 // Loading one file of each kind: YAML with positions, then its schema. The value is only returned
 // when both passed, so later stages never see data the schema has not accepted.
-import { FIXED_INPUT_KEYS, REQUIRED_GROUPS, RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
+import {
+  CLI_DRIVEN_PRESET,
+  FIXED_INPUT_KEYS,
+  PRESETS,
+  REQUIRED_GROUPS,
+  RUN_NAME_OVERRIDE,
+} from '../catalog/alpasim.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { ClustersFile } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
+import { overrideProblem } from './overrides.js';
 import { PATTERNS } from './render.js';
 import { type SchemaName, schemaIssues } from './schemas.js';
 import { type LoadedYaml, loadYaml } from './yaml.js';
@@ -102,7 +109,9 @@ export function experimentRuleIssues(
         loaded,
         'preset-unknown',
         ['base_topology'],
-        `base topology preset \`${experiment.base_topology}\` was not found in ${context.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`,
+        experiment.base_topology === CLI_DRIVEN_PRESET
+          ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(', ')})`
+          : `base topology preset \`${experiment.base_topology}\` was not found in ${context.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`,
       ),
     );
   }
@@ -123,7 +132,9 @@ export function experimentRuleIssues(
           `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? 'topo sets to the job name so that job, run and metrics share one name' : 'has its own field in fixed_inputs (or is the base_topology)'}: remove it from overrides${key === RUN_NAME_OVERRIDE ? '' : ' and use the field'}`,
         ),
       );
-    } else if (PATTERNS.topologyKey.test(key)) {
+      return;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
       issues.push(
         issueAt(
           loaded,
@@ -132,7 +143,11 @@ export function experimentRuleIssues(
           `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`,
         ),
       );
+      return;
     }
+    // Exactly what render refuses: unknown keys (with "did you mean"), hydra.*, _target_ and friends.
+    const problem = overrideProblem(override);
+    if (problem) issues.push(issueAt(loaded, problem.rule, path, problem.message, false, problem.severity));
   });
   return issues;
 }

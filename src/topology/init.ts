@@ -3,12 +3,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isSeq, visit } from 'yaml';
-import { FIXED_INPUT_KEYS, RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
+import {
+  CLI_DRIVEN_PRESET,
+  FIXED_INPUT_KEYS,
+  PRESETS,
+  REQUIRED_GROUPS,
+  RUN_NAME_OVERRIDE,
+} from '../catalog/alpasim.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { deepMerge, expandPreset, normalise } from './expand.js';
 import { checkPreset } from './files.js';
+import { overrideProblem } from './overrides.js';
 import { PATTERNS } from './render.js';
 import { type ParsedRunCommand, parseRunCommand, RunCommandError } from './run-command.js';
 import { matchesSchema } from './schemas.js';
@@ -52,6 +59,28 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
   node[path[path.length - 1] as string] = value;
 }
 
+const LOG_DIR_OVERRIDE = 'wizard.log_dir';
+
+/** LOGDIR and DESCRIPTION of the command's environment prefix, checked against the experiment schema's patterns. */
+function submitEnvOf(env: Record<string, string>): NonNullable<Experiment['fixed_inputs']['submit_env']> {
+  const out: NonNullable<Experiment['fixed_inputs']['submit_env']> = {};
+  if (env.LOGDIR !== undefined) {
+    if (!PATTERNS.logDir.test(env.LOGDIR) || env.LOGDIR.split('/').includes('..'))
+      throw new RunCommandError(
+        `LOGDIR=${env.LOGDIR}: use a plain folder path (letters, digits, . _ - /, no ..); submit.sh reads it relative to the submit directory`,
+      );
+    out.LOGDIR = env.LOGDIR;
+  }
+  if (env.DESCRIPTION !== undefined) {
+    if (!PATTERNS.description.test(env.DESCRIPTION))
+      throw new RunCommandError(
+        `DESCRIPTION=${JSON.stringify(env.DESCRIPTION)}: use up to 200 letters, digits, spaces and . , : / @ + = ( ) - _`,
+      );
+    out.DESCRIPTION = env.DESCRIPTION;
+  }
+  return out;
+}
+
 /**
  * The experiment and its baseline candidate from a parsed command and the preset it names.
  * Throws RunCommandError when the command cannot become a valid experiment.
@@ -87,6 +116,20 @@ export function buildExperiment(
   const fixed: Experiment['fixed_inputs'] = { deploy: parsed.deploy, driver: parsed.driver };
   const overrides: string[] = [];
   const topologyPatch: Record<string, unknown> = {};
+  // deploy/topology/driver are checked as fixed inputs and the preset; everything else against AlpaSim's tree.
+  const checked = parsed.overrides
+    .filter(
+      (o) => !(REQUIRED_GROUPS as readonly string[]).includes(o.slice(0, o.indexOf('=')).replace(/^\++/, '')),
+    )
+    .map((o) => ({ o, problem: overrideProblem(o) }));
+  for (const { o, problem } of checked)
+    if (problem?.severity === 'warning') notes.push(`kept ${o}: ${problem.message}`);
+  const problems = checked.filter((x) => x.problem?.severity === 'error');
+  if (problems.length) {
+    throw new RunCommandError(
+      `the command has override${problems.length > 1 ? 's' : ''} AlpaSim's config would refuse (topo passes none of them to sbatch):\n${problems.map((x) => `  ${x.o}: ${x.problem?.message}`).join('\n')}`,
+    );
+  }
   for (const override of parsed.overrides) {
     const eq = override.indexOf('=');
     const key = override.slice(0, eq).replace(/^\++/, '');
@@ -95,6 +138,12 @@ export function buildExperiment(
     if (key === RUN_NAME_OVERRIDE) {
       notes.push(
         `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`,
+      );
+      continue;
+    }
+    if (key === LOG_DIR_OVERRIDE) {
+      notes.push(
+        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`,
       );
       continue;
     }
@@ -112,20 +161,14 @@ export function buildExperiment(
     else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
     else if (key === FIXED_INPUT_KEYS.controlTimestep || key === 'control_timestep_us')
       fixed.control_timestep_us = int('control_timestep_us');
-    else {
-      if (!PATTERNS.override.test(override)) {
-        throw new RunCommandError(
-          `override \`${override}\` contains characters topo does not pass to sbatch (allowed: letters, digits and _ . , : / @ + [ ] -)`,
-        );
-      }
-      overrides.push(override);
-    }
+    else overrides.push(override);
   }
   if (overrides.length) fixed.overrides = overrides;
   const slurm: NonNullable<Experiment['fixed_inputs']['slurm']> = {};
   if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
   if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
   if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
+  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
   if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
   if (Object.keys(slurm).length) fixed.slurm = slurm;
   if (parsed.sbatch.ignored.length) {
@@ -133,8 +176,13 @@ export function buildExperiment(
       `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(' ')}`,
     );
   }
-  if (Object.keys(parsed.env).length) {
-    notes.push(`environment assignments not carried over: ${Object.keys(parsed.env).join(', ')}`);
+  const submitEnv = submitEnvOf(parsed.env);
+  if (Object.keys(submitEnv).length) fixed.submit_env = submitEnv;
+  const dropped = Object.keys(parsed.env).filter((k) => !(k in submitEnv));
+  if (dropped.length) {
+    notes.push(
+      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(', ')}`,
+    );
   }
 
   const experiment: Experiment = {
@@ -225,6 +273,11 @@ export function initExperiment(
   const parsed = parseRunCommand(command);
   const presetsDir = options.presetsDir ?? join(dir, 'presets');
   const presetFile = join(presetsDir, `${parsed.topology}.yaml`);
+  if (parsed.topology === CLI_DRIVEN_PRESET) {
+    throw new RunCommandError(
+      `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(', ')}`,
+    );
+  }
   if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync(presetFile)) {
     throw new RunCommandError(
       `topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`,

@@ -9,10 +9,12 @@ import {
   SERVICES,
   SUBMIT_DEFAULTS,
 } from '../catalog/alpasim.js';
+import { SBATCH_EXPORT_FLAG } from '../slurm/environment.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { hash8, hydraValue, topologyDiff } from './expand.js';
+import { overrideProblem } from './overrides.js';
 
 export interface Submission {
   /** `topo-<experiment_id>-<candidate>-<hash8>`: Slurm job name and `wizard.run_name`. */
@@ -54,8 +56,14 @@ export const PATTERNS = {
   fixedValue: /^[A-Za-z0-9_.-]{1,128}$/,
   override: /^\+{0,2}[A-Za-z_][A-Za-z0-9_.]{0,200}=[A-Za-z0-9_.,:/@+[\]-]{0,500}$/,
   topologyKey: new RegExp(
-    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join('|')})\\.(gpus|replicas_per_container)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join('|')})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`,
+    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join('|')})\\.(gpus|replicas_per_container|environments)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join('|')})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`,
   ),
+  /** One `NAME=value` of services.<svc>.environments (the topology schema's item pattern). */
+  environment:
+    /^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$/,
+  /** submit.sh's LOGDIR (relative to the submit directory, or absolute) and DESCRIPTION. */
+  logDir: /^(\/|[A-Za-z0-9._])[A-Za-z0-9._/-]{0,500}$/,
+  description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/,
 } as const;
 
 function check(value: unknown, pattern: RegExp, what: string): string {
@@ -86,6 +94,14 @@ export function jobName(experimentId: string, candidate: string, expanded: Topol
 
 /** A topology value as Hydra text, accepting only what a topology key can hold. */
 function topologyValue(key: string, value: unknown): string {
+  if (key.endsWith('.environments')) {
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !PATTERNS.environment.test(v)))
+      throw new RenderError(
+        `refusing to render: ${key} ${JSON.stringify(value)} is not a list of NAME=value entries topo passes`,
+      );
+    // Quoted for Hydra: the entries hold `=` and `:`.
+    return `[${value.map((v) => `'${v}'`).join(',')}]`;
+  }
   const ok =
     value === null ||
     typeof value === 'boolean' ||
@@ -122,7 +138,11 @@ export function fixedOverrides(experiment: Experiment): string[] {
     ...Object.values(FIXED_INPUT_KEYS),
   ]);
   for (const override of fi.overrides ?? []) {
-    check(override, PATTERNS.override, 'fixed override');
+    const problem = overrideProblem(override);
+    if (problem?.severity === 'error')
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)}: ${problem.message}`,
+      );
     const key = override.slice(0, override.indexOf('=')).replace(/^\++/, '');
     if (reserved.has(key))
       throw new RenderError(
@@ -143,7 +163,8 @@ export function topologyOverrides(candidate: ResolvedCandidate): string[] {
     const key = check(change.key, PATTERNS.topologyKey, 'topology key');
     if (change.to === undefined)
       throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
-    return check(`${key}=${topologyValue(key, change.to)}`, PATTERNS.override, 'topology override');
+    const text = `${key}=${topologyValue(key, change.to)}`;
+    return key.endsWith('.environments') ? text : check(text, PATTERNS.override, 'topology override');
   });
 }
 
@@ -162,20 +183,29 @@ export function renderSubmission(
   const fi = experiment.fixed_inputs;
   const checkout = check(cluster.alpasim_checkout, PATTERNS.absolutePath, 'alpasim_checkout');
   const script = resolvePath(checkout, cluster.submit_script, 'submit_script');
-  const runDir = resolvePath(checkout, cluster.run_dir ?? 'runs', 'run_dir');
+  // submit.sh copies `<its folder>/runs/slurm_output/<job id>.log` into the run's txt-logs/: the output goes
+  // there (the default run_dir), named by job id only, as its own #SBATCH --output does.
+  const runDir = resolvePath(
+    checkout,
+    cluster.run_dir ?? posix.join(posix.dirname(script), 'runs'),
+    'run_dir',
+  );
   const account = fi.slurm?.account ?? cluster.slurm.account;
   const partition = fi.slurm?.partition ?? cluster.slurm.partition;
   const gpus = checkCount(fi.slurm?.gpus_per_node ?? cluster.gpus_per_node, 'gpus_per_node', 64);
   const time = check(fi.slurm?.time ?? cluster.slurm.time ?? SUBMIT_DEFAULTS.time, PATTERNS.time, 'time');
   const exclusive = cluster.slurm.exclusive ?? SUBMIT_DEFAULTS.exclusive;
 
-  const argv = ['sbatch', '--parsable', `--job-name=${name}`];
+  const argv = ['sbatch', '--parsable', SBATCH_EXPORT_FLAG, `--job-name=${name}`];
   if (account !== undefined) argv.push(`--account=${check(account, PATTERNS.account, 'Slurm account')}`);
   if (partition !== undefined)
     argv.push(`--partition=${check(partition, PATTERNS.partition, 'Slurm partition')}`);
-  argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`, `--gpus-per-node=${gpus}`);
+  argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`);
+  // The command's own GPU request: --gpus=N when it used that form, else --gpus-per-node.
+  if (fi.slurm?.gpus !== undefined) argv.push(`--gpus=${checkCount(fi.slurm.gpus, 'gpus', 64)}`);
+  else argv.push(`--gpus-per-node=${gpus}`);
   if (exclusive) argv.push('--exclusive');
-  argv.push(`--time=${time}`, `--output=${runDir}/slurm_output/${name}_%j.log`);
+  argv.push(`--time=${time}`, `--output=${runDir}/slurm_output/%j.log`);
   argv.push(
     script,
     `deploy=${check(fi.deploy, PATTERNS.groupChoice, 'deploy')}`,
@@ -185,7 +215,22 @@ export function renderSubmission(
     ...topologyOverrides(candidate),
     `${RUN_NAME_OVERRIDE}=${name}`,
   );
-  return { jobName: name, argv, shellLine: shellLine(argv) };
+  return { jobName: name, argv, shellLine: shellLine(argv), env: submitEnv(experiment, name) };
+}
+
+/** submit.sh's variables for this run: LOGDIR (one folder per run beneath the command's) and DESCRIPTION. */
+export function submitEnv(experiment: Experiment, name: string): NonNullable<Submission['env']> {
+  const given = experiment.fixed_inputs.submit_env ?? {};
+  const env: NonNullable<Submission['env']> = {};
+  if (given.LOGDIR !== undefined) {
+    const dir = check(given.LOGDIR, PATTERNS.logDir, 'LOGDIR');
+    if (dir.split('/').includes('..'))
+      throw new RenderError(`refusing to render: LOGDIR ${JSON.stringify(dir)} climbs with ..`);
+    env.LOGDIR = check(posix.join(dir, name), PATTERNS.logDir, 'LOGDIR');
+  }
+  if (given.DESCRIPTION !== undefined)
+    env.DESCRIPTION = check(given.DESCRIPTION, PATTERNS.description, 'DESCRIPTION');
+  return env;
 }
 
 /** POSIX shell quoting, for display only. */

@@ -54,6 +54,11 @@ export interface CandidateRuleInput {
   parentMissing: boolean;
   hash: string;
   earlier: readonly EarlierCandidate[];
+  /**
+   * True when the memory model was fitted from measured runs. Otherwise (clusters.yaml's estimate, numbers
+   * AlpaSim does not publish) a prediction over the limit is a warning marked "unmeasured", never an error.
+   */
+  memoryModelFitted?: boolean;
 }
 
 export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
@@ -212,11 +217,12 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
           ? T('services', svcOnGpu, 'gpus', idx)
           : T('services');
       const limit = row.level === 'error' ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+      const measured = input.memoryModelFitted === true;
       add(
         'gpu-memory',
         at,
-        `GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ''}. ${row.level === 'error' ? 'Above 90% AlpaSim runs out of GPU memory (the usual crash)' : 'Above 80% leaves little headroom for peaks'}: move instances to a GPU with headroom, lower replicas or cache sizes`,
-        row.level === 'error' ? 'error' : 'warning',
+        `${measured ? '' : 'unmeasured: '}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ''}. ${row.level === 'error' ? 'Above 90% AlpaSim runs out of GPU memory (the usual crash)' : 'Above 80% leaves little headroom for peaks'}: move instances to a GPU with headroom, lower replicas or cache sizes${measured ? '' : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
+        row.level === 'error' && measured ? 'error' : 'warning',
       );
     }
   }

@@ -12,6 +12,8 @@ export interface SbatchSettings {
   partition?: string;
   time?: string;
   gpusPerNode?: number;
+  /** `--gpus=N` (GPUs of the job; one node). */
+  gpus?: number;
   nodes?: number;
   exclusive?: boolean;
   /** sbatch options that do not map to a setting (e.g. --job-name, --output: topo sets those). */
@@ -19,6 +21,8 @@ export interface SbatchSettings {
 }
 
 export interface ParsedRunCommand {
+  /** The folder of a leading `cd <dir> &&` (AlpaSim's own form: cd src/tools/run-on-slurm && sbatch submit.sh …). */
+  cwd?: string;
   /** `NAME=value` assignments before the command (LOGDIR, DESCRIPTION, …). */
   env: Record<string, string>;
   launcher: 'sbatch' | 'bash' | 'direct';
@@ -160,6 +164,9 @@ function applySbatch(settings: SbatchSettings, name: string, value: string | und
     case 'gpus-per-node':
       settings.gpusPerNode = int(value?.replace(/^[A-Za-z0-9_]+:/, ''), 'gpus-per-node');
       return;
+    case 'gpus':
+      settings.gpus = int(value?.replace(/^[A-Za-z0-9_]+:/, ''), 'gpus');
+      return;
     case 'gres': {
       const m = /^gpu(?::[A-Za-z0-9_]+)?:([0-9]+)$/.exec(value ?? '');
       if (m) settings.gpusPerNode = int(m[1], 'gres gpu count');
@@ -176,7 +183,8 @@ function applySbatch(settings: SbatchSettings, name: string, value: string | und
 
 /** Parses a launch command; throws RunCommandError with a message that says what is wrong. */
 export function parseRunCommand(command: string): ParsedRunCommand {
-  const words = splitWords(command.trim());
+  const { cwd, rest } = leadingCd(command.trim());
+  const words = splitWords(rest);
   if (words.length === 0)
     throw new RunCommandError(
       'the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam',
@@ -238,7 +246,7 @@ export function parseRunCommand(command: string): ParsedRunCommand {
     launcher = 'direct';
   }
   const script = words[i];
-  if (script === undefined || script.includes('=')) {
+  if (script === undefined || script.includes('=') || script.startsWith('+')) {
     throw new RunCommandError(
       'the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=… topology=… driver=…`',
     );
@@ -247,7 +255,7 @@ export function parseRunCommand(command: string): ParsedRunCommand {
   const overrides: string[] = [];
   for (; i < words.length; i++) {
     const w = words[i] as string;
-    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_.]*=/.test(w)) {
+    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w)) {
       throw new RunCommandError(
         `unexpected argument \`${w}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`,
       );
@@ -270,13 +278,37 @@ export function parseRunCommand(command: string): ParsedRunCommand {
     );
   }
   return {
+    ...(cwd !== undefined ? { cwd } : {}),
     env,
     launcher,
     sbatch,
-    submitScript: script,
+    submitScript: cwd !== undefined && !script.startsWith('/') ? joinPath(cwd, script) : script,
     overrides,
     deploy: group('deploy') as string,
     topology: group('topology') as string,
     driver: group('driver') as string,
   };
+}
+
+/**
+ * Splits off a leading `cd <dir> &&` (one plain folder, no other shell syntax): AlpaSim's changelog launches
+ * `cd src/tools/run-on-slurm && sbatch … submit.sh …`. Any other `&&` is refused by splitWords.
+ */
+function leadingCd(command: string): { cwd?: string; rest: string } {
+  const m = /^cd\s+(?:'([^']+)'|"([^"$`\\]+)"|([A-Za-z0-9_./~+-]+))\s*&&\s*(\S[\s\S]*)$/.exec(command);
+  if (!m) return { rest: command };
+  const dir = m[1] ?? m[2] ?? m[3]!;
+  if (dir.startsWith('~'))
+    throw new RunCommandError(`\`cd ${dir}\`: write the folder without ~ (topo does not expand it)`);
+  return { cwd: dir, rest: m[4]! };
+}
+
+function joinPath(dir: string, file: string): string {
+  const parts: string[] = [];
+  for (const seg of `${dir}/${file}`.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..' && parts.length && parts.at(-1) !== '..') parts.pop();
+    else parts.push(seg);
+  }
+  return `${dir.startsWith('/') ? '/' : ''}${parts.join('/')}`;
 }

@@ -98,6 +98,8 @@ export interface CandidateDetails {
   gpuMap: Array<{ gpu: number; services: ServiceName[] }>;
   /** Predicted memory per GPU, when the cluster has a memory model. */
   memory?: GpuMemoryPrediction[];
+  /** True when that model was fitted from the experiment's measured runs (else clusters.yaml's estimate). */
+  memoryModelFitted?: boolean;
   gpuMemoryGiB: number;
   /** Settings that differ from the parent (or from the base preset for a candidate without parent). */
   diff: Change[];
@@ -157,6 +159,8 @@ interface ExperimentContext {
   presetsDir: string;
   presetFound: boolean;
   base?: Topology;
+  /** True when GPU memory is predicted with a model fitted from the experiment's measured runs. */
+  memoryModelFitted?: boolean;
   /** Problems that stop candidate rules (message, rule). */
   blockers: Array<{ rule: string; message: string }>;
   candidates: Map<string, SiblingCandidate>;
@@ -348,7 +352,10 @@ async function buildContext(
     if (recordText !== undefined) {
       try {
         const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === 'fitted') ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+        if (fitted.source === 'fitted') {
+          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+          ctx.memoryModelFitted = true;
+        }
       } catch {
         // An unreadable record is reported by the record action; validation keeps clusters.yaml's model.
       }
@@ -369,6 +376,17 @@ async function buildContext(
     }
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...(ctx.byHash.get(sibling.hash) ?? []), sibling]);
+  }
+  // An override render would refuse (unknown key, hydra.*, reserved, topology) stops every candidate here,
+  // at validation, rather than at render.
+  const overrideErrors = ctx.experiment?.value
+    ? experimentIssues(ctx).filter((i) => i.severity === 'error' && i.rule.startsWith('override-'))
+    : [];
+  if (overrideErrors[0]) {
+    ctx.blockers.push({
+      rule: 'experiment-invalid',
+      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`,
+    });
   }
   return ctx;
 }
@@ -472,6 +490,7 @@ async function validateCandidate(
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
       earlier,
+      memoryModelFitted: ctx.memoryModelFitted === true,
     }),
   );
 
@@ -494,7 +513,10 @@ async function validateCandidate(
     binding: summary.binding,
     gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
     ...(cluster.memory_model
-      ? { memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib) }
+      ? {
+          memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+          memoryModelFitted: ctx.memoryModelFitted === true,
+        }
       : {}),
     gpuMemoryGiB: cluster.gpu_memory_gib,
     diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
@@ -514,8 +536,30 @@ function safeJobName(experimentId: string, name: string, expanded: Topology): st
 }
 
 /** The `--json` shape: `{"files":[{"path","errors":[{rule,severity,line,column,keyPath,message}],"warnings":[…]}]}`. */
+/** What `topo validate --json` prints per candidate: the numbers the validate summary shows. */
+export interface JsonCandidateSummary {
+  job_name: string;
+  capacity: Partial<Record<ServiceName, number>>;
+  in_flight: number;
+  binding: ServiceName[];
+  /** Predicted GiB per GPU (absent without a memory model); `measured` false while the model is an estimate. */
+  gpu_memory?: Array<{
+    gpu: number;
+    predicted_gib: number;
+    capacity_gib: number;
+    fraction: number;
+    level: string;
+  }>;
+  gpu_memory_measured?: boolean;
+}
+
 export function toJsonReport(report: ValidationReport): {
-  files: Array<{ path: string; errors: JsonIssue[]; warnings: JsonIssue[] }>;
+  files: Array<{
+    path: string;
+    errors: JsonIssue[];
+    warnings: JsonIssue[];
+    candidate?: JsonCandidateSummary;
+  }>;
 } {
   const strip = (i: Issue): JsonIssue => ({
     rule: i.rule,
@@ -525,11 +569,31 @@ export function toJsonReport(report: ValidationReport): {
     keyPath: i.keyPath,
     message: i.message,
   });
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const candidate = (c: CandidateDetails): JsonCandidateSummary => ({
+    job_name: c.jobName,
+    capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
+    in_flight: c.inFlight,
+    binding: c.binding,
+    ...(c.memory
+      ? {
+          gpu_memory: c.memory.map((m) => ({
+            gpu: m.gpu,
+            predicted_gib: round(m.totalGiB),
+            capacity_gib: m.capacityGiB,
+            fraction: round(m.fraction),
+            level: m.level,
+          })),
+          gpu_memory_measured: c.memoryModelFitted === true,
+        }
+      : {}),
+  });
   return {
     files: report.files.map((f) => ({
       path: f.path,
       errors: f.errors.map(strip),
       warnings: f.warnings.map(strip),
+      ...(f.candidate ? { candidate: candidate(f.candidate) } : {}),
     })),
   };
 }
@@ -645,7 +709,7 @@ export function validationSummary(report: ValidationReport): string {
     lines.push('');
     const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
     lines.push(
-      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? '' : '; no memory model for this cluster'})`,
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? (c.memoryModelFitted ? '; model fitted from measured runs' : "; unmeasured: clusters.yaml's estimate") : '; no memory model for this cluster'})`,
       '',
     );
     lines.push('| GPU | services | predicted GiB | share |', '|---:|---|---:|---:|');

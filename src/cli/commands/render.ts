@@ -1,4 +1,5 @@
 import { formatIssue } from '../../topology/issues.js';
+import { shellQuote } from '../../topology/render.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
 import { parseArgs } from '../args.js';
 import { type Command, UsageError } from '../command.js';
@@ -24,7 +25,13 @@ export const renderCommand: Command = {
       return 1;
     }
     if (parsed.flags.has('json')) io.stdout(`${JSON.stringify(submission.argv)}\n`);
-    else io.stdout(`# job ${submission.jobName}\n${submission.shellLine}\n`);
+    else {
+      // submit.sh's variables travel in the job's environment (Submission.env), not in the argv.
+      const env = Object.entries(submission.env ?? {}).map(([k, v]) => shellQuote(`${k}=${v}`));
+      io.stdout(
+        `# job ${submission.jobName}\n${env.length ? `# environment: ${env.join(' ')}\n` : ''}${submission.shellLine}\n`,
+      );
+    }
     return 0;
   },
 };

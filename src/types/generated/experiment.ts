@@ -61,15 +61,26 @@ export interface Experiment {
     simulation_duration_s?: number;
     git_commit?: string;
     /**
-     * Other Hydra overrides of the command that stay fixed across candidates.
+     * Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden).
      *
      * @maxItems 200
      */
     overrides?: string[];
+    /**
+     * Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.
+     */
+    submit_env?: {
+      LOGDIR?: string;
+      DESCRIPTION?: string;
+    };
     slurm?: {
       account?: string;
       partition?: string;
       gpus_per_node?: number;
+      /**
+       * sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N.
+       */
+      gpus?: number;
       time?: string;
     };
   };

@@ -65,6 +65,12 @@ export interface Service {
    * Service instances inside each container, each on its own port.
    */
   replicas_per_container?: number;
+  /**
+   * Environment of the service's containers (NAME=value), as in AlpaSim's service config and the topology-knobs example. Names are limited to runtime tuning families (OMP_, MKL_, CUDA_, NCCL_, PYTORCH_, XDG_, HOME, ...); values to plain path and setting characters.
+   *
+   * @maxItems 32
+   */
+  environments?: string[];
 }
 /**
  * This interface was referenced by `Topology`'s JSON-Schema

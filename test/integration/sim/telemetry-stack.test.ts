@@ -89,6 +89,20 @@ describe('start-prometheus-grafana.sh', () => {
       30_000,
     );
     expect(Number(rule[0]!.value[1])).toBe(80);
+    // AlpaSim's per-process CPU rules (issue 14.6) evaluate on the twin's process exporter: the hottest process
+    // of each group, with AlpaSim's groupname label.
+    const hottest = await waitFor(
+      'the max-by-group CPU rule',
+      async () => {
+        const r = await promQuery(
+          url,
+          'alpasim:process_cpu_utilization_percent:max_by_group:rate30s{run_name="topo-stack-test-1"}',
+        );
+        return r.length ? r : undefined;
+      },
+      30_000,
+    );
+    expect(new Set(hottest.map((s) => s.metric.groupname))).toContain('runtime');
     // SIGTERM (what scancel sends) removes the targets file.
     process.kill(twin.pid!, 'SIGTERM');
     await waitFor(

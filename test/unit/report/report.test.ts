@@ -153,7 +153,7 @@ describe('the monitor comment', () => {
     expect(body).toContain('**Bottleneck:** service (renderer), confidence high');
     expect(body).toContain('alpasim:simulation_seconds_per_rollout:avg{run_name=~"topo-x-.*"}');
     expect(body).toContain(
-      '[Open in Grafana](http://127.0.0.1:3003/d/alpasim-runtime/?var-run_name=topo-topology-opt-vam-local-20260101-more-renderers-0123abcd&from=1767261660000&to=now)',
+      '[Open in Grafana](http://127.0.0.1:3003/dashboard/db/alpasim-runtime?var-run_name=topo-topology-opt-vam-local-20260101-more-renderers-0123abcd&from=1767261660000&to=now)',
     );
   });
   it('carries the observation block the record reads back', () => {
@@ -198,7 +198,8 @@ describe('the monitor comment', () => {
   });
   it('grafana link without a range falls back to the last 6 hours', () => {
     expect(grafanaLink('http://g/', 'topo-a-b-0123abcd')).toBe(
-      'http://g/d/alpasim-runtime/?var-run_name=topo-a-b-0123abcd&from=now-6h&to=now',
+      // Issue 14.8: by slug, so it resolves on AlpaSim's provisioned dashboard (no uid) and on ours.
+      'http://g/dashboard/db/alpasim-runtime?var-run_name=topo-a-b-0123abcd&from=now-6h&to=now',
     );
   });
 });

@@ -25,7 +25,7 @@ describe('exposition', () => {
       /alpasim_rpc_duration_seconds_bucket\{service="driver",method="drive",worker_id="3",le="0.01"\}/,
     );
     expect(text).toMatch(
-      /alpasim_rpc_duration_seconds_bucket\{service="sensorsim",method="render_rgb",worker_id="3",le="\+Inf"\}/,
+      /alpasim_rpc_duration_seconds_bucket\{service="sensorsim",method="batch_render_rgb",worker_id="3",le="\+Inf"\}/,
     );
     expect(text).toMatch(/alpasim_rpc_blocking_seconds_bucket\{[^}]*le="0.0001"\}/);
     expect(text).toMatch(/alpasim_rollout_duration_seconds_bucket\{worker_id="3",le="500"\}/);
@@ -51,9 +51,7 @@ describe('exposition', () => {
       expect(dcgm).toMatch(new RegExp(`${n}\\{gpu="7",[^}]*\\} [\\d.]+`));
     }
     const proc = await regs.process.metrics();
-    expect(proc).toMatch(
-      /namedprocess_namegroup_cpu_seconds_total\{groupname="runtime",mode="user"\} [\d.]+/,
-    );
+    expect(proc).toMatch(/namedprocess_namegroup_cpu_seconds_total\{groupname="runtime"\} [\d.]+/);
     expect(proc).toMatch(
       /namedprocess_namegroup_memory_bytes\{groupname="renderer",memtype="resident"\} [\d.e+]+/,
     );

@@ -55,6 +55,23 @@ describe('Hydra overrides', () => {
     expect(withTraffic.topology.runtime?.endpoints?.trafficsim?.skip).toBe(false);
   });
 
+  it('composes +physics=disabled after the preset (issue 14.1), and recognises the daemon preset', () => {
+    const opts = { repoRoot: root, gpusPerNode: 8 };
+    const base = ['deploy=twin-balanced', 'topology=8gpu_64rollouts', 'driver=vavam'];
+    // The preset says physics skip: false; the appended group wins, an explicit key override wins over both.
+    expect(
+      parseOverrides([...base, '+physics=disabled'], opts).topology.runtime?.endpoints?.physics?.skip,
+    ).toBe(true);
+    expect(
+      parseOverrides([...base, '+physics=disabled', 'runtime.endpoints.physics.skip=false'], opts).topology
+        .runtime?.endpoints?.physics?.skip,
+    ).toBe(false);
+    expect(parseOverrides(base, opts).topology.runtime?.endpoints?.physics?.skip).toBe(false);
+    expect(() => parseOverrides(['deploy=twin-balanced', 'topology=daemon', 'driver=vavam'], opts)).toThrow(
+      /CLI-driven daemon preset/,
+    );
+  });
+
   it('accepts skip changes and renderer replicas above one, as AlpaSim does', () => {
     const inv = parseOverrides(
       [

@@ -51,8 +51,20 @@ describe('expand', () => {
     expect(expandPreset(p, withoutTrafficsim).runtime?.endpoints?.trafficsim?.skip).toBe(true);
     expect(expandPreset(p, withCatk).runtime?.endpoints?.trafficsim?.skip).toBe(false);
     expect(expandPreset(p, withCatk).runtime?.endpoints?.renderer?.skip).toBe(false);
-    const physicsOff = { fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['physics=disabled'] } };
-    expect(expandPreset(p, physicsOff).runtime?.endpoints?.physics?.skip).toBe(false); // the preset says false explicitly
+    // Issue 14.1: +physics=disabled comes after the preset in AlpaSim's composition, so it wins over the
+    // preset's explicit `skip: false`.
+    const physicsOff = { fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['+physics=disabled'] } };
+    expect(expandPreset(p, physicsOff).runtime?.endpoints?.physics?.skip).toBe(true);
+    const both = {
+      fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['trafficsim=catk', '+physics=disabled'] },
+    };
+    const composed = expandPreset(p, both);
+    expect(composed.runtime?.endpoints?.physics?.skip).toBe(true);
+    expect(composed.runtime?.endpoints?.trafficsim?.skip).toBe(false);
+    // driver_source=external_dynamic (before topology in the defaults list) skips the driver unless the preset says.
+    const dyn = { fixed_inputs: { deploy: 'd', driver: 'v', overrides: ['driver_source=external_dynamic'] } };
+    expect(expandPreset(await preset('1gpu'), dyn).runtime?.endpoints?.driver?.skip).toBe(true);
+    expect(expandPreset(await preset('2gpu'), dyn).runtime?.endpoints?.driver?.skip).toBe(false);
     expect(expandPreset(await preset('1gpu'), withoutTrafficsim).defines?.physics_cache_size).toBe(16);
   });
 

@@ -1,9 +1,11 @@
 // Golden files: test/fixtures/topology/golden/<name>.json holds {argv, shellLine, jobName}.
 // Regenerate after an intended change with UPDATE_GOLDEN=1 and review the diff.
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileSystemSource } from '../../../src/cli/commands/validate.js';
+import { SBATCH_EXPORT_FLAG } from '../../../src/slurm/environment.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
 import { RenderError, renderSubmission, shellQuote } from '../../../src/topology/render.js';
 import type { Cluster } from '../../../src/types/generated/clusters.js';
@@ -60,7 +62,11 @@ const experiment: Experiment = {
   experiment_id: 'topology-opt-vavam-local-20260101',
   cluster: 'local',
   base_topology: '1gpu',
-  fixed_inputs: { deploy: 'twin-balanced', driver: 'vavam', overrides: ['+cameras_extra=x'] },
+  fixed_inputs: {
+    deploy: 'twin-balanced',
+    driver: 'vavam',
+    overrides: ['+chunking=8frame', 'wizard.description=5Hz test run'],
+  },
 };
 const cluster: Cluster = {
   transport: 'local',
@@ -88,16 +94,19 @@ describe('renderSubmission', () => {
     expect(s.argv).toEqual([
       'sbatch',
       '--parsable',
+      SBATCH_EXPORT_FLAG,
       `--job-name=${s.jobName}`,
       '--nodes=1',
       '--gpus-per-node=8',
       '--time=03:59:00',
-      `--output=/repo/runs/slurm_output/${s.jobName}_%j.log`,
+      // Issue 14.9: submit.sh copies runs/slurm_output/<job id>.log into the run's txt-logs/.
+      '--output=/repo/runs/slurm_output/%j.log',
       '/repo/scripts/alpasim-twin/submit.sh',
       'deploy=twin-balanced',
       'topology=1gpu',
       'driver=vavam',
-      '+cameras_extra=x',
+      '+chunking=8frame',
+      'wizard.description=5Hz test run',
       'services.renderer.gpus=[0,0,1,1]',
       `wizard.run_name=${s.jobName}`,
     ]);
