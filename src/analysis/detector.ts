@@ -19,6 +19,7 @@ import {
   increase,
   littleRate,
   meanInFlight,
+  monotone,
   type RateEstimate,
 } from './estimators.js';
 import { clean, gaps, linearFit, medianStep, round, type Sample, valueAt } from './series.js';
@@ -114,7 +115,7 @@ function prepare(input: DetectorInput, evidence: string[]): Prepared {
   const e = clean(input.elapsed);
   const dropped = f.dropped + n.dropped + e.dropped;
   if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = n.samples;
+  let ns = monotone(n.samples);
   let es = e.samples;
   const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
   if (es.length === 0) {
@@ -136,8 +137,8 @@ function prepare(input: DetectorInput, evidence: string[]): Prepared {
     e: es,
     f: f.samples,
     offset: Number.isFinite(offset) ? offset : 0,
-    sum: clean(input.durationSum).samples,
-    count: clean(input.durationCount).samples,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
     active: clean(input.activeRollouts).samples,
   };
 }
@@ -336,12 +337,15 @@ export function detect(input: DetectorInput): Verdict {
   if (warmupEnd === undefined || tLast - warmupEnd < W) {
     // MSER keeps hesitating on a rate that moves the whole time: test the latter half for a drift
     const half = firstProduction + (tLast - firstProduction) / 2;
-    const trend =
-      tLast - floor >= 6 * W
-        ? driftOf(completionRate(p.n, Math.max(half, floor), tLast, W, null)?.perBatch ?? [])
-        : undefined;
+    const trendOf = (from: number) =>
+      tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : undefined;
+    const trend = trendOf(Math.max(half, floor));
     const drift = significantDrift(trend, s);
-    if (drift !== undefined)
+    const lateDrift = significantDrift(
+      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
+      s,
+    );
+    if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
       return {
         ...base,
         state: 'drifting',
@@ -398,10 +402,12 @@ export function detect(input: DetectorInput): Verdict {
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan: FitPlan = {
     warmupEnd,
-    // durations of rollouts that started after the congestion: finished at least one duration later
-    littleFrom: warmupEnd + Math.min(dHat ?? 0, 3 * W),
+    // durations of rollouts that started after the congestion: those finishing once the completion
+    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
+    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    littleBatch: cycleBlock,
+    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
+    littleBatch: cycle ? cycleBlock : W / 2,
     inFlight,
   };
 
@@ -451,8 +457,16 @@ export function detect(input: DetectorInput): Verdict {
   };
 
   // a steady rate that keeps moving: drifting, with its slope, never stable or cyclic
+  // (a congestion that recovers slowly also moves the rate, but flattens out: the latter half of
+  // the steady data must keep moving the same way, over at least four windows)
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late =
+    tLast - lateFrom >= 4 * W
+      ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast)
+      : undefined;
+  const lateDrift = significantDrift(late?.drift, s);
   const drift = significantDrift(latest.drift, s);
-  if (drift !== undefined)
+  if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
     return {
       ...common,
       state: 'drifting',
@@ -581,7 +595,8 @@ function windowFailure(
   const d = f.drift;
   if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
     return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)})`;
-  if (!prev?.fit) return 'no previous window';
+  // the first window with a fit has nothing to have moved from
+  if (!prev?.fit) return undefined;
   const range = Math.abs(v - prev.fit.proj.value) / v;
   if (!(range <= factor * s.max_relative_range))
     return `projection moved ${round(100 * range, 1)}% in one window`;

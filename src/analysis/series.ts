@@ -174,6 +174,7 @@ export function sumCounters(series: ReadonlyArray<readonly Sample[]>): Sample[] 
     .map((s) => clean(s).samples)
     .filter((s) => s.length)
     .map((s) => {
+      // a drop is a restarted worker: counting resumes from the value before it
       let offset = 0;
       let prev = 0;
       return s.map((p) => {
