@@ -197,7 +197,10 @@ function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit
   const relRate = (rate.se / rate.rate) * (proj.future / proj.total);
   const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
   const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
-  const drift = driftOf(rate.perBatch);
+  // the trend of the most recent half (≥ 4 batches): a congestion's slow recovery is behind it,
+  // a drift is not
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
   return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
 }
 
