@@ -163,14 +163,14 @@ export const analyzeCommand: Command = {
       inFlight,
     });
     const { analysis, telemetry } = result;
-    if (result.ended)
-      io.stderr(
-        `the run has ended: judged as of its last sample, ${new Date(result.atTs * 1000).toISOString()}\n`,
-      );
+    const judgedAt = new Date(result.atTs * 1000).toISOString();
+    // JSON carries it in the document (stdout and stderr may be read together); people get a note
+    if (result.ended && !flags.has('json'))
+      io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}\n`);
     for (const e of telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
     if (flags.has('json')) {
       io.stdout(
-        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries }, null, 2)}\n`,
+        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries, judged_at: judgedAt, ended: result.ended }, null, 2)}\n`,
       );
     } else {
       const [, experimentId = '', candidate = runName] =
