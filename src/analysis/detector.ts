@@ -10,17 +10,19 @@
 import { SUBMIT_DEFAULTS, TIMELINE } from '../catalog/alpasim.js';
 import type { Interval, Verdict } from '../types/generated/metrics.js';
 import {
-  clean,
-  gaps,
-  linearFit,
-  mean,
-  medianStep,
-  round,
-  type Sample,
-  stdev,
-  tQuantile975,
-  valueAt,
-} from './series.js';
+  combineRates,
+  completionRate,
+  type DriftFit,
+  driftOf,
+  harmonicCycle,
+  type InFlight,
+  increase,
+  littleRate,
+  meanInFlight,
+  monotone,
+  type RateEstimate,
+} from './estimators.js';
+import { clean, gaps, linearFit, medianStep, round, type Sample, valueAt } from './series.js';
 
 /** Detector thresholds: the experiment's `stabilisation` block (experiment.schema.json) plus health limits. */
 export interface DetectorSettings {
@@ -79,6 +81,13 @@ export interface DetectorInput {
   runEndMinutes?: number | null;
   /** Rollouts the run will make in all (scenes × rollouts per scene); the run ends when they are done. */
   expectedRollouts?: number | null;
+  /** Cumulative `alpasim_rollout_duration_seconds` _sum and _count over workers (run-seconds). */
+  durationSum?: readonly Sample[];
+  durationCount?: readonly Sample[];
+  /** `alpasim_renderer_active_rollouts` summed over workers (rollouts in flight), when exported. */
+  activeRollouts?: readonly Sample[];
+  /** Rollouts in flight the topology allows (the minimum service capacity), when known. */
+  inFlightCapacity?: number | null;
   settings?: Partial<DetectorSettings>;
 }
 
@@ -92,6 +101,11 @@ interface Prepared {
   n: Sample[]; // cumulative rollouts
   e: Sample[]; // elapsed simulated seconds
   f: Sample[]; // full-run seconds per rollout
+  /** Elapsed seconds at run-minute 0: max over samples of elapsed − 60 t (elapsed steps at completions). */
+  offset: number;
+  sum: Sample[]; // cumulative rollout duration seconds
+  count: Sample[]; // cumulative rollouts timed
+  active: Sample[]; // rollouts in flight
 }
 
 /** Rollouts and elapsed series, derived from one another when a query returned nothing. */
@@ -101,7 +115,7 @@ function prepare(input: DetectorInput, evidence: string[]): Prepared {
   const e = clean(input.elapsed);
   const dropped = f.dropped + n.dropped + e.dropped;
   if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = n.samples;
+  let ns = monotone(n.samples);
   let es = e.samples;
   const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
   if (es.length === 0) {
@@ -115,43 +129,17 @@ function prepare(input: DetectorInput, evidence: string[]): Prepared {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push('completed rollouts derived from elapsed ÷ full-run value');
   }
-  return { n: ns, e: es, f: f.samples };
-}
-
-interface RateFit {
-  /** Rollouts per run-minute. */
-  rate: number;
-  low: number;
-  high: number;
-  blocks: number;
-  /** Relative drift of the rate per hour and its standard error. */
-  slopeRelPerHour: number;
-  slopeSeRelPerHour: number;
-}
-
-/** Steady completion rate over [from, to] by batch means with blocks of `block` minutes. */
-function fitRate(n: readonly Sample[], from: number, to: number, block: number): RateFit | undefined {
-  const k = Math.floor((to - from) / block);
-  if (k < 2) return undefined;
-  const start = to - k * block; // the most recent k whole blocks
-  const rates: number[] = [];
-  const centers: number[] = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * block;
-    rates.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-    centers.push(a + block / 2);
-  }
-  const r = mean(rates);
-  if (!(r > 0)) return undefined;
-  const half = (tQuantile975(k - 1) * stdev(rates)) / Math.sqrt(k);
-  const fit = linearFit(centers, rates);
+  // measured elapsed only: derived elapsed follows the clock by construction
+  const measured = e.samples.filter((x) => x.v > 0);
+  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
   return {
-    rate: r,
-    low: Math.max(r - half, r * 1e-3),
-    high: r + half,
-    blocks: k,
-    slopeRelPerHour: (fit.b * 60) / r,
-    slopeSeRelPerHour: (fit.seB * 60) / r,
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples,
   };
 }
 
@@ -166,7 +154,7 @@ function project(
   t: number,
   r: number,
   input: DetectorInput,
-): { value: number; horizon: Horizon } {
+): { value: number; horizon: Horizon; future: number; total: number } {
   const nNow = valueAt(p.n, t) ?? 0;
   const eNow = valueAt(p.e, t) ?? 0;
   const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
@@ -179,70 +167,86 @@ function project(
     if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
   }
   const dt = Math.max(0, horizon.end - t);
-  return { value: (eNow + 60 * dt) / (nNow + r * dt), horizon };
+  // elapsed is set only when a rollout finishes, so it lags the clock between completions (minutes,
+  // with slow synchronized waves): project from the clock and the elapsed-to-clock offset instead
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
 }
 
-interface CycleFound {
-  period: number;
-  amplitude: number;
+/** One checkpoint: the steady rate fitted up to t and the projection with its 95% interval. */
+interface Fit {
+  rate: RateEstimate;
+  proj: ReturnType<typeof project>;
+  lo: number;
+  hi: number;
+  drift?: DriftFit;
 }
 
-/** A periodic completion rate after the warm-up: autocorrelation peak and the folded profile's amplitude. */
-function findCycle(
+function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit | undefined {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const l =
+    plan.inFlight && p.sum.length && p.count.length
+      ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch)
+      : undefined;
+  const rate = combineRates(c, l);
+  if (!rate) return undefined;
+  const proj = project(p, t, rate.rate, input);
+  // rate error scaled by the share of the final count still to come, plus how far the count wanders
+  // around its straight line (the phase of the waves decides whether one lands before or after the cut)
+  const relRate = (rate.se / rate.rate) * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  // the trend of the most recent half (≥ 4 batches): a congestion's slow recovery is behind it,
+  // a drift is not
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
+  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+}
+
+interface FitPlan {
+  warmupEnd: number;
+  littleFrom: number;
+  countBatch: number;
+  littleBatch: number;
+  inFlight?: InFlight;
+}
+
+/** Standard deviation of the rollout counter around its straight line over [a, b] (rollouts). */
+function countWander(n: readonly Sample[], a: number, b: number): number {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v),
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+
+/** Mean rollout duration (run-minutes) of the rollouts that finished in [a, b], from the histogram. */
+function meanDuration(p: Prepared, a: number, b: number): number | undefined {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : undefined;
+}
+
+/** Rate per step (≥ 10 completions and ≥ minStep long) after `from`, for the cycle test. */
+function rateSteps(
   n: readonly Sample[],
   from: number,
   to: number,
   minStep: number,
-  minAmp: number,
-  minPeriod: number,
-): CycleFound | undefined {
-  // steps long enough to hold ~10 completions, so counting noise is not read as a cycle
-  const overall = ((valueAt(n, to) ?? 0) - (valueAt(n, from) ?? 0)) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return undefined;
+): Array<{ t: number; v: number }> {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
   const step = Math.max(minStep, 10 / overall);
   const m = Math.floor((to - from) / step);
-  if (m < 12) return undefined;
-  const inc: number[] = [];
+  const out: Array<{ t: number; v: number }> = [];
   for (let i = 0; i < m; i++) {
     const a = from + i * step;
-    inc.push(((valueAt(n, a + step) ?? 0) - (valueAt(n, a) ?? 0)) / step);
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
   }
-  const mu = mean(inc);
-  if (!(mu > 0)) return undefined;
-  // remove a linear trend so a drift is not read as a long cycle
-  const xs = inc.map((_, i) => i);
-  const fit = linearFit(xs, inc);
-  const d = inc.map((y, i) => y - fit.a - fit.b * i);
-  const var0 = d.reduce((s, x) => s + x * x, 0);
-  if (var0 <= 0) return undefined;
-  const acf = (lag: number) => {
-    let s = 0;
-    for (let i = 0; i + lag < d.length; i++) s += (d[i] as number) * (d[i + lag] as number);
-    return s / var0;
-  };
-  const maxLag = Math.floor(m / 3); // at least three periods in the data
-  let sawNegative = false;
-  for (let lag = 2; lag <= maxLag; lag++) {
-    const c = acf(lag);
-    if (c < 0) sawNegative = true;
-    if (sawNegative && c > 0.3 && c >= acf(lag - 1) && c >= acf(lag + 1)) {
-      // a fundamental shorter than a window is the completion waves of rollouts that started
-      // together (their harmonics would follow): batches average them out, no throughput cycle
-      if (lag * step < minPeriod) return undefined;
-      // fold over the period for the amplitude
-      const bins = new Array<number>(lag).fill(0);
-      const counts = new Array<number>(lag).fill(0);
-      d.forEach((x, i) => {
-        bins[i % lag] = (bins[i % lag] as number) + x;
-        counts[i % lag] = (counts[i % lag] as number) + 1;
-      });
-      const profile = bins.map((b, i) => b / (counts[i] as number));
-      const amplitude = (Math.max(...profile) - Math.min(...profile)) / 2 / mu;
-      if (amplitude >= minAmp) return { period: lag * step, amplitude };
-      return undefined;
-    }
-  }
-  return undefined;
+  return out;
 }
 
 function interval(value: number, a: number, b: number, digits = 4): Interval {
@@ -334,6 +338,31 @@ export function detect(input: DetectorInput): Verdict {
   for (let j = 1; warmupEnd === undefined && j <= s.consecutive_windows - 1; j++)
     warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
   if (warmupEnd === undefined || tLast - warmupEnd < W) {
+    // MSER keeps hesitating on a rate that moves the whole time: test the latter half for a drift
+    const half = firstProduction + (tLast - firstProduction) / 2;
+    const trendOf = (from: number) =>
+      tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : undefined;
+    const trend = trendOf(Math.max(half, floor));
+    const drift = significantDrift(trend, s);
+    const lateDrift = significantDrift(
+      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
+      s,
+    );
+    if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
+      return {
+        ...base,
+        state: 'drifting',
+        warmup_end_minutes: null,
+        value: null,
+        projected_full_run: null,
+        drift: { slope_relative_per_hour: round(drift, 4) },
+        estimator: 'completions',
+        evidence: [
+          ...evidence,
+          'no settled warm-up: the completion rate keeps moving',
+          driftEvidence(trend as DriftFit),
+        ],
+      };
     const why =
       minutes < s.warmup_floor_minutes
         ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)`
@@ -349,55 +378,106 @@ export function detect(input: DetectorInput): Verdict {
   }
   evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
 
-  // cycles widen the batches so the interval covers whole periods
-  const cycle = findCycle(
-    p.n,
+  // the rollouts in flight: the gauge when exported, else the topology's capacity
+  const activeMean = meanInFlight(p.active, Math.max(warmupEnd, tLast - 2 * W), tLast);
+  const inFlight: InFlight | undefined =
+    activeMean !== undefined && activeMean > 0
+      ? { value: activeMean, source: 'active-rollouts' }
+      : input.inFlightCapacity && input.inFlightCapacity > 0
+        ? { value: input.inFlightCapacity, source: 'capacity' }
+        : undefined;
+  // a rollout's duration: the histogram's recent mean, else in-flight ÷ rate
+  const recentRate =
+    increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat =
+    meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ??
+    (inFlight && recentRate > 0 ? inFlight.value / recentRate : undefined);
+  // a cycle is reported only when significant, and never at the completion waves' period (a
+  // rollout's duration) or its harmonics (D/2, D/3): those are rollouts that started together, not throughput
+  const stepMin = Math.max(W / 5, Number.isFinite(step) ? step : 0);
+  // (without a duration to tell them apart, no cycle is reported)
+  const excluded = (period: number) =>
+    [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * (dHat as number)) - 1) < 0.2);
+  const test =
+    dHat !== undefined ? harmonicCycle(rateSteps(p.n, warmupEnd, tLast, stepMin), W, excluded) : undefined;
+  const cycle = test && test.p < 1e-3 && test.amplitude >= s.min_cycle_amplitude ? test : undefined;
+  // batches: whole cycle periods; for counting also at least one wave (a rollout's duration)
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan: FitPlan = {
     warmupEnd,
-    tLast,
-    Math.max(W / 5, Number.isFinite(step) ? step : 0),
-    s.min_cycle_amplitude,
-    W,
-  );
-  const block = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+    // durations of rollouts that started after the congestion: those finishing once the completion
+    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
+    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
+    littleBatch: cycle ? cycleBlock : W / 2,
+    inFlight,
+  };
 
   // checkpoints at the ends of the most recent windows
-  const checks: Array<{
-    t: number;
-    unsettled?: boolean;
-    fit?: RateFit;
-    proj?: ReturnType<typeof project>;
-    lo?: number;
-    hi?: number;
-  }> = [];
+  const checks: Array<{ t: number; unsettled?: boolean; fit?: Fit }> = [];
   // enough checkpoints for a streak that ended up to `consecutive_windows` windows ago (hysteresis)
   for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
     const t = tLast - j * W;
     // the warm-up must already have been settled at that window's end, not only now
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== undefined;
-    const fit = settled ? fitRate(p.n, warmupEnd, t, block) : undefined;
-    if (!fit) {
-      checks.push({ t, unsettled: !settled });
-      continue;
-    }
-    const proj = project(p, t, fit.rate, input);
-    const hi = project(p, t, fit.low, input).value; // slower rate → higher seconds per rollout
-    const lo = project(p, t, fit.high, input).value;
-    checks.push({ t, fit, proj, lo, hi });
+    const fit = settled ? fitAt(p, input, plan, t) : undefined;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
-  const latest = checks[0];
-  if (!latest?.fit || !latest.proj) {
+  const latest = checks[0]?.fit;
+  if (!latest) {
     return {
       ...base,
       state: 'stabilising',
       warmup_end_minutes: round(warmupEnd - t0, 2),
       value: null,
       projected_full_run: null,
-      evidence: [...evidence, `need ${2 * block} min of steady data, have ${round(tLast - warmupEnd, 1)}`],
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(tLast - warmupEnd, 1)}`,
+      ],
     };
   }
-  const projected = interval(latest.proj.value, latest.lo as number, latest.hi as number);
-  const steadyRate = latest.fit;
-  const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3),
+  );
+  evidence.push(
+    `steady rate ${round(r.rate, 2)} ± ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} × ${round(r.batchMinutes, 1)}-min batches) → ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
+  );
+  const common = {
+    ...base,
+    warmup_end_minutes: round(warmupEnd - t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    estimator: r.method,
+  };
+
+  // a steady rate that keeps moving: drifting, with its slope, never stable or cyclic
+  // (a congestion that recovers slowly also moves the rate, but flattens out: the latter half of
+  // the steady data must keep moving the same way, over at least four windows)
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late =
+    tLast - lateFrom >= 4 * W
+      ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast)
+      : undefined;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
+    return {
+      ...common,
+      state: 'drifting',
+      value: null,
+      cycle: null,
+      drift: { slope_relative_per_hour: round(drift, 4) },
+      evidence: [...evidence, driftEvidence(latest.drift as DriftFit)],
+    };
 
   // window rules, newest first: stop at the first failing window
   const fails = (j: number, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
@@ -423,31 +503,37 @@ export function detect(input: DetectorInput): Verdict {
     }
   }
   evidence.push(
-    `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} × ${round(block, 1)}-min batches → ${steady.value} s/rollout at steady state`,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
     heldFrom
       ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5× the thresholds (${firstFailure})`
       : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ''}`,
   );
-  const cycleOut = cycle
-    ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) }
-    : null;
   if (cycle)
     evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude ±${round(100 * cycle.amplitude, 1)}%`,
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude ±${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`,
     );
   const done = streak >= s.consecutive_windows || heldFrom > 0;
   return {
-    ...base,
+    ...common,
     state: done ? (cycle ? 'cyclic' : 'stable') : 'stabilising',
-    warmup_end_minutes: round(warmupEnd - t0, 2),
     value: done ? projected : null,
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
-    cycle: cycleOut,
+    cycle: cycle
+      ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) }
+      : null,
     evidence,
   };
+}
+
+/** The drift of seconds per rollout per hour (relative) when it is both large and significant. */
+function significantDrift(d: DriftFit | undefined, s: DetectorSettings): number | undefined {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return undefined;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour; // seconds per rollout move against the rate
+  return undefined;
+}
+
+function driftEvidence(d: DriftFit): string {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
 }
 
 /**
@@ -497,22 +583,24 @@ function mserWarmupEnd(
 }
 
 function windowFailure(
-  c: { unsettled?: boolean; fit?: RateFit; proj?: { value: number }; lo?: number; hi?: number } | undefined,
-  prev: { proj?: { value: number } } | undefined,
+  c: { unsettled?: boolean; fit?: Fit } | undefined,
+  prev: { fit?: Fit } | undefined,
   s: DetectorSettings,
   factor = 1,
 ): string | undefined {
   if (c?.unsettled) return 'the warm-up was not settled yet at that window';
-  if (!c?.fit || !c.proj || c.lo === undefined || c.hi === undefined) return 'not enough steady data';
-  const v = c.proj.value;
-  const ci = (c.hi - c.lo) / 2 / v;
+  const f = c?.fit;
+  if (!f) return 'not enough steady data';
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval ±${round(100 * ci, 1)}% > ±${round(100 * s.max_ci_relative, 1)}%`;
-  const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
-  if (drift > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (±${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
-  if (!prev?.proj) return 'no previous window';
-  const range = Math.abs(v - prev.proj.value) / v;
+  const d = f.drift;
+  if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
+    return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)})`;
+  // the first window with a fit has nothing to have moved from
+  if (!prev?.fit) return undefined;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
   if (!(range <= factor * s.max_relative_range))
     return `projection moved ${round(100 * range, 1)}% in one window`;
   return undefined;

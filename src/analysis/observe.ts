@@ -7,7 +7,7 @@ import type { Topology } from '../types/generated/topology.js';
 import { analyseBottleneck } from './bottleneck.js';
 import { type DetectorSettings, defaultRunEndMinutes, detect } from './detector.js';
 import { analyseResources, opportunities } from './resources.js';
-import { type LabeledSeries, mean, median, round, type Sample, toRunMinutes } from './series.js';
+import { type LabeledSeries, mean, median, round, type Sample, sumCounters, toRunMinutes } from './series.js';
 
 /** Series of one run keyed by quantity name (see src/telemetry/queries.ts QUANTITIES). */
 export type RunSeries = Partial<Record<string, LabeledSeries[]>>;
@@ -28,6 +28,8 @@ export interface ObserveInput {
   /** Rollouts the run makes in all: scene_count × rollouts_per_scene. */
   expectedRollouts?: number | null;
   topology?: Topology;
+  /** Rollouts in flight when no topology says it (`topo analyze --in-flight`). */
+  inFlight?: number | null;
   settings?: Partial<DetectorSettings>;
   /** Quantities no query returned for the experiment. */
   missing?: string[];
@@ -64,6 +66,12 @@ export function observeRun(input: ObserveInput): RunAnalysis {
   const completed = mins('rolloutsTotal');
   const failed = mins('rolloutsFailed');
   const elapsed = mins('elapsed');
+  // Little's law inputs: the duration histogram per worker, the in-flight gauge, the capacity
+  const perWorker = (q: string) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, ts0, S));
+  const durationSum = sumCounters(perWorker('rolloutDurationSum'));
+  const durationCount = sumCounters(perWorker('rolloutDurationCount'));
+  const activeRollouts = mins('activeRollouts');
+  const cap = input.topology ? capacitySummary(input.topology) : undefined;
   const up = first(input.series, 'targetsUp')?.points ?? [];
   const lastUp = up.at(-1);
   const targetsUp =
@@ -85,6 +93,10 @@ export function observeRun(input: ObserveInput): RunAnalysis {
     now: input.ended ? undefined : ((input.nowTs - ts0) * S) / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
+    durationSum,
+    durationCount,
+    activeRollouts,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings,
   });
 
@@ -158,7 +170,6 @@ export function observeRun(input: ObserveInput): RunAnalysis {
     hostTotalGb: steadyValues(first(input.series, 'hostMemTotal')),
     processCpu: cpu,
   });
-  const cap = input.topology ? capacitySummary(input.topology) : undefined;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,

@@ -163,3 +163,26 @@ export function minMeanMax(values: readonly number[]): {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
+
+/**
+ * Sums cumulative counters (one series per worker) into one: each is first made monotone (a drop is
+ * a restarted worker: counting resumes from its new value), then the sum is taken at every time any
+ * of them has a sample (interpolated, clamped at the ends), so a worker's scrape gap is not a drop.
+ */
+export function sumCounters(series: ReadonlyArray<readonly Sample[]>): Sample[] {
+  const mono = series
+    .map((s) => clean(s).samples)
+    .filter((s) => s.length)
+    .map((s) => {
+      // a drop is a restarted worker: counting resumes from the value before it
+      let offset = 0;
+      let prev = 0;
+      return s.map((p) => {
+        if (p.v < prev) offset += prev;
+        prev = p.v;
+        return { t: p.t, v: p.v + offset };
+      });
+    });
+  const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
+  return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
+}

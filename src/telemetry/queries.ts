@@ -27,6 +27,10 @@ export const QUANTITIES = [
   // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
   'rpcBlockingP95',
   'processCpuMaxByGroup',
+  // throughput estimators (Little's law): see throughputQueries
+  'rolloutDurationSum',
+  'rolloutDurationCount',
+  'activeRollouts',
 ] as const;
 export type Quantity = (typeof QUANTITIES)[number];
 
@@ -53,6 +57,18 @@ export function experimentSelector(experimentId: string): string {
       `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`,
     );
   return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+
+/**
+ * The selector of any run by its exact `run_name` (runs launched by hand or by AlpaSim's own scripts
+ * too): the value is quoted as a PromQL string, so it can hold any printable character.
+ */
+export function anyRunSelector(runName: string): string {
+  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`,
+    );
+  return `run_name="${runName.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
 /** The selector of one run. */
@@ -178,8 +194,39 @@ export function queryCatalog(
       `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
       `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`,
     ),
+    ...throughputQueries(sel, by),
   };
 }
+
+/** Rollout in flight and duration histogram per worker (Little's law); no recording rule exists for them. */
+function throughputQueries(
+  sel: string,
+  by: string,
+): Record<'rolloutDurationSum' | 'rolloutDurationCount' | 'activeRollouts', QuantityQuery> {
+  const R = RAW_METRICS;
+  // per worker: counters reset independently when a worker restarts; the analysis sums them
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: 'rolloutDurationSum',
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`,
+    },
+    rolloutDurationCount: {
+      quantity: 'rolloutDurationCount',
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`,
+    },
+    activeRollouts: {
+      quantity: 'activeRollouts',
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`,
+    },
+  };
+}
+
+/** AlpaSim's gauge of rollouts in flight (per worker). */
+const ACTIVE_ROLLOUTS = 'alpasim_renderer_active_rollouts';
 
 export interface QueryUsed {
   quantity: Quantity;

@@ -2,14 +2,15 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { observeRun, type RunAnalysis } from '../../analysis/observe.js';
+import type { RunAnalysis } from '../../analysis/observe.js';
 import type { CandidateState } from '../../report/pr-comment.js';
 import { renderMonitorComment } from '../../report/pr-comment.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
-import { type ExperimentTelemetry, fetchTelemetry, runSelector } from '../../telemetry/queries.js';
+import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
+import { analyzeRun, parseAt } from '../../usecases/analyze-run.js';
 import { parseArgs } from '../args.js';
 import { type CliIO, type Command, UsageError } from '../command.js';
 
@@ -101,40 +102,75 @@ export function stateFromVerdict(a: RunAnalysis): CandidateState {
   }
 }
 
+// --- options of `analyze` only (kept apart from the shared telemetry options) ---
+const ANALYZE_OPTIONS = ['at', 'in-flight'] as const;
+
+/** `--at <ISO | epoch>` and `--in-flight N`, checked. */
+export function analyzeOptions(options: Record<string, string>): {
+  atTs: number | null;
+  inFlight: number | null;
+} {
+  let atTs: number | null = null;
+  if (options.at !== undefined) {
+    atTs = parseAt(options.at);
+    if (atTs === null)
+      throw new UsageError(
+        `--at must be an ISO 8601 time (2026-01-01T12:00:00Z) or unix seconds, got ${JSON.stringify(options.at)}`,
+      );
+  }
+  let inFlight: number | null = null;
+  if (options['in-flight'] !== undefined) {
+    inFlight = Number(options['in-flight']);
+    if (!(Number.isInteger(inFlight) && inFlight > 0))
+      throw new UsageError(
+        `--in-flight must be a positive whole number of rollouts, got ${options['in-flight']}`,
+      );
+  }
+  return { atTs, inFlight };
+}
+
 export const analyzeCommand: Command = {
   name: 'analyze',
   summary: 'Analyse one run from Prometheus',
   usage:
-    'topo analyze <run_name> [--json] [--prometheus URL | --cluster NAME [--clusters FILE]] [--time-scale S] [--step SECONDS] [--minutes M]',
+    'topo analyze <run_name> [--json] [--at ISO|EPOCH] [--in-flight N] [--prometheus URL | --cluster NAME [--clusters FILE]] [--time-scale S] [--step SECONDS] [--minutes M]',
   async run(args, io) {
-    const { positional, options, flags } = parseTelemetryArgs(args, ['json'], ['minutes']);
+    const { positional, options, flags } = parseTelemetryArgs(
+      args,
+      ['json'],
+      ['minutes', ...ANALYZE_OPTIONS],
+    );
     const [runName, extra] = positional;
     if (!runName || extra)
-      throw new UsageError('give exactly one run name (topo-<experiment>-<candidate>-<hash8>)');
-    const selector = runSelector(runName);
+      throw new UsageError('give exactly one run name (the run_name label of its metrics)');
     const t = telemetryOptions(options, io);
     const minutes = Number(options.minutes ?? 360);
     if (!(minutes > 0)) throw new UsageError(`--minutes must be positive, got ${options.minutes}`);
-    const end = Math.floor(Date.now() / 1000);
-    const start = end - minutes * 60;
-    const telemetry: ExperimentTelemetry = await fetchTelemetry(
-      t.prometheus,
-      selector,
-      { start: Math.floor(start / t.stepSeconds) * t.stepSeconds, end, stepSeconds: t.stepSeconds },
-      { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds },
-    );
-    const analysis = observeRun({
+    const { atTs, inFlight } = analyzeOptions(options);
+    try {
+      anyRunSelector(runName);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const result = await analyzeRun({
+      prometheus: t.prometheus,
       runName,
-      series: (telemetry.byRun.get(runName) ?? {}) as Parameters<typeof observeRun>[0]['series'],
       timeScale: t.timeScale,
-      nowTs: end,
       stepSeconds: t.stepSeconds,
-      missing: telemetry.missing,
+      nowTs: Date.now() / 1000,
+      atTs,
+      minutes,
+      inFlight,
     });
+    const { analysis, telemetry } = result;
+    const judgedAt = new Date(result.atTs * 1000).toISOString();
+    // JSON carries it in the document (stdout and stderr may be read together); people get a note
+    if (result.ended && !flags.has('json'))
+      io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}\n`);
     for (const e of telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
     if (flags.has('json')) {
       io.stdout(
-        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries }, null, 2)}\n`,
+        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries, judged_at: judgedAt, ended: result.ended }, null, 2)}\n`,
       );
     } else {
       const [, experimentId = '', candidate = runName] =

@@ -198,3 +198,56 @@ describe('detector on twin-generated runs (src/sim engine, simulated to their en
     });
   }
 });
+
+describe('issue 13: honest intervals, significant cycles only, drift', () => {
+  const slowWaves: TraceProfile = {
+    name: 'slow-synchronized',
+    inFlight: 32,
+    steadySeconds: 20, // 10.7-minute rollouts, all started together
+    congestion: 0.5,
+    congestionMinutes: 10,
+    jitter: 0.03,
+    seed: 21,
+  };
+
+  it('synchronized slow waves: never a cycle, never a zero-width interval, and the interval covers the end', () => {
+    const trace = simulateTrace(slowWaves);
+    for (let t = 40; t <= 180; t += 10) {
+      const v = detect(truncate(trace, t));
+      expect(v.state, `at ${t}: ${v.evidence.join(' | ')}`).not.toBe('cyclic');
+      expect(v.cycle ?? null).toBeNull();
+      const p = v.projected_full_run;
+      if (p) expect(p.high - p.low, `zero-width interval at ${t}`).toBeGreaterThan(0);
+    }
+    const late = detect(truncate(trace, 150));
+    expect(late.projected_full_run?.low).toBeLessThanOrEqual(trace.finalFullRun);
+    expect(late.projected_full_run?.high).toBeGreaterThanOrEqual(trace.finalFullRun);
+  });
+
+  it("Little's law decides on synchronized waves, and says so", () => {
+    const v = detect(truncate(simulateTrace(slowWaves), 90));
+    expect(v.estimator).toMatch(/littles-law|combined/);
+    expect(v.evidence.join(' ')).toMatch(/Little's law: \d+ rollouts finished/);
+  });
+
+  it('a steady rate that keeps moving is drifting with its slope, never stable or cyclic', () => {
+    const trace = simulateTrace({ ...base, jitter: 0.1, driftPerHour: 0.4, seed: 3 });
+    const states = [60, 90, 120, 150, 180].map((t) => detect(truncate(trace, t)));
+    for (const v of states) expect(['stable', 'cyclic']).not.toContain(v.state);
+    const last = states.at(-1) as ReturnType<typeof detect>;
+    expect(last.state).toBe('drifting');
+    // rollouts get slower: seconds per rollout grow
+    expect(last.drift?.slope_relative_per_hour).toBeGreaterThan(0.1);
+    expect(last.value ?? null).toBeNull();
+  });
+
+  it('the in-flight gauge, when exported, is what Little’s law uses', () => {
+    const trace = simulateTrace(base);
+    const cut = truncate(trace, 60);
+    const active = cut.completed.map((p) => ({ t: p.t, v: 64 }));
+    const v = detect({ ...cut, inFlightCapacity: null, activeRollouts: active });
+    expect(v.evidence.join(' ')).toMatch(/alpasim_renderer_active_rollouts/);
+    const cap = detect({ ...cut });
+    expect(cap.evidence.join(' ')).toMatch(/capacity of the topology/);
+  });
+});

@@ -1,0 +1,288 @@
+// A family of AlpaSim-like runs broader than the twin's own profiles, with a known truth, written
+// as OpenMetrics for `promtool tsdb create-blocks-from openmetrics` (so a real Prometheus serves
+// them and `topo analyze`'s own code path judges them).
+//
+// A run: `inFlight` rollout slots spread over `workers` runtime workers, all starting at run-minute
+// 0 (the closed loop's synchronized start); each slot runs rollouts back to back. A rollout's
+// duration is the steady one × a congestion that fades linearly to `congestionMinutes` × an
+// optional cycle × an optional drift × log-normal noise (noisier and slower on `noisyWorkers`),
+// all read at the rollout's start. Per worker it exports what AlpaSim does: alpasim_rollouts_total
+// {status}, alpasim_simulation_elapsed_seconds (set only when a rollout finishes),
+// alpasim_renderer_active_rollouts and the alpasim_rollout_duration_seconds histogram (_sum,
+// _count, +Inf bucket). The truth is the full-run value (max elapsed ÷ rollouts) at the run's end.
+import { createWriteStream } from 'node:fs';
+
+export interface Shape {
+  name: string;
+  inFlight: number;
+  workers: number;
+  /** Steady seconds per rollout (so a rollout lasts inFlight × this). */
+  steadySeconds: number;
+  congestion: number;
+  congestionMinutes: number;
+  jitter: number;
+  cycle?: { periodMinutes: number; amplitude: number };
+  /** Relative growth of rollout durations per hour. */
+  driftPerHour?: number;
+  /** Workers (the first n) whose rollouts are 30% slower with 3× the noise. */
+  noisyWorkers?: number;
+  crashAtMinutes?: number;
+  /** Omit the in-flight gauge (older AlpaSim): the analysis falls back to the capacity. */
+  noActiveGauge?: boolean;
+}
+
+export const SHAPES: Shape[] = [
+  {
+    name: 'plain-fast',
+    inFlight: 64,
+    workers: 4,
+    steadySeconds: 3,
+    congestion: 1,
+    congestionMinutes: 12,
+    jitter: 0.15,
+  },
+  {
+    name: 'plain-slow',
+    inFlight: 32,
+    workers: 4,
+    steadySeconds: 20,
+    congestion: 0.5,
+    congestionMinutes: 12,
+    jitter: 0.15,
+  },
+  {
+    name: 'long-congestion',
+    inFlight: 64,
+    workers: 4,
+    steadySeconds: 3.5,
+    congestion: 3,
+    congestionMinutes: 25,
+    jitter: 0.15,
+  },
+  {
+    name: 'sync-waves',
+    inFlight: 64,
+    workers: 4,
+    steadySeconds: 5,
+    congestion: 0.5,
+    congestionMinutes: 10,
+    jitter: 0.02,
+  },
+  {
+    name: 'cyclic',
+    inFlight: 64,
+    workers: 4,
+    steadySeconds: 3,
+    congestion: 1,
+    congestionMinutes: 12,
+    jitter: 0.1,
+    cycle: { periodMinutes: 10, amplitude: 0.2 },
+  },
+  {
+    name: 'drift',
+    inFlight: 64,
+    workers: 4,
+    steadySeconds: 3,
+    congestion: 1,
+    congestionMinutes: 12,
+    jitter: 0.15,
+    driftPerHour: 0.25,
+  },
+  {
+    name: 'noisy-workers',
+    inFlight: 64,
+    workers: 8,
+    steadySeconds: 3,
+    congestion: 1,
+    congestionMinutes: 12,
+    jitter: 0.15,
+    noisyWorkers: 2,
+    noActiveGauge: true,
+  },
+  {
+    name: 'crash',
+    inFlight: 64,
+    workers: 4,
+    steadySeconds: 3,
+    congestion: 1,
+    congestionMinutes: 12,
+    jitter: 0.15,
+    crashAtMinutes: 40,
+  },
+];
+
+export interface RunSpec {
+  shape: Shape;
+  seed: number;
+  /** Multiplies the steady seconds per rollout (a candidate slower or faster than the baseline). */
+  factor: number;
+  runName: string;
+  endMinutes: number;
+  scrapeSeconds: number;
+}
+
+export interface GeneratedRun {
+  spec: RunSpec;
+  /** Full-run value at the run's end; NaN for a crash. */
+  truth: number;
+  /** Full-run value read at 45 run-minutes (the seed's rule). */
+  at45: number;
+  /** Samples written (timestamps). */
+  timestamps: number;
+}
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Completion {
+  t: number;
+  d: number;
+  worker: number;
+  failed: boolean;
+}
+
+function completions(spec: RunSpec): Completion[] {
+  const s = spec.shape;
+  const r = rng(spec.seed * 7919 + Math.round(spec.factor * 1000));
+  const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+  const base = (s.inFlight * s.steadySeconds * spec.factor) / 60;
+  const out: Completion[] = [];
+  for (let slot = 0; slot < s.inFlight; slot++) {
+    const worker = slot % s.workers;
+    const noisy = worker < (s.noisyWorkers ?? 0);
+    let t = 0;
+    while (t < spec.endMinutes) {
+      const cong = s.congestion * Math.max(0, 1 - t / s.congestionMinutes);
+      const cyc = s.cycle ? 1 + s.cycle.amplitude * Math.sin((2 * Math.PI * t) / s.cycle.periodMinutes) : 1;
+      const drift = 1 + ((s.driftPerHour ?? 0) * t) / 60;
+      const noise = Math.exp((noisy ? 3 : 1) * s.jitter * gauss()) * (noisy ? 1.3 : 1);
+      const d = base * (1 + cong) * cyc * drift * noise;
+      t += d;
+      out.push({ t, d, worker, failed: r() < 0.005 });
+    }
+  }
+  return out.sort((a, b) => a.t - b.t);
+}
+
+type Line = string;
+
+/** Writes runs into one OpenMetrics file (families grouped as the format requires). */
+export async function writeFamily(
+  specs: RunSpec[],
+  file: string,
+  startUnix: number,
+  write_ = true,
+): Promise<GeneratedRun[]> {
+  const fam = {
+    rollouts: [] as Line[],
+    elapsed: [] as Line[],
+    active: [] as Line[],
+    hist: [] as Line[],
+  };
+  const out: GeneratedRun[] = [];
+  const perRun0 = specs.map((spec) => sampleRun(spec, startUnix));
+  if (!write_) return perRun0.map((p) => p.run);
+  const out2 = createWriteStream(file);
+  const write = (x: string) =>
+    new Promise<void>((res) => (out2.write(x) ? res() : out2.once('drain', () => res())));
+  // one family at a time across all runs: collect per run, then emit
+  const perRun = perRun0;
+  for (const p of perRun) out.push(p.run);
+  const families: Array<[string, string, keyof (typeof perRun)[number]['lines']]> = [
+    ['alpasim_rollouts', 'counter', 'rollouts'],
+    ['alpasim_simulation_elapsed_seconds', 'gauge', 'elapsed'],
+    ['alpasim_renderer_active_rollouts', 'gauge', 'active'],
+    ['alpasim_rollout_duration_seconds', 'histogram', 'hist'],
+  ];
+  for (const [name, type, key] of families) {
+    await write(`# TYPE ${name} ${type}\n`);
+    for (const p of perRun) for (const block of p.lines[key]) await write(block);
+  }
+  void fam;
+  await write('# EOF\n');
+  await new Promise<void>((res, rej) => out2.end((e?: Error | null) => (e ? rej(e) : res())));
+  return out;
+}
+
+function sampleRun(spec: RunSpec, startUnix: number) {
+  const s = spec.shape;
+  const events = completions(spec);
+  const stop = Math.min(spec.endMinutes, s.crashAtMinutes ?? Number.POSITIVE_INFINITY);
+  const W = s.workers;
+  const slotsPerWorker = Array.from({ length: W }, (_, w) => Math.ceil((s.inFlight - w) / W));
+  const ok = new Array<number>(W).fill(0);
+  const bad = new Array<number>(W).fill(0);
+  const elapsed = new Array<number>(W).fill(0);
+  const dSum = new Array<number>(W).fill(0);
+  const label = (w: number) => `run_uuid="${spec.runName}-uuid",run_name="${spec.runName}",worker_id="${w}"`;
+  // per worker and series: the lines, then joined (a series' samples must be contiguous)
+  const series = {
+    ok: Array.from({ length: W }, () => [] as string[]),
+    bad: Array.from({ length: W }, () => [] as string[]),
+    el: Array.from({ length: W }, () => [] as string[]),
+    act: Array.from({ length: W }, () => [] as string[]),
+    sum: Array.from({ length: W }, () => [] as string[]),
+    cnt: Array.from({ length: W }, () => [] as string[]),
+    inf: Array.from({ length: W }, () => [] as string[]),
+  };
+  let i = 0;
+  let timestamps = 0;
+  let at45 = Number.NaN;
+  let lastN = 0;
+  let lastE = 0;
+  const step = spec.scrapeSeconds / 60;
+  for (let t = 0; t <= stop + 1e-9; t += step) {
+    while (i < events.length && (events[i] as Completion).t <= t) {
+      const e = events[i] as Completion;
+      if (e.failed) bad[e.worker]!++;
+      else ok[e.worker]!++;
+      elapsed[e.worker] = 60 * e.t;
+      dSum[e.worker]! += 60 * e.d;
+      i++;
+    }
+    const ts = (startUnix + t * 60).toFixed(3);
+    for (let w = 0; w < W; w++) {
+      const l = label(w);
+      const n = ok[w]! + bad[w]!;
+      series.ok[w]!.push(`alpasim_rollouts_total{${l},status="completed"} ${ok[w]} ${ts}`);
+      series.bad[w]!.push(`alpasim_rollouts_total{${l},status="failed"} ${bad[w]} ${ts}`);
+      if (elapsed[w]! > 0) series.el[w]!.push(`alpasim_simulation_elapsed_seconds{${l}} ${elapsed[w]} ${ts}`);
+      if (!s.noActiveGauge)
+        series.act[w]!.push(`alpasim_renderer_active_rollouts{${l}} ${slotsPerWorker[w]} ${ts}`);
+      series.inf[w]!.push(`alpasim_rollout_duration_seconds_bucket{${l},le="+Inf"} ${n} ${ts}`);
+      series.sum[w]!.push(`alpasim_rollout_duration_seconds_sum{${l}} ${dSum[w]!.toFixed(3)} ${ts}`);
+      series.cnt[w]!.push(`alpasim_rollout_duration_seconds_count{${l}} ${n} ${ts}`);
+    }
+    lastN = ok.reduce((a, b) => a + b, 0) + bad.reduce((a, b) => a + b, 0);
+    lastE = Math.max(...elapsed);
+    if (Number.isNaN(at45) && t >= 45 - 1e-9 && lastN > 0) at45 = lastE / lastN;
+    timestamps++;
+  }
+  const join = (xs: string[][]) => xs.filter((x) => x.length).map((x) => `${x.join('\n')}\n`);
+  // histogram: per worker the bucket, sum and count lines of one label set belong together
+  const hist: string[] = [];
+  for (let w = 0; w < W; w++) {
+    const lines: string[] = [];
+    for (let k = 0; k < series.inf[w]!.length; k++)
+      lines.push(series.inf[w]![k]!, series.sum[w]![k]!, series.cnt[w]![k]!);
+    hist.push(`${lines.join('\n')}\n`);
+  }
+  const crashed = s.crashAtMinutes !== undefined && s.crashAtMinutes < spec.endMinutes;
+  return {
+    run: { spec, truth: crashed ? Number.NaN : lastE / lastN, at45, timestamps },
+    lines: {
+      rollouts: join(series.ok.map((x, w) => [...x, ...(series.bad[w] as string[])]).map((x) => x)),
+      elapsed: join(series.el),
+      active: join(series.act),
+      hist,
+    },
+  };
+}

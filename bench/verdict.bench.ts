@@ -1,0 +1,434 @@
+// The verdict and decision bench (printed, not asserted; it can fail: it prints the goals missed).
+// A trace family (bench/trace-family.ts: 8 shapes × 4 seeds × a baseline and 5 candidates) and the
+// twin's own traces are backfilled into a REAL Prometheus (promtool tsdb create-blocks-from
+// openmetrics, then a temporary Prometheus on a free port) and judged every 5 run-minutes through
+// analyzeRun — the code path of `topo analyze --at`. Seed 1 is the tuning seed; seeds 2-4 are
+// reported. Run: npm run bench -- verdict   (TOPO_BENCH_QUICK=1: two seeds, fewer candidates)
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decideCandidate } from '../src/analysis/decision.js';
+import { median } from '../src/analysis/series.js';
+import { exportOpenMetrics } from '../src/sim/openmetrics.js';
+import { parseOverrides } from '../src/sim/overrides.js';
+import { loadProfile, repoRoot } from '../src/sim/profile.js';
+import { createPrometheusClient } from '../src/telemetry/prometheus.js';
+import type { Quantity } from '../src/telemetry/queries.js';
+import { capacitySummary } from '../src/topology/capacity.js';
+import type { Decision, Verdict } from '../src/types/generated/metrics.js';
+import type { Topology } from '../src/types/generated/topology.js';
+import { analyzeRun } from '../src/usecases/analyze-run.js';
+import { type GeneratedRun, type RunSpec, SHAPES, writeFamily } from './trace-family.js';
+
+const QUICK = process.env.TOPO_BENCH_QUICK === '1';
+const SEEDS = QUICK ? [1, 2] : [1, 2, 3, 4];
+const TUNE_SEEDS = new Set([1]);
+const FACTORS: Array<{ key: string; factor: number; seedShift: number }> = [
+  { key: 'base', factor: 1, seedShift: 0 },
+  { key: 'x0.90', factor: 0.9, seedShift: 0 },
+  { key: 'x0.95', factor: 0.95, seedShift: 0 },
+  { key: 'x1.00', factor: 1, seedShift: 1000 },
+  { key: 'x1.05', factor: 1.05, seedShift: 0 },
+  { key: 'x1.10', factor: 1.1, seedShift: 0 },
+].slice(0, QUICK ? 3 : 6);
+const END = 234; // run-minutes: 03:59 wall time less 5 minutes of start-up
+const STARTUP = 5;
+const GPUS = 8;
+const SCRAPE = 15;
+const LOOKS = [...Array.from({ length: 23 }, (_, i) => 10 + 5 * i), 150, 180, END];
+const SEED_RULE_MINUTES = 45;
+const QUANTITIES: Quantity[] = [
+  'secondsPerRolloutAvg',
+  'rolloutsTotal',
+  'rolloutsFailed',
+  'elapsed',
+  'rolloutDurationSum',
+  'rolloutDurationCount',
+  'activeRollouts',
+];
+
+interface BenchRun {
+  name: string;
+  group: string; // shape or twin profile
+  seed: number;
+  variant: string;
+  truth: number;
+  at45: number;
+  crashAt?: number;
+  drift: boolean;
+  cyclic: boolean;
+  inFlight?: number;
+  baseline?: string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// TOPO_BENCH_DATA=<dir>: keep the backfilled blocks there and reuse them on the next run (tuning)
+const keep = process.env.TOPO_BENCH_DATA;
+const reuse = !!keep && existsSync(join(keep, 'data'));
+const dir = keep ?? mkdtempSync(join(tmpdir(), 'topo-verdict-bench-'));
+if (keep) mkdirSync(dir, { recursive: true });
+const data = join(dir, 'data');
+const startUnix = reuse
+  ? Number(readFileSync(join(dir, 'start'), 'utf8'))
+  : Math.floor(Date.now() / 1000 / 3600) * 3600 - 6 * 3600;
+if (keep && !reuse) writeFileSync(join(dir, 'start'), String(startUnix));
+const TRACE = process.env.TOPO_BENCH_TRACE;
+let prom: ChildProcess | undefined;
+const t0 = Date.now();
+try {
+  const runs: BenchRun[] = [];
+  // 1. the trace family, one OpenMetrics file per shape
+  for (const shape of SHAPES) {
+    const specs: RunSpec[] = [];
+    for (const seed of SEEDS)
+      for (const f of FACTORS)
+        specs.push({
+          shape,
+          seed: seed + f.seedShift,
+          factor: f.factor,
+          runName: `fam-${shape.name}-s${seed}-${f.key}`,
+          endMinutes: END,
+          scrapeSeconds: SCRAPE,
+        });
+    const file = join(dir, `${shape.name}.om`);
+    const gen: GeneratedRun[] = await writeFamily(specs, file, startUnix, !reuse);
+    if (!reuse) {
+      execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
+        stdio: 'ignore',
+      });
+      rmSync(file);
+    }
+    for (const g of gen) {
+      const [, seed, variant] = /-s(\d+)-(.+)$/.exec(g.spec.runName) as RegExpExecArray;
+      runs.push({
+        name: g.spec.runName,
+        group: shape.name,
+        seed: Number(seed),
+        variant: variant as string,
+        truth: g.truth,
+        at45: g.at45,
+        ...(shape.crashAtMinutes !== undefined ? { crashAt: shape.crashAtMinutes } : {}),
+        drift: !!shape.driftPerHour,
+        cyclic: !!shape.cycle,
+        // without the in-flight gauge, the capacity comes from the topology (`topo analyze --in-flight`)
+        ...(shape.noActiveGauge ? { inFlight: shape.inFlight } : {}),
+        ...(variant !== 'base' ? { baseline: `fam-${shape.name}-s${seed}-base` } : {}),
+      });
+    }
+  }
+  // 2. the twin's traces: the baseline preset and two candidates on one profile, and the cyclic profile
+  const root = process.env.TOPO_REPO_ROOT ?? repoRoot();
+  const twinCases = [
+    { profile: 'twin-balanced', preset: '8gpu_64rollouts', variant: 'base' },
+    { profile: 'twin-balanced', preset: '8gpu_12rollouts', variant: '8gpu_12rollouts' },
+    { profile: 'twin-balanced', preset: '8gpu_no_replicas', variant: '8gpu_no_replicas' },
+    { profile: 'twin-renderer-bound', preset: '8gpu_64rollouts', variant: 'base' },
+    { profile: 'twin-cyclic', preset: '8gpu_64rollouts', variant: 'base' },
+  ];
+  for (const seed of QUICK ? [1] : [1, 2])
+    for (const c of twinCases) {
+      const topology = parseOverrides([`deploy=${c.profile}`, 'driver=twin', `topology=${c.preset}`], {
+        repoRoot: root,
+        gpusPerNode: 64,
+      }).topology as Topology;
+      const runName = `twin-${c.profile}-s${seed}-${c.variant}`;
+      const file = join(dir, `${runName}.om`);
+      if (!reuse) {
+        await exportOpenMetrics(topology, loadProfile(c.profile, root), file, {
+          minutes: END,
+          intervalS: SCRAPE,
+          seed,
+          startUnix,
+          runName,
+          runUuid: `${runName}-uuid`,
+        });
+        execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
+          stdio: 'ignore',
+        });
+        rmSync(file);
+      }
+      runs.push({
+        name: runName,
+        group: c.profile,
+        seed,
+        variant: c.variant,
+        truth: Number.NaN, // read from Prometheus below
+        at45: Number.NaN,
+        drift: false,
+        cyclic: c.profile === 'twin-cyclic',
+        inFlight: capacitySummary(topology).inFlight,
+        ...(c.variant !== 'base' ? { baseline: `twin-${c.profile}-s${seed}-base` } : {}),
+      });
+    }
+  const genSeconds = (Date.now() - t0) / 1000;
+
+  // 3. a real Prometheus on the blocks
+  const port = await freePort();
+  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
+  prom = spawn(
+    'prometheus',
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${data}`,
+      '--storage.tsdb.retention.time=3650d',
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/-/ready`)).ok) break;
+    } catch {}
+    if (i > 300) throw new Error('Prometheus did not become ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const client = createPrometheusClient({ baseUrl: url });
+  // twin truth: the objective at the run's end, from the raw metrics
+  for (const r of runs.filter((x) => x.name.startsWith('twin-'))) {
+    const q = (t: number) =>
+      client
+        .instant(
+          `max(alpasim_simulation_elapsed_seconds{run_name="${r.name}"}) / sum(alpasim_rollouts_total{run_name="${r.name}"})`,
+          startUnix + t * 60,
+        )
+        .then((res) => res.series[0]?.points.at(-1)?.[1] ?? Number.NaN);
+    r.truth = await q(END);
+    r.at45 = await q(SEED_RULE_MINUTES);
+  }
+
+  // 4. judge every run at every look, as `topo analyze --at` would
+  const verdicts = new Map<string, Verdict>();
+  const judge = async (r: BenchRun, minute: number): Promise<Verdict> => {
+    const key = `${r.name}@${minute}`;
+    const cached = verdicts.get(key);
+    if (cached) return cached;
+    const res = await analyzeRun({
+      prometheus: client,
+      runName: r.name,
+      timeScale: 1,
+      stepSeconds: SCRAPE,
+      nowTs: startUnix + minute * 60,
+      atTs: startUnix + minute * 60,
+      minutes: minute + 10,
+      inFlight: r.inFlight ?? null,
+      quantities: QUANTITIES,
+    });
+    verdicts.set(key, res.analysis.observation.verdict);
+    const v = res.analysis.observation.verdict;
+    if (TRACE && r.name.includes(TRACE))
+      console.log(
+        `${r.name} @${minute}: ${v.state} ${JSON.stringify(v.projected_full_run)} truth ${r.truth.toFixed(4)} | ${v.evidence.join(' | ')}`,
+      );
+    return res.analysis.observation.verdict;
+  };
+  interface Row {
+    run: BenchRun;
+    verdictAt: number | null;
+    verdictState: string;
+    error: number | null;
+    covered: boolean | null;
+    falseVerdicts: string[];
+    crashFlaggedAfter: number | null;
+    decision: Decision | null;
+    decidedAt: number | null;
+    rightWay: boolean | null;
+    gpuMinutes: number;
+  }
+  const rows: Row[] = [];
+  const byName = new Map(runs.map((r) => [r.name, r]));
+  let evaluations = 0;
+  const evalRun = async (r: BenchRun): Promise<Row> => {
+    const row: Row = {
+      run: r,
+      verdictAt: null,
+      verdictState: 'none',
+      error: null,
+      covered: null,
+      falseVerdicts: [],
+      crashFlaggedAfter: null,
+      decision: null,
+      decidedAt: null,
+      rightWay: null,
+      gpuMinutes: GPUS * (STARTUP + END),
+    };
+    let previous: Decision | null = null;
+    const base = r.baseline ? byName.get(r.baseline) : undefined;
+    for (const minute of LOOKS) {
+      const v = await judge(r, minute);
+      evaluations++;
+      const crashed = r.crashAt !== undefined && minute > r.crashAt;
+      if (
+        (v.state === 'stable' || v.state === 'cyclic') &&
+        (r.drift || crashed || (v.state === 'cyclic' && !r.cyclic))
+      )
+        row.falseVerdicts.push(`${v.state}@${minute}`);
+      if (crashed && row.crashFlaggedAfter === null && v.state === 'unhealthy')
+        row.crashFlaggedAfter = minute - (r.crashAt as number);
+      if (row.verdictAt === null && ['stable', 'cyclic', 'drifting'].includes(v.state) && !crashed) {
+        row.verdictAt = minute;
+        row.verdictState = v.state;
+        if (v.value && Number.isFinite(r.truth)) {
+          row.error = v.value.value / r.truth - 1;
+          row.covered = v.value.low <= r.truth && r.truth <= v.value.high;
+        }
+      }
+      if (base && !row.decidedAt) {
+        const bv = await judge(base, minute);
+        const d = decideCandidate(v, { name: 'baseline', verdict: bv }, { minImprovement: 0.02, previous });
+        previous = d;
+        if (d.state !== 'measuring') {
+          row.decision = d;
+          row.decidedAt = minute;
+          row.gpuMinutes = GPUS * (STARTUP + minute);
+          const trueChange = r.truth / base.truth - 1;
+          if (Number.isFinite(trueChange))
+            row.rightWay =
+              d.state === 'worse'
+                ? trueChange > 0
+                : d.state === 'better'
+                  ? trueChange < -0.02 + 0.005
+                  : Math.abs(trueChange) < 0.02 + 0.005;
+        }
+      }
+      const settled = row.verdictAt !== null && (!base || row.decidedAt !== null);
+      if (settled && !r.drift && r.crashAt === undefined && minute >= 60) break;
+      if (r.crashAt !== undefined && row.crashFlaggedAfter !== null) break;
+    }
+    return row;
+  };
+  // baselines first (candidates reuse their cached verdicts), a few at a time
+  const order = [...runs.filter((r) => !r.baseline), ...runs.filter((r) => r.baseline)];
+  for (let i = 0; i < order.length; i += 4)
+    rows.push(...(await Promise.all(order.slice(i, i + 4).map(evalRun))));
+  const evalSeconds = (Date.now() - t0) / 1000 - genSeconds;
+
+  // 5. figures
+  const pct = (x: number | null | undefined) =>
+    x == null || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(1)}%`;
+  const med = (xs: number[]) => (xs.length ? median(xs) : Number.NaN);
+  const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
+  const fmt = (x: number) => (Number.isFinite(x) ? String(Math.round(x * 10) / 10) : '—');
+  const report = (label: string, rs: Row[]) => {
+    const groups = [...new Set(rs.map((r) => r.run.group))];
+    console.log(`\n## ${label}\n`);
+    console.log(
+      '| shape | runs | min to verdict (median / worst) | verdicts | min to decision vs baseline (median / worst) | |error| at verdict (median / worst) | 95% CI covers truth | false verdicts | crash flagged after | decided right / decided / ≥5% candidates | GPU-min per decided candidate vs seed rule | seed rule |error| @45 (median / worst) |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    const line = (g: string, xs: Row[]) => {
+      const vt = xs.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
+      const states = [...new Set(xs.map((r) => r.verdictState))].join('/');
+      const dt = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
+      const errs = xs.filter((r) => r.error !== null).map((r) => Math.abs(r.error as number));
+      const cov = xs.filter((r) => r.covered !== null);
+      const fv = xs.flatMap((r) => r.falseVerdicts.map((f) => `${r.run.variant}:${f}`));
+      const crash = xs.filter((r) => r.run.crashAt !== undefined);
+      const flagged = crash.map((r) => r.crashFlaggedAfter).filter((x): x is number => x !== null);
+      const cands = xs.filter((r) => r.run.baseline);
+      const big = cands.filter((r) => {
+        const b = byName.get(r.run.baseline as string) as BenchRun;
+        return Math.abs(r.run.truth / b.truth - 1) >= 0.05;
+      });
+      const decided = cands.filter((r) => r.decidedAt !== null);
+      const right = decided.filter((r) => r.rightWay);
+      const gpu = cands.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decided.length);
+      const seedErr = xs
+        .filter((r) => Number.isFinite(r.run.truth))
+        .map((r) => Math.abs(r.run.at45 / r.run.truth - 1));
+      const bigRight = big.filter((r) => r.rightWay).length;
+      console.log(
+        `| ${g} | ${xs.length} | ${fmt(med(vt))} / ${fmt(worst(vt))} (${vt.length} of ${xs.length}) | ${states} | ${fmt(med(dt))} / ${fmt(worst(dt))} (${dt.length} of ${cands.length}) | ${pct(med(errs))} / ${pct(worst(errs))} | ${cov.filter((r) => r.covered).length} of ${cov.length} | ${fv.length ? fv.slice(0, 4).join(', ') + (fv.length > 4 ? ` (+${fv.length - 4})` : '') : '0'} | ${crash.length ? `${flagged.length ? `${fmt(med(flagged))} / ${fmt(worst(flagged))}` : 'never'} (${flagged.length} of ${crash.length})` : '—'} | ${right.length} / ${decided.length} / ${bigRight} of ${big.length} | ${decided.length ? `${Math.round(gpu)} (${pct(gpu / (GPUS * (STARTUP + SEED_RULE_MINUTES)))})` : '—'} | ${pct(med(seedErr))} / ${pct(worst(seedErr))} |`,
+      );
+    };
+    for (const g of groups)
+      line(
+        g,
+        rs.filter((r) => r.run.group === g),
+      );
+    line('**all**', rs);
+    // goals
+    const plain = rs.filter((r) => !r.run.drift && r.run.crashAt === undefined);
+    const stableT = plain.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
+    const decT = rs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
+    const errs = plain.filter((r) => r.error !== null).map((r) => Math.abs(r.error as number));
+    const cov = plain.filter((r) => r.covered !== null);
+    const falseN = rs.filter(
+      (r) => (r.run.drift || r.run.crashAt !== undefined) && r.falseVerdicts.length,
+    ).length;
+    const crash = rs.filter((r) => r.run.crashAt !== undefined);
+    const crashOk = crash.filter((r) => r.crashFlaggedAfter !== null && r.crashFlaggedAfter <= 10).length;
+    const cands = rs.filter((r) => r.run.baseline && !r.run.drift && r.run.crashAt === undefined);
+    const big = cands.filter(
+      (r) => Math.abs(r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1) >= 0.05,
+    );
+    const bigRight = big.filter((r) => r.rightWay).length;
+    const decided = cands.filter((r) => r.decidedAt !== null);
+    const gpuPer = cands.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decided.length);
+    const goal = (ok: boolean, text: string) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${text}`);
+    console.log('\nGoals (plain = every shape but drift and crash):');
+    goal(
+      med(stableT) <= 30,
+      `median run-minutes to a verdict ${fmt(med(stableT))} (≤ 30), worst ${fmt(worst(stableT))}`,
+    );
+    goal(
+      med(decT) <= 25,
+      `median run-minutes to a decision vs baseline ${fmt(med(decT))} (≤ 25), worst ${fmt(worst(decT))}`,
+    );
+    goal(
+      med(errs) <= 0.02 && worst(errs) <= 0.05,
+      `|error| at the verdict median ${pct(med(errs))} (≤ 2%), worst ${pct(worst(errs))} (≤ 5%)`,
+    );
+    goal(
+      cov.filter((r) => r.covered).length >= 0.9 * cov.length,
+      `95% interval covers the truth in ${cov.filter((r) => r.covered).length} of ${cov.length} (≥ 90%)`,
+    );
+    goal(falseN === 0, `stable/cyclic verdicts on drifting or crashed runs: ${falseN} runs`);
+    goal(crashOk === crash.length, `crashes flagged within 10 minutes: ${crashOk} of ${crash.length}`);
+    goal(
+      bigRight === big.length,
+      `candidates ≥ 5% from the baseline decided the right way: ${bigRight} of ${big.length}`,
+    );
+    goal(
+      gpuPer <= 0.5 * GPUS * (STARTUP + SEED_RULE_MINUTES),
+      `GPU-minutes per decided candidate ${Math.round(gpuPer)} vs the seed's ${GPUS * (STARTUP + SEED_RULE_MINUTES)} (≤ 50%: ${pct(gpuPer / (GPUS * (STARTUP + SEED_RULE_MINUTES)))})`,
+    );
+    const wrong = rs.filter((r) => r.rightWay === false);
+    if (wrong.length)
+      console.log(
+        `wrong decisions: ${wrong.map((r) => `${r.run.name} ${r.decision?.state}@${r.decidedAt} (truth ${pct(r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1)})`).join('; ')}`,
+      );
+  };
+  report(
+    'Tuning seed (1)',
+    rows.filter((r) => TUNE_SEEDS.has(r.run.seed) && r.run.name.startsWith('fam-')),
+  );
+  report(
+    'Reported: trace family, seeds not tuned on',
+    rows.filter((r) => !TUNE_SEEDS.has(r.run.seed) && r.run.name.startsWith('fam-')),
+  );
+  report(
+    "The twin's traces",
+    rows.filter((r) => r.run.name.startsWith('twin-')),
+  );
+  console.log(
+    `\n${runs.length} runs backfilled in ${genSeconds.toFixed(0)} s; ${evaluations} looks (${verdicts.size} analyzeRun calls on Prometheus) in ${evalSeconds.toFixed(0)} s`,
+  );
+} finally {
+  if (prom?.pid) prom.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  if (!keep) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,202 @@
+// Decide, don't only measure: is a candidate better or worse than a reference (the baseline or the
+// current best), or within the experiment's `min_improvement` of it? Pure.
+//
+// The monitor looks every few minutes and would stop a job on the first look that seems to settle
+// it, so a fixed-sample 95% interval would be wrong far more often than 5% of the time. Instead the
+// relative change is read through an always-valid confidence sequence (Robbins' normal mixture):
+// with s the standard error of log(candidate ÷ reference) at this look, the radius is
+//   s · √((1 + 1/I) · ln((1 + I) ÷ α²)),  I = (s₀ ÷ s)²,
+// which covers the true change at every look at once with probability 1 − α, as long as the
+// estimate behaves like a Gaussian random walk in information time (batch means: it does,
+// approximately). s₀ = 3% puts the sequence's tightest point where the decisions usually fall; the
+// radius is then about 3.1 s over the useful range (1.96 s for one look).
+import type { Decision, Interval, Verdict } from '../types/generated/metrics.js';
+import { round } from './series.js';
+
+export const CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 } as const;
+
+/** What the decision reads from a verdict. */
+export type VerdictLike = Pick<Verdict, 'state' | 'projected_full_run' | 'minutes_of_data'> &
+  Partial<Pick<Verdict, 'warmup_end_minutes'>>;
+
+export interface DecideOptions {
+  /** The experiment's `min_improvement` (default 0.02). */
+  minImprovement?: number;
+  /** Error rate of the confidence sequence over all looks (default 0.05). */
+  alpha?: number;
+  /** The decision of the previous pass: a decision once reached is final. */
+  previous?: Decision | null;
+  /** This candidate is the reference itself. */
+  isReference?: boolean;
+}
+
+/** Standard error of log(value) from a 95% interval. */
+function logSe(i: Interval): number {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+
+/** Radius of the always-valid confidence sequence for a Gaussian estimate with standard error s. */
+export function csRadius(s: number, alpha: number = CONFIDENCE_SEQUENCE.alpha): number {
+  if (!(s > 0)) return 0;
+  const I = (CONFIDENCE_SEQUENCE.s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+
+const usable = (v: VerdictLike | null | undefined) =>
+  !!v?.projected_full_run &&
+  v.projected_full_run.value > 0 &&
+  v.projected_full_run.low > 0 &&
+  v.projected_full_run.high >= v.projected_full_run.low &&
+  !['drifting', 'unhealthy', 'no-data', 'warming'].includes(v.state);
+
+/**
+ * One candidate against one reference. `measuring` until the confidence sequence of the relative
+ * change (candidate − reference) ÷ reference of the projected full-run seconds per rollout lies
+ * entirely above 0 (`worse`: slower), entirely below −min_improvement (`better`), or entirely inside
+ * ±min_improvement (`equivalent`), checked in that order.
+ */
+export function decideCandidate(
+  candidate: VerdictLike,
+  reference: { name: string; verdict: VerdictLike } | null,
+  options: DecideOptions = {},
+): Decision {
+  const m = options.minImprovement ?? 0.02;
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, α ${alpha}) on log(candidate ÷ reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? 'none';
+  const base = { against, min_improvement: m, method };
+  if (options.isReference)
+    return { ...base, state: 'reference', evidence: ['this candidate is the reference'] };
+  const prev = options.previous;
+  if (prev && prev.state !== 'measuring' && prev.state !== 'reference' && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate)
+      ? `the candidate (${candidate.state})`
+      : `${against} (${reference.verdict.state})`;
+    return { ...base, state: 'measuring', evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const r = csRadius(s, alpha);
+  const change: Interval = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4),
+  };
+  const lo = Math.exp(d - r) - 1;
+  const hi = Math.exp(d + r) - 1;
+  const state: Decision['state'] =
+    lo > 0 ? 'worse' : hi < -m ? 'better' : lo > -m && hi < m ? 'equivalent' : 'measuring';
+  const pct = (x: number) => `${round(100 * x, 1)}%`;
+  const evidence = [
+    `change vs ${against}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
+  ];
+  const minutes = candidate.minutes_of_data ?? null;
+  if (state === 'measuring') {
+    const eta = expectedMinutes(candidate, d, s, m, alpha);
+    return {
+      ...base,
+      state,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null
+          ? 'the difference is too close to a boundary to forecast when it settles'
+          : `expected to settle near run-minute ${eta}`,
+      ],
+    };
+  }
+  const word =
+    state === 'worse' ? 'slower' : state === 'better' ? `faster by more than ${pct(m)}` : `within ±${pct(m)}`;
+  return {
+    ...base,
+    state,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state}: ${word} than ${against} at every look's confidence`],
+  };
+}
+
+/**
+ * Run-minute at which the sequence is expected to exclude the undecided region, assuming the
+ * standard error shrinks like 1 ÷ √(steady minutes) and the estimate stays where it is.
+ */
+function expectedMinutes(v: VerdictLike, d: number, s: number, m: number, alpha: number): number | null {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m);
+  const up = Math.log(1 + m);
+  // the largest radius that settles it, for each outcome the estimate points to
+  const need = Math.max(
+    d, // worse (when positive)
+    lm - d, // better
+    Math.min(d - lm, up - d), // equivalent
+  );
+  if (!(need > 0)) return null;
+  // find the s whose radius is `need` (the radius grows with s)
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha) > need) hi = mid;
+    else lo = mid;
+  }
+  const target = lo;
+  if (!(target > 0)) return null;
+  const more = steady * ((s / target) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+
+export interface GpuMinutesInput {
+  gpus: number;
+  /** Job minutes so far (start-up included). */
+  minutesRunning: number;
+  /** Job minutes at which the run would have ended: the wall time, or the last rollout if sooner. */
+  runEndMinutes: number;
+  /** The job is (or is being) stopped now. */
+  stopped: boolean;
+}
+
+/** GPU-minutes held so far and, when stopped now, those the rest of the run would have held. */
+export function gpuMinutes(i: GpuMinutesInput): { used: number; saved: number | null } {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  return { used, saved };
+}
+
+/** The decision with its GPU-minutes filled in (pure; for the comment and the record). */
+export function withGpuMinutes(d: Decision, i: GpuMinutesInput): Decision {
+  const g = gpuMinutes(i);
+  return { ...d, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
+}
+
+/**
+ * Should the monitor cancel this candidate's job now? With `stop_when_decided`, when it is `worse`
+ * than any reference (it cannot win), or decided against every reference it is compared with.
+ * A reference itself is never stopped on a decision (others are measured against it).
+ */
+export function shouldStopOnDecision(
+  decisions: readonly Decision[],
+  options: { stopWhenDecided?: boolean } = {},
+): { stop: boolean; reason: string } {
+  if (options.stopWhenDecided === false) return { stop: false, reason: 'stop_when_decided is off' };
+  if (!decisions.length) return { stop: false, reason: 'no decision yet' };
+  if (decisions.some((d) => d.state === 'reference'))
+    return { stop: false, reason: 'a reference keeps running' };
+  const worse = decisions.find((d) => d.state === 'worse');
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== 'measuring'))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(', ')}`,
+    };
+  return { stop: false, reason: 'still measuring' };
+}

@@ -1,0 +1,286 @@
+// Steady-rate estimators for a closed loop of rollouts. Pure: series in, estimates with standard errors out.
+//
+// Two views of the same throughput r (rollouts per run-minute):
+// - completions: the increase of the rollout counter per batch (batch means). Rollouts that started
+//   together finish together, so counts per batch swing with the waves; the batch means' variance
+//   (corrected for autocorrelation) carries that, and a floor for the in-flight rollouts cut at the
+//   ends of the window keeps the interval from ever being zero wide.
+// - Little's law: r = L ÷ W, L the rollouts in flight (the `alpasim_renderer_active_rollouts` gauge
+//   when exported, else the capacity the topology fixes), W the mean duration of the rollouts that
+//   finished in the window (increase of the duration histogram's _sum ÷ _count). A wave changes
+//   how many rollouts finish in a batch, not how long each took, so W is nearly wave-free.
+// They are combined by inverse variance; the standard error of the combination is the
+// perfect-correlation bound (both read the same rollouts), never smaller than the better one.
+import { linearFit, mean, type Sample, stdev, tQuantile975, valueAt } from './series.js';
+
+export type EstimatorName = 'completions' | 'littles-law' | 'combined';
+
+export interface RateEstimate {
+  /** Rollouts per run-minute. */
+  rate: number;
+  /** Standard error, already widened for few batches (Student t → normal scale). */
+  se: number;
+  method: EstimatorName;
+  batches: number;
+  batchMinutes: number;
+  /** Per-batch rates and centres (for the drift test). */
+  perBatch: Array<{ t: number; rate: number }>;
+  notes: string[];
+}
+
+/** Increase of a cumulative counter between two times (made monotone first: see `monotone`). */
+export function increase(s: readonly Sample[], a: number, b: number): number {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+
+/** A counter with its resets (a restarted worker) undone: counting resumes from the value before the drop. */
+export function monotone(s: readonly Sample[]): Sample[] {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
+  });
+}
+
+/** Lag-1 autocorrelation of a sequence (0 for fewer than 4 values). */
+export function lag1(xs: readonly number[]): number {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = (xs[i] as number) - m;
+    den += d * d;
+    if (i > 0) num += d * ((xs[i - 1] as number) - m);
+  }
+  return den > 0 ? num / den : 0;
+}
+
+/** Variance inflation for positively autocorrelated batch means: (1 + ρ) ÷ (1 − ρ), ρ clipped to [0, 0.8]. */
+function inflation(rho: number): number {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+
+/** t-quantile ÷ 1.96: turns a batch-means standard error with k − 1 degrees of freedom into a normal-scale one. */
+function tWiden(batches: number): number {
+  return tQuantile975(batches - 1) / 1.96;
+}
+
+/**
+ * Completion-rate estimator over the most recent whole batches of [from, to].
+ * `inFlight` (when known) sets the floor: the rollouts in progress at both ends of the window.
+ */
+export function completionRate(
+  n: readonly Sample[],
+  from: number,
+  to: number,
+  batch: number,
+  inFlight: number | null,
+): RateEstimate | undefined {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return undefined;
+  const start = to - k * batch;
+  const perBatch: RateEstimate['perBatch'] = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return undefined;
+  const rho = lag1(rates);
+  const vBatch = (stdev(rates) ** 2 / k) * inflation(rho) || 0;
+  // in-flight rollouts cut at the window's two ends, phases independent: L/6 rollouts² of variance
+  const span = k * batch;
+  const L = inFlight ?? Math.max(1, r); // unknown: about one run-minute of completions
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes =
+    rho > 0.2 ? [`completions per batch autocorrelated (ρ₁ ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: 'completions', batches: k, batchMinutes: batch, perBatch, notes };
+}
+
+export interface InFlight {
+  value: number;
+  source: 'active-rollouts' | 'capacity';
+}
+
+/** Time average of the in-flight gauge over [from, to] (samples inside), undefined without samples. */
+export function meanInFlight(active: readonly Sample[], from: number, to: number): number | undefined {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : undefined;
+}
+
+/**
+ * Little's law over the most recent whole batches of [from, to]: r = L ÷ W̄, W̄ the ratio of the
+ * increases of the duration histogram's _sum (seconds) and _count. Its standard error is the ratio
+ * estimator's over batches (autocorrelation-corrected). Durations are run-seconds (simulated seconds
+ * on the twin), so W̄ ÷ 60 is run-minutes whatever the time scale.
+ */
+export function littleRate(
+  sum: readonly Sample[],
+  count: readonly Sample[],
+  inFlight: InFlight,
+  from: number,
+  to: number,
+  batch: number,
+): RateEstimate | undefined {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight.value > 0)) return undefined;
+  const start = to - k * batch;
+  const ds: number[] = [];
+  const dc: number[] = [];
+  const perBatch: RateEstimate['perBatch'] = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    const s = increase(sum, a, a + batch);
+    const c = increase(count, a, a + batch);
+    ds.push(s);
+    dc.push(c);
+    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight.value / (s / c / 60) });
+  }
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return undefined; // too few finished rollouts
+  const W = S / C; // seconds
+  const resid = ds.map((s, j) => s - W * (dc[j] as number));
+  const cBar = C / k;
+  const rho = lag1(resid);
+  const vW = (resid.reduce((a, e) => a + e * e, 0) / (k - 1) / k / cBar ** 2) * inflation(rho);
+  const rate = inFlight.value / (W / 60);
+  // a duration mean is never known better than one rollout in a thousand; the gauge adds its own noise
+  const relSe = Math.sqrt((vW / W ** 2) * tWiden(k) ** 2 + 1e-6 + 1 / C ** 2);
+  const notes = [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === 'capacity' ? 'capacity of the topology' : 'alpasim_renderer_active_rollouts'})`,
+  ];
+  return { rate, se: rate * relSe, method: 'littles-law', batches: k, batchMinutes: batch, perBatch, notes };
+}
+
+/**
+ * Inverse-variance combination. When the two disagree beyond their errors (|z| > 3 and more than
+ * 3% apart) Little's law is dropped: the durations may not cover the whole time a slot is busy, or
+ * fewer rollouts are in flight than the topology allows.
+ */
+export function combineRates(
+  c: RateEstimate | undefined,
+  l: RateEstimate | undefined,
+): RateEstimate | undefined {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`,
+      ],
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se; // correlation 1: an upper bound
+  const method: EstimatorName = wl >= 0.8 ? 'littles-law' : wl <= 0.2 ? 'completions' : 'combined';
+  const main = method === 'completions' ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main.batches,
+    batchMinutes: main.batchMinutes,
+    perBatch: main.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (±${((100 * l.se) / l.rate).toFixed(1)}% vs ±${((100 * c.se) / c.rate).toFixed(1)}% s.e.)`,
+    ],
+  };
+}
+
+export interface DriftFit {
+  /** Relative change of the rate per hour and its standard error. */
+  slopeRelPerHour: number;
+  seRelPerHour: number;
+}
+
+/** Linear trend of per-batch rates, relative to their mean, per hour. */
+export function driftOf(perBatch: RateEstimate['perBatch']): DriftFit | undefined {
+  if (perBatch.length < 3) return undefined;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return undefined;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate),
+  );
+  return { slopeRelPerHour: (fit.b * 60) / r, seRelPerHour: (fit.seB * 60) / r };
+}
+
+export interface CycleTest {
+  period: number;
+  /** Half the peak-to-peak swing of the fitted sinusoid, relative to the mean. */
+  amplitude: number;
+  /** p-value of the best period after the Bonferroni correction over the periods tried. */
+  p: number;
+  periodsTried: number;
+}
+
+/**
+ * Harmonic regression of a rate series y(t) on sin/cos at each trial period from `minPeriod` to a
+ * third of the span; the best period's F test (2 and m − 3 degrees of freedom: P(F > f) =
+ * (1 + 2f/ν)^(−ν/2) exactly) is Bonferroni-corrected over the periods tried. `exclude` says which
+ * periods not to try (the completion waves of rollouts that started together).
+ */
+export function harmonicCycle(
+  y: ReadonlyArray<{ t: number; v: number }>,
+  minPeriod: number,
+  exclude: (period: number) => boolean = () => false,
+): CycleTest | undefined {
+  const m = y.length;
+  if (m < 12) return undefined;
+  const span = (y[m - 1] as { t: number }).t - (y[0] as { t: number }).t;
+  const mu = mean(y.map((p) => p.v));
+  if (!(mu > 0) || !(span > 0)) return undefined;
+  // detrend: a drift is not a long cycle
+  const lf = linearFit(
+    y.map((p) => p.t),
+    y.map((p) => p.v),
+  );
+  const d = y.map((p) => ({ t: p.t, v: p.v - lf.a - lf.b * p.t }));
+  const sst = d.reduce((a, p) => a + p.v * p.v, 0);
+  if (!(sst > 0)) return undefined;
+  const step = span / (m - 1);
+  let best: { period: number; r2: number; amp: number } | undefined;
+  let tried = 0;
+  for (let period = Math.max(minPeriod, 3 * step); period <= span / 3; period *= 1.04) {
+    if (exclude(period)) continue;
+    tried++;
+    const w = (2 * Math.PI) / period;
+    let ss = 0;
+    let cc = 0;
+    let sc = 0;
+    let ys = 0;
+    let yc = 0;
+    for (const p of d) {
+      const s = Math.sin(w * p.t);
+      const c = Math.cos(w * p.t);
+      ss += s * s;
+      cc += c * c;
+      sc += s * c;
+      ys += p.v * s;
+      yc += p.v * c;
+    }
+    const det = ss * cc - sc * sc;
+    if (!(det > 0)) continue;
+    const a = (ys * cc - yc * sc) / det;
+    const b = (yc * ss - ys * sc) / det;
+    const explained = a * ys + b * yc;
+    const r2 = explained / sst;
+    if (!best || r2 > best.r2) best = { period, r2, amp: Math.hypot(a, b) / mu };
+  }
+  if (!best || tried === 0) return undefined;
+  const nu = m - 3;
+  const f = best.r2 / 2 / Math.max(1e-12, (1 - best.r2) / nu);
+  const p = Math.min(1, tried * (1 + (2 * f) / nu) ** (-nu / 2));
+  return { period: best.period, amplitude: best.amp, p, periodsTried: tried };
+}

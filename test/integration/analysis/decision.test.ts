@@ -1,0 +1,142 @@
+// Decide, don't only measure, on the real stack: three twin runs under the local Slurm, scraped by the
+// local Prometheus, each judged every 5 run-minutes through analyzeRun (the path of `topo analyze --at`)
+// and compared with the baseline by decideCandidate. A clearly worse candidate must be decided — and
+// shouldStopOnDecision must say to cancel it — before a clearly better one is `stable`.
+// (The monitor's wiring of these pure functions into reconcile is the lead's; see docs/monitor.md.)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decideCandidate, gpuMinutes, shouldStopOnDecision } from '../../../src/analysis/decision.js';
+import { parseOverrides } from '../../../src/sim/overrides.js';
+import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
+import { capacitySummary } from '../../../src/topology/capacity.js';
+import type { Decision, Verdict } from '../../../src/types/generated/metrics.js';
+import { analyzeRun } from '../../../src/usecases/analyze-run.js';
+import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import { promQuery, waitFor } from '../sim/support.js';
+
+const submitScript = join(repoRoot, 'scripts/alpasim-twin/submit.sh');
+const suffix = `${process.pid.toString(16)}${Date.now().toString(16).slice(-6)}`;
+const RUN_MINUTES = 80;
+const jobs: string[] = [];
+
+function sbatch(cluster: LocalClusterEnv, name: string, overrides: string[]): string {
+  const logDir = join(cluster.runDir, 'slurm_output');
+  mkdirSync(logDir, { recursive: true });
+  const argv = [
+    '--parsable',
+    `--job-name=${name}`,
+    '--nodes=1',
+    '--gpus-per-node=8',
+    '--time=00:10:00',
+    `--output=${join(logDir, `${name}_%j.log`)}`,
+    submitScript,
+    ...overrides,
+    `wizard.run_name=${name}`,
+  ];
+  const id = execFileSync('sbatch', argv, { encoding: 'utf8' }).trim().split(';')[0] as string;
+  jobs.push(id);
+  return id;
+}
+
+describe('sequential decision on twin runs under Slurm', () => {
+  let cluster: LocalClusterEnv;
+  beforeAll(() => {
+    cluster = requireCluster();
+    if (!existsSync(join(repoRoot, 'dist/topo.js')))
+      throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
+  });
+  afterAll(() => {
+    for (const id of jobs) execFileSync('scancel', [id]);
+  });
+
+  it('decides a clearly worse candidate, and says to stop it, before a clearly better one is stable', async () => {
+    // on twin-balanced: 8gpu_12rollouts ≈ 5.8 s/rollout (baseline), 2gpu ≈ 9.9 (worse), 8gpu_64rollouts ≈ 2.4 (better)
+    const presets = { baseline: '8gpu_12rollouts', worse: '2gpu', better: '8gpu_64rollouts' } as const;
+    const runs = Object.entries(presets).map(([role, preset]) => {
+      // 8 rollouts per scene: no run finishes its scenes inside the test's window
+      const overrides = [
+        'deploy=twin-balanced',
+        `topology=${preset}`,
+        'driver=vavam',
+        'runtime.simulation_config.n_rollouts=8',
+      ];
+      const name = `dec-${role}-${suffix}`;
+      const { topology } = parseOverrides(overrides, { repoRoot, gpusPerNode: 8 });
+      sbatch(cluster, name, overrides);
+      return { role, name, inFlight: capacitySummary(topology).inFlight };
+    });
+    const S = cluster.timeScale;
+    // wait until each run has RUN_MINUTES run-minutes of metrics
+    const starts = new Map<string, number>();
+    await waitFor(
+      `${RUN_MINUTES} run-minutes of every run`,
+      async () => {
+        for (const r of runs) {
+          const q = await promQuery(
+            cluster.prometheusUrl,
+            `min_over_time(timestamp(sum(alpasim_rollouts_total{run_name="${r.name}"}))[30m:1s])`,
+          );
+          if (q.length) starts.set(r.name, Number(q[0]?.value[1]));
+        }
+        const now = Date.now() / 1000;
+        return runs.every(
+          (r) => starts.has(r.name) && ((now - (starts.get(r.name) as number)) * S) / 60 > RUN_MINUTES,
+        )
+          ? true
+          : undefined;
+      },
+      240_000,
+      2000,
+    );
+    const prometheus = createPrometheusClient({ baseUrl: cluster.prometheusUrl });
+    const judge = async (name: string, minute: number, inFlight: number): Promise<Verdict> => {
+      const at = (starts.get(name) as number) + (minute * 60) / S;
+      const res = await analyzeRun({
+        prometheus,
+        runName: name,
+        timeScale: S,
+        stepSeconds: 1,
+        nowTs: at,
+        atTs: at,
+        minutes: 30,
+        inFlight,
+      });
+      return res.analysis.observation.verdict;
+    };
+    const [baseline, worse, better] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
+    let decidedAt: number | undefined;
+    let decision: Decision | null = null;
+    let stableAt: number | undefined;
+    for (let m = 10; m <= RUN_MINUTES && (decidedAt === undefined || stableAt === undefined); m += 5) {
+      const bv = await judge(baseline.name, m, baseline.inFlight);
+      if (decidedAt === undefined) {
+        const wv = await judge(worse.name, m, worse.inFlight);
+        decision = decideCandidate(
+          wv,
+          { name: 'baseline', verdict: bv },
+          { minImprovement: 0.02, previous: decision },
+        );
+        if (decision.state !== 'measuring') decidedAt = m;
+      }
+      if (stableAt === undefined && (await judge(better.name, m, better.inFlight)).state === 'stable')
+        stableAt = m;
+    }
+    expect(decision?.state, JSON.stringify(decision)).toBe('worse');
+    expect(decidedAt).toBeDefined();
+    expect(stableAt, 'the better candidate never became stable').toBeDefined();
+    expect(decidedAt as number).toBeLessThan(stableAt as number);
+    expect(decision?.relative_change?.low).toBeGreaterThan(0);
+    expect(shouldStopOnDecision([decision as Decision], { stopWhenDecided: true }).stop).toBe(true);
+    expect(shouldStopOnDecision([decision as Decision], { stopWhenDecided: false }).stop).toBe(false);
+    // stopped at the decision, the rest of the wall time (03:59 less the start-up) is saved
+    const g = gpuMinutes({
+      gpus: 8,
+      minutesRunning: (decidedAt as number) + 5,
+      runEndMinutes: 239,
+      stopped: true,
+    });
+    expect(g.saved).toBeGreaterThan(8 * 150);
+  });
+});

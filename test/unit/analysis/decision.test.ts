@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import {
+  csRadius,
+  decideCandidate,
+  gpuMinutes,
+  shouldStopOnDecision,
+  type VerdictLike,
+  withGpuMinutes,
+} from '../../../src/analysis/decision.js';
+
+/** A verdict whose projected value has a 95% interval of ±`rel` (relative). */
+const v = (
+  value: number,
+  rel: number,
+  minutes = 30,
+  state: VerdictLike['state'] = 'stabilising',
+): VerdictLike => ({
+  state,
+  minutes_of_data: minutes,
+  warmup_end_minutes: 12,
+  projected_full_run: { value, low: value * Math.exp(-rel), high: value * Math.exp(rel) },
+});
+const base = (rel = 0.01) => ({ name: 'baseline', verdict: v(3, rel) });
+
+describe('the confidence sequence', () => {
+  it('is wider than one look’s 1.96 s and grows with s', () => {
+    for (const s of [0.002, 0.01, 0.03, 0.1]) expect(csRadius(s)).toBeGreaterThan(1.96 * s);
+    expect(csRadius(0.02)).toBeLessThan(csRadius(0.04));
+    expect(csRadius(0)).toBe(0);
+  });
+  it('covers a zero difference at every look of a Gaussian random walk in ≥ 95% of runs (repeated looks)', () => {
+    let seed = 3;
+    const gauss = () => {
+      seed = (seed * 16807) % 2147483647;
+      const u = seed / 2147483647;
+      seed = (seed * 16807) % 2147483647;
+      const w = seed / 2147483647;
+      return Math.sqrt(-2 * Math.log(u + 1e-12)) * Math.cos(2 * Math.PI * w);
+    };
+    let everWrong = 0;
+    let naiveWrong = 0;
+    const runs = 400;
+    for (let r = 0; r < runs; r++) {
+      let sum = 0;
+      let wrong = false;
+      let naive = false;
+      for (let n = 1; n <= 60; n++) {
+        sum += 0.05 * gauss(); // each look adds one batch of information
+        const est = sum / n;
+        const s = 0.05 / Math.sqrt(n);
+        if (Math.abs(est) > csRadius(s)) wrong = true;
+        if (Math.abs(est) > 1.96 * s) naive = true;
+      }
+      if (wrong) everWrong++;
+      if (naive) naiveWrong++;
+    }
+    expect(everWrong / runs).toBeLessThan(0.05);
+    expect(naiveWrong / runs).toBeGreaterThan(0.15); // why one look's interval is not enough
+  });
+});
+
+describe('decideCandidate', () => {
+  it('a clearly slower candidate is worse long before its own value is precise', () => {
+    const d = decideCandidate(v(3.6, 0.06), base(), { minImprovement: 0.02 });
+    expect(d.state).toBe('worse');
+    expect(d.relative_change?.low).toBeGreaterThan(0);
+    expect(d.decided_at_minutes).toBe(30);
+    expect(d.against).toBe('baseline');
+  });
+  it('a clearly faster candidate is better (beyond min_improvement)', () => {
+    expect(decideCandidate(v(2.6, 0.02), base(), { minImprovement: 0.02 }).state).toBe('better');
+  });
+  it('faster but not surely by min_improvement: measuring, with a forecast', () => {
+    const d = decideCandidate(v(2.9, 0.02), base(), { minImprovement: 0.02 });
+    expect(d.state).toBe('measuring');
+    expect(d.expected_minutes_to_decision).toBeGreaterThan(30);
+  });
+  it('a precise tie is equivalent within min_improvement', () => {
+    expect(decideCandidate(v(3.01, 0.003), base(0.003), { minImprovement: 0.02 }).state).toBe('equivalent');
+    // the same tie with a 0.5% margin is not settled
+    expect(decideCandidate(v(3.01, 0.003), base(0.003), { minImprovement: 0.005 }).state).toBe('measuring');
+  });
+  it('a decision once reached is final (kept on later looks)', () => {
+    const first = decideCandidate(v(3.6, 0.06), base(), {});
+    const later = decideCandidate(v(3.05, 0.2), base(), { previous: first });
+    expect(later).toEqual(first);
+  });
+  it('no reference, an unusable verdict or a drifting run: measuring, with the reason', () => {
+    expect(decideCandidate(v(3, 0.01), null).state).toBe('measuring');
+    const drifting = decideCandidate(v(3.6, 0.01, 60, 'drifting'), base());
+    expect(drifting.state).toBe('measuring');
+    expect(drifting.evidence.join(' ')).toMatch(/drifting/);
+    expect(decideCandidate({ state: 'warming', projected_full_run: null }, base()).state).toBe('measuring');
+    expect(decideCandidate(v(3, 0.01), base(), { isReference: true }).state).toBe('reference');
+  });
+});
+
+describe('stopping and GPU-minutes', () => {
+  const worse = decideCandidate(v(3.6, 0.06), base(), {});
+  const measuring = decideCandidate(v(3.0, 0.2), base(), {});
+  it('stops a candidate worse than any reference; not while measuring; never a reference; not when off', () => {
+    expect(shouldStopOnDecision([worse, measuring]).stop).toBe(true);
+    expect(shouldStopOnDecision([measuring]).stop).toBe(false);
+    expect(shouldStopOnDecision([]).stop).toBe(false);
+    expect(shouldStopOnDecision([worse], { stopWhenDecided: false }).stop).toBe(false);
+    const ref = decideCandidate(v(3, 0.01), base(), { isReference: true });
+    expect(shouldStopOnDecision([ref, worse]).stop).toBe(false);
+  });
+  it('GPU-minutes used and saved when stopped on the decision', () => {
+    expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: true })).toEqual({
+      used: 240,
+      saved: 1672,
+    });
+    expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: false }).saved).toBeNull();
+    const d = withGpuMinutes(worse, { gpus: 8, minutesRunning: 35, runEndMinutes: 239, stopped: true });
+    expect(d.gpu_minutes_saved).toBe(8 * 204);
+  });
+});
