@@ -104,7 +104,7 @@ describe('topo suggest', () => {
   it('refuses an unknown experiment with a clear message', async () => {
     const repo = createExperimentRepo();
     const { code, stderr } = await topo(['suggest', 'topology-opt-nope-local-20261202'], repo.dir);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('topologies/topology-opt-nope-local-20261202/experiment.yaml not found');
     const usage = await topo(['suggest', EXPERIMENT_ID, '--count', 'x'], repo.dir);
     expect(usage.code).toBe(2);
