@@ -158,7 +158,7 @@ export function renderHelp(name: string, summary: string, help: CommandHelp): st
   lines.push('', 'options:');
   options.forEach((o, i) => {
     const notes = [
-      o.default !== undefined ? `default: ${o.default}` : o.type === 'boolean' ? 'default: off' : '',
+      `default: ${o.default ?? (o.type === 'boolean' ? 'off' : 'none')}`,
       o.env ? `env: ${o.env}` : '',
       o.multiple ? 'repeatable' : '',
     ].filter(Boolean);
