@@ -1,13 +1,14 @@
 // suggest(): from the experiment's evidence to up to max_parallel new candidates, or the advice
 // to stop. Pure: the record adapter and the file/PR writing live in src/usecases/suggest.ts.
-import { GPU_MEMORY_LIMITS, SERVICES } from '../catalog/alpasim.js';
+import { CAPACITY_IMBALANCE_LIMIT, GPU_MEMORY_LIMITS, SERVICES } from '../catalog/alpasim.js';
+import { capacitySummary } from '../topology/capacity.js';
 import { canonicalJson, topologyHash } from '../topology/expand.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
 import { fitMemoryModel, predictConservative } from './memory-model.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
-import { activeServices, clone, gpusOf, replicas } from './topology-ops.js';
+import { activeServices, cacheSize, clone, concurrency, gpusOf, replicas } from './topology-ops.js';
 import type { Proposal, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
 
 export const DEFAULT_PATIENCE_ROUNDS = 2;
@@ -48,6 +49,17 @@ export function proposalProblems(t: Topology, base: Topology, gpusPerNode: numbe
     problems.push('services.renderer.replicas_per_container > 1 (NRE supports one)');
   const workers = t.runtime?.nr_workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
+  // What `topo validate` warns about is not proposed either (capacity-imbalance, cache-size).
+  const summary = capacitySummary(t);
+  if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT && summary.imbalance > capacitySummary(base).imbalance)
+    problems.push(
+      `capacities differ by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`,
+    );
+  for (const svc of ['renderer', 'physics'] as const) {
+    const cache = activeServices(t).includes(svc) ? cacheSize(t, svc) : undefined;
+    if (cache !== undefined && cache < concurrency(t, svc) + 1)
+      problems.push(`${svc} cache ${cache} below n_concurrent_rollouts + 1 (${concurrency(t, svc) + 1})`);
+  }
   return problems;
 }
 
@@ -101,14 +113,24 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
   const rejected: SuggestResult['rejected'] = [];
   if (!parent) {
     const waiting = input.tried.length > 0;
+    // Every run ended in a failure: waiting brings no evidence, and changing a broken topology blindly
+    // is a guess. Stop and say which failure to fix.
+    const failures = input.tried.filter((r) => r.status === 'failed' || r.observation?.failure);
+    const allFailed = waiting && failures.length === input.tried.length;
+    const first = failures[0]?.observation?.failure;
     return {
       proposals: [],
-      stop: {
-        stop: false,
-        reason: waiting
-          ? 'no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict'
-          : 'no candidate yet: run the baseline first',
-      },
+      stop: allFailed
+        ? {
+            stop: true,
+            reason: `every run so far failed (${failures[0]?.name}${first ? `: ${first.kind}: ${first.message}` : ''}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`,
+          }
+        : {
+            stop: false,
+            reason: waiting
+              ? 'no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict'
+              : 'no candidate yet: run the baseline first',
+          },
       memory,
       parent: null,
       rejected,
@@ -122,7 +144,8 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     gpuMemoryGiB: input.cluster.gpuMemoryGiB,
     cpusPerNode: input.cluster.cpusPerNode,
     predict: (t) => predictConservative(t, memory, input.cluster.gpuMemoryGiB),
-    memoryLimit: GPU_MEMORY_LIMITS.error,
+    // The validator warns above this: a proposal stays below it.
+    memoryLimit: GPU_MEMORY_LIMITS.warning,
   };
   const moves = movesFor(clone(parent.topology), evidence, ctx);
 
