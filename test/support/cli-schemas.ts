@@ -11,7 +11,13 @@ const addFormats = ((addFormatsImport as unknown as { default?: unknown }).defau
 ) => void;
 
 export const CLI_SCHEMA_DIR = join(repoRoot, 'schemas/cli');
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false });
+const ajv = new Ajv2020({
+  allErrors: true,
+  strict: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+});
 addFormats(ajv);
 export const cliSchemaNames = readdirSync(CLI_SCHEMA_DIR)
   .filter((f) => f.endsWith('.schema.json'))
