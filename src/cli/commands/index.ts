@@ -8,6 +8,7 @@ import { jobsCommand } from './jobs.js';
 import { renderCommand } from './render.js';
 import { reportCommand } from './report.js';
 import { simCommand } from './sim.js';
+import { siteCommand } from './site.js';
 import { statusCommand } from './status.js';
 import { submitCommand } from './submit.js';
 import { suggestCommand } from './suggest.js';
@@ -24,6 +25,7 @@ export const commands: readonly Command[] = [
   analyzeCommand,
   reportCommand,
   suggestCommand,
+  siteCommand,
   simCommand,
   demoCommand,
 ];
