@@ -56,7 +56,7 @@ beforeAll(async () => {
       metafile: true,
       absWorkingDir: repoRoot,
     });
-    metas.push(result.metafile);
+    if (result.metafile) metas.push(result.metafile);
   }
   inputs = metas.flatMap((m) => Object.keys(m.inputs));
   externals = metas.flatMap((m) =>
