@@ -7,6 +7,7 @@ import { initCommand } from './init.js';
 import { jobsCommand } from './jobs.js';
 import { renderCommand } from './render.js';
 import { reportCommand } from './report.js';
+import { setupCommand } from './setup.js';
 import { simCommand } from './sim.js';
 import { siteCommand } from './site.js';
 import { statusCommand } from './status.js';
@@ -15,6 +16,7 @@ import { suggestCommand } from './suggest.js';
 import { validateCommand } from './validate.js';
 
 export const commands: readonly Command[] = [
+  setupCommand,
   initCommand,
   validateCommand,
   renderCommand,
