@@ -41,7 +41,9 @@ for (const file of vendored()) {
   if (check) {
     if (!existsSync(file.out) || readFileSync(file.out, 'utf8') !== text) {
       stale++;
-      console.error(`stale copy: ${rel} differs from ${relative(root, file.from)}; run \`npm run build\` and commit it`);
+      console.error(
+        `stale copy: ${rel} differs from ${relative(root, file.from)}; run \`npm run build\` and commit it`,
+      );
     }
   } else {
     writeFileSync(file.out, text);

@@ -73,7 +73,9 @@ export function findPackageRoot(from: string = dirname(fileURLToPath(import.meta
 export function mermaidScriptPath(root: string): string {
   const path = join(root, 'dist', 'mermaid.min.js');
   if (!existsSync(path)) {
-    throw new Error(`${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`);
+    throw new Error(
+      `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`,
+    );
   }
   return path;
 }

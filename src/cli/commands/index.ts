@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { analyzeCommand } from './analyze.js';
 import { cancelCommand } from './cancel.js';
 import { demoCommand } from './demo.js';
+import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { jobsCommand } from './jobs.js';
 import { renderCommand } from './render.js';
@@ -17,6 +18,7 @@ import { validateCommand } from './validate.js';
 
 export const commands: readonly Command[] = [
   setupCommand,
+  doctorCommand,
   initCommand,
   validateCommand,
   renderCommand,
