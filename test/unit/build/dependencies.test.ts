@@ -34,7 +34,7 @@ function packageDir(path: string): string {
 }
 
 /** Lowest version a Node engines range admits (">=22.12.0" → 22.12.0, "^20.19.0 || >=22.12.0" → 20.19.0). */
-export function lowestNode(range: string): [number, number] {
+function lowestNode(range: string): [number, number] {
   const lows = range.split('||').map((part) => {
     const m = /(\d+)(?:\.(\d+|x))?/.exec(part.replace(/^[^\d]*/, ''));
     return [Number(m?.[1] ?? 0), Number(m?.[2] === 'x' ? 0 : (m?.[2] ?? 0))] as [number, number];
