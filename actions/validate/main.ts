@@ -8,6 +8,9 @@ import { changedFiles, githubFileSource } from '../../src/github/contents.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
 
 async function main(): Promise<void> {
+  // Presets come with this version (beside the action); presets-dir overrides them.
+  const presetsDir = core.getInput('presets-dir');
+  if (presetsDir) process.env.TOPO_PRESETS_DIR = presetsDir;
   const token = core.getInput('token', { required: true });
   core.setSecret(token);
   const eventPath = process.env.GITHUB_EVENT_PATH;
