@@ -45,9 +45,21 @@ export async function checkSlurm(
     ];
   }
   const checks: Check[] = [];
+  const pathFix =
+    cluster.transport === 'local'
+      ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)`
+      : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
   try {
     for (const command of SLURM_COMMANDS) {
-      const r = await t.run([command, '--version'], { timeoutMs: 20_000 });
+      let r: Awaited<ReturnType<Transport['run']>>;
+      try {
+        r = await t.run([command, '--version'], { timeoutMs: 20_000 });
+      } catch (error) {
+        // A command that is not installed is this check's failure; a broken connection ends them all.
+        if (!/not installed or not on PATH/.test((error as Error).message)) throw error;
+        checks.push(fail(`slurm ${command}`, (error as Error).message, pathFix));
+        continue;
+      }
       if (r.code === 0)
         checks.push(ok(`slurm ${command}`, `${(r.stdout || r.stderr).trim().split('\n')[0]} on ${where}`));
       else
@@ -55,9 +67,7 @@ export async function checkSlurm(
           fail(
             `slurm ${command}`,
             `\`${command} --version\` exited ${r.code} on ${where}: ${(r.stderr || r.stdout).trim().slice(0, 200)}`,
-            cluster.transport === 'local'
-              ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)`
-              : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`,
+            pathFix,
           ),
         );
     }

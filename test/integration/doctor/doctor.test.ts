@@ -1,7 +1,7 @@
 // `topo doctor` against the local cluster (Slurm locally and over SSH with the pinned host key,
 // Prometheus), a Grafana stand-in, and the local GitHub API: a good setup passes, and each
 // misconfiguration fails with its fix.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -137,6 +137,27 @@ describe('topo doctor', () => {
     expect(r.byName('prometheus')?.detail).toContain('cannot reach Prometheus at http://127.0.0.1:9');
     expect(r.byName('grafana')?.status).toBe('fail');
     expect(r.byName('grafana')?.fix).toContain('grafana_url');
+  });
+
+  it("Slurm's commands missing from PATH each fail with the PATH fix", async () => {
+    const dir = await setupRepo();
+    const bin = mkdtempSync(join(tmpdir(), 'topo-doctor-bin-'));
+    symlinkSync('/usr/bin/test', join(bin, 'test'));
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      const r = await doctor(dir, ['--cluster', 'local']);
+      expect(r.code).toBe(1);
+      for (const c of ['sbatch', 'squeue', 'sacct', 'scancel']) {
+        expect(r.byName(`slurm ${c}`)?.status).toBe('fail');
+        expect(r.byName(`slurm ${c}`)?.fix).toContain(
+          "put Slurm's commands on PATH for the runner's account",
+        );
+      }
+      expect(r.byName('submit script')?.status).toBe('ok');
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   it('a workflow without the permissions its job needs fails', async () => {
