@@ -10,7 +10,7 @@ import { type ExperimentTelemetry, fetchTelemetry, runSelector } from '../../tel
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
-import { type OptionSpec, type Parsed, parseOptions, str } from '../args.js';
+import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
 import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
 import { ensurePrometheus } from '../services.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
@@ -177,7 +177,7 @@ export const analyzeCommand: Command = {
       throw new UsageError((error as Error).message);
     }
     const t = telemetryOptions(options, io);
-    const minutes = Number(str(parsed, 'minutes') ?? parsed.values.minutes ?? 360);
+    const minutes = num(parsed, 'minutes') ?? 360;
     await ensurePrometheus(t.prometheus);
     const end = Math.floor(Date.now() / 1000);
     const start = end - minutes * 60;
