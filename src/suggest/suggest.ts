@@ -6,7 +6,7 @@ import { canonicalJson, topologyHash } from '../topology/expand.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
-import { fitMemoryModel, predictConservative } from './memory-model.js';
+import { fitMemoryModel, predictConservative, predictMemory } from './memory-model.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
 import { activeServices, cacheSize, clone, concurrency, gpusOf, replicas } from './topology-ops.js';
 import type { Proposal, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
@@ -104,6 +104,29 @@ export interface SuggestOptions {
   exclude?: ReadonlySet<string>;
 }
 
+/**
+ * What the memory limit is checked on: per GPU, the conservative prediction (envelope and margin,
+ * against the 90% error line) or the plain one scaled so that the 80% line `topo validate` warns at
+ * maps onto 90%, whichever is larger. So a move passes only when both hold; a GPU the parent already
+ * has above 80% may stay where it is but not grow.
+ */
+export function limitView(
+  t: Topology,
+  memory: ReturnType<typeof fitMemoryModel>,
+  gpuMemoryGiB: number,
+  parent: Topology,
+): Proposal['predictedMemory'] {
+  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
+  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
+    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
+    const scaled = ((plain.get(p.gpu) ?? 0) / line) * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
+    const gib = Math.max(p.gib, scaled);
+    return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+
 export function suggest(input: SuggestInput, options: SuggestOptions = {}): SuggestResult {
   const hash = options.hash ?? topologyHash;
   const memory = fitMemoryModel(input.tried, input.cluster.memoryModel);
@@ -143,9 +166,10 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     gpusPerNode: input.cluster.gpusPerNode,
     gpuMemoryGiB: input.cluster.gpuMemoryGiB,
     cpusPerNode: input.cluster.cpusPerNode,
-    predict: (t) => predictConservative(t, memory, input.cluster.gpuMemoryGiB),
-    // The validator warns above this: a proposal stays below it.
-    memoryLimit: GPU_MEMORY_LIMITS.warning,
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
+    // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
+    // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
+    memoryLimit: GPU_MEMORY_LIMITS.error,
   };
   const moves = movesFor(clone(parent.topology), evidence, ctx);
 
@@ -187,12 +211,12 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       rejected.push({ change: move.change, reason: `fails validation: ${problems.join('; ')}` });
       continue;
     }
-    const predicted = ctx.predict(move.topology);
-    const over = predicted.filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const over = ctx.predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
     if (over.length > 0) {
       rejected.push({
         change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% on GPU ${over.map((p) => `${p.gpu} (${p.gib.toFixed(1)} GiB)`).join(', ')}`,
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q) => q.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(', ')}`,
       });
       continue;
     }
