@@ -282,7 +282,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     stop = {
       stop: true,
       reason: memoryBound
-        ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory or was tried already`
+        ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
         : moves.length === 0
           ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})`
           : 'every move the evidence calls for was tried already',
