@@ -12,14 +12,15 @@
 // Reported: candidate runs and GPU-hours until the best is within 2% of the space's best, and how
 // many proposals ran out of GPU memory (suggest must have none).
 //
-// Run: npm run bench -- suggest   (about a minute on one core; BENCH_PROFILE=<name> for one profile,
-// BENCH_DEBUG=1 to print every round's evidence, proposals and refusals).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Run: npm run bench -- suggest   (about a minute on one core; BENCH_PROFILE=<name or file.yaml> for
+// one profile, BENCH_DEBUG=1 to print every round's evidence, proposals and refusals). Besides the
+// shipped profiles it runs bench/profiles/*.yaml (hardware no test needs, e.g. 40 GiB GPUs).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { GPU_MEMORY_LIMITS } from '../src/catalog/alpasim.js';
 import { steadyState } from '../src/sim/model.js';
-import { listProfiles, loadProfile, repoRoot } from '../src/sim/profile.js';
+import { listProfiles, loadProfile, parseProfile, repoRoot } from '../src/sim/profile.js';
 import { retarget } from '../src/suggest/moves.js';
 import { suggest } from '../src/suggest/suggest.js';
 import { activeServices, clone } from '../src/suggest/topology-ops.js';
@@ -154,9 +155,16 @@ function runSuggestLoop(
   const gpus = profile.gpu.count;
   const baseline = measure(base, profile);
   const tried: TriedCandidate[] = [
-    { name: 'baseline', parent: null, topology: base, status: 'accepted', observation: baseline.observation },
+    {
+      name: 'baseline',
+      parent: null,
+      topology: base,
+      status: baseline.oom ? 'failed' : 'accepted',
+      observation: baseline.observation,
+    },
   ];
-  let best = { name: 'baseline', seconds: baseline.seconds! };
+  // A baseline that runs out of memory has no seconds: the best so far is "none" (Infinity).
+  let best = { name: 'baseline', seconds: baseline.seconds ?? Number.POSITIVE_INFINITY };
   const tracker = new Tracker(best.seconds, optimum, gpus);
   const path: string[] = [];
   let stopReason: string | undefined;
@@ -322,6 +330,29 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** The shipped profiles and bench/profiles/*.yaml, or the one BENCH_PROFILE names (a name or a file). */
+function benchProfiles(root: string, only?: string): { name: string; profile: TwinProfile }[] {
+  const fromFile = (file: string) => {
+    const profile = parseProfile(readFileSync(file, 'utf8'), file, root);
+    return { name: profile.name, profile };
+  };
+  if (only?.endsWith('.yaml')) return [fromFile(resolve(only))];
+  const extra = join(root, 'bench/profiles');
+  const all = [
+    ...listProfiles(root).map((name) => ({ name, profile: loadProfile(name, root) })),
+    ...(existsSync(extra)
+      ? readdirSync(extra)
+          .filter((f) => f.endsWith('.yaml'))
+          .sort()
+          .map((f) => fromFile(join(extra, f)))
+      : []),
+  ];
+  const picked = all.filter((p) => !only || p.name === only || basename(only, '.yaml') === p.name);
+  if (only && picked.length === 0)
+    throw new Error(`BENCH_PROFILE=${only}: no such profile (have: ${all.map((p) => p.name).join(', ')})`);
+  return picked;
+}
+
 function main(): void {
   const root = repoRoot(process.env.TOPO_REPO_ROOT ?? process.cwd());
   const preset = parse(
@@ -337,10 +368,7 @@ function main(): void {
   );
   // Fault profiles (crash, flaky, ...) share a hardware profile: benchmark each hardware once.
   const seenHardware = new Map<string, string>();
-  for (const name of listProfiles(root).filter(
-    (n) => !process.env.BENCH_PROFILE || n === process.env.BENCH_PROFILE,
-  )) {
-    const profile = loadProfile(name, root);
+  for (const { name, profile } of benchProfiles(root, process.env.BENCH_PROFILE)) {
     const hardware = JSON.stringify([
       profile.gpu,
       profile.cpu,
@@ -371,7 +399,8 @@ function main(): void {
       }
     }
     const exhaustiveMs = performance.now() - t0;
-    const baselineSeconds = steadyState(base, profile).secondsPerRollout;
+    const baselineState = steadyState(base, profile);
+    const baselineSeconds = baselineState.oom ? Number.POSITIVE_INFINITY : baselineState.secondsPerRollout;
     const suggestTrace = runSuggestLoop(base, profile, optimum);
     const randoms = [...Array(RANDOM_SEEDS).keys()].map((s) =>
       runRandom(base, profile, points, optimum, s + 1, baselineSeconds),
@@ -384,6 +413,17 @@ function main(): void {
     const randomOom = randoms.reduce((s, r) => s + r.oom, 0) / randoms.length;
     const o = optimumPoint ?? start;
     console.log(`## ${name}`);
+    if (!Number.isFinite(optimum) || !Number.isFinite(baselineSeconds)) {
+      console.log(
+        Number.isFinite(baselineSeconds)
+          ? `no topology of the space fits within 90% of ${profile.gpu.memory_gb} GiB GPUs: nothing to compare`
+          : `the baseline runs out of GPU memory on ${profile.gpu.memory_gb} GiB GPUs (space best ${optimum.toFixed(3)} s/rollout): no evidence to start from`,
+      );
+      console.log(
+        `suggest stopped after ${suggestTrace.runs} runs: ${suggestTrace.stopReason ?? 'budget spent'}\n`,
+      );
+      continue;
+    }
     console.log(
       `space best ${optimum.toFixed(3)} s/rollout (renderer GPUs [${RENDERER_LAYOUTS[o.renderer]}], driver 4×${o.driver}, physics 4×${o.physics}, ${o.total} in flight, ${o.workers} workers); ${fitting}/${points.length} fit in memory, ${admissible} within 90%; exhaustive evaluation ${exhaustiveMs.toFixed(0)} ms`,
     );

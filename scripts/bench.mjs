@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Runs the benchmarks in bench/*.bench.ts: each is bundled with esbuild to a temporary file and run
-// with node from the repository root (TOPO_REPO_ROOT is set for files it reads). Figures are printed,
+// with node from the repository root (TOPO_REPO_ROOT is set for files it reads). The bundles are
+// written under node_modules/.cache so that what they leave out (packages read at run time, JSON
+// files such as @octokit/openapi's description) resolves from the repository's node_modules, as in a
+// clean clone after `npm ci`. Figures are printed,
 // never asserted. `npm run bench` runs all; `npm run bench -- <name> [<name>…]` runs bench/<name>.bench.ts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -25,7 +27,9 @@ for (const name of wanted) {
 }
 const names = wanted.length ? wanted : all;
 
-const out = mkdtempSync(join(tmpdir(), 'topo-bench-'));
+const cache = join(root, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const out = mkdtempSync(join(cache, 'topo-bench-'));
 let failed = 0;
 try {
   for (const name of names) {

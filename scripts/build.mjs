@@ -21,7 +21,35 @@ export function entries() {
   return list;
 }
 
+/**
+ * Files shipped beside the bundles: mermaid.min.js draws the demo page's charts in the browser
+ * (mermaid is a build-time dependency; `npm ci --omit=dev && npx topo demo` needs no node_modules).
+ */
+export function vendored() {
+  return [
+    {
+      from: join(root, 'node_modules/mermaid/dist/mermaid.min.js'),
+      out: join(root, 'dist/mermaid.min.js'),
+    },
+  ];
+}
+
 let stale = 0;
+for (const file of vendored()) {
+  const text = readFileSync(file.from, 'utf8');
+  const rel = relative(root, file.out);
+  if (check) {
+    if (!existsSync(file.out) || readFileSync(file.out, 'utf8') !== text) {
+      stale++;
+      console.error(
+        `stale copy: ${rel} differs from ${relative(root, file.from)}; run \`npm run build\` and commit it`,
+      );
+    }
+  } else {
+    writeFileSync(file.out, text);
+    console.log(`copied ${rel} (${(text.length / 1024).toFixed(0)} KiB)`);
+  }
+}
 for (const entry of entries()) {
   const result = await build({
     ...nodeBundleOptions(),

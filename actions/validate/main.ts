@@ -11,6 +11,9 @@ import { fileSystemSource, validatePullRequest } from '../../src/usecases/valida
 const VALIDATE_CHECK_NAME = 'topo/validate';
 
 async function main(): Promise<void> {
+  // Presets come with this version (beside the action); presets-dir overrides them.
+  const presetsDir = core.getInput('presets-dir');
+  if (presetsDir) process.env.TOPO_PRESETS_DIR = presetsDir;
   const token = core.getInput('token', { required: true });
   core.setSecret(token);
   const eventPath = process.env.GITHUB_EVENT_PATH;

@@ -66,12 +66,15 @@ export function findPackageRoot(from: string = dirname(fileURLToPath(import.meta
   }
 }
 
-/** mermaid.min.js from node_modules (installed with the project; the page must not need a network). */
+/**
+ * mermaid.min.js as shipped beside the CLI bundle (dist/, copied by `npm run build`): the page must
+ * not need a network, and the demo must run with `npm ci --omit=dev` (mermaid is a build tool here).
+ */
 export function mermaidScriptPath(root: string): string {
-  const path = join(root, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js');
+  const path = join(root, 'dist', 'mermaid.min.js');
   if (!existsSync(path)) {
     throw new Error(
-      `${path} is missing: run \`npm install\` in ${root} (index.html draws its charts with it)`,
+      `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`,
     );
   }
   return path;

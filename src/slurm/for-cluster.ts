@@ -5,7 +5,7 @@ import { createSlurmClient, type SlurmClientOptions } from './client.js';
 import { SlurmError } from './errors.js';
 import { createLocalTransport } from './local-transport.js';
 import { createSshTransport } from './ssh-transport.js';
-import type { SlurmClient } from './types.js';
+import type { SlurmClient, Transport } from './types.js';
 
 /**
  * The SSH private key: TOPO_SSH_KEY (the key text, e.g. from a repository secret) or TOPO_SSH_KEY_FILE
@@ -38,28 +38,31 @@ export function slurmClientForCluster(
   cluster: Cluster,
   options: ClientForClusterOptions = {},
 ): SlurmClient {
+  return createSlurmClient(transportForCluster(name, cluster, options), options);
+}
+
+/** The transport a cluster entry names (local, or SSH with the pinned host key). */
+export function transportForCluster(
+  name: string,
+  cluster: Cluster,
+  options: ClientForClusterOptions = {},
+): Transport {
   const env = options.env ?? process.env;
   // SLURM_CONF is passed on so a cluster configured outside /etc/slurm (the local one) is reached.
   const slurmEnv: Record<string, string> = env.SLURM_CONF ? { SLURM_CONF: env.SLURM_CONF } : {};
   if (cluster.transport === 'local') {
-    return createSlurmClient(
-      createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv }),
-      options,
-    );
+    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
     throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
   }
-  return createSlurmClient(
-    createSshTransport({
-      host: cluster.host,
-      port: cluster.port ?? 22,
-      user: cluster.user,
-      knownHostKey: cluster.known_host_key,
-      privateKey: sshPrivateKey(env),
-      commandTimeoutMs: options.commandTimeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs,
-    }),
-    options,
-  );
+  return createSshTransport({
+    host: cluster.host,
+    port: cluster.port ?? 22,
+    user: cluster.user,
+    knownHostKey: cluster.known_host_key,
+    privateKey: sshPrivateKey(env),
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
+  });
 }

@@ -26,6 +26,8 @@ export interface Evidence {
   queued: ServiceName[];
   /** Every measured GPU at or above SATURATED_UTILISATION: the node is compute-bound. */
   saturated: boolean;
+  /** Cores busy on the node (sum of every process group's peak CPU), when measured. */
+  cpuBusyCores?: number;
 }
 
 /** Mean GPU utilisation (%) from which a GPU has no compute to spare. */
@@ -114,7 +116,12 @@ export function readEvidence(run: TriedCandidate): Evidence {
   const utilisations = [...gpus.values()]
     .map((g) => g.utilisation)
     .filter((u): u is number => typeof u === 'number');
+  const cpuGroups = Object.values(m?.resource_usage?.process_cpu_utilization_percent_by_group ?? {});
+  const cpuPercents = cpuGroups
+    .map((g) => g.max ?? g.mean)
+    .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   return {
+    ...(cpuPercents.length ? { cpuBusyCores: cpuPercents.reduce((a, b) => a + b, 0) / 100 } : {}),
     saturated: utilisations.length > 0 && utilisations.every((u) => u >= SATURATED_UTILISATION),
     secondsPerRollout: secondsPerRollout(run),
     bottleneck,

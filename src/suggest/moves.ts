@@ -224,6 +224,11 @@ function pct(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
 
+/** "key a → b", or nothing when the value does not change (a change text lists only changes). */
+export function changeText(key: string, from: number | undefined, to: number | undefined): string {
+  return from === to ? '' : `${key} ${from ?? 'unset'} → ${to ?? 'unset'}`;
+}
+
 function bottleneckWords(evidence: Evidence, svc: ServiceName): string {
   const queue = queueSentence(evidence, svc);
   const named = evidence.bottleneck.service === svc;
@@ -245,8 +250,13 @@ export function scaleBottleneck(
   const describe = (t: Topology, how: string): Pick<Move, 'change' | 'hypothesis' | 'expectedEffect'> => {
     const after = instances(t, svc);
     const gain = 1 - before / after;
+    const parts = [
+      how,
+      changeText('n_concurrent_rollouts', beforeConc, concurrency(t, svc)),
+      changeText('capacity', capacity(parent, svc), capacity(t, svc)),
+    ].filter(Boolean);
     return {
-      change: `${svc}: ${how}; n_concurrent_rollouts ${beforeConc} → ${concurrency(t, svc)} (capacity ${capacity(parent, svc)} → ${capacity(t, svc)})`,
+      change: `${svc}: ${parts.join('; ')}`,
       hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
       expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct(gain)} while ${svc} stays the limit, less once another service binds.`,
     };
@@ -309,7 +319,13 @@ export function raiseWorkers(parent: Topology, evidence: Evidence, ctx: MoveCont
   const busy = idle === undefined ? 0.5 : 1 - idle;
   const aim = 1 - (RUNTIME_IDLE.target[0] + RUNTIME_IDLE.target[1]) / 2;
   const limit = Math.max(1, Math.min(inFlight(parent), Math.floor(ctx.cpusPerNode / 2)));
-  const next = Math.min(limit, Math.max(n + 1, Math.ceil((n * busy) / aim)));
+  // Each added worker is one more busy process: only as many as the node's idle cores allow,
+  // keeping a tenth of them free (a CPU-bound node gets slower with more workers, not faster).
+  const spare =
+    evidence.cpuBusyCores === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.floor(ctx.cpusPerNode * 0.9 - evidence.cpuBusyCores);
+  const next = Math.min(limit, n + Math.max(0, spare), Math.max(n + 1, Math.ceil((n * busy) / aim)));
   if (next <= n) return [];
   const t = clone(parent);
   t.runtime ??= {};
@@ -415,7 +431,11 @@ export function rebalance(parent: Topology): Move[] {
   ];
 }
 
-/** Caches at the tuning guide's n_concurrent_rollouts + 1. */
+/**
+ * Caches below the tuning guide's n_concurrent_rollouts + 1 grow to it. A larger cache is kept: the
+ * presets size it (n + 1) × cameras (8gpu_12rollouts' renderer cache 16 = (3 + 1) × 4), and this
+ * move cannot know the camera count, so it never cuts one.
+ */
 export function resizeCaches(parent: Topology): Move[] {
   const t = clone(parent);
   const changed: string[] = [];
@@ -423,7 +443,7 @@ export function resizeCaches(parent: Topology): Move[] {
     if (!activeServices(t).includes(svc)) continue;
     const want = concurrency(t, svc) + 1;
     const have = cacheSize(t, svc);
-    if (have !== undefined && have !== want) {
+    if (have !== undefined && have < want) {
       setCacheSize(t, svc, want);
       changed.push(`${svc === 'renderer' ? 'nre_cache_size' : 'physics_cache_size'} ${have} → ${want}`);
     }
@@ -435,8 +455,8 @@ export function resizeCaches(parent: Topology): Move[] {
       topology: t,
       priority: 0.4,
       change: changed.join(', '),
-      hypothesis: `cache sizes differ from n_concurrent_rollouts + 1 (${changed.join(', ')}): a smaller cache reloads scenes (~10 s each), a larger one holds memory no rollout uses.`,
-      expectedEffect: `fewer scene loads when the cache grows, less GPU memory when it shrinks; seconds per rollout equal or better.`,
+      hypothesis: `cache sizes below n_concurrent_rollouts + 1 (${changed.join(', ')}): a cache smaller than the rollouts it serves reloads scenes (~10 s each).`,
+      expectedEffect: `fewer scene loads; seconds per rollout equal or better, at the cost of the added scenes' GPU memory.`,
     },
   ];
 }

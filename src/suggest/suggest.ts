@@ -1,13 +1,14 @@
 // suggest(): from the experiment's evidence to up to max_parallel new candidates, or the advice
 // to stop. Pure: the record adapter and the file/PR writing live in src/usecases/suggest.ts.
-import { GPU_MEMORY_LIMITS, SERVICES } from '../catalog/alpasim.js';
+import { CAPACITY_IMBALANCE_LIMIT, GPU_MEMORY_LIMITS, SERVICES } from '../catalog/alpasim.js';
+import { capacitySummary } from '../topology/capacity.js';
 import { canonicalJson, topologyHash } from '../topology/expand.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
-import { fitMemoryModel, predictConservative } from './memory-model.js';
+import { fitMemoryModel, predictConservative, predictMemory } from './memory-model.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
-import { activeServices, clone, gpusOf, replicas } from './topology-ops.js';
+import { activeServices, cacheSize, clone, concurrency, gpusOf, replicas } from './topology-ops.js';
 import type { Proposal, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
 
 export const DEFAULT_PATIENCE_ROUNDS = 2;
@@ -48,6 +49,17 @@ export function proposalProblems(t: Topology, base: Topology, gpusPerNode: numbe
     problems.push('services.renderer.replicas_per_container > 1 (NRE supports one)');
   const workers = t.runtime?.nr_workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
+  // What `topo validate` warns about is not proposed either (capacity-imbalance, cache-size).
+  const summary = capacitySummary(t);
+  if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT && summary.imbalance > capacitySummary(base).imbalance)
+    problems.push(
+      `capacities differ by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`,
+    );
+  for (const svc of ['renderer', 'physics'] as const) {
+    const cache = activeServices(t).includes(svc) ? cacheSize(t, svc) : undefined;
+    if (cache !== undefined && cache < concurrency(t, svc) + 1)
+      problems.push(`${svc} cache ${cache} below n_concurrent_rollouts + 1 (${concurrency(t, svc) + 1})`);
+  }
   return problems;
 }
 
@@ -92,6 +104,29 @@ export interface SuggestOptions {
   exclude?: ReadonlySet<string>;
 }
 
+/**
+ * What the memory limit is checked on: per GPU, the conservative prediction (envelope and margin,
+ * against the 90% error line) or the plain one scaled so that the 80% line `topo validate` warns at
+ * maps onto 90%, whichever is larger. So a move passes only when both hold; a GPU the parent already
+ * has above 80% may stay where it is but not grow.
+ */
+export function limitView(
+  t: Topology,
+  memory: ReturnType<typeof fitMemoryModel>,
+  gpuMemoryGiB: number,
+  parent: Topology,
+): Proposal['predictedMemory'] {
+  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
+  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
+    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
+    const scaled = ((plain.get(p.gpu) ?? 0) / line) * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
+    const gib = Math.max(p.gib, scaled);
+    return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+
 export function suggest(input: SuggestInput, options: SuggestOptions = {}): SuggestResult {
   const hash = options.hash ?? topologyHash;
   const memory = fitMemoryModel(input.tried, input.cluster.memoryModel);
@@ -101,14 +136,24 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
   const rejected: SuggestResult['rejected'] = [];
   if (!parent) {
     const waiting = input.tried.length > 0;
+    // Every run ended in a failure: waiting brings no evidence, and changing a broken topology blindly
+    // is a guess. Stop and say which failure to fix.
+    const failures = input.tried.filter((r) => r.status === 'failed' || r.observation?.failure);
+    const allFailed = waiting && failures.length === input.tried.length;
+    const first = failures[0]?.observation?.failure;
     return {
       proposals: [],
-      stop: {
-        stop: false,
-        reason: waiting
-          ? 'no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict'
-          : 'no candidate yet: run the baseline first',
-      },
+      stop: allFailed
+        ? {
+            stop: true,
+            reason: `every run so far failed (${failures[0]?.name}${first ? `: ${first.kind}: ${first.message}` : ''}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`,
+          }
+        : {
+            stop: false,
+            reason: waiting
+              ? 'no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict'
+              : 'no candidate yet: run the baseline first',
+          },
       memory,
       parent: null,
       rejected,
@@ -121,7 +166,9 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     gpusPerNode: input.cluster.gpusPerNode,
     gpuMemoryGiB: input.cluster.gpuMemoryGiB,
     cpusPerNode: input.cluster.cpusPerNode,
-    predict: (t) => predictConservative(t, memory, input.cluster.gpuMemoryGiB),
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
+    // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
+    // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
     memoryLimit: GPU_MEMORY_LIMITS.error,
   };
   const moves = movesFor(clone(parent.topology), evidence, ctx);
@@ -164,12 +211,12 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       rejected.push({ change: move.change, reason: `fails validation: ${problems.join('; ')}` });
       continue;
     }
-    const predicted = ctx.predict(move.topology);
-    const over = predicted.filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const over = ctx.predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
     if (over.length > 0) {
       rejected.push({
         change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% on GPU ${over.map((p) => `${p.gpu} (${p.gib.toFixed(1)} GiB)`).join(', ')}`,
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q) => q.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(', ')}`,
       });
       continue;
     }
@@ -235,7 +282,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     stop = {
       stop: true,
       reason: memoryBound
-        ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory or was tried already`
+        ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
         : moves.length === 0
           ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})`
           : 'every move the evidence calls for was tried already',

@@ -1,6 +1,6 @@
 // `topo init`: from the user's launch command to experiment.yaml + baseline.yaml.
 // buildExperiment() is pure; writeExperimentFiles() is the only I/O.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isSeq, visit } from 'yaml';
 import {
@@ -25,6 +25,8 @@ export interface InitOptions {
   date?: string;
   /** Cluster name (clusters.yaml); default the deploy target. */
   cluster?: string;
+  /** The clusters clusters.yaml defines, with its path: another cluster is refused. */
+  knownClusters?: { file: string; names: readonly string[] };
 }
 
 export interface BuiltExperiment {
@@ -98,6 +100,12 @@ export function buildExperiment(
   if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
     throw new RunCommandError(
       `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`,
+    );
+  }
+  const known = options.knownClusters;
+  if (known && !known.names.includes(cluster)) {
+    throw new RunCommandError(
+      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(', ') || 'none'}): add it there, or pass --cluster NAME`,
     );
   }
   const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, '_');
@@ -279,8 +287,15 @@ export function initExperiment(
     );
   }
   if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync(presetFile)) {
+    // Name only the presets that are there: the missing one is not "available".
+    const present = existsSync(presetsDir)
+      ? readdirSync(presetsDir)
+          .filter((f) => f.endsWith('.yaml'))
+          .map((f) => f.slice(0, -'.yaml'.length))
+          .sort()
+      : [];
     throw new RunCommandError(
-      `topology=${parsed.topology}: no such preset in ${presetsDir}/ (AlpaSim's presets: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas)`,
+      `topology=${parsed.topology}: no such preset in ${presetsDir}/ (${present.length ? `available there: ${present.join(', ')}` : 'that folder holds no presets; copy them from topologies/presets of alpasim-topo'})`,
     );
   }
   const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);

@@ -191,9 +191,11 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
   };
 
   // Validation sees the fitted memory model, exactly as `topo validate` will once it is in clusters.yaml.
+  // A proposal is refused on any error and on any warning its parent does not already carry: suggest
+  // never proposes what `topo validate` would warn about.
   const exclude = new Set<string>();
   const invalid: SuggestOutcome['invalid'] = [];
-  for (let attempt = 0; attempt < 4; attempt++) {
+  for (let attempt = 0; attempt < 8; attempt++) {
     const result = suggest(input, { hash: topologyHash, exclude });
     if (result.stop.stop && !options.force)
       return { result, proposals: [], experiment, experimentDir, invalid };
@@ -209,17 +211,29 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
       result.memory.source === 'fitted' ? result.memory.model : undefined,
     );
     extra.set(posix.normalize(clustersFile), clustersWithModel);
-    const report = await validateFiles(
-      written.map((w) => w.path),
-      { files: overlay(files, extra), clustersFile, newFiles: written.map((w) => w.path) },
+    const parentFile = `${experimentDir}/${result.parent}.yaml`;
+    const withParent = result.parent && (await files.read(parentFile)) !== undefined;
+    const report = await validateFiles([...written.map((w) => w.path), ...(withParent ? [parentFile] : [])], {
+      files: overlay(files, extra),
+      clustersFile,
+      newFiles: written.map((w) => w.path),
+    });
+    const inherited = new Set(
+      report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule)),
     );
-    const failed = report.files.filter((f) => f.errors.length > 0);
+    const failed = report.files
+      .filter((f) => f.path !== parentFile)
+      .map((f) => ({ f, problems: [...f.errors, ...f.warnings.filter((w) => !inherited.has(w.rule))] }))
+      .filter(({ problems }) => problems.length > 0);
     if (failed.length === 0) return { result, proposals: written, experiment, experimentDir, invalid };
-    for (const f of failed) {
+    for (const { f, problems } of failed) {
       const proposal = written.find((w) => w.path === f.path);
       if (!proposal) continue;
       exclude.add(proposal.hash);
-      invalid.push({ name: proposal.candidate.name, errors: f.errors.map((e) => `${e.rule}: ${e.message}`) });
+      invalid.push({
+        name: proposal.candidate.name,
+        errors: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`),
+      });
     }
   }
   const result = suggest(input, { hash: topologyHash, exclude });

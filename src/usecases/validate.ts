@@ -27,6 +27,7 @@ import { type Issue, sortIssues } from '../topology/issues.js';
 import { type GpuMemoryPrediction, predictGpuMemory } from '../topology/memory.js';
 import { jobName, renderSubmission, type Submission } from '../topology/render.js';
 import { candidateRuleIssues, type EarlierCandidate } from '../topology/rules.js';
+import { presetCandidates } from '../topology/shipped.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster, ClustersFile } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -40,15 +41,21 @@ export interface FileSource {
   list(dir: string): Promise<string[] | undefined>;
 }
 
-/** The working tree as a FileSource; relative paths are resolved against `root`. */
-export function fileSystemSource(root: string): FileSource {
+/**
+ * The working tree as a FileSource; relative paths are resolved against `root`. A preset is read
+ * from TOPO_PRESETS_DIR first when set, and from the presets shipped with this version when the
+ * tree has none (src/topology/shipped.ts): an adopting repository need not copy them.
+ */
+export function fileSystemSource(root: string, presetsDir = process.env.TOPO_PRESETS_DIR): FileSource {
   return {
     async read(path) {
-      try {
-        return readFileSync(resolve(root, path), 'utf8');
-      } catch {
-        return undefined;
+      const override = presetsDir ? resolve(root, presetsDir) : undefined;
+      for (const file of presetCandidates(path, resolve(root, path), override)) {
+        try {
+          return readFileSync(file, 'utf8');
+        } catch {}
       }
+      return undefined;
     },
     async list(dir) {
       try {

@@ -11,8 +11,10 @@ import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
 import { analyzeRun, parseAt } from '../../usecases/analyze-run.js';
-import { parseArgs } from '../args.js';
-import { type CliIO, type Command, UsageError } from '../command.js';
+import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
+import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { ensurePrometheus } from '../services.js';
+import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export interface TelemetryOptions {
   prometheus: PrometheusClient;
@@ -23,19 +25,55 @@ export interface TelemetryOptions {
 }
 
 /** Options every Prometheus-reading command takes (`analyze`, `status`). */
-export const TELEMETRY_OPTIONS = [
-  'prometheus',
-  'cluster',
-  'clusters',
-  'time-scale',
-  'step',
-  'grafana',
-] as const;
+export const TELEMETRY_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'prometheus',
+    type: 'string',
+    value: 'URL',
+    description: 'Prometheus to query',
+    default: "the cluster's prometheus_url",
+    env: 'TOPO_PROMETHEUS_URL',
+  },
+  {
+    name: 'cluster',
+    type: 'string',
+    value: 'NAME',
+    description: 'cluster of clusters.yaml (its Prometheus, Grafana and time scale)',
+  },
+  CLUSTERS_OPTION,
+  {
+    name: 'time-scale',
+    type: 'number',
+    positive: true,
+    value: 'S',
+    description: 'time compression of the runs (the twin runs 60x)',
+    default: "the cluster's time_scale, else 1",
+  },
+  {
+    name: 'step',
+    type: 'number',
+    positive: true,
+    value: 'SECONDS',
+    description: 'query step in seconds',
+    default: '5 (1 when time-scale > 1)',
+  },
+  {
+    name: 'grafana',
+    type: 'string',
+    value: 'URL',
+    description: 'Grafana base URL for the links',
+    default: "the cluster's grafana_url",
+  },
+];
 
-/** Parsed with the shared strict parser; options as a record for `telemetryOptions`. */
-export function parseTelemetryArgs(args: string[], flags: readonly string[], valued: readonly string[]) {
-  const parsed = parseArgs(args, flags, [...TELEMETRY_OPTIONS, ...valued]);
-  return { positional: parsed.positional, options: Object.fromEntries(parsed.values), flags: parsed.flags };
+/** The telemetry options of a parse as the record `telemetryOptions` reads (numbers already checked). */
+export function telemetryValues(parsed: Parsed): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const o of TELEMETRY_OPTIONS) {
+    const v = parsed.values[o.name];
+    if (v !== undefined && typeof v !== 'boolean') out[o.name] = String(v);
+  }
+  return out;
 }
 
 /** Prometheus, time scale and scrape step from --prometheus/--time-scale/--step or the cluster's entry. */
@@ -52,15 +90,15 @@ export function telemetryOptions(
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new UsageError(
+      throw new ConfigError(
         `cannot read the clusters file ${file}: ${(e as Error).message} (set --clusters or TOPO_CLUSTERS_FILE)`,
       );
     }
     const checked = checkClusters(text, file);
-    if (!checked.value) throw new Error(checked.issues.map(formatIssue).join('\n'));
+    if (!checked.value) throw new ConfigError(checked.issues.map(formatIssue).join('\n'));
     const config = checked.value.clusters[name];
     if (!config)
-      throw new UsageError(
+      throw new ConfigError(
         `${file}: no cluster "${name}" (known: ${Object.keys(checked.value.clusters).join(', ') || 'none'})`,
       );
     cluster = { name, config };
@@ -132,26 +170,62 @@ export function analyzeOptions(options: Record<string, string>): {
 export const analyzeCommand: Command = {
   name: 'analyze',
   summary: 'Analyse one run from Prometheus',
-  usage:
-    'topo analyze <run_name> [--json] [--at ISO|EPOCH] [--in-flight N] [--prometheus URL | --cluster NAME [--clusters FILE]] [--time-scale S] [--step SECONDS] [--minutes M]',
+  help: {
+    synopsis: 'topo analyze <run_name> [options]',
+    description:
+      "Reads any run from Prometheus (runs launched by hand or by AlpaSim's scripts too), judges it with the detector as of --at (default now, or the run's end once it ended) and prints the monitor comment (Markdown) or, with --json, the observation (schemas/cli/analyze.schema.json). Exit 1 while the run has no data yet.",
+    options: [
+      JSON_OPTION,
+      ...TELEMETRY_OPTIONS,
+      {
+        name: 'minutes',
+        type: 'number',
+        positive: true,
+        value: 'M',
+        description: 'how far back to read',
+        default: '360',
+      },
+      {
+        name: 'at',
+        type: 'string',
+        value: 'ISO|EPOCH',
+        description: 'judge the run as of this moment (ISO 8601 time or unix seconds)',
+        default: "now, or the run's last sample once it ended",
+      },
+      {
+        name: 'in-flight',
+        type: 'integer',
+        min: 1,
+        value: 'N',
+        description:
+          "rollouts in flight (the topology's capacity) for Little's law when the run does not export alpasim_renderer_active_rollouts",
+      },
+    ],
+    examples: [
+      'topo analyze topo-topology-opt-vavam-ord-20261202-baseline-0123abcd --cluster ord',
+      'topo analyze my-hand-run --prometheus http://127.0.0.1:9093 --at 2026-12-01T12:00:00Z --json',
+    ],
+  },
   async run(args, io) {
-    const { positional, options, flags } = parseTelemetryArgs(
-      args,
-      ['json'],
-      ['minutes', ...ANALYZE_OPTIONS],
-    );
-    const [runName, extra] = positional;
+    const parsed = parseOptions(analyzeCommand.help.options, args, io.env);
+    const options = telemetryValues(parsed);
+    for (const name of ANALYZE_OPTIONS) {
+      const v = parsed.values[name];
+      if (v !== undefined && typeof v !== 'boolean') options[name] = String(v);
+    }
+    const flags = new Set(parsed.values.json ? ['json'] : []);
+    const [runName, extra] = parsed.positionals;
     if (!runName || extra)
       throw new UsageError('give exactly one run name (the run_name label of its metrics)');
-    const t = telemetryOptions(options, io);
-    const minutes = Number(options.minutes ?? 360);
-    if (!(minutes > 0)) throw new UsageError(`--minutes must be positive, got ${options.minutes}`);
     const { atTs, inFlight } = analyzeOptions(options);
     try {
       anyRunSelector(runName);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
     }
+    const t = telemetryOptions(options, io);
+    const minutes = num(parsed, 'minutes') ?? 360;
+    await ensurePrometheus(t.prometheus);
     const result = await analyzeRun({
       prometheus: t.prometheus,
       runName,
@@ -170,7 +244,7 @@ export const analyzeCommand: Command = {
     for (const e of telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
     if (flags.has('json')) {
       io.stdout(
-        `${JSON.stringify({ observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries, judged_at: judgedAt, ended: result.ended }, null, 2)}\n`,
+        `${JSON.stringify({ schema_version: 1, observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries, judged_at: judgedAt, ended: result.ended }, null, 2)}\n`,
       );
     } else {
       const [, experimentId = '', candidate = runName] =
@@ -192,6 +266,6 @@ export const analyzeCommand: Command = {
         })}\n`,
       );
     }
-    return analysis.startTs === null ? 1 : 0;
+    return analysis.startTs === null ? EXIT.findings : EXIT.ok;
   },
 };

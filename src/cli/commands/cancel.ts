@@ -1,15 +1,24 @@
 import { renderCancelComment } from '../../report/submit-comment.js';
 import { cancelCandidate } from '../../usecases/submit.js';
-import type { Command } from '../command.js';
+import { flag } from '../args.js';
+import { type Command, EXIT } from '../command.js';
+import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { candidateOnCluster } from './submit.js';
 
 export const cancelCommand: Command = {
   name: 'cancel',
   summary: 'Cancel the Slurm job of a candidate',
-  usage: 'topo cancel <candidate.yaml> [--cluster NAME] [--clusters FILE] [--json]',
+  help: {
+    synopsis: 'topo cancel <candidate.yaml> [options]',
+    description:
+      "Cancels the candidate's queued or running Slurm job (found by its job name). With --json the result follows schemas/cli/cancel.schema.json.",
+    options: [CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION],
+    examples: ['topo cancel topologies/topology-opt-vavam-ord-20261202/more-workers.yaml'],
+    environment: [{ name: 'TOPO_SSH_KEY', description: 'private key for clusters reached over SSH' }],
+  },
   async run(args, io) {
-    const target = await candidateOnCluster(args, io, ['json']);
-    if (!target) return 1;
+    const target = await candidateOnCluster(args, io, cancelCommand.help.options);
+    if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await cancelCandidate(
@@ -17,9 +26,11 @@ export const cancelCommand: Command = {
         { experimentId: details.experimentId, jobName: submission.jobName },
       );
       io.stdout(
-        parsed.flags.has('json') ? `${JSON.stringify(result)}\n` : renderCancelComment(result, cluster),
+        flag(parsed, 'json')
+          ? `${JSON.stringify({ schema_version: 1, ...result })}\n`
+          : renderCancelComment(result, cluster),
       );
-      return 0;
+      return EXIT.ok;
     } finally {
       await slurm.close();
     }

@@ -4,6 +4,7 @@ import { DemoOutput, findPackageRoot, mermaidScriptPath } from '../../demo/outpu
 import { realDemoParts } from '../../demo/parts.js';
 import { DEMO_MODES, dateStamp, SAMPLE_COMMAND } from '../../demo/sample.js';
 import { runDemo } from '../../usecases/demo.js';
+import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import { type Command, UsageError } from '../command.js';
 
 interface DemoArgs {
@@ -12,32 +13,51 @@ interface DemoArgs {
   command: string;
 }
 
+const DEMO_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'quick',
+    short: 'q',
+    type: 'boolean',
+    description: 'one round of suggestions instead of two (under 3 minutes)',
+  },
+  {
+    name: 'out',
+    short: 'o',
+    type: 'string',
+    value: 'DIR',
+    description: 'output folder: candidates, PR comments, record, report, index.html',
+    default: 'demo-out',
+  },
+  {
+    name: 'command',
+    short: 'c',
+    type: 'string',
+    value: '"<run command>"',
+    description: 'the AlpaSim run command to start from',
+    default: 'a sample on the twin',
+  },
+];
+
 export function parseDemoArgs(args: string[]): DemoArgs {
-  const parsed: DemoArgs = { quick: false, out: 'demo-out', command: SAMPLE_COMMAND };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--quick') parsed.quick = true;
-    else if (arg === '--out' || arg === '--command') {
-      const value = args[++i];
-      if (!value || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
-      if (arg === '--out') parsed.out = value;
-      else parsed.command = value;
-    } else if (arg.startsWith('--out=')) parsed.out = arg.slice('--out='.length);
-    else if (arg.startsWith('--command=')) parsed.command = arg.slice('--command='.length);
-    else throw new UsageError(`unknown option "${arg}"`);
-  }
-  if (!parsed.out) throw new UsageError('--out needs a folder');
-  return parsed;
+  const parsed = parseOptions(DEMO_OPTIONS, args);
+  if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  return {
+    quick: flag(parsed, 'quick'),
+    out: str(parsed, 'out') ?? 'demo-out',
+    command: str(parsed, 'command') ?? SAMPLE_COMMAND,
+  };
 }
 
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'Run the whole loop on a local Slurm with the AlpaSim twin',
-  usage:
-    'topo demo [--quick] [--out DIR] [--command "<full AlpaSim run command>"]\n' +
-    '  --quick    one round of suggestions instead of two (under 3 minutes)\n' +
-    '  --out DIR  output folder (default ./demo-out): candidates, PR comments, record, report, index.html\n' +
-    '  --command  the AlpaSim run command to start from (default: a sample on the twin)',
+  help: {
+    synopsis: 'topo demo [options]',
+    description:
+      'Brings up the local Slurm cluster with fake GPUs and Prometheus (installing Debian packages as root), runs the baseline and suggested candidates on the AlpaSim twin, writes the record and the report, and stops everything it started (also on Ctrl-C).',
+    options: DEMO_OPTIONS,
+    examples: ['topo demo --quick', 'topo demo --out /tmp/demo'],
+  },
   async run(args, io) {
     const parsed = parseDemoArgs(args);
     const root = findPackageRoot();

@@ -3,17 +3,22 @@ import type { Command } from '../command.js';
 import { analyzeCommand } from './analyze.js';
 import { cancelCommand } from './cancel.js';
 import { demoCommand } from './demo.js';
+import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { jobsCommand } from './jobs.js';
 import { renderCommand } from './render.js';
 import { reportCommand } from './report.js';
+import { setupCommand } from './setup.js';
 import { simCommand } from './sim.js';
+import { siteCommand } from './site.js';
 import { statusCommand } from './status.js';
 import { submitCommand } from './submit.js';
 import { suggestCommand } from './suggest.js';
 import { validateCommand } from './validate.js';
 
 export const commands: readonly Command[] = [
+  setupCommand,
+  doctorCommand,
   initCommand,
   validateCommand,
   renderCommand,
@@ -24,6 +29,7 @@ export const commands: readonly Command[] = [
   analyzeCommand,
   reportCommand,
   suggestCommand,
+  siteCommand,
   simCommand,
   demoCommand,
 ];

@@ -1,34 +1,85 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { initExperiment } from '../../topology/init.js';
 import { RunCommandError } from '../../topology/run-command.js';
 import { writeInitialRecord } from '../../usecases/record.js';
-import { parseArgs } from '../args.js';
-import { type Command, UsageError } from '../command.js';
+import { flag, parseOptions, str } from '../args.js';
+import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
 
 export const initCommand: Command = {
   name: 'init',
   summary: 'Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)',
-  usage:
-    'topo init --command "<full run command>" [--dir topologies] [--date YYYYMMDD] [--cluster NAME] [--force]',
+  help: {
+    synopsis: 'topo init --command "<full run command>" [options]',
+    description:
+      'Writes <dir>/<experiment_id>/experiment.yaml (the fixed inputs), baseline.yaml (the preset expanded) and the empty record under experiments/. Exit 2 when the command cannot be understood or the cluster is not in clusters.yaml.',
+    options: [
+      {
+        name: 'command',
+        short: 'c',
+        type: 'string',
+        value: '"<run command>"',
+        description: 'the full AlpaSim run command (sbatch …/submit.sh deploy=… topology=… driver=…)',
+      },
+      {
+        name: 'dir',
+        type: 'string',
+        value: 'DIR',
+        description: 'folder of the experiments and clusters.yaml',
+        default: 'topologies',
+      },
+      {
+        name: 'date',
+        type: 'string',
+        value: 'YYYYMMDD',
+        description: 'date in the experiment id',
+        default: 'today',
+      },
+      {
+        name: 'cluster',
+        type: 'string',
+        value: 'NAME',
+        description: 'cluster of clusters.yaml',
+        default: 'the deploy= of the command',
+      },
+      {
+        name: 'clusters',
+        type: 'string',
+        value: 'FILE',
+        description: 'clusters file that must define the cluster',
+        default: '<dir>/clusters.yaml',
+        env: 'TOPO_CLUSTERS_FILE',
+      },
+      { name: 'force', short: 'f', type: 'boolean', description: 'overwrite an existing experiment' },
+    ],
+    examples: [
+      'topo init --command "sbatch --account=av_alpamayo_sim --gpus-per-node=8 src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"',
+    ],
+  },
   async run(args, io) {
-    const parsed = parseArgs(args, ['force'], ['command', 'dir', 'date', 'cluster']);
-    if (parsed.positional.length)
+    const parsed = parseOptions(initCommand.help.options, args, io.env);
+    if (parsed.positionals.length)
       throw new UsageError(
-        `unexpected argument ${parsed.positional[0]} (quote the run command after --command)`,
+        `unexpected argument ${parsed.positionals[0]} (quote the run command after --command)`,
       );
-    const command = parsed.values.get('command');
+    const command = str(parsed, 'command');
     if (!command)
       throw new UsageError(
         '--command "<full run command>" is required (the sbatch …/submit.sh deploy=… topology=… driver=… line)',
       );
-    const date = parsed.values.get('date');
+    const date = str(parsed, 'date');
     if (date !== undefined && !/^[0-9]{8}$/.test(date)) throw new UsageError(`--date ${date}: use YYYYMMDD`);
-    const dir = resolve(io.cwd, parsed.values.get('dir') ?? 'topologies');
+    const dir = resolve(io.cwd, str(parsed, 'dir') ?? 'topologies');
+    const knownClusters = definedClusters(
+      resolve(io.cwd, str(parsed, 'clusters') ?? resolve(dir, 'clusters.yaml')),
+    );
     try {
       const written = initExperiment(command, dir, {
         ...(date ? { date } : {}),
-        ...(parsed.values.get('cluster') ? { cluster: parsed.values.get('cluster') } : {}),
-        force: parsed.flags.has('force'),
+        ...(str(parsed, 'cluster') ? { cluster: str(parsed, 'cluster') } : {}),
+        force: flag(parsed, 'force'),
+        knownClusters,
       });
       const rel = (p: string) => relative(io.cwd, p) || p;
       io.stdout(
@@ -39,13 +90,30 @@ export const initCommand: Command = {
         io.stdout(`  ${rel(path)}\n`);
       for (const note of written.notes) io.stdout(`note: ${note}\n`);
       io.stdout(`next: topo validate ${rel(written.experimentDir)}\n`);
-      return 0;
+      return EXIT.ok;
     } catch (error) {
-      if (error instanceof RunCommandError) {
-        io.stderr(`topo init: ${error.message}\n`);
-        return 1;
-      }
+      // A run command it cannot take is the user's input, like a bad option: exit 2.
+      if (error instanceof RunCommandError) throw new ConfigError(error.message);
       throw error;
     }
   },
 };
+
+/** The cluster names a clusters file defines: the experiment's cluster must be one of them. */
+function definedClusters(file: string): { file: string; names: string[] } {
+  if (!existsSync(file))
+    throw new ConfigError(
+      `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`,
+    );
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(
+      `${file} is not valid YAML: ${(error as Error).message} (run topo validate ${file})`,
+    );
+  }
+  const clusters = (doc as { clusters?: unknown } | null)?.clusters;
+  const names = clusters && typeof clusters === 'object' ? Object.keys(clusters) : [];
+  return { file, names };
+}

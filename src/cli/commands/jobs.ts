@@ -8,8 +8,9 @@ import { formatIssue } from '../../topology/issues.js';
 import type { Failure } from '../../types/generated/metrics.js';
 import { isRetiredDuplicate } from '../../usecases/queue.js';
 import { experimentPrefix } from '../../usecases/submit.js';
-import { parseArgs } from '../args.js';
-import { type CliIO, type Command, UsageError } from '../command.js';
+import { flag, parseOptions, str } from '../args.js';
+import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { clustersFileOption } from './validate.js';
 
 const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
@@ -34,34 +35,46 @@ export interface JobRow extends SlurmJob {
 export const jobsCommand: Command = {
   name: 'jobs',
   summary: 'List the Slurm jobs of an experiment (one Slurm call), failures classified',
-  usage: 'topo jobs <experiment_id> [--cluster NAME] [--clusters FILE] [--json]',
+  help: {
+    synopsis: 'topo jobs <experiment_id> [options]',
+    description:
+      "Every Slurm job of the experiment in one squeue/sacct call, failures classified from the job's log. --json follows schemas/cli/jobs.schema.json.",
+    options: [CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION],
+    examples: [
+      'topo jobs topology-opt-vavam-ord-20261202',
+      'topo jobs topology-opt-vavam-ord-20261202 --json',
+    ],
+    environment: [{ name: 'TOPO_SSH_KEY', description: 'private key for clusters reached over SSH' }],
+  },
   async run(args, io) {
-    const parsed = parseArgs(args, ['json'], ['cluster', 'clusters']);
-    if (parsed.positional.length !== 1) throw new UsageError('name exactly one experiment id');
-    const experiment = parsed.positional[0] as string;
+    const parsed = parseOptions(jobsCommand.help.options, args, io.env);
+    if (parsed.positionals.length !== 1) throw new UsageError('name exactly one experiment id');
+    const experiment = parsed.positionals[0] as string;
     if (!EXPERIMENT_ID.test(experiment))
       throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
-    const clustersPath = clustersFileOption(parsed.values.get('clusters'), io) ?? 'topologies/clusters.yaml';
+    const clustersPath = clustersFileOption(str(parsed, 'clusters'), io) ?? 'topologies/clusters.yaml';
     const abs = resolve(io.cwd, clustersPath);
     if (!existsSync(abs))
-      throw new UsageError(
+      throw new ConfigError(
         `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`,
       );
     const checked = checkClusters(readFileSync(abs, 'utf8'), clustersPath);
     if (!checked.value) {
       for (const issue of checked.issues) io.stderr(`${formatIssue(issue)}\n`);
-      return 1;
+      return EXIT.usage;
     }
     const clusters = checked.value.clusters;
     const name =
-      parsed.values.get('cluster') ??
+      str(parsed, 'cluster') ??
       experimentCluster(experiment, io) ??
       (Object.keys(clusters).length === 1 ? Object.keys(clusters)[0] : undefined);
     if (!name)
       throw new UsageError(`which cluster? name one with --cluster (${Object.keys(clusters).join(', ')})`);
     const cluster = clusters[name];
     if (!cluster)
-      throw new UsageError(`cluster ${name} is not in ${clustersPath} (${Object.keys(clusters).join(', ')})`);
+      throw new ConfigError(
+        `cluster ${name} is not in ${clustersPath} (${Object.keys(clusters).join(', ')})`,
+      );
 
     const slurm = slurmClientForCluster(name, cluster, { env: io.env });
     try {
@@ -75,13 +88,15 @@ export const jobsCommand: Command = {
         const log = bad ? await slurm.tail(job, 200).catch(() => []) : [];
         rows.push({ ...job, failure: bad ? classifyFailure(job, log) : null });
       }
-      if (parsed.flags.has('json')) {
-        io.stdout(`${JSON.stringify({ experiment, cluster: name, jobs: rows }, null, 2)}\n`);
-        return 0;
+      if (flag(parsed, 'json')) {
+        io.stdout(
+          `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows }, null, 2)}\n`,
+        );
+        return EXIT.ok;
       }
       if (rows.length === 0) {
         io.stdout(`no jobs of ${experiment} on cluster ${name}\n`);
-        return 0;
+        return EXIT.ok;
       }
       const prefix = experimentPrefix(experiment);
       const table = [['JOB', 'CANDIDATE', 'STATE', 'REASON', 'ELAPSED', 'NODES', 'FAILURE']];
@@ -104,7 +119,7 @@ export const jobsCommand: Command = {
             .join('  ')
             .trimEnd()}\n`,
         );
-      return 0;
+      return EXIT.ok;
     } finally {
       await slurm.close();
     }

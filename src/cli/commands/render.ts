@@ -1,19 +1,32 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { formatIssue } from '../../topology/issues.js';
 import { shellQuote } from '../../topology/render.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
-import { parseArgs } from '../args.js';
-import { type Command, UsageError } from '../command.js';
+import { flag, parseOptions, str } from '../args.js';
+import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 
 export const renderCommand: Command = {
   name: 'render',
   summary: "Print a candidate's sbatch command (argv) without submitting it",
-  usage: 'topo render [--json] [--cluster NAME] [--clusters <clusters.yaml>] <candidate.yaml>',
+  help: {
+    synopsis: 'topo render <candidate.yaml> [options]',
+    description:
+      'Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.',
+    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION],
+    examples: [
+      'topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml',
+      'topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml',
+    ],
+  },
   async run(args, io) {
-    const parsed = parseArgs(args, ['json'], ['cluster', 'clusters']);
-    if (parsed.positional.length !== 1) throw new UsageError('name exactly one candidate file');
-    const path = parsed.positional[0] as string;
-    const options = validateOptionsFor(io, parsed.values.get('clusters'), parsed.values.get('cluster'));
+    const parsed = parseOptions(renderCommand.help.options, args, io.env);
+    if (parsed.positionals.length !== 1) throw new UsageError('name exactly one candidate file');
+    const path = parsed.positionals[0] as string;
+    if (!existsSync(resolve(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+    const options = validateOptionsFor(io, str(parsed, 'clusters'), str(parsed, 'cluster'));
     const { report, submission } = await renderCandidateFile(path, options);
     for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
     if (!submission) {
@@ -22,16 +35,27 @@ export const renderCommand: Command = {
           ? `${path} is a ${report.kind} file, not a candidate\n`
           : `${path}: not rendered: fix the ${report.errors.length} error(s) above first\n`,
       );
-      return 1;
+      return EXIT.findings;
     }
-    if (parsed.flags.has('json')) io.stdout(`${JSON.stringify(submission.argv)}\n`);
+    if (flag(parsed, 'json'))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, job_name: submission.jobName, argv: submission.argv, env: submission.env ?? {} })}
+`,
+      );
     else {
       // submit.sh's variables travel in the job's environment (Submission.env), not in the argv.
       const env = Object.entries(submission.env ?? {}).map(([k, v]) => shellQuote(`${k}=${v}`));
       io.stdout(
-        `# job ${submission.jobName}\n${env.length ? `# environment: ${env.join(' ')}\n` : ''}${submission.shellLine}\n`,
+        `# job ${submission.jobName}
+${
+  env.length
+    ? `# environment: ${env.join(' ')}
+`
+    : ''
+}${submission.shellLine}
+`,
       );
     }
-    return 0;
+    return EXIT.ok;
   },
 };

@@ -3,7 +3,8 @@ import { isAbsolute, join, relative } from 'node:path';
 import { recordPaths } from '../../record/model.js';
 import { parseRecord } from '../../record/validate.js';
 import { renderFinalReport } from '../../report/final-report.js';
-import { type Command, UsageError } from '../command.js';
+import { parseOptions, str } from '../args.js';
+import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
 
 /** `<experiment-id>` → experiments/<id>.json under cwd; a path to a .json record is taken as is. */
 function recordFile(arg: string, cwd: string): string {
@@ -16,37 +17,51 @@ function recordFile(arg: string, cwd: string): string {
 export const reportCommand: Command = {
   name: 'report',
   summary: 'Render the final report of an experiment',
-  usage: 'topo report <experiment-id | experiments/<id>.json> [--out FILE] [--record-url URL]',
+  help: {
+    synopsis: 'topo report <experiment-id | experiments/<id>.json> [options]',
+    description:
+      "The final report of an experiment (the seed's five parts) from its record, as Markdown on stdout or into a file. Exit 2 when the record does not exist.",
+    options: [
+      {
+        name: 'out',
+        short: 'o',
+        type: 'string',
+        value: 'FILE',
+        description: 'write the report here',
+        default: 'stdout',
+      },
+      {
+        name: 'record-url',
+        type: 'string',
+        value: 'URL',
+        description: 'link to the record in the report',
+        default: 'none',
+      },
+    ],
+    examples: [
+      'topo report topology-opt-vavam-ord-20261202',
+      'topo report experiments/topology-opt-vavam-ord-20261202.json --out report.md',
+    ],
+  },
   async run(args, io) {
-    let target: string | undefined;
-    let out: string | undefined;
-    let recordUrl: string | undefined;
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i]!;
-      if (arg === '--out' || arg === '--record-url') {
-        const value = args[++i];
-        if (!value) throw new UsageError(`${arg} needs a value`);
-        if (arg === '--out') out = value;
-        else recordUrl = value;
-      } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
-      else if (target) throw new UsageError(`one experiment at a time (got "${target}" and "${arg}")`);
-      else target = arg;
-    }
+    const parsed = parseOptions(reportCommand.help.options, args, io.env);
+    const [target, extra] = parsed.positionals;
+    const out = str(parsed, 'out');
+    const recordUrl = str(parsed, 'record-url');
+    if (extra) throw new UsageError(`one experiment at a time (got "${target}" and "${extra}")`);
     if (!target) throw new UsageError('which experiment? give its id or its record file');
     const file = recordFile(target, io.cwd);
     const shown = relative(io.cwd, file) || file;
-    if (!existsSync(file)) {
-      io.stderr(
-        `topo report: ${shown} does not exist (records are written when candidate pull requests close, or by topo init)\n`,
+    if (!existsSync(file))
+      throw new ConfigError(
+        `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`,
       );
-      return 1;
-    }
     const record = parseRecord(readFileSync(file, 'utf8'), shown);
     const report = renderFinalReport(record, { recordUrl });
     if (out) {
       writeFileSync(isAbsolute(out) ? out : join(io.cwd, out), report);
       io.stderr(`wrote the final report of ${record.experiment_id} to ${out}\n`);
     } else io.stdout(report);
-    return 0;
+    return EXIT.ok;
   },
 };

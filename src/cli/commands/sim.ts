@@ -9,25 +9,84 @@ import { parseOverrides } from '../../sim/overrides.js';
 import { loadProfile, repoRoot } from '../../sim/profile.js';
 import { runTwin } from '../../sim/run.js';
 import type { Topology } from '../../types/generated/topology.js';
-import { type Command, UsageError } from '../command.js';
+import { num, type OptionSpec, type Parsed, parseOptions, str } from '../args.js';
+import { type Command, EXIT, UsageError } from '../command.js';
 
-const USAGE = [
-  'topo sim run <hydra overrides…>          play one AlpaSim run (what scripts/alpasim-twin/submit.sh runs in the Slurm job)',
-  'topo sim --export-openmetrics <file> [--profile P] [--topology preset|file.yaml] [--minutes M] [--interval S] [--seed N] [--run-name NAME]',
-  'topo sim steady [--profile P] [--topology preset|file.yaml]   print the steady state as JSON',
-].join('\n       ');
+const SIM_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'profile',
+    type: 'string',
+    value: 'P',
+    description: 'twin profile (src/sim/profiles/<P>.yaml)',
+    default: 'twin-balanced',
+  },
+  {
+    name: 'topology',
+    type: 'string',
+    value: 'PRESET|FILE',
+    description: 'a preset name or a YAML topology/candidate',
+    default: '8gpu_64rollouts',
+  },
+  {
+    name: 'minutes',
+    type: 'number',
+    positive: true,
+    value: 'M',
+    description: '--export-openmetrics: minutes of run',
+    default: '45',
+  },
+  {
+    name: 'interval',
+    type: 'number',
+    positive: true,
+    value: 'S',
+    description: '--export-openmetrics: seconds between samples',
+    default: '15',
+  },
+  {
+    name: 'seed',
+    type: 'integer',
+    min: 1,
+    value: 'N',
+    description: '--export-openmetrics: random seed',
+    default: '1',
+  },
+  {
+    name: 'start',
+    type: 'number',
+    positive: true,
+    value: 'UNIX',
+    description: '--export-openmetrics: first timestamp',
+    default: 'now',
+  },
+  {
+    name: 'rollouts',
+    type: 'integer',
+    min: 1,
+    value: 'N',
+    description: '--export-openmetrics: rollouts of the run',
+    default: "the profile's suite",
+  },
+  {
+    name: 'run-name',
+    type: 'string',
+    value: 'NAME',
+    description: '--export-openmetrics: run_name label',
+    default: 'twin-<profile>',
+  },
+  {
+    name: 'run-uuid',
+    type: 'string',
+    value: 'UUID',
+    description: '--export-openmetrics: run_uuid label',
+    default: 'random',
+  },
+];
 
-function options(args: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}"`);
-    const v = args[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
-    out[a.slice(2)] = v;
-    i++;
-  }
-  return out;
+function options(args: string[]): Parsed {
+  const parsed = parseOptions(SIM_OPTIONS, args);
+  if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  return parsed;
 }
 
 /** A preset name, or a YAML file holding a topology (or a candidate with a `topology:` block). */
@@ -54,7 +113,17 @@ function loadTopology(spec: string, profileName: string, root: string, cwd: stri
 export const simCommand: Command = {
   name: 'sim',
   summary: 'Run or export the AlpaSim twin',
-  usage: USAGE,
+  help: {
+    synopsis:
+      'topo sim run <hydra overrides…> | topo sim steady [options] | topo sim --export-openmetrics <file> [options]',
+    description:
+      'The AlpaSim twin. `run` plays one AlpaSim run inside a Slurm job (what scripts/alpasim-twin/submit.sh runs; its arguments pass through untouched); `steady` prints the steady state of a topology as JSON; `--export-openmetrics` writes a run as an OpenMetrics file.',
+    options: SIM_OPTIONS,
+    examples: [
+      'topo sim steady --profile twin-driver-bound --topology 8gpu_64rollouts',
+      'topo sim --export-openmetrics run.om --minutes 30 --seed 7',
+    ],
+  },
   async run(args, io) {
     const [first, ...rest] = args;
     if (first === 'run') {
@@ -67,35 +136,32 @@ export const simCommand: Command = {
     const root = repoRoot();
     if (first === 'steady') {
       const o = options(rest);
-      const profile = loadProfile(o.profile ?? 'twin-balanced', root);
-      const topology = loadTopology(o.topology ?? '8gpu_64rollouts', profile.name, root, io.cwd);
+      const profile = loadProfile(str(o, 'profile') ?? 'twin-balanced', root);
+      const topology = loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io.cwd);
       io.stdout(`${JSON.stringify(steadyState(topology, profile), null, 2)}\n`);
-      return 0;
+      return EXIT.ok;
     }
     if (first === '--export-openmetrics') {
       const [file, ...more] = rest;
       if (!file) throw new UsageError('--export-openmetrics needs a file');
       const o = options(more);
-      const profile = loadProfile(o.profile ?? 'twin-balanced', root);
-      const topology = loadTopology(o.topology ?? '8gpu_64rollouts', profile.name, root, io.cwd);
-      const num = (k: string, def: number) => {
-        if (o[k] === undefined) return def;
-        const n = Number(o[k]);
-        if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${k} ${o[k]}: expected a positive number`);
-        return n;
-      };
-      const runName = o['run-name'] ?? `twin-${profile.name}`;
+      const profile = loadProfile(str(o, 'profile') ?? 'twin-balanced', root);
+      const topology = loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io.cwd);
+      const runName = str(o, 'run-name') ?? `twin-${profile.name}`;
+      const seed = num(o, 'seed');
+      const start = num(o, 'start');
+      const rollouts = num(o, 'rollouts');
       const res = await exportOpenMetrics(topology, profile, resolve(io.cwd, file), {
-        minutes: num('minutes', 45),
-        intervalS: num('interval', 15),
-        ...(o.seed ? { seed: num('seed', 1) } : {}),
-        ...(o.start ? { startUnix: num('start', 0) } : {}),
+        minutes: num(o, 'minutes') ?? 45,
+        intervalS: num(o, 'interval') ?? 15,
+        ...(seed !== undefined ? { seed } : {}),
+        ...(start !== undefined ? { startUnix: start } : {}),
         runName,
-        runUuid: o['run-uuid'] ?? randomUUID(),
-        ...(o.rollouts ? { totalRollouts: num('rollouts', 1) } : {}),
+        runUuid: str(o, 'run-uuid') ?? randomUUID(),
+        ...(rollouts !== undefined ? { totalRollouts: rollouts } : {}),
       });
       io.stdout(`${JSON.stringify({ file: resolve(io.cwd, file), runName, ...res })}\n`);
-      return 0;
+      return EXIT.ok;
     }
     throw new UsageError(first ? `unknown sim subcommand "${first}"` : 'missing subcommand');
   },

@@ -9,8 +9,11 @@ import { experimentSelector, fetchTelemetry } from '../../telemetry/queries.js';
 import { checkExperiment } from '../../topology/files.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import { candidateState, slurmMonitorPort } from '../../usecases/reconcile.js';
-import { type CliIO, type Command, UsageError } from '../command.js';
-import { parseTelemetryArgs, telemetryOptions } from './analyze.js';
+import { flag, num, parseOptions, str } from '../args.js';
+import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { ensurePrometheus } from '../services.js';
+import { TELEMETRY_OPTIONS, telemetryOptions, telemetryValues } from './analyze.js';
+import { JSON_OPTION } from './options.js';
 
 function loadExperiment(io: CliIO, id: string, dir: string): Experiment {
   const file = join(resolve(io.cwd, dir), id, 'experiment.yaml');
@@ -18,14 +21,29 @@ function loadExperiment(io: CliIO, id: string, dir: string): Experiment {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new UsageError(
+    throw new ConfigError(
       `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`,
     );
   }
   const checked = checkExperiment(text, file);
   if (!checked.value)
-    throw new UsageError(checked.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join('\n'));
+    throw new ConfigError(checked.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join('\n'));
   return checked.value;
+}
+
+/** One candidate of `status --json` (schemas/cli/status.schema.json). */
+interface StatusRow {
+  candidate: string;
+  run_name: string;
+  job_id: string;
+  slurm_state: string;
+  state: string | null;
+  verdict: string | null;
+  projected_seconds_per_rollout: { value: number; low: number; high: number } | null;
+  seconds_per_rollout_full_run: number | null;
+  seconds_per_rollout_5m: number | null;
+  completed_rollouts: number | null;
+  bottleneck: { kind: string; service: string | null } | null;
 }
 
 function table(rows: string[][]): string {
@@ -43,24 +61,72 @@ function table(rows: string[][]): string {
 export const statusCommand: Command = {
   name: 'status',
   summary: 'Show the live candidates of an experiment',
-  usage:
-    'topo status <experiment> [--watch [--interval SECONDS] [--count N]] [--topologies DIR] [--clusters FILE] [--prometheus URL] [--time-scale S]',
+  help: {
+    synopsis: 'topo status <experiment> [options]',
+    description:
+      "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line.",
+    options: [
+      {
+        name: 'watch',
+        short: 'w',
+        type: 'boolean',
+        description: 'refresh until interrupted (or --count times)',
+      },
+      {
+        name: 'interval',
+        short: 'i',
+        type: 'number',
+        min: 1,
+        max: 3600,
+        value: 'SECONDS',
+        description: 'seconds between refreshes',
+        default: '10',
+      },
+      {
+        name: 'count',
+        type: 'integer',
+        min: 1,
+        value: 'N',
+        description: 'number of refreshes',
+        default: '1, or unlimited with --watch',
+      },
+      {
+        name: 'topologies',
+        type: 'string',
+        value: 'DIR',
+        description: 'folder of <experiment>/experiment.yaml',
+        default: 'topologies',
+      },
+      JSON_OPTION,
+      ...TELEMETRY_OPTIONS,
+    ],
+    examples: [
+      'topo status topology-opt-vavam-ord-20261202',
+      'topo status topology-opt-vavam-ord-20261202 --watch --interval 30',
+      'topo status topology-opt-vavam-ord-20261202 --json | jq .candidates',
+    ],
+    environment: [{ name: 'TOPO_SSH_KEY', description: 'private key for clusters reached over SSH' }],
+  },
   async run(args, io) {
-    const { positional, options, flags } = parseTelemetryArgs(
-      args,
-      ['watch'],
-      ['interval', 'count', 'topologies'],
-    );
-    const [id, extra] = positional;
+    const parsed = parseOptions(statusCommand.help.options, args, io.env);
+    const options = telemetryValues(parsed);
+    const [id, extra] = parsed.positionals;
     if (!id || extra) throw new UsageError('give exactly one experiment id');
-    const selector = experimentSelector(id);
-    const experiment = loadExperiment(io, id, options.topologies ?? 'topologies');
+    let selector: string;
+    try {
+      selector = experimentSelector(id);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const experiment = loadExperiment(io, id, str(parsed, 'topologies') ?? 'topologies');
     const t = telemetryOptions(options, io, experiment.cluster);
-    if (!t.cluster) throw new UsageError(`cluster ${experiment.cluster} not found`);
+    if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
+    const json = flag(parsed, 'json');
+    await ensurePrometheus(t.prometheus);
     const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
     const port = slurmMonitorPort(slurm);
-    const interval = Number(options.interval ?? 10);
-    const count = options.count ? Number(options.count) : flags.has('watch') ? Number.POSITIVE_INFINITY : 1;
+    const interval = num(parsed, 'interval') ?? 10;
+    const count = num(parsed, 'count') ?? (flag(parsed, 'watch') ? Number.POSITIVE_INFINITY : 1);
     try {
       for (let i = 0; i < count; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, interval * 1000));
@@ -80,6 +146,7 @@ export const statusCommand: Command = {
               { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds },
             )
           : undefined;
+        const snapshot: StatusRow[] = [];
         const rows = [
           [
             'candidate',
@@ -111,12 +178,27 @@ export const statusCommand: Command = {
           const m = a?.observation.stable_metrics;
           const p = v?.projected_full_run;
           const b = m?.bottleneck;
+          const state =
+            candidateState(j, true, a, j.state === 'CANCELLED' && experiment.stop_when_stable === true) ??
+            null;
+          snapshot.push({
+            candidate: j.name.replace(`topo-${id}-`, ''),
+            run_name: j.name,
+            job_id: j.jobId,
+            slurm_state: j.state,
+            state,
+            verdict: v?.state ?? null,
+            projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
+            seconds_per_rollout_full_run: m?.seconds_per_rollout_full_run ?? null,
+            seconds_per_rollout_5m: m?.seconds_per_rollout_5m ?? null,
+            completed_rollouts: m?.completed_rollouts ?? null,
+            bottleneck: b ? { kind: b.kind, service: b.service ?? null } : null,
+          });
           rows.push([
             j.name.replace(`topo-${id}-`, ''),
             j.jobId,
             j.state,
-            candidateState(j, true, a, j.state === 'CANCELLED' && experiment.stop_when_stable === true) ??
-              '—',
+            state ?? '—',
             v?.state ?? '—',
             p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : '—',
             m?.seconds_per_rollout_full_run != null ? String(round(m.seconds_per_rollout_full_run, 3)) : '—',
@@ -125,16 +207,29 @@ export const statusCommand: Command = {
             b ? `${b.kind}${b.service ? ` ${b.service}` : ''}` : '—',
           ]);
         }
-        const clear = flags.has('watch') && io.isTTY ? '\x1b[2J\x1b[H' : '';
+        const warnings = (telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        if (json) {
+          const doc = {
+            schema_version: 1,
+            experiment_id: id,
+            cluster: t.cluster.name,
+            at: new Date(now * 1000).toISOString(),
+            candidates: snapshot,
+            warnings,
+          };
+          io.stdout(`${JSON.stringify(doc)}\n`);
+          continue;
+        }
+        const clear = flag(parsed, 'watch') && io.isTTY ? '\x1b[2J\x1b[H' : '';
         const header = `${id} — ${new Date(now * 1000).toISOString().slice(0, 19)}Z — ${jobs.length} job(s)`;
         io.stdout(
           `${clear}${header}\n${jobs.length ? table(rows) : 'no jobs of this experiment in Slurm'}\n`,
         );
-        for (const e of telemetry?.errors ?? []) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
+        for (const w of warnings) io.stderr(`warning: ${w}\n`);
       }
     } finally {
       await slurm.close();
     }
-    return 0;
+    return EXIT.ok;
   },
 };

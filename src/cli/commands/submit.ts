@@ -1,10 +1,13 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { renderSubmitComment } from '../../report/submit-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { formatIssue } from '../../topology/issues.js';
 import { submitCandidate } from '../../usecases/submit.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
-import { parseArgs } from '../args.js';
-import { type CliIO, type Command, UsageError } from '../command.js';
+import { flag, type OptionSpec, parseOptions, str } from '../args.js';
+import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 
 /**
@@ -12,14 +15,15 @@ import { validateOptionsFor } from './validate.js';
  * candidate, and a Slurm client for its cluster (close it). Prints the issues when it cannot be
  * rendered and returns undefined.
  */
-export async function candidateOnCluster(args: string[], io: CliIO, flags: readonly string[]) {
-  const parsed = parseArgs(args, flags, ['cluster', 'clusters']);
-  if (parsed.positional.length !== 1) throw new UsageError('name exactly one candidate file');
-  const path = parsed.positional[0] as string;
-  const clusterName = parsed.values.get('cluster');
+export async function candidateOnCluster(args: string[], io: CliIO, options: readonly OptionSpec[]) {
+  const parsed = parseOptions(options, args, io.env);
+  if (parsed.positionals.length !== 1) throw new UsageError('name exactly one candidate file');
+  const path = parsed.positionals[0] as string;
+  if (!existsSync(resolve(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+  const clusterName = str(parsed, 'cluster');
   const { report, submission } = await renderCandidateFile(
     path,
-    validateOptionsFor(io, parsed.values.get('clusters'), clusterName),
+    validateOptionsFor(io, str(parsed, 'clusters'), clusterName),
   );
   for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
   if (!submission || !report.candidate) {
@@ -39,10 +43,30 @@ export async function candidateOnCluster(args: string[], io: CliIO, flags: reado
 export const submitCommand: Command = {
   name: 'submit',
   summary: 'Submit a candidate to Slurm (idempotent, at most max_parallel per experiment)',
-  usage: 'topo submit <candidate.yaml> [--cluster NAME] [--clusters FILE] [--dry-run] [--json]',
+  help: {
+    synopsis: 'topo submit <candidate.yaml> [options]',
+    description:
+      'Validates and renders the candidate, then submits it with sbatch (argv, never a shell). Idempotent by job name; beyond max_parallel it is queued. With --json the result follows schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.',
+    options: [
+      CLUSTER_OPTION,
+      CLUSTERS_OPTION,
+      {
+        name: 'dry-run',
+        short: 'n',
+        type: 'boolean',
+        description: 'print what would be submitted; submit nothing',
+      },
+      JSON_OPTION,
+    ],
+    examples: [
+      'topo submit topologies/topology-opt-vavam-ord-20261202/more-workers.yaml --dry-run',
+      'topo submit topologies/<experiment>/<candidate>.yaml --cluster ord --json',
+    ],
+    environment: [{ name: 'TOPO_SSH_KEY', description: 'private key for clusters reached over SSH' }],
+  },
   async run(args, io) {
-    const target = await candidateOnCluster(args, io, ['dry-run', 'json']);
-    if (!target) return 1;
+    const target = await candidateOnCluster(args, io, submitCommand.help.options);
+    if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await submitCandidate(
@@ -52,11 +76,15 @@ export const submitCommand: Command = {
           cluster,
           submission,
           maxParallel: details.experimentConfig.max_parallel,
-          dryRun: parsed.flags.has('dry-run'),
+          dryRun: flag(parsed, 'dry-run'),
         },
       );
-      io.stdout(parsed.flags.has('json') ? `${JSON.stringify(result)}\n` : renderSubmitComment(result));
-      return 0;
+      io.stdout(
+        flag(parsed, 'json')
+          ? `${JSON.stringify({ schema_version: 1, ...result })}\n`
+          : renderSubmitComment(result),
+      );
+      return EXIT.ok;
     } finally {
       await slurm.close();
     }

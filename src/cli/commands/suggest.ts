@@ -13,16 +13,15 @@ import {
   SuggestError,
   type SuggestOutcome,
 } from '../../usecases/suggest.js';
-import { parseArgs } from '../args.js';
-import { type CliIO, type Command, UsageError } from '../command.js';
+import { flag, num, parseOptions, str } from '../args.js';
+import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { clustersFileOption, fileSystemSource } from './validate.js';
-
-const USAGE =
-  'topo suggest <experiment> [--count N] [--open-prs [--repo owner/name] [--base <branch>]] [--dry-run] [--force] [--clusters <clusters.yaml>] [--json]';
 
 function toJson(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean) {
   const { result } = outcome;
   return {
+    schema_version: 1,
     experiment_id: outcome.experiment.experiment_id,
     parent: result.parent,
     stop: result.stop,
@@ -102,32 +101,71 @@ function human(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean): 
 export const suggestCommand: Command = {
   name: 'suggest',
   summary: 'Propose the next candidates',
-  usage: USAGE,
+  help: {
+    synopsis: 'topo suggest <experiment> [options]',
+    description:
+      "The next candidates from the record's evidence (bottleneck, memory, tried changes), each checked by the validator; written as candidate files, or opened as pull requests with --open-prs; or the advice to stop, with the reason. --json follows schemas/cli/suggest.schema.json.",
+    options: [
+      {
+        name: 'count',
+        short: 'n',
+        type: 'integer',
+        min: 1,
+        max: 16,
+        value: 'N',
+        description: 'at most this many proposals',
+        default: "the experiment's free slots (max_parallel)",
+      },
+      {
+        name: 'open-prs',
+        type: 'boolean',
+        description: 'open one pull request per proposal (open ones count as tried)',
+      },
+      {
+        name: 'repo',
+        type: 'string',
+        value: 'OWNER/NAME',
+        description: 'repository for --open-prs',
+        env: 'GITHUB_REPOSITORY',
+      },
+      {
+        name: 'base',
+        type: 'string',
+        value: 'BRANCH',
+        description: 'base branch of the pull requests',
+        default: 'the default branch',
+      },
+      { name: 'dry-run', type: 'boolean', description: 'print the proposals; write and open nothing' },
+      { name: 'force', short: 'f', type: 'boolean', description: 'propose even when the evidence says stop' },
+      CLUSTERS_OPTION,
+      JSON_OPTION,
+    ],
+    examples: [
+      'topo suggest topology-opt-vavam-ord-20261202 --dry-run',
+      'GITHUB_TOKEN=… topo suggest topology-opt-vavam-ord-20261202 --open-prs --repo me/topologies',
+    ],
+    environment: [
+      { name: 'GITHUB_TOKEN, GH_TOKEN', description: 'token for --open-prs' },
+      { name: 'GITHUB_API_URL', description: 'GitHub API base URL (GitHub Enterprise)' },
+    ],
+  },
   async run(args, io: CliIO) {
-    const parsed = parseArgs(
-      args,
-      ['open-prs', 'json', 'dry-run', 'force'],
-      ['count', 'repo', 'base', 'clusters'],
-    );
-    const [experimentId, ...extra] = parsed.positional;
+    const parsed = parseOptions(suggestCommand.help.options, args, io.env);
+    const [experimentId, ...extra] = parsed.positionals;
     if (!experimentId || extra.length > 0)
       throw new UsageError('name exactly one experiment (the folder under topologies/)');
-    const countText = parsed.values.get('count');
-    const count = countText === undefined ? undefined : Number(countText);
-    if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 16)) {
-      throw new UsageError(`--count must be a whole number from 1 to 16, not "${countText}"`);
-    }
-    const openPrs = parsed.flags.has('open-prs');
-    const dryRun = parsed.flags.has('dry-run');
-    const clustersFile = clustersFileOption(parsed.values.get('clusters'), io);
+    const count = num(parsed, 'count');
+    const openPrs = flag(parsed, 'open-prs');
+    const dryRun = flag(parsed, 'dry-run');
+    const clustersFile = clustersFileOption(str(parsed, 'clusters'), io);
     // With --open-prs the pull requests are the candidates: open ones count as tried.
     let github: { octokit: ReturnType<typeof createOctokit>; target: PullTarget } | undefined;
     if (openPrs) {
       const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
       if (!token) throw new UsageError('--open-prs needs a token in GITHUB_TOKEN (or GH_TOKEN)');
-      const fullName = parsed.values.get('repo') ?? io.env.GITHUB_REPOSITORY;
+      const fullName = str(parsed, 'repo');
       if (!fullName) throw new UsageError('--open-prs needs --repo owner/name (or GITHUB_REPOSITORY)');
-      const base = parsed.values.get('base');
+      const base = str(parsed, 'base');
       github = {
         octokit: createOctokit({
           token,
@@ -143,16 +181,13 @@ export const suggestCommand: Command = {
         files: fileSystemSource(io.cwd),
         ...(clustersFile ? { clustersFile } : {}),
         ...(count !== undefined ? { count } : {}),
-        force: parsed.flags.has('force'),
+        force: flag(parsed, 'force'),
         ...(github
           ? { elsewhere: await candidatesInOpenPulls(github.octokit, github.target, experimentId) }
           : {}),
       });
     } catch (error) {
-      if (error instanceof SuggestError) {
-        io.stderr(`topo suggest: ${error.message}\n`);
-        return 1;
-      }
+      if (error instanceof SuggestError) throw new ConfigError(error.message);
       throw error;
     }
 
@@ -169,10 +204,10 @@ export const suggestCommand: Command = {
       }
     }
     io.stdout(
-      parsed.flags.has('json')
+      flag(parsed, 'json')
         ? `${JSON.stringify(toJson(outcome, pulls, writeLocally), null, 2)}\n`
         : human(outcome, pulls, writeLocally),
     );
-    return 0;
+    return EXIT.ok;
   },
 };

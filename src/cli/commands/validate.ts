@@ -8,8 +8,9 @@ import {
   type ValidateOptions,
   validateFiles,
 } from '../../usecases/validate.js';
-import { parseArgs } from '../args.js';
-import { type CliIO, type Command, UsageError } from '../command.js';
+import { flag, parseOptions, str } from '../args.js';
+import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export { fileSystemSource };
 
@@ -30,7 +31,7 @@ export function expandPaths(paths: readonly string[], cwd: string): string[] {
   };
   for (const p of paths) {
     const abs = resolve(cwd, p);
-    if (!existsSync(abs)) throw new UsageError(`${p}: no such file or folder`);
+    if (!existsSync(abs)) throw new ConfigError(`${p}: no such file or folder`);
     if (statSync(abs).isDirectory()) walk(p);
     else out.push(p);
   }
@@ -42,7 +43,7 @@ export function clustersFileOption(explicit: string | undefined, io: CliIO): str
   const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
   if (file === undefined || file === '') return undefined;
   const abs = isAbsolute(file) ? file : resolve(io.cwd, file);
-  if (!existsSync(abs)) throw new UsageError(`clusters file ${file} does not exist`);
+  if (!existsSync(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
   return relative(io.cwd, abs) || abs;
 }
 
@@ -64,15 +65,24 @@ export function validateOptionsFor(
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'Validate candidate, experiment and cluster files',
-  usage: 'topo validate [--json] [--clusters <clusters.yaml>] <paths…>',
+  help: {
+    synopsis: 'topo validate <paths…> [options]',
+    description:
+      "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
+    options: [JSON_OPTION, CLUSTERS_OPTION],
+    examples: [
+      'topo validate topologies',
+      'topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml',
+    ],
+  },
   async run(args, io) {
-    const parsed = parseArgs(args, ['json'], ['clusters']);
-    if (parsed.positional.length === 0) throw new UsageError('name at least one file or folder');
-    const paths = expandPaths(parsed.positional, io.cwd);
-    if (paths.length === 0) throw new UsageError(`no YAML files under ${parsed.positional.join(', ')}`);
-    const report = await validateFiles(paths, validateOptionsFor(io, parsed.values.get('clusters')));
-    if (parsed.flags.has('json')) {
-      io.stdout(`${JSON.stringify(toJsonReport(report), null, 2)}\n`);
+    const parsed = parseOptions(validateCommand.help.options, args, io.env);
+    if (parsed.positionals.length === 0) throw new UsageError('name at least one file or folder');
+    const paths = expandPaths(parsed.positionals, io.cwd);
+    if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(', ')}`);
+    const report = await validateFiles(paths, validateOptionsFor(io, str(parsed, 'clusters')));
+    if (flag(parsed, 'json')) {
+      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}\n`);
     } else {
       for (const file of report.files) {
         for (const issue of [...file.errors, ...file.warnings].sort(
@@ -86,6 +96,6 @@ export const validateCommand: Command = {
         `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ''}\n`,
       );
     }
-    return report.errorCount > 0 ? 1 : 0;
+    return report.errorCount > 0 ? EXIT.findings : EXIT.ok;
   },
 };

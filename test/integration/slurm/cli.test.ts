@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
+import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { repoRoot, requireCluster } from '../../support/cluster.js';
 import { experimentId } from './helpers.js';
 
@@ -77,18 +78,22 @@ describe('topo submit / jobs / cancel on the local cluster', () => {
     const first = await topo('submit', candidate, '--cluster', 'local-ssh', '--json');
     expect(first.code).toBe(0);
     const submitted = JSON.parse(first.stdout);
-    expect(submitted).toMatchObject({ status: 'submitted', cluster: 'local-ssh' });
+    expect(submitted).toMatchObject({ schema_version: 1, status: 'submitted', cluster: 'local-ssh' });
+    expect(cliSchemaErrors('submit', submitted)).toEqual([]);
     const again = JSON.parse((await topo('submit', candidate, '--cluster', 'local', '--json')).stdout);
     expect(again).toMatchObject({ status: 'existing', jobId: submitted.jobId });
 
     const listed = JSON.parse((await topo('jobs', exp, '--json')).stdout);
     expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([submitted.jobId]);
+    expect(cliSchemaErrors('jobs', listed)).toEqual([]);
     const table = (await topo('jobs', exp)).stdout;
     expect(table).toMatch(/^JOB\s+CANDIDATE\s+STATE/);
     expect(table).toContain('cli-cand-');
 
     const cancelled = await topo('cancel', candidate, '--cluster', 'local-ssh');
     expect(cancelled.stdout).toContain(`Cancelled job \`${submitted.jobId}\``);
+    const none = JSON.parse((await topo('cancel', candidate, '--cluster', 'local', '--json')).stdout);
+    expect(cliSchemaErrors('cancel', none)).toEqual([]);
     // COMPLETING while the job's processes stop, then CANCELLED (bounded wait).
     let after = JSON.parse((await topo('jobs', exp, '--json')).stdout);
     for (let i = 0; i < 60 && after.jobs[0]?.state === 'COMPLETING'; i++) {

@@ -8,6 +8,7 @@ import type { CliIO } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
 import { expandCandidate, topologyHash } from '../../../src/topology/expand.js';
 import type { Candidate } from '../../../src/types/generated/candidate.js';
+import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { createExperimentRepo, EXPERIMENT_ID } from './experiment-repo.js';
 
 async function topo(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
@@ -42,6 +43,7 @@ describe('topo suggest', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const out = JSON.parse(stdout);
+    expect(cliSchemaErrors('suggest', out)).toEqual([]);
     expect(out.parent).toBe('baseline');
     expect(out.stop.stop).toBe(false);
     expect(out.proposals.length).toBe(3);
@@ -62,9 +64,38 @@ describe('topo suggest', () => {
     // pessimistic estimate alone refuses some of these proposals.
     const files = out.proposals.map((p: { path: string }) => p.path);
     const validate = await topo(['validate', ...files], repo.dir);
-    expect(validate.stdout).toMatch(/0 error\(s\)/);
+    expect(validate.stdout).toMatch(/0 error\(s\), 0 warning\(s\)/);
     expect(validate.code).toBe(0);
   });
+
+  it('refuses the driver 64 → 96 its validator warns about (capacity-imbalance)', async () => {
+    const repo = createExperimentRepo('twin-driver-bound');
+    repo.addRun('baseline', null, {}, 'accepted');
+    const out = JSON.parse((await topo(['suggest', EXPERIMENT_ID, '--json'], repo.dir)).stdout);
+    expect(out.proposals.map((p: { change: string }) => p.change).join('\n')).not.toContain('64 → 96');
+    expect(out.not_proposed).toContainEqual({
+      change: 'driver: replicas_per_container 8 → 12; capacity 64 → 96',
+      reason: 'fails validation: capacities differ by 50% (limit 25%)',
+    });
+  });
+
+  it.each(['twin-renderer-bound', 'twin-balanced'])(
+    'proposes nothing topo validate warns about, and no no-op change (%s)',
+    async (profile) => {
+      const repo = createExperimentRepo(profile);
+      repo.addRun('baseline', null, {}, 'accepted');
+      const { code, stdout } = await topo(['suggest', EXPERIMENT_ID, '--json'], repo.dir);
+      expect(code).toBe(0);
+      const out = JSON.parse(stdout);
+      expect(out.proposals.length).toBeGreaterThan(0);
+      for (const p of out.proposals) expect(p.change).not.toMatch(/(\b\d+) → \1\b/);
+      const validate = await topo(
+        ['validate', ...out.proposals.map((p: { path: string }) => p.path)],
+        repo.dir,
+      );
+      expect(validate.stdout).toMatch(/ 0 error\(s\), 0 warning\(s\)/);
+    },
+  );
 
   it('never proposes a topology that is already a candidate', async () => {
     const repo = createExperimentRepo('twin-renderer-bound');
@@ -104,7 +135,7 @@ describe('topo suggest', () => {
   it('refuses an unknown experiment with a clear message', async () => {
     const repo = createExperimentRepo();
     const { code, stderr } = await topo(['suggest', 'topology-opt-nope-local-20261202'], repo.dir);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('topologies/topology-opt-nope-local-20261202/experiment.yaml not found');
     const usage = await topo(['suggest', EXPERIMENT_ID, '--count', 'x'], repo.dir);
     expect(usage.code).toBe(2);

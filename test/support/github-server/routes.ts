@@ -167,6 +167,31 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
 
   'repos/get': (ctx) => ({ status: 200, body: ctx.render.fullRepository(repoOf(ctx)) }),
 
+  // Listing runners needs admin on the repository (or an app's administration permission).
+  'actions/list-self-hosted-runners-for-repo': (ctx) => {
+    const repo = repoOf(ctx);
+    const identity = ctx.identity;
+    if (!identity) throw new HttpError(401, 'Requires authentication');
+    const admin =
+      identity.kind === 'installation'
+        ? identity.permissions === undefined || identity.permissions.administration === 'write'
+        : ctx.state.permissionOf(repo, identity.user.login) === 'admin';
+    if (!admin) throw new HttpError(403, 'Must have admin rights to Repository.');
+    const runners = (ctx.state.runners.get(repo.id) ?? []).map((r) => ({
+      id: r.id,
+      name: r.name,
+      os: 'linux',
+      status: r.status,
+      busy: false,
+      labels: r.labels.map((name, i) => ({
+        id: i + 1,
+        name,
+        type: name === 'self-hosted' ? 'read-only' : 'custom',
+      })),
+    }));
+    return { status: 200, body: { total_count: runners.length, runners } };
+  },
+
   'repos/get-collaborator-permission-level': (ctx) => {
     const repo = repoOf(ctx);
     const login = String(ctx.params.username);

@@ -105,6 +105,14 @@ export interface Identity {
   permissions?: Record<string, 'read' | 'write' | 'none'>;
 }
 
+/** A self-hosted runner registered for a repository (Settings → Actions → Runners). */
+export interface Runner {
+  id: number;
+  name: string;
+  status: 'online' | 'offline';
+  labels: string[];
+}
+
 export interface FileMap {
   [path: string]: string | null;
 }
@@ -123,6 +131,8 @@ export class GitHubState {
   readonly reactions: Reaction[] = [];
   readonly checkRuns: CheckRun[] = [];
   readonly tokens = new Map<string, Identity>();
+  /** Self-hosted runners by repository id. */
+  readonly runners = new Map<number, Runner[]>();
   private nextId = 1000;
 
   id(): number {

@@ -16,10 +16,13 @@ interface Step {
   name?: string;
 }
 interface Job {
-  'runs-on': string | string[];
+  'runs-on'?: string | string[];
   permissions?: Json | string;
   steps: Step[];
   if?: string;
+  uses?: string;
+  environment?: string;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean };
 }
 interface Workflow {
   on: Json;
@@ -61,26 +64,46 @@ function validate(path: string): { ok: boolean; output: string } {
   }
 }
 
-const EXPECTED = {
+const WRITE = { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' } as const;
+/** Each caller, the reusable workflow it calls and the permissions it grants. */
+const CALLERS = {
   'topology-validate.yml': {
-    selfHosted: false,
+    calls: 'reusable-validate.yml',
     permissions: { checks: 'write', contents: 'read', 'pull-requests': 'read' },
   },
-  'topology-submit.yml': {
-    selfHosted: true,
-    permissions: { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
+  'topology-submit.yml': { calls: 'reusable-submit.yml', permissions: WRITE },
+  'topology-monitor.yml': { calls: 'reusable-monitor.yml', permissions: WRITE },
+  'topology-record.yml': {
+    calls: 'reusable-record.yml',
+    permissions: { contents: 'write', 'pull-requests': 'write' },
   },
-  'topology-monitor.yml': {
-    selfHosted: true,
-    permissions: { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
-  },
-  'topology-record.yml': { selfHosted: true, permissions: { contents: 'write', 'pull-requests': 'write' } },
-  'ci.yml': { selfHosted: false, permissions: { contents: 'read' } },
 } as const;
+/** Reusable workflows: runner kind and the exact permissions of every job. */
+const REUSABLE = {
+  'reusable-validate.yml': { selfHosted: false, permissions: CALLERS['topology-validate.yml'].permissions },
+  'reusable-submit.yml': { selfHosted: true, permissions: WRITE },
+  'reusable-monitor.yml': { selfHosted: true, permissions: WRITE },
+  'reusable-record.yml': { selfHosted: true, permissions: CALLERS['topology-record.yml'].permissions },
+} as const;
+const OTHERS = {
+  'ci.yml': { contents: 'read' },
+  'pages.yml': { contents: 'read', pages: 'write', 'id-token': 'write' },
+} as const;
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  version: string;
+  repository: { url: string };
+};
+/** `uses:` of this project's own actions in a reusable workflow: the repository at the current major tag. */
+const ownRepo = pkg.repository.url.replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '');
+const ownAction = new RegExp(
+  `^${ownRepo.replace('/', '\\/')}\\/actions\\/([a-z-]+)@v${pkg.version.split('.')[0]}$`,
+);
 
 describe('workflow and action files pass the schema validator', () => {
-  it('finds the five workflows', () => {
-    expect(workflowFiles).toEqual(Object.keys(EXPECTED).sort());
+  it('finds the callers, the reusable workflows and the project workflows', () => {
+    expect(workflowFiles).toEqual(
+      [...Object.keys(CALLERS), ...Object.keys(REUSABLE), ...Object.keys(OTHERS)].sort(),
+    );
   });
 
   it.each([...workflowFiles.map((f) => `.github/workflows/${f}`), ...actionFiles])('%s', (file) => {
@@ -99,20 +122,29 @@ describe('workflow and action files pass the schema validator', () => {
 
 describe.each(workflowFiles)('security rules: %s', (file) => {
   const wf = load(file);
-  const expected = EXPECTED[file as keyof typeof EXPECTED];
-  const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+  const steps = Object.values(wf.jobs).flatMap((j) => j.steps ?? []);
 
-  it('pins every third-party action by full commit SHA', () => {
-    for (const step of steps.filter((s) => s.uses && !s.uses.startsWith('./'))) {
-      expect(step.uses, `${file}: ${step.uses}`).toMatch(/^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@[0-9a-f]{40}$/);
+  it('pins every third-party action by full commit SHA; own actions at the release major tag', () => {
+    for (const step of steps.filter((s) => s.uses)) {
+      const uses = step.uses as string;
+      if (ownAction.test(uses)) {
+        const name = ownAction.exec(uses)?.[1] as string;
+        expect(existsSync(join(repoRoot, 'actions', name, 'action.yml')), uses).toBe(true);
+        continue;
+      }
+      expect(uses, `${file}: ${uses}`).toMatch(/^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@[0-9a-f]{40}$/);
     }
   });
 
   it('grants least privilege: nothing at the top (except ci), exact permissions per job', () => {
     expect(wf.permissions, `${file} must set top-level permissions`).toBeDefined();
+    const expected =
+      CALLERS[file as keyof typeof CALLERS]?.permissions ??
+      REUSABLE[file as keyof typeof REUSABLE]?.permissions ??
+      OTHERS[file as keyof typeof OTHERS];
     for (const [name, job] of Object.entries(wf.jobs)) {
       const effective = job.permissions ?? wf.permissions;
-      expect(effective, `${file} job ${name}`).toEqual(expected.permissions);
+      expect(effective, `${file} job ${name}`).toEqual(expected);
     }
     if (file !== 'ci.yml') expect(wf.permissions).toEqual({});
   });
@@ -132,39 +164,66 @@ describe.each(workflowFiles)('security rules: %s', (file) => {
       expect(step.with?.['persist-credentials'], file).toBe(false);
     }
   });
+});
+
+describe.each(Object.entries(CALLERS))('caller %s', (file, { calls }) => {
+  const wf = load(file);
+  it(`only calls ./.github/workflows/${calls}, with no steps of its own`, () => {
+    for (const job of Object.values(wf.jobs)) {
+      expect(job.uses).toBe(`./.github/workflows/${calls}`);
+      expect(job.steps).toBeUndefined();
+      expect(job['runs-on']).toBeUndefined();
+    }
+    expect(existsSync(join(workflowDir, calls))).toBe(true);
+  });
+});
+
+describe.each(Object.entries(REUSABLE))('reusable %s', (file, { selfHosted }) => {
+  const wf = load(file);
+  const text = readFileSync(join(workflowDir, file), 'utf8');
+  it('is called only (workflow_call, documented inputs and secrets)', () => {
+    expect(Object.keys(wf.on)).toEqual(['workflow_call']);
+    const call = wf.on.workflow_call as { inputs?: Json; secrets?: Json };
+    for (const [name, spec] of [...Object.entries(call.inputs ?? {}), ...Object.entries(call.secrets ?? {})])
+      expect((spec as { description?: string }).description, `${file}: ${name}`).toBeTruthy();
+    expect(wf.concurrency, 'concurrency lives on the jobs, after their if: filters').toBeUndefined();
+    for (const job of Object.values(wf.jobs)) expect(job.concurrency?.['cancel-in-progress']).toBeDefined();
+  });
 
   it(
-    expected.selfHosted
+    selfHosted
       ? 'runs on [self-hosted, slurm] from the default branch only'
       : 'runs on a GitHub-hosted runner',
     () => {
       for (const [name, job] of Object.entries(wf.jobs)) {
-        const runsOn = ([] as string[]).concat(job['runs-on']);
-        if (!expected.selfHosted) {
+        const runsOn = ([] as string[]).concat(job['runs-on'] as string | string[]);
+        if (!selfHosted) {
           expect(runsOn, `${file} job ${name}`).toEqual(['ubuntu-latest']);
           continue;
         }
         expect(runsOn).toEqual(['self-hosted', 'slurm']);
         const checkouts = job.steps.filter((s) => s.uses?.startsWith('actions/checkout@'));
         expect(checkouts.length).toBe(1);
-        for (const c of checkouts) expect(c.with?.ref).toBe(expr('github.event.repository.default_branch'));
-        // Only actions from that checkout and the pinned checkout itself; no shell steps.
+        for (const c of checkouts) {
+          expect(c.with?.ref).toBe(expr('github.event.repository.default_branch'));
+          expect(c.with?.repository).toBeUndefined();
+        }
+        // Only this project's actions and the pinned checkout; no shell steps.
         for (const s of job.steps) {
           expect(s.run, `${file}: no shell steps on the self-hosted runner`).toBeUndefined();
-          expect(s.uses).toMatch(/^(\.\/actions\/[a-z-]+|actions\/checkout@[0-9a-f]{40})$/);
+          expect(s.uses).toMatch(
+            new RegExp(`${ownAction.source.slice(1, -1)}|^actions/checkout@[0-9a-f]{40}$`),
+          );
         }
-        const text = readFileSync(join(workflowDir, file), 'utf8');
-        expect(text).not.toMatch(/github\.(head_ref|event\.pull_request\.head\.(sha|ref))/);
       }
+      expect(text).not.toMatch(/github\.(head_ref|event\.pull_request\.head\.(sha|ref))/);
     },
   );
 
-  it('uses only local actions that exist', () => {
-    for (const s of steps.filter((x) => x.uses?.startsWith('./'))) {
-      expect(
-        existsSync(join(repoRoot, s.uses as string, 'action.yml')),
-        `${file}: ${s.uses}/action.yml`,
-      ).toBe(true);
+  it('reads the SSH key only in a job that runs in the default-branch environment', () => {
+    for (const [name, job] of Object.entries(wf.jobs)) {
+      const usesKey = JSON.stringify(job).includes('secrets.TOPO_SSH_PRIVATE_KEY');
+      if (usesKey) expect(job.environment, `${file} job ${name}`).toBeTruthy();
     }
   });
 });
@@ -173,33 +232,47 @@ describe('triggers and concurrency', () => {
   it('validate: pull requests touching topologies/**, no secrets', () => {
     const wf = load('topology-validate.yml');
     expect((wf.on.pull_request as Json).paths).toEqual(['topologies/**']);
-    expect(readFileSync(join(workflowDir, 'topology-validate.yml'), 'utf8')).not.toMatch(
-      /\$\{\{\s*secrets\./,
-    );
+    for (const f of ['topology-validate.yml', 'reusable-validate.yml'])
+      expect(readFileSync(join(workflowDir, f), 'utf8')).not.toMatch(/\$\{\{\s*secrets\./);
   });
 
-  it('submit: /topo comments and the label, one group per pull request', () => {
+  it('submit: /topo comments and the label; only commands enter the group, per pull request', () => {
     const wf = load('topology-submit.yml');
     expect(wf.on.issue_comment).toEqual({ types: ['created'] });
     expect(wf.on.pull_request).toEqual({ types: ['labeled'] });
-    expect(wf.concurrency?.group).toBe(
-      `topology-submit-${expr('github.event.issue.number || github.event.pull_request.number')}`,
-    );
-    expect(wf.concurrency?.['cancel-in-progress']).toBe(false);
-    expect(wf.jobs.submit?.if).toMatch(/startsWith\(github\.event\.comment\.body, '\/topo'\)/);
+    expect(wf.concurrency).toBeUndefined();
+    const reusable = load('reusable-submit.yml');
+    const command = reusable.jobs.command as Job;
+    expect(command.if).toMatch(/startsWith\(github\.event\.comment\.body, '\/topo'\)/);
+    expect(command.concurrency).toEqual({
+      group: `topology-submit-${expr('github.event.issue.number')}`,
+      'cancel-in-progress': false,
+    });
+    expect(command.environment).toBe(expr('inputs.environment'));
+    const label = reusable.jobs.label as Job;
+    expect(label.if).toMatch(/github\.event\.label\.name == inputs\.submit-label/);
+    expect(label.if).toMatch(/head\.repo\.full_name == github\.repository/);
+    expect(JSON.stringify(label)).not.toContain('secrets.');
   });
 
   it('monitor: every 5 minutes and on demand, passes never overlap', () => {
     const wf = load('topology-monitor.yml');
     expect(wf.on.schedule).toEqual([{ cron: '*/5 * * * *' }]);
     expect(wf.on).toHaveProperty('workflow_dispatch');
-    expect(wf.concurrency).toEqual({ group: 'topology-monitor', 'cancel-in-progress': false });
+    expect(load('reusable-monitor.yml').jobs.monitor?.concurrency).toEqual({
+      group: 'topology-monitor',
+      'cancel-in-progress': false,
+    });
   });
 
-  it('record: pull request closed, contents: write, not for forks', () => {
+  it('record: pull request closed or by hand for one pull request (input pr), not for forks', () => {
     const wf = load('topology-record.yml');
     expect((wf.on.pull_request as Json).types).toEqual(['closed']);
-    expect(wf.jobs.record?.if).toBe('github.event.pull_request.head.repo.full_name == github.repository');
+    expect((wf.on.workflow_dispatch as { inputs: Json }).inputs).toHaveProperty('pr');
+    const job = load('reusable-record.yml').jobs.record as Job;
+    expect(job.if).toMatch(/github\.event_name == 'workflow_dispatch'/);
+    expect(job.if).toMatch(/github\.event\.pull_request\.head\.repo\.full_name == github\.repository/);
+    expect(job.steps.find((s) => s.uses?.includes('/actions/record@'))?.with?.pr).toBe(expr('inputs.pr'));
   });
 
   it('ci: checks the bundles', () => {

@@ -44,7 +44,7 @@ describe('topo report', () => {
 
   it('fails naming the file when the record is missing or corrupt', async () => {
     const missing = workspace();
-    expect(await main(['report', EXPERIMENT.experiment_id], missing.io)).toBe(1);
+    expect(await main(['report', EXPERIMENT.experiment_id], missing.io)).toBe(2);
     expect(missing.out.stderr).toContain(`experiments/${EXPERIMENT.experiment_id}.json does not exist`);
     const corrupt = workspace('{"schema_version": 1');
     expect(await main(['report', EXPERIMENT.experiment_id], corrupt.io)).toBe(1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { predictMemory } from '../../../src/suggest/memory-model.js';
+import { changeText, resizeCaches } from '../../../src/suggest/moves.js';
 import { proposalProblems, suggest } from '../../../src/suggest/suggest.js';
 import { capacitySummary } from '../../../src/topology/capacity.js';
 import { topologyHash } from '../../../src/topology/expand.js';
@@ -40,7 +41,7 @@ describe('suggest', () => {
       ]),
     );
     expect(result.parent).toBe('baseline');
-    expect(result.proposals.length).toBeGreaterThanOrEqual(2);
+    expect(result.proposals.length).toBeGreaterThanOrEqual(1);
     expect(result.proposals.length).toBeLessThanOrEqual(3);
     const first = result.proposals[0]!;
     expect(first.kind).toBe('scale-bottleneck');
@@ -57,6 +58,11 @@ describe('suggest', () => {
       expect(p.candidate.name).toMatch(/^[a-z0-9][a-z0-9-]{0,39}$/);
       for (const m of p.predictedMemory) expect(m.fraction).toBeLessThanOrEqual(0.9);
     }
+    // The validator's capacity-imbalance warning (driver 64 → 96 against 64) is never proposed.
+    expect(result.rejected).toContainEqual({
+      change: 'driver: replicas_per_container 8 → 12; capacity 64 → 96',
+      reason: 'fails validation: capacities differ by 50% (limit 25%)',
+    });
     expect(new Set(result.proposals.map((p) => p.candidate.name)).size).toBe(result.proposals.length);
     expect(result.stop.stop).toBe(false);
   });
@@ -146,12 +152,45 @@ describe('suggest', () => {
         }),
       ]),
     );
+    // 48 in flight leaves the driver's 32 instances at 64 (one rollout each at least): the validator
+    // would warn about the imbalance, so the move is refused and says why.
+    expect(result.proposals.find((p) => p.kind === 'lower-total')).toBeUndefined();
+    expect(result.rejected).toContainEqual({
+      change: "rollouts in flight 64 → 48 (every service's n_concurrent_rollouts lowered, caches with them)",
+      reason: 'fails validation: capacities differ by 33% (limit 25%)',
+    });
+  });
+
+  it('lowers total capacity, caches following, when every service can follow', () => {
+    const twelve = preset('8gpu_12rollouts');
+    const result = suggest(
+      input(
+        [
+          {
+            name: 'baseline',
+            parent: null,
+            topology: twelve,
+            status: 'accepted',
+            observation: observe(twelve, {
+              seconds: 2.0,
+              queues: { renderer: [5, 30], driver: [5, 28] },
+              bottleneck: { kind: 'total-capacity-too-high', evidence: [], confidence: 'medium' },
+            }),
+          },
+        ],
+        {
+          baseTopology: twelve,
+          cluster: { gpusPerNode: 8, gpuMemoryGiB: 80, cpusPerNode: 64, memoryModel: TRUE_MODEL },
+        },
+      ),
+    );
     const lower = result.proposals.find((p) => p.kind === 'lower-total');
     expect(lower).toBeDefined();
-    expect(capacitySummary(lower!.candidate.topology).inFlight).toBeLessThan(64);
-    // Caches follow the concurrency (n + 1).
     const t = lower!.candidate.topology;
-    expect(t.defines?.nre_cache_size).toBe((t.runtime?.endpoints?.renderer?.n_concurrent_rollouts ?? 0) + 1);
+    expect(capacitySummary(t).inFlight).toBeLessThan(12);
+    // The renderer cache keeps the preset's camera multiple: (n + 1) × 4.
+    const n = t.runtime?.endpoints?.renderer?.n_concurrent_rollouts ?? 0;
+    expect(t.defines?.nre_cache_size).toBe((n + 1) * 4);
   });
 
   it('never changes skip and never proposes a tried topology', () => {
@@ -296,5 +335,68 @@ describe('suggest', () => {
     }
     const result = suggest(input(tried, { currentBest: 'baseline' }));
     expect(result.stop.stop).toBe(false);
+  });
+
+  it('never cuts a cache below its camera multiple (8gpu_12rollouts renderer cache 16 stays)', () => {
+    const twelve = preset('8gpu_12rollouts');
+    expect(twelve.defines?.nre_cache_size).toBe(16);
+    expect(resizeCaches(twelve)).toEqual([]);
+    const small = structuredClone(twelve);
+    small.defines = { ...small.defines, nre_cache_size: 2 };
+    const [grow] = resizeCaches(small);
+    expect(grow?.topology.defines?.nre_cache_size).toBe(4);
+    expect(grow?.change).toBe('nre_cache_size 2 → 4');
+  });
+
+  it('raises nr_workers only as far as the idle cores allow', () => {
+    const observation = observe(base, {
+      seconds: 2.0,
+      idle: 0.4,
+      queues: { renderer: [0, 2], driver: [0, 2] },
+    });
+    const withCpu = (busyPercent: number) => ({
+      ...observation,
+      stable_metrics: {
+        ...observation!.stable_metrics!,
+        resource_usage: {
+          ...observation!.stable_metrics!.resource_usage,
+          process_cpu_utilization_percent_by_group: { runtime: { mean: busyPercent, max: busyPercent } },
+        },
+      },
+    });
+    const run = (busy: number) =>
+      suggest(
+        input([
+          { name: 'baseline', parent: null, topology: base, status: 'accepted', observation: withCpu(busy) },
+        ]),
+      ).proposals.find((p) => p.kind === 'raise-workers');
+    // 64 cores, 90% usable = 57: 50 busy leaves 7 more workers at most.
+    expect(run(5000)?.candidate.topology.runtime?.nr_workers).toBeLessThanOrEqual(8 + 7);
+    expect(run(5760)).toBeUndefined();
+    expect(run(100)?.candidate.topology.runtime?.nr_workers).toBeGreaterThan(8);
+  });
+
+  it('lists only what changes (no "2 → 2")', () => {
+    expect(changeText('n_concurrent_rollouts', 2, 2)).toBe('');
+    expect(changeText('n_concurrent_rollouts', 2, 3)).toBe('n_concurrent_rollouts 2 → 3');
+  });
+
+  it('stops at once, saying why, when every run failed', () => {
+    const result = suggest(
+      input([
+        {
+          name: 'baseline',
+          parent: null,
+          topology: base,
+          status: 'failed',
+          observation: { failure: { kind: 'gpu-oom', message: 'CUDA out of memory on GPU 0' } },
+        },
+      ]),
+    );
+    expect(result.proposals).toEqual([]);
+    expect(result.stop.stop).toBe(true);
+    expect(result.stop.reason).toContain(
+      'every run so far failed (baseline: gpu-oom: CUDA out of memory on GPU 0)',
+    );
   });
 });

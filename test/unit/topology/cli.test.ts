@@ -1,5 +1,5 @@
 // The validate, render and init commands through the CLI dispatcher, as a user runs them.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ describe('topo validate', () => {
     );
     expect(code).toBe(1);
     const json = JSON.parse(t.out());
-    expect(Object.keys(json)).toEqual(['files']);
+    expect(Object.keys(json)).toEqual(['schema_version', 'files']);
     expect(json.files[0].path).toBe('topology-opt-vavam-test-20260101/gpu-index-out-of-range.yaml');
     expect(Object.keys(json.files[0])).toEqual(['path', 'errors', 'warnings']);
     expect(Object.keys(json.files[0].errors[0])).toEqual([
@@ -86,7 +86,8 @@ describe('topo render', () => {
   it('prints the argv as JSON and a shell line for people', async () => {
     const t = io(REPO);
     expect(await main(['render', '--json', `${example}/more-workers.yaml`], t.handle)).toBe(0);
-    const argv = JSON.parse(t.out());
+    const { schema_version, argv } = JSON.parse(t.out());
+    expect(schema_version).toBe(1);
     expect(argv[0]).toBe('sbatch');
     expect(argv).toContain('runtime.nr_workers=16');
     const h = io(REPO);
@@ -149,6 +150,7 @@ describe('topo init', () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-cli-'));
     try {
       cpSync(join(REPO, 'topologies/presets'), join(dir, 'topologies/presets'), { recursive: true });
+      cpSync(join(REPO, 'topologies/clusters.yaml'), join(dir, 'topologies/clusters.yaml'));
       const t = io(dir);
       const code = await main(
         [
@@ -166,11 +168,49 @@ describe('topo init', () => {
       expect(t.out()).toContain('created experiment topology-opt-vavam-ord-20260505');
       const bad = io(dir);
       expect(await main(['init', '--command', 'sbatch submit.sh deploy=ord topology=2gpu'], bad.handle)).toBe(
-        1,
+        2,
       );
       expect(bad.err()).toContain('missing `driver=…`');
       expect(await main(['init'], io(dir).handle)).toBe(2);
       expect(await main(['init', '--command', 'x', '--date', '2026-05-05'], io(dir).handle)).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a cluster clusters.yaml does not define, before writing anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-cli-'));
+    try {
+      cpSync(join(REPO, 'topologies/presets'), join(dir, 'topologies/presets'), { recursive: true });
+      cpSync(join(REPO, 'topologies/clusters.yaml'), join(dir, 'topologies/clusters.yaml'));
+      const t = io(dir);
+      const cmd = 'sbatch submit.sh deploy=dfw topology=2gpu driver=vavam';
+      expect(await main(['init', '--command', cmd, '--date', '20260505'], t.handle)).toBe(2);
+      expect(t.err()).toContain('cluster `dfw` is not defined in');
+      expect(t.err()).toContain('(defined: ord)');
+      expect(existsSync(join(dir, 'topologies/topology-opt-vavam-dfw-20260505'))).toBe(false);
+      const none = io(dir);
+      expect(
+        await main(['init', '--command', cmd, '--clusters', 'nowhere.yaml', '--cluster', 'ord'], none.handle),
+      ).toBe(2);
+      expect(none.err()).toContain('topo setup');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names only the presets that exist when one is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-cli-'));
+    try {
+      mkdirSync(join(dir, 'topologies/presets'), { recursive: true });
+      cpSync(join(REPO, 'topologies/presets/2gpu.yaml'), join(dir, 'topologies/presets/2gpu.yaml'));
+      cpSync(join(REPO, 'topologies/clusters.yaml'), join(dir, 'topologies/clusters.yaml'));
+      const t = io(dir);
+      const cmd = 'sbatch submit.sh deploy=ord topology=8gpu_12rollouts driver=vavam';
+      expect(await main(['init', '--command', cmd], t.handle)).toBe(2);
+      expect(t.err()).toContain('topology=8gpu_12rollouts: no such preset');
+      expect(t.err()).toContain('available there: 2gpu)');
+      expect(t.err().split('8gpu_12rollouts').length).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

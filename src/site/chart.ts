@@ -1,0 +1,91 @@
+// The experiment's progress as an inline SVG: one point per candidate in the order tried, its
+// interval as a bar, colour by outcome, and the best-so-far line (accepted candidates only).
+// Pure; no script, so the site renders the same with JavaScript off.
+import { stabilisedValue } from '../record/model.js';
+import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
+import { escapeHtml } from './markdown.js';
+
+export interface ChartPoint {
+  name: string;
+  status: RecordRun['status'];
+  value: number;
+  low: number;
+  high: number;
+}
+
+/** Candidates with a value, in the order tried; the interval is the verdict's, else the value itself. */
+export function chartPoints(record: ExperimentRecord): ChartPoint[] {
+  const points: ChartPoint[] = [];
+  for (const run of record.runs) {
+    const value = stabilisedValue(run);
+    if (value === null || !Number.isFinite(value)) continue;
+    const interval = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
+    points.push({
+      name: run.name,
+      status: run.status,
+      value,
+      low: interval?.low ?? value,
+      high: interval?.high ?? value,
+    });
+  }
+  return points;
+}
+
+/** Best value so far after each point (accepted runs only; the first point counts as the start). */
+export function bestSoFar(points: readonly ChartPoint[]): number[] {
+  let best = Number.POSITIVE_INFINITY;
+  return points.map((p, i) => {
+    if (i === 0 || p.status === 'accepted') best = Math.min(best, p.value);
+    return best;
+  });
+}
+
+const COLOURS: Record<string, string> = {
+  accepted: '#1a7f37',
+  rejected: '#6e7781',
+  failed: '#cf222e',
+  stopped: '#9a6700',
+  running: '#0969da',
+  pending: '#0969da',
+};
+
+export function progressChart(points: readonly ChartPoint[], href: (name: string) => string): string {
+  if (points.length === 0) return '<p class="empty">No candidate has a measured value yet.</p>';
+  const W = 760;
+  const H = 320;
+  const m = { left: 64, right: 16, top: 16, bottom: 72 };
+  const lo = Math.min(...points.map((p) => p.low));
+  const hi = Math.max(...points.map((p) => p.high));
+  const pad = (hi - lo || hi || 1) * 0.1;
+  const y0 = lo - pad;
+  const y1 = hi + pad;
+  const x = (i: number) => m.left + ((i + 0.5) * (W - m.left - m.right)) / points.length;
+  const y = (v: number) => m.top + ((y1 - v) * (H - m.top - m.bottom)) / (y1 - y0);
+  const f = (v: number) => v.toFixed(1);
+  const parts: string[] = [];
+  for (let k = 0; k <= 4; k++) {
+    const v = y0 + ((y1 - y0) * k) / 4;
+    parts.push(
+      `<line class="grid" x1="${m.left}" x2="${W - m.right}" y1="${f(y(v))}" y2="${f(y(v))}" stroke="#d0d7de"/>`,
+      `<text x="${m.left - 6}" y="${f(y(v) + 4)}" text-anchor="end" font-size="11">${v.toFixed(2)}</text>`,
+    );
+  }
+  const best = bestSoFar(points);
+  parts.push(
+    `<polyline class="best" fill="none" stroke="#8250df" stroke-width="2" stroke-dasharray="6 3" points="${best.map((b, i) => `${f(x(i))},${f(y(b))}`).join(' ')}"/>`,
+  );
+  points.forEach((p, i) => {
+    const c = COLOURS[p.status] ?? '#57606a';
+    const label = `${p.name}: ${p.value.toFixed(3)} s/rollout [${p.low.toFixed(3)}, ${p.high.toFixed(3)}] (${p.status})`;
+    parts.push(
+      `<a class="point" href="${escapeHtml(href(p.name))}"><title>${escapeHtml(label)}</title>` +
+        `<line x1="${f(x(i))}" x2="${f(x(i))}" y1="${f(y(p.low))}" y2="${f(y(p.high))}" stroke="${c}" stroke-width="3"/>` +
+        `<circle cx="${f(x(i))}" cy="${f(y(p.value))}" r="5" fill="${c}"/></a>`,
+      `<text x="${f(x(i))}" y="${H - m.bottom + 14}" font-size="11" text-anchor="end" transform="rotate(-35 ${f(x(i))} ${H - m.bottom + 14})">${escapeHtml(p.name)}</text>`,
+    );
+  });
+  parts.push(
+    `<text x="14" y="${f((H - m.bottom) / 2)}" font-size="12" transform="rotate(-90 14 ${f((H - m.bottom) / 2)})" text-anchor="middle">s per rollout</text>`,
+  );
+  return `<svg class="progress" role="img" aria-label="Seconds per rollout by candidate, lower is better" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
+}

@@ -1,0 +1,99 @@
+// `status --json` and `analyze --json` against the local cluster: versioned documents that match
+// their schemas in schemas/cli/, and one line with exit 3 when Prometheus is down.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { CliIO } from '../../../src/cli/command.js';
+import { main } from '../../../src/cli/main.js';
+import { cliSchemaErrors } from '../../support/cli-schemas.js';
+import { requireCluster } from '../../support/cluster.js';
+
+const cluster = requireCluster();
+const id = 'topology-opt-vavam-local-20261203';
+
+async function topo(cwd: string, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd,
+    env: {
+      TOPO_CLUSTERS_FILE: cluster.clustersFile,
+      SLURM_CONF: cluster.slurmConf,
+      TOPO_SSH_KEY_FILE: cluster.sshKeyPath,
+    },
+    isTTY: false,
+  };
+  return { code: await main(args, io), stdout, stderr };
+}
+
+function experimentDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'topo-json-'));
+  mkdirSync(join(dir, 'topologies', id), { recursive: true });
+  writeFileSync(
+    join(dir, 'topologies', id, 'experiment.yaml'),
+    `experiment_id: ${id}\nobjective: minimize stabilized full-run seconds_per_rollout\ncluster: local\nbase_topology: 1gpu\nfixed_inputs:\n  deploy: twin-balanced\n  driver: vavam\n`,
+  );
+  return dir;
+}
+
+describe('--json against the local cluster', () => {
+  it('status --json: one versioned document per refresh', async () => {
+    const r = await topo(
+      experimentDir(),
+      'status',
+      id,
+      '--json',
+      '--watch',
+      '--count',
+      '2',
+      '--interval',
+      '1',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const docs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(docs).toHaveLength(2);
+    for (const doc of docs) {
+      expect(cliSchemaErrors('status', doc)).toEqual([]);
+      expect(doc).toMatchObject({ schema_version: 1, experiment_id: id, cluster: 'local', candidates: [] });
+    }
+  });
+
+  it('analyze --json: the observation, versioned (exit 1: no data yet)', async () => {
+    const r = await topo(
+      experimentDir(),
+      'analyze',
+      `topo-${id}-baseline-0123abcd`,
+      '--json',
+      '--prometheus',
+      cluster.prometheusUrl,
+      '--minutes',
+      '5',
+    );
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(cliSchemaErrors('analyze', doc)).toEqual([]);
+    expect(doc.observation.verdict.state).toBe('no-data');
+  });
+
+  it('status with Prometheus down: one line, exit 3', async () => {
+    const dir = experimentDir();
+    const clusters = parse(readFileSync(cluster.clustersFile, 'utf8'));
+    clusters.clusters.local.prometheus_url = 'http://127.0.0.1:9';
+    writeFileSync(join(dir, 'clusters.yaml'), stringify(clusters));
+    const r = await topo(dir, 'status', id, '--clusters', 'clusters.yaml');
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^topo status: cannot reach Prometheus at http:\/\/127\.0\.0\.1:9/);
+  });
+});

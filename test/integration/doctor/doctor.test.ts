@@ -1,0 +1,219 @@
+// `topo doctor` against the local cluster (Slurm locally and over SSH with the pinned host key,
+// Prometheus), a Grafana stand-in, and the local GitHub API: a good setup passes, and each
+// misconfiguration fails with its fix.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { CliIO } from '../../../src/cli/command.js';
+import { main } from '../../../src/cli/main.js';
+import { cliSchemaErrors } from '../../support/cli-schemas.js';
+import { requireCluster } from '../../support/cluster.js';
+import { type GitHubServer, type Repo, startGitHubServer } from '../../support/github-server/index.js';
+
+const cluster = requireCluster();
+let github: GitHubServer;
+let grafana: Server;
+let grafanaUrl = '';
+let repo: Repo;
+
+interface Check {
+  name: string;
+  status: string;
+  detail: string;
+  fix?: string;
+}
+
+async function doctor(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    cwd: dir,
+    env: {
+      TOPO_SSH_KEY_FILE: cluster.sshKeyPath,
+      SLURM_CONF: cluster.slurmConf,
+      GITHUB_API_URL: github.url,
+      ...env,
+    },
+    isTTY: false,
+  };
+  const code = await main(['doctor', '--json', ...extra], io);
+  const doc = stdout ? JSON.parse(stdout) : undefined;
+  if (doc) expect(cliSchemaErrors('doctor', doc)).toEqual([]);
+  const byName = (name: string) => (doc?.checks as Check[] | undefined)?.find((c) => c.name === name);
+  return { code, doc, stderr, byName };
+}
+
+/** A repository checkout after `topo setup`, with the local cluster's clusters.yaml, edited by `edit`. */
+async function setupRepo(edit: (clusters: Record<string, Record<string, unknown>>) => void = () => {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'topo-doctor-'));
+  const io: CliIO = { stdout: () => {}, stderr: () => {}, cwd: dir, env: {}, isTTY: false };
+  expect(await main(['setup'], io)).toBe(0);
+  const doc = parse(readFileSync(cluster.clustersFile, 'utf8'));
+  for (const c of Object.values(doc.clusters) as Record<string, unknown>[]) c.grafana_url = grafanaUrl;
+  edit(doc.clusters);
+  writeFileSync(join(dir, 'topologies/clusters.yaml'), stringify(doc));
+  return dir;
+}
+
+beforeAll(async () => {
+  github = await startGitHubServer();
+  repo = github.createRepo('lab/topologies', { defaultBranch: 'main', files: { 'README.md': 'x\n' } });
+  github.state.runners.set(repo.id, [
+    { id: 1, name: 'login-1', status: 'online', labels: ['self-hosted', 'Linux', 'slurm'] },
+  ]);
+  grafana = createServer((req, res) => {
+    res.writeHead(req.url === '/api/health' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end('{"database":"ok"}');
+  });
+  await new Promise<void>((r) => grafana.listen(0, '127.0.0.1', r));
+  grafanaUrl = `http://127.0.0.1:${(grafana.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await github?.close();
+  await new Promise((r) => grafana?.close(r));
+});
+
+describe('topo doctor', () => {
+  it('passes on a good setup, locally and over SSH, with an admin token and an online runner', async () => {
+    const dir = await setupRepo();
+    const admin = github.createToken('alice', { kind: 'user' });
+    github.addCollaborator(repo, 'alice', 'admin');
+    for (const name of ['local', 'local-ssh']) {
+      const r = await doctor(dir, ['--cluster', name, '--repo', 'lab/topologies'], { GITHUB_TOKEN: admin });
+      const failed = (r.doc.checks as Check[]).filter((c) => c.status === 'fail');
+      expect(failed, JSON.stringify(failed)).toEqual([]);
+      expect(r.code).toBe(0);
+      for (const c of [
+        'slurm sbatch',
+        'slurm squeue',
+        'slurm sacct',
+        'slurm scancel',
+        'submit script',
+        'prometheus',
+        'recording rules',
+        'grafana',
+        'github token',
+        'runner',
+      ])
+        expect(r.byName(c)?.status, `${name}: ${c}`).toBe('ok');
+    }
+  });
+
+  it('a changed host key fails with the ssh-keyscan fix', async () => {
+    const dir = await setupRepo((c) => {
+      (c['local-ssh'] as Record<string, unknown>).known_host_key =
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPLACEHOLDERPLACEHOLDERPLACEHOLDERPLACEHOLDE';
+    });
+    const r = await doctor(dir, ['--cluster', 'local-ssh']);
+    expect(r.code).toBe(1);
+    expect(r.byName('slurm')?.status).toBe('fail');
+    expect(r.byName('slurm')?.fix).toContain('ssh-keyscan -t ed25519 -p');
+  });
+
+  it('a missing submit script, Prometheus and Grafana down each fail with a fix', async () => {
+    const dir = await setupRepo((c) => {
+      const local = c.local as Record<string, unknown>;
+      local.submit_script = 'no/such/submit.sh';
+      local.prometheus_url = 'http://127.0.0.1:9';
+      local.grafana_url = 'http://127.0.0.1:9';
+    });
+    const r = await doctor(dir, ['--cluster', 'local']);
+    expect(r.code).toBe(1);
+    expect(r.byName('slurm squeue')?.status).toBe('ok');
+    expect(r.byName('submit script')).toMatchObject({ status: 'fail' });
+    expect(r.byName('submit script')?.fix).toContain('submit_script');
+    expect(r.byName('prometheus')).toMatchObject({ status: 'fail' });
+    expect(r.byName('prometheus')?.detail).toContain('cannot reach Prometheus at http://127.0.0.1:9');
+    expect(r.byName('grafana')?.status).toBe('fail');
+    expect(r.byName('grafana')?.fix).toContain('grafana_url');
+  });
+
+  it("Slurm's commands missing from PATH each fail with the PATH fix", async () => {
+    const dir = await setupRepo();
+    const bin = mkdtempSync(join(tmpdir(), 'topo-doctor-bin-'));
+    symlinkSync('/usr/bin/test', join(bin, 'test'));
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      const r = await doctor(dir, ['--cluster', 'local']);
+      expect(r.code).toBe(1);
+      for (const c of ['sbatch', 'squeue', 'sacct', 'scancel']) {
+        expect(r.byName(`slurm ${c}`)?.status).toBe('fail');
+        expect(r.byName(`slurm ${c}`)?.fix).toContain(
+          "put Slurm's commands on PATH for the runner's account",
+        );
+      }
+      expect(r.byName('submit script')?.status).toBe('ok');
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('a workflow without the permissions its job needs fails', async () => {
+    const dir = await setupRepo();
+    const file = join(dir, '.github/workflows/topology-submit.yml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('      checks: write\n', ''));
+    const r = await doctor(dir, ['--cluster', 'local']);
+    expect(r.byName('workflow topology-submit.yml')).toMatchObject({ status: 'fail' });
+    expect(r.byName('workflow topology-submit.yml')?.detail).toContain('job submit: checks: write');
+    expect(r.byName('workflow topology-validate.yml')?.status).toBe('ok');
+  });
+
+  it('a read-only token, an invalid token, and no runner with the label each fail', async () => {
+    const dir = await setupRepo();
+    const reader = github.createToken('bob', { kind: 'user' });
+    github.addCollaborator(repo, 'bob', 'read');
+    const r = await doctor(dir, ['--cluster', 'local', '--repo', 'lab/topologies'], { GITHUB_TOKEN: reader });
+    expect(r.byName('github token')).toMatchObject({ status: 'fail' });
+    expect(r.byName('github token')?.detail).toContain('bob has only read');
+    expect(r.byName('runner')?.status).toBe('skip');
+    const bad = await doctor(dir, ['--cluster', 'local', '--repo', 'lab/topologies'], {
+      GITHUB_TOKEN: 'ghp_nope',
+    });
+    expect(bad.byName('github token')?.detail).toContain('HTTP 401');
+    const admin = github.createToken('carol', { kind: 'user' });
+    github.addCollaborator(repo, 'carol', 'admin');
+    const other = await doctor(
+      dir,
+      ['--cluster', 'local', '--repo', 'lab/topologies', '--runner-label', 'gpu-login'],
+      {
+        GITHUB_TOKEN: admin,
+      },
+    );
+    expect(other.byName('runner')?.status).toBe('fail');
+    expect(other.byName('runner')?.detail).toContain('login-1 [self-hosted, Linux, slurm]');
+    github.state.runners.set(repo.id, [
+      { id: 1, name: 'login-1', status: 'offline', labels: ['self-hosted', 'slurm'] },
+    ]);
+    const offline = await doctor(dir, ['--cluster', 'local', '--repo', 'lab/topologies'], {
+      GITHUB_TOKEN: admin,
+    });
+    expect(offline.byName('runner')?.detail).toContain('offline');
+    // The invalid token is the only request the local API refused.
+    expect(github.violations().filter((v) => !v.endsWith(': unknown token'))).toEqual([]);
+    expect(github.violations().filter((v) => v.endsWith(': unknown token'))).toEqual([
+      'GET /repos/lab/topologies: unknown token',
+    ]);
+  });
+
+  it('no clusters file or an unknown cluster is a configuration error (2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-doctor-'));
+    expect((await doctor(dir)).code).toBe(2);
+    mkdirSync(join(dir, 'topologies'));
+    copyFileSync(cluster.clustersFile, join(dir, 'topologies/clusters.yaml'));
+    const r = await doctor(dir, ['--cluster', 'nowhere']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no cluster "nowhere"');
+  });
+});
