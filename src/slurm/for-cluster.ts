@@ -39,11 +39,10 @@ export function slurmClientForCluster(
   options: ClientForClusterOptions = {},
 ): SlurmClient {
   const env = options.env ?? process.env;
-  // SLURM_CONF is passed on so a cluster configured outside /etc/slurm (the local one) is reached.
-  const slurmEnv: Record<string, string> = env.SLURM_CONF ? { SLURM_CONF: env.SLURM_CONF } : {};
   if (cluster.transport === 'local') {
+    // Only the allowlist of `env` reaches the commands (PATH, HOME, USER, LANG, SLURM_CONF).
     return createSlurmClient(
-      createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv }),
+      createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env }),
       options,
     );
   }

@@ -37,6 +37,8 @@ export interface RenderedSubmission {
   jobName: string;
   argv: string[];
   shellLine: string;
+  /** submit.sh's variables (render's Submission.env): set for sbatch only, never the action's env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface SubmitRequest {
@@ -104,7 +106,7 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
   for (let attempt = 1; ; attempt++) {
     let submittedId: string | undefined;
     try {
-      submittedId = await slurm.submit(held);
+      submittedId = await slurm.submit(held, request.submission.env);
       log(`sbatch accepted ${jobName} as job ${submittedId} (held)`);
     } catch (error) {
       if (!(error instanceof ConnectionLostError)) throw error;
