@@ -2,7 +2,7 @@
 // people and the hidden, schema-checked block the products read. Only comments by the bot's login
 // are read (src/github/sticky-comment.ts), so nobody else can write a Request or an Outcome.
 import { mergeRunStates, type RunState } from '../lifecycle/model.js';
-import { parseRunStateBlock, renderRunStateBlock } from '../lifecycle/state-block.js';
+import { parseRunStateBlock, RunStateError, renderRunStateBlock } from '../lifecycle/state-block.js';
 import type { Octokit } from './client.js';
 import { findStickyComments, upsertStickyComment } from './sticky-comment.js';
 import { inlineText } from './user-text.js';
@@ -68,4 +68,42 @@ export function renderRunStateComment(state: RunState): string {
     '',
     renderRunStateBlock(state),
   ].join('\n');
+}
+
+export interface PullRunState {
+  pr: number;
+  headSha: string;
+  labels: string[];
+  state: RunState;
+}
+
+/**
+ * The run state of every open pull request of the repository whose branch lives in it (fork pull
+ * requests never run). A pull request whose block does not check is reported in `corrupt`, never
+ * guessed at.
+ */
+export async function openPullRunStates(
+  octokit: Octokit,
+  repo: { owner: string; repo: string; botLogin: string },
+): Promise<{ pulls: PullRunState[]; corrupt: Array<{ pr: number; message: string }> }> {
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+    owner: repo.owner,
+    repo: repo.repo,
+    state: 'open',
+    per_page: 100,
+  });
+  const out: PullRunState[] = [];
+  const corrupt: Array<{ pr: number; message: string }> = [];
+  for (const pr of pulls) {
+    if (pr.head.repo?.full_name !== `${repo.owner}/${repo.repo}`) continue;
+    const labels = pr.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
+    try {
+      const state = await readRunState(octokit, { ...repo, issue_number: pr.number });
+      out.push({ pr: pr.number, headSha: pr.head.sha, labels, state });
+    } catch (e) {
+      if (!(e instanceof RunStateError)) throw e;
+      corrupt.push({ pr: pr.number, message: e.message });
+    }
+  }
+  return { pulls: out, corrupt };
 }

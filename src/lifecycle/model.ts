@@ -157,3 +157,27 @@ export function mergeRunStates(a: RunState, b: RunState): RunState {
   for (const [id, o] of Object.entries(b.outcomes)) out = withOutcome(out, id, o);
   return out;
 }
+
+/**
+ * Requests without an Outcome that no longer stand: made for another head than `headSha` (a push
+ * supersedes), or followed by a later Request of the same candidate.
+ */
+export function staleRequests(state: RunState, headSha: string): RunRequest[] {
+  const older = new Set(olderOpenRequests(state).map((r) => r.id));
+  return state.requests.filter((r) => !state.outcomes[r.id] && (r.headSha !== headSha || older.has(r.id)));
+}
+
+/** The Request of the pull request that still stands (latest, for the current head, no Outcome). */
+export function standingRequest(state: RunState, headSha: string): RunRequest | undefined {
+  return latestRequests(state)
+    .filter((r) => r.headSha === headSha && !state.outcomes[r.id])
+    .at(-1);
+}
+
+/** The latest Request without an Outcome, whatever its head (what /topo cancel acts on). */
+export function openRequest(state: RunState): RunRequest | undefined {
+  return [...state.requests]
+    .sort(byRequestTime)
+    .filter((r) => !state.outcomes[r.id])
+    .at(-1);
+}

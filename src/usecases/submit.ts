@@ -18,6 +18,7 @@ import {
   byJobId,
   DEFAULT_MAX_PARALLEL,
   isRetiredDuplicate,
+  ownJobs,
   planQueue,
   type QueueRequest,
   RETIRED_PREFIX,
@@ -49,6 +50,8 @@ export interface SubmitRequest {
   maxParallel?: number;
   /** Requests of the same experiment that came first (first come, first served), oldest first. */
   ahead?: readonly QueueRequest[];
+  /** Every experiment id the caller knows: a job of a longer id is never counted as this one's. */
+  knownExperimentIds?: readonly string[];
   /** Submit again although a finished job with this name is known (e.g. after a node failure). */
   resubmitFinished?: boolean;
   dryRun?: boolean;
@@ -81,7 +84,9 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
   if (!jobName.startsWith(prefix)) throw new Error(`job name ${jobName} does not start with ${prefix}`);
   const base = { jobName, cluster: request.cluster, command: shellLine };
 
-  let jobs = await slurm.jobs(prefix);
+  const own = (listed: readonly SlurmJob[]) =>
+    ownJobs(listed, request.experimentId, request.knownExperimentIds);
+  let jobs = own(await slurm.jobs(prefix));
   const found = representativeJob(jobs, jobName);
   if (found && (isLive(found.state) || !request.resubmitFinished)) {
     const kept = request.dryRun ? found : await settle(deps, jobs, jobName, undefined);
@@ -112,7 +117,7 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
       if (!(error instanceof ConnectionLostError)) throw error;
       log(`connection lost during sbatch of ${jobName}: looking it up by name`);
     }
-    const after = await slurm.jobs(prefix);
+    const after = own(await slurm.jobs(prefix));
     const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
     if (mine.length === 0) {
       if (submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm: try again
@@ -176,6 +181,7 @@ async function retire(deps: SubmitDeps, job: SlurmJob, jobName: string): Promise
 
 export interface CancelRequest {
   experimentId: string;
+  /** The exact run name: only jobs of exactly this name are cancelled. */
   jobName: string;
 }
 export interface CancelResult {
