@@ -37,7 +37,6 @@ export function planStateLabels(
   return { remove, add };
 }
 
-
 /** Sets the state label; returns true when something changed. `current` saves a read when known. */
 export async function setStateLabel(
   octokit: Octokit,
