@@ -69225,10 +69225,12 @@ function renderFinalReport(record, options = {}) {
 }
 
 // src/usecases/record.ts
-function candidateFile(path) {
-  const m = /^topologies\/([^/]+)\/([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(path);
-  if (!m || m[2] === "experiment" || m[1] === "presets" || m[1] === "schema") return void 0;
-  return { folder: m[1], candidate: m[2] };
+function candidateFile(path, topologiesDir = "topologies") {
+  if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
+  const [folder, file] = path.split("/").slice(-2);
+  const m = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
+  if (!m || folder === "presets" || folder === "schema") return void 0;
+  return { folder, candidate: m[1] };
 }
 async function readText(deps, path, ref) {
   return (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null;
@@ -69237,7 +69239,7 @@ function issuesText(issues) {
   return issues.slice(0, 5).map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.keyPath ? `${i.keyPath}: ` : ""}${i.message}`).join("; ");
 }
 async function loadExperiment(deps, folder, ref) {
-  const path = `topologies/${folder}/experiment.yaml`;
+  const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
   const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
   if (text2 === null)
     throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
