@@ -22,6 +22,23 @@ export function inlineText(text: string, maxLength = 500): string {
   );
 }
 
+/**
+ * One line of text for a Markdown table cell or list item where emphasis may stay: no HTML, no
+ * mention, no code span, no cell break. Lighter than inlineText (underscores, dots and
+ * parentheses read as typed), for records whose Markdown people read as source too.
+ */
+export function safeText(text: string, maxLength = 2000): string {
+  const flat = text.replace(/[\r\n\t\v\f\u2028\u2029]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}…` : flat;
+  return cut
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[|`]/g, (c) => `\\${c}`)
+    .replace(/@/g, `@${ZWSP}`)
+    .trim();
+}
+
 /** A block quote of several lines, each line escaped as inlineText. */
 export function quotedText(text: string, maxLines = 20, maxLineLength = 500): string {
   const lines = text.split(/\r?\n/).slice(0, maxLines);

@@ -29,3 +29,24 @@ describe('user text', () => {
     expect(c.endsWith(`\n${fence}`)).toBe(true);
   });
 });
+
+describe('user text in the experiment record', () => {
+  it('a hostile reject reason, hypothesis and learning stay text', async () => {
+    const { apply } = await import('../../../src/record/apply.js');
+    const { createRecord } = await import('../../../src/record/model.js');
+    const { renderRecordMarkdown } = await import('../../../src/record/render.js');
+    const { EXPERIMENT, OUTCOMES } = await import('../../fixtures/record/scenario.js');
+    const evil = '</details></table><img src=x onerror=alert(1)> @acme/everyone | `x` ```';
+    const outcome = structuredClone(OUTCOMES[1]!);
+    outcome.kind = 'rejected';
+    outcome.reason = evil;
+    outcome.hypothesis = evil;
+    outcome.learnings = [{ topic: 'queries', learning: evil, author: 'mallory' }] as typeof outcome.learnings;
+    const md = renderRecordMarkdown(apply(createRecord(EXPERIMENT), outcome));
+    expect(md).not.toContain('</details></table>');
+    expect(md).not.toContain('<img');
+    expect(md).not.toMatch(/@acme/);
+    expect(md).not.toContain('| `x`');
+    expect(md).toContain('&lt;/details&gt;');
+  });
+});
