@@ -12,6 +12,7 @@
 // shell on the login side). A runner that dies between submit and release leaves a held job: the next
 // submit finds it by name and releases it.
 import { dirname } from 'node:path';
+import { parseRunName } from '../lifecycle/run-name.js';
 import { ConnectionLostError } from '../slurm/errors.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import {
@@ -192,14 +193,34 @@ export interface CancelResult {
   job: SlurmJob | null;
 }
 
-/** Cancels every live job with the candidate's name (scancel); a finished or unknown one is left as is. */
+/**
+ * Whether a job is a run of `jobName`: the exact run name; or, given a candidate's base name
+ * (`topo-<experiment>-<candidate>-<hash8>`, as the CLI renders it), that name plus a run label.
+ * Never a prefix match: `more` does not match `more-workers`.
+ */
+export function isRunOfName(name: string, jobName: string, experimentId: string): boolean {
+  if (name === jobName) return true;
+  const wanted = parseRunName(jobName, experimentId);
+  const found = parseRunName(name, experimentId);
+  return (
+    wanted !== null &&
+    found !== null &&
+    wanted.label === null &&
+    found.candidate === wanted.candidate &&
+    found.hash === wanted.hash
+  );
+}
+
+/** Cancels every live job of exactly this run (scancel); a finished or unknown one is left as is. */
 export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest): Promise<CancelResult> {
-  const jobs = await deps.slurm.jobs(experimentPrefix(request.experimentId));
-  const live = jobs.filter((j) => j.name === request.jobName && isLive(j.state));
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
+  const mine = jobs.filter((j) => isRunOfName(j.name, request.jobName, request.experimentId));
+  const live = mine.filter((j) => isLive(j.state));
   for (const j of live) await deps.slurm.cancel(j.id);
+  const newest = mine.sort(byJobId).at(-1);
   return {
     jobName: request.jobName,
     cancelled: live.map((j) => j.id),
-    job: representativeJob(jobs, request.jobName),
+    job: newest ? representativeJob(mine, newest.name) : null,
   };
 }

@@ -180,3 +180,14 @@ describe('the run state', () => {
     expect(() => parseRunStateBlock('<!-- topo:run-state v1 bm90IGpzb24= -->')).toThrow(/not JSON/);
   });
 });
+
+describe('cancel matches runs exactly', () => {
+  it('a base name matches its labelled runs, never a sibling', async () => {
+    const { isRunOfName } = await import('../../../src/usecases/submit.js');
+    const base = `topo-${A}-more-12345678`;
+    expect(isRunOfName(`${base}-0000aaaa`, base, A)).toBe(true);
+    expect(isRunOfName(base, base, A)).toBe(true);
+    expect(isRunOfName(`topo-${A}-more-workers-12345678-0000aaaa`, base, A)).toBe(false);
+    expect(isRunOfName(`${base}-0000bbbb`, `${base}-0000aaaa`, A)).toBe(false);
+  });
+});
