@@ -14,6 +14,7 @@ import { readRunState } from '../github/run-state.js';
 import { readStickyComment } from '../github/sticky-comment.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { emptyRunState, latestRequests, type Outcome } from '../lifecycle/model.js';
+import { RunStateError } from '../lifecycle/state-block.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { initialRecordFiles, recordFiles } from '../record/files.js';
@@ -36,6 +37,7 @@ import type { SkillReflection } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
 import { candidateFilesOf } from './prepare.js';
 import { ownJobs } from './queue.js';
+import { isRunOfName } from './submit.js';
 
 /** The fields of a pull request (webhook payload or REST) this use case reads. */
 export interface ClosedPullRequest {
@@ -260,7 +262,8 @@ async function settleJobs(
       );
     }
     const cancelledJobs: string[] = [];
-    for (const j of jobs.filter((j) => runNames.has(j.name) && isLive(j.state))) {
+    const ours = (name: string) => [...runNames].some((r) => isRunOfName(name, r, id));
+    for (const j of jobs.filter((j) => ours(j.name) && isLive(j.state))) {
       await client.cancel(j.id);
       cancelledJobs.push(j.id);
     }
@@ -341,6 +344,7 @@ async function recordCandidate(
     issue_number: pull.number,
     botLogin: deps.botLogin,
   }).catch((error: Error) => {
+    if (!(error instanceof RunStateError)) throw error; // GitHub unreachable: an outage, not a gap
     gaps.push(`the pull request's run state is unreadable: ${error.message}`);
     return emptyRunState();
   });

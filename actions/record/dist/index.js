@@ -61153,6 +61153,12 @@ async function commitWithCompareAndSwap(octokit, options) {
 }
 
 // src/github/user-text.ts
+var ZWSP = "\u200B";
+function safeText(text2, maxLength = 2e3) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
 function codeBlock(text2, language = "text") {
   const clean2 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
   const longest = Math.max(0, ...[...clean2.matchAll(/`+/g)].map((m) => m[0].length));
@@ -65592,11 +65598,11 @@ function observationSummary(run) {
 }
 function decisionCell(run) {
   if (run.decision.outcome === "pending") return run.status;
-  return `${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`;
+  return `${run.decision.outcome}${run.decision.reason ? `: ${safeText(run.decision.reason)}` : ""}`;
 }
 function learningCell(run) {
   const list = run.skill_reflections ?? [];
-  return list.length ? list.map((l) => l.learning).join(" / ") : "none";
+  return list.length ? list.map((l) => safeText(l.learning)).join(" / ") : "none";
 }
 function progressTable(record) {
   const lines = [
@@ -65719,7 +65725,7 @@ function runSection(run, step) {
     out.push("- Change:");
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell(run.hypothesis)}`);
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
   out.push("", "#### Findings", "");
   const metrics = metricsList(run);
@@ -65771,13 +65777,15 @@ function runSection(run, step) {
     }
   }
   out.push("", "#### Decision", "");
-  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell(run.decision.reason)}` : ""}`);
+  out.push(
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ""}`
+  );
   if (run.decision.next) out.push("", `Next: ${cell(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell(l.learning)}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(l.suggested_skill_update)}` : ""}${l.author ? ` \u2014 @${l.author}` : ""}`
+        `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -65828,7 +65836,7 @@ function renderRecordMarkdown(record) {
     out.push(
       `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
     );
-    if (best.decision_reasoning) out.push("", cell(best.decision_reasoning));
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(

@@ -61186,6 +61186,11 @@ function inlineText(text2, maxLength = 500) {
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
+function safeText(text2, maxLength = 2e3) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
 function quotedText(text2, maxLines = 20, maxLineLength = 500) {
   const lines = text2.split(/\r?\n/).slice(0, maxLines);
   return lines.map((l) => `> ${inlineText(l, maxLineLength)}`).join("\n");
@@ -67960,11 +67965,11 @@ function observationSummary(run) {
 }
 function decisionCell(run) {
   if (run.decision.outcome === "pending") return run.status;
-  return `${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`;
+  return `${run.decision.outcome}${run.decision.reason ? `: ${safeText(run.decision.reason)}` : ""}`;
 }
 function learningCell(run) {
   const list = run.skill_reflections ?? [];
-  return list.length ? list.map((l) => l.learning).join(" / ") : "none";
+  return list.length ? list.map((l) => safeText(l.learning)).join(" / ") : "none";
 }
 function progressTable(record) {
   const lines = [
@@ -68087,7 +68092,7 @@ function runSection(run, step) {
     out.push("- Change:");
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell2(run.hypothesis)}`);
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell2(run.expected_effect)}`);
   out.push("", "#### Findings", "");
   const metrics = metricsList(run);
@@ -68139,13 +68144,15 @@ function runSection(run, step) {
     }
   }
   out.push("", "#### Decision", "");
-  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell2(run.decision.reason)}` : ""}`);
+  out.push(
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell2(safeText(run.decision.reason))}` : ""}`
+  );
   if (run.decision.next) out.push("", `Next: ${cell2(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell2(l.learning)}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(l.suggested_skill_update)}` : ""}${l.author ? ` \u2014 @${l.author}` : ""}`
+        `- (${l.topic}) ${cell2(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -68196,7 +68203,7 @@ function renderRecordMarkdown(record) {
     out.push(
       `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
     );
-    if (best.decision_reasoning) out.push("", cell2(best.decision_reasoning));
+    if (best.decision_reasoning) out.push("", cell2(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -69421,14 +69428,22 @@ async function retire(deps, job, jobName2) {
   await deps.slurm.cancel(job.id);
   deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
 }
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
 async function cancelCandidate(deps, request2) {
-  const jobs = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  const live2 = jobs.filter((j) => j.name === request2.jobName && isLive(j.state));
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
+  const live2 = mine.filter((j) => isLive(j.state));
   for (const j of live2) await deps.slurm.cancel(j.id);
+  const newest = mine.sort(byJobId).at(-1);
   return {
     jobName: request2.jobName,
     cancelled: live2.map((j) => j.id),
-    job: representativeJob(jobs, request2.jobName)
+    job: newest ? representativeJob(mine, newest.name) : null
   };
 }
 
