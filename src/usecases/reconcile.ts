@@ -255,9 +255,35 @@ export async function reconcile(
       report.candidates.push(...(await reconcileExperiment(ports, exp, options)));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${(e as Error).message}`);
+      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
     }
   }
   return report;
+}
+
+/** The experiment's cluster could not be listed: an outage, never a verdict. */
+class ClusterUnreachable extends Error {
+  override name = 'ClusterUnreachable';
+}
+
+/** Says so on top of each requested candidate's last judged comment; the next pass retries. */
+async function noteClusterUnreachable(
+  ports: MonitorPorts,
+  exp: MonitorExperiment,
+  reason: string,
+  report: ReconcileReport,
+): Promise<void> {
+  for (const c of exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
+      const noted = withUnavailableNotice(current, since, reason, 'Cluster unreachable');
+      if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, noted);
+    } catch (e) {
+      report.errors.push(`#${c.pr}: ${(e as Error).message}`);
+    }
+  }
 }
 
 async function reconcileExperiment(
@@ -271,7 +297,9 @@ async function reconcileExperiment(
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const allJobs = await ports.slurm.jobs(id);
+  const allJobs = await ports.slurm.jobs(id).catch((e: Error) => {
+    throw new ClusterUnreachable(`Slurm: ${e.message}`);
+  });
   const jobByRun = new Map<string, MonitorJob>();
   for (const name of new Set(allJobs.map((j) => j.name))) {
     const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
@@ -610,10 +638,11 @@ function withUnavailableNotice(
   comment: string | undefined,
   since: string,
   reason: string,
+  what: 'Metrics unavailable' | 'Cluster unreachable' = 'Metrics unavailable',
 ): string | undefined {
   if (comment === undefined) return undefined;
-  const body = comment.replace(/^> ⚠️ Metrics unavailable since [^\n]*\n\n/, '');
-  return `> ⚠️ Metrics unavailable since ${since} (${inlineText(reason, 300)}): nothing is judged until they are back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->\n\n${body}`;
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, '');
+  return `> ⚠️ ${what} since ${since} (${inlineText(reason, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->\n\n${body}`;
 }
 
 /** First come, first served by request time; unknown sorts last. */

@@ -171,4 +171,26 @@ describe('reconcile under the lifecycle', () => {
     await reconcile(w.ports, opts);
     expect(w.counters.submits).toBe(0);
   });
+
+  it('Slurm unreachable: the pass fails, the comment says since when, nothing is judged or recorded', async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const { w, outcomes } = world([a]);
+    job(w, a, '11');
+    await reconcile(w.ports, opts);
+    const jobs = w.ports.slurm.jobs;
+    w.ports.slurm.jobs = async () => {
+      throw new Error('ssh: connect ECONNREFUSED');
+    };
+    const checks = w.counters.githubWrites;
+    const down = await reconcile(w.ports, opts);
+    expect(down.errors.join()).toContain('ECONNREFUSED');
+    expect(w.comments.get(1)).toMatch(/^> ⚠️ Cluster unreachable since /);
+    expect(w.counters.githubWrites).toBe(checks + 1); // the notice only
+    expect(w.counters.submits).toBe(0);
+    expect(outcomes.size).toBe(0);
+    w.ports.slurm.jobs = jobs;
+    w.setNow(T0 + 230);
+    await reconcile(w.ports, opts);
+    expect(w.comments.get(1)).not.toContain('Cluster unreachable');
+  });
 });
