@@ -20,6 +20,7 @@ import {
   withRun,
 } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
+import { CommandTimeoutError, ConnectionLostError } from '../../src/slurm/errors.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import type { CommandHandlers, HandlerResult, PullRequestContext } from '../../src/usecases/commands.js';
@@ -171,7 +172,18 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
           ahead: ahead.map((r) => ({ jobName: r.runName })),
         },
       ),
-    );
+    ).catch((error: Error) => {
+      // An outage, not a refusal: the Request stands and the monitor submits it once Slurm answers.
+      if (error instanceof ConnectionLostError || error instanceof CommandTimeoutError) return error;
+      throw error;
+    });
+    if (result instanceof Error) {
+      await setStateLabel(ctx.octokit, target(ctx), 'queued');
+      return {
+        ok: true,
+        message: `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel\` withdraws the request.`,
+      };
+    }
     if (result.status === 'submitted' || result.status === 'existing') {
       const jobId = result.jobId;
       await updateRunState(ctx.octokit, target(ctx), (s) =>

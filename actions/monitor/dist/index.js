@@ -63447,9 +63447,26 @@ async function reconcile(ports, options = {}) {
       report.candidates.push(...await reconcileExperiment(ports, exp, options));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
+      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
     }
   }
   return report;
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function noteClusterUnreachable(ports, exp, reason2, report) {
+  for (const c of exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, noted);
+    } catch (e) {
+      report.errors.push(`#${c.pr}: ${e.message}`);
+    }
+  }
 }
 async function reconcileExperiment(ports, exp, options) {
   const id = exp.experiment.experiment_id;
@@ -63458,7 +63475,9 @@ async function reconcileExperiment(ports, exp, options) {
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const allJobs = await ports.slurm.jobs(id);
+  const allJobs = await ports.slurm.jobs(id).catch((e) => {
+    throw new ClusterUnreachable(`Slurm: ${e.message}`);
+  });
   const jobByRun = /* @__PURE__ */ new Map();
   for (const name of new Set(allJobs.map((j) => j.name))) {
     const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
@@ -63721,10 +63740,10 @@ function unavailableSince(comment) {
   const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
   return m?.[1] ?? null;
 }
-function withUnavailableNotice(comment, since, reason2) {
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
   if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ Metrics unavailable since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F Metrics unavailable since ${since} (${inlineText(reason2, 300)}): nothing is judged until they are back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
 
 ${body}`;
 }

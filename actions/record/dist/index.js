@@ -66912,6 +66912,14 @@ function ownJobs(jobs, experimentId, knownExperimentIds = []) {
   return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
 }
 
+// src/usecases/submit.ts
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+
 // src/usecases/record.ts
 function candidateFile(path, topologiesDir = "topologies") {
   if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
@@ -67013,7 +67021,8 @@ async function settleJobs(deps, experiment, runNames, runName) {
       );
     }
     const cancelledJobs = [];
-    for (const j of jobs.filter((j2) => runNames.has(j2.name) && isLive(j2.state))) {
+    const ours = (name) => [...runNames].some((r) => isRunOfName(name, r, id));
+    for (const j of jobs.filter((j2) => ours(j2.name) && isLive(j2.state))) {
       await client.cancel(j.id);
       cancelledJobs.push(j.id);
     }
@@ -67073,6 +67082,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     issue_number: pull.number,
     botLogin: deps.botLogin
   }).catch((error2) => {
+    if (!(error2 instanceof RunStateError)) throw error2;
     gaps2.push(`the pull request's run state is unreadable: ${error2.message}`);
     return emptyRunState();
   });

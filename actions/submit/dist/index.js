@@ -61793,55 +61793,6 @@ function looksLikeLongerExperiment(name, experimentId) {
   return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
-// src/slurm/for-cluster.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-
-// src/slurm/environment.ts
-var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
-var SUBMIT_SCRIPT_VARIABLES = [
-  "LOGDIR",
-  "DESCRIPTION",
-  "SUBMITTER",
-  "ALPASIM_MAX_REQUEUES"
-];
-var SBATCH_EXPORTED_VARIABLES = [
-  ...BASE_EXPORTED_VARIABLES,
-  ...SUBMIT_SCRIPT_VARIABLES
-];
-var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
-var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
-var SLURM_TIME_ZONE = "UTC";
-var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
-var VALUE = /^[\x20-\x7e]{0,4096}$/;
-function plainCommandEnvironment(from, extra = {}) {
-  const env = {};
-  for (const key of COMMAND_INHERITED_VARIABLES) {
-    const value = from[key];
-    if (value !== void 0 && value !== "") env[key] = value;
-  }
-  env.TZ = SLURM_TIME_ZONE;
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === void 0) continue;
-    if (!SUBMIT_VARIABLE_SET.has(key))
-      throw new Error(
-        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
-      );
-    if (!VALUE.test(value))
-      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
-    env[key] = value;
-  }
-  return env;
-}
-function withExportAllowlist(argv) {
-  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
-  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
-    throw new Error(
-      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
-    );
-  if (exports.length > 0) return [...argv];
-  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
-}
-
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
 function quoteOutput(text2) {
@@ -61893,6 +61844,55 @@ var HostKeyMismatchError = class extends SlurmError {
 var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
+
+// src/slurm/for-cluster.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+
+// src/slurm/environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SLURM_TIME_ZONE = "UTC";
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+var VALUE = /^[\x20-\x7e]{0,4096}$/;
+function plainCommandEnvironment(from, extra = {}) {
+  const env = {};
+  for (const key of COMMAND_INHERITED_VARIABLES) {
+    const value = from[key];
+    if (value !== void 0 && value !== "") env[key] = value;
+  }
+  env.TZ = SLURM_TIME_ZONE;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === void 0) continue;
+    if (!SUBMIT_VARIABLE_SET.has(key))
+      throw new Error(
+        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
+      );
+    if (!VALUE.test(value))
+      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
+    env[key] = value;
+  }
+  return env;
+}
+function withExportAllowlist(argv) {
+  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
+  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
+    throw new Error(
+      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
+    );
+  if (exports.length > 0) return [...argv];
+  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
+}
 
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
@@ -67406,9 +67406,26 @@ async function reconcile(ports, options = {}) {
       report.candidates.push(...await reconcileExperiment(ports, exp, options));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
+      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
     }
   }
   return report;
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function noteClusterUnreachable(ports, exp, reason2, report) {
+  for (const c of exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, noted);
+    } catch (e) {
+      report.errors.push(`#${c.pr}: ${e.message}`);
+    }
+  }
 }
 async function reconcileExperiment(ports, exp, options) {
   const id = exp.experiment.experiment_id;
@@ -67417,7 +67434,9 @@ async function reconcileExperiment(ports, exp, options) {
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const allJobs = await ports.slurm.jobs(id);
+  const allJobs = await ports.slurm.jobs(id).catch((e) => {
+    throw new ClusterUnreachable(`Slurm: ${e.message}`);
+  });
   const jobByRun = /* @__PURE__ */ new Map();
   for (const name of new Set(allJobs.map((j) => j.name))) {
     const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
@@ -67680,10 +67699,10 @@ function unavailableSince(comment) {
   const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
   return m?.[1] ?? null;
 }
-function withUnavailableNotice(comment, since, reason2) {
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
   if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ Metrics unavailable since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F Metrics unavailable since ${since} (${inlineText(reason2, 300)}): nothing is judged until they are back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
 
 ${body}`;
 }
@@ -69231,6 +69250,110 @@ function renderFinalReport(record, options = {}) {
 `;
 }
 
+// src/usecases/submit.ts
+import { dirname } from "node:path";
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  const own = (listed) => ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+  let jobs = own(await slurm.jobs(prefix));
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
+  const me = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
+  const waiting = plan.queued.find((q) => q.request === me);
+  if (request2.dryRun) {
+    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error2) {
+      if (!(error2 instanceof ConnectionLostError)) throw error2;
+      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
+    }
+    const after = own(await slurm.jobs(prefix));
+    const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+    if (mine.length === 0) {
+      if (submittedId === void 0 && attempt < 3) continue;
+      throw new Error(
+        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+      );
+    }
+    const keeper = mine[0];
+    const ours = submittedId === void 0 || keeper.id === submittedId;
+    const liveByName = /* @__PURE__ */ new Map();
+    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+      if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
+      for (const j of mine) await retire(deps, j, jobName2);
+      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
+    }
+    const kept = await settle(deps, after, jobName2, keeper);
+    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error2) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+async function cancelCandidate(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
+  const live2 = mine.filter((j) => isLive(j.state));
+  for (const j of live2) await deps.slurm.cancel(j.id);
+  const newest = mine.sort(byJobId).at(-1);
+  return {
+    jobName: request2.jobName,
+    cancelled: live2.map((j) => j.id),
+    job: newest ? representativeJob(mine, newest.name) : null
+  };
+}
+
 // src/usecases/record.ts
 function candidateFile(path, topologiesDir = "topologies") {
   if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
@@ -69342,110 +69465,6 @@ var concludeHandler = async (ctx) => {
     };
   }
 };
-
-// src/usecases/submit.ts
-import { dirname } from "node:path";
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  const own = (listed) => ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-  let jobs = own(await slurm.jobs(prefix));
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
-  const me = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting = plan.queued.find((q) => q.request === me);
-  if (request2.dryRun) {
-    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error2) {
-      if (!(error2 instanceof ConnectionLostError)) throw error2;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    const after = own(await slurm.jobs(prefix));
-    const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
-    if (mine.length === 0) {
-      if (submittedId === void 0 && attempt < 3) continue;
-      throw new Error(
-        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-      );
-    }
-    const keeper = mine[0];
-    const ours = submittedId === void 0 || keeper.id === submittedId;
-    const liveByName = /* @__PURE__ */ new Map();
-    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
-      if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
-      for (const j of mine) await retire(deps, j, jobName2);
-      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
-    }
-    const kept = await settle(deps, after, jobName2, keeper);
-    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
-  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error2) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-function isRunOfName(name, jobName2, experimentId) {
-  if (name === jobName2) return true;
-  const wanted = parseRunName(jobName2, experimentId);
-  const found = parseRunName(name, experimentId);
-  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
-}
-async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
-  const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
-  const live2 = mine.filter((j) => isLive(j.state));
-  for (const j of live2) await deps.slurm.cancel(j.id);
-  const newest = mine.sort(byJobId).at(-1);
-  return {
-    jobName: request2.jobName,
-    cancelled: live2.map((j) => j.id),
-    job: newest ? representativeJob(mine, newest.name) : null
-  };
-}
 
 // actions/monitor/ports.ts
 import { existsSync as existsSync3, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
@@ -69921,7 +69940,17 @@ function buildSubmitHandlers(config) {
           ahead: ahead.map((r) => ({ jobName: r.runName }))
         }
       )
-    );
+    ).catch((error2) => {
+      if (error2 instanceof ConnectionLostError || error2 instanceof CommandTimeoutError) return error2;
+      throw error2;
+    });
+    if (result instanceof Error) {
+      await setStateLabel(ctx.octokit, target(ctx), "queued");
+      return {
+        ok: true,
+        message: `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel\` withdraws the request.`
+      };
+    }
     if (result.status === "submitted" || result.status === "existing") {
       const jobId2 = result.jobId;
       await updateRunState(

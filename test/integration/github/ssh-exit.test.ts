@@ -91,7 +91,7 @@ afterAll(async () => {
   await gh?.close();
 });
 
-async function command(pull: Pull, body: string) {
+async function command(pull: Pull, body: string, ws = workspace) {
   const comment = gh.comment(repo, pull.number, 'alice', body);
   const started = Date.now();
   const run = await runAction('submit', {
@@ -99,7 +99,7 @@ async function command(pull: Pull, body: string) {
     apiUrl: gh.url,
     repository: 'acme/sim',
     token: gh.token,
-    workspace,
+    workspace: ws,
     env: { TOPO_SSH_KEY: sshKey },
     timeoutMs: 60_000, // the process must EXIT by then: a kept SSH connection fails the test
   });
@@ -126,5 +126,39 @@ describe('commands over SSH', () => {
       jobs.find((j) => new RegExp(`^topo-${experimentId}-${c}-[0-9a-f]{8}-[0-9a-f]{8}$`).test(j.name));
     expect(byCandidate('more')?.state).toBe('CANCELLED');
     expect(['PENDING', 'RUNNING']).toContain(byCandidate('more-workers')?.state);
+  });
+
+  it('/topo submit while the login node is unreachable: answered as an outage, the Request kept, the process exits', async () => {
+    // The same workspace, but clusters.yaml points local-ssh at a port where nothing listens.
+    const down = mkdtempSync(join(tmpdir(), 'topo-ssh-down-'));
+    mkdirSync(join(down, 'topologies', experimentId), { recursive: true });
+    mkdirSync(join(down, 'topologies', 'presets'), { recursive: true });
+    writeFileSync(join(down, 'topologies', experimentId, 'experiment.yaml'), experimentYaml);
+    copyFileSync(
+      join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
+      join(down, 'topologies/presets/8gpu_64rollouts.yaml'),
+    );
+    const clustersText = readFileSync(cluster.clustersFile, 'utf8').replace(
+      `port: ${cluster.sshPort}`,
+      'port: 9',
+    );
+    writeFileSync(join(down, 'topologies/clusters.yaml'), clustersText);
+    const third = gh.openPull({
+      repo,
+      author: 'alice',
+      title: 'fewer',
+      head: 'fewer',
+      files: { [`topologies/${experimentId}/fewer.yaml`]: candidate('fewer', 8) },
+    });
+    const { run, seconds } = await command(third, '/topo submit', down);
+    expect(run.outputs.outcome).toBe('done');
+    expect(seconds).toBeLessThan(60);
+    const reply = gh.state.commentsOn(repo, third.number).at(-1)?.body ?? '';
+    expect(reply).toMatch(/is requested, but the cluster `local-ssh` is unreachable now/);
+    const state = gh.state
+      .commentsOn(repo, third.number)
+      .find((c) => c.body.startsWith('<!-- topo:sticky:lifecycle -->'))?.body;
+    expect(state).toMatch(/\| queued \|/);
+    expect((await slurm.jobs(`topo-${experimentId}-`)).some((j) => j.name.includes('-fewer-'))).toBe(false);
   });
 });
