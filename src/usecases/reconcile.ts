@@ -431,16 +431,7 @@ async function reconcileExperiment(
         gpus: observation.stable_metrics.resource_usage?.gpu_by_index,
       });
     }
-    const comparisons: Comparison[] = [];
-    if (exp.best && exp.best.name !== c.candidate)
-      comparisons.push(
-        compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`),
-      );
-    if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-      comparisons.push(
-        compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`),
-      );
-    if (comparisons[0]) observation.comparison = comparisons[0];
+    const comparisons = compareCandidate(exp, c, observation);
 
     const timeline: TimelineEntry[] = [
       { label: 'submitted', at: iso(job?.submitTs) },
@@ -614,6 +605,29 @@ function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome
             : `ended without a stable value (${v.state})`,
         ];
   return { kind, at, jobId: job.jobId, evidence };
+}
+
+/**
+ * THE comparison of a candidate (the one place): against the current best, then the baseline;
+ * the first one is written into the observation. The lead adds h13's sequential decision here
+ * (`observation.decision = decide…(…)`), next to the comparison it refines.
+ */
+export function compareCandidate(
+  exp: MonitorExperiment,
+  c: MonitorCandidate,
+  observation: CandidateObservation,
+): Comparison[] {
+  const comparisons: Comparison[] = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(
+      compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`),
+    );
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(
+      compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`),
+    );
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  return comparisons;
 }
 
 /**
