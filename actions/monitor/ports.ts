@@ -4,15 +4,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Octokit } from '../../src/github/client.js';
-import { findStickyComments } from '../../src/github/sticky-comment.js';
+import { setStateLabel } from '../../src/github/labels.js';
+import { openPullRunStates, updateRunState } from '../../src/github/run-state.js';
+import { latestRequests, withOutcome, withRun } from '../../src/lifecycle/model.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
-import { expandCandidate, expandPreset } from '../../src/topology/expand.js';
-import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
-import { jobName, renderSubmission } from '../../src/topology/render.js';
+import { expandPreset } from '../../src/topology/expand.js';
+import { checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
+import { prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import {
   githubMonitorPort,
   type MonitorCandidate,
@@ -31,16 +33,9 @@ export interface MonitorConfig {
   botLogin: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** Only this pull request (the `/topo status` pass). */
+  onlyPull?: number;
 }
-
-/** Labels that mean "the user asked this candidate to run". */
-const REQUESTED_LABELS = [
-  'topology:submit',
-  'topology:queued',
-  'topology:running',
-  'topology:stable',
-  'topology:failed',
-];
 
 interface Loaded {
   experiment: Experiment;
@@ -87,77 +82,50 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
   return out;
 }
 
-/** Candidates of each experiment from the open pull requests of this repository (forks are ignored). */
+/**
+ * Candidates of each experiment: the standing Requests in the bot-owned run state of the open pull
+ * requests (never labels, never the PR's own files alone). A Request's candidate is re-read at the
+ * Request's head and checked against the default branch before it may be submitted.
+ */
 async function loadCandidates(octokit: Octokit, config: MonitorConfig, experiments: Map<string, Loaded>) {
   const byExperiment = new Map<string, MonitorCandidate[]>();
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+  const { pulls, corrupt } = await openPullRunStates(octokit, {
     owner: config.owner,
     repo: config.repo,
-    state: 'open',
-    per_page: 100,
-  });
-  for (const pr of pulls) {
-    if (pr.head.repo?.full_name !== `${config.owner}/${config.repo}`) continue;
-    const labels = pr.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
-    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-      owner: config.owner,
-      repo: config.repo,
-      pull_number: pr.number,
-      per_page: 100,
-    });
-    for (const f of files) {
-      const m = new RegExp(
-        `^${config.topologiesDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([^/]+)/([a-z0-9][a-z0-9-]{0,39})\\.yaml$`,
-      ).exec(f.filename);
-      if (!m || m[2] === 'experiment' || f.status === 'removed') continue;
-      const loaded = experiments.get(m[1] as string);
-      if (!loaded) continue;
-      const content = await octokit.rest.repos.getContent({
-        owner: config.owner,
-        repo: config.repo,
-        path: f.filename,
-        ref: pr.head.sha,
-      });
-      const data = content.data as { content?: string; encoding?: string };
-      if (!data.content) continue;
-      const text = Buffer.from(data.content, (data.encoding as BufferEncoding) ?? 'base64').toString('utf8');
-      const checked = checkCandidate(text, f.filename);
-      if (!checked.value) continue; // the validate workflow reports it
-      const expanded = expandCandidate(loaded.base, checked.value.topology);
-      const list = byExperiment.get(m[1] as string) ?? [];
-      list.push({
-        candidate: checked.value.name,
-        runName: jobName(loaded.experiment.experiment_id, checked.value.name, expanded),
-        pr: pr.number,
-        headSha: pr.head.sha,
-        labels,
-        topology: expanded,
-        requested: labels.some((l) => REQUESTED_LABELS.includes(l)),
-        ...(labels.includes('topology:queued')
-          ? { requestedAt: await queuedSince(octokit, config, pr.number) }
-          : {}),
-      });
-      byExperiment.set(m[1] as string, list);
-    }
-  }
-  return byExperiment;
-}
-
-/**
- * When a queued candidate was (last) asked to run: the submit action rewrites its `submit` sticky
- * comment on every request, so the comment's edit time is the request time. Read only for queued
- * pull requests, so a pass over running candidates costs nothing extra.
- */
-async function queuedSince(octokit: Octokit, config: MonitorConfig, pr: number): Promise<number | undefined> {
-  const [first] = await findStickyComments(octokit, {
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    purpose: 'submit',
     botLogin: config.botLogin,
   });
-  const at = first ? Date.parse(first.updatedAt) : Number.NaN;
-  return Number.isFinite(at) ? at : undefined;
+  for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
+  for (const pull of pulls) {
+    if (config.onlyPull !== undefined && pull.pr !== config.onlyPull) continue;
+    for (const request of latestRequests(pull.state)) {
+      const loaded = experiments.get(request.experiment);
+      if (!loaded) continue;
+      const list = byExperiment.get(request.experiment) ?? [];
+      list.push({
+        candidate: request.candidate,
+        runName: request.runName,
+        pr: pull.pr,
+        headSha: request.headSha,
+        currentHeadSha: pull.headSha,
+        labels: pull.labels,
+        requested: false,
+        requestedAt: Date.parse(request.requestedAt),
+        request,
+        ...(pull.state.runs[request.id] ? { run: pull.state.runs[request.id] } : {}),
+        ...(pull.state.outcomes[request.id] ? { outcome: pull.state.outcomes[request.id] } : {}),
+      });
+      byExperiment.set(request.experiment, list);
+    }
+    // Labels only show state: with no Request, a topology:* label (added by hand) goes.
+    if (pull.state.requests.length === 0 && pull.labels.some((l) => l.startsWith('topology:')))
+      await setStateLabel(
+        octokit,
+        { owner: config.owner, repo: config.repo, issue_number: pull.pr },
+        null,
+        pull.labels,
+      );
+  }
+  return byExperiment;
 }
 
 /** Ports for one pass; `close()` ends the Slurm connections. */
@@ -166,6 +134,12 @@ export function buildMonitorPorts(
   config: MonitorConfig,
 ): MonitorPorts & { close(): Promise<void> } {
   const experiments = loadExperiments(config);
+  const stateTarget = (pr: number) => ({
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    botLogin: config.botLogin,
+  });
   const slurm = new Map<string, SlurmClient>();
   const prom = new Map<string, PrometheusClient>();
   const clusterOf = (id: string) => {
@@ -205,24 +179,36 @@ export function buildMonitorPorts(
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(slurmFor(id)).jobs(id),
+      jobs: (id) => slurmMonitorPort(slurmFor(id), [...experiments.keys()]).jobs(id),
       cancel: (jobId, id) => slurmFor(id).cancel(jobId),
     },
     async submit(exp, c) {
-      const { experiment, cluster, base } = clusterOf(exp.experiment.experiment_id);
-      if (!c.topology) return undefined;
-      const submission = renderSubmission(
-        experiment,
-        { name: c.candidate, expanded: c.topology, base },
-        cluster,
+      // Only a standing Request is ever submitted, re-validated at its head against the default branch.
+      if (!c.request) return undefined;
+      const { experiment } = clusterOf(exp.experiment.experiment_id);
+      const prepared = await prepareCandidateAt(
+        octokit,
+        { owner: config.owner, repo: config.repo },
+        c.request.headSha,
+        c.request.path,
+        {
+          workspace: config.workspace,
+          clustersFile: config.clustersFile,
+          topologiesDir: config.topologiesDir,
+        },
       );
+      if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
+        config.log(`${c.runName}: not submitted: ${prepared.ok ? 'experiment changed' : prepared.message}`);
+        return undefined;
+      }
       const result = await submitCandidate(
         { slurm: slurmFor(experiment.experiment_id), log: config.log },
         {
           experimentId: experiment.experiment_id,
           cluster: experiment.cluster,
-          submission,
+          submission: withRunName(prepared.candidate.submission, c.request.runName),
           maxParallel: experiment.max_parallel,
+          knownExperimentIds: [...experiments.keys()],
         },
       );
       config.log(`${c.runName}: ${result.status}`);
@@ -236,6 +222,14 @@ export function buildMonitorPorts(
       range: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
     },
     github: githubMonitorPort(octokit, { owner: config.owner, repo: config.repo, botLogin: config.botLogin }),
+    lifecycle: {
+      recordRun: async (pr, requestId, run) => {
+        await updateRunState(octokit, stateTarget(pr), (s) => withRun(s, requestId, run));
+      },
+      recordOutcome: async (pr, requestId, outcome) => {
+        await updateRunState(octokit, stateTarget(pr), (s) => withOutcome(s, requestId, outcome));
+      },
+    },
     now: () => Date.now() / 1000,
     async close() {
       for (const c of slurm.values()) await c.close();

@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import * as core from '@actions/core';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
 import { defaultBackoff, isTransient } from '../../src/github/commits.js';
+import { codeBlock } from '../../src/github/user-text.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import { createPrometheusClient } from '../../src/telemetry/prometheus.js';
 import { checkClusters } from '../../src/topology/files.js';
@@ -13,6 +14,7 @@ import {
   type ClosedPullRequest,
   observeAgain,
   type RecordDeps,
+  RecordOutageError,
   recordClosedPullRequest,
 } from '../../src/usecases/record.js';
 
@@ -50,11 +52,11 @@ async function main(): Promise<void> {
   if (!(timeScale > 0))
     throw new Error(`input time-scale must be a positive number, got "${core.getInput('time-scale')}"`);
 
-  const pullInput = core.getInput('pull-number');
+  const pullInput = core.getInput('pr');
   let pull: ClosedPullRequest;
   if (pullInput) {
     if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
-      throw new Error(`input pull-number must be a number, got "${pullInput}"`);
+      throw new Error(`input pr must be a number, got "${pullInput}"`);
     pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
   } else if (eventName === 'pull_request' || eventName === 'pull_request_target') {
     if (payload.action !== 'closed') {
@@ -65,7 +67,7 @@ async function main(): Promise<void> {
     }
     pull = payload.pull_request;
   } else {
-    throw new Error(`the record action runs on pull_request closed (or with pull-number); got ${eventName}`);
+    throw new Error(`the record action runs on pull_request closed (or with the pr input); got ${eventName}`);
   }
   if (pull.state !== 'closed')
     throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
@@ -81,21 +83,25 @@ async function main(): Promise<void> {
     defaultBranch,
     botLogin,
     log: (line) => core.info(line),
+    topologiesDir: core.getInput('topologies-dir') || 'topologies',
     clusterOf,
     slurmFor: async (experiment) => {
       const cluster = clusterOf(experiment);
-      return cluster && experiment.cluster ? slurmClientForCluster(experiment.cluster, cluster) : undefined;
+      return cluster && experiment.cluster
+        ? slurmClientForCluster(experiment.cluster, cluster, { env: process.env })
+        : undefined;
     },
     observe:
       promInput === 'none'
         ? undefined
-        : async (runName, experiment, topology) => {
+        : async (runName, experiment, topology, endTs) => {
             const url = promInput || clusterOf(experiment)?.prometheus_url;
             if (!url) return undefined;
             const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15_000, retries: 1 });
             return observeAgain(prometheus, runName, experiment, {
               timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
               topology,
+              ...(endTs ? { nowTs: endTs, ended: true } : {}),
             });
           },
   };
@@ -108,7 +114,10 @@ async function main(): Promise<void> {
       result = await recordClosedPullRequest(deps, pull);
       break;
     } catch (error) {
-      if (attempt >= 3 || !isTransient(error)) throw error;
+      if (attempt >= 3 || !isTransient(error)) {
+        await tellThePullRequest(octokit, { owner, repo }, pull.number, error as Error);
+        throw error;
+      }
       core.warning(`attempt ${attempt} failed (${(error as Error).message}); running the record pass again`);
       await new Promise((r) => setTimeout(r, defaultBackoff(attempt)));
     }
@@ -136,6 +145,35 @@ async function main(): Promise<void> {
     for (const gap of r.telemetry_gaps) core.warning(`${r.candidate}: ${gap}`);
   }
   await summary.write();
+}
+
+/**
+ * Nothing was recorded: say so on the pull request, with what to fix (a corrupt record names its
+ * file and line) and how to record it again (the workflow by hand, with this pull request's number).
+ */
+async function tellThePullRequest(
+  octokit: ReturnType<typeof createOctokit>,
+  repo: { owner: string; repo: string },
+  pr: number,
+  error: Error,
+): Promise<void> {
+  const outage = error instanceof RecordOutageError;
+  const body = [
+    outage
+      ? '**The experiment record was not written**: a service it needs could not be reached (an outage, not a result of this candidate):'
+      : '**The experiment record could not be written** for this pull request:',
+    '',
+    codeBlock(error.message),
+    '',
+    outage
+      ? `Once it is back, run the record workflow by hand (Actions → record → Run workflow) with pull request number \`${pr}\`.`
+      : `Fix what the message names on the default branch, then run the record workflow by hand (Actions → record → Run workflow) with pull request number \`${pr}\`.`,
+  ].join('\n');
+  try {
+    await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body });
+  } catch (e) {
+    core.warning(`could not comment on #${pr}: ${(e as Error).message}`);
+  }
 }
 
 main().catch((e: Error) => core.setFailed(e.message));

@@ -8,7 +8,7 @@ import {
   type CommandHandlers,
   type RouteOutcome,
   routeComment,
-  routeSubmitLabel,
+  routeLabel,
 } from '../../src/usecases/commands.js';
 import { buildSubmitHandlers } from './handlers.js';
 
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   const handlers: CommandHandlers = buildSubmitHandlers({
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     clustersFile: core.getInput('clusters-file') || 'topologies/clusters.yaml',
+    topologiesDir: core.getInput('topologies-dir') || 'topologies',
+    env: process.env,
   });
 
   let outcome: RouteOutcome;
@@ -49,17 +51,17 @@ async function main(): Promise<void> {
       );
     }
   } else if (eventName === 'pull_request' && payload.action === 'labeled') {
-    const label = core.getInput('submit-label') || 'topology:submit';
-    if (payload.label?.name !== label) {
-      outcome = { outcome: 'ignored', why: `label ${payload.label?.name} is not ${label}` };
-    } else {
-      outcome = await routeSubmitLabel(
-        octokit,
-        { owner, repo, pull: payload.pull_request, sender: payload.sender.login },
-        handlers.submit,
-        { botLogin },
-      );
-    }
+    outcome = await routeLabel(
+      octokit,
+      {
+        owner,
+        repo,
+        pullNumber: payload.pull_request.number,
+        label: payload.label?.name ?? '',
+        sender: payload.sender,
+      },
+      { botLogin },
+    );
   } else {
     outcome = { outcome: 'ignored', why: `event ${eventName} ${payload.action ?? ''}`.trim() };
   }

@@ -15,6 +15,7 @@ import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmClientForCluster } from '../slurm/for-cluster.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import { createPrometheusClient } from '../telemetry/prometheus.js';
 import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
@@ -59,12 +60,8 @@ interface Context {
   comments: Map<string, string>;
 }
 
-/** Slurm prints times in the cluster's local time without a zone; the local cluster shares ours. */
-function unixSeconds(time: string | null): number | null {
-  if (!time) return null;
-  const ms = Date.parse(time);
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
-}
+/** Slurm's times are printed in UTC (our commands run with TZ=UTC). */
+const unixSeconds = slurmTimeToUnix;
 
 function intervalOf(observation: CandidateObservation | undefined) {
   return observation?.verdict.value ?? observation?.verdict.projected_full_run ?? null;

@@ -34,9 +34,15 @@ export function githubFileSource(
   };
   return {
     async read(path) {
-      const data = (await get(path)) as { type?: string; content?: string; encoding?: string } | undefined;
+      const data = (await get(path)) as
+        | { type?: string; path?: string; content?: string; encoding?: string }
+        | undefined;
       if (!data || Array.isArray(data) || data.type !== 'file' || data.content === undefined)
         return undefined;
+      // GitHub answers a symlink to a file of the repository with the TARGET's content (and path):
+      // a symlinked candidate is refused without its target being read as the candidate.
+      const clean = path.replace(/^\.?\/+/, '').replace(/\/+$/, '');
+      if (data.path !== undefined && data.path !== clean) return undefined;
       return Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
     },
     async list(dir) {

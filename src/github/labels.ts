@@ -31,14 +31,11 @@ export function planStateLabels(
   state: LabelState | null,
 ): { remove: string[]; add: string[] } {
   const wanted = state ? STATE_LABELS[state].name : undefined;
-  const remove = current.filter((l) => l.startsWith(PREFIX) && l in LABEL_NAMES && l !== wanted);
+  // Every topology:* label but the wanted one goes: labels only display the bot's state.
+  const remove = current.filter((l) => l.startsWith(PREFIX) && l !== wanted);
   const add = wanted && !current.includes(wanted) ? [wanted] : [];
   return { remove, add };
 }
-
-const LABEL_NAMES: Record<string, true> = Object.fromEntries(
-  Object.values(STATE_LABELS).map((l) => [l.name, true]),
-);
 
 /** Sets the state label; returns true when something changed. `current` saves a read when known. */
 export async function setStateLabel(

@@ -1,5 +1,6 @@
 // experiments/<id>.md, rendered from the JSON record only: the progress table, a Mermaid chart of
 // every candidate's stabilised seconds per rollout against the baseline, one section per candidate.
+import { safeText } from '../github/user-text.js';
 import { decidedBarChart } from '../report/mermaid.js';
 import { barChartSvg } from '../report/svg.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
@@ -65,12 +66,12 @@ export function observationSummary(run: RecordRun): string {
 
 function decisionCell(run: RecordRun): string {
   if (run.decision.outcome === 'pending') return run.status;
-  return `${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ''}`;
+  return `${run.decision.outcome}${run.decision.reason ? `: ${safeText(run.decision.reason)}` : ''}`;
 }
 
 function learningCell(run: RecordRun): string {
   const list = run.skill_reflections ?? [];
-  return list.length ? list.map((l) => l.learning).join(' / ') : 'none';
+  return list.length ? list.map((l) => safeText(l.learning)).join(' / ') : 'none';
 }
 
 export function progressTable(record: ExperimentRecord): string {
@@ -293,7 +294,7 @@ export function runSection(run: RecordRun, step: number): string {
     out.push('- Change:');
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell(run.hypothesis)}`);
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
   out.push('', '#### Findings', '');
   const metrics = metricsList(run);
@@ -347,13 +348,15 @@ export function runSection(run: RecordRun, step: number): string {
     }
   }
   out.push('', '#### Decision', '');
-  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell(run.decision.reason)}` : ''}`);
+  out.push(
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ''}`,
+  );
   if (run.decision.next) out.push('', `Next: ${cell(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push('', '#### Learnings', '');
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell(l.learning)}${l.suggested_skill_update ? ` — suggested skill update: ${cell(l.suggested_skill_update)}` : ''}${l.author ? ` — @${l.author}` : ''}`,
+        `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` — suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ''}${l.author ? ` — ${safeText(l.author)}` : ''}`,
       );
   }
   return out.join('\n');
@@ -409,7 +412,7 @@ export function renderRecordMarkdown(record: ExperimentRecord): string {
     out.push(
       `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`,
     );
-    if (best.decision_reasoning) out.push('', cell(best.decision_reasoning));
+    if (best.decision_reasoning) out.push('', cell(safeText(best.decision_reasoning)));
   } else out.push('No candidate accepted yet.');
   if (record.report?.path)
     out.push(

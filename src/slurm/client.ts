@@ -1,4 +1,5 @@
 // The SlurmClient over a transport: sbatch, one-call job listing, scancel, release, rename, tail.
+import { withExportAllowlist } from './environment.js';
 import { SlurmCommandError, SlurmError, SlurmOutputError, UnsafeArgumentError } from './errors.js';
 import {
   accountingEnabled,
@@ -40,8 +41,13 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
       ? Promise.resolve(options.history)
       : undefined;
 
-  async function run(argv: string[], idempotent: boolean, timeoutMs?: number) {
-    const result = await transport.run(argv, { idempotent, timeoutMs });
+  async function run(
+    argv: string[],
+    idempotent: boolean,
+    timeoutMs?: number,
+    env?: Readonly<Record<string, string | undefined>>,
+  ) {
+    const result = await transport.run(argv, { idempotent, timeoutMs, ...(env ? { env } : {}) });
     if (result.code !== 0)
       throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
     return result;
@@ -57,13 +63,19 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
   return {
     transport,
 
-    async submit(argv) {
+    async submit(argv, env) {
       if (argv[0] !== 'sbatch' || !argv.includes('--parsable')) {
         throw new UnsafeArgumentError(
           `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`,
         );
       }
-      const result = await run([...argv], false, 60_000);
+      let exported: string[];
+      try {
+        exported = withExportAllowlist(argv);
+      } catch (error) {
+        throw new UnsafeArgumentError((error as Error).message);
+      }
+      const result = await run(exported, false, 60_000, env);
       return parseSbatchParsable(result.stdout);
     },
 

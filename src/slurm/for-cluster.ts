@@ -48,10 +48,9 @@ export function transportForCluster(
   options: ClientForClusterOptions = {},
 ): Transport {
   const env = options.env ?? process.env;
-  // SLURM_CONF is passed on so a cluster configured outside /etc/slurm (the local one) is reached.
-  const slurmEnv: Record<string, string> = env.SLURM_CONF ? { SLURM_CONF: env.SLURM_CONF } : {};
   if (cluster.transport === 'local') {
-    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv });
+    // Only the allowlist of `env` reaches the commands (PATH, HOME, USER, LANG, SLURM_CONF).
+    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
     throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);

@@ -49,9 +49,15 @@ const STATE_SET = new Set<string>(SLURM_JOB_STATES);
 function state(text: string, command: string, line: string): SlurmJobState {
   // sacct prints "CANCELLED by 1000"; squeue and scontrol print the bare state.
   const word = text.split(' ')[0] ?? '';
-  if (!STATE_SET.has(word))
-    throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text)}`, line);
-  return word as SlurmJobState;
+  if (STATE_SET.has(word)) return word as SlurmJobState;
+  // A state word of a newer Slurm: kept as UNKNOWN (live, shown as unknown); garbage is an error.
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return 'UNKNOWN';
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text)}`, line);
+}
+
+function rawState(text: string): { rawState?: string } {
+  const word = text.split(' ')[0] ?? '';
+  return STATE_SET.has(word) ? {} : { rawState: word };
 }
 
 function jobId(text: string, command: string, line: string): string {
@@ -176,6 +182,7 @@ export function parseSqueue(output: string): SlurmJob[] {
       id: jobId(id ?? '', command, line),
       name,
       state: s,
+      ...rawState(st ?? ''),
       reason: reason(why ?? ''),
       ...live(s, exitDecoded),
       restarts: count(restarts ?? '', 'restart count', command, line),
@@ -216,6 +223,7 @@ export function parseSacct(output: string): SlurmJob[] {
       id: jobId(id ?? '', command, line),
       name,
       state: s,
+      ...rawState(st ?? ''),
       reason: reason(why ?? ''),
       ...live(s, decodeExitPair(exit ?? '', command, line)),
       restarts: null,
@@ -267,6 +275,7 @@ export function parseScontrolJobs(output: string): SlurmJob[] {
       id: jobId(id, command, line),
       name: need('JobName'),
       state: s,
+      ...rawState(need('JobState')),
       reason: reason(need('Reason')),
       ...live(s, decodeExitPair(need('ExitCode'), command, line)),
       restarts: count(need('Restarts'), 'restart count', command, line),
@@ -300,4 +309,14 @@ export function accountingEnabled(showConfig: string): boolean {
   if (!m?.[1])
     throw new SlurmOutputError('scontrol show config', 'no AccountingStorageType line', showConfig);
   return m[1] !== 'accounting_storage/none';
+}
+
+/**
+ * Unix seconds of a Slurm time. Slurm prints local time without a zone; our commands run with
+ * TZ=UTC, so the text is read as UTC whatever the runner's own zone. Null for null or unreadable.
+ */
+export function slurmTimeToUnix(text: string | null | undefined): number | null {
+  if (!text || !TIME.test(text)) return null;
+  const ms = Date.parse(`${text}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
 }

@@ -4,6 +4,7 @@
 // caller looks the job up by its name instead (see src/usecases/submit.ts).
 import { createHash } from 'node:crypto';
 import { NodeSSH } from 'node-ssh';
+import { plainCommandEnvironment } from './environment.js';
 import { CommandTimeoutError, ConnectionLostError, HostKeyMismatchError, SlurmError } from './errors.js';
 import { assertSafeArgv, remoteCommandLine } from './shell.js';
 import type { CommandResult, RunOptions, Transport } from './types.js';
@@ -148,10 +149,17 @@ export function createSshTransport(options: SshTransportOptions): Transport {
     return connecting;
   }
 
-  async function runOnce(argv: readonly string[], timeout: number): Promise<CommandResult> {
+  async function runOnce(
+    argv: readonly string[],
+    timeout: number,
+    commandEnv: RunOptions['env'],
+  ): Promise<CommandResult> {
     const client = await connect();
     assertSafeArgv(argv);
-    const line = remoteCommandLine(envPrefix.length ? ['env', ...envPrefix, ...argv] : argv);
+    // The remote side starts from the cluster account's own login environment (nothing of the
+    // action's crosses SSH); TZ=UTC and the command's submit.sh variables are set explicitly.
+    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
+    const line = remoteCommandLine(['env', ...envPrefix, ...perCommand, ...argv]);
     let channel: { close(): void } | undefined;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -201,7 +209,7 @@ export function createSshTransport(options: SshTransportOptions): Transport {
       const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 30_000;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await runOnce(argv, timeout);
+          return await runOnce(argv, timeout, runOptions.env);
         } catch (error) {
           const retry =
             error instanceof ConnectionLostError &&

@@ -27,9 +27,16 @@ export const SLURM_JOB_STATES = [
   'SUSPENDED',
   'TIMEOUT',
 ] as const;
-export type SlurmJobState = (typeof SLURM_JOB_STATES)[number];
+/**
+ * `UNKNOWN` stands for a state this adapter does not know (a newer Slurm): shown as unknown, and
+ * counted as live (it may hold a slot; never resubmitted, never judged).
+ */
+export type SlurmJobState = (typeof SLURM_JOB_STATES)[number] | 'UNKNOWN';
 
-/** States in which a job still holds (or waits for) resources: it occupies one of the experiment's slots. */
+/**
+ * THE live-state table, used by every path (submit, queue, monitor, record, CLI): states in which a
+ * job still holds (or waits for) resources, so it occupies one of the experiment's slots.
+ */
 export const LIVE_STATES: ReadonlySet<SlurmJobState> = new Set<SlurmJobState>([
   'PENDING',
   'CONFIGURING',
@@ -44,10 +51,19 @@ export const LIVE_STATES: ReadonlySet<SlurmJobState> = new Set<SlurmJobState>([
   'REQUEUE_FED',
   'REQUEUE_HOLD',
   'RESV_DEL_HOLD',
+  'UNKNOWN',
 ]);
 
-export function isLive(state: SlurmJobState): boolean {
-  return LIVE_STATES.has(state);
+/** Whether the job (by its state, as Slurm prints it or as parsed) still holds a slot. */
+export function isLive(state: SlurmJobState | string): boolean {
+  return LIVE_STATES.has(state as SlurmJobState) || !KNOWN_STATES.has(state);
+}
+
+const KNOWN_STATES = new Set<string>(SLURM_JOB_STATES);
+
+/** Whether the state is one Slurm documents (else it is shown as unknown). */
+export function isKnownState(state: string): boolean {
+  return KNOWN_STATES.has(state);
 }
 
 export interface SlurmJob {
@@ -55,6 +71,8 @@ export interface SlurmJob {
   id: string;
   name: string;
   state: SlurmJobState;
+  /** The state text as Slurm printed it (differs from `state` when that is UNKNOWN). */
+  rawState?: string;
   /** Why the job is in its state (Resources, Priority, BeginTime, NonZeroExitCode, TimeLimit...); null for None. */
   reason: string | null;
   /** Exit code of the batch script; null when not known (still running, or killed by a signal). */
@@ -63,7 +81,10 @@ export interface SlurmJob {
   signal: number | null;
   /** How often the job was requeued; null when the source does not say (sacct). */
   restarts: number | null;
-  /** Times as Slurm prints them (the cluster's local time, no zone); null for Unknown/None/N/A. */
+  /**
+   * Times as Slurm prints them, in UTC: every command runs with TZ=UTC (src/slurm/environment.ts);
+   * read them with slurmTimeToUnix. Null for Unknown/None/N/A.
+   */
   submitTime: string | null;
   startTime: string | null;
   endTime: string | null;
@@ -90,6 +111,11 @@ export interface RunOptions {
    * sbatch: no — the caller looks the job up by name instead).
    */
   idempotent?: boolean;
+  /**
+   * Variables for this command on top of the plain environment (only submit.sh's variables: see
+   * src/slurm/environment.ts plainCommandEnvironment). The action's own environment never crosses.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** How commands reach the login node: a local child process or SSH. Commands are argv arrays. */
@@ -100,8 +126,11 @@ export interface Transport {
 }
 
 export interface SlurmClient {
-  /** `sbatch --parsable ...` → the job id. */
-  submit(argv: readonly string[]): Promise<string>;
+  /**
+   * `sbatch --parsable ...` → the job id. The argv must carry SBATCH_EXPORT_FLAG (added when absent,
+   * refused when another --export is present); `env` = the Submission's submit.sh variables.
+   */
+  submit(argv: readonly string[], env?: Readonly<Record<string, string | undefined>>): Promise<string>;
   /** Every job whose name starts with the prefix, live and recently finished, in ONE command. */
   jobs(namePrefix: string): Promise<SlurmJob[]>;
   cancel(jobId: string): Promise<void>;

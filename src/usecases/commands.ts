@@ -5,8 +5,10 @@
 // is answered as unavailable, never silently dropped.
 import type { Octokit } from '../github/client.js';
 import { type CommandName, helpText, parseCommand } from '../github/commands.js';
+import { STATE_LABELS } from '../github/labels.js';
 import { checkCommandAllowed, type PullRequestOrigin, pullOrigin } from '../github/permissions.js';
 import { reactToComment } from '../github/reactions.js';
+import { inlineText, quotedText } from '../github/user-text.js';
 
 export interface PullRequestContext {
   octokit: Octokit;
@@ -64,8 +66,7 @@ const RECORDED_AT_CLOSE: Record<string, string> = {
 };
 
 function quote(body: string): string {
-  const first = body.trim().split('\n', 1)[0] ?? '';
-  return `> ${first.slice(0, 200)}`;
+  return quotedText(body.trim().split('\n', 1)[0] ?? '', 1, 200);
 }
 
 export async function routeComment(
@@ -178,58 +179,36 @@ export async function routeComment(
 }
 
 /**
- * A `pull_request` `labeled` event with the submit label: same checks as `/topo submit`, on the
- * person who added the label (labelling needs only triage access, so the check matters).
+ * A `pull_request` `labeled` event. Labels only DISPLAY the run state (the bot sets them from its
+ * run state); a `topology:*` label added by anyone else is removed with a reply saying why, and
+ * never starts, queues or changes anything.
  */
-export async function routeSubmitLabel(
+export async function routeLabel(
   octokit: Octokit,
   event: {
     owner: string;
     repo: string;
-    pull: Parameters<typeof pullOrigin>[0] & {
-      number: number;
-      head: { sha: string; ref: string };
-      base: { ref: string; repo: { full_name: string; default_branch: string } };
-    };
-    sender: string;
+    pullNumber: number;
+    label: string;
+    sender: { login: string; type?: string };
   },
-  handler: CommandHandler | undefined,
   options: { botLogin: string },
 ): Promise<RouteOutcome> {
-  const { owner, repo, pull } = event;
-  const reply = (text: string) =>
-    octokit.rest.issues.createComment({ owner, repo, issue_number: pull.number, body: text });
-  const decision = await checkCommandAllowed(octokit, {
-    owner,
-    repo,
-    username: event.sender,
-    command: 'submit',
-    pull: pullOrigin(pull),
-  });
-  if (!decision.allowed) {
-    await reply(decision.reason.replace('`/topo submit`', 'submitting by label'));
-    return { outcome: 'refused', command: 'submit', message: decision.reason };
+  const { owner, repo, pullNumber, label } = event;
+  if (!label.startsWith('topology:'))
+    return { outcome: 'ignored', why: `label ${label} is not a topology label` };
+  if (event.sender.login === options.botLogin)
+    return { outcome: 'ignored', why: 'the bot sets the display labels itself' };
+  try {
+    await octokit.rest.issues.removeLabel({ owner, repo, issue_number: pullNumber, name: label });
+  } catch (e) {
+    if ((e as { status?: number }).status !== 404) throw e;
   }
-  if (pull.state !== 'open') return { outcome: 'ignored', why: 'pull request is not open' };
-  if (!handler) {
-    const message = 'Submitting is not available in this installation.';
-    await reply(message);
-    return { outcome: 'unavailable', command: 'submit', message };
-  }
-  const result = await handler({
-    octokit,
-    owner,
-    repo,
-    pullNumber: pull.number,
-    headSha: pull.head.sha,
-    headRef: pull.head.ref,
-    baseRef: pull.base.ref,
-    defaultBranch: pull.base.repo.default_branch,
-    actor: event.sender,
-    botLogin: options.botLogin,
-  });
-  if (result.message) await reply(result.message);
-  return result.ok
-    ? { outcome: 'done', command: 'submit', message: result.message }
-    : { outcome: 'refused', command: 'submit', message: result.message };
+  const known = Object.values(STATE_LABELS).map((l) => `\`${l.name}\``);
+  const message = [
+    `The label \`${inlineText(label, 60)}\` added by ${inlineText(event.sender.login, 40)} was removed: \`topology:*\` labels only show the state of a run (${known.join(', ')}) and are set by the bot.`,
+    'To run this candidate, someone with write access comments `/topo submit`; it is then checked against the default branch and pinned to the current head commit.',
+  ].join(' ');
+  await octokit.rest.issues.createComment({ owner, repo, issue_number: pullNumber, body: message });
+  return { outcome: 'refused', command: 'label', message };
 }

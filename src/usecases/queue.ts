@@ -1,5 +1,7 @@
 // The max_parallel queue, derived (never stored): from the submit requests in first-come order and the
 // experiment's jobs in Slurm, which requests to submit now and each waiting request's place.
+import { compareJobIds, jobForRun } from '../lifecycle/jobs.js';
+import { isRunOf } from '../lifecycle/run-name.js';
 import { isLive, type SlurmJob } from '../slurm/types.js';
 
 /**
@@ -39,18 +41,24 @@ export interface QueuePlan<R extends QueueRequest> {
  * finished one. Null when Slurm has none.
  */
 export function representativeJob(jobs: readonly SlurmJob[], jobName: string): SlurmJob | null {
-  const mine = jobs.filter((j) => j.name === jobName);
-  const live = mine.filter((j) => isLive(j.state)).sort(byJobId);
-  if (live[0]) return live[0];
-  const done = mine.sort(byJobId);
-  return done.at(-1) ?? null;
+  return jobForRun(jobs, jobName, (j) => j);
 }
 
 /** Numeric job id order (Slurm ids grow with submission). */
 export function byJobId(a: SlurmJob, b: SlurmJob): number {
-  const [a1, a2] = a.id.split('_').map(Number);
-  const [b1, b2] = b.id.split('_').map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+  return compareJobIds(a.id, b.id);
+}
+
+/**
+ * The experiment's own jobs among a prefix listing: names parsed exactly (src/lifecycle/run-name.ts),
+ * never those of an experiment whose id extends this one's.
+ */
+export function ownJobs<J extends { name: string }>(
+  jobs: readonly J[],
+  experimentId: string,
+  knownExperimentIds: readonly string[] = [],
+): J[] {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
 }
 
 /**

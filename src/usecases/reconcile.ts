@@ -15,6 +15,9 @@ import { upsertCheckRun } from '../github/check-runs.js';
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
 import { readStickyComment, upsertStickyComment } from '../github/sticky-comment.js';
+import { inlineText } from '../github/user-text.js';
+import { jobForRun } from '../lifecycle/jobs.js';
+import { type Outcome, type Phase, phaseOf, type RunRecord, type RunRequest } from '../lifecycle/model.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 import {
   type CandidateState,
@@ -23,12 +26,14 @@ import {
   type TimelineEntry,
 } from '../report/pr-comment.js';
 import { classifyFailure } from '../slurm/classify.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import { type ExperimentTelemetry, experimentSelector, fetchTelemetry } from '../telemetry/queries.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation, Comparison, Failure, Interval } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
+import { ownJobs } from './queue.js';
 
 export type LabelState = 'queued' | 'running' | 'stable' | 'failed';
 
@@ -43,6 +48,15 @@ export interface MonitorCandidate {
   requested: boolean;
   /** When it was asked to run (ms since the epoch), for first come, first served; unknown sorts last. */
   requestedAt?: number;
+  /**
+   * The bot-owned Request this candidate runs for (src/lifecycle). With it, the lifecycle decides:
+   * `requested` is ignored, a push supersedes, a forgotten job is `lost` (never resubmitted).
+   */
+  request?: RunRequest;
+  run?: RunRecord;
+  outcome?: Outcome;
+  /** The pull request's current head (differs from request.headSha after a push). */
+  currentHeadSha?: string;
 }
 
 export interface MonitorExperiment {
@@ -94,6 +108,11 @@ export interface MonitorPorts {
     writeCheck(pr: number, headSha: string, check: MonitorCheck): Promise<void>;
     setLabel(pr: number, state: LabelState | null, current: string[]): Promise<boolean>;
   };
+  /** Where Runs and Outcomes are remembered (the pull request's bot-owned run state). */
+  lifecycle?: {
+    recordRun(pr: number, requestId: string, run: RunRecord): Promise<void>;
+    recordOutcome(pr: number, requestId: string, outcome: Outcome): Promise<void>;
+  };
   /** Unix seconds. */
   now(): number;
 }
@@ -125,16 +144,10 @@ export interface ReconcileReport {
   errors: string[];
 }
 
-const LIVE = new Set([
-  'PENDING',
-  'RUNNING',
-  'CONFIGURING',
-  'COMPLETING',
-  'REQUEUED',
-  'RESIZING',
-  'SUSPENDED',
-]);
+/** The one live-state table (src/slurm/types.ts). */
+const LIVE = { has: (state: string) => isLive(state) };
 const HASH_MARK = 'topo:monitor-hash:';
+const UNAVAILABLE_MARK = 'topo:unavailable-since:';
 const FINAL_MARK = 'final-job:';
 
 const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';
@@ -242,9 +255,35 @@ export async function reconcile(
       report.candidates.push(...(await reconcileExperiment(ports, exp, options)));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${(e as Error).message}`);
+      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
     }
   }
   return report;
+}
+
+/** The experiment's cluster could not be listed: an outage, never a verdict. */
+class ClusterUnreachable extends Error {
+  override name = 'ClusterUnreachable';
+}
+
+/** Says so on top of each requested candidate's last judged comment; the next pass retries. */
+async function noteClusterUnreachable(
+  ports: MonitorPorts,
+  exp: MonitorExperiment,
+  reason: string,
+  report: ReconcileReport,
+): Promise<void> {
+  for (const c of exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
+      const noted = withUnavailableNotice(current, since, reason, 'Cluster unreachable');
+      if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, noted);
+    } catch (e) {
+      report.errors.push(`#${c.pr}: ${(e as Error).message}`);
+    }
+  }
 }
 
 async function reconcileExperiment(
@@ -258,19 +297,27 @@ async function reconcileExperiment(
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const allJobs = await ports.slurm.jobs(id);
-  // the newest job of each run name is the candidate's job
+  const allJobs = await ports.slurm.jobs(id).catch((e: Error) => {
+    throw new ClusterUnreachable(`Slurm: ${e.message}`);
+  });
   const jobByRun = new Map<string, MonitorJob>();
-  for (const j of allJobs) {
-    const prev = jobByRun.get(j.name);
-    if (!prev || Number(j.jobId) > Number(prev.jobId)) jobByRun.set(j.name, j);
+  for (const name of new Set(allJobs.map((j) => j.name))) {
+    const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) jobByRun.set(name, job);
   }
 
-  // submit queued candidates while slots are free: first come, first served (then the older pull request)
+  // The lifecycle decides what each Request needs (src/lifecycle/model.ts phaseOf).
+  const candidates: MonitorCandidate[] = [];
+  for (const c of exp.candidates) {
+    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
+    if (kept) candidates.push(kept);
+  }
+
+  // submit queued candidates while slots are free: strictly by request time (then the older pull request)
   const maxParallel = exp.experiment.max_parallel ?? 3;
-  let live = [...jobByRun.values()].filter((j) => LIVE.has(j.state)).length;
+  let live = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
   const submitted = new Map<string, string>();
-  for (const c of [...exp.candidates].sort(byRequest)) {
+  for (const c of [...candidates].sort(byRequest)) {
     if (live >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
@@ -278,13 +325,16 @@ async function reconcileExperiment(
       submitted.set(c.runName, r.jobId);
       jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: 'PENDING', submitTs: null });
       live++;
+      if (c.request)
+        await ports.lifecycle?.recordRun(c.pr, c.request.id, {
+          jobId: r.jobId,
+          submittedAt: new Date(ports.now() * 1000).toISOString(),
+        });
     }
   }
 
   // metrics: one query per quantity for the whole experiment, over the jobs that have run
-  const started = exp.candidates
-    .map((c) => jobByRun.get(c.runName))
-    .filter((j): j is MonitorJob => !!j?.startTs);
+  const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j): j is MonitorJob => !!j?.startTs);
   let telemetry: ExperimentTelemetry | undefined;
   if (started.length) {
     const start = Math.floor(Math.min(...started.map((j) => j.startTs as number)) / scrape) * scrape;
@@ -302,7 +352,11 @@ async function reconcileExperiment(
   const fi = exp.experiment.fixed_inputs;
   const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
   const outcomes: CandidateOutcome[] = [];
-  for (const c of exp.candidates) {
+  // An outage is an outage: with any quantity unreadable, nothing is judged, failed or recorded.
+  const unavailable = telemetry?.errors.length
+    ? `Prometheus: ${telemetry.errors[0]?.quantity}: ${telemetry.errors[0]?.message}`
+    : null;
+  for (const c of candidates) {
     const job = jobByRun.get(c.runName);
     let analysis: RunAnalysis | undefined;
     if (job?.startTs) {
@@ -324,7 +378,12 @@ async function reconcileExperiment(
       // no telemetry at all: starting for a while, then a failure of its own
       const minutesRunning = ((nowTs - job.startTs) * S) / 60;
       const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-      if (analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
+      if (
+        !unavailable &&
+        analysis.startTs === null &&
+        (!LIVE.has(job.state) || minutesRunning >= deadline) &&
+        !job.failure
+      )
         analysis.observation.failure = {
           kind: 'no-telemetry',
           message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
@@ -372,16 +431,7 @@ async function reconcileExperiment(
         gpus: observation.stable_metrics.resource_usage?.gpu_by_index,
       });
     }
-    const comparisons: Comparison[] = [];
-    if (exp.best && exp.best.name !== c.candidate)
-      comparisons.push(
-        compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`),
-      );
-    if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-      comparisons.push(
-        compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`),
-      );
-    if (comparisons[0]) observation.comparison = comparisons[0];
+    const comparisons = compareCandidate(exp, c, observation);
 
     const timeline: TimelineEntry[] = [
       { label: 'submitted', at: iso(job?.submitTs) },
@@ -419,11 +469,30 @@ async function reconcileExperiment(
       notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`),
     };
 
-    // stop a stable candidate when the experiment asks for it
     let cancelled: string | undefined;
-    if (state === 'stable' && exp.experiment.stop_when_stable && job && LIVE.has(job.state)) {
+    if (!unavailable && job && LIVE.has(job.state) && stopReason(exp.experiment, view) !== null) {
       await ports.slurm.cancel(job.jobId, id);
       cancelled = job.jobId;
+    }
+
+    if (unavailable && job?.startTs) {
+      // Keep the last judged comment, say since when the metrics are missing, retry next pass.
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
+      const noted = withUnavailableNotice(current, since, unavailable);
+      const changed = noted !== undefined && noted !== current;
+      if (changed) await ports.github.writeComment(c.pr, noted as string);
+      outcomes.push({
+        experimentId: id,
+        candidate: c.candidate,
+        runName: c.runName,
+        pr: c.pr,
+        state,
+        verdict: observation.verdict.state,
+        changed,
+        submitted: submitted.get(c.runName),
+        view: { ...view, notes: [...(view.notes ?? []), `metrics unavailable since ${since}`] },
+      });
+      continue;
     }
 
     const body = renderMonitorComment(view);
@@ -435,12 +504,20 @@ async function reconcileExperiment(
     const full = `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->`;
     const isFinal = job !== undefined && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
     let changed = false;
-    if (!isFinal && !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`)) {
+    const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+    if (!isFinal && (wasUnavailable || !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`))) {
       await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
       await ports.github.setLabel(c.pr, labelFor(state, !!observation.verdict.value), c.labels);
       await ports.github.writeComment(c.pr, full);
       changed = true;
     }
+    // The run's Outcome, once its comment is final: judged as of the job's end, written once.
+    if (finalMark && job && c.request && !c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        c.pr,
+        c.request.id,
+        finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
+      );
     outcomes.push({
       experimentId: id,
       candidate: c.candidate,
@@ -457,26 +534,151 @@ async function reconcileExperiment(
   return outcomes;
 }
 
-/** Slurm prints times in the cluster's local time without a zone; null for Unknown/None. */
+/**
+ * What the Request of `c` needs before this pass observes it (src/lifecycle/model.ts phaseOf): a
+ * superseded or lost run is written as such and not observed; a queued one becomes `requested`;
+ * a consumed one is only observed while its job's comment is not final. Null: nothing more.
+ */
+async function applyLifecycle(
+  ports: MonitorPorts,
+  experimentId: string,
+  c: MonitorCandidate,
+  job: MonitorJob | undefined,
+): Promise<MonitorCandidate | null> {
+  if (!c.request) return c;
+  const request = c.request;
+  const headSha = c.currentHeadSha ?? c.headSha;
+  const phase: Phase = phaseOf({
+    request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha,
+  });
+  const at = new Date(ports.now() * 1000).toISOString();
+  switch (phase.phase) {
+    case 'supersede': {
+      if (phase.jobId) await ports.slurm.cancel(phase.jobId, experimentId);
+      await ports.lifecycle?.recordOutcome(c.pr, request.id, {
+        kind: 'superseded',
+        at,
+        ...(phase.jobId ? { jobId: phase.jobId } : {}),
+        evidence: [
+          `the pull request moved from ${request.headSha.slice(0, 7)} to ${headSha.slice(0, 7)}: the new head waits for a new /topo submit`,
+          ...(phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []),
+        ],
+      });
+      await ports.github.setLabel(c.pr, null, c.labels);
+      return null;
+    }
+    case 'lost':
+      await ports.lifecycle?.recordOutcome(c.pr, request.id, {
+        kind: 'lost',
+        at,
+        jobId: phase.jobId,
+        evidence: [
+          `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`,
+        ],
+      });
+      await ports.github.setLabel(c.pr, null, c.labels);
+      return null;
+    case 'done':
+      if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
+      if (!job || ['superseded', 'cancelled', 'lost'].includes(phase.outcome.kind)) return null;
+      return { ...c, requested: false };
+    default:
+      return { ...c, requested: true };
+  }
+}
+
+/** The Outcome of a run whose comment just became final (judged as of the job's end). */
+function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome {
+  const v = view.observation.verdict;
+  const kind: Outcome['kind'] =
+    view.state === 'failed' ? 'failed' : view.state === 'stopped' ? 'stopped' : 'finished';
+  const evidence =
+    kind === 'failed'
+      ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`]
+      : [
+          v.value
+            ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]`
+            : `ended without a stable value (${v.state})`,
+        ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+
+/**
+ * THE comparison of a candidate (the one place): against the current best, then the baseline;
+ * the first one is written into the observation. The lead adds h13's sequential decision here
+ * (`observation.decision = decide…(…)`), next to the comparison it refines.
+ */
+export function compareCandidate(
+  exp: MonitorExperiment,
+  c: MonitorCandidate,
+  observation: CandidateObservation,
+): Comparison[] {
+  const comparisons: Comparison[] = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(
+      compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`),
+    );
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(
+      compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`),
+    );
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  return comparisons;
+}
+
+/**
+ * THE stop decision of a running candidate (the one place): why to stop it now, or null. Today:
+ * stop_when_stable. The lead adds h13's sequential decision here (experiment.stop_when_decided,
+ * default true: stop once `view.observation.decision` is better|worse|equivalent). Never called
+ * while metrics are unavailable.
+ */
+export function stopReason(experiment: Experiment, view: CandidateView): string | null {
+  if (view.state === 'stable' && experiment.stop_when_stable) return 'stable (stop_when_stable)';
+  return null;
+}
+
+/** When the metrics became unavailable, from the notice of an earlier pass. */
+function unavailableSince(comment: string | undefined): string | null {
+  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m?.[1] ?? null;
+}
+
+/** The comment with one notice line on top (an earlier notice replaced); undefined without a comment. */
+function withUnavailableNotice(
+  comment: string | undefined,
+  since: string,
+  reason: string,
+  what: 'Metrics unavailable' | 'Cluster unreachable' = 'Metrics unavailable',
+): string | undefined {
+  if (comment === undefined) return undefined;
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, '');
+  return `> ⚠️ ${what} since ${since} (${inlineText(reason, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->\n\n${body}`;
+}
+
+/** First come, first served by request time; unknown sorts last. */
 function byRequest(a: MonitorCandidate, b: MonitorCandidate): number {
   const at = (c: MonitorCandidate) => c.requestedAt ?? Number.POSITIVE_INFINITY;
   return at(a) - at(b) || a.pr - b.pr;
 }
 
-function slurmTs(s: string | null): number | null {
-  if (!s) return null;
-  const ms = Date.parse(s);
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
-}
+/** Slurm's times are printed in UTC (our commands run with TZ=UTC), whatever the runner's zone. */
+const slurmTs = slurmTimeToUnix;
 
 /**
  * The monitor's Slurm port over the Slurm adapter: one `jobs(prefix)` call per experiment; a failed
  * job's log tail is read to classify its failure (src/slurm/classify.ts).
  */
-export function slurmMonitorPort(slurm: SlurmClient): MonitorPorts['slurm'] {
+export function slurmMonitorPort(
+  slurm: SlurmClient,
+  knownExperimentIds: readonly string[] = [],
+): MonitorPorts['slurm'] {
   return {
     async jobs(experimentId) {
-      const jobs = await slurm.jobs(`topo-${experimentId}-`);
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
       return Promise.all(
         jobs.map(async (j): Promise<MonitorJob> => {
           let failure: Failure | null = null;

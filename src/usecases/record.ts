@@ -10,7 +10,11 @@ import type { Octokit } from '../github/client.js';
 import { parseCommand } from '../github/commands.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
 import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
+import { readRunState } from '../github/run-state.js';
 import { readStickyComment } from '../github/sticky-comment.js';
+import { jobForRun } from '../lifecycle/jobs.js';
+import { emptyRunState, latestRequests, type Outcome } from '../lifecycle/model.js';
+import { RunStateError } from '../lifecycle/state-block.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { initialRecordFiles, recordFiles } from '../record/files.js';
@@ -18,6 +22,7 @@ import { learningFromText, learningsFromBody } from '../record/learnings.js';
 import { createRecord, recordPaths } from '../record/model.js';
 import { checkObservation, parseRecord } from '../record/validate.js';
 import { parseObservationBlock } from '../report/observation-block.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import { fetchTelemetry, runSelector } from '../telemetry/queries.js';
@@ -30,6 +35,9 @@ import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { SkillReflection } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
+import { candidateFilesOf } from './prepare.js';
+import { ownJobs } from './queue.js';
+import { isRunOfName } from './submit.js';
 
 /** The fields of a pull request (webhook payload or REST) this use case reads. */
 export interface ClosedPullRequest {
@@ -56,6 +64,8 @@ export interface RecordDeps {
     runName: string,
     experiment: Experiment,
     topology?: Topology,
+    /** Unix seconds of the run's end when it ended: the run is judged as of then, never later. */
+    endTs?: number,
   ) => Promise<CandidateObservation | undefined>;
   /**
    * The Slurm client of the experiment's cluster, when this runner can reach it: live jobs of the
@@ -65,6 +75,8 @@ export interface RecordDeps {
   /** The experiment's cluster definition (trusted clusters.yaml), for a record created on first close. */
   clusterOf?: (experiment: Experiment) => Cluster | undefined;
   log?: (line: string) => void;
+  /** Folder of the topology files (the `topologies-dir` input), default `topologies`. */
+  topologiesDir?: string;
   /** Compare-and-swap tuning (tests use small delays). */
   maxAttempts?: number;
   backoffMs?: (attempt: number) => number;
@@ -86,11 +98,19 @@ export interface RecordResult {
   skipped?: string;
 }
 
-/** `topologies/<folder>/<candidate>.yaml` (not experiment.yaml, presets or schemas). */
-export function candidateFile(path: string): { folder: string; candidate: string } | undefined {
-  const m = /^topologies\/([^/]+)\/([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(path);
-  if (!m || m[2] === 'experiment' || m[1] === 'presets' || m[1] === 'schema') return undefined;
-  return { folder: m[1]!, candidate: m[2]! };
+/**
+ * `<topologies-dir>/<folder>/<candidate>.yaml|.yml` (not experiment.yaml, presets or schemas): the
+ * one rule of src/usecases/prepare.ts candidateFilesOf.
+ */
+export function candidateFile(
+  path: string,
+  topologiesDir = 'topologies',
+): { folder: string; candidate: string } | undefined {
+  if (candidateFilesOf([path], topologiesDir).length !== 1) return undefined;
+  const [folder, file] = path.split('/').slice(-2) as [string, string];
+  const m = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
+  if (!m || folder === 'presets' || folder === 'schema') return undefined;
+  return { folder, candidate: m[1] as string };
 }
 
 interface CommentFacts {
@@ -155,13 +175,13 @@ function issuesText(issues: { line?: number; keyPath?: string; message: string }
 }
 
 export async function loadExperiment(
-  deps: Pick<RecordDeps, 'octokit' | 'owner' | 'repo' | 'defaultBranch'>,
+  deps: Pick<RecordDeps, 'octokit' | 'owner' | 'repo' | 'defaultBranch' | 'topologiesDir'>,
   folder: string,
   ref: string,
 ): Promise<Experiment> {
   // The default branch's experiment is the trusted one; a pull request that creates the experiment
   // (not merged yet) is the only case read from its head.
-  const path = `topologies/${folder}/experiment.yaml`;
+  const path = `${deps.topologiesDir ?? 'topologies'}/${folder}/experiment.yaml`;
   const text = (await readText(deps, path, deps.defaultBranch)) ?? (await readText(deps, path, ref));
   if (text === null)
     throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
@@ -175,7 +195,7 @@ async function loadBase(
   experiment: Experiment,
   ref: string,
 ): Promise<Topology | undefined> {
-  const path = `topologies/presets/${experiment.base_topology}.yaml`;
+  const path = `${deps.topologiesDir ?? 'topologies'}/presets/${experiment.base_topology}.yaml`;
   const text = (await readText(deps, path, deps.defaultBranch)) ?? (await readText(deps, path, ref));
   const checked = text === null ? undefined : checkPreset(text, path);
   return checked?.value ? expandPreset(checked.value, experiment) : undefined;
@@ -218,41 +238,57 @@ async function readObservation(
 }
 
 /**
- * Cancels the candidate's live jobs (a closed pull request must not hold GPUs) and finds the job of
- * the measured run. Without a reachable cluster this is a recorded gap, not a failure.
+ * Cancels the candidate's live jobs (a closed pull request must not hold GPUs): only jobs whose name
+ * is exactly one of this pull request's run names (src/lifecycle), never a sibling's or another
+ * experiment's; and finds the job of the measured run. Slurm unreachable is an outage (thrown):
+ * the record is written on a re-run, never without knowing whether a job still holds GPUs.
  */
 async function settleJobs(
   deps: RecordDeps,
   experiment: Experiment,
-  prefix: string,
+  runNames: ReadonlySet<string>,
   runName: string | null,
-  gaps: string[],
 ): Promise<{ job?: SlurmJob; cancelledJobs: string[] }> {
   const client = deps.slurmFor ? await deps.slurmFor(experiment) : undefined;
   if (!client) return { cancelledJobs: [] };
   try {
-    const jobs = await client.jobs(prefix);
+    const id = experiment.experiment_id;
+    let jobs: SlurmJob[];
+    try {
+      jobs = ownJobs(await client.jobs(`topo-${id}-`), id);
+    } catch (error) {
+      throw new RecordOutageError(
+        `Slurm unreachable while recording: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
     const cancelledJobs: string[] = [];
-    for (const j of jobs.filter((j) => isLive(j.state))) {
+    const ours = (name: string) => [...runNames].some((r) => isRunOfName(name, r, id));
+    for (const j of jobs.filter((j) => ours(j.name) && isLive(j.state))) {
       await client.cancel(j.id);
       cancelledJobs.push(j.id);
     }
-    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(', ')} (${prefix}*)`);
-    const job = jobs
-      .filter((j) => j.name === runName)
-      .sort((a, b) => Number.parseInt(b.id, 10) - Number.parseInt(a.id, 10))[0];
+    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(', ')}`);
+    const job = runName ? (jobForRun(jobs, runName, (j) => j) ?? undefined) : undefined;
     return { job, cancelledJobs };
-  } catch (error) {
-    gaps.push(`Slurm unreachable while recording: ${error instanceof Error ? error.message : String(error)}`);
-    return { cancelledJobs: [] };
   } finally {
     await client.close();
   }
 }
 
-function outcomeKind(merged: boolean, observation: CandidateObservation | undefined): OutcomeKind {
+/** Prometheus or Slurm could not be reached: nothing is recorded; the record is written on a re-run. */
+export class RecordOutageError extends Error {
+  override name = 'RecordOutageError';
+}
+
+/** A run that failed is recorded failed, merged or not: merging does not make a failed run a result. */
+function outcomeKind(
+  merged: boolean,
+  observation: CandidateObservation | undefined,
+  lifecycle: Outcome | undefined,
+): OutcomeKind {
+  if (observation?.failure || observation?.verdict.state === 'unhealthy' || lifecycle?.kind === 'failed')
+    return 'failed';
   if (merged) return 'accepted';
-  if (observation?.failure || observation?.verdict.state === 'unhealthy') return 'failed';
   return 'rejected';
 }
 
@@ -286,7 +322,7 @@ async function recordCandidate(
     runName = jobName(id, name, expanded);
     let parentExpanded: Topology = base;
     if (candidate.parent) {
-      const parentFile = `topologies/${folder}/${candidate.parent}.yaml`;
+      const parentFile = `${deps.topologiesDir ?? 'topologies'}/${folder}/${candidate.parent}.yaml`;
       const parent =
         (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ??
         (await loadCandidate(deps, parentFile, ref)).candidate;
@@ -301,6 +337,26 @@ async function recordCandidate(
     gaps.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
   }
 
+  // The run is the one the bot-owned Request of this candidate names (its label included).
+  const state = await readRunState(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+  }).catch((error: Error) => {
+    if (!(error instanceof RunStateError)) throw error; // GitHub unreachable: an outage, not a gap
+    gaps.push(`the pull request's run state is unreadable: ${error.message}`);
+    return emptyRunState();
+  });
+  const requests = state.requests.filter((r) => r.experiment === id && r.candidate === name);
+  const request = latestRequests({ ...state, requests }).at(-1);
+  if (request) runName = request.runName;
+  const lifecycle = request ? state.outcomes[request.id] : undefined;
+  const runNames = new Set([...requests.map((r) => r.runName), ...(runName ? [runName] : [])]);
+
+  // Cancel first, so the measured job's end is known: an ended run is judged as of its end.
+  const { job, cancelledJobs } = await settleJobs(deps, experiment, runNames, runName);
+
   // The observation: the monitor's block, else a fresh Prometheus query, else a recorded gap.
   let { observation, gap } = await readObservation(deps, pull);
   if (observation && runName && observation.run_name !== runName)
@@ -308,10 +364,13 @@ async function recordCandidate(
   if (!observation) {
     const queryName = runName;
     if (deps.observe && queryName) {
+      const endTs = job && !isLive(job.state) ? (slurmTimeToUnix(job.endTime) ?? undefined) : undefined;
       try {
-        observation = await deps.observe(queryName, experiment, expandedTopology);
+        observation = await deps.observe(queryName, experiment, expandedTopology, endTs);
       } catch (error) {
-        gap = `${gap}; Prometheus query failed: ${error instanceof Error ? error.message : String(error)}`;
+        throw new RecordOutageError(
+          `Prometheus unreachable while recording (${gap}): ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     if (!observation)
@@ -321,9 +380,7 @@ async function recordCandidate(
   }
 
   const measuredRun = observation?.run_name ?? runName;
-  const { job, cancelledJobs } = await settleJobs(deps, experiment, `topo-${id}-${name}-`, measuredRun, gaps);
-
-  const kind = outcomeKind(Boolean(pull.merged), observation);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
   const outcome: RecordOutcome = {
     candidate: name,
     kind,
@@ -398,7 +455,7 @@ export async function recordClosedPullRequest(
   });
   const candidates = files
     .filter((f) => f.status !== 'removed')
-    .map((f) => ({ file: f.filename, ...candidateFile(f.filename) }))
+    .map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) }))
     .filter((c): c is { file: string; folder: string; candidate: string } => Boolean(c.folder));
   if (candidates.length === 0) return { recorded: [], skipped: 'the pull request changes no candidate file' };
   const facts = await readCommands(deps, pull);
@@ -413,7 +470,10 @@ export interface ObserveAgainOptions {
   timeScale?: number;
   /** How far back to look for the run's series, run-minutes of wall time. */
   lookbackMinutes?: number;
+  /** Judge as of this time (the run's end when it ended). */
   nowTs?: number;
+  /** The run ended at nowTs: no "no samples since" for a run that simply finished. */
+  ended?: boolean;
   topology?: Topology;
 }
 
@@ -451,7 +511,10 @@ export async function observeAgain(
     topology: options.topology,
     settings: experiment.stabilisation,
     missing: telemetry.missing,
+    ...(options.ended ? { ended: true } : {}),
   });
+  if (telemetry.errors.length)
+    throw new Error(`Prometheus: ${telemetry.errors.map((e) => `${e.quantity}: ${e.message}`).join('; ')}`);
   return analysis.startTs === null ? undefined : analysis.observation;
 }
 

@@ -12,12 +12,14 @@
 // shell on the login side). A runner that dies between submit and release leaves a held job: the next
 // submit finds it by name and releases it.
 import { dirname } from 'node:path';
+import { parseRunName } from '../lifecycle/run-name.js';
 import { ConnectionLostError } from '../slurm/errors.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import {
   byJobId,
   DEFAULT_MAX_PARALLEL,
   isRetiredDuplicate,
+  ownJobs,
   planQueue,
   type QueueRequest,
   RETIRED_PREFIX,
@@ -37,6 +39,8 @@ export interface RenderedSubmission {
   jobName: string;
   argv: string[];
   shellLine: string;
+  /** submit.sh's variables (render's Submission.env): set for sbatch only, never the action's env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface SubmitRequest {
@@ -47,6 +51,8 @@ export interface SubmitRequest {
   maxParallel?: number;
   /** Requests of the same experiment that came first (first come, first served), oldest first. */
   ahead?: readonly QueueRequest[];
+  /** Every experiment id the caller knows: a job of a longer id is never counted as this one's. */
+  knownExperimentIds?: readonly string[];
   /** Submit again although a finished job with this name is known (e.g. after a node failure). */
   resubmitFinished?: boolean;
   dryRun?: boolean;
@@ -79,7 +85,9 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
   if (!jobName.startsWith(prefix)) throw new Error(`job name ${jobName} does not start with ${prefix}`);
   const base = { jobName, cluster: request.cluster, command: shellLine };
 
-  let jobs = await slurm.jobs(prefix);
+  const own = (listed: readonly SlurmJob[]) =>
+    ownJobs(listed, request.experimentId, request.knownExperimentIds);
+  let jobs = own(await slurm.jobs(prefix));
   const found = representativeJob(jobs, jobName);
   if (found && (isLive(found.state) || !request.resubmitFinished)) {
     const kept = request.dryRun ? found : await settle(deps, jobs, jobName, undefined);
@@ -104,13 +112,13 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
   for (let attempt = 1; ; attempt++) {
     let submittedId: string | undefined;
     try {
-      submittedId = await slurm.submit(held);
+      submittedId = await slurm.submit(held, request.submission.env);
       log(`sbatch accepted ${jobName} as job ${submittedId} (held)`);
     } catch (error) {
       if (!(error instanceof ConnectionLostError)) throw error;
       log(`connection lost during sbatch of ${jobName}: looking it up by name`);
     }
-    const after = await slurm.jobs(prefix);
+    const after = own(await slurm.jobs(prefix));
     const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
     if (mine.length === 0) {
       if (submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm: try again
@@ -174,6 +182,7 @@ async function retire(deps: SubmitDeps, job: SlurmJob, jobName: string): Promise
 
 export interface CancelRequest {
   experimentId: string;
+  /** The exact run name: only jobs of exactly this name are cancelled. */
   jobName: string;
 }
 export interface CancelResult {
@@ -184,14 +193,34 @@ export interface CancelResult {
   job: SlurmJob | null;
 }
 
-/** Cancels every live job with the candidate's name (scancel); a finished or unknown one is left as is. */
+/**
+ * Whether a job is a run of `jobName`: the exact run name; or, given a candidate's base name
+ * (`topo-<experiment>-<candidate>-<hash8>`, as the CLI renders it), that name plus a run label.
+ * Never a prefix match: `more` does not match `more-workers`.
+ */
+export function isRunOfName(name: string, jobName: string, experimentId: string): boolean {
+  if (name === jobName) return true;
+  const wanted = parseRunName(jobName, experimentId);
+  const found = parseRunName(name, experimentId);
+  return (
+    wanted !== null &&
+    found !== null &&
+    wanted.label === null &&
+    found.candidate === wanted.candidate &&
+    found.hash === wanted.hash
+  );
+}
+
+/** Cancels every live job of exactly this run (scancel); a finished or unknown one is left as is. */
 export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest): Promise<CancelResult> {
-  const jobs = await deps.slurm.jobs(experimentPrefix(request.experimentId));
-  const live = jobs.filter((j) => j.name === request.jobName && isLive(j.state));
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
+  const mine = jobs.filter((j) => isRunOfName(j.name, request.jobName, request.experimentId));
+  const live = mine.filter((j) => isLive(j.state));
   for (const j of live) await deps.slurm.cancel(j.id);
+  const newest = mine.sort(byJobId).at(-1);
   return {
     jobName: request.jobName,
     cancelled: live.map((j) => j.id),
-    job: representativeJob(jobs, request.jobName),
+    job: newest ? representativeJob(mine, newest.name) : null,
   };
 }

@@ -309,7 +309,8 @@ describe('from pull request to record', () => {
     const calls = sbatchCalls();
     expect(calls).toHaveLength(1);
     const jobName = calls[0]?.find((a) => a.startsWith('--job-name='))?.slice('--job-name='.length);
-    expect(jobName).toMatch(new RegExp(`^topo-${EXPERIMENT}-${CANDIDATE}-[0-9a-f]{8}$`));
+    // `topo-<experiment>-<candidate>-<topology hash>-<run label>`: a label of its own per submission
+    expect(jobName).toMatch(new RegExp(`^topo-${EXPERIMENT}-${CANDIDATE}-[0-9a-f]{8}-[0-9a-f]{8}$`));
     expect(calls[0]).toContain(`wizard.run_name=${jobName}`);
     expect(slurmJobNames()).toContain(jobName);
   });
@@ -402,8 +403,8 @@ describe('cancel', () => {
   });
 });
 
-describe('submit by label', () => {
-  it('the `topology:submit` label added by a collaborator submits like `/topo submit`', async () => {
+describe('labels only display state', () => {
+  it('a `topology:submit` label added by a collaborator is removed with a reply and starts nothing', async () => {
     const name = 'by-label';
     const p = gh.openPull({
       repo,
@@ -418,11 +419,11 @@ describe('submit by label', () => {
       'submit',
       pullRequestEvent(gh, p, 'labeled', { label: 'topology:submit', sender: 'alice' }),
     );
-    expect(run.outputs, run.stdout + run.stderr).toEqual({ command: 'submit', outcome: 'done' });
-    expect(sbatchCalls()).toHaveLength(before + 1);
-    const job = slurmJobNames().find((n) => n.startsWith(`topo-${EXPERIMENT}-${name}-`));
-    expect(job).toBeDefined();
-    execFileSync('scancel', ['--name', job as string], { env: { ...process.env, ...env() } });
+    expect(run.outputs, run.stdout + run.stderr).toEqual({ command: 'label', outcome: 'refused' });
+    expect(p.labels).not.toContain('topology:submit');
+    expect(gh.state.commentsOn(repo, p.number).at(-1)?.body).toMatch(/comments `\/topo submit`/);
+    expect(sbatchCalls()).toHaveLength(before);
+    expect(slurmJobNames().some((n) => n.startsWith(`topo-${EXPERIMENT}-${name}-`))).toBe(false);
   });
 });
 
@@ -492,7 +493,7 @@ describe('refusals', () => {
       expect(run.exitCode, `${name}: ${run.stdout}${run.stderr}`).toBe(0);
       expect(run.outputs.outcome, name).toBe('refused');
       expect(gh.state.commentsOn(repo, one.number).at(-1)?.body, name).toMatch(
-        /does not pass validation, so it was not submitted/,
+        /does not pass validation against the default branch's experiment and rules, so it was not submitted/,
       );
       expect(gh.state.reactions.filter((r) => r.commentId === comment.id).map((r) => r.content)).toEqual([
         'eyes',

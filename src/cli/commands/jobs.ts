@@ -6,7 +6,7 @@ import { isLive, type SlurmJob } from '../../slurm/types.js';
 import { checkClusters, checkExperiment } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Failure } from '../../types/generated/metrics.js';
-import { isRetiredDuplicate } from '../../usecases/queue.js';
+import { isRetiredDuplicate, ownJobs } from '../../usecases/queue.js';
 import { experimentPrefix } from '../../usecases/submit.js';
 import { flag, parseOptions, str } from '../args.js';
 import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
@@ -78,7 +78,8 @@ export const jobsCommand: Command = {
 
     const slurm = slurmClientForCluster(name, cluster, { env: io.env });
     try {
-      const jobs = (await slurm.jobs(experimentPrefix(experiment))).filter(
+      // Exactly this experiment's runs: never a longer experiment id's (src/lifecycle/run-name.ts).
+      const jobs = ownJobs(await slurm.jobs(experimentPrefix(experiment)), experiment).filter(
         (j) => !isRetiredDuplicate(j.name),
       );
       const rows: JobRow[] = [];

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { observeRun } from '../../analysis/observe.js';
 import { round } from '../../analysis/series.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
+import { isLive } from '../../slurm/types.js';
 import { experimentSelector, fetchTelemetry } from '../../telemetry/queries.js';
 import { checkExperiment } from '../../topology/files.js';
 import type { Experiment } from '../../types/generated/experiment.js';
@@ -171,7 +172,7 @@ export const statusCommand: Command = {
                 stepSeconds: t.stepSeconds,
                 jobStartTs: j.startTs,
                 settings: experiment.stabilisation,
-                ended: j.endTs != null && !['PENDING', 'RUNNING'].includes(j.state),
+                ended: j.endTs != null && !isLive(j.state),
               })
             : undefined;
           const v = a?.observation.verdict;

@@ -131,18 +131,27 @@ describe('submit action: /topo commands', () => {
 });
 
 describe('submit action: the submit label', () => {
-  it('refuses a label added by someone without write access', async () => {
-    pull.labels.push('topology:submit');
-    const run = await runAction('submit', {
-      event: pullRequestEvent(gh, pull, 'labeled', { label: 'topology:submit', sender: 'tom' }),
-      apiUrl: gh.url,
-      repository: 'acme/sim',
-      token,
+  // Labels only display state: a hand-added topology:* label (triage access suffices to add one)
+  // is removed with a reply, and starts nothing, whoever added it.
+  for (const sender of ['tom', 'alice']) {
+    it(`removes a topology label added by hand (${sender}) and starts nothing`, async () => {
+      pull.labels.push('topology:submit');
+      const before = gh.state.commentsOn(repo, pull.number).length;
+      const run = await runAction('submit', {
+        event: pullRequestEvent(gh, pull, 'labeled', { label: 'topology:submit', sender }),
+        apiUrl: gh.url,
+        repository: 'acme/sim',
+        token,
+      });
+      expect(run.outputs.outcome).toBe('refused');
+      expect(pull.labels).not.toContain('topology:submit');
+      const replies = gh.state.commentsOn(repo, pull.number).slice(before);
+      expect(replies).toHaveLength(1);
+      expect(replies[0]?.body).toMatch(/was removed: `topology:\*` labels only show the state of a run/);
+      expect(replies[0]?.body).toContain('/topo submit');
+      expect(replies.some((c) => c.body.includes('topo:run-state'))).toBe(false);
     });
-    expect(run.outputs.outcome).toBe('refused');
-    const last = gh.state.commentsOn(repo, pull.number).at(-1);
-    expect(last?.body).toMatch(/Sorry @tom, submitting by label needs write access/);
-  });
+  }
 
   it('ignores other labels', async () => {
     const run = await runAction('submit', {

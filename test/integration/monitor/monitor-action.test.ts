@@ -1,6 +1,8 @@
-// The bundled monitor action, run as GitHub runs it, against the local GitHub API and the local
-// cluster: it finds the candidate of an open pull request (read through the API as data), submits it
-// to Slurm because it was asked to run, and reports it; a second run does not submit it again.
+// The bundled submit and monitor actions, run as GitHub runs them, against the local GitHub API and
+// the local cluster, through the run lifecycle: a hand-added label starts nothing; only `/topo
+// submit` by a writer does, checked against the default branch's experiment (the pull request's
+// edited experiment.yaml never reaches sbatch); the monitor never submits twice; a push supersedes
+// the run (cancelled, recorded) and the new head waits; a job Slurm forgot is never resubmitted.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,7 @@ import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
-import { pullRequestEvent } from '../../support/events.js';
+import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
 import {
   type GitHubServer,
   type Pull,
@@ -35,6 +37,14 @@ fixed_inputs:
   slurm:
     time: "00:10:00"
 `;
+// What a hostile pull request puts in its own copy of the experiment: none of it may reach sbatch.
+const editedExperimentYaml = experimentYaml
+  .replace('max_parallel: 1', 'max_parallel: 16')
+  .replace('time: "00:10:00"', 'time: "99999-00:00:00"')
+  .replace(
+    '  rollouts_per_scene: 1\n',
+    '  rollouts_per_scene: 1\n  overrides: ["hydra.run.dir=/etc/cron.d"]\n',
+  );
 const candidateYaml = `name: more-workers
 hypothesis: more event loops
 topology:
@@ -74,8 +84,12 @@ beforeAll(async () => {
     author: 'alice',
     title: 'more workers',
     head: 'more-workers',
-    files: { [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml },
+    files: {
+      [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml,
+      [`topologies/${experimentId}/experiment.yaml`]: editedExperimentYaml,
+    },
   });
+  gh.addCollaborator(repo, 'tom', 'triage');
   // labels as a set-up repository has them (ensureStateLabels); the local server renders a label
   // created without a description as null, which GitHub's schema for pulls.list does not allow
   for (const name of [
@@ -86,7 +100,6 @@ beforeAll(async () => {
     'topology:failed',
   ])
     gh.state.ensureLabel(repo, name).description = name;
-  pull.labels.push('topology:submit');
 });
 
 afterAll(async () => {
@@ -96,39 +109,102 @@ afterAll(async () => {
   await gh?.close();
 });
 
-describe('actions/monitor', () => {
-  it('submits a requested candidate and reports it; a second run does not submit again', async () => {
-    const run = () =>
-      runAction('monitor', {
-        event: pullRequestEvent(gh, pull, 'labeled', { label: 'topology:submit', sender: 'alice' }),
-        apiUrl: gh.url,
-        repository: 'acme/sim',
-        token: gh.token,
-        workspace,
-        inputs: { 'tick-seconds': '600' },
-        env: { SLURM_CONF: cluster.slurmConf },
-        timeoutMs: 120_000,
-      });
-    const first = await run();
-    expect(first.exitCode, first.stderr + first.stdout).toBe(0);
-    expect(first.outputs.candidates).toBe('1');
-    const states = JSON.parse(first.outputs.states ?? '{}') as Record<string, string>;
-    const [runName, state] = Object.entries(states)[0] ?? [];
-    expect(runName).toMatch(new RegExp(`^topo-${experimentId}-more-workers-[0-9a-f]{8}$`));
-    expect(state).toBe('submitted');
-    const jobs = await slurm.jobs(`topo-${experimentId}-`);
-    expect(jobs.map((j) => j.name)).toEqual([runName]);
-    const comment = gh.state.commentsOn(repo, pull.number).find((c) => c.user.login === gh.botLogin);
-    expect(comment?.body).toContain('<!-- topo:sticky:monitor -->');
-    expect(comment?.body).toContain('`more-workers` — submitted');
-    expect(pull.labels).toContain('topology:running');
-    expect(first.summary).toContain('## topo monitor');
-    expect(gh.violations()).toEqual([]);
+const monitor = () =>
+  runAction('monitor', {
+    event: pullRequestEvent(gh, pull, 'synchronize', { sender: 'alice' }),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    inputs: { 'tick-seconds': '600' },
+    env: { SLURM_CONF: cluster.slurmConf },
+    timeoutMs: 120_000,
+  });
 
-    // same tick, the job may have moved on in Slurm (pending → running): the state in the comment is
-    // recomputed; what must not happen is a second submission
-    const second = await run();
-    expect(second.exitCode, second.stderr).toBe(0);
-    expect((await slurm.jobs(`topo-${experimentId}-`)).length).toBe(1);
+async function command(login: string, body: string) {
+  const comment = gh.comment(repo, pull.number, login, body);
+  const run = await runAction('submit', {
+    event: issueCommentEvent(gh, comment),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    env: { SLURM_CONF: cluster.slurmConf },
+    timeoutMs: 60_000,
+  });
+  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+  return run;
+}
+
+const jobs = () => slurm.jobs(`topo-${experimentId}-`);
+const runState = () =>
+  gh.state
+    .commentsOn(repo, pull.number)
+    .find((c) => c.user.login === gh.botLogin && c.body.startsWith('<!-- topo:sticky:lifecycle -->'))?.body ??
+  '';
+
+describe('the run lifecycle through the actions', () => {
+  it('a topology label added by hand (triage access) starts nothing and is removed', async () => {
+    pull.labels.push('topology:submit');
+    const run = await monitor();
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect(run.outputs.candidates).toBe('0');
+    expect(await jobs()).toEqual([]);
+    expect(pull.labels).not.toContain('topology:submit');
+  });
+
+  let first = '';
+  it('/topo submit by a writer starts one run, with the default branch’s experiment only', async () => {
+    const run = await command('alice', '/topo submit');
+    expect(run.outputs.outcome).toBe('done');
+    const listed = await jobs();
+    expect(listed).toHaveLength(1);
+    first = listed[0]?.name ?? '';
+    expect(first).toMatch(new RegExp(`^topo-${experimentId}-more-workers-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    const sbatch =
+      gh.state.commentsOn(repo, pull.number).find((c) => c.body.includes('sbatch command'))?.body ?? '';
+    expect(sbatch).toContain('--time=00:10:00');
+    expect(sbatch).not.toContain('99999');
+    expect(sbatch).not.toContain('hydra.run.dir');
+    expect(runState()).toContain(first);
+    expect(runState()).toContain('topo:run-state v1');
+
+    const pass = await monitor();
+    expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
+    const states = JSON.parse(pass.outputs.states ?? '{}') as Record<string, string>;
+    expect(Object.keys(states)).toEqual([first]);
+    expect((await jobs()).length).toBe(1);
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('a push supersedes: the run is cancelled and recorded, the new head waits for /topo submit', async () => {
+    gh.state.pushToPull(pull, {
+      [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml.replace(
+        'nr_workers: 16',
+        'nr_workers: 12',
+      ),
+    });
+    const pass = await monitor();
+    expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
+    const listed = await jobs();
+    expect(listed).toHaveLength(1);
+    expect(listed[0]?.state).toBe('CANCELLED');
+    expect(runState()).toMatch(/\*\*superseded\*\*: the pull request moved from/);
+    await monitor();
+    expect(await jobs()).toHaveLength(1);
+  });
+
+  it('a job Slurm forgot is recorded lost and never submitted again', async () => {
+    const again = await command('alice', '/topo submit');
+    expect(again.outputs.outcome, gh.state.commentsOn(repo, pull.number).at(-1)?.body).toBe('done');
+    const live = (await jobs()).find((j) => j.name !== first);
+    expect(live).toBeDefined();
+    // Slurm forgets it (history window, lost controller state): it no longer lists it by name.
+    await slurm.rename(live?.id as string, `forgotten-${live?.id}`);
+    await slurm.cancel(live?.id as string);
+    await monitor();
+    await monitor();
+    expect((await jobs()).filter((j) => j.name !== first)).toEqual([]);
+    expect(runState()).toMatch(/\*\*lost\*\*: Slurm no longer knows job/);
   });
 });

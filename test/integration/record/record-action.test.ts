@@ -25,7 +25,7 @@ afterAll(async () => {
   await gh?.close();
 });
 
-function setup(name: string, extra: Record<string, string> = {}) {
+function setup(name: string, extra: Record<string, string> = {}, failed = false) {
   const repo: Repo = gh.createRepo(`acme/${name}`, {
     files: {
       'topologies/presets/8gpu_64rollouts.yaml': PRESET,
@@ -51,6 +51,13 @@ function setup(name: string, extra: Record<string, string> = {}) {
   });
   const observation = structuredClone(OUTCOMES[1]!.observation!);
   observation.run_name = jobName(ID, 'renderer-x6', expandCandidate(BASE, topology));
+  if (failed)
+    observation.failure = {
+      kind: 'gpu-oom',
+      message: 'Job 41 ran out of GPU memory.',
+      slurm_state: 'FAILED',
+      evidence: ['torch.OutOfMemoryError: CUDA out of memory'],
+    };
   gh.comment(
     repo,
     pull.number,
@@ -146,6 +153,22 @@ describe('record action', () => {
     expect(errors.join('\n')).toMatch(/not overwritten/);
     expect(gh.state.branchSha(repo, repo.defaultBranch)).toBe(head);
     expect(gh.files(repo).get(`experiments/${ID}.json`)).toBe(bad);
+    // ...and the pull request is told what to fix and how to record it again
+    const told = gh.state.commentsOn(repo, pull.number).at(-1);
+    expect(told?.user.login).toBe(gh.botLogin);
+    expect(told?.body).toContain('could not be written');
+    expect(told?.body).toContain(`experiments/${ID}.json`);
+    expect(told?.body).toContain(`pull request number \`${pull.number}\``);
+  });
+
+  it('records a merged candidate whose run failed as failed, not accepted', async () => {
+    const { repo, pull } = setup('merged-failed', {}, true);
+    gh.merge(pull, 'alice');
+    const result = await run(repo, pullRequestEvent(gh, pull, 'closed'));
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.outputs.recorded!)).toMatchObject([
+      { candidate: 'renderer-x6', kind: 'failed' },
+    ]);
   });
 
   it('ignores pull_request events other than closed', async () => {

@@ -11,6 +11,7 @@ import {
   sbatchArgv,
   type TransportKind,
   waitForJob,
+  waitForLaunch,
   waitForNodeInService,
 } from './helpers.js';
 
@@ -53,7 +54,9 @@ describe.each<TransportKind>(['local', 'ssh'])('Slurm adapter over the %s transp
   it('cancels a running job and classifies it as cancelled', async () => {
     const name = jobName(exp, 'cancel');
     const id = await slurm.submit(sbatchArgv(env, { name, script: 'sleep 120', exclusive: false, gpus: 1 }));
-    await waitForJob(slurm, prefix, (j) => j.id === id && j.state === 'RUNNING', 'RUNNING');
+    await waitForLaunch(
+      await waitForJob(slurm, prefix, (j) => j.id === id && j.state === 'RUNNING', 'RUNNING'),
+    );
     await slurm.cancel(id);
     const job = await waitForJob(slurm, prefix, (j) => j.id === id && j.state === 'CANCELLED', 'CANCELLED');
     const failure = classifyFailure(job, await slurm.tail(job, 20));
@@ -105,6 +108,7 @@ describe.each<TransportKind>(['local', 'ssh'])('Slurm adapter over the %s transp
     const id = await slurm.submit(sbatchArgv(env, { name, script: 'sleep 120', requeue: false }));
     const running = await waitForJob(slurm, prefix, (j) => j.id === id && j.state === 'RUNNING', 'RUNNING');
     const node = running.nodes as string;
+    await waitForLaunch(running);
     try {
       clusterCommand(['scontrol', 'update', `nodename=${node}`, 'state=down', 'reason=integration-test']);
       const job = await waitForJob(slurm, prefix, (j) => j.id === id && j.state === 'NODE_FAIL', 'NODE_FAIL');

@@ -1,6 +1,6 @@
 // Shared by the Slurm integration tests: clients for the local cluster (directly and through SSH),
 // hand-written sbatch argv (the adapter does not depend on the topology renderer), bounded polling.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createSlurmClient } from '../../../src/slurm/client.js';
 import { createLocalTransport } from '../../../src/slurm/local-transport.js';
 import { createSshTransport } from '../../../src/slurm/ssh-transport.js';
@@ -109,4 +109,19 @@ export async function waitForJob(
   throw new Error(
     `timed out after ${timeoutMs} ms waiting for ${what}; jobs: ${JSON.stringify(last.map((j) => [j.id, j.name, j.state, j.reason]))}`,
   );
+}
+
+/**
+ * Waits until slurmd has launched the batch step (its output file exists): squeue says RUNNING as
+ * soon as the job is allocated, a few hundred ms before; a cancel in between leaves no log to read.
+ */
+export async function waitForLaunch(job: SlurmJob, timeoutMs = 30_000): Promise<void> {
+  const path = job.stdoutPath;
+  if (!path) throw new Error(`job ${job.id} has no output path`);
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline)
+      throw new Error(`job ${job.id} did not start writing ${path} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

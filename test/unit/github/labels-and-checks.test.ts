@@ -3,14 +3,14 @@ import { annotationBatches } from '../../../src/github/check-runs.js';
 import { planStateLabels } from '../../../src/github/labels.js';
 
 describe('planStateLabels', () => {
-  it('leaves exactly one state label and never touches other labels', () => {
+  it('leaves exactly one state label (any other topology:* label goes) and never touches other labels', () => {
     expect(planStateLabels(['bug', 'topology:queued'], 'running')).toEqual({
       remove: ['topology:queued'],
       add: ['topology:running'],
     });
     expect(planStateLabels(['topology:running'], 'running')).toEqual({ remove: [], add: [] });
-    expect(planStateLabels(['topology:running', 'topology:other'], null)).toEqual({
-      remove: ['topology:running'],
+    expect(planStateLabels(['bug', 'topology:running', 'topology:submit'], null)).toEqual({
+      remove: ['topology:running', 'topology:submit'],
       add: [],
     });
   });

@@ -250,7 +250,7 @@ describe('triggers and concurrency', () => {
     });
     expect(command.environment).toBe(expr('inputs.environment'));
     const label = reusable.jobs.label as Job;
-    expect(label.if).toMatch(/github\.event\.label\.name == inputs\.submit-label/);
+    expect(label.if).toMatch(/startsWith\(github\.event\.label\.name, 'topology:'\)/);
     expect(label.if).toMatch(/head\.repo\.full_name == github\.repository/);
     expect(JSON.stringify(label)).not.toContain('secrets.');
   });

@@ -13,7 +13,9 @@ import {
   parseScontrolJobs,
   parseSqueue,
   SQUEUE_FORMAT,
+  slurmTimeToUnix,
 } from '../../../src/slurm/parse.js';
+import { isLive } from '../../../src/slurm/types.js';
 
 const dir = join(import.meta.dirname, '../../fixtures/slurm');
 const read = (p: string) => readFileSync(join(dir, p), 'utf8');
@@ -187,4 +189,27 @@ describe('bad output is an error that quotes it', () => {
       expect((error as Error).message).toContain(firstLine.slice(0, 25));
     });
   }
+});
+
+describe('states and times every path reads the same way', () => {
+  const line = (state: string, start = '2026-12-02T12:20:13') =>
+    `12|${state}|None|0|0|2026-12-02T12:20:12|${start}|2026-12-02T12:25:13|5:00|0:03|node1|/x_%j.log|topo-a`;
+
+  it('keeps a state word of a newer Slurm as UNKNOWN, live (it may hold a slot), with the raw word', () => {
+    const [job] = parseSqueue(line('POWER_UP_NODE'));
+    expect(job?.state).toBe('UNKNOWN');
+    expect(job?.rawState).toBe('POWER_UP_NODE');
+    expect(isLive('UNKNOWN')).toBe(true);
+  });
+
+  it.each(['STOPPED', 'SIGNALING', 'REQUEUE_HOLD', 'STAGE_OUT'])('%s is live in the one table', (s) => {
+    expect(isLive(s)).toBe(true);
+    expect(isLive('COMPLETED')).toBe(false);
+  });
+
+  it('reads Slurm times as UTC whatever the runner zone (TZ is set on the commands)', () => {
+    expect(slurmTimeToUnix('2026-12-02T12:20:13')).toBe(Date.UTC(2026, 11, 2, 12, 20, 13) / 1000);
+    expect(slurmTimeToUnix(null)).toBeNull();
+    expect(slurmTimeToUnix('Unknown')).toBeNull();
+  });
 });

@@ -1,0 +1,183 @@
+// The run lifecycle: Request -> Run -> Outcome (docs/security.md, /work/shared/docs/lifecycle.md).
+// Pure. A Request is written only by the bot after the permission check and validation against the
+// default branch; a Run is what Slurm did for it (found by its exact run name); an Outcome consumes
+// the Request: nothing runs for it again, whatever Slurm remembers or forgets.
+import { isLive } from '../slurm/types.js';
+
+/** "Run candidate C of experiment E at head H (topology hash T)", asked by L at time t. */
+export interface RunRequest {
+  /** The run label: unique per submission (src/lifecycle/run-name.ts). */
+  id: string;
+  experiment: string;
+  candidate: string;
+  /** The candidate file, repository-relative. */
+  path: string;
+  pr: number;
+  headSha: string;
+  /** hash8 of the expanded topology. */
+  topologyHash: string;
+  /** Slurm job name and wizard.run_name of this submission. */
+  runName: string;
+  login: string;
+  /** ISO 8601 (UTC). */
+  requestedAt: string;
+}
+
+/** The Slurm side of a Request once submitted (the product remembers it; Slurm may forget). */
+export interface RunRecord {
+  jobId: string;
+  submittedAt: string;
+}
+
+export const OUTCOME_KINDS = [
+  'decided',
+  'finished',
+  'failed',
+  'stopped',
+  'cancelled',
+  'superseded',
+  'lost',
+] as const;
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
+
+export interface Outcome {
+  kind: OutcomeKind;
+  at: string;
+  jobId?: string;
+  /** Why, in plain sentences (shown escaped). */
+  evidence: string[];
+}
+
+/** Everything the bot knows about one pull request's runs. */
+export interface RunState {
+  version: 1;
+  requests: RunRequest[];
+  runs: Record<string, RunRecord>;
+  outcomes: Record<string, Outcome>;
+}
+
+export function emptyRunState(): RunState {
+  return { version: 1, requests: [], runs: {}, outcomes: {} };
+}
+
+/** What a job looks like to the lifecycle (any source: SlurmJob, MonitorJob). */
+export interface JobFact {
+  id: string;
+  state: string;
+}
+
+/** What the next pass must do for a Request. */
+export type Phase =
+  /** Asked for the current head, never submitted: waits for a slot (by request time). */
+  | { phase: 'queued' }
+  | { phase: 'running'; jobId: string }
+  /** The job ended and no Outcome is written yet: judge it as of its end, then write one. */
+  | { phase: 'ended'; jobId: string }
+  /** The head moved on: cancel the job if live, write `superseded`. */
+  | { phase: 'supersede'; jobId: string | null }
+  /** Submitted, but Slurm no longer knows the job: write `lost`, never resubmit. */
+  | { phase: 'lost'; jobId: string }
+  /** Consumed. `cancelLive`: the Outcome says the job should be gone but Slurm still runs it. */
+  | { phase: 'done'; outcome: Outcome; cancelLive: string | null };
+
+const ENDS_THE_JOB = new Set<OutcomeKind>(['stopped', 'cancelled', 'superseded']);
+
+/** The pure state function every path uses (monitor, submit, record, CLI). */
+export function phaseOf(input: {
+  request: RunRequest;
+  run?: RunRecord;
+  outcome?: Outcome;
+  /** The job that stands for the request (jobForRun), or null when Slurm lists none. */
+  job: JobFact | null;
+  /** The pull request's current head. */
+  headSha: string;
+}): Phase {
+  const { request, run, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive(job.state);
+  if (outcome)
+    return {
+      phase: 'done',
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? (job as JobFact).id : null,
+    };
+  if (request.headSha !== headSha) return { phase: 'supersede', jobId: jobLive ? (job as JobFact).id : null };
+  if (job) return jobLive ? { phase: 'running', jobId: job.id } : { phase: 'ended', jobId: job.id };
+  if (run) return { phase: 'lost', jobId: run.jobId };
+  return { phase: 'queued' };
+}
+
+/** The latest Request of each candidate of the state (older ones are superseded by it). */
+export function latestRequests(state: RunState): RunRequest[] {
+  const byCandidate = new Map<string, RunRequest>();
+  for (const r of [...state.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+
+/** Requests an earlier Request of the same candidate left open (no Outcome): to supersede. */
+export function olderOpenRequests(state: RunState): RunRequest[] {
+  const latest = new Set(latestRequests(state).map((r) => r.id));
+  return state.requests.filter((r) => !latest.has(r.id) && !state.outcomes[r.id]);
+}
+
+/** Strict first come, first served: request time, then pull request, then label. */
+export function byRequestTime(
+  a: Pick<RunRequest, 'requestedAt' | 'pr' | 'id'>,
+  b: Pick<RunRequest, 'requestedAt' | 'pr' | 'id'>,
+): number {
+  return (
+    Date.parse(a.requestedAt) - Date.parse(b.requestedAt) ||
+    a.pr - b.pr ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+/** Pure updates (a new state; the input is not changed). */
+export function withRequest(state: RunState, request: RunRequest): RunState {
+  if (state.requests.some((r) => r.id === request.id)) return state;
+  return { ...state, requests: [...state.requests, request] };
+}
+
+export function withRun(state: RunState, requestId: string, run: RunRecord): RunState {
+  if (state.runs[requestId]) return state;
+  return { ...state, runs: { ...state.runs, [requestId]: run } };
+}
+
+/** The first Outcome of a Request stands (it is consumed once). */
+export function withOutcome(state: RunState, requestId: string, outcome: Outcome): RunState {
+  if (state.outcomes[requestId]) return state;
+  return { ...state, outcomes: { ...state.outcomes, [requestId]: outcome } };
+}
+
+/** Union of two reads of the same state (a concurrent writer's additions are kept). */
+export function mergeRunStates(a: RunState, b: RunState): RunState {
+  let out = a;
+  for (const r of b.requests) out = withRequest(out, r);
+  for (const [id, run] of Object.entries(b.runs)) out = withRun(out, id, run);
+  for (const [id, o] of Object.entries(b.outcomes)) out = withOutcome(out, id, o);
+  return out;
+}
+
+/**
+ * Requests without an Outcome that no longer stand: made for another head than `headSha` (a push
+ * supersedes), or followed by a later Request of the same candidate.
+ */
+export function staleRequests(state: RunState, headSha: string): RunRequest[] {
+  const older = new Set(olderOpenRequests(state).map((r) => r.id));
+  return state.requests.filter((r) => !state.outcomes[r.id] && (r.headSha !== headSha || older.has(r.id)));
+}
+
+/** The Request of the pull request that still stands (latest, for the current head, no Outcome). */
+export function standingRequest(state: RunState, headSha: string): RunRequest | undefined {
+  return latestRequests(state)
+    .filter((r) => r.headSha === headSha && !state.outcomes[r.id])
+    .at(-1);
+}
+
+/** The latest Request without an Outcome, whatever its head (what /topo cancel acts on). */
+export function openRequest(state: RunState): RunRequest | undefined {
+  return [...state.requests]
+    .sort(byRequestTime)
+    .filter((r) => !state.outcomes[r.id])
+    .at(-1);
+}

@@ -1,0 +1,81 @@
+// The Run's name: Slurm job name AND wizard.run_name (the Prometheus `run_name` label) of ONE
+// submission: `topo-<experiment>-<candidate>-<hash8>-<label>`, the label unique per submission so a
+// rerun never shares a run_name (and its metrics) with an earlier run. Parsed exactly: a name
+// belongs to an experiment only when the rest after `topo-<experiment>-` is a candidate name, the
+// topology hash and the label, and to the LONGEST such experiment id (so `<A>-b-<date>`'s jobs are
+// never A's).
+import { randomBytes } from 'node:crypto';
+
+const CANDIDATE = '[a-z0-9][a-z0-9-]{0,39}';
+const HEX8 = '[0-9a-f]{8}';
+const LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+const UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+export const RUN_LABEL = /^[0-9a-f]{8}$/;
+
+export interface ParsedRunName {
+  experimentId: string;
+  candidate: string;
+  /** hash8 of the expanded topology. */
+  hash: string;
+  /** The submission's label; null for a job submitted before labels existed. */
+  label: string | null;
+}
+
+/** A fresh label: 8 hex digits, random (32 bits; names also differ by candidate and hash). */
+export function newRunLabel(bytes: (n: number) => Buffer = randomBytes): string {
+  return bytes(4).toString('hex');
+}
+
+/** `topo-<experiment>-<candidate>-<hash8>` (render's jobName) + `-<label>`. */
+export function runNameFor(candidateJobName: string, label: string): string {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+
+/** The parts of `name` read as a run of `experimentId`, or null when it is not one. */
+export function parseRunName(name: string, experimentId: string): ParsedRunName | null {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1] as string,
+      hash: labelled[2] as string,
+      label: labelled[3] as string,
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1] as string, hash: plain[2] as string, label: null };
+  return null;
+}
+
+/** The experiment (of `experimentIds`) a job name belongs to: the longest id it parses under. */
+export function ownerExperiment(name: string, experimentIds: Iterable<string>): string | null {
+  let best: string | null = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+
+/**
+ * Whether a job name is one of `experimentId`'s runs, given every experiment id the caller knows
+ * (the experiment itself included): parsed exactly, and not a run of a longer id.
+ */
+export function isRunOf(name: string, experimentId: string, knownIds: Iterable<string> = []): boolean {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+
+/**
+ * Whether a job name could belong to an experiment whose id extends `experimentId`
+ * (`topo-<experimentId>-<more>-<8 digits>-…`): such a name is never counted as this experiment's,
+ * even when the longer experiment is not known here (another repository on the same account).
+ */
+export function looksLikeLongerExperiment(name: string, experimentId: string): boolean {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  // Experiment ids end in `-<word>-<YYYYMMDD>`: a candidate part that starts with such a tail is
+  // read as the rest of a longer id. (Candidate names therefore must not contain `-<8 digits>-`.)
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}

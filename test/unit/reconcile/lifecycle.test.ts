@@ -1,0 +1,196 @@
+// The monitor under the lifecycle: only standing Requests run; a push supersedes; a forgotten job is
+// lost, never resubmitted; an outage is never a verdict; an ended run gets one Outcome, judged at its end.
+import { describe, expect, it } from 'vitest';
+import type { Outcome, RunRecord, RunRequest } from '../../../src/lifecycle/model.js';
+import type { Experiment } from '../../../src/types/generated/experiment.js';
+import { type MonitorCandidate, type MonitorExperiment, reconcile } from '../../../src/usecases/reconcile.js';
+import type { TraceProfile } from '../../fixtures/traces/synthetic.js';
+import { type FakeWorld, fakeWorld, runJob } from './fakes.js';
+
+const S = 60;
+const T0 = 1_800_000_000;
+const ID = 'topology-opt-vam-local-20260101';
+const HEAD = 'a'.repeat(40);
+const PUSHED = 'b'.repeat(40);
+const profile: TraceProfile = {
+  name: 'p',
+  inFlight: 64,
+  steadySeconds: 3,
+  congestion: 1.5,
+  congestionMinutes: 12,
+  jitter: 0.15,
+  seed: 11,
+};
+const opts = { tickSeconds: 5, lagSeconds: 0 };
+
+function candidate(name: string, pr: number, over: Partial<MonitorCandidate> = {}): MonitorCandidate {
+  const id = `0000000${pr}`;
+  const request: RunRequest = {
+    id,
+    experiment: ID,
+    candidate: name,
+    path: `topologies/${ID}/${name}.yaml`,
+    pr,
+    headSha: HEAD,
+    topologyHash: '0123abcd',
+    runName: `topo-${ID}-${name}-0123abcd-${id}`,
+    login: 'alice',
+    requestedAt: new Date((T0 + pr) * 1000).toISOString(),
+  };
+  return {
+    candidate: name,
+    runName: request.runName,
+    pr,
+    headSha: HEAD,
+    currentHeadSha: HEAD,
+    labels: [],
+    requested: false,
+    requestedAt: Date.parse(request.requestedAt),
+    request,
+    ...over,
+  };
+}
+
+function world(candidates: MonitorCandidate[], over: Partial<Experiment> = {}) {
+  const exp: MonitorExperiment = {
+    experiment: {
+      experiment_id: ID,
+      cluster: 'local',
+      base_topology: '8gpu_64rollouts',
+      fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
+      max_parallel: 2,
+      ...over,
+    },
+    timeScale: S,
+    scrapeSeconds: 1,
+    candidates,
+  };
+  const w = fakeWorld([exp], { now: T0 + 200, timeScale: S });
+  const runs = new Map<string, RunRecord>();
+  const outcomes = new Map<string, Outcome>();
+  w.ports.lifecycle = {
+    async recordRun(_pr, id, run) {
+      if (!runs.has(id)) runs.set(id, run);
+    },
+    async recordOutcome(_pr, id, outcome) {
+      if (!outcomes.has(id)) outcomes.set(id, outcome);
+    },
+  };
+  return { w, exp, runs, outcomes };
+}
+
+function job(w: FakeWorld, c: MonitorCandidate, id: string, ago = 110) {
+  runJob(w, c.runName, profile, T0 + 200 - ago, S, id);
+  return w.jobs.find((j) => j.jobId === id)!;
+}
+
+describe('reconcile under the lifecycle', () => {
+  it('submits a standing Request and remembers its job; a candidate without one never runs', async () => {
+    const a = candidate('a', 1);
+    const unasked = { ...candidate('b', 2), request: undefined, requested: false };
+    const { w, runs } = world([a, unasked]);
+    const report = await reconcile(w.ports, opts);
+    expect(report.errors).toEqual([]);
+    expect(w.counters.submits).toBe(1);
+    expect(runs.get('00000001')?.jobId).toBeDefined();
+    expect(report.candidates.map((c) => c.candidate)).toEqual(['a']);
+  });
+
+  it('serves Requests strictly by request time', async () => {
+    const later = candidate('a', 1, { requestedAt: T0 * 1000 + 9_000 });
+    const earlier = candidate('b', 2, { requestedAt: T0 * 1000 + 1_000 });
+    const { w } = world([later, earlier], { max_parallel: 1 });
+    const report = await reconcile(w.ports, opts);
+    expect(report.candidates.find((c) => c.candidate === 'b')?.submitted).toBeDefined();
+    expect(report.candidates.find((c) => c.candidate === 'a')?.state).toBe('queued');
+  });
+
+  it('a push supersedes: the job is cancelled, the Outcome says why, nothing is submitted', async () => {
+    const a = candidate('a', 1, { currentHeadSha: PUSHED, run: { jobId: '11', submittedAt: 'x' } });
+    const { w, outcomes } = world([a]);
+    const j = job(w, a, '11');
+    const report = await reconcile(w.ports, opts);
+    expect(j.state).toBe('CANCELLED');
+    expect(outcomes.get('00000001')).toMatchObject({ kind: 'superseded', jobId: '11' });
+    expect(outcomes.get('00000001')?.evidence[0]).toContain('/topo submit');
+    expect(w.counters.submits).toBe(0);
+    expect(report.candidates).toEqual([]);
+  });
+
+  it('a job Slurm forgot is lost, never submitted again', async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const { w, outcomes } = world([a]);
+    await reconcile(w.ports, opts);
+    await reconcile(w.ports, opts);
+    expect(w.counters.submits).toBe(0);
+    expect(outcomes.get('00000001')).toMatchObject({ kind: 'lost', jobId: '11' });
+  });
+
+  it('a consumed Request never runs again, whatever Slurm remembers', async () => {
+    const outcome: Outcome = { kind: 'failed', at: new Date(T0 * 1000).toISOString(), evidence: ['x'] };
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' }, outcome });
+    const { w } = world([a]);
+    const report = await reconcile(w.ports, opts);
+    expect(w.counters.submits).toBe(0);
+    expect(report.candidates).toEqual([]);
+  });
+
+  it('Prometheus down across the end of a run: no verdict, no failure; judged as of the end once back', async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const { w, outcomes } = world([a]);
+    const j = job(w, a, '11');
+    await reconcile(w.ports, opts); // a healthy, stable pass first
+    const range = w.ports.prometheus.range;
+    w.ports.prometheus.range = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:9093');
+    };
+    j.state = 'COMPLETED';
+    j.endTs = T0 + 205;
+    w.setNow(T0 + 260);
+    const down = await reconcile(w.ports, opts);
+    expect(down.candidates[0]?.state).not.toBe('failed');
+    expect(w.comments.get(1)).toContain('Metrics unavailable since');
+    expect(w.checks.get(1)?.conclusion).not.toBe('failure');
+    expect(w.labels.get(1)).not.toContain('topology:failed');
+    expect(outcomes.size).toBe(0);
+    w.ports.prometheus.range = range;
+    w.setNow(T0 + 270);
+    const back = await reconcile(w.ports, opts);
+    expect(back.candidates[0]?.state).toBe('finished');
+    expect(w.comments.get(1)).not.toContain('Metrics unavailable since');
+    expect(outcomes.get('00000001')).toMatchObject({ kind: 'finished', jobId: '11' });
+    expect(outcomes.get('00000001')?.evidence[0]).toMatch(/s\/rollout/);
+  });
+
+  it('a job listed in an unknown Slurm state holds its slot and is not resubmitted', async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const b = candidate('b', 2);
+    const { w } = world([a, b], { max_parallel: 1 });
+    const j = job(w, a, '11');
+    j.state = 'UNKNOWN';
+    await reconcile(w.ports, opts);
+    expect(w.counters.submits).toBe(0);
+  });
+
+  it('Slurm unreachable: the pass fails, the comment says since when, nothing is judged or recorded', async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const { w, outcomes } = world([a]);
+    job(w, a, '11');
+    await reconcile(w.ports, opts);
+    const jobs = w.ports.slurm.jobs;
+    w.ports.slurm.jobs = async () => {
+      throw new Error('ssh: connect ECONNREFUSED');
+    };
+    const checks = w.counters.githubWrites;
+    const down = await reconcile(w.ports, opts);
+    expect(down.errors.join()).toContain('ECONNREFUSED');
+    expect(w.comments.get(1)).toMatch(/^> ⚠️ Cluster unreachable since /);
+    expect(w.counters.githubWrites).toBe(checks + 1); // the notice only
+    expect(w.counters.submits).toBe(0);
+    expect(outcomes.size).toBe(0);
+    w.ports.slurm.jobs = jobs;
+    w.setNow(T0 + 230);
+    await reconcile(w.ports, opts);
+    expect(w.comments.get(1)).not.toContain('Cluster unreachable');
+  });
+});
