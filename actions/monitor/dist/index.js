@@ -594,10 +594,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code, data) {
+      constructor(message2, code2, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code ? `HPE_${code}` : void 0;
+        this.code = code2 ? `HPE_${code2}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -620,12 +620,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code, { headers, data }) {
+      constructor(message2, code2, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -636,12 +636,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code, { headers, data }) {
+      constructor(message2, code2, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -851,8 +851,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code = this.code = key.charCodeAt(index);
-        if (code > 127) {
+        const code2 = this.code = key.charCodeAt(index);
+        if (code2 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -873,11 +873,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code = key.charCodeAt(index);
-          if (code > 127) {
+          const code2 = key.charCodeAt(index);
+          if (code2 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code) {
+          if (node.code === code2) {
             if (length === ++index) {
               node.value = value;
               break;
@@ -887,7 +887,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value, index);
               break;
             }
-          } else if (node.code < code) {
+          } else if (node.code < code2) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -911,19 +911,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code = key[index];
-          if (code <= 90 && code >= 65) {
-            code |= 32;
+          let code2 = key[index];
+          if (code2 <= 90 && code2 >= 65) {
+            code2 |= 32;
           }
           while (node !== null) {
-            if (code === node.code) {
+            if (code2 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code ? node.left : node.right;
+            node = node.code < code2 ? node.left : node.right;
           }
         }
         return null;
@@ -1015,8 +1015,8 @@ var require_util = __commonJS({
     }
     function nop() {
     }
-    function isStream2(obj) {
-      return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
+    function isStream2(obj2) {
+      return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
     function isBlobLike(object) {
       if (object === null) {
@@ -1121,14 +1121,14 @@ var require_util = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj) {
-      return JSON.parse(JSON.stringify(obj));
+    function deepClone(obj2) {
+      return JSON.parse(JSON.stringify(obj2));
     }
-    function isAsyncIterable(obj) {
-      return !!(obj != null && typeof obj[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj2) {
+      return !!(obj2 != null && typeof obj2[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj) {
-      return !!(obj != null && (typeof obj[Symbol.iterator] === "function" || typeof obj[Symbol.asyncIterator] === "function"));
+    function isIterable(obj2) {
+      return !!(obj2 != null && (typeof obj2[Symbol.iterator] === "function" || typeof obj2[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body) {
       if (body == null) {
@@ -1175,30 +1175,30 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj) {
-      if (obj === void 0) obj = {};
+    function parseHeaders(headers, obj2) {
+      if (obj2 === void 0) obj2 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj[key];
+        let val = obj2[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj[key] = val;
+            obj2[key] = val;
           }
           val.push(headers[i + 1].toString("utf8"));
         } else {
           const headersValue = headers[i + 1];
           if (typeof headersValue === "string") {
-            obj[key] = headersValue;
+            obj2[key] = headersValue;
           } else {
-            obj[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj2[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj && "content-disposition" in obj) {
-        obj["content-disposition"] = Buffer.from(obj["content-disposition"]).toString("latin1");
+      if ("content-length" in obj2 && "content-disposition" in obj2) {
+        obj2["content-disposition"] = Buffer.from(obj2["content-disposition"]).toString("latin1");
       }
-      return obj;
+      return obj2;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -1376,19 +1376,19 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
-      const listeners = obj[kListeners] ??= [];
+    function addListener(obj2, name, listener) {
+      const listeners = obj2[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj.on(name, listener);
-      return obj;
+      obj2.on(name, listener);
+      return obj2;
     }
-    function removeAllListeners(obj) {
-      for (const [name, listener] of obj[kListeners] ?? []) {
-        obj.removeListener(name, listener);
+    function removeAllListeners(obj2) {
+      for (const [name, listener] of obj2[kListeners] ?? []) {
+        obj2.removeListener(name, listener);
       }
-      obj[kListeners] = null;
+      obj2[kListeners] = null;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest2(client, request2, err) {
       try {
         request2.onError(err);
         assert(request2.aborted);
@@ -1439,7 +1439,7 @@ var require_util = __commonJS({
       bufferToLowerCasedHeaderName,
       addListener,
       removeAllListeners,
-      errorRequest,
+      errorRequest: errorRequest2,
       parseRawHeaders,
       parseHeaders,
       parseKeepAliveTimeout,
@@ -1630,11 +1630,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code, reason: reason2 } = evt;
+        const { websocket, code: code2, reason: reason2 } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code,
+          code2,
           reason2
         );
       });
@@ -1991,11 +1991,11 @@ var require_request = __commonJS({
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str = `${val[i]}`;
-            if (!isValidHeaderValue(str)) {
+            const str2 = `${val[i]}`;
+            if (!isValidHeaderValue(str2)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str);
+            arr.push(str2);
           }
         }
         val = arr;
@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve(data);
+              ) : resolve3(data);
             });
           });
         }
@@ -2522,7 +2522,7 @@ var require_connect = __commonJS({
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
     var timers = require_timers();
-    function noop3() {
+    function noop4() {
     }
     var tls;
     var SessionCache;
@@ -2647,7 +2647,7 @@ var require_connect = __commonJS({
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       let s2 = null;
@@ -2663,7 +2663,7 @@ var require_connect = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -2699,10 +2699,10 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.enumToMap = void 0;
-    function enumToMap(obj) {
+    function enumToMap(obj2) {
       const res = {};
-      Object.keys(obj).forEach((key) => {
-        const value = obj[key];
+      Object.keys(obj2).forEach((key) => {
+        const value = obj2[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -3568,25 +3568,25 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str2, leading = true, trailing = true) {
+      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
     }
     function isASCIIWhitespace(char) {
       return char === 13 || char === 10 || char === 9 || char === 12 || char === 32;
     }
-    function removeASCIIWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str2, leading = true, trailing = true) {
+      return removeChars(str2, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str, leading, trailing, predicate) {
+    function removeChars(str2, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str.length - 1;
+      let trail = str2.length - 1;
       if (leading) {
-        while (lead < str.length && predicate(str.charCodeAt(lead))) lead++;
+        while (lead < str2.length && predicate(str2.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str2.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
+      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
     }
     function isomorphicDecode(input) {
       const length = input.length;
@@ -4122,9 +4122,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code = url.charCodeAt(i);
-        if (code > 126 || // Non-US-ASCII + DEL
-        code < 32) {
+        const code2 = url.charCodeAt(i);
+        if (code2 > 126 || // Non-US-ASCII + DEL
+        code2 < 32) {
           return false;
         }
       }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve, reject) => {
-        res = resolve;
+      const promise = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -4715,8 +4715,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -4742,8 +4742,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -5454,7 +5454,7 @@ var require_body = __commonJS({
       random = (max) => Math.floor(Math.random(max));
     }
     var textEncoder = new TextEncoder();
-    function noop3() {
+    function noop4() {
     }
     var hasFinalizationRegistry = globalThis.FinalizationRegistry && process.version.indexOf("v18") !== 0;
     var streamRegistry;
@@ -5462,7 +5462,7 @@ var require_body = __commonJS({
       streamRegistry = new FinalizationRegistry((weakRef) => {
         const stream = weakRef.deref();
         if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-          stream.cancel("Response object has been garbage collected").catch(noop3);
+          stream.cancel("Response object has been garbage collected").catch(noop4);
         }
       });
     }
@@ -5505,7 +5505,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        const escape2 = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const escape2 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7034,9 +7034,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code, id) {
+    function onHttp2FrameError(type, code2, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7046,8 +7046,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code2) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code2}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7252,8 +7252,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`));
+      stream.once("frameError", (type, code2) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
       });
       return true;
       function writeBodyH2() {
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7684,7 +7684,7 @@ var require_client = __commonJS({
     var connectH2 = require_client_h2();
     var deprecatedInterceptorWarned = false;
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve(null);
+            resolve3(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7971,19 +7971,19 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve(socket2);
+              resolve3(socket2);
             }
           });
         });
         if (client.destroyed) {
-          util.destroy(socket.on("error", noop3), new ClientDestroyedError());
+          util.destroy(socket.on("error", noop4), new ClientDestroyedError());
           return;
         }
         assert(socket);
         try {
           client[kHTTPContext] = socket.alpnProtocol === "h2" ? await connectH2(client, socket) : await connectH1(client, socket);
         } catch (err) {
-          socket.destroy().on("error", noop3);
+          socket.destroy().on("error", noop4);
           throw err;
         }
         client[kConnecting] = false;
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve) => {
-            this[kClosedResolve] = resolve;
+          await new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -8727,7 +8727,7 @@ var require_proxy_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
     }
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -8844,7 +8844,7 @@ var require_proxy_agent = __commonJS({
                 servername: this[kProxyTls]?.servername || proxyHostname
               });
               if (statusCode !== 200) {
-                socket.on("error", noop3).destroy();
+                socket.on("error", noop4).destroy();
                 callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
@@ -9191,7 +9191,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state: state2, opts }, cb) {
-        const { statusCode, code, headers } = err;
+        const { statusCode, code: code2, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9203,7 +9203,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state2;
-        if (code && code !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code)) {
+        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
           cb(err);
           return;
         }
@@ -9425,14 +9425,14 @@ var require_retry_agent = __commonJS({
         this.#options = options;
       }
       dispatch(opts, handler2) {
-        const retry = new RetryHandler({
+        const retry2 = new RetryHandler({
           ...opts,
           retryOptions: this.#options
         }, {
           dispatch: this.#agent.dispatch.bind(this.#agent),
           handler: handler2
         });
-        return this.#agent.dispatch(opts, retry);
+        return this.#agent.dispatch(opts, retry2);
       }
       close() {
         return this.#agent.close();
@@ -9460,7 +9460,7 @@ var require_readable = __commonJS({
     var kAbort = /* @__PURE__ */ Symbol("kAbort");
     var kContentType = /* @__PURE__ */ Symbol("kContentType");
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     var BodyReadable = class extends Readable {
       constructor({
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve, reject) => {
+        return await new Promise((resolve3, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9590,9 +9590,9 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve(null);
+              resolve3(null);
             }
-          }).on("error", noop3).on("data", function(chunk) {
+          }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
             if (limit <= 0) {
               this.destroy();
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve, stream, length } = consume2;
+      const { type, body, resolve: resolve3, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve(chunksDecode(body, length));
+          resolve3(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve(JSON.parse(chunksDecode(body, length)));
+          resolve3(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve(new Blob(body, { type: stream[kContentType] }));
+          resolve3(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -11946,8 +11946,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code) {
-      return code === 10 || code === 13 || code === 9 || code === 32;
+    function isHTTPWhiteSpaceCharCode(code2) {
+      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -12426,21 +12426,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status = 302) {
+      static redirect(url, status2 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status = webidl.converters["unsigned short"](status);
+        status2 = webidl.converters["unsigned short"](status2);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status)) {
-          throw new RangeError(`Invalid status code ${status}`);
+        if (!redirectStatusSet.has(status2)) {
+          throw new RangeError(`Invalid status code ${status2}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status;
+        responseObject[kState].status = status2;
         const value = isomorphicEncode(URLSerializer(parsedURL));
         responseObject[kState].headersList.append("location", value, true);
         return responseObject;
@@ -14332,13 +14332,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status: status2, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status: status2, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14462,8 +14462,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
-              if (status < 200) {
+            onHeaders(status2, rawHeaders, resume, statusText) {
+              if (status2 < 200) {
                 return;
               }
               let location = "";
@@ -14473,8 +14473,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status2);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -14511,8 +14511,8 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve({
-                status,
+              resolve3({
+                status: status2,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -14546,17 +14546,17 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error2);
               reject(error2);
             },
-            onUpgrade(status, rawHeaders, socket) {
-              if (status !== 101) {
+            onUpgrade(status2, rawHeaders, socket) {
+              if (status2 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve({
-                status,
-                statusText: STATUS_CODES[status],
+              resolve3({
+                status: status2,
+                statusText: STATUS_CODES[status2],
                 headersList,
                 socket
               });
@@ -16102,8 +16102,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
-        if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
+        const code2 = value.charCodeAt(i);
+        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
           return true;
         }
       }
@@ -16111,26 +16111,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name) {
       for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
-        if (code < 33 || // exclude CTLs (0-31), SP and HT
-        code > 126 || // exclude non-ascii and DEL
-        code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 60 || // <
-        code === 62 || // >
-        code === 64 || // @
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 58 || // :
-        code === 92 || // \
-        code === 47 || // /
-        code === 91 || // [
-        code === 93 || // ]
-        code === 63 || // ?
-        code === 61 || // =
-        code === 123 || // {
-        code === 125) {
+        const code2 = name.charCodeAt(i);
+        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
+        code2 > 126 || // exclude non-ascii and DEL
+        code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 60 || // <
+        code2 === 62 || // >
+        code2 === 64 || // @
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 58 || // :
+        code2 === 92 || // \
+        code2 === 47 || // /
+        code2 === 91 || // [
+        code2 === 93 || // ]
+        code2 === 63 || // ?
+        code2 === 61 || // =
+        code2 === 123 || // {
+        code2 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16146,31 +16146,31 @@ var require_util6 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
-        if (code < 33 || // exclude CTLs (0-31)
-        code > 126 || // non-ascii and DEL (127)
-        code === 34 || // "
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 92) {
+        const code2 = value.charCodeAt(i++);
+        if (code2 < 33 || // exclude CTLs (0-31)
+        code2 > 126 || // non-ascii and DEL (127)
+        code2 === 34 || // "
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code = path.charCodeAt(i);
-        if (code < 32 || // exclude CTLs (0-31)
-        code > 126 || // exclude DEL and non-ascii
-        code === 59) {
+        const code2 = path.charCodeAt(i);
+        if (code2 < 32 || // exclude CTLs (0-31)
+        code2 > 126 || // exclude DEL and non-ascii
+        code2 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code) {
-      return code >= 48 && code <= 57 || // 0-9
-      code >= 65 && code <= 90 || // A-Z
-      code >= 97 && code <= 122;
+    function isLetterOrDigit(code2) {
+      return code2 >= 48 && code2 <= 57 || // 0-9
+      code2 >= 65 && code2 <= 90 || // A-Z
+      code2 >= 97 && code2 <= 122;
     }
     function validateCookieDomain(domain) {
       if (domain === " ") {
@@ -16181,8 +16181,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain.length; ++i) {
-        const code = domain.charCodeAt(i);
-        if (code === 46) {
+        const code2 = domain.charCodeAt(i);
+        if (code2 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16192,10 +16192,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code)) {
+        if (labelLength === 0 && !isLetterOrDigit(code2)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code) && code !== 45) {
+        if (!isLetterOrDigit(code2) && code2 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16488,9 +16488,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str = stringify(cookie);
-      if (str) {
-        headers.append("Set-Cookie", str);
+      const str2 = stringify(cookie);
+      if (str2) {
+        headers.append("Set-Cookie", str2);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -16969,37 +16969,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code = protocol.charCodeAt(i);
-        if (code < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code > 126 || code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 44 || // ,
-        code === 47 || // /
-        code === 58 || // :
-        code === 59 || // ;
-        code === 60 || // <
-        code === 61 || // =
-        code === 62 || // >
-        code === 63 || // ?
-        code === 64 || // @
-        code === 91 || // [
-        code === 92 || // \
-        code === 93 || // ]
-        code === 123 || // {
-        code === 125) {
+        const code2 = protocol.charCodeAt(i);
+        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code2 > 126 || code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 44 || // ,
+        code2 === 47 || // /
+        code2 === 58 || // :
+        code2 === 59 || // ;
+        code2 === 60 || // <
+        code2 === 61 || // =
+        code2 === 62 || // >
+        code2 === 63 || // ?
+        code2 === 64 || // @
+        code2 === 91 || // [
+        code2 === 92 || // \
+        code2 === 93 || // ]
+        code2 === 123 || // {
+        code2 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code) {
-      if (code >= 1e3 && code < 1015) {
-        return code !== 1004 && // reserved
-        code !== 1005 && // "MUST NOT be set as a status code"
-        code !== 1006;
+    function isValidStatusCode(code2) {
+      if (code2 >= 1e3 && code2 < 1015) {
+        return code2 !== 1004 && // reserved
+        code2 !== 1005 && // "MUST NOT be set as a status code"
+        code2 !== 1006;
       }
-      return code >= 3e3 && code <= 4999;
+      return code2 >= 3e3 && code2 <= 4999;
     }
     function failWebsocketConnection(ws, reason2) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17268,7 +17268,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code, reason2, reasonByteLength) {
+    function closeWebSocketConnection(ws, code2, reason2, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17276,12 +17276,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code !== void 0 && reason2 === void 0) {
+        if (code2 !== void 0 && reason2 === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code, 0);
-        } else if (code !== void 0 && reason2 !== void 0) {
+          frame.frameData.writeUInt16BE(code2, 0);
+        } else if (code2 !== void 0 && reason2 !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code, 0);
+          frame.frameData.writeUInt16BE(code2, 0);
           frame.frameData.write(reason2, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17306,25 +17306,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code = 1005;
+      let code2 = 1005;
       let reason2 = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code = result.code ?? 1005;
+        code2 = result.code ?? 1005;
         reason2 = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code = 1006;
+        code2 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code,
+        code: code2,
         reason: reason2
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code,
+          code: code2,
           reason: reason2
         });
       }
@@ -17449,8 +17449,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code, reason2) {
-      closeWebSocketConnection(ws, code, reason2, Buffer.byteLength(reason2));
+    function failWebsocketConnectionWithCode(ws, code2, reason2) {
+      closeWebSocketConnection(ws, code2, reason2, Buffer.byteLength(reason2));
       failWebsocketConnection(ws, reason2);
     }
     var ByteParser = class extends Writable {
@@ -17637,8 +17637,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error2, data) => {
                     if (error2) {
-                      const code = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code, error2.message);
+                      const code2 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code2, error2.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17724,11 +17724,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code;
+        let code2;
         if (data.length >= 2) {
-          code = data.readUInt16BE(0);
+          code2 = data.readUInt16BE(0);
         }
-        if (code !== void 0 && !isValidStatusCode(code)) {
+        if (code2 !== void 0 && !isValidStatusCode(code2)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason2 = data.subarray(2);
@@ -17740,7 +17740,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code, reason: reason2, error: false };
+        return { code: code2, reason: reason2, error: false };
       }
       /**
        * Parses control frames.
@@ -17755,8 +17755,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code, reason: reason2 } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code, reason2, reason2.length);
+            const { code: code2, reason: reason2 } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code2, reason2, reason2.length);
             failWebsocketConnection(this.ws, reason2);
             return false;
           }
@@ -17994,17 +17994,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code = void 0, reason2 = void 0) {
+      close(code2 = void 0, reason2 = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code !== void 0) {
-          code = webidl.converters["unsigned short"](code, prefix, "code", { clamp: true });
+        if (code2 !== void 0) {
+          code2 = webidl.converters["unsigned short"](code2, prefix, "code", { clamp: true });
         }
         if (reason2 !== void 0) {
           reason2 = webidl.converters.USVString(reason2, prefix, "reason");
         }
-        if (code !== void 0) {
-          if (code !== 1e3 && (code < 3e3 || code > 4999)) {
+        if (code2 !== void 0) {
+          if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18018,7 +18018,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code, reason2, reasonByteLength);
+        closeWebSocketConnection(this, code2, reason2, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18264,15 +18264,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code;
+      let code2;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code = err.code;
+        code2 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code);
+      closeWebSocketConnection(this, code2);
     }
     module.exports = {
       WebSocket
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve) => {
-        setTimeout(resolve, ms).unref();
+      return new Promise((resolve3) => {
+        setTimeout(resolve3, ms).unref();
       });
     }
     module.exports = {
@@ -19278,11 +19278,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve) {
-          resolve(value);
+        return value instanceof P ? value : new P(function(resolve3) {
+          resolve3(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve, reject) {
+      return new (P || (P = Promise))(function(resolve3, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -19298,7 +19298,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19385,26 +19385,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve(output.toString());
+              resolve3(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve(Buffer.concat(chunks));
+              resolve3(Buffer.concat(chunks));
             });
           }));
         });
@@ -19505,8 +19505,8 @@ var require_lib = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -19514,8 +19514,8 @@ var require_lib = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -19523,8 +19523,8 @@ var require_lib = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -19612,14 +19612,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve(res);
+                resolve3(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19863,12 +19863,12 @@ var require_lib = __commonJS({
         return __awaiter3(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve) => setTimeout(() => resolve(), ms));
+          return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve3, reject) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19876,7 +19876,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve(response);
+              resolve3(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19887,25 +19887,25 @@ var require_lib = __commonJS({
               }
               return value;
             }
-            let obj;
+            let obj2;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj = JSON.parse(contents, dateTimeDeserializer);
+                  obj2 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj = JSON.parse(contents);
+                  obj2 = JSON.parse(contents);
                 }
-                response.result = obj;
+                response.result = obj2;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj && obj.message) {
-                msg = obj.message;
+              if (obj2 && obj2.message) {
+                msg = obj2.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -19915,14 +19915,1333 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve(response);
+              resolve3(response);
             }
           }));
         });
       }
     };
     exports.HttpClient = HttpClient3;
-    var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase()] = obj[k], c), {});
+    var lowercaseKeys2 = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCase()] = obj2[k], c), {});
+  }
+});
+
+// node_modules/bottleneck/light.js
+var require_light = __commonJS({
+  "node_modules/bottleneck/light.js"(exports, module) {
+    (function(global2, factory) {
+      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
+    })(exports, (function() {
+      "use strict";
+      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      function getCjsExportFromNamespace(n) {
+        return n && n["default"] || n;
+      }
+      var load = function(received, defaults2, onto = {}) {
+        var k, ref, v;
+        for (k in defaults2) {
+          v = defaults2[k];
+          onto[k] = (ref = received[k]) != null ? ref : v;
+        }
+        return onto;
+      };
+      var overwrite = function(received, defaults2, onto = {}) {
+        var k, v;
+        for (k in received) {
+          v = received[k];
+          if (defaults2[k] !== void 0) {
+            onto[k] = v;
+          }
+        }
+        return onto;
+      };
+      var parser = {
+        load,
+        overwrite
+      };
+      var DLList;
+      DLList = class DLList {
+        constructor(incr, decr) {
+          this.incr = incr;
+          this.decr = decr;
+          this._first = null;
+          this._last = null;
+          this.length = 0;
+        }
+        push(value) {
+          var node;
+          this.length++;
+          if (typeof this.incr === "function") {
+            this.incr();
+          }
+          node = {
+            value,
+            prev: this._last,
+            next: null
+          };
+          if (this._last != null) {
+            this._last.next = node;
+            this._last = node;
+          } else {
+            this._first = this._last = node;
+          }
+          return void 0;
+        }
+        shift() {
+          var value;
+          if (this._first == null) {
+            return;
+          } else {
+            this.length--;
+            if (typeof this.decr === "function") {
+              this.decr();
+            }
+          }
+          value = this._first.value;
+          if ((this._first = this._first.next) != null) {
+            this._first.prev = null;
+          } else {
+            this._last = null;
+          }
+          return value;
+        }
+        first() {
+          if (this._first != null) {
+            return this._first.value;
+          }
+        }
+        getArray() {
+          var node, ref, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, ref.value));
+          }
+          return results;
+        }
+        forEachShift(cb) {
+          var node;
+          node = this.shift();
+          while (node != null) {
+            cb(node), node = this.shift();
+          }
+          return void 0;
+        }
+        debug() {
+          var node, ref, ref1, ref2, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, {
+              value: ref.value,
+              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            }));
+          }
+          return results;
+        }
+      };
+      var DLList_1 = DLList;
+      var Events;
+      Events = class Events {
+        constructor(instance) {
+          this.instance = instance;
+          this._events = {};
+          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+            throw new Error("An Emitter already exists for this object");
+          }
+          this.instance.on = (name, cb) => {
+            return this._addListener(name, "many", cb);
+          };
+          this.instance.once = (name, cb) => {
+            return this._addListener(name, "once", cb);
+          };
+          this.instance.removeAllListeners = (name = null) => {
+            if (name != null) {
+              return delete this._events[name];
+            } else {
+              return this._events = {};
+            }
+          };
+        }
+        _addListener(name, status2, cb) {
+          var base;
+          if ((base = this._events)[name] == null) {
+            base[name] = [];
+          }
+          this._events[name].push({ cb, status: status2 });
+          return this.instance;
+        }
+        listenerCount(name) {
+          if (this._events[name] != null) {
+            return this._events[name].length;
+          } else {
+            return 0;
+          }
+        }
+        async trigger(name, ...args) {
+          var e, promises3;
+          try {
+            if (name !== "debug") {
+              this.trigger("debug", `Event triggered: ${name}`, args);
+            }
+            if (this._events[name] == null) {
+              return;
+            }
+            this._events[name] = this._events[name].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises3 = this._events[name].map(async (listener) => {
+              var e2, returned;
+              if (listener.status === "none") {
+                return;
+              }
+              if (listener.status === "once") {
+                listener.status = "none";
+              }
+              try {
+                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                if (typeof (returned != null ? returned.then : void 0) === "function") {
+                  return await returned;
+                } else {
+                  return returned;
+                }
+              } catch (error2) {
+                e2 = error2;
+                {
+                  this.trigger("error", e2);
+                }
+                return null;
+              }
+            });
+            return (await Promise.all(promises3)).find(function(x) {
+              return x != null;
+            });
+          } catch (error2) {
+            e = error2;
+            {
+              this.trigger("error", e);
+            }
+            return null;
+          }
+        }
+      };
+      var Events_1 = Events;
+      var DLList$1, Events$1, Queues;
+      DLList$1 = DLList_1;
+      Events$1 = Events_1;
+      Queues = class Queues {
+        constructor(num_priorities) {
+          var i;
+          this.Events = new Events$1(this);
+          this._length = 0;
+          this._lists = (function() {
+            var j, ref, results;
+            results = [];
+            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+              results.push(new DLList$1((() => {
+                return this.incr();
+              }), (() => {
+                return this.decr();
+              })));
+            }
+            return results;
+          }).call(this);
+        }
+        incr() {
+          if (this._length++ === 0) {
+            return this.Events.trigger("leftzero");
+          }
+        }
+        decr() {
+          if (--this._length === 0) {
+            return this.Events.trigger("zero");
+          }
+        }
+        push(job) {
+          return this._lists[job.options.priority].push(job);
+        }
+        queued(priority) {
+          if (priority != null) {
+            return this._lists[priority].length;
+          } else {
+            return this._length;
+          }
+        }
+        shiftAll(fn) {
+          return this._lists.forEach(function(list) {
+            return list.forEachShift(fn);
+          });
+        }
+        getFirst(arr = this._lists) {
+          var j, len, list;
+          for (j = 0, len = arr.length; j < len; j++) {
+            list = arr[j];
+            if (list.length > 0) {
+              return list;
+            }
+          }
+          return [];
+        }
+        shiftLastFrom(priority) {
+          return this.getFirst(this._lists.slice(priority).reverse()).shift();
+        }
+      };
+      var Queues_1 = Queues;
+      var BottleneckError;
+      BottleneckError = class BottleneckError extends Error {
+      };
+      var BottleneckError_1 = BottleneckError;
+      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+      NUM_PRIORITIES = 10;
+      DEFAULT_PRIORITY = 5;
+      parser$1 = parser;
+      BottleneckError$1 = BottleneckError_1;
+      Job = class Job {
+        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+          this.task = task;
+          this.args = args;
+          this.rejectOnDrop = rejectOnDrop;
+          this.Events = Events2;
+          this._states = _states;
+          this.Promise = Promise2;
+          this.options = parser$1.load(options, jobDefaults);
+          this.options.priority = this._sanitizePriority(this.options.priority);
+          if (this.options.id === jobDefaults.id) {
+            this.options.id = `${this.options.id}-${this._randomIndex()}`;
+          }
+          this.promise = new this.Promise((_resolve, _reject) => {
+            this._resolve = _resolve;
+            this._reject = _reject;
+          });
+          this.retryCount = 0;
+        }
+        _sanitizePriority(priority) {
+          var sProperty;
+          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+          if (sProperty < 0) {
+            return 0;
+          } else if (sProperty > NUM_PRIORITIES - 1) {
+            return NUM_PRIORITIES - 1;
+          } else {
+            return sProperty;
+          }
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        doDrop({ error: error2, message: message2 = "This job has been dropped by Bottleneck" } = {}) {
+          if (this._states.remove(this.options.id)) {
+            if (this.rejectOnDrop) {
+              this._reject(error2 != null ? error2 : new BottleneckError$1(message2));
+            }
+            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _assertStatus(expected) {
+          var status2;
+          status2 = this._states.jobStatus(this.options.id);
+          if (!(status2 === expected || expected === "DONE" && status2 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status2}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          }
+        }
+        doReceive() {
+          this._states.start(this.options.id);
+          return this.Events.trigger("received", { args: this.args, options: this.options });
+        }
+        doQueue(reachedHWM, blocked) {
+          this._assertStatus("RECEIVED");
+          this._states.next(this.options.id);
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+        }
+        doRun() {
+          if (this.retryCount === 0) {
+            this._assertStatus("QUEUED");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
+        }
+        async doExecute(chained, clearGlobalState, run, free) {
+          var error2, eventInfo, passed;
+          if (this.retryCount === 0) {
+            this._assertStatus("RUNNING");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          this.Events.trigger("executing", eventInfo);
+          try {
+            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
+            if (clearGlobalState()) {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._resolve(passed);
+            }
+          } catch (error1) {
+            error2 = error1;
+            return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+          }
+        }
+        doExpire(clearGlobalState, run, free) {
+          var error2, eventInfo;
+          if (this._states.jobStatus(this.options.id === "RUNNING")) {
+            this._states.next(this.options.id);
+          }
+          this._assertStatus("EXECUTING");
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          error2 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+          return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+        }
+        async _onFailure(error2, eventInfo, clearGlobalState, run, free) {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = await this.Events.trigger("failed", error2, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+              this.retryCount++;
+              return run(retryAfter);
+            } else {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._reject(error2);
+            }
+          }
+        }
+        doDone(eventInfo) {
+          this._assertStatus("EXECUTING");
+          this._states.next(this.options.id);
+          return this.Events.trigger("done", eventInfo);
+        }
+      };
+      var Job_1 = Job;
+      var BottleneckError$2, LocalDatastore, parser$2;
+      parser$2 = parser;
+      BottleneckError$2 = BottleneckError_1;
+      LocalDatastore = class LocalDatastore {
+        constructor(instance, storeOptions, storeInstanceOptions) {
+          this.instance = instance;
+          this.storeOptions = storeOptions;
+          this.clientId = this.instance._randomIndex();
+          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+          this._running = 0;
+          this._done = 0;
+          this._unblockTime = 0;
+          this.ready = this.Promise.resolve();
+          this.clients = {};
+          this._startHeartbeat();
+        }
+        _startHeartbeat() {
+          var base;
+          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+            return typeof (base = this.heartbeat = setInterval(() => {
+              var amount, incr, maximum, now, reservoir;
+              now = Date.now();
+              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+                this._lastReservoirRefresh = now;
+                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+                this.instance._drainAll(this.computeCapacity());
+              }
+              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+                ({
+                  reservoirIncreaseAmount: amount,
+                  reservoirIncreaseMaximum: maximum,
+                  reservoir
+                } = this.storeOptions);
+                this._lastReservoirIncrease = now;
+                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+                if (incr > 0) {
+                  this.storeOptions.reservoir += incr;
+                  return this.instance._drainAll(this.computeCapacity());
+                }
+              }
+            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+          } else {
+            return clearInterval(this.heartbeat);
+          }
+        }
+        async __publish__(message2) {
+          await this.yieldLoop();
+          return this.instance.Events.trigger("message", message2.toString());
+        }
+        async __disconnect__(flush) {
+          await this.yieldLoop();
+          clearInterval(this.heartbeat);
+          return this.Promise.resolve();
+        }
+        yieldLoop(t = 0) {
+          return new this.Promise(function(resolve3, reject) {
+            return setTimeout(resolve3, t);
+          });
+        }
+        computePenalty() {
+          var ref;
+          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+        }
+        async __updateSettings__(options) {
+          await this.yieldLoop();
+          parser$2.overwrite(options, options, this.storeOptions);
+          this._startHeartbeat();
+          this.instance._drainAll(this.computeCapacity());
+          return true;
+        }
+        async __running__() {
+          await this.yieldLoop();
+          return this._running;
+        }
+        async __queued__() {
+          await this.yieldLoop();
+          return this.instance.queued();
+        }
+        async __done__() {
+          await this.yieldLoop();
+          return this._done;
+        }
+        async __groupCheck__(time2) {
+          await this.yieldLoop();
+          return this._nextRequest + this.timeout < time2;
+        }
+        computeCapacity() {
+          var maxConcurrent, reservoir;
+          ({ maxConcurrent, reservoir } = this.storeOptions);
+          if (maxConcurrent != null && reservoir != null) {
+            return Math.min(maxConcurrent - this._running, reservoir);
+          } else if (maxConcurrent != null) {
+            return maxConcurrent - this._running;
+          } else if (reservoir != null) {
+            return reservoir;
+          } else {
+            return null;
+          }
+        }
+        conditionsCheck(weight) {
+          var capacity2;
+          capacity2 = this.computeCapacity();
+          return capacity2 == null || weight <= capacity2;
+        }
+        async __incrementReservoir__(incr) {
+          var reservoir;
+          await this.yieldLoop();
+          reservoir = this.storeOptions.reservoir += incr;
+          this.instance._drainAll(this.computeCapacity());
+          return reservoir;
+        }
+        async __currentReservoir__() {
+          await this.yieldLoop();
+          return this.storeOptions.reservoir;
+        }
+        isBlocked(now) {
+          return this._unblockTime >= now;
+        }
+        check(weight, now) {
+          return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
+        }
+        async __check__(weight) {
+          var now;
+          await this.yieldLoop();
+          now = Date.now();
+          return this.check(weight, now);
+        }
+        async __register__(index, weight, expiration) {
+          var now, wait;
+          await this.yieldLoop();
+          now = Date.now();
+          if (this.conditionsCheck(weight)) {
+            this._running += weight;
+            if (this.storeOptions.reservoir != null) {
+              this.storeOptions.reservoir -= weight;
+            }
+            wait = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait + this.storeOptions.minTime;
+            return {
+              success: true,
+              wait,
+              reservoir: this.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        }
+        strategyIsBlock() {
+          return this.storeOptions.strategy === 3;
+        }
+        async __submit__(queueLength, weight) {
+          var blocked, now, reachedHWM;
+          await this.yieldLoop();
+          if (this.storeOptions.maxConcurrent != null && weight > this.storeOptions.maxConcurrent) {
+            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked) {
+            this._unblockTime = now + this.computePenalty();
+            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+            this.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked,
+            strategy: this.storeOptions.strategy
+          };
+        }
+        async __free__(index, weight) {
+          await this.yieldLoop();
+          this._running -= weight;
+          this._done += weight;
+          this.instance._drainAll(this.computeCapacity());
+          return {
+            running: this._running
+          };
+        }
+      };
+      var LocalDatastore_1 = LocalDatastore;
+      var BottleneckError$3, States;
+      BottleneckError$3 = BottleneckError_1;
+      States = class States {
+        constructor(status1) {
+          this.status = status1;
+          this._jobs = {};
+          this.counts = this.status.map(function() {
+            return 0;
+          });
+        }
+        next(id) {
+          var current, next;
+          current = this._jobs[id];
+          next = current + 1;
+          if (current != null && next < this.status.length) {
+            this.counts[current]--;
+            this.counts[next]++;
+            return this._jobs[id]++;
+          } else if (current != null) {
+            this.counts[current]--;
+            return delete this._jobs[id];
+          }
+        }
+        start(id) {
+          var initial;
+          initial = 0;
+          this._jobs[id] = initial;
+          return this.counts[initial]++;
+        }
+        remove(id) {
+          var current;
+          current = this._jobs[id];
+          if (current != null) {
+            this.counts[current]--;
+            delete this._jobs[id];
+          }
+          return current != null;
+        }
+        jobStatus(id) {
+          var ref;
+          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+        }
+        statusJobs(status2) {
+          var k, pos, ref, results, v;
+          if (status2 != null) {
+            pos = this.status.indexOf(status2);
+            if (pos < 0) {
+              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
+            }
+            ref = this._jobs;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              if (v === pos) {
+                results.push(k);
+              }
+            }
+            return results;
+          } else {
+            return Object.keys(this._jobs);
+          }
+        }
+        statusCounts() {
+          return this.counts.reduce(((acc, v, i) => {
+            acc[this.status[i]] = v;
+            return acc;
+          }), {});
+        }
+      };
+      var States_1 = States;
+      var DLList$2, Sync;
+      DLList$2 = DLList_1;
+      Sync = class Sync {
+        constructor(name, Promise2) {
+          this.schedule = this.schedule.bind(this);
+          this.name = name;
+          this.Promise = Promise2;
+          this._running = 0;
+          this._queue = new DLList$2();
+        }
+        isEmpty() {
+          return this._queue.length === 0;
+        }
+        async _tryToRun() {
+          var args, cb, error2, reject, resolve3, returned, task;
+          if (this._running < 1 && this._queue.length > 0) {
+            this._running++;
+            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
+            cb = await (async function() {
+              try {
+                returned = await task(...args);
+                return function() {
+                  return resolve3(returned);
+                };
+              } catch (error1) {
+                error2 = error1;
+                return function() {
+                  return reject(error2);
+                };
+              }
+            })();
+            this._running--;
+            this._tryToRun();
+            return cb();
+          }
+        }
+        schedule(task, ...args) {
+          var promise, reject, resolve3;
+          resolve3 = reject = null;
+          promise = new this.Promise(function(_resolve, _reject) {
+            resolve3 = _resolve;
+            return reject = _reject;
+          });
+          this._queue.push({ task, args, resolve: resolve3, reject });
+          this._tryToRun();
+          return promise;
+        }
+      };
+      var Sync_1 = Sync;
+      var version = "2.19.5";
+      var version$1 = {
+        version
+      };
+      var version$2 = /* @__PURE__ */ Object.freeze({
+        version,
+        default: version$1
+      });
+      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+      parser$3 = parser;
+      Events$2 = Events_1;
+      RedisConnection$1 = require$$2;
+      IORedisConnection$1 = require$$3;
+      Scripts$1 = require$$4;
+      Group = (function() {
+        class Group2 {
+          constructor(limiterOptions = {}) {
+            this.deleteKey = this.deleteKey.bind(this);
+            this.limiterOptions = limiterOptions;
+            parser$3.load(this.limiterOptions, this.defaults, this);
+            this.Events = new Events$2(this);
+            this.instances = {};
+            this.Bottleneck = Bottleneck_1;
+            this._startAutoCleanup();
+            this.sharedConnection = this.connection != null;
+            if (this.connection == null) {
+              if (this.limiterOptions.datastore === "redis") {
+                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              } else if (this.limiterOptions.datastore === "ioredis") {
+                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              }
+            }
+          }
+          key(key = "") {
+            var ref;
+            return (ref = this.instances[key]) != null ? ref : (() => {
+              var limiter;
+              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key}`,
+                timeout: this.timeout,
+                connection: this.connection
+              }));
+              this.Events.trigger("created", limiter, key);
+              return limiter;
+            })();
+          }
+          async deleteKey(key = "") {
+            var deleted, instance;
+            instance = this.instances[key];
+            if (this.connection) {
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+            }
+            if (instance != null) {
+              delete this.instances[key];
+              await instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          }
+          limiters() {
+            var k, ref, results, v;
+            ref = this.instances;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              results.push({
+                key: k,
+                limiter: v
+              });
+            }
+            return results;
+          }
+          keys() {
+            return Object.keys(this.instances);
+          }
+          async clusterKeys() {
+            var cursor, end, found, i, k, keys, len, next, start;
+            if (this.connection == null) {
+              return this.Promise.resolve(this.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${this.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k = found[i];
+                keys.push(k.slice(start, -end));
+              }
+            }
+            return keys;
+          }
+          _startAutoCleanup() {
+            var base;
+            clearInterval(this.interval);
+            return typeof (base = this.interval = setInterval(async () => {
+              var e, k, ref, results, time2, v;
+              time2 = Date.now();
+              ref = this.instances;
+              results = [];
+              for (k in ref) {
+                v = ref[k];
+                try {
+                  if (await v._store.__groupCheck__(time2)) {
+                    results.push(this.deleteKey(k));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error2) {
+                  e = error2;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
+          }
+          updateSettings(options = {}) {
+            parser$3.overwrite(options, this.defaults, this);
+            parser$3.overwrite(options, options, this.limiterOptions);
+            if (options.timeout != null) {
+              return this._startAutoCleanup();
+            }
+          }
+          disconnect(flush = true) {
+            var ref;
+            if (!this.sharedConnection) {
+              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+            }
+          }
+        }
+        Group2.prototype.defaults = {
+          timeout: 1e3 * 60 * 5,
+          connection: null,
+          Promise,
+          id: "group-key"
+        };
+        return Group2;
+      }).call(commonjsGlobal);
+      var Group_1 = Group;
+      var Batcher, Events$3, parser$4;
+      parser$4 = parser;
+      Events$3 = Events_1;
+      Batcher = (function() {
+        class Batcher2 {
+          constructor(options = {}) {
+            this.options = options;
+            parser$4.load(this.options, this.defaults, this);
+            this.Events = new Events$3(this);
+            this._arr = [];
+            this._resetPromise();
+            this._lastFlush = Date.now();
+          }
+          _resetPromise() {
+            return this._promise = new this.Promise((res, rej) => {
+              return this._resolve = res;
+            });
+          }
+          _flush() {
+            clearTimeout(this._timeout);
+            this._lastFlush = Date.now();
+            this._resolve();
+            this.Events.trigger("batch", this._arr);
+            this._arr = [];
+            return this._resetPromise();
+          }
+          add(data) {
+            var ret;
+            this._arr.push(data);
+            ret = this._promise;
+            if (this._arr.length === this.maxSize) {
+              this._flush();
+            } else if (this.maxTime != null && this._arr.length === 1) {
+              this._timeout = setTimeout(() => {
+                return this._flush();
+              }, this.maxTime);
+            }
+            return ret;
+          }
+        }
+        Batcher2.prototype.defaults = {
+          maxTime: null,
+          maxSize: null,
+          Promise
+        };
+        return Batcher2;
+      }).call(commonjsGlobal);
+      var Batcher_1 = Batcher;
+      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$8 = getCjsExportFromNamespace(version$2);
+      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      NUM_PRIORITIES$1 = 10;
+      DEFAULT_PRIORITY$1 = 5;
+      parser$5 = parser;
+      Queues$1 = Queues_1;
+      Job$1 = Job_1;
+      LocalDatastore$1 = LocalDatastore_1;
+      RedisDatastore$1 = require$$4$1;
+      Events$4 = Events_1;
+      States$1 = States_1;
+      Sync$1 = Sync_1;
+      Bottleneck2 = (function() {
+        class Bottleneck3 {
+          constructor(options = {}, ...invalid) {
+            var storeInstanceOptions, storeOptions;
+            this._addToQueue = this._addToQueue.bind(this);
+            this._validateOptions(options, invalid);
+            parser$5.load(options, this.instanceDefaults, this);
+            this._queues = new Queues$1(NUM_PRIORITIES$1);
+            this._scheduled = {};
+            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+            this._limiter = null;
+            this.Events = new Events$4(this);
+            this._submitLock = new Sync$1("submit", this.Promise);
+            this._registerLock = new Sync$1("register", this.Promise);
+            storeOptions = parser$5.load(options, this.storeDefaults, {});
+            this._store = (function() {
+              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else if (this.datastore === "local") {
+                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else {
+                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              }
+            }).call(this);
+            this._queues.on("leftzero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+            });
+            this._queues.on("zero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+            });
+          }
+          _validateOptions(options, invalid) {
+            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
+              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            }
+          }
+          ready() {
+            return this._store.ready;
+          }
+          clients() {
+            return this._store.clients;
+          }
+          channel() {
+            return `b_${this.id}`;
+          }
+          channel_client() {
+            return `b_${this.id}_${this._store.clientId}`;
+          }
+          publish(message2) {
+            return this._store.__publish__(message2);
+          }
+          disconnect(flush = true) {
+            return this._store.__disconnect__(flush);
+          }
+          chain(_limiter) {
+            this._limiter = _limiter;
+            return this;
+          }
+          queued(priority) {
+            return this._queues.queued(priority);
+          }
+          clusterQueued() {
+            return this._store.__queued__();
+          }
+          empty() {
+            return this.queued() === 0 && this._submitLock.isEmpty();
+          }
+          running() {
+            return this._store.__running__();
+          }
+          done() {
+            return this._store.__done__();
+          }
+          jobStatus(id) {
+            return this._states.jobStatus(id);
+          }
+          jobs(status2) {
+            return this._states.statusJobs(status2);
+          }
+          counts() {
+            return this._states.statusCounts();
+          }
+          _randomIndex() {
+            return Math.random().toString(36).slice(2);
+          }
+          check(weight = 1) {
+            return this._store.__check__(weight);
+          }
+          _clearGlobalState(index) {
+            if (this._scheduled[index] != null) {
+              clearTimeout(this._scheduled[index].expiration);
+              delete this._scheduled[index];
+              return true;
+            } else {
+              return false;
+            }
+          }
+          async _free(index, job, options, eventInfo) {
+            var e, running;
+            try {
+              ({ running } = await this._store.__free__(index, options.weight));
+              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+              if (running === 0 && this.empty()) {
+                return this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return this.Events.trigger("error", e);
+            }
+          }
+          _run(index, job, wait) {
+            var clearGlobalState, free, run;
+            job.doRun();
+            clearGlobalState = this._clearGlobalState.bind(this, index);
+            run = this._run.bind(this, index, job);
+            free = this._free.bind(this, index, job);
+            return this._scheduled[index] = {
+              timeout: setTimeout(() => {
+                return job.doExecute(this._limiter, clearGlobalState, run, free);
+              }, wait),
+              expiration: job.options.expiration != null ? setTimeout(function() {
+                return job.doExpire(clearGlobalState, run, free);
+              }, wait + job.options.expiration) : void 0,
+              job
+            };
+          }
+          _drainOne(capacity2) {
+            return this._registerLock.schedule(() => {
+              var args, index, next, options, queue;
+              if (this.queued() === 0) {
+                return this.Promise.resolve(null);
+              }
+              queue = this._queues.getFirst();
+              ({ options, args } = next = queue.first());
+              if (capacity2 != null && options.weight > capacity2) {
+                return this.Promise.resolve(null);
+              }
+              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
+              index = this._randomIndex();
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success, wait, reservoir }) => {
+                var empty;
+                this.Events.trigger("debug", `Drained ${options.id}`, { success, args, options });
+                if (success) {
+                  queue.shift();
+                  empty = this.empty();
+                  if (empty) {
+                    this.Events.trigger("empty");
+                  }
+                  if (reservoir === 0) {
+                    this.Events.trigger("depleted", empty);
+                  }
+                  this._run(index, next, wait);
+                  return this.Promise.resolve(options.weight);
+                } else {
+                  return this.Promise.resolve(null);
+                }
+              });
+            });
+          }
+          _drainAll(capacity2, total = 0) {
+            return this._drainOne(capacity2).then((drained) => {
+              var newCapacity;
+              if (drained != null) {
+                newCapacity = capacity2 != null ? capacity2 - drained : capacity2;
+                return this._drainAll(newCapacity, total + drained);
+              } else {
+                return this.Promise.resolve(total);
+              }
+            }).catch((e) => {
+              return this.Events.trigger("error", e);
+            });
+          }
+          _dropAllQueued(message2) {
+            return this._queues.shiftAll(function(job) {
+              return job.doDrop({ message: message2 });
+            });
+          }
+          stop(options = {}) {
+            var done, waitForExecuting;
+            options = parser$5.load(options, this.stopDefaults);
+            waitForExecuting = (at) => {
+              var finished;
+              finished = () => {
+                var counts;
+                counts = this._states.counts;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+              };
+              return new this.Promise((resolve3, reject) => {
+                if (finished()) {
+                  return resolve3();
+                } else {
+                  return this.on("done", () => {
+                    if (finished()) {
+                      this.removeAllListeners("done");
+                      return resolve3();
+                    }
+                  });
+                }
+              });
+            };
+            done = options.dropWaitingJobs ? (this._run = function(index, next) {
+              return next.doDrop({
+                message: options.dropErrorMessage
+              });
+            }, this._drainOne = () => {
+              return this.Promise.resolve(null);
+            }, this._registerLock.schedule(() => {
+              return this._submitLock.schedule(() => {
+                var k, ref, v;
+                ref = this._scheduled;
+                for (k in ref) {
+                  v = ref[k];
+                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                    clearTimeout(v.timeout);
+                    clearTimeout(v.expiration);
+                    v.job.doDrop({
+                      message: options.dropErrorMessage
+                    });
+                  }
+                }
+                this._dropAllQueued(options.dropErrorMessage);
+                return waitForExecuting(0);
+              });
+            })) : this.schedule({
+              priority: NUM_PRIORITIES$1 - 1,
+              weight: 0
+            }, () => {
+              return waitForExecuting(1);
+            });
+            this._receive = function(job) {
+              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
+            };
+            this.stop = () => {
+              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
+            };
+            return done;
+          }
+          async _addToQueue(job) {
+            var args, blocked, error2, options, reachedHWM, shifted, strategy;
+            ({ args, options } = job);
+            try {
+              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+            } catch (error1) {
+              error2 = error1;
+              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error2 });
+              job.doDrop({ error: error2 });
+              return false;
+            }
+            if (blocked) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked);
+            this._queues.push(job);
+            await this._drainAll();
+            return reachedHWM;
+          }
+          _receive(job) {
+            if (this._states.jobStatus(job.options.id) != null) {
+              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              return false;
+            } else {
+              job.doReceive();
+              return this._submitLock.schedule(this._addToQueue, job);
+            }
+          }
+          submit(...args) {
+            var cb, fn, job, options, ref, ref1, task;
+            if (typeof args[0] === "function") {
+              ref = args, [fn, ...args] = ref, [cb] = splice.call(args, -1);
+              options = parser$5.load({}, this.jobDefaults);
+            } else {
+              ref1 = args, [options, fn, ...args] = ref1, [cb] = splice.call(args, -1);
+              options = parser$5.load(options, this.jobDefaults);
+            }
+            task = (...args2) => {
+              return new this.Promise(function(resolve3, reject) {
+                return fn(...args2, function(...args3) {
+                  return (args3[0] != null ? reject : resolve3)(args3);
+                });
+              });
+            };
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            job.promise.then(function(args2) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            }).catch(function(args2) {
+              if (Array.isArray(args2)) {
+                return typeof cb === "function" ? cb(...args2) : void 0;
+              } else {
+                return typeof cb === "function" ? cb(args2) : void 0;
+              }
+            });
+            return this._receive(job);
+          }
+          schedule(...args) {
+            var job, options, task;
+            if (typeof args[0] === "function") {
+              [task, ...args] = args;
+              options = {};
+            } else {
+              [options, task, ...args] = args;
+            }
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            this._receive(job);
+            return job.promise;
+          }
+          wrap(fn) {
+            var schedule, wrapped;
+            schedule = this.schedule.bind(this);
+            wrapped = function(...args) {
+              return schedule(fn.bind(this), ...args);
+            };
+            wrapped.withOptions = function(options, ...args) {
+              return schedule(options, fn, ...args);
+            };
+            return wrapped;
+          }
+          async updateSettings(options = {}) {
+            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+            parser$5.overwrite(options, this.instanceDefaults, this);
+            return this;
+          }
+          currentReservoir() {
+            return this._store.__currentReservoir__();
+          }
+          incrementReservoir(incr = 0) {
+            return this._store.__incrementReservoir__(incr);
+          }
+        }
+        Bottleneck3.default = Bottleneck3;
+        Bottleneck3.Events = Events$4;
+        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
+        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
+          LEAK: 1,
+          OVERFLOW: 2,
+          OVERFLOW_PRIORITY: 4,
+          BLOCK: 3
+        };
+        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
+        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
+        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
+        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
+        Bottleneck3.prototype.jobDefaults = {
+          priority: DEFAULT_PRIORITY$1,
+          weight: 1,
+          expiration: null,
+          id: "<no-id>"
+        };
+        Bottleneck3.prototype.storeDefaults = {
+          maxConcurrent: null,
+          minTime: 0,
+          highWater: null,
+          strategy: Bottleneck3.prototype.strategy.LEAK,
+          penalty: null,
+          reservoir: null,
+          reservoirRefreshInterval: null,
+          reservoirRefreshAmount: null,
+          reservoirIncreaseInterval: null,
+          reservoirIncreaseAmount: null,
+          reservoirIncreaseMaximum: null
+        };
+        Bottleneck3.prototype.localStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 250
+        };
+        Bottleneck3.prototype.redisStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 5e3,
+          clientTimeout: 1e4,
+          Redis: null,
+          clientOptions: {},
+          clusterNodes: null,
+          clearDatastore: false,
+          connection: null
+        };
+        Bottleneck3.prototype.instanceDefaults = {
+          datastore: "local",
+          connection: null,
+          id: "<no-id>",
+          rejectOnDrop: true,
+          trackDoneStatus: false,
+          Promise
+        };
+        Bottleneck3.prototype.stopDefaults = {
+          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+          dropWaitingJobs: true,
+          dropErrorMessage: "This limiter has been stopped."
+        };
+        return Bottleneck3;
+      }).call(commonjsGlobal);
+      var Bottleneck_1 = Bottleneck2;
+      var lib = Bottleneck_1;
+      return lib;
+    }));
   }
 });
 
@@ -20617,8 +21936,8 @@ var require_semver = __commonJS({
       return this.range;
     };
     function isWhitespace(char) {
-      var code = char && char.charCodeAt(0);
-      return code >= 9 && code <= 13 || code === 32 || code === 160 || code === 5760 || code >= 8192 && code <= 8202 || code === 8232 || code === 8233 || code === 8239 || code === 8287 || code === 12288 || code === 65279;
+      var code2 = char && char.charCodeAt(0);
+      return code2 >= 9 && code2 <= 13 || code2 === 32 || code2 === 160 || code2 === 5760 || code2 >= 8192 && code2 <= 8202 || code2 === 8232 || code2 === 8233 || code2 === 8239 || code2 === 8287 || code2 === 12288 || code2 === 65279;
     }
     function isVersionPrefix(char) {
       return char === "v" || char === "=" || isWhitespace(char);
@@ -21650,9 +22969,9 @@ var require_reader = __commonJS({
       this._offset = o;
       if (this.length === 0)
         return retbuf ? Buffer2.alloc(0) : "";
-      var str = this._buf.slice(this._offset, this._offset + this.length);
+      var str2 = this._buf.slice(this._offset, this._offset + this.length);
       this._offset += this.length;
-      return retbuf ? str : str.toString("utf8");
+      return retbuf ? str2 : str2.toString("utf8");
     };
     Reader.prototype.readOID = function(tag) {
       if (!tag)
@@ -25845,7 +27164,7 @@ var require_constants6 = __commonJS({
       curve25519Supported,
       eddsaSupported
     };
-    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key, value]) => ({ ...obj, [value]: key }), {});
+    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj2, [key, value]) => ({ ...obj2, [value]: key }), {});
   }
 });
 
@@ -27895,7 +29214,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve, reject) => {
+        return new Promise(async (resolve3, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -27907,7 +29226,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve();
+          resolve3();
         });
       })(),
       NullCipher,
@@ -28439,8 +29758,8 @@ ${formatted}-----END ${type} KEY-----`;
         return keys;
       };
       const regexp = /^-----BEGIN OPENSSH PRIVATE KEY-----(?:\r\n|\n)([\s\S]+)(?:\r\n|\n)-----END OPENSSH PRIVATE KEY-----$/;
-      OpenSSH_Private.parse = (str, passphrase) => {
-        const m = regexp.exec(str);
+      OpenSSH_Private.parse = (str2, passphrase) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         let ret;
@@ -28575,8 +29894,8 @@ ${formatted}-----END ${type} KEY-----`;
     OpenSSH_Old_Private.prototype = BaseKey;
     {
       const regexp = /^-----BEGIN (RSA|DSA|EC) PRIVATE KEY-----(?:\r\n|\n)((?:[^:]+:\s*[\S].*(?:\r\n|\n))*)([\s\S]+)(?:\r\n|\n)-----END (RSA|DSA|EC) PRIVATE KEY-----$/;
-      OpenSSH_Old_Private.parse = (str, passphrase) => {
-        const m = regexp.exec(str);
+      OpenSSH_Old_Private.parse = (str2, passphrase) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         let privBlob = Buffer.from(m[3], "base64");
@@ -28767,8 +30086,8 @@ ${formatted}-----END ${type} KEY-----`;
       const PPK_PP1 = Buffer.from([0, 0, 0, 0]);
       const PPK_PP2 = Buffer.from([0, 0, 0, 1]);
       const regexp = /^PuTTY-User-Key-File-2: (ssh-(?:rsa|dss))\r?\nEncryption: (aes256-cbc|none)\r?\nComment: ([^\r\n]*)\r?\nPublic-Lines: \d+\r?\n([\s\S]+?)\r?\nPrivate-Lines: \d+\r?\n([\s\S]+?)\r?\nPrivate-MAC: ([^\r\n]+)/;
-      PPK_Private.parse = (str, passphrase) => {
-        const m = regexp.exec(str);
+      PPK_Private.parse = (str2, passphrase) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         const cipherName = m[2];
@@ -28912,8 +30231,8 @@ ${formatted}-----END ${type} KEY-----`;
         regexp = /^(((?:ssh-(?:rsa|dss|ed25519))|ecdsa-sha2-nistp(?:256|384|521))(?:-cert-v0[01]@openssh.com)?) ([A-Z0-9a-z/+=]+)(?:$|\s+([\S].*)?)$/;
       else
         regexp = /^(((?:ssh-(?:rsa|dss))|ecdsa-sha2-nistp(?:256|384|521))(?:-cert-v0[01]@openssh.com)?) ([A-Z0-9a-z/+=]+)(?:$|\s+([\S].*)?)$/;
-      OpenSSH_Public.parse = (str) => {
-        const m = regexp.exec(str);
+      OpenSSH_Public.parse = (str2) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         const fullType = m[1];
@@ -28941,8 +30260,8 @@ ${formatted}-----END ${type} KEY-----`;
       const RE_DATA = /^[A-Z0-9a-z/+=\r\n]+$/;
       const RE_HEADER = /^([\x21-\x39\x3B-\x7E]{1,64}): ((?:[^\\]*\\\r?\n)*[^\r\n]+)\r?\n/gm;
       const RE_HEADER_ENDS = /\\\r?\n/g;
-      RFC4716_Public.parse = (str) => {
-        let m = regexp.exec(str);
+      RFC4716_Public.parse = (str2) => {
+        let m = regexp.exec(str2);
         if (m === null)
           return null;
         const body = m[1];
@@ -29165,7 +30484,7 @@ var require_agent2 = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve } = __require("path");
+    var { resolve: resolve3 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile2, spawn } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -29190,7 +30509,7 @@ var require_agent2 = __commonJS({
       buf2.copy(combined, buf1.length);
       return combined;
     }
-    function noop3() {
+    function noop4() {
     }
     var EMPTY_BUF = Buffer.alloc(0);
     var binaryParser = makeBufferParser();
@@ -29301,7 +30620,7 @@ var require_agent2 = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve3(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -29352,10 +30671,10 @@ var require_agent2 = __commonJS({
             error2 = err;
             cb(error2);
           });
-          proc.on("close", (code) => {
+          proc.on("close", (code2) => {
             this.proc = void 0;
             if (!error2) {
-              if (error2 = ERROR[code])
+              if (error2 = ERROR[code2])
                 return cb(error2);
               cb();
             }
@@ -29769,7 +31088,7 @@ var require_agent2 = __commonJS({
           data.copy(buf, p += 4);
           writeUInt32BE(buf, flags, p += dataLen);
           if (typeof cb !== "function")
-            cb = noop3;
+            cb = noop4;
           this[SYM_REQS].push({ type, cb });
           return this.push(buf);
         }
@@ -29782,7 +31101,7 @@ var require_agent2 = __commonJS({
           writeUInt32BE(buf, buf.length - 4, p);
           buf[p += 4] = type;
           if (typeof cb !== "function")
-            cb = noop3;
+            cb = noop4;
           this[SYM_REQS].push({ type, cb });
           return this.push(buf);
         }
@@ -29907,7 +31226,7 @@ var require_agent2 = __commonJS({
       }
       init(cb) {
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         if (this[SYM_AGENT_KEYS] === null) {
           if (this[SYM_AGENT_CBS] === null) {
             this[SYM_AGENT_CBS] = [cb];
@@ -30009,11 +31328,11 @@ var require_zlib = __commonJS({
     function processCallback() {
       throw new Error("Should not get here");
     }
-    function zlibOnError(message2, errno, code) {
+    function zlibOnError(message2, errno, code2) {
       const self2 = this._owner;
       const error2 = new Error(message2);
       error2.errno = errno;
-      error2.code = code;
+      error2.code = code2;
       self2._err = error2;
     }
     function _close(engine) {
@@ -30231,7 +31550,7 @@ var require_handlers_misc = __commonJS({
     var {
       parseKey
     } = require_keyParser();
-    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key, value]) => ({ ...obj, [key]: value }), {});
+    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj2, [key, value]) => ({ ...obj2, [key]: value }), {});
     module.exports = {
       // Transport layer protocol ==================================================
       [MESSAGE.DISCONNECT]: (self2, payload) => {
@@ -32486,8 +33805,8 @@ var require_kex = __commonJS({
         ["sc", "lang"]
       ];
       return class KexInit {
-        constructor(obj) {
-          if (typeof obj !== "object" || obj === null)
+        constructor(obj2) {
+          if (typeof obj2 !== "object" || obj2 === null)
             throw new TypeError("Argument must be an object");
           const lists = {
             kex: void 0,
@@ -32514,13 +33833,13 @@ var require_kex = __commonJS({
             let key;
             if (typeof prop === "string") {
               base = lists;
-              val = obj[prop];
+              val = obj2[prop];
               desc = key = prop;
             } else {
               const parent = prop[0];
               base = lists[parent];
               key = prop[1];
-              val = obj[parent][key];
+              val = obj2[parent][key];
               desc = `${parent}.${key}`;
             }
             const entry = { array: void 0, buffer: void 0 };
@@ -32859,7 +34178,7 @@ var require_Protocol = __commonJS({
       1
     ]);
     var NO_TERMINAL_MODES_BUFFER = Buffer.from([TERMINAL_MODE.TTY_OP_END]);
-    function noop3() {
+    function noop4() {
     }
     var Protocol = class {
       constructor(config) {
@@ -32882,14 +34201,14 @@ var require_Protocol = __commonJS({
         const onHeader = config.onHeader;
         this._onHeader = typeof onHeader === "function" ? (...args) => {
           onHeader(...args);
-        } : noop3;
+        } : noop4;
         const onPacket = config.onPacket;
         this._onPacket = typeof onPacket === "function" ? () => {
           onPacket();
-        } : noop3;
+        } : noop4;
         let onHandshakeComplete = config.onHandshakeComplete;
         if (typeof onHandshakeComplete !== "function")
-          onHandshakeComplete = noop3;
+          onHandshakeComplete = noop4;
         let firstHandshake;
         this._onHandshakeComplete = (...args) => {
           this._debug && this._debug("Handshake completed");
@@ -34000,7 +35319,7 @@ var require_Protocol = __commonJS({
         }
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      exitStatus(chan, status) {
+      exitStatus(chan, status2) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         let p = this._packetRW.write.allocStart;
@@ -34010,9 +35329,9 @@ var require_Protocol = __commonJS({
         writeUInt32BE(packet, 11, p += 4);
         packet.utf8Write("exit-status", p += 4, 11);
         packet[p += 11] = 0;
-        writeUInt32BE(packet, status, ++p);
+        writeUInt32BE(packet, status2, ++p);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status2})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -34390,11 +35709,11 @@ ${suffix}`;
       }
     })();
     exports.ERR_OUT_OF_RANGE = class ERR_OUT_OF_RANGE extends RangeError {
-      constructor(str, range, input, replaceDefaultBoolean) {
+      constructor(str2, range, input, replaceDefaultBoolean) {
         super();
         Error.captureStackTrace(this, ERR_OUT_OF_RANGE);
         assert(range, 'Missing "range" argument');
-        let msg = replaceDefaultBoolean ? str : `The value of "${str}" is out of range.`;
+        let msg = replaceDefaultBoolean ? str2 : `The value of "${str2}" is out of range.`;
         let received;
         if (Number.isInteger(input) && Math.abs(input) > MAX_32BIT_INT) {
           received = addNumericalSeparator(String(input));
@@ -34575,7 +35894,7 @@ var require_SFTP = __commonJS({
       end: () => {
       }
     };
-    function noop3() {
+    function noop4() {
     }
     var SFTP = class extends EventEmitter {
       constructor(client, chanInfo, cfg) {
@@ -34708,7 +36027,7 @@ var require_SFTP = __commonJS({
         }
       }
       _init() {
-        this._init = noop3;
+        this._init = noop4;
         if (!this.server)
           sendOrBuffer(this, CLIENT_VERSION_BUFFER);
       }
@@ -35649,8 +36968,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status} lsetstat@openssh.com`);
+          const status2 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status2} lsetstat@openssh.com`);
         }
       }
       ext_openssh_expandPath(path, cb) {
@@ -35683,8 +37002,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status} expand-path@openssh.com`);
+          const status2 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status2} expand-path@openssh.com`);
         }
       }
       ext_copy_data(srcHandle, srcOffset, len, dstHandle, dstOffset, cb) {
@@ -35737,8 +37056,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status} copy-data`);
+          const status2 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status2} copy-data`);
         }
       }
       ext_home_dir(username, cb) {
@@ -35782,8 +37101,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status} home-directory`);
+          const status2 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status2} home-directory`);
         }
       }
       ext_users_groups(uids, gids, cb) {
@@ -35834,8 +37153,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { extended: "users-groups-by-id@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status} users-groups-by-id@openssh.com`);
+          const status2 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status2} users-groups-by-id@openssh.com`);
         }
       }
       // ===========================================================================
@@ -35862,11 +37181,11 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} HANDLE`
         );
       }
-      status(reqid, code, message2) {
+      status(reqid, code2, message2) {
         if (!this.server)
           throw new Error("Server-only method called in client mode");
-        if (!VALID_STATUS_CODES.has(code))
-          throw new Error(`Bad status code: ${code}`);
+        if (!VALID_STATUS_CODES.has(code2))
+          throw new Error(`Bad status code: ${code2}`);
         message2 || (message2 = "");
         const msgLen = Buffer.byteLength(message2);
         let p = 9;
@@ -35874,7 +37193,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, buf.length - 4, 0);
         buf[4] = RESPONSE.STATUS;
         writeUInt32BE(buf, reqid, 5);
-        writeUInt32BE(buf, code, p);
+        writeUInt32BE(buf, code2, p);
         writeUInt32BE(buf, msgLen, p += 4);
         p += 4;
         if (msgLen) {
@@ -36059,7 +37378,7 @@ var require_SFTP = __commonJS({
       }
       writeUInt32BE(out, len, p += 8);
       if (typeof cb !== "function")
-        cb = noop3;
+        cb = noop4;
       const req = req_ || {
         nb: 0,
         position,
@@ -36406,8 +37725,8 @@ var require_SFTP = __commonJS({
       "ax+": OPEN_MODE.APPEND | OPEN_MODE.CREAT | OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.EXCL,
       "xa+": OPEN_MODE.APPEND | OPEN_MODE.CREAT | OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.EXCL
     };
-    function stringToFlags(str) {
-      const flags = stringFlagMap[str];
+    function stringToFlags(str2) {
+      const flags = stringFlagMap[str2];
       return flags !== void 0 ? flags : null;
     }
     var flagsToString = (() => {
@@ -38071,7 +39390,7 @@ var require_client2 = __commonJS({
     var bufferParser = makeBufferParser();
     var sigParser = makeBufferParser();
     var RE_OPENSSH = /^OpenSSH_(?:(?![0-4])\d)|(?:\d{2,})/;
-    var noop3 = (err) => {
+    var noop4 = (err) => {
     };
     var Client = class extends EventEmitter {
       constructor() {
@@ -38397,12 +39716,12 @@ var require_client2 = __commonJS({
                 const key = curAuth.agentCtx.currentKey();
                 proto.authPK(curAuth.username, key, keyAlgo, (buf, cb) => {
                   const opts = { hash: hashAlgo };
-                  curAuth.agentCtx.sign(key, buf, opts, (err, signed) => {
+                  curAuth.agentCtx.sign(key, buf, opts, (err, signed2) => {
                     if (err) {
                       err.level = "agent";
                       this.emit("error", err);
                     } else {
-                      return cb(signed);
+                      return cb(signed2);
                     }
                     tryNextAgentKey();
                   });
@@ -39199,7 +40518,7 @@ var require_client2 = __commonJS({
           dstPort
         };
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         openChannel(this, "direct-tcpip", cfg, cb);
         return this;
       }
@@ -39290,7 +40609,7 @@ var require_client2 = __commonJS({
         if (!this._sock || !isWritable(this._sock))
           throw new Error("Not connected");
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         if (!this.config.strictVendor || this.config.strictVendor && RE_OPENSSH.test(this._remoteVer)) {
           openChannel(this, "direct-streamlocal@openssh.com", { socketPath }, cb);
           return this;
@@ -39334,17 +40653,17 @@ var require_client2 = __commonJS({
               removeListeners();
               cb(err3);
             }
-            function onExit(code, signal) {
+            function onExit(code2, signal) {
               removeListeners();
               let msg;
-              if (typeof code === "number")
-                msg = `Received exit code ${code} while establishing SFTP session`;
+              if (typeof code2 === "number")
+                msg = `Received exit code ${code2} while establishing SFTP session`;
               else if (signal !== void 0)
                 msg = `Received signal ${signal} while establishing SFTP session`;
               else
                 msg = "Received unexpected SFTP session termination";
               const err3 = new Error(msg);
-              err3.code = code;
+              err3.code = code2;
               err3.signal = signal;
               cb(err3);
             }
@@ -39721,7 +41040,7 @@ var require_client2 = __commonJS({
       if (!client._sock || !isWritable(client._sock))
         return;
       if (typeof cb !== "function")
-        cb = noop3;
+        cb = noop4;
       if (!Array.isArray(keys_))
         throw new TypeError("Invalid keys argument type");
       const keys = [];
@@ -39862,15 +41181,15 @@ var require_http_agents = __commonJS({
       }
       exports[ctor === HttpAgent ? "SSHTTPAgent" : "SSHTTPSAgent"] = SSHAgent;
     }
-    function noop3() {
+    function noop4() {
     }
     function decorateStream(stream, ctor, options) {
       if (ctor === HttpAgent) {
-        stream.setKeepAlive = noop3;
-        stream.setNoDelay = noop3;
-        stream.setTimeout = noop3;
-        stream.ref = noop3;
-        stream.unref = noop3;
+        stream.setKeepAlive = noop4;
+        stream.setNoDelay = noop4;
+        stream.setTimeout = noop4;
+        stream.ref = noop4;
+        stream.unref = noop4;
         stream.destroySoon = stream.destroy;
         return stream;
       }
@@ -41458,7 +42777,7 @@ var require_keygen = __commonJS({
           throw new Error("Invalid output key format");
       }
     }
-    function noop3() {
+    function noop4() {
     }
     module.exports = {
       generateKeyPair: (keyType, opts, cb) => {
@@ -41467,7 +42786,7 @@ var require_keygen = __commonJS({
           opts = void 0;
         }
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         const args = makeArgs(keyType, opts);
         generateKeyPair_(...args, (err, pub, priv) => {
           if (err)
@@ -41567,9 +42886,9 @@ var require_code = __commonJS({
     };
     exports.Name = Name;
     var _Code = class extends _CodeOrName {
-      constructor(code) {
+      constructor(code2) {
         super();
-        this._items = typeof code === "string" ? [code] : code;
+        this._items = typeof code2 === "string" ? [code2] : code2;
       }
       toString() {
         return this.str;
@@ -41596,17 +42915,17 @@ var require_code = __commonJS({
     exports._Code = _Code;
     exports.nil = new _Code("");
     function _(strs, ...args) {
-      const code = [strs[0]];
+      const code2 = [strs[0]];
       let i = 0;
       while (i < args.length) {
-        addCodeArg(code, args[i]);
-        code.push(strs[++i]);
+        addCodeArg(code2, args[i]);
+        code2.push(strs[++i]);
       }
-      return new _Code(code);
+      return new _Code(code2);
     }
     exports._ = _;
     var plus = new _Code("+");
-    function str(strs, ...args) {
+    function str2(strs, ...args) {
       const expr = [safeStringify(strs[0])];
       let i = 0;
       while (i < args.length) {
@@ -41617,14 +42936,14 @@ var require_code = __commonJS({
       optimize(expr);
       return new _Code(expr);
     }
-    exports.str = str;
-    function addCodeArg(code, arg) {
+    exports.str = str2;
+    function addCodeArg(code2, arg) {
       if (arg instanceof _Code)
-        code.push(...arg._items);
+        code2.push(...arg._items);
       else if (arg instanceof Name)
-        code.push(arg);
+        code2.push(arg);
       else
-        code.push(interpolate(arg));
+        code2.push(interpolate(arg));
     }
     exports.addCodeArg = addCodeArg;
     function optimize(expr) {
@@ -41660,7 +42979,7 @@ var require_code = __commonJS({
       return;
     }
     function strConcat(c1, c2) {
-      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str`${c1}${c2}`;
+      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str2`${c1}${c2}`;
     }
     exports.strConcat = strConcat;
     function interpolate(x) {
@@ -41808,7 +43127,7 @@ var require_scope = __commonJS({
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
-        let code = code_1.nil;
+        let code2 = code_1.nil;
         for (const prefix in values) {
           const vs = values[prefix];
           if (!vs)
@@ -41821,16 +43140,16 @@ var require_scope = __commonJS({
             let c = valueCode(name);
             if (c) {
               const def = this.opts.es5 ? exports.varKinds.var : exports.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
+              code2 = (0, code_1._)`${code2}${def} ${name} = ${c};${this.opts._n}`;
             } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
-              code = (0, code_1._)`${code}${c}${this.opts._n}`;
+              code2 = (0, code_1._)`${code2}${c}${this.opts._n}`;
             } else {
               throw new ValueError(name);
             }
             nameSet.set(name, UsedValueState.Completed);
           });
         }
-        return code;
+        return code2;
       }
     };
     exports.ValueScope = ValueScope;
@@ -41990,9 +43309,9 @@ var require_codegen = __commonJS({
       }
     };
     var AnyCode = class extends Node {
-      constructor(code) {
+      constructor(code2) {
         super();
-        this.code = code;
+        this.code = code2;
       }
       render({ _n }) {
         return `${this.code};` + _n;
@@ -42014,7 +43333,7 @@ var require_codegen = __commonJS({
         this.nodes = nodes2;
       }
       render(opts) {
-        return this.nodes.reduce((code, n) => code + n.render(opts), "");
+        return this.nodes.reduce((code2, n) => code2 + n.render(opts), "");
       }
       optimizeNodes() {
         const { nodes: nodes2 } = this;
@@ -42062,10 +43381,10 @@ var require_codegen = __commonJS({
         this.condition = condition;
       }
       render(opts) {
-        let code = `if(${this.condition})` + super.render(opts);
+        let code2 = `if(${this.condition})` + super.render(opts);
         if (this.else)
-          code += "else " + this.else.render(opts);
-        return code;
+          code2 += "else " + this.else.render(opts);
+        return code2;
       }
       optimizeNodes() {
         super.optimizeNodes();
@@ -42186,12 +43505,12 @@ var require_codegen = __commonJS({
     Return.kind = "return";
     var Try = class extends BlockNode {
       render(opts) {
-        let code = "try" + super.render(opts);
+        let code2 = "try" + super.render(opts);
         if (this.catch)
-          code += this.catch.render(opts);
+          code2 += this.catch.render(opts);
         if (this.finally)
-          code += this.finally.render(opts);
-        return code;
+          code2 += this.finally.render(opts);
+        return code2;
       }
       optimizeNodes() {
         var _a, _b;
@@ -42308,18 +43627,18 @@ var require_codegen = __commonJS({
       }
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
-        const code = ["{"];
+        const code2 = ["{"];
         for (const [key, value] of keyValues) {
-          if (code.length > 1)
-            code.push(",");
-          code.push(key);
+          if (code2.length > 1)
+            code2.push(",");
+          code2.push(key);
           if (key !== value || this.opts.es5) {
-            code.push(":");
-            (0, code_1.addCodeArg)(code, value);
+            code2.push(":");
+            (0, code_1.addCodeArg)(code2, value);
           }
         }
-        code.push("}");
-        return new code_1._Code(code);
+        code2.push("}");
+        return new code_1._Code(code2);
       }
       // `if` clause (or statement if `thenBody` and, optionally, `elseBody` are passed)
       if(condition, thenBody, elseBody) {
@@ -42374,12 +43693,12 @@ var require_codegen = __commonJS({
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
-      forIn(nameOrPrefix, obj, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
+      forIn(nameOrPrefix, obj2, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
         if (this.opts.ownProperties) {
-          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
+          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj2})`, forBody);
         }
         const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+        return this._for(new ForIter("in", varKind, name, obj2), () => forBody(name));
       }
       // end `for` loop
       endFor() {
@@ -42603,11 +43922,11 @@ var require_util9 = __commonJS({
       return false;
     }
     exports.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema, RULES) {
+    function schemaHasRulesButRef(schema, RULES2) {
       if (typeof schema == "boolean")
         return !schema;
       for (const key in schema)
-        if (key !== "$ref" && RULES.all[key])
+        if (key !== "$ref" && RULES2.all[key])
           return true;
       return false;
     }
@@ -42622,22 +43941,22 @@ var require_util9 = __commonJS({
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
     exports.schemaRefOrVal = schemaRefOrVal;
-    function unescapeFragment(str) {
-      return unescapeJsonPointer(decodeURIComponent(str));
+    function unescapeFragment(str2) {
+      return unescapeJsonPointer(decodeURIComponent(str2));
     }
     exports.unescapeFragment = unescapeFragment;
-    function escapeFragment(str) {
-      return encodeURIComponent(escapeJsonPointer(str));
+    function escapeFragment(str2) {
+      return encodeURIComponent(escapeJsonPointer(str2));
     }
     exports.escapeFragment = escapeFragment;
-    function escapeJsonPointer(str) {
-      if (typeof str == "number")
-        return `${str}`;
-      return str.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPointer(str2) {
+      if (typeof str2 == "number")
+        return `${str2}`;
+      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
     }
     exports.escapeJsonPointer = escapeJsonPointer;
-    function unescapeJsonPointer(str) {
-      return str.replace(/~1/g, "/").replace(/~0/g, "~");
+    function unescapeJsonPointer(str2) {
+      return str2.replace(/~1/g, "/").replace(/~0/g, "~");
     }
     exports.unescapeJsonPointer = unescapeJsonPointer;
     function eachItem(xs, f) {
@@ -42949,15 +44268,15 @@ var require_rules = __commonJS({
     }
     exports.isJSONType = isJSONType;
     function getRules() {
-      const groups = {
+      const groups2 = {
         number: { type: "number", rules: [] },
         string: { type: "string", rules: [] },
         array: { type: "array", rules: [] },
         object: { type: "object", rules: [] }
       };
       return {
-        types: { ...groups, integer: true, boolean: true, null: true },
-        rules: [{ rules: [] }, groups.number, groups.string, groups.array, groups.object],
+        types: { ...groups2, integer: true, boolean: true, null: true },
+        rules: [{ rules: [] }, groups2.number, groups2.string, groups2.array, groups2.object],
         post: { rules: [] },
         all: {},
         keywords: {}
@@ -43229,12 +44548,12 @@ var require_code2 = __commonJS({
       });
     }
     exports.checkReportMissingProp = checkReportMissingProp;
-    function checkMissingProp({ gen, data, it: { opts } }, properties, missing) {
-      return (0, codegen_1.or)(...properties.map((prop) => (0, codegen_1.and)(noPropertyInData(gen, data, prop, opts.ownProperties), (0, codegen_1._)`${missing} = ${prop}`)));
+    function checkMissingProp({ gen, data, it: { opts } }, properties, missing2) {
+      return (0, codegen_1.or)(...properties.map((prop) => (0, codegen_1.and)(noPropertyInData(gen, data, prop, opts.ownProperties), (0, codegen_1._)`${missing2} = ${prop}`)));
     }
     exports.checkMissingProp = checkMissingProp;
-    function reportMissingProp(cxt, missing) {
-      cxt.setParams({ missingProperty: missing }, true);
+    function reportMissingProp(cxt, missing2) {
+      cxt.setParams({ missingProperty: missing2 }, true);
       cxt.error();
     }
     exports.reportMissingProp = reportMissingProp;
@@ -43662,8 +44981,8 @@ var require_json_schema_traverse = __commonJS({
         post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
-    function escapeJsonPtr(str) {
-      return str.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPtr(str2) {
+      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
     }
   }
 });
@@ -44001,17 +45320,17 @@ var require_validate = __commonJS({
     }
     function schemaKeywords(it, types, typeErrors, errsCount) {
       const { gen, schema, data, allErrors, opts, self: self2 } = it;
-      const { RULES } = self2;
-      if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES))) {
-        gen.block(() => keywordCode(it, "$ref", RULES.all.$ref.definition));
+      const { RULES: RULES2 } = self2;
+      if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES2))) {
+        gen.block(() => keywordCode(it, "$ref", RULES2.all.$ref.definition));
         return;
       }
       if (!opts.jtd)
         checkStrictTypes(it, types);
       gen.block(() => {
-        for (const group of RULES.rules)
+        for (const group of RULES2.rules)
           groupKeywords(group);
-        groupKeywords(RULES.post);
+        groupKeywords(RULES2.post);
       });
       function groupKeywords(group) {
         if (!(0, applicability_1.shouldUseGroup)(schema, group))
@@ -44199,11 +45518,11 @@ var require_validate = __commonJS({
         if (!this.allErrors)
           this.gen.if(cond);
       }
-      setParams(obj, assign) {
+      setParams(obj2, assign) {
         if (assign)
-          Object.assign(this.params, obj);
+          Object.assign(this.params, obj2);
         else
-          this.params = obj;
+          this.params = obj2;
       }
       block$data(valid, codeBlock, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
@@ -44489,7 +45808,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve.call(this, root, ref);
+      let _sch = resolve3.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -44516,7 +45835,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve(root, ref) {
+    function resolve3(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -44638,22 +45957,22 @@ var require_utils4 = __commonJS({
     }
     function stringArrayToHexStripped(input) {
       let acc = "";
-      let code = 0;
+      let code2 = 0;
       let i = 0;
       for (i = 0; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
-        if (code === 48) {
+        code2 = input[i].charCodeAt(0);
+        if (code2 === 48) {
           continue;
         }
-        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+        if (!(code2 >= 48 && code2 <= 57 || code2 >= 65 && code2 <= 70 || code2 >= 97 && code2 <= 102)) {
           return "";
         }
         acc += input[i];
         break;
       }
       for (i += 1; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
-        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+        code2 = input[i].charCodeAt(0);
+        if (!(code2 >= 48 && code2 <= 57 || code2 >= 65 && code2 <= 70 || code2 >= 97 && code2 <= 102)) {
           return "";
         }
         acc += input[i];
@@ -44760,10 +46079,10 @@ var require_utils4 = __commonJS({
         isIPV6: true
       };
     }
-    function findToken(str, token) {
+    function findToken(str2, token) {
       let ind = 0;
-      for (let i = 0; i < str.length; i++) {
-        if (str[i] === token) ind++;
+      for (let i = 0; i < str2.length; i++) {
+        if (str2[i] === token) ind++;
       }
       return ind;
     }
@@ -44926,15 +46245,15 @@ var require_utils4 = __commonJS({
         if (isPathCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += isEscapeSafe(code2) ? ch : BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -44965,15 +46284,15 @@ var require_utils4 = __commonJS({
         if (isPathCharacter(ch) && (ch !== ":" || !firstSegment)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -45000,15 +46319,15 @@ var require_utils4 = __commonJS({
         if (isAllowed(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -45053,15 +46372,15 @@ var require_utils4 = __commonJS({
         if (isQueryFragmentCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += isEscapeSafe(code2) ? ch : BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -45380,7 +46699,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve(baseURI, relativeURI, options) {
+    function resolve3(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -45771,7 +47090,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve,
+      resolve: resolve3,
       resolveComponent,
       equal,
       serialize,
@@ -45833,7 +47152,7 @@ var require_core = __commonJS({
     var util_1 = require_util9();
     var $dataRefSchema = require_data();
     var uri_1 = require_uri();
-    var defaultRegExp = (str, flags) => new RegExp(str, flags);
+    var defaultRegExp = (str2, flags) => new RegExp(str2, flags);
     defaultRegExp.code = "new RegExp";
     var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
     var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
@@ -46166,10 +47485,10 @@ var require_core = __commonJS({
       }
       // Remove keyword
       removeKeyword(keyword) {
-        const { RULES } = this;
-        delete RULES.keywords[keyword];
-        delete RULES.all[keyword];
-        for (const group of RULES.rules) {
+        const { RULES: RULES2 } = this;
+        delete RULES2.keywords[keyword];
+        delete RULES2.all[keyword];
+        for (const group of RULES2.rules) {
           const i = group.rules.findIndex((rule) => rule.keyword === keyword);
           if (i >= 0)
             group.rules.splice(i, 1);
@@ -46208,10 +47527,10 @@ var require_core = __commonJS({
         }
         return metaSchema;
       }
-      _removeAllSchemas(schemas, regex) {
+      _removeAllSchemas(schemas, regex2) {
         for (const keyRef in schemas) {
           const sch = schemas[keyRef];
-          if (!regex || regex.test(keyRef)) {
+          if (!regex2 || regex2.test(keyRef)) {
             if (typeof sch == "string") {
               delete schemas[keyRef];
             } else if (sch && !sch.meta) {
@@ -46337,9 +47656,9 @@ var require_core = __commonJS({
     }
     var KEYWORD_NAME = /^[a-z_$][a-z0-9_$:-]*$/i;
     function checkKeyword(keyword, def) {
-      const { RULES } = this;
+      const { RULES: RULES2 } = this;
       (0, util_1.eachItem)(keyword, (kwd) => {
-        if (RULES.keywords[kwd])
+        if (RULES2.keywords[kwd])
           throw new Error(`Keyword ${kwd} is already defined`);
         if (!KEYWORD_NAME.test(kwd))
           throw new Error(`Keyword ${kwd} has invalid name`);
@@ -46355,13 +47674,13 @@ var require_core = __commonJS({
       const post = definition === null || definition === void 0 ? void 0 : definition.post;
       if (dataType && post)
         throw new Error('keyword with "post" flag cannot have "type"');
-      const { RULES } = this;
-      let ruleGroup = post ? RULES.post : RULES.rules.find(({ type: t }) => t === dataType);
+      const { RULES: RULES2 } = this;
+      let ruleGroup = post ? RULES2.post : RULES2.rules.find(({ type: t }) => t === dataType);
       if (!ruleGroup) {
         ruleGroup = { type: dataType, rules: [] };
-        RULES.rules.push(ruleGroup);
+        RULES2.rules.push(ruleGroup);
       }
-      RULES.keywords[keyword] = true;
+      RULES2.keywords[keyword] = true;
       if (!definition)
         return;
       const rule = {
@@ -46376,7 +47695,7 @@ var require_core = __commonJS({
         addBeforeRule.call(this, ruleGroup, rule, definition.before);
       else
         ruleGroup.rules.push(rule);
-      RULES.all[keyword] = rule;
+      RULES2.all[keyword] = rule;
       (_a = definition.implements) === null || _a === void 0 ? void 0 : _a.forEach((kwd) => this.addKeyword(kwd));
     }
     function addBeforeRule(ruleGroup, rule, before) {
@@ -46628,16 +47947,16 @@ var require_ucs2length = __commonJS({
   "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
-    function ucs2length(str) {
-      const len = str.length;
+    function ucs2length(str2) {
+      const len = str2.length;
       let length = 0;
       let pos = 0;
       let value;
       while (pos < len) {
         length++;
-        value = str.charCodeAt(pos++);
+        value = str2.charCodeAt(pos++);
         if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str.charCodeAt(pos);
+          value = str2.charCodeAt(pos);
           if ((value & 64512) === 56320)
             pos++;
         }
@@ -46796,14 +48115,14 @@ var require_required = __commonJS({
           }
         }
         function exitOnErrorMode() {
-          const missing = gen.let("missing");
+          const missing2 = gen.let("missing");
           if (useLoop || $data) {
             const valid = gen.let("valid", true);
-            cxt.block$data(valid, () => loopUntilMissing(missing, valid));
+            cxt.block$data(valid, () => loopUntilMissing(missing2, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema, missing));
-            (0, code_1.reportMissingProp)(cxt, missing);
+            gen.if((0, code_1.checkMissingProp)(cxt, schema, missing2));
+            (0, code_1.reportMissingProp)(cxt, missing2);
             gen.else();
           }
         }
@@ -46813,10 +48132,10 @@ var require_required = __commonJS({
             gen.if((0, code_1.noPropertyInData)(gen, data, prop, opts.ownProperties), () => cxt.error());
           });
         }
-        function loopUntilMissing(missing, valid) {
-          cxt.setParams({ missingProperty: missing });
-          gen.forOf(missing, schemaCode, () => {
-            gen.assign(valid, (0, code_1.propertyInData)(gen, data, missing, opts.ownProperties));
+        function loopUntilMissing(missing2, valid) {
+          cxt.setParams({ missingProperty: missing2 });
+          gen.forOf(missing2, schemaCode, () => {
+            gen.assign(valid, (0, code_1.propertyInData)(gen, data, missing2, opts.ownProperties));
             gen.if((0, codegen_1.not)(valid), () => {
               cxt.error();
               gen.break();
@@ -47354,7 +48673,7 @@ var require_dependencies = __commonJS({
       const { gen, data, it } = cxt;
       if (Object.keys(propertyDeps).length === 0)
         return;
-      const missing = gen.let("missing");
+      const missing2 = gen.let("missing");
       for (const prop in propertyDeps) {
         const deps = propertyDeps[prop];
         if (deps.length === 0)
@@ -47372,8 +48691,8 @@ var require_dependencies = __commonJS({
             }
           });
         } else {
-          gen.if((0, codegen_1._)`${hasProperty} && (${(0, code_1.checkMissingProp)(cxt, deps, missing)})`);
-          (0, code_1.reportMissingProp)(cxt, missing);
+          gen.if((0, codegen_1._)`${hasProperty} && (${(0, code_1.checkMissingProp)(cxt, deps, missing2)})`);
+          (0, code_1.reportMissingProp)(cxt, missing2);
           gen.else();
         }
       }
@@ -48338,8 +49657,8 @@ var require_format = __commonJS({
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt2 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const code2 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
+            const fmt2 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt2}.validate`];
             }
@@ -49478,7 +50797,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj2, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -49518,7 +50837,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj2, key, val);
     }
     exports.applyReviver = applyReviver;
   }
@@ -49965,13 +51284,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
       if (/^\n+$/.test(comment))
         return comment.substring(1);
       return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
     }
-    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str2, indent, comment) => str2.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str2.endsWith(" ") ? "" : " ") + comment;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -50125,16 +51444,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
-    function lineLengthOverLimit(str, lineWidth, indentLength) {
+    var containsDocumentMarker = (str2) => /^(%|---|\.\.\.)/m.test(str2);
+    function lineLengthOverLimit(str2, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str.length;
+      const strLen = str2.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str[i] === "\n") {
+        if (str2[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -50151,11 +51470,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str = "";
+      let str2 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
         if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str += json.slice(start, i) + "\\ ";
+          str2 += json.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -50164,38 +51483,38 @@ var require_stringifyString = __commonJS({
           switch (json[i + 1]) {
             case "u":
               {
-                str += json.slice(start, i);
-                const code = json.substr(i + 2, 4);
-                switch (code) {
+                str2 += json.slice(start, i);
+                const code2 = json.substr(i + 2, 4);
+                switch (code2) {
                   case "0000":
-                    str += "\\0";
+                    str2 += "\\0";
                     break;
                   case "0007":
-                    str += "\\a";
+                    str2 += "\\a";
                     break;
                   case "000b":
-                    str += "\\v";
+                    str2 += "\\v";
                     break;
                   case "001b":
-                    str += "\\e";
+                    str2 += "\\e";
                     break;
                   case "0085":
-                    str += "\\N";
+                    str2 += "\\N";
                     break;
                   case "00a0":
-                    str += "\\_";
+                    str2 += "\\_";
                     break;
                   case "2028":
-                    str += "\\L";
+                    str2 += "\\L";
                     break;
                   case "2029":
-                    str += "\\P";
+                    str2 += "\\P";
                     break;
                   default:
-                    if (code.substr(0, 2) === "00")
-                      str += "\\x" + code.substr(2);
+                    if (code2.substr(0, 2) === "00")
+                      str2 += "\\x" + code2.substr(2);
                     else
-                      str += json.substr(i, 6);
+                      str2 += json.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -50205,14 +51524,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str += json.slice(start, i) + "\n\n";
+                str2 += json.slice(start, i) + "\n\n";
                 while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
-                  str += "\n";
+                  str2 += "\n";
                   i += 2;
                 }
-                str += indent;
+                str2 += indent;
                 if (json[i + 2] === " ")
-                  str += "\\";
+                  str2 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -50221,8 +51540,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str = start ? str + json.slice(start) : json;
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str2 = start ? str2 + json.slice(start) : json;
+      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -50350,15 +51669,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str = value.replace(/\n+/g, `$&
+      const str2 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -50454,10 +51773,10 @@ var require_stringify = __commonJS({
           return match.find((t) => t.format === item.format) ?? match[0];
       }
       let tagObj = void 0;
-      let obj;
+      let obj2;
       if (identity.isScalar(item)) {
-        obj = item.value;
-        let match = tags.filter((t) => t.identify?.(obj));
+        obj2 = item.value;
+        let match = tags.filter((t) => t.identify?.(obj2));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -50465,11 +51784,11 @@ var require_stringify = __commonJS({
         }
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
-        obj = item;
-        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+        obj2 = item;
+        tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        const name = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
         throw new Error(`Tag not resolved for ${name} value`);
       }
       return tagObj;
@@ -50510,11 +51829,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
-${ctx.indent}${str}`;
+        return str2;
+      return identity.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
+${ctx.indent}${str2}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify;
@@ -50549,8 +51868,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+      let str2 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -50559,27 +51878,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+          return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str = `? ${str}`;
+        str2 = `? ${str2}`;
         if (keyComment && !keyCommentDone) {
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str;
+        return str2;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        str = `? ${str}
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+        str2 = `? ${str2}
 ${indent}:`;
       } else {
-        str = `${str}:`;
+        str2 = `${str2}:`;
         if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -50595,7 +51914,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str.length + 1;
+        ctx.indentAtStart = str2.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -50639,16 +51958,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str += ws + valueStr;
+      str2 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+        str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str;
+      return str2;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -50875,31 +52194,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str2);
+        lines.push(blockItemPrefix + str3);
       }
-      let str;
+      let str2;
       if (lines.length === 0) {
-        str = flowChars.start + flowChars.end;
+        str2 = flowChars.start + flowChars.end;
       } else {
-        str = lines[0];
+        str2 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str += line ? `
+          str2 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment) {
-        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        str2 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str;
+      return str2;
     }
     function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -50942,21 +52261,21 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
         if (i < items.length - 1) {
-          str += ",";
+          str2 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str += ",";
+            str2 += ",";
           }
         }
         if (comment)
-          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
-        lines.push(str);
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
+        lines.push(str2);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -50968,11 +52287,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str = start;
+          let str2 = start;
           for (const line of lines)
-            str += line ? `
+            str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str}
+          return `${str2}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
@@ -51025,23 +52344,23 @@ var require_YAMLMap = __commonJS({
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj, ctx) {
+      static from(schema, obj2, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
         const add = (key, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
+            value = replacer.call(obj2, key, value);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value !== void 0 || keepUndefined)
             map.items.push(Pair.createPair(key, value, ctx));
         };
-        if (obj instanceof Map) {
-          for (const [key, value] of obj)
+        if (obj2 instanceof Map) {
+          for (const [key, value] of obj2)
             add(key, value);
-        } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+        } else if (obj2 && typeof obj2 === "object") {
+          for (const key of Object.keys(obj2))
+            add(key, obj2[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -51151,7 +52470,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+      createNode: (schema, obj2, ctx) => YAMLMap.YAMLMap.from(schema, obj2, ctx)
     };
     exports.map = map;
   }
@@ -51247,15 +52566,15 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj, ctx) {
+      static from(schema, obj2, ctx) {
         const { replacer } = ctx;
         const seq = new this(schema);
-        if (obj && Symbol.iterator in Object(obj)) {
+        if (obj2 && Symbol.iterator in Object(obj2)) {
           let i = 0;
-          for (let it of obj) {
+          for (let it of obj2) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
+              const key = obj2 instanceof Set ? it : String(i++);
+              it = replacer.call(obj2, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -51289,7 +52608,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+      createNode: (schema, obj2, ctx) => YAMLSeq.YAMLSeq.from(schema, obj2, ctx)
     };
     exports.seq = seq;
   }
@@ -51304,7 +52623,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str) => str,
+      resolve: (str2) => str2,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -51342,7 +52661,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -51394,7 +52713,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -51403,7 +52722,7 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str),
+      resolve: (str2) => parseFloat(str2),
       stringify(node) {
         const num2 = Number(node.value);
         return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -51414,11 +52733,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str));
-        const dot = str.indexOf(".");
-        if (dot !== -1 && str[str.length - 1] === "0")
-          node.minFractionDigits = str.length - dot - 1;
+      resolve(str2) {
+        const node = new Scalar.Scalar(parseFloat(str2));
+        const dot = str2.indexOf(".");
+        if (dot !== -1 && str2[str2.length - 1] === "0")
+          node.minFractionDigits = str2.length - dot - 1;
         return node;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -51435,7 +52754,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value) && value >= 0)
@@ -51448,7 +52767,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 8, opt),
       stringify: (node) => intStringify(node, 8, "0o")
     };
     var int = {
@@ -51456,7 +52775,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -51465,7 +52784,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -51518,7 +52837,7 @@ var require_schema3 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str) => str,
+        resolve: (str2) => str2,
         stringify: stringifyJSON
       },
       {
@@ -51535,7 +52854,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str) => str === "true",
+        resolve: (str2) => str2 === "true",
         stringify: stringifyJSON
       },
       {
@@ -51543,7 +52862,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -51551,7 +52870,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str) => parseFloat(str),
+        resolve: (str2) => parseFloat(str2),
         stringify: stringifyJSON
       }
     ];
@@ -51559,9 +52878,9 @@ var require_schema3 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
-        return str;
+      resolve(str2, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str2)}`);
+        return str2;
       }
     };
     var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
@@ -51593,10 +52912,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str.length);
-          for (let i = 0; i < str.length; ++i)
-            buffer[i] = str.charCodeAt(i);
+          const str2 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str2.length);
+          for (let i = 0; i < str2.length; ++i)
+            buffer[i] = str2.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -51607,28 +52926,28 @@ var require_binary = __commonJS({
         if (!value)
           return "";
         const buf = value;
-        let str;
+        let str2;
         if (typeof node_buffer.Buffer === "function") {
-          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str = btoa(s);
+          str2 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str.length / lineWidth);
+          const n = Math.ceil(str2.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str.substr(o, lineWidth);
+            lines[i] = str2.substr(o, lineWidth);
           }
-          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str2 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -51834,7 +53153,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -51843,7 +53162,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node) {
         const num2 = Number(node.value);
         return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -51854,11 +53173,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
-        const dot = str.indexOf(".");
+      resolve(str2) {
+        const node = new Scalar.Scalar(parseFloat(str2.replace(/_/g, "")));
+        const dot = str2.indexOf(".");
         if (dot !== -1) {
-          const f = str.substring(dot + 1).replace(/_/g, "");
+          const f = str2.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node.minFractionDigits = f.length;
         }
@@ -51878,34 +53197,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str, offset, radix, { intAsBigInt }) {
-      const sign = str[0];
+    function intResolve(str2, offset, radix, { intAsBigInt }) {
+      const sign = str2[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str = str.substring(offset).replace(/_/g, "");
+      str2 = str2.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str = `0b${str}`;
+            str2 = `0b${str2}`;
             break;
           case 8:
-            str = `0o${str}`;
+            str2 = `0o${str2}`;
             break;
           case 16:
-            str = `0x${str}`;
+            str2 = `0x${str2}`;
             break;
         }
-        const n2 = BigInt(str);
+        const n2 = BigInt(str2);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str, radix);
+      const n = parseInt(str2, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value)) {
-        const str = value.toString(radix);
-        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+        const str2 = value.toString(radix);
+        return value < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -51915,7 +53234,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 2, opt),
       stringify: (node) => intStringify(node, 2, "0b")
     };
     var intOct = {
@@ -51924,7 +53243,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 1, 8, opt),
       stringify: (node) => intStringify(node, 8, "0")
     };
     var int = {
@@ -51932,7 +53251,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -51941,7 +53260,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -52045,9 +53364,9 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str, asBigInt) {
-      const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+    function parseSexagesimal(str2, asBigInt) {
+      const sign = str2[0];
+      const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
       const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
       const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
       return sign === "-" ? num2(-1) * res : res;
@@ -52084,7 +53403,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      resolve: (str2, _onError, { intAsBigInt }) => parseSexagesimal(str2, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -52093,7 +53412,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str) => parseSexagesimal(str, false),
+      resolve: (str2) => parseSexagesimal(str2, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -52104,8 +53423,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str) {
-        const match = str.match(timestamp.test);
+      resolve(str2) {
+        const match = str2.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -52692,22 +54011,22 @@ var require_errors4 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message2) {
+      constructor(name, pos, code2, message2) {
         super();
         this.name = name;
-        this.code = code;
+        this.code = code2;
         this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message2) {
-        super("YAMLParseError", pos, code, message2);
+      constructor(pos, code2, message2) {
+        super("YAMLParseError", pos, code2, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message2) {
-        super("YAMLWarning", pos, code, message2);
+      constructor(pos, code2, message2) {
+        super("YAMLWarning", pos, code2, message2);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -53616,7 +54935,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value;
-      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      const _onError = (rel, code2, msg) => onError(offset + rel, code2, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
@@ -53814,9 +55133,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok ? parseInt(cc, 16) : NaN;
+      const code2 = ok ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code);
+        return String.fromCodePoint(code2);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -54138,12 +55457,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message2, warning) => {
+        this.onError = (source, code2, message2, warning) => {
           const pos = getErrorPos(source);
           if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message2));
+            this.warnings.push(new errors.YAMLWarning(pos, code2, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code, message2));
+            this.errors.push(new errors.YAMLParseError(pos, code2, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -54305,12 +55624,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code, message2) => {
+        const _onError = (pos, code2, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code, message2);
+            onError(offset, code2, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message2);
+            throw new errors.YAMLParseError([offset, offset + 1], code2, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -56510,11 +57829,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
-      resolve(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -56530,7 +57849,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -56660,9 +57979,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code, lang) {
+  addCodeBlock(code2, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code), attrs);
+    const element = this.wrap("pre", this.wrap("code", code2), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -56900,11 +58219,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
-      resolve(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -56920,7 +58239,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -57125,13 +58444,13 @@ function mergeDeep(defaults2, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
+function removeUndefinedProperties(obj2) {
+  for (const key in obj2) {
+    if (obj2[key] === void 0) {
+      delete obj2[key];
     }
   }
-  return obj;
+  return obj2;
 }
 function merge(defaults2, route, options) {
   if (typeof route === "string") {
@@ -57187,16 +58506,16 @@ function omit(object, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str) {
-  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str2) {
+  return str2.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str) {
-  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+function encodeUnreserved(str2) {
+  return encodeURIComponent(str2).replace(/[!'()*]/g, function(c) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -57415,20 +58734,20 @@ CHAR_MAP[HTAB] |= OWS;
 CHAR_MAP[SP] |= OWS;
 CHAR_MAP[SEMI] |= SEMI_FLAG;
 CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 128; code <= 255; code++) {
-  CHAR_MAP[code] |= LOWER_CASE;
+for (let code2 = 128; code2 <= 255; code2++) {
+  CHAR_MAP[code2] |= LOWER_CASE;
 }
 for (const char of "!#$%&'*+-.^_`|~") {
   CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
 }
-for (let code = 48; code <= 57; code++) {
-  CHAR_MAP[code] |= TOKEN_FLAG;
+for (let code2 = 48; code2 <= 57; code2++) {
+  CHAR_MAP[code2] |= TOKEN_FLAG;
 }
-for (let code = 65; code <= 90; code++) {
-  CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+for (let code2 = 65; code2 <= 90; code2++) {
+  CHAR_MAP[code2] |= LOWER_CASE | TOKEN_FLAG;
 }
-for (let code = 97; code <= 122; code++) {
-  CHAR_MAP[code] |= TOKEN_FLAG;
+for (let code2 = 97; code2 <= 122; code2++) {
+  CHAR_MAP[code2] |= TOKEN_FLAG;
 }
 var NullObject = /* @__PURE__ */ (() => {
   const C = function() {
@@ -57448,8 +58767,8 @@ function parse2(header, options) {
   let whitespace = -1;
   let stop = options?.parameters === false ? COMMA_FLAG : 0;
   while (index < len) {
-    const code = header.charCodeAt(index);
-    const flags = CHAR_MAP[code];
+    const code2 = header.charCodeAt(index);
+    const flags = CHAR_MAP[code2];
     if ((flags & stopFlags) !== 0) {
       stop |= flags & COMMA_FLAG;
       break;
@@ -57460,7 +58779,7 @@ function parse2(header, options) {
     } else {
       whitespace = -1;
     }
-    typeFlags |= code & NON_ASCII | flags;
+    typeFlags |= code2 & NON_ASCII | flags;
     index++;
   }
   const valueEnd = whitespace === -1 ? index : whitespace;
@@ -57482,14 +58801,14 @@ function parseParameters(header, type, index, len, stopFlags) {
     let keyFlags = 0;
     let keyWhitespace = -1;
     while (index < len) {
-      const code = header.charCodeAt(index);
-      const flags = CHAR_MAP[code];
+      const code2 = header.charCodeAt(index);
+      const flags = CHAR_MAP[code2];
       if ((flags & stopFlags) !== 0) {
         if ((flags & COMMA_FLAG) !== 0)
           break parameter;
         continue parameter;
       }
-      if (code === EQ) {
+      if (code2 === EQ) {
         const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
         const value = header.slice(keyStart, keyEnd);
         const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
@@ -57501,16 +58820,16 @@ function parseParameters(header, type, index, len, stopFlags) {
           const quotedStart = ++index;
           let escaped = false;
           while (index < len) {
-            const code2 = header.charCodeAt(index);
-            if (code2 === DQUOTE) {
+            const code3 = header.charCodeAt(index);
+            if (code3 === DQUOTE) {
               if (parameters[key] === void 0) {
                 parameters[key] = escaped ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
               while (index < len) {
-                const code3 = header.charCodeAt(index);
-                const flags2 = CHAR_MAP[code3];
+                const code4 = header.charCodeAt(index);
+                const flags2 = CHAR_MAP[code4];
                 if ((flags2 & stopFlags) !== 0) {
                   stop2 = flags2 & COMMA_FLAG;
                   break;
@@ -57521,7 +58840,7 @@ function parseParameters(header, type, index, len, stopFlags) {
                 break parameter;
               continue parameter;
             }
-            if (code2 === BSLASH && index + 1 < len) {
+            if (code3 === BSLASH && index + 1 < len) {
               escaped = true;
               index += 2;
               continue;
@@ -57534,8 +58853,8 @@ function parseParameters(header, type, index, len, stopFlags) {
         let stop = 0;
         let valueWhitespace = -1;
         while (index < len) {
-          const code2 = header.charCodeAt(index);
-          const flags2 = CHAR_MAP[code2];
+          const code3 = header.charCodeAt(index);
+          const flags2 = CHAR_MAP[code3];
           if ((flags2 & stopFlags) !== 0) {
             stop = flags2 & COMMA_FLAG;
             break;
@@ -57562,21 +58881,21 @@ function parseParameters(header, type, index, len, stopFlags) {
       } else {
         keyWhitespace = -1;
       }
-      keyFlags |= code & NON_ASCII | flags;
+      keyFlags |= code2 & NON_ASCII | flags;
       index++;
     }
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str, start, end) {
+function unescapeQuotedPairs(str2, start, end) {
   let result = "";
   for (let index = start; index < end; index++) {
-    if (str.charCodeAt(index) === BSLASH) {
-      result += str.slice(start, index);
+    if (str2.charCodeAt(index) === BSLASH) {
+      result += str2.slice(start, index);
       start = ++index;
     }
   }
-  return result + str.slice(start, end);
+  return result + str2.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -58019,7 +59338,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error2;
     throw requestError;
   }
-  const status = fetchResponse.status;
+  const status2 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -58027,7 +59346,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url,
-    status,
+    status: status2,
     headers: responseHeaders,
     data: ""
   };
@@ -58038,28 +59357,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status === 204 || status === 205) {
+  if (status2 === 204 || status2 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status < 400) {
+    if (status2 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status, {
+    throw new RequestError(fetchResponse.statusText, status2, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status === 304) {
+  if (status2 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status, {
+    throw new RequestError("Not modified", status2, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status >= 400) {
+  if (status2 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status2, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -61009,15 +62328,361 @@ function getOctokit(token, options, ...additionalPlugins) {
   return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var import_light = __toESM(require_light(), 1);
+var VERSION7 = "0.0.0-development";
+function isRequestError(error2) {
+  return error2.request !== void 0;
+}
+async function errorRequest(state2, octokit, error2, options) {
+  if (!isRequestError(error2) || !error2?.request.request) {
+    throw error2;
+  }
+  if (error2.status >= 400 && !state2.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state2.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error2, retries, retryAfter);
+  }
+  throw error2;
+}
+async function wrapRequest(state2, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error2, info2) {
+    const maxRetries = ~~error2.request.request?.retries;
+    const after = ~~error2.request.request?.retryAfter;
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
+      return after * state2.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state2, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state2, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error2 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state2, octokit, error2, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state2 = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error2, retries, retryAfter) => {
+        error2.request.request = Object.assign({}, error2.request.request, {
+          retries,
+          retryAfter
+        });
+        return error2;
+      }
+    }
+  };
+  if (state2.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state2, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state2, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = VERSION7;
+
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+var import_light2 = __toESM(require_light(), 1);
+var VERSION8 = "0.0.0-development";
+var noop3 = () => Promise.resolve();
+function wrapRequest2(state2, request2, options) {
+  return state2.retryLimiter.schedule(doRequest, state2, request2, options);
+}
+async function doRequest(state2, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state2.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state2.write.key(state2.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state2.triggersNotification(pathname)) {
+    await state2.notifications.key(state2.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state2.search.key(state2.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state2.auth : state2.global).key(state2.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
+      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error2;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck2, common) {
+  groups.global = new Bottleneck2.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck2.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck2.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck2.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck2.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state2 = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state2.onSecondaryRateLimit !== "function" || typeof state2.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state2.global = state2.global ?? groups.global;
+    state2.auth = state2.auth ?? groups.auth;
+    state2.search = state2.search ?? groups.search;
+    state2.write = state2.write ?? groups.write;
+    state2.notifications = state2.notifications ?? groups.notifications;
+    state2.retryLimiter = state2.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state2.onSecondaryRateLimit);
+    events.on("rate-limit", state2.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state2.retryLimiter.on("failed", async function(error2, info2) {
+      const [state22, request2, options] = info2.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
+      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error2.message)) {
+          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state22.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
+          (error22) => error22.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state22.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state2, request2, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION8;
+throttling.triggersNotification = triggersNotification;
+
 // src/github/client.ts
+var SECONDARY_RATE_LIMIT_RETRIES = 3;
+function isLoopback(baseUrl2) {
+  try {
+    const host = new URL(baseUrl2).hostname;
+    return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+var UNPACED = {
+  key: () => ({
+    schedule: (...args) => {
+      const fn = args.find((a) => typeof a === "function");
+      return Promise.resolve(fn(...args.slice(args.indexOf(fn) + 1)));
+    }
+  })
+};
 function createOctokit(options) {
   if (!options.token) throw new Error("a GitHub token is required (input `token`, default github.token)");
   const baseUrl2 = options.baseUrl ?? process.env.GITHUB_API_URL ?? "https://api.github.com";
-  return getOctokit(options.token, {
-    baseUrl: baseUrl2,
-    // Fail fast in tests and on runners: no silent retries that hide a wrong request.
-    request: { retries: 0 }
-  });
+  const maxWait = options.maxRateLimitWaitSeconds ?? 60;
+  const say = (octokit, line) => options.log ? options.log(line) : octokit.log.warn(line);
+  const where = (o) => `${o.method ?? "GET"} ${o.url ?? ""}`;
+  const onSecondaryRateLimit = (retryAfter, o, octokit, retryCount) => {
+    const again = retryCount < SECONDARY_RATE_LIMIT_RETRIES;
+    say(
+      octokit,
+      `GitHub secondary rate limit on ${where(o)}: ${again ? `waiting ${retryAfter} s (Retry-After) and retrying` : `giving up after ${SECONDARY_RATE_LIMIT_RETRIES} retries`}`
+    );
+    return again;
+  };
+  const onRateLimit = (retryAfter, o, octokit, retryCount) => {
+    const again = retryCount < 1 && retryAfter <= maxWait;
+    say(
+      octokit,
+      `GitHub rate limit exhausted on ${where(o)}: ${again ? `waiting ${retryAfter} s for the reset` : `resets in ${retryAfter} s, more than ${maxWait} s: giving up`}`
+    );
+    return again;
+  };
+  const unpaced = isLoopback(baseUrl2) ? { write: UNPACED, notifications: UNPACED } : {};
+  return getOctokit(
+    options.token,
+    {
+      baseUrl: baseUrl2,
+      retry: { retries: options.retries ?? 3 },
+      throttle: { ...unpaced, onSecondaryRateLimit, onRateLimit }
+    },
+    retry,
+    throttling
+  );
 }
 function splitRepository(fullName) {
   const m = /^([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)$/.exec(fullName);
@@ -61159,127 +62824,1032 @@ function minMeanMax(values) {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
+function sumCounters(series) {
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map((s) => {
+    let offset = 0;
+    let prev = 0;
+    return s.map((p) => {
+      if (p.v < prev) offset += prev;
+      prev = p.v;
+      return { t: p.t, v: p.v + offset };
+    });
+  });
+  const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
+  return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
+}
 
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
+// src/catalog/generated/config-keys.json
+var config_keys_default = {
+  source: {
+    repo: "NVlabs/alpasim",
+    commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
+    paths: [
+      "src/wizard/configs",
+      "src/wizard/alpasim_wizard/schema.py"
+    ]
+  },
+  composition: [
+    "base_config",
+    "base_config defaults (groups, in order)",
+    "command-line groups",
+    "command-line overrides"
+  ],
+  base_defaults: [
+    "config_schema",
+    "_self_",
+    "deploy=null",
+    "driver=null",
+    "driver_source=null",
+    "topology=null",
+    "trafficsim=disabled",
+    "controller=default",
+    "renderer=null",
+    "optional scenes_catalog=internal",
+    "optional image_defaults=internal"
+  ],
+  base_topology: {
+    "defines.physics_cache_size": 16,
+    "eval.num_processes": 16,
+    "runtime.endpoints.controller.skip": false,
+    "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+    "runtime.endpoints.renderer.skip": false,
+    "services.runtime.gpus": null,
+    "services.runtime.replicas_per_container": 1
+  },
+  keys: [
+    "controller",
+    "controller.dt_mpc",
+    "controller.gains",
+    "controller.gains.acceleration_weight",
+    "controller.gains.heading_weight",
+    "controller.gains.idx_start_penalty",
+    "controller.gains.lat_position_weight",
+    "controller.gains.long_position_weight",
+    "controller.gains.rel_acceleration_weight",
+    "controller.gains.rel_front_steering_angle_weight",
+    "controller.mpc_implementation",
+    "controller.n_horizon",
+    "defines",
+    "defines.base_image",
+    "defines.driver_model",
+    "defines.drivers",
+    "defines.filesystem",
+    "defines.flashdreams_cache",
+    "defines.helper",
+    "defines.hf_cache",
+    "defines.image_registry",
+    "defines.nre_cache_size",
+    "defines.nre_max_backends_per_scene",
+    "defines.nre_max_workers",
+    "defines.physics_cache_size",
+    "defines.renderer_entrypoint",
+    "defines.sensordata",
+    "defines.torch_cache",
+    "defines.trafficsim_models",
+    "defines.vscode",
+    "driver",
+    "driver.host",
+    "driver.inference",
+    "driver.inference.context_length",
+    "driver.inference.max_batch_size",
+    "driver.inference.subsample_factor",
+    "driver.inference.use_cameras",
+    "driver.log_level",
+    "driver.model",
+    "driver.model.checkpoint_path",
+    "driver.model.device",
+    "driver.model.force_determinism",
+    "driver.model.model_type",
+    "driver.model.tokenizer_path",
+    "driver.model.use_classifier_free_guidance_nav",
+    "driver.output_dir",
+    "driver.plot_debug_images",
+    "driver.port",
+    "driver.rectification",
+    "driver.rectification.camera_front_wide_120fov",
+    "driver.rectification.camera_front_wide_120fov.focal_length",
+    "driver.rectification.camera_front_wide_120fov.max_overscan_scale",
+    "driver.rectification.camera_front_wide_120fov.principal_point",
+    "driver.rectification.camera_front_wide_120fov.radial",
+    "driver.rectification.camera_front_wide_120fov.resolution_hw",
+    "driver.rectification.camera_front_wide_120fov.safety_margin_px",
+    "driver.rectification.camera_front_wide_120fov.tangential",
+    "driver.rectification.camera_front_wide_120fov.thin_prism",
+    "driver.route",
+    "driver.route.command_distance_threshold",
+    "driver.route.default_command",
+    "driver.route.min_lookahead_distance",
+    "driver.route.use_waypoint_commands",
+    "driver.trajectory_optimizer",
+    "driver.trajectory_optimizer.enabled",
+    "eval",
+    "eval.aggregation_modifiers",
+    "eval.aggregation_modifiers.max_dist_to_gt_trajectory",
+    "eval.aggregation_modifiers.remove_preengagement_timesteps",
+    "eval.allow_aggregation_with_failed_rollouts",
+    "eval.enabled",
+    "eval.num_processes",
+    "eval.parse_unstructured_debug_info",
+    "eval.scene_score",
+    "eval.scene_score.enabled",
+    "eval.scene_score.min_gt_distance_for_full_score_m",
+    "eval.scene_score.progress_saturation_threshold",
+    "eval.scorers",
+    "eval.scorers.image",
+    "eval.scorers.image.camera_logical_id",
+    "eval.scorers.min_ade",
+    "eval.scorers.min_ade.incl_z",
+    "eval.scorers.min_ade.target",
+    "eval.scorers.min_ade.time_deltas",
+    "eval.scorers.open_loop_collision",
+    "eval.scorers.open_loop_collision.horizon_s",
+    "eval.scorers.plan_deviation",
+    "eval.scorers.plan_deviation.avg_decay_rate",
+    "eval.scorers.plan_deviation.incl_z",
+    "eval.scorers.plan_deviation.min_timesteps",
+    "eval.vec_map",
+    "eval.vec_map.incl_road_edges",
+    "eval.vec_map.incl_traffic_signs",
+    "eval.vec_map.incl_wait_lines",
+    "eval.vec_map.max_num_lanes",
+    "eval.vec_map.num_pts_per_lane",
+    "eval.vehicle",
+    "eval.vehicle.vehicle_corner_roundness",
+    "eval.vehicle.vehicle_shrink_factor",
+    "eval.video",
+    "eval.video.camera_id_to_render",
+    "eval.video.combined_video_speed_factor",
+    "eval.video.generate_combined_video",
+    "eval.video.map_video",
+    "eval.video.map_video.ego_loc",
+    "eval.video.map_video.map_elements_to_plot",
+    "eval.video.map_video.map_radius_m",
+    "eval.video.map_video.rotate_map_to_ego",
+    "eval.video.metrics_table_entries",
+    "eval.video.overlay_plans_on_camera",
+    "eval.video.reasoning_text_refresh_interval_s",
+    "eval.video.render_every_nth_frame",
+    "eval.video.render_video",
+    "eval.video.video_layouts",
+    "hydra",
+    "hydra.job",
+    "hydra.job.chdir",
+    "runtime",
+    "runtime.enable_autoresume",
+    "runtime.endpoints",
+    "runtime.endpoints.controller",
+    "runtime.endpoints.controller.n_concurrent_rollouts",
+    "runtime.endpoints.controller.skip",
+    "runtime.endpoints.driver",
+    "runtime.endpoints.driver.n_concurrent_rollouts",
+    "runtime.endpoints.driver.skip",
+    "runtime.endpoints.physics",
+    "runtime.endpoints.physics.n_concurrent_rollouts",
+    "runtime.endpoints.physics.skip",
+    "runtime.endpoints.renderer",
+    "runtime.endpoints.renderer.n_concurrent_rollouts",
+    "runtime.endpoints.renderer.skip",
+    "runtime.endpoints.sensorsim_cache_size",
+    "runtime.endpoints.trafficsim",
+    "runtime.endpoints.trafficsim.n_concurrent_rollouts",
+    "runtime.endpoints.trafficsim.skip",
+    "runtime.extra_cameras",
+    "runtime.max_rollout_retries",
+    "runtime.nr_workers",
+    "runtime.renderer",
+    "runtime.renderer.kind",
+    "runtime.renderer.video_model_config",
+    "runtime.renderer.video_model_config.chunk_frames",
+    "runtime.renderer.video_model_config.first_chunk_frames",
+    "runtime.renderer.video_model_config.fps",
+    "runtime.renderer.video_model_config.text_prompt_negative",
+    "runtime.renderer.video_model_config.text_prompt_positive",
+    "runtime.scene_provider",
+    "runtime.scene_provider.kind",
+    "runtime.scene_provider.trajdata",
+    "runtime.scene_provider.trajdata.cache_location",
+    "runtime.scene_provider.trajdata.dataset",
+    "runtime.scene_provider.trajdata.dataset.data_dir",
+    "runtime.scene_provider.trajdata.dataset.extra_params",
+    "runtime.scene_provider.trajdata.dataset.extra_params.config_dir",
+    "runtime.scene_provider.trajdata.dataset.extra_params.num_timesteps_after",
+    "runtime.scene_provider.trajdata.dataset.extra_params.num_timesteps_before",
+    "runtime.scene_provider.trajdata.dataset.name",
+    "runtime.scene_provider.trajdata.desired_dt",
+    "runtime.scene_provider.trajdata.load_vector_map",
+    "runtime.scene_provider.trajdata.num_workers",
+    "runtime.scene_provider.trajdata.rebuild_cache",
+    "runtime.scene_provider.trajdata.rebuild_maps",
+    "runtime.scene_provider.usdz",
+    "runtime.scene_provider.usdz.artifact_cache_size",
+    "runtime.scene_provider.usdz.data_dir",
+    "runtime.simulation_config",
+    "runtime.simulation_config.assert_zero_decision_delay",
+    "runtime.simulation_config.cameras",
+    "runtime.simulation_config.control_timestep_us",
+    "runtime.simulation_config.ego_mask_rig_config_id",
+    "runtime.simulation_config.force_gt_duration_us",
+    "runtime.simulation_config.min_traffic_duration_us",
+    "runtime.simulation_config.n_rollouts",
+    "runtime.simulation_config.n_sim_steps",
+    "runtime.simulation_config.physics_update_mode",
+    "runtime.simulation_config.planner_delay_us",
+    "runtime.simulation_config.pose_reporting_interval_us",
+    "runtime.simulation_config.render_bundling",
+    "runtime.simulation_config.route_generator_type",
+    "runtime.simulation_config.route_start_offset_m",
+    "runtime.simulation_config.send_recording_ground_truth",
+    "runtime.simulation_config.skip_driver_during_force_gt",
+    "runtime.simulation_config.vehicle",
+    "runtime.simulation_config.vehicle.aabb_x_m",
+    "runtime.simulation_config.vehicle.aabb_x_offset_m",
+    "runtime.simulation_config.vehicle.aabb_y_m",
+    "runtime.simulation_config.vehicle.aabb_y_offset_m",
+    "runtime.simulation_config.vehicle.aabb_z_m",
+    "runtime.simulation_config.vehicle.aabb_z_offset_m",
+    "runtime.smooth_trajectories",
+    "scenes",
+    "scenes.limit_to_first_n",
+    "scenes.local_usdz_dir",
+    "scenes.nre_version_string",
+    "scenes.scene_cache",
+    "scenes.scene_ids",
+    "scenes.scenes_csv",
+    "scenes.sceneset_path",
+    "scenes.suites_csv",
+    "scenes.test_suite_id",
+    "services",
+    "services.controller",
+    "services.controller.command",
+    "services.controller.environments",
+    "services.controller.external_image",
+    "services.controller.gpus",
+    "services.controller.image",
+    "services.controller.pull_policy",
+    "services.controller.remap_root",
+    "services.controller.replicas_per_container",
+    "services.controller.volumes",
+    "services.controller.workdir",
+    "services.driver",
+    "services.driver.command",
+    "services.driver.environments",
+    "services.driver.external_image",
+    "services.driver.gpus",
+    "services.driver.image",
+    "services.driver.pull_policy",
+    "services.driver.remap_root",
+    "services.driver.replicas_per_container",
+    "services.driver.volumes",
+    "services.driver.workdir",
+    "services.physics",
+    "services.physics.command",
+    "services.physics.environments",
+    "services.physics.external_image",
+    "services.physics.gpus",
+    "services.physics.image",
+    "services.physics.pull_policy",
+    "services.physics.remap_root",
+    "services.physics.replicas_per_container",
+    "services.physics.volumes",
+    "services.physics.workdir",
+    "services.prometheus",
+    "services.prometheus.environments",
+    "services.prometheus.external_image",
+    "services.prometheus.image",
+    "services.prometheus.pull_policy",
+    "services.prometheus.remap_root",
+    "services.prometheus.volumes",
+    "services.prometheus.workdir",
+    "services.renderer",
+    "services.renderer.command",
+    "services.renderer.environments",
+    "services.renderer.external_image",
+    "services.renderer.gpus",
+    "services.renderer.image",
+    "services.renderer.pull_policy",
+    "services.renderer.remap_root",
+    "services.renderer.replicas_per_container",
+    "services.renderer.volumes",
+    "services.renderer.workdir",
+    "services.runtime",
+    "services.runtime.command",
+    "services.runtime.depends_on",
+    "services.runtime.environments",
+    "services.runtime.external_image",
+    "services.runtime.gpus",
+    "services.runtime.image",
+    "services.runtime.pull_policy",
+    "services.runtime.remap_root",
+    "services.runtime.replicas_per_container",
+    "services.runtime.volumes",
+    "services.runtime.workdir",
+    "services.trafficsim",
+    "services.trafficsim.command",
+    "services.trafficsim.environments",
+    "services.trafficsim.external_image",
+    "services.trafficsim.gpus",
+    "services.trafficsim.image",
+    "services.trafficsim.pull_policy",
+    "services.trafficsim.remap_root",
+    "services.trafficsim.replicas_per_container",
+    "services.trafficsim.volumes",
+    "services.trafficsim.workdir",
+    "trafficsim",
+    "trafficsim.catk",
+    "trafficsim.catk.device",
+    "trafficsim.catk.filter_distance_th",
+    "trafficsim.catk.loader",
+    "trafficsim.catk.loader.num_history_steps",
+    "trafficsim.catk.loader.prediction_steps",
+    "trafficsim.catk.loader.time_step",
+    "trafficsim.catk.loader.usdz_folder",
+    "trafficsim.catk.min_valid_history_steps",
+    "trafficsim.catk.model",
+    "trafficsim.catk.model.ckpt_path",
+    "trafficsim.catk.model.config_path",
+    "trafficsim.catk.model.token_pkl_dir",
+    "trafficsim.catk.predict_static",
+    "trafficsim.hydra",
+    "trafficsim.hydra.job",
+    "trafficsim.hydra.job.chdir",
+    "trafficsim.server",
+    "trafficsim.server.host",
+    "trafficsim.server.log_file",
+    "trafficsim.server.max_workers",
+    "trafficsim.server.port",
+    "wizard",
+    "wizard.array_job_dir",
+    "wizard.baseport",
+    "wizard.debug_flags",
+    "wizard.debug_flags.use_localhost",
+    "wizard.description",
+    "wizard.driver_code_hash",
+    "wizard.driver_code_repo",
+    "wizard.dry_run",
+    "wizard.enable_mps",
+    "wizard.external_services",
+    "wizard.external_services.driver",
+    "wizard.external_services.renderer",
+    "wizard.helper",
+    "wizard.latest_symlink",
+    "wizard.log_dir",
+    "wizard.log_level",
+    "wizard.nr_retries",
+    "wizard.prometheus",
+    "wizard.prometheus.file_sd_dir",
+    "wizard.prometheus.run_uuid",
+    "wizard.prometheus.scrape_interval",
+    "wizard.prometheus.start_prometheus",
+    "wizard.run_method",
+    "wizard.run_mode",
+    "wizard.run_name",
+    "wizard.run_sim_services",
+    "wizard.runtime_server_port",
+    "wizard.slurm_cpu_bind_none",
+    "wizard.slurm_job_id",
+    "wizard.sqshcaches",
+    "wizard.submitter",
+    "wizard.timeout",
+    "wizard.validate_mount_points",
+    "wizard.vscode"
+  ],
+  open: [
+    "controller",
+    "defines",
+    "driver",
+    "eval",
+    "runtime",
+    "trafficsim",
+    "wizard.external_services"
+  ],
+  groups: {
+    cameras: {
+      default: null,
+      options: {
+        "1cam": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_1080": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_2168": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_4k": {
+          package: "_global_",
+          topology: {}
+        },
+        "4cam_1080": {
+          package: "_global_",
+          topology: {}
+        }
+      }
     },
-    outcome
-  };
+    chunking: {
+      default: null,
+      options: {
+        "12frame": {
+          package: "_global_",
+          topology: {}
+        },
+        "16frame": {
+          package: "_global_",
+          topology: {}
+        },
+        "8frame": {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    controller: {
+      default: "default",
+      options: {
+        default: {
+          package: "controller",
+          topology: {}
+        },
+        nonlinear: {
+          package: "controller",
+          defaults: [
+            "default"
+          ],
+          topology: {}
+        },
+        short_horizon: {
+          package: "controller",
+          defaults: [
+            "default"
+          ],
+          topology: {}
+        }
+      }
+    },
+    deploy: {
+      default: null,
+      options: {
+        docker_build_only: {
+          package: "_global_",
+          topology: {}
+        },
+        external_video_model: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.controller.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.renderer.skip": false,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              0
+            ],
+            "services.physics.replicas_per_container": 1
+          }
+        },
+        local: {
+          package: "_global_",
+          topology: {}
+        },
+        managed_flashdreams: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.renderer.skip": false
+          }
+        }
+      }
+    },
+    driver: {
+      default: null,
+      options: {
+        alpamayo_configs: {
+          package: "_global_",
+          topology: {}
+        },
+        alpamayo1: {
+          package: "driver",
+          defaults: [
+            "alpamayo_configs"
+          ],
+          topology: {}
+        },
+        alpamayo1_5: {
+          package: "driver",
+          defaults: [
+            "alpamayo_configs"
+          ],
+          topology: {}
+        },
+        alpamayo1_5_1cam: {
+          package: "driver",
+          defaults: [
+            "alpamayo1_5",
+            "/cameras=1cam"
+          ],
+          topology: {}
+        },
+        manual: {
+          package: "driver",
+          defaults: [
+            "manual_configs"
+          ],
+          topology: {}
+        },
+        manual_configs: {
+          package: "_global_",
+          topology: {
+            "services.driver.gpus": null,
+            "services.driver.replicas_per_container": 1
+          }
+        },
+        vavam: {
+          package: "driver",
+          defaults: [
+            "vavam_configs"
+          ],
+          topology: {}
+        },
+        vavam_configs: {
+          package: "_global_",
+          topology: {}
+        },
+        vavam_video_model: {
+          package: "_global_",
+          defaults: [
+            "vavam@driver"
+          ],
+          topology: {}
+        }
+      }
+    },
+    driver_source: {
+      default: null,
+      options: {
+        external_dynamic: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.driver.skip": true
+          }
+        },
+        external_static: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.driver.skip": false
+          }
+        }
+      }
+    },
+    "exp/presets": {
+      default: null,
+      options: {
+        vavam_4hz: {
+          package: "_global_",
+          topology: {}
+        },
+        vavam_4hz_eco: {
+          package: "_global_",
+          defaults: [
+            "vavam_4hz"
+          ],
+          topology: {}
+        }
+      }
+    },
+    "exp/sim": {
+      default: null,
+      options: {
+        force_gt: {
+          package: "_global_",
+          defaults: [
+            "/physics=disabled",
+            "override /controller=perfect_control"
+          ],
+          topology: {}
+        }
+      }
+    },
+    physics: {
+      default: null,
+      options: {
+        disabled: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.physics.skip": true
+          }
+        },
+        implemented_in_renderer: {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    topology: {
+      default: null,
+      options: {
+        "1gpu": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 5,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 4,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 4,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              0
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              0
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 4
+          }
+        },
+        "2gpu": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 13,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 2,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.skip": false,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 6,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 12,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 6,
+            "runtime.nr_workers": 4,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 6,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 3,
+            "services.physics.gpus": [
+              0,
+              1
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              1
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 6
+          }
+        },
+        "8gpu_12rollouts": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 16,
+            "defines.physics_cache_size": 16,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 6,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 3,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 2,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 3,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 6,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 2,
+            "services.driver.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              2,
+              3,
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 6
+          }
+        },
+        "8gpu_64rollouts": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 17,
+            "defines.physics_cache_size": 6,
+            "eval.num_processes": 32,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 2,
+            "runtime.endpoints.driver.skip": false,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 16,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 16,
+            "runtime.nr_workers": 8,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 16,
+            "services.driver.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.driver.replicas_per_container": 8,
+            "services.physics.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.physics.replicas_per_container": 4,
+            "services.renderer.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 16
+          }
+        },
+        "8gpu_no_replicas": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 3,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 10,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 10,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 10,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 2,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 10,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              1
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              3,
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              2
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 10
+          }
+        },
+        daemon: {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 5,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 1,
+            "runtime.endpoints.driver.skip": true,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 1,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 1,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.replicas_per_container": 1,
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": null,
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 1
+          }
+        }
+      }
+    },
+    trafficsim: {
+      default: "disabled",
+      options: {
+        catk: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.trafficsim.skip": false
+          }
+        },
+        disabled: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.trafficsim.skip": true
+          }
+        }
+      }
+    },
+    vehicle: {
+      default: null,
+      options: {
+        custom: {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    }
+  }
+};
+
+// src/catalog/generated/dashboard.json
+var dashboard_default = {
+  source: {
+    repo: "NVlabs/alpasim",
+    commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
+    paths: [
+      "src/utils/alpasim_utils/telemetry/alpasim-runtime-dashboard.json"
+    ]
+  },
+  uid: null,
+  title: "AlpaSim Runtime",
+  time: {
+    from: "now-30m",
+    to: "now"
+  },
+  variables: [
+    "run_uuid",
+    "run_name",
+    "worker_id",
+    "service",
+    "method",
+    "node",
+    "groupname",
+    "gpu"
+  ]
+};
+
+// src/catalog/facts.ts
+var CONFIG_CATALOG = config_keys_default;
+var DASHBOARD_CATALOG = dashboard_default;
+var ALPASIM_COMMIT = CONFIG_CATALOG.source.commit;
+var KEY_SET = new Set(CONFIG_CATALOG.keys);
+function isConfigKey(key) {
+  return KEY_SET.has(key);
 }
-function describeComparison(c) {
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${c.against} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const pct = round(100 * (c.ratio.value - 1), 1);
-  const change = pct <= 0 ? `${-pct}% fewer` : `${pct}% more`;
-  return `${word} ${c.against}: ${change} seconds per rollout (ratio ${c.ratio.value}, 95% CI ${c.ratio.low}\u2013${c.ratio.high})`;
+function isUnderOpenKey(key) {
+  return CONFIG_CATALOG.open.some((p) => key.startsWith(`${p}.`));
+}
+function configGroup(name) {
+  return CONFIG_CATALOG.groups[name];
 }
 
-// src/catalog/alpasim.ts
-var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
-var METRIC_SERVICE_LABEL = {
-  renderer: "sensorsim",
-  driver: "driver",
-  physics: "physics",
-  controller: "controller",
-  trafficsim: "traffic"
-};
-function serviceFromMetricLabel(label) {
-  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
-var CACHE_KEYS = {
-  renderer: "nre_cache_size",
-  physics: "physics_cache_size"
-};
-var SERVICE_SWITCH_GROUPS = {
-  trafficsim: { default: "disabled" },
-  physics: {}
-};
-var DISABLED_GROUP_CHOICE = "disabled";
-var DEFAULT_PHYSICS_CACHE_SIZE = 16;
-var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
-var SUBMIT_DEFAULTS = {
-  nodes: 1,
-  gpusPerNode: 8,
-  exclusive: true,
-  time: "03:59:00",
-  requeue: true
-};
-var RUN_NAME_OVERRIDE = "wizard.run_name";
-var FIXED_INPUT_KEYS = {
-  scenes: "scenes.test_suite_id",
-  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
-  cameras: "cameras",
-  controlTimestep: "runtime.simulation_config.control_timestep_us"
-};
-var SCRAPE_INTERVAL_S = 5;
-var TIMELINE = {
-  startupMinutes: 5,
-  congestionMinutes: [10, 15],
-  stabiliseMinutes: [30, 45],
-  simulatedSecondsPerRollout: 20
-};
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
-var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
-var RAW_METRICS = {
-  rolloutsTotal: "alpasim_rollouts_total",
-  simulationElapsed: "alpasim_simulation_elapsed_seconds",
-  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
-  rpcDuration: "alpasim_rpc_duration_seconds",
-  rpcBlocking: "alpasim_rpc_blocking_seconds",
-  rolloutDuration: "alpasim_rollout_duration_seconds",
-  stepDuration: "alpasim_step_duration_seconds",
-  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
-  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
-  eventLoopWork: "alpasim_event_loop_work_seconds_total",
-  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
-  fbUsed: "DCGM_FI_DEV_FB_USED",
-  fbFree: "DCGM_FI_DEV_FB_FREE",
-  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
-  processCpu: "namedprocess_namegroup_cpu_seconds_total",
-  processMemory: "namedprocess_namegroup_memory_bytes",
-  hostMemAvailable: "node_memory_MemAvailable_bytes",
-  hostMemTotal: "node_memory_MemTotal_bytes",
-  hostCpu: "node_cpu_seconds_total"
-};
-var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
-var RECORDING_RULES = {
-  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
-  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
-  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
-  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
-  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
-  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
-  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
-  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
-  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
-  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
-  gpuUtil: "alpasim:gpu_utilization_percent:avg",
-  gpuMemory: "alpasim:gpu_memory_gb:avg",
-  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
-  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
-  processCpu: "alpasim:process_cpu_utilization_percent:rate30s"
-};
-var GRAFANA_DASHBOARD = { uid: "alpasim-runtime", title: "AlpaSim Runtime" };
+function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run.runName });
+  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
+}
+
+// src/report/standing.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const m = /^(baseline|current best)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1];
+  const name = (m?.[2] ?? against).trim();
+  const quoted = code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
+  const outcome = classify(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  switch (d.state) {
+    case "reference":
+      return { ...base, outcome: "reference" };
+    case "better":
+      return {
+        ...base,
+        outcome: d.relative_change && d.relative_change.value > -min ? "equivalent" : "better"
+      };
+    case "worse":
+      return { ...base, outcome: "worse" };
+    case "equivalent":
+      return { ...base, outcome: "equivalent" };
+    default:
+      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : { ...base, outcome: "measuring", expectedMinutes: d.expected_minutes_to_decision ?? null };
+  }
+}
+function classify(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+
+// src/report/check-conclusion.ts
+function pct(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
 
 // src/report/mermaid.ts
 function text(s) {
@@ -61288,12 +63858,26 @@ function text(s) {
 function num(x) {
   return String(round(x, 3));
 }
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
 function lineChart(series, o) {
   const withData = series.filter((s) => s.samples.length > 0);
   if (!withData.length) return "";
   const from = Math.min(...withData.map((s) => s.samples[0].t));
   const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const n = Math.max(2, Math.min(o.maxPoints ?? 48, Math.floor(to - from) + 1));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
   const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
   const lines = [];
   for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
@@ -61303,6 +63887,7 @@ function lineChart(series, o) {
   const yMax = top > 0 ? top * 1.05 : 1;
   const out = [
     "```mermaid",
+    initDirective(),
     "xychart-beta",
     `  title "${text(o.title)}"`,
     `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
@@ -61317,9 +63902,9 @@ function lineChart(series, o) {
 function chartLegend(series, references = []) {
   const names = [
     ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).map((r) => r.name)
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
   ];
-  return names.map((name, i) => `${i + 1}. ${name}`).join(" \xB7 ");
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
 }
 
 // src/report/observation-block.ts
@@ -61366,24 +63951,139 @@ function cell(s) {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 function grafanaLink(base, runName, range) {
-  const params = new URLSearchParams({
-    "var-run_name": runName,
-    from: String(range?.fromMs ?? "now-6h"),
-    to: String(range?.toMs ?? "now")
+  return grafanaDashboardUrl(base, { runName }, range);
+}
+var HEAD_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+function viewStanding(v) {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    comparisons: v.comparisons,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement
   });
-  return `${base.replace(/\/+$/, "")}/d/${GRAFANA_DASHBOARD.uid}/?${params.toString()}`;
+}
+function byHowMuch(change) {
+  if (!change) return "";
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct(change.value)} [95% interval ${pct(a)}\u2013${pct(b)}]`;
+}
+function signed(x) {
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct(x)}`;
+}
+function headlineText(s) {
+  const ref = s.against ?? "the reference";
+  switch (s.outcome) {
+    case "better":
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case "worse":
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case "equivalent":
+      return `within \xB1${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "reference":
+      return "the reference the candidates are compared with";
+    case "failed":
+      return `failed (${s.reason ?? "unknown"})`;
+    case "undecided":
+      return `ended without a decision: ${s.reason ?? "no value"}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} min to a decision` : "";
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
+      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
+    }
+  }
+}
+function thousands(x) {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function throughput(seconds) {
+  return `${fmt(seconds, 3)} s per rollout \xB7 ${thousands(3600 / seconds)} rollouts per hour`;
+}
+function valueLine(v) {
+  const verdict = v.observation.verdict;
+  const value = verdict.value ?? verdict.projected_full_run;
+  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
+  const ref = v.best ?? v.baseline;
+  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
+  if (value && value.value > 0)
+    return `**${throughput(value.value)}** (${verdict.value ? "projected full run" : "provisional projection"}, 95% interval ${fmt(value.low)}\u2013${fmt(value.high)} s)${refText}`;
+  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
+  return void 0;
+}
+function isLive(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
+}
+function nextStep(v, s = viewStanding(v)) {
+  const ref = s.against ?? "the reference";
+  const free = isLive(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  switch (s.outcome) {
+    case "better":
+      return `**Recommended: merge \u2014 best so far.**${free}`;
+    case "worse":
+      return `**Close: slower than ${ref}.**${free}`;
+    case "equivalent":
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "reference":
+      return "**Keep: candidates are compared with this run.**";
+    case "failed":
+      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
+    case "undecided":
+      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
+    default:
+      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
+      return `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes ?? 15} min, and at once when the decision comes.`;
+  }
+}
+var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function jobLine(v) {
+  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
+  const terminal = TERMINAL2.has(v.state);
+  let state2 = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
+  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
+  const saved = v.observation.decision?.gpu_minutes_saved;
+  const savedText = by && saved ? ` (${fmt(saved, 0)} GPU-minutes saved)` : "";
+  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
+}
+function renderHeadline(v) {
+  const s = viewStanding(v);
+  const out = [`### ${HEAD_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
+  const value = valueLine(v);
+  if (value) out.push(value, "");
+  out.push(nextStep(v, s), "");
+  out.push(
+    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
+    ""
+  );
+  return out;
+}
+function comparisonLine(c) {
+  const ref = describeReference(c.against);
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${ref} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const change = c.ratio.value - 1;
+  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
 }
 function renderMonitorComment(v) {
   const o = v.observation;
   const verdict = o.verdict;
   const m = o.stable_metrics;
-  const out = [];
-  out.push(`### ${STATE_ICON[v.state]} \`${v.candidate}\` \u2014 ${v.state}`);
-  out.push("");
-  out.push(
-    `Experiment \`${v.experimentId}\` \xB7 run \`${v.runName}\`${v.jobId ? ` \xB7 Slurm job ${v.jobId}${v.slurmState ? ` (${v.slurmState})` : ""}` : ""}`
-  );
-  out.push("");
+  const out = [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    ""
+  ];
   const reached = v.timeline.filter((t) => t.at);
   if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
   out.push(`#### Verdict: \`${verdict.state}\``);
@@ -61407,14 +64107,20 @@ function renderMonitorComment(v) {
     out.push("");
   }
   for (const c of v.comparisons)
-    out.push(
-      `- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${describeComparison(c)}`
-    );
+    out.push(`- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${comparisonLine(c)}`);
   if (v.comparisons.length) out.push("");
+  const d = o.decision;
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${d.gpu_minutes_saved ? ` \xB7 ${fmt(d.gpu_minutes_saved, 0)} GPU-minutes saved` : ""}`
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
   if (verdict.evidence.length) {
-    out.push("<details><summary>Evidence</summary>", "");
+    out.push("Evidence:", "");
     for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push("", "</details>", "");
+    out.push("");
   }
   out.push("#### Metrics");
   out.push("");
@@ -61448,7 +64154,7 @@ function renderMonitorComment(v) {
       "|---|---|---|---|---|---|---|"
     );
     for (const [g, u] of gpus) {
-      const mm = (x, d = 0) => `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+      const mm = (x, d2 = 0) => `${fmt(x?.min, d2)} / ${fmt(x?.mean, d2)} / ${fmt(x?.max, d2)}`;
       out.push(
         `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
       );
@@ -61472,26 +64178,15 @@ function renderMonitorComment(v) {
     for (const e of v.opportunities) out.push(`- ${e}`);
     out.push("");
   }
-  if (v.chart && (v.chart.fullRun.length || v.chart.rate5m.length)) {
-    const series = [
-      { name: "full-run s/rollout", samples: v.chart.fullRun },
-      { name: "5-min s/rollout", samples: v.chart.rate5m }
-    ];
-    const projected = verdict.projected_full_run?.value;
-    const references = projected ? [{ name: "projected full-run at run end", value: projected }] : [];
-    const ref = projected ?? m.seconds_per_rollout_full_run ?? void 0;
-    const chart = lineChart(series, {
-      title: "Seconds per rollout",
-      xLabel: "run minutes",
-      yLabel: "s/rollout",
-      yMax: ref ? ref * 3 : void 0,
-      references
-    });
-    if (chart) out.push(chart, "", `Lines: ${chartLegend(series, references)}`, "");
-  }
+  out.push("</details>", "");
+  const chart = secondsChart(v);
+  if (chart)
+    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
   if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing = m.telemetry_quality?.missing_metrics ?? [];
-  if (missing.length) out.push(`Telemetry gaps: no data for ${missing.join(", ")}.`, "");
+  const missing2 = m.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
   for (const n of v.notes ?? []) out.push(`> ${n}`, "");
   if (v.queries?.length) {
     out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
@@ -61501,6 +64196,41 @@ function renderMonitorComment(v) {
   }
   out.push(renderObservationBlock(o));
   return out.join("\n");
+}
+function secondsChart(v) {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const series = [
+    { name: "full-run s/rollout", samples: v.chart.fullRun },
+    { name: "5-min s/rollout", samples: v.chart.rate5m }
+  ];
+  const verdict = v.observation.verdict;
+  const projected = verdict.projected_full_run?.value;
+  const references = [];
+  if (projected) references.push({ name: "projected full run at run end", value: projected });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({
+      name: describeReference(`baseline ${v.baseline.name}`),
+      value: v.baseline.secondsPerRollout
+    });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({
+      name: describeReference(`current best ${v.best.name}`),
+      value: v.best.secondsPerRollout
+    });
+  const ref = Math.max(
+    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value)
+  );
+  const chart = lineChart(series, {
+    title: "Seconds per rollout (lower is better)",
+    xLabel: "run minutes",
+    yLabel: "s/rollout",
+    yMax: ref > 0 ? ref * 2 : void 0,
+    references
+  });
+  return chart ? `${chart}
+
+${chartLegend(series, references)}` : "";
 }
 function renderJobSummary(views) {
   if (!views.length) return "## topo monitor\n\nNo live candidates.\n";
@@ -61522,6 +64252,301 @@ ${renderMonitorComment(v)}
 
 // src/usecases/reconcile.ts
 import { createHash } from "node:crypto";
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/catalog/alpasim.ts
+var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
+var METRIC_SERVICE_LABEL = {
+  renderer: "sensorsim",
+  driver: "driver",
+  physics: "physics",
+  controller: "controller",
+  trafficsim: "traffic"
+};
+function serviceFromMetricLabel(label) {
+  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+}
+var CACHE_KEYS = {
+  renderer: "nre_cache_size",
+  physics: "physics_cache_size"
+};
+var SERVICE_SWITCH_GROUPS = {
+  trafficsim: { default: "disabled" },
+  physics: {}
+};
+var DISABLED_GROUP_CHOICE = "disabled";
+var DEFAULT_PHYSICS_CACHE_SIZE = 16;
+var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
+var CLI_DRIVEN_PRESET = "daemon";
+var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
+var SUBMIT_DEFAULTS = {
+  nodes: 1,
+  gpusPerNode: 8,
+  exclusive: true,
+  time: "03:59:00",
+  requeue: true
+};
+var RUN_NAME_OVERRIDE = "wizard.run_name";
+var FIXED_INPUT_KEYS = {
+  scenes: "scenes.test_suite_id",
+  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
+  cameras: "cameras",
+  controlTimestep: "runtime.simulation_config.control_timestep_us"
+};
+var SCRAPE_INTERVAL_S = 5;
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
+var CAPACITY_IMBALANCE_LIMIT = 1.25;
+var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
+var RAW_METRICS = {
+  rolloutsTotal: "alpasim_rollouts_total",
+  simulationElapsed: "alpasim_simulation_elapsed_seconds",
+  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
+  rpcDuration: "alpasim_rpc_duration_seconds",
+  rpcBlocking: "alpasim_rpc_blocking_seconds",
+  rolloutDuration: "alpasim_rollout_duration_seconds",
+  stepDuration: "alpasim_step_duration_seconds",
+  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
+  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
+  eventLoopWork: "alpasim_event_loop_work_seconds_total",
+  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
+  fbUsed: "DCGM_FI_DEV_FB_USED",
+  fbFree: "DCGM_FI_DEV_FB_FREE",
+  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
+  processCpu: "namedprocess_namegroup_cpu_seconds_total",
+  processMemory: "namedprocess_namegroup_memory_bytes",
+  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
+  hostMemAvailable: "node_memory_MemAvailable_bytes",
+  hostMemTotal: "node_memory_MemTotal_bytes",
+  hostCpu: "node_cpu_seconds_total"
+};
+var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
+var RECORDING_RULES = {
+  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
+  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
+  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
+  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
+  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
+  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
+  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
+  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
+  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
+  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
+  gpuUtil: "alpasim:gpu_utilization_percent:avg",
+  gpuMemory: "alpasim:gpu_memory_gb:avg",
+  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
+  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
+  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
+  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
+  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
+};
+
+// src/analysis/estimators.ts
+function increase(s, a, b) {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
+  });
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num2 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num2 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num2 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return void 0;
+  const start = to - k * batch;
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
+  const span = k * batch;
+  const L = inFlight ?? Math.max(1, r);
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight, from, to, batch) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight.value > 0)) return void 0;
+  const start = to - k * batch;
+  const ds = [];
+  const dc = [];
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    const s = increase(sum, a, a + batch);
+    const c = increase(count2, a, a + batch);
+    ds.push(s);
+    dc.push(c);
+    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight.value / (s / c / 60) });
+  }
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return void 0;
+  const W = S / C;
+  const resid = ds.map((s, j) => s - W * dc[j]);
+  const cBar = C / k;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / (k - 1) / k / cBar ** 2 * inflation(rho);
+  const rate = inFlight.value / (W / 60);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(k) ** 2 + 1e-6 + 1 / C ** 2);
+  const notes = [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`
+  ];
+  return { rate, se: rate * relSe, method: "littles-law", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function combineRates(c, l) {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate)
+  );
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 / r };
+}
+function harmonicCycle(y, minPeriod, exclude = () => false) {
+  const m = y.length;
+  if (m < 12) return void 0;
+  const span = y[m - 1].t - y[0].t;
+  const mu = mean(y.map((p2) => p2.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const lf = linearFit(
+    y.map((p2) => p2.t),
+    y.map((p2) => p2.v)
+  );
+  const d = y.map((p2) => ({ t: p2.t, v: p2.v - lf.a - lf.b * p2.t }));
+  const sst = d.reduce((a, p2) => a + p2.v * p2.v, 0);
+  if (!(sst > 0)) return void 0;
+  const step = span / (m - 1);
+  let best;
+  let tried = 0;
+  for (let period = Math.max(minPeriod, 3 * step); period <= span / 3; period *= 1.04) {
+    if (exclude(period)) continue;
+    tried++;
+    const w = 2 * Math.PI / period;
+    let ss = 0;
+    let cc = 0;
+    let sc = 0;
+    let ys = 0;
+    let yc = 0;
+    for (const p2 of d) {
+      const s = Math.sin(w * p2.t);
+      const c = Math.cos(w * p2.t);
+      ss += s * s;
+      cc += c * c;
+      sc += s * c;
+      ys += p2.v * s;
+      yc += p2.v * c;
+    }
+    const det = ss * cc - sc * sc;
+    if (!(det > 0)) continue;
+    const a = (ys * cc - yc * sc) / det;
+    const b = (yc * ss - ys * sc) / det;
+    const explained = a * ys + b * yc;
+    const r2 = explained / sst;
+    if (!best || r2 > best.r2) best = { period, r2, amp: Math.hypot(a, b) / mu };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 3;
+  const f = best.r2 / 2 / Math.max(1e-12, (1 - best.r2) / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  return { period: best.period, amplitude: best.amp, p, periodsTried: tried };
+}
 
 // src/analysis/detector.ts
 var DEFAULT_DETECTOR_SETTINGS = {
@@ -61546,7 +64571,7 @@ function prepare(input, evidence) {
   const e = clean(input.elapsed);
   const dropped = f.dropped + n.dropped + e.dropped;
   if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = n.samples;
+  let ns = monotone(n.samples);
   let es = e.samples;
   const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
   if (es.length === 0) {
@@ -61556,30 +64581,16 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  return { n: ns, e: es, f: f.samples };
-}
-function fitRate(n, from, to, block) {
-  const k = Math.floor((to - from) / block);
-  if (k < 2) return void 0;
-  const start = to - k * block;
-  const rates = [];
-  const centers = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * block;
-    rates.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-    centers.push(a + block / 2);
-  }
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const half = tQuantile975(k - 1) * stdev(rates) / Math.sqrt(k);
-  const fit = linearFit(centers, rates);
+  const measured = e.samples.filter((x) => x.v > 0);
+  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
   return {
-    rate: r,
-    low: Math.max(r - half, r * 1e-3),
-    high: r + half,
-    blocks: k,
-    slopeRelPerHour: fit.b * 60 / r,
-    slopeSeRelPerHour: fit.seB * 60 / r
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
   };
 }
 function project(p, t, r, input) {
@@ -61595,51 +64606,48 @@ function project(p, t, r, input) {
     if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
   }
   const dt = Math.max(0, horizon.end - t);
-  return { value: (eNow + 60 * dt) / (nNow + r * dt), horizon };
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
 }
-function findCycle(n, from, to, minStep, minAmp, minPeriod) {
-  const overall = ((valueAt(n, to) ?? 0) - (valueAt(n, from) ?? 0)) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return void 0;
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch) : void 0;
+  const rate = combineRates(c, l);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
+  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+}
+function countWander(n, a, b) {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v)
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b) {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
   const step = Math.max(minStep, 10 / overall);
   const m = Math.floor((to - from) / step);
-  if (m < 12) return void 0;
-  const inc = [];
+  const out = [];
   for (let i = 0; i < m; i++) {
     const a = from + i * step;
-    inc.push(((valueAt(n, a + step) ?? 0) - (valueAt(n, a) ?? 0)) / step);
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
   }
-  const mu = mean(inc);
-  if (!(mu > 0)) return void 0;
-  const xs = inc.map((_, i) => i);
-  const fit = linearFit(xs, inc);
-  const d = inc.map((y, i) => y - fit.a - fit.b * i);
-  const var0 = d.reduce((s, x) => s + x * x, 0);
-  if (var0 <= 0) return void 0;
-  const acf = (lag) => {
-    let s = 0;
-    for (let i = 0; i + lag < d.length; i++) s += d[i] * d[i + lag];
-    return s / var0;
-  };
-  const maxLag = Math.floor(m / 3);
-  let sawNegative = false;
-  for (let lag = 2; lag <= maxLag; lag++) {
-    const c = acf(lag);
-    if (c < 0) sawNegative = true;
-    if (sawNegative && c > 0.3 && c >= acf(lag - 1) && c >= acf(lag + 1)) {
-      if (lag * step < minPeriod) return void 0;
-      const bins = new Array(lag).fill(0);
-      const counts = new Array(lag).fill(0);
-      d.forEach((x, i) => {
-        bins[i % lag] = bins[i % lag] + x;
-        counts[i % lag] = counts[i % lag] + 1;
-      });
-      const profile = bins.map((b, i) => b / counts[i]);
-      const amplitude = (Math.max(...profile) - Math.min(...profile)) / 2 / mu;
-      if (amplitude >= minAmp) return { period: lag * step, amplitude };
-      return void 0;
-    }
-  }
-  return void 0;
+  return out;
 }
 function interval(value, a, b, digits = 4) {
   return {
@@ -61720,6 +64728,29 @@ function detect(input) {
   for (let j = 1; warmupEnd === void 0 && j <= s.consecutive_windows - 1; j++)
     warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
   if (warmupEnd === void 0 || tLast - warmupEnd < W) {
+    const half = firstProduction + (tLast - firstProduction) / 2;
+    const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+    const trend = trendOf(Math.max(half, floor));
+    const drift2 = significantDrift(trend, s);
+    const lateDrift2 = significantDrift(
+      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
+      s
+    );
+    if (drift2 !== void 0 && lateDrift2 !== void 0 && Math.sign(drift2) === Math.sign(lateDrift2))
+      return {
+        ...base,
+        state: "drifting",
+        warmup_end_minutes: null,
+        value: null,
+        projected_full_run: null,
+        drift: { slope_relative_per_hour: round(drift2, 4) },
+        estimator: "completions",
+        evidence: [
+          ...evidence,
+          "no settled warm-up: the completion rate keeps moving",
+          driftEvidence(trend)
+        ]
+      };
     const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
     return {
       ...base,
@@ -61731,43 +64762,79 @@ function detect(input) {
     };
   }
   evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
-  const cycle = findCycle(
-    p.n,
+  const activeMean = meanInFlight(p.active, Math.max(warmupEnd, tLast - 2 * W), tLast);
+  const inFlight = activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : input.inFlightCapacity && input.inFlightCapacity > 0 ? { value: input.inFlightCapacity, source: "capacity" } : void 0;
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
+  const stepMin = Math.max(W / 5, Number.isFinite(step) ? step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = dHat !== void 0 ? harmonicCycle(rateSteps(p.n, warmupEnd, tLast, stepMin), W, excluded) : void 0;
+  const cycle = test && test.p < 1e-3 && test.amplitude >= s.min_cycle_amplitude ? test : void 0;
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan = {
     warmupEnd,
-    tLast,
-    Math.max(W / 5, Number.isFinite(step) ? step : 0),
-    s.min_cycle_amplitude,
-    W
-  );
-  const block = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+    // durations of rollouts that started after the congestion: those finishing once the completion
+    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
+    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
+    littleBatch: cycle ? cycleBlock : W / 2,
+    inFlight
+  };
   const checks = [];
   for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
     const t = tLast - j * W;
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
-    const fit = settled ? fitRate(p.n, warmupEnd, t, block) : void 0;
-    if (!fit) {
-      checks.push({ t, unsettled: !settled });
-      continue;
-    }
-    const proj = project(p, t, fit.rate, input);
-    const hi = project(p, t, fit.low, input).value;
-    const lo = project(p, t, fit.high, input).value;
-    checks.push({ t, fit, proj, lo, hi });
+    const fit = settled ? fitAt(p, input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
-  const latest = checks[0];
-  if (!latest?.fit || !latest.proj) {
+  const latest = checks[0]?.fit;
+  if (!latest) {
     return {
       ...base,
       state: "stabilising",
       warmup_end_minutes: round(warmupEnd - t0, 2),
       value: null,
       projected_full_run: null,
-      evidence: [...evidence, `need ${2 * block} min of steady data, have ${round(tLast - warmupEnd, 1)}`]
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(tLast - warmupEnd, 1)}`
+      ]
     };
   }
   const projected = interval(latest.proj.value, latest.lo, latest.hi);
-  const steadyRate = latest.fit;
-  const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  const common = {
+    ...base,
+    warmup_end_minutes: round(warmupEnd - t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    estimator: r.method
+  };
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * W ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return {
+      ...common,
+      state: "drifting",
+      value: null,
+      cycle: null,
+      drift: { slope_relative_per_hour: round(drift, 4) },
+      evidence: [...evidence, driftEvidence(latest.drift)]
+    };
   const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
   let streak = 0;
   let firstFailure = "";
@@ -61789,27 +64856,30 @@ function detect(input) {
     }
   }
   evidence.push(
-    `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} \xD7 ${round(block, 1)}-min batches \u2192 ${steady.value} s/rollout at steady state`,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
     heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
   );
-  const cycleOut = cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null;
   if (cycle)
     evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}%`
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
     );
   const done = streak >= s.consecutive_windows || heldFrom > 0;
   return {
-    ...base,
+    ...common,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    warmup_end_minutes: round(warmupEnd - t0, 2),
     value: done ? projected : null,
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
-    cycle: cycleOut,
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
+}
+function significantDrift(d, s) {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d) {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
 }
 function mserWarmupEnd(n, from, to, block, floor) {
   const m = Math.floor((to - from) / block);
@@ -61845,16 +64915,17 @@ function mserWarmupEnd(n, from, to, block, floor) {
 }
 function windowFailure(c, prev, s, factor = 1) {
   if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  if (!c?.fit || !c.proj || c.lo === void 0 || c.hi === void 0) return "not enough steady data";
-  const v = c.proj.value;
-  const ci = (c.hi - c.lo) / 2 / v;
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
-  if (drift > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (\xB1${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
-  if (!prev?.proj) return "no previous window";
-  const range = Math.abs(v - prev.proj.value) / v;
+  const d = f.drift;
+  if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
+    return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
   if (!(range <= factor * s.max_relative_range))
     return `projection moved ${round(100 * range, 1)}% in one window`;
   return void 0;
@@ -61879,9 +64950,9 @@ function activeServices(topology) {
   return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
 }
 function capacity(topology, svc) {
-  const replicas = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
   const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas * concurrency;
+  return containers(topology, svc) * replicas2 * concurrency;
 }
 function capacitySummary(topology) {
   const byService = {};
@@ -61977,18 +65048,37 @@ var HIGH_SHARE = 0.5;
 var LOW_DEPTH = 1;
 var IMBALANCE_SHARE = 0.25;
 var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
 function analyseBottleneck(input) {
   const evidence = [];
   const services = SERVICES.filter(
     (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
   );
-  const cpuBound = Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU: CPU-bound, scaling it helps even when the node average looks fine`
-  );
+  const cpuBound = cpuBoundEvidence(input);
   const idle = input.idleFraction;
   const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
   if (typeof idle === "number" && Number.isFinite(idle))
     evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
   if (!services.length) {
     return {
       kind: runtimeBusy ? "runtime-bound" : "unknown",
@@ -62024,13 +65114,15 @@ function analyseBottleneck(input) {
       confidence: high.length === 0 ? "high" : "medium"
     };
   }
-  if (max(top) <= LOW_DEPTH) {
+  const mins = services.map(min);
+  const minsLow = mins.every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH) {
     return {
       kind: "not-enough-load",
       service: null,
       evidence: [
         ...evidence,
-        `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`,
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`,
         ...cpuBound
       ],
       confidence: "medium"
@@ -62154,6 +65246,11 @@ function observeRun(input) {
   const completed = mins("rolloutsTotal");
   const failed = mins("rolloutsFailed");
   const elapsed = mins("elapsed");
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, ts0, S));
+  const durationSum = sumCounters(perWorker("rolloutDurationSum"));
+  const durationCount = sumCounters(perWorker("rolloutDurationCount"));
+  const activeRollouts = mins("activeRollouts");
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
   const up = first(input.series, "targetsUp")?.points ?? [];
   const lastUp = up.at(-1);
   const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
@@ -62169,6 +65266,10 @@ function observeRun(input) {
     now: input.ended ? void 0 : (input.nowTs - ts0) * S / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
+    durationSum,
+    durationCount,
+    activeRollouts,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
   });
   const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S : -Infinity;
@@ -62236,7 +65337,6 @@ function observeRun(input) {
     hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
     processCpu: cpu
   });
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,
@@ -62457,13 +65557,10 @@ var STATE_LABELS = {
 var PREFIX = "topology:";
 function planStateLabels(current, state2) {
   const wanted = state2 ? STATE_LABELS[state2].name : void 0;
-  const remove = current.filter((l) => l.startsWith(PREFIX) && l in LABEL_NAMES && l !== wanted);
+  const remove = current.filter((l) => l.startsWith(PREFIX) && l !== wanted);
   const add = wanted && !current.includes(wanted) ? [wanted] : [];
   return { remove, add };
 }
-var LABEL_NAMES = Object.fromEntries(
-  Object.values(STATE_LABELS).map((l) => [l.name, true])
-);
 async function setStateLabel(octokit, target, state2, current) {
   const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target, per_page: 100 })).map(
     (l) => l.name
@@ -62486,6 +65583,21 @@ function stickyMarker(purpose, part = 1) {
     throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
   return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
 }
+function stickyParts(comments, target) {
+  const found = [];
+  for (const c of comments) {
+    if (c.login !== target.botLogin || !c.body) continue;
+    const first2 = c.body.split("\n", 1)[0]?.trim();
+    if (first2 === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
+    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
+    if (m && m[1] === target.purpose)
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
+  }
+  const byPart = /* @__PURE__ */ new Map();
+  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
+  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
 async function findStickyComments(octokit, target) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     owner: target.owner,
@@ -62493,55 +65605,56 @@ async function findStickyComments(octokit, target) {
     issue_number: target.issue_number,
     per_page: 100
   });
-  const found = [];
-  for (const c of comments) {
-    if (c.user?.login !== target.botLogin || !c.body) continue;
-    const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose))
-      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updated_at });
-    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m && m[1] === target.purpose)
-      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updated_at });
-  }
-  const byPart = /* @__PURE__ */ new Map();
-  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
-  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+  return stickyParts(
+    comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
+    target
+  );
 }
-async function readStickyComment(octokit, target) {
-  const parts = await findStickyComments(octokit, target);
+function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
 }
-async function upsertStickyComment(octokit, target) {
+async function readStickyComment(octokit, target) {
+  return stickyText(await findStickyComments(octokit, target));
+}
+async function upsertStickyComment(octokit, target, existing) {
   const reserve = stickyMarker(target.purpose, 99).length + 1;
   const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
     (part, i) => `${stickyMarker(target.purpose, i + 1)}
 ${part}`
   );
-  const existing = await findStickyComments(octokit, target);
+  const current = existing ?? await findStickyComments(octokit, target);
   const { owner, repo, issue_number } = target;
   let changed = false;
   let firstId = 0;
   for (const [i, body] of bodies.entries()) {
-    const current = existing[i];
-    if (current && current.body === body) {
-      firstId ||= current.id;
+    const part = current[i];
+    if (part && part.body === body) {
+      firstId ||= part.id;
       continue;
     }
     changed = true;
-    if (current) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: current.id, body });
-      firstId ||= current.id;
+    if (part) {
+      await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
+      firstId ||= part.id;
     } else {
       const created = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
       firstId ||= created.data.id;
     }
   }
-  for (const stale of existing.slice(bodies.length)) {
+  for (const stale of current.slice(bodies.length)) {
     changed = true;
     await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
   }
   return { id: firstId, changed };
+}
+
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text2, maxLength = 500) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
 
 // src/slurm/types.ts
@@ -62584,10 +65697,83 @@ var LIVE_STATES = /* @__PURE__ */ new Set([
   "REQUEUED",
   "REQUEUE_FED",
   "REQUEUE_HOLD",
-  "RESV_DEL_HOLD"
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
 ]);
-function isLive(state2) {
-  return LIVE_STATES.has(state2);
+function isLive2(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive2(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/lifecycle/model.ts
+var OUTCOME_KINDS = [
+  "decided",
+  "finished",
+  "failed",
+  "stopped",
+  "cancelled",
+  "superseded",
+  "lost"
+];
+function emptyRunState() {
+  return { version: 1, requests: [], runs: {}, outcomes: {} };
+}
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded"]);
+function phaseOf(input) {
+  const { request: request2, run, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive2(job.state);
+  if (outcome)
+    return {
+      phase: "done",
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
+    };
+  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
+  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
+  if (run) return { phase: "lost", jobId: run.jobId };
+  return { phase: "queued" };
+}
+function latestRequests(state2) {
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+function byRequestTime(a, b) {
+  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+function withRequest(state2, request2) {
+  if (state2.requests.some((r) => r.id === request2.id)) return state2;
+  return { ...state2, requests: [...state2.requests, request2] };
+}
+function withRun(state2, requestId, run) {
+  if (state2.runs[requestId]) return state2;
+  return { ...state2, runs: { ...state2.runs, [requestId]: run } };
+}
+function withOutcome(state2, requestId, outcome) {
+  if (state2.outcomes[requestId]) return state2;
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: outcome } };
+}
+function mergeRunStates(a, b) {
+  let out = a;
+  for (const r of b.requests) out = withRequest(out, r);
+  for (const [id, run] of Object.entries(b.runs)) out = withRun(out, id, run);
+  for (const [id, o] of Object.entries(b.outcomes)) out = withOutcome(out, id, o);
+  return out;
 }
 
 // src/slurm/classify.ts
@@ -62633,7 +65819,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -62730,6 +65916,323 @@ function dedupe(lines) {
   return [...new Set(lines)];
 }
 
+// src/slurm/errors.ts
+var QUOTE_LIMIT = 2e3;
+function quoteOutput(text2) {
+  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+  return JSON.stringify(t);
+}
+var SlurmError = class extends Error {
+  name = "SlurmError";
+};
+var SlurmCommandError = class extends SlurmError {
+  constructor(argv, code2, stdout, stderr, where) {
+    super(
+      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
+    );
+    this.argv = argv;
+    this.code = code2;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.where = where;
+  }
+  argv;
+  code;
+  stdout;
+  stderr;
+  where;
+  name = "SlurmCommandError";
+};
+var SlurmOutputError = class extends SlurmError {
+  constructor(command, problem, output) {
+    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
+    this.command = command;
+    this.problem = problem;
+    this.output = output;
+  }
+  command;
+  problem;
+  output;
+  name = "SlurmOutputError";
+};
+var ConnectionLostError = class extends SlurmError {
+  name = "ConnectionLostError";
+};
+var CommandTimeoutError = class extends SlurmError {
+  name = "CommandTimeoutError";
+};
+var HostKeyMismatchError = class extends SlurmError {
+  name = "HostKeyMismatchError";
+};
+var UnsafeArgumentError = class extends SlurmError {
+  name = "UnsafeArgumentError";
+};
+
+// src/slurm/parse.ts
+var SQUEUE_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "exit_code",
+  "RestartCnt",
+  "SubmitTime",
+  "StartTime",
+  "EndTime",
+  "TimeLimit",
+  "TimeUsed",
+  "NodeList",
+  "STDOUT",
+  "Name"
+];
+var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
+  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
+).join(",");
+var SACCT_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "ExitCode",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "Elapsed",
+  "NodeList",
+  "JobName"
+];
+var SACCT_FORMAT = SACCT_FIELDS.join(",");
+var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var STATE_SET = new Set(SLURM_JOB_STATES);
+function state(text2, command, line) {
+  const word = text2.split(" ")[0] ?? "";
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+}
+function rawState(text2) {
+  const word = text2.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
+}
+function jobId(text2, command, line) {
+  if (!JOB_ID.test(text2))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
+  return text2;
+}
+function time(text2, command, line) {
+  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
+    return null;
+  if (!TIME.test(text2))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text2;
+}
+function duration(text2, command, line) {
+  if (text2 === "" || text2 === "N/A") return null;
+  if (!DURATION.test(text2))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
+  return text2;
+}
+function reason(text2) {
+  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+}
+function nodes(text2) {
+  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+}
+function count(text2, what, command, line) {
+  if (!/^[0-9]+$/.test(text2))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
+  return Number(text2);
+}
+function decodeWaitStatus(status2) {
+  const signal = status2 & 127;
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: status2 >> 8 & 255, signal: null };
+}
+function decodeExitPair(text2, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
+  if (!m)
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+  const signal = Number(m[2]);
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: Number(m[1]), signal: null };
+}
+function expandOutputPattern(pattern, job) {
+  const [arrayJob, arrayTask] = job.id.split("_");
+  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
+    const width = pad === "" ? 0 : Number(pad);
+    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
+    switch (key) {
+      case "%":
+        return "%";
+      case "j":
+      case "J":
+        return padded(job.id);
+      case "A":
+        return padded(arrayJob ?? job.id);
+      case "a":
+        return arrayTask !== void 0 ? padded(arrayTask) : whole;
+      case "x":
+        return job.name;
+      case "N":
+        return job.nodes ? firstHost(job.nodes) : whole;
+      default:
+        return whole;
+    }
+  });
+}
+function firstHost(hostlist) {
+  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
+  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
+}
+function live(s, exit) {
+  return isLive2(s) ? { exitCode: null, signal: null } : exit;
+}
+function parseSqueue(output) {
+  const command = "squeue";
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    if (parts.length < SQUEUE_FIELDS.length) {
+      throw new SlurmOutputError(
+        command,
+        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
+        line
+      );
+    }
+    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
+    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
+    const s = state(st ?? "", command, line);
+    const exitText2 = exit ?? "";
+    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
+    const job = {
+      id: jobId(id ?? "", command, line),
+      name,
+      state: s,
+      ...rawState(st ?? ""),
+      reason: reason(why ?? ""),
+      ...live(s, exitDecoded),
+      restarts: count(restarts ?? "", "restart count", command, line),
+      submitTime: time(submit ?? "", command, line),
+      startTime: time(start ?? "", command, line),
+      endTime: time(end ?? "", command, line),
+      timeLimit: duration(limit ?? "", command, line),
+      elapsed: duration(used ?? "", command, line),
+      nodes: nodes(nodeList ?? ""),
+      stdoutPath: null,
+      source: "squeue"
+    };
+    const out = stdout ?? "";
+    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
+    jobs.push(job);
+  }
+  return jobs;
+}
+function parseSacct(output) {
+  const command = "sacct";
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    if (parts.length < SACCT_FIELDS.length) {
+      throw new SlurmOutputError(
+        command,
+        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
+        line
+      );
+    }
+    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
+    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
+    const s = state(st ?? "", command, line);
+    jobs.push({
+      id: jobId(id ?? "", command, line),
+      name,
+      state: s,
+      ...rawState(st ?? ""),
+      reason: reason(why ?? ""),
+      ...live(s, decodeExitPair(exit ?? "", command, line)),
+      restarts: null,
+      submitTime: time(submit ?? "", command, line),
+      startTime: time(start ?? "", command, line),
+      endTime: time(end ?? "", command, line),
+      timeLimit: duration(limit ?? "", command, line),
+      elapsed: duration(elapsed ?? "", command, line),
+      nodes: nodes(nodeList ?? ""),
+      stdoutPath: null,
+      source: "sacct"
+    });
+  }
+  return jobs;
+}
+function scontrolFields(line) {
+  const fields = /* @__PURE__ */ new Map();
+  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0)
+      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+function parseScontrolJobs(output) {
+  const command = "scontrol show job";
+  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const f = scontrolFields(line);
+    const need = (key) => {
+      const v = f.get(key);
+      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
+      return v;
+    };
+    const arrayJob = f.get("ArrayJobId");
+    const arrayTask = f.get("ArrayTaskId");
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
+    const s = state(need("JobState"), command, line);
+    const stdout = f.get("StdOut");
+    jobs.push({
+      id: jobId(id, command, line),
+      name: need("JobName"),
+      state: s,
+      ...rawState(need("JobState")),
+      reason: reason(need("Reason")),
+      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
+      restarts: count(need("Restarts"), "restart count", command, line),
+      submitTime: time(need("SubmitTime"), command, line),
+      startTime: time(need("StartTime"), command, line),
+      endTime: time(need("EndTime"), command, line),
+      timeLimit: duration(need("TimeLimit"), command, line),
+      elapsed: duration(need("RunTime"), command, line),
+      nodes: nodes(need("NodeList")),
+      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
+      source: "scontrol"
+    });
+  }
+  return jobs;
+}
+function parseSbatchParsable(stdout) {
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  const last = lines.at(-1)?.trim() ?? "";
+  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
+  if (lines.length !== 1 || !m?.[1]) {
+    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
+  }
+  return m[1];
+}
+function accountingEnabled(showConfig) {
+  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
+  if (!m?.[1])
+    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
+  return m[1] !== "accounting_storage/none";
+}
+function slurmTimeToUnix(text2) {
+  if (!text2 || !TIME.test(text2)) return null;
+  const ms = Date.parse(`${text2}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
 // src/telemetry/queries.ts
 var QUANTITIES = [
   "secondsPerRolloutAvg",
@@ -62749,7 +66252,14 @@ var QUANTITIES = [
   "processCpu",
   "hostMemAvailable",
   "hostMemTotal",
-  "targetsUp"
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
 ];
 var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
 function promRegexLiteral(s) {
@@ -62852,9 +66362,43 @@ function queryCatalog(selector, options = {}) {
       `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
     ),
     hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    ),
+    ...throughputQueries(sel, by)
   };
 }
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
 async function fetchTelemetry(client, selector, range, options = {}) {
   const catalog = queryCatalog(selector, options);
   const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
@@ -62894,17 +66438,88 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/lifecycle/run-name.ts
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive2(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live2 = liveNames.size;
+  let free = Math.max(0, maxParallel - live2);
+  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
 // src/usecases/reconcile.ts
-var LIVE = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
+var LIVE = { has: (state2) => isLive2(state2) };
 var HASH_MARK = "topo:monitor-hash:";
+var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
 var isStable = (v) => v === "stable" || v === "cyclic";
 var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
@@ -62980,9 +66595,26 @@ async function reconcile(ports, options = {}) {
       report.candidates.push(...await reconcileExperiment(ports, exp, options));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
+      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
     }
   }
   return report;
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function noteClusterUnreachable(ports, exp, reason2, report) {
+  for (const c of exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, noted);
+    } catch (e) {
+      report.errors.push(`#${c.pr}: ${e.message}`);
+    }
+  }
 }
 async function reconcileExperiment(ports, exp, options) {
   const id = exp.experiment.experiment_id;
@@ -62991,16 +66623,23 @@ async function reconcileExperiment(ports, exp, options) {
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const allJobs = await ports.slurm.jobs(id);
+  const allJobs = await ports.slurm.jobs(id).catch((e) => {
+    throw new ClusterUnreachable(`Slurm: ${e.message}`);
+  });
   const jobByRun = /* @__PURE__ */ new Map();
-  for (const j of allJobs) {
-    const prev = jobByRun.get(j.name);
-    if (!prev || Number(j.jobId) > Number(prev.jobId)) jobByRun.set(j.name, j);
+  for (const name of new Set(allJobs.map((j) => j.name))) {
+    const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) jobByRun.set(name, job);
+  }
+  const candidates = [];
+  for (const c of exp.candidates) {
+    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
+    if (kept) candidates.push(kept);
   }
   const maxParallel = exp.experiment.max_parallel ?? 3;
-  let live2 = [...jobByRun.values()].filter((j) => LIVE.has(j.state)).length;
+  let live2 = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
   const submitted = /* @__PURE__ */ new Map();
-  for (const c of [...exp.candidates].sort(byRequest)) {
+  for (const c of [...candidates].sort(byRequest)) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
@@ -63008,9 +66647,14 @@ async function reconcileExperiment(ports, exp, options) {
       submitted.set(c.runName, r.jobId);
       jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
       live2++;
+      if (c.request)
+        await ports.lifecycle?.recordRun(c.pr, c.request.id, {
+          jobId: r.jobId,
+          submittedAt: new Date(ports.now() * 1e3).toISOString()
+        });
     }
   }
-  const started = exp.candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
+  const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
   let telemetry;
   if (started.length) {
     const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
@@ -63025,7 +66669,8 @@ async function reconcileExperiment(ports, exp, options) {
   const fi = exp.experiment.fixed_inputs;
   const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
   const outcomes = [];
-  for (const c of exp.candidates) {
+  const unavailable = telemetry?.errors.length ? `Prometheus: ${telemetry.errors[0]?.quantity}: ${telemetry.errors[0]?.message}` : null;
+  for (const c of candidates) {
     const job = jobByRun.get(c.runName);
     let analysis;
     if (job?.startTs) {
@@ -63046,7 +66691,7 @@ async function reconcileExperiment(ports, exp, options) {
       });
       const minutesRunning = (nowTs - job.startTs) * S / 60;
       const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-      if (analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
+      if (!unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
         analysis.observation.failure = {
           kind: "no-telemetry",
           message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
@@ -63083,16 +66728,7 @@ async function reconcileExperiment(ports, exp, options) {
         gpus: observation.stable_metrics.resource_usage?.gpu_by_index
       });
     }
-    const comparisons = [];
-    if (exp.best && exp.best.name !== c.candidate)
-      comparisons.push(
-        compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`)
-      );
-    if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-      comparisons.push(
-        compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
-      );
-    if (comparisons[0]) observation.comparison = comparisons[0];
+    const comparisons = compareCandidate(exp, c, observation);
     const timeline = [
       { label: "submitted", at: iso(job?.submitTs) },
       { label: "started", at: iso(job?.startTs) },
@@ -63124,9 +66760,27 @@ async function reconcileExperiment(ports, exp, options) {
       notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`)
     };
     let cancelled;
-    if (state2 === "stable" && exp.experiment.stop_when_stable && job && LIVE.has(job.state)) {
+    if (!unavailable && job && LIVE.has(job.state) && stopReason(exp.experiment, view) !== null) {
       await ports.slurm.cancel(job.jobId, id);
       cancelled = job.jobId;
+    }
+    if (unavailable && job?.startTs) {
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, unavailable);
+      const changed2 = noted !== void 0 && noted !== current;
+      if (changed2) await ports.github.writeComment(c.pr, noted);
+      outcomes.push({
+        experimentId: id,
+        candidate: c.candidate,
+        runName: c.runName,
+        pr: c.pr,
+        state: state2,
+        verdict: observation.verdict.state,
+        changed: changed2,
+        submitted: submitted.get(c.runName),
+        view: { ...view, notes: [...view.notes ?? [], `metrics unavailable since ${since}`] }
+      });
+      continue;
     }
     const body = renderMonitorComment(view);
     const hash = contentHash(body);
@@ -63135,12 +66789,19 @@ async function reconcileExperiment(ports, exp, options) {
 <!-- ${HASH_MARK}${hash}${finalMark} -->`;
     const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
     let changed = false;
-    if (!isFinal && !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`)) {
+    const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+    if (!isFinal && (wasUnavailable || !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`))) {
       await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
       await ports.github.setLabel(c.pr, labelFor(state2, !!observation.verdict.value), c.labels);
       await ports.github.writeComment(c.pr, full);
       changed = true;
     }
+    if (finalMark && job && c.request && !c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        c.pr,
+        c.request.id,
+        finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
     outcomes.push({
       experimentId: id,
       candidate: c.candidate,
@@ -63156,23 +66817,101 @@ async function reconcileExperiment(ports, exp, options) {
   }
   return outcomes;
 }
+async function applyLifecycle(ports, experimentId, c, job) {
+  if (!c.request) return c;
+  const request2 = c.request;
+  const headSha = c.currentHeadSha ?? c.headSha;
+  const phase = phaseOf({
+    request: request2,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha
+  });
+  const at = new Date(ports.now() * 1e3).toISOString();
+  switch (phase.phase) {
+    case "supersede": {
+      if (phase.jobId) await ports.slurm.cancel(phase.jobId, experimentId);
+      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
+        kind: "superseded",
+        at,
+        ...phase.jobId ? { jobId: phase.jobId } : {},
+        evidence: [
+          `the pull request moved from ${request2.headSha.slice(0, 7)} to ${headSha.slice(0, 7)}: the new head waits for a new /topo submit`,
+          ...phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []
+        ]
+      });
+      await ports.github.setLabel(c.pr, null, c.labels);
+      return null;
+    }
+    case "lost":
+      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
+        kind: "lost",
+        at,
+        jobId: phase.jobId,
+        evidence: [
+          `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+        ]
+      });
+      await ports.github.setLabel(c.pr, null, c.labels);
+      return null;
+    case "done":
+      if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
+      if (!job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind)) return null;
+      return { ...c, requested: false };
+    default:
+      return { ...c, requested: true };
+  }
+}
+function finalOutcome(view, job, at) {
+  const v = view.observation.verdict;
+  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
+  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
+    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
+  ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+function compareCandidate(exp, c, observation) {
+  const comparisons = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(
+      compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`)
+    );
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(
+      compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
+    );
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  return comparisons;
+}
+function stopReason(experiment, view) {
+  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
+  return null;
+}
+function unavailableSince(comment) {
+  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m?.[1] ?? null;
+}
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
+  if (comment === void 0) return void 0;
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+
+${body}`;
+}
 function byRequest(a, b) {
   const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
   return at(a) - at(b) || a.pr - b.pr;
 }
-function slurmTs(s) {
-  if (!s) return null;
-  const ms = Date.parse(s);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
-}
-function slurmMonitorPort(slurm) {
+var slurmTs = slurmTimeToUnix;
+function slurmMonitorPort(slurm, knownExperimentIds = []) {
   return {
     async jobs(experimentId) {
-      const jobs = await slurm.jobs(`topo-${experimentId}-`);
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
       return Promise.all(
         jobs.map(async (j) => {
           let failure = null;
-          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
+          if (!isLive2(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
             const log = await slurm.tail(j, 200).catch(() => []);
             failure = classifyFailure(j, log);
           }
@@ -63221,322 +66960,219 @@ function githubMonitorPort(octokit, repo) {
 }
 
 // actions/monitor/ports.ts
-import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { join } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { join as join2 } from "node:path";
+
+// src/lifecycle/state-block.ts
+var BLOCK = /<!-- topo:run-state v1 ([A-Za-z0-9+/=]*) -->/;
+var RunStateError = class extends Error {
+  name = "RunStateError";
+};
+function renderRunStateBlock(state2) {
+  return `<!-- topo:run-state v1 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+}
+function parseRunStateBlock(body) {
+  const m = body ? BLOCK.exec(body) : null;
+  if (!m) return emptyRunState();
+  let data;
+  try {
+    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
+  } catch (e) {
+    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
+  }
+  return checkRunState(data);
+}
+var SHA = /^[0-9a-f]{40}$/;
+var HEX82 = /^[0-9a-f]{8}$/;
+var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
+var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
+var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
+var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
+var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
+function fail(where, what) {
+  throw new RunStateError(`run-state block: ${where}: ${what}`);
+}
+function str(o, key, pattern, where) {
+  const v = o[key];
+  if (typeof v !== "string") fail(`${where}.${key}`, "missing or not a string");
+  if (pattern === "iso" ? !Number.isFinite(Date.parse(v)) : !pattern.test(v))
+    fail(`${where}.${key}`, `${JSON.stringify(v).slice(0, 80)} is not valid`);
+  return v;
+}
+function obj(v, where) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
+  return v;
+}
+function checkRequest(v, i) {
+  const where = `requests[${i}]`;
+  const o = obj(v, where);
+  const pr = o.pr;
+  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
+  return {
+    id: str(o, "id", HEX82, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME, where),
+    path: str(o, "path", PATH, where),
+    pr,
+    headSha: str(o, "headSha", SHA, where),
+    topologyHash: str(o, "topologyHash", HEX82, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    login: str(o, "login", LOGIN, where),
+    requestedAt: str(o, "requestedAt", "iso", where)
+  };
+}
+function checkRun(v, where) {
+  const o = obj(v, where);
+  return { jobId: str(o, "jobId", JOB_ID2, where), submittedAt: str(o, "submittedAt", "iso", where) };
+}
+function checkOutcome(v, where) {
+  const o = obj(v, where);
+  const kind = o.kind;
+  if (typeof kind !== "string" || !OUTCOME_KINDS.includes(kind))
+    fail(`${where}.kind`, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  const evidence = o.evidence;
+  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
+    fail(`${where}.evidence`, "not a list of sentences");
+  const out = { kind, at: str(o, "at", "iso", where), evidence };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID2, where);
+  return out;
+}
+function checkRunState(data) {
+  const o = obj(data, "state");
+  if (o.version !== 1) fail("version", `${JSON.stringify(o.version)} is not 1`);
+  if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  const state2 = {
+    version: 1,
+    requests: o.requests.map(checkRequest),
+    runs: {},
+    outcomes: {}
+  };
+  const ids = new Set(state2.requests.map((r) => r.id));
+  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
+    if (!ids.has(id)) fail(`runs.${id}`, "no such request");
+    state2.runs[id] = checkRun(run, `runs.${id}`);
+  }
+  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
+    if (!ids.has(id)) fail(`outcomes.${id}`, "no such request");
+    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
+  }
+  return state2;
+}
+
+// src/github/run-state.ts
+var RUN_STATE_PURPOSE = "lifecycle";
+async function readRunState(octokit, target) {
+  const [first2] = await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE });
+  return parseRunStateBlock(first2?.body);
+}
+async function updateRunState(octokit, target, change) {
+  const next = change(await readRunState(octokit, target));
+  const merged = mergeRunStates(await readRunState(octokit, target), next);
+  const final = mergeRunStates(next, merged);
+  await upsertStickyComment(octokit, {
+    ...target,
+    purpose: RUN_STATE_PURPOSE,
+    body: renderRunStateComment(final)
+  });
+  return final;
+}
+function renderRunStateComment(state2) {
+  const rows = [...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).slice(0, 30).map((r) => {
+    const run = state2.runs[r.id];
+    const outcome = state2.outcomes[r.id];
+    const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
+    return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
+  });
+  return [
+    "#### Runs of this pull request",
+    "",
+    "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`. Labels only show the state.",
+    "",
+    "| requested | by | candidate | run name | Slurm job | outcome |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    renderRunStateBlock(state2)
+  ].join("\n");
+}
+async function openPullRunStates(octokit, repo) {
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+    owner: repo.owner,
+    repo: repo.repo,
+    state: "open",
+    per_page: 100
+  });
+  const out = [];
+  const corrupt = [];
+  for (const pr of pulls) {
+    if (pr.head.repo?.full_name !== `${repo.owner}/${repo.repo}`) continue;
+    const labels = pr.labels.map((l) => typeof l === "string" ? l : l.name ?? "");
+    try {
+      const state2 = await readRunState(octokit, { ...repo, issue_number: pr.number });
+      out.push({ pr: pr.number, headSha: pr.head.sha, labels, state: state2 });
+    } catch (e) {
+      if (!(e instanceof RunStateError)) throw e;
+      corrupt.push({ pr: pr.number, message: e.message });
+    }
+  }
+  return { pulls: out, corrupt };
+}
 
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// src/slurm/errors.ts
-var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
-  return JSON.stringify(t);
+// src/slurm/environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SLURM_TIME_ZONE = "UTC";
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+var VALUE = /^[\x20-\x7e]{0,4096}$/;
+function plainCommandEnvironment(from, extra = {}) {
+  const env = {};
+  for (const key of COMMAND_INHERITED_VARIABLES) {
+    const value = from[key];
+    if (value !== void 0 && value !== "") env[key] = value;
+  }
+  env.TZ = SLURM_TIME_ZONE;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === void 0) continue;
+    if (!SUBMIT_VARIABLE_SET.has(key))
+      throw new Error(
+        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
+      );
+    if (!VALUE.test(value))
+      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
+    env[key] = value;
+  }
+  return env;
 }
-var SlurmError = class extends Error {
-  name = "SlurmError";
-};
-var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code, stdout, stderr, where) {
-    super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code}: ${quoteOutput((stderr || stdout).trim())}`
+function withExportAllowlist(argv) {
+  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
+  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
+    throw new Error(
+      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
     );
-    this.argv = argv;
-    this.code = code;
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.where = where;
-  }
-  argv;
-  code;
-  stdout;
-  stderr;
-  where;
-  name = "SlurmCommandError";
-};
-var SlurmOutputError = class extends SlurmError {
-  constructor(command, problem, output) {
-    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
-    this.command = command;
-    this.problem = problem;
-    this.output = output;
-  }
-  command;
-  problem;
-  output;
-  name = "SlurmOutputError";
-};
-var ConnectionLostError = class extends SlurmError {
-  name = "ConnectionLostError";
-};
-var CommandTimeoutError = class extends SlurmError {
-  name = "CommandTimeoutError";
-};
-var HostKeyMismatchError = class extends SlurmError {
-  name = "HostKeyMismatchError";
-};
-var UnsafeArgumentError = class extends SlurmError {
-  name = "UnsafeArgumentError";
-};
-
-// src/slurm/parse.ts
-var SQUEUE_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "exit_code",
-  "RestartCnt",
-  "SubmitTime",
-  "StartTime",
-  "EndTime",
-  "TimeLimit",
-  "TimeUsed",
-  "NodeList",
-  "STDOUT",
-  "Name"
-];
-var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
-  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
-).join(",");
-var SACCT_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Timelimit",
-  "Elapsed",
-  "NodeList",
-  "JobName"
-];
-var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
-var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
-var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
-  if (!STATE_SET.has(word))
-    throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
-  return word;
-}
-function jobId(text2, command, line) {
-  if (!JOB_ID.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
-}
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
-}
-function duration(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
-}
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
-}
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
-}
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
-}
-function decodeWaitStatus(status) {
-  const signal = status & 127;
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status >> 8 & 255, signal: null };
-}
-function decodeExitPair(text2, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
-  if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
-  const signal = Number(m[2]);
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: Number(m[1]), signal: null };
-}
-function expandOutputPattern(pattern, job) {
-  const [arrayJob, arrayTask] = job.id.split("_");
-  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
-    const width = pad === "" ? 0 : Number(pad);
-    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
-    switch (key) {
-      case "%":
-        return "%";
-      case "j":
-      case "J":
-        return padded(job.id);
-      case "A":
-        return padded(arrayJob ?? job.id);
-      case "a":
-        return arrayTask !== void 0 ? padded(arrayTask) : whole;
-      case "x":
-        return job.name;
-      case "N":
-        return job.nodes ? firstHost(job.nodes) : whole;
-      default:
-        return whole;
-    }
-  });
-}
-function firstHost(hostlist) {
-  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
-  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
-}
-function live(s, exit) {
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
-}
-function parseSqueue(output) {
-  const command = "squeue";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SQUEUE_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
-    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    const exitText2 = exit ?? "";
-    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
-    const job = {
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      reason: reason(why ?? ""),
-      ...live(s, exitDecoded),
-      restarts: count(restarts ?? "", "restart count", command, line),
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(used ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "squeue"
-    };
-    const out = stdout ?? "";
-    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
-    jobs.push(job);
-  }
-  return jobs;
-}
-function parseSacct(output) {
-  const command = "sacct";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SACCT_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
-    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    jobs.push({
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      reason: reason(why ?? ""),
-      ...live(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(elapsed ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    });
-  }
-  return jobs;
-}
-function scontrolFields(line) {
-  const fields = /* @__PURE__ */ new Map();
-  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
-    fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  return fields;
-}
-function parseScontrolJobs(output) {
-  const command = "scontrol show job";
-  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const f = scontrolFields(line);
-    const need = (key) => {
-      const v = f.get(key);
-      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
-      return v;
-    };
-    const arrayJob = f.get("ArrayJobId");
-    const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
-    const stdout = f.get("StdOut");
-    jobs.push({
-      id: jobId(id, command, line),
-      name: need("JobName"),
-      state: s,
-      reason: reason(need("Reason")),
-      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
-      nodes: nodes(need("NodeList")),
-      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
-      source: "scontrol"
-    });
-  }
-  return jobs;
-}
-function parseSbatchParsable(stdout) {
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  const last = lines.at(-1)?.trim() ?? "";
-  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
-  if (lines.length !== 1 || !m?.[1]) {
-    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
-  }
-  return m[1];
-}
-function accountingEnabled(showConfig) {
-  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
-  if (!m?.[1])
-    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
-  return m[1] !== "accounting_storage/none";
+  if (exports.length > 0) return [...argv];
+  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
 }
 
 // src/slurm/client.ts
-var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
+var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
-var PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -63544,8 +67180,8 @@ function checked(value, pattern, what) {
 }
 function createSlurmClient(transport, options = {}) {
   let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
-  async function run(argv, idempotent, timeoutMs) {
-    const result = await transport.run(argv, { idempotent, timeoutMs });
+  async function run(argv, idempotent, timeoutMs, env) {
+    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
     if (result.code !== 0)
       throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
     return result;
@@ -63558,13 +67194,19 @@ function createSlurmClient(transport, options = {}) {
   }
   return {
     transport,
-    async submit(argv) {
+    async submit(argv, env) {
       if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
         throw new UnsafeArgumentError(
           `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
         );
       }
-      const result = await run([...argv], false, 6e4);
+      let exported;
+      try {
+        exported = withExportAllowlist(argv);
+      } catch (error2) {
+        throw new UnsafeArgumentError(error2.message);
+      }
+      const result = await run(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
     async jobs(namePrefix) {
@@ -63592,17 +67234,17 @@ function createSlurmClient(transport, options = {}) {
       return jobs.filter((j) => j.name.startsWith(namePrefix));
     },
     async cancel(jobId2) {
-      await run(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
+      await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
     },
     async release(jobId2) {
-      await run(["scontrol", "release", checked(jobId2, JOB_ID2, "job id")], true);
+      await run(["scontrol", "release", checked(jobId2, JOB_ID3, "job id")], true);
     },
     async rename(jobId2, name) {
       await run(
         [
           "scontrol",
           "update",
-          `JobId=${checked(jobId2, JOB_ID2, "job id")}`,
+          `JobId=${checked(jobId2, JOB_ID3, "job id")}`,
           `JobName=${checked(name, JOB_NAME, "job name")}`
         ],
         true
@@ -63613,7 +67255,7 @@ function createSlurmClient(transport, options = {}) {
         throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
       let path;
       if (typeof job === "string") {
-        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
+        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID3, "job id")], true);
         const found = parseScontrolJobs(r2.stdout);
         if (found.length !== 1 || !found[0])
           throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
@@ -63623,12 +67265,12 @@ function createSlurmClient(transport, options = {}) {
       }
       if (!path)
         throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
+      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
       const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
       return out === "" ? [] : out.split("\n");
     },
     async ensureDir(path) {
-      await run(["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
+      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
     },
     close: () => transport.close()
   };
@@ -63668,25 +67310,21 @@ function remoteCommandLine(argv) {
 // src/slurm/local-transport.ts
 function createLocalTransport(options = {}) {
   const defaultTimeout = options.timeoutMs ?? 3e4;
+  const base = { ...options.inherit ?? process.env, ...options.env };
   return {
     description: "the local login node",
     run(argv, runOptions = {}) {
       assertSafeArgv(argv);
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
-      return new Promise((resolve, reject) => {
+      const env = plainCommandEnvironment(base, runOptions.env);
+      return new Promise((resolve3, reject) => {
         execFile(
           file,
           args,
-          {
-            timeout,
-            killSignal: "SIGKILL",
-            maxBuffer: 64 * 1024 * 1024,
-            encoding: "utf8",
-            env: { ...process.env, ...options.env }
-          },
+          { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error2, stdout, stderr) => {
-            if (!error2) return resolve({ stdout, stderr, code: 0 });
+            if (!error2) return resolve3({ stdout, stderr, code: 0 });
             const e = error2;
             if (e.killed) {
               return reject(
@@ -63695,7 +67333,7 @@ function createLocalTransport(options = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve3({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -63742,24 +67380,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve) => {
+    return new Promise((resolve3) => {
       if (this.running === 0) {
-        resolve();
+        resolve3();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve();
+        resolve3();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve(val);
+            resolve3(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -63801,23 +67439,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       fs3.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve3(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       fs3.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve3(res);
         }
       });
     });
@@ -63861,7 +67499,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve, reject) => {
+  await new Promise((resolve3, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -63870,7 +67508,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve3, reject);
   });
   return result;
 }
@@ -63884,9 +67522,9 @@ var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
 var DEFAULT_TICK = () => {
 };
 var SSHError = class extends Error {
-  constructor(message2, code = null) {
+  constructor(message2, code2 = null) {
     super(message2);
-    this.code = code;
+    this.code = code2;
   }
 };
 function unixifyPath(path) {
@@ -63896,12 +67534,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile(filePath) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve3, reject) => {
     fs4.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve(res);
+        resolve3(res);
       }
     });
   });
@@ -63910,12 +67548,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve, reject) => {
+    stats = await new Promise((resolve3, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve3(res);
         }
       });
     });
@@ -63928,12 +67566,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve, reject) => {
+    await new Promise((resolve3, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve();
+          resolve3();
         }
       });
     });
@@ -64008,14 +67646,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve, reject) => {
+    await new Promise((resolve3, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve();
+        resolve3();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -64037,14 +67675,14 @@ var NodeSSH = class {
   }
   async requestShell(options) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve3(res);
         }
       };
       if (options == null) {
@@ -64065,14 +67703,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve3(res);
         }
       });
     });
@@ -64103,7 +67741,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.on("error", reject);
       connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -64136,10 +67774,10 @@ var NodeSSH = class {
         } else {
           channel.end();
         }
-        let code = null;
+        let code2 = null;
         let signal = null;
         channel.on("exit", (code_, signal_) => {
-          code = code_ !== null && code_ !== void 0 ? code_ : null;
+          code2 = code_ !== null && code_ !== void 0 ? code_ : null;
           signal = signal_ !== null && signal_ !== void 0 ? signal_ : null;
         });
         channel.on("close", () => {
@@ -64149,8 +67787,8 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve({
-            code: code != null ? code : null,
+          resolve3({
+            code: code2 != null ? code2 : null,
             signal: signal != null ? signal : null,
             stdout,
             stderr
@@ -64189,8 +67827,8 @@ var NodeSSH = class {
       return;
     }
     const sftp = givenSftp || await this.requestSFTP();
-    const makeSftpDirectory = async (retry) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
-      if (!retry || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
+    const makeSftpDirectory = async (retry2) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
+      if (!retry2 || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
         throw error2;
       }
       await this.mkdir(fsPath2.dirname(path), "sftp", sftp);
@@ -64211,12 +67849,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve3, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve();
+            resolve3();
           }
         });
       });
@@ -64231,21 +67869,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve) => {
+    invariant2(await new Promise((resolve3) => {
       fs4.access(localFile, fs4.constants.R_OK, (err) => {
-        resolve(err === null);
+        resolve3(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
-    const putFile = (retry) => {
-      return new Promise((resolve, reject) => {
+    const putFile = (retry2) => {
+      return new Promise((resolve3, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve();
+            resolve3();
             return;
           }
-          if (err.message === "No such file" && retry) {
-            resolve(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+          if (err.message === "No such file" && retry2) {
+            resolve3(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -64272,14 +67910,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency });
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve3, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve);
+        queue.waitTillIdle().then(resolve3);
       });
     } catch (error2) {
       if (error2 != null) {
@@ -64295,9 +67933,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve) => {
+    const localDirectoryStat = await new Promise((resolve3) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve(stat2 || null);
+        resolve3(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -64312,16 +67950,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve3, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve3(queue.waitTillIdle());
       });
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve3, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -64336,7 +67974,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve3(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -64348,9 +67986,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve) => {
+    const localDirectoryStat = await new Promise((resolve3) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve(stat2 || null);
+        resolve3(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -64368,23 +68006,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve(res.map((item) => item.filename));
+                resolve3(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve(res);
+                resolve3(res);
               }
             });
           });
@@ -64396,16 +68034,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve3, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve3(queue.waitTillIdle());
       });
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve3, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -64420,7 +68058,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve3(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -64431,7 +68069,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
         if (error2) {
           reject(error2);
@@ -64456,25 +68094,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve({ port, dispose });
+        resolve3({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve(channel);
+        resolve3(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
         if (error2) {
           reject(error2);
@@ -64499,19 +68137,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve({ dispose });
+        resolve3({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve3, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve(channel);
+        resolve3(channel);
       });
     });
   }
@@ -64631,10 +68269,11 @@ function createSshTransport(options) {
     });
     return connecting;
   }
-  async function runOnce(argv, timeout) {
+  async function runOnce(argv, timeout, commandEnv) {
     const client = await connect();
     assertSafeArgv(argv);
-    const line = remoteCommandLine(envPrefix.length ? ["env", ...envPrefix, ...argv] : argv);
+    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
+    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
     let channel;
     let timer;
     const timedOut = new Promise((_, reject) => {
@@ -64682,10 +68321,10 @@ function createSshTransport(options) {
       const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await runOnce(argv, timeout);
+          return await runOnce(argv, timeout, runOptions.env);
         } catch (error2) {
-          const retry = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
-          if (!retry) throw error2;
+          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
+          if (!retry2) throw error2;
           await sleep(backoff * 2 ** attempt);
         }
       }
@@ -64715,29 +68354,25 @@ function sshPrivateKey(env) {
   );
 }
 function slurmClientForCluster(name, cluster, options = {}) {
+  return createSlurmClient(transportForCluster(name, cluster, options), options);
+}
+function transportForCluster(name, cluster, options = {}) {
   const env = options.env ?? process.env;
-  const slurmEnv = env.SLURM_CONF ? { SLURM_CONF: env.SLURM_CONF } : {};
   if (cluster.transport === "local") {
-    return createSlurmClient(
-      createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv }),
-      options
-    );
+    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
     throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
   }
-  return createSlurmClient(
-    createSshTransport({
-      host: cluster.host,
-      port: cluster.port ?? 22,
-      user: cluster.user,
-      knownHostKey: cluster.known_host_key,
-      privateKey: sshPrivateKey(env),
-      commandTimeoutMs: options.commandTimeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs
-    }),
-    options
-  );
+  return createSshTransport({
+    host: cluster.host,
+    port: cluster.port ?? 22,
+    user: cluster.user,
+    knownHostKey: cluster.known_host_key,
+    privateKey: sshPrivateKey(env),
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs
+  });
 }
 
 // src/telemetry/prometheus.ts
@@ -64943,20 +68578,83 @@ function deepMerge(base, over) {
 function clone(value) {
   return value === void 0 ? value : JSON.parse(JSON.stringify(value));
 }
+function parseGroupOverride(override) {
+  const m = /^(\+{0,2})([A-Za-z0-9_/]+)=([A-Za-z0-9_./-]+)$/.exec(override);
+  if (!m || !configGroup(m[2])) return void 0;
+  return { group: m[2], option: m[3], append: m[1] === "+" };
+}
 function groupChoice(experiment, group) {
-  for (const override of experiment?.fixed_inputs.overrides ?? []) {
-    const m = /^\+{0,2}([A-Za-z0-9_.]+)=(.*)$/.exec(override);
-    if (m && m[1] === group) return m[2];
+  const fi = experiment?.fixed_inputs;
+  if (group === "deploy" && fi?.deploy) return fi.deploy;
+  if (group === "driver" && fi?.driver) return fi.driver;
+  let choice;
+  for (const override of fi?.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g?.group === group) choice = g.option;
   }
-  return void 0;
+  return choice;
 }
 function defaultSkip(experiment, svc) {
   const group = SERVICE_SWITCH_GROUPS[svc];
   if (!group) return false;
   return (groupChoice(experiment, svc) ?? group.default) === DISABLED_GROUP_CHOICE;
 }
+function nestKeys(keys) {
+  const out = {};
+  for (const [key, value] of Object.entries(keys)) {
+    const parts = key.split(".");
+    let node = out;
+    for (const p of parts.slice(0, -1)) {
+      if (!isPlainObject3(node[p])) node[p] = {};
+      node = node[p];
+    }
+    node[parts.at(-1)] = clone(value);
+  }
+  return out;
+}
+function optionLayer(group, option, depth = 0) {
+  const opt = configGroup(group)?.options[option];
+  if (!opt || depth > 4) return {};
+  let layer = {};
+  for (const d of opt.defaults ?? [])
+    if (!d.includes("=")) layer = deepMerge(layer, optionLayer(group, d, depth + 1));
+  return deepMerge(layer, nestKeys(opt.topology));
+}
+function compositionLayers(experiment) {
+  let before = nestKeys(
+    Object.fromEntries(
+      Object.entries(CONFIG_CATALOG.base_topology).filter(
+        ([k]) => k.startsWith("defines.") || /^runtime\.endpoints\.[a-z]+\.skip$/.test(k)
+      )
+    )
+  );
+  let after = {};
+  let seenTopology = false;
+  const listed = /* @__PURE__ */ new Set();
+  for (const entry of CONFIG_CATALOG.base_defaults) {
+    const m = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
+    if (!m) continue;
+    const group = m[1];
+    listed.add(group);
+    if (group === "topology") {
+      seenTopology = true;
+      continue;
+    }
+    const choice = groupChoice(experiment, group) ?? (m[2] === "null" ? void 0 : m[2]);
+    if (!choice) continue;
+    const layer = optionLayer(group, choice);
+    if (seenTopology) after = deepMerge(after, layer);
+    else before = deepMerge(before, layer);
+  }
+  for (const override of experiment?.fixed_inputs.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+  }
+  return { before, after };
+}
 function expandPreset(preset, experiment) {
-  const out = clone(preset);
+  const { before, after } = compositionLayers(experiment);
+  const out = deepMerge(deepMerge(before, preset), after);
   out.defines = { physics_cache_size: DEFAULT_PHYSICS_CACHE_SIZE, ...out.defines };
   out.runtime ??= {};
   out.runtime.endpoints ??= {};
@@ -65071,6 +68769,133 @@ function formatKeyPath(path) {
   }
   return out;
 }
+function sortIssues(issues) {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
+function formatIssue(issue2) {
+  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
+  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
+}
+
+// src/topology/overrides.ts
+var OVERRIDE_SYNTAX = /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
+var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
+  "_target_",
+  "_args_",
+  "_partial_",
+  "_recursive_",
+  "_convert_",
+  "env_set",
+  "callbacks"
+]);
+function parseOverride(text2) {
+  const m = OVERRIDE_SYNTAX.exec(text2);
+  if (!m) return void 0;
+  return { prefix: m[1], key: m[2], value: m[3] };
+}
+function overrideProblem(text2) {
+  const o = parseOverride(text2);
+  if (!o) {
+    return {
+      rule: "bad-format",
+      severity: "error",
+      message: `\`${text2}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+    };
+  }
+  const segments = o.key.split(/[./]/);
+  if (segments[0] === "hydra" || segments.some((s) => FORBIDDEN_SEGMENTS.has(s))) {
+    return {
+      rule: "override-forbidden",
+      severity: "error",
+      message: `\`${o.key}\` reaches into Hydra itself (hydra.*, _target_, _args_, env_set, callbacks) and could run code or change the job's environment: topo never passes it to sbatch; remove it`
+    };
+  }
+  const group = configGroup(o.key);
+  if (group) return groupProblem(o, group);
+  if (o.key.includes("/")) {
+    const hint = suggest(o.key, Object.keys(CONFIG_CATALOG.groups));
+    return {
+      rule: "override-unknown",
+      severity: hint ? "error" : "warning",
+      message: `\`${o.key}\` is not a config group of AlpaSim's public configs${hint || PLUGIN_NOTE}`
+    };
+  }
+  return keyProblem(o);
+}
+function groupProblem(o, group) {
+  const options = Object.keys(group.options);
+  if (!group.options[o.value]) {
+    const hint = suggest(o.value, options);
+    return {
+      rule: "override-unknown",
+      severity: hint ? "error" : "warning",
+      message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(", ")}`
+    };
+  }
+  const listed = CONFIG_CATALOG.base_defaults.some(
+    (d) => d.replace(/^optional /, "").startsWith(`${o.key}=`)
+  );
+  if (!listed && o.prefix === "") {
+    return {
+      rule: "override-unknown",
+      severity: "error",
+      message: `\`${o.key}=${o.value}\`: group ${o.key} is not in AlpaSim's defaults list, so Hydra refuses a plain override: append it with \`+${o.key}=${o.value}\``
+    };
+  }
+  return void 0;
+}
+function parentOf(key) {
+  return key.slice(0, Math.max(0, key.lastIndexOf(".")));
+}
+function keyProblem(o) {
+  if (isConfigKey(o.key)) return void 0;
+  const index = o.key.split(".").findIndex((seg) => /^[0-9]+$/.test(seg));
+  if (index > 0 && isConfigKey(o.key.split(".").slice(0, index).join("."))) return void 0;
+  if (o.prefix !== "") {
+    const parent = parentOf(o.key);
+    if (isUnderOpenKey(o.key) || parent && isConfigKey(parent)) return void 0;
+  }
+  const hint = suggest(o.key, CONFIG_CATALOG.keys);
+  return {
+    rule: "override-unknown",
+    // Beneath a free-form mapping (driver.*, controller.*, runtime.*) a plugin's group may define the key.
+    severity: hint || !isUnderOpenKey(o.key) ? "error" : "warning",
+    message: `\`${o.key}\` is not a key of AlpaSim's config (NVlabs/alpasim@${CONFIG_CATALOG.source.commit.slice(0, 7)})${hint}${o.prefix === "" && !hint ? "; to add a new key Hydra needs `+key=value`" : ""}`
+  };
+}
+var PLUGIN_NOTE = " (an AlpaSim plugin may provide it: check the name)";
+function suggest(word, candidates) {
+  let best;
+  let bestD = Number.POSITIVE_INFINITY;
+  const limit = Math.max(2, Math.floor(word.length / 5));
+  const parent = word.slice(0, word.lastIndexOf(".") + 1);
+  const last = word.slice(parent.length);
+  for (const c of candidates) {
+    const truncated = parent && c.startsWith(parent) && last.length >= 3 && c.slice(parent.length).startsWith(last);
+    if (!truncated && Math.abs(c.length - word.length) > limit) continue;
+    const d = truncated && !c.slice(parent.length).includes(".") ? 1 : distance(word, c, limit);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== void 0 && bestD <= limit ? ` (did you mean \`${best}\`?)` : "";
+}
+function distance(a, b, limit) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > limit) return limit + 1;
+    prev = row;
+  }
+  return prev[b.length];
+}
 
 // src/topology/render.ts
 import { posix } from "node:path";
@@ -65091,8 +68916,13 @@ var PATTERNS = {
   fixedValue: /^[A-Za-z0-9_.-]{1,128}$/,
   override: /^\+{0,2}[A-Za-z_][A-Za-z0-9_.]{0,200}=[A-Za-z0-9_.,:/@+[\]-]{0,500}$/,
   topologyKey: new RegExp(
-    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join("|")})\\.(gpus|replicas_per_container)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join("|")})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`
-  )
+    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join("|")})\\.(gpus|replicas_per_container|environments)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join("|")})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`
+  ),
+  /** One `NAME=value` of services.<svc>.environments (the topology schema's item pattern). */
+  environment: /^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$/,
+  /** submit.sh's LOGDIR (relative to the submit directory, or absolute) and DESCRIPTION. */
+  logDir: /^(\/|[A-Za-z0-9._])[A-Za-z0-9._/-]{0,500}$/,
+  description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
   const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
@@ -65117,6 +68947,13 @@ function jobName(experimentId, candidate, expanded) {
   return check(`topo-${experimentId}-${candidate}-${hash8(expanded)}`, PATTERNS.jobName, "job name");
 }
 function topologyValue(key, value) {
+  if (key.endsWith(".environments")) {
+    if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || !PATTERNS.environment.test(v)))
+      throw new RenderError(
+        `refusing to render: ${key} ${JSON.stringify(value)} is not a list of NAME=value entries topo passes`
+      );
+    return `[${value.map((v) => `'${v}'`).join(",")}]`;
+  }
   const ok = value === null || typeof value === "boolean" || typeof value === "number" && Number.isInteger(value) && value >= 0 || Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "number" && Number.isInteger(v) && v >= 0);
   if (!ok)
     throw new RenderError(
@@ -65145,7 +68982,11 @@ function fixedOverrides(experiment) {
     ...Object.values(FIXED_INPUT_KEYS)
   ]);
   for (const override of fi.overrides ?? []) {
-    check(override, PATTERNS.override, "fixed override");
+    const problem = overrideProblem(override);
+    if (problem?.severity === "error")
+      throw new RenderError(
+        `refusing to render: fixed override ${JSON.stringify(override)}: ${problem.message}`
+      );
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
     if (reserved.has(key))
       throw new RenderError(
@@ -65164,7 +69005,8 @@ function topologyOverrides(candidate) {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
     if (change.to === void 0)
       throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
-    return check(`${key}=${topologyValue(key, change.to)}`, PATTERNS.override, "topology override");
+    const text2 = `${key}=${topologyValue(key, change.to)}`;
+    return key.endsWith(".environments") ? text2 : check(text2, PATTERNS.override, "topology override");
   });
 }
 function resolvePath(checkout, path, what) {
@@ -65177,19 +69019,25 @@ function renderSubmission(experiment, candidate, cluster) {
   const fi = experiment.fixed_inputs;
   const checkout = check(cluster.alpasim_checkout, PATTERNS.absolutePath, "alpasim_checkout");
   const script = resolvePath(checkout, cluster.submit_script, "submit_script");
-  const runDir = resolvePath(checkout, cluster.run_dir ?? "runs", "run_dir");
+  const runDir = resolvePath(
+    checkout,
+    cluster.run_dir ?? posix.join(posix.dirname(script), "runs"),
+    "run_dir"
+  );
   const account = fi.slurm?.account ?? cluster.slurm.account;
   const partition = fi.slurm?.partition ?? cluster.slurm.partition;
   const gpus = checkCount(fi.slurm?.gpus_per_node ?? cluster.gpus_per_node, "gpus_per_node", 64);
   const time2 = check(fi.slurm?.time ?? cluster.slurm.time ?? SUBMIT_DEFAULTS.time, PATTERNS.time, "time");
   const exclusive = cluster.slurm.exclusive ?? SUBMIT_DEFAULTS.exclusive;
-  const argv = ["sbatch", "--parsable", `--job-name=${name}`];
+  const argv = ["sbatch", "--parsable", SBATCH_EXPORT_FLAG, `--job-name=${name}`];
   if (account !== void 0) argv.push(`--account=${check(account, PATTERNS.account, "Slurm account")}`);
   if (partition !== void 0)
     argv.push(`--partition=${check(partition, PATTERNS.partition, "Slurm partition")}`);
-  argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`, `--gpus-per-node=${gpus}`);
+  argv.push(`--nodes=${SUBMIT_DEFAULTS.nodes}`);
+  if (fi.slurm?.gpus !== void 0) argv.push(`--gpus=${checkCount(fi.slurm.gpus, "gpus", 64)}`);
+  else argv.push(`--gpus-per-node=${gpus}`);
   if (exclusive) argv.push("--exclusive");
-  argv.push(`--time=${time2}`, `--output=${runDir}/slurm_output/${name}_%j.log`);
+  argv.push(`--time=${time2}`, `--output=${runDir}/slurm_output/%j.log`);
   argv.push(
     script,
     `deploy=${check(fi.deploy, PATTERNS.groupChoice, "deploy")}`,
@@ -65199,7 +69047,20 @@ function renderSubmission(experiment, candidate, cluster) {
     ...topologyOverrides(candidate),
     `${RUN_NAME_OVERRIDE}=${name}`
   );
-  return { jobName: name, argv, shellLine: shellLine(argv) };
+  return { jobName: name, argv, shellLine: shellLine(argv), env: submitEnv(experiment, name) };
+}
+function submitEnv(experiment, name) {
+  const given = experiment.fixed_inputs.submit_env ?? {};
+  const env = {};
+  if (given.LOGDIR !== void 0) {
+    const dir = check(given.LOGDIR, PATTERNS.logDir, "LOGDIR");
+    if (dir.split("/").includes(".."))
+      throw new RenderError(`refusing to render: LOGDIR ${JSON.stringify(dir)} climbs with ..`);
+    env.LOGDIR = check(posix.join(dir, name), PATTERNS.logDir, "LOGDIR");
+  }
+  if (given.DESCRIPTION !== void 0)
+    env.DESCRIPTION = check(given.DESCRIPTION, PATTERNS.description, "DESCRIPTION");
+  return env;
 }
 function shellQuote(arg) {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
@@ -65398,7 +69259,10 @@ var experiment_schema_default = {
       maxLength: 80,
       description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
     },
-    objective: { type: "string", default: "minimize stabilized full-run seconds_per_rollout" },
+    objective: {
+      type: "string",
+      default: "minimize stabilized full-run seconds_per_rollout"
+    },
     command: {
       type: "string",
       maxLength: 8e3,
@@ -65426,13 +69290,38 @@ var experiment_schema_default = {
       default: false,
       description: "Cancel a candidate's job once its verdict is in, to save GPU-hours."
     },
+    min_improvement: {
+      type: "number",
+      minimum: 0,
+      maximum: 0.5,
+      default: 0.02,
+      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
+    },
+    stop_when_decided: {
+      type: "boolean",
+      default: true,
+      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    comment_interval_minutes: {
+      type: "number",
+      minimum: 1,
+      maximum: 1440,
+      default: 15,
+      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
+    },
     fixed_inputs: {
       type: "object",
       additionalProperties: false,
       required: ["deploy", "driver"],
       properties: {
-        deploy: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
-        driver: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
+        deploy: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        driver: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
         scenes: {
           type: "string",
           pattern: "^[A-Za-z0-9_.-]{1,128}$",
@@ -65443,29 +69332,81 @@ var experiment_schema_default = {
           minimum: 1,
           description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
         },
-        rollouts_per_scene: { type: "integer", minimum: 1, default: 1 },
+        rollouts_per_scene: {
+          type: "integer",
+          minimum: 1,
+          default: 1
+        },
         cameras: {
           type: "string",
           pattern: "^[A-Za-z0-9_.-]{1,64}$",
           description: "Camera preset (+cameras=<preset>)."
         },
-        control_timestep_us: { type: "integer", minimum: 1 },
-        simulation_duration_s: { type: "number", exclusiveMinimum: 0, default: 20 },
-        git_commit: { type: "string", pattern: "^[0-9a-f]{7,40}$" },
+        control_timestep_us: {
+          type: "integer",
+          minimum: 1
+        },
+        simulation_duration_s: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 20
+        },
+        git_commit: {
+          type: "string",
+          pattern: "^[0-9a-f]{7,40}$"
+        },
         overrides: {
           type: "array",
           maxItems: 200,
-          items: { type: "string", pattern: "^\\+?[A-Za-z0-9_.]+=[A-Za-z0-9_.,:/@+\\[\\]-]*$" },
-          description: "Other Hydra overrides of the command that stay fixed across candidates."
+          items: {
+            type: "string",
+            maxLength: 700,
+            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
+          },
+          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
+        },
+        submit_env: {
+          type: "object",
+          additionalProperties: false,
+          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
+          properties: {
+            LOGDIR: {
+              type: "string",
+              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
+            },
+            DESCRIPTION: {
+              type: "string",
+              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
+            }
+          }
         },
         slurm: {
           type: "object",
           additionalProperties: false,
           properties: {
-            account: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
-            partition: { type: "string", pattern: "^[A-Za-z0-9_.,-]{1,128}$" },
-            gpus_per_node: { type: "integer", minimum: 1, maximum: 64 },
-            time: { type: "string", pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$" }
+            account: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.-]{1,64}$"
+            },
+            partition: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
+            },
+            gpus_per_node: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64
+            },
+            gpus: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64,
+              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
+            },
+            time: {
+              type: "string",
+              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
+            }
           }
         }
       }
@@ -65475,12 +69416,36 @@ var experiment_schema_default = {
       additionalProperties: false,
       description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
       properties: {
-        warmup_floor_minutes: { type: "number", minimum: 0, default: 10 },
-        window_minutes: { type: "number", exclusiveMinimum: 0, default: 5 },
-        max_relative_range: { type: "number", exclusiveMinimum: 0, default: 0.02 },
-        max_relative_slope_per_hour: { type: "number", exclusiveMinimum: 0, default: 0.05 },
-        consecutive_windows: { type: "integer", minimum: 1, default: 3 },
-        max_ci_relative: { type: "number", exclusiveMinimum: 0, default: 0.03 }
+        warmup_floor_minutes: {
+          type: "number",
+          minimum: 0,
+          default: 10
+        },
+        window_minutes: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 5
+        },
+        max_relative_range: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.02
+        },
+        max_relative_slope_per_hour: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.05
+        },
+        consecutive_windows: {
+          type: "integer",
+          minimum: 1,
+          default: 3
+        },
+        max_ci_relative: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.03
+        }
       }
     }
   }
@@ -65583,6 +69548,15 @@ var topology_schema_default = {
           minimum: 1,
           maximum: 256,
           description: "Service instances inside each container, each on its own port."
+        },
+        environments: {
+          description: "Environment of the service's containers (NAME=value), as in AlpaSim's service config and the topology-knobs example. Names are limited to runtime tuning families (OMP_, MKL_, CUDA_, NCCL_, PYTORCH_, XDG_, HOME, ...); values to plain path and setting characters.",
+          type: "array",
+          maxItems: 32,
+          items: {
+            type: "string",
+            pattern: "^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$"
+          }
         }
       }
     },
@@ -66078,55 +70052,1019 @@ var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
 var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
 var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
-
-// src/usecases/submit.ts
-import { dirname } from "node:path";
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
+function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
+  return {
+    rule,
+    severity,
+    file: loaded.file,
+    ...loaded.locate(path, { key }),
+    keyPath: formatKeyPath(path),
+    message: message2
+  };
 }
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  const mine = jobs.filter((j) => j.name === jobName2);
-  const live2 = mine.filter((j) => isLive(j.state)).sort(byJobId);
-  if (live2[0]) return live2[0];
-  const done = mine.sort(byJobId);
-  return done.at(-1) ?? null;
-}
-function byJobId(a, b) {
-  const [a1, a2] = a.id.split("_").map(Number);
-  const [b1, b2] = b.id.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+function experimentRuleIssues(loaded, experiment, context3) {
+  const issues = [];
+  if (context3.dirName !== void 0 && context3.dirName !== experiment.experiment_id) {
+    issues.push(
+      issueAt(
+        loaded,
+        "experiment-folder",
+        ["experiment_id"],
+        `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context3.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
+        false,
+        "warning"
+      )
+    );
   }
-  return plan;
+  const cluster = context3.clusters?.clusters[experiment.cluster];
+  if (context3.clusters && !cluster) {
+    const known = Object.keys(context3.clusters.clusters);
+    issues.push(
+      issueAt(
+        loaded,
+        "cluster-unknown",
+        ["cluster"],
+        `cluster \`${experiment.cluster}\` is not defined in ${context3.clustersFile}: use one of ${known.join(", ")}`
+      )
+    );
+  }
+  const gpn = experiment.fixed_inputs.slurm?.gpus_per_node;
+  if (cluster && gpn !== void 0 && gpn > cluster.gpus_per_node) {
+    issues.push(
+      issueAt(
+        loaded,
+        "gpu-count",
+        ["fixed_inputs", "slurm", "gpus_per_node"],
+        `gpus_per_node ${gpn} exceeds the ${cluster.gpus_per_node} GPUs a node of cluster \`${experiment.cluster}\` has: Slurm would never start the job; use at most ${cluster.gpus_per_node}`
+      )
+    );
+  }
+  if (!context3.presetFound) {
+    issues.push(
+      issueAt(
+        loaded,
+        "preset-unknown",
+        ["base_topology"],
+        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset \`${experiment.base_topology}\` was not found in ${context3.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`
+      )
+    );
+  }
+  const reserved = /* @__PURE__ */ new Set([
+    ...REQUIRED_GROUPS,
+    RUN_NAME_OVERRIDE,
+    ...Object.values(FIXED_INPUT_KEYS)
+  ]);
+  (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
+    const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
+    const path = ["fixed_inputs", "overrides", i];
+    if (reserved.has(key)) {
+      issues.push(
+        issueAt(
+          loaded,
+          "override-reserved",
+          path,
+          `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? "topo sets to the job name so that job, run and metrics share one name" : "has its own field in fixed_inputs (or is the base_topology)"}: remove it from overrides${key === RUN_NAME_OVERRIDE ? "" : " and use the field"}`
+        )
+      );
+      return;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
+      issues.push(
+        issueAt(
+          loaded,
+          "override-topology",
+          path,
+          `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`
+        )
+      );
+      return;
+    }
+    const problem = overrideProblem(override);
+    if (problem) issues.push(issueAt(loaded, problem.rule, path, problem.message, false, problem.severity));
+  });
+  return issues;
+}
+function clustersRuleIssues(loaded, file) {
+  const issues = [];
+  for (const [name, cluster] of Object.entries(file.clusters)) {
+    if (cluster.transport !== "ssh") continue;
+    for (const key of ["host", "user", "known_host_key"]) {
+      if (cluster[key] !== void 0) continue;
+      issues.push(
+        issueAt(
+          loaded,
+          "ssh-settings",
+          ["clusters", name, "transport"],
+          `cluster \`${name}\` uses transport ssh but has no \`${key}\`; ${key === "known_host_key" ? "the host key is pinned so a changed or spoofed host is refused" : "ssh needs it to connect"}: add ${key}`
+        )
+      );
+    }
+  }
+  return issues;
+}
+
+// src/github/contents.ts
+var status = (e) => e.status;
+function githubFileSource(octokit, at) {
+  const cache = /* @__PURE__ */ new Map();
+  const get = (path) => {
+    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean3);
+    if (!pending) {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
+        if (status(e) === 404) return void 0;
+        throw e;
+      });
+      cache.set(clean3, pending);
+    }
+    return pending;
+  };
+  return {
+    async read(path) {
+      const data = await get(path);
+      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
+        return void 0;
+      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean3) return void 0;
+      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+    },
+    async list(dir) {
+      const data = await get(dir);
+      if (!Array.isArray(data)) return void 0;
+      return data.map((entry) => entry.name).sort();
+    }
+  };
+}
+
+// src/usecases/validate.ts
+import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { posix as posix2, resolve as resolve2 } from "node:path";
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances,
+        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x) {
+  const round2 = (v) => Math.round(v * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round2(x[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round2(x[1 + SERVICES.length] ?? 0),
+      physics: round2(x[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round2(x[0] ?? 0)
+  };
+}
+function solve(a, b) {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
+    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m[r][col] / m[col][col];
+      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
+    }
+  }
+  return m.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
+    const x = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v) => v < -1e-9)) continue;
+      free.forEach((j, k) => {
+        x[j] = Math.max(0, sol[k]);
+      });
+    }
+    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run of tried) {
+    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run.name, gpu, topology: run.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  prior.forEach((value, j) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b);
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x = fitWithPrior(informative, p);
+  const model = fromVector(x);
+  const envelope = [0.5, 1.5].map(
+    (k) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v) => v * k)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run of record?.runs ?? []) {
+    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
+    tried.push({
+      name: run.name,
+      parent: run.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run.status,
+      observation: observationOf(run)
+    });
+    seen.add(run.name);
+  }
+  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run) {
+  const failure = run.failures?.[0];
+  return {
+    ...run.verdict ? { verdict: run.verdict } : {},
+    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
+    ...run.comparison ? { comparison: run.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
+}
+
+// src/topology/rules.ts
+var RULES = {
+  "name-mismatch": "error",
+  "parent-missing": "error",
+  "gpu-index": "error",
+  "skip-changed": "error",
+  "renderer-replicas": "error",
+  "no-active-service": "error",
+  "capacity-imbalance": "warning",
+  "cache-size": "warning",
+  "nr-workers": "error",
+  "gpu-memory": "error",
+  "duplicate-topology": "error"
+};
+function candidateRuleIssues(input) {
+  const { loaded, candidate, expanded, experiment, cluster } = input;
+  const issues = [];
+  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
+    issues.push({
+      rule,
+      severity,
+      file: loaded.file,
+      ...loaded.locate(path, { key }),
+      keyPath: formatKeyPath(path),
+      message: message2
+    });
+  };
+  const inFile = (path) => loaded.has(["topology", ...path]);
+  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
+  const T = (...path) => ["topology", ...path];
+  if (candidate.name !== input.stem) {
+    add(
+      "name-mismatch",
+      ["name"],
+      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
+    );
+  }
+  if (candidate.parent && candidate.parent === candidate.name) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
+  } else if (input.parentMissing) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
+    );
+  }
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
+  for (const svc of SERVICES) {
+    const gpus = expanded.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    gpus.forEach((gpu, i) => {
+      if (gpu < gpusPerNode) return;
+      add(
+        "gpu-index",
+        inFile(["services", svc, "gpus"]) ? T("services", svc, "gpus", i) : T("services", svc, "gpus"),
+        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode}`
+      );
+    });
+  }
+  const reference = input.parent?.expanded ?? input.base;
+  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
+  for (const svc of SERVICES) {
+    const mine = isSkipped(expanded, svc);
+    const theirs = isSkipped(reference, svc);
+    if (mine === theirs) continue;
+    add(
+      "skip-changed",
+      inFile(["runtime", "endpoints", svc, "skip"]) ? T("runtime", "endpoints", svc, "skip") : T("runtime", "endpoints", svc),
+      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
+    );
+  }
+  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
+  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
+    const gpus = expanded.services?.renderer?.gpus;
+    const n = Array.isArray(gpus) ? gpus.length : 1;
+    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+    add(
+      "renderer-replicas",
+      T("services", "renderer", "replicas_per_container"),
+      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
+    );
+  }
+  const summary2 = capacitySummary(expanded);
+  const active = activeServices(expanded);
+  if (active.length === 0) {
+    add(
+      "no-active-service",
+      T(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
+  } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
+    const max = Math.max(...Object.values(summary2.byService));
+    const biggest = active.filter((s) => summary2.byService[s] === max);
+    const table = active.map((s) => `${s} ${summary2.byService[s]}`).join(", ");
+    const svc = biggest[0];
+    add(
+      "capacity-imbalance",
+      T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+    );
+  }
+  for (const [svc, key] of [
+    ["renderer", "nre_cache_size"],
+    ["physics", "physics_cache_size"]
+  ]) {
+    if (!active.includes(svc)) continue;
+    const cache = expanded.defines?.[key];
+    const concurrency = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (cache === void 0 || cache >= concurrency + 1) continue;
+    add(
+      "cache-size",
+      inFile(["defines", key]) ? T("defines", key) : T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
+    );
+  }
+  const workers = expanded.runtime?.nr_workers;
+  if (workers !== void 0 && workers > cluster.cpus_per_node) {
+    add(
+      "nr-workers",
+      T("runtime", "nr_workers"),
+      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
+    );
+  }
+  if (cluster.memory_model) {
+    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+      if (row.level === "ok") continue;
+      const parts = row.services.map(
+        (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
+      const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
+      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
+      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
+      const limit = row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+      const measured = input.memoryModelFitted === true;
+      add(
+        "gpu-memory",
+        at,
+        `${measured ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
+        row.level === "error" && measured ? "error" : "warning"
+      );
+    }
+  }
+  const duplicate = input.earlier.find((e) => e.hash === input.hash);
+  if (duplicate) {
+    add(
+      "duplicate-topology",
+      ["topology"],
+      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+      "error",
+      true
+    );
+  }
+  return issues;
+}
+
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+var PRESET_PATH = /(?:^|\/)presets\/([A-Za-z0-9_]{1,64})\.ya?ml$/;
+function presetCandidates(path, inRepository, override, shipped = shippedRoot()) {
+  const m = PRESET_PATH.exec(path);
+  if (!m) return [inRepository];
+  const file = `${m[1]}.yaml`;
+  return [
+    ...override ? [join(override, file)] : [],
+    inRepository,
+    ...shipped ? [join(shipped, "topologies", "presets", file)] : []
+  ];
+}
+
+// src/usecases/validate.ts
+function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
+  return {
+    async read(path) {
+      const override = presetsDir ? resolve2(root, presetsDir) : void 0;
+      for (const file of presetCandidates(path, resolve2(root, path), override)) {
+        try {
+          return readFileSync3(file, "utf8");
+        } catch {
+        }
+      }
+      return void 0;
+    },
+    async list(dir) {
+      try {
+        return readdirSync(resolve2(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      } catch {
+        return void 0;
+      }
+    }
+  };
+}
+function fileKind(path) {
+  const name = posix2.basename(path);
+  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
+  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
+  if (posix2.basename(posix2.dirname(path)) === "presets") return "preset";
+  return "candidate";
+}
+function isYamlFile(name) {
+  return name.endsWith(".yaml") || name.endsWith(".yml");
+}
+function stemOf(path) {
+  return posix2.basename(path).replace(/\.ya?ml$/, "");
+}
+async function validateFiles(paths, options) {
+  const config = options.config ?? options.files;
+  const contexts = /* @__PURE__ */ new Map();
+  const clustersCache = /* @__PURE__ */ new Map();
+  const fresh = new Set((options.newFiles ?? []).map((p) => posix2.normalize(p)));
+  const loadClusters = (file) => {
+    let p = clustersCache.get(file);
+    if (!p) {
+      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      clustersCache.set(file, p);
+    }
+    return p;
+  };
+  const context3 = (dir) => {
+    let p = contexts.get(dir);
+    if (!p) {
+      p = buildContext(dir, options, config, loadClusters);
+      contexts.set(dir, p);
+    }
+    return p;
+  };
+  const reports = [];
+  for (const raw of paths) {
+    const path = posix2.normalize(raw);
+    const kind = fileKind(path);
+    let issues;
+    let candidate;
+    if (kind === "candidate") {
+      const ctx = await context3(posix2.dirname(path));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options.files, fresh));
+    } else if (kind === "experiment") {
+      const ctx = await context3(posix2.dirname(path));
+      issues = experimentIssues(ctx);
+    } else if (kind === "clusters") {
+      const text2 = await options.files.read(path);
+      if (text2 === void 0) issues = [missing(path)];
+      else {
+        const checked2 = checkClusters(text2, path);
+        issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
+      }
+    } else {
+      const text2 = await options.files.read(path);
+      issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === "error"),
+      warnings: sorted.filter((i) => i.severity === "warning"),
+      ...candidate ? { candidate } : {}
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+}
+function missing(path) {
+  return {
+    rule: "file-missing",
+    severity: "error",
+    file: path,
+    line: 1,
+    column: 1,
+    keyPath: "",
+    message: "the file does not exist or cannot be read"
+  };
+}
+function fileIssue(file, rule, message2) {
+  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
+}
+async function buildContext(dir, options, config, loadClusters) {
+  const topologiesDir = posix2.dirname(dir);
+  const experimentFile = posix2.join(dir, "experiment.yaml");
+  const clustersFile = options.clustersFile ?? posix2.join(topologiesDir, "clusters.yaml");
+  const presetsDir = posix2.join(topologiesDir, "presets");
+  const ctx = {
+    dir,
+    experimentFile,
+    clustersFile,
+    presetsDir,
+    presetFound: false,
+    blockers: [],
+    candidates: /* @__PURE__ */ new Map(),
+    byHash: /* @__PURE__ */ new Map(),
+    depths: /* @__PURE__ */ new Map()
+  };
+  const experimentText = await options.files.read(experimentFile);
+  if (experimentText === void 0) {
+    ctx.blockers.push({
+      rule: "experiment-missing",
+      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
+    });
+  } else {
+    ctx.experiment = checkExperiment(experimentText, experimentFile);
+    if (!ctx.experiment.value) {
+      ctx.blockers.push({
+        rule: "experiment-invalid",
+        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
+      });
+    }
+  }
+  ctx.clusters = await loadClusters(clustersFile);
+  if (!ctx.clusters) {
+    ctx.blockers.push({
+      rule: "clusters-missing",
+      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
+    });
+  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
+    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+  }
+  if (ctx.clusters && !ctx.clusters.value) {
+    ctx.blockers.push({
+      rule: "clusters-invalid",
+      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
+    });
+  }
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    const presetFile = posix2.join(presetsDir, `${experiment.base_topology}.yaml`);
+    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology) ? await config.read(presetFile) : void 0;
+    ctx.presetFound = presetText !== void 0;
+    if (presetText === void 0) {
+      ctx.blockers.push({
+        rule: "preset-unknown",
+        message: `base topology preset \`${experiment.base_topology}\` of ${experimentFile} was not found in ${presetsDir}/: use one of AlpaSim's presets`
+      });
+    } else {
+      const preset = checkPreset(presetText, presetFile);
+      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+      else
+        ctx.blockers.push({
+          rule: "preset-invalid",
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
+        });
+    }
+    const clusters = ctx.clusters?.value;
+    if (clusters) {
+      const wanted = options.clusterName ?? experiment.cluster;
+      ctx.clusterName = wanted;
+      ctx.cluster = clusters.clusters[wanted];
+      if (!ctx.cluster) {
+        ctx.blockers.push({
+          rule: "cluster-unknown",
+          message: `cluster \`${wanted}\`${options.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
+        });
+      }
+    }
+  }
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile = posix2.join(
+      posix2.dirname(topologiesDir),
+      "experiments",
+      `${experiment.experiment_id}.json`
+    );
+    const recordText = await config.read(recordFile);
+    if (recordText !== void 0) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === "fitted") {
+          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+          ctx.memoryModelFitted = true;
+        }
+      } catch {
+      }
+    }
+  }
+  for (const name of (await options.files.list(dir) ?? []).sort()) {
+    if (!isYamlFile(name) || fileKind(posix2.join(dir, name)) !== "candidate") continue;
+    const file = posix2.join(dir, name);
+    const text2 = await options.files.read(file);
+    if (text2 === void 0) continue;
+    const checked2 = checkCandidate(text2, file);
+    const sibling = { file, stem: stemOf(file), checked: checked2 };
+    if (checked2.value && ctx.base) {
+      sibling.expanded = expandCandidate(ctx.base, checked2.value.topology);
+      sibling.hash = topologyHash(sibling.expanded);
+    }
+    ctx.candidates.set(sibling.stem, sibling);
+    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
+  }
+  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
+  if (overrideErrors[0]) {
+    ctx.blockers.push({
+      rule: "experiment-invalid",
+      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
+    });
+  }
+  return ctx;
+}
+function experimentIssues(ctx) {
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  const { loaded, value, issues } = ctx.experiment;
+  if (!value) return issues;
+  return experimentRuleIssues(loaded, value, {
+    clusters: ctx.clusters?.value,
+    clustersFile: ctx.clustersFile,
+    presetFound: ctx.presetFound,
+    presetsDir: ctx.presetsDir,
+    dirName: posix2.basename(ctx.dir)
+  });
+}
+function depthOf(ctx, stem) {
+  const known = ctx.depths.get(stem);
+  if (known !== void 0) return known;
+  const depth = chainLength(ctx, stem);
+  ctx.depths.set(stem, depth);
+  return depth;
+}
+function chainLength(ctx, stem) {
+  const seen = /* @__PURE__ */ new Set();
+  let depth = 0;
+  let current = ctx.candidates.get(stem);
+  while (current?.checked.value?.parent && !seen.has(current.stem)) {
+    seen.add(current.stem);
+    depth++;
+    current = ctx.candidates.get(current.checked.value.parent);
+  }
+  return depth;
+}
+async function validateCandidate(path, ctx, files, fresh) {
+  const stem = stemOf(path);
+  let own = ctx.candidates.get(stem);
+  if (!own || own.file !== path) {
+    const text2 = await files.read(path);
+    if (text2 === void 0) return { issues: [missing(path)] };
+    const checked2 = checkCandidate(text2, path);
+    own = { file: path, stem, checked: checked2 };
+    if (checked2.value && ctx.base) {
+      own.expanded = expandCandidate(ctx.base, checked2.value.topology);
+      own.hash = topologyHash(own.expanded);
+    }
+  }
+  const issues = [...own.checked.issues];
+  if (ctx.blockers.length) {
+    for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
+    return { issues };
+  }
+  const value = own.checked.value;
+  const experiment = ctx.experiment?.value;
+  const cluster = ctx.cluster;
+  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
+  const parentName = value.parent ?? void 0;
+  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
+  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
+  const ownNew = fresh.has(path);
+  const ownOrder = [depthOf(ctx, stem), stem];
+  const earlier = [];
+  for (const other of ctx.byHash.get(own.hash) ?? []) {
+    if (other.stem === stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherOrder = [depthOf(ctx, other.stem), other.stem];
+    const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+  }
+  issues.push(
+    ...candidateRuleIssues({
+      loaded: own.checked.loaded,
+      candidate: value,
+      stem,
+      expanded: own.expanded,
+      base: ctx.base,
+      baseName: experiment.base_topology,
+      experiment,
+      cluster,
+      clusterName: ctx.clusterName ?? experiment.cluster,
+      parent,
+      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
+      hash: own.hash,
+      earlier,
+      memoryModelFitted: ctx.memoryModelFitted === true
+    })
+  );
+  const summary2 = capacitySummary(own.expanded);
+  const details = {
+    name: value.name,
+    parent: value.parent ?? null,
+    experimentId: experiment.experiment_id,
+    cluster: ctx.clusterName ?? experiment.cluster,
+    baseTopology: experiment.base_topology,
+    hash: own.hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
+    expanded: own.expanded,
+    base: ctx.base,
+    capacity: Object.entries(summary2.byService).map(([service, capacity2]) => ({
+      service,
+      capacity: capacity2
+    })),
+    inFlight: summary2.inFlight,
+    binding: summary2.binding,
+    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    ...cluster.memory_model ? {
+      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+      memoryModelFitted: ctx.memoryModelFitted === true
+    } : {},
+    gpuMemoryGiB: cluster.gpu_memory_gib,
+    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
+    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
+    experimentConfig: experiment,
+    clusterConfig: cluster
+  };
+  return { issues, candidate: details };
+}
+function safeJobName(experimentId, name, expanded) {
+  try {
+    return jobName(experimentId, name, expanded);
+  } catch {
+    return "";
+  }
+}
+async function renderCandidateFile(path, options) {
+  const { files } = await validateFiles([path], options);
+  const report = files[0];
+  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
+  const c = report.candidate;
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig
+  );
+  return { report, submission };
+}
+
+// src/usecases/prepare.ts
+function headCandidatesOverDefaultBranch(head, defaultBranch) {
+  return {
+    read: (path) => fileKind(path) === "candidate" ? head.read(path) : defaultBranch.read(path),
+    list: (dir) => head.list(dir)
+  };
+}
+async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [path]) {
+  const defaultBranch = fileSystemSource(source.workspace);
+  const outcome = await renderCandidateFile(path, {
+    files: headCandidatesOverDefaultBranch(githubFileSource(octokit, { ...repo, ref }), defaultBranch),
+    config: defaultBranch,
+    clustersFile: source.clustersFile,
+    newFiles
+  });
+  if (!outcome.submission || !outcome.report.candidate) {
+    const errors = outcome.report.errors.slice(0, 10).map((i) => `- ${formatIssue(i)}`);
+    return {
+      ok: false,
+      message: [
+        `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
+        "",
+        ...errors
+      ].join("\n")
+    };
+  }
+  const d = outcome.report.candidate;
+  return {
+    ok: true,
+    candidate: {
+      path,
+      experimentId: d.experimentId,
+      candidate: d.name,
+      clusterName: d.cluster,
+      cluster: d.clusterConfig,
+      experiment: d.experimentConfig,
+      topologyHash: d.jobName.slice(-8),
+      submission: outcome.submission
+    }
+  };
+}
+function withRunName(submission, runName) {
+  const base = submission.jobName;
+  const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
+  const argv = submission.argv.map((a) => {
+    if (a === named[0]) return `--job-name=${runName}`;
+    if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
+    if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
+    return a;
+  });
+  if (!named.every((n) => submission.argv.includes(n)))
+    throw new Error(
+      `the rendered submission of ${base} does not carry its name in --job-name and ${RUN_NAME_OVERRIDE}`
+    );
+  const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k, v]) => [k, v?.split(base).join(runName)])) : void 0;
+  return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
 }
 
 // src/usecases/submit.ts
+import { dirname as dirname2 } from "node:path";
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
@@ -66140,9 +71078,10 @@ async function submitCandidate(deps, request2) {
   const prefix = experimentPrefix(request2.experimentId);
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await slurm.jobs(prefix);
+  const own = (listed) => ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+  let jobs = own(await slurm.jobs(prefix));
   const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
@@ -66155,19 +71094,19 @@ async function submitCandidate(deps, request2) {
   }
   if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
   const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  if (output) await slurm.ensureDir(dirname2(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
   for (let attempt = 1; ; attempt++) {
     let submittedId;
     try {
-      submittedId = await slurm.submit(held);
+      submittedId = await slurm.submit(held, request2.submission.env);
       log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
     } catch (error2) {
       if (!(error2 instanceof ConnectionLostError)) throw error2;
       log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
     }
-    const after = await slurm.jobs(prefix);
-    const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+    const after = own(await slurm.jobs(prefix));
+    const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
     if (mine.length === 0) {
       if (submittedId === void 0 && attempt < 3) continue;
       throw new Error(
@@ -66177,7 +71116,7 @@ async function submitCandidate(deps, request2) {
     const keeper = mine[0];
     const ours = submittedId === void 0 || keeper.id === submittedId;
     const liveByName = /* @__PURE__ */ new Map();
-    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+    for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
       if (!liveByName.has(j.name)) liveByName.set(j.name, j);
     const youngest = [...liveByName.values()].sort(byJobId).at(-1);
     if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
@@ -66190,11 +71129,11 @@ async function submitCandidate(deps, request2) {
   }
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const live2 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
   const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
   for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
   }
@@ -66211,26 +71150,19 @@ async function retire(deps, job, jobName2) {
 }
 
 // actions/monitor/ports.ts
-var REQUESTED_LABELS = [
-  "topology:submit",
-  "topology:queued",
-  "topology:running",
-  "topology:stable",
-  "topology:failed"
-];
 function loadExperiments(config) {
-  const clustersPath = join(config.workspace, config.clustersFile);
-  const clusters = checkClusters(readFileSync3(clustersPath, "utf8"), clustersPath);
+  const clustersPath = join2(config.workspace, config.clustersFile);
+  const clusters = checkClusters(readFileSync4(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join(config.workspace, config.topologiesDir);
+  const root = join2(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
-  for (const dir of readdirSync(root, { withFileTypes: true })) {
-    const file = join(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync3(file)) continue;
-    const checked2 = checkExperiment(readFileSync3(file, "utf8"), file);
+  for (const dir of readdirSync2(root, { withFileTypes: true })) {
+    const file = join2(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync4(file)) continue;
+    const checked2 = checkExperiment(readFileSync4(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
       continue;
@@ -66240,8 +71172,8 @@ function loadExperiments(config) {
       config.log(`skipping ${file}: cluster ${checked2.value.cluster} is not in ${config.clustersFile}`);
       continue;
     }
-    const presetFile = join(root, "presets", `${checked2.value.base_topology}.yaml`);
-    const preset = existsSync3(presetFile) ? checkPreset(readFileSync3(presetFile, "utf8"), presetFile).value : void 0;
+    const presetFile = join2(root, "presets", `${checked2.value.base_topology}.yaml`);
+    const preset = existsSync4(presetFile) ? checkPreset(readFileSync4(presetFile, "utf8"), presetFile).value : void 0;
     if (!preset) {
       config.log(`skipping ${file}: preset ${checked2.value.base_topology} not found or invalid`);
       continue;
@@ -66256,69 +71188,51 @@ function loadExperiments(config) {
 }
 async function loadCandidates(octokit, config, experiments) {
   const byExperiment = /* @__PURE__ */ new Map();
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+  const { pulls, corrupt } = await openPullRunStates(octokit, {
     owner: config.owner,
     repo: config.repo,
-    state: "open",
-    per_page: 100
+    botLogin: config.botLogin
   });
-  for (const pr of pulls) {
-    if (pr.head.repo?.full_name !== `${config.owner}/${config.repo}`) continue;
-    const labels = pr.labels.map((l) => typeof l === "string" ? l : l.name ?? "");
-    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-      owner: config.owner,
-      repo: config.repo,
-      pull_number: pr.number,
-      per_page: 100
-    });
-    for (const f of files) {
-      const m = new RegExp(
-        `^${config.topologiesDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/([^/]+)/([a-z0-9][a-z0-9-]{0,39})\\.yaml$`
-      ).exec(f.filename);
-      if (!m || m[2] === "experiment" || f.status === "removed") continue;
-      const loaded = experiments.get(m[1]);
+  for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
+  for (const pull of pulls) {
+    if (config.onlyPull !== void 0 && pull.pr !== config.onlyPull) continue;
+    for (const request2 of latestRequests(pull.state)) {
+      const loaded = experiments.get(request2.experiment);
       if (!loaded) continue;
-      const content = await octokit.rest.repos.getContent({
-        owner: config.owner,
-        repo: config.repo,
-        path: f.filename,
-        ref: pr.head.sha
-      });
-      const data = content.data;
-      if (!data.content) continue;
-      const text2 = Buffer.from(data.content, data.encoding ?? "base64").toString("utf8");
-      const checked2 = checkCandidate(text2, f.filename);
-      if (!checked2.value) continue;
-      const expanded = expandCandidate(loaded.base, checked2.value.topology);
-      const list = byExperiment.get(m[1]) ?? [];
+      const list = byExperiment.get(request2.experiment) ?? [];
       list.push({
-        candidate: checked2.value.name,
-        runName: jobName(loaded.experiment.experiment_id, checked2.value.name, expanded),
-        pr: pr.number,
-        headSha: pr.head.sha,
-        labels,
-        topology: expanded,
-        requested: labels.some((l) => REQUESTED_LABELS.includes(l)),
-        ...labels.includes("topology:queued") ? { requestedAt: await queuedSince(octokit, config, pr.number) } : {}
+        candidate: request2.candidate,
+        runName: request2.runName,
+        pr: pull.pr,
+        headSha: request2.headSha,
+        currentHeadSha: pull.headSha,
+        labels: pull.labels,
+        requested: false,
+        requestedAt: Date.parse(request2.requestedAt),
+        request: request2,
+        ...pull.state.runs[request2.id] ? { run: pull.state.runs[request2.id] } : {},
+        ...pull.state.outcomes[request2.id] ? { outcome: pull.state.outcomes[request2.id] } : {}
       });
-      byExperiment.set(m[1], list);
+      byExperiment.set(request2.experiment, list);
     }
+    if (pull.state.requests.length === 0 && pull.labels.some((l) => l.startsWith("topology:")))
+      await setStateLabel(
+        octokit,
+        { owner: config.owner, repo: config.repo, issue_number: pull.pr },
+        null,
+        pull.labels
+      );
   }
   return byExperiment;
 }
-async function queuedSince(octokit, config, pr) {
-  const [first2] = await findStickyComments(octokit, {
+function buildMonitorPorts(octokit, config) {
+  const experiments = loadExperiments(config);
+  const stateTarget = (pr) => ({
     owner: config.owner,
     repo: config.repo,
     issue_number: pr,
-    purpose: "submit",
     botLogin: config.botLogin
   });
-  const at = first2 ? Date.parse(first2.updatedAt) : Number.NaN;
-  return Number.isFinite(at) ? at : void 0;
-}
-function buildMonitorPorts(octokit, config) {
-  const experiments = loadExperiments(config);
   const slurm = /* @__PURE__ */ new Map();
   const prom = /* @__PURE__ */ new Map();
   const clusterOf = (id) => {
@@ -66358,24 +71272,35 @@ function buildMonitorPorts(octokit, config) {
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(slurmFor(id)).jobs(id),
+      jobs: (id) => slurmMonitorPort(slurmFor(id), [...experiments.keys()]).jobs(id),
       cancel: (jobId2, id) => slurmFor(id).cancel(jobId2)
     },
     async submit(exp, c) {
-      const { experiment, cluster, base } = clusterOf(exp.experiment.experiment_id);
-      if (!c.topology) return void 0;
-      const submission = renderSubmission(
-        experiment,
-        { name: c.candidate, expanded: c.topology, base },
-        cluster
+      if (!c.request) return void 0;
+      const { experiment } = clusterOf(exp.experiment.experiment_id);
+      const prepared = await prepareCandidateAt(
+        octokit,
+        { owner: config.owner, repo: config.repo },
+        c.request.headSha,
+        c.request.path,
+        {
+          workspace: config.workspace,
+          clustersFile: config.clustersFile,
+          topologiesDir: config.topologiesDir
+        }
       );
+      if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
+        config.log(`${c.runName}: not submitted: ${prepared.ok ? "experiment changed" : prepared.message}`);
+        return void 0;
+      }
       const result = await submitCandidate(
         { slurm: slurmFor(experiment.experiment_id), log: config.log },
         {
           experimentId: experiment.experiment_id,
           cluster: experiment.cluster,
-          submission,
-          maxParallel: experiment.max_parallel
+          submission: withRunName(prepared.candidate.submission, c.request.runName),
+          maxParallel: experiment.max_parallel,
+          knownExperimentIds: [...experiments.keys()]
         }
       );
       config.log(`${c.runName}: ${result.status}`);
@@ -66387,6 +71312,14 @@ function buildMonitorPorts(octokit, config) {
       range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
     },
     github: githubMonitorPort(octokit, { owner: config.owner, repo: config.repo, botLogin: config.botLogin }),
+    lifecycle: {
+      recordRun: async (pr, requestId, run) => {
+        await updateRunState(octokit, stateTarget(pr), (s) => withRun(s, requestId, run));
+      },
+      recordOutcome: async (pr, requestId, outcome) => {
+        await updateRunState(octokit, stateTarget(pr), (s) => withOutcome(s, requestId, outcome));
+      }
+    },
     now: () => Date.now() / 1e3,
     async close() {
       for (const c of slurm.values()) await c.close();

@@ -1015,8 +1015,8 @@ var require_util = __commonJS({
     }
     function nop() {
     }
-    function isStream2(obj) {
-      return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
+    function isStream2(obj2) {
+      return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
     function isBlobLike(object) {
       if (object === null) {
@@ -1121,14 +1121,14 @@ var require_util = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj) {
-      return JSON.parse(JSON.stringify(obj));
+    function deepClone(obj2) {
+      return JSON.parse(JSON.stringify(obj2));
     }
-    function isAsyncIterable(obj) {
-      return !!(obj != null && typeof obj[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj2) {
+      return !!(obj2 != null && typeof obj2[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj) {
-      return !!(obj != null && (typeof obj[Symbol.iterator] === "function" || typeof obj[Symbol.asyncIterator] === "function"));
+    function isIterable(obj2) {
+      return !!(obj2 != null && (typeof obj2[Symbol.iterator] === "function" || typeof obj2[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body) {
       if (body == null) {
@@ -1175,30 +1175,30 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj) {
-      if (obj === void 0) obj = {};
+    function parseHeaders(headers, obj2) {
+      if (obj2 === void 0) obj2 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj[key];
+        let val = obj2[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj[key] = val;
+            obj2[key] = val;
           }
           val.push(headers[i + 1].toString("utf8"));
         } else {
           const headersValue = headers[i + 1];
           if (typeof headersValue === "string") {
-            obj[key] = headersValue;
+            obj2[key] = headersValue;
           } else {
-            obj[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj2[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj && "content-disposition" in obj) {
-        obj["content-disposition"] = Buffer.from(obj["content-disposition"]).toString("latin1");
+      if ("content-length" in obj2 && "content-disposition" in obj2) {
+        obj2["content-disposition"] = Buffer.from(obj2["content-disposition"]).toString("latin1");
       }
-      return obj;
+      return obj2;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -1376,19 +1376,19 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
-      const listeners = obj[kListeners] ??= [];
+    function addListener(obj2, name, listener) {
+      const listeners = obj2[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj.on(name, listener);
-      return obj;
+      obj2.on(name, listener);
+      return obj2;
     }
-    function removeAllListeners(obj) {
-      for (const [name, listener] of obj[kListeners] ?? []) {
-        obj.removeListener(name, listener);
+    function removeAllListeners(obj2) {
+      for (const [name, listener] of obj2[kListeners] ?? []) {
+        obj2.removeListener(name, listener);
       }
-      obj[kListeners] = null;
+      obj2[kListeners] = null;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest2(client, request2, err) {
       try {
         request2.onError(err);
         assert(request2.aborted);
@@ -1439,7 +1439,7 @@ var require_util = __commonJS({
       bufferToLowerCasedHeaderName,
       addListener,
       removeAllListeners,
-      errorRequest,
+      errorRequest: errorRequest2,
       parseRawHeaders,
       parseHeaders,
       parseKeepAliveTimeout,
@@ -1991,11 +1991,11 @@ var require_request = __commonJS({
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str = `${val[i]}`;
-            if (!isValidHeaderValue(str)) {
+            const str2 = `${val[i]}`;
+            if (!isValidHeaderValue(str2)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str);
+            arr.push(str2);
           }
         }
         val = arr;
@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve(data);
+              return err ? reject(err) : resolve2(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve(data);
+              ) : resolve2(data);
             });
           });
         }
@@ -2522,7 +2522,7 @@ var require_connect = __commonJS({
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
     var timers = require_timers();
-    function noop3() {
+    function noop4() {
     }
     var tls;
     var SessionCache;
@@ -2647,7 +2647,7 @@ var require_connect = __commonJS({
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       let s2 = null;
@@ -2663,7 +2663,7 @@ var require_connect = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -2699,10 +2699,10 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.enumToMap = void 0;
-    function enumToMap(obj) {
+    function enumToMap(obj2) {
       const res = {};
-      Object.keys(obj).forEach((key) => {
-        const value = obj[key];
+      Object.keys(obj2).forEach((key) => {
+        const value = obj2[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -3568,25 +3568,25 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str2, leading = true, trailing = true) {
+      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
     }
     function isASCIIWhitespace(char) {
       return char === 13 || char === 10 || char === 9 || char === 12 || char === 32;
     }
-    function removeASCIIWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str2, leading = true, trailing = true) {
+      return removeChars(str2, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str, leading, trailing, predicate) {
+    function removeChars(str2, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str.length - 1;
+      let trail = str2.length - 1;
       if (leading) {
-        while (lead < str.length && predicate(str.charCodeAt(lead))) lead++;
+        while (lead < str2.length && predicate(str2.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str2.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
+      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
     }
     function isomorphicDecode(input) {
       const length = input.length;
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve, reject) => {
-        res = resolve;
+      const promise = new Promise((resolve2, reject) => {
+        res = resolve2;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -5454,7 +5454,7 @@ var require_body = __commonJS({
       random = (max) => Math.floor(Math.random(max));
     }
     var textEncoder = new TextEncoder();
-    function noop3() {
+    function noop4() {
     }
     var hasFinalizationRegistry = globalThis.FinalizationRegistry && process.version.indexOf("v18") !== 0;
     var streamRegistry;
@@ -5462,7 +5462,7 @@ var require_body = __commonJS({
       streamRegistry = new FinalizationRegistry((weakRef) => {
         const stream = weakRef.deref();
         if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-          stream.cancel("Response object has been garbage collected").catch(noop3);
+          stream.cancel("Response object has been garbage collected").catch(noop4);
         }
       });
     }
@@ -5505,7 +5505,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        const escape2 = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const escape2 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve2, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve2;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve2, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve2;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7684,7 +7684,7 @@ var require_client = __commonJS({
     var connectH2 = require_client_h2();
     var deprecatedInterceptorWarned = false;
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve;
+            this[kClosedResolve] = resolve2;
           } else {
-            resolve(null);
+            resolve2(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve(null);
+            resolve2(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve, reject) => {
+        const socket = await new Promise((resolve2, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7971,19 +7971,19 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve(socket2);
+              resolve2(socket2);
             }
           });
         });
         if (client.destroyed) {
-          util.destroy(socket.on("error", noop3), new ClientDestroyedError());
+          util.destroy(socket.on("error", noop4), new ClientDestroyedError());
           return;
         }
         assert(socket);
         try {
           client[kHTTPContext] = socket.alpnProtocol === "h2" ? await connectH2(client, socket) : await connectH1(client, socket);
         } catch (err) {
-          socket.destroy().on("error", noop3);
+          socket.destroy().on("error", noop4);
           throw err;
         }
         client[kConnecting] = false;
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve) => {
-            this[kClosedResolve] = resolve;
+          await new Promise((resolve2) => {
+            this[kClosedResolve] = resolve2;
           });
         }
       }
@@ -8727,7 +8727,7 @@ var require_proxy_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
     }
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -8844,7 +8844,7 @@ var require_proxy_agent = __commonJS({
                 servername: this[kProxyTls]?.servername || proxyHostname
               });
               if (statusCode !== 200) {
-                socket.on("error", noop3).destroy();
+                socket.on("error", noop4).destroy();
                 callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
@@ -9425,14 +9425,14 @@ var require_retry_agent = __commonJS({
         this.#options = options;
       }
       dispatch(opts, handler2) {
-        const retry = new RetryHandler({
+        const retry2 = new RetryHandler({
           ...opts,
           retryOptions: this.#options
         }, {
           dispatch: this.#agent.dispatch.bind(this.#agent),
           handler: handler2
         });
-        return this.#agent.dispatch(opts, retry);
+        return this.#agent.dispatch(opts, retry2);
       }
       close() {
         return this.#agent.close();
@@ -9460,7 +9460,7 @@ var require_readable = __commonJS({
     var kAbort = /* @__PURE__ */ Symbol("kAbort");
     var kContentType = /* @__PURE__ */ Symbol("kContentType");
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     var BodyReadable = class extends Readable {
       constructor({
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve, reject) => {
+        return await new Promise((resolve2, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9590,9 +9590,9 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve(null);
+              resolve2(null);
             }
-          }).on("error", noop3).on("data", function(chunk) {
+          }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
             if (limit <= 0) {
               this.destroy();
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve, reject) => {
+      return new Promise((resolve2, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve,
+              resolve: resolve2,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve, stream, length } = consume2;
+      const { type, body, resolve: resolve2, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve(chunksDecode(body, length));
+          resolve2(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve(JSON.parse(chunksDecode(body, length)));
+          resolve2(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve(chunksConcat(body, length).buffer);
+          resolve2(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve(new Blob(body, { type: stream[kContentType] }));
+          resolve2(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve(chunksConcat(body, length));
+          resolve2(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve2, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve2(data);
           });
         });
       }
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve, reject) => agent.dispatch(
+        return new Promise((resolve2, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve({
+              resolve2({
                 status: status2,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve({
+              resolve2({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -16488,9 +16488,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str = stringify(cookie);
-      if (str) {
-        headers.append("Set-Cookie", str);
+      const str2 = stringify(cookie);
+      if (str2) {
+        headers.append("Set-Cookie", str2);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve) => {
-        setTimeout(resolve, ms).unref();
+      return new Promise((resolve2) => {
+        setTimeout(resolve2, ms).unref();
       });
     }
     module.exports = {
@@ -19278,11 +19278,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve) {
-          resolve(value);
+        return value instanceof P ? value : new P(function(resolve2) {
+          resolve2(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve, reject) {
+      return new (P || (P = Promise))(function(resolve2, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -19298,7 +19298,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19385,26 +19385,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve2) => __awaiter3(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve(output.toString());
+              resolve2(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve2) => __awaiter3(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve(Buffer.concat(chunks));
+              resolve2(Buffer.concat(chunks));
             });
           }));
         });
@@ -19505,8 +19505,8 @@ var require_lib = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -19514,8 +19514,8 @@ var require_lib = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -19523,8 +19523,8 @@ var require_lib = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -19612,14 +19612,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve(res);
+                resolve2(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19863,12 +19863,12 @@ var require_lib = __commonJS({
         return __awaiter3(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve) => setTimeout(() => resolve(), ms));
+          return new Promise((resolve2) => setTimeout(() => resolve2(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve2, reject) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19876,7 +19876,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve(response);
+              resolve2(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19887,25 +19887,25 @@ var require_lib = __commonJS({
               }
               return value;
             }
-            let obj;
+            let obj2;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj = JSON.parse(contents, dateTimeDeserializer);
+                  obj2 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj = JSON.parse(contents);
+                  obj2 = JSON.parse(contents);
                 }
-                response.result = obj;
+                response.result = obj2;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj && obj.message) {
-                msg = obj.message;
+              if (obj2 && obj2.message) {
+                msg = obj2.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -19915,14 +19915,1333 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve(response);
+              resolve2(response);
             }
           }));
         });
       }
     };
     exports.HttpClient = HttpClient3;
-    var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase()] = obj[k], c), {});
+    var lowercaseKeys2 = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCase()] = obj2[k], c), {});
+  }
+});
+
+// node_modules/bottleneck/light.js
+var require_light = __commonJS({
+  "node_modules/bottleneck/light.js"(exports, module) {
+    (function(global2, factory) {
+      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
+    })(exports, (function() {
+      "use strict";
+      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      function getCjsExportFromNamespace(n) {
+        return n && n["default"] || n;
+      }
+      var load = function(received, defaults2, onto = {}) {
+        var k, ref, v;
+        for (k in defaults2) {
+          v = defaults2[k];
+          onto[k] = (ref = received[k]) != null ? ref : v;
+        }
+        return onto;
+      };
+      var overwrite = function(received, defaults2, onto = {}) {
+        var k, v;
+        for (k in received) {
+          v = received[k];
+          if (defaults2[k] !== void 0) {
+            onto[k] = v;
+          }
+        }
+        return onto;
+      };
+      var parser = {
+        load,
+        overwrite
+      };
+      var DLList;
+      DLList = class DLList {
+        constructor(incr, decr) {
+          this.incr = incr;
+          this.decr = decr;
+          this._first = null;
+          this._last = null;
+          this.length = 0;
+        }
+        push(value) {
+          var node;
+          this.length++;
+          if (typeof this.incr === "function") {
+            this.incr();
+          }
+          node = {
+            value,
+            prev: this._last,
+            next: null
+          };
+          if (this._last != null) {
+            this._last.next = node;
+            this._last = node;
+          } else {
+            this._first = this._last = node;
+          }
+          return void 0;
+        }
+        shift() {
+          var value;
+          if (this._first == null) {
+            return;
+          } else {
+            this.length--;
+            if (typeof this.decr === "function") {
+              this.decr();
+            }
+          }
+          value = this._first.value;
+          if ((this._first = this._first.next) != null) {
+            this._first.prev = null;
+          } else {
+            this._last = null;
+          }
+          return value;
+        }
+        first() {
+          if (this._first != null) {
+            return this._first.value;
+          }
+        }
+        getArray() {
+          var node, ref, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, ref.value));
+          }
+          return results;
+        }
+        forEachShift(cb) {
+          var node;
+          node = this.shift();
+          while (node != null) {
+            cb(node), node = this.shift();
+          }
+          return void 0;
+        }
+        debug() {
+          var node, ref, ref1, ref2, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, {
+              value: ref.value,
+              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            }));
+          }
+          return results;
+        }
+      };
+      var DLList_1 = DLList;
+      var Events;
+      Events = class Events {
+        constructor(instance) {
+          this.instance = instance;
+          this._events = {};
+          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+            throw new Error("An Emitter already exists for this object");
+          }
+          this.instance.on = (name, cb) => {
+            return this._addListener(name, "many", cb);
+          };
+          this.instance.once = (name, cb) => {
+            return this._addListener(name, "once", cb);
+          };
+          this.instance.removeAllListeners = (name = null) => {
+            if (name != null) {
+              return delete this._events[name];
+            } else {
+              return this._events = {};
+            }
+          };
+        }
+        _addListener(name, status2, cb) {
+          var base;
+          if ((base = this._events)[name] == null) {
+            base[name] = [];
+          }
+          this._events[name].push({ cb, status: status2 });
+          return this.instance;
+        }
+        listenerCount(name) {
+          if (this._events[name] != null) {
+            return this._events[name].length;
+          } else {
+            return 0;
+          }
+        }
+        async trigger(name, ...args) {
+          var e, promises3;
+          try {
+            if (name !== "debug") {
+              this.trigger("debug", `Event triggered: ${name}`, args);
+            }
+            if (this._events[name] == null) {
+              return;
+            }
+            this._events[name] = this._events[name].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises3 = this._events[name].map(async (listener) => {
+              var e2, returned;
+              if (listener.status === "none") {
+                return;
+              }
+              if (listener.status === "once") {
+                listener.status = "none";
+              }
+              try {
+                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                if (typeof (returned != null ? returned.then : void 0) === "function") {
+                  return await returned;
+                } else {
+                  return returned;
+                }
+              } catch (error2) {
+                e2 = error2;
+                {
+                  this.trigger("error", e2);
+                }
+                return null;
+              }
+            });
+            return (await Promise.all(promises3)).find(function(x) {
+              return x != null;
+            });
+          } catch (error2) {
+            e = error2;
+            {
+              this.trigger("error", e);
+            }
+            return null;
+          }
+        }
+      };
+      var Events_1 = Events;
+      var DLList$1, Events$1, Queues;
+      DLList$1 = DLList_1;
+      Events$1 = Events_1;
+      Queues = class Queues {
+        constructor(num_priorities) {
+          var i;
+          this.Events = new Events$1(this);
+          this._length = 0;
+          this._lists = (function() {
+            var j, ref, results;
+            results = [];
+            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+              results.push(new DLList$1((() => {
+                return this.incr();
+              }), (() => {
+                return this.decr();
+              })));
+            }
+            return results;
+          }).call(this);
+        }
+        incr() {
+          if (this._length++ === 0) {
+            return this.Events.trigger("leftzero");
+          }
+        }
+        decr() {
+          if (--this._length === 0) {
+            return this.Events.trigger("zero");
+          }
+        }
+        push(job) {
+          return this._lists[job.options.priority].push(job);
+        }
+        queued(priority) {
+          if (priority != null) {
+            return this._lists[priority].length;
+          } else {
+            return this._length;
+          }
+        }
+        shiftAll(fn) {
+          return this._lists.forEach(function(list) {
+            return list.forEachShift(fn);
+          });
+        }
+        getFirst(arr = this._lists) {
+          var j, len, list;
+          for (j = 0, len = arr.length; j < len; j++) {
+            list = arr[j];
+            if (list.length > 0) {
+              return list;
+            }
+          }
+          return [];
+        }
+        shiftLastFrom(priority) {
+          return this.getFirst(this._lists.slice(priority).reverse()).shift();
+        }
+      };
+      var Queues_1 = Queues;
+      var BottleneckError;
+      BottleneckError = class BottleneckError extends Error {
+      };
+      var BottleneckError_1 = BottleneckError;
+      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+      NUM_PRIORITIES = 10;
+      DEFAULT_PRIORITY = 5;
+      parser$1 = parser;
+      BottleneckError$1 = BottleneckError_1;
+      Job = class Job {
+        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+          this.task = task;
+          this.args = args;
+          this.rejectOnDrop = rejectOnDrop;
+          this.Events = Events2;
+          this._states = _states;
+          this.Promise = Promise2;
+          this.options = parser$1.load(options, jobDefaults);
+          this.options.priority = this._sanitizePriority(this.options.priority);
+          if (this.options.id === jobDefaults.id) {
+            this.options.id = `${this.options.id}-${this._randomIndex()}`;
+          }
+          this.promise = new this.Promise((_resolve, _reject) => {
+            this._resolve = _resolve;
+            this._reject = _reject;
+          });
+          this.retryCount = 0;
+        }
+        _sanitizePriority(priority) {
+          var sProperty;
+          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+          if (sProperty < 0) {
+            return 0;
+          } else if (sProperty > NUM_PRIORITIES - 1) {
+            return NUM_PRIORITIES - 1;
+          } else {
+            return sProperty;
+          }
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        doDrop({ error: error2, message = "This job has been dropped by Bottleneck" } = {}) {
+          if (this._states.remove(this.options.id)) {
+            if (this.rejectOnDrop) {
+              this._reject(error2 != null ? error2 : new BottleneckError$1(message));
+            }
+            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _assertStatus(expected) {
+          var status2;
+          status2 = this._states.jobStatus(this.options.id);
+          if (!(status2 === expected || expected === "DONE" && status2 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status2}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          }
+        }
+        doReceive() {
+          this._states.start(this.options.id);
+          return this.Events.trigger("received", { args: this.args, options: this.options });
+        }
+        doQueue(reachedHWM, blocked) {
+          this._assertStatus("RECEIVED");
+          this._states.next(this.options.id);
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+        }
+        doRun() {
+          if (this.retryCount === 0) {
+            this._assertStatus("QUEUED");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
+        }
+        async doExecute(chained, clearGlobalState, run, free) {
+          var error2, eventInfo, passed;
+          if (this.retryCount === 0) {
+            this._assertStatus("RUNNING");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          this.Events.trigger("executing", eventInfo);
+          try {
+            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
+            if (clearGlobalState()) {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._resolve(passed);
+            }
+          } catch (error1) {
+            error2 = error1;
+            return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+          }
+        }
+        doExpire(clearGlobalState, run, free) {
+          var error2, eventInfo;
+          if (this._states.jobStatus(this.options.id === "RUNNING")) {
+            this._states.next(this.options.id);
+          }
+          this._assertStatus("EXECUTING");
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          error2 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+          return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+        }
+        async _onFailure(error2, eventInfo, clearGlobalState, run, free) {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = await this.Events.trigger("failed", error2, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+              this.retryCount++;
+              return run(retryAfter);
+            } else {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._reject(error2);
+            }
+          }
+        }
+        doDone(eventInfo) {
+          this._assertStatus("EXECUTING");
+          this._states.next(this.options.id);
+          return this.Events.trigger("done", eventInfo);
+        }
+      };
+      var Job_1 = Job;
+      var BottleneckError$2, LocalDatastore, parser$2;
+      parser$2 = parser;
+      BottleneckError$2 = BottleneckError_1;
+      LocalDatastore = class LocalDatastore {
+        constructor(instance, storeOptions, storeInstanceOptions) {
+          this.instance = instance;
+          this.storeOptions = storeOptions;
+          this.clientId = this.instance._randomIndex();
+          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+          this._running = 0;
+          this._done = 0;
+          this._unblockTime = 0;
+          this.ready = this.Promise.resolve();
+          this.clients = {};
+          this._startHeartbeat();
+        }
+        _startHeartbeat() {
+          var base;
+          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+            return typeof (base = this.heartbeat = setInterval(() => {
+              var amount, incr, maximum, now, reservoir;
+              now = Date.now();
+              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+                this._lastReservoirRefresh = now;
+                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+                this.instance._drainAll(this.computeCapacity());
+              }
+              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+                ({
+                  reservoirIncreaseAmount: amount,
+                  reservoirIncreaseMaximum: maximum,
+                  reservoir
+                } = this.storeOptions);
+                this._lastReservoirIncrease = now;
+                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+                if (incr > 0) {
+                  this.storeOptions.reservoir += incr;
+                  return this.instance._drainAll(this.computeCapacity());
+                }
+              }
+            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+          } else {
+            return clearInterval(this.heartbeat);
+          }
+        }
+        async __publish__(message) {
+          await this.yieldLoop();
+          return this.instance.Events.trigger("message", message.toString());
+        }
+        async __disconnect__(flush) {
+          await this.yieldLoop();
+          clearInterval(this.heartbeat);
+          return this.Promise.resolve();
+        }
+        yieldLoop(t = 0) {
+          return new this.Promise(function(resolve2, reject) {
+            return setTimeout(resolve2, t);
+          });
+        }
+        computePenalty() {
+          var ref;
+          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+        }
+        async __updateSettings__(options) {
+          await this.yieldLoop();
+          parser$2.overwrite(options, options, this.storeOptions);
+          this._startHeartbeat();
+          this.instance._drainAll(this.computeCapacity());
+          return true;
+        }
+        async __running__() {
+          await this.yieldLoop();
+          return this._running;
+        }
+        async __queued__() {
+          await this.yieldLoop();
+          return this.instance.queued();
+        }
+        async __done__() {
+          await this.yieldLoop();
+          return this._done;
+        }
+        async __groupCheck__(time2) {
+          await this.yieldLoop();
+          return this._nextRequest + this.timeout < time2;
+        }
+        computeCapacity() {
+          var maxConcurrent, reservoir;
+          ({ maxConcurrent, reservoir } = this.storeOptions);
+          if (maxConcurrent != null && reservoir != null) {
+            return Math.min(maxConcurrent - this._running, reservoir);
+          } else if (maxConcurrent != null) {
+            return maxConcurrent - this._running;
+          } else if (reservoir != null) {
+            return reservoir;
+          } else {
+            return null;
+          }
+        }
+        conditionsCheck(weight) {
+          var capacity2;
+          capacity2 = this.computeCapacity();
+          return capacity2 == null || weight <= capacity2;
+        }
+        async __incrementReservoir__(incr) {
+          var reservoir;
+          await this.yieldLoop();
+          reservoir = this.storeOptions.reservoir += incr;
+          this.instance._drainAll(this.computeCapacity());
+          return reservoir;
+        }
+        async __currentReservoir__() {
+          await this.yieldLoop();
+          return this.storeOptions.reservoir;
+        }
+        isBlocked(now) {
+          return this._unblockTime >= now;
+        }
+        check(weight, now) {
+          return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
+        }
+        async __check__(weight) {
+          var now;
+          await this.yieldLoop();
+          now = Date.now();
+          return this.check(weight, now);
+        }
+        async __register__(index, weight, expiration) {
+          var now, wait;
+          await this.yieldLoop();
+          now = Date.now();
+          if (this.conditionsCheck(weight)) {
+            this._running += weight;
+            if (this.storeOptions.reservoir != null) {
+              this.storeOptions.reservoir -= weight;
+            }
+            wait = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait + this.storeOptions.minTime;
+            return {
+              success: true,
+              wait,
+              reservoir: this.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        }
+        strategyIsBlock() {
+          return this.storeOptions.strategy === 3;
+        }
+        async __submit__(queueLength, weight) {
+          var blocked, now, reachedHWM;
+          await this.yieldLoop();
+          if (this.storeOptions.maxConcurrent != null && weight > this.storeOptions.maxConcurrent) {
+            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked) {
+            this._unblockTime = now + this.computePenalty();
+            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+            this.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked,
+            strategy: this.storeOptions.strategy
+          };
+        }
+        async __free__(index, weight) {
+          await this.yieldLoop();
+          this._running -= weight;
+          this._done += weight;
+          this.instance._drainAll(this.computeCapacity());
+          return {
+            running: this._running
+          };
+        }
+      };
+      var LocalDatastore_1 = LocalDatastore;
+      var BottleneckError$3, States;
+      BottleneckError$3 = BottleneckError_1;
+      States = class States {
+        constructor(status1) {
+          this.status = status1;
+          this._jobs = {};
+          this.counts = this.status.map(function() {
+            return 0;
+          });
+        }
+        next(id) {
+          var current, next;
+          current = this._jobs[id];
+          next = current + 1;
+          if (current != null && next < this.status.length) {
+            this.counts[current]--;
+            this.counts[next]++;
+            return this._jobs[id]++;
+          } else if (current != null) {
+            this.counts[current]--;
+            return delete this._jobs[id];
+          }
+        }
+        start(id) {
+          var initial;
+          initial = 0;
+          this._jobs[id] = initial;
+          return this.counts[initial]++;
+        }
+        remove(id) {
+          var current;
+          current = this._jobs[id];
+          if (current != null) {
+            this.counts[current]--;
+            delete this._jobs[id];
+          }
+          return current != null;
+        }
+        jobStatus(id) {
+          var ref;
+          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+        }
+        statusJobs(status2) {
+          var k, pos, ref, results, v;
+          if (status2 != null) {
+            pos = this.status.indexOf(status2);
+            if (pos < 0) {
+              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
+            }
+            ref = this._jobs;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              if (v === pos) {
+                results.push(k);
+              }
+            }
+            return results;
+          } else {
+            return Object.keys(this._jobs);
+          }
+        }
+        statusCounts() {
+          return this.counts.reduce(((acc, v, i) => {
+            acc[this.status[i]] = v;
+            return acc;
+          }), {});
+        }
+      };
+      var States_1 = States;
+      var DLList$2, Sync;
+      DLList$2 = DLList_1;
+      Sync = class Sync {
+        constructor(name, Promise2) {
+          this.schedule = this.schedule.bind(this);
+          this.name = name;
+          this.Promise = Promise2;
+          this._running = 0;
+          this._queue = new DLList$2();
+        }
+        isEmpty() {
+          return this._queue.length === 0;
+        }
+        async _tryToRun() {
+          var args, cb, error2, reject, resolve2, returned, task;
+          if (this._running < 1 && this._queue.length > 0) {
+            this._running++;
+            ({ task, args, resolve: resolve2, reject } = this._queue.shift());
+            cb = await (async function() {
+              try {
+                returned = await task(...args);
+                return function() {
+                  return resolve2(returned);
+                };
+              } catch (error1) {
+                error2 = error1;
+                return function() {
+                  return reject(error2);
+                };
+              }
+            })();
+            this._running--;
+            this._tryToRun();
+            return cb();
+          }
+        }
+        schedule(task, ...args) {
+          var promise, reject, resolve2;
+          resolve2 = reject = null;
+          promise = new this.Promise(function(_resolve, _reject) {
+            resolve2 = _resolve;
+            return reject = _reject;
+          });
+          this._queue.push({ task, args, resolve: resolve2, reject });
+          this._tryToRun();
+          return promise;
+        }
+      };
+      var Sync_1 = Sync;
+      var version = "2.19.5";
+      var version$1 = {
+        version
+      };
+      var version$2 = /* @__PURE__ */ Object.freeze({
+        version,
+        default: version$1
+      });
+      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+      parser$3 = parser;
+      Events$2 = Events_1;
+      RedisConnection$1 = require$$2;
+      IORedisConnection$1 = require$$3;
+      Scripts$1 = require$$4;
+      Group = (function() {
+        class Group2 {
+          constructor(limiterOptions = {}) {
+            this.deleteKey = this.deleteKey.bind(this);
+            this.limiterOptions = limiterOptions;
+            parser$3.load(this.limiterOptions, this.defaults, this);
+            this.Events = new Events$2(this);
+            this.instances = {};
+            this.Bottleneck = Bottleneck_1;
+            this._startAutoCleanup();
+            this.sharedConnection = this.connection != null;
+            if (this.connection == null) {
+              if (this.limiterOptions.datastore === "redis") {
+                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              } else if (this.limiterOptions.datastore === "ioredis") {
+                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              }
+            }
+          }
+          key(key = "") {
+            var ref;
+            return (ref = this.instances[key]) != null ? ref : (() => {
+              var limiter;
+              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key}`,
+                timeout: this.timeout,
+                connection: this.connection
+              }));
+              this.Events.trigger("created", limiter, key);
+              return limiter;
+            })();
+          }
+          async deleteKey(key = "") {
+            var deleted, instance;
+            instance = this.instances[key];
+            if (this.connection) {
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+            }
+            if (instance != null) {
+              delete this.instances[key];
+              await instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          }
+          limiters() {
+            var k, ref, results, v;
+            ref = this.instances;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              results.push({
+                key: k,
+                limiter: v
+              });
+            }
+            return results;
+          }
+          keys() {
+            return Object.keys(this.instances);
+          }
+          async clusterKeys() {
+            var cursor, end, found, i, k, keys, len, next, start;
+            if (this.connection == null) {
+              return this.Promise.resolve(this.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${this.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k = found[i];
+                keys.push(k.slice(start, -end));
+              }
+            }
+            return keys;
+          }
+          _startAutoCleanup() {
+            var base;
+            clearInterval(this.interval);
+            return typeof (base = this.interval = setInterval(async () => {
+              var e, k, ref, results, time2, v;
+              time2 = Date.now();
+              ref = this.instances;
+              results = [];
+              for (k in ref) {
+                v = ref[k];
+                try {
+                  if (await v._store.__groupCheck__(time2)) {
+                    results.push(this.deleteKey(k));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error2) {
+                  e = error2;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
+          }
+          updateSettings(options = {}) {
+            parser$3.overwrite(options, this.defaults, this);
+            parser$3.overwrite(options, options, this.limiterOptions);
+            if (options.timeout != null) {
+              return this._startAutoCleanup();
+            }
+          }
+          disconnect(flush = true) {
+            var ref;
+            if (!this.sharedConnection) {
+              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+            }
+          }
+        }
+        Group2.prototype.defaults = {
+          timeout: 1e3 * 60 * 5,
+          connection: null,
+          Promise,
+          id: "group-key"
+        };
+        return Group2;
+      }).call(commonjsGlobal);
+      var Group_1 = Group;
+      var Batcher, Events$3, parser$4;
+      parser$4 = parser;
+      Events$3 = Events_1;
+      Batcher = (function() {
+        class Batcher2 {
+          constructor(options = {}) {
+            this.options = options;
+            parser$4.load(this.options, this.defaults, this);
+            this.Events = new Events$3(this);
+            this._arr = [];
+            this._resetPromise();
+            this._lastFlush = Date.now();
+          }
+          _resetPromise() {
+            return this._promise = new this.Promise((res, rej) => {
+              return this._resolve = res;
+            });
+          }
+          _flush() {
+            clearTimeout(this._timeout);
+            this._lastFlush = Date.now();
+            this._resolve();
+            this.Events.trigger("batch", this._arr);
+            this._arr = [];
+            return this._resetPromise();
+          }
+          add(data) {
+            var ret;
+            this._arr.push(data);
+            ret = this._promise;
+            if (this._arr.length === this.maxSize) {
+              this._flush();
+            } else if (this.maxTime != null && this._arr.length === 1) {
+              this._timeout = setTimeout(() => {
+                return this._flush();
+              }, this.maxTime);
+            }
+            return ret;
+          }
+        }
+        Batcher2.prototype.defaults = {
+          maxTime: null,
+          maxSize: null,
+          Promise
+        };
+        return Batcher2;
+      }).call(commonjsGlobal);
+      var Batcher_1 = Batcher;
+      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$8 = getCjsExportFromNamespace(version$2);
+      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      NUM_PRIORITIES$1 = 10;
+      DEFAULT_PRIORITY$1 = 5;
+      parser$5 = parser;
+      Queues$1 = Queues_1;
+      Job$1 = Job_1;
+      LocalDatastore$1 = LocalDatastore_1;
+      RedisDatastore$1 = require$$4$1;
+      Events$4 = Events_1;
+      States$1 = States_1;
+      Sync$1 = Sync_1;
+      Bottleneck2 = (function() {
+        class Bottleneck3 {
+          constructor(options = {}, ...invalid) {
+            var storeInstanceOptions, storeOptions;
+            this._addToQueue = this._addToQueue.bind(this);
+            this._validateOptions(options, invalid);
+            parser$5.load(options, this.instanceDefaults, this);
+            this._queues = new Queues$1(NUM_PRIORITIES$1);
+            this._scheduled = {};
+            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+            this._limiter = null;
+            this.Events = new Events$4(this);
+            this._submitLock = new Sync$1("submit", this.Promise);
+            this._registerLock = new Sync$1("register", this.Promise);
+            storeOptions = parser$5.load(options, this.storeDefaults, {});
+            this._store = (function() {
+              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else if (this.datastore === "local") {
+                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else {
+                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              }
+            }).call(this);
+            this._queues.on("leftzero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+            });
+            this._queues.on("zero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+            });
+          }
+          _validateOptions(options, invalid) {
+            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
+              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            }
+          }
+          ready() {
+            return this._store.ready;
+          }
+          clients() {
+            return this._store.clients;
+          }
+          channel() {
+            return `b_${this.id}`;
+          }
+          channel_client() {
+            return `b_${this.id}_${this._store.clientId}`;
+          }
+          publish(message) {
+            return this._store.__publish__(message);
+          }
+          disconnect(flush = true) {
+            return this._store.__disconnect__(flush);
+          }
+          chain(_limiter) {
+            this._limiter = _limiter;
+            return this;
+          }
+          queued(priority) {
+            return this._queues.queued(priority);
+          }
+          clusterQueued() {
+            return this._store.__queued__();
+          }
+          empty() {
+            return this.queued() === 0 && this._submitLock.isEmpty();
+          }
+          running() {
+            return this._store.__running__();
+          }
+          done() {
+            return this._store.__done__();
+          }
+          jobStatus(id) {
+            return this._states.jobStatus(id);
+          }
+          jobs(status2) {
+            return this._states.statusJobs(status2);
+          }
+          counts() {
+            return this._states.statusCounts();
+          }
+          _randomIndex() {
+            return Math.random().toString(36).slice(2);
+          }
+          check(weight = 1) {
+            return this._store.__check__(weight);
+          }
+          _clearGlobalState(index) {
+            if (this._scheduled[index] != null) {
+              clearTimeout(this._scheduled[index].expiration);
+              delete this._scheduled[index];
+              return true;
+            } else {
+              return false;
+            }
+          }
+          async _free(index, job, options, eventInfo) {
+            var e, running;
+            try {
+              ({ running } = await this._store.__free__(index, options.weight));
+              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+              if (running === 0 && this.empty()) {
+                return this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return this.Events.trigger("error", e);
+            }
+          }
+          _run(index, job, wait) {
+            var clearGlobalState, free, run;
+            job.doRun();
+            clearGlobalState = this._clearGlobalState.bind(this, index);
+            run = this._run.bind(this, index, job);
+            free = this._free.bind(this, index, job);
+            return this._scheduled[index] = {
+              timeout: setTimeout(() => {
+                return job.doExecute(this._limiter, clearGlobalState, run, free);
+              }, wait),
+              expiration: job.options.expiration != null ? setTimeout(function() {
+                return job.doExpire(clearGlobalState, run, free);
+              }, wait + job.options.expiration) : void 0,
+              job
+            };
+          }
+          _drainOne(capacity2) {
+            return this._registerLock.schedule(() => {
+              var args, index, next, options, queue;
+              if (this.queued() === 0) {
+                return this.Promise.resolve(null);
+              }
+              queue = this._queues.getFirst();
+              ({ options, args } = next = queue.first());
+              if (capacity2 != null && options.weight > capacity2) {
+                return this.Promise.resolve(null);
+              }
+              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
+              index = this._randomIndex();
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success, wait, reservoir }) => {
+                var empty;
+                this.Events.trigger("debug", `Drained ${options.id}`, { success, args, options });
+                if (success) {
+                  queue.shift();
+                  empty = this.empty();
+                  if (empty) {
+                    this.Events.trigger("empty");
+                  }
+                  if (reservoir === 0) {
+                    this.Events.trigger("depleted", empty);
+                  }
+                  this._run(index, next, wait);
+                  return this.Promise.resolve(options.weight);
+                } else {
+                  return this.Promise.resolve(null);
+                }
+              });
+            });
+          }
+          _drainAll(capacity2, total = 0) {
+            return this._drainOne(capacity2).then((drained) => {
+              var newCapacity;
+              if (drained != null) {
+                newCapacity = capacity2 != null ? capacity2 - drained : capacity2;
+                return this._drainAll(newCapacity, total + drained);
+              } else {
+                return this.Promise.resolve(total);
+              }
+            }).catch((e) => {
+              return this.Events.trigger("error", e);
+            });
+          }
+          _dropAllQueued(message) {
+            return this._queues.shiftAll(function(job) {
+              return job.doDrop({ message });
+            });
+          }
+          stop(options = {}) {
+            var done, waitForExecuting;
+            options = parser$5.load(options, this.stopDefaults);
+            waitForExecuting = (at) => {
+              var finished;
+              finished = () => {
+                var counts;
+                counts = this._states.counts;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+              };
+              return new this.Promise((resolve2, reject) => {
+                if (finished()) {
+                  return resolve2();
+                } else {
+                  return this.on("done", () => {
+                    if (finished()) {
+                      this.removeAllListeners("done");
+                      return resolve2();
+                    }
+                  });
+                }
+              });
+            };
+            done = options.dropWaitingJobs ? (this._run = function(index, next) {
+              return next.doDrop({
+                message: options.dropErrorMessage
+              });
+            }, this._drainOne = () => {
+              return this.Promise.resolve(null);
+            }, this._registerLock.schedule(() => {
+              return this._submitLock.schedule(() => {
+                var k, ref, v;
+                ref = this._scheduled;
+                for (k in ref) {
+                  v = ref[k];
+                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                    clearTimeout(v.timeout);
+                    clearTimeout(v.expiration);
+                    v.job.doDrop({
+                      message: options.dropErrorMessage
+                    });
+                  }
+                }
+                this._dropAllQueued(options.dropErrorMessage);
+                return waitForExecuting(0);
+              });
+            })) : this.schedule({
+              priority: NUM_PRIORITIES$1 - 1,
+              weight: 0
+            }, () => {
+              return waitForExecuting(1);
+            });
+            this._receive = function(job) {
+              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
+            };
+            this.stop = () => {
+              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
+            };
+            return done;
+          }
+          async _addToQueue(job) {
+            var args, blocked, error2, options, reachedHWM, shifted, strategy;
+            ({ args, options } = job);
+            try {
+              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+            } catch (error1) {
+              error2 = error1;
+              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error2 });
+              job.doDrop({ error: error2 });
+              return false;
+            }
+            if (blocked) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked);
+            this._queues.push(job);
+            await this._drainAll();
+            return reachedHWM;
+          }
+          _receive(job) {
+            if (this._states.jobStatus(job.options.id) != null) {
+              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              return false;
+            } else {
+              job.doReceive();
+              return this._submitLock.schedule(this._addToQueue, job);
+            }
+          }
+          submit(...args) {
+            var cb, fn, job, options, ref, ref1, task;
+            if (typeof args[0] === "function") {
+              ref = args, [fn, ...args] = ref, [cb] = splice.call(args, -1);
+              options = parser$5.load({}, this.jobDefaults);
+            } else {
+              ref1 = args, [options, fn, ...args] = ref1, [cb] = splice.call(args, -1);
+              options = parser$5.load(options, this.jobDefaults);
+            }
+            task = (...args2) => {
+              return new this.Promise(function(resolve2, reject) {
+                return fn(...args2, function(...args3) {
+                  return (args3[0] != null ? reject : resolve2)(args3);
+                });
+              });
+            };
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            job.promise.then(function(args2) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            }).catch(function(args2) {
+              if (Array.isArray(args2)) {
+                return typeof cb === "function" ? cb(...args2) : void 0;
+              } else {
+                return typeof cb === "function" ? cb(args2) : void 0;
+              }
+            });
+            return this._receive(job);
+          }
+          schedule(...args) {
+            var job, options, task;
+            if (typeof args[0] === "function") {
+              [task, ...args] = args;
+              options = {};
+            } else {
+              [options, task, ...args] = args;
+            }
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            this._receive(job);
+            return job.promise;
+          }
+          wrap(fn) {
+            var schedule, wrapped;
+            schedule = this.schedule.bind(this);
+            wrapped = function(...args) {
+              return schedule(fn.bind(this), ...args);
+            };
+            wrapped.withOptions = function(options, ...args) {
+              return schedule(options, fn, ...args);
+            };
+            return wrapped;
+          }
+          async updateSettings(options = {}) {
+            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+            parser$5.overwrite(options, this.instanceDefaults, this);
+            return this;
+          }
+          currentReservoir() {
+            return this._store.__currentReservoir__();
+          }
+          incrementReservoir(incr = 0) {
+            return this._store.__incrementReservoir__(incr);
+          }
+        }
+        Bottleneck3.default = Bottleneck3;
+        Bottleneck3.Events = Events$4;
+        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
+        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
+          LEAK: 1,
+          OVERFLOW: 2,
+          OVERFLOW_PRIORITY: 4,
+          BLOCK: 3
+        };
+        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
+        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
+        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
+        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
+        Bottleneck3.prototype.jobDefaults = {
+          priority: DEFAULT_PRIORITY$1,
+          weight: 1,
+          expiration: null,
+          id: "<no-id>"
+        };
+        Bottleneck3.prototype.storeDefaults = {
+          maxConcurrent: null,
+          minTime: 0,
+          highWater: null,
+          strategy: Bottleneck3.prototype.strategy.LEAK,
+          penalty: null,
+          reservoir: null,
+          reservoirRefreshInterval: null,
+          reservoirRefreshAmount: null,
+          reservoirIncreaseInterval: null,
+          reservoirIncreaseAmount: null,
+          reservoirIncreaseMaximum: null
+        };
+        Bottleneck3.prototype.localStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 250
+        };
+        Bottleneck3.prototype.redisStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 5e3,
+          clientTimeout: 1e4,
+          Redis: null,
+          clientOptions: {},
+          clusterNodes: null,
+          clearDatastore: false,
+          connection: null
+        };
+        Bottleneck3.prototype.instanceDefaults = {
+          datastore: "local",
+          connection: null,
+          id: "<no-id>",
+          rejectOnDrop: true,
+          trackDoneStatus: false,
+          Promise
+        };
+        Bottleneck3.prototype.stopDefaults = {
+          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+          dropWaitingJobs: true,
+          dropErrorMessage: "This limiter has been stopped."
+        };
+        return Bottleneck3;
+      }).call(commonjsGlobal);
+      var Bottleneck_1 = Bottleneck2;
+      var lib = Bottleneck_1;
+      return lib;
+    }));
   }
 });
 
@@ -21237,10 +22556,10 @@ var require_semver = __commonJS({
       return parsed && parsed.prerelease.length ? parsed.prerelease : null;
     }
     exports.intersects = intersects;
-    function intersects(r1, r2, options) {
-      r1 = new Range(r1, options);
+    function intersects(r12, r2, options) {
+      r12 = new Range(r12, options);
       r2 = new Range(r2, options);
-      return r1.intersects(r2);
+      return r12.intersects(r2);
     }
     exports.coerce = coerce;
     function coerce(version, options) {
@@ -21650,9 +22969,9 @@ var require_reader = __commonJS({
       this._offset = o;
       if (this.length === 0)
         return retbuf ? Buffer2.alloc(0) : "";
-      var str = this._buf.slice(this._offset, this._offset + this.length);
+      var str2 = this._buf.slice(this._offset, this._offset + this.length);
       this._offset += this.length;
-      return retbuf ? str : str.toString("utf8");
+      return retbuf ? str2 : str2.toString("utf8");
     };
     Reader.prototype.readOID = function(tag) {
       if (!tag)
@@ -22382,7 +23701,7 @@ var require_nacl_fast = __commonJS({
         var t0, t1, t2, t3, t4, t5, t6, t7, c;
         var d0, d1, d2, d3, d4, d5, d6, d7, d8, d9;
         var h0 = this.h[0], h1 = this.h[1], h2 = this.h[2], h3 = this.h[3], h4 = this.h[4], h5 = this.h[5], h6 = this.h[6], h7 = this.h[7], h8 = this.h[8], h9 = this.h[9];
-        var r0 = this.r[0], r1 = this.r[1], r2 = this.r[2], r3 = this.r[3], r4 = this.r[4], r5 = this.r[5], r6 = this.r[6], r7 = this.r[7], r8 = this.r[8], r9 = this.r[9];
+        var r0 = this.r[0], r12 = this.r[1], r2 = this.r[2], r3 = this.r[3], r4 = this.r[4], r5 = this.r[5], r6 = this.r[6], r7 = this.r[7], r8 = this.r[8], r9 = this.r[9];
         while (bytes >= 16) {
           t0 = m[mpos + 0] & 255 | (m[mpos + 1] & 255) << 8;
           h0 += t0 & 8191;
@@ -22415,11 +23734,11 @@ var require_nacl_fast = __commonJS({
           d0 += h6 * (5 * r4);
           d0 += h7 * (5 * r3);
           d0 += h8 * (5 * r2);
-          d0 += h9 * (5 * r1);
+          d0 += h9 * (5 * r12);
           c += d0 >>> 13;
           d0 &= 8191;
           d1 = c;
-          d1 += h0 * r1;
+          d1 += h0 * r12;
           d1 += h1 * r0;
           d1 += h2 * (5 * r9);
           d1 += h3 * (5 * r8);
@@ -22435,7 +23754,7 @@ var require_nacl_fast = __commonJS({
           d1 &= 8191;
           d2 = c;
           d2 += h0 * r2;
-          d2 += h1 * r1;
+          d2 += h1 * r12;
           d2 += h2 * r0;
           d2 += h3 * (5 * r9);
           d2 += h4 * (5 * r8);
@@ -22451,7 +23770,7 @@ var require_nacl_fast = __commonJS({
           d3 = c;
           d3 += h0 * r3;
           d3 += h1 * r2;
-          d3 += h2 * r1;
+          d3 += h2 * r12;
           d3 += h3 * r0;
           d3 += h4 * (5 * r9);
           c = d3 >>> 13;
@@ -22467,7 +23786,7 @@ var require_nacl_fast = __commonJS({
           d4 += h0 * r4;
           d4 += h1 * r3;
           d4 += h2 * r2;
-          d4 += h3 * r1;
+          d4 += h3 * r12;
           d4 += h4 * r0;
           c = d4 >>> 13;
           d4 &= 8191;
@@ -22483,7 +23802,7 @@ var require_nacl_fast = __commonJS({
           d5 += h1 * r4;
           d5 += h2 * r3;
           d5 += h3 * r2;
-          d5 += h4 * r1;
+          d5 += h4 * r12;
           c = d5 >>> 13;
           d5 &= 8191;
           d5 += h5 * r0;
@@ -22501,7 +23820,7 @@ var require_nacl_fast = __commonJS({
           d6 += h4 * r2;
           c = d6 >>> 13;
           d6 &= 8191;
-          d6 += h5 * r1;
+          d6 += h5 * r12;
           d6 += h6 * r0;
           d6 += h7 * (5 * r9);
           d6 += h8 * (5 * r8);
@@ -22517,7 +23836,7 @@ var require_nacl_fast = __commonJS({
           c = d7 >>> 13;
           d7 &= 8191;
           d7 += h5 * r2;
-          d7 += h6 * r1;
+          d7 += h6 * r12;
           d7 += h7 * r0;
           d7 += h8 * (5 * r9);
           d7 += h9 * (5 * r8);
@@ -22533,7 +23852,7 @@ var require_nacl_fast = __commonJS({
           d8 &= 8191;
           d8 += h5 * r3;
           d8 += h6 * r2;
-          d8 += h7 * r1;
+          d8 += h7 * r12;
           d8 += h8 * r0;
           d8 += h9 * (5 * r9);
           c += d8 >>> 13;
@@ -22549,7 +23868,7 @@ var require_nacl_fast = __commonJS({
           d9 += h5 * r4;
           d9 += h6 * r3;
           d9 += h7 * r2;
-          d9 += h8 * r1;
+          d9 += h8 * r12;
           d9 += h9 * r0;
           c += d9 >>> 13;
           d9 &= 8191;
@@ -25845,7 +27164,7 @@ var require_constants6 = __commonJS({
       curve25519Supported,
       eddsaSupported
     };
-    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key, value]) => ({ ...obj, [value]: key }), {});
+    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj2, [key, value]) => ({ ...obj2, [value]: key }), {});
   }
 });
 
@@ -27895,7 +29214,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve, reject) => {
+        return new Promise(async (resolve2, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -27907,7 +29226,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve();
+          resolve2();
         });
       })(),
       NullCipher,
@@ -28439,8 +29758,8 @@ ${formatted}-----END ${type} KEY-----`;
         return keys;
       };
       const regexp = /^-----BEGIN OPENSSH PRIVATE KEY-----(?:\r\n|\n)([\s\S]+)(?:\r\n|\n)-----END OPENSSH PRIVATE KEY-----$/;
-      OpenSSH_Private.parse = (str, passphrase) => {
-        const m = regexp.exec(str);
+      OpenSSH_Private.parse = (str2, passphrase) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         let ret;
@@ -28575,8 +29894,8 @@ ${formatted}-----END ${type} KEY-----`;
     OpenSSH_Old_Private.prototype = BaseKey;
     {
       const regexp = /^-----BEGIN (RSA|DSA|EC) PRIVATE KEY-----(?:\r\n|\n)((?:[^:]+:\s*[\S].*(?:\r\n|\n))*)([\s\S]+)(?:\r\n|\n)-----END (RSA|DSA|EC) PRIVATE KEY-----$/;
-      OpenSSH_Old_Private.parse = (str, passphrase) => {
-        const m = regexp.exec(str);
+      OpenSSH_Old_Private.parse = (str2, passphrase) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         let privBlob = Buffer.from(m[3], "base64");
@@ -28767,8 +30086,8 @@ ${formatted}-----END ${type} KEY-----`;
       const PPK_PP1 = Buffer.from([0, 0, 0, 0]);
       const PPK_PP2 = Buffer.from([0, 0, 0, 1]);
       const regexp = /^PuTTY-User-Key-File-2: (ssh-(?:rsa|dss))\r?\nEncryption: (aes256-cbc|none)\r?\nComment: ([^\r\n]*)\r?\nPublic-Lines: \d+\r?\n([\s\S]+?)\r?\nPrivate-Lines: \d+\r?\n([\s\S]+?)\r?\nPrivate-MAC: ([^\r\n]+)/;
-      PPK_Private.parse = (str, passphrase) => {
-        const m = regexp.exec(str);
+      PPK_Private.parse = (str2, passphrase) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         const cipherName = m[2];
@@ -28912,8 +30231,8 @@ ${formatted}-----END ${type} KEY-----`;
         regexp = /^(((?:ssh-(?:rsa|dss|ed25519))|ecdsa-sha2-nistp(?:256|384|521))(?:-cert-v0[01]@openssh.com)?) ([A-Z0-9a-z/+=]+)(?:$|\s+([\S].*)?)$/;
       else
         regexp = /^(((?:ssh-(?:rsa|dss))|ecdsa-sha2-nistp(?:256|384|521))(?:-cert-v0[01]@openssh.com)?) ([A-Z0-9a-z/+=]+)(?:$|\s+([\S].*)?)$/;
-      OpenSSH_Public.parse = (str) => {
-        const m = regexp.exec(str);
+      OpenSSH_Public.parse = (str2) => {
+        const m = regexp.exec(str2);
         if (m === null)
           return null;
         const fullType = m[1];
@@ -28941,8 +30260,8 @@ ${formatted}-----END ${type} KEY-----`;
       const RE_DATA = /^[A-Z0-9a-z/+=\r\n]+$/;
       const RE_HEADER = /^([\x21-\x39\x3B-\x7E]{1,64}): ((?:[^\\]*\\\r?\n)*[^\r\n]+)\r?\n/gm;
       const RE_HEADER_ENDS = /\\\r?\n/g;
-      RFC4716_Public.parse = (str) => {
-        let m = regexp.exec(str);
+      RFC4716_Public.parse = (str2) => {
+        let m = regexp.exec(str2);
         if (m === null)
           return null;
         const body = m[1];
@@ -29165,7 +30484,7 @@ var require_agent2 = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve } = __require("path");
+    var { resolve: resolve2 } = __require("path");
     var { readFile: readFile3 } = __require("fs");
     var { execFile: execFile2, spawn } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -29190,7 +30509,7 @@ var require_agent2 = __commonJS({
       buf2.copy(combined, buf1.length);
       return combined;
     }
-    function noop3() {
+    function noop4() {
     }
     var EMPTY_BUF = Buffer.alloc(0);
     var binaryParser = makeBufferParser();
@@ -29301,7 +30620,7 @@ var require_agent2 = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve2(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -29769,7 +31088,7 @@ var require_agent2 = __commonJS({
           data.copy(buf, p += 4);
           writeUInt32BE(buf, flags, p += dataLen);
           if (typeof cb !== "function")
-            cb = noop3;
+            cb = noop4;
           this[SYM_REQS].push({ type, cb });
           return this.push(buf);
         }
@@ -29782,7 +31101,7 @@ var require_agent2 = __commonJS({
           writeUInt32BE(buf, buf.length - 4, p);
           buf[p += 4] = type;
           if (typeof cb !== "function")
-            cb = noop3;
+            cb = noop4;
           this[SYM_REQS].push({ type, cb });
           return this.push(buf);
         }
@@ -29907,7 +31226,7 @@ var require_agent2 = __commonJS({
       }
       init(cb) {
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         if (this[SYM_AGENT_KEYS] === null) {
           if (this[SYM_AGENT_CBS] === null) {
             this[SYM_AGENT_CBS] = [cb];
@@ -30231,7 +31550,7 @@ var require_handlers_misc = __commonJS({
     var {
       parseKey
     } = require_keyParser();
-    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key, value]) => ({ ...obj, [key]: value }), {});
+    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj2, [key, value]) => ({ ...obj2, [key]: value }), {});
     module.exports = {
       // Transport layer protocol ==================================================
       [MESSAGE.DISCONNECT]: (self2, payload) => {
@@ -32486,8 +33805,8 @@ var require_kex = __commonJS({
         ["sc", "lang"]
       ];
       return class KexInit {
-        constructor(obj) {
-          if (typeof obj !== "object" || obj === null)
+        constructor(obj2) {
+          if (typeof obj2 !== "object" || obj2 === null)
             throw new TypeError("Argument must be an object");
           const lists = {
             kex: void 0,
@@ -32514,13 +33833,13 @@ var require_kex = __commonJS({
             let key;
             if (typeof prop === "string") {
               base = lists;
-              val = obj[prop];
+              val = obj2[prop];
               desc = key = prop;
             } else {
               const parent = prop[0];
               base = lists[parent];
               key = prop[1];
-              val = obj[parent][key];
+              val = obj2[parent][key];
               desc = `${parent}.${key}`;
             }
             const entry = { array: void 0, buffer: void 0 };
@@ -32859,7 +34178,7 @@ var require_Protocol = __commonJS({
       1
     ]);
     var NO_TERMINAL_MODES_BUFFER = Buffer.from([TERMINAL_MODE.TTY_OP_END]);
-    function noop3() {
+    function noop4() {
     }
     var Protocol = class {
       constructor(config) {
@@ -32882,14 +34201,14 @@ var require_Protocol = __commonJS({
         const onHeader = config.onHeader;
         this._onHeader = typeof onHeader === "function" ? (...args) => {
           onHeader(...args);
-        } : noop3;
+        } : noop4;
         const onPacket = config.onPacket;
         this._onPacket = typeof onPacket === "function" ? () => {
           onPacket();
-        } : noop3;
+        } : noop4;
         let onHandshakeComplete = config.onHandshakeComplete;
         if (typeof onHandshakeComplete !== "function")
-          onHandshakeComplete = noop3;
+          onHandshakeComplete = noop4;
         let firstHandshake;
         this._onHandshakeComplete = (...args) => {
           this._debug && this._debug("Handshake completed");
@@ -34390,11 +35709,11 @@ ${suffix}`;
       }
     })();
     exports.ERR_OUT_OF_RANGE = class ERR_OUT_OF_RANGE extends RangeError {
-      constructor(str, range, input, replaceDefaultBoolean) {
+      constructor(str2, range, input, replaceDefaultBoolean) {
         super();
         Error.captureStackTrace(this, ERR_OUT_OF_RANGE);
         assert(range, 'Missing "range" argument');
-        let msg = replaceDefaultBoolean ? str : `The value of "${str}" is out of range.`;
+        let msg = replaceDefaultBoolean ? str2 : `The value of "${str2}" is out of range.`;
         let received;
         if (Number.isInteger(input) && Math.abs(input) > MAX_32BIT_INT) {
           received = addNumericalSeparator(String(input));
@@ -34575,7 +35894,7 @@ var require_SFTP = __commonJS({
       end: () => {
       }
     };
-    function noop3() {
+    function noop4() {
     }
     var SFTP = class extends EventEmitter {
       constructor(client, chanInfo, cfg) {
@@ -34708,7 +36027,7 @@ var require_SFTP = __commonJS({
         }
       }
       _init() {
-        this._init = noop3;
+        this._init = noop4;
         if (!this.server)
           sendOrBuffer(this, CLIENT_VERSION_BUFFER);
       }
@@ -36059,7 +37378,7 @@ var require_SFTP = __commonJS({
       }
       writeUInt32BE(out, len, p += 8);
       if (typeof cb !== "function")
-        cb = noop3;
+        cb = noop4;
       const req = req_ || {
         nb: 0,
         position,
@@ -36406,8 +37725,8 @@ var require_SFTP = __commonJS({
       "ax+": OPEN_MODE.APPEND | OPEN_MODE.CREAT | OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.EXCL,
       "xa+": OPEN_MODE.APPEND | OPEN_MODE.CREAT | OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.EXCL
     };
-    function stringToFlags(str) {
-      const flags = stringFlagMap[str];
+    function stringToFlags(str2) {
+      const flags = stringFlagMap[str2];
       return flags !== void 0 ? flags : null;
     }
     var flagsToString = (() => {
@@ -38071,7 +39390,7 @@ var require_client2 = __commonJS({
     var bufferParser = makeBufferParser();
     var sigParser = makeBufferParser();
     var RE_OPENSSH = /^OpenSSH_(?:(?![0-4])\d)|(?:\d{2,})/;
-    var noop3 = (err) => {
+    var noop4 = (err) => {
     };
     var Client = class extends EventEmitter {
       constructor() {
@@ -39199,7 +40518,7 @@ var require_client2 = __commonJS({
           dstPort
         };
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         openChannel(this, "direct-tcpip", cfg, cb);
         return this;
       }
@@ -39290,7 +40609,7 @@ var require_client2 = __commonJS({
         if (!this._sock || !isWritable(this._sock))
           throw new Error("Not connected");
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         if (!this.config.strictVendor || this.config.strictVendor && RE_OPENSSH.test(this._remoteVer)) {
           openChannel(this, "direct-streamlocal@openssh.com", { socketPath }, cb);
           return this;
@@ -39721,7 +41040,7 @@ var require_client2 = __commonJS({
       if (!client._sock || !isWritable(client._sock))
         return;
       if (typeof cb !== "function")
-        cb = noop3;
+        cb = noop4;
       if (!Array.isArray(keys_))
         throw new TypeError("Invalid keys argument type");
       const keys = [];
@@ -39862,15 +41181,15 @@ var require_http_agents = __commonJS({
       }
       exports[ctor === HttpAgent ? "SSHTTPAgent" : "SSHTTPSAgent"] = SSHAgent;
     }
-    function noop3() {
+    function noop4() {
     }
     function decorateStream(stream, ctor, options) {
       if (ctor === HttpAgent) {
-        stream.setKeepAlive = noop3;
-        stream.setNoDelay = noop3;
-        stream.setTimeout = noop3;
-        stream.ref = noop3;
-        stream.unref = noop3;
+        stream.setKeepAlive = noop4;
+        stream.setNoDelay = noop4;
+        stream.setTimeout = noop4;
+        stream.ref = noop4;
+        stream.unref = noop4;
         stream.destroySoon = stream.destroy;
         return stream;
       }
@@ -41458,7 +42777,7 @@ var require_keygen = __commonJS({
           throw new Error("Invalid output key format");
       }
     }
-    function noop3() {
+    function noop4() {
     }
     module.exports = {
       generateKeyPair: (keyType, opts, cb) => {
@@ -41467,7 +42786,7 @@ var require_keygen = __commonJS({
           opts = void 0;
         }
         if (typeof cb !== "function")
-          cb = noop3;
+          cb = noop4;
         const args = makeArgs(keyType, opts);
         generateKeyPair_(...args, (err, pub, priv) => {
           if (err)
@@ -41606,7 +42925,7 @@ var require_code = __commonJS({
     }
     exports._ = _;
     var plus = new _Code("+");
-    function str(strs, ...args) {
+    function str2(strs, ...args) {
       const expr = [safeStringify(strs[0])];
       let i = 0;
       while (i < args.length) {
@@ -41617,7 +42936,7 @@ var require_code = __commonJS({
       optimize(expr);
       return new _Code(expr);
     }
-    exports.str = str;
+    exports.str = str2;
     function addCodeArg(code, arg) {
       if (arg instanceof _Code)
         code.push(...arg._items);
@@ -41660,7 +42979,7 @@ var require_code = __commonJS({
       return;
     }
     function strConcat(c1, c2) {
-      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str`${c1}${c2}`;
+      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str2`${c1}${c2}`;
     }
     exports.strConcat = strConcat;
     function interpolate(x) {
@@ -42374,12 +43693,12 @@ var require_codegen = __commonJS({
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
-      forIn(nameOrPrefix, obj, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
+      forIn(nameOrPrefix, obj2, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
         if (this.opts.ownProperties) {
-          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
+          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj2})`, forBody);
         }
         const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+        return this._for(new ForIter("in", varKind, name, obj2), () => forBody(name));
       }
       // end `for` loop
       endFor() {
@@ -42622,22 +43941,22 @@ var require_util9 = __commonJS({
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
     exports.schemaRefOrVal = schemaRefOrVal;
-    function unescapeFragment(str) {
-      return unescapeJsonPointer(decodeURIComponent(str));
+    function unescapeFragment(str2) {
+      return unescapeJsonPointer(decodeURIComponent(str2));
     }
     exports.unescapeFragment = unescapeFragment;
-    function escapeFragment(str) {
-      return encodeURIComponent(escapeJsonPointer(str));
+    function escapeFragment(str2) {
+      return encodeURIComponent(escapeJsonPointer(str2));
     }
     exports.escapeFragment = escapeFragment;
-    function escapeJsonPointer(str) {
-      if (typeof str == "number")
-        return `${str}`;
-      return str.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPointer(str2) {
+      if (typeof str2 == "number")
+        return `${str2}`;
+      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
     }
     exports.escapeJsonPointer = escapeJsonPointer;
-    function unescapeJsonPointer(str) {
-      return str.replace(/~1/g, "/").replace(/~0/g, "~");
+    function unescapeJsonPointer(str2) {
+      return str2.replace(/~1/g, "/").replace(/~0/g, "~");
     }
     exports.unescapeJsonPointer = unescapeJsonPointer;
     function eachItem(xs, f) {
@@ -42949,15 +44268,15 @@ var require_rules = __commonJS({
     }
     exports.isJSONType = isJSONType;
     function getRules() {
-      const groups = {
+      const groups2 = {
         number: { type: "number", rules: [] },
         string: { type: "string", rules: [] },
         array: { type: "array", rules: [] },
         object: { type: "object", rules: [] }
       };
       return {
-        types: { ...groups, integer: true, boolean: true, null: true },
-        rules: [{ rules: [] }, groups.number, groups.string, groups.array, groups.object],
+        types: { ...groups2, integer: true, boolean: true, null: true },
+        rules: [{ rules: [] }, groups2.number, groups2.string, groups2.array, groups2.object],
         post: { rules: [] },
         all: {},
         keywords: {}
@@ -43662,8 +44981,8 @@ var require_json_schema_traverse = __commonJS({
         post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
-    function escapeJsonPtr(str) {
-      return str.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPtr(str2) {
+      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
     }
   }
 });
@@ -44199,16 +45518,16 @@ var require_validate = __commonJS({
         if (!this.allErrors)
           this.gen.if(cond);
       }
-      setParams(obj, assign) {
+      setParams(obj2, assign) {
         if (assign)
-          Object.assign(this.params, obj);
+          Object.assign(this.params, obj2);
         else
-          this.params = obj;
+          this.params = obj2;
       }
-      block$data(valid, codeBlock, $dataValid = codegen_1.nil) {
+      block$data(valid, codeBlock2, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
           this.check$data(valid, $dataValid);
-          codeBlock();
+          codeBlock2();
         });
       }
       check$data(valid = codegen_1.nil, $dataValid = codegen_1.nil) {
@@ -44489,7 +45808,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve.call(this, root, ref);
+      let _sch = resolve2.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -44516,7 +45835,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve(root, ref) {
+    function resolve2(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -44760,10 +46079,10 @@ var require_utils4 = __commonJS({
         isIPV6: true
       };
     }
-    function findToken(str, token) {
+    function findToken(str2, token) {
       let ind = 0;
-      for (let i = 0; i < str.length; i++) {
-        if (str[i] === token) ind++;
+      for (let i = 0; i < str2.length; i++) {
+        if (str2[i] === token) ind++;
       }
       return ind;
     }
@@ -45380,7 +46699,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve(baseURI, relativeURI, options) {
+    function resolve2(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -45771,7 +47090,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve,
+      resolve: resolve2,
       resolveComponent,
       equal,
       serialize,
@@ -45833,7 +47152,7 @@ var require_core = __commonJS({
     var util_1 = require_util9();
     var $dataRefSchema = require_data();
     var uri_1 = require_uri();
-    var defaultRegExp = (str, flags) => new RegExp(str, flags);
+    var defaultRegExp = (str2, flags) => new RegExp(str2, flags);
     defaultRegExp.code = "new RegExp";
     var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
     var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
@@ -46208,10 +47527,10 @@ var require_core = __commonJS({
         }
         return metaSchema;
       }
-      _removeAllSchemas(schemas, regex) {
+      _removeAllSchemas(schemas, regex2) {
         for (const keyRef in schemas) {
           const sch = schemas[keyRef];
-          if (!regex || regex.test(keyRef)) {
+          if (!regex2 || regex2.test(keyRef)) {
             if (typeof sch == "string") {
               delete schemas[keyRef];
             } else if (sch && !sch.meta) {
@@ -46628,16 +47947,16 @@ var require_ucs2length = __commonJS({
   "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
-    function ucs2length(str) {
-      const len = str.length;
+    function ucs2length(str2) {
+      const len = str2.length;
       let length = 0;
       let pos = 0;
       let value;
       while (pos < len) {
         length++;
-        value = str.charCodeAt(pos++);
+        value = str2.charCodeAt(pos++);
         if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str.charCodeAt(pos);
+          value = str2.charCodeAt(pos);
           if ((value & 64512) === 56320)
             pos++;
         }
@@ -49478,7 +50797,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj2, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -49518,7 +50837,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj2, key, val);
     }
     exports.applyReviver = applyReviver;
   }
@@ -49965,13 +51284,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
       if (/^\n+$/.test(comment))
         return comment.substring(1);
       return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
     }
-    var lineComment = (str, indent, comment) => str.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str2, indent, comment) => str2.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str2.endsWith(" ") ? "" : " ") + comment;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -50125,16 +51444,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
-    function lineLengthOverLimit(str, lineWidth, indentLength) {
+    var containsDocumentMarker = (str2) => /^(%|---|\.\.\.)/m.test(str2);
+    function lineLengthOverLimit(str2, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str.length;
+      const strLen = str2.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str[i] === "\n") {
+        if (str2[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -50151,11 +51470,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str = "";
+      let str2 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
         if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str += json.slice(start, i) + "\\ ";
+          str2 += json.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -50164,38 +51483,38 @@ var require_stringifyString = __commonJS({
           switch (json[i + 1]) {
             case "u":
               {
-                str += json.slice(start, i);
+                str2 += json.slice(start, i);
                 const code = json.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
-                    str += "\\0";
+                    str2 += "\\0";
                     break;
                   case "0007":
-                    str += "\\a";
+                    str2 += "\\a";
                     break;
                   case "000b":
-                    str += "\\v";
+                    str2 += "\\v";
                     break;
                   case "001b":
-                    str += "\\e";
+                    str2 += "\\e";
                     break;
                   case "0085":
-                    str += "\\N";
+                    str2 += "\\N";
                     break;
                   case "00a0":
-                    str += "\\_";
+                    str2 += "\\_";
                     break;
                   case "2028":
-                    str += "\\L";
+                    str2 += "\\L";
                     break;
                   case "2029":
-                    str += "\\P";
+                    str2 += "\\P";
                     break;
                   default:
                     if (code.substr(0, 2) === "00")
-                      str += "\\x" + code.substr(2);
+                      str2 += "\\x" + code.substr(2);
                     else
-                      str += json.substr(i, 6);
+                      str2 += json.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -50205,14 +51524,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str += json.slice(start, i) + "\n\n";
+                str2 += json.slice(start, i) + "\n\n";
                 while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
-                  str += "\n";
+                  str2 += "\n";
                   i += 2;
                 }
-                str += indent;
+                str2 += indent;
                 if (json[i + 2] === " ")
-                  str += "\\";
+                  str2 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -50221,8 +51540,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str = start ? str + json.slice(start) : json;
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str2 = start ? str2 + json.slice(start) : json;
+      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -50350,15 +51669,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str = value.replace(/\n+/g, `$&
+      const str2 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -50454,10 +51773,10 @@ var require_stringify = __commonJS({
           return match.find((t) => t.format === item.format) ?? match[0];
       }
       let tagObj = void 0;
-      let obj;
+      let obj2;
       if (identity.isScalar(item)) {
-        obj = item.value;
-        let match = tags.filter((t) => t.identify?.(obj));
+        obj2 = item.value;
+        let match = tags.filter((t) => t.identify?.(obj2));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -50465,11 +51784,11 @@ var require_stringify = __commonJS({
         }
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
-        obj = item;
-        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+        obj2 = item;
+        tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        const name = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
         throw new Error(`Tag not resolved for ${name} value`);
       }
       return tagObj;
@@ -50510,11 +51829,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
-${ctx.indent}${str}`;
+        return str2;
+      return identity.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
+${ctx.indent}${str2}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify;
@@ -50549,8 +51868,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+      let str2 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -50559,27 +51878,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+          return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str = `? ${str}`;
+        str2 = `? ${str2}`;
         if (keyComment && !keyCommentDone) {
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str;
+        return str2;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
-        str = `? ${str}
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+        str2 = `? ${str2}
 ${indent}:`;
       } else {
-        str = `${str}:`;
+        str2 = `${str2}:`;
         if (keyComment)
-          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -50595,7 +51914,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str.length + 1;
+        ctx.indentAtStart = str2.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -50639,16 +51958,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str += ws + valueStr;
+      str2 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+        str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str;
+      return str2;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -50875,31 +52194,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str2);
+        lines.push(blockItemPrefix + str3);
       }
-      let str;
+      let str2;
       if (lines.length === 0) {
-        str = flowChars.start + flowChars.end;
+        str2 = flowChars.start + flowChars.end;
       } else {
-        str = lines[0];
+        str2 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str += line ? `
+          str2 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment) {
-        str += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        str2 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str;
+      return str2;
     }
     function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -50942,21 +52261,21 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
         if (i < items.length - 1) {
-          str += ",";
+          str2 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str += ",";
+            str2 += ",";
           }
         }
         if (comment)
-          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
-        lines.push(str);
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
+        lines.push(str2);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -50968,11 +52287,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str = start;
+          let str2 = start;
           for (const line of lines)
-            str += line ? `
+            str2 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str}
+          return `${str2}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
@@ -51025,23 +52344,23 @@ var require_YAMLMap = __commonJS({
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj, ctx) {
+      static from(schema, obj2, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
         const add = (key, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
+            value = replacer.call(obj2, key, value);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value !== void 0 || keepUndefined)
             map.items.push(Pair.createPair(key, value, ctx));
         };
-        if (obj instanceof Map) {
-          for (const [key, value] of obj)
+        if (obj2 instanceof Map) {
+          for (const [key, value] of obj2)
             add(key, value);
-        } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+        } else if (obj2 && typeof obj2 === "object") {
+          for (const key of Object.keys(obj2))
+            add(key, obj2[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -51151,7 +52470,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+      createNode: (schema, obj2, ctx) => YAMLMap.YAMLMap.from(schema, obj2, ctx)
     };
     exports.map = map;
   }
@@ -51247,15 +52566,15 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj, ctx) {
+      static from(schema, obj2, ctx) {
         const { replacer } = ctx;
         const seq = new this(schema);
-        if (obj && Symbol.iterator in Object(obj)) {
+        if (obj2 && Symbol.iterator in Object(obj2)) {
           let i = 0;
-          for (let it of obj) {
+          for (let it of obj2) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
+              const key = obj2 instanceof Set ? it : String(i++);
+              it = replacer.call(obj2, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -51289,7 +52608,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+      createNode: (schema, obj2, ctx) => YAMLSeq.YAMLSeq.from(schema, obj2, ctx)
     };
     exports.seq = seq;
   }
@@ -51304,7 +52623,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str) => str,
+      resolve: (str2) => str2,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -51342,7 +52661,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -51394,7 +52713,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -51403,7 +52722,7 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str),
+      resolve: (str2) => parseFloat(str2),
       stringify(node) {
         const num3 = Number(node.value);
         return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -51414,11 +52733,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str));
-        const dot = str.indexOf(".");
-        if (dot !== -1 && str[str.length - 1] === "0")
-          node.minFractionDigits = str.length - dot - 1;
+      resolve(str2) {
+        const node = new Scalar.Scalar(parseFloat(str2));
+        const dot = str2.indexOf(".");
+        if (dot !== -1 && str2[str2.length - 1] === "0")
+          node.minFractionDigits = str2.length - dot - 1;
         return node;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -51435,7 +52754,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value) && value >= 0)
@@ -51448,7 +52767,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 8, opt),
       stringify: (node) => intStringify(node, 8, "0o")
     };
     var int = {
@@ -51456,7 +52775,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -51465,7 +52784,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -51518,7 +52837,7 @@ var require_schema3 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str) => str,
+        resolve: (str2) => str2,
         stringify: stringifyJSON
       },
       {
@@ -51535,7 +52854,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str) => str === "true",
+        resolve: (str2) => str2 === "true",
         stringify: stringifyJSON
       },
       {
@@ -51543,7 +52862,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -51551,7 +52870,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str) => parseFloat(str),
+        resolve: (str2) => parseFloat(str2),
         stringify: stringifyJSON
       }
     ];
@@ -51559,9 +52878,9 @@ var require_schema3 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
-        return str;
+      resolve(str2, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str2)}`);
+        return str2;
       }
     };
     var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
@@ -51593,10 +52912,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str.length);
-          for (let i = 0; i < str.length; ++i)
-            buffer[i] = str.charCodeAt(i);
+          const str2 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str2.length);
+          for (let i = 0; i < str2.length; ++i)
+            buffer[i] = str2.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -51607,28 +52926,28 @@ var require_binary = __commonJS({
         if (!value)
           return "";
         const buf = value;
-        let str;
+        let str2;
         if (typeof node_buffer.Buffer === "function") {
-          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str = btoa(s);
+          str2 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str.length / lineWidth);
+          const n = Math.ceil(str2.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str.substr(o, lineWidth);
+            lines[i] = str2.substr(o, lineWidth);
           }
-          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str2 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -51834,7 +53153,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -51843,7 +53162,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node) {
         const num3 = Number(node.value);
         return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -51854,11 +53173,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str) {
-        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
-        const dot = str.indexOf(".");
+      resolve(str2) {
+        const node = new Scalar.Scalar(parseFloat(str2.replace(/_/g, "")));
+        const dot = str2.indexOf(".");
         if (dot !== -1) {
-          const f = str.substring(dot + 1).replace(/_/g, "");
+          const f = str2.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node.minFractionDigits = f.length;
         }
@@ -51878,34 +53197,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str, offset, radix, { intAsBigInt }) {
-      const sign = str[0];
+    function intResolve(str2, offset, radix, { intAsBigInt }) {
+      const sign = str2[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str = str.substring(offset).replace(/_/g, "");
+      str2 = str2.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str = `0b${str}`;
+            str2 = `0b${str2}`;
             break;
           case 8:
-            str = `0o${str}`;
+            str2 = `0o${str2}`;
             break;
           case 16:
-            str = `0x${str}`;
+            str2 = `0x${str2}`;
             break;
         }
-        const n2 = BigInt(str);
+        const n2 = BigInt(str2);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str, radix);
+      const n = parseInt(str2, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value)) {
-        const str = value.toString(radix);
-        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+        const str2 = value.toString(radix);
+        return value < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -51915,7 +53234,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 2, opt),
       stringify: (node) => intStringify(node, 2, "0b")
     };
     var intOct = {
@@ -51924,7 +53243,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 1, 8, opt),
       stringify: (node) => intStringify(node, 8, "0")
     };
     var int = {
@@ -51932,7 +53251,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -51941,7 +53260,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -52045,9 +53364,9 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str, asBigInt) {
-      const sign = str[0];
-      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+    function parseSexagesimal(str2, asBigInt) {
+      const sign = str2[0];
+      const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
       const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
       const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
       return sign === "-" ? num3(-1) * res : res;
@@ -52084,7 +53403,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      resolve: (str2, _onError, { intAsBigInt }) => parseSexagesimal(str2, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -52093,7 +53412,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str) => parseSexagesimal(str, false),
+      resolve: (str2) => parseSexagesimal(str2, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -52104,8 +53423,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str) {
-        const match = str.match(timestamp.test);
+      resolve(str2) {
+        const match = str2.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -56514,11 +57833,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
-      resolve(value);
+    return value instanceof P ? value : new P(function(resolve2) {
+      resolve2(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve, reject) {
+  return new (P || (P = Promise))(function(resolve2, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -56534,7 +57853,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -56907,11 +58226,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
-      resolve(value);
+    return value instanceof P ? value : new P(function(resolve2) {
+      resolve2(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve, reject) {
+  return new (P || (P = Promise))(function(resolve2, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -56927,7 +58246,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -57132,13 +58451,13 @@ function mergeDeep(defaults2, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
+function removeUndefinedProperties(obj2) {
+  for (const key in obj2) {
+    if (obj2[key] === void 0) {
+      delete obj2[key];
     }
   }
-  return obj;
+  return obj2;
 }
 function merge(defaults2, route, options) {
   if (typeof route === "string") {
@@ -57194,16 +58513,16 @@ function omit(object, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str) {
-  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str2) {
+  return str2.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str) {
-  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+function encodeUnreserved(str2) {
+  return encodeURIComponent(str2).replace(/[!'()*]/g, function(c) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -57575,15 +58894,15 @@ function parseParameters(header, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str, start, end) {
+function unescapeQuotedPairs(str2, start, end) {
   let result = "";
   for (let index = start; index < end; index++) {
-    if (str.charCodeAt(index) === BSLASH) {
-      result += str.slice(start, index);
+    if (str2.charCodeAt(index) === BSLASH) {
+      result += str2.slice(start, index);
       start = ++index;
     }
   }
-  return result + str.slice(start, end);
+  return result + str2.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -61016,15 +62335,361 @@ function getOctokit(token, options, ...additionalPlugins) {
   return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var import_light = __toESM(require_light(), 1);
+var VERSION7 = "0.0.0-development";
+function isRequestError(error2) {
+  return error2.request !== void 0;
+}
+async function errorRequest(state2, octokit, error2, options) {
+  if (!isRequestError(error2) || !error2?.request.request) {
+    throw error2;
+  }
+  if (error2.status >= 400 && !state2.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state2.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error2, retries, retryAfter);
+  }
+  throw error2;
+}
+async function wrapRequest(state2, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error2, info2) {
+    const maxRetries = ~~error2.request.request?.retries;
+    const after = ~~error2.request.request?.retryAfter;
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
+      return after * state2.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state2, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state2, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error2 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state2, octokit, error2, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state2 = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error2, retries, retryAfter) => {
+        error2.request.request = Object.assign({}, error2.request.request, {
+          retries,
+          retryAfter
+        });
+        return error2;
+      }
+    }
+  };
+  if (state2.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state2, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state2, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = VERSION7;
+
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+var import_light2 = __toESM(require_light(), 1);
+var VERSION8 = "0.0.0-development";
+var noop3 = () => Promise.resolve();
+function wrapRequest2(state2, request2, options) {
+  return state2.retryLimiter.schedule(doRequest, state2, request2, options);
+}
+async function doRequest(state2, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state2.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state2.write.key(state2.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state2.triggersNotification(pathname)) {
+    await state2.notifications.key(state2.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state2.search.key(state2.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state2.auth : state2.global).key(state2.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
+      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error2;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck2, common) {
+  groups.global = new Bottleneck2.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck2.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck2.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck2.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck2.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state2 = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state2.onSecondaryRateLimit !== "function" || typeof state2.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state2.global = state2.global ?? groups.global;
+    state2.auth = state2.auth ?? groups.auth;
+    state2.search = state2.search ?? groups.search;
+    state2.write = state2.write ?? groups.write;
+    state2.notifications = state2.notifications ?? groups.notifications;
+    state2.retryLimiter = state2.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state2.onSecondaryRateLimit);
+    events.on("rate-limit", state2.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state2.retryLimiter.on("failed", async function(error2, info2) {
+      const [state22, request2, options] = info2.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
+      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error2.message)) {
+          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state22.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
+          (error22) => error22.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state22.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state2, request2, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION8;
+throttling.triggersNotification = triggersNotification;
+
 // src/github/client.ts
+var SECONDARY_RATE_LIMIT_RETRIES = 3;
+function isLoopback(baseUrl2) {
+  try {
+    const host = new URL(baseUrl2).hostname;
+    return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+var UNPACED = {
+  key: () => ({
+    schedule: (...args) => {
+      const fn = args.find((a) => typeof a === "function");
+      return Promise.resolve(fn(...args.slice(args.indexOf(fn) + 1)));
+    }
+  })
+};
 function createOctokit(options) {
   if (!options.token) throw new Error("a GitHub token is required (input `token`, default github.token)");
   const baseUrl2 = options.baseUrl ?? process.env.GITHUB_API_URL ?? "https://api.github.com";
-  return getOctokit(options.token, {
-    baseUrl: baseUrl2,
-    // Fail fast in tests and on runners: no silent retries that hide a wrong request.
-    request: { retries: 0 }
-  });
+  const maxWait = options.maxRateLimitWaitSeconds ?? 60;
+  const say = (octokit, line) => options.log ? options.log(line) : octokit.log.warn(line);
+  const where = (o) => `${o.method ?? "GET"} ${o.url ?? ""}`;
+  const onSecondaryRateLimit = (retryAfter, o, octokit, retryCount) => {
+    const again = retryCount < SECONDARY_RATE_LIMIT_RETRIES;
+    say(
+      octokit,
+      `GitHub secondary rate limit on ${where(o)}: ${again ? `waiting ${retryAfter} s (Retry-After) and retrying` : `giving up after ${SECONDARY_RATE_LIMIT_RETRIES} retries`}`
+    );
+    return again;
+  };
+  const onRateLimit = (retryAfter, o, octokit, retryCount) => {
+    const again = retryCount < 1 && retryAfter <= maxWait;
+    say(
+      octokit,
+      `GitHub rate limit exhausted on ${where(o)}: ${again ? `waiting ${retryAfter} s for the reset` : `resets in ${retryAfter} s, more than ${maxWait} s: giving up`}`
+    );
+    return again;
+  };
+  const unpaced = isLoopback(baseUrl2) ? { write: UNPACED, notifications: UNPACED } : {};
+  return getOctokit(
+    options.token,
+    {
+      baseUrl: baseUrl2,
+      retry: { retries: options.retries ?? 3 },
+      throttle: { ...unpaced, onSecondaryRateLimit, onRateLimit }
+    },
+    retry,
+    throttling
+  );
 }
 function splitRepository(fullName) {
   const m = /^([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)$/.exec(fullName);
@@ -61152,8 +62817,70 @@ async function commitWithCompareAndSwap(octokit, options) {
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function safeText(text2, maxLength = 2e3) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+function codeBlock(text2, language = "text") {
+  const clean2 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  const longest = Math.max(0, ...[...clean2.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}
+${clean2}
+${fence}`;
+}
+
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync2 } from "node:fs";
+
+// src/slurm/environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SLURM_TIME_ZONE = "UTC";
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+var VALUE = /^[\x20-\x7e]{0,4096}$/;
+function plainCommandEnvironment(from, extra = {}) {
+  const env = {};
+  for (const key of COMMAND_INHERITED_VARIABLES) {
+    const value = from[key];
+    if (value !== void 0 && value !== "") env[key] = value;
+  }
+  env.TZ = SLURM_TIME_ZONE;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === void 0) continue;
+    if (!SUBMIT_VARIABLE_SET.has(key))
+      throw new Error(
+        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
+      );
+    if (!VALUE.test(value))
+      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
+    env[key] = value;
+  }
+  return env;
+}
+function withExportAllowlist(argv) {
+  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
+  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
+    throw new Error(
+      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
+    );
+  if (exports.length > 0) return [...argv];
+  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
+}
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
@@ -61247,11 +62974,13 @@ var LIVE_STATES = /* @__PURE__ */ new Set([
   "REQUEUED",
   "REQUEUE_FED",
   "REQUEUE_HOLD",
-  "RESV_DEL_HOLD"
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
 ]);
 function isLive(state2) {
-  return LIVE_STATES.has(state2);
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
 }
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
 
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
@@ -61292,9 +63021,13 @@ var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Pa
 var STATE_SET = new Set(SLURM_JOB_STATES);
 function state(text2, command, line) {
   const word = text2.split(" ")[0] ?? "";
-  if (!STATE_SET.has(word))
-    throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
-  return word;
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+}
+function rawState(text2) {
+  const word = text2.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
 }
 function jobId(text2, command, line) {
   if (!JOB_ID.test(text2))
@@ -61391,6 +63124,7 @@ function parseSqueue(output) {
       id: jobId(id ?? "", command, line),
       name,
       state: s,
+      ...rawState(st ?? ""),
       reason: reason(why ?? ""),
       ...live(s, exitDecoded),
       restarts: count(restarts ?? "", "restart count", command, line),
@@ -61429,6 +63163,7 @@ function parseSacct(output) {
       id: jobId(id ?? "", command, line),
       name,
       state: s,
+      ...rawState(st ?? ""),
       reason: reason(why ?? ""),
       ...live(s, decodeExitPair(exit ?? "", command, line)),
       restarts: null,
@@ -61475,6 +63210,7 @@ function parseScontrolJobs(output) {
       id: jobId(id, command, line),
       name: need("JobName"),
       state: s,
+      ...rawState(need("JobState")),
       reason: reason(need("Reason")),
       ...live(s, decodeExitPair(need("ExitCode"), command, line)),
       restarts: count(need("Restarts"), "restart count", command, line),
@@ -61505,6 +63241,11 @@ function accountingEnabled(showConfig) {
     throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
   return m[1] !== "accounting_storage/none";
 }
+function slurmTimeToUnix(text2) {
+  if (!text2 || !TIME.test(text2)) return null;
+  const ms = Date.parse(`${text2}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
 
 // src/slurm/client.ts
 var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
@@ -61518,8 +63259,8 @@ function checked(value, pattern, what) {
 }
 function createSlurmClient(transport, options = {}) {
   let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
-  async function run(argv, idempotent, timeoutMs) {
-    const result = await transport.run(argv, { idempotent, timeoutMs });
+  async function run(argv, idempotent, timeoutMs, env) {
+    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
     if (result.code !== 0)
       throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
     return result;
@@ -61532,13 +63273,19 @@ function createSlurmClient(transport, options = {}) {
   }
   return {
     transport,
-    async submit(argv) {
+    async submit(argv, env) {
       if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
         throw new UnsafeArgumentError(
           `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
         );
       }
-      const result = await run([...argv], false, 6e4);
+      let exported;
+      try {
+        exported = withExportAllowlist(argv);
+      } catch (error2) {
+        throw new UnsafeArgumentError(error2.message);
+      }
+      const result = await run(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
     async jobs(namePrefix) {
@@ -61642,25 +63389,21 @@ function remoteCommandLine(argv) {
 // src/slurm/local-transport.ts
 function createLocalTransport(options = {}) {
   const defaultTimeout = options.timeoutMs ?? 3e4;
+  const base = { ...options.inherit ?? process.env, ...options.env };
   return {
     description: "the local login node",
     run(argv, runOptions = {}) {
       assertSafeArgv(argv);
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
-      return new Promise((resolve, reject) => {
+      const env = plainCommandEnvironment(base, runOptions.env);
+      return new Promise((resolve2, reject) => {
         execFile(
           file,
           args,
-          {
-            timeout,
-            killSignal: "SIGKILL",
-            maxBuffer: 64 * 1024 * 1024,
-            encoding: "utf8",
-            env: { ...process.env, ...options.env }
-          },
+          { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error2, stdout, stderr) => {
-            if (!error2) return resolve({ stdout, stderr, code: 0 });
+            if (!error2) return resolve2({ stdout, stderr, code: 0 });
             const e = error2;
             if (e.killed) {
               return reject(
@@ -61669,7 +63412,7 @@ function createLocalTransport(options = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve2({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -61716,24 +63459,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve) => {
+    return new Promise((resolve2) => {
       if (this.running === 0) {
-        resolve();
+        resolve2();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve();
+        resolve2();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve(val);
+            resolve2(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -61775,23 +63518,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       fs3.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve2(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       fs3.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve2(res);
         }
       });
     });
@@ -61835,7 +63578,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve, reject) => {
+  await new Promise((resolve2, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -61844,7 +63587,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve2, reject);
   });
   return result;
 }
@@ -61870,12 +63613,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile2(filePath) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve2, reject) => {
     fs4.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve(res);
+        resolve2(res);
       }
     });
   });
@@ -61884,12 +63627,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve, reject) => {
+    stats = await new Promise((resolve2, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve2(res);
         }
       });
     });
@@ -61902,12 +63645,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve, reject) => {
+    await new Promise((resolve2, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve();
+          resolve2();
         }
       });
     });
@@ -61982,14 +63725,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve, reject) => {
+    await new Promise((resolve2, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve();
+        resolve2();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -62011,14 +63754,14 @@ var NodeSSH = class {
   }
   async requestShell(options) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve2(res);
         }
       };
       if (options == null) {
@@ -62039,14 +63782,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve(res);
+          resolve2(res);
         }
       });
     });
@@ -62077,7 +63820,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.on("error", reject);
       connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -62123,7 +63866,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve({
+          resolve2({
             code: code != null ? code : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -62163,8 +63906,8 @@ var NodeSSH = class {
       return;
     }
     const sftp = givenSftp || await this.requestSFTP();
-    const makeSftpDirectory = async (retry) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
-      if (!retry || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
+    const makeSftpDirectory = async (retry2) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
+      if (!retry2 || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
         throw error2;
       }
       await this.mkdir(fsPath2.dirname(path), "sftp", sftp);
@@ -62185,12 +63928,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve2, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve();
+            resolve2();
           }
         });
       });
@@ -62205,21 +63948,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve) => {
+    invariant2(await new Promise((resolve2) => {
       fs4.access(localFile, fs4.constants.R_OK, (err) => {
-        resolve(err === null);
+        resolve2(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
-    const putFile = (retry) => {
-      return new Promise((resolve, reject) => {
+    const putFile = (retry2) => {
+      return new Promise((resolve2, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve();
+            resolve2();
             return;
           }
-          if (err.message === "No such file" && retry) {
-            resolve(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+          if (err.message === "No such file" && retry2) {
+            resolve2(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -62246,14 +63989,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency });
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve2, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve);
+        queue.waitTillIdle().then(resolve2);
       });
     } catch (error2) {
       if (error2 != null) {
@@ -62269,9 +64012,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve) => {
+    const localDirectoryStat = await new Promise((resolve2) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve(stat2 || null);
+        resolve2(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -62286,16 +64029,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve2, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve2(queue.waitTillIdle());
       });
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve2, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -62310,7 +64053,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve2(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -62322,9 +64065,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve) => {
+    const localDirectoryStat = await new Promise((resolve2) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve(stat2 || null);
+        resolve2(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -62342,23 +64085,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve(res.map((item) => item.filename));
+                resolve2(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve2, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve(res);
+                resolve2(res);
               }
             });
           });
@@ -62370,16 +64113,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve2, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve2(queue.waitTillIdle());
       });
-      await new Promise((resolve, reject) => {
+      await new Promise((resolve2, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -62394,7 +64137,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve(queue.waitTillIdle());
+        resolve2(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -62405,7 +64148,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
         if (error2) {
           reject(error2);
@@ -62430,25 +64173,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve({ port, dispose });
+        resolve2({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve(channel);
+        resolve2(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
         if (error2) {
           reject(error2);
@@ -62473,19 +64216,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve({ dispose });
+        resolve2({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve(channel);
+        resolve2(channel);
       });
     });
   }
@@ -62605,10 +64348,11 @@ function createSshTransport(options) {
     });
     return connecting;
   }
-  async function runOnce(argv, timeout) {
+  async function runOnce(argv, timeout, commandEnv) {
     const client = await connect();
     assertSafeArgv(argv);
-    const line = remoteCommandLine(envPrefix.length ? ["env", ...envPrefix, ...argv] : argv);
+    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
+    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
     let channel;
     let timer;
     const timedOut = new Promise((_, reject) => {
@@ -62656,10 +64400,10 @@ function createSshTransport(options) {
       const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await runOnce(argv, timeout);
+          return await runOnce(argv, timeout, runOptions.env);
         } catch (error2) {
-          const retry = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
-          if (!retry) throw error2;
+          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
+          if (!retry2) throw error2;
           await sleep(backoff * 2 ** attempt);
         }
       }
@@ -62689,29 +64433,25 @@ function sshPrivateKey(env) {
   );
 }
 function slurmClientForCluster(name, cluster, options = {}) {
+  return createSlurmClient(transportForCluster(name, cluster, options), options);
+}
+function transportForCluster(name, cluster, options = {}) {
   const env = options.env ?? process.env;
-  const slurmEnv = env.SLURM_CONF ? { SLURM_CONF: env.SLURM_CONF } : {};
   if (cluster.transport === "local") {
-    return createSlurmClient(
-      createLocalTransport({ timeoutMs: options.commandTimeoutMs, env: slurmEnv }),
-      options
-    );
+    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
     throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
   }
-  return createSlurmClient(
-    createSshTransport({
-      host: cluster.host,
-      port: cluster.port ?? 22,
-      user: cluster.user,
-      knownHostKey: cluster.known_host_key,
-      privateKey: sshPrivateKey(env),
-      commandTimeoutMs: options.commandTimeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs
-    }),
-    options
-  );
+  return createSshTransport({
+    host: cluster.host,
+    port: cluster.port ?? 22,
+    user: cluster.user,
+    knownHostKey: cluster.known_host_key,
+    privateKey: sshPrivateKey(env),
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs
+  });
 }
 
 // src/telemetry/prometheus.ts
@@ -62951,6 +64691,7 @@ var RAW_METRICS = {
   fbTotal: "DCGM_FI_DEV_FB_TOTAL",
   processCpu: "namedprocess_namegroup_cpu_seconds_total",
   processMemory: "namedprocess_namegroup_memory_bytes",
+  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
   hostMemAvailable: "node_memory_MemAvailable_bytes",
   hostMemTotal: "node_memory_MemTotal_bytes",
   hostCpu: "node_cpu_seconds_total"
@@ -62971,7 +64712,10 @@ var RECORDING_RULES = {
   gpuMemory: "alpasim:gpu_memory_gb:avg",
   gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
   gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
-  processCpu: "alpasim:process_cpu_utilization_percent:rate30s"
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
+  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
+  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
+  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
 };
 
 // src/topology/issues.ts
@@ -62982,6 +64726,880 @@ function formatKeyPath(path) {
     else out += out ? `.${seg}` : seg;
   }
   return out;
+}
+
+// src/catalog/generated/config-keys.json
+var config_keys_default = {
+  source: {
+    repo: "NVlabs/alpasim",
+    commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
+    paths: [
+      "src/wizard/configs",
+      "src/wizard/alpasim_wizard/schema.py"
+    ]
+  },
+  composition: [
+    "base_config",
+    "base_config defaults (groups, in order)",
+    "command-line groups",
+    "command-line overrides"
+  ],
+  base_defaults: [
+    "config_schema",
+    "_self_",
+    "deploy=null",
+    "driver=null",
+    "driver_source=null",
+    "topology=null",
+    "trafficsim=disabled",
+    "controller=default",
+    "renderer=null",
+    "optional scenes_catalog=internal",
+    "optional image_defaults=internal"
+  ],
+  base_topology: {
+    "defines.physics_cache_size": 16,
+    "eval.num_processes": 16,
+    "runtime.endpoints.controller.skip": false,
+    "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+    "runtime.endpoints.renderer.skip": false,
+    "services.runtime.gpus": null,
+    "services.runtime.replicas_per_container": 1
+  },
+  keys: [
+    "controller",
+    "controller.dt_mpc",
+    "controller.gains",
+    "controller.gains.acceleration_weight",
+    "controller.gains.heading_weight",
+    "controller.gains.idx_start_penalty",
+    "controller.gains.lat_position_weight",
+    "controller.gains.long_position_weight",
+    "controller.gains.rel_acceleration_weight",
+    "controller.gains.rel_front_steering_angle_weight",
+    "controller.mpc_implementation",
+    "controller.n_horizon",
+    "defines",
+    "defines.base_image",
+    "defines.driver_model",
+    "defines.drivers",
+    "defines.filesystem",
+    "defines.flashdreams_cache",
+    "defines.helper",
+    "defines.hf_cache",
+    "defines.image_registry",
+    "defines.nre_cache_size",
+    "defines.nre_max_backends_per_scene",
+    "defines.nre_max_workers",
+    "defines.physics_cache_size",
+    "defines.renderer_entrypoint",
+    "defines.sensordata",
+    "defines.torch_cache",
+    "defines.trafficsim_models",
+    "defines.vscode",
+    "driver",
+    "driver.host",
+    "driver.inference",
+    "driver.inference.context_length",
+    "driver.inference.max_batch_size",
+    "driver.inference.subsample_factor",
+    "driver.inference.use_cameras",
+    "driver.log_level",
+    "driver.model",
+    "driver.model.checkpoint_path",
+    "driver.model.device",
+    "driver.model.force_determinism",
+    "driver.model.model_type",
+    "driver.model.tokenizer_path",
+    "driver.model.use_classifier_free_guidance_nav",
+    "driver.output_dir",
+    "driver.plot_debug_images",
+    "driver.port",
+    "driver.rectification",
+    "driver.rectification.camera_front_wide_120fov",
+    "driver.rectification.camera_front_wide_120fov.focal_length",
+    "driver.rectification.camera_front_wide_120fov.max_overscan_scale",
+    "driver.rectification.camera_front_wide_120fov.principal_point",
+    "driver.rectification.camera_front_wide_120fov.radial",
+    "driver.rectification.camera_front_wide_120fov.resolution_hw",
+    "driver.rectification.camera_front_wide_120fov.safety_margin_px",
+    "driver.rectification.camera_front_wide_120fov.tangential",
+    "driver.rectification.camera_front_wide_120fov.thin_prism",
+    "driver.route",
+    "driver.route.command_distance_threshold",
+    "driver.route.default_command",
+    "driver.route.min_lookahead_distance",
+    "driver.route.use_waypoint_commands",
+    "driver.trajectory_optimizer",
+    "driver.trajectory_optimizer.enabled",
+    "eval",
+    "eval.aggregation_modifiers",
+    "eval.aggregation_modifiers.max_dist_to_gt_trajectory",
+    "eval.aggregation_modifiers.remove_preengagement_timesteps",
+    "eval.allow_aggregation_with_failed_rollouts",
+    "eval.enabled",
+    "eval.num_processes",
+    "eval.parse_unstructured_debug_info",
+    "eval.scene_score",
+    "eval.scene_score.enabled",
+    "eval.scene_score.min_gt_distance_for_full_score_m",
+    "eval.scene_score.progress_saturation_threshold",
+    "eval.scorers",
+    "eval.scorers.image",
+    "eval.scorers.image.camera_logical_id",
+    "eval.scorers.min_ade",
+    "eval.scorers.min_ade.incl_z",
+    "eval.scorers.min_ade.target",
+    "eval.scorers.min_ade.time_deltas",
+    "eval.scorers.open_loop_collision",
+    "eval.scorers.open_loop_collision.horizon_s",
+    "eval.scorers.plan_deviation",
+    "eval.scorers.plan_deviation.avg_decay_rate",
+    "eval.scorers.plan_deviation.incl_z",
+    "eval.scorers.plan_deviation.min_timesteps",
+    "eval.vec_map",
+    "eval.vec_map.incl_road_edges",
+    "eval.vec_map.incl_traffic_signs",
+    "eval.vec_map.incl_wait_lines",
+    "eval.vec_map.max_num_lanes",
+    "eval.vec_map.num_pts_per_lane",
+    "eval.vehicle",
+    "eval.vehicle.vehicle_corner_roundness",
+    "eval.vehicle.vehicle_shrink_factor",
+    "eval.video",
+    "eval.video.camera_id_to_render",
+    "eval.video.combined_video_speed_factor",
+    "eval.video.generate_combined_video",
+    "eval.video.map_video",
+    "eval.video.map_video.ego_loc",
+    "eval.video.map_video.map_elements_to_plot",
+    "eval.video.map_video.map_radius_m",
+    "eval.video.map_video.rotate_map_to_ego",
+    "eval.video.metrics_table_entries",
+    "eval.video.overlay_plans_on_camera",
+    "eval.video.reasoning_text_refresh_interval_s",
+    "eval.video.render_every_nth_frame",
+    "eval.video.render_video",
+    "eval.video.video_layouts",
+    "hydra",
+    "hydra.job",
+    "hydra.job.chdir",
+    "runtime",
+    "runtime.enable_autoresume",
+    "runtime.endpoints",
+    "runtime.endpoints.controller",
+    "runtime.endpoints.controller.n_concurrent_rollouts",
+    "runtime.endpoints.controller.skip",
+    "runtime.endpoints.driver",
+    "runtime.endpoints.driver.n_concurrent_rollouts",
+    "runtime.endpoints.driver.skip",
+    "runtime.endpoints.physics",
+    "runtime.endpoints.physics.n_concurrent_rollouts",
+    "runtime.endpoints.physics.skip",
+    "runtime.endpoints.renderer",
+    "runtime.endpoints.renderer.n_concurrent_rollouts",
+    "runtime.endpoints.renderer.skip",
+    "runtime.endpoints.sensorsim_cache_size",
+    "runtime.endpoints.trafficsim",
+    "runtime.endpoints.trafficsim.n_concurrent_rollouts",
+    "runtime.endpoints.trafficsim.skip",
+    "runtime.extra_cameras",
+    "runtime.max_rollout_retries",
+    "runtime.nr_workers",
+    "runtime.renderer",
+    "runtime.renderer.kind",
+    "runtime.renderer.video_model_config",
+    "runtime.renderer.video_model_config.chunk_frames",
+    "runtime.renderer.video_model_config.first_chunk_frames",
+    "runtime.renderer.video_model_config.fps",
+    "runtime.renderer.video_model_config.text_prompt_negative",
+    "runtime.renderer.video_model_config.text_prompt_positive",
+    "runtime.scene_provider",
+    "runtime.scene_provider.kind",
+    "runtime.scene_provider.trajdata",
+    "runtime.scene_provider.trajdata.cache_location",
+    "runtime.scene_provider.trajdata.dataset",
+    "runtime.scene_provider.trajdata.dataset.data_dir",
+    "runtime.scene_provider.trajdata.dataset.extra_params",
+    "runtime.scene_provider.trajdata.dataset.extra_params.config_dir",
+    "runtime.scene_provider.trajdata.dataset.extra_params.num_timesteps_after",
+    "runtime.scene_provider.trajdata.dataset.extra_params.num_timesteps_before",
+    "runtime.scene_provider.trajdata.dataset.name",
+    "runtime.scene_provider.trajdata.desired_dt",
+    "runtime.scene_provider.trajdata.load_vector_map",
+    "runtime.scene_provider.trajdata.num_workers",
+    "runtime.scene_provider.trajdata.rebuild_cache",
+    "runtime.scene_provider.trajdata.rebuild_maps",
+    "runtime.scene_provider.usdz",
+    "runtime.scene_provider.usdz.artifact_cache_size",
+    "runtime.scene_provider.usdz.data_dir",
+    "runtime.simulation_config",
+    "runtime.simulation_config.assert_zero_decision_delay",
+    "runtime.simulation_config.cameras",
+    "runtime.simulation_config.control_timestep_us",
+    "runtime.simulation_config.ego_mask_rig_config_id",
+    "runtime.simulation_config.force_gt_duration_us",
+    "runtime.simulation_config.min_traffic_duration_us",
+    "runtime.simulation_config.n_rollouts",
+    "runtime.simulation_config.n_sim_steps",
+    "runtime.simulation_config.physics_update_mode",
+    "runtime.simulation_config.planner_delay_us",
+    "runtime.simulation_config.pose_reporting_interval_us",
+    "runtime.simulation_config.render_bundling",
+    "runtime.simulation_config.route_generator_type",
+    "runtime.simulation_config.route_start_offset_m",
+    "runtime.simulation_config.send_recording_ground_truth",
+    "runtime.simulation_config.skip_driver_during_force_gt",
+    "runtime.simulation_config.vehicle",
+    "runtime.simulation_config.vehicle.aabb_x_m",
+    "runtime.simulation_config.vehicle.aabb_x_offset_m",
+    "runtime.simulation_config.vehicle.aabb_y_m",
+    "runtime.simulation_config.vehicle.aabb_y_offset_m",
+    "runtime.simulation_config.vehicle.aabb_z_m",
+    "runtime.simulation_config.vehicle.aabb_z_offset_m",
+    "runtime.smooth_trajectories",
+    "scenes",
+    "scenes.limit_to_first_n",
+    "scenes.local_usdz_dir",
+    "scenes.nre_version_string",
+    "scenes.scene_cache",
+    "scenes.scene_ids",
+    "scenes.scenes_csv",
+    "scenes.sceneset_path",
+    "scenes.suites_csv",
+    "scenes.test_suite_id",
+    "services",
+    "services.controller",
+    "services.controller.command",
+    "services.controller.environments",
+    "services.controller.external_image",
+    "services.controller.gpus",
+    "services.controller.image",
+    "services.controller.pull_policy",
+    "services.controller.remap_root",
+    "services.controller.replicas_per_container",
+    "services.controller.volumes",
+    "services.controller.workdir",
+    "services.driver",
+    "services.driver.command",
+    "services.driver.environments",
+    "services.driver.external_image",
+    "services.driver.gpus",
+    "services.driver.image",
+    "services.driver.pull_policy",
+    "services.driver.remap_root",
+    "services.driver.replicas_per_container",
+    "services.driver.volumes",
+    "services.driver.workdir",
+    "services.physics",
+    "services.physics.command",
+    "services.physics.environments",
+    "services.physics.external_image",
+    "services.physics.gpus",
+    "services.physics.image",
+    "services.physics.pull_policy",
+    "services.physics.remap_root",
+    "services.physics.replicas_per_container",
+    "services.physics.volumes",
+    "services.physics.workdir",
+    "services.prometheus",
+    "services.prometheus.environments",
+    "services.prometheus.external_image",
+    "services.prometheus.image",
+    "services.prometheus.pull_policy",
+    "services.prometheus.remap_root",
+    "services.prometheus.volumes",
+    "services.prometheus.workdir",
+    "services.renderer",
+    "services.renderer.command",
+    "services.renderer.environments",
+    "services.renderer.external_image",
+    "services.renderer.gpus",
+    "services.renderer.image",
+    "services.renderer.pull_policy",
+    "services.renderer.remap_root",
+    "services.renderer.replicas_per_container",
+    "services.renderer.volumes",
+    "services.renderer.workdir",
+    "services.runtime",
+    "services.runtime.command",
+    "services.runtime.depends_on",
+    "services.runtime.environments",
+    "services.runtime.external_image",
+    "services.runtime.gpus",
+    "services.runtime.image",
+    "services.runtime.pull_policy",
+    "services.runtime.remap_root",
+    "services.runtime.replicas_per_container",
+    "services.runtime.volumes",
+    "services.runtime.workdir",
+    "services.trafficsim",
+    "services.trafficsim.command",
+    "services.trafficsim.environments",
+    "services.trafficsim.external_image",
+    "services.trafficsim.gpus",
+    "services.trafficsim.image",
+    "services.trafficsim.pull_policy",
+    "services.trafficsim.remap_root",
+    "services.trafficsim.replicas_per_container",
+    "services.trafficsim.volumes",
+    "services.trafficsim.workdir",
+    "trafficsim",
+    "trafficsim.catk",
+    "trafficsim.catk.device",
+    "trafficsim.catk.filter_distance_th",
+    "trafficsim.catk.loader",
+    "trafficsim.catk.loader.num_history_steps",
+    "trafficsim.catk.loader.prediction_steps",
+    "trafficsim.catk.loader.time_step",
+    "trafficsim.catk.loader.usdz_folder",
+    "trafficsim.catk.min_valid_history_steps",
+    "trafficsim.catk.model",
+    "trafficsim.catk.model.ckpt_path",
+    "trafficsim.catk.model.config_path",
+    "trafficsim.catk.model.token_pkl_dir",
+    "trafficsim.catk.predict_static",
+    "trafficsim.hydra",
+    "trafficsim.hydra.job",
+    "trafficsim.hydra.job.chdir",
+    "trafficsim.server",
+    "trafficsim.server.host",
+    "trafficsim.server.log_file",
+    "trafficsim.server.max_workers",
+    "trafficsim.server.port",
+    "wizard",
+    "wizard.array_job_dir",
+    "wizard.baseport",
+    "wizard.debug_flags",
+    "wizard.debug_flags.use_localhost",
+    "wizard.description",
+    "wizard.driver_code_hash",
+    "wizard.driver_code_repo",
+    "wizard.dry_run",
+    "wizard.enable_mps",
+    "wizard.external_services",
+    "wizard.external_services.driver",
+    "wizard.external_services.renderer",
+    "wizard.helper",
+    "wizard.latest_symlink",
+    "wizard.log_dir",
+    "wizard.log_level",
+    "wizard.nr_retries",
+    "wizard.prometheus",
+    "wizard.prometheus.file_sd_dir",
+    "wizard.prometheus.run_uuid",
+    "wizard.prometheus.scrape_interval",
+    "wizard.prometheus.start_prometheus",
+    "wizard.run_method",
+    "wizard.run_mode",
+    "wizard.run_name",
+    "wizard.run_sim_services",
+    "wizard.runtime_server_port",
+    "wizard.slurm_cpu_bind_none",
+    "wizard.slurm_job_id",
+    "wizard.sqshcaches",
+    "wizard.submitter",
+    "wizard.timeout",
+    "wizard.validate_mount_points",
+    "wizard.vscode"
+  ],
+  open: [
+    "controller",
+    "defines",
+    "driver",
+    "eval",
+    "runtime",
+    "trafficsim",
+    "wizard.external_services"
+  ],
+  groups: {
+    cameras: {
+      default: null,
+      options: {
+        "1cam": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_1080": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_2168": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_4k": {
+          package: "_global_",
+          topology: {}
+        },
+        "4cam_1080": {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    chunking: {
+      default: null,
+      options: {
+        "12frame": {
+          package: "_global_",
+          topology: {}
+        },
+        "16frame": {
+          package: "_global_",
+          topology: {}
+        },
+        "8frame": {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    controller: {
+      default: "default",
+      options: {
+        default: {
+          package: "controller",
+          topology: {}
+        },
+        nonlinear: {
+          package: "controller",
+          defaults: [
+            "default"
+          ],
+          topology: {}
+        },
+        short_horizon: {
+          package: "controller",
+          defaults: [
+            "default"
+          ],
+          topology: {}
+        }
+      }
+    },
+    deploy: {
+      default: null,
+      options: {
+        docker_build_only: {
+          package: "_global_",
+          topology: {}
+        },
+        external_video_model: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.controller.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.renderer.skip": false,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              0
+            ],
+            "services.physics.replicas_per_container": 1
+          }
+        },
+        local: {
+          package: "_global_",
+          topology: {}
+        },
+        managed_flashdreams: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.renderer.skip": false
+          }
+        }
+      }
+    },
+    driver: {
+      default: null,
+      options: {
+        alpamayo_configs: {
+          package: "_global_",
+          topology: {}
+        },
+        alpamayo1: {
+          package: "driver",
+          defaults: [
+            "alpamayo_configs"
+          ],
+          topology: {}
+        },
+        alpamayo1_5: {
+          package: "driver",
+          defaults: [
+            "alpamayo_configs"
+          ],
+          topology: {}
+        },
+        alpamayo1_5_1cam: {
+          package: "driver",
+          defaults: [
+            "alpamayo1_5",
+            "/cameras=1cam"
+          ],
+          topology: {}
+        },
+        manual: {
+          package: "driver",
+          defaults: [
+            "manual_configs"
+          ],
+          topology: {}
+        },
+        manual_configs: {
+          package: "_global_",
+          topology: {
+            "services.driver.gpus": null,
+            "services.driver.replicas_per_container": 1
+          }
+        },
+        vavam: {
+          package: "driver",
+          defaults: [
+            "vavam_configs"
+          ],
+          topology: {}
+        },
+        vavam_configs: {
+          package: "_global_",
+          topology: {}
+        },
+        vavam_video_model: {
+          package: "_global_",
+          defaults: [
+            "vavam@driver"
+          ],
+          topology: {}
+        }
+      }
+    },
+    driver_source: {
+      default: null,
+      options: {
+        external_dynamic: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.driver.skip": true
+          }
+        },
+        external_static: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.driver.skip": false
+          }
+        }
+      }
+    },
+    "exp/presets": {
+      default: null,
+      options: {
+        vavam_4hz: {
+          package: "_global_",
+          topology: {}
+        },
+        vavam_4hz_eco: {
+          package: "_global_",
+          defaults: [
+            "vavam_4hz"
+          ],
+          topology: {}
+        }
+      }
+    },
+    "exp/sim": {
+      default: null,
+      options: {
+        force_gt: {
+          package: "_global_",
+          defaults: [
+            "/physics=disabled",
+            "override /controller=perfect_control"
+          ],
+          topology: {}
+        }
+      }
+    },
+    physics: {
+      default: null,
+      options: {
+        disabled: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.physics.skip": true
+          }
+        },
+        implemented_in_renderer: {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    topology: {
+      default: null,
+      options: {
+        "1gpu": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 5,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 4,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 4,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              0
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              0
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 4
+          }
+        },
+        "2gpu": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 13,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 2,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.skip": false,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 6,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 12,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 6,
+            "runtime.nr_workers": 4,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 6,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 3,
+            "services.physics.gpus": [
+              0,
+              1
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              1
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 6
+          }
+        },
+        "8gpu_12rollouts": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 16,
+            "defines.physics_cache_size": 16,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 6,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 3,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 2,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 3,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 6,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 2,
+            "services.driver.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              2,
+              3,
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 6
+          }
+        },
+        "8gpu_64rollouts": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 17,
+            "defines.physics_cache_size": 6,
+            "eval.num_processes": 32,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 2,
+            "runtime.endpoints.driver.skip": false,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 16,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 16,
+            "runtime.nr_workers": 8,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 16,
+            "services.driver.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.driver.replicas_per_container": 8,
+            "services.physics.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.physics.replicas_per_container": 4,
+            "services.renderer.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 16
+          }
+        },
+        "8gpu_no_replicas": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 3,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 10,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 10,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 10,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 2,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 10,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              1
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              3,
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              2
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 10
+          }
+        },
+        daemon: {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 5,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 1,
+            "runtime.endpoints.driver.skip": true,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 1,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 1,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.replicas_per_container": 1,
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": null,
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 1
+          }
+        }
+      }
+    },
+    trafficsim: {
+      default: "disabled",
+      options: {
+        catk: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.trafficsim.skip": false
+          }
+        },
+        disabled: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.trafficsim.skip": true
+          }
+        }
+      }
+    },
+    vehicle: {
+      default: null,
+      options: {
+        custom: {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    }
+  }
+};
+
+// src/catalog/facts.ts
+var CONFIG_CATALOG = config_keys_default;
+var ALPASIM_COMMIT = CONFIG_CATALOG.source.commit;
+var KEY_SET = new Set(CONFIG_CATALOG.keys);
+function configGroup(name) {
+  return CONFIG_CATALOG.groups[name];
 }
 
 // src/topology/expand.ts
@@ -63001,20 +65619,83 @@ function deepMerge(base, over) {
 function clone(value) {
   return value === void 0 ? value : JSON.parse(JSON.stringify(value));
 }
+function parseGroupOverride(override) {
+  const m = /^(\+{0,2})([A-Za-z0-9_/]+)=([A-Za-z0-9_./-]+)$/.exec(override);
+  if (!m || !configGroup(m[2])) return void 0;
+  return { group: m[2], option: m[3], append: m[1] === "+" };
+}
 function groupChoice(experiment, group) {
-  for (const override of experiment?.fixed_inputs.overrides ?? []) {
-    const m = /^\+{0,2}([A-Za-z0-9_.]+)=(.*)$/.exec(override);
-    if (m && m[1] === group) return m[2];
+  const fi = experiment?.fixed_inputs;
+  if (group === "deploy" && fi?.deploy) return fi.deploy;
+  if (group === "driver" && fi?.driver) return fi.driver;
+  let choice;
+  for (const override of fi?.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g?.group === group) choice = g.option;
   }
-  return void 0;
+  return choice;
 }
 function defaultSkip(experiment, svc) {
   const group = SERVICE_SWITCH_GROUPS[svc];
   if (!group) return false;
   return (groupChoice(experiment, svc) ?? group.default) === DISABLED_GROUP_CHOICE;
 }
+function nestKeys(keys) {
+  const out = {};
+  for (const [key, value] of Object.entries(keys)) {
+    const parts = key.split(".");
+    let node = out;
+    for (const p of parts.slice(0, -1)) {
+      if (!isPlainObject3(node[p])) node[p] = {};
+      node = node[p];
+    }
+    node[parts.at(-1)] = clone(value);
+  }
+  return out;
+}
+function optionLayer(group, option, depth = 0) {
+  const opt = configGroup(group)?.options[option];
+  if (!opt || depth > 4) return {};
+  let layer = {};
+  for (const d of opt.defaults ?? [])
+    if (!d.includes("=")) layer = deepMerge(layer, optionLayer(group, d, depth + 1));
+  return deepMerge(layer, nestKeys(opt.topology));
+}
+function compositionLayers(experiment) {
+  let before = nestKeys(
+    Object.fromEntries(
+      Object.entries(CONFIG_CATALOG.base_topology).filter(
+        ([k]) => k.startsWith("defines.") || /^runtime\.endpoints\.[a-z]+\.skip$/.test(k)
+      )
+    )
+  );
+  let after = {};
+  let seenTopology = false;
+  const listed = /* @__PURE__ */ new Set();
+  for (const entry of CONFIG_CATALOG.base_defaults) {
+    const m = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
+    if (!m) continue;
+    const group = m[1];
+    listed.add(group);
+    if (group === "topology") {
+      seenTopology = true;
+      continue;
+    }
+    const choice = groupChoice(experiment, group) ?? (m[2] === "null" ? void 0 : m[2]);
+    if (!choice) continue;
+    const layer = optionLayer(group, choice);
+    if (seenTopology) after = deepMerge(after, layer);
+    else before = deepMerge(before, layer);
+  }
+  for (const override of experiment?.fixed_inputs.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+  }
+  return { before, after };
+}
 function expandPreset(preset, experiment) {
-  const out = clone(preset);
+  const { before, after } = compositionLayers(experiment);
+  const out = deepMerge(deepMerge(before, preset), after);
   out.defines = { physics_cache_size: DEFAULT_PHYSICS_CACHE_SIZE, ...out.defines };
   out.runtime ??= {};
   out.runtime.endpoints ??= {};
@@ -63138,8 +65819,13 @@ var PATTERNS = {
   fixedValue: /^[A-Za-z0-9_.-]{1,128}$/,
   override: /^\+{0,2}[A-Za-z_][A-Za-z0-9_.]{0,200}=[A-Za-z0-9_.,:/@+[\]-]{0,500}$/,
   topologyKey: new RegExp(
-    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join("|")})\\.(gpus|replicas_per_container)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join("|")})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`
-  )
+    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join("|")})\\.(gpus|replicas_per_container|environments)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join("|")})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`
+  ),
+  /** One `NAME=value` of services.<svc>.environments (the topology schema's item pattern). */
+  environment: /^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$/,
+  /** submit.sh's LOGDIR (relative to the submit directory, or absolute) and DESCRIPTION. */
+  logDir: /^(\/|[A-Za-z0-9._])[A-Za-z0-9._/-]{0,500}$/,
+  description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
   const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
@@ -63345,7 +66031,10 @@ var experiment_schema_default = {
       maxLength: 80,
       description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
     },
-    objective: { type: "string", default: "minimize stabilized full-run seconds_per_rollout" },
+    objective: {
+      type: "string",
+      default: "minimize stabilized full-run seconds_per_rollout"
+    },
     command: {
       type: "string",
       maxLength: 8e3,
@@ -63373,13 +66062,38 @@ var experiment_schema_default = {
       default: false,
       description: "Cancel a candidate's job once its verdict is in, to save GPU-hours."
     },
+    min_improvement: {
+      type: "number",
+      minimum: 0,
+      maximum: 0.5,
+      default: 0.02,
+      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
+    },
+    stop_when_decided: {
+      type: "boolean",
+      default: true,
+      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    comment_interval_minutes: {
+      type: "number",
+      minimum: 1,
+      maximum: 1440,
+      default: 15,
+      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
+    },
     fixed_inputs: {
       type: "object",
       additionalProperties: false,
       required: ["deploy", "driver"],
       properties: {
-        deploy: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
-        driver: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
+        deploy: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        driver: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
         scenes: {
           type: "string",
           pattern: "^[A-Za-z0-9_.-]{1,128}$",
@@ -63390,29 +66104,81 @@ var experiment_schema_default = {
           minimum: 1,
           description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
         },
-        rollouts_per_scene: { type: "integer", minimum: 1, default: 1 },
+        rollouts_per_scene: {
+          type: "integer",
+          minimum: 1,
+          default: 1
+        },
         cameras: {
           type: "string",
           pattern: "^[A-Za-z0-9_.-]{1,64}$",
           description: "Camera preset (+cameras=<preset>)."
         },
-        control_timestep_us: { type: "integer", minimum: 1 },
-        simulation_duration_s: { type: "number", exclusiveMinimum: 0, default: 20 },
-        git_commit: { type: "string", pattern: "^[0-9a-f]{7,40}$" },
+        control_timestep_us: {
+          type: "integer",
+          minimum: 1
+        },
+        simulation_duration_s: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 20
+        },
+        git_commit: {
+          type: "string",
+          pattern: "^[0-9a-f]{7,40}$"
+        },
         overrides: {
           type: "array",
           maxItems: 200,
-          items: { type: "string", pattern: "^\\+?[A-Za-z0-9_.]+=[A-Za-z0-9_.,:/@+\\[\\]-]*$" },
-          description: "Other Hydra overrides of the command that stay fixed across candidates."
+          items: {
+            type: "string",
+            maxLength: 700,
+            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
+          },
+          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
+        },
+        submit_env: {
+          type: "object",
+          additionalProperties: false,
+          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
+          properties: {
+            LOGDIR: {
+              type: "string",
+              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
+            },
+            DESCRIPTION: {
+              type: "string",
+              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
+            }
+          }
         },
         slurm: {
           type: "object",
           additionalProperties: false,
           properties: {
-            account: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
-            partition: { type: "string", pattern: "^[A-Za-z0-9_.,-]{1,128}$" },
-            gpus_per_node: { type: "integer", minimum: 1, maximum: 64 },
-            time: { type: "string", pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$" }
+            account: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.-]{1,64}$"
+            },
+            partition: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
+            },
+            gpus_per_node: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64
+            },
+            gpus: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64,
+              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
+            },
+            time: {
+              type: "string",
+              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
+            }
           }
         }
       }
@@ -63422,12 +66188,36 @@ var experiment_schema_default = {
       additionalProperties: false,
       description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
       properties: {
-        warmup_floor_minutes: { type: "number", minimum: 0, default: 10 },
-        window_minutes: { type: "number", exclusiveMinimum: 0, default: 5 },
-        max_relative_range: { type: "number", exclusiveMinimum: 0, default: 0.02 },
-        max_relative_slope_per_hour: { type: "number", exclusiveMinimum: 0, default: 0.05 },
-        consecutive_windows: { type: "integer", minimum: 1, default: 3 },
-        max_ci_relative: { type: "number", exclusiveMinimum: 0, default: 0.03 }
+        warmup_floor_minutes: {
+          type: "number",
+          minimum: 0,
+          default: 10
+        },
+        window_minutes: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 5
+        },
+        max_relative_range: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.02
+        },
+        max_relative_slope_per_hour: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.05
+        },
+        consecutive_windows: {
+          type: "integer",
+          minimum: 1,
+          default: 3
+        },
+        max_ci_relative: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.03
+        }
       }
     }
   }
@@ -63530,6 +66320,15 @@ var topology_schema_default = {
           minimum: 1,
           maximum: 256,
           description: "Service instances inside each container, each on its own port."
+        },
+        environments: {
+          description: "Environment of the service's containers (NAME=value), as in AlpaSim's service config and the topology-knobs example. Names are limited to runtime tuning families (OMP_, MKL_, CUDA_, NCCL_, PYTORCH_, XDG_, HOME, ...); values to plain path and setting characters.",
+          type: "array",
+          maxItems: 32,
+          items: {
+            type: "string",
+            pattern: "^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$"
+          }
         }
       }
     },
@@ -64027,7 +66826,7 @@ var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
 
 // src/usecases/record.ts
-import { dirname, join, posix } from "node:path";
+import { dirname, join, posix as posix3 } from "node:path";
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -64206,24 +67005,56 @@ function minMeanMax(values) {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
+function sumCounters(series) {
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map((s) => {
+    let offset = 0;
+    let prev = 0;
+    return s.map((p) => {
+      if (p.v < prev) offset += prev;
+      prev = p.v;
+      return { t: p.t, v: p.v + offset };
+    });
+  });
+  const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
+  return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
+}
 
 // src/analysis/bottleneck.ts
 var HIGH_SHARE = 0.5;
 var LOW_DEPTH = 1;
 var IMBALANCE_SHARE = 0.25;
 var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
 function analyseBottleneck(input) {
   const evidence = [];
   const services = SERVICES.filter(
     (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
   );
-  const cpuBound = Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU: CPU-bound, scaling it helps even when the node average looks fine`
-  );
+  const cpuBound = cpuBoundEvidence(input);
   const idle = input.idleFraction;
   const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
   if (typeof idle === "number" && Number.isFinite(idle))
     evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
   if (!services.length) {
     return {
       kind: runtimeBusy ? "runtime-bound" : "unknown",
@@ -64259,13 +67090,15 @@ function analyseBottleneck(input) {
       confidence: high.length === 0 ? "high" : "medium"
     };
   }
-  if (max(top) <= LOW_DEPTH) {
+  const mins = services.map(min);
+  const minsLow = mins.every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH) {
     return {
       kind: "not-enough-load",
       service: null,
       evidence: [
         ...evidence,
-        `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`,
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`,
         ...cpuBound
       ],
       confidence: "medium"
@@ -64309,6 +67142,182 @@ function analyseBottleneck(input) {
   };
 }
 
+// src/analysis/estimators.ts
+function increase(s, a, b) {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
+  });
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num3 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num3 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num3 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return void 0;
+  const start = to - k * batch;
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
+  const span = k * batch;
+  const L = inFlight ?? Math.max(1, r);
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight, from, to, batch) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight.value > 0)) return void 0;
+  const start = to - k * batch;
+  const ds = [];
+  const dc = [];
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    const s = increase(sum, a, a + batch);
+    const c = increase(count2, a, a + batch);
+    ds.push(s);
+    dc.push(c);
+    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight.value / (s / c / 60) });
+  }
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return void 0;
+  const W = S / C;
+  const resid = ds.map((s, j) => s - W * dc[j]);
+  const cBar = C / k;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / (k - 1) / k / cBar ** 2 * inflation(rho);
+  const rate = inFlight.value / (W / 60);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(k) ** 2 + 1e-6 + 1 / C ** 2);
+  const notes = [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`
+  ];
+  return { rate, se: rate * relSe, method: "littles-law", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function combineRates(c, l) {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate)
+  );
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 / r };
+}
+function harmonicCycle(y, minPeriod, exclude = () => false) {
+  const m = y.length;
+  if (m < 12) return void 0;
+  const span = y[m - 1].t - y[0].t;
+  const mu = mean(y.map((p2) => p2.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const lf = linearFit(
+    y.map((p2) => p2.t),
+    y.map((p2) => p2.v)
+  );
+  const d = y.map((p2) => ({ t: p2.t, v: p2.v - lf.a - lf.b * p2.t }));
+  const sst = d.reduce((a, p2) => a + p2.v * p2.v, 0);
+  if (!(sst > 0)) return void 0;
+  const step = span / (m - 1);
+  let best;
+  let tried = 0;
+  for (let period = Math.max(minPeriod, 3 * step); period <= span / 3; period *= 1.04) {
+    if (exclude(period)) continue;
+    tried++;
+    const w = 2 * Math.PI / period;
+    let ss = 0;
+    let cc = 0;
+    let sc = 0;
+    let ys = 0;
+    let yc = 0;
+    for (const p2 of d) {
+      const s = Math.sin(w * p2.t);
+      const c = Math.cos(w * p2.t);
+      ss += s * s;
+      cc += c * c;
+      sc += s * c;
+      ys += p2.v * s;
+      yc += p2.v * c;
+    }
+    const det = ss * cc - sc * sc;
+    if (!(det > 0)) continue;
+    const a = (ys * cc - yc * sc) / det;
+    const b = (yc * ss - ys * sc) / det;
+    const explained = a * ys + b * yc;
+    const r2 = explained / sst;
+    if (!best || r2 > best.r2) best = { period, r2, amp: Math.hypot(a, b) / mu };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 3;
+  const f = best.r2 / 2 / Math.max(1e-12, (1 - best.r2) / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  return { period: best.period, amplitude: best.amp, p, periodsTried: tried };
+}
+
 // src/analysis/detector.ts
 var DEFAULT_DETECTOR_SETTINGS = {
   warmup_floor_minutes: 10,
@@ -64332,7 +67341,7 @@ function prepare(input, evidence) {
   const e = clean(input.elapsed);
   const dropped = f.dropped + n.dropped + e.dropped;
   if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = n.samples;
+  let ns = monotone(n.samples);
   let es = e.samples;
   const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
   if (es.length === 0) {
@@ -64342,30 +67351,16 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  return { n: ns, e: es, f: f.samples };
-}
-function fitRate(n, from, to, block) {
-  const k = Math.floor((to - from) / block);
-  if (k < 2) return void 0;
-  const start = to - k * block;
-  const rates = [];
-  const centers = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * block;
-    rates.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-    centers.push(a + block / 2);
-  }
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const half = tQuantile975(k - 1) * stdev(rates) / Math.sqrt(k);
-  const fit = linearFit(centers, rates);
+  const measured = e.samples.filter((x) => x.v > 0);
+  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
   return {
-    rate: r,
-    low: Math.max(r - half, r * 1e-3),
-    high: r + half,
-    blocks: k,
-    slopeRelPerHour: fit.b * 60 / r,
-    slopeSeRelPerHour: fit.seB * 60 / r
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
   };
 }
 function project(p, t, r, input) {
@@ -64381,51 +67376,48 @@ function project(p, t, r, input) {
     if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
   }
   const dt = Math.max(0, horizon.end - t);
-  return { value: (eNow + 60 * dt) / (nNow + r * dt), horizon };
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
 }
-function findCycle(n, from, to, minStep, minAmp, minPeriod) {
-  const overall = ((valueAt(n, to) ?? 0) - (valueAt(n, from) ?? 0)) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return void 0;
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch) : void 0;
+  const rate = combineRates(c, l);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
+  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+}
+function countWander(n, a, b) {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v)
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b) {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
   const step = Math.max(minStep, 10 / overall);
   const m = Math.floor((to - from) / step);
-  if (m < 12) return void 0;
-  const inc = [];
+  const out = [];
   for (let i = 0; i < m; i++) {
     const a = from + i * step;
-    inc.push(((valueAt(n, a + step) ?? 0) - (valueAt(n, a) ?? 0)) / step);
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
   }
-  const mu = mean(inc);
-  if (!(mu > 0)) return void 0;
-  const xs = inc.map((_, i) => i);
-  const fit = linearFit(xs, inc);
-  const d = inc.map((y, i) => y - fit.a - fit.b * i);
-  const var0 = d.reduce((s, x) => s + x * x, 0);
-  if (var0 <= 0) return void 0;
-  const acf = (lag) => {
-    let s = 0;
-    for (let i = 0; i + lag < d.length; i++) s += d[i] * d[i + lag];
-    return s / var0;
-  };
-  const maxLag = Math.floor(m / 3);
-  let sawNegative = false;
-  for (let lag = 2; lag <= maxLag; lag++) {
-    const c = acf(lag);
-    if (c < 0) sawNegative = true;
-    if (sawNegative && c > 0.3 && c >= acf(lag - 1) && c >= acf(lag + 1)) {
-      if (lag * step < minPeriod) return void 0;
-      const bins = new Array(lag).fill(0);
-      const counts = new Array(lag).fill(0);
-      d.forEach((x, i) => {
-        bins[i % lag] = bins[i % lag] + x;
-        counts[i % lag] = counts[i % lag] + 1;
-      });
-      const profile = bins.map((b, i) => b / counts[i]);
-      const amplitude = (Math.max(...profile) - Math.min(...profile)) / 2 / mu;
-      if (amplitude >= minAmp) return { period: lag * step, amplitude };
-      return void 0;
-    }
-  }
-  return void 0;
+  return out;
 }
 function interval(value, a, b, digits = 4) {
   return {
@@ -64506,6 +67498,29 @@ function detect(input) {
   for (let j = 1; warmupEnd === void 0 && j <= s.consecutive_windows - 1; j++)
     warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
   if (warmupEnd === void 0 || tLast - warmupEnd < W) {
+    const half = firstProduction + (tLast - firstProduction) / 2;
+    const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+    const trend = trendOf(Math.max(half, floor));
+    const drift2 = significantDrift(trend, s);
+    const lateDrift2 = significantDrift(
+      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
+      s
+    );
+    if (drift2 !== void 0 && lateDrift2 !== void 0 && Math.sign(drift2) === Math.sign(lateDrift2))
+      return {
+        ...base,
+        state: "drifting",
+        warmup_end_minutes: null,
+        value: null,
+        projected_full_run: null,
+        drift: { slope_relative_per_hour: round(drift2, 4) },
+        estimator: "completions",
+        evidence: [
+          ...evidence,
+          "no settled warm-up: the completion rate keeps moving",
+          driftEvidence(trend)
+        ]
+      };
     const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
     return {
       ...base,
@@ -64517,43 +67532,79 @@ function detect(input) {
     };
   }
   evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
-  const cycle = findCycle(
-    p.n,
+  const activeMean = meanInFlight(p.active, Math.max(warmupEnd, tLast - 2 * W), tLast);
+  const inFlight = activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : input.inFlightCapacity && input.inFlightCapacity > 0 ? { value: input.inFlightCapacity, source: "capacity" } : void 0;
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
+  const stepMin = Math.max(W / 5, Number.isFinite(step) ? step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = dHat !== void 0 ? harmonicCycle(rateSteps(p.n, warmupEnd, tLast, stepMin), W, excluded) : void 0;
+  const cycle = test && test.p < 1e-3 && test.amplitude >= s.min_cycle_amplitude ? test : void 0;
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan = {
     warmupEnd,
-    tLast,
-    Math.max(W / 5, Number.isFinite(step) ? step : 0),
-    s.min_cycle_amplitude,
-    W
-  );
-  const block = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+    // durations of rollouts that started after the congestion: those finishing once the completion
+    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
+    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
+    littleBatch: cycle ? cycleBlock : W / 2,
+    inFlight
+  };
   const checks = [];
   for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
     const t = tLast - j * W;
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
-    const fit = settled ? fitRate(p.n, warmupEnd, t, block) : void 0;
-    if (!fit) {
-      checks.push({ t, unsettled: !settled });
-      continue;
-    }
-    const proj = project(p, t, fit.rate, input);
-    const hi = project(p, t, fit.low, input).value;
-    const lo = project(p, t, fit.high, input).value;
-    checks.push({ t, fit, proj, lo, hi });
+    const fit = settled ? fitAt(p, input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
-  const latest = checks[0];
-  if (!latest?.fit || !latest.proj) {
+  const latest = checks[0]?.fit;
+  if (!latest) {
     return {
       ...base,
       state: "stabilising",
       warmup_end_minutes: round(warmupEnd - t0, 2),
       value: null,
       projected_full_run: null,
-      evidence: [...evidence, `need ${2 * block} min of steady data, have ${round(tLast - warmupEnd, 1)}`]
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(tLast - warmupEnd, 1)}`
+      ]
     };
   }
   const projected = interval(latest.proj.value, latest.lo, latest.hi);
-  const steadyRate = latest.fit;
-  const steady = interval(60 / steadyRate.rate, 60 / steadyRate.high, 60 / steadyRate.low);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  const common = {
+    ...base,
+    warmup_end_minutes: round(warmupEnd - t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    estimator: r.method
+  };
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * W ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return {
+      ...common,
+      state: "drifting",
+      value: null,
+      cycle: null,
+      drift: { slope_relative_per_hour: round(drift, 4) },
+      evidence: [...evidence, driftEvidence(latest.drift)]
+    };
   const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
   let streak = 0;
   let firstFailure = "";
@@ -64575,27 +67626,30 @@ function detect(input) {
     }
   }
   evidence.push(
-    `steady rate ${round(steadyRate.rate, 2)} rollouts/min over ${steadyRate.blocks} \xD7 ${round(block, 1)}-min batches \u2192 ${steady.value} s/rollout at steady state`,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
     heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
   );
-  const cycleOut = cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null;
   if (cycle)
     evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}%`
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
     );
   const done = streak >= s.consecutive_windows || heldFrom > 0;
   return {
-    ...base,
+    ...common,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    warmup_end_minutes: round(warmupEnd - t0, 2),
     value: done ? projected : null,
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
-    cycle: cycleOut,
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
+}
+function significantDrift(d, s) {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d) {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
 }
 function mserWarmupEnd(n, from, to, block, floor) {
   const m = Math.floor((to - from) / block);
@@ -64631,16 +67685,17 @@ function mserWarmupEnd(n, from, to, block, floor) {
 }
 function windowFailure(c, prev, s, factor = 1) {
   if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  if (!c?.fit || !c.proj || c.lo === void 0 || c.hi === void 0) return "not enough steady data";
-  const v = c.proj.value;
-  const ci = (c.hi - c.lo) / 2 / v;
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  const drift = Math.abs(c.fit.slopeRelPerHour) - c.fit.slopeSeRelPerHour;
-  if (drift > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * c.fit.slopeRelPerHour, 1)}%/h (\xB1${round(100 * c.fit.slopeSeRelPerHour, 1)})`;
-  if (!prev?.proj) return "no previous window";
-  const range = Math.abs(v - prev.proj.value) / v;
+  const d = f.drift;
+  if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
+    return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
   if (!(range <= factor * s.max_relative_range))
     return `projection moved ${round(100 * range, 1)}% in one window`;
   return void 0;
@@ -64733,6 +67788,11 @@ function observeRun(input) {
   const completed = mins("rolloutsTotal");
   const failed = mins("rolloutsFailed");
   const elapsed = mins("elapsed");
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, ts0, S));
+  const durationSum = sumCounters(perWorker("rolloutDurationSum"));
+  const durationCount = sumCounters(perWorker("rolloutDurationCount"));
+  const activeRollouts = mins("activeRollouts");
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
   const up = first(input.series, "targetsUp")?.points ?? [];
   const lastUp = up.at(-1);
   const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
@@ -64748,6 +67808,10 @@ function observeRun(input) {
     now: input.ended ? void 0 : (input.nowTs - ts0) * S / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
+    durationSum,
+    durationCount,
+    activeRollouts,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
   });
   const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S : -Infinity;
@@ -64815,7 +67879,6 @@ function observeRun(input) {
     hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
     processCpu: cpu
   });
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,
@@ -64949,11 +68012,143 @@ function pullOrigin(pull) {
   };
 }
 
+// src/lifecycle/model.ts
+var OUTCOME_KINDS = [
+  "decided",
+  "finished",
+  "failed",
+  "stopped",
+  "cancelled",
+  "superseded",
+  "lost"
+];
+function emptyRunState() {
+  return { version: 1, requests: [], runs: {}, outcomes: {} };
+}
+function latestRequests(state2) {
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+function byRequestTime(a, b) {
+  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+// src/lifecycle/state-block.ts
+var BLOCK = /<!-- topo:run-state v1 ([A-Za-z0-9+/=]*) -->/;
+var RunStateError = class extends Error {
+  name = "RunStateError";
+};
+function parseRunStateBlock(body) {
+  const m = body ? BLOCK.exec(body) : null;
+  if (!m) return emptyRunState();
+  let data;
+  try {
+    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
+  } catch (e) {
+    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
+  }
+  return checkRunState(data);
+}
+var SHA = /^[0-9a-f]{40}$/;
+var HEX8 = /^[0-9a-f]{8}$/;
+var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
+var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
+var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
+var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
+var PATH2 = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
+function fail(where, what) {
+  throw new RunStateError(`run-state block: ${where}: ${what}`);
+}
+function str(o, key, pattern, where) {
+  const v = o[key];
+  if (typeof v !== "string") fail(`${where}.${key}`, "missing or not a string");
+  if (pattern === "iso" ? !Number.isFinite(Date.parse(v)) : !pattern.test(v))
+    fail(`${where}.${key}`, `${JSON.stringify(v).slice(0, 80)} is not valid`);
+  return v;
+}
+function obj(v, where) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
+  return v;
+}
+function checkRequest(v, i) {
+  const where = `requests[${i}]`;
+  const o = obj(v, where);
+  const pr = o.pr;
+  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
+  return {
+    id: str(o, "id", HEX8, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME, where),
+    path: str(o, "path", PATH2, where),
+    pr,
+    headSha: str(o, "headSha", SHA, where),
+    topologyHash: str(o, "topologyHash", HEX8, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    login: str(o, "login", LOGIN, where),
+    requestedAt: str(o, "requestedAt", "iso", where)
+  };
+}
+function checkRun(v, where) {
+  const o = obj(v, where);
+  return { jobId: str(o, "jobId", JOB_ID3, where), submittedAt: str(o, "submittedAt", "iso", where) };
+}
+function checkOutcome(v, where) {
+  const o = obj(v, where);
+  const kind = o.kind;
+  if (typeof kind !== "string" || !OUTCOME_KINDS.includes(kind))
+    fail(`${where}.kind`, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  const evidence = o.evidence;
+  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
+    fail(`${where}.evidence`, "not a list of sentences");
+  const out = { kind, at: str(o, "at", "iso", where), evidence };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID3, where);
+  return out;
+}
+function checkRunState(data) {
+  const o = obj(data, "state");
+  if (o.version !== 1) fail("version", `${JSON.stringify(o.version)} is not 1`);
+  if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  const state2 = {
+    version: 1,
+    requests: o.requests.map(checkRequest),
+    runs: {},
+    outcomes: {}
+  };
+  const ids = new Set(state2.requests.map((r) => r.id));
+  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
+    if (!ids.has(id)) fail(`runs.${id}`, "no such request");
+    state2.runs[id] = checkRun(run, `runs.${id}`);
+  }
+  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
+    if (!ids.has(id)) fail(`outcomes.${id}`, "no such request");
+    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
+  }
+  return state2;
+}
+
 // src/github/sticky-comment.ts
 function stickyMarker(purpose, part = 1) {
   if (!/^[a-z][a-z0-9-]*$/.test(purpose))
     throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
   return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
+}
+function stickyParts(comments, target) {
+  const found = [];
+  for (const c of comments) {
+    if (c.login !== target.botLogin || !c.body) continue;
+    const first2 = c.body.split("\n", 1)[0]?.trim();
+    if (first2 === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
+    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
+    if (m && m[1] === target.purpose)
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
+  }
+  const byPart = /* @__PURE__ */ new Map();
+  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
+  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
 }
 async function findStickyComments(octokit, target) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
@@ -64962,24 +68157,38 @@ async function findStickyComments(octokit, target) {
     issue_number: target.issue_number,
     per_page: 100
   });
-  const found = [];
-  for (const c of comments) {
-    if (c.user?.login !== target.botLogin || !c.body) continue;
-    const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose))
-      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updated_at });
-    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m && m[1] === target.purpose)
-      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updated_at });
-  }
-  const byPart = /* @__PURE__ */ new Map();
-  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
-  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+  return stickyParts(
+    comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
+    target
+  );
 }
-async function readStickyComment(octokit, target) {
-  const parts = await findStickyComments(octokit, target);
+function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
+}
+async function readStickyComment(octokit, target) {
+  return stickyText(await findStickyComments(octokit, target));
+}
+
+// src/github/run-state.ts
+var RUN_STATE_PURPOSE = "lifecycle";
+async function readRunState(octokit, target) {
+  const [first2] = await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE });
+  return parseRunStateBlock(first2?.body);
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
 }
 
 // src/record/format.ts
@@ -65016,7 +68225,8 @@ function recordPaths(experimentId) {
   return {
     json: `experiments/${experimentId}.json`,
     markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
   };
 }
 function createRecord(experiment, cluster) {
@@ -65070,6 +68280,10 @@ function stabilisedValue(run) {
 }
 function baselineRun(record) {
   return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
 }
 
 // src/record/apply.ts
@@ -65241,21 +68455,144 @@ function text(s) {
 function num2(x) {
   return String(round(x, 3));
 }
-function barChart(bars, o) {
+function decidedBarChart(bars, groups2, references, o) {
   const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return "";
-  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
-  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
-  return [
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
     "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
     "xychart-beta",
     `  title "${text(o.title)}"`,
     `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
     `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    `  bar [${rows.map((b) => num2(b.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
+    ...present.map((g) => `  bar [${rows.map((b) => num2(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
     "```"
   ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
+}
+
+// src/report/svg.ts
+var OUTCOME_COLOUR = {
+  accepted: "#2da44e",
+  rejected: "#cf222e",
+  failed: "#6e7781",
+  stopped: "#9a6700",
+  pending: "#8c959f",
+  running: "#1f6feb"
+};
+var REFERENCE_COLOUR = { baseline: "#24292f", best: "#8250df" };
+function xml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+var r1 = (x) => String(Math.round(x * 10) / 10);
+function axis(max) {
+  const raw = max / 5;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((f) => f * p).find((s) => s >= raw) ?? 10 * p;
+  return { top: Math.ceil(max / step) * step, step };
+}
+function short(s, n = 18) {
+  return s.length > n ? `${s.slice(0, n - 1)}\u2026` : s;
+}
+function barChartSvg(c) {
+  const bars = c.bars.filter((b) => Number.isFinite(b.value) && b.value > 0);
+  if (!bars.length) return "";
+  const refs = (c.references ?? []).filter((r) => Number.isFinite(r.value) && r.value > 0);
+  const highest = Math.max(
+    ...bars.map((b) => Math.max(b.value, b.interval?.high ?? 0)),
+    ...refs.map((r) => r.value)
+  );
+  const { top, step } = axis(highest * 1.05);
+  const slot = 64;
+  const left = 64;
+  const plotTop = 48;
+  const plotH = 260;
+  const plotW = Math.max(slot * bars.length, 360, c.title.length * 8.5 + 32 - left - 24);
+  const width = Math.ceil(left + plotW + 100);
+  const legendY = plotTop + plotH + 70;
+  const legend = legendLayout(legendItems(bars, refs), left, width);
+  const height = legendY + legend.rows * 20 + 12;
+  const y = (v) => plotTop + plotH - plotH * Math.min(v, top) / top;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${xml(c.title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
+    `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
+  ];
+  for (let v = 0; v <= top + step / 2; v += step) {
+    out.push(
+      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y(v))}" y2="${r1(y(v))}" stroke="#d0d7de" stroke-width="1"/>`,
+      `<text class="tick" x="${left - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${r1(v)}</text>`
+    );
+  }
+  bars.forEach((b, i) => {
+    const cx = left + slot * i + slot / 2;
+    const w = slot * 0.6;
+    out.push(
+      `<rect class="bar" data-outcome="${b.outcome}" x="${r1(cx - w / 2)}" y="${r1(y(b.value))}" width="${r1(w)}" height="${r1(plotTop + plotH - y(b.value))}" fill="${OUTCOME_COLOUR[b.outcome]}"><title>${xml(`${b.label}: ${b.value} s (${b.outcome})`)}</title></rect>`
+    );
+    if (b.interval && Number.isFinite(b.interval.low) && Number.isFinite(b.interval.high)) {
+      const [lo, hi] = [y(b.interval.low), y(b.interval.high)];
+      out.push(
+        `<path class="interval" d="M${r1(cx)} ${r1(lo)}V${r1(hi)}M${r1(cx - 8)} ${r1(lo)}H${r1(cx + 8)}M${r1(cx - 8)} ${r1(hi)}H${r1(cx + 8)}" stroke="#24292f" stroke-width="1.5" fill="none"/>`
+      );
+    }
+    out.push(
+      `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b.label))}</text>`
+    );
+  });
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function legendItems(bars, refs) {
+  const items = [];
+  for (const o of Object.keys(OUTCOME_COLOUR))
+    if (bars.some((b) => b.outcome === o))
+      items.push({ swatch: `<rect width="12" height="12" fill="${OUTCOME_COLOUR[o]}"/>`, text: o });
+  if (bars.some((b) => b.interval))
+    items.push({
+      swatch: '<path d="M6 0V12M2 0H10M2 12H10" stroke="#24292f" stroke-width="1.5"/>',
+      text: "95% interval"
+    });
+  for (const r of refs)
+    items.push({
+      swatch: `<line x1="0" x2="16" y1="6" y2="6" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="4 3"/>`,
+      text: `${r.kind === "best" ? "current best" : "baseline"}${r.name === "baseline" ? "" : ` ${short(r.name, 24)}`} (${r1(r.value)} s)`
+    });
+  return items;
+}
+function legendLayout(items, left, width) {
+  let x = left;
+  let row = 0;
+  const placed = [];
+  for (const it of items) {
+    const w = 28 + it.text.length * 7;
+    if (x + w > width - 8 && x > left) {
+      x = left;
+      row++;
+    }
+    placed.push({ ...it, x, row });
+    x += w;
+  }
+  return { placed, rows: row + 1 };
 }
 
 // src/record/render.ts
@@ -65300,11 +68637,11 @@ function observationSummary(run) {
 }
 function decisionCell(run) {
   if (run.decision.outcome === "pending") return run.status;
-  return `${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`;
+  return `${run.decision.outcome}${run.decision.reason ? `: ${safeText(run.decision.reason)}` : ""}`;
 }
 function learningCell(run) {
   const list = run.skill_reflections ?? [];
-  return list.length ? list.map((l) => l.learning).join(" / ") : "none";
+  return list.length ? list.map((l) => safeText(l.learning)).join(" / ") : "none";
 }
 function progressTable(record) {
   const lines = [
@@ -65328,18 +68665,82 @@ function progressTable(record) {
   if (record.runs.length === 0) lines.push("| \u2014 | \u2014 | \u2014 | \u2014 | no candidate recorded yet | \u2014 | \u2014 | \u2014 |");
   return lines.join("\n");
 }
+var DECIDED_GROUPS = [
+  { key: "accepted", name: "accepted", colour: "#2da44e", square: "\u{1F7E9}" },
+  { key: "rejected", name: "rejected", colour: "#cf222e", square: "\u{1F7E5}" },
+  { key: "failed", name: "failed", colour: "#57606a", square: "\u2B1B" },
+  { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
+  { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
+];
+function valueInterval(run) {
+  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
+  return i ? { low: i.low, high: i.high } : null;
+}
 function secondsPerRolloutChart(record, title) {
   const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
   if (runs.length === 0) return void 0;
   const base = baselineRun(record);
   const baseValue = base ? stabilisedValue(base) : null;
-  const chart = barChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), line: baseValue ?? void 0 })),
+  const best = bestRun(record);
+  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const references = [
+    ...base && baseValue !== null ? [
+      {
+        name: `${base.name === "baseline" ? "baseline" : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
+        value: baseValue,
+        colour: "#1f6feb",
+        square: "\u{1F7E6}"
+      }
+    ] : [],
+    ...best && bestValue !== null ? [
+      {
+        name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
+        value: bestValue,
+        colour: "#8250df",
+        square: "\u{1F7EA}"
+      }
+    ] : []
+  ];
+  const { chart, legend } = decidedBarChart(
+    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), group: barGroup(r) })),
+    DECIDED_GROUPS,
+    references,
     { title: title ?? "Stabilised seconds per rollout (lower is better)", yLabel: "seconds per rollout" }
   );
-  const legend = baseValue !== null && base ? `Bars: each candidate's stabilised full-run seconds per rollout (projected when available). Line: the baseline \`${base.name}\` (${seconds(baseValue)} s).` : "Bars: each candidate's stabilised full-run seconds per rollout (projected when available). No baseline value yet.";
   const missing = record.runs.filter((r) => stabilisedValue(r) === null).map((r) => `\`${r.name}\` (${r.status})`);
-  return [chart, "", legend + (missing.length ? ` Without a value: ${missing.join(", ")}.` : "")].join("\n");
+  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
+  return [
+    chart,
+    "",
+    `${legend}${missing.length ? ` \xB7 without a value: ${missing.join(", ")}` : ""}`,
+    "",
+    `With 95% intervals: [${svg}](${svg})`
+  ].join("\n");
+}
+function barGroup(run) {
+  if (run.status === "accepted" || run.status === "rejected" || run.status === "failed" || run.status === "stopped")
+    return run.status;
+  return "pending";
+}
+function recordChartSvg(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const refs = [];
+  const baseValue = base ? stabilisedValue(base) : null;
+  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: "baseline" });
+  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: "best" });
+  return barChartSvg({
+    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    yLabel: "seconds per rollout",
+    bars: record.runs.filter((r) => stabilisedValue(r) !== null).map((r) => ({
+      label: r.name,
+      value: stabilisedValue(r),
+      interval: valueInterval(r),
+      outcome: r.status
+    })),
+    references: refs
+  });
 }
 function gpuTable(metrics) {
   const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
@@ -65427,7 +68828,7 @@ function runSection(run, step) {
     out.push("- Change:");
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell(run.hypothesis)}`);
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
   out.push("", "#### Findings", "");
   const metrics = metricsList(run);
@@ -65479,13 +68880,15 @@ function runSection(run, step) {
     }
   }
   out.push("", "#### Decision", "");
-  out.push(`**${run.decision.outcome}**${run.decision.reason ? `: ${cell(run.decision.reason)}` : ""}`);
+  out.push(
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ""}`
+  );
   if (run.decision.next) out.push("", `Next: ${cell(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell(l.learning)}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(l.suggested_skill_update)}` : ""}${l.author ? ` \u2014 @${l.author}` : ""}`
+        `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -65536,7 +68939,7 @@ function renderRecordMarkdown(record) {
     out.push(
       `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
     );
-    if (best.decision_reasoning) out.push("", cell(best.decision_reasoning));
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -65570,11 +68973,24 @@ var metrics_schema_default = {
   additionalProperties: false,
   required: ["run_name", "verdict", "stable_metrics"],
   properties: {
-    run_name: { type: "string" },
-    verdict: { $ref: "#/$defs/verdict" },
-    stable_metrics: { $ref: "#/$defs/stableMetrics" },
-    comparison: { $ref: "#/$defs/comparison" },
-    failure: { $ref: "#/$defs/failure" }
+    run_name: {
+      type: "string"
+    },
+    verdict: {
+      $ref: "#/$defs/verdict"
+    },
+    stable_metrics: {
+      $ref: "#/$defs/stableMetrics"
+    },
+    comparison: {
+      $ref: "#/$defs/comparison"
+    },
+    failure: {
+      $ref: "#/$defs/failure"
+    },
+    decision: {
+      $ref: "#/$defs/decision"
+    }
   },
   $defs: {
     interval: {
@@ -65583,9 +68999,15 @@ var metrics_schema_default = {
       additionalProperties: false,
       required: ["value", "low", "high"],
       properties: {
-        value: { type: "number" },
-        low: { type: "number" },
-        high: { type: "number" }
+        value: {
+          type: "number"
+        },
+        low: {
+          type: "number"
+        },
+        high: {
+          type: "number"
+        }
       }
     },
     minMeanMax: {
@@ -65593,9 +69015,15 @@ var metrics_schema_default = {
       type: "object",
       additionalProperties: false,
       properties: {
-        min: { type: ["number", "null"] },
-        mean: { type: ["number", "null"] },
-        max: { type: ["number", "null"] }
+        min: {
+          type: ["number", "null"]
+        },
+        mean: {
+          type: ["number", "null"]
+        },
+        max: {
+          type: ["number", "null"]
+        }
       }
     },
     verdict: {
@@ -65604,8 +69032,13 @@ var metrics_schema_default = {
       additionalProperties: false,
       required: ["state", "evidence"],
       properties: {
-        state: { enum: ["no-data", "warming", "stabilising", "stable", "cyclic", "unhealthy"] },
-        minutes_of_data: { type: "number", description: "Run-minutes since the first sample." },
+        state: {
+          enum: ["no-data", "warming", "stabilising", "stable", "cyclic", "drifting", "unhealthy"]
+        },
+        minutes_of_data: {
+          type: "number",
+          description: "Run-minutes since the first sample."
+        },
         warmup_end_minutes: {
           type: ["number", "null"],
           description: "Where the detector found the start-up and congestion to end."
@@ -65615,15 +69048,36 @@ var metrics_schema_default = {
           description: "The full-run seconds per rollout read now."
         },
         value: {
-          oneOf: [{ type: "null" }, { $ref: "#/$defs/interval" }],
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
           description: "Stable value with its confidence interval."
         },
         projected_full_run: {
-          oneOf: [{ type: "null" }, { $ref: "#/$defs/interval" }],
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
           description: "Projected full-run seconds per rollout at the end of the run; candidates are compared on it."
         },
         steady_seconds_per_rollout: {
-          oneOf: [{ type: "null" }, { $ref: "#/$defs/interval" }],
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
           description: "Marginal seconds per rollout after the warm-up (60 \xF7 steady completion rate per run-minute), with its 95% interval."
         },
         run_end_minutes: {
@@ -65633,9 +69087,37 @@ var metrics_schema_default = {
         cycle: {
           type: ["object", "null"],
           additionalProperties: false,
-          properties: { period_minutes: { type: "number" }, amplitude_relative: { type: "number" } }
+          properties: {
+            period_minutes: {
+              type: "number"
+            },
+            amplitude_relative: {
+              type: "number"
+            }
+          }
         },
-        evidence: { type: "array", items: { type: "string" } }
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        drift: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["slope_relative_per_hour"],
+          properties: {
+            slope_relative_per_hour: {
+              type: "number",
+              description: "Change of the steady seconds per rollout per hour, relative to its level."
+            }
+          },
+          description: "Set with the drifting verdict."
+        },
+        estimator: {
+          type: ["string", "null"],
+          description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
+        }
       }
     },
     comparison: {
@@ -65648,9 +69130,29 @@ var metrics_schema_default = {
           type: "string",
           description: "The candidate compared with (baseline or current best)."
         },
-        ratio: { oneOf: [{ type: "null" }, { $ref: "#/$defs/interval" }] },
-        difference_s: { oneOf: [{ type: "null" }, { $ref: "#/$defs/interval" }] },
-        outcome: { enum: ["better", "worse", "indistinguishable", "not-comparable"] }
+        ratio: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ]
+        },
+        difference_s: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ]
+        },
+        outcome: {
+          enum: ["better", "worse", "indistinguishable", "not-comparable"]
+        }
       }
     },
     failure: {
@@ -65671,12 +69173,28 @@ var metrics_schema_default = {
             "no-telemetry"
           ]
         },
-        message: { type: "string" },
-        slurm_state: { type: "string" },
-        exit_code: { type: ["string", "null"] },
-        evidence: { type: "array", items: { type: "string" } },
-        gpu: { type: ["integer", "null"], description: "The GPU named by an out-of-memory line." },
-        likely_fix: { type: "string" }
+        message: {
+          type: "string"
+        },
+        slurm_state: {
+          type: "string"
+        },
+        exit_code: {
+          type: ["string", "null"]
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        gpu: {
+          type: ["integer", "null"],
+          description: "The GPU named by an out-of-memory line."
+        },
+        likely_fix: {
+          type: "string"
+        }
       }
     },
     gpuUsage: {
@@ -65684,12 +69202,27 @@ var metrics_schema_default = {
       type: "object",
       additionalProperties: false,
       properties: {
-        topology_services: { type: "array", items: { type: "string" } },
-        utilization_percent: { $ref: "#/$defs/minMeanMax" },
-        memory_used_gb: { $ref: "#/$defs/minMeanMax" },
-        memory_total_gb: { type: ["number", "null"] },
-        memory_pressure_percent: { $ref: "#/$defs/minMeanMax" },
-        memory_headroom_gb_min: { type: ["number", "null"] }
+        topology_services: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        utilization_percent: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_used_gb: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_total_gb: {
+          type: ["number", "null"]
+        },
+        memory_pressure_percent: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_headroom_gb_min: {
+          type: ["number", "null"]
+        }
       }
     },
     bottleneck: {
@@ -65713,8 +69246,15 @@ var metrics_schema_default = {
           type: ["string", "null"],
           description: "Topology service name (renderer, driver, physics, controller, trafficsim)."
         },
-        evidence: { type: "array", items: { type: "string" } },
-        confidence: { enum: ["low", "medium", "high"] }
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        confidence: {
+          enum: ["low", "medium", "high"]
+        }
       }
     },
     stableMetrics: {
@@ -65722,13 +69262,27 @@ var metrics_schema_default = {
       type: "object",
       additionalProperties: false,
       properties: {
-        warmup_excluded_s: { type: ["number", "null"] },
-        completed_rollouts: { type: ["number", "null"] },
-        failed_rollouts: { type: ["number", "null"] },
-        seconds_per_rollout_5m: { type: ["number", "null"] },
-        seconds_per_rollout_full_run: { type: ["number", "null"] },
-        rollout_duration_p95_s: { type: ["number", "null"] },
-        step_duration_p95_s: { type: ["number", "null"] },
+        warmup_excluded_s: {
+          type: ["number", "null"]
+        },
+        completed_rollouts: {
+          type: ["number", "null"]
+        },
+        failed_rollouts: {
+          type: ["number", "null"]
+        },
+        seconds_per_rollout_5m: {
+          type: ["number", "null"]
+        },
+        seconds_per_rollout_full_run: {
+          type: ["number", "null"]
+        },
+        rollout_duration_p95_s: {
+          type: ["number", "null"]
+        },
+        step_duration_p95_s: {
+          type: ["number", "null"]
+        },
         rpc_queue_depth_at_start_latest_by_service: {
           type: "object",
           description: "Keyed by topology service name.",
@@ -65736,43 +69290,130 @@ var metrics_schema_default = {
             type: "object",
             additionalProperties: false,
             properties: {
-              worker_min: { type: ["number", "null"] },
-              worker_max: { type: ["number", "null"] }
+              worker_min: {
+                type: ["number", "null"]
+              },
+              worker_max: {
+                type: ["number", "null"]
+              }
             }
           }
         },
         rpc_duration_p95_s_by_method: {
           type: "object",
-          additionalProperties: { type: ["number", "null"] }
+          additionalProperties: {
+            type: ["number", "null"]
+          }
         },
-        runtime_idle_fraction: { type: ["number", "null"] },
+        runtime_idle_fraction: {
+          type: ["number", "null"]
+        },
         resource_usage: {
           type: "object",
           additionalProperties: false,
           properties: {
             process_cpu_utilization_percent_by_group: {
               type: "object",
-              additionalProperties: { $ref: "#/$defs/minMeanMax" }
+              additionalProperties: {
+                $ref: "#/$defs/minMeanMax"
+              }
             },
-            gpu_by_index: { type: "object", additionalProperties: { $ref: "#/$defs/gpuUsage" } },
+            gpu_by_index: {
+              type: "object",
+              additionalProperties: {
+                $ref: "#/$defs/gpuUsage"
+              }
+            },
             host_memory: {
               type: "object",
               additionalProperties: false,
               properties: {
-                available_gb_min: { type: ["number", "null"] },
-                total_gb: { type: ["number", "null"] }
+                available_gb_min: {
+                  type: ["number", "null"]
+                },
+                total_gb: {
+                  type: ["number", "null"]
+                }
               }
             }
           }
         },
-        bottleneck: { $ref: "#/$defs/bottleneck" },
+        bottleneck: {
+          $ref: "#/$defs/bottleneck"
+        },
         telemetry_quality: {
           type: "object",
           additionalProperties: false,
           properties: {
-            missing_metrics: { type: "array", items: { type: "string" } },
-            gaps: { type: "array", items: { type: "string" } },
-            notes: { type: ["string", "null"] }
+            missing_metrics: {
+              type: "array",
+              items: {
+                type: "string"
+              }
+            },
+            gaps: {
+              type: "array",
+              items: {
+                type: "string"
+              }
+            },
+            notes: {
+              type: ["string", "null"]
+            }
+          }
+        }
+      }
+    },
+    decision: {
+      title: "Decision",
+      type: "object",
+      additionalProperties: false,
+      required: ["state", "against", "min_improvement", "evidence"],
+      description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
+      properties: {
+        state: {
+          enum: ["measuring", "better", "worse", "equivalent", "reference"],
+          description: "reference: this candidate is the baseline or the current best."
+        },
+        against: {
+          type: "string",
+          description: "The reference candidate."
+        },
+        relative_change: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "(candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster."
+        },
+        min_improvement: {
+          type: "number"
+        },
+        method: {
+          type: "string"
+        },
+        decided_at_minutes: {
+          type: ["number", "null"],
+          description: "Run-minute the decision was reached."
+        },
+        expected_minutes_to_decision: {
+          type: ["number", "null"]
+        },
+        gpu_minutes_used: {
+          type: ["number", "null"]
+        },
+        gpu_minutes_saved: {
+          type: ["number", "null"],
+          description: "GPU-minutes of wall time left when the job was stopped on the decision."
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
           }
         }
       }
@@ -66077,7 +69718,12 @@ function checkObservation(value) {
 // src/record/files.ts
 function recordFiles(record) {
   const paths = recordPaths(record.experiment_id);
-  return { [paths.json]: serializeRecord(record), [paths.markdown]: renderRecordMarkdown(record) };
+  const svg = recordChartSvg(record);
+  return {
+    [paths.json]: serializeRecord(record),
+    [paths.markdown]: renderRecordMarkdown(record),
+    ...svg ? { [paths.chart]: svg } : {}
+  };
 }
 
 // src/record/learnings.ts
@@ -66168,11 +69814,18 @@ var QUANTITIES = [
   "processCpu",
   "hostMemAvailable",
   "hostMemTotal",
-  "targetsUp"
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
 ];
-var RUN_NAME = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
+var RUN_NAME2 = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
 function runSelector(runName) {
-  if (!RUN_NAME.test(runName))
+  if (!RUN_NAME2.test(runName))
     throw new Error(
       `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
     );
@@ -66268,9 +69921,43 @@ function queryCatalog(selector, options = {}) {
       `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
     ),
     hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    ),
+    ...throughputQueries(sel, by)
   };
 }
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
 async function fetchTelemetry(client, selector, range, options = {}) {
   const catalog = queryCatalog(selector, options);
   const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
@@ -66310,11 +69997,85 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/usecases/prepare.ts
+import { posix as posix2 } from "node:path";
+
+// src/lifecycle/run-name.ts
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX82 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/usecases/validate.ts
+import { posix, resolve } from "node:path";
+function fileKind(path) {
+  const name = posix.basename(path);
+  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
+  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
+  if (posix.basename(posix.dirname(path)) === "presets") return "preset";
+  return "candidate";
+}
+function isYamlFile(name) {
+  return name.endsWith(".yaml") || name.endsWith(".yml");
+}
+
+// src/usecases/prepare.ts
+function candidateFilesOf(paths, topologiesDir = "topologies") {
+  const prefix = `${posix2.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix2.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
+}
+
+// src/usecases/queue.ts
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+
+// src/usecases/submit.ts
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+
 // src/usecases/record.ts
-function candidateFile(path) {
-  const m = /^topologies\/([^/]+)\/([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(path);
-  if (!m || m[2] === "experiment" || m[1] === "presets" || m[1] === "schema") return void 0;
-  return { folder: m[1], candidate: m[2] };
+function candidateFile(path, topologiesDir = "topologies") {
+  if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
+  const [folder, file] = path.split("/").slice(-2);
+  const m = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
+  if (!m || folder === "presets" || folder === "schema") return void 0;
+  return { folder, candidate: m[1] };
 }
 async function readCommands(deps, pull) {
   const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
@@ -66357,7 +70118,7 @@ function issuesText(issues) {
   return issues.slice(0, 5).map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.keyPath ? `${i.keyPath}: ` : ""}${i.message}`).join("; ");
 }
 async function loadExperiment(deps, folder, ref) {
-  const path = `topologies/${folder}/experiment.yaml`;
+  const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
   const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
   if (text2 === null)
     throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
@@ -66366,7 +70127,7 @@ async function loadExperiment(deps, folder, ref) {
   return checked2.value;
 }
 async function loadBase(deps, experiment, ref) {
-  const path = `topologies/presets/${experiment.base_topology}.yaml`;
+  const path = `${deps.topologiesDir ?? "topologies"}/presets/${experiment.base_topology}.yaml`;
   const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
   const checked2 = text2 === null ? void 0 : checkPreset(text2, path);
   return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
@@ -66395,29 +70156,39 @@ async function readObservation(deps, pull) {
     };
   return { observation: checked2.observation };
 }
-async function settleJobs(deps, experiment, prefix, runName, gaps2) {
+async function settleJobs(deps, experiment, runNames, runName) {
   const client = deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
   if (!client) return { cancelledJobs: [] };
   try {
-    const jobs = await client.jobs(prefix);
+    const id = experiment.experiment_id;
+    let jobs;
+    try {
+      jobs = ownJobs(await client.jobs(`topo-${id}-`), id);
+    } catch (error2) {
+      throw new RecordOutageError(
+        `Slurm unreachable while recording: ${error2 instanceof Error ? error2.message : String(error2)}`
+      );
+    }
     const cancelledJobs = [];
-    for (const j of jobs.filter((j2) => isLive(j2.state))) {
+    const ours = (name) => [...runNames].some((r) => isRunOfName(name, r, id));
+    for (const j of jobs.filter((j2) => ours(j2.name) && isLive(j2.state))) {
       await client.cancel(j.id);
       cancelledJobs.push(j.id);
     }
-    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")} (${prefix}*)`);
-    const job = jobs.filter((j) => j.name === runName).sort((a, b) => Number.parseInt(b.id, 10) - Number.parseInt(a.id, 10))[0];
+    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")}`);
+    const job = runName ? jobForRun(jobs, runName, (j) => j) ?? void 0 : void 0;
     return { job, cancelledJobs };
-  } catch (error2) {
-    gaps2.push(`Slurm unreachable while recording: ${error2 instanceof Error ? error2.message : String(error2)}`);
-    return { cancelledJobs: [] };
   } finally {
     await client.close();
   }
 }
-function outcomeKind(merged, observation) {
+var RecordOutageError = class extends Error {
+  name = "RecordOutageError";
+};
+function outcomeKind(merged, observation, lifecycle) {
+  if (observation?.failure || observation?.verdict.state === "unhealthy" || lifecycle?.kind === "failed")
+    return "failed";
   if (merged) return "accepted";
-  if (observation?.failure || observation?.verdict.state === "unhealthy") return "failed";
   return "rejected";
 }
 async function recordCandidate(deps, pull, file, folder, name, facts) {
@@ -66442,7 +70213,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     runName = jobName(id, name, expanded);
     let parentExpanded = base;
     if (candidate.parent) {
-      const parentFile = `topologies/${folder}/${candidate.parent}.yaml`;
+      const parentFile = `${deps.topologiesDir ?? "topologies"}/${folder}/${candidate.parent}.yaml`;
       const parent = (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ?? (await loadCandidate(deps, parentFile, ref)).candidate;
       if (parent) parentExpanded = expandCandidate(base, parent.topology);
       else
@@ -66454,16 +70225,35 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
   } else if (!base) {
     gaps2.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
   }
+  const state2 = await readRunState(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin
+  }).catch((error2) => {
+    if (!(error2 instanceof RunStateError)) throw error2;
+    gaps2.push(`the pull request's run state is unreadable: ${error2.message}`);
+    return emptyRunState();
+  });
+  const requests = state2.requests.filter((r) => r.experiment === id && r.candidate === name);
+  const request2 = latestRequests({ ...state2, requests }).at(-1);
+  if (request2) runName = request2.runName;
+  const lifecycle = request2 ? state2.outcomes[request2.id] : void 0;
+  const runNames = /* @__PURE__ */ new Set([...requests.map((r) => r.runName), ...runName ? [runName] : []]);
+  const { job, cancelledJobs } = await settleJobs(deps, experiment, runNames, runName);
   let { observation, gap } = await readObservation(deps, pull);
   if (observation && runName && observation.run_name !== runName)
     gaps2.push(`the observation is of run ${observation.run_name}; the merged topology hashes to ${runName}`);
   if (!observation) {
     const queryName = runName;
     if (deps.observe && queryName) {
+      const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
       try {
-        observation = await deps.observe(queryName, experiment, expandedTopology);
+        observation = await deps.observe(queryName, experiment, expandedTopology, endTs);
       } catch (error2) {
-        gap = `${gap}; Prometheus query failed: ${error2 instanceof Error ? error2.message : String(error2)}`;
+        throw new RecordOutageError(
+          `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
+        );
       }
     }
     if (!observation)
@@ -66472,8 +70262,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
       );
   }
   const measuredRun = observation?.run_name ?? runName;
-  const { job, cancelledJobs } = await settleJobs(deps, experiment, `topo-${id}-${name}-`, measuredRun, gaps2);
-  const kind = outcomeKind(Boolean(pull.merged), observation);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
   const outcome = {
     candidate: name,
     kind,
@@ -66481,7 +70270,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     parent: candidate ? candidate.parent ?? null : void 0,
     run_name: measuredRun,
     job_id: job?.id ?? void 0,
-    run_dir: job?.stdoutPath ? posix.dirname(posix.dirname(job.stdoutPath)) : void 0,
+    run_dir: job?.stdoutPath ? posix3.dirname(posix3.dirname(job.stdoutPath)) : void 0,
     topology: {
       base: `topology=${experiment.base_topology}`,
       hash,
@@ -66537,7 +70326,7 @@ async function recordClosedPullRequest(deps, pull) {
     pull_number: pull.number,
     per_page: 100
   });
-  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename) })).filter((c) => Boolean(c.folder));
+  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
   if (candidates.length === 0) return { recorded: [], skipped: "the pull request changes no candidate file" };
   const facts = await readCommands(deps, pull);
   const recorded = [];
@@ -66568,8 +70357,11 @@ async function observeAgain(prometheus, runName, experiment, options = {}) {
     expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
     topology: options.topology,
     settings: experiment.stabilisation,
-    missing: telemetry.missing
+    missing: telemetry.missing,
+    ...options.ended ? { ended: true } : {}
   });
+  if (telemetry.errors.length)
+    throw new Error(`Prometheus: ${telemetry.errors.map((e) => `${e.quantity}: ${e.message}`).join("; ")}`);
   return analysis.startTs === null ? void 0 : analysis.observation;
 }
 
@@ -66602,11 +70394,11 @@ async function main() {
   const timeScale = Number(getInput("time-scale") || "1");
   if (!(timeScale > 0))
     throw new Error(`input time-scale must be a positive number, got "${getInput("time-scale")}"`);
-  const pullInput = getInput("pull-number");
+  const pullInput = getInput("pr");
   let pull;
   if (pullInput) {
     if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
-      throw new Error(`input pull-number must be a number, got "${pullInput}"`);
+      throw new Error(`input pr must be a number, got "${pullInput}"`);
     pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
   } else if (eventName === "pull_request" || eventName === "pull_request_target") {
     if (payload.action !== "closed") {
@@ -66617,7 +70409,7 @@ async function main() {
     }
     pull = payload.pull_request;
   } else {
-    throw new Error(`the record action runs on pull_request closed (or with pull-number); got ${eventName}`);
+    throw new Error(`the record action runs on pull_request closed (or with the pr input); got ${eventName}`);
   }
   if (pull.state !== "closed")
     throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
@@ -66630,18 +70422,20 @@ async function main() {
     defaultBranch,
     botLogin,
     log: (line) => info(line),
+    topologiesDir: getInput("topologies-dir") || "topologies",
     clusterOf,
     slurmFor: async (experiment) => {
       const cluster = clusterOf(experiment);
-      return cluster && experiment.cluster ? slurmClientForCluster(experiment.cluster, cluster) : void 0;
+      return cluster && experiment.cluster ? slurmClientForCluster(experiment.cluster, cluster, { env: process.env }) : void 0;
     },
-    observe: promInput === "none" ? void 0 : async (runName, experiment, topology) => {
+    observe: promInput === "none" ? void 0 : async (runName, experiment, topology, endTs) => {
       const url = promInput || clusterOf(experiment)?.prometheus_url;
       if (!url) return void 0;
       const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15e3, retries: 1 });
       return observeAgain(prometheus, runName, experiment, {
         timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
-        topology
+        topology,
+        ...endTs ? { nowTs: endTs, ended: true } : {}
       });
     }
   };
@@ -66651,7 +70445,10 @@ async function main() {
       result = await recordClosedPullRequest(deps, pull);
       break;
     } catch (error2) {
-      if (attempt >= 3 || !isTransient(error2)) throw error2;
+      if (attempt >= 3 || !isTransient(error2)) {
+        await tellThePullRequest(octokit, { owner, repo }, pull.number, error2);
+        throw error2;
+      }
       warning(`attempt ${attempt} failed (${error2.message}); running the record pass again`);
       await new Promise((r) => setTimeout(r, defaultBackoff(attempt)));
     }
@@ -66679,5 +70476,20 @@ async function main() {
     for (const gap of r.telemetry_gaps) warning(`${r.candidate}: ${gap}`);
   }
   await summary2.write();
+}
+async function tellThePullRequest(octokit, repo, pr, error2) {
+  const outage = error2 instanceof RecordOutageError;
+  const body = [
+    outage ? "**The experiment record was not written**: a service it needs could not be reached (an outage, not a result of this candidate):" : "**The experiment record could not be written** for this pull request:",
+    "",
+    codeBlock(error2.message),
+    "",
+    outage ? `Once it is back, run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.` : `Fix what the message names on the default branch, then run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.`
+  ].join("\n");
+  try {
+    await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body });
+  } catch (e) {
+    warning(`could not comment on #${pr}: ${e.message}`);
+  }
 }
 main().catch((e) => setFailed(e.message));

@@ -80,44 +80,44 @@ var require_tunnel = __commonJS({
       return agent;
     }
     function TunnelingAgent(options) {
-      var self = this;
-      self.options = options || {};
-      self.proxyOptions = self.options.proxy || {};
-      self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
-      self.requests = [];
-      self.sockets = [];
-      self.on("free", function onFree(socket, host, port, localAddress) {
+      var self2 = this;
+      self2.options = options || {};
+      self2.proxyOptions = self2.options.proxy || {};
+      self2.maxSockets = self2.options.maxSockets || http.Agent.defaultMaxSockets;
+      self2.requests = [];
+      self2.sockets = [];
+      self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self.requests.length; i < len; ++i) {
-          var pending = self.requests[i];
+        for (var i = 0, len = self2.requests.length; i < len; ++i) {
+          var pending = self2.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self.requests.splice(i, 1);
+            self2.requests.splice(i, 1);
             pending.request.onSocket(socket);
             return;
           }
         }
         socket.destroy();
-        self.removeSocket(socket);
+        self2.removeSocket(socket);
       });
     }
     util.inherits(TunnelingAgent, events.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-      var self = this;
-      var options = mergeOptions({ request: req }, self.options, toOptions(host, port, localAddress));
-      if (self.sockets.length >= this.maxSockets) {
-        self.requests.push(options);
+      var self2 = this;
+      var options = mergeOptions({ request: req }, self2.options, toOptions(host, port, localAddress));
+      if (self2.sockets.length >= this.maxSockets) {
+        self2.requests.push(options);
         return;
       }
-      self.createSocket(options, function(socket) {
+      self2.createSocket(options, function(socket) {
         socket.on("free", onFree);
         socket.on("close", onCloseOrRemove);
         socket.on("agentRemove", onCloseOrRemove);
         req.onSocket(socket);
         function onFree() {
-          self.emit("free", socket, options);
+          self2.emit("free", socket, options);
         }
         function onCloseOrRemove(err) {
-          self.removeSocket(socket);
+          self2.removeSocket(socket);
           socket.removeListener("free", onFree);
           socket.removeListener("close", onCloseOrRemove);
           socket.removeListener("agentRemove", onCloseOrRemove);
@@ -125,10 +125,10 @@ var require_tunnel = __commonJS({
       });
     };
     TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-      var self = this;
+      var self2 = this;
       var placeholder = {};
-      self.sockets.push(placeholder);
-      var connectOptions = mergeOptions({}, self.proxyOptions, {
+      self2.sockets.push(placeholder);
+      var connectOptions = mergeOptions({}, self2.proxyOptions, {
         method: "CONNECT",
         path: options.host + ":" + options.port,
         agent: false,
@@ -144,7 +144,7 @@ var require_tunnel = __commonJS({
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
       debug2("making CONNECT request");
-      var connectReq = self.request(connectOptions);
+      var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
@@ -171,7 +171,7 @@ var require_tunnel = __commonJS({
           var error2 = new Error("tunneling socket could not be established, statusCode=" + res.statusCode);
           error2.code = "ECONNRESET";
           options.request.emit("error", error2);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         if (head.length > 0) {
@@ -180,11 +180,11 @@ var require_tunnel = __commonJS({
           var error2 = new Error("got illegal response body from proxy");
           error2.code = "ECONNRESET";
           options.request.emit("error", error2);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         debug2("tunneling connection has established");
-        self.sockets[self.sockets.indexOf(placeholder)] = socket;
+        self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
       function onError(cause) {
@@ -197,7 +197,7 @@ var require_tunnel = __commonJS({
         var error2 = new Error("tunneling socket could not be established, cause=" + cause.message);
         error2.code = "ECONNRESET";
         options.request.emit("error", error2);
-        self.removeSocket(placeholder);
+        self2.removeSocket(placeholder);
       }
     };
     TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
@@ -214,15 +214,15 @@ var require_tunnel = __commonJS({
       }
     };
     function createSecureSocket(options, cb) {
-      var self = this;
-      TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+      var self2 = this;
+      TunnelingAgent.prototype.createSocket.call(self2, options, function(socket) {
         var hostHeader = options.request.getHeader("host");
-        var tlsOptions = mergeOptions({}, self.options, {
+        var tlsOptions = mergeOptions({}, self2.options, {
           socket,
           servername: hostHeader ? hostHeader.replace(/:.*$/, "") : options.host
         });
         var secureSocket = tls.connect(0, tlsOptions);
-        self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+        self2.sockets[self2.sockets.indexOf(socket)] = secureSocket;
         cb(secureSocket);
       });
     }
@@ -1388,7 +1388,7 @@ var require_util = __commonJS({
       }
       obj[kListeners] = null;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest2(client, request2, err) {
       try {
         request2.onError(err);
         assert(request2.aborted);
@@ -1439,7 +1439,7 @@ var require_util = __commonJS({
       bufferToLowerCasedHeaderName,
       addListener,
       removeAllListeners,
-      errorRequest,
+      errorRequest: errorRequest2,
       parseRawHeaders,
       parseHeaders,
       parseKeepAliveTimeout,
@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve2(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve2(data);
+              ) : resolve3(data);
             });
           });
         }
@@ -2522,7 +2522,7 @@ var require_connect = __commonJS({
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
     var timers = require_timers();
-    function noop3() {
+    function noop4() {
     }
     var tls;
     var SessionCache;
@@ -2647,7 +2647,7 @@ var require_connect = __commonJS({
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       let s2 = null;
@@ -2663,7 +2663,7 @@ var require_connect = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve2, reject) => {
-        res = resolve2;
+      const promise = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -5454,7 +5454,7 @@ var require_body = __commonJS({
       random = (max) => Math.floor(Math.random(max));
     }
     var textEncoder = new TextEncoder();
-    function noop3() {
+    function noop4() {
     }
     var hasFinalizationRegistry = globalThis.FinalizationRegistry && process.version.indexOf("v18") !== 0;
     var streamRegistry;
@@ -5462,7 +5462,7 @@ var require_body = __commonJS({
       streamRegistry = new FinalizationRegistry((weakRef) => {
         const stream = weakRef.deref();
         if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-          stream.cancel("Response object has been garbage collected").catch(noop3);
+          stream.cancel("Response object has been garbage collected").catch(noop4);
         }
       });
     }
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7684,7 +7684,7 @@ var require_client = __commonJS({
     var connectH2 = require_client_h2();
     var deprecatedInterceptorWarned = false;
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve2;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve2(null);
+            resolve3(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve2(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve2, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7971,19 +7971,19 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve2(socket2);
+              resolve3(socket2);
             }
           });
         });
         if (client.destroyed) {
-          util.destroy(socket.on("error", noop3), new ClientDestroyedError());
+          util.destroy(socket.on("error", noop4), new ClientDestroyedError());
           return;
         }
         assert(socket);
         try {
           client[kHTTPContext] = socket.alpnProtocol === "h2" ? await connectH2(client, socket) : await connectH1(client, socket);
         } catch (err) {
-          socket.destroy().on("error", noop3);
+          socket.destroy().on("error", noop4);
           throw err;
         }
         client[kConnecting] = false;
@@ -8295,8 +8295,8 @@ var require_pool_base = __commonJS({
       }
       get [kSize]() {
         let ret = this[kQueued];
-        for (const { [kSize]: size } of this[kClients]) {
-          ret += size;
+        for (const { [kSize]: size2 } of this[kClients]) {
+          ret += size2;
         }
         return ret;
       }
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve2) => {
-            this[kClosedResolve] = resolve2;
+          await new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -8727,7 +8727,7 @@ var require_proxy_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
     }
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -8844,7 +8844,7 @@ var require_proxy_agent = __commonJS({
                 servername: this[kProxyTls]?.servername || proxyHostname
               });
               if (statusCode !== 200) {
-                socket.on("error", noop3).destroy();
+                socket.on("error", noop4).destroy();
                 callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
@@ -9287,7 +9287,7 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
+          const { start, size: size2, end = size2 - 1 } = contentRange;
           if (this.start !== start || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
@@ -9317,7 +9317,7 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start, size: size2, end = size2 - 1 } = range;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -9425,14 +9425,14 @@ var require_retry_agent = __commonJS({
         this.#options = options;
       }
       dispatch(opts, handler2) {
-        const retry = new RetryHandler({
+        const retry2 = new RetryHandler({
           ...opts,
           retryOptions: this.#options
         }, {
           dispatch: this.#agent.dispatch.bind(this.#agent),
           handler: handler2
         });
-        return this.#agent.dispatch(opts, retry);
+        return this.#agent.dispatch(opts, retry2);
       }
       close() {
         return this.#agent.close();
@@ -9460,7 +9460,7 @@ var require_readable = __commonJS({
     var kAbort = /* @__PURE__ */ Symbol("kAbort");
     var kContentType = /* @__PURE__ */ Symbol("kContentType");
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     var BodyReadable = class extends Readable {
       constructor({
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve2, reject) => {
+        return await new Promise((resolve3, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9590,9 +9590,9 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve2(null);
+              resolve3(null);
             }
-          }).on("error", noop3).on("data", function(chunk) {
+          }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
             if (limit <= 0) {
               this.destroy();
@@ -9601,15 +9601,15 @@ var require_readable = __commonJS({
         });
       }
     };
-    function isLocked(self) {
-      return self[kBody] && self[kBody].locked === true || self[kConsume];
+    function isLocked(self2) {
+      return self2[kBody] && self2[kBody].locked === true || self2[kConsume];
     }
-    function isUnusable(self) {
-      return util.isDisturbed(self) || isLocked(self);
+    function isUnusable(self2) {
+      return util.isDisturbed(self2) || isLocked(self2);
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve2,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve2, stream, length } = consume2;
+      const { type, body, resolve: resolve3, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve2(chunksDecode(body, length));
+          resolve3(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve2(JSON.parse(chunksDecode(body, length)));
+          resolve3(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve2(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve2(new Blob(body, { type: stream[kContentType] }));
+          resolve3(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve2(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -9992,42 +9992,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self);
+      removeSignal(self2);
     }
-    function addSignal(self, signal) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
+    function addSignal(self2, signal) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal) {
         return;
       }
       if (signal.aborted) {
-        abort(self);
+        abort(self2);
         return;
       }
-      self[kSignal] = signal;
-      self[kListener] = () => {
-        abort(self);
+      self2[kSignal] = signal;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self[kSignal], self[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self[kSignal].removeListener("abort", self[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self[kSignal] = null;
-      self[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module.exports = {
       addSignal,
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -12123,17 +12123,17 @@ var require_headers = __commonJS({
       }
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
-        const size = this[kHeadersMap].size;
-        const array = new Array(size);
-        if (size <= 32) {
-          if (size === 0) {
+        const size2 = this[kHeadersMap].size;
+        const array = new Array(size2);
+        if (size2 <= 32) {
+          if (size2 === 0) {
             return array;
           }
           const iterator2 = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator2.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size2; ++i) {
             value = iterator2.next().value;
             x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
@@ -12913,15 +12913,15 @@ var require_request2 = __commonJS({
           signal = input[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
-        let window = "client";
+        let window2 = "client";
         if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window = request2.window;
+          window2 = request2.window;
         }
         if (init.window != null) {
-          throw new TypeError(`'window' option '${window}' must be null`);
+          throw new TypeError(`'window' option '${window2}' must be null`);
         }
         if ("window" in init) {
-          window = "no-window";
+          window2 = "no-window";
         }
         request2 = makeRequest({
           // URL request’s URL.
@@ -12936,7 +12936,7 @@ var require_request2 = __commonJS({
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
-          window,
+          window: window2,
           // priority request’s priority.
           priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve2, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve2({
+              resolve3({
                 status: status2,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve2({
+              resolve3({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -15111,7 +15111,7 @@ var require_util4 = __commonJS({
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b) => {
+      const size2 = sequences.reduce((a, b) => {
         return a + b.byteLength;
       }, 0);
       let offset = 0;
@@ -15119,7 +15119,7 @@ var require_util4 = __commonJS({
         a.set(b, offset);
         offset += b.byteLength;
         return a;
-      }, new Uint8Array(size));
+      }, new Uint8Array(size2));
     }
     module.exports = {
       staticPropertyDescriptors,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve2) => {
-        setTimeout(resolve2, ms).unref();
+      return new Promise((resolve3) => {
+        setTimeout(resolve3, ms).unref();
       });
     }
     module.exports = {
@@ -18552,13 +18552,13 @@ ${value}`;
           }
         }
       }
-      setEventFieldSize(field, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field] + size;
+      setEventFieldSize(field, size2) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field] + size2;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field] = size;
+        this.eventFieldSizes[field] = size2;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -19278,11 +19278,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve2) {
-          resolve2(value);
+        return value instanceof P ? value : new P(function(resolve3) {
+          resolve3(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve2, reject) {
+      return new (P || (P = Promise))(function(resolve3, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -19298,7 +19298,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19385,26 +19385,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve2(output.toString());
+              resolve3(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve2(Buffer.concat(chunks));
+              resolve3(Buffer.concat(chunks));
             });
           }));
         });
@@ -19612,14 +19612,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve2(res);
+                resolve3(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19863,12 +19863,12 @@ var require_lib = __commonJS({
         return __awaiter3(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve2) => setTimeout(() => resolve2(), ms));
+          return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve3, reject) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19876,7 +19876,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve2(response);
+              resolve3(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19915,7 +19915,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve2(response);
+              resolve3(response);
             }
           }));
         });
@@ -19923,6 +19923,1325 @@ var require_lib = __commonJS({
     };
     exports.HttpClient = HttpClient3;
     var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase()] = obj[k], c), {});
+  }
+});
+
+// node_modules/bottleneck/light.js
+var require_light = __commonJS({
+  "node_modules/bottleneck/light.js"(exports, module) {
+    (function(global2, factory) {
+      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
+    })(exports, (function() {
+      "use strict";
+      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      function getCjsExportFromNamespace(n) {
+        return n && n["default"] || n;
+      }
+      var load = function(received, defaults2, onto = {}) {
+        var k, ref, v;
+        for (k in defaults2) {
+          v = defaults2[k];
+          onto[k] = (ref = received[k]) != null ? ref : v;
+        }
+        return onto;
+      };
+      var overwrite = function(received, defaults2, onto = {}) {
+        var k, v;
+        for (k in received) {
+          v = received[k];
+          if (defaults2[k] !== void 0) {
+            onto[k] = v;
+          }
+        }
+        return onto;
+      };
+      var parser = {
+        load,
+        overwrite
+      };
+      var DLList;
+      DLList = class DLList {
+        constructor(incr, decr) {
+          this.incr = incr;
+          this.decr = decr;
+          this._first = null;
+          this._last = null;
+          this.length = 0;
+        }
+        push(value) {
+          var node;
+          this.length++;
+          if (typeof this.incr === "function") {
+            this.incr();
+          }
+          node = {
+            value,
+            prev: this._last,
+            next: null
+          };
+          if (this._last != null) {
+            this._last.next = node;
+            this._last = node;
+          } else {
+            this._first = this._last = node;
+          }
+          return void 0;
+        }
+        shift() {
+          var value;
+          if (this._first == null) {
+            return;
+          } else {
+            this.length--;
+            if (typeof this.decr === "function") {
+              this.decr();
+            }
+          }
+          value = this._first.value;
+          if ((this._first = this._first.next) != null) {
+            this._first.prev = null;
+          } else {
+            this._last = null;
+          }
+          return value;
+        }
+        first() {
+          if (this._first != null) {
+            return this._first.value;
+          }
+        }
+        getArray() {
+          var node, ref, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, ref.value));
+          }
+          return results;
+        }
+        forEachShift(cb) {
+          var node;
+          node = this.shift();
+          while (node != null) {
+            cb(node), node = this.shift();
+          }
+          return void 0;
+        }
+        debug() {
+          var node, ref, ref1, ref2, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, {
+              value: ref.value,
+              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            }));
+          }
+          return results;
+        }
+      };
+      var DLList_1 = DLList;
+      var Events;
+      Events = class Events {
+        constructor(instance) {
+          this.instance = instance;
+          this._events = {};
+          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+            throw new Error("An Emitter already exists for this object");
+          }
+          this.instance.on = (name, cb) => {
+            return this._addListener(name, "many", cb);
+          };
+          this.instance.once = (name, cb) => {
+            return this._addListener(name, "once", cb);
+          };
+          this.instance.removeAllListeners = (name = null) => {
+            if (name != null) {
+              return delete this._events[name];
+            } else {
+              return this._events = {};
+            }
+          };
+        }
+        _addListener(name, status2, cb) {
+          var base;
+          if ((base = this._events)[name] == null) {
+            base[name] = [];
+          }
+          this._events[name].push({ cb, status: status2 });
+          return this.instance;
+        }
+        listenerCount(name) {
+          if (this._events[name] != null) {
+            return this._events[name].length;
+          } else {
+            return 0;
+          }
+        }
+        async trigger(name, ...args) {
+          var e, promises3;
+          try {
+            if (name !== "debug") {
+              this.trigger("debug", `Event triggered: ${name}`, args);
+            }
+            if (this._events[name] == null) {
+              return;
+            }
+            this._events[name] = this._events[name].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises3 = this._events[name].map(async (listener) => {
+              var e2, returned;
+              if (listener.status === "none") {
+                return;
+              }
+              if (listener.status === "once") {
+                listener.status = "none";
+              }
+              try {
+                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                if (typeof (returned != null ? returned.then : void 0) === "function") {
+                  return await returned;
+                } else {
+                  return returned;
+                }
+              } catch (error2) {
+                e2 = error2;
+                {
+                  this.trigger("error", e2);
+                }
+                return null;
+              }
+            });
+            return (await Promise.all(promises3)).find(function(x) {
+              return x != null;
+            });
+          } catch (error2) {
+            e = error2;
+            {
+              this.trigger("error", e);
+            }
+            return null;
+          }
+        }
+      };
+      var Events_1 = Events;
+      var DLList$1, Events$1, Queues;
+      DLList$1 = DLList_1;
+      Events$1 = Events_1;
+      Queues = class Queues {
+        constructor(num_priorities) {
+          var i;
+          this.Events = new Events$1(this);
+          this._length = 0;
+          this._lists = (function() {
+            var j, ref, results;
+            results = [];
+            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+              results.push(new DLList$1((() => {
+                return this.incr();
+              }), (() => {
+                return this.decr();
+              })));
+            }
+            return results;
+          }).call(this);
+        }
+        incr() {
+          if (this._length++ === 0) {
+            return this.Events.trigger("leftzero");
+          }
+        }
+        decr() {
+          if (--this._length === 0) {
+            return this.Events.trigger("zero");
+          }
+        }
+        push(job) {
+          return this._lists[job.options.priority].push(job);
+        }
+        queued(priority) {
+          if (priority != null) {
+            return this._lists[priority].length;
+          } else {
+            return this._length;
+          }
+        }
+        shiftAll(fn) {
+          return this._lists.forEach(function(list) {
+            return list.forEachShift(fn);
+          });
+        }
+        getFirst(arr = this._lists) {
+          var j, len, list;
+          for (j = 0, len = arr.length; j < len; j++) {
+            list = arr[j];
+            if (list.length > 0) {
+              return list;
+            }
+          }
+          return [];
+        }
+        shiftLastFrom(priority) {
+          return this.getFirst(this._lists.slice(priority).reverse()).shift();
+        }
+      };
+      var Queues_1 = Queues;
+      var BottleneckError;
+      BottleneckError = class BottleneckError extends Error {
+      };
+      var BottleneckError_1 = BottleneckError;
+      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+      NUM_PRIORITIES = 10;
+      DEFAULT_PRIORITY = 5;
+      parser$1 = parser;
+      BottleneckError$1 = BottleneckError_1;
+      Job = class Job {
+        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+          this.task = task;
+          this.args = args;
+          this.rejectOnDrop = rejectOnDrop;
+          this.Events = Events2;
+          this._states = _states;
+          this.Promise = Promise2;
+          this.options = parser$1.load(options, jobDefaults);
+          this.options.priority = this._sanitizePriority(this.options.priority);
+          if (this.options.id === jobDefaults.id) {
+            this.options.id = `${this.options.id}-${this._randomIndex()}`;
+          }
+          this.promise = new this.Promise((_resolve, _reject) => {
+            this._resolve = _resolve;
+            this._reject = _reject;
+          });
+          this.retryCount = 0;
+        }
+        _sanitizePriority(priority) {
+          var sProperty;
+          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+          if (sProperty < 0) {
+            return 0;
+          } else if (sProperty > NUM_PRIORITIES - 1) {
+            return NUM_PRIORITIES - 1;
+          } else {
+            return sProperty;
+          }
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        doDrop({ error: error2, message = "This job has been dropped by Bottleneck" } = {}) {
+          if (this._states.remove(this.options.id)) {
+            if (this.rejectOnDrop) {
+              this._reject(error2 != null ? error2 : new BottleneckError$1(message));
+            }
+            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _assertStatus(expected) {
+          var status2;
+          status2 = this._states.jobStatus(this.options.id);
+          if (!(status2 === expected || expected === "DONE" && status2 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status2}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          }
+        }
+        doReceive() {
+          this._states.start(this.options.id);
+          return this.Events.trigger("received", { args: this.args, options: this.options });
+        }
+        doQueue(reachedHWM, blocked) {
+          this._assertStatus("RECEIVED");
+          this._states.next(this.options.id);
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+        }
+        doRun() {
+          if (this.retryCount === 0) {
+            this._assertStatus("QUEUED");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
+        }
+        async doExecute(chained, clearGlobalState, run, free) {
+          var error2, eventInfo, passed;
+          if (this.retryCount === 0) {
+            this._assertStatus("RUNNING");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          this.Events.trigger("executing", eventInfo);
+          try {
+            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
+            if (clearGlobalState()) {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._resolve(passed);
+            }
+          } catch (error1) {
+            error2 = error1;
+            return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+          }
+        }
+        doExpire(clearGlobalState, run, free) {
+          var error2, eventInfo;
+          if (this._states.jobStatus(this.options.id === "RUNNING")) {
+            this._states.next(this.options.id);
+          }
+          this._assertStatus("EXECUTING");
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          error2 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+          return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+        }
+        async _onFailure(error2, eventInfo, clearGlobalState, run, free) {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = await this.Events.trigger("failed", error2, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+              this.retryCount++;
+              return run(retryAfter);
+            } else {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._reject(error2);
+            }
+          }
+        }
+        doDone(eventInfo) {
+          this._assertStatus("EXECUTING");
+          this._states.next(this.options.id);
+          return this.Events.trigger("done", eventInfo);
+        }
+      };
+      var Job_1 = Job;
+      var BottleneckError$2, LocalDatastore, parser$2;
+      parser$2 = parser;
+      BottleneckError$2 = BottleneckError_1;
+      LocalDatastore = class LocalDatastore {
+        constructor(instance, storeOptions, storeInstanceOptions) {
+          this.instance = instance;
+          this.storeOptions = storeOptions;
+          this.clientId = this.instance._randomIndex();
+          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+          this._running = 0;
+          this._done = 0;
+          this._unblockTime = 0;
+          this.ready = this.Promise.resolve();
+          this.clients = {};
+          this._startHeartbeat();
+        }
+        _startHeartbeat() {
+          var base;
+          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+            return typeof (base = this.heartbeat = setInterval(() => {
+              var amount, incr, maximum, now, reservoir;
+              now = Date.now();
+              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+                this._lastReservoirRefresh = now;
+                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+                this.instance._drainAll(this.computeCapacity());
+              }
+              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+                ({
+                  reservoirIncreaseAmount: amount,
+                  reservoirIncreaseMaximum: maximum,
+                  reservoir
+                } = this.storeOptions);
+                this._lastReservoirIncrease = now;
+                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+                if (incr > 0) {
+                  this.storeOptions.reservoir += incr;
+                  return this.instance._drainAll(this.computeCapacity());
+                }
+              }
+            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+          } else {
+            return clearInterval(this.heartbeat);
+          }
+        }
+        async __publish__(message) {
+          await this.yieldLoop();
+          return this.instance.Events.trigger("message", message.toString());
+        }
+        async __disconnect__(flush) {
+          await this.yieldLoop();
+          clearInterval(this.heartbeat);
+          return this.Promise.resolve();
+        }
+        yieldLoop(t = 0) {
+          return new this.Promise(function(resolve3, reject) {
+            return setTimeout(resolve3, t);
+          });
+        }
+        computePenalty() {
+          var ref;
+          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+        }
+        async __updateSettings__(options) {
+          await this.yieldLoop();
+          parser$2.overwrite(options, options, this.storeOptions);
+          this._startHeartbeat();
+          this.instance._drainAll(this.computeCapacity());
+          return true;
+        }
+        async __running__() {
+          await this.yieldLoop();
+          return this._running;
+        }
+        async __queued__() {
+          await this.yieldLoop();
+          return this.instance.queued();
+        }
+        async __done__() {
+          await this.yieldLoop();
+          return this._done;
+        }
+        async __groupCheck__(time) {
+          await this.yieldLoop();
+          return this._nextRequest + this.timeout < time;
+        }
+        computeCapacity() {
+          var maxConcurrent, reservoir;
+          ({ maxConcurrent, reservoir } = this.storeOptions);
+          if (maxConcurrent != null && reservoir != null) {
+            return Math.min(maxConcurrent - this._running, reservoir);
+          } else if (maxConcurrent != null) {
+            return maxConcurrent - this._running;
+          } else if (reservoir != null) {
+            return reservoir;
+          } else {
+            return null;
+          }
+        }
+        conditionsCheck(weight) {
+          var capacity2;
+          capacity2 = this.computeCapacity();
+          return capacity2 == null || weight <= capacity2;
+        }
+        async __incrementReservoir__(incr) {
+          var reservoir;
+          await this.yieldLoop();
+          reservoir = this.storeOptions.reservoir += incr;
+          this.instance._drainAll(this.computeCapacity());
+          return reservoir;
+        }
+        async __currentReservoir__() {
+          await this.yieldLoop();
+          return this.storeOptions.reservoir;
+        }
+        isBlocked(now) {
+          return this._unblockTime >= now;
+        }
+        check(weight, now) {
+          return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
+        }
+        async __check__(weight) {
+          var now;
+          await this.yieldLoop();
+          now = Date.now();
+          return this.check(weight, now);
+        }
+        async __register__(index, weight, expiration) {
+          var now, wait;
+          await this.yieldLoop();
+          now = Date.now();
+          if (this.conditionsCheck(weight)) {
+            this._running += weight;
+            if (this.storeOptions.reservoir != null) {
+              this.storeOptions.reservoir -= weight;
+            }
+            wait = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait + this.storeOptions.minTime;
+            return {
+              success: true,
+              wait,
+              reservoir: this.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        }
+        strategyIsBlock() {
+          return this.storeOptions.strategy === 3;
+        }
+        async __submit__(queueLength, weight) {
+          var blocked, now, reachedHWM;
+          await this.yieldLoop();
+          if (this.storeOptions.maxConcurrent != null && weight > this.storeOptions.maxConcurrent) {
+            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked) {
+            this._unblockTime = now + this.computePenalty();
+            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+            this.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked,
+            strategy: this.storeOptions.strategy
+          };
+        }
+        async __free__(index, weight) {
+          await this.yieldLoop();
+          this._running -= weight;
+          this._done += weight;
+          this.instance._drainAll(this.computeCapacity());
+          return {
+            running: this._running
+          };
+        }
+      };
+      var LocalDatastore_1 = LocalDatastore;
+      var BottleneckError$3, States;
+      BottleneckError$3 = BottleneckError_1;
+      States = class States {
+        constructor(status1) {
+          this.status = status1;
+          this._jobs = {};
+          this.counts = this.status.map(function() {
+            return 0;
+          });
+        }
+        next(id) {
+          var current, next;
+          current = this._jobs[id];
+          next = current + 1;
+          if (current != null && next < this.status.length) {
+            this.counts[current]--;
+            this.counts[next]++;
+            return this._jobs[id]++;
+          } else if (current != null) {
+            this.counts[current]--;
+            return delete this._jobs[id];
+          }
+        }
+        start(id) {
+          var initial;
+          initial = 0;
+          this._jobs[id] = initial;
+          return this.counts[initial]++;
+        }
+        remove(id) {
+          var current;
+          current = this._jobs[id];
+          if (current != null) {
+            this.counts[current]--;
+            delete this._jobs[id];
+          }
+          return current != null;
+        }
+        jobStatus(id) {
+          var ref;
+          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+        }
+        statusJobs(status2) {
+          var k, pos, ref, results, v;
+          if (status2 != null) {
+            pos = this.status.indexOf(status2);
+            if (pos < 0) {
+              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
+            }
+            ref = this._jobs;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              if (v === pos) {
+                results.push(k);
+              }
+            }
+            return results;
+          } else {
+            return Object.keys(this._jobs);
+          }
+        }
+        statusCounts() {
+          return this.counts.reduce(((acc, v, i) => {
+            acc[this.status[i]] = v;
+            return acc;
+          }), {});
+        }
+      };
+      var States_1 = States;
+      var DLList$2, Sync;
+      DLList$2 = DLList_1;
+      Sync = class Sync {
+        constructor(name, Promise2) {
+          this.schedule = this.schedule.bind(this);
+          this.name = name;
+          this.Promise = Promise2;
+          this._running = 0;
+          this._queue = new DLList$2();
+        }
+        isEmpty() {
+          return this._queue.length === 0;
+        }
+        async _tryToRun() {
+          var args, cb, error2, reject, resolve3, returned, task;
+          if (this._running < 1 && this._queue.length > 0) {
+            this._running++;
+            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
+            cb = await (async function() {
+              try {
+                returned = await task(...args);
+                return function() {
+                  return resolve3(returned);
+                };
+              } catch (error1) {
+                error2 = error1;
+                return function() {
+                  return reject(error2);
+                };
+              }
+            })();
+            this._running--;
+            this._tryToRun();
+            return cb();
+          }
+        }
+        schedule(task, ...args) {
+          var promise, reject, resolve3;
+          resolve3 = reject = null;
+          promise = new this.Promise(function(_resolve, _reject) {
+            resolve3 = _resolve;
+            return reject = _reject;
+          });
+          this._queue.push({ task, args, resolve: resolve3, reject });
+          this._tryToRun();
+          return promise;
+        }
+      };
+      var Sync_1 = Sync;
+      var version = "2.19.5";
+      var version$1 = {
+        version
+      };
+      var version$2 = /* @__PURE__ */ Object.freeze({
+        version,
+        default: version$1
+      });
+      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+      parser$3 = parser;
+      Events$2 = Events_1;
+      RedisConnection$1 = require$$2;
+      IORedisConnection$1 = require$$3;
+      Scripts$1 = require$$4;
+      Group = (function() {
+        class Group2 {
+          constructor(limiterOptions = {}) {
+            this.deleteKey = this.deleteKey.bind(this);
+            this.limiterOptions = limiterOptions;
+            parser$3.load(this.limiterOptions, this.defaults, this);
+            this.Events = new Events$2(this);
+            this.instances = {};
+            this.Bottleneck = Bottleneck_1;
+            this._startAutoCleanup();
+            this.sharedConnection = this.connection != null;
+            if (this.connection == null) {
+              if (this.limiterOptions.datastore === "redis") {
+                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              } else if (this.limiterOptions.datastore === "ioredis") {
+                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              }
+            }
+          }
+          key(key = "") {
+            var ref;
+            return (ref = this.instances[key]) != null ? ref : (() => {
+              var limiter;
+              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key}`,
+                timeout: this.timeout,
+                connection: this.connection
+              }));
+              this.Events.trigger("created", limiter, key);
+              return limiter;
+            })();
+          }
+          async deleteKey(key = "") {
+            var deleted, instance;
+            instance = this.instances[key];
+            if (this.connection) {
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+            }
+            if (instance != null) {
+              delete this.instances[key];
+              await instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          }
+          limiters() {
+            var k, ref, results, v;
+            ref = this.instances;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              results.push({
+                key: k,
+                limiter: v
+              });
+            }
+            return results;
+          }
+          keys() {
+            return Object.keys(this.instances);
+          }
+          async clusterKeys() {
+            var cursor, end, found, i, k, keys, len, next, start;
+            if (this.connection == null) {
+              return this.Promise.resolve(this.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${this.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k = found[i];
+                keys.push(k.slice(start, -end));
+              }
+            }
+            return keys;
+          }
+          _startAutoCleanup() {
+            var base;
+            clearInterval(this.interval);
+            return typeof (base = this.interval = setInterval(async () => {
+              var e, k, ref, results, time, v;
+              time = Date.now();
+              ref = this.instances;
+              results = [];
+              for (k in ref) {
+                v = ref[k];
+                try {
+                  if (await v._store.__groupCheck__(time)) {
+                    results.push(this.deleteKey(k));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error2) {
+                  e = error2;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
+          }
+          updateSettings(options = {}) {
+            parser$3.overwrite(options, this.defaults, this);
+            parser$3.overwrite(options, options, this.limiterOptions);
+            if (options.timeout != null) {
+              return this._startAutoCleanup();
+            }
+          }
+          disconnect(flush = true) {
+            var ref;
+            if (!this.sharedConnection) {
+              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+            }
+          }
+        }
+        Group2.prototype.defaults = {
+          timeout: 1e3 * 60 * 5,
+          connection: null,
+          Promise,
+          id: "group-key"
+        };
+        return Group2;
+      }).call(commonjsGlobal);
+      var Group_1 = Group;
+      var Batcher, Events$3, parser$4;
+      parser$4 = parser;
+      Events$3 = Events_1;
+      Batcher = (function() {
+        class Batcher2 {
+          constructor(options = {}) {
+            this.options = options;
+            parser$4.load(this.options, this.defaults, this);
+            this.Events = new Events$3(this);
+            this._arr = [];
+            this._resetPromise();
+            this._lastFlush = Date.now();
+          }
+          _resetPromise() {
+            return this._promise = new this.Promise((res, rej) => {
+              return this._resolve = res;
+            });
+          }
+          _flush() {
+            clearTimeout(this._timeout);
+            this._lastFlush = Date.now();
+            this._resolve();
+            this.Events.trigger("batch", this._arr);
+            this._arr = [];
+            return this._resetPromise();
+          }
+          add(data) {
+            var ret;
+            this._arr.push(data);
+            ret = this._promise;
+            if (this._arr.length === this.maxSize) {
+              this._flush();
+            } else if (this.maxTime != null && this._arr.length === 1) {
+              this._timeout = setTimeout(() => {
+                return this._flush();
+              }, this.maxTime);
+            }
+            return ret;
+          }
+        }
+        Batcher2.prototype.defaults = {
+          maxTime: null,
+          maxSize: null,
+          Promise
+        };
+        return Batcher2;
+      }).call(commonjsGlobal);
+      var Batcher_1 = Batcher;
+      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$8 = getCjsExportFromNamespace(version$2);
+      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      NUM_PRIORITIES$1 = 10;
+      DEFAULT_PRIORITY$1 = 5;
+      parser$5 = parser;
+      Queues$1 = Queues_1;
+      Job$1 = Job_1;
+      LocalDatastore$1 = LocalDatastore_1;
+      RedisDatastore$1 = require$$4$1;
+      Events$4 = Events_1;
+      States$1 = States_1;
+      Sync$1 = Sync_1;
+      Bottleneck2 = (function() {
+        class Bottleneck3 {
+          constructor(options = {}, ...invalid) {
+            var storeInstanceOptions, storeOptions;
+            this._addToQueue = this._addToQueue.bind(this);
+            this._validateOptions(options, invalid);
+            parser$5.load(options, this.instanceDefaults, this);
+            this._queues = new Queues$1(NUM_PRIORITIES$1);
+            this._scheduled = {};
+            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+            this._limiter = null;
+            this.Events = new Events$4(this);
+            this._submitLock = new Sync$1("submit", this.Promise);
+            this._registerLock = new Sync$1("register", this.Promise);
+            storeOptions = parser$5.load(options, this.storeDefaults, {});
+            this._store = (function() {
+              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else if (this.datastore === "local") {
+                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else {
+                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              }
+            }).call(this);
+            this._queues.on("leftzero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+            });
+            this._queues.on("zero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+            });
+          }
+          _validateOptions(options, invalid) {
+            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
+              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            }
+          }
+          ready() {
+            return this._store.ready;
+          }
+          clients() {
+            return this._store.clients;
+          }
+          channel() {
+            return `b_${this.id}`;
+          }
+          channel_client() {
+            return `b_${this.id}_${this._store.clientId}`;
+          }
+          publish(message) {
+            return this._store.__publish__(message);
+          }
+          disconnect(flush = true) {
+            return this._store.__disconnect__(flush);
+          }
+          chain(_limiter) {
+            this._limiter = _limiter;
+            return this;
+          }
+          queued(priority) {
+            return this._queues.queued(priority);
+          }
+          clusterQueued() {
+            return this._store.__queued__();
+          }
+          empty() {
+            return this.queued() === 0 && this._submitLock.isEmpty();
+          }
+          running() {
+            return this._store.__running__();
+          }
+          done() {
+            return this._store.__done__();
+          }
+          jobStatus(id) {
+            return this._states.jobStatus(id);
+          }
+          jobs(status2) {
+            return this._states.statusJobs(status2);
+          }
+          counts() {
+            return this._states.statusCounts();
+          }
+          _randomIndex() {
+            return Math.random().toString(36).slice(2);
+          }
+          check(weight = 1) {
+            return this._store.__check__(weight);
+          }
+          _clearGlobalState(index) {
+            if (this._scheduled[index] != null) {
+              clearTimeout(this._scheduled[index].expiration);
+              delete this._scheduled[index];
+              return true;
+            } else {
+              return false;
+            }
+          }
+          async _free(index, job, options, eventInfo) {
+            var e, running;
+            try {
+              ({ running } = await this._store.__free__(index, options.weight));
+              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+              if (running === 0 && this.empty()) {
+                return this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return this.Events.trigger("error", e);
+            }
+          }
+          _run(index, job, wait) {
+            var clearGlobalState, free, run;
+            job.doRun();
+            clearGlobalState = this._clearGlobalState.bind(this, index);
+            run = this._run.bind(this, index, job);
+            free = this._free.bind(this, index, job);
+            return this._scheduled[index] = {
+              timeout: setTimeout(() => {
+                return job.doExecute(this._limiter, clearGlobalState, run, free);
+              }, wait),
+              expiration: job.options.expiration != null ? setTimeout(function() {
+                return job.doExpire(clearGlobalState, run, free);
+              }, wait + job.options.expiration) : void 0,
+              job
+            };
+          }
+          _drainOne(capacity2) {
+            return this._registerLock.schedule(() => {
+              var args, index, next, options, queue;
+              if (this.queued() === 0) {
+                return this.Promise.resolve(null);
+              }
+              queue = this._queues.getFirst();
+              ({ options, args } = next = queue.first());
+              if (capacity2 != null && options.weight > capacity2) {
+                return this.Promise.resolve(null);
+              }
+              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
+              index = this._randomIndex();
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success, wait, reservoir }) => {
+                var empty;
+                this.Events.trigger("debug", `Drained ${options.id}`, { success, args, options });
+                if (success) {
+                  queue.shift();
+                  empty = this.empty();
+                  if (empty) {
+                    this.Events.trigger("empty");
+                  }
+                  if (reservoir === 0) {
+                    this.Events.trigger("depleted", empty);
+                  }
+                  this._run(index, next, wait);
+                  return this.Promise.resolve(options.weight);
+                } else {
+                  return this.Promise.resolve(null);
+                }
+              });
+            });
+          }
+          _drainAll(capacity2, total = 0) {
+            return this._drainOne(capacity2).then((drained) => {
+              var newCapacity;
+              if (drained != null) {
+                newCapacity = capacity2 != null ? capacity2 - drained : capacity2;
+                return this._drainAll(newCapacity, total + drained);
+              } else {
+                return this.Promise.resolve(total);
+              }
+            }).catch((e) => {
+              return this.Events.trigger("error", e);
+            });
+          }
+          _dropAllQueued(message) {
+            return this._queues.shiftAll(function(job) {
+              return job.doDrop({ message });
+            });
+          }
+          stop(options = {}) {
+            var done, waitForExecuting;
+            options = parser$5.load(options, this.stopDefaults);
+            waitForExecuting = (at) => {
+              var finished;
+              finished = () => {
+                var counts;
+                counts = this._states.counts;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+              };
+              return new this.Promise((resolve3, reject) => {
+                if (finished()) {
+                  return resolve3();
+                } else {
+                  return this.on("done", () => {
+                    if (finished()) {
+                      this.removeAllListeners("done");
+                      return resolve3();
+                    }
+                  });
+                }
+              });
+            };
+            done = options.dropWaitingJobs ? (this._run = function(index, next) {
+              return next.doDrop({
+                message: options.dropErrorMessage
+              });
+            }, this._drainOne = () => {
+              return this.Promise.resolve(null);
+            }, this._registerLock.schedule(() => {
+              return this._submitLock.schedule(() => {
+                var k, ref, v;
+                ref = this._scheduled;
+                for (k in ref) {
+                  v = ref[k];
+                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                    clearTimeout(v.timeout);
+                    clearTimeout(v.expiration);
+                    v.job.doDrop({
+                      message: options.dropErrorMessage
+                    });
+                  }
+                }
+                this._dropAllQueued(options.dropErrorMessage);
+                return waitForExecuting(0);
+              });
+            })) : this.schedule({
+              priority: NUM_PRIORITIES$1 - 1,
+              weight: 0
+            }, () => {
+              return waitForExecuting(1);
+            });
+            this._receive = function(job) {
+              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
+            };
+            this.stop = () => {
+              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
+            };
+            return done;
+          }
+          async _addToQueue(job) {
+            var args, blocked, error2, options, reachedHWM, shifted, strategy;
+            ({ args, options } = job);
+            try {
+              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+            } catch (error1) {
+              error2 = error1;
+              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error2 });
+              job.doDrop({ error: error2 });
+              return false;
+            }
+            if (blocked) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked);
+            this._queues.push(job);
+            await this._drainAll();
+            return reachedHWM;
+          }
+          _receive(job) {
+            if (this._states.jobStatus(job.options.id) != null) {
+              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              return false;
+            } else {
+              job.doReceive();
+              return this._submitLock.schedule(this._addToQueue, job);
+            }
+          }
+          submit(...args) {
+            var cb, fn, job, options, ref, ref1, task;
+            if (typeof args[0] === "function") {
+              ref = args, [fn, ...args] = ref, [cb] = splice.call(args, -1);
+              options = parser$5.load({}, this.jobDefaults);
+            } else {
+              ref1 = args, [options, fn, ...args] = ref1, [cb] = splice.call(args, -1);
+              options = parser$5.load(options, this.jobDefaults);
+            }
+            task = (...args2) => {
+              return new this.Promise(function(resolve3, reject) {
+                return fn(...args2, function(...args3) {
+                  return (args3[0] != null ? reject : resolve3)(args3);
+                });
+              });
+            };
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            job.promise.then(function(args2) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            }).catch(function(args2) {
+              if (Array.isArray(args2)) {
+                return typeof cb === "function" ? cb(...args2) : void 0;
+              } else {
+                return typeof cb === "function" ? cb(args2) : void 0;
+              }
+            });
+            return this._receive(job);
+          }
+          schedule(...args) {
+            var job, options, task;
+            if (typeof args[0] === "function") {
+              [task, ...args] = args;
+              options = {};
+            } else {
+              [options, task, ...args] = args;
+            }
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            this._receive(job);
+            return job.promise;
+          }
+          wrap(fn) {
+            var schedule, wrapped;
+            schedule = this.schedule.bind(this);
+            wrapped = function(...args) {
+              return schedule(fn.bind(this), ...args);
+            };
+            wrapped.withOptions = function(options, ...args) {
+              return schedule(options, fn, ...args);
+            };
+            return wrapped;
+          }
+          async updateSettings(options = {}) {
+            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+            parser$5.overwrite(options, this.instanceDefaults, this);
+            return this;
+          }
+          currentReservoir() {
+            return this._store.__currentReservoir__();
+          }
+          incrementReservoir(incr = 0) {
+            return this._store.__incrementReservoir__(incr);
+          }
+        }
+        Bottleneck3.default = Bottleneck3;
+        Bottleneck3.Events = Events$4;
+        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
+        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
+          LEAK: 1,
+          OVERFLOW: 2,
+          OVERFLOW_PRIORITY: 4,
+          BLOCK: 3
+        };
+        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
+        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
+        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
+        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
+        Bottleneck3.prototype.jobDefaults = {
+          priority: DEFAULT_PRIORITY$1,
+          weight: 1,
+          expiration: null,
+          id: "<no-id>"
+        };
+        Bottleneck3.prototype.storeDefaults = {
+          maxConcurrent: null,
+          minTime: 0,
+          highWater: null,
+          strategy: Bottleneck3.prototype.strategy.LEAK,
+          penalty: null,
+          reservoir: null,
+          reservoirRefreshInterval: null,
+          reservoirRefreshAmount: null,
+          reservoirIncreaseInterval: null,
+          reservoirIncreaseAmount: null,
+          reservoirIncreaseMaximum: null
+        };
+        Bottleneck3.prototype.localStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 250
+        };
+        Bottleneck3.prototype.redisStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 5e3,
+          clientTimeout: 1e4,
+          Redis: null,
+          clientOptions: {},
+          clusterNodes: null,
+          clearDatastore: false,
+          connection: null
+        };
+        Bottleneck3.prototype.instanceDefaults = {
+          datastore: "local",
+          connection: null,
+          id: "<no-id>",
+          rejectOnDrop: true,
+          trackDoneStatus: false,
+          Promise
+        };
+        Bottleneck3.prototype.stopDefaults = {
+          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+          dropWaitingJobs: true,
+          dropErrorMessage: "This limiter has been stopped."
+        };
+        return Bottleneck3;
+      }).call(commonjsGlobal);
+      var Bottleneck_1 = Bottleneck2;
+      var lib = Bottleneck_1;
+      return lib;
+    }));
   }
 });
 
@@ -20970,12 +22289,12 @@ var require_util9 = __commonJS({
     }
     exports.alwaysValidSchema = alwaysValidSchema;
     function checkUnknownRules(it, schema = it.schema) {
-      const { opts, self } = it;
+      const { opts, self: self2 } = it;
       if (!opts.strictSchema)
         return;
       if (typeof schema === "boolean")
         return;
-      const rules = self.RULES.keywords;
+      const rules = self2.RULES.keywords;
       for (const key in schema) {
         if (!rules[key])
           checkStrictMode(it, `unknown keyword: "${key}"`);
@@ -21337,15 +22656,15 @@ var require_rules = __commonJS({
     }
     exports.isJSONType = isJSONType;
     function getRules() {
-      const groups = {
+      const groups2 = {
         number: { type: "number", rules: [] },
         string: { type: "string", rules: [] },
         array: { type: "array", rules: [] },
         object: { type: "object", rules: [] }
       };
       return {
-        types: { ...groups, integer: true, boolean: true, null: true },
-        rules: [{ rules: [] }, groups.number, groups.string, groups.array, groups.object],
+        types: { ...groups2, integer: true, boolean: true, null: true },
+        rules: [{ rules: [] }, groups2.number, groups2.string, groups2.array, groups2.object],
         post: { rules: [] },
         all: {},
         keywords: {}
@@ -21361,8 +22680,8 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema, self }, type) {
-      const group = self.RULES.types[type];
+    function schemaHasRulesForType({ schema, self: self2 }, type) {
+      const group = self2.RULES.types[type];
       return group && group !== true && shouldUseGroup(schema, group);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
@@ -21827,7 +23146,7 @@ var require_keyword = __commonJS({
       return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema) : st === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st || allowUndefined && typeof schema == "undefined");
     }
     exports.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema, opts, self, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema, opts, self: self2, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
@@ -21838,9 +23157,9 @@ var require_keyword = __commonJS({
       if (def.validateSchema) {
         const valid = def.validateSchema(schema[keyword]);
         if (!valid) {
-          const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
+          const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self2.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
-            self.logger.error(msg);
+            self2.logger.error(msg);
           else
             throw new Error(msg);
         }
@@ -22307,11 +23626,11 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it, valid);
     }
-    function schemaCxtHasRules({ schema, self }) {
+    function schemaCxtHasRules({ schema, self: self2 }) {
       if (typeof schema == "boolean")
         return !schema;
       for (const key in schema)
-        if (self.RULES.all[key])
+        if (self2.RULES.all[key])
           return true;
       return false;
     }
@@ -22340,9 +23659,9 @@ var require_validate = __commonJS({
       schemaKeywords(it, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it) {
-      const { schema, errSchemaPath, opts, self } = it;
-      if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self.RULES)) {
-        self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
+      const { schema, errSchemaPath, opts, self: self2 } = it;
+      if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self2.RULES)) {
+        self2.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it) {
@@ -22388,8 +23707,8 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it, types, typeErrors, errsCount) {
-      const { gen, schema, data, allErrors, opts, self } = it;
-      const { RULES: RULES2 } = self;
+      const { gen, schema, data, allErrors, opts, self: self2 } = it;
+      const { RULES: RULES2 } = self2;
       if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES2))) {
         gen.block(() => keywordCode(it, "$ref", RULES2.all.$ref.definition));
         return;
@@ -22877,7 +24196,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve2.call(this, root, ref);
+      let _sch = resolve3.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -22904,7 +24223,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve2(root, ref) {
+    function resolve3(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -23768,7 +25087,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve2(baseURI, relativeURI, options) {
+    function resolve3(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -24159,7 +25478,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve2,
+      resolve: resolve3,
       resolveComponent,
       equal,
       serialize,
@@ -24596,10 +25915,10 @@ var require_core = __commonJS({
         }
         return metaSchema;
       }
-      _removeAllSchemas(schemas, regex) {
+      _removeAllSchemas(schemas, regex2) {
         for (const keyRef in schemas) {
           const sch = schemas[keyRef];
-          if (!regex || regex.test(keyRef)) {
+          if (!regex2 || regex2.test(keyRef)) {
             if (typeof sch == "string") {
               delete schemas[keyRef];
             } else if (sch && !sch.meta) {
@@ -24825,11 +26144,11 @@ var require_ref = __commonJS({
       schemaType: "string",
       code(cxt) {
         const { gen, schema: $ref, it } = cxt;
-        const { baseId, schemaEnv: env, validateName, opts, self } = it;
+        const { baseId, schemaEnv: env, validateName, opts, self: self2 } = it;
         const { root } = env;
         if (($ref === "#" || $ref === "#/") && baseId === root.baseId)
           return callRootRef();
-        const schOrEnv = compile_1.resolveRef.call(self, root, baseId, $ref);
+        const schOrEnv = compile_1.resolveRef.call(self2, root, baseId, $ref);
         if (schOrEnv === void 0)
           throw new ref_error_1.default(it.opts.uriResolver, baseId, $ref);
         if (schOrEnv instanceof compile_1.SchemaEnv)
@@ -26363,11 +27682,11 @@ var require_dynamicAnchor = __commonJS({
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
-      const { schemaEnv, schema, self } = cxt.it;
+      const { schemaEnv, schema, self: self2 } = cxt.it;
       const { root, baseId, localRefs, meta } = schemaEnv.root;
-      const { schemaId } = self.opts;
+      const { schemaId } = self2.opts;
       const sch = new compile_1.SchemaEnv({ schema, schemaId, root, baseId, localRefs, meta });
-      compile_1.compileSchema.call(self, sch);
+      compile_1.compileSchema.call(self2, sch);
       return (0, ref_1.getValidate)(cxt, sch);
     }
     exports.default = def;
@@ -26676,7 +27995,7 @@ var require_format = __commonJS({
       error: error2,
       code(cxt, ruleType) {
         const { gen, data, $data, schema, schemaCode, it } = cxt;
-        const { opts, errSchemaPath, schemaEnv, self } = it;
+        const { opts, errSchemaPath, schemaEnv, self: self2 } = it;
         if (!opts.validateFormats)
           return;
         if ($data)
@@ -26685,7 +28004,7 @@ var require_format = __commonJS({
           validateFormat();
         function validate$DataFormat() {
           const fmts = gen.scopeValue("formats", {
-            ref: self.formats,
+            ref: self2.formats,
             code: opts.code.formats
           });
           const fDef = gen.const("fDef", (0, codegen_1._)`${fmts}[${schemaCode}]`);
@@ -26705,7 +28024,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self.formats[schema];
+          const formatDef = self2.formats[schema];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -26717,7 +28036,7 @@ var require_format = __commonJS({
             cxt.pass(validCondition());
           function unknownFormat() {
             if (opts.strictSchema === false) {
-              self.logger.warn(unknownMsg());
+              self2.logger.warn(unknownMsg());
               return;
             }
             throw new Error(unknownMsg());
@@ -34901,11 +36220,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -34921,7 +36240,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -35238,6 +36557,176 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open2) {
+  const lines = [];
+  if (open2.fence) lines.push(open2.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open2.details.length; i++) lines.push("</details>");
+  return lines;
+}
+function reopening(open2) {
+  const lines = [...open2.details];
+  if (open2.fence) lines.push(open2.fence);
+  return lines;
+}
+function track(open2, line) {
+  const fence = FENCE.exec(line);
+  if (open2.fence) {
+    const marker = open2.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open2.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open2.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open2.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open2.details[open2.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open2.details.pop();
+}
+var size = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open2 = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open2)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open2)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open2.fence, details: [...open2.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open2, line);
+    }
+  }
+  parts.push([...current, ...closing(open2)].join("\n"));
+  const max = options.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
+
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
+}
+function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
+  return splitComment(body, limit, { maxParts: 1 })[0];
+}
+
+// src/github/check-runs.ts
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+async function upsertCheckRun(octokit, input) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean);
+  const existing = await octokit.rest.checks.listForRef({
+    owner,
+    repo,
+    ref: head_sha,
+    check_name: name,
+    filter: "latest"
+  });
+  const reusable = existing.data.check_runs.find(
+    (r) => r.head_sha === head_sha && r.output.annotations_count === 0
+  );
+  const batches = annotationBatches(annotations);
+  const output = (batch) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  });
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const last = batches.length - 1;
+  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+async function postSummaryCheckRun(octokit, input) {
+  try {
+    await upsertCheckRun(octokit, input);
+    return { place: "check-run" };
+  } catch (e) {
+    const status2 = e.status;
+    if (status2 === 403 || status2 === 404)
+      return {
+        place: "job-summary",
+        reason: `the token may not write check runs (HTTP ${status2}: ${e.message}); give the job \`checks: write\` to see the summary in the pull request`
+      };
+    throw e;
+  }
+}
+
 // node_modules/@actions/github/lib/context.js
 import { readFileSync, existsSync as existsSync2 } from "fs";
 import { EOL as EOL5 } from "os";
@@ -35294,11 +36783,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -35314,7 +36803,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -39403,15 +40892,361 @@ function getOctokit(token, options, ...additionalPlugins) {
   return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var import_light = __toESM(require_light(), 1);
+var VERSION7 = "0.0.0-development";
+function isRequestError(error2) {
+  return error2.request !== void 0;
+}
+async function errorRequest(state, octokit, error2, options) {
+  if (!isRequestError(error2) || !error2?.request.request) {
+    throw error2;
+  }
+  if (error2.status >= 400 && !state.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error2, retries, retryAfter);
+  }
+  throw error2;
+}
+async function wrapRequest(state, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error2, info2) {
+    const maxRetries = ~~error2.request.request?.retries;
+    const after = ~~error2.request.request?.retryAfter;
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error2 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error2, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error2, retries, retryAfter) => {
+        error2.request.request = Object.assign({}, error2.request.request, {
+          retries,
+          retryAfter
+        });
+        return error2;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = VERSION7;
+
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+var import_light2 = __toESM(require_light(), 1);
+var VERSION8 = "0.0.0-development";
+var noop3 = () => Promise.resolve();
+function wrapRequest2(state, request2, options) {
+  return state.retryLimiter.schedule(doRequest, state, request2, options);
+}
+async function doRequest(state, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
+      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error2;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck2, common) {
+  groups.global = new Bottleneck2.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck2.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck2.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck2.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck2.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error2, info2) {
+      const [state2, request2, options] = info2.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
+      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error2.message)) {
+          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
+          (error22) => error22.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state, request2, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION8;
+throttling.triggersNotification = triggersNotification;
+
 // src/github/client.ts
+var SECONDARY_RATE_LIMIT_RETRIES = 3;
+function isLoopback(baseUrl2) {
+  try {
+    const host = new URL(baseUrl2).hostname;
+    return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+var UNPACED = {
+  key: () => ({
+    schedule: (...args) => {
+      const fn = args.find((a) => typeof a === "function");
+      return Promise.resolve(fn(...args.slice(args.indexOf(fn) + 1)));
+    }
+  })
+};
 function createOctokit(options) {
   if (!options.token) throw new Error("a GitHub token is required (input `token`, default github.token)");
   const baseUrl2 = options.baseUrl ?? process.env.GITHUB_API_URL ?? "https://api.github.com";
-  return getOctokit(options.token, {
-    baseUrl: baseUrl2,
-    // Fail fast in tests and on runners: no silent retries that hide a wrong request.
-    request: { retries: 0 }
-  });
+  const maxWait = options.maxRateLimitWaitSeconds ?? 60;
+  const say = (octokit, line) => options.log ? options.log(line) : octokit.log.warn(line);
+  const where = (o) => `${o.method ?? "GET"} ${o.url ?? ""}`;
+  const onSecondaryRateLimit = (retryAfter, o, octokit, retryCount) => {
+    const again = retryCount < SECONDARY_RATE_LIMIT_RETRIES;
+    say(
+      octokit,
+      `GitHub secondary rate limit on ${where(o)}: ${again ? `waiting ${retryAfter} s (Retry-After) and retrying` : `giving up after ${SECONDARY_RATE_LIMIT_RETRIES} retries`}`
+    );
+    return again;
+  };
+  const onRateLimit = (retryAfter, o, octokit, retryCount) => {
+    const again = retryCount < 1 && retryAfter <= maxWait;
+    say(
+      octokit,
+      `GitHub rate limit exhausted on ${where(o)}: ${again ? `waiting ${retryAfter} s for the reset` : `resets in ${retryAfter} s, more than ${maxWait} s: giving up`}`
+    );
+    return again;
+  };
+  const unpaced = isLoopback(baseUrl2) ? { write: UNPACED, notifications: UNPACED } : {};
+  return getOctokit(
+    options.token,
+    {
+      baseUrl: baseUrl2,
+      retry: { retries: options.retries ?? 3 },
+      throttle: { ...unpaced, onSecondaryRateLimit, onRateLimit }
+    },
+    retry,
+    throttling
+  );
 }
 function splitRepository(fullName) {
   const m = /^([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)$/.exec(fullName);
@@ -39424,15 +41259,15 @@ var status = (e) => e.status;
 function githubFileSource(octokit, at) {
   const cache = /* @__PURE__ */ new Map();
   const get = (path) => {
-    const clean = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache.get(clean);
+    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean2);
     if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean, ref: at.ref }).then((r) => r.data).catch((e) => {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
         if (status(e) === 404) return void 0;
         throw e;
       });
-      cache.set(clean, pending);
+      cache.set(clean2, pending);
     }
     return pending;
   };
@@ -39441,6 +41276,8 @@ function githubFileSource(octokit, at) {
       const data = await get(path);
       if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
         return void 0;
+      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean2) return void 0;
       return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
     },
     async list(dir) {
@@ -39457,7 +41294,7 @@ async function changedFiles(octokit, pull) {
 
 // src/usecases/validate.ts
 import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
-import { posix, resolve } from "node:path";
+import { posix, resolve as resolve2 } from "node:path";
 
 // src/topology/expand.ts
 import { createHash } from "node:crypto";
@@ -39474,6 +41311,8 @@ var SERVICE_SWITCH_GROUPS = {
 };
 var DISABLED_GROUP_CHOICE = "disabled";
 var DEFAULT_PHYSICS_CACHE_SIZE = 16;
+var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
+var CLI_DRIVEN_PRESET = "daemon";
 var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
 var RUN_NAME_OVERRIDE = "wizard.run_name";
 var FIXED_INPUT_KEYS = {
@@ -39484,6 +41323,886 @@ var FIXED_INPUT_KEYS = {
 };
 var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
 var CAPACITY_IMBALANCE_LIMIT = 1.25;
+
+// src/catalog/generated/config-keys.json
+var config_keys_default = {
+  source: {
+    repo: "NVlabs/alpasim",
+    commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
+    paths: [
+      "src/wizard/configs",
+      "src/wizard/alpasim_wizard/schema.py"
+    ]
+  },
+  composition: [
+    "base_config",
+    "base_config defaults (groups, in order)",
+    "command-line groups",
+    "command-line overrides"
+  ],
+  base_defaults: [
+    "config_schema",
+    "_self_",
+    "deploy=null",
+    "driver=null",
+    "driver_source=null",
+    "topology=null",
+    "trafficsim=disabled",
+    "controller=default",
+    "renderer=null",
+    "optional scenes_catalog=internal",
+    "optional image_defaults=internal"
+  ],
+  base_topology: {
+    "defines.physics_cache_size": 16,
+    "eval.num_processes": 16,
+    "runtime.endpoints.controller.skip": false,
+    "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+    "runtime.endpoints.renderer.skip": false,
+    "services.runtime.gpus": null,
+    "services.runtime.replicas_per_container": 1
+  },
+  keys: [
+    "controller",
+    "controller.dt_mpc",
+    "controller.gains",
+    "controller.gains.acceleration_weight",
+    "controller.gains.heading_weight",
+    "controller.gains.idx_start_penalty",
+    "controller.gains.lat_position_weight",
+    "controller.gains.long_position_weight",
+    "controller.gains.rel_acceleration_weight",
+    "controller.gains.rel_front_steering_angle_weight",
+    "controller.mpc_implementation",
+    "controller.n_horizon",
+    "defines",
+    "defines.base_image",
+    "defines.driver_model",
+    "defines.drivers",
+    "defines.filesystem",
+    "defines.flashdreams_cache",
+    "defines.helper",
+    "defines.hf_cache",
+    "defines.image_registry",
+    "defines.nre_cache_size",
+    "defines.nre_max_backends_per_scene",
+    "defines.nre_max_workers",
+    "defines.physics_cache_size",
+    "defines.renderer_entrypoint",
+    "defines.sensordata",
+    "defines.torch_cache",
+    "defines.trafficsim_models",
+    "defines.vscode",
+    "driver",
+    "driver.host",
+    "driver.inference",
+    "driver.inference.context_length",
+    "driver.inference.max_batch_size",
+    "driver.inference.subsample_factor",
+    "driver.inference.use_cameras",
+    "driver.log_level",
+    "driver.model",
+    "driver.model.checkpoint_path",
+    "driver.model.device",
+    "driver.model.force_determinism",
+    "driver.model.model_type",
+    "driver.model.tokenizer_path",
+    "driver.model.use_classifier_free_guidance_nav",
+    "driver.output_dir",
+    "driver.plot_debug_images",
+    "driver.port",
+    "driver.rectification",
+    "driver.rectification.camera_front_wide_120fov",
+    "driver.rectification.camera_front_wide_120fov.focal_length",
+    "driver.rectification.camera_front_wide_120fov.max_overscan_scale",
+    "driver.rectification.camera_front_wide_120fov.principal_point",
+    "driver.rectification.camera_front_wide_120fov.radial",
+    "driver.rectification.camera_front_wide_120fov.resolution_hw",
+    "driver.rectification.camera_front_wide_120fov.safety_margin_px",
+    "driver.rectification.camera_front_wide_120fov.tangential",
+    "driver.rectification.camera_front_wide_120fov.thin_prism",
+    "driver.route",
+    "driver.route.command_distance_threshold",
+    "driver.route.default_command",
+    "driver.route.min_lookahead_distance",
+    "driver.route.use_waypoint_commands",
+    "driver.trajectory_optimizer",
+    "driver.trajectory_optimizer.enabled",
+    "eval",
+    "eval.aggregation_modifiers",
+    "eval.aggregation_modifiers.max_dist_to_gt_trajectory",
+    "eval.aggregation_modifiers.remove_preengagement_timesteps",
+    "eval.allow_aggregation_with_failed_rollouts",
+    "eval.enabled",
+    "eval.num_processes",
+    "eval.parse_unstructured_debug_info",
+    "eval.scene_score",
+    "eval.scene_score.enabled",
+    "eval.scene_score.min_gt_distance_for_full_score_m",
+    "eval.scene_score.progress_saturation_threshold",
+    "eval.scorers",
+    "eval.scorers.image",
+    "eval.scorers.image.camera_logical_id",
+    "eval.scorers.min_ade",
+    "eval.scorers.min_ade.incl_z",
+    "eval.scorers.min_ade.target",
+    "eval.scorers.min_ade.time_deltas",
+    "eval.scorers.open_loop_collision",
+    "eval.scorers.open_loop_collision.horizon_s",
+    "eval.scorers.plan_deviation",
+    "eval.scorers.plan_deviation.avg_decay_rate",
+    "eval.scorers.plan_deviation.incl_z",
+    "eval.scorers.plan_deviation.min_timesteps",
+    "eval.vec_map",
+    "eval.vec_map.incl_road_edges",
+    "eval.vec_map.incl_traffic_signs",
+    "eval.vec_map.incl_wait_lines",
+    "eval.vec_map.max_num_lanes",
+    "eval.vec_map.num_pts_per_lane",
+    "eval.vehicle",
+    "eval.vehicle.vehicle_corner_roundness",
+    "eval.vehicle.vehicle_shrink_factor",
+    "eval.video",
+    "eval.video.camera_id_to_render",
+    "eval.video.combined_video_speed_factor",
+    "eval.video.generate_combined_video",
+    "eval.video.map_video",
+    "eval.video.map_video.ego_loc",
+    "eval.video.map_video.map_elements_to_plot",
+    "eval.video.map_video.map_radius_m",
+    "eval.video.map_video.rotate_map_to_ego",
+    "eval.video.metrics_table_entries",
+    "eval.video.overlay_plans_on_camera",
+    "eval.video.reasoning_text_refresh_interval_s",
+    "eval.video.render_every_nth_frame",
+    "eval.video.render_video",
+    "eval.video.video_layouts",
+    "hydra",
+    "hydra.job",
+    "hydra.job.chdir",
+    "runtime",
+    "runtime.enable_autoresume",
+    "runtime.endpoints",
+    "runtime.endpoints.controller",
+    "runtime.endpoints.controller.n_concurrent_rollouts",
+    "runtime.endpoints.controller.skip",
+    "runtime.endpoints.driver",
+    "runtime.endpoints.driver.n_concurrent_rollouts",
+    "runtime.endpoints.driver.skip",
+    "runtime.endpoints.physics",
+    "runtime.endpoints.physics.n_concurrent_rollouts",
+    "runtime.endpoints.physics.skip",
+    "runtime.endpoints.renderer",
+    "runtime.endpoints.renderer.n_concurrent_rollouts",
+    "runtime.endpoints.renderer.skip",
+    "runtime.endpoints.sensorsim_cache_size",
+    "runtime.endpoints.trafficsim",
+    "runtime.endpoints.trafficsim.n_concurrent_rollouts",
+    "runtime.endpoints.trafficsim.skip",
+    "runtime.extra_cameras",
+    "runtime.max_rollout_retries",
+    "runtime.nr_workers",
+    "runtime.renderer",
+    "runtime.renderer.kind",
+    "runtime.renderer.video_model_config",
+    "runtime.renderer.video_model_config.chunk_frames",
+    "runtime.renderer.video_model_config.first_chunk_frames",
+    "runtime.renderer.video_model_config.fps",
+    "runtime.renderer.video_model_config.text_prompt_negative",
+    "runtime.renderer.video_model_config.text_prompt_positive",
+    "runtime.scene_provider",
+    "runtime.scene_provider.kind",
+    "runtime.scene_provider.trajdata",
+    "runtime.scene_provider.trajdata.cache_location",
+    "runtime.scene_provider.trajdata.dataset",
+    "runtime.scene_provider.trajdata.dataset.data_dir",
+    "runtime.scene_provider.trajdata.dataset.extra_params",
+    "runtime.scene_provider.trajdata.dataset.extra_params.config_dir",
+    "runtime.scene_provider.trajdata.dataset.extra_params.num_timesteps_after",
+    "runtime.scene_provider.trajdata.dataset.extra_params.num_timesteps_before",
+    "runtime.scene_provider.trajdata.dataset.name",
+    "runtime.scene_provider.trajdata.desired_dt",
+    "runtime.scene_provider.trajdata.load_vector_map",
+    "runtime.scene_provider.trajdata.num_workers",
+    "runtime.scene_provider.trajdata.rebuild_cache",
+    "runtime.scene_provider.trajdata.rebuild_maps",
+    "runtime.scene_provider.usdz",
+    "runtime.scene_provider.usdz.artifact_cache_size",
+    "runtime.scene_provider.usdz.data_dir",
+    "runtime.simulation_config",
+    "runtime.simulation_config.assert_zero_decision_delay",
+    "runtime.simulation_config.cameras",
+    "runtime.simulation_config.control_timestep_us",
+    "runtime.simulation_config.ego_mask_rig_config_id",
+    "runtime.simulation_config.force_gt_duration_us",
+    "runtime.simulation_config.min_traffic_duration_us",
+    "runtime.simulation_config.n_rollouts",
+    "runtime.simulation_config.n_sim_steps",
+    "runtime.simulation_config.physics_update_mode",
+    "runtime.simulation_config.planner_delay_us",
+    "runtime.simulation_config.pose_reporting_interval_us",
+    "runtime.simulation_config.render_bundling",
+    "runtime.simulation_config.route_generator_type",
+    "runtime.simulation_config.route_start_offset_m",
+    "runtime.simulation_config.send_recording_ground_truth",
+    "runtime.simulation_config.skip_driver_during_force_gt",
+    "runtime.simulation_config.vehicle",
+    "runtime.simulation_config.vehicle.aabb_x_m",
+    "runtime.simulation_config.vehicle.aabb_x_offset_m",
+    "runtime.simulation_config.vehicle.aabb_y_m",
+    "runtime.simulation_config.vehicle.aabb_y_offset_m",
+    "runtime.simulation_config.vehicle.aabb_z_m",
+    "runtime.simulation_config.vehicle.aabb_z_offset_m",
+    "runtime.smooth_trajectories",
+    "scenes",
+    "scenes.limit_to_first_n",
+    "scenes.local_usdz_dir",
+    "scenes.nre_version_string",
+    "scenes.scene_cache",
+    "scenes.scene_ids",
+    "scenes.scenes_csv",
+    "scenes.sceneset_path",
+    "scenes.suites_csv",
+    "scenes.test_suite_id",
+    "services",
+    "services.controller",
+    "services.controller.command",
+    "services.controller.environments",
+    "services.controller.external_image",
+    "services.controller.gpus",
+    "services.controller.image",
+    "services.controller.pull_policy",
+    "services.controller.remap_root",
+    "services.controller.replicas_per_container",
+    "services.controller.volumes",
+    "services.controller.workdir",
+    "services.driver",
+    "services.driver.command",
+    "services.driver.environments",
+    "services.driver.external_image",
+    "services.driver.gpus",
+    "services.driver.image",
+    "services.driver.pull_policy",
+    "services.driver.remap_root",
+    "services.driver.replicas_per_container",
+    "services.driver.volumes",
+    "services.driver.workdir",
+    "services.physics",
+    "services.physics.command",
+    "services.physics.environments",
+    "services.physics.external_image",
+    "services.physics.gpus",
+    "services.physics.image",
+    "services.physics.pull_policy",
+    "services.physics.remap_root",
+    "services.physics.replicas_per_container",
+    "services.physics.volumes",
+    "services.physics.workdir",
+    "services.prometheus",
+    "services.prometheus.environments",
+    "services.prometheus.external_image",
+    "services.prometheus.image",
+    "services.prometheus.pull_policy",
+    "services.prometheus.remap_root",
+    "services.prometheus.volumes",
+    "services.prometheus.workdir",
+    "services.renderer",
+    "services.renderer.command",
+    "services.renderer.environments",
+    "services.renderer.external_image",
+    "services.renderer.gpus",
+    "services.renderer.image",
+    "services.renderer.pull_policy",
+    "services.renderer.remap_root",
+    "services.renderer.replicas_per_container",
+    "services.renderer.volumes",
+    "services.renderer.workdir",
+    "services.runtime",
+    "services.runtime.command",
+    "services.runtime.depends_on",
+    "services.runtime.environments",
+    "services.runtime.external_image",
+    "services.runtime.gpus",
+    "services.runtime.image",
+    "services.runtime.pull_policy",
+    "services.runtime.remap_root",
+    "services.runtime.replicas_per_container",
+    "services.runtime.volumes",
+    "services.runtime.workdir",
+    "services.trafficsim",
+    "services.trafficsim.command",
+    "services.trafficsim.environments",
+    "services.trafficsim.external_image",
+    "services.trafficsim.gpus",
+    "services.trafficsim.image",
+    "services.trafficsim.pull_policy",
+    "services.trafficsim.remap_root",
+    "services.trafficsim.replicas_per_container",
+    "services.trafficsim.volumes",
+    "services.trafficsim.workdir",
+    "trafficsim",
+    "trafficsim.catk",
+    "trafficsim.catk.device",
+    "trafficsim.catk.filter_distance_th",
+    "trafficsim.catk.loader",
+    "trafficsim.catk.loader.num_history_steps",
+    "trafficsim.catk.loader.prediction_steps",
+    "trafficsim.catk.loader.time_step",
+    "trafficsim.catk.loader.usdz_folder",
+    "trafficsim.catk.min_valid_history_steps",
+    "trafficsim.catk.model",
+    "trafficsim.catk.model.ckpt_path",
+    "trafficsim.catk.model.config_path",
+    "trafficsim.catk.model.token_pkl_dir",
+    "trafficsim.catk.predict_static",
+    "trafficsim.hydra",
+    "trafficsim.hydra.job",
+    "trafficsim.hydra.job.chdir",
+    "trafficsim.server",
+    "trafficsim.server.host",
+    "trafficsim.server.log_file",
+    "trafficsim.server.max_workers",
+    "trafficsim.server.port",
+    "wizard",
+    "wizard.array_job_dir",
+    "wizard.baseport",
+    "wizard.debug_flags",
+    "wizard.debug_flags.use_localhost",
+    "wizard.description",
+    "wizard.driver_code_hash",
+    "wizard.driver_code_repo",
+    "wizard.dry_run",
+    "wizard.enable_mps",
+    "wizard.external_services",
+    "wizard.external_services.driver",
+    "wizard.external_services.renderer",
+    "wizard.helper",
+    "wizard.latest_symlink",
+    "wizard.log_dir",
+    "wizard.log_level",
+    "wizard.nr_retries",
+    "wizard.prometheus",
+    "wizard.prometheus.file_sd_dir",
+    "wizard.prometheus.run_uuid",
+    "wizard.prometheus.scrape_interval",
+    "wizard.prometheus.start_prometheus",
+    "wizard.run_method",
+    "wizard.run_mode",
+    "wizard.run_name",
+    "wizard.run_sim_services",
+    "wizard.runtime_server_port",
+    "wizard.slurm_cpu_bind_none",
+    "wizard.slurm_job_id",
+    "wizard.sqshcaches",
+    "wizard.submitter",
+    "wizard.timeout",
+    "wizard.validate_mount_points",
+    "wizard.vscode"
+  ],
+  open: [
+    "controller",
+    "defines",
+    "driver",
+    "eval",
+    "runtime",
+    "trafficsim",
+    "wizard.external_services"
+  ],
+  groups: {
+    cameras: {
+      default: null,
+      options: {
+        "1cam": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_1080": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_2168": {
+          package: "_global_",
+          topology: {}
+        },
+        "2cam_4k": {
+          package: "_global_",
+          topology: {}
+        },
+        "4cam_1080": {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    chunking: {
+      default: null,
+      options: {
+        "12frame": {
+          package: "_global_",
+          topology: {}
+        },
+        "16frame": {
+          package: "_global_",
+          topology: {}
+        },
+        "8frame": {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    controller: {
+      default: "default",
+      options: {
+        default: {
+          package: "controller",
+          topology: {}
+        },
+        nonlinear: {
+          package: "controller",
+          defaults: [
+            "default"
+          ],
+          topology: {}
+        },
+        short_horizon: {
+          package: "controller",
+          defaults: [
+            "default"
+          ],
+          topology: {}
+        }
+      }
+    },
+    deploy: {
+      default: null,
+      options: {
+        docker_build_only: {
+          package: "_global_",
+          topology: {}
+        },
+        external_video_model: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.controller.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.renderer.skip": false,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              0
+            ],
+            "services.physics.replicas_per_container": 1
+          }
+        },
+        local: {
+          package: "_global_",
+          topology: {}
+        },
+        managed_flashdreams: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.renderer.skip": false
+          }
+        }
+      }
+    },
+    driver: {
+      default: null,
+      options: {
+        alpamayo_configs: {
+          package: "_global_",
+          topology: {}
+        },
+        alpamayo1: {
+          package: "driver",
+          defaults: [
+            "alpamayo_configs"
+          ],
+          topology: {}
+        },
+        alpamayo1_5: {
+          package: "driver",
+          defaults: [
+            "alpamayo_configs"
+          ],
+          topology: {}
+        },
+        alpamayo1_5_1cam: {
+          package: "driver",
+          defaults: [
+            "alpamayo1_5",
+            "/cameras=1cam"
+          ],
+          topology: {}
+        },
+        manual: {
+          package: "driver",
+          defaults: [
+            "manual_configs"
+          ],
+          topology: {}
+        },
+        manual_configs: {
+          package: "_global_",
+          topology: {
+            "services.driver.gpus": null,
+            "services.driver.replicas_per_container": 1
+          }
+        },
+        vavam: {
+          package: "driver",
+          defaults: [
+            "vavam_configs"
+          ],
+          topology: {}
+        },
+        vavam_configs: {
+          package: "_global_",
+          topology: {}
+        },
+        vavam_video_model: {
+          package: "_global_",
+          defaults: [
+            "vavam@driver"
+          ],
+          topology: {}
+        }
+      }
+    },
+    driver_source: {
+      default: null,
+      options: {
+        external_dynamic: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.driver.skip": true
+          }
+        },
+        external_static: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.driver.skip": false
+          }
+        }
+      }
+    },
+    "exp/presets": {
+      default: null,
+      options: {
+        vavam_4hz: {
+          package: "_global_",
+          topology: {}
+        },
+        vavam_4hz_eco: {
+          package: "_global_",
+          defaults: [
+            "vavam_4hz"
+          ],
+          topology: {}
+        }
+      }
+    },
+    "exp/sim": {
+      default: null,
+      options: {
+        force_gt: {
+          package: "_global_",
+          defaults: [
+            "/physics=disabled",
+            "override /controller=perfect_control"
+          ],
+          topology: {}
+        }
+      }
+    },
+    physics: {
+      default: null,
+      options: {
+        disabled: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.physics.skip": true
+          }
+        },
+        implemented_in_renderer: {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    },
+    topology: {
+      default: null,
+      options: {
+        "1gpu": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 5,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 4,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 4,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              0
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              0
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 4
+          }
+        },
+        "2gpu": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 13,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 2,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.skip": false,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 6,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 12,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 6,
+            "runtime.nr_workers": 4,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 6,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 3,
+            "services.physics.gpus": [
+              0,
+              1
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              1
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 6
+          }
+        },
+        "8gpu_12rollouts": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 16,
+            "defines.physics_cache_size": 16,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 6,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 3,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 2,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 3,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 6,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 2,
+            "services.driver.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              2,
+              3,
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 6
+          }
+        },
+        "8gpu_64rollouts": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 17,
+            "defines.physics_cache_size": 6,
+            "eval.num_processes": 32,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 4,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 2,
+            "runtime.endpoints.driver.skip": false,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 4,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 16,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 16,
+            "runtime.nr_workers": 8,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 16,
+            "services.driver.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.driver.replicas_per_container": 8,
+            "services.physics.gpus": [
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.physics.replicas_per_container": 4,
+            "services.renderer.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              0,
+              1,
+              2,
+              3
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 16
+          }
+        },
+        "8gpu_no_replicas": {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 3,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 10,
+            "runtime.endpoints.driver.n_concurrent_rollouts": 10,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 10,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 2,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 10,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.gpus": [
+              0
+            ],
+            "services.driver.replicas_per_container": 1,
+            "services.physics.gpus": [
+              1
+            ],
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.gpus": [
+              3,
+              4,
+              5,
+              6,
+              7
+            ],
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": [
+              2
+            ],
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 10
+          }
+        },
+        daemon: {
+          package: "_global_",
+          topology: {
+            "defines.nre_cache_size": 5,
+            "runtime.endpoints.controller.n_concurrent_rollouts": 1,
+            "runtime.endpoints.driver.skip": true,
+            "runtime.endpoints.physics.n_concurrent_rollouts": 1,
+            "runtime.endpoints.physics.skip": false,
+            "runtime.endpoints.renderer.n_concurrent_rollouts": 1,
+            "runtime.endpoints.trafficsim.n_concurrent_rollouts": 1,
+            "runtime.nr_workers": 1,
+            "services.controller.gpus": null,
+            "services.controller.replicas_per_container": 1,
+            "services.driver.replicas_per_container": 1,
+            "services.physics.replicas_per_container": 1,
+            "services.renderer.replicas_per_container": 1,
+            "services.trafficsim.gpus": null,
+            "services.trafficsim.replicas_per_container": 1,
+            "trafficsim.server.max_workers": 1
+          }
+        }
+      }
+    },
+    trafficsim: {
+      default: "disabled",
+      options: {
+        catk: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.trafficsim.skip": false
+          }
+        },
+        disabled: {
+          package: "_global_",
+          topology: {
+            "runtime.endpoints.trafficsim.skip": true
+          }
+        }
+      }
+    },
+    vehicle: {
+      default: null,
+      options: {
+        custom: {
+          package: "_global_",
+          topology: {}
+        }
+      }
+    }
+  }
+};
+
+// src/catalog/facts.ts
+var CONFIG_CATALOG = config_keys_default;
+var ALPASIM_COMMIT = CONFIG_CATALOG.source.commit;
+var KEY_SET = new Set(CONFIG_CATALOG.keys);
+function isConfigKey(key) {
+  return KEY_SET.has(key);
+}
+function isUnderOpenKey(key) {
+  return CONFIG_CATALOG.open.some((p) => key.startsWith(`${p}.`));
+}
+function configGroup(name) {
+  return CONFIG_CATALOG.groups[name];
+}
 
 // src/topology/expand.ts
 function isPlainObject3(value) {
@@ -39501,20 +42220,83 @@ function deepMerge(base, over) {
 function clone(value) {
   return value === void 0 ? value : JSON.parse(JSON.stringify(value));
 }
+function parseGroupOverride(override) {
+  const m = /^(\+{0,2})([A-Za-z0-9_/]+)=([A-Za-z0-9_./-]+)$/.exec(override);
+  if (!m || !configGroup(m[2])) return void 0;
+  return { group: m[2], option: m[3], append: m[1] === "+" };
+}
 function groupChoice(experiment, group) {
-  for (const override of experiment?.fixed_inputs.overrides ?? []) {
-    const m = /^\+{0,2}([A-Za-z0-9_.]+)=(.*)$/.exec(override);
-    if (m && m[1] === group) return m[2];
+  const fi = experiment?.fixed_inputs;
+  if (group === "deploy" && fi?.deploy) return fi.deploy;
+  if (group === "driver" && fi?.driver) return fi.driver;
+  let choice;
+  for (const override of fi?.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g?.group === group) choice = g.option;
   }
-  return void 0;
+  return choice;
 }
 function defaultSkip(experiment, svc) {
   const group = SERVICE_SWITCH_GROUPS[svc];
   if (!group) return false;
   return (groupChoice(experiment, svc) ?? group.default) === DISABLED_GROUP_CHOICE;
 }
+function nestKeys(keys) {
+  const out = {};
+  for (const [key, value] of Object.entries(keys)) {
+    const parts = key.split(".");
+    let node = out;
+    for (const p of parts.slice(0, -1)) {
+      if (!isPlainObject3(node[p])) node[p] = {};
+      node = node[p];
+    }
+    node[parts.at(-1)] = clone(value);
+  }
+  return out;
+}
+function optionLayer(group, option, depth = 0) {
+  const opt = configGroup(group)?.options[option];
+  if (!opt || depth > 4) return {};
+  let layer = {};
+  for (const d of opt.defaults ?? [])
+    if (!d.includes("=")) layer = deepMerge(layer, optionLayer(group, d, depth + 1));
+  return deepMerge(layer, nestKeys(opt.topology));
+}
+function compositionLayers(experiment) {
+  let before = nestKeys(
+    Object.fromEntries(
+      Object.entries(CONFIG_CATALOG.base_topology).filter(
+        ([k]) => k.startsWith("defines.") || /^runtime\.endpoints\.[a-z]+\.skip$/.test(k)
+      )
+    )
+  );
+  let after = {};
+  let seenTopology = false;
+  const listed = /* @__PURE__ */ new Set();
+  for (const entry of CONFIG_CATALOG.base_defaults) {
+    const m = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
+    if (!m) continue;
+    const group = m[1];
+    listed.add(group);
+    if (group === "topology") {
+      seenTopology = true;
+      continue;
+    }
+    const choice = groupChoice(experiment, group) ?? (m[2] === "null" ? void 0 : m[2]);
+    if (!choice) continue;
+    const layer = optionLayer(group, choice);
+    if (seenTopology) after = deepMerge(after, layer);
+    else before = deepMerge(before, layer);
+  }
+  for (const override of experiment?.fixed_inputs.overrides ?? []) {
+    const g = parseGroupOverride(override);
+    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+  }
+  return { before, after };
+}
 function expandPreset(preset, experiment) {
-  const out = clone(preset);
+  const { before, after } = compositionLayers(experiment);
+  const out = deepMerge(deepMerge(before, preset), after);
   out.defines = { physics_cache_size: DEFAULT_PHYSICS_CACHE_SIZE, ...out.defines };
   out.runtime ??= {};
   out.runtime.endpoints ??= {};
@@ -39924,6 +42706,142 @@ function sortIssues(issues) {
   return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
 }
 
+// src/topology/overrides.ts
+var OVERRIDE_SYNTAX = /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
+var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
+  "_target_",
+  "_args_",
+  "_partial_",
+  "_recursive_",
+  "_convert_",
+  "env_set",
+  "callbacks"
+]);
+function parseOverride(text) {
+  const m = OVERRIDE_SYNTAX.exec(text);
+  if (!m) return void 0;
+  return { prefix: m[1], key: m[2], value: m[3] };
+}
+function overrideProblem(text) {
+  const o = parseOverride(text);
+  if (!o) {
+    return {
+      rule: "bad-format",
+      severity: "error",
+      message: `\`${text}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+    };
+  }
+  const segments = o.key.split(/[./]/);
+  if (segments[0] === "hydra" || segments.some((s) => FORBIDDEN_SEGMENTS.has(s))) {
+    return {
+      rule: "override-forbidden",
+      severity: "error",
+      message: `\`${o.key}\` reaches into Hydra itself (hydra.*, _target_, _args_, env_set, callbacks) and could run code or change the job's environment: topo never passes it to sbatch; remove it`
+    };
+  }
+  const group = configGroup(o.key);
+  if (group) return groupProblem(o, group);
+  if (o.key.includes("/")) {
+    const hint = suggest(o.key, Object.keys(CONFIG_CATALOG.groups));
+    return {
+      rule: "override-unknown",
+      severity: hint ? "error" : "warning",
+      message: `\`${o.key}\` is not a config group of AlpaSim's public configs${hint || PLUGIN_NOTE}`
+    };
+  }
+  return keyProblem(o);
+}
+function groupProblem(o, group) {
+  const options = Object.keys(group.options);
+  if (!group.options[o.value]) {
+    const hint = suggest(o.value, options);
+    return {
+      rule: "override-unknown",
+      severity: hint ? "error" : "warning",
+      message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(", ")}`
+    };
+  }
+  const listed = CONFIG_CATALOG.base_defaults.some(
+    (d) => d.replace(/^optional /, "").startsWith(`${o.key}=`)
+  );
+  if (!listed && o.prefix === "") {
+    return {
+      rule: "override-unknown",
+      severity: "error",
+      message: `\`${o.key}=${o.value}\`: group ${o.key} is not in AlpaSim's defaults list, so Hydra refuses a plain override: append it with \`+${o.key}=${o.value}\``
+    };
+  }
+  return void 0;
+}
+function parentOf(key) {
+  return key.slice(0, Math.max(0, key.lastIndexOf(".")));
+}
+function keyProblem(o) {
+  if (isConfigKey(o.key)) return void 0;
+  const index = o.key.split(".").findIndex((seg) => /^[0-9]+$/.test(seg));
+  if (index > 0 && isConfigKey(o.key.split(".").slice(0, index).join("."))) return void 0;
+  if (o.prefix !== "") {
+    const parent = parentOf(o.key);
+    if (isUnderOpenKey(o.key) || parent && isConfigKey(parent)) return void 0;
+  }
+  const hint = suggest(o.key, CONFIG_CATALOG.keys);
+  return {
+    rule: "override-unknown",
+    // Beneath a free-form mapping (driver.*, controller.*, runtime.*) a plugin's group may define the key.
+    severity: hint || !isUnderOpenKey(o.key) ? "error" : "warning",
+    message: `\`${o.key}\` is not a key of AlpaSim's config (NVlabs/alpasim@${CONFIG_CATALOG.source.commit.slice(0, 7)})${hint}${o.prefix === "" && !hint ? "; to add a new key Hydra needs `+key=value`" : ""}`
+  };
+}
+var PLUGIN_NOTE = " (an AlpaSim plugin may provide it: check the name)";
+function suggest(word, candidates) {
+  let best;
+  let bestD = Number.POSITIVE_INFINITY;
+  const limit = Math.max(2, Math.floor(word.length / 5));
+  const parent = word.slice(0, word.lastIndexOf(".") + 1);
+  const last = word.slice(parent.length);
+  for (const c of candidates) {
+    const truncated = parent && c.startsWith(parent) && last.length >= 3 && c.slice(parent.length).startsWith(last);
+    if (!truncated && Math.abs(c.length - word.length) > limit) continue;
+    const d = truncated && !c.slice(parent.length).includes(".") ? 1 : distance(word, c, limit);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== void 0 && bestD <= limit ? ` (did you mean \`${best}\`?)` : "";
+}
+function distance(a, b, limit) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > limit) return limit + 1;
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+// src/slurm/environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+
 // src/topology/render.ts
 var RenderError = class extends Error {
   name = "RenderError";
@@ -39942,8 +42860,13 @@ var PATTERNS = {
   fixedValue: /^[A-Za-z0-9_.-]{1,128}$/,
   override: /^\+{0,2}[A-Za-z_][A-Za-z0-9_.]{0,200}=[A-Za-z0-9_.,:/@+[\]-]{0,500}$/,
   topologyKey: new RegExp(
-    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join("|")})\\.(gpus|replicas_per_container)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join("|")})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`
-  )
+    `^(defines\\.(nre_cache_size|physics_cache_size)|services\\.(${SERVICES.join("|")})\\.(gpus|replicas_per_container|environments)|runtime\\.nr_workers|runtime\\.endpoints\\.(${SERVICES.join("|")})\\.(n_concurrent_rollouts|skip)|trafficsim\\.server\\.max_workers|eval\\.num_processes)$`
+  ),
+  /** One `NAME=value` of services.<svc>.environments (the topology schema's item pattern). */
+  environment: /^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$/,
+  /** submit.sh's LOGDIR (relative to the submit directory, or absolute) and DESCRIPTION. */
+  logDir: /^(\/|[A-Za-z0-9._])[A-Za-z0-9._/-]{0,500}$/,
+  description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
   const text = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
@@ -40149,7 +43072,10 @@ var experiment_schema_default = {
       maxLength: 80,
       description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
     },
-    objective: { type: "string", default: "minimize stabilized full-run seconds_per_rollout" },
+    objective: {
+      type: "string",
+      default: "minimize stabilized full-run seconds_per_rollout"
+    },
     command: {
       type: "string",
       maxLength: 8e3,
@@ -40177,13 +43103,38 @@ var experiment_schema_default = {
       default: false,
       description: "Cancel a candidate's job once its verdict is in, to save GPU-hours."
     },
+    min_improvement: {
+      type: "number",
+      minimum: 0,
+      maximum: 0.5,
+      default: 0.02,
+      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
+    },
+    stop_when_decided: {
+      type: "boolean",
+      default: true,
+      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    comment_interval_minutes: {
+      type: "number",
+      minimum: 1,
+      maximum: 1440,
+      default: 15,
+      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
+    },
     fixed_inputs: {
       type: "object",
       additionalProperties: false,
       required: ["deploy", "driver"],
       properties: {
-        deploy: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
-        driver: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
+        deploy: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        driver: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
         scenes: {
           type: "string",
           pattern: "^[A-Za-z0-9_.-]{1,128}$",
@@ -40194,29 +43145,81 @@ var experiment_schema_default = {
           minimum: 1,
           description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
         },
-        rollouts_per_scene: { type: "integer", minimum: 1, default: 1 },
+        rollouts_per_scene: {
+          type: "integer",
+          minimum: 1,
+          default: 1
+        },
         cameras: {
           type: "string",
           pattern: "^[A-Za-z0-9_.-]{1,64}$",
           description: "Camera preset (+cameras=<preset>)."
         },
-        control_timestep_us: { type: "integer", minimum: 1 },
-        simulation_duration_s: { type: "number", exclusiveMinimum: 0, default: 20 },
-        git_commit: { type: "string", pattern: "^[0-9a-f]{7,40}$" },
+        control_timestep_us: {
+          type: "integer",
+          minimum: 1
+        },
+        simulation_duration_s: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 20
+        },
+        git_commit: {
+          type: "string",
+          pattern: "^[0-9a-f]{7,40}$"
+        },
         overrides: {
           type: "array",
           maxItems: 200,
-          items: { type: "string", pattern: "^\\+?[A-Za-z0-9_.]+=[A-Za-z0-9_.,:/@+\\[\\]-]*$" },
-          description: "Other Hydra overrides of the command that stay fixed across candidates."
+          items: {
+            type: "string",
+            maxLength: 700,
+            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
+          },
+          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
+        },
+        submit_env: {
+          type: "object",
+          additionalProperties: false,
+          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
+          properties: {
+            LOGDIR: {
+              type: "string",
+              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
+            },
+            DESCRIPTION: {
+              type: "string",
+              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
+            }
+          }
         },
         slurm: {
           type: "object",
           additionalProperties: false,
           properties: {
-            account: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,64}$" },
-            partition: { type: "string", pattern: "^[A-Za-z0-9_.,-]{1,128}$" },
-            gpus_per_node: { type: "integer", minimum: 1, maximum: 64 },
-            time: { type: "string", pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$" }
+            account: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.-]{1,64}$"
+            },
+            partition: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
+            },
+            gpus_per_node: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64
+            },
+            gpus: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64,
+              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
+            },
+            time: {
+              type: "string",
+              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
+            }
           }
         }
       }
@@ -40226,12 +43229,36 @@ var experiment_schema_default = {
       additionalProperties: false,
       description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
       properties: {
-        warmup_floor_minutes: { type: "number", minimum: 0, default: 10 },
-        window_minutes: { type: "number", exclusiveMinimum: 0, default: 5 },
-        max_relative_range: { type: "number", exclusiveMinimum: 0, default: 0.02 },
-        max_relative_slope_per_hour: { type: "number", exclusiveMinimum: 0, default: 0.05 },
-        consecutive_windows: { type: "integer", minimum: 1, default: 3 },
-        max_ci_relative: { type: "number", exclusiveMinimum: 0, default: 0.03 }
+        warmup_floor_minutes: {
+          type: "number",
+          minimum: 0,
+          default: 10
+        },
+        window_minutes: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 5
+        },
+        max_relative_range: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.02
+        },
+        max_relative_slope_per_hour: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.05
+        },
+        consecutive_windows: {
+          type: "integer",
+          minimum: 1,
+          default: 3
+        },
+        max_ci_relative: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.03
+        }
       }
     }
   }
@@ -40334,6 +43361,15 @@ var topology_schema_default = {
           minimum: 1,
           maximum: 256,
           description: "Service instances inside each container, each on its own port."
+        },
+        environments: {
+          description: "Environment of the service's containers (NAME=value), as in AlpaSim's service config and the topology-knobs example. Names are limited to runtime tuning families (OMP_, MKL_, CUDA_, NCCL_, PYTORCH_, XDG_, HOME, ...); values to plain path and setting characters.",
+          type: "array",
+          maxItems: 32,
+          items: {
+            type: "string",
+            pattern: "^(HOME|TMPDIR|(OMP|MKL|OPENBLAS|NUMEXPR|CUDA|NCCL|PYTORCH|TORCH|XDG|HF|WARP|TOKENIZERS|NVIDIA|CUBLAS|CUDNN)_[A-Z0-9_]{1,64})=[A-Za-z0-9_.,:/@+%-]{0,256}$"
+          }
         }
       }
     },
@@ -40882,7 +43918,7 @@ function experimentRuleIssues(loaded, experiment, context3) {
         loaded,
         "preset-unknown",
         ["base_topology"],
-        `base topology preset \`${experiment.base_topology}\` was not found in ${context3.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`
+        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset \`${experiment.base_topology}\` was not found in ${context3.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`
       )
     );
   }
@@ -40903,7 +43939,9 @@ function experimentRuleIssues(loaded, experiment, context3) {
           `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? "topo sets to the job name so that job, run and metrics share one name" : "has its own field in fixed_inputs (or is the base_topology)"}: remove it from overrides${key === RUN_NAME_OVERRIDE ? "" : " and use the field"}`
         )
       );
-    } else if (PATTERNS.topologyKey.test(key)) {
+      return;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
       issues.push(
         issueAt(
           loaded,
@@ -40912,7 +43950,10 @@ function experimentRuleIssues(loaded, experiment, context3) {
           `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`
         )
       );
+      return;
     }
+    const problem = overrideProblem(override);
+    if (problem) issues.push(issueAt(loaded, problem.rule, path, problem.message, false, problem.severity));
   });
   return issues;
 }
@@ -41076,11 +44117,12 @@ function candidateRuleIssues(input) {
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
       const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
       const limit = row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+      const measured = input.memoryModelFitted === true;
       add(
         "gpu-memory",
         at,
-        `GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes`,
-        row.level === "error" ? "error" : "warning"
+        `${measured ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
+        row.level === "error" && measured ? "error" : "warning"
       );
     }
   }
@@ -41097,19 +44139,47 @@ function candidateRuleIssues(input) {
   return issues;
 }
 
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+var PRESET_PATH = /(?:^|\/)presets\/([A-Za-z0-9_]{1,64})\.ya?ml$/;
+function presetCandidates(path, inRepository, override, shipped = shippedRoot()) {
+  const m = PRESET_PATH.exec(path);
+  if (!m) return [inRepository];
+  const file = `${m[1]}.yaml`;
+  return [
+    ...override ? [join(override, file)] : [],
+    inRepository,
+    ...shipped ? [join(shipped, "topologies", "presets", file)] : []
+  ];
+}
+
 // src/usecases/validate.ts
-function fileSystemSource(root) {
+function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   return {
     async read(path) {
-      try {
-        return readFileSync2(resolve(root, path), "utf8");
-      } catch {
-        return void 0;
+      const override = presetsDir ? resolve2(root, presetsDir) : void 0;
+      for (const file of presetCandidates(path, resolve2(root, path), override)) {
+        try {
+          return readFileSync2(file, "utf8");
+        } catch {
+        }
       }
+      return void 0;
     },
     async list(dir) {
       try {
-        return readdirSync(resolve(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync(resolve2(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -41291,7 +44361,10 @@ async function buildContext(dir, options, config, loadClusters) {
     if (recordText !== void 0) {
       try {
         const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === "fitted") ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+        if (fitted.source === "fitted") {
+          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+          ctx.memoryModelFitted = true;
+        }
       } catch {
       }
     }
@@ -41309,6 +44382,13 @@ async function buildContext(dir, options, config, loadClusters) {
     }
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
+  }
+  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
+  if (overrideErrors[0]) {
+    ctx.blockers.push({
+      rule: "experiment-invalid",
+      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
+    });
   }
   return ctx;
 }
@@ -41393,7 +44473,8 @@ async function validateCandidate(path, ctx, files, fresh) {
       parent,
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
-      earlier
+      earlier,
+      memoryModelFitted: ctx.memoryModelFitted === true
     })
   );
   const summary2 = capacitySummary(own.expanded);
@@ -41414,7 +44495,10 @@ async function validateCandidate(path, ctx, files, fresh) {
     inFlight: summary2.inFlight,
     binding: summary2.binding,
     gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
-    ...cluster.memory_model ? { memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib) } : {},
+    ...cluster.memory_model ? {
+      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+      memoryModelFitted: ctx.memoryModelFitted === true
+    } : {},
     gpuMemoryGiB: cluster.gpu_memory_gib,
     diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
     diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
@@ -41480,7 +44564,7 @@ function validationSummary(report) {
     lines.push("");
     const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
     lines.push(
-      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? "" : "; no memory model for this cluster"})`,
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? c.memoryModelFitted ? "; model fitted from measured runs" : "; unmeasured: clusters.yaml's estimate" : "; no memory model for this cluster"})`,
       ""
     );
     lines.push("| GPU | services | predicted GiB | share |", "|---:|---|---:|---:|");
@@ -41503,7 +44587,10 @@ function validationSummary(report) {
 }
 
 // actions/validate/main.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
 async function main() {
+  const presetsDir = getInput("presets-dir");
+  if (presetsDir) process.env.TOPO_PRESETS_DIR = presetsDir;
   const token = getInput("token", { required: true });
   setSecret(token);
   const eventPath = process.env.GITHUB_EVENT_PATH;
@@ -41517,6 +44604,7 @@ async function main() {
   }
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
+  let summaryText = "";
   const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
   const report = await validatePullRequest(
     {
@@ -41540,11 +44628,23 @@ async function main() {
         else warning(issue2.message, props);
       },
       async summary(markdown) {
+        summaryText += markdown;
         await summary.addRaw(markdown).write();
       },
       info: (message) => info(message)
     }
   );
+  const posted = await postSummaryCheckRun(octokit, {
+    owner,
+    repo,
+    name: VALIDATE_CHECK_NAME,
+    head_sha: pull.head.sha,
+    conclusion: report.errorCount > 0 ? "failure" : "success",
+    title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
+    summary: summaryText || "No topology files changed."
+  });
+  if (posted.reason) info(`summary left in the job summary only: ${posted.reason}`);
+  setOutput("summary-location", posted.place);
   setOutput("errors", String(report.errorCount));
   setOutput("warnings", String(report.warningCount));
   setOutput("files", JSON.stringify(report.files.map((f) => f.path)));
