@@ -192,7 +192,7 @@ export async function checkGrafana(cluster: Cluster, fetcher: typeof fetch = fet
 
 /** The permissions each caller workflow's job must grant (what the reusable workflows need). */
 export const WORKFLOW_PERMISSIONS: Record<string, Record<string, string>> = {
-  'topology-validate.yml': { contents: 'read', 'pull-requests': 'read' },
+  'topology-validate.yml': { checks: 'write', contents: 'read', 'pull-requests': 'read' },
   'topology-submit.yml': { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
   'topology-monitor.yml': { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
   'topology-record.yml': { contents: 'write', 'pull-requests': 'write' },

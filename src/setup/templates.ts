@@ -25,7 +25,7 @@ export function callerWorkflows(o: SetupOptions): SetupFile[] {
   return [
     {
       path: '.github/workflows/topology-validate.yml',
-      text: `${header(o, 'Validate candidate topologies in pull requests (GitHub-hosted, no secrets).')}name: topology-validate\n\non:\n  pull_request:\n    types: [opened, synchronize, reopened]\n    paths:\n      - 'topologies/**'\n\npermissions: {}\n\njobs:\n  validate:\n    permissions:\n      contents: read\n      pull-requests: read\n    uses: ${uses('validate')}\n`,
+      text: `${header(o, 'Validate candidate topologies in pull requests (GitHub-hosted, no secrets).')}name: topology-validate\n\non:\n  pull_request:\n    types: [opened, synchronize, reopened]\n    paths:\n      - 'topologies/**'\n\npermissions: {}\n\njobs:\n  validate:\n    permissions:\n      checks: write\n      contents: read\n      pull-requests: read\n    uses: ${uses('validate')}\n`,
     },
     {
       path: '.github/workflows/topology-submit.yml',

@@ -39,7 +39,7 @@ describe('topo validate', () => {
     const json = JSON.parse(t.out());
     expect(Object.keys(json)).toEqual(['schema_version', 'files']);
     expect(json.files[0].path).toBe('topology-opt-vavam-test-20260101/gpu-index-out-of-range.yaml');
-    expect(Object.keys(json.files[0])).toEqual(['path', 'errors', 'warnings']);
+    expect(Object.keys(json.files[0])).toEqual(['path', 'errors', 'warnings', 'candidate']);
     expect(Object.keys(json.files[0].errors[0])).toEqual([
       'rule',
       'severity',

@@ -53,6 +53,8 @@ describe('override keys in the repository', () => {
         ).toBe(true);
         continue;
       }
+      // hostile fixtures of the security tests (hydra.*, _target_, env_set…): refused, tested as such
+      if (problem?.rule === 'override-forbidden') continue;
       if (problem?.rule === 'bad-format') continue; // shell-injection fixtures: refused by syntax, tested as such
       expect(problem?.severity, `${file}: ${override}: ${problem?.message}`).not.toBe('error');
     }
