@@ -84244,6 +84244,8 @@ function renderSite(records) {
         html: page(`${title}: ${run2.name}`, crumbs, markdownToSafeHtml(runSection(run2, i + 1)))
       });
     });
+    const svg = recordChartSvg(record);
+    if (svg) pages.push({ path: `${dir}/${record.experiment_id}.svg`, html: svg });
     pages.push({
       path: `${dir}/report.html`,
       html: page(

@@ -2,7 +2,7 @@
 // with its progress chart and best so far, one per candidate with its record entry, and the final
 // report). Pure: records in, pages out; `topo site` writes them.
 import { bestRun, stabilisedValue } from '../record/model.js';
-import { runSection } from '../record/render.js';
+import { recordChartSvg, runSection } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { chartPoints, progressChart } from './chart.js';
@@ -105,6 +105,9 @@ export function renderSite(records: readonly ExperimentRecord[]): SitePage[] {
         html: page(`${title}: ${run.name}`, crumbs, markdownToSafeHtml(runSection(run, i + 1))),
       });
     });
+    // The final report links the record's chart (experiments/<id>.svg) by a relative path.
+    const svg = recordChartSvg(record);
+    if (svg) pages.push({ path: `${dir}/${record.experiment_id}.svg`, html: svg });
     pages.push({
       path: `${dir}/report.html`,
       html: page(

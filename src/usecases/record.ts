@@ -413,7 +413,7 @@ async function recordCandidate(
     owner: deps.owner,
     repo: deps.repo,
     branch: deps.defaultBranch,
-    paths: [paths.json, paths.markdown],
+    paths: [paths.json, paths.markdown, paths.chart],
     message: `record: ${name} ${kind} in ${id} (#${pull.number})`,
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,

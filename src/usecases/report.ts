@@ -51,7 +51,7 @@ export async function concludeExperiment(
     owner: deps.owner,
     repo: deps.repo,
     branch: deps.defaultBranch,
-    paths: [paths.json, paths.markdown, paths.report],
+    paths: [paths.json, paths.markdown, paths.chart, paths.report],
     message: `report: final report of ${input.experimentId}`,
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,

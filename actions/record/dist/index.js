@@ -70252,7 +70252,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     owner: deps.owner,
     repo: deps.repo,
     branch: deps.defaultBranch,
-    paths: [paths.json, paths.markdown],
+    paths: [paths.json, paths.markdown, paths.chart],
     message: `record: ${name} ${kind} in ${id} (#${pull.number})`,
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,

@@ -73007,7 +73007,7 @@ async function concludeExperiment(deps, input) {
     owner: deps.owner,
     repo: deps.repo,
     branch: deps.defaultBranch,
-    paths: [paths.json, paths.markdown, paths.report],
+    paths: [paths.json, paths.markdown, paths.chart, paths.report],
     message: `report: final report of ${input.experimentId}`,
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,

@@ -143,10 +143,11 @@ describe('topo doctor', () => {
     const dir = await setupRepo();
     const bin = mkdtempSync(join(tmpdir(), 'topo-doctor-bin-'));
     symlinkSync('/usr/bin/test', join(bin, 'test'));
+    // The runner account's PATH (the CLI's environment; Slurm commands see only its allowlist).
     const path = process.env.PATH;
     process.env.PATH = bin;
     try {
-      const r = await doctor(dir, ['--cluster', 'local']);
+      const r = await doctor(dir, ['--cluster', 'local'], { PATH: bin });
       expect(r.code).toBe(1);
       for (const c of ['sbatch', 'squeue', 'sacct', 'scancel']) {
         expect(r.byName(`slurm ${c}`)?.status).toBe('fail');
