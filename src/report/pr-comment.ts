@@ -107,7 +107,7 @@ export function grafanaLink(
   return grafanaDashboardUrl(base, { runName }, range);
 }
 
-const HEAD_ICON: Record<Standing['outcome'], string> = {
+export const HEAD_ICON: Record<Standing['outcome'], string> = {
   better: '🟢',
   worse: '🔴',
   equivalent: '⚪',
