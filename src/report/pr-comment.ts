@@ -107,7 +107,7 @@ export function grafanaLink(
   return grafanaDashboardUrl(base, { runName }, range);
 }
 
-export const HEAD_ICON: Record<Standing['outcome'], string> = {
+const HEAD_ICON: Record<Standing['outcome'], string> = {
   better: '🟢',
   worse: '🔴',
   equivalent: '⚪',

@@ -62782,17 +62782,16 @@ function minMeanMax(values) {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
-function monotone(s) {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
-}
 function sumCounters(series) {
-  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map((s) => {
+    let offset = 0;
+    let prev = 0;
+    return s.map((p) => {
+      if (p.v < prev) offset += prev;
+      prev = p.v;
+      return { t: p.t, v: p.v + offset };
+    });
+  });
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
@@ -64334,6 +64333,15 @@ var RECORDING_RULES = {
 // src/analysis/estimators.ts
 function increase(s, a, b) {
   return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
+  });
 }
 function lag1(xs) {
   if (xs.length < 4) return 0;
