@@ -77,7 +77,7 @@ export function runSelector(runName: string): string {
     throw new Error(
       `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`,
     );
-  return `run_name="${runName}"`;
+  return anyRunSelector(runName);
 }
 
 export interface CatalogOptions {
