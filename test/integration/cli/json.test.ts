@@ -5,33 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { CliIO } from '../../../src/cli/command.js';
-import { main } from '../../../src/cli/main.js';
+import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { requireCluster } from '../../support/cluster.js';
 
 const cluster = requireCluster();
 const id = 'topology-opt-vavam-local-20261203';
 
-async function topo(cwd: string, ...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-    env: {
-      TOPO_CLUSTERS_FILE: cluster.clustersFile,
-      SLURM_CONF: cluster.slurmConf,
-      TOPO_SSH_KEY_FILE: cluster.sshKeyPath,
-    },
-    isTTY: false,
-  };
-  return { code: await main(args, io), stdout, stderr };
+function topo(cwd: string, ...args: string[]) {
+  return runTopo(args, cwd, {
+    TOPO_CLUSTERS_FILE: cluster.clustersFile,
+    SLURM_CONF: cluster.slurmConf,
+    TOPO_SSH_KEY_FILE: cluster.sshKeyPath,
+  });
 }
 
 function experimentDir(): string {

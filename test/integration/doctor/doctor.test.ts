@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { CliIO } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
+import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { requireCluster } from '../../support/cluster.js';
 import { type GitHubServer, type Repo, startGitHubServer } from '../../support/github-server/index.js';
@@ -28,25 +29,12 @@ interface Check {
 }
 
 async function doctor(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd: dir,
-    env: {
-      TOPO_SSH_KEY_FILE: cluster.sshKeyPath,
-      SLURM_CONF: cluster.slurmConf,
-      GITHUB_API_URL: github.url,
-      ...env,
-    },
-    isTTY: false,
-  };
-  const code = await main(['doctor', '--json', ...extra], io);
+  const { code, stdout, stderr } = await runTopo(['doctor', '--json', ...extra], dir, {
+    TOPO_SSH_KEY_FILE: cluster.sshKeyPath,
+    SLURM_CONF: cluster.slurmConf,
+    GITHUB_API_URL: github.url,
+    ...env,
+  });
   const doc = stdout ? JSON.parse(stdout) : undefined;
   if (doc) expect(cliSchemaErrors('doctor', doc)).toEqual([]);
   const byName = (name: string) => (doc?.checks as Check[] | undefined)?.find((c) => c.name === name);

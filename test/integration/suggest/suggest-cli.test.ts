@@ -4,30 +4,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { CliIO } from '../../../src/cli/command.js';
-import { main } from '../../../src/cli/main.js';
 import { expandCandidate, topologyHash } from '../../../src/topology/expand.js';
 import type { Candidate } from '../../../src/types/generated/candidate.js';
+import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { createExperimentRepo, EXPERIMENT_ID } from './experiment-repo.js';
 
-async function topo(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-    env,
-    isTTY: false,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+const topo = runTopo;
 
 function candidateFiles(dir: string): string[] {
   return readdirSync(join(dir, 'topologies', EXPERIMENT_ID))

@@ -3,9 +3,8 @@
 // proposal, the hypothesis and expected effect in the body; a re-run opens nothing new.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { CliIO } from '../../../src/cli/command.js';
-import { main } from '../../../src/cli/main.js';
 import type { Candidate } from '../../../src/types/generated/candidate.js';
+import { runTopo } from '../../support/cli.js';
 import { type GitHubServer, startGitHubServer } from '../../support/github-server/index.js';
 import { createExperimentRepo, EXPERIMENT_ID } from './experiment-repo.js';
 
@@ -18,23 +17,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function topo(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-    env,
-    isTTY: false,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+const topo = runTopo;
 
 describe('topo suggest --open-prs', () => {
   it('opens one pull request per proposal with the candidate file, and counts open ones as tried', async () => {

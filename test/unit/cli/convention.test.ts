@@ -3,28 +3,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIO } from '../../../src/cli/command.js';
 import { commands } from '../../../src/cli/commands/index.js';
-import { main } from '../../../src/cli/main.js';
+import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors, cliSchemaNames } from '../../support/cli-schemas.js';
 import { repoRoot } from '../../support/run-action.js';
 
-async function topo(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-    env,
-    isTTY: false,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
+function topo(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot) {
+  return runTopo(args, cwd, env);
 }
 
 const example = 'topologies/topology-opt-vavam-ord-20261202';

@@ -7,25 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { CliIO } from '../../../src/cli/command.js';
-import { main } from '../../../src/cli/main.js';
+import { runTopo } from '../../support/cli.js';
 import { repoRoot } from '../../support/run-action.js';
 
-async function topo(args: string[], cwd: string) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd,
-    env: {},
-    isTTY: false,
-  };
-  return { code: await main(args, io), stdout, stderr };
+function topo(args: string[], cwd: string) {
+  return runTopo(args, cwd);
 }
 
 const WORKFLOWS = ['validate', 'submit', 'monitor', 'record'].map(
