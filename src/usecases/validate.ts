@@ -451,7 +451,7 @@ async function validateCandidate(
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues];
+  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -532,6 +532,29 @@ async function validateCandidate(
     clusterConfig: cluster,
   };
   return { issues, candidate: details };
+}
+
+/**
+ * A candidate name with `-<8 digits>-` inside or `-<8 digits>` at its end is reserved: in a run name
+ * (`topo-<experiment>-<candidate>-…`) it could read as the rest of a longer experiment id
+ * (`…-<word>-<YYYYMMDD>`), whose slots and cancels would then count this candidate's jobs.
+ */
+export const RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+
+function reservedNameIssues(checked: ReturnType<typeof checkCandidate>): Issue[] {
+  const name = checked.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, '-d$1');
+  return [
+    {
+      rule: 'reserved-name',
+      severity: 'error',
+      file: checked.loaded.file,
+      ...checked.loaded.locate(['name']),
+      keyPath: 'name',
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-…\` it could read as part of a longer experiment id (\`…-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`,
+    },
+  ];
 }
 
 function safeJobName(experimentId: string, name: string, expanded: Topology): string {
