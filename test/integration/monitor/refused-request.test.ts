@@ -1,8 +1,8 @@
 // A queued Request is checked again at its turn, against the default branch as it is THEN: when the
-// experiment's rules changed (or its cluster went away) since `/topo submit`, it is refused (Outcome
+// experiment's rules changed (or its cluster or preset went away) since `/topo submit`, it is refused (Outcome
 // `refused` with the errors, the pull request told in the candidate's submit comment, its label
 // removed) and never reaches sbatch. Bundled submit and monitor actions, local GitHub API, local cluster.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,7 @@ beforeAll(async () => {
     ['alpha', 10],
     ['bravo', 12],
     ['charlie', 14],
+    ['delta', 6],
   ] as const)
     pulls[name] = gh.openPull({
       repo,
@@ -192,5 +193,25 @@ describe('a queued Request is checked again at its turn', () => {
     );
     await monitor();
     expect(await jobsOf('charlie')).toEqual([]);
+  });
+
+  it('is refused when its experiment’s preset went away from the default branch checkout', async () => {
+    const d = pulls.delta as Pull;
+    const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
+    expect(running).toHaveLength(1);
+    expect((await command(d, '/topo submit')).outputs.outcome).toBe('done');
+    expect(sticky(d, 'submit-delta')).toContain('queued at position 1');
+    rmSync(presetFile());
+    try {
+      await monitor();
+    } finally {
+      copyFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), presetFile());
+    }
+    expect(await jobsOf('delta')).toEqual([]);
+    expect(sticky(d, 'submit-delta')).toContain('its base preset is not in topologies/presets');
+    expect(d.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.state)).map((j) => j.id)).toEqual(
+      running.map((j) => j.id),
+    );
   });
 });
