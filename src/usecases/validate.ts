@@ -586,7 +586,7 @@ async function validateCandidate(
  * (`topo-<experiment>-<candidate>-…`) it could read as the rest of a longer experiment id
  * (`…-<word>-<YYYYMMDD>`), whose slots and cancels would then count this candidate's jobs.
  */
-export const RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+const RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
 
 function reservedNameIssues(checked: ReturnType<typeof checkCandidate>): Issue[] {
   const name = checked.value?.name;
