@@ -5,8 +5,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Octokit } from '../../src/github/client.js';
 import { setStateLabel } from '../../src/github/labels.js';
-import { openPullRunStates, type PullRunState, updateRunState } from '../../src/github/run-state.js';
-import { latestRequests, type RunRequest, withOutcome, withRun } from '../../src/lifecycle/model.js';
+import { openPullRunStates, updateRunState } from '../../src/github/run-state.js';
+import { latestRequests, withOutcome, withRun } from '../../src/lifecycle/model.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
@@ -14,7 +14,7 @@ import { expandPreset } from '../../src/topology/expand.js';
 import { checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
-import { withRunName } from '../../src/usecases/prepare.js';
+import { prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import {
   githubMonitorPort,
   type MonitorCandidate,
@@ -22,7 +22,7 @@ import {
   type MonitorPorts,
   slurmMonitorPort,
 } from '../../src/usecases/reconcile.js';
-import { recheckRequest, refuseRequest } from '../../src/usecases/refuse.js';
+import { refuseOrphanedRequest, refuseRequest } from '../../src/usecases/refuse.js';
 import { submitCandidate } from '../../src/usecases/submit.js';
 
 export interface MonitorConfig {
@@ -37,6 +37,12 @@ export interface MonitorConfig {
   /** Only this pull request (the `/topo status` pass). */
   onlyPull?: number;
 }
+
+const repoOf = (config: MonitorConfig) => ({
+  owner: config.owner,
+  repo: config.repo,
+  botLogin: config.botLogin,
+});
 
 interface Loaded {
   experiment: Experiment;
@@ -101,7 +107,7 @@ async function loadCandidates(octokit: Octokit, config: MonitorConfig, experimen
     for (const request of latestRequests(pull.state)) {
       const loaded = experiments.get(request.experiment);
       if (!loaded) {
-        await refuseIfOrphaned(octokit, config, pull, request);
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request, config.log);
         continue;
       }
       const list = byExperiment.get(request.experiment) ?? [];
@@ -132,45 +138,12 @@ async function loadCandidates(octokit: Octokit, config: MonitorConfig, experimen
   return byExperiment;
 }
 
-const sourceOf = (config: MonitorConfig) => ({
-  workspace: config.workspace,
-  clustersFile: config.clustersFile,
-  topologiesDir: config.topologiesDir,
-});
-
-/**
- * A queued Request whose experiment the default branch no longer defines usably (removed, invalid,
- * cluster or preset gone) never gets a turn: it is checked now and refused with the errors.
- */
-async function refuseIfOrphaned(
-  octokit: Octokit,
-  config: MonitorConfig,
-  pull: PullRunState,
-  request: RunRequest,
-) {
-  const queued =
-    request.headSha === pull.headSha && !pull.state.runs[request.id] && !pull.state.outcomes[request.id];
-  if (!queued) return;
-  const repo = { owner: config.owner, repo: config.repo, botLogin: config.botLogin };
-  const prepared = await recheckRequest(octokit, repo, request, sourceOf(config));
-  // Valid, yet not loaded: the monitor needs the base preset in the checkout (validation would also
-  // take the installed copy).
-  const errors = prepared.ok
-    ? [
-        `the monitor cannot load experiment ${request.experiment} from the default branch: its base preset is not in ${config.topologiesDir}/presets`,
-      ]
-    : prepared.errors;
-  config.log(`${request.runName}: refused: ${errors.join('; ')}`);
-  await refuseRequest(octokit, repo, request, errors, new Date().toISOString());
-}
-
 /** Ports for one pass; `close()` ends the Slurm connections. */
 export function buildMonitorPorts(
   octokit: Octokit,
   config: MonitorConfig,
 ): MonitorPorts & { close(): Promise<void> } {
   const experiments = loadExperiments(config);
-  const repoTarget = { owner: config.owner, repo: config.repo, botLogin: config.botLogin };
   const stateTarget = (pr: number) => ({
     owner: config.owner,
     repo: config.repo,
@@ -223,13 +196,23 @@ export function buildMonitorPorts(
       // Only a standing Request is ever submitted, re-validated at its head against the default branch.
       if (!c.request) return undefined;
       const { experiment } = clusterOf(exp.experiment.experiment_id);
-      const prepared = await recheckRequest(octokit, repoTarget, c.request, sourceOf(config));
+      const prepared = await prepareCandidateAt(
+        octokit,
+        { owner: config.owner, repo: config.repo },
+        c.request.headSha,
+        c.request.path,
+        {
+          workspace: config.workspace,
+          clustersFile: config.clustersFile,
+          topologiesDir: config.topologiesDir,
+        },
+      );
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
         const errors = prepared.ok
           ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`]
           : prepared.errors;
         config.log(`${c.runName}: refused: ${errors.join('; ')}`);
-        await refuseRequest(octokit, repoTarget, c.request, errors, new Date().toISOString());
+        await refuseRequest(octokit, repoOf(config), c.request, errors, new Date().toISOString());
         c.requested = false; // refused: this pass shows it neither as queued nor labels it
         return undefined;
       }

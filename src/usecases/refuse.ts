@@ -8,8 +8,7 @@ import { setStateLabel } from '../github/labels.js';
 import { updateRunState } from '../github/run-state.js';
 import { readStickyComment, upsertStickyComment } from '../github/sticky-comment.js';
 import { codeBlock } from '../github/user-text.js';
-import type { Outcome, RunRequest } from '../lifecycle/model.js';
-import { withOutcome } from '../lifecycle/model.js';
+import { type Outcome, type RunRequest, type RunState, withOutcome } from '../lifecycle/model.js';
 import { type CandidateSource, type Prepared, prepareCandidateAt } from './prepare.js';
 
 /** The sticky comment of one candidate's submission: a pull request may carry several candidates. */
@@ -88,4 +87,32 @@ export async function refuseRequest(
   const monitor = await readStickyComment(octokit, { ...target, purpose: MONITOR_PURPOSE });
   if (monitor?.includes(request.runName))
     await upsertStickyComment(octokit, { ...target, purpose: MONITOR_PURPOSE, body });
+}
+
+/**
+ * A queued Request of an experiment the monitor could not load from the default branch (removed,
+ * invalid, its cluster or preset gone) never gets a turn: it is checked now and refused with the
+ * errors. A Request that was submitted, has an Outcome, or is for an older head is left alone.
+ */
+export async function refuseOrphanedRequest(
+  octokit: Octokit,
+  repo: PullTarget,
+  source: CandidateSource,
+  pull: { headSha: string; state: RunState },
+  request: RunRequest,
+  log: (line: string) => void,
+): Promise<void> {
+  const queued =
+    request.headSha === pull.headSha && !pull.state.runs[request.id] && !pull.state.outcomes[request.id];
+  if (!queued) return;
+  const prepared = await recheckRequest(octokit, repo, request, source);
+  // Valid, yet not loaded: the monitor needs the base preset in the checkout (validation would also
+  // take the installed copy).
+  const errors = prepared.ok
+    ? [
+        `the monitor cannot load experiment ${request.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`,
+      ]
+    : prepared.errors;
+  log(`${request.runName}: refused: ${errors.join('; ')}`);
+  await refuseRequest(octokit, repo, request, errors, new Date().toISOString());
 }
