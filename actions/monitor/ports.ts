@@ -22,6 +22,7 @@ import {
   type MonitorPorts,
   slurmMonitorPort,
 } from '../../src/usecases/reconcile.js';
+import { refuseOrphanedRequest, refuseRequest } from '../../src/usecases/refuse.js';
 import { submitCandidate } from '../../src/usecases/submit.js';
 
 export interface MonitorConfig {
@@ -36,6 +37,12 @@ export interface MonitorConfig {
   /** Only this pull request (the `/topo status` pass). */
   onlyPull?: number;
 }
+
+const repoOf = (config: MonitorConfig) => ({
+  owner: config.owner,
+  repo: config.repo,
+  botLogin: config.botLogin,
+});
 
 interface Loaded {
   experiment: Experiment;
@@ -99,7 +106,10 @@ async function loadCandidates(octokit: Octokit, config: MonitorConfig, experimen
     if (config.onlyPull !== undefined && pull.pr !== config.onlyPull) continue;
     for (const request of latestRequests(pull.state)) {
       const loaded = experiments.get(request.experiment);
-      if (!loaded) continue;
+      if (!loaded) {
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request, config.log);
+        continue;
+      }
       const list = byExperiment.get(request.experiment) ?? [];
       list.push({
         candidate: request.candidate,
@@ -198,7 +208,12 @@ export function buildMonitorPorts(
         },
       );
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
-        config.log(`${c.runName}: not submitted: ${prepared.ok ? 'experiment changed' : prepared.message}`);
+        const errors = prepared.ok
+          ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`]
+          : prepared.errors;
+        config.log(`${c.runName}: refused: ${errors.join('; ')}`);
+        await refuseRequest(octokit, repoOf(config), c.request, errors, new Date().toISOString());
+        c.requested = false; // refused: this pass shows it neither as queued nor labels it
         return undefined;
       }
       const result = await submitCandidate(

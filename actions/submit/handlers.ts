@@ -1,20 +1,22 @@
-// Which use case answers which /topo command. `/topo submit` validates the pull request's candidate
-// (its text from the head commit, as data) against the DEFAULT BRANCH's experiment and rules, and
-// writes a Request (src/lifecycle) to the bot-owned run state; only then is the run submitted, or
-// queued strictly by request time. `/topo cancel|stop` end the standing Request's run and write its
-// Outcome. Every Slurm client is closed before the handler returns, so the process exits.
+// Which use case answers which /topo command. `/topo submit [<candidate>]` validates each candidate
+// of the pull request (or the one named; its text from the head commit, as data) against the DEFAULT
+// BRANCH's experiment and rules, and writes one Request per valid candidate (src/lifecycle) to the
+// bot-owned run state: each its own run name, slot and comment. Only then is each run submitted,
+// or queued strictly by request time. `/topo cancel|stop [<candidate>]` end the open Requests' runs
+// (all, or the named candidate's) and write their Outcomes. Every Slurm client is closed before the
+// handler returns, so the process exits.
 import { setStateLabel } from '../../src/github/labels.js';
 import { openPullRunStates, readRunState, updateRunState } from '../../src/github/run-state.js';
 import { upsertStickyComment } from '../../src/github/sticky-comment.js';
 import { codeBlock, inlineText } from '../../src/github/user-text.js';
 import {
   byRequestTime,
-  openRequest,
+  openRequests,
   phaseOf,
   type RunRequest,
   type RunState,
   staleRequests,
-  standingRequest,
+  standingRequests,
   withOutcome,
   withRequest,
   withRun,
@@ -26,11 +28,15 @@ import type { SlurmClient } from '../../src/slurm/types.js';
 import type { CommandHandlers, HandlerResult, PullRequestContext } from '../../src/usecases/commands.js';
 import {
   type CandidateSource,
+  candidateNameOf,
   experimentOnDefaultBranch,
-  preparePullRequestCandidate,
+  type PreparedCandidate,
+  prepareCandidateAt,
+  pullRequestCandidates,
   withRunName,
 } from '../../src/usecases/prepare.js';
 import { reconcile } from '../../src/usecases/reconcile.js';
+import { submitPurpose } from '../../src/usecases/refuse.js';
 import { concludeHandler } from '../../src/usecases/report.js';
 import { cancelCandidate, type SubmitResult, submitCandidate } from '../../src/usecases/submit.js';
 import { buildMonitorPorts } from '../monitor/ports.js';
@@ -94,7 +100,7 @@ async function supersedeStale(
   return next;
 }
 
-/** Earlier queued Requests of the experiment on other open pull requests, oldest first. */
+/** Earlier queued Requests of the experiment on open pull requests (this one's other candidates too), oldest first. */
 async function queuedAhead(ctx: PullRequestContext, mine: RunRequest): Promise<RunRequest[]> {
   const { pulls } = await openPullRunStates(ctx.octokit, {
     owner: ctx.owner,
@@ -102,15 +108,21 @@ async function queuedAhead(ctx: PullRequestContext, mine: RunRequest): Promise<R
     botLogin: ctx.botLogin,
   });
   const ahead: RunRequest[] = [];
-  for (const p of pulls) {
-    if (p.pr === ctx.pullNumber) continue;
-    const r = standingRequest(p.state, p.headSha);
-    if (!r || r.experiment !== mine.experiment || byRequestTime(r, mine) >= 0) continue;
-    const phase = phaseOf({ request: r, run: p.state.runs[r.id], job: null, headSha: p.headSha });
-    if (phase.phase === 'queued') ahead.push(r);
-  }
+  for (const p of pulls)
+    for (const r of standingRequests(p.state, p.headSha)) {
+      if (r.id === mine.id || r.experiment !== mine.experiment || byRequestTime(r, mine) >= 0) continue;
+      const phase = phaseOf({ request: r, run: p.state.runs[r.id], job: null, headSha: p.headSha });
+      if (phase.phase === 'queued') ahead.push(r);
+    }
   return ahead.sort(byRequestTime);
 }
+
+/** The pull request's candidate files, or only the one `/topo <command> <candidate>` names. */
+function pick(files: readonly string[], name: string | undefined): string[] {
+  return name === undefined ? [...files] : files.filter((f) => candidateNameOf(f) === name);
+}
+
+const listed = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(', ');
 
 function describe(result: SubmitResult): string {
   switch (result.status) {
@@ -128,38 +140,20 @@ function describe(result: SubmitResult): string {
 export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers {
   const now = () => (config.now ?? (() => new Date()))().toISOString();
 
-  const submit = async (ctx: PullRequestContext): Promise<HandlerResult> => {
-    const prepared = await preparePullRequestCandidate(
-      ctx.octokit,
-      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber, headSha: ctx.headSha },
-      config,
+  /** One candidate's Request (reused while it stands), written before sbatch, then submitted or queued. */
+  const submitOne = async (
+    ctx: PullRequestContext,
+    c: PreparedCandidate,
+    state: RunState,
+    at: string,
+  ): Promise<string> => {
+    const standing = standingRequests(state, ctx.headSha).find(
+      (r) => r.candidate === c.candidate && r.experiment === c.experimentId,
     );
-    if (!prepared.ok) return { ok: false, message: prepared.message };
-    const c = prepared.candidate;
-    const at = now();
-    let state = await supersedeStale(config, await readRunState(ctx.octokit, target(ctx)), ctx.headSha, at);
-    const standing = standingRequest(state, ctx.headSha);
-    const request: RunRequest =
-      standing && standing.candidate === c.candidate && standing.experiment === c.experimentId
-        ? standing
-        : (() => {
-            const id = newRunLabel();
-            return {
-              id,
-              experiment: c.experimentId,
-              candidate: c.candidate,
-              path: c.path,
-              pr: ctx.pullNumber,
-              headSha: ctx.headSha,
-              topologyHash: c.topologyHash,
-              runName: runNameFor(c.submission.jobName, id),
-              login: ctx.actor,
-              requestedAt: at,
-            };
-          })();
+    const request: RunRequest = standing ?? newRequest(ctx, c, at);
     // The Request is written BEFORE sbatch: a crash after it leaves a Request the monitor finds
     // the job of by its exact name (submission is idempotent by name), never a forgotten run.
-    state = await updateRunState(ctx.octokit, target(ctx), (s) => withRequest(mergeInto(s, state), request));
+    await updateRunState(ctx.octokit, target(ctx), (s) => withRequest(mergeInto(s, state), request));
     const ahead = await queuedAhead(ctx, request);
     const result = await withSlurm(config, c.clusterName, c.cluster, (slurm) =>
       submitCandidate(
@@ -177,13 +171,8 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       if (error instanceof ConnectionLostError || error instanceof CommandTimeoutError) return error;
       throw error;
     });
-    if (result instanceof Error) {
-      await setStateLabel(ctx.octokit, target(ctx), 'queued');
-      return {
-        ok: true,
-        message: `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel\` withdraws the request.`,
-      };
-    }
+    if (result instanceof Error)
+      return `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
     if (result.status === 'submitted' || result.status === 'existing') {
       const jobId = result.jobId;
       await updateRunState(ctx.octokit, target(ctx), (s) =>
@@ -191,10 +180,9 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       );
     }
     const what = describe(result);
-    await setStateLabel(ctx.octokit, target(ctx), result.status === 'queued' ? 'queued' : 'running');
     await upsertStickyComment(ctx.octokit, {
       ...target(ctx),
-      purpose: 'submit',
+      purpose: submitPurpose(c.candidate),
       body: [
         `### Submission of \`${c.candidate}\``,
         '',
@@ -209,46 +197,104 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
         `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`,
       ].join('\n'),
     });
-    return { ok: true, message: `\`${result.jobName}\` ${what}.` };
+    return `\`${result.jobName}\` ${what}.`;
+  };
+
+  const submit = async (ctx: PullRequestContext): Promise<HandlerResult> => {
+    const { files, changed } = await pullRequestCandidates(
+      ctx.octokit,
+      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
+      config,
+    );
+    if (files.length === 0)
+      return {
+        ok: false,
+        message: `This pull request adds or changes no candidate file (\`${config.topologiesDir}/<experiment>/<candidate>.yaml\`).`,
+      };
+    const chosen = pick(files, ctx.argument);
+    if (chosen.length === 0)
+      return {
+        ok: false,
+        message: `This pull request has no candidate \`${ctx.argument}\`; its candidates are ${listed(files.map(candidateNameOf))}. Comment \`/topo submit\` for all of them or \`/topo submit <candidate>\` for one.`,
+      };
+    const at = now();
+    const state = await supersedeStale(config, await readRunState(ctx.octokit, target(ctx)), ctx.headSha, at);
+    const lines: string[] = [];
+    let requested = 0;
+    for (const [i, path] of chosen.entries()) {
+      const prepared = await prepareCandidateAt(
+        ctx.octokit,
+        { owner: ctx.owner, repo: ctx.repo },
+        ctx.headSha,
+        path,
+        config,
+        changed,
+      );
+      if (!prepared.ok) {
+        lines.push(prepared.message);
+        continue;
+      }
+      // Distinct request times keep the queue order of one command's candidates the file order.
+      const when = new Date(Date.parse(at) + i).toISOString();
+      lines.push(await submitOne(ctx, prepared.candidate, state, when));
+      requested++;
+    }
+    const fresh = await readRunState(ctx.octokit, target(ctx));
+    await setStateLabel(ctx.octokit, target(ctx), labelOf(fresh, ctx.headSha));
+    return { ok: requested > 0, message: lines.join('\n\n') };
   };
 
   const cancel =
     (verb: 'cancelled' | 'stopped') =>
     async (ctx: PullRequestContext): Promise<HandlerResult> => {
       const state = await readRunState(ctx.octokit, target(ctx));
-      const request = openRequest(state);
+      const open = openRequests(state);
       const nothing = verb === 'cancelled' ? 'cancel' : 'stop';
-      if (!request)
+      const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
+      if (chosen.length === 0)
         return {
           ok: true,
-          message: `No run of this pull request is queued or running: nothing to ${nothing}.`,
+          message: ctx.argument
+            ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open.length ? ` Open: ${listed([...new Set(open.map((r) => r.candidate))])}.` : ''}`
+            : `No run of this pull request is queued or running: nothing to ${nothing}.`,
         };
-      const exp = await experimentOnDefaultBranch(config, request.experiment);
-      if (!exp.ok) return { ok: false, message: `Cannot reach the experiment's cluster: ${exp.message}.` };
-      const result = await withSlurm(config, exp.clusterName, exp.cluster, (slurm) =>
-        cancelCandidate({ slurm }, { experimentId: request.experiment, jobName: request.runName }),
-      );
-      await updateRunState(ctx.octokit, target(ctx), (s) =>
-        withOutcome(s, request.id, {
-          kind: verb,
-          at: now(),
-          ...(result.cancelled[0] ? { jobId: result.cancelled[0] } : {}),
-          evidence: [`/topo ${nothing} by ${ctx.actor}`],
-        }),
-      );
-      if (verb === 'cancelled') await setStateLabel(ctx.octokit, target(ctx), null);
-      if (result.cancelled.length === 0)
-        return {
-          ok: true,
-          message: `\`${request.runName}\` had no queued or running job${result.job ? ` (its last job ${result.job.id} is ${result.job.state})` : ''}: its request is withdrawn, nothing runs for it.`,
-        };
-      const kept =
-        verb === 'stopped' ? ' Its metrics stay in Prometheus; the monitor keeps the verdict.' : '';
-      return {
-        ok: true,
-        message: `\`${request.runName}\`: ${verb} job ${result.cancelled.join(', ')}.${kept}`,
-      };
+      const lines: string[] = [];
+      for (const request of chosen) lines.push(await endRequest(ctx, request, verb));
+      // A stopped run keeps its label (the monitor shows its verdict); a cancelled one leaves the rest's.
+      if (verb === 'cancelled')
+        await setStateLabel(
+          ctx.octokit,
+          target(ctx),
+          labelOf(await readRunState(ctx.octokit, target(ctx)), ctx.headSha),
+        );
+      return { ok: true, message: lines.join('\n\n') };
     };
+
+  /** Cancels one Request's live job and writes its Outcome; the reply's line. */
+  const endRequest = async (
+    ctx: PullRequestContext,
+    request: RunRequest,
+    verb: 'cancelled' | 'stopped',
+  ): Promise<string> => {
+    const nothing = verb === 'cancelled' ? 'cancel' : 'stop';
+    const exp = await experimentOnDefaultBranch(config, request.experiment);
+    if (!exp.ok) return `\`${request.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
+    const result = await withSlurm(config, exp.clusterName, exp.cluster, (slurm) =>
+      cancelCandidate({ slurm }, { experimentId: request.experiment, jobName: request.runName }),
+    );
+    await updateRunState(ctx.octokit, target(ctx), (s) =>
+      withOutcome(s, request.id, {
+        kind: verb,
+        at: now(),
+        ...(result.cancelled[0] ? { jobId: result.cancelled[0] } : {}),
+        evidence: [`/topo ${nothing} by ${ctx.actor}`],
+      }),
+    );
+    if (result.cancelled.length === 0)
+      return `\`${request.runName}\` had no queued or running job${result.job ? ` (its last job ${result.job.id} is ${result.job.state})` : ''}: its request is withdrawn, nothing runs for it.`;
+    const kept = verb === 'stopped' ? ' Its metrics stay in Prometheus; the monitor keeps the verdict.' : '';
+    return `\`${request.runName}\`: ${verb} job ${result.cancelled.join(', ')}.${kept}`;
+  };
 
   /**
    * One reconcile pass for this pull request, now: the monitor's own ports, limited to this pull
@@ -292,6 +338,33 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     stop: cancel('stopped'),
     conclude: concludeHandler,
   };
+}
+
+/** A new Request of a candidate at the pull request's head, with a label (and run name) of its own. */
+function newRequest(ctx: PullRequestContext, c: PreparedCandidate, at: string): RunRequest {
+  const id = newRunLabel();
+  return {
+    id,
+    experiment: c.experimentId,
+    candidate: c.candidate,
+    path: c.path,
+    pr: ctx.pullNumber,
+    headSha: ctx.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, id),
+    login: ctx.actor,
+    requestedAt: at,
+  };
+}
+
+/**
+ * The pull request's one state label from its standing Requests: `running` when any has a job,
+ * else `queued` when any waits, else none (the monitor refines it as runs progress).
+ */
+function labelOf(state: RunState, headSha: string): 'running' | 'queued' | null {
+  const standing = standingRequests(state, headSha);
+  if (standing.some((r) => state.runs[r.id])) return 'running';
+  return standing.length ? 'queued' : null;
 }
 
 /** Keeps what `local` added (superseded Outcomes) on top of a fresh read. */

@@ -2,10 +2,20 @@
 // word must be one of the known ones in lower case, commands without arguments take none, and
 // `reject`/`learn` require their text. Anything else is `invalid` and answered with the help.
 export const COMMANDS = {
-  submit: { argument: false, summary: 'submit this candidate to Slurm (queued when all slots are busy)' },
-  cancel: { argument: false, summary: 'cancel the queued or running job of this candidate' },
+  submit: {
+    argument: 'candidate',
+    summary:
+      "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)",
+  },
+  cancel: {
+    argument: 'candidate',
+    summary: 'cancel the queued or running jobs of the candidates (or the one named)',
+  },
   status: { argument: false, summary: 'refresh the status comment now (otherwise every few minutes)' },
-  stop: { argument: false, summary: 'stop the run once it is stable, keeping its metrics' },
+  stop: {
+    argument: 'candidate',
+    summary: 'stop the runs (or the named candidate’s) once stable, keeping their metrics',
+  },
   reject: {
     argument: true,
     summary: 'record this candidate as rejected, with the reason, when the PR closes',
@@ -23,6 +33,8 @@ export type ParsedCommand =
   | { kind: 'invalid'; reason: string };
 
 const MAX_ARGUMENT = 2000;
+/** A candidate's name (its file name without .yaml), as the candidate schema allows it. */
+const CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 export function parseCommand(body: string): ParsedCommand {
   const text = body.replace(/\r\n?/g, '\n').trim();
@@ -37,7 +49,7 @@ export function parseCommand(body: string): ParsedCommand {
   }
   const name = word as CommandName;
   const argument = rest.trim().slice(word.length).trim();
-  if (COMMANDS[name].argument) {
+  if (COMMANDS[name].argument === true) {
     if (!argument) return { kind: 'invalid', reason: `\`/topo ${name}\` needs a text after it` };
     if (argument.length > MAX_ARGUMENT) {
       return {
@@ -45,6 +57,15 @@ export function parseCommand(body: string): ParsedCommand {
         reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`,
       };
     }
+    return { kind: 'command', name, argument };
+  }
+  if (COMMANDS[name].argument === 'candidate') {
+    if (!argument) return { kind: 'command', name };
+    if (!CANDIDATE_NAME.test(argument))
+      return {
+        kind: 'invalid',
+        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`,
+      };
     return { kind: 'command', name, argument };
   }
   if (argument) return { kind: 'invalid', reason: `\`/topo ${name}\` takes no arguments` };
@@ -59,11 +80,16 @@ export function helpText(reason?: string): string {
     '| Command | What it does |',
     '| --- | --- |',
     ...Object.entries(COMMANDS).map(
-      ([name, c]) =>
-        `| \`/topo ${name}${c.argument ? (name === 'reject' ? ' <reason>' : ' <text>') : ''}\` | ${c.summary} |`,
+      ([name, c]) => `| \`/topo ${name}${argumentHint(name, c.argument)}\` | ${c.summary} |`,
     ),
     '',
     '`submit`, `cancel` and `stop` need write access to the repository and are not available on pull requests from forks.',
   ];
   return lines.join('\n');
+}
+
+function argumentHint(name: string, argument: boolean | 'candidate'): string {
+  if (argument === 'candidate') return ' [<candidate>]';
+  if (argument) return name === 'reject' ? ' <reason>' : ' <text>';
+  return '';
 }

@@ -37,6 +37,8 @@ export const OUTCOME_KINDS = [
   'cancelled',
   'superseded',
   'lost',
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  'refused',
 ] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 
@@ -167,17 +169,15 @@ export function staleRequests(state: RunState, headSha: string): RunRequest[] {
   return state.requests.filter((r) => !state.outcomes[r.id] && (r.headSha !== headSha || older.has(r.id)));
 }
 
-/** The Request of the pull request that still stands (latest, for the current head, no Outcome). */
-export function standingRequest(state: RunState, headSha: string): RunRequest | undefined {
-  return latestRequests(state)
-    .filter((r) => r.headSha === headSha && !state.outcomes[r.id])
-    .at(-1);
+/**
+ * The Requests of the pull request that still stand, one per candidate at most (a pull request may
+ * carry several candidates): the latest of each, for the current head, without an Outcome; oldest first.
+ */
+export function standingRequests(state: RunState, headSha: string): RunRequest[] {
+  return latestRequests(state).filter((r) => r.headSha === headSha && !state.outcomes[r.id]);
 }
 
-/** The latest Request without an Outcome, whatever its head (what /topo cancel acts on). */
-export function openRequest(state: RunState): RunRequest | undefined {
-  return [...state.requests]
-    .sort(byRequestTime)
-    .filter((r) => !state.outcomes[r.id])
-    .at(-1);
+/** Requests without an Outcome, whatever their head (what /topo cancel|stop act on), oldest first. */
+export function openRequests(state: RunState): RunRequest[] {
+  return [...state.requests].sort(byRequestTime).filter((r) => !state.outcomes[r.id]);
 }

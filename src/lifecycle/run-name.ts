@@ -76,6 +76,6 @@ export function looksLikeLongerExperiment(name: string, experimentId: string): b
   const parsed = parseRunName(name, experimentId);
   if (!parsed) return false;
   // Experiment ids end in `-<word>-<YYYYMMDD>`: a candidate part that starts with such a tail is
-  // read as the rest of a longer id. (Candidate names therefore must not contain `-<8 digits>-`.)
+  // read as the rest of a longer id (validate refuses such candidate names: rule `reserved-name`).
   return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }

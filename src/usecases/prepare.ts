@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import { RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
 import type { Octokit } from '../github/client.js';
 import { changedFiles, githubFileSource } from '../github/contents.js';
+import { codeBlock } from '../github/user-text.js';
 import { runNameFor } from '../lifecycle/run-name.js';
 import { checkClusters, checkExperiment } from '../topology/files.js';
 import { formatIssue } from '../topology/issues.js';
@@ -56,7 +57,10 @@ export interface PreparedCandidate {
   submission: RenderedSubmission;
 }
 
-export type Prepared = { ok: true; candidate: PreparedCandidate } | { ok: false; message: string };
+export type Prepared =
+  | { ok: true; candidate: PreparedCandidate }
+  /** `errors`: one `file:line:column: …` line per validation error (empty when not a validation refusal). */
+  | { ok: false; message: string; errors: string[] };
 
 /** Validates and renders `path` at `ref` against the default branch. */
 export async function prepareCandidateAt(
@@ -75,13 +79,15 @@ export async function prepareCandidateAt(
     newFiles,
   });
   if (!outcome.submission || !outcome.report.candidate) {
-    const errors = outcome.report.errors.slice(0, 10).map((i) => `- ${formatIssue(i)}`);
+    const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
+    if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
     return {
       ok: false,
+      errors,
       message: [
         `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
         '',
-        ...errors,
+        codeBlock(errors.join('\n')),
       ].join('\n'),
     };
   }
@@ -101,39 +107,21 @@ export async function prepareCandidateAt(
   };
 }
 
-/** The pull request's one candidate, prepared; or the reason why not. */
-export async function preparePullRequestCandidate(
+/** The candidate files a pull request adds or changes (each its own Request), and all its changed paths. */
+export async function pullRequestCandidates(
   octokit: Octokit,
-  pull: { owner: string; repo: string; number: number; headSha: string },
-  source: CandidateSource,
-): Promise<Prepared> {
-  const changed = await changedFiles(octokit, {
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.number,
-  });
-  const candidates = candidateFilesOf(
-    changed.map((f) => f.path),
-    source.topologiesDir,
-  );
-  if (candidates.length === 0)
-    return {
-      ok: false,
-      message: `This pull request adds or changes no candidate file (\`${source.topologiesDir}/<experiment>/<candidate>.yaml\`).`,
-    };
-  if (candidates.length > 1)
-    return {
-      ok: false,
-      message: `One candidate per pull request, so that each has its own request, comment, check and record entry; this one changes ${candidates.map((c) => `\`${c}\``).join(', ')}. Split it into one pull request per candidate.`,
-    };
-  return prepareCandidateAt(
-    octokit,
-    { owner: pull.owner, repo: pull.repo },
-    pull.headSha,
-    candidates[0] as string,
-    source,
-    changed.map((f) => f.path),
-  );
+  pull: { owner: string; repo: string; number: number },
+  source: Pick<CandidateSource, 'topologiesDir'>,
+): Promise<{ files: string[]; changed: string[] }> {
+  const changed = (
+    await changedFiles(octokit, { owner: pull.owner, repo: pull.repo, pull_number: pull.number })
+  ).map((f) => f.path);
+  return { files: candidateFilesOf(changed, source.topologiesDir), changed };
+}
+
+/** A candidate file's name: the candidate (validation holds `name` to the file name). */
+export function candidateNameOf(path: string): string {
+  return posix.basename(path).replace(/\.ya?ml$/, '');
 }
 
 /** The submission under the run name of one Request (job name, output file and wizard.run_name). */

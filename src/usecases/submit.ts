@@ -211,6 +211,22 @@ export function isRunOfName(name: string, jobName: string, experimentId: string)
   );
 }
 
+/**
+ * The live job of any run of a candidate's base name (`topo-<experiment>-<candidate>-<hash8>`, any
+ * label), oldest first: what stands for the candidate when it is submitted by run name only (CLI).
+ */
+export async function liveRunOf(
+  slurm: SlurmClient,
+  experimentId: string,
+  baseName: string,
+): Promise<SlurmJob | null> {
+  const jobs = ownJobs(await slurm.jobs(experimentPrefix(experimentId)), experimentId);
+  return (
+    jobs.filter((j) => isRunOfName(j.name, baseName, experimentId) && isLive(j.state)).sort(byJobId)[0] ??
+    null
+  );
+}
+
 /** Cancels every live job of exactly this run (scancel); a finished or unknown one is left as is. */
 export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest): Promise<CancelResult> {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);

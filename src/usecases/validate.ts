@@ -2,8 +2,8 @@
 // The CLI reads everything from disk; the validate action reads candidates and experiment.yaml from
 // the pull request head (as data, through the API) and presets and clusters.yaml from the default branch.
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { posix, resolve } from 'node:path';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import type { ServiceName } from '../catalog/alpasim.js';
 import { fittedMemoryModel } from '../suggest/record.js';
 import { capacitySummary, gpuMap } from '../topology/capacity.js';
@@ -46,11 +46,43 @@ export interface FileSource {
  * from TOPO_PRESETS_DIR first when set, and from the presets shipped with this version when the
  * tree has none (src/topology/shipped.ts): an adopting repository need not copy them.
  */
+/** A topology file that is a symbolic link, or under one: never read. */
+export class UnsafeFileError extends Error {
+  override name = 'UnsafeFileError';
+}
+
+/**
+ * Throws UnsafeFileError when `path` is a symbolic link or (below `root`) lies under one: lstat,
+ * so the target is never opened (a link to /etc/passwd is refused, not quoted). A path outside
+ * `root` (a CLI argument) is checked itself only.
+ */
+export function assertNotLinked(root: string, path: string): void {
+  const file = resolve(root, path);
+  const rel = relative(resolve(root), file);
+  const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  let at = inside ? resolve(root) : dirname(file);
+  for (const part of inside ? rel.split(sep) : [basename(file)]) {
+    at = join(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return; // missing: reported as missing by the reader
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? 'a symbolic link' : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`,
+      );
+  }
+}
+
 export function fileSystemSource(root: string, presetsDir = process.env.TOPO_PRESETS_DIR): FileSource {
   return {
     async read(path) {
       const override = presetsDir ? resolve(root, presetsDir) : undefined;
-      for (const file of presetCandidates(path, resolve(root, path), override)) {
+      const inRepository = resolve(root, path);
+      for (const file of presetCandidates(path, inRepository, override)) {
+        if (file === inRepository) assertNotLinked(root, path);
         try {
           return readFileSync(file, 'utf8');
         } catch {}
@@ -208,6 +240,33 @@ export async function validateFiles(
   for (const raw of paths) {
     const path = posix.normalize(raw);
     const kind = fileKind(path);
+    let issues: Issue[] = [];
+    let candidate: CandidateDetails | undefined;
+    try {
+      ({ issues, candidate } = await validateOne(path, kind));
+    } catch (e) {
+      if (!(e instanceof UnsafeFileError)) throw e;
+      issues = [fileIssue(path, 'unsafe-file', e.message)];
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === 'error'),
+      warnings: sorted.filter((i) => i.severity === 'warning'),
+      ...(candidate ? { candidate } : {}),
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0),
+  };
+
+  async function validateOne(
+    path: string,
+    kind: FileKind,
+  ): Promise<{ issues: Issue[]; candidate?: CandidateDetails }> {
     let issues: Issue[];
     let candidate: CandidateDetails | undefined;
     if (kind === 'candidate') {
@@ -227,20 +286,8 @@ export async function validateFiles(
       const text = await options.files.read(path);
       issues = text === undefined ? [missing(path)] : checkPreset(text, path).issues;
     }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === 'error'),
-      warnings: sorted.filter((i) => i.severity === 'warning'),
-      ...(candidate ? { candidate } : {}),
-    });
+    return { issues, ...(candidate ? { candidate } : {}) };
   }
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0),
-  };
 }
 
 function missing(path: string): Issue {
@@ -451,7 +498,7 @@ async function validateCandidate(
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues];
+  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -532,6 +579,29 @@ async function validateCandidate(
     clusterConfig: cluster,
   };
   return { issues, candidate: details };
+}
+
+/**
+ * A candidate name with `-<8 digits>-` inside or `-<8 digits>` at its end is reserved: in a run name
+ * (`topo-<experiment>-<candidate>-…`) it could read as the rest of a longer experiment id
+ * (`…-<word>-<YYYYMMDD>`), whose slots and cancels would then count this candidate's jobs.
+ */
+const RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+
+function reservedNameIssues(checked: ReturnType<typeof checkCandidate>): Issue[] {
+  const name = checked.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, '-d$1');
+  return [
+    {
+      rule: 'reserved-name',
+      severity: 'error',
+      file: checked.loaded.file,
+      ...checked.loaded.locate(['name']),
+      keyPath: 'name',
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-…\` it could read as part of a longer experiment id (\`…-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`,
+    },
+  ];
 }
 
 function safeJobName(experimentId: string, name: string, expanded: Topology): string {

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { newRunLabel, runNameFor } from '../../lifecycle/run-name.js';
 import { renderSubmitComment } from '../../report/submit-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { formatIssue } from '../../topology/issues.js';
-import { submitCandidate } from '../../usecases/submit.js';
+import { withRunName } from '../../usecases/prepare.js';
+import { liveRunOf, type SubmitResult, submitCandidate } from '../../usecases/submit.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
@@ -40,13 +42,25 @@ export async function candidateOnCluster(args: string[], io: CliIO, options: rea
   return { parsed, submission, details, cluster, slurm };
 }
 
+/** What `topo submit` asked for: the run it made, tracked on the cluster by its run name only. */
+export interface CliRunRequest {
+  run_label: string;
+  run_name: string;
+  experiment: string;
+  candidate: string;
+  path: string;
+  topology_hash: string;
+  requested_by: string;
+  requested_at: string;
+}
+
 export const submitCommand: Command = {
   name: 'submit',
-  summary: 'Submit a candidate to Slurm (idempotent, at most max_parallel per experiment)',
+  summary: 'Submit a candidate to Slurm under a run name of its own (at most max_parallel per experiment)',
   help: {
     synopsis: 'topo submit <candidate.yaml> [options]',
     description:
-      'Validates and renders the candidate, then submits it with sbatch (argv, never a shell). Idempotent by job name; beyond max_parallel it is queued. With --json the result follows schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.',
+      'Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.',
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
@@ -69,24 +83,53 @@ export const submitCommand: Command = {
     if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
-      const result = await submitCandidate(
-        { slurm, log: (m) => io.stderr(`${m}\n`) },
-        {
-          experimentId: details.experimentId,
-          cluster,
-          submission,
-          maxParallel: details.experimentConfig.max_parallel,
-          dryRun: flag(parsed, 'dry-run'),
-        },
-      );
-      io.stdout(
-        flag(parsed, 'json')
-          ? `${JSON.stringify({ schema_version: 1, ...result })}\n`
-          : renderSubmitComment(result),
-      );
+      const label = newRunLabel();
+      const request: CliRunRequest = {
+        run_label: label,
+        run_name: runNameFor(submission.jobName, label),
+        experiment: details.experimentId,
+        candidate: details.name,
+        path: parsed.positionals[0] as string,
+        topology_hash: submission.jobName.slice(-8),
+        requested_by: io.env.USER || io.env.LOGNAME || 'unknown',
+        requested_at: new Date().toISOString(),
+      };
+      const standing = await liveRunOf(slurm, details.experimentId, submission.jobName);
+      const result: SubmitResult = standing
+        ? {
+            status: 'existing',
+            jobId: standing.id,
+            state: standing.state,
+            jobName: standing.name,
+            cluster,
+            command: withRunName(submission, standing.name).shellLine,
+          }
+        : await submitCandidate(
+            { slurm, log: (m) => io.stderr(`${m}\n`) },
+            {
+              experimentId: details.experimentId,
+              cluster,
+              submission: withRunName(submission, request.run_name),
+              maxParallel: details.experimentConfig.max_parallel,
+              dryRun: flag(parsed, 'dry-run'),
+            },
+          );
+      const made = result.status === 'submitted' || result.status === 'dry-run';
+      if (flag(parsed, 'json'))
+        io.stdout(`${JSON.stringify({ schema_version: 1, ...result, ...(made ? { request } : {}) })}\n`);
+      else io.stdout(cliText(result));
       return EXIT.ok;
     } finally {
       await slurm.close();
     }
   },
 };
+
+/** The CLI's text: no pull request tracks this run, and no monitor serves a CLI queue. */
+function cliText(result: SubmitResult): string {
+  if (result.status === 'queued')
+    return `### Not submitted: ${result.live} of ${result.maxParallel} slots of this experiment are busy on cluster \`${result.cluster}\`\n\nThe CLI keeps no queue (only a pull request's \`/topo submit\` waits for the monitor): run \`topo submit\` again when a slot frees.\n`;
+  const text = renderSubmitComment(result);
+  if (result.status !== 'submitted') return text;
+  return `${text}\nRun name \`${result.jobName}\`: a CLI run has no pull request; follow it by this name (\`topo status\`, \`topo analyze ${result.jobName}\`).\n`;
+}

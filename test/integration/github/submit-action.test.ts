@@ -74,7 +74,7 @@ describe('submit action: /topo commands', () => {
     expect(run.exitCode).toBe(0);
     expect(run.outputs).toEqual({ command: 'help', outcome: 'done' });
     expect(reactions).toEqual(['eyes', 'rocket']);
-    expect(replies[0]).toMatch(/^> \/topo help\n\n.*\| `\/topo submit` \|/s);
+    expect(replies[0]).toMatch(/^> \/topo help\n\n.*\| `\/topo submit \[<candidate>\]` \|/s);
   });
 
   it('answers an unknown command with the help and confused', async () => {

@@ -59,6 +59,8 @@ async function topo(...args: string[]) {
   return { code, stdout, stderr };
 }
 
+let firstRun = '';
+
 describe('topo submit / jobs / cancel on the local cluster', () => {
   afterAll(async () => {
     await topo('cancel', candidate, '--cluster', 'local');
@@ -80,8 +82,17 @@ describe('topo submit / jobs / cancel on the local cluster', () => {
     const submitted = JSON.parse(first.stdout);
     expect(submitted).toMatchObject({ schema_version: 1, status: 'submitted', cluster: 'local-ssh' });
     expect(cliSchemaErrors('submit', submitted)).toEqual([]);
+    // Its own run name (a label per submission), and the request it made, printed.
+    expect(submitted.jobName).toMatch(new RegExp(`^topo-${exp}-cli-cand-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    expect(submitted.request).toMatchObject({
+      run_name: submitted.jobName,
+      experiment: exp,
+      candidate: 'cli-cand',
+    });
+    firstRun = submitted.jobName;
     const again = JSON.parse((await topo('submit', candidate, '--cluster', 'local', '--json')).stdout);
-    expect(again).toMatchObject({ status: 'existing', jobId: submitted.jobId });
+    expect(again).toMatchObject({ status: 'existing', jobId: submitted.jobId, jobName: submitted.jobName });
+    expect(again.request).toBeUndefined();
 
     const listed = JSON.parse((await topo('jobs', exp, '--json')).stdout);
     expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([submitted.jobId]);
@@ -101,5 +112,14 @@ describe('topo submit / jobs / cancel on the local cluster', () => {
       after = JSON.parse((await topo('jobs', exp, '--json')).stdout);
     }
     expect(after.jobs[0]).toMatchObject({ state: 'CANCELLED', failure: { kind: 'cancelled' } });
+  });
+
+  it('a rerun gets a run name of its own, never the earlier run’s', async () => {
+    const rerun = await topo('submit', candidate, '--cluster', 'local');
+    expect(rerun.code).toBe(0);
+    const name = /Run name `([^`]+)`/.exec(rerun.stdout)?.[1];
+    expect(name).toMatch(new RegExp(`^topo-${exp}-cli-cand-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    expect(name).not.toBe(firstRun);
+    expect(rerun.stdout).toContain('a CLI run has no pull request');
   });
 });

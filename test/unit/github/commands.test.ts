@@ -17,6 +17,8 @@ describe('parseCommand', () => {
     ['/topo conclude', { kind: 'command', name: 'conclude' }],
     ['/topo stop', { kind: 'command', name: 'stop' }],
     ['/topo reject too slow on H100', { kind: 'command', name: 'reject', argument: 'too slow on H100' }],
+    ['/topo submit more-workers', { kind: 'command', name: 'submit', argument: 'more-workers' }],
+    ['/topo cancel b2', { kind: 'command', name: 'cancel', argument: 'b2' }],
     [
       '/topo learn driver is the bottleneck\nbeyond 4 replicas',
       { kind: 'command', name: 'learn', argument: 'driver is the bottleneck\nbeyond 4 replicas' },
@@ -43,7 +45,10 @@ describe('parseCommand', () => {
   it.each([
     ['/topo', /no command/],
     ['/topo Submit', /unknown command `Submit`/],
-    ['/topo submit now', /takes no arguments/],
+    ['/topo submit now please', /takes at most one candidate name/],
+    ['/topo cancel More-Workers', /takes at most one candidate name/],
+    ['/topo stop a;b', /takes at most one candidate name/],
+    ['/topo status now', /takes no arguments/],
     ['/topo submit; rm -rf /', /unknown command `submit;`/],
     ['/topo deploy', /unknown command `deploy`/],
     ['/topo reject', /needs a text/],

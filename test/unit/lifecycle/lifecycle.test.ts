@@ -5,10 +5,11 @@ import {
   emptyRunState,
   latestRequests,
   mergeRunStates,
+  openRequests,
   phaseOf,
   type RunRequest,
   staleRequests,
-  standingRequest,
+  standingRequests,
   withOutcome,
   withRequest,
   withRun,
@@ -135,8 +136,28 @@ describe('the run state', () => {
     s = withRequest(s, request({ id: '0000bbbb', headSha: HEAD2, requestedAt: '2026-12-02T10:05:00Z' }));
     expect(latestRequests(s).map((r) => r.id)).toEqual(['0000bbbb']);
     expect(staleRequests(s, HEAD2).map((r) => r.id)).toEqual(['0000aaaa']);
-    expect(standingRequest(s, HEAD2)?.id).toBe('0000bbbb');
-    expect(standingRequest(s, HEAD)).toBeUndefined();
+    expect(standingRequests(s, HEAD2).map((r) => r.id)).toEqual(['0000bbbb']);
+    expect(standingRequests(s, HEAD)).toEqual([]);
+  });
+
+  it('keeps one standing Request per candidate of a multi-candidate pull request', () => {
+    let s = withRequest(emptyRunState(), request());
+    s = withRequest(s, request({ id: '0000cccc', candidate: 'other', requestedAt: '2026-12-02T10:01:00Z' }));
+    s = withRequest(s, request({ id: '0000dddd', requestedAt: '2026-12-02T10:02:00Z' }));
+    expect(standingRequests(s, HEAD).map((r) => r.id)).toEqual(['0000cccc', '0000dddd']);
+    expect(staleRequests(s, HEAD).map((r) => r.id)).toEqual(['0000aaaa']);
+    s = withOutcome(s, '0000cccc', { kind: 'cancelled', at: '2026-12-02T10:03:00Z', evidence: [] });
+    expect(standingRequests(s, HEAD).map((r) => r.id)).toEqual(['0000dddd']);
+    expect(openRequests(s).map((r) => r.id)).toEqual(['0000aaaa', '0000dddd']);
+  });
+
+  it('reads a refused Outcome back from the block', () => {
+    const s = withOutcome(withRequest(emptyRunState(), request()), '0000aaaa', {
+      kind: 'refused',
+      at: '2026-12-02T11:00:00Z',
+      evidence: ['x.yaml:7:26: error [gpu-index] GPU index 8 of `driver` does not exist'],
+    });
+    expect(parseRunStateBlock(renderRunStateBlock(s)).outcomes['0000aaaa']?.kind).toBe('refused');
   });
 
   it('keeps the first outcome and a concurrent writer’s additions', () => {

@@ -130,6 +130,38 @@ describe('validatePullRequest', () => {
     expect(sixteen?.errors.filter((e) => e.rule === 'gpu-index')).toHaveLength(4);
   });
 
+  it('refuses a candidate name that could read as a longer experiment id, at its line', async () => {
+    // `topo-<exp>-b-20260101-…` could be a run of experiment `<exp>-b-20260101`: reserved.
+    for (const name of ['b-20260101-x', 'more-12345678', 'a-b-00000000-c']) {
+      const text = `hypothesis: reserved\nname: ${name}\nparent: baseline\ntopology:\n  runtime:\n    nr_workers: 7\n`;
+      const r = recorder();
+      const report = await validatePullRequest(
+        { changedPaths: [`${EXP}/${name}.yaml`] },
+        { files: head({ [`${EXP}/${name}.yaml`]: text }), config: fileSystemSource(REPO) },
+        r.reporter,
+      );
+      const reserved = report.files[0]?.errors.find((e) => e.rule === 'reserved-name');
+      expect(reserved, name).toMatchObject({
+        file: `${EXP}/${name}.yaml`,
+        line: 2,
+        keyPath: 'name',
+        severity: 'error',
+      });
+      expect(reserved?.message).toContain('longer experiment id');
+      expect(reserved?.message).toMatch(/e\.g\. `[a-z0-9-]+`/);
+    }
+    // Digits that are not a dash-delimited run of exactly 8 stay allowed.
+    for (const name of ['gpu8-workers', 'b-2026010', 'v123456789', 'b-d20260101']) {
+      const text = `name: ${name}\nparent: baseline\ntopology:\n  runtime:\n    nr_workers: 7\n`;
+      const report = await validatePullRequest(
+        { changedPaths: [`${EXP}/${name}.yaml`] },
+        { files: head({ [`${EXP}/${name}.yaml`]: text }), config: fileSystemSource(REPO) },
+        recorder().reporter,
+      );
+      expect(report.files[0]?.errors.map((e) => e.rule) ?? [], name).not.toContain('reserved-name');
+    }
+  });
+
   it('says so when no topology file changed', async () => {
     const r = recorder();
     const report = await validatePullRequest(

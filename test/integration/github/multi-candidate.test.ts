@@ -1,0 +1,187 @@
+// A pull request with several candidates: `/topo submit` makes one Request per valid candidate (its
+// own run name, slot and submit comment) and answers for the invalid one; `/topo submit <candidate>`
+// and `/topo cancel|stop [<candidate>]` act on one or all. Bundled submit and monitor actions against
+// the local GitHub API and the local cluster.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
+import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
+import type { ClustersFile } from '../../../src/types/generated/clusters.js';
+import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
+import {
+  type GitHubServer,
+  type Pull,
+  type Repo,
+  startGitHubServer,
+} from '../../support/github-server/index.js';
+import { runAction } from '../../support/run-action.js';
+
+const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const experimentId = `topology-opt-mul${suffix}-local-20260101`;
+const experimentYaml = `experiment_id: ${experimentId}
+cluster: local
+base_topology: 8gpu_64rollouts
+max_parallel: 3
+fixed_inputs:
+  deploy: twin-balanced
+  driver: vavam
+  scenes: public_2601
+  scene_count: 913
+  rollouts_per_scene: 1
+  slurm:
+    time: "00:10:00"
+`;
+const candidate = (name: string, workers: number) =>
+  `name: ${name}\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: ${workers}\n`;
+const dir = `topologies/${experimentId}`;
+
+let cluster: LocalClusterEnv;
+let gh: GitHubServer;
+let repo: Repo;
+let pull: Pull;
+let slurm: SlurmClient;
+let workspace: string;
+
+beforeAll(async () => {
+  cluster = requireCluster();
+  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
+  if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
+  slurm = slurmClientForCluster('local', clusters.clusters.local);
+  workspace = mkdtempSync(join(tmpdir(), 'topo-multi-ws-'));
+  mkdirSync(join(workspace, dir), { recursive: true });
+  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
+  writeFileSync(join(workspace, dir, 'experiment.yaml'), experimentYaml);
+  copyFileSync(
+    join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
+    join(workspace, 'topologies/presets/8gpu_64rollouts.yaml'),
+  );
+  copyFileSync(cluster.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  gh = await startGitHubServer();
+  repo = gh.createRepo('acme/sim', { files: { [`${dir}/experiment.yaml`]: experimentYaml } });
+  gh.addCollaborator(repo, 'alice', 'write');
+  pull = gh.openPull({
+    repo,
+    author: 'alice',
+    title: 'two ideas',
+    head: 'two-ideas',
+    files: {
+      [`${dir}/alpha.yaml`]: candidate('alpha', 10),
+      [`${dir}/bravo.yml`]: candidate('bravo', 12),
+      [`${dir}/broken.yaml`]: 'name: broken\ntopology:\n  services:\n    driver:\n      gpus: [0, 99]\n',
+    },
+  });
+  for (const name of ['topology:queued', 'topology:running', 'topology:stable', 'topology:failed'])
+    gh.state.ensureLabel(repo, name).description = name;
+});
+
+afterAll(async () => {
+  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
+    if (isLive(j.state)) await slurm.cancel(j.id);
+  await slurm?.close();
+  await gh?.close();
+});
+
+async function command(body: string) {
+  const run = await runAction('submit', {
+    event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', body)),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    env: { SLURM_CONF: cluster.slurmConf },
+    timeoutMs: 60_000,
+  });
+  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+  const reply = gh.state.commentsOn(repo, pull.number).at(-1)?.body ?? '';
+  return { outcome: run.outputs.outcome, reply };
+}
+
+const live = async (name: string) =>
+  (await slurm.jobs(`topo-${experimentId}-${name}-`)).filter((j) => isLive(j.state));
+const sticky = (purpose: string) =>
+  gh.state
+    .commentsOn(repo, pull.number)
+    .find((c) => c.user.login === gh.botLogin && c.body.startsWith(`<!-- topo:sticky:${purpose} -->`))
+    ?.body ?? '';
+const runName = (name: string) => new RegExp(`topo-${experimentId}-${name}-[0-9a-f]{8}-[0-9a-f]{8}`);
+
+describe('a pull request with several candidates', () => {
+  let alphaJob = '';
+  let bravoName = '';
+
+  it('/topo submit submits each valid candidate as its own run and answers for the invalid one', async () => {
+    const { outcome, reply } = await command('/topo submit');
+    expect(outcome).toBe('done');
+    const [alpha, bravo] = [await live('alpha'), await live('bravo')];
+    expect(alpha).toHaveLength(1);
+    expect(bravo).toHaveLength(1);
+    alphaJob = alpha[0]?.id ?? '';
+    bravoName = bravo[0]?.name ?? '';
+    expect(alpha[0]?.name).toMatch(runName('alpha'));
+    expect(bravoName).toMatch(runName('bravo'));
+    expect(await live('broken')).toEqual([]);
+    expect(reply).toMatch(/alpha-[0-9a-f]{8}-[0-9a-f]{8}` submitted as Slurm job/);
+    expect(reply).toMatch(/bravo-[0-9a-f]{8}-[0-9a-f]{8}` submitted as Slurm job/);
+    expect(reply).toMatch(/broken\.yaml` does not pass validation[\s\S]*\[gpu-index\]/);
+    expect(sticky('submit-alpha')).toContain('### Submission of `alpha`');
+    expect(sticky('submit-bravo')).toContain('### Submission of `bravo`');
+    expect(sticky('lifecycle').match(/\| submitted \|/g)).toHaveLength(2);
+    expect(pull.labels).toContain('topology:running');
+  });
+
+  it('/topo submit <candidate> names one of the pull request’s candidates, or is refused', async () => {
+    const { outcome, reply } = await command('/topo submit charlie');
+    expect(outcome).toBe('refused');
+    expect(reply).toContain('no candidate `charlie`; its candidates are `alpha`, `bravo`, `broken`');
+    const again = await command('/topo submit alpha');
+    expect(again.outcome).toBe('done');
+    expect(again.reply).toMatch(/alpha.*already running as Slurm job/);
+    expect(again.reply).not.toContain('bravo');
+    expect((await live('alpha')).map((j) => j.id)).toEqual([alphaJob]);
+  });
+
+  it('the monitor follows each candidate’s run', async () => {
+    const pass = await runAction('monitor', {
+      event: pullRequestEvent(gh, pull, 'synchronize', { sender: 'alice' }),
+      apiUrl: gh.url,
+      repository: 'acme/sim',
+      token: gh.token,
+      workspace,
+      inputs: { 'tick-seconds': '600' },
+      env: { SLURM_CONF: cluster.slurmConf },
+      timeoutMs: 120_000,
+    });
+    expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
+    const states = JSON.parse(pass.outputs.states ?? '{}') as Record<string, string>;
+    expect(Object.keys(states).sort()).toEqual([(await live('alpha'))[0]?.name, bravoName].sort());
+  });
+
+  it('/topo cancel <candidate> cancels that candidate only; a new submit runs it under a new label', async () => {
+    const { outcome, reply } = await command('/topo cancel bravo');
+    expect(outcome).toBe('done');
+    expect(reply).toContain(`\`${bravoName}\`: cancelled job`);
+    expect(await live('bravo')).toEqual([]);
+    expect((await live('alpha')).map((j) => j.id)).toEqual([alphaJob]);
+    expect(pull.labels).toContain('topology:running');
+
+    expect((await command('/topo submit bravo')).outcome).toBe('done');
+    const rerun = await live('bravo');
+    expect(rerun).toHaveLength(1);
+    expect(rerun[0]?.name).toMatch(runName('bravo'));
+    expect(rerun[0]?.name).not.toBe(bravoName);
+  });
+
+  it('/topo stop without a name stops every open run of the pull request', async () => {
+    const { outcome, reply } = await command('/topo stop');
+    expect(outcome).toBe('done');
+    expect(reply.match(/: stopped job \d+/g)).toHaveLength(2);
+    expect(await live('alpha')).toEqual([]);
+    expect(await live('bravo')).toEqual([]);
+    expect((await command('/topo cancel')).reply).toContain('nothing to cancel');
+    expect(gh.violations()).toEqual([]);
+  });
+});

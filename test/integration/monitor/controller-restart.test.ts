@@ -1,0 +1,154 @@
+// The Slurm controller restarts and has lost its state (job ids start again at 1): the run it forgot
+// is recorded `lost` and never resubmitted, and a new `/topo submit` runs under a new label, so the
+// two runs never share a run_name even though they share a job id. On a private cluster of this
+// test's own (test/support/private-cluster.ts): the shared cluster's jobs are never touched.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
+import type { SlurmClient } from '../../../src/slurm/types.js';
+import type { ClustersFile } from '../../../src/types/generated/clusters.js';
+import { repoRoot } from '../../support/cluster.js';
+import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
+import {
+  type GitHubServer,
+  type Pull,
+  type Repo,
+  startGitHubServer,
+} from '../../support/github-server/index.js';
+import { type PrivateCluster, startPrivateCluster } from '../../support/private-cluster.js';
+import { runAction } from '../../support/run-action.js';
+
+const experimentId = 'topology-opt-restart-local-20260101';
+const experimentYaml = `experiment_id: ${experimentId}
+cluster: local
+base_topology: 8gpu_64rollouts
+max_parallel: 1
+fixed_inputs:
+  deploy: twin-balanced
+  driver: vavam
+  scenes: public_2601
+  scene_count: 913
+  rollouts_per_scene: 1
+  slurm:
+    time: "00:10:00"
+`;
+const candidateYaml =
+  'name: more-workers\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: 16\n';
+
+let cluster: PrivateCluster;
+let gh: GitHubServer;
+let repo: Repo;
+let pull: Pull;
+let slurm: SlurmClient;
+let workspace: string;
+
+beforeAll(async () => {
+  cluster = startPrivateCluster();
+  const clusters = parse(readFileSync(cluster.env.clustersFile, 'utf8')) as ClustersFile;
+  if (!clusters.clusters.local) throw new Error(`${cluster.env.clustersFile} has no cluster "local"`);
+  slurm = slurmClientForCluster('local', clusters.clusters.local, {
+    env: { ...process.env, SLURM_CONF: cluster.env.slurmConf },
+  });
+  workspace = mkdtempSync(join(tmpdir(), 'topo-restart-ws-'));
+  mkdirSync(join(workspace, 'topologies', experimentId), { recursive: true });
+  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
+  writeFileSync(join(workspace, 'topologies', experimentId, 'experiment.yaml'), experimentYaml);
+  copyFileSync(
+    join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
+    join(workspace, 'topologies/presets/8gpu_64rollouts.yaml'),
+  );
+  copyFileSync(cluster.env.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  gh = await startGitHubServer();
+  repo = gh.createRepo('acme/sim', {
+    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
+  });
+  gh.addCollaborator(repo, 'alice', 'write');
+  pull = gh.openPull({
+    repo,
+    author: 'alice',
+    title: 'more workers',
+    head: 'more-workers',
+    files: { [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml },
+  });
+  for (const name of ['topology:queued', 'topology:running', 'topology:stable', 'topology:failed'])
+    gh.state.ensureLabel(repo, name).description = name;
+}, 180_000);
+
+afterAll(async () => {
+  await slurm?.close();
+  await gh?.close();
+  cluster?.stop();
+});
+
+const actionEnv = () => ({ SLURM_CONF: cluster.env.slurmConf });
+
+async function monitor() {
+  const run = await runAction('monitor', {
+    event: pullRequestEvent(gh, pull, 'synchronize', { sender: 'alice' }),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    inputs: { 'tick-seconds': '600' },
+    env: actionEnv(),
+    timeoutMs: 120_000,
+  });
+  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+}
+
+async function submit() {
+  const run = await runAction('submit', {
+    event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', '/topo submit')),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    env: actionEnv(),
+    timeoutMs: 60_000,
+  });
+  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+  expect(run.outputs.outcome).toBe('done');
+}
+
+const jobs = () => slurm.jobs(`topo-${experimentId}-`);
+const runState = () =>
+  gh.state
+    .commentsOn(repo, pull.number)
+    .find((c) => c.user.login === gh.botLogin && c.body.startsWith('<!-- topo:sticky:lifecycle -->'))?.body ??
+  '';
+
+describe('a controller restart that lost its state', () => {
+  it('records the forgotten run lost, never resubmits it, and a new request runs under a new label', async () => {
+    await submit();
+    const [first] = await jobs();
+    expect(first?.name).toMatch(new RegExp(`^topo-${experimentId}-more-workers-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    await monitor();
+    expect((await jobs()).map((j) => j.id)).toEqual([first?.id]);
+
+    cluster.restartControllerWiped();
+    expect(await jobs()).toEqual([]); // Slurm forgot every job
+
+    await monitor();
+    await monitor();
+    expect(await jobs()).toEqual([]); // nothing resubmitted
+    expect(runState()).toMatch(
+      new RegExp(
+        `\\| \`${first?.name}\` \\| ${first?.id} \\| \\*\\*lost\\*\\*: Slurm no longer knows job ${first?.id}`,
+      ),
+    );
+
+    await submit();
+    const [second] = await jobs();
+    // Job ids started again: the new run may even carry the old id, never the old run name.
+    expect(Number(second?.id)).toBeLessThanOrEqual(Number(first?.id));
+    expect(second?.name).toMatch(new RegExp(`^topo-${experimentId}-more-workers-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    expect(second?.name).not.toBe(first?.name);
+    await monitor();
+    expect((await jobs()).map((j) => j.name)).toEqual([second?.name]);
+    expect(runState().match(/\*\*lost\*\*/g)).toHaveLength(1);
+    expect(gh.violations()).toEqual([]);
+  }, 300_000);
+});

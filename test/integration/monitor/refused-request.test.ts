@@ -1,0 +1,217 @@
+// A queued Request is checked again at its turn, against the default branch as it is THEN: when the
+// experiment's rules changed (or its cluster or preset went away) since `/topo submit`, it is refused (Outcome
+// `refused` with the errors, the pull request told in the candidate's submit comment, its label
+// removed) and never reaches sbatch. Bundled submit and monitor actions, local GitHub API, local cluster.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
+import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
+import type { ClustersFile } from '../../../src/types/generated/clusters.js';
+import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
+import {
+  type GitHubServer,
+  type Pull,
+  type Repo,
+  startGitHubServer,
+} from '../../support/github-server/index.js';
+import { runAction } from '../../support/run-action.js';
+
+const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const experimentId = `topology-opt-ref${suffix}-local-20260101`;
+const experimentYaml = `experiment_id: ${experimentId}
+cluster: local
+base_topology: 8gpu_64rollouts
+max_parallel: 1
+fixed_inputs:
+  deploy: twin-balanced
+  driver: vavam
+  scenes: public_2601
+  scene_count: 913
+  rollouts_per_scene: 1
+  slurm:
+    time: "00:10:00"
+`;
+// The default branch changes its rules after the request: 4 GPUs per node, so the preset's
+// driver on GPUs 4-7 no longer validates.
+const narrowerExperiment = experimentYaml.replace(
+  '    time: "00:10:00"\n',
+  '    time: "00:10:00"\n    gpus_per_node: 4\n',
+);
+const candidate = (name: string, workers: number) =>
+  `name: ${name}\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: ${workers}\n`;
+
+let cluster: LocalClusterEnv;
+let gh: GitHubServer;
+let repo: Repo;
+let slurm: SlurmClient;
+let workspace: string;
+const pulls: Record<string, Pull> = {};
+const expFile = () => join(workspace, 'topologies', experimentId, 'experiment.yaml');
+const presetFile = () => join(workspace, 'topologies/presets/8gpu_64rollouts.yaml');
+
+beforeAll(async () => {
+  cluster = requireCluster();
+  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
+  if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
+  slurm = slurmClientForCluster('local', clusters.clusters.local);
+  workspace = mkdtempSync(join(tmpdir(), 'topo-refused-ws-'));
+  mkdirSync(join(workspace, 'topologies', experimentId), { recursive: true });
+  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
+  writeFileSync(expFile(), experimentYaml);
+  copyFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), presetFile());
+  copyFileSync(cluster.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  gh = await startGitHubServer();
+  repo = gh.createRepo('acme/sim', {
+    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
+  });
+  gh.addCollaborator(repo, 'alice', 'write');
+  for (const [name, workers] of [
+    ['alpha', 10],
+    ['bravo', 12],
+    ['charlie', 14],
+    ['delta', 6],
+  ] as const)
+    pulls[name] = gh.openPull({
+      repo,
+      author: 'alice',
+      title: name,
+      head: name,
+      files: { [`topologies/${experimentId}/${name}.yaml`]: candidate(name, workers) },
+    });
+  for (const name of ['topology:queued', 'topology:running', 'topology:stable', 'topology:failed'])
+    gh.state.ensureLabel(repo, name).description = name;
+});
+
+afterAll(async () => {
+  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
+    if (isLive(j.state)) await slurm.cancel(j.id);
+  await slurm?.close();
+  await gh?.close();
+});
+
+const monitor = async () => {
+  const run = await runAction('monitor', {
+    event: pullRequestEvent(gh, pulls.alpha as Pull, 'synchronize', { sender: 'alice' }),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    inputs: { 'tick-seconds': '600' },
+    env: { SLURM_CONF: cluster.slurmConf },
+    timeoutMs: 120_000,
+  });
+  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+  return run;
+};
+
+async function command(pull: Pull, body: string) {
+  const run = await runAction('submit', {
+    event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', body)),
+    apiUrl: gh.url,
+    repository: 'acme/sim',
+    token: gh.token,
+    workspace,
+    env: { SLURM_CONF: cluster.slurmConf },
+    timeoutMs: 60_000,
+  });
+  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+  return run;
+}
+
+const jobsOf = async (name: string) =>
+  (await slurm.jobs(`topo-${experimentId}-`)).filter((j) =>
+    j.name.startsWith(`topo-${experimentId}-${name}-`),
+  );
+const sticky = (pull: Pull, purpose: string) =>
+  gh.state
+    .commentsOn(repo, pull.number)
+    .find((c) => c.user.login === gh.botLogin && c.body.startsWith(`<!-- topo:sticky:${purpose} -->`))
+    ?.body ?? '';
+
+describe('a queued Request is checked again at its turn', () => {
+  it('is refused when the default branch’s rules changed: told, unlabelled, never submitted', async () => {
+    const a = pulls.alpha as Pull;
+    const b = pulls.bravo as Pull;
+    expect((await command(a, '/topo submit')).outputs.outcome).toBe('done');
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.state))).toHaveLength(1);
+    const queued = await command(b, '/topo submit');
+    expect(queued.outputs.outcome).toBe('done');
+    expect(sticky(b, 'submit-bravo')).toContain('queued at position 1');
+    expect(b.labels).toContain('topology:queued');
+    await monitor();
+    expect(await jobsOf('bravo')).toEqual([]);
+
+    writeFileSync(expFile(), narrowerExperiment);
+    await command(a, '/topo cancel'); // the slot frees: bravo's turn
+    const pass = await monitor();
+    expect(pass.stdout).toMatch(/bravo-[0-9a-f]{8}-[0-9a-f]{8}: refused: .*gpu-index/);
+    expect(await jobsOf('bravo')).toEqual([]);
+    expect(sticky(b, 'lifecycle')).toMatch(
+      /\*\*refused\*\*: topologies\/.*bravo\.yaml at [0-9a-f]{7} no longer passes validation/,
+    );
+    const notice = sticky(b, 'submit-bravo');
+    expect(notice).toContain('### Request of `bravo` refused');
+    expect(notice).toMatch(/```text\n[^\n]*bravo\.yaml:\d+:\d+: error \[gpu-index\][\s\S]*\n```\n/);
+    expect(notice).toContain('comment `/topo submit` again');
+    expect(b.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
+    expect(sticky(b, 'monitor')).toContain('### Request of `bravo` refused');
+
+    await monitor();
+    expect(await jobsOf('bravo')).toEqual([]);
+    expect(b.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('is refused when its experiment’s cluster went away from the default branch', async () => {
+    writeFileSync(expFile(), experimentYaml);
+    const a = pulls.alpha as Pull;
+    const c = pulls.charlie as Pull;
+    expect((await command(a, '/topo submit')).outputs.outcome).toBe('done');
+    const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
+    expect(running).toHaveLength(1);
+    expect((await command(c, '/topo submit')).outputs.outcome).toBe('done');
+    expect(sticky(c, 'submit-charlie')).toContain('queued at position 1');
+
+    // The monitor no longer loads the experiment at all: its queued Requests never get a turn.
+    writeFileSync(expFile(), experimentYaml.replace('cluster: local', 'cluster: gone'));
+    try {
+      await monitor();
+    } finally {
+      writeFileSync(expFile(), experimentYaml);
+    }
+    expect(await jobsOf('charlie')).toEqual([]);
+    expect(sticky(c, 'lifecycle')).toContain('**refused**');
+    expect(sticky(c, 'submit-charlie')).toMatch(/refused[\s\S]*\[cluster-unknown\] cluster `gone`/);
+    expect(c.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
+    // The running candidate of the same experiment is left alone.
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.state)).map((j) => j.id)).toEqual(
+      running.map((j) => j.id),
+    );
+    await monitor();
+    expect(await jobsOf('charlie')).toEqual([]);
+  });
+
+  it('is refused when its experiment’s preset went away from the default branch checkout', async () => {
+    const d = pulls.delta as Pull;
+    const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
+    expect(running).toHaveLength(1);
+    expect((await command(d, '/topo submit')).outputs.outcome).toBe('done');
+    expect(sticky(d, 'submit-delta')).toContain('queued at position 1');
+    rmSync(presetFile());
+    try {
+      await monitor();
+    } finally {
+      copyFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), presetFile());
+    }
+    expect(await jobsOf('delta')).toEqual([]);
+    expect(sticky(d, 'submit-delta')).toContain('its base preset is not in topologies/presets');
+    expect(d.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.state)).map((j) => j.id)).toEqual(
+      running.map((j) => j.id),
+    );
+  });
+});
