@@ -99,7 +99,7 @@ function setup(
       if (!outcomes.has(id)) outcomes.set(id, outcome);
     },
   };
-  runs.forEach(([name, profile, ago], i) => {
+  runs.forEach(([, profile, ago], i) => {
     runJob(w, (candidates[i] as MonitorCandidate).runName, profile, NOW - ago, S, String(11 + i));
   });
   const run = (name: string) => (candidates.find((c) => c.candidate === name) as MonitorCandidate).runName;
