@@ -88,6 +88,8 @@ export interface MonitorExperiment {
   prometheus?: PrometheusClient;
   baseline?: { name: string; value: Interval } | null;
   best?: { name: string; value: Interval } | null;
+  /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
+  gpusPerNode?: number;
   /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */
   recordChartUrl?: string | null;
   candidates: MonitorCandidate[];
@@ -829,7 +831,8 @@ function stoppedByOf(exp: MonitorExperiment, o: Observed): CandidateView['stoppe
 
 /**
  * GPU-minutes of the job (src/analysis/decision.ts gpuMinutes): the GPUs it holds (the
- * experiment's gpus_per_node, else the topology's GPUs, else 8) over its minutes so far; the run
+ * experiment's gpus_per_node, else the cluster's, else the topology's GPUs, else 8) over its
+ * minutes so far; the run
  * would have ended at its wall time, or sooner once its rollouts are done (the projection's horizon).
  */
 function gpuInput(pass: Pass, o: Observed, stopped: boolean): GpuMinutesInput | null {
@@ -842,7 +845,9 @@ function gpuInput(pass: Pass, o: Observed, stopped: boolean): GpuMinutesInput | 
   const runEndMinutes =
     offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
   const gpus =
-    pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? (c.topology ? gpuMap(c.topology).size : 0);
+    pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ??
+    pass.exp.gpusPerNode ??
+    (c.topology ? gpuMap(c.topology).size : 0);
   return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
 }
 
