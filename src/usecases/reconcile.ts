@@ -564,8 +564,9 @@ function viewOf(
   ];
   const seconds = (r: { name: string; value: Interval } | null | undefined) =>
     r ? { name: r.name, secondsPerRollout: r.value.value } : null;
-  const liveBaseline =
-    reference?.live && reference.value ? { name: reference.name, value: reference.value } : null;
+  // a baseline running in this pass is drawn at its projection (it may not be stable yet)
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
   return {
     experimentId: pass.id,
     candidate: c.candidate,
@@ -800,7 +801,7 @@ const measured = (role: Reference['role'], r: { name: string; value: Interval })
   live: false,
 });
 
-export function referenceOf(
+function referenceOf(
   exp: MonitorExperiment,
   observed: ReadonlyArray<Pick<Observed, 'c' | 'analysis'>>,
 ): Reference | null {
@@ -899,8 +900,9 @@ function decisionOf(
 ): Decision | null {
   if (observation.failure) return null;
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  // a decision once reached stays, also when the job ended or the reference's run is gone
+  if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  if (ended && isDecided(previous)) return previous;
   return readable(
     decideCandidate(
       observation.verdict,

@@ -217,11 +217,30 @@ describe('the decision in the reconcile pass', () => {
     expect(s?.view.observation.decision?.state).toBe('worse');
     expect(s?.cancelled).toBe('12');
     expect(s?.view.baseline?.name).toBe('baseline');
+    expect(s?.view.baseline?.secondsPerRollout).toBeGreaterThan(3); // its live projection (≈ 3.6)
     // the baseline goes on; a later pass does not cancel it either
     w.setNow(NOW + 30);
     const later = await reconcile(w.ports, opts);
     expect(byName(later, 'baseline')?.cancelled).toBeUndefined();
     expect(w.counters.cancels).toBe(1);
+  });
+
+  it('a decision once reached stays when the running baseline it was made against is gone', async () => {
+    const { w, exp } = setup(
+      [
+        ['baseline', base, 60],
+        ['slow', slow, 60],
+      ],
+      { stop_when_decided: false },
+      {},
+    );
+    expect(byName(await reconcile(w.ports, opts), 'slow')?.view.observation.decision?.state).toBe('worse');
+    exp.candidates.splice(0, 1); // the baseline's pull request was merged: no reference in this pass
+    w.setNow(NOW + 20);
+    const later = byName(await reconcile(w.ports, opts), 'slow');
+    expect(later?.view.observation.decision?.state).toBe('worse');
+    expect(later?.view.observation.decision?.against).toBe('baseline baseline');
+    expect(w.checks.get(2)?.conclusion).toBe('failure');
   });
 
   it('a job cancelled by someone else, with no decision, is failed (cancelled); /topo stop is stopped by the user', async () => {
