@@ -1,9 +1,12 @@
 // The monitor's reconcile pass: stateless, idempotent. For every experiment: its live candidates
 // (from pull requests), their Slurm jobs (one call), their metrics (one query per quantity),
-// the candidate state machine, then for each pull request whose content changed: its check run,
-// its state label and its sticky comment (written last: it is the pass's commit marker). A pull
-// request whose content did not change costs no write. Queued candidates are submitted when slots
-// free; stable ones are stopped when the experiment asks for it.
+// the candidate state machine and the sequential decision against the current best (else the
+// baseline), then for each pull request whose comment is due: its check run (the decision), its
+// state label and its sticky comment (written last: it is the pass's commit marker). An unchanged
+// pull request costs no write; a running one whose numbers only moved is rewritten at most every
+// comment_interval_minutes. Queued candidates are submitted when slots free; decided ones
+// (stop_when_decided) and stable ones (stop_when_stable) are stopped. What a pass must remember
+// of the last (the decision, the last live verdict, when it wrote) is read back from the comment.
 import { createHash } from 'node:crypto';
 import { compare } from '../analysis/comparison.js';
 import {
@@ -328,25 +331,7 @@ async function reconcileExperiment(
   }
   const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
   const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
-  const fi = exp.experiment.fixed_inputs;
-  const pass: Pass = {
-    ports,
-    exp,
-    options,
-    id,
-    S: exp.timeScale,
-    scrape,
-    evalTs,
-    wallMinutes:
-      (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
-      defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
-    telemetry,
-    unavailable: telemetry?.errors.length
-      ? `Prometheus: ${telemetry.errors[0]?.quantity}: ${telemetry.errors[0]?.message}`
-      : null,
-    submitted,
-  };
+  const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
   // Every candidate is observed before any is judged: a live baseline is the others' reference.
   const observed: Observed[] = [];
   for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
@@ -359,6 +344,20 @@ async function reconcileExperiment(
     outcomes.push(await writeCandidate(pass, o, view, cancelled));
   }
   return outcomes;
+}
+
+function passOf(p: Omit<Pass, 'S' | 'wallMinutes' | 'expectedRollouts' | 'unavailable'>): Pass {
+  const fi = p.exp.experiment.fixed_inputs;
+  const error = p.telemetry?.errors[0];
+  return {
+    ...p,
+    S: p.exp.timeScale,
+    wallMinutes:
+      (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
+      defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    unavailable: error ? `Prometheus: ${error.quantity}: ${error.message}` : null,
+  };
 }
 
 /** Every job of the experiment (one Slurm call) and the one that stands for each run name. */
@@ -545,23 +544,9 @@ function viewOf(
   reference: Reference | null,
   stoppedBy: CandidateView['stoppedBy'],
 ): CandidateView {
-  const { exp, S, telemetry } = pass;
+  const { exp, telemetry } = pass;
   const { c, job, analysis, ended } = o;
   const e = exp.experiment;
-  const warmupEnd = observation.verdict.warmup_end_minutes;
-  const timeline: TimelineEntry[] = [
-    { label: 'submitted', at: iso(job?.submitTs) },
-    { label: 'started', at: iso(job?.startTs) },
-    { label: 'first metrics', at: iso(analysis?.startTs) },
-    {
-      label: 'warm-up ended',
-      at:
-        analysis?.startTs && warmupEnd != null
-          ? iso(Math.round(analysis.startTs + (warmupEnd * 60) / S))
-          : null,
-    },
-    { label: 'ended', at: ended ? iso(job?.endTs) : null },
-  ];
   const seconds = (r: { name: string; value: Interval } | null | undefined) =>
     r ? { name: r.name, secondsPerRollout: r.value.value } : null;
   // a baseline running in this pass is drawn at its projection (it may not be stable yet)
@@ -574,7 +559,7 @@ function viewOf(
     state,
     jobId: job?.jobId ?? null,
     slurmState: job?.state ?? null,
-    timeline,
+    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
     observation,
     comparisons,
     chart: analysis?.chart,
@@ -594,6 +579,24 @@ function viewOf(
     commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
     recordChartUrl: exp.recordChartUrl ?? null,
   };
+}
+
+function timelineOf(
+  pass: Pass,
+  { job, analysis, ended }: Observed,
+  warmupEnd?: number | null,
+): TimelineEntry[] {
+  const firstTs = analysis?.startTs;
+  return [
+    { label: 'submitted', at: iso(job?.submitTs) },
+    { label: 'started', at: iso(job?.startTs) },
+    { label: 'first metrics', at: iso(firstTs) },
+    {
+      label: 'warm-up ended',
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + (warmupEnd * 60) / pass.S)) : null,
+    },
+    { label: 'ended', at: ended ? iso(job?.endTs) : null },
+  ];
 }
 
 /**
