@@ -149,6 +149,11 @@ export interface ReconcileOptions {
   lagSeconds?: number;
   /** Run-minutes of RUNNING without any telemetry before the candidate fails with no-telemetry. */
   telemetryDeadlineMinutes?: number;
+  /**
+   * Write every comment whose content changed now, whatever comment_interval_minutes says (the
+   * pass a person asked for: `/topo status`). Unchanged comments are still not written.
+   */
+  refresh?: boolean;
 }
 
 export interface CandidateOutcome {
@@ -639,9 +644,12 @@ async function writeCandidate(
   const isFinal = job !== undefined && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
   const changed =
     !isFinal &&
-    (wasUnavailable || shouldWriteComment(parseCommentStamp(current), stamp, evalTs * 1000, interval));
+    (wasUnavailable ||
+      (pass.options.refresh === true && previous?.hash !== hash) ||
+      shouldWriteComment(previous, stamp, evalTs * 1000, interval));
   if (changed) {
     await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
     await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);

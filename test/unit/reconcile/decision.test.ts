@@ -327,6 +327,18 @@ describe('the comment throttle', () => {
     expect(parseCommentStamp(w.comments.get(1))?.writtenAtMs).toBe((NOW + 65) * 1000);
   });
 
+  it('a pass a person asked for (refresh: /topo status) writes a moved comment inside the interval, never an unchanged one', async () => {
+    const { w } = setup([['fast', fast, 110]], { stop_when_decided: false });
+    await reconcile(w.ports, opts);
+    const writes = w.counters.githubWrites;
+    await reconcile(w.ports, { ...opts, refresh: true }); // same tick: unchanged
+    expect(w.counters.githubWrites).toBe(writes);
+    w.setNow(NOW + 30);
+    expect(byName(await reconcile(w.ports, opts), 'fast')?.changed).toBe(false);
+    expect(byName(await reconcile(w.ports, { ...opts, refresh: true }), 'fast')?.changed).toBe(true);
+    expect(parseCommentStamp(w.comments.get(1))?.writtenAtMs).toBe((NOW + 30) * 1000);
+  });
+
   it('writes at once when the state or the decision changes', async () => {
     const { w } = setup([['slow', slow, 20]], { stop_when_decided: false });
     await reconcile(w.ports, opts);
