@@ -243,6 +243,24 @@ describe('the decision in the reconcile pass', () => {
     expect(w.checks.get(2)?.conclusion).toBe('failure');
   });
 
+  it('never cancels on a decision while the metrics are unavailable', async () => {
+    const { w, exp } = setup([['slow', slow, 60]], { stop_when_decided: false });
+    await reconcile(w.ports, opts); // decided worse, left running
+    exp.experiment.stop_when_decided = true;
+    const range = w.ports.prometheus.range;
+    w.ports.prometheus.range = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:9093');
+    };
+    w.setNow(NOW + 5);
+    const down = byName(await reconcile(w.ports, opts), 'slow');
+    expect(down?.cancelled).toBeUndefined();
+    expect(w.counters.cancels).toBe(0);
+    expect(w.comments.get(1)).toMatch(/^> ⚠️ Metrics unavailable since /);
+    w.ports.prometheus.range = range;
+    w.setNow(NOW + 10);
+    expect(byName(await reconcile(w.ports, opts), 'slow')?.cancelled).toBe('11');
+  });
+
   it('a job cancelled by someone else, with no decision, is failed (cancelled); /topo stop is stopped by the user', async () => {
     const { w, exp } = setup([
       ['young', fast, 8],
