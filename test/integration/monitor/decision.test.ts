@@ -207,7 +207,8 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
         better !== 'measuring'
       )
         break;
-      await new Promise((r) => setTimeout(r, 2000));
+      // short pauses: each pass looks a few run-minutes later, so the order of decision and stable shows
+      await new Promise((r) => setTimeout(r, 1000));
     }
     console.log(`passes:\n${history.join('\n')}`);
     expect(cancelledAtPass, history.join('\n')).toBeDefined();
