@@ -1,11 +1,21 @@
 // The monitor's reconcile pass: stateless, idempotent. For every experiment: its live candidates
 // (from pull requests), their Slurm jobs (one call), their metrics (one query per quantity),
-// the candidate state machine, then for each pull request whose content changed: its check run,
-// its state label and its sticky comment (written last: it is the pass's commit marker). A pull
-// request whose content did not change costs no write. Queued candidates are submitted when slots
-// free; stable ones are stopped when the experiment asks for it.
+// the candidate state machine and the sequential decision against the current best (else the
+// baseline), then for each pull request whose comment is due: its check run (the decision), its
+// state label and its sticky comment (written last: it is the pass's commit marker). An unchanged
+// pull request costs no write; a running one whose numbers only moved is rewritten at most every
+// comment_interval_minutes. Queued candidates are submitted when slots free; decided ones
+// (stop_when_decided) and stable ones (stop_when_stable) are stopped. What a pass must remember
+// of the last (the decision, the last live verdict, when it wrote) is read back from the comment.
 import { createHash } from 'node:crypto';
 import { compare } from '../analysis/comparison.js';
+import {
+  decideCandidate,
+  type GpuMinutesInput,
+  shouldStopOnDecision,
+  type VerdictLike,
+  withGpuMinutes,
+} from '../analysis/decision.js';
 import { defaultRunEndMinutes } from '../analysis/detector.js';
 import { explainFailure } from '../analysis/failure.js';
 import { observeRun, type RunAnalysis, slurmTimeToMinutes } from '../analysis/observe.js';
@@ -18,20 +28,31 @@ import { readStickyComment, upsertStickyComment } from '../github/sticky-comment
 import { inlineText } from '../github/user-text.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { type Outcome, type Phase, phaseOf, type RunRecord, type RunRequest } from '../lifecycle/model.js';
+import { parseCommentStamp, renderCommentStamp, shouldWriteComment } from '../report/comment-throttle.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 import {
   type CandidateState,
   type CandidateView,
+  monitorCheck,
   renderMonitorComment,
   type TimelineEntry,
+  viewStanding,
 } from '../report/pr-comment.js';
+import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import { type ExperimentTelemetry, experimentSelector, fetchTelemetry } from '../telemetry/queries.js';
+import { gpuMap } from '../topology/capacity.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import type { CandidateObservation, Comparison, Failure, Interval } from '../types/generated/metrics.js';
+import type {
+  CandidateObservation,
+  Comparison,
+  Decision,
+  Failure,
+  Interval,
+} from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
 import { ownJobs } from './queue.js';
 
@@ -70,6 +91,10 @@ export interface MonitorExperiment {
   prometheus?: PrometheusClient;
   baseline?: { name: string; value: Interval } | null;
   best?: { name: string; value: Interval } | null;
+  /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
+  gpusPerNode?: number;
+  /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */
+  recordChartUrl?: string | null;
   candidates: MonitorCandidate[];
 }
 
@@ -124,6 +149,11 @@ export interface ReconcileOptions {
   lagSeconds?: number;
   /** Run-minutes of RUNNING without any telemetry before the candidate fails with no-telemetry. */
   telemetryDeadlineMinutes?: number;
+  /**
+   * Write every comment whose content changed now, whatever comment_interval_minutes says (the
+   * pass a person asked for: `/topo status`). Unchanged comments are still not written.
+   */
+  refresh?: boolean;
 }
 
 export interface CandidateOutcome {
@@ -149,6 +179,8 @@ const LIVE = { has: (state: string) => isLive(state) };
 const HASH_MARK = 'topo:monitor-hash:';
 const UNAVAILABLE_MARK = 'topo:unavailable-since:';
 const FINAL_MARK = 'final-job:';
+/** The experiment schema's default of comment_interval_minutes. */
+const DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
 
 const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';
 const iso = (ts: number | null | undefined) =>
@@ -197,38 +229,6 @@ function labelFor(state: CandidateState | null, hasValue: boolean): LabelState |
     case 'failed':
       return 'failed';
   }
-}
-
-function checkFor(view: CandidateView): MonitorCheck {
-  const v = view.observation.verdict;
-  const value = v.value ?? null;
-  const cmp = view.comparisons[0];
-  const valueText = value ? `${value.value} s/rollout [${value.low}, ${value.high}]` : 'no stable value';
-  const summary = [
-    `State: ${view.state} · verdict: ${v.state}`,
-    value
-      ? `Projected full-run seconds per rollout: ${valueText}`
-      : v.projected_full_run
-        ? `Provisional projection: ${v.projected_full_run.value}`
-        : '',
-    cmp ? `Compared with ${cmp.against}: ${cmp.outcome}` : '',
-    view.observation.failure
-      ? `Failure: ${view.observation.failure.kind} — ${view.observation.failure.message}`
-      : '',
-  ]
-    .filter(Boolean)
-    .join('\n');
-  if (view.state === 'failed')
-    return {
-      title: `Failed: ${view.observation.failure?.kind ?? 'unknown'}`,
-      summary,
-      conclusion: 'failure',
-    };
-  if (view.state === 'stable' || view.state === 'finished' || view.state === 'stopped')
-    return value
-      ? { title: `Stable: ${valueText}${cmp ? ` (${cmp.outcome})` : ''}`, summary, conclusion: 'success' }
-      : { title: `Ended without a stable value (${v.state})`, summary, conclusion: 'neutral' };
-  return { title: `${view.state}: ${v.state}`, summary };
 }
 
 function contentHash(body: string): string {
@@ -286,17 +286,90 @@ async function noteClusterUnreachable(
   }
 }
 
+/** What one experiment's pass shares between its steps. */
+interface Pass {
+  ports: MonitorPorts;
+  exp: MonitorExperiment;
+  options: ReconcileOptions;
+  id: string;
+  /** Time compression (1 for real AlpaSim). */
+  S: number;
+  scrape: number;
+  /** The evaluation time (unix seconds), aligned to the tick. */
+  evalTs: number;
+  /** The job's wall time in job-minutes. */
+  wallMinutes: number;
+  expectedRollouts: number | null;
+  telemetry?: ExperimentTelemetry;
+  /** An outage: with any quantity unreadable, nothing is judged, failed, stopped or recorded. */
+  unavailable: string | null;
+  submitted: Map<string, string>;
+}
+
+/** One candidate as observed this pass, before it is judged. */
+interface Observed {
+  c: MonitorCandidate;
+  job?: MonitorJob;
+  analysis?: RunAnalysis;
+  /** The sticky comment as it stands, and the observation its last pass wrote. */
+  current?: string;
+  previous?: CandidateObservation;
+  ended: boolean;
+}
+
 async function reconcileExperiment(
   ports: MonitorPorts,
   exp: MonitorExperiment,
   options: ReconcileOptions,
 ): Promise<CandidateOutcome[]> {
   const id = exp.experiment.experiment_id;
-  const S = exp.timeScale;
   const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
+  const { allJobs, jobByRun } = await listJobs(ports, id);
+  // The lifecycle decides what each Request needs (src/lifecycle/model.ts phaseOf).
+  const candidates: MonitorCandidate[] = [];
+  for (const c of exp.candidates) {
+    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
+    if (kept) candidates.push(kept);
+  }
+  const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
+  const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
+  const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
+  // Every candidate is observed before any is judged: a live baseline is the others' reference.
+  const observed: Observed[] = [];
+  for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
+  const reference = referenceOf(exp, observed);
+  const outcomes: CandidateOutcome[] = [];
+  for (const o of observed) {
+    const view = judgeCandidate(pass, o, reference);
+    if (!view) continue; // not asked to run: the validate workflow owns its comment
+    const cancelled = await stopCandidate(pass, o, view);
+    outcomes.push(await writeCandidate(pass, o, view, cancelled));
+  }
+  return outcomes;
+}
+
+function passOf(p: Omit<Pass, 'S' | 'wallMinutes' | 'expectedRollouts' | 'unavailable'>): Pass {
+  const fi = p.exp.experiment.fixed_inputs;
+  const error = p.telemetry?.errors[0];
+  return {
+    ...p,
+    S: p.exp.timeScale,
+    wallMinutes:
+      (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
+      defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    unavailable: error ? `Prometheus: ${error.quantity}: ${error.message}` : null,
+  };
+}
+
+/** Every job of the experiment (one Slurm call) and the one that stands for each run name. */
+async function listJobs(
+  ports: MonitorPorts,
+  id: string,
+): Promise<{ allJobs: MonitorJob[]; jobByRun: Map<string, MonitorJob> }> {
   const allJobs = await ports.slurm.jobs(id).catch((e: Error) => {
     throw new ClusterUnreachable(`Slurm: ${e.message}`);
   });
@@ -305,15 +378,17 @@ async function reconcileExperiment(
     const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
     if (job) jobByRun.set(name, job);
   }
+  return { allJobs, jobByRun };
+}
 
-  // The lifecycle decides what each Request needs (src/lifecycle/model.ts phaseOf).
-  const candidates: MonitorCandidate[] = [];
-  for (const c of exp.candidates) {
-    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
-    if (kept) candidates.push(kept);
-  }
-
-  // submit queued candidates while slots are free: strictly by request time (then the older pull request)
+/** Submits queued candidates while slots are free: strictly by request time (then the older pull request). */
+async function submitQueued(
+  ports: MonitorPorts,
+  exp: MonitorExperiment,
+  candidates: readonly MonitorCandidate[],
+  jobByRun: Map<string, MonitorJob>,
+  allJobs: readonly MonitorJob[],
+): Promise<Map<string, string>> {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
   const submitted = new Map<string, string>();
@@ -321,217 +396,307 @@ async function reconcileExperiment(
     if (live >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
-    if (r) {
-      submitted.set(c.runName, r.jobId);
-      jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: 'PENDING', submitTs: null });
-      live++;
-      if (c.request)
-        await ports.lifecycle?.recordRun(c.pr, c.request.id, {
-          jobId: r.jobId,
-          submittedAt: new Date(ports.now() * 1000).toISOString(),
-        });
-    }
+    if (!r) continue;
+    submitted.set(c.runName, r.jobId);
+    jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: 'PENDING', submitTs: null });
+    live++;
+    if (c.request)
+      await ports.lifecycle?.recordRun(c.pr, c.request.id, {
+        jobId: r.jobId,
+        submittedAt: new Date(ports.now() * 1000).toISOString(),
+      });
   }
+  return submitted;
+}
 
-  // metrics: one query per quantity for the whole experiment, over the jobs that have run
+/** Metrics: one query per quantity for the whole experiment, over the jobs that have run. */
+async function experimentTelemetry(
+  ports: MonitorPorts,
+  exp: MonitorExperiment,
+  candidates: readonly MonitorCandidate[],
+  jobByRun: Map<string, MonitorJob>,
+  evalTs: number,
+  scrape: number,
+): Promise<ExperimentTelemetry | undefined> {
   const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j): j is MonitorJob => !!j?.startTs);
-  let telemetry: ExperimentTelemetry | undefined;
-  if (started.length) {
-    const start = Math.floor(Math.min(...started.map((j) => j.startTs as number)) / scrape) * scrape;
-    telemetry = await fetchTelemetry(
-      exp.prometheus ?? ports.prometheus,
-      experimentSelector(id),
-      { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-      { timeScale: S, scrapeSeconds: scrape },
+  if (!started.length) return undefined;
+  const start = Math.floor(Math.min(...started.map((j) => j.startTs as number)) / scrape) * scrape;
+  return fetchTelemetry(
+    exp.prometheus ?? ports.prometheus,
+    experimentSelector(exp.experiment.experiment_id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: exp.timeScale, scrapeSeconds: scrape },
+  );
+}
+
+/** The run's analysis as of now (or its end), and the comment its last pass wrote. */
+async function observeCandidate(
+  pass: Pass,
+  c: MonitorCandidate,
+  job: MonitorJob | undefined,
+): Promise<Observed> {
+  const ended = job !== undefined && !LIVE.has(job.state);
+  const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : undefined;
+  // The comment is the durable memory of the last pass (its verdict, its decision).
+  const current = await pass.ports.github.readComment(c.pr);
+  const previous = current ? parseObservationBlock(current) : undefined;
+  const o: Observed = { c, job, analysis, current, previous, ended };
+  keepLastLiveVerdict(o);
+  return o;
+}
+
+function analyse(pass: Pass, c: MonitorCandidate, job: MonitorJob, startTs: number): RunAnalysis {
+  const { S, evalTs, exp } = pass;
+  const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(pass.telemetry, c.runName),
+    timeScale: S,
+    nowTs,
+    stepSeconds: pass.scrape,
+    jobStartTs: startTs,
+    wallMinutes: pass.wallMinutes,
+    expectedRollouts: pass.expectedRollouts,
+    topology: c.topology,
+    settings: exp.experiment.stabilisation,
+    missing: pass.telemetry?.missing,
+    ended: !LIVE.has(job.state),
+  });
+  // no telemetry at all: starting for a while, then a failure of its own
+  const minutesRunning = ((nowTs - startTs) * S) / 60;
+  const deadline = pass.options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (
+    !pass.unavailable &&
+    analysis.startTs === null &&
+    (!LIVE.has(job.state) || minutesRunning >= deadline) &&
+    !job.failure
+  )
+    analysis.observation.failure = {
+      kind: 'no-telemetry',
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
+    };
+  return analysis;
+}
+
+/** A run that ended keeps the verdict its last live pass reached (a window rule may flip at the cut). */
+function keepLastLiveVerdict({ analysis, ended, previous, c }: Observed): void {
+  if (
+    !analysis ||
+    !ended ||
+    previous?.run_name !== c.runName ||
+    !isStable(previous.verdict.state) ||
+    isStable(analysis.observation.verdict.state)
+  )
+    return;
+  const note = 'verdict of the last pass before the run ended';
+  const evidence = previous.verdict.evidence.includes(note)
+    ? previous.verdict.evidence
+    : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+
+/** State, failure, comparison and decision of one candidate: its view (null: not asked to run). */
+function judgeCandidate(pass: Pass, o: Observed, reference: Reference | null): CandidateView | null {
+  const { exp } = pass;
+  const { c, job, analysis } = o;
+  const stoppedBy = stoppedByOf(exp, o);
+  const stoppedByUs =
+    stoppedBy !== null || (job?.state === 'CANCELLED' && exp.experiment.stop_when_stable === true);
+  let state = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state === null) return null;
+  const observation: CandidateObservation = analysis?.observation ?? {
+    run_name: c.runName,
+    verdict: {
+      state: 'no-data',
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : 'waiting for a free slot'],
+    },
+    stable_metrics: {},
+  };
+  if (observation.failure?.kind === 'no-telemetry') state = 'failed';
+  if (state === 'failed') observation.failure = failureOf(c, job, observation);
+  const comparisons = compareCandidate(exp, c, observation, {
+    reference,
+    previous: o.previous?.run_name === c.runName ? (o.previous.decision ?? null) : null,
+    ended: o.ended,
+    gpu: gpuInput(pass, o, stoppedBy === 'decision'),
+  });
+  return viewOf(pass, o, state, observation, comparisons, reference, stoppedBy);
+}
+
+function failureOf(
+  c: MonitorCandidate,
+  job: MonitorJob | undefined,
+  observation: CandidateObservation,
+): Failure {
+  const failure: Failure = job?.failure ??
+    observation.failure ?? {
+      kind: job?.state === 'CANCELLED' ? 'cancelled' : job?.state === 'TIMEOUT' ? 'time-limit' : 'crash',
+      message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+      slurm_state: job?.state,
+    };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index,
+  });
+}
+
+function viewOf(
+  pass: Pass,
+  o: Observed,
+  state: CandidateState,
+  observation: CandidateObservation,
+  comparisons: Comparison[],
+  reference: Reference | null,
+  stoppedBy: CandidateView['stoppedBy'],
+): CandidateView {
+  const { exp, telemetry } = pass;
+  const { c, job, analysis, ended } = o;
+  const e = exp.experiment;
+  const seconds = (r: { name: string; value: Interval } | null | undefined) =>
+    r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  // a baseline running in this pass is drawn at its projection (it may not be stable yet)
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: pass.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
+    observation,
+    comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs
+      ? { fromMs: analysis.startTs * 1000, toMs: job?.endTs && ended ? job.endTs * 1000 : null }
+      : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: e.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: e.stop_when_decided !== false,
+    baseline: seconds(exp.baseline) ?? seconds(liveBaseline),
+    best: seconds(exp.best),
+    finalJobState: ended ? (job?.state ?? null) : null,
+    stoppedBy,
+    commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null,
+  };
+}
+
+function timelineOf(
+  pass: Pass,
+  { job, analysis, ended }: Observed,
+  warmupEnd?: number | null,
+): TimelineEntry[] {
+  const firstTs = analysis?.startTs;
+  return [
+    { label: 'submitted', at: iso(job?.submitTs) },
+    { label: 'started', at: iso(job?.startTs) },
+    { label: 'first metrics', at: iso(firstTs) },
+    {
+      label: 'warm-up ended',
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + (warmupEnd * 60) / pass.S)) : null,
+    },
+    { label: 'ended', at: ended ? iso(job?.endTs) : null },
+  ];
+}
+
+/**
+ * Cancels a live job the experiment says to stop now (never while metrics are unavailable); a
+ * stop on the decision fills in the GPU-minutes it saves. The job id when cancelled.
+ */
+async function stopCandidate(pass: Pass, o: Observed, view: CandidateView): Promise<string | undefined> {
+  const { job } = o;
+  if (pass.unavailable || !job || !LIVE.has(job.state)) return undefined;
+  const reason = stopReason(pass.exp.experiment, view);
+  if (reason === null) return undefined;
+  await pass.ports.slurm.cancel(job.jobId, pass.id);
+  const d = view.observation.decision;
+  const gpu = gpuInput(pass, o, true);
+  if (d && reason.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  return job.jobId;
+}
+
+/**
+ * The comment, check run and label, behind one write gate: nothing for an unchanged pull request
+ * or a final comment; a running candidate whose numbers only moved at most every
+ * comment_interval_minutes (src/report/comment-throttle.ts). Then the run's Outcome, once final.
+ */
+async function writeCandidate(
+  pass: Pass,
+  o: Observed,
+  view: CandidateView,
+  cancelled: string | undefined,
+): Promise<CandidateOutcome> {
+  const { ports, evalTs, scrape } = pass;
+  const { c, job, current } = o;
+  if (pass.unavailable && job?.startTs) return noteUnavailable(pass, o, view);
+  const body = renderMonitorComment(view);
+  // An ended run's comment is final once the data has settled (a few scrapes after the end):
+  // later passes leave it alone even if Prometheus drops or ages the run's series.
+  const finalMark =
+    job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : '';
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1000 };
+  const isFinal = job !== undefined && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const changed =
+    !isFinal &&
+    (wasUnavailable ||
+      (pass.options.refresh === true && previous?.hash !== hash) ||
+      shouldWriteComment(previous, stamp, evalTs * 1000, interval));
+  if (changed) {
+    await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
+    await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);
+    await ports.github.writeComment(
+      c.pr,
+      `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->\n${renderCommentStamp(stamp)}`,
     );
   }
+  // The run's Outcome, once its comment is final: judged as of the job's end, written once.
+  if (finalMark && job && c.request && !c.outcome)
+    await ports.lifecycle?.recordOutcome(
+      c.pr,
+      c.request.id,
+      finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
+    );
+  return outcomeOf(pass, c, view, changed, cancelled);
+}
 
-  const wall = exp.experiment.fixed_inputs.slurm?.time
-    ? slurmTimeToMinutes(exp.experiment.fixed_inputs.slurm.time)
-    : null;
-  const fi = exp.experiment.fixed_inputs;
-  const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
-  const outcomes: CandidateOutcome[] = [];
-  // An outage is an outage: with any quantity unreadable, nothing is judged, failed or recorded.
-  const unavailable = telemetry?.errors.length
-    ? `Prometheus: ${telemetry.errors[0]?.quantity}: ${telemetry.errors[0]?.message}`
-    : null;
-  for (const c of candidates) {
-    const job = jobByRun.get(c.runName);
-    let analysis: RunAnalysis | undefined;
-    if (job?.startTs) {
-      const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
-      analysis = observeRun({
-        runName: c.runName,
-        series: seriesOf(telemetry, c.runName),
-        timeScale: S,
-        nowTs,
-        stepSeconds: scrape,
-        jobStartTs: job.startTs,
-        wallMinutes: wall ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-        expectedRollouts,
-        topology: c.topology,
-        settings: exp.experiment.stabilisation,
-        missing: telemetry?.missing,
-        ended: !LIVE.has(job.state),
-      });
-      // no telemetry at all: starting for a while, then a failure of its own
-      const minutesRunning = ((nowTs - job.startTs) * S) / 60;
-      const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-      if (
-        !unavailable &&
-        analysis.startTs === null &&
-        (!LIVE.has(job.state) || minutesRunning >= deadline) &&
-        !job.failure
-      )
-        analysis.observation.failure = {
-          kind: 'no-telemetry',
-          message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
-        };
-    }
-    // The comment is the durable memory of the last pass: a run that ended keeps the verdict its
-    // last live pass reached (the data up to the stop is the same; a window rule may flip at the cut).
-    const current = await ports.github.readComment(c.pr);
-    const previous = current ? parseObservationBlock(current) : undefined;
-    const ended = job !== undefined && !LIVE.has(job.state);
-    if (
-      analysis &&
-      ended &&
-      previous?.run_name === c.runName &&
-      isStable(previous.verdict.state) &&
-      !isStable(analysis.observation.verdict.state)
-    ) {
-      const note = 'verdict of the last pass before the run ended';
-      const evidence = previous.verdict.evidence.includes(note)
-        ? previous.verdict.evidence
-        : [...previous.verdict.evidence, note];
-      analysis.observation.verdict = { ...previous.verdict, evidence };
-    }
-    const stoppedByUs = job?.state === 'CANCELLED' && exp.experiment.stop_when_stable === true;
-    let state = candidateState(job, c.requested, analysis, stoppedByUs);
-    if (state === null) continue; // not asked to run: the validate workflow owns its comment
-    const observation: CandidateObservation = analysis?.observation ?? {
-      run_name: c.runName,
-      verdict: {
-        state: 'no-data',
-        evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : 'waiting for a free slot'],
-      },
-      stable_metrics: {},
-    };
-    if (observation.failure?.kind === 'no-telemetry') state = 'failed';
-    if (state === 'failed') {
-      const failure: Failure = job?.failure ??
-        observation.failure ?? {
-          kind: job?.state === 'CANCELLED' ? 'cancelled' : job?.state === 'TIMEOUT' ? 'time-limit' : 'crash',
-          message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-          slurm_state: job?.state,
-        };
-      observation.failure = explainFailure(failure, {
-        topology: c.topology,
-        gpus: observation.stable_metrics.resource_usage?.gpu_by_index,
-      });
-    }
-    const comparisons = compareCandidate(exp, c, observation);
+/** Keeps the last judged comment, says since when the metrics are missing; retried next pass. */
+async function noteUnavailable(pass: Pass, o: Observed, view: CandidateView): Promise<CandidateOutcome> {
+  const since = unavailableSince(o.current) ?? iso(pass.ports.now()) ?? '';
+  const noted = withUnavailableNotice(o.current, since, pass.unavailable ?? '');
+  const changed = noted !== undefined && noted !== o.current;
+  if (changed) await pass.ports.github.writeComment(o.c.pr, noted as string);
+  const notes = [...(view.notes ?? []), `metrics unavailable since ${since}`];
+  return outcomeOf(pass, o.c, { ...view, notes }, changed, undefined);
+}
 
-    const timeline: TimelineEntry[] = [
-      { label: 'submitted', at: iso(job?.submitTs) },
-      { label: 'started', at: iso(job?.startTs) },
-      { label: 'first metrics', at: iso(analysis?.startTs) },
-      {
-        label: 'warm-up ended',
-        at:
-          analysis?.startTs && observation.verdict.warmup_end_minutes != null
-            ? iso(Math.round(analysis.startTs + (observation.verdict.warmup_end_minutes * 60) / S))
-            : null,
-      },
-      { label: 'ended', at: job && !LIVE.has(job.state) ? iso(job.endTs) : null },
-    ];
-    const view: CandidateView = {
-      experimentId: id,
-      candidate: c.candidate,
-      runName: c.runName,
-      state,
-      jobId: job?.jobId ?? null,
-      slurmState: job?.state ?? null,
-      timeline,
-      observation,
-      comparisons,
-      chart: analysis?.chart,
-      opportunities: analysis?.opportunities,
-      queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
-      grafanaUrl: exp.grafanaUrl ?? null,
-      timeRange: analysis?.startTs
-        ? {
-            fromMs: analysis.startTs * 1000,
-            toMs: job?.endTs && !LIVE.has(job.state) ? job.endTs * 1000 : null,
-          }
-        : null,
-      notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`),
-    };
-
-    let cancelled: string | undefined;
-    if (!unavailable && job && LIVE.has(job.state) && stopReason(exp.experiment, view) !== null) {
-      await ports.slurm.cancel(job.jobId, id);
-      cancelled = job.jobId;
-    }
-
-    if (unavailable && job?.startTs) {
-      // Keep the last judged comment, say since when the metrics are missing, retry next pass.
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
-      const noted = withUnavailableNotice(current, since, unavailable);
-      const changed = noted !== undefined && noted !== current;
-      if (changed) await ports.github.writeComment(c.pr, noted as string);
-      outcomes.push({
-        experimentId: id,
-        candidate: c.candidate,
-        runName: c.runName,
-        pr: c.pr,
-        state,
-        verdict: observation.verdict.state,
-        changed,
-        submitted: submitted.get(c.runName),
-        view: { ...view, notes: [...(view.notes ?? []), `metrics unavailable since ${since}`] },
-      });
-      continue;
-    }
-
-    const body = renderMonitorComment(view);
-    const hash = contentHash(body);
-    // An ended run's comment is final once the data has settled (a few scrapes after the end):
-    // later passes leave it alone even if Prometheus drops or ages the run's series.
-    const finalMark =
-      job && ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : '';
-    const full = `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->`;
-    const isFinal = job !== undefined && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-    let changed = false;
-    const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-    if (!isFinal && (wasUnavailable || !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`))) {
-      await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
-      await ports.github.setLabel(c.pr, labelFor(state, !!observation.verdict.value), c.labels);
-      await ports.github.writeComment(c.pr, full);
-      changed = true;
-    }
-    // The run's Outcome, once its comment is final: judged as of the job's end, written once.
-    if (finalMark && job && c.request && !c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        c.pr,
-        c.request.id,
-        finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
-      );
-    outcomes.push({
-      experimentId: id,
-      candidate: c.candidate,
-      runName: c.runName,
-      pr: c.pr,
-      state,
-      verdict: observation.verdict.state,
-      changed,
-      submitted: submitted.get(c.runName),
-      cancelled,
-      view,
-    });
-  }
-  return outcomes;
+function outcomeOf(
+  pass: Pass,
+  c: MonitorCandidate,
+  view: CandidateView,
+  changed: boolean,
+  cancelled: string | undefined,
+): CandidateOutcome {
+  return {
+    experimentId: pass.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    pr: c.pr,
+    state: view.state,
+    verdict: view.observation.verdict.state,
+    changed,
+    submitted: pass.submitted.get(c.runName),
+    ...(cancelled ? { cancelled } : {}),
+    view,
+  };
 }
 
 /**
@@ -594,6 +759,18 @@ async function applyLifecycle(
 /** The Outcome of a run whose comment just became final (judged as of the job's end). */
 function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome {
   const v = view.observation.verdict;
+  const d = view.observation.decision;
+  if (view.state === 'stopped' && view.stoppedBy === 'decision' && d)
+    return {
+      kind: 'decided',
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ''}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d.evidence,
+        ...(d.gpu_minutes_saved != null ? [`${d.gpu_minutes_saved} GPU-minutes of wall time saved`] : []),
+      ],
+    };
   const kind: Outcome['kind'] =
     view.state === 'failed' ? 'failed' : view.state === 'stopped' ? 'stopped' : 'finished';
   const evidence =
@@ -608,14 +785,105 @@ function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome
 }
 
 /**
+ * What the candidates of a pass are decided against: the current best, else the baseline (both
+ * measured, from the record), else a baseline running in this pass (its live projection).
+ */
+export interface Reference {
+  /** "current best" or "baseline". */
+  role: 'current best' | 'baseline';
+  name: string;
+  verdict: VerdictLike;
+  /** Its value for the fixed-sample comparison (the record's, or a live run's stable value). */
+  value: Interval | null;
+  /** A run of this pass, not a measured one. */
+  live: boolean;
+}
+
+/** The baseline's candidate name: the experiment's baseline, else `topo init`'s `baseline`. */
+function baselineName(exp: MonitorExperiment): string {
+  return exp.baseline?.name ?? 'baseline';
+}
+
+const measured = (role: Reference['role'], r: { name: string; value: Interval }): Reference => ({
+  role,
+  name: r.name,
+  verdict: { state: 'stable', projected_full_run: r.value },
+  value: r.value,
+  live: false,
+});
+
+function referenceOf(
+  exp: MonitorExperiment,
+  observed: ReadonlyArray<Pick<Observed, 'c' | 'analysis'>>,
+): Reference | null {
+  if (exp.best) return measured('current best', exp.best);
+  if (exp.baseline) return measured('baseline', exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: 'baseline', name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+
+const DECIDED = new Set(['better', 'worse', 'equivalent']);
+const isDecided = (d: Decision | null | undefined): d is Decision => !!d && DECIDED.has(d.state);
+
+/**
+ * Who ended a CANCELLED job. Reconcile keeps no state: a job cancelled on the decision is known by
+ * the decision its last comment carries (the comment of the pass that cancelled it).
+ */
+function stoppedByOf(exp: MonitorExperiment, o: Observed): CandidateView['stoppedBy'] {
+  if (o.job?.state !== 'CANCELLED') return null;
+  if (o.c.outcome?.kind === 'stopped') return 'user';
+  const previous = o.previous?.run_name === o.c.runName ? o.previous : undefined;
+  if (exp.experiment.stop_when_decided !== false && isDecided(previous?.decision)) return 'decision';
+  const verdict = o.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (exp.experiment.stop_when_stable && isStable(verdict)) return 'stable';
+  return null;
+}
+
+/**
+ * GPU-minutes of the job (src/analysis/decision.ts gpuMinutes): the GPUs it holds (the
+ * experiment's gpus_per_node, else the cluster's, else the topology's GPUs, else 8) over its
+ * minutes so far; the run
+ * would have ended at its wall time, or sooner once its rollouts are done (the projection's horizon).
+ */
+function gpuInput(pass: Pass, o: Observed, stopped: boolean): GpuMinutesInput | null {
+  const { job, analysis, c } = o;
+  if (!job?.startTs) return null;
+  const until = o.ended && job.endTs ? Math.min(pass.evalTs, job.endTs) : pass.evalTs;
+  const minutesRunning = ((until - job.startTs) * pass.S) / 60;
+  const offset = analysis?.startTs != null ? ((analysis.startTs - job.startTs) * pass.S) / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes =
+    offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
+  const gpus =
+    pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ??
+    pass.exp.gpusPerNode ??
+    (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+/** What the sequential decision of a candidate reads besides its observation. */
+export interface DecisionContext {
+  reference?: Reference | null;
+  /** The decision of the last pass (its comment's observation block): decisions are final. */
+  previous?: Decision | null;
+  /** The job ended: a decision it reached is kept as it was. */
+  ended?: boolean;
+  gpu?: GpuMinutesInput | null;
+}
+
+/**
  * THE comparison of a candidate (the one place): against the current best, then the baseline;
- * the first one is written into the observation. The lead adds h13's sequential decision here
- * (`observation.decision = decide…(…)`), next to the comparison it refines.
+ * the first one is written into the observation. With a reference, the sequential decision
+ * (src/analysis/decision.ts decideCandidate) is written too: against the current best, else the
+ * baseline, with the experiment's min_improvement; a failed run gets none.
  */
 export function compareCandidate(
   exp: MonitorExperiment,
   c: MonitorCandidate,
   observation: CandidateObservation,
+  context: DecisionContext = {},
 ): Comparison[] {
   const comparisons: Comparison[] = [];
   if (exp.best && exp.best.name !== c.candidate)
@@ -626,17 +894,55 @@ export function compareCandidate(
     comparisons.push(
       compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`),
     );
+  const ref = context.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
   if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context);
+  if (decision) observation.decision = context.gpu ? withGpuMinutes(decision, context.gpu) : decision;
   return comparisons;
 }
 
+function decisionOf(
+  exp: MonitorExperiment,
+  c: MonitorCandidate,
+  observation: CandidateObservation,
+  { reference, previous, ended }: DecisionContext,
+): Decision | null {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  // a decision once reached stays, also when the job ended or the reference's run is gone
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  return readable(
+    decideCandidate(
+      observation.verdict,
+      reference ? { name: `${reference.role} ${reference.name}`, verdict: reference.verdict } : null,
+      { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference },
+    ),
+  );
+}
+
+/** The evidence names the reference once ("the baseline", not "baseline baseline"); idempotent. */
+function readable(d: Decision): Decision {
+  const name = describeReference(d.against);
+  return { ...d, evidence: d.evidence.map((e) => e.split(d.against).join(name)) };
+}
+
+const DECISION_STOP = 'decided';
+
 /**
- * THE stop decision of a running candidate (the one place): why to stop it now, or null. Today:
- * stop_when_stable. The lead adds h13's sequential decision here (experiment.stop_when_decided,
- * default true: stop once `view.observation.decision` is better|worse|equivalent). Never called
- * while metrics are unavailable.
+ * THE stop decision of a running candidate (the one place): why to stop it now, or null.
+ * stop_when_stable: once stable. stop_when_decided (default true): once its decision says it
+ * cannot win or is settled (src/analysis/decision.ts shouldStopOnDecision); a reference never
+ * stops on a decision. Never called while metrics are unavailable.
  */
 export function stopReason(experiment: Experiment, view: CandidateView): string | null {
+  const d = view.observation.decision;
+  if (d && !['failed', 'finished', 'stopped'].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
   if (view.state === 'stable' && experiment.stop_when_stable) return 'stable (stop_when_stable)';
   return null;
 }

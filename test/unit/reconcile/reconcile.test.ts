@@ -27,6 +27,8 @@ function experiment(over: Partial<Experiment> = {}): MonitorExperiment {
       base_topology: '8gpu_64rollouts',
       fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
       max_parallel: 2,
+      // these tests follow runs past their decision; test/unit/reconcile/decision.test.ts stops them
+      stop_when_decided: false,
       ...over,
     },
     timeScale: S,
