@@ -14,22 +14,38 @@ export const PULLS_PER_PAGE = 30;
 export const FILES_PER_PULL = 100;
 export const COMMENTS_PER_PULL = 50;
 
+/** What the monitor reads of a pull request (one fragment for the page and the one-PR query). */
+const PULL_FIELDS = /* GraphQL */ `
+  fragment TopoPull on PullRequest {
+    number
+    headRefOid
+    headRepository { nameWithOwner }
+    labels(first: 100) { nodes { name } }
+    files(first: $files) { totalCount nodes { path changeType } }
+    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
+  }
+`;
+
 export const PULL_SNAPSHOTS_QUERY = /* GraphQL */ `
   query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
     repository(owner: $owner, name: $name) {
       pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
         pageInfo { hasNextPage endCursor }
-        nodes {
-          number
-          headRefOid
-          headRepository { nameWithOwner }
-          labels(first: 100) { nodes { name } }
-          files(first: $files) { totalCount nodes { path changeType } }
-          comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
-        }
+        nodes { ...TopoPull }
       }
     }
   }
+  ${PULL_FIELDS}
+`;
+
+/** One pull request (`/topo status`): the same fields, and its state. */
+export const PULL_SNAPSHOT_QUERY = /* GraphQL */ `
+  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { state ...TopoPull }
+    }
+  }
+  ${PULL_FIELDS}
 `;
 
 export interface PullSnapshot {
@@ -111,22 +127,67 @@ export async function readPullSnapshots(
     requests++;
     if (!page.repository) throw new Error(`repository ${repo.owner}/${repo.repo} not found (GraphQL)`);
     for (const p of page.repository.pullRequests.nodes) {
-      const snap = toSnapshot(p, repo.botLogin);
-      if (p.files.totalCount > p.files.nodes.length) {
-        snap.files = await restFiles(octokit, repo, p.number);
-        requests += Math.ceil(p.files.totalCount / 100);
-      }
-      if (p.comments.totalCount > p.comments.nodes.length) {
-        snap.botComments = await restBotComments(octokit, repo, p.number);
-        requests += Math.ceil(p.comments.totalCount / 100);
-      }
-      pulls.push(snap);
+      const done = await completed(octokit, repo, p);
+      requests += done.requests;
+      pulls.push(done.snap);
     }
     const info = page.repository.pullRequests.pageInfo;
     if (!info.hasNextPage || !info.endCursor) break;
     cursor = info.endCursor;
   }
   return { pulls, requests };
+}
+
+/** A PR with more files or comments than the query's page: that part from REST, for it alone. */
+async function completed(
+  octokit: Octokit,
+  repo: { owner: string; repo: string; botLogin: string },
+  p: GqlPull,
+): Promise<{ snap: PullSnapshot; requests: number }> {
+  const snap = toSnapshot(p, repo.botLogin);
+  let requests = 0;
+  if (p.files.totalCount > p.files.nodes.length) {
+    snap.files = await restFiles(octokit, repo, p.number);
+    requests += Math.ceil(p.files.totalCount / 100);
+  }
+  if (p.comments.totalCount > p.comments.nodes.length) {
+    snap.botComments = await restBotComments(octokit, repo, p.number);
+    requests += Math.ceil(p.comments.totalCount / 100);
+  }
+  return { snap, requests };
+}
+
+const NOT_FOUND = /Could not resolve to a PullRequest/;
+
+/**
+ * One pull request's snapshot (`/topo status` refreshes one PR, not every open one): undefined when
+ * it does not exist or is not open.
+ */
+export async function readPullSnapshot(
+  octokit: Octokit,
+  repo: { owner: string; repo: string; botLogin: string },
+  number: number,
+): Promise<{ pull: PullSnapshot | undefined; requests: number }> {
+  let data: { repository: { pullRequest: (GqlPull & { state: string }) | null } | null };
+  try {
+    data = await octokit.graphql(PULL_SNAPSHOT_QUERY, {
+      owner: repo.owner,
+      name: repo.repo,
+      number,
+      files: FILES_PER_PULL,
+      comments: COMMENTS_PER_PULL,
+    });
+  } catch (e) {
+    const errors = (e as { errors?: Array<{ type?: string; message?: string }> }).errors;
+    if (errors?.length && errors.every((x) => x.type === 'NOT_FOUND' || NOT_FOUND.test(x.message ?? '')))
+      return { pull: undefined, requests: 1 };
+    throw e;
+  }
+  if (!data.repository) throw new Error(`repository ${repo.owner}/${repo.repo} not found (GraphQL)`);
+  const p = data.repository.pullRequest;
+  if (p?.state !== 'OPEN') return { pull: undefined, requests: 1 };
+  const done = await completed(octokit, repo, p);
+  return { pull: done.snap, requests: 1 + done.requests };
 }
 
 function toSnapshot(p: GqlPull, botLogin: string): PullSnapshot {

@@ -1,7 +1,7 @@
 // GraphQL for the local GitHub API: every query is parsed and validated against GitHub's real
 // schema (@octokit/graphql-schema) with graphql@16's `validate`, then executed over the in-memory
-// state for the part of the schema the project reads (a repository's open pull requests with
-// labels, head commit, changed files and comments; blobs by `object(expression:)`; rateLimit).
+// state for the part of the schema the project reads (a repository's open pull requests, or one by
+// number, with labels, head commit, changed files and comments; blobs by `object(expression:)`; rateLimit).
 // A valid query touching anything else is answered with GitHub's error shape and recorded as a
 // violation, like an unimplemented REST route. Connections require `first` or `last` (1..100), as
 // on GitHub.
@@ -141,6 +141,11 @@ function repositoryNode(state: GitHubState, repo: Repo) {
         a,
         'pullRequests',
       );
+    },
+    pullRequest: ({ number }: { number: number }) => {
+      const pull = state.pullsOf(repo).find((p) => p.number === number);
+      if (!pull) throw new GraphQLError(`Could not resolve to a PullRequest with the number of ${number}.`);
+      return pullNode(state, repo, pull);
     },
     object: ({ expression }: { expression?: string }) => {
       const m = /^([^:]+):(.+)$/.exec(expression ?? '');
