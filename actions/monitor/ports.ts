@@ -5,6 +5,7 @@
 // candidates' files in one more; comments are read from that snapshot and written by their ids.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { upsertCheckRun } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { setStateLabel } from '../../src/github/labels.js';
 import {
@@ -38,6 +39,7 @@ import type { Experiment } from '../../src/types/generated/experiment.js';
 import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import {
   githubMonitorPort,
+  MONITOR_CHECK_NAME,
   type MonitorCandidate,
   type MonitorExperiment,
   type MonitorPorts,
@@ -159,31 +161,34 @@ async function loadCandidates(
         pull.labels,
       );
   }
-  await withTopologies(octokit, config, experiments, [...byExperiment.values()].flat());
   return byExperiment;
 }
 
 /**
- * Each candidate's expanded topology (capacity for the estimators, failure explanations), from its
- * file at the Request's commit: read as data in one GraphQL request for all of them, checked
- * against the candidate schema, and kept only when it expands to the topology the Request was
- * validated with (its hash). Anything else leaves the candidate without a topology, as before.
+ * One GraphQL request for what the pass needs of the candidates' commits: each candidate's
+ * expanded topology (capacity for the estimators, failure explanations) from its file at the
+ * Request's commit, read as data, checked against the candidate schema and kept only when it
+ * expands to the topology the Request was validated with (its hash); and the id of each commit's
+ * `topo/monitor` check run, so writing it needs no listing. Returns those ids.
  */
-async function withTopologies(
+async function readCandidateCommits(
   octokit: Octokit,
   config: MonitorConfig,
   experiments: Map<string, Loaded>,
   candidates: MonitorCandidate[],
-): Promise<void> {
+): Promise<Map<string, number | null>> {
   const wanted = candidates.filter(
     (c): c is MonitorCandidate & { request: RunRequest } =>
       !!c.request &&
       candidateFilesOf([c.request.path], config.topologiesDir).length === 1 &&
       c.request.path.split('/').at(-2) === c.request.experiment,
   );
-  if (!wanted.length) return;
+  if (!candidates.length) return new Map();
   const refs = wanted.map((c) => ({ sha: c.request.headSha, path: c.request.path }));
-  const { texts } = await readBlobs(octokit, { owner: config.owner, repo: config.repo }, refs);
+  const { texts, checkRuns } = await readBlobs(octokit, { owner: config.owner, repo: config.repo }, refs, {
+    name: MONITOR_CHECK_NAME,
+    shas: candidates.map((c) => c.headSha),
+  });
   for (const c of wanted) {
     const text = texts.get(`${c.request.headSha}:${c.request.path}`);
     const loaded = experiments.get(c.request.experiment);
@@ -194,6 +199,7 @@ async function withTopologies(
     if (hash8(expanded) === c.request.topologyHash) c.topology = expanded;
     else config.log(`${c.runName}: the default branch's base changed since the request: no topology`);
   }
+  return checkRuns;
 }
 
 /**
@@ -241,11 +247,15 @@ function stickyCache(
   };
 }
 
-/** The monitor's GitHub port over the pass's snapshot: the sticky comment, check run, state label. */
+/**
+ * The monitor's GitHub port over the pass's snapshot: the sticky comment (read from it, written by
+ * its ids), the check run (updated by the id the pass read), the state label (labels from it).
+ */
 function snapshotGithubPort(
   octokit: Octokit,
   config: MonitorConfig,
   comments: ReturnType<typeof stickyCache>,
+  checkRuns: Map<string, number | null>,
 ): MonitorPorts['github'] {
   const direct = githubMonitorPort(octokit, {
     owner: config.owner,
@@ -255,7 +265,22 @@ function snapshotGithubPort(
   return {
     readComment: (pr) => comments.read(pr),
     writeComment: (pr, body) => comments.write(pr, body),
-    writeCheck: direct.writeCheck,
+    async writeCheck(_pr, headSha, check) {
+      const written = await upsertCheckRun(
+        octokit,
+        {
+          owner: config.owner,
+          repo: config.repo,
+          name: MONITOR_CHECK_NAME,
+          head_sha: headSha,
+          title: check.title,
+          summary: check.summary,
+          ...(check.conclusion ? { conclusion: check.conclusion } : {}),
+        },
+        checkRuns.get(headSha),
+      );
+      checkRuns.set(headSha, written.id);
+    },
     setLabel: direct.setLabel,
   };
 }
@@ -300,6 +325,7 @@ export function buildMonitorPorts(
   const snapshots = new Map<number, PullSnapshot>();
   const snapshotOf = (pr: number) => snapshots.get(pr);
   const monitorComments = stickyCache(octokit, config, 'monitor', snapshotOf);
+  const checkRuns = new Map<string, number | null>();
   const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
   const recordState = async (pr: number, change: (s: RunState) => RunState) => {
     const written = await updateRunStateFrom(octokit, stateTarget(pr), await runStates.get(pr), change);
@@ -310,6 +336,9 @@ export function buildMonitorPorts(
       snapshots.clear();
       for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
       const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
+      checkRuns.clear();
+      const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+      for (const [sha, id] of read) checkRuns.set(sha, id);
       return [...experiments.values()].map(
         (l): MonitorExperiment => ({
           experiment: l.experiment,
@@ -364,7 +393,7 @@ export function buildMonitorPorts(
       instant: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
       range: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
     },
-    github: snapshotGithubPort(octokit, config, monitorComments),
+    github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),

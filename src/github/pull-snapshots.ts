@@ -242,36 +242,82 @@ export function snapshotSticky(
   return stickyParts(snap.botComments, target);
 }
 
+/** Check suites looked at per commit: with more, a missing check run is "unknown", not "absent". */
+export const SUITES_PER_COMMIT = 20;
+
+export interface BlobRead {
+  texts: Map<string, string | undefined>;
+  /**
+   * For `checks.shas`: the id of the newest check run named `checks.name` on that commit, null
+   * when there is none; a commit missing from the map could not be told (too many suites).
+   */
+  checkRuns: Map<string, number | null>;
+  requests: number;
+}
+
+interface GqlCommit {
+  checkSuites?: {
+    totalCount: number;
+    nodes: Array<{ checkRuns: { nodes: Array<{ databaseId: number | null }> } }>;
+  };
+}
+
 /**
  * Text files at commits, in one GraphQL request per 50 files: `object(expression: "sha:path")`
  * with the expressions as variables (a path cannot inject into the query). Missing → undefined.
+ * With `checks`, the same request also finds each commit's check run of that name (so writing it
+ * needs no listing first).
  */
 export async function readBlobs(
   octokit: Octokit,
   repo: { owner: string; repo: string },
   refs: ReadonlyArray<{ sha: string; path: string }>,
-): Promise<{ texts: Map<string, string | undefined>; requests: number }> {
+  checks?: { name: string; shas: readonly string[] },
+): Promise<BlobRead> {
   const texts = new Map<string, string | undefined>();
+  const checkRuns = new Map<string, number | null>();
+  const shas = [...new Set(checks?.shas ?? [])];
   let requests = 0;
-  for (let i = 0; i < refs.length; i += 50) {
+  for (let i = 0; i < Math.max(refs.length, shas.length); i += 50) {
     const batch = refs.slice(i, i + 50);
-    const vars = batch.map((_, j) => `$e${j}: String!`).join(', ');
-    const fields = batch.map(
-      (_, j) => `f${j}: object(expression: $e${j}) { ... on Blob { text isTruncated } }`,
-    );
+    const commits = shas.slice(i, i + 50);
+    const vars = [
+      ...batch.map((_, j) => `$e${j}: String!`),
+      ...commits.map((_, j) => `$k${j}: GitObjectID!`),
+      ...(commits.length ? ['$check: String!'] : []),
+    ].join(', ');
+    const fields = [
+      ...batch.map((_, j) => `f${j}: object(expression: $e${j}) { ... on Blob { text isTruncated } }`),
+      ...commits.map(
+        (_, j) =>
+          `k${j}: object(oid: $k${j}) { ... on Commit { checkSuites(first: ${SUITES_PER_COMMIT}) { totalCount nodes { checkRuns(first: 1, filterBy: { checkName: $check, checkType: LATEST }) { nodes { databaseId } } } } } }`,
+      ),
+    ];
     const query = `query TopoBlobs($owner: String!, $name: String!, ${vars}) { repository(owner: $owner, name: $name) { ${fields.join(' ')} } }`;
     const variables: Record<string, string> = { owner: repo.owner, name: repo.repo };
     batch.forEach((r, j) => {
       variables[`e${j}`] = `${r.sha}:${r.path}`;
     });
+    commits.forEach((sha, j) => {
+      variables[`k${j}`] = sha;
+    });
+    if (commits.length && checks) variables.check = checks.name;
     const data = await octokit.graphql<{
-      repository: Record<string, { text?: string | null; isTruncated?: boolean } | null> | null;
+      repository: Record<string, ({ text?: string | null; isTruncated?: boolean } & GqlCommit) | null> | null;
     }>(query, variables);
     requests++;
     batch.forEach((r, j) => {
       const blob = data.repository?.[`f${j}`];
       texts.set(`${r.sha}:${r.path}`, blob && !blob.isTruncated ? (blob.text ?? undefined) : undefined);
     });
+    commits.forEach((sha, j) => {
+      const suites = data.repository?.[`k${j}`]?.checkSuites;
+      if (!suites) return; // unknown commit: let the writer look
+      const ids = suites.nodes.flatMap((n) => n.checkRuns.nodes.map((r) => r.databaseId ?? 0));
+      const newest = Math.max(0, ...ids);
+      if (newest > 0) checkRuns.set(sha, newest);
+      else if (suites.totalCount <= suites.nodes.length) checkRuns.set(sha, null);
+    });
   }
-  return { texts, requests };
+  return { texts, checkRuns, requests };
 }
