@@ -18,8 +18,11 @@ import { jobName } from '../../src/topology/render.js';
 import type { MonitorExperiment, MonitorPorts } from '../../src/usecases/reconcile.js';
 import { PROFILES } from '../fixtures/traces/synthetic.js';
 import { type FakeWorld, fakeWorld, runJob } from '../unit/reconcile/fakes.js';
-import { repoRoot } from './cluster.js';
+import { repoRoot as checkoutRoot } from './cluster.js';
 import { type GitHubServer, type Repo, startGitHubServer } from './github-server/index.js';
+
+// A bench runs bundled elsewhere: it names the checkout in TOPO_REPO_ROOT.
+const repoRoot = process.env.TOPO_REPO_ROOT ?? checkoutRoot;
 
 export interface BudgetWorld {
   gh: GitHubServer;
