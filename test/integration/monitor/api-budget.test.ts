@@ -124,6 +124,19 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     expect(Object.values(after.outcomes).map((o) => o.kind)).toEqual(['finished']);
   });
 
+  it('each candidate carries its topology, read as data at its Request’s commit', async () => {
+    const ports = w.ports();
+    try {
+      const candidates = (await ports.experiments()).flatMap((e) => e.candidates);
+      expect(candidates).toHaveLength(30);
+      // c0, c1, c2 of each experiment ask for 10, 11, 12 workers
+      for (const c of candidates)
+        expect(c.topology?.runtime?.nr_workers).toBe(10 + Number(c.candidate.slice(1)));
+    } finally {
+      await ports.close();
+    }
+  });
+
   it('/topo status reads its own pull request only', async () => {
     const pr = w.candidatePulls[2] as number;
     const status = await pass({ onlyPull: pr });
