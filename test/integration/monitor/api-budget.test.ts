@@ -137,6 +137,27 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     }
   });
 
+  it('a candidate file that does not expand to its Request’s topology is not used', async () => {
+    const pr = w.candidatePulls[3] as number;
+    const lifecycle = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:lifecycle -->'));
+    if (!lifecycle) throw new Error('no run state');
+    const original = lifecycle.body;
+    const state = parseRunStateBlock(original);
+    const request = state.requests[0];
+    if (!request) throw new Error('no request');
+    const other = { ...state, requests: [{ ...request, topologyHash: 'ffffffff' }] };
+    lifecycle.body = `<!-- topo:sticky:lifecycle -->\n${renderRunStateComment(other)}`;
+    const ports = w.ports();
+    try {
+      const candidates = (await ports.experiments()).flatMap((e) => e.candidates);
+      expect(candidates.find((c) => c.pr === pr)?.topology).toBeUndefined();
+      expect(candidates.filter((c) => c.topology)).toHaveLength(29);
+    } finally {
+      lifecycle.body = original;
+      await ports.close();
+    }
+  });
+
   it('/topo status reads its own pull request only', async () => {
     const pr = w.candidatePulls[2] as number;
     const status = await pass({ onlyPull: pr });
