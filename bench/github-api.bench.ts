@@ -1,20 +1,22 @@
 // Benchmark (printed, not asserted): the local GitHub API's OpenAPI validation overhead, the
 // REST calls each library operation costs, and the monitor's requests per pass and per hour at
-// 10 experiments × 3 running candidates + 50 idle PRs (the API budget of an action: 1,000
-// requests per hour per repository for GITHUB_TOKEN).
+// 10 experiments × 3 running candidates + 50 idle PRs, through the monitor's real ports and
+// reconcile pass (the API budget of an action: 1,000 requests per hour per repository for
+// GITHUB_TOKEN).
 //
 // Run: npm run bench -- github-api
-import { createHash } from 'node:crypto';
 import { upsertCheckRun } from '../src/github/check-runs.js';
 import { createOctokit } from '../src/github/client.js';
 import { setStateLabel } from '../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../src/github/permissions.js';
-import { readBlobs, readPullSnapshots, snapshotSticky } from '../src/github/pull-snapshots.js';
 import { reactToComment } from '../src/github/reactions.js';
 import { upsertStickyComment } from '../src/github/sticky-comment.js';
-import { type CommentStamp, renderCommentStamp, shouldWriteComment } from '../src/report/comment-throttle.js';
+import { type CommentStamp, shouldWriteComment } from '../src/report/comment-throttle.js';
+import { viewStanding } from '../src/report/pr-comment.js';
+import { type ReconcileReport, reconcile } from '../src/usecases/reconcile.js';
 import { startGitHubServer } from '../test/support/github-server/index.js';
 import { openApi } from '../test/support/github-server/openapi.js';
+import { budgetWorld, countCalls } from '../test/support/monitor-budget.js';
 
 const t0 = performance.now();
 openApi();
@@ -108,124 +110,89 @@ console.log(
   `steady state pulls.get: ${(wall / 200).toFixed(2)} ms per round trip, server ${t.toFixed(2)} ms, validation ${v.toFixed(2)} ms per request`,
 );
 
-// The monitor's API budget at 10 experiments × 3 running candidates + 50 idle pull requests, over
-// an hour of 5-minute passes, as the monitor reads and writes with pull snapshots: one GraphQL
-// query per page of open PRs, one for the candidate files, comments rewritten only through
-// shouldWriteComment (comment_interval_minutes 15), the check run only when the standing changes.
-// Every pass the numbers of every running candidate move; a few candidates reach a decision.
-const budget = gh.createRepo('acme/budget', { files: { 'README.md': '#\n' } });
-gh.addCollaborator(budget, 'alice', 'write');
-const B = { owner: 'acme', repo: 'budget', botLogin: gh.botLogin };
-const candidates: Array<{ pr: number; sha: string; path: string; outcome: string; stamp?: CommentStamp }> =
-  [];
-for (let e = 0; e < 10; e++)
-  for (let c = 0; c < 3; c++) {
-    const path = `topologies/exp-${e}/c${c}.yaml`;
-    const p = gh.openPull({
-      repo: budget,
-      author: 'alice',
-      title: path,
-      head: `e${e}c${c}`,
-      files: { [path]: `name: c${c}\n` },
-    });
-    p.labels.push('topology:running');
-    for (let i = 0; i < 5; i++) gh.comment(budget, p.number, 'alice', `review ${i}`);
-    candidates.push({ pr: p.number, sha: p.head.sha, path, outcome: 'measuring' });
+console.log(`violations: ${gh.violations().length}`);
+await gh.close();
+
+// The monitor's API budget, measured on its REAL code path: actions/monitor/ports.ts and the
+// reconcile pass over the local GitHub API at 10 experiments × 3 running candidates + 50 idle pull
+// requests (80 open), Slurm and Prometheus faked (jobs running, synthetic traces whose numbers
+// move every pass). An hour of 5-minute passes, then a pass where nothing changed, then /topo status.
+const MINUTE = 60;
+const NOW = 1_800_000_000;
+const w = await budgetWorld({ experiments: 10, running: 3, idle: 50, now: NOW });
+// The write rule the reconcile pass is to follow (src/report/comment-throttle.ts), applied to the
+// measured passes: a running candidate's comment at most every 15 minutes unless its state or
+// decision changes, its check run only when the decision changes. Labels and reads as measured.
+const stamps = new Map<number, CommentStamp>();
+let version = 0;
+function throttled(report: ReconcileReport, nowMs: number, labelWrites: number, reads: number): number {
+  let writes = labelWrites;
+  for (const c of report.candidates) {
+    const before = stamps.get(c.pr);
+    const next = {
+      state: c.state,
+      outcome: viewStanding(c.view).outcome,
+      hash: c.changed || !before ? (++version).toString(16) : before.hash,
+    };
+    if (!shouldWriteComment(before, next, nowMs, 15)) continue;
+    writes += 1 + (before?.outcome === next.outcome ? 0 : 1);
+    stamps.set(c.pr, { ...next, writtenAtMs: nowMs });
   }
-for (let i = 0; i < 50; i++) {
-  const p = gh.openPull({
-    repo: budget,
-    author: 'alice',
-    title: `idle ${i}`,
-    head: `idle-${i}`,
-    files: { [`docs/${i}.md`]: 'x\n' },
-  });
-  for (let j = 0; j < 3; j++) gh.comment(budget, p.number, 'alice', `talk ${j}`);
+  return reads + writes;
 }
 
-const MINUTE = 60_000;
-const isRead = (call: { method: string; path: string }) => call.method === 'GET' || call.path === '/graphql';
-async function monitorPass(pass: number, nowMs: number): Promise<{ reads: number; writes: number }> {
-  gh.resetCalls();
-  const { pulls } = await readPullSnapshots(octokit, B);
-  const live = pulls.filter((p) => p.labels.includes('topology:running'));
-  await readBlobs(
-    octokit,
-    B,
-    live.flatMap((p) => p.files.map((f) => ({ sha: p.headSha, path: f.path }))),
+async function monitorPass(options: { onlyPull?: number } = {}) {
+  w.gh.resetCalls();
+  const ports = w.ports(options);
+  try {
+    const report = await reconcile(ports, { tickSeconds: 60, lagSeconds: 10 });
+    if (report.errors.length) console.log(`  errors: ${report.errors.join('; ')}`);
+    const states = new Map<string, number>();
+    for (const c of report.candidates) states.set(c.state, (states.get(c.state) ?? 0) + 1);
+    const counted = countCalls(w.gh);
+    const labelWrites = w.gh.calls().filter((c) => c.method !== 'GET' && c.path.includes('/labels')).length;
+    return {
+      ...counted,
+      throttled: throttled(report, ports.now() * 1000, labelWrites, counted.reads),
+      changed: report.candidates.filter((c) => c.changed).length,
+      states: [...states].map(([k, n]) => `${k} ${n}`).join(', '),
+    };
+  } finally {
+    await ports.close();
+  }
+}
+const line = (label: string, r: Awaited<ReturnType<typeof monitorPass>>) =>
+  console.log(
+    `  ${label.padEnd(34)} ${String(r.reads).padStart(2)} reads ${String(r.writes).padStart(3)} writes  ${String(r.changed).padStart(2)} PRs changed  (${r.states})`,
   );
-  for (const [i, c] of candidates.entries()) {
-    const snap = pulls.find((p) => p.number === c.pr);
-    if (!snap) continue;
-    // candidate i decides at pass 4 + i (those that reach it within the hour)
-    const outcome = pass >= 4 + i ? (i % 2 ? 'worse' : 'better') : 'measuring';
-    const state = 'stabilising';
-    const body = `numbers of pass ${pass} for ${c.path}`;
-    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
-    const next = { state, outcome, hash };
-    if (!shouldWriteComment(c.stamp, next, nowMs, 15)) continue;
-    const stamp = { ...next, writtenAtMs: nowMs };
-    const parts = snapshotSticky(snap, { purpose: 'monitor', botLogin: gh.botLogin });
-    if (!c.stamp || c.stamp.outcome !== outcome)
-      await upsertCheckRun(octokit, {
-        ...B,
-        name: 'topo/monitor',
-        head_sha: c.sha,
-        title: outcome,
-        summary: body,
-        ...(outcome === 'measuring' ? {} : { conclusion: outcome === 'better' ? 'success' : 'failure' }),
-      });
-    await upsertStickyComment(
-      octokit,
-      { ...B, issue_number: c.pr, purpose: 'monitor', body: `${body}\n${renderCommentStamp(stamp)}` },
-      parts,
-    );
-    c.stamp = stamp;
-  }
-  const calls = gh.calls();
-  return { reads: calls.filter(isRead).length, writes: calls.filter((x) => !isRead(x)).length };
-}
-
-const first = await monitorPass(0, 0);
-console.log(`\nmonitor API budget, 10 experiments × 3 running candidates + 50 idle PRs (80 open):`);
 console.log(
-  `  first pass (every comment and check run written): ${first.reads} reads, ${first.writes} writes`,
+  '\nmonitor API budget (real ports + reconcile), 10 experiments × 3 running + 50 idle PRs (80 open):',
 );
+line('first pass (all written)', await monitorPass());
 let reads = 0;
 let writes = 0;
 let maxReads = 0;
+let projected = 0;
 for (let pass = 1; pass <= 12; pass++) {
-  const r = await monitorPass(pass, pass * 5 * MINUTE);
+  w.world.setNow(NOW + pass * 5 * MINUTE);
+  const r = await monitorPass();
   reads += r.reads;
   writes += r.writes;
   maxReads = Math.max(maxReads, r.reads);
-  console.log(
-    `  pass ${String(pass).padStart(2)} (minute ${String(pass * 5).padStart(2)}): ${r.reads} reads, ${String(r.writes).padStart(2)} writes`,
-  );
+  projected += r.throttled;
+  line(`pass ${pass} (minute ${pass * 5})`, r);
 }
-console.log(
-  `  per hour (12 passes): ${reads} reads + ${writes} writes = ${reads + writes} requests (goal ≤ 300; GITHUB_TOKEN allows 1,000)`,
-);
+const unchanged = await monitorPass();
+line('same moment again (nothing changed)', unchanged);
+const status = await monitorPass({ onlyPull: w.candidatePulls[0] as number });
+line('/topo status (one PR)', status);
 console.log(`  reads per pass: at most ${maxReads} (goal ≤ 5)`);
-// Unchanged pull requests: the same content again at once → no write at all.
-for (const c of candidates) if (c.stamp) c.stamp = { ...c.stamp, hash: 'f'.repeat(16) };
-gh.resetCalls();
-const { pulls: again } = await readPullSnapshots(octokit, B);
-let unchangedWrites = 0;
-for (const c of candidates) {
-  const stamp = c.stamp as CommentStamp;
-  if (
-    shouldWriteComment(
-      stamp,
-      { state: stamp.state, outcome: stamp.outcome, hash: stamp.hash },
-      13 * 5 * MINUTE,
-      15,
-    )
-  )
-    unchangedWrites++;
-}
 console.log(
-  `  a pass where nothing changed: ${gh.calls().length} reads (${again.length} PRs), ${unchangedWrites} writes`,
+  `  per hour (12 passes, 5-minute schedule): ${reads} reads + ${writes} writes = ${reads + writes} requests (goal ≤ 300; GITHUB_TOKEN allows 1,000)`,
 );
-console.log(`violations: ${gh.violations().length}`);
-await gh.close();
+console.log(
+  `  per hour with the comment throttle (comment_interval_minutes 15, check run on a decision change): ${projected} requests (projected from these passes)`,
+);
+console.log(`  writes in a pass where nothing changed: ${unchanged.writes} (goal 0)`);
+console.log(`violations: ${w.gh.violations().length}`);
+await w.close();

@@ -1,22 +1,45 @@
 // The monitor action's ports: experiments from the default-branch checkout (trusted), candidates
 // from open pull requests read through the API as data (never checked out), Slurm per cluster,
-// Prometheus per cluster, GitHub through src/github.
+// Prometheus per cluster, GitHub through src/github. GitHub budget: a pass reads every open pull
+// request in one paginated GraphQL query (labels, head, files, the bot's comments) and the
+// candidates' files in one more; comments are read from that snapshot and written by their ids.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { upsertCheckRun } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { setStateLabel } from '../../src/github/labels.js';
-import { openPullRunStates, updateRunState } from '../../src/github/run-state.js';
-import { latestRequests, withOutcome, withRun } from '../../src/lifecycle/model.js';
+import {
+  type PullSnapshot,
+  readBlobs,
+  readPullSnapshot,
+  readPullSnapshots,
+  snapshotSticky,
+} from '../../src/github/pull-snapshots.js';
+import { pullRunStates, RUN_STATE_PURPOSE, updateRunStateFrom } from '../../src/github/run-state.js';
+import {
+  findStickyComments,
+  type StickyComment,
+  stickyText,
+  upsertStickyComment,
+} from '../../src/github/sticky-comment.js';
+import {
+  latestRequests,
+  type RunRequest,
+  type RunState,
+  withOutcome,
+  withRun,
+} from '../../src/lifecycle/model.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
-import { expandPreset } from '../../src/topology/expand.js';
-import { checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
+import { expandCandidate, expandPreset, hash8 } from '../../src/topology/expand.js';
+import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
-import { prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
+import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import {
   githubMonitorPort,
+  MONITOR_CHECK_NAME,
   type MonitorCandidate,
   type MonitorExperiment,
   type MonitorPorts,
@@ -89,21 +112,34 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
   return out;
 }
 
+/** The open pull requests of this pass: every one (one paginated GraphQL query), or just `onlyPull`. */
+async function readSnapshots(octokit: Octokit, config: MonitorConfig): Promise<PullSnapshot[]> {
+  const repo = { owner: config.owner, repo: config.repo, botLogin: config.botLogin };
+  if (config.onlyPull === undefined) return (await readPullSnapshots(octokit, repo)).pulls;
+  const { pull } = await readPullSnapshot(octokit, repo, config.onlyPull);
+  return pull ? [pull] : [];
+}
+
 /**
  * Candidates of each experiment: the standing Requests in the bot-owned run state of the open pull
- * requests (never labels, never the PR's own files alone). A Request's candidate is re-read at the
- * Request's head and checked against the default branch before it may be submitted.
+ * requests of this repository (never labels, never forks, never the PR's own files alone). A
+ * Request's candidate is re-read at the Request's head and checked against the default branch
+ * before it may be submitted (`submit` below).
  */
-async function loadCandidates(octokit: Octokit, config: MonitorConfig, experiments: Map<string, Loaded>) {
+async function loadCandidates(
+  octokit: Octokit,
+  config: MonitorConfig,
+  experiments: Map<string, Loaded>,
+  snapshots: readonly PullSnapshot[],
+) {
   const byExperiment = new Map<string, MonitorCandidate[]>();
-  const { pulls, corrupt } = await openPullRunStates(octokit, {
+  const { pulls, corrupt } = pullRunStates(snapshots, {
     owner: config.owner,
     repo: config.repo,
     botLogin: config.botLogin,
   });
   for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
   for (const pull of pulls) {
-    if (config.onlyPull !== undefined && pull.pr !== config.onlyPull) continue;
     for (const request of latestRequests(pull.state)) {
       const loaded = experiments.get(request.experiment);
       if (!loaded) {
@@ -136,6 +172,128 @@ async function loadCandidates(octokit: Octokit, config: MonitorConfig, experimen
       );
   }
   return byExperiment;
+}
+
+/**
+ * One GraphQL request for what the pass needs of the candidates' commits: each candidate's
+ * expanded topology (capacity for the estimators, failure explanations) from its file at the
+ * Request's commit, read as data, checked against the candidate schema and kept only when it
+ * expands to the topology the Request was validated with (its hash); and the id of each commit's
+ * `topo/monitor` check run, so writing it needs no listing. Returns those ids.
+ */
+async function readCandidateCommits(
+  octokit: Octokit,
+  config: MonitorConfig,
+  experiments: Map<string, Loaded>,
+  candidates: MonitorCandidate[],
+): Promise<Map<string, number | null>> {
+  const wanted = candidates.filter(
+    (c): c is MonitorCandidate & { request: RunRequest } =>
+      !!c.request &&
+      candidateFilesOf([c.request.path], config.topologiesDir).length === 1 &&
+      c.request.path.split('/').at(-2) === c.request.experiment,
+  );
+  if (!candidates.length) return new Map();
+  const refs = wanted.map((c) => ({ sha: c.request.headSha, path: c.request.path }));
+  const { texts, checkRuns } = await readBlobs(octokit, { owner: config.owner, repo: config.repo }, refs, {
+    name: MONITOR_CHECK_NAME,
+    shas: candidates.map((c) => c.headSha),
+  });
+  for (const c of wanted) {
+    const text = texts.get(`${c.request.headSha}:${c.request.path}`);
+    const loaded = experiments.get(c.request.experiment);
+    if (text === undefined || !loaded) continue;
+    const checked = checkCandidate(text, c.request.path);
+    if (!checked.value || checked.value.name !== c.request.candidate) continue;
+    const expanded = expandCandidate(loaded.base, checked.value.topology);
+    if (hash8(expanded) === c.request.topologyHash) c.topology = expanded;
+    else config.log(`${c.runName}: the default branch's base changed since the request: no topology`);
+  }
+  return checkRuns;
+}
+
+/**
+ * A pass's sticky comments of one purpose: from the pass's snapshot (no listing), then as written
+ * (a later read or write in the same pass sees the new parts and ids).
+ */
+function stickyCache(
+  octokit: Octokit,
+  config: MonitorConfig,
+  purpose: string,
+  snapshotOf: (pr: number) => PullSnapshot | undefined,
+) {
+  const parts = new Map<number, StickyComment[]>();
+  const target = (pr: number) => ({
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    purpose,
+    botLogin: config.botLogin,
+  });
+  const get = async (pr: number): Promise<StickyComment[]> => {
+    let known = parts.get(pr);
+    if (!known) {
+      const snap = snapshotOf(pr);
+      known = snap ? snapshotSticky(snap, target(pr)) : await findStickyComments(octokit, target(pr));
+      parts.set(pr, known);
+    }
+    return known;
+  };
+  return {
+    read: async (pr: number) => stickyText(await get(pr)),
+    get,
+    set: (pr: number, written: StickyComment[]) => parts.set(pr, written),
+    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
+    async write(pr: number, body: string) {
+      const known = await get(pr);
+      const written = await upsertStickyComment(octokit, { ...target(pr), body }, known).catch(
+        (e: { status?: number }) => {
+          if (e.status !== 404) throw e;
+          return upsertStickyComment(octokit, { ...target(pr), body });
+        },
+      );
+      parts.set(pr, written.parts);
+    },
+  };
+}
+
+/**
+ * The monitor's GitHub port over the pass's snapshot: the sticky comment (read from it, written by
+ * its ids), the check run (updated by the id the pass read), the state label (labels from it).
+ */
+function snapshotGithubPort(
+  octokit: Octokit,
+  config: MonitorConfig,
+  comments: ReturnType<typeof stickyCache>,
+  checkRuns: Map<string, number | null>,
+): MonitorPorts['github'] {
+  const direct = githubMonitorPort(octokit, {
+    owner: config.owner,
+    repo: config.repo,
+    botLogin: config.botLogin,
+  });
+  return {
+    readComment: (pr) => comments.read(pr),
+    writeComment: (pr, body) => comments.write(pr, body),
+    async writeCheck(_pr, headSha, check) {
+      // As githubMonitorPort writes it (any further MonitorCheck field passes through), by known id.
+      const { conclusion, ...output } = check;
+      const written = await upsertCheckRun(
+        octokit,
+        {
+          ...output,
+          owner: config.owner,
+          repo: config.repo,
+          name: MONITOR_CHECK_NAME,
+          head_sha: headSha,
+          ...(conclusion ? { conclusion } : {}),
+        },
+        checkRuns.get(headSha),
+      );
+      checkRuns.set(headSha, written.id);
+    },
+    setLabel: direct.setLabel,
+  };
 }
 
 /** Ports for one pass; `close()` ends the Slurm connections. */
@@ -174,9 +332,24 @@ export function buildMonitorPorts(
     }
     return p;
   };
+  // The pass's snapshot of the open pull requests: every comment read and written below starts from it.
+  const snapshots = new Map<number, PullSnapshot>();
+  const snapshotOf = (pr: number) => snapshots.get(pr);
+  const monitorComments = stickyCache(octokit, config, 'monitor', snapshotOf);
+  const checkRuns = new Map<string, number | null>();
+  const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
+  const recordState = async (pr: number, change: (s: RunState) => RunState) => {
+    const written = await updateRunStateFrom(octokit, stateTarget(pr), await runStates.get(pr), change);
+    runStates.set(pr, written.parts);
+  };
   return {
     async experiments() {
-      const candidates = await loadCandidates(octokit, config, experiments);
+      snapshots.clear();
+      for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
+      const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
+      checkRuns.clear();
+      const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+      for (const [sha, id] of read) checkRuns.set(sha, id);
       return [...experiments.values()].map(
         (l): MonitorExperiment => ({
           experiment: l.experiment,
@@ -236,14 +409,10 @@ export function buildMonitorPorts(
       instant: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
       range: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
     },
-    github: githubMonitorPort(octokit, { owner: config.owner, repo: config.repo, botLogin: config.botLogin }),
+    github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
     lifecycle: {
-      recordRun: async (pr, requestId, run) => {
-        await updateRunState(octokit, stateTarget(pr), (s) => withRun(s, requestId, run));
-      },
-      recordOutcome: async (pr, requestId, outcome) => {
-        await updateRunState(octokit, stateTarget(pr), (s) => withOutcome(s, requestId, outcome));
-      },
+      recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
+      recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
     },
     now: () => Date.now() / 1000,
     async close() {

@@ -45,6 +45,20 @@ export interface CheckRunInput {
   external_id?: string;
 }
 
+/** The latest run of the name on the commit, if it has no annotations yet (one listing). */
+async function reusableRun(octokit: Octokit, input: CheckRunInput): Promise<{ id: number } | undefined> {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: 'latest',
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0,
+  );
+}
+
 /** Pure: annotations in request-sized batches (at least one batch, possibly empty). */
 export function annotationBatches(annotations: CheckAnnotation[]): CheckAnnotation[][] {
   const batches: CheckAnnotation[][] = [];
@@ -61,22 +75,19 @@ function clean(a: CheckAnnotation): CheckAnnotation {
   return rest;
 }
 
+/**
+ * `known`: the run of this name on this commit when the caller already read it (an id to update,
+ * null for none: create), which saves the listing; only for runs that never carry annotations.
+ */
 export async function upsertCheckRun(
   octokit: Octokit,
   input: CheckRunInput,
+  known?: number | null,
 ): Promise<{ id: number; created: boolean }> {
   const { owner, repo, name, head_sha } = input;
   const annotations = (input.annotations ?? []).map(clean);
-  const existing = await octokit.rest.checks.listForRef({
-    owner,
-    repo,
-    ref: head_sha,
-    check_name: name,
-    filter: 'latest',
-  });
-  const reusable = existing.data.check_runs.find(
-    (r) => r.head_sha === head_sha && r.output.annotations_count === 0,
-  );
+  const reusable =
+    known === undefined ? await reusableRun(octokit, input) : known ? { id: known } : undefined;
   const batches = annotationBatches(annotations);
   const output = (batch: CheckAnnotation[]) => ({
     title: input.title,

@@ -89,6 +89,17 @@ export function createOctokit(options: ClientOptions): Octokit {
   );
 }
 
+/** Live counts of the requests `octokit` sends from now on (GET and GraphQL queries are reads). */
+export function countRequests(octokit: Octokit): { reads: number; writes: number } {
+  const counts = { reads: 0, writes: 0 };
+  octokit.hook.before('request', (o) => {
+    const read = (o.method ?? 'GET') === 'GET' || String(o.url).endsWith('/graphql');
+    if (read) counts.reads++;
+    else counts.writes++;
+  });
+  return counts;
+}
+
 /** `owner/name` → {owner, repo}; throws a clear error for anything else. */
 export function splitRepository(fullName: string): { owner: string; repo: string } {
   const m = /^([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)$/.exec(fullName);

@@ -4,7 +4,8 @@
 import { mergeRunStates, type RunState } from '../lifecycle/model.js';
 import { parseRunStateBlock, RunStateError, renderRunStateBlock } from '../lifecycle/state-block.js';
 import type { Octokit } from './client.js';
-import { findStickyComments, upsertStickyComment } from './sticky-comment.js';
+import { type PullSnapshot, readPullSnapshots, snapshotSticky } from './pull-snapshots.js';
+import { findStickyComments, type StickyComment, upsertStickyComment } from './sticky-comment.js';
 import { inlineText } from './user-text.js';
 
 export const RUN_STATE_PURPOSE = 'lifecycle';
@@ -31,15 +32,31 @@ export async function updateRunState(
   target: RunStateTarget,
   change: (state: RunState) => RunState,
 ): Promise<RunState> {
-  const next = change(await readRunState(octokit, target));
-  const merged = mergeRunStates(await readRunState(octokit, target), next);
+  return (await updateRunStateFrom(octokit, target, undefined, change)).state;
+}
+
+/**
+ * `updateRunState` starting from `known` parts (the pass's snapshot) instead of a first read: one
+ * listing of the comments (the re-read before the write, which guards concurrent writers) and the
+ * write to the comment ids that listing found. Returns the parts as they now stand.
+ */
+export async function updateRunStateFrom(
+  octokit: Octokit,
+  target: RunStateTarget,
+  known: readonly StickyComment[] | undefined,
+  change: (state: RunState) => RunState,
+): Promise<{ state: RunState; parts: StickyComment[] }> {
+  const sticky = { ...target, purpose: RUN_STATE_PURPOSE };
+  const next = change(known ? parseRunStateBlock(known[0]?.body) : await readRunState(octokit, target));
+  const fresh = await findStickyComments(octokit, sticky);
+  const merged = mergeRunStates(parseRunStateBlock(fresh[0]?.body), next);
   const final = mergeRunStates(next, merged);
-  await upsertStickyComment(octokit, {
-    ...target,
-    purpose: RUN_STATE_PURPOSE,
-    body: renderRunStateComment(final),
-  });
-  return final;
+  const written = await upsertStickyComment(
+    octokit,
+    { ...sticky, body: renderRunStateComment(final) },
+    fresh,
+  );
+  return { state: final, parts: written.parts };
 }
 
 /** The comment: who asked what, for which commit, and what became of it. */
@@ -78,32 +95,38 @@ export interface PullRunState {
 }
 
 /**
- * The run state of every open pull request of the repository whose branch lives in it (fork pull
- * requests never run). A pull request whose block does not check is reported in `corrupt`, never
- * guessed at.
+ * Pure: the run state of each snapshot whose branch lives in the repository (fork pull requests
+ * never run, so their comments are not even parsed). A pull request whose block does not check is
+ * reported in `corrupt`, never guessed at.
  */
+export function pullRunStates(
+  snapshots: readonly PullSnapshot[],
+  repo: { owner: string; repo: string; botLogin: string },
+): { pulls: PullRunState[]; corrupt: Array<{ pr: number; message: string }> } {
+  const out: PullRunState[] = [];
+  const corrupt: Array<{ pr: number; message: string }> = [];
+  for (const snap of snapshots) {
+    if (snap.headRepository !== `${repo.owner}/${repo.repo}`) continue;
+    const [first] = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
+    try {
+      out.push({
+        pr: snap.number,
+        headSha: snap.headSha,
+        labels: snap.labels,
+        state: parseRunStateBlock(first?.body),
+      });
+    } catch (e) {
+      if (!(e instanceof RunStateError)) throw e;
+      corrupt.push({ pr: snap.number, message: e.message });
+    }
+  }
+  return { pulls: out, corrupt };
+}
+
+/** The run state of every open pull request of the repository, in one paginated GraphQL query. */
 export async function openPullRunStates(
   octokit: Octokit,
   repo: { owner: string; repo: string; botLogin: string },
 ): Promise<{ pulls: PullRunState[]; corrupt: Array<{ pr: number; message: string }> }> {
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
-    owner: repo.owner,
-    repo: repo.repo,
-    state: 'open',
-    per_page: 100,
-  });
-  const out: PullRunState[] = [];
-  const corrupt: Array<{ pr: number; message: string }> = [];
-  for (const pr of pulls) {
-    if (pr.head.repo?.full_name !== `${repo.owner}/${repo.repo}`) continue;
-    const labels = pr.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
-    try {
-      const state = await readRunState(octokit, { ...repo, issue_number: pr.number });
-      out.push({ pr: pr.number, headSha: pr.head.sha, labels, state });
-    } catch (e) {
-      if (!(e instanceof RunStateError)) throw e;
-      corrupt.push({ pr: pr.number, message: e.message });
-    }
-  }
-  return { pulls: out, corrupt };
+  return pullRunStates((await readPullSnapshots(octokit, repo)).pulls, repo);
 }

@@ -85,13 +85,14 @@ export async function readStickyComment(octokit: Octokit, target: StickyTarget):
 
 /**
  * Writes the comment (only the parts that changed). `existing` (the parts already read, e.g. from
- * the pass's pull-request snapshot) saves listing the pull request's comments again.
+ * the pass's pull-request snapshot) saves listing the pull request's comments again. Returns the
+ * parts as they now stand, so a caller can keep writing without reading them back.
  */
 export async function upsertStickyComment(
   octokit: Octokit,
   target: StickyTarget & { body: string },
   existing?: readonly StickyComment[],
-): Promise<{ id: number; changed: boolean }> {
+): Promise<{ id: number; changed: boolean; parts: StickyComment[] }> {
   const reserve = stickyMarker(target.purpose, 99).length + 1;
   const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
     (part, i) => `${stickyMarker(target.purpose, i + 1)}\n${part}`,
@@ -99,25 +100,22 @@ export async function upsertStickyComment(
   const current = existing ?? (await findStickyComments(octokit, target));
   const { owner, repo, issue_number } = target;
   let changed = false;
-  let firstId = 0;
+  const parts: StickyComment[] = [];
   for (const [i, body] of bodies.entries()) {
     const part = current[i];
     if (part && part.body === body) {
-      firstId ||= part.id;
+      parts.push(part);
       continue;
     }
     changed = true;
-    if (part) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
-      firstId ||= part.id;
-    } else {
-      const created = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
-      firstId ||= created.data.id;
-    }
+    const written = part
+      ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body })
+      : await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    parts.push({ id: written.data.id, body, updatedAt: written.data.updated_at });
   }
   for (const stale of current.slice(bodies.length)) {
     changed = true;
     await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
   }
-  return { id: firstId, changed };
+  return { id: parts[0]?.id ?? 0, changed, parts };
 }

@@ -57,10 +57,14 @@ describe('sticky comment', () => {
     const first = await upsertStickyComment(octokit, { ...target(), body: 'state: running' });
     expect(first.changed).toBe(true);
     const second = await upsertStickyComment(octokit, { ...target(), body: 'state: stable' });
-    expect(second).toEqual({ id: first.id, changed: true });
+    expect(second).toMatchObject({ id: first.id, changed: true });
+    // the parts as they now stand, so a caller can write again without listing
+    expect(second.parts.map((p) => [p.id, p.body])).toEqual([
+      [first.id, '<!-- topo:sticky:monitor -->\nstate: stable'],
+    ]);
     gh.resetCalls();
     const third = await upsertStickyComment(octokit, { ...target(), body: 'state: stable' });
-    expect(third).toEqual({ id: first.id, changed: false });
+    expect(third).toMatchObject({ id: first.id, changed: false });
     expect(gh.calls().map((c) => c.method)).toEqual(['GET']);
     expect(await readStickyComment(octokit, target())).toBe('state: stable');
     expect(gh.state.commentsOn(repo, pull.number)).toHaveLength(1);

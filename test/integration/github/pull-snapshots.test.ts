@@ -1,11 +1,13 @@
 // One paginated GraphQL query per pass for every open pull request (labels, head, files, the bot's
 // comments) against the local GitHub API, which validates each query against GitHub's schema.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { upsertCheckRun } from '../../../src/github/check-runs.js';
 import { createOctokit, type Octokit } from '../../../src/github/client.js';
 import {
   COMMENTS_PER_PULL,
   PULLS_PER_PAGE,
   readBlobs,
+  readPullSnapshot,
   readPullSnapshots,
   snapshotSticky,
 } from '../../../src/github/pull-snapshots.js';
@@ -140,6 +142,88 @@ describe('readPullSnapshots', () => {
     expect(texts.get(`${candidate.head.sha}:topologies/e/c1.yaml`)).toBe('name: c1\n');
     expect(texts.get(`${busy.head.sha}:topologies/e/busy.yaml`)).toBe('name: busy\n');
     expect(texts.get(`${busy.head.sha}:topologies/e/"quoted" } evil.yaml`)).toBeUndefined();
+    expect(gh.violations()).toEqual([]);
+  });
+});
+
+describe('readPullSnapshot (one pull request, for /topo status)', () => {
+  it('reads that pull request alone in one request, and nothing for a closed or unknown one', async () => {
+    const { pull, requests } = await readPullSnapshot(
+      octokit,
+      { owner: 'acme', repo: 'sim', botLogin: BOT },
+      candidate.number,
+    );
+    expect(requests).toBe(1);
+    expect(pull).toMatchObject({
+      number: candidate.number,
+      headSha: candidate.head.sha,
+      labels: ['topology:running'],
+    });
+    expect(snapshotSticky(pull as never, { purpose: 'submit', botLogin: BOT })).toHaveLength(1);
+    expect(gh.calls().map((c) => `${c.method} ${c.path}`)).toEqual(['POST /graphql']);
+    const closed = gh.openPull({
+      repo,
+      author: 'alice',
+      title: 'x',
+      head: 'closed',
+      files: { 'a.md': 'a\n' },
+    });
+    gh.closePull(closed);
+    const repoRef = { owner: 'acme', repo: 'sim', botLogin: BOT };
+    expect((await readPullSnapshot(octokit, repoRef, closed.number)).pull).toBeUndefined();
+    expect((await readPullSnapshot(octokit, repoRef, 99_999)).pull).toBeUndefined();
+    expect(gh.violations()).toEqual([]);
+  });
+});
+
+describe('readBlobs with check runs', () => {
+  it('finds each commit’s check run of a name in the same request: none, then the newest', async () => {
+    const shas = [candidate.head.sha, busy.head.sha];
+    const ref = { owner: 'acme', repo: 'sim' };
+    const none = await readBlobs(octokit, ref, [], { name: 'topo/monitor', shas });
+    expect(none.requests).toBe(1);
+    expect([...none.checkRuns]).toEqual([
+      [candidate.head.sha, null],
+      [busy.head.sha, null],
+    ]);
+    const created = await upsertCheckRun(
+      octokit,
+      { ...ref, name: 'topo/monitor', head_sha: candidate.head.sha, title: 't', summary: 's' },
+      null,
+    );
+    await upsertCheckRun(octokit, {
+      ...ref,
+      name: 'other',
+      head_sha: candidate.head.sha,
+      title: 't',
+      summary: 's',
+    });
+    gh.resetCalls();
+    const found = await readBlobs(octokit, ref, [{ sha: candidate.head.sha, path: 'topologies/e/c1.yaml' }], {
+      name: 'topo/monitor',
+      shas,
+    });
+    expect(found.checkRuns.get(candidate.head.sha)).toBe(created.id);
+    expect(found.checkRuns.get(busy.head.sha)).toBeNull();
+    expect(found.texts.get(`${candidate.head.sha}:topologies/e/c1.yaml`)).toBe('name: c1\n');
+    // Updating by the id read costs the write alone (no listing of the commit's check runs).
+    await upsertCheckRun(
+      octokit,
+      {
+        ...ref,
+        name: 'topo/monitor',
+        head_sha: candidate.head.sha,
+        title: 't2',
+        summary: 's',
+        conclusion: 'neutral',
+      },
+      found.checkRuns.get(candidate.head.sha),
+    );
+    expect(gh.calls().map((c) => `${c.method} ${c.path.replace(/\/\d+$/, '/:id')}`)).toEqual([
+      'POST /graphql',
+      'PATCH /repos/acme/sim/check-runs/:id',
+    ]);
+    expect(gh.state.checkRuns.filter((r) => r.name === 'topo/monitor')).toHaveLength(1);
     expect(gh.violations()).toEqual([]);
   });
 });

@@ -174,6 +174,11 @@ describe('the run lifecycle through the actions', () => {
     const states = JSON.parse(pass.outputs.states ?? '{}') as Record<string, string>;
     expect(Object.keys(states)).toEqual([first]);
     expect((await jobs()).length).toBe(1);
+    // the pass's job summary: the experiment's slots and candidates, and the API requests it made
+    expect(pass.summary).toContain(`### Experiment \`${experimentId}\``);
+    expect(pass.summary).toContain('Slots: **1 of 1** in use');
+    expect(pass.summary).toContain(`[#${pull.number}](`);
+    expect(pass.summary).toMatch(/GitHub API this pass: [1-5] read\(s\)/);
     expect(gh.violations()).toEqual([]);
   });
 

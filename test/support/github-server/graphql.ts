@@ -1,7 +1,8 @@
 // GraphQL for the local GitHub API: every query is parsed and validated against GitHub's real
 // schema (@octokit/graphql-schema) with graphql@16's `validate`, then executed over the in-memory
-// state for the part of the schema the project reads (a repository's open pull requests with
-// labels, head commit, changed files and comments; blobs by `object(expression:)`; rateLimit).
+// state for the part of the schema the project reads (a repository's open pull requests, or one by
+// number, with labels, head commit, changed files and comments; blobs by `object(expression:)`; a commit's
+// check suites and runs by `object(oid:)`; rateLimit).
 // A valid query touching anything else is answered with GitHub's error shape and recorded as a
 // violation, like an unimplemented REST route. Connections require `first` or `last` (1..100), as
 // on GitHub.
@@ -124,6 +125,46 @@ function pullNode(state: GitHubState, repo: Repo, pull: Pull) {
   };
 }
 
+/** A commit's check suites: one per app that wrote check runs on it (as GitHub groups them). */
+function commitNode(state: GitHubState, repo: Repo, oid: string) {
+  const runs = state.checkRuns.filter((r) => r.repo === repo && r.headSha === oid);
+  const apps = [...new Set(runs.map((r) => r.app.login))];
+  return {
+    __typename: 'Commit',
+    oid,
+    checkSuites: (a: Page) =>
+      connection(
+        apps.map((login) => ({
+          __typename: 'CheckSuite',
+          app: { __typename: 'App', slug: login.replace(/\[bot\]$/, '') },
+          checkRuns: (c: Page & { filterBy?: { checkName?: string; checkType?: string } }) => {
+            let mine = runs
+              .filter((r) => r.app.login === login)
+              .filter((r) => !c.filterBy?.checkName || r.name === c.filterBy.checkName)
+              .sort((x, y) => y.id - x.id);
+            // LATEST (GitHub's default): the newest run of each name.
+            if (c.filterBy?.checkType !== 'ALL')
+              mine = mine.filter((r, i) => mine.findIndex((o) => o.name === r.name) === i);
+            return connection(
+              mine.map((r) => ({
+                __typename: 'CheckRun',
+                databaseId: r.id,
+                name: r.name,
+                status: r.status.toUpperCase(),
+                conclusion: r.conclusion ? r.conclusion.toUpperCase() : null,
+                annotations: (p: Page) => connection(r.annotations, p, 'annotations'),
+              })),
+              c,
+              'checkRuns',
+            );
+          },
+        })),
+        a,
+        'checkSuites',
+      ),
+  };
+}
+
 function repositoryNode(state: GitHubState, repo: Repo) {
   return {
     __typename: 'Repository',
@@ -142,7 +183,13 @@ function repositoryNode(state: GitHubState, repo: Repo) {
         'pullRequests',
       );
     },
-    object: ({ expression }: { expression?: string }) => {
+    pullRequest: ({ number }: { number: number }) => {
+      const pull = state.pullsOf(repo).find((p) => p.number === number);
+      if (!pull) throw new GraphQLError(`Could not resolve to a PullRequest with the number of ${number}.`);
+      return pullNode(state, repo, pull);
+    },
+    object: ({ expression, oid }: { expression?: string; oid?: string }) => {
+      if (oid !== undefined) return state.git.commits.has(oid) ? commitNode(state, repo, oid) : null;
       const m = /^([^:]+):(.+)$/.exec(expression ?? '');
       if (!m) return null;
       const text = state.fileAt(repo, m[1] as string, m[2] as string);
