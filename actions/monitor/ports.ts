@@ -29,6 +29,8 @@ import {
   withOutcome,
   withRun,
 } from '../../src/lifecycle/model.js';
+import { baselineRun, bestRun, recordPaths, referenceOf } from '../../src/record/model.js';
+import { parseRecord } from '../../src/record/validate.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
@@ -36,6 +38,7 @@ import { expandCandidate, expandPreset, hash8 } from '../../src/topology/expand.
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
+import type { ExperimentRecord } from '../../src/types/generated/record.js';
 import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import {
   githubMonitorPort,
@@ -110,6 +113,35 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
     });
   }
   return out;
+}
+
+/**
+ * The experiment record on the default branch (the checkout): its baseline and current best are the
+ * references candidates are decided against, and its chart is linked from the comments. A missing
+ * record means no recorded reference yet; a corrupt one is logged and ignored (record reports it).
+ */
+function recordReferences(
+  config: MonitorConfig,
+  experimentId: string,
+): Pick<MonitorExperiment, 'baseline' | 'best' | 'recordChartUrl'> {
+  const paths = recordPaths(experimentId);
+  const file = join(config.workspace, paths.json);
+  if (!existsSync(file)) return {};
+  let record: ExperimentRecord;
+  try {
+    record = parseRecord(readFileSync(file, 'utf8'), paths.json);
+  } catch (e) {
+    config.log(`${paths.json}: ${(e as Error).message}; deciding without the recorded references`);
+    return {};
+  }
+  const server = config.env.GITHUB_SERVER_URL ?? 'https://github.com';
+  return {
+    baseline: referenceOf(baselineRun(record)),
+    best: referenceOf(bestRun(record)),
+    recordChartUrl: existsSync(join(config.workspace, paths.chart))
+      ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}`
+      : null,
+  };
 }
 
 /** The open pull requests of this pass: every one (one paginated GraphQL query), or just `onlyPull`. */
@@ -357,6 +389,8 @@ export function buildMonitorPorts(
           scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
           grafanaUrl: l.cluster.grafana_url ?? null,
           prometheus: promFor(l.experiment.cluster, l.cluster),
+          gpusPerNode: l.cluster.gpus_per_node,
+          ...recordReferences(config, l.experiment.experiment_id),
           candidates: candidates.get(l.experiment.experiment_id) ?? [],
         }),
       );

@@ -2,6 +2,7 @@
 // Pure: no I/O here. Types come from topologies/schema/record.schema.json.
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
+import type { Interval } from '../types/generated/metrics.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 
 export type {
@@ -101,4 +102,10 @@ export function baselineRun(record: ExperimentRecord): RecordRun | undefined {
 export function bestRun(record: ExperimentRecord): RecordRun | undefined {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : undefined;
+}
+
+/** A record run as the monitor's reference: its name and projected seconds per rollout with interval. */
+export function referenceOf(run: RecordRun | undefined): { name: string; value: Interval } | null {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value } : null;
 }

@@ -180,8 +180,14 @@ export const statusCommand: Command = {
           const p = v?.projected_full_run;
           const b = m?.bottleneck;
           const state =
-            candidateState(j, true, a, j.state === 'CANCELLED' && experiment.stop_when_stable === true) ??
-            null;
+            candidateState(
+              j,
+              true,
+              a,
+              // the monitor cancels on a stable verdict or a decision: a cancelled run is stopped, not failed
+              j.state === 'CANCELLED' &&
+                (experiment.stop_when_stable === true || experiment.stop_when_decided !== false),
+            ) ?? null;
           snapshot.push({
             candidate: j.name.replace(`topo-${id}-`, ''),
             run_name: j.name,
