@@ -2707,10 +2707,10 @@ var require_validate = __commonJS({
         else
           this.params = obj;
       }
-      block$data(valid, codeBlock2, $dataValid = codegen_1.nil) {
+      block$data(valid, codeBlock3, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
           this.check$data(valid, $dataValid);
-          codeBlock2();
+          codeBlock3();
         });
       }
       check$data(valid = codegen_1.nil, $dataValid = codegen_1.nil) {
@@ -3918,50 +3918,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative6, options2, skipNormalization) {
+    function resolveComponent(base, relative7, options2, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse5(serialize(base, options2), options2);
-        relative6 = parse5(serialize(relative6, options2), options2);
+        relative7 = parse5(serialize(relative7, options2), options2);
       }
       options2 = options2 || {};
-      if (!options2.tolerant && relative6.scheme) {
-        target.scheme = relative6.scheme;
-        target.userinfo = relative6.userinfo;
-        target.host = relative6.host;
-        target.port = relative6.port;
-        target.path = removeDotSegments(relative6.path || "");
-        target.query = relative6.query;
+      if (!options2.tolerant && relative7.scheme) {
+        target.scheme = relative7.scheme;
+        target.userinfo = relative7.userinfo;
+        target.host = relative7.host;
+        target.port = relative7.port;
+        target.path = removeDotSegments(relative7.path || "");
+        target.query = relative7.query;
       } else {
-        if (relative6.userinfo !== void 0 || relative6.host !== void 0 || relative6.port !== void 0) {
-          target.userinfo = relative6.userinfo;
-          target.host = relative6.host;
-          target.port = relative6.port;
-          target.path = removeDotSegments(relative6.path || "");
-          target.query = relative6.query;
+        if (relative7.userinfo !== void 0 || relative7.host !== void 0 || relative7.port !== void 0) {
+          target.userinfo = relative7.userinfo;
+          target.host = relative7.host;
+          target.port = relative7.port;
+          target.path = removeDotSegments(relative7.path || "");
+          target.query = relative7.query;
         } else {
-          if (!relative6.path) {
+          if (!relative7.path) {
             target.path = base.path;
-            if (relative6.query !== void 0) {
-              target.query = relative6.query;
+            if (relative7.query !== void 0) {
+              target.query = relative7.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative6.path[0] === "/") {
-              target.path = removeDotSegments(relative6.path);
+            if (relative7.path[0] === "/") {
+              target.path = removeDotSegments(relative7.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative6.path;
+                target.path = "/" + relative7.path;
               } else if (!base.path) {
-                target.path = relative6.path;
+                target.path = relative7.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative6.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative7.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative6.query;
+            target.query = relative7.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -3969,7 +3969,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative6.fragment;
+      target.fragment = relative7.fragment;
       return target;
     }
     function equal(uriA, uriB, options2) {
@@ -11483,10 +11483,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -11500,7 +11500,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -11524,7 +11524,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -11540,7 +11540,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -11631,7 +11631,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -11645,13 +11645,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -11694,18 +11694,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -11759,8 +11759,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap3 && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap3 && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -11772,7 +11772,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -11783,8 +11783,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap3 && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -11801,7 +11801,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -11981,7 +11981,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -11998,24 +11998,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -12198,25 +12198,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -13026,14 +13026,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -14200,18 +14200,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -14364,15 +14364,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -14566,13 +14566,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -36001,7 +36001,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes
+      randomBytes: randomBytes2
     } = __require("crypto");
     var { Ber } = require_lib();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -36265,7 +36265,7 @@ var require_keygen = __commonJS({
                 rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes(SALT_LEN);
+            const salt = randomBytes2(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -36304,7 +36304,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes(4);
+          const checkInt = randomBytes2(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -64053,9 +64053,44 @@ function classify(change, min) {
 }
 
 // src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
 function pct(x2, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x2) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} min to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
 }
 
 // src/report/mermaid.ts
@@ -64310,6 +64345,9 @@ function renderHeadline(v2) {
     ""
   );
   return out;
+}
+function monitorCheck(v2) {
+  return monitorCheckRun(viewStanding(v2), renderHeadline(v2).join("\n"));
 }
 function comparisonLine(c) {
   const ref = describeReference(c.against);
@@ -67002,8 +67040,8 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  const measured2 = e.samples.filter((x2) => x2.v > 0);
-  const offset = measured2.length ? Math.max(...measured2.map((x2) => x2.v - 60 * x2.t)) : 0;
+  const measured3 = e.samples.filter((x2) => x2.v > 0);
+  const offset = measured3.length ? Math.max(...measured3.map((x2) => x2.v - 60 * x2.t)) : 0;
   return {
     n: ns,
     e: es,
@@ -68016,10 +68054,19 @@ No pending or running job is named ${code2(result.jobName)}: ${state2}.
 import { dirname } from "node:path";
 
 // src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
 var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
 var HEX8 = "[0-9a-f]{8}";
 var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
 var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
 function parseRunName(name, experimentId) {
   const prefix = `topo-${experimentId}-`;
   if (!name.startsWith(prefix)) return null;
@@ -68244,6 +68291,10 @@ function isRunOfName(name, jobName2, experimentId) {
   const wanted = parseRunName(jobName2, experimentId);
   const found = parseRunName(name, experimentId);
   return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+async function liveRunOf(slurm, experimentId, baseName) {
+  const jobs = ownJobs(await slurm.jobs(experimentPrefix(experimentId)), experimentId);
+  return jobs.filter((j2) => isRunOfName(j2.name, baseName, experimentId) && isLive2(j2.state)).sort(byJobId)[0] ?? null;
 }
 async function cancelCandidate(deps, request2) {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
@@ -69737,9 +69788,56 @@ function transportForCluster(name, cluster, options2 = {}) {
   });
 }
 
+// src/github/contents.ts
+var status = (e) => e.status;
+function githubFileSource(octokit, at) {
+  const cache = /* @__PURE__ */ new Map();
+  const get = (path) => {
+    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean2);
+    if (!pending) {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
+        if (status(e) === 404) return void 0;
+        throw e;
+      });
+      cache.set(clean2, pending);
+    }
+    return pending;
+  };
+  return {
+    async read(path) {
+      const data = await get(path);
+      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
+        return void 0;
+      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean2) return void 0;
+      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+    },
+    async list(dir) {
+      const data = await get(dir);
+      if (!Array.isArray(data)) return void 0;
+      return data.map((entry) => entry.name).sort();
+    }
+  };
+}
+
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text2, maxLength = 500) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function safeText(text2, maxLength = 2e3) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+
 // src/usecases/validate.ts
-import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { posix as posix2, resolve as resolve3 } from "node:path";
+import { lstatSync, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { basename, dirname as dirname3, isAbsolute, join as join2, posix as posix2, relative, resolve as resolve3, sep } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -70183,12 +70281,12 @@ function candidateRuleIssues(input) {
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
       const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
       const limit = row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-      const measured2 = input.memoryModelFitted === true;
+      const measured3 = input.memoryModelFitted === true;
       add(
         "gpu-memory",
         at,
-        `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured2 ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
-        row.level === "error" && measured2 ? "error" : "warning"
+        `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured3 ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
+        row.level === "error" && measured3 ? "error" : "warning"
       );
     }
   }
@@ -70231,11 +70329,35 @@ function presetCandidates(path, inRepository, override, shipped = shippedRoot())
 }
 
 // src/usecases/validate.ts
+var UnsafeFileError = class extends Error {
+  name = "UnsafeFileError";
+};
+function assertNotLinked(root, path) {
+  const file = resolve3(root, path);
+  const rel = relative(resolve3(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  let at = inside ? resolve3(root) : dirname3(file);
+  for (const part of inside ? rel.split(sep) : [basename(file)]) {
+    at = join2(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
+      );
+  }
+}
 function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   return {
     async read(path) {
       const override = presetsDir ? resolve3(root, presetsDir) : void 0;
-      for (const file of presetCandidates(path, resolve3(root, path), override)) {
+      const inRepository = resolve3(root, path);
+      for (const file of presetCandidates(path, inRepository, override)) {
+        if (file === inRepository) assertNotLinked(root, path);
         try {
           return readFileSync3(file, "utf8");
         } catch {
@@ -70290,6 +70412,29 @@ async function validateFiles(paths, options2) {
   for (const raw of paths) {
     const path = posix2.normalize(raw);
     const kind = fileKind(path);
+    let issues = [];
+    let candidate;
+    try {
+      ({ issues, candidate } = await validateOne(path, kind));
+    } catch (e) {
+      if (!(e instanceof UnsafeFileError)) throw e;
+      issues = [fileIssue(path, "unsafe-file", e.message)];
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === "error"),
+      warnings: sorted.filter((i) => i.severity === "warning"),
+      ...candidate ? { candidate } : {}
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+  async function validateOne(path, kind) {
     let issues;
     let candidate;
     if (kind === "candidate") {
@@ -70309,20 +70454,8 @@ async function validateFiles(paths, options2) {
       const text2 = await options2.files.read(path);
       issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
     }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === "error"),
-      warnings: sorted.filter((i) => i.severity === "warning"),
-      ...candidate ? { candidate } : {}
-    });
+    return { issues, ...candidate ? { candidate } : {} };
   }
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
 }
 function missing(path) {
   return {
@@ -70502,7 +70635,7 @@ async function validateCandidate(path, ctx, files, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues];
+  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
   if (ctx.blockers.length) {
     for (const b2 of ctx.blockers) issues.push(fileIssue(path, b2.rule, b2.message));
     return { issues };
@@ -70573,6 +70706,22 @@ async function validateCandidate(path, ctx, files, fresh) {
   };
   return { issues, candidate: details };
 }
+var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+function reservedNameIssues(checked2) {
+  const name = checked2.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
+  return [
+    {
+      rule: "reserved-name",
+      severity: "error",
+      file: checked2.loaded.file,
+      ...checked2.loaded.locate(["name"]),
+      keyPath: "name",
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
 function safeJobName(experimentId, name, expanded) {
   try {
     return jobName(experimentId, name, expanded);
@@ -70628,9 +70777,27 @@ async function renderCandidateFile(path, options2) {
   return { report, submission };
 }
 
+// src/usecases/prepare.ts
+function withRunName(submission, runName) {
+  const base = submission.jobName;
+  const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
+  const argv = submission.argv.map((a) => {
+    if (a === named[0]) return `--job-name=${runName}`;
+    if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
+    if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
+    return a;
+  });
+  if (!named.every((n) => submission.argv.includes(n)))
+    throw new Error(
+      `the rendered submission of ${base} does not carry its name in --job-name and ${RUN_NAME_OVERRIDE}`
+    );
+  const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k2, v2]) => [k2, v2?.split(base).join(runName)])) : void 0;
+  return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
+}
+
 // src/cli/commands/validate.ts
 import { existsSync as existsSync2, readdirSync as readdirSync2, statSync } from "node:fs";
-import { isAbsolute, join as join2, relative, resolve as resolve4 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join3, relative as relative2, resolve as resolve4 } from "node:path";
 var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
 function expandPaths(paths, cwd) {
   const out = [];
@@ -70638,7 +70805,7 @@ function expandPaths(paths, cwd) {
     for (const entry of readdirSync2(resolve4(cwd, dir), { withFileTypes: true }).sort(
       (a, b2) => a.name.localeCompare(b2.name)
     )) {
-      const child = join2(dir, entry.name);
+      const child = join3(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name)) walk(child);
       } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
@@ -70655,9 +70822,9 @@ function expandPaths(paths, cwd) {
 function clustersFileOption(explicit, io) {
   const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
   if (file === void 0 || file === "") return void 0;
-  const abs = isAbsolute(file) ? file : resolve4(io.cwd, file);
+  const abs = isAbsolute2(file) ? file : resolve4(io.cwd, file);
   if (!existsSync2(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
-  return relative(io.cwd, abs) || abs;
+  return relative2(io.cwd, abs) || abs;
 }
 function validateOptionsFor(io, clusters, clusterName) {
   const source = fileSystemSource(io.cwd);
@@ -70737,10 +70904,10 @@ async function candidateOnCluster(args, io, options2) {
 }
 var submitCommand = {
   name: "submit",
-  summary: "Submit a candidate to Slurm (idempotent, at most max_parallel per experiment)",
+  summary: "Submit a candidate to Slurm under a run name of its own (at most max_parallel per experiment)",
   help: {
     synopsis: "topo submit <candidate.yaml> [options]",
-    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell). Idempotent by job name; beyond max_parallel it is queued. With --json the result follows schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
+    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
@@ -70763,27 +70930,59 @@ var submitCommand = {
     if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
-      const result = await submitCandidate(
+      const label = newRunLabel();
+      const request2 = {
+        run_label: label,
+        run_name: runNameFor(submission.jobName, label),
+        experiment: details.experimentId,
+        candidate: details.name,
+        path: parsed.positionals[0],
+        topology_hash: submission.jobName.slice(-8),
+        requested_by: io.env.USER || io.env.LOGNAME || "unknown",
+        requested_at: (/* @__PURE__ */ new Date()).toISOString()
+      };
+      const standing = await liveRunOf(slurm, details.experimentId, submission.jobName);
+      const result = standing ? {
+        status: "existing",
+        jobId: standing.id,
+        state: standing.state,
+        jobName: standing.name,
+        cluster,
+        command: withRunName(submission, standing.name).shellLine
+      } : await submitCandidate(
         { slurm, log: (m2) => io.stderr(`${m2}
 `) },
         {
           experimentId: details.experimentId,
           cluster,
-          submission,
+          submission: withRunName(submission, request2.run_name),
           maxParallel: details.experimentConfig.max_parallel,
           dryRun: flag(parsed, "dry-run")
         }
       );
-      io.stdout(
-        flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, ...result })}
-` : renderSubmitComment(result)
-      );
+      const made = result.status === "submitted" || result.status === "dry-run";
+      if (flag(parsed, "json"))
+        io.stdout(`${JSON.stringify({ schema_version: 1, ...result, ...made ? { request: request2 } : {} })}
+`);
+      else io.stdout(cliText(result));
       return EXIT.ok;
     } finally {
       await slurm.close();
     }
   }
 };
+function cliText(result) {
+  if (result.status === "queued")
+    return `### Not submitted: ${result.live} of ${result.maxParallel} slots of this experiment are busy on cluster \`${result.cluster}\`
+
+The CLI keeps no queue (only a pull request's \`/topo submit\` waits for the monitor): run \`topo submit\` again when a slot frees.
+`;
+  const text2 = renderSubmitComment(result);
+  if (result.status !== "submitted") return text2;
+  return `${text2}
+Run name \`${result.jobName}\`: a CLI run has no pull request; follow it by this name (\`topo status\`, \`topo analyze ${result.jobName}\`).
+`;
+}
 
 // src/cli/commands/cancel.ts
 var cancelCommand = {
@@ -70947,7 +71146,7 @@ var LiveView = class {
 
 // src/demo/output.ts
 import { copyFileSync, existsSync as existsSync4, mkdirSync, readFileSync as readFileSync4, writeFileSync } from "node:fs";
-import { dirname as dirname3, isAbsolute as isAbsolute2, join as join3, relative as relative2, resolve as resolve6 } from "node:path";
+import { dirname as dirname4, isAbsolute as isAbsolute3, join as join4, relative as relative3, resolve as resolve6 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var DemoOutput = class {
   dir;
@@ -70959,14 +71158,14 @@ var DemoOutput = class {
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
   write(path, text2) {
     const target = this.resolveInside(path);
-    mkdirSync(dirname3(target), { recursive: true });
+    mkdirSync(dirname4(target), { recursive: true });
     writeFileSync(target, text2);
     this.remember(target);
     return target;
   }
   copy(from, path) {
     const target = this.resolveInside(path);
-    mkdirSync(dirname3(target), { recursive: true });
+    mkdirSync(dirname4(target), { recursive: true });
     copyFileSync(from, target);
     this.remember(target);
     return target;
@@ -70980,29 +71179,29 @@ var DemoOutput = class {
     return [...this.files];
   }
   remember(target) {
-    const rel = relative2(this.dir, target);
+    const rel = relative3(this.dir, target);
     if (!this.files.includes(rel)) this.files.push(rel);
   }
   resolveInside(path) {
     const target = resolve6(this.dir, path);
-    const rel = relative2(this.dir, target);
-    if (rel === "" || rel.startsWith("..") || isAbsolute2(rel)) {
+    const rel = relative3(this.dir, target);
+    if (rel === "" || rel.startsWith("..") || isAbsolute3(rel)) {
       throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
     }
     return target;
   }
 };
-function findPackageRoot(from = dirname3(fileURLToPath2(import.meta.url))) {
+function findPackageRoot(from = dirname4(fileURLToPath2(import.meta.url))) {
   let dir = from;
   for (; ; ) {
-    if (existsSync4(join3(dir, "package.json")) && existsSync4(join3(dir, "scripts"))) return dir;
-    const parent = dirname3(dir);
+    if (existsSync4(join4(dir, "package.json")) && existsSync4(join4(dir, "scripts"))) return dir;
+    const parent = dirname4(dir);
     if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
     dir = parent;
   }
 }
 function mermaidScriptPath(root) {
-  const path = join3(root, "dist", "mermaid.min.js");
+  const path = join4(root, "dist", "mermaid.min.js");
   if (!existsSync4(path)) {
     throw new Error(
       `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
@@ -71013,7 +71212,7 @@ function mermaidScriptPath(root) {
 
 // src/demo/parts.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/record/format.ts
 function seconds(value) {
@@ -71270,19 +71469,6 @@ function describeChange(change, isBaseline) {
   const entries = Object.entries(change ?? {});
   if (entries.length === 0) return isBaseline ? "baseline" : "no change";
   return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
-}
-
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
-}
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
 }
 
 // src/report/svg.ts
@@ -72168,7 +72354,7 @@ function dedupe2(lines) {
 // src/topology/init.ts
 var import_yaml3 = __toESM(require_dist(), 1);
 import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync3, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/topology/run-command.ts
 var RunCommandError = class extends Error {
@@ -72615,9 +72801,9 @@ function toYaml(value, header2) {
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 function writeExperimentFiles(dir, built, options2 = {}) {
-  const experimentDir = join4(dir, built.experiment.experiment_id);
-  const experimentFile = join4(experimentDir, "experiment.yaml");
-  const baselineFile = join4(experimentDir, "baseline.yaml");
+  const experimentDir = join5(dir, built.experiment.experiment_id);
+  const experimentFile = join5(experimentDir, "experiment.yaml");
+  const baselineFile = join5(experimentDir, "baseline.yaml");
   for (const f of [experimentFile, baselineFile]) {
     if (existsSync5(f) && !options2.force)
       throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
@@ -72643,8 +72829,8 @@ function writeExperimentFiles(dir, built, options2 = {}) {
 }
 function initExperiment(command, dir, options2 = {}) {
   const parsed = parseRunCommand(command);
-  const presetsDir = options2.presetsDir ?? join4(dir, "presets");
-  const presetFile = join4(presetsDir, `${parsed.topology}.yaml`);
+  const presetsDir = options2.presetsDir ?? join5(dir, "presets");
+  const presetFile = join5(presetsDir, `${parsed.topology}.yaml`);
   if (parsed.topology === CLI_DRIVEN_PRESET) {
     throw new RunCommandError(
       `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(", ")}`
@@ -72689,6 +72875,126 @@ function compare(candidate, against, againstName) {
     },
     outcome
   };
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha) {
+  if (!(s > 0)) return 0;
+  const I2 = (CONFIDENCE_SEQUENCE.s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
+}
+var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v2.state);
+function decideCandidate(candidate, reference, options2 = {}) {
+  const m2 = options2.minImprovement ?? 0.02;
+  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? "none";
+  const base = { against, min_improvement: m2, method };
+  if (options2.isReference)
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+  const prev = options2.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${against} (${reference.verdict.state})`;
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d2 = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const r = csRadius(s, alpha);
+  const change = {
+    value: round(Math.exp(d2) - 1, 4),
+    low: round(Math.exp(d2 - r) - 1, 4),
+    high: round(Math.exp(d2 + r) - 1, 4)
+  };
+  const lo = Math.exp(d2 - r) - 1;
+  const hi = Math.exp(d2 + r) - 1;
+  const state2 = lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : "measuring";
+  const pct3 = (x2) => `${round(100 * x2, 1)}%`;
+  const evidence = [
+    `change vs ${against}: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale)`
+  ];
+  const minutes = candidate.minutes_of_data ?? null;
+  if (state2 === "measuring") {
+    const eta = expectedMinutes(candidate, d2, s, m2, alpha);
+    return {
+      ...base,
+      state: state2,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
+      ]
+    };
+  }
+  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct3(m2)}` : `within \xB1${pct3(m2)}`;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state2}: ${word} than ${against} at every look's confidence`]
+  };
+}
+function expectedMinutes(v2, d2, s, m2, alpha) {
+  const now = v2.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v2.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m2);
+  const up = Math.log(1 + m2);
+  const need = Math.max(
+    d2,
+    // worse (when positive)
+    lm - d2,
+    // better
+    Math.min(d2 - lm, up - d2)
+    // equivalent
+  );
+  if (!(need > 0)) return null;
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha) > need) hi = mid;
+    else lo = mid;
+  }
+  const target = lo;
+  if (!(target > 0)) return null;
+  const more = steady * ((s / target) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  return { used, saved };
+}
+function withGpuMinutes(d2, i) {
+  const g = gpuMinutes(i);
+  return { ...d2, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
+}
+function shouldStopOnDecision(decisions, options2 = {}) {
+  if (options2.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d2) => d2.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d2) => d2.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d2) => d2.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d2) => `${d2.state} vs ${d2.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
 }
 
 // src/analysis/failure.ts
@@ -72770,11 +73076,42 @@ function phaseOf(input) {
   return { phase: "queued" };
 }
 
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k2, v2] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v2))
+      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m2 = all[all.length - 1];
+  if (!m2) return void 0;
+  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
+}
+
 // src/usecases/reconcile.ts
 var LIVE = { has: (state2) => isLive2(state2) };
 var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
 var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
 var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function candidateState(job, requested, analysis, stoppedByUs) {
@@ -72814,27 +73151,6 @@ function labelFor(state2, hasValue) {
       return "failed";
   }
 }
-function checkFor(view) {
-  const v2 = view.observation.verdict;
-  const value = v2.value ?? null;
-  const cmp = view.comparisons[0];
-  const valueText = value ? `${value.value} s/rollout [${value.low}, ${value.high}]` : "no stable value";
-  const summary = [
-    `State: ${view.state} \xB7 verdict: ${v2.state}`,
-    value ? `Projected full-run seconds per rollout: ${valueText}` : v2.projected_full_run ? `Provisional projection: ${v2.projected_full_run.value}` : "",
-    cmp ? `Compared with ${cmp.against}: ${cmp.outcome}` : "",
-    view.observation.failure ? `Failure: ${view.observation.failure.kind} \u2014 ${view.observation.failure.message}` : ""
-  ].filter(Boolean).join("\n");
-  if (view.state === "failed")
-    return {
-      title: `Failed: ${view.observation.failure?.kind ?? "unknown"}`,
-      summary,
-      conclusion: "failure"
-    };
-  if (view.state === "stable" || view.state === "finished" || view.state === "stopped")
-    return value ? { title: `Stable: ${valueText}${cmp ? ` (${cmp.outcome})` : ""}`, summary, conclusion: "success" } : { title: `Ended without a stable value (${v2.state})`, summary, conclusion: "neutral" };
-  return { title: `${view.state}: ${v2.state}`, summary };
-}
 function contentHash(body) {
   return createHash3("sha256").update(body).digest("hex").slice(0, 16);
 }
@@ -72872,11 +73188,43 @@ async function noteClusterUnreachable(ports, exp, reason2, report) {
 }
 async function reconcileExperiment(ports, exp, options2) {
   const id = exp.experiment.experiment_id;
-  const S2 = exp.timeScale;
   const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
   const tick = options2.tickSeconds ?? 60;
   const lag = options2.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
+  const { allJobs, jobByRun } = await listJobs(ports, id);
+  const candidates = [];
+  for (const c of exp.candidates) {
+    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
+    if (kept) candidates.push(kept);
+  }
+  const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
+  const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
+  const pass = passOf({ ports, exp, options: options2, id, scrape, evalTs, telemetry, submitted });
+  const observed = [];
+  for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
+  const reference = referenceOf(exp, observed);
+  const outcomes = [];
+  for (const o of observed) {
+    const view = judgeCandidate(pass, o, reference);
+    if (!view) continue;
+    const cancelled = await stopCandidate(pass, o, view);
+    outcomes.push(await writeCandidate(pass, o, view, cancelled));
+  }
+  return outcomes;
+}
+function passOf(p) {
+  const fi = p.exp.experiment.fixed_inputs;
+  const error = p.telemetry?.errors[0];
+  return {
+    ...p,
+    S: p.exp.timeScale,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    unavailable: error ? `Prometheus: ${error.quantity}: ${error.message}` : null
+  };
+}
+async function listJobs(ports, id) {
   const allJobs = await ports.slurm.jobs(id).catch((e) => {
     throw new ClusterUnreachable(`Slurm: ${e.message}`);
   });
@@ -72885,11 +73233,9 @@ async function reconcileExperiment(ports, exp, options2) {
     const job = jobForRun(allJobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
     if (job) jobByRun.set(name, job);
   }
-  const candidates = [];
-  for (const c of exp.candidates) {
-    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
-    if (kept) candidates.push(kept);
-  }
+  return { allJobs, jobByRun };
+}
+async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live2 = new Set(allJobs.filter((j2) => LIVE.has(j2.state)).map((j2) => j2.name)).size;
   const submitted = /* @__PURE__ */ new Map();
@@ -72897,179 +73243,216 @@ async function reconcileExperiment(ports, exp, options2) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
-    if (r) {
-      submitted.set(c.runName, r.jobId);
-      jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
-      live2++;
-      if (c.request)
-        await ports.lifecycle?.recordRun(c.pr, c.request.id, {
-          jobId: r.jobId,
-          submittedAt: new Date(ports.now() * 1e3).toISOString()
-        });
-    }
+    if (!r) continue;
+    submitted.set(c.runName, r.jobId);
+    jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
+    live2++;
+    if (c.request)
+      await ports.lifecycle?.recordRun(c.pr, c.request.id, {
+        jobId: r.jobId,
+        submittedAt: new Date(ports.now() * 1e3).toISOString()
+      });
   }
+  return submitted;
+}
+async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
   const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j2) => !!j2?.startTs);
-  let telemetry;
-  if (started.length) {
-    const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
-    telemetry = await fetchTelemetry(
-      exp.prometheus ?? ports.prometheus,
-      experimentSelector(id),
-      { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-      { timeScale: S2, scrapeSeconds: scrape }
+  if (!started.length) return void 0;
+  const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
+  return fetchTelemetry(
+    exp.prometheus ?? ports.prometheus,
+    experimentSelector(exp.experiment.experiment_id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: exp.timeScale, scrapeSeconds: scrape }
+  );
+}
+async function observeCandidate(pass, c, job) {
+  const ended = job !== void 0 && !LIVE.has(job.state);
+  const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
+  const current = await pass.ports.github.readComment(c.pr);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  const o = { c, job, analysis, current, previous, ended };
+  keepLastLiveVerdict(o);
+  return o;
+}
+function analyse(pass, c, job, startTs) {
+  const { S: S2, evalTs, exp } = pass;
+  const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(pass.telemetry, c.runName),
+    timeScale: S2,
+    nowTs,
+    stepSeconds: pass.scrape,
+    jobStartTs: startTs,
+    wallMinutes: pass.wallMinutes,
+    expectedRollouts: pass.expectedRollouts,
+    topology: c.topology,
+    settings: exp.experiment.stabilisation,
+    missing: pass.telemetry?.missing,
+    ended: !LIVE.has(job.state)
+  });
+  const minutesRunning = (nowTs - startTs) * S2 / 60;
+  const deadline = pass.options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!pass.unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return analysis;
+}
+function keepLastLiveVerdict({ analysis, ended, previous, c }) {
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+function judgeCandidate(pass, o, reference) {
+  const { exp } = pass;
+  const { c, job, analysis } = o;
+  const stoppedBy = stoppedByOf(exp, o);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
+  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state2 === null) return null;
+  const observation = analysis?.observation ?? {
+    run_name: c.runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
+  const comparisons = compareCandidate(exp, c, observation, {
+    reference,
+    previous: o.previous?.run_name === c.runName ? o.previous.decision ?? null : null,
+    ended: o.ended,
+    gpu: gpuInput(pass, o, stoppedBy === "decision")
+  });
+  return viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy);
+}
+function failureOf(c, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy) {
+  const { exp, telemetry } = pass;
+  const { c, job, analysis, ended } = o;
+  const e = exp.experiment;
+  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: pass.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: state2,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
+    observation,
+    comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: e.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: e.stop_when_decided !== false,
+    baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
+    best: seconds3(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy,
+    commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(pass, { job, analysis, ended }, warmupEnd) {
+  const firstTs = analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
+    },
+    { label: "ended", at: ended ? iso(job?.endTs) : null }
+  ];
+}
+async function stopCandidate(pass, o, view) {
+  const { job } = o;
+  if (pass.unavailable || !job || !LIVE.has(job.state)) return void 0;
+  const reason2 = stopReason(pass.exp.experiment, view);
+  if (reason2 === null) return void 0;
+  await pass.ports.slurm.cancel(job.jobId, pass.id);
+  const d2 = view.observation.decision;
+  const gpu = gpuInput(pass, o, true);
+  if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
+  return job.jobId;
+}
+async function writeCandidate(pass, o, view, cancelled) {
+  const { ports, evalTs, scrape } = pass;
+  const { c, job, current } = o;
+  if (pass.unavailable && job?.startTs) return noteUnavailable(pass, o, view);
+  const body = renderMonitorComment(view);
+  const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const changed = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  if (changed) {
+    await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
+    await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);
+    await ports.github.writeComment(
+      c.pr,
+      `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}`
     );
   }
-  const wall = exp.experiment.fixed_inputs.slurm?.time ? slurmTimeToMinutes(exp.experiment.fixed_inputs.slurm.time) : null;
-  const fi = exp.experiment.fixed_inputs;
-  const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
-  const outcomes = [];
-  const unavailable = telemetry?.errors.length ? `Prometheus: ${telemetry.errors[0]?.quantity}: ${telemetry.errors[0]?.message}` : null;
-  for (const c of candidates) {
-    const job = jobByRun.get(c.runName);
-    let analysis;
-    if (job?.startTs) {
-      const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
-      analysis = observeRun({
-        runName: c.runName,
-        series: seriesOf(telemetry, c.runName),
-        timeScale: S2,
-        nowTs,
-        stepSeconds: scrape,
-        jobStartTs: job.startTs,
-        wallMinutes: wall ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-        expectedRollouts,
-        topology: c.topology,
-        settings: exp.experiment.stabilisation,
-        missing: telemetry?.missing,
-        ended: !LIVE.has(job.state)
-      });
-      const minutesRunning = (nowTs - job.startTs) * S2 / 60;
-      const deadline = options2.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-      if (!unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
-        analysis.observation.failure = {
-          kind: "no-telemetry",
-          message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-        };
-    }
-    const current = await ports.github.readComment(c.pr);
-    const previous = current ? parseObservationBlock(current) : void 0;
-    const ended = job !== void 0 && !LIVE.has(job.state);
-    if (analysis && ended && previous?.run_name === c.runName && isStable(previous.verdict.state) && !isStable(analysis.observation.verdict.state)) {
-      const note = "verdict of the last pass before the run ended";
-      const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-      analysis.observation.verdict = { ...previous.verdict, evidence };
-    }
-    const stoppedByUs = job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
-    let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-    if (state2 === null) continue;
-    const observation = analysis?.observation ?? {
-      run_name: c.runName,
-      verdict: {
-        state: "no-data",
-        evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-      },
-      stable_metrics: {}
-    };
-    if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-    if (state2 === "failed") {
-      const failure = job?.failure ?? observation.failure ?? {
-        kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-        message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-        slurm_state: job?.state
-      };
-      observation.failure = explainFailure(failure, {
-        topology: c.topology,
-        gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-      });
-    }
-    const comparisons = compareCandidate(exp, c, observation);
-    const timeline = [
-      { label: "submitted", at: iso(job?.submitTs) },
-      { label: "started", at: iso(job?.startTs) },
-      { label: "first metrics", at: iso(analysis?.startTs) },
-      {
-        label: "warm-up ended",
-        at: analysis?.startTs && observation.verdict.warmup_end_minutes != null ? iso(Math.round(analysis.startTs + observation.verdict.warmup_end_minutes * 60 / S2)) : null
-      },
-      { label: "ended", at: job && !LIVE.has(job.state) ? iso(job.endTs) : null }
-    ];
-    const view = {
-      experimentId: id,
-      candidate: c.candidate,
-      runName: c.runName,
-      state: state2,
-      jobId: job?.jobId ?? null,
-      slurmState: job?.state ?? null,
-      timeline,
-      observation,
-      comparisons,
-      chart: analysis?.chart,
-      opportunities: analysis?.opportunities,
-      queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
-      grafanaUrl: exp.grafanaUrl ?? null,
-      timeRange: analysis?.startTs ? {
-        fromMs: analysis.startTs * 1e3,
-        toMs: job?.endTs && !LIVE.has(job.state) ? job.endTs * 1e3 : null
-      } : null,
-      notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`)
-    };
-    let cancelled;
-    if (!unavailable && job && LIVE.has(job.state) && stopReason(exp.experiment, view) !== null) {
-      await ports.slurm.cancel(job.jobId, id);
-      cancelled = job.jobId;
-    }
-    if (unavailable && job?.startTs) {
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, unavailable);
-      const changed2 = noted !== void 0 && noted !== current;
-      if (changed2) await ports.github.writeComment(c.pr, noted);
-      outcomes.push({
-        experimentId: id,
-        candidate: c.candidate,
-        runName: c.runName,
-        pr: c.pr,
-        state: state2,
-        verdict: observation.verdict.state,
-        changed: changed2,
-        submitted: submitted.get(c.runName),
-        view: { ...view, notes: [...view.notes ?? [], `metrics unavailable since ${since}`] }
-      });
-      continue;
-    }
-    const body = renderMonitorComment(view);
-    const hash = contentHash(body);
-    const finalMark = job && ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-    const full = `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->`;
-    const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-    let changed = false;
-    const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-    if (!isFinal && (wasUnavailable || !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`))) {
-      await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
-      await ports.github.setLabel(c.pr, labelFor(state2, !!observation.verdict.value), c.labels);
-      await ports.github.writeComment(c.pr, full);
-      changed = true;
-    }
-    if (finalMark && job && c.request && !c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        c.pr,
-        c.request.id,
-        finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-    outcomes.push({
-      experimentId: id,
-      candidate: c.candidate,
-      runName: c.runName,
-      pr: c.pr,
-      state: state2,
-      verdict: observation.verdict.state,
-      changed,
-      submitted: submitted.get(c.runName),
-      cancelled,
-      view
-    });
-  }
-  return outcomes;
+  if (finalMark && job && c.request && !c.outcome)
+    await ports.lifecycle?.recordOutcome(
+      c.pr,
+      c.request.id,
+      finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+    );
+  return outcomeOf(pass, c, view, changed, cancelled);
+}
+async function noteUnavailable(pass, o, view) {
+  const since = unavailableSince(o.current) ?? iso(pass.ports.now()) ?? "";
+  const noted = withUnavailableNotice(o.current, since, pass.unavailable ?? "");
+  const changed = noted !== void 0 && noted !== o.current;
+  if (changed) await pass.ports.github.writeComment(o.c.pr, noted);
+  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  return outcomeOf(pass, o.c, { ...view, notes }, changed, void 0);
+}
+function outcomeOf(pass, c, view, changed, cancelled) {
+  return {
+    experimentId: pass.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    pr: c.pr,
+    state: view.state,
+    verdict: view.observation.verdict.state,
+    changed,
+    submitted: pass.submitted.get(c.runName),
+    ...cancelled ? { cancelled } : {},
+    view
+  };
 }
 async function applyLifecycle(ports, experimentId, c, job) {
   if (!c.request) return c;
@@ -73119,13 +73502,65 @@ async function applyLifecycle(ports, experimentId, c, job) {
 }
 function finalOutcome(view, job, at) {
   const v2 = view.observation.verdict;
+  const d2 = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d2)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d2.state} against ${d2.against}${d2.decided_at_minutes != null ? ` at run-minute ${d2.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d2.evidence,
+        ...d2.gpu_minutes_saved != null ? [`${d2.gpu_minutes_saved} GPU-minutes of wall time saved`] : []
+      ]
+    };
   const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
   const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
     v2.value ? `${v2.state}: ${v2.value.value} s/rollout [${v2.value.low}, ${v2.value.high}]` : `ended without a stable value (${v2.state})`
   ];
   return { kind, at, jobId: job.jobId, evidence };
 }
-function compareCandidate(exp, c, observation) {
+function baselineName(exp) {
+  return exp.baseline?.name ?? "baseline";
+}
+var measured2 = (role, r) => ({
+  role,
+  name: r.name,
+  verdict: { state: "stable", projected_full_run: r.value },
+  value: r.value,
+  live: false
+});
+function referenceOf(exp, observed) {
+  if (exp.best) return measured2("current best", exp.best);
+  if (exp.baseline) return measured2("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent"]);
+var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
+function stoppedByOf(exp, o) {
+  if (o.job?.state !== "CANCELLED") return null;
+  if (o.c.outcome?.kind === "stopped") return "user";
+  const previous = o.previous?.run_name === o.c.runName ? o.previous : void 0;
+  if (exp.experiment.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = o.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (exp.experiment.stop_when_stable && isStable(verdict)) return "stable";
+  return null;
+}
+function gpuInput(pass, o, stopped) {
+  const { job, analysis, c } = o;
+  if (!job?.startTs) return null;
+  const until = o.ended && job.endTs ? Math.min(pass.evalTs, job.endTs) : pass.evalTs;
+  const minutesRunning = (until - job.startTs) * pass.S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * pass.S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
+  const gpus = pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? pass.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+function compareCandidate(exp, c, observation, context3 = {}) {
   const comparisons = [];
   if (exp.best && exp.best.name !== c.candidate)
     comparisons.push(
@@ -73135,10 +73570,38 @@ function compareCandidate(exp, c, observation) {
     comparisons.push(
       compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
     );
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
   if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
   return comparisons;
 }
+function decisionOf(exp, c, observation, { reference, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  return readable(
+    decideCandidate(
+      observation.verdict,
+      reference ? { name: `${reference.role} ${reference.name}`, verdict: reference.verdict } : null,
+      { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
+    )
+  );
+}
+function readable(d2) {
+  const name = describeReference(d2.against);
+  return { ...d2, evidence: d2.evidence.map((e) => e.split(d2.against).join(name)) };
+}
+var DECISION_STOP = "decided";
 function stopReason(experiment, view) {
+  const d2 = view.observation.decision;
+  if (d2 && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d2], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
   if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
   return null;
 }
@@ -73188,40 +73651,6 @@ function slurmMonitorPort(slurm, knownExperimentIds = []) {
 // src/usecases/suggest.ts
 var import_yaml4 = __toESM(require_dist(), 1);
 import { posix as posix3 } from "node:path";
-
-// src/github/contents.ts
-var status = (e) => e.status;
-function githubFileSource(octokit, at) {
-  const cache = /* @__PURE__ */ new Map();
-  const get = (path) => {
-    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache.get(clean2);
-    if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status(e) === 404) return void 0;
-        throw e;
-      });
-      cache.set(clean2, pending);
-    }
-    return pending;
-  };
-  return {
-    async read(path) {
-      const data = await get(path);
-      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
-        return void 0;
-      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-      if (data.path !== void 0 && data.path !== clean2) return void 0;
-      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
-    },
-    async list(dir) {
-      const data = await get(dir);
-      if (!Array.isArray(data)) return void 0;
-      return data.map((entry) => entry.name).sort();
-    }
-  };
-}
 
 // src/record/validate.ts
 var import__2 = __toESM(require__(), 1);
@@ -74078,7 +74507,7 @@ function classifyChange(parent, child) {
 function moveTag(kind, service2) {
   return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service2}` : kind;
 }
-function outcomeOf(run2, byName) {
+function outcomeOf2(run2, byName) {
   if (run2.status === "failed" || run2.observation?.failure) return "failed";
   const verdict = run2.observation?.comparison?.outcome;
   if (verdict === "better") return "better";
@@ -74107,8 +74536,8 @@ function stopForNoProgress(tried, patience, maxParallel) {
   );
   if (finished.length < patience) return void 0;
   const recent = finished.slice(-patience);
-  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf(r, byName)}`);
-  if (recent.some((round2) => round2.some((r) => outcomeOf(r, byName) === "better"))) return void 0;
+  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf2(r, byName)}`);
+  if (recent.some((round2) => round2.some((r) => outcomeOf2(r, byName) === "better"))) return void 0;
   return {
     stop: true,
     reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours`
@@ -74542,11 +74971,11 @@ function proposalProblems(t, base, gpusPerNode) {
 function pickParent(tried, currentBest) {
   const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
   if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured2 = tried.filter(
+  const measured3 = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured2.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
-  return measured2[0];
+  measured3.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
+  return measured3[0];
 }
 var SHORT2 = {
   "scale-bottleneck": "scale",
@@ -74617,7 +75046,7 @@ function suggest2(input, options2 = {}) {
   const failedHere = /* @__PURE__ */ new Map();
   for (const run2 of input.tried) {
     if (run2.parent !== parent.name) continue;
-    const outcome = outcomeOf(run2, byName);
+    const outcome = outcomeOf2(run2, byName);
     if (outcome === "better" || outcome === "unknown") continue;
     for (const tag of classifyChange(parent.topology, run2.topology)) {
       failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
@@ -75002,7 +75431,7 @@ async function openPullRequests(octokit, target, outcome) {
 
 // src/demo/cluster.ts
 import { spawn } from "node:child_process";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 function run(argv, env, onStderrLine) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -75038,7 +75467,7 @@ function parseClusterEnv(text2) {
   return value;
 }
 function localCluster(root, env) {
-  const script = join5(root, "scripts", "local-cluster");
+  const script = join6(root, "scripts", "local-cluster");
   const readEnv = async () => {
     const ran = await run(["bash", script, "env", "--json"], env);
     if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
@@ -75150,7 +75579,7 @@ function realDemoParts(root, env, outDir) {
       const cluster = loadCluster(clusterEnv);
       clustersFile = clusterEnv.clustersFile;
       const parsed = parseRunCommand(command);
-      const presetFile = join6(root, "topologies", "presets", `${parsed.topology}.yaml`);
+      const presetFile = join7(root, "topologies", "presets", `${parsed.topology}.yaml`);
       const preset = checkPreset(readFileSync6(presetFile, "utf8"), presetFile);
       if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
       const built = buildExperiment(parsed, preset.value, command, {
@@ -76965,7 +77394,7 @@ import { resolve as resolve7 } from "node:path";
 // src/doctor/checks.ts
 var import_yaml6 = __toESM(require_dist(), 1);
 import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 var ok = (name, detail) => ({ name, status: "ok", detail });
 var fail = (name, detail, fix) => ({ name, status: "fail", detail, fix });
 var SLURM_COMMANDS = ["sbatch", "squeue", "sacct", "scancel"];
@@ -77114,7 +77543,7 @@ var WORKFLOW_PERMISSIONS = {
 };
 function checkWorkflowPermissions(repoDir) {
   return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
-    const path = join7(repoDir, ".github/workflows", file);
+    const path = join8(repoDir, ".github/workflows", file);
     if (!existsSync6(path))
       return fail(
         `workflow ${file}`,
@@ -78421,8 +78850,8 @@ function withCustomRequest(customRequest) {
 
 // node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+var sep2 = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
 var isJWT = jwtRE.test.bind(jwtRE);
 async function auth(token) {
   const isApp = isJWT(token);
@@ -81664,11 +82093,51 @@ ${failed} check(s) failed
 // src/cli/commands/init.ts
 var import_yaml7 = __toESM(require_dist(), 1);
 import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
-import { relative as relative3, resolve as resolve8 } from "node:path";
+import { relative as relative4, resolve as resolve8 } from "node:path";
 
 // src/usecases/record.ts
 import { existsSync as existsSync9, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname4, join as join8, posix as posix4 } from "node:path";
+import { dirname as dirname5, join as join9, posix as posix4 } from "node:path";
+
+// src/github/pull-snapshots.ts
+var PULL_FIELDS = (
+  /* GraphQL */
+  `
+  fragment TopoPull on PullRequest {
+    number
+    headRefOid
+    headRepository { nameWithOwner }
+    labels(first: 100) { nodes { name } }
+    files(first: $files) { totalCount nodes { path changeType } }
+    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
+  }
+`
+);
+var PULL_SNAPSHOTS_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...TopoPull }
+      }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var PULL_SNAPSHOT_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { state ...TopoPull }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
 
 // src/record/files.ts
 function recordFiles(record) {
@@ -81688,9 +82157,9 @@ function initialRecordFiles(experiment, cluster) {
 function writeInitialRecord(repoRoot2, experiment, cluster) {
   const written = [];
   for (const [path, text2] of Object.entries(initialRecordFiles(experiment, cluster))) {
-    const file = join8(repoRoot2, path);
+    const file = join9(repoRoot2, path);
     if (existsSync9(file)) continue;
-    mkdirSync3(dirname4(file), { recursive: true });
+    mkdirSync3(dirname5(file), { recursive: true });
     writeFileSync3(file, text2);
     written.push(file);
   }
@@ -81771,7 +82240,7 @@ var initCommand = {
         force: flag(parsed, "force"),
         knownClusters
       });
-      const rel = (p) => relative3(io.cwd, p) || p;
+      const rel = (p) => relative4(io.cwd, p) || p;
       io.stdout(
         `created experiment ${written.experiment.experiment_id}
   ${rel(written.experimentFile)}
@@ -81812,13 +82281,13 @@ function definedClusters(file) {
 
 // src/cli/commands/jobs.ts
 import { existsSync as existsSync11, readdirSync as readdirSync4, readFileSync as readFileSync11 } from "node:fs";
-import { join as join9, resolve as resolve9 } from "node:path";
+import { join as join10, resolve as resolve9 } from "node:path";
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
 function experimentCluster(experiment, io) {
   const root = resolve9(io.cwd, "topologies");
   if (!existsSync11(root)) return void 0;
   for (const entry of readdirSync4(root, { withFileTypes: true })) {
-    const file = join9(root, entry.name, "experiment.yaml");
+    const file = join10(root, entry.name, "experiment.yaml");
     if (!entry.isDirectory() || !existsSync11(file)) continue;
     const { value } = checkExperiment(readFileSync11(file, "utf8"), file);
     if (value && (entry.name === experiment || value.experiment_id === experiment)) return value.cluster;
@@ -81966,12 +82435,12 @@ ${env.length ? `# environment: ${env.join(" ")}
 
 // src/cli/commands/report.ts
 import { existsSync as existsSync13, readFileSync as readFileSync12, writeFileSync as writeFileSync4 } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join10, relative as relative4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join11, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute3(arg) ? arg : join10(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute4(arg) ? arg : join11(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join10(cwd, recordPaths(arg).json);
+  return join11(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -82009,7 +82478,7 @@ var reportCommand = {
     if (extra) throw new UsageError(`one experiment at a time (got "${target}" and "${extra}")`);
     if (!target) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target, io.cwd);
-    const shown = relative4(io.cwd, file) || file;
+    const shown = relative5(io.cwd, file) || file;
     if (!existsSync13(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
@@ -82017,7 +82486,7 @@ var reportCommand = {
     const record = parseRecord(readFileSync12(file, "utf8"), shown);
     const report = renderFinalReport(record, { recordUrl });
     if (out) {
-      writeFileSync4(isAbsolute3(out) ? out : join10(io.cwd, out), report);
+      writeFileSync4(isAbsolute4(out) ? out : join11(io.cwd, out), report);
       io.stderr(`wrote the final report of ${record.experiment_id} to ${out}
 `);
     } else io.stdout(report);
@@ -82027,7 +82496,7 @@ var reportCommand = {
 
 // src/cli/commands/setup.ts
 import { existsSync as existsSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync13, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname5, join as join11, resolve as resolve11 } from "node:path";
+import { dirname as dirname6, join as join12, resolve as resolve11 } from "node:path";
 
 // src/setup/templates.ts
 var header = (o, what) => `# ${what}
@@ -82177,7 +82646,7 @@ function setupFiles(o) {
 // src/cli/commands/setup.ts
 function ownVersion() {
   const root = shippedRoot();
-  const pkg = root ? JSON.parse(readFileSync13(join11(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync13(join12(root, "package.json"), "utf8")) : {};
   const url = pkg.repository?.url ?? "https://github.com/alpasim-topo/alpasim-topo";
   return {
     repository: url.replace(/^https:\/\/github\.com\//, "").replace(/\.git$/, ""),
@@ -82251,14 +82720,14 @@ var setupCommand = {
     const root = resolve11(io.cwd, str(parsed, "dir") ?? ".");
     if (!existsSync14(root)) throw new ConfigError(`${root} does not exist`);
     const files = setupFiles({ repository, ref, cluster, transport });
-    const existing = files.filter((f) => existsSync14(join11(root, f.path))).map((f) => f.path);
+    const existing = files.filter((f) => existsSync14(join12(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
       );
     for (const f of files) {
-      mkdirSync4(dirname5(join11(root, f.path)), { recursive: true });
-      writeFileSync5(join11(root, f.path), f.text);
+      mkdirSync4(dirname6(join12(root, f.path)), { recursive: true });
+      writeFileSync5(join12(root, f.path), f.text);
       io.stdout(`wrote ${f.path}
 `);
     }
@@ -83390,7 +83859,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 // src/sim/overrides.ts
 var import_yaml8 = __toESM(require_dist(), 1);
 import { existsSync as existsSync15, readFileSync as readFileSync14 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 var NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
@@ -83463,7 +83932,7 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join12(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join13(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
@@ -83607,20 +84076,20 @@ function checkGpus(key, gpus, gpusPerNode) {
 var import__3 = __toESM(require__(), 1);
 var import_yaml9 = __toESM(require_dist(), 1);
 import { existsSync as existsSync16, readdirSync as readdirSync5, readFileSync as readFileSync15 } from "node:fs";
-import { dirname as dirname6, join as join13, resolve as resolve12 } from "node:path";
+import { dirname as dirname7, join as join14, resolve as resolve12 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-function repoRoot(from = dirname6(fileURLToPath3(import.meta.url))) {
+function repoRoot(from = dirname7(fileURLToPath3(import.meta.url))) {
   let dir = resolve12(from);
   for (; ; ) {
-    if (existsSync16(join13(dir, "package.json")) && existsSync16(join13(dir, "topologies"))) return dir;
-    const up = dirname6(dir);
+    if (existsSync16(join14(dir, "package.json")) && existsSync16(join14(dir, "topologies"))) return dir;
+    const up = dirname7(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join13(root, "src/sim/profiles");
+  return join14(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
   return readdirSync5(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
@@ -83628,7 +84097,7 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync15(join13(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync15(join14(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -83676,7 +84145,7 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join13(profilesDir(root), `${name}.yaml`);
+  const file = join14(profilesDir(root), `${name}.yaml`);
   if (!existsSync16(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
@@ -83693,7 +84162,7 @@ import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync as mkdirSync5, renameSync, rmSync, writeFileSync as writeFileSync6 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -83702,10 +84171,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join14(runDir, "txt-logs", safe) : void 0;
+  const dir = runDir ? join15(runDir, "txt-logs", safe) : void 0;
   if (dir) mkdirSync5(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join14(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join15(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -83846,7 +84315,7 @@ async function runTwin(argv, rawIo) {
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
     mkdirSync5(sdDir, { recursive: true });
-    const file = join14(sdDir, `${runUuid}.json`);
+    const file = join15(sdDir, `${runUuid}.json`);
     writeFileSync6(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
@@ -84061,7 +84530,7 @@ var simCommand = {
 
 // src/cli/commands/site.ts
 import { existsSync as existsSync18, mkdirSync as mkdirSync6, readdirSync as readdirSync6, readFileSync as readFileSync17, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname7, join as join15, relative as relative5, resolve as resolve14 } from "node:path";
+import { dirname as dirname8, join as join16, relative as relative6, resolve as resolve14 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -84271,7 +84740,7 @@ function readRecords(dir) {
   const records = [];
   for (const name of readdirSync6(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join15(dir, name);
+    const file = join16(dir, name);
     try {
       records.push(parseRecord(readFileSync17(file, "utf8"), file));
     } catch (error) {
@@ -84313,13 +84782,13 @@ var siteCommand = {
     const out = resolve14(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join15(out, p.path);
-      mkdirSync6(dirname7(file), { recursive: true });
+      const file = join16(out, p.path);
+      mkdirSync6(dirname8(file), { recursive: true });
       writeFileSync7(file, p.html);
     }
-    writeFileSync7(join15(out, ".nojekyll"), "");
+    writeFileSync7(join16(out, ".nojekyll"), "");
     io.stdout(
-      `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${relative5(io.cwd, out) || out}/index.html
+      `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${relative6(io.cwd, out) || out}/index.html
 `
     );
     return EXIT.ok;
@@ -84328,9 +84797,9 @@ var siteCommand = {
 
 // src/cli/commands/status.ts
 import { readFileSync as readFileSync18 } from "node:fs";
-import { join as join16, resolve as resolve15 } from "node:path";
+import { join as join17, resolve as resolve15 } from "node:path";
 function loadExperiment(io, id, dir) {
-  const file = join16(resolve15(io.cwd, dir), id, "experiment.yaml");
+  const file = join17(resolve15(io.cwd, dir), id, "experiment.yaml");
   let text2;
   try {
     text2 = readFileSync18(file, "utf8");
@@ -84465,7 +84934,13 @@ var statusCommand = {
           const m2 = a?.observation.stable_metrics;
           const p = v2?.projected_full_run;
           const b2 = m2?.bottleneck;
-          const state2 = candidateState(j2, true, a, j2.state === "CANCELLED" && experiment.stop_when_stable === true) ?? null;
+          const state2 = candidateState(
+            j2,
+            true,
+            a,
+            // the monitor cancels on a stable verdict or a decision: a cancelled run is stopped, not failed
+            j2.state === "CANCELLED" && (experiment.stop_when_stable === true || experiment.stop_when_decided !== false)
+          ) ?? null;
           snapshot.push({
             candidate: j2.name.replace(`topo-${id}-`, ""),
             run_name: j2.name,
@@ -84526,7 +85001,7 @@ ${jobs.length ? table(rows) : "no jobs of this experiment in Slurm"}
 // src/cli/commands/suggest.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname8, resolve as resolve16 } from "node:path";
+import { dirname as dirname9, resolve as resolve16 } from "node:path";
 function toJson(outcome, pulls, written) {
   const { result } = outcome;
   return {
@@ -84698,7 +85173,7 @@ var suggestCommand = {
     if (writeLocally) {
       for (const p of outcome.proposals) {
         const file = resolve16(io.cwd, p.path);
-        mkdirSync7(dirname8(file), { recursive: true });
+        mkdirSync7(dirname9(file), { recursive: true });
         writeFileSync8(file, p.text, { flag: "wx" });
       }
     }

@@ -46874,50 +46874,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative, options, skipNormalization) {
+    function resolveComponent(base, relative2, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse3(serialize(base, options), options);
-        relative = parse3(serialize(relative, options), options);
+        relative2 = parse3(serialize(relative2, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative.scheme) {
-        target.scheme = relative.scheme;
-        target.userinfo = relative.userinfo;
-        target.host = relative.host;
-        target.port = relative.port;
-        target.path = removeDotSegments(relative.path || "");
-        target.query = relative.query;
+      if (!options.tolerant && relative2.scheme) {
+        target.scheme = relative2.scheme;
+        target.userinfo = relative2.userinfo;
+        target.host = relative2.host;
+        target.port = relative2.port;
+        target.path = removeDotSegments(relative2.path || "");
+        target.query = relative2.query;
       } else {
-        if (relative.userinfo !== void 0 || relative.host !== void 0 || relative.port !== void 0) {
-          target.userinfo = relative.userinfo;
-          target.host = relative.host;
-          target.port = relative.port;
-          target.path = removeDotSegments(relative.path || "");
-          target.query = relative.query;
+        if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
+          target.userinfo = relative2.userinfo;
+          target.host = relative2.host;
+          target.port = relative2.port;
+          target.path = removeDotSegments(relative2.path || "");
+          target.query = relative2.query;
         } else {
-          if (!relative.path) {
+          if (!relative2.path) {
             target.path = base.path;
-            if (relative.query !== void 0) {
-              target.query = relative.query;
+            if (relative2.query !== void 0) {
+              target.query = relative2.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative.path[0] === "/") {
-              target.path = removeDotSegments(relative.path);
+            if (relative2.path[0] === "/") {
+              target.path = removeDotSegments(relative2.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative.path;
+                target.path = "/" + relative2.path;
               } else if (!base.path) {
-                target.path = relative.path;
+                target.path = relative2.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative.query;
+            target.query = relative2.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -46925,7 +46925,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative.fragment;
+      target.fragment = relative2.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -54439,10 +54439,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -54456,7 +54456,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -54480,7 +54480,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -54496,7 +54496,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -54587,7 +54587,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -54601,13 +54601,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -54650,18 +54650,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -54715,8 +54715,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap2 && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -54728,7 +54728,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -54739,8 +54739,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -54757,7 +54757,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -54937,7 +54937,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -54954,24 +54954,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -55154,25 +55154,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -55982,14 +55982,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -57156,18 +57156,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -57320,15 +57320,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -57522,13 +57522,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -57808,7 +57808,7 @@ var require_dist2 = __commonJS({
 
 // actions/record/main.ts
 import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join as join2 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join3 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -66784,7 +66784,7 @@ var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
 
 // src/usecases/record.ts
-import { dirname, join, posix as posix3 } from "node:path";
+import { dirname as dirname2, join as join2, posix as posix3 } from "node:path";
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -67880,10 +67880,19 @@ function observeRun(input) {
 
 // src/github/commands.ts
 var COMMANDS = {
-  submit: { argument: false, summary: "submit this candidate to Slurm (queued when all slots are busy)" },
-  cancel: { argument: false, summary: "cancel the queued or running job of this candidate" },
+  submit: {
+    argument: "candidate",
+    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
+  },
+  cancel: {
+    argument: "candidate",
+    summary: "cancel the queued or running jobs of the candidates (or the one named)"
+  },
   status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
-  stop: { argument: false, summary: "stop the run once it is stable, keeping its metrics" },
+  stop: {
+    argument: "candidate",
+    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
+  },
   reject: {
     argument: true,
     summary: "record this candidate as rejected, with the reason, when the PR closes"
@@ -67893,6 +67902,7 @@ var COMMANDS = {
   help: { argument: false, summary: "show this help" }
 };
 var MAX_ARGUMENT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 function parseCommand(body) {
   const text2 = body.replace(/\r\n?/g, "\n").trim();
   const m = /^\/topo(?=\s|$)/.exec(text2);
@@ -67906,7 +67916,7 @@ function parseCommand(body) {
   }
   const name = word;
   const argument = rest.trim().slice(word.length).trim();
-  if (COMMANDS[name].argument) {
+  if (COMMANDS[name].argument === true) {
     if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
     if (argument.length > MAX_ARGUMENT) {
       return {
@@ -67914,6 +67924,15 @@ function parseCommand(body) {
         reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
       };
     }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "candidate") {
+    if (!argument) return { kind: "command", name };
+    if (!CANDIDATE_NAME.test(argument))
+      return {
+        kind: "invalid",
+        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
+      };
     return { kind: "command", name, argument };
   }
   if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
@@ -67978,7 +67997,9 @@ var OUTCOME_KINDS = [
   "stopped",
   "cancelled",
   "superseded",
-  "lost"
+  "lost",
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  "refused"
 ];
 function emptyRunState() {
   return { version: 1, requests: [], runs: {}, outcomes: {} };
@@ -68127,6 +68148,46 @@ function stickyText(parts) {
 async function readStickyComment(octokit, target) {
   return stickyText(await findStickyComments(octokit, target));
 }
+
+// src/github/pull-snapshots.ts
+var PULL_FIELDS = (
+  /* GraphQL */
+  `
+  fragment TopoPull on PullRequest {
+    number
+    headRefOid
+    headRepository { nameWithOwner }
+    labels(first: 100) { nodes { name } }
+    files(first: $files) { totalCount nodes { path changeType } }
+    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
+  }
+`
+);
+var PULL_SNAPSHOTS_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...TopoPull }
+      }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var PULL_SNAPSHOT_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { state ...TopoPull }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
 
 // src/github/run-state.ts
 var RUN_STATE_PURPOSE = "lifecycle";
@@ -69782,12 +69843,19 @@ var QUANTITIES = [
   "activeRollouts"
 ];
 var RUN_NAME2 = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
+function anyRunSelector(runName) {
+  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
+    );
+  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
 function runSelector(runName) {
   if (!RUN_NAME2.test(runName))
     throw new Error(
       `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
     );
-  return `run_name="${runName}"`;
+  return anyRunSelector(runName);
 }
 function window2(runSeconds, o) {
   const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
@@ -69996,7 +70064,7 @@ function looksLikeLongerExperiment(name, experimentId) {
 }
 
 // src/usecases/validate.ts
-import { posix, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep as sep2 } from "node:path";
 function fileKind(path) {
   const name = posix.basename(path);
   if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
@@ -70347,7 +70415,7 @@ async function main() {
   const octokit = createOctokit({ token });
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const clustersInput = getInput("clusters-file");
-  const clustersFile = clustersInput ? isAbsolute(clustersInput) ? clustersInput : join2(workspace, clustersInput) : "";
+  const clustersFile = clustersInput ? isAbsolute2(clustersInput) ? clustersInput : join3(workspace, clustersInput) : "";
   const promInput = getInput("prometheus-url");
   const timeScale = Number(getInput("time-scale") || "1");
   if (!(timeScale > 0))

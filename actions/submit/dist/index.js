@@ -13367,11 +13367,11 @@ var require_request2 = __commonJS({
       };
     }
     function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
+      const newRequest2 = makeRequest({ ...request2, body: null });
       if (request2.body != null) {
-        newRequest.body = cloneBody(newRequest, request2.body);
+        newRequest2.body = cloneBody(newRequest2, request2.body);
       }
-      return newRequest;
+      return newRequest2;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
       const request2 = new Request(kConstruct);
@@ -46874,50 +46874,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative, options, skipNormalization) {
+    function resolveComponent(base, relative2, options, skipNormalization) {
       const target2 = {};
       if (!skipNormalization) {
         base = parse3(serialize(base, options), options);
-        relative = parse3(serialize(relative, options), options);
+        relative2 = parse3(serialize(relative2, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative.scheme) {
-        target2.scheme = relative.scheme;
-        target2.userinfo = relative.userinfo;
-        target2.host = relative.host;
-        target2.port = relative.port;
-        target2.path = removeDotSegments(relative.path || "");
-        target2.query = relative.query;
+      if (!options.tolerant && relative2.scheme) {
+        target2.scheme = relative2.scheme;
+        target2.userinfo = relative2.userinfo;
+        target2.host = relative2.host;
+        target2.port = relative2.port;
+        target2.path = removeDotSegments(relative2.path || "");
+        target2.query = relative2.query;
       } else {
-        if (relative.userinfo !== void 0 || relative.host !== void 0 || relative.port !== void 0) {
-          target2.userinfo = relative.userinfo;
-          target2.host = relative.host;
-          target2.port = relative.port;
-          target2.path = removeDotSegments(relative.path || "");
-          target2.query = relative.query;
+        if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
+          target2.userinfo = relative2.userinfo;
+          target2.host = relative2.host;
+          target2.port = relative2.port;
+          target2.path = removeDotSegments(relative2.path || "");
+          target2.query = relative2.query;
         } else {
-          if (!relative.path) {
+          if (!relative2.path) {
             target2.path = base.path;
-            if (relative.query !== void 0) {
-              target2.query = relative.query;
+            if (relative2.query !== void 0) {
+              target2.query = relative2.query;
             } else {
               target2.query = base.query;
             }
           } else {
-            if (relative.path[0] === "/") {
-              target2.path = removeDotSegments(relative.path);
+            if (relative2.path[0] === "/") {
+              target2.path = removeDotSegments(relative2.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target2.path = "/" + relative.path;
+                target2.path = "/" + relative2.path;
               } else if (!base.path) {
-                target2.path = relative.path;
+                target2.path = relative2.path;
               } else {
-                target2.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative.path;
+                target2.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
               }
               target2.path = base.scheme === void 0 && !baseHasAuthority && target2.path[0] !== "/" ? removeDotSegmentsRelative(target2.path) : removeDotSegments(target2.path);
             }
-            target2.query = relative.query;
+            target2.query = relative2.query;
           }
           target2.userinfo = base.userinfo;
           target2.host = base.host;
@@ -46925,7 +46925,7 @@ var require_fast_uri = __commonJS({
         }
         target2.scheme = base.scheme;
       }
-      target2.fragment = relative.fragment;
+      target2.fragment = relative2.fragment;
       return target2;
     }
     function equal(uriA, uriB, options) {
@@ -54439,10 +54439,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -54456,7 +54456,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -54480,7 +54480,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -54496,7 +54496,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -54587,7 +54587,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -54601,13 +54601,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -54650,18 +54650,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -54715,8 +54715,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap2 && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -54728,7 +54728,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -54739,8 +54739,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -54757,7 +54757,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -54937,7 +54937,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -54954,24 +54954,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -55154,25 +55154,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -55982,14 +55982,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -57156,18 +57156,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -57320,15 +57320,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -57522,13 +57522,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -59502,13 +59502,13 @@ function graphql(request2, query, options) {
   });
 }
 function withDefaults3(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
+  const newRequest2 = request2.defaults(newDefaults);
   const newApi = (query, options) => {
-    return graphql(newRequest, query, options);
+    return graphql(newRequest2, query, options);
   };
   return Object.assign(newApi, {
-    defaults: withDefaults3.bind(null, newRequest),
-    endpoint: newRequest.endpoint
+    defaults: withDefaults3.bind(null, newRequest2),
+    endpoint: newRequest2.endpoint
   });
 }
 var graphql2 = withDefaults3(request, {
@@ -62653,10 +62653,19 @@ function splitRepository(fullName) {
 
 // src/github/commands.ts
 var COMMANDS = {
-  submit: { argument: false, summary: "submit this candidate to Slurm (queued when all slots are busy)" },
-  cancel: { argument: false, summary: "cancel the queued or running job of this candidate" },
+  submit: {
+    argument: "candidate",
+    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
+  },
+  cancel: {
+    argument: "candidate",
+    summary: "cancel the queued or running jobs of the candidates (or the one named)"
+  },
   status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
-  stop: { argument: false, summary: "stop the run once it is stable, keeping its metrics" },
+  stop: {
+    argument: "candidate",
+    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
+  },
   reject: {
     argument: true,
     summary: "record this candidate as rejected, with the reason, when the PR closes"
@@ -62666,6 +62675,7 @@ var COMMANDS = {
   help: { argument: false, summary: "show this help" }
 };
 var MAX_ARGUMENT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 function parseCommand(body) {
   const text2 = body.replace(/\r\n?/g, "\n").trim();
   const m = /^\/topo(?=\s|$)/.exec(text2);
@@ -62679,7 +62689,7 @@ function parseCommand(body) {
   }
   const name = word;
   const argument = rest.trim().slice(word.length).trim();
-  if (COMMANDS[name].argument) {
+  if (COMMANDS[name].argument === true) {
     if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
     if (argument.length > MAX_ARGUMENT) {
       return {
@@ -62687,6 +62697,15 @@ function parseCommand(body) {
         reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
       };
     }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "candidate") {
+    if (!argument) return { kind: "command", name };
+    if (!CANDIDATE_NAME.test(argument))
+      return {
+        kind: "invalid",
+        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
+      };
     return { kind: "command", name, argument };
   }
   if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
@@ -62700,12 +62719,17 @@ function helpText(reason2) {
     "| Command | What it does |",
     "| --- | --- |",
     ...Object.entries(COMMANDS).map(
-      ([name, c]) => `| \`/topo ${name}${c.argument ? name === "reject" ? " <reason>" : " <text>" : ""}\` | ${c.summary} |`
+      ([name, c]) => `| \`/topo ${name}${argumentHint(name, c.argument)}\` | ${c.summary} |`
     ),
     "",
     "`submit`, `cancel` and `stop` need write access to the repository and are not available on pull requests from forks."
   ];
   return lines.join("\n");
+}
+function argumentHint(name, argument) {
+  if (argument === "candidate") return " [<candidate>]";
+  if (argument) return name === "reject" ? " <reason>" : " <text>";
+  return "";
 }
 
 // src/github/labels.ts
@@ -63009,7 +63033,9 @@ var OUTCOME_KINDS = [
   "stopped",
   "cancelled",
   "superseded",
-  "lost"
+  "lost",
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  "refused"
 ];
 function emptyRunState() {
   return { version: 1, requests: [], runs: {}, outcomes: {} };
@@ -63065,11 +63091,11 @@ function staleRequests(state2, headSha) {
   const older = new Set(olderOpenRequests(state2).map((r) => r.id));
   return state2.requests.filter((r) => !state2.outcomes[r.id] && (r.headSha !== headSha || older.has(r.id)));
 }
-function standingRequest(state2, headSha) {
-  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]).at(-1);
+function standingRequests(state2, headSha) {
+  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
 }
-function openRequest(state2) {
-  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]).at(-1);
+function openRequests(state2) {
+  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
 }
 
 // src/lifecycle/state-block.ts
@@ -63296,27 +63322,221 @@ ${part}`
   const current = existing ?? await findStickyComments(octokit, target2);
   const { owner, repo, issue_number } = target2;
   let changed = false;
-  let firstId = 0;
+  const parts = [];
   for (const [i, body] of bodies.entries()) {
     const part = current[i];
     if (part && part.body === body) {
-      firstId ||= part.id;
+      parts.push(part);
       continue;
     }
     changed = true;
-    if (part) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
-      firstId ||= part.id;
-    } else {
-      const created = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
-      firstId ||= created.data.id;
-    }
+    const written = part ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body }) : await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    parts.push({ id: written.data.id, body, updatedAt: written.data.updated_at });
   }
   for (const stale of current.slice(bodies.length)) {
     changed = true;
     await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
   }
-  return { id: firstId, changed };
+  return { id: parts[0]?.id ?? 0, changed, parts };
+}
+
+// src/github/pull-snapshots.ts
+var PULLS_PER_PAGE = 30;
+var FILES_PER_PULL = 100;
+var COMMENTS_PER_PULL = 50;
+var PULL_FIELDS = (
+  /* GraphQL */
+  `
+  fragment TopoPull on PullRequest {
+    number
+    headRefOid
+    headRepository { nameWithOwner }
+    labels(first: 100) { nodes { name } }
+    files(first: $files) { totalCount nodes { path changeType } }
+    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
+  }
+`
+);
+var PULL_SNAPSHOTS_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...TopoPull }
+      }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var PULL_SNAPSHOT_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { state ...TopoPull }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var STATUS = {
+  ADDED: "added",
+  MODIFIED: "modified",
+  DELETED: "removed",
+  RENAMED: "renamed",
+  COPIED: "copied",
+  CHANGED: "changed"
+};
+function restLogin(author) {
+  if (!author) return void 0;
+  return author.__typename === "Bot" && !author.login.endsWith("[bot]") ? `${author.login}[bot]` : author.login;
+}
+async function readPullSnapshots(octokit, repo) {
+  const pulls = [];
+  let requests = 0;
+  let cursor = null;
+  for (; ; ) {
+    const page = await octokit.graphql(PULL_SNAPSHOTS_QUERY, {
+      owner: repo.owner,
+      name: repo.repo,
+      cursor,
+      pulls: PULLS_PER_PAGE,
+      files: FILES_PER_PULL,
+      comments: COMMENTS_PER_PULL
+    });
+    requests++;
+    if (!page.repository) throw new Error(`repository ${repo.owner}/${repo.repo} not found (GraphQL)`);
+    for (const p of page.repository.pullRequests.nodes) {
+      const done = await completed(octokit, repo, p);
+      requests += done.requests;
+      pulls.push(done.snap);
+    }
+    const info2 = page.repository.pullRequests.pageInfo;
+    if (!info2.hasNextPage || !info2.endCursor) break;
+    cursor = info2.endCursor;
+  }
+  return { pulls, requests };
+}
+async function completed(octokit, repo, p) {
+  const snap = toSnapshot(p, repo.botLogin);
+  let requests = 0;
+  if (p.files.totalCount > p.files.nodes.length) {
+    snap.files = await restFiles(octokit, repo, p.number);
+    requests += Math.ceil(p.files.totalCount / 100);
+  }
+  if (p.comments.totalCount > p.comments.nodes.length) {
+    snap.botComments = await restBotComments(octokit, repo, p.number);
+    requests += Math.ceil(p.comments.totalCount / 100);
+  }
+  return { snap, requests };
+}
+var NOT_FOUND = /Could not resolve to a PullRequest/;
+async function readPullSnapshot(octokit, repo, number) {
+  let data;
+  try {
+    data = await octokit.graphql(PULL_SNAPSHOT_QUERY, {
+      owner: repo.owner,
+      name: repo.repo,
+      number,
+      files: FILES_PER_PULL,
+      comments: COMMENTS_PER_PULL
+    });
+  } catch (e) {
+    const errors = e.errors;
+    if (errors?.length && errors.every((x) => x.type === "NOT_FOUND" || NOT_FOUND.test(x.message ?? "")))
+      return { pull: void 0, requests: 1 };
+    throw e;
+  }
+  if (!data.repository) throw new Error(`repository ${repo.owner}/${repo.repo} not found (GraphQL)`);
+  const p = data.repository.pullRequest;
+  if (p?.state !== "OPEN") return { pull: void 0, requests: 1 };
+  const done = await completed(octokit, repo, p);
+  return { pull: done.snap, requests: 1 + done.requests };
+}
+function toSnapshot(p, botLogin) {
+  return {
+    number: p.number,
+    headSha: p.headRefOid,
+    headRepository: p.headRepository?.nameWithOwner ?? null,
+    labels: p.labels.nodes.map((l) => l.name),
+    files: p.files.nodes.map((f) => ({ path: f.path, status: STATUS[f.changeType] ?? "changed" })),
+    botComments: p.comments.nodes.map((c) => ({
+      id: c.databaseId ?? 0,
+      login: restLogin(c.author),
+      body: c.body,
+      updatedAt: c.updatedAt
+    })).filter((c) => c.login === botLogin && c.id > 0)
+  };
+}
+async function restFiles(octokit, repo, pull) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: repo.owner,
+    repo: repo.repo,
+    pull_number: pull,
+    per_page: 100
+  });
+  return files.map((f) => ({ path: f.filename, status: f.status }));
+}
+async function restBotComments(octokit, repo, pull) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pull,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })).filter((c) => c.login === repo.botLogin);
+}
+function snapshotSticky(snap, target2) {
+  return stickyParts(snap.botComments, target2);
+}
+var SUITES_PER_COMMIT = 20;
+async function readBlobs(octokit, repo, refs, checks) {
+  const texts = /* @__PURE__ */ new Map();
+  const checkRuns = /* @__PURE__ */ new Map();
+  const shas = [...new Set(checks?.shas ?? [])];
+  let requests = 0;
+  for (let i = 0; i < Math.max(refs.length, shas.length); i += 50) {
+    const batch = refs.slice(i, i + 50);
+    const commits = shas.slice(i, i + 50);
+    const vars = [
+      ...batch.map((_, j) => `$e${j}: String!`),
+      ...commits.map((_, j) => `$k${j}: GitObjectID!`),
+      ...commits.length ? ["$check: String!"] : []
+    ].join(", ");
+    const fields = [
+      ...batch.map((_, j) => `f${j}: object(expression: $e${j}) { ... on Blob { text isTruncated } }`),
+      ...commits.map(
+        (_, j) => `k${j}: object(oid: $k${j}) { ... on Commit { checkSuites(first: ${SUITES_PER_COMMIT}) { totalCount nodes { checkRuns(first: 1, filterBy: { checkName: $check, checkType: LATEST }) { nodes { databaseId } } } } } }`
+      )
+    ];
+    const query = `query TopoBlobs($owner: String!, $name: String!, ${vars}) { repository(owner: $owner, name: $name) { ${fields.join(" ")} } }`;
+    const variables = { owner: repo.owner, name: repo.repo };
+    batch.forEach((r, j) => {
+      variables[`e${j}`] = `${r.sha}:${r.path}`;
+    });
+    commits.forEach((sha, j) => {
+      variables[`k${j}`] = sha;
+    });
+    if (commits.length && checks) variables.check = checks.name;
+    const data = await octokit.graphql(query, variables);
+    requests++;
+    batch.forEach((r, j) => {
+      const blob = data.repository?.[`f${j}`];
+      texts.set(`${r.sha}:${r.path}`, blob && !blob.isTruncated ? blob.text ?? void 0 : void 0);
+    });
+    commits.forEach((sha, j) => {
+      const suites = data.repository?.[`k${j}`]?.checkSuites;
+      if (!suites) return;
+      const ids = suites.nodes.flatMap((n) => n.checkRuns.nodes.map((r) => r.databaseId ?? 0));
+      const newest = Math.max(0, ...ids);
+      if (newest > 0) checkRuns.set(sha, newest);
+      else if (suites.totalCount <= suites.nodes.length) checkRuns.set(sha, null);
+    });
+  }
+  return { texts, checkRuns, requests };
 }
 
 // src/github/run-state.ts
@@ -63326,15 +63546,20 @@ async function readRunState(octokit, target2) {
   return parseRunStateBlock(first2?.body);
 }
 async function updateRunState(octokit, target2, change) {
-  const next = change(await readRunState(octokit, target2));
-  const merged = mergeRunStates(await readRunState(octokit, target2), next);
+  return (await updateRunStateFrom(octokit, target2, void 0, change)).state;
+}
+async function updateRunStateFrom(octokit, target2, known, change) {
+  const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
+  const next = change(known ? parseRunStateBlock(known[0]?.body) : await readRunState(octokit, target2));
+  const fresh = await findStickyComments(octokit, sticky);
+  const merged = mergeRunStates(parseRunStateBlock(fresh[0]?.body), next);
   const final = mergeRunStates(next, merged);
-  await upsertStickyComment(octokit, {
-    ...target2,
-    purpose: RUN_STATE_PURPOSE,
-    body: renderRunStateComment(final)
-  });
-  return final;
+  const written = await upsertStickyComment(
+    octokit,
+    { ...sticky, body: renderRunStateComment(final) },
+    fresh
+  );
+  return { state: final, parts: written.parts };
 }
 function renderRunStateComment(state2) {
   const rows = [...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).slice(0, 30).map((r) => {
@@ -63355,27 +63580,28 @@ function renderRunStateComment(state2) {
     renderRunStateBlock(state2)
   ].join("\n");
 }
-async function openPullRunStates(octokit, repo) {
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
-    owner: repo.owner,
-    repo: repo.repo,
-    state: "open",
-    per_page: 100
-  });
+function pullRunStates(snapshots, repo) {
   const out = [];
   const corrupt = [];
-  for (const pr of pulls) {
-    if (pr.head.repo?.full_name !== `${repo.owner}/${repo.repo}`) continue;
-    const labels = pr.labels.map((l) => typeof l === "string" ? l : l.name ?? "");
+  for (const snap of snapshots) {
+    if (snap.headRepository !== `${repo.owner}/${repo.repo}`) continue;
+    const [first2] = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
     try {
-      const state2 = await readRunState(octokit, { ...repo, issue_number: pr.number });
-      out.push({ pr: pr.number, headSha: pr.head.sha, labels, state: state2 });
+      out.push({
+        pr: snap.number,
+        headSha: snap.headSha,
+        labels: snap.labels,
+        state: parseRunStateBlock(first2?.body)
+      });
     } catch (e) {
       if (!(e instanceof RunStateError)) throw e;
-      corrupt.push({ pr: pr.number, message: e.message });
+      corrupt.push({ pr: snap.number, message: e.message });
     }
   }
   return { pulls: out, corrupt };
+}
+async function openPullRunStates(octokit, repo) {
+  return pullRunStates((await readPullSnapshots(octokit, repo)).pulls, repo);
 }
 
 // src/lifecycle/run-name.ts
@@ -66111,10 +66337,10 @@ function groupProblem(o, group) {
       message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(", ")}`
     };
   }
-  const listed = CONFIG_CATALOG.base_defaults.some(
+  const listed2 = CONFIG_CATALOG.base_defaults.some(
     (d) => d.replace(/^optional /, "").startsWith(`${o.key}=`)
   );
-  if (!listed && o.prefix === "") {
+  if (!listed2 && o.prefix === "") {
     return {
       rule: "override-unknown",
       severity: "error",
@@ -66248,12 +66474,12 @@ function compositionLayers(experiment) {
   );
   let after = {};
   let seenTopology = false;
-  const listed = /* @__PURE__ */ new Set();
+  const listed2 = /* @__PURE__ */ new Set();
   for (const entry of CONFIG_CATALOG.base_defaults) {
     const m = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
     if (!m) continue;
     const group = m[1];
-    listed.add(group);
+    listed2.add(group);
     if (group === "topology") {
       seenTopology = true;
       continue;
@@ -66266,7 +66492,7 @@ function compositionLayers(experiment) {
   }
   for (const override of experiment?.fixed_inputs.overrides ?? []) {
     const g = parseGroupOverride(override);
-    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+    if (g && !listed2.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
   }
   return { before, after };
 }
@@ -67644,8 +67870,8 @@ function clustersRuleIssues(loaded, file) {
 }
 
 // src/usecases/validate.ts
-import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { posix as posix2, resolve as resolve2 } from "node:path";
+import { lstatSync, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute, join as join2, posix as posix2, relative, resolve as resolve2, sep as sep2 } from "node:path";
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -68084,12 +68310,12 @@ function candidateRuleIssues(input) {
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
       const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
       const limit = row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-      const measured2 = input.memoryModelFitted === true;
+      const measured3 = input.memoryModelFitted === true;
       add(
         "gpu-memory",
         at,
-        `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured2 ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
-        row.level === "error" && measured2 ? "error" : "warning"
+        `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured3 ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
+        row.level === "error" && measured3 ? "error" : "warning"
       );
     }
   }
@@ -68132,11 +68358,35 @@ function presetCandidates(path, inRepository, override, shipped = shippedRoot())
 }
 
 // src/usecases/validate.ts
+var UnsafeFileError = class extends Error {
+  name = "UnsafeFileError";
+};
+function assertNotLinked(root, path) {
+  const file = resolve2(root, path);
+  const rel = relative(resolve2(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  let at = inside ? resolve2(root) : dirname2(file);
+  for (const part of inside ? rel.split(sep2) : [basename(file)]) {
+    at = join2(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
+      );
+  }
+}
 function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   return {
     async read(path) {
       const override = presetsDir ? resolve2(root, presetsDir) : void 0;
-      for (const file of presetCandidates(path, resolve2(root, path), override)) {
+      const inRepository = resolve2(root, path);
+      for (const file of presetCandidates(path, inRepository, override)) {
+        if (file === inRepository) assertNotLinked(root, path);
         try {
           return readFileSync3(file, "utf8");
         } catch {
@@ -68191,6 +68441,29 @@ async function validateFiles(paths, options) {
   for (const raw of paths) {
     const path = posix2.normalize(raw);
     const kind = fileKind(path);
+    let issues = [];
+    let candidate;
+    try {
+      ({ issues, candidate } = await validateOne(path, kind));
+    } catch (e) {
+      if (!(e instanceof UnsafeFileError)) throw e;
+      issues = [fileIssue(path, "unsafe-file", e.message)];
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === "error"),
+      warnings: sorted.filter((i) => i.severity === "warning"),
+      ...candidate ? { candidate } : {}
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+  async function validateOne(path, kind) {
     let issues;
     let candidate;
     if (kind === "candidate") {
@@ -68210,20 +68483,8 @@ async function validateFiles(paths, options) {
       const text2 = await options.files.read(path);
       issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
     }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === "error"),
-      warnings: sorted.filter((i) => i.severity === "warning"),
-      ...candidate ? { candidate } : {}
-    });
+    return { issues, ...candidate ? { candidate } : {} };
   }
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
 }
 function missing(path) {
   return {
@@ -68403,7 +68664,7 @@ async function validateCandidate(path, ctx, files, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues];
+  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -68474,6 +68735,22 @@ async function validateCandidate(path, ctx, files, fresh) {
   };
   return { issues, candidate: details };
 }
+var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+function reservedNameIssues(checked2) {
+  const name = checked2.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
+  return [
+    {
+      rule: "reserved-name",
+      severity: "error",
+      file: checked2.loaded.file,
+      ...checked2.loaded.locate(["name"]),
+      keyPath: "name",
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
 function safeJobName(experimentId, name, expanded) {
   try {
     return jobName(experimentId, name, expanded);
@@ -68514,13 +68791,15 @@ async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [
     newFiles
   });
   if (!outcome.submission || !outcome.report.candidate) {
-    const errors = outcome.report.errors.slice(0, 10).map((i) => `- ${formatIssue(i)}`);
+    const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
+    if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
     return {
       ok: false,
+      errors,
       message: [
         `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
         "",
-        ...errors
+        codeBlock(errors.join("\n"))
       ].join("\n")
     };
   }
@@ -68539,34 +68818,12 @@ async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [
     }
   };
 }
-async function preparePullRequestCandidate(octokit, pull, source) {
-  const changed = await changedFiles(octokit, {
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.number
-  });
-  const candidates = candidateFilesOf(
-    changed.map((f) => f.path),
-    source.topologiesDir
-  );
-  if (candidates.length === 0)
-    return {
-      ok: false,
-      message: `This pull request adds or changes no candidate file (\`${source.topologiesDir}/<experiment>/<candidate>.yaml\`).`
-    };
-  if (candidates.length > 1)
-    return {
-      ok: false,
-      message: `One candidate per pull request, so that each has its own request, comment, check and record entry; this one changes ${candidates.map((c) => `\`${c}\``).join(", ")}. Split it into one pull request per candidate.`
-    };
-  return prepareCandidateAt(
-    octokit,
-    { owner: pull.owner, repo: pull.repo },
-    pull.headSha,
-    candidates[0],
-    source,
-    changed.map((f) => f.path)
-  );
+async function pullRequestCandidates(octokit, pull, source) {
+  const changed = (await changedFiles(octokit, { owner: pull.owner, repo: pull.repo, pull_number: pull.number })).map((f) => f.path);
+  return { files: candidateFilesOf(changed, source.topologiesDir), changed };
+}
+function candidateNameOf(path) {
+  return posix3.basename(path).replace(/\.ya?ml$/, "");
 }
 function withRunName(submission, runName) {
   const base = submission.jobName;
@@ -68779,6 +69036,126 @@ function compare(candidate, against, againstName) {
   };
 }
 
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha) {
+  if (!(s > 0)) return 0;
+  const I = (CONFIDENCE_SEQUENCE.s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? "none";
+  const base = { against, min_improvement: m, method };
+  if (options.isReference)
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${against} (${reference.verdict.state})`;
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const r = csRadius(s, alpha);
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const lo = Math.exp(d - r) - 1;
+  const hi = Math.exp(d + r) - 1;
+  const state2 = lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : "measuring";
+  const pct2 = (x) => `${round(100 * x, 1)}%`;
+  const evidence = [
+    `change vs ${against}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale)`
+  ];
+  const minutes = candidate.minutes_of_data ?? null;
+  if (state2 === "measuring") {
+    const eta = expectedMinutes(candidate, d, s, m, alpha);
+    return {
+      ...base,
+      state: state2,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
+      ]
+    };
+  }
+  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct2(m)}` : `within \xB1${pct2(m)}`;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state2}: ${word} than ${against} at every look's confidence`]
+  };
+}
+function expectedMinutes(v, d, s, m, alpha) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m);
+  const up = Math.log(1 + m);
+  const need = Math.max(
+    d,
+    // worse (when positive)
+    lm - d,
+    // better
+    Math.min(d - lm, up - d)
+    // equivalent
+  );
+  if (!(need > 0)) return null;
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha) > need) hi = mid;
+    else lo = mid;
+  }
+  const target2 = lo;
+  if (!(target2 > 0)) return null;
+  const more = steady * ((s / target2) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  return { used, saved };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return { ...d, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
 // src/analysis/estimators.ts
 function increase(s, a, b) {
   return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
@@ -68988,8 +69365,8 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  const measured2 = e.samples.filter((x) => x.v > 0);
-  const offset = measured2.length ? Math.max(...measured2.map((x) => x.v - 60 * x.t)) : 0;
+  const measured3 = e.samples.filter((x) => x.v > 0);
+  const offset = measured3.length ? Math.max(...measured3.map((x) => x.v - 60 * x.t)) : 0;
   return {
     n: ns,
     e: es,
@@ -69607,7 +69984,7 @@ function observeRun(input) {
   const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], ts0, S);
   const fullRun = mins("secondsPerRolloutAvg");
   const rate5m = mins("secondsPerRolloutRate5m");
-  const completed = mins("rolloutsTotal");
+  const completed2 = mins("rolloutsTotal");
   const failed = mins("rolloutsFailed");
   const elapsed = mins("elapsed");
   const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, ts0, S));
@@ -69623,7 +70000,7 @@ function observeRun(input) {
   const verdict = detect({
     fullRun,
     rate5m,
-    completed,
+    completed: completed2,
     failed,
     elapsed,
     targetsUp: input.ended ? void 0 : targetsUp,
@@ -69713,7 +70090,7 @@ function observeRun(input) {
     const f = s.filter((p) => Number.isFinite(p.v));
     return f.length ? round(f[f.length - 1].v, 4) : null;
   };
-  const total = lastOf(completed);
+  const total = lastOf(completed2);
   const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
   const gaps2 = verdict.evidence.filter((e) => e.startsWith("scrape gap"));
   const stable_metrics = {
@@ -69750,6 +70127,18 @@ function slurmTimeToMinutes(time2) {
 // src/github/check-runs.ts
 var ANNOTATIONS_PER_REQUEST = 50;
 var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
 function annotationBatches(annotations) {
   const batches = [];
   for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
@@ -69762,19 +70151,10 @@ function clean2(a) {
   const { start_column: _s, end_column: _e, ...rest } = a;
   return rest;
 }
-async function upsertCheckRun(octokit, input) {
+async function upsertCheckRun(octokit, input, known) {
   const { owner, repo, name, head_sha } = input;
   const annotations = (input.annotations ?? []).map(clean2);
-  const existing = await octokit.rest.checks.listForRef({
-    owner,
-    repo,
-    ref: head_sha,
-    check_name: name,
-    filter: "latest"
-  });
-  const reusable = existing.data.check_runs.find(
-    (r) => r.head_sha === head_sha && r.output.annotations_count === 0
-  );
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
   const batches = annotationBatches(annotations);
   const output = (batch) => ({
     title: input.title,
@@ -69837,6 +70217,36 @@ function jobForRun(jobs, runName, view) {
   const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
   if (live2[0]) return live2[0];
   return mine.sort(order).at(-1) ?? null;
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
 }
 
 // src/report/observation-block.ts
@@ -69961,9 +70371,44 @@ function classify(change, min) {
 }
 
 // src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
 function pct(x, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} min to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
 }
 
 // src/report/mermaid.ts
@@ -70196,6 +70641,9 @@ function renderHeadline(v) {
     ""
   );
   return out;
+}
+function monitorCheck(v) {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
 }
 function comparisonLine(c) {
   const ref = describeReference(c.against);
@@ -70754,6 +71202,7 @@ var LIVE = { has: (state2) => isLive(state2) };
 var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
 var isStable = (v) => v === "stable" || v === "cyclic";
 var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function candidateState(job, requested, analysis, stoppedByUs) {
@@ -70793,27 +71242,6 @@ function labelFor(state2, hasValue) {
       return "failed";
   }
 }
-function checkFor(view) {
-  const v = view.observation.verdict;
-  const value = v.value ?? null;
-  const cmp = view.comparisons[0];
-  const valueText = value ? `${value.value} s/rollout [${value.low}, ${value.high}]` : "no stable value";
-  const summary2 = [
-    `State: ${view.state} \xB7 verdict: ${v.state}`,
-    value ? `Projected full-run seconds per rollout: ${valueText}` : v.projected_full_run ? `Provisional projection: ${v.projected_full_run.value}` : "",
-    cmp ? `Compared with ${cmp.against}: ${cmp.outcome}` : "",
-    view.observation.failure ? `Failure: ${view.observation.failure.kind} \u2014 ${view.observation.failure.message}` : ""
-  ].filter(Boolean).join("\n");
-  if (view.state === "failed")
-    return {
-      title: `Failed: ${view.observation.failure?.kind ?? "unknown"}`,
-      summary: summary2,
-      conclusion: "failure"
-    };
-  if (view.state === "stable" || view.state === "finished" || view.state === "stopped")
-    return value ? { title: `Stable: ${valueText}${cmp ? ` (${cmp.outcome})` : ""}`, summary: summary2, conclusion: "success" } : { title: `Ended without a stable value (${v.state})`, summary: summary2, conclusion: "neutral" };
-  return { title: `${view.state}: ${v.state}`, summary: summary2 };
-}
 function contentHash(body) {
   return createHash3("sha256").update(body).digest("hex").slice(0, 16);
 }
@@ -70851,11 +71279,43 @@ async function noteClusterUnreachable(ports, exp, reason2, report) {
 }
 async function reconcileExperiment(ports, exp, options) {
   const id = exp.experiment.experiment_id;
-  const S = exp.timeScale;
   const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
   const tick = options.tickSeconds ?? 60;
   const lag = options.lagSeconds ?? 2 * scrape;
   const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
+  const { allJobs, jobByRun } = await listJobs(ports, id);
+  const candidates = [];
+  for (const c of exp.candidates) {
+    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
+    if (kept) candidates.push(kept);
+  }
+  const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
+  const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
+  const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
+  const observed = [];
+  for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
+  const reference = referenceOf(exp, observed);
+  const outcomes = [];
+  for (const o of observed) {
+    const view = judgeCandidate(pass, o, reference);
+    if (!view) continue;
+    const cancelled = await stopCandidate(pass, o, view);
+    outcomes.push(await writeCandidate(pass, o, view, cancelled));
+  }
+  return outcomes;
+}
+function passOf(p) {
+  const fi = p.exp.experiment.fixed_inputs;
+  const error2 = p.telemetry?.errors[0];
+  return {
+    ...p,
+    S: p.exp.timeScale,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    unavailable: error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null
+  };
+}
+async function listJobs(ports, id) {
   const allJobs = await ports.slurm.jobs(id).catch((e) => {
     throw new ClusterUnreachable(`Slurm: ${e.message}`);
   });
@@ -70864,11 +71324,9 @@ async function reconcileExperiment(ports, exp, options) {
     const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
     if (job) jobByRun.set(name, job);
   }
-  const candidates = [];
-  for (const c of exp.candidates) {
-    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
-    if (kept) candidates.push(kept);
-  }
+  return { allJobs, jobByRun };
+}
+async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live2 = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
   const submitted = /* @__PURE__ */ new Map();
@@ -70876,179 +71334,216 @@ async function reconcileExperiment(ports, exp, options) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
-    if (r) {
-      submitted.set(c.runName, r.jobId);
-      jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
-      live2++;
-      if (c.request)
-        await ports.lifecycle?.recordRun(c.pr, c.request.id, {
-          jobId: r.jobId,
-          submittedAt: new Date(ports.now() * 1e3).toISOString()
-        });
-    }
+    if (!r) continue;
+    submitted.set(c.runName, r.jobId);
+    jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
+    live2++;
+    if (c.request)
+      await ports.lifecycle?.recordRun(c.pr, c.request.id, {
+        jobId: r.jobId,
+        submittedAt: new Date(ports.now() * 1e3).toISOString()
+      });
   }
+  return submitted;
+}
+async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
   const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
-  let telemetry;
-  if (started.length) {
-    const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
-    telemetry = await fetchTelemetry(
-      exp.prometheus ?? ports.prometheus,
-      experimentSelector(id),
-      { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-      { timeScale: S, scrapeSeconds: scrape }
+  if (!started.length) return void 0;
+  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
+  return fetchTelemetry(
+    exp.prometheus ?? ports.prometheus,
+    experimentSelector(exp.experiment.experiment_id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: exp.timeScale, scrapeSeconds: scrape }
+  );
+}
+async function observeCandidate(pass, c, job) {
+  const ended = job !== void 0 && !LIVE.has(job.state);
+  const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
+  const current = await pass.ports.github.readComment(c.pr);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  const o = { c, job, analysis, current, previous, ended };
+  keepLastLiveVerdict(o);
+  return o;
+}
+function analyse(pass, c, job, startTs) {
+  const { S, evalTs, exp } = pass;
+  const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(pass.telemetry, c.runName),
+    timeScale: S,
+    nowTs,
+    stepSeconds: pass.scrape,
+    jobStartTs: startTs,
+    wallMinutes: pass.wallMinutes,
+    expectedRollouts: pass.expectedRollouts,
+    topology: c.topology,
+    settings: exp.experiment.stabilisation,
+    missing: pass.telemetry?.missing,
+    ended: !LIVE.has(job.state)
+  });
+  const minutesRunning = (nowTs - startTs) * S / 60;
+  const deadline = pass.options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!pass.unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return analysis;
+}
+function keepLastLiveVerdict({ analysis, ended, previous, c }) {
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+function judgeCandidate(pass, o, reference) {
+  const { exp } = pass;
+  const { c, job, analysis } = o;
+  const stoppedBy = stoppedByOf(exp, o);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
+  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state2 === null) return null;
+  const observation = analysis?.observation ?? {
+    run_name: c.runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
+  const comparisons = compareCandidate(exp, c, observation, {
+    reference,
+    previous: o.previous?.run_name === c.runName ? o.previous.decision ?? null : null,
+    ended: o.ended,
+    gpu: gpuInput(pass, o, stoppedBy === "decision")
+  });
+  return viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy);
+}
+function failureOf(c, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy) {
+  const { exp, telemetry } = pass;
+  const { c, job, analysis, ended } = o;
+  const e = exp.experiment;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: pass.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: state2,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
+    observation,
+    comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: e.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: e.stop_when_decided !== false,
+    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
+    best: seconds2(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy,
+    commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(pass, { job, analysis, ended }, warmupEnd) {
+  const firstTs = analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
+    },
+    { label: "ended", at: ended ? iso(job?.endTs) : null }
+  ];
+}
+async function stopCandidate(pass, o, view) {
+  const { job } = o;
+  if (pass.unavailable || !job || !LIVE.has(job.state)) return void 0;
+  const reason2 = stopReason(pass.exp.experiment, view);
+  if (reason2 === null) return void 0;
+  await pass.ports.slurm.cancel(job.jobId, pass.id);
+  const d = view.observation.decision;
+  const gpu = gpuInput(pass, o, true);
+  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  return job.jobId;
+}
+async function writeCandidate(pass, o, view, cancelled) {
+  const { ports, evalTs, scrape } = pass;
+  const { c, job, current } = o;
+  if (pass.unavailable && job?.startTs) return noteUnavailable(pass, o, view);
+  const body = renderMonitorComment(view);
+  const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const changed = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  if (changed) {
+    await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
+    await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);
+    await ports.github.writeComment(
+      c.pr,
+      `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}`
     );
   }
-  const wall = exp.experiment.fixed_inputs.slurm?.time ? slurmTimeToMinutes(exp.experiment.fixed_inputs.slurm.time) : null;
-  const fi = exp.experiment.fixed_inputs;
-  const expectedRollouts = fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null;
-  const outcomes = [];
-  const unavailable = telemetry?.errors.length ? `Prometheus: ${telemetry.errors[0]?.quantity}: ${telemetry.errors[0]?.message}` : null;
-  for (const c of candidates) {
-    const job = jobByRun.get(c.runName);
-    let analysis;
-    if (job?.startTs) {
-      const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
-      analysis = observeRun({
-        runName: c.runName,
-        series: seriesOf(telemetry, c.runName),
-        timeScale: S,
-        nowTs,
-        stepSeconds: scrape,
-        jobStartTs: job.startTs,
-        wallMinutes: wall ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-        expectedRollouts,
-        topology: c.topology,
-        settings: exp.experiment.stabilisation,
-        missing: telemetry?.missing,
-        ended: !LIVE.has(job.state)
-      });
-      const minutesRunning = (nowTs - job.startTs) * S / 60;
-      const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-      if (!unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
-        analysis.observation.failure = {
-          kind: "no-telemetry",
-          message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-        };
-    }
-    const current = await ports.github.readComment(c.pr);
-    const previous = current ? parseObservationBlock(current) : void 0;
-    const ended = job !== void 0 && !LIVE.has(job.state);
-    if (analysis && ended && previous?.run_name === c.runName && isStable(previous.verdict.state) && !isStable(analysis.observation.verdict.state)) {
-      const note = "verdict of the last pass before the run ended";
-      const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-      analysis.observation.verdict = { ...previous.verdict, evidence };
-    }
-    const stoppedByUs = job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
-    let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-    if (state2 === null) continue;
-    const observation = analysis?.observation ?? {
-      run_name: c.runName,
-      verdict: {
-        state: "no-data",
-        evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-      },
-      stable_metrics: {}
-    };
-    if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-    if (state2 === "failed") {
-      const failure = job?.failure ?? observation.failure ?? {
-        kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-        message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-        slurm_state: job?.state
-      };
-      observation.failure = explainFailure(failure, {
-        topology: c.topology,
-        gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-      });
-    }
-    const comparisons = compareCandidate(exp, c, observation);
-    const timeline = [
-      { label: "submitted", at: iso(job?.submitTs) },
-      { label: "started", at: iso(job?.startTs) },
-      { label: "first metrics", at: iso(analysis?.startTs) },
-      {
-        label: "warm-up ended",
-        at: analysis?.startTs && observation.verdict.warmup_end_minutes != null ? iso(Math.round(analysis.startTs + observation.verdict.warmup_end_minutes * 60 / S)) : null
-      },
-      { label: "ended", at: job && !LIVE.has(job.state) ? iso(job.endTs) : null }
-    ];
-    const view = {
-      experimentId: id,
-      candidate: c.candidate,
-      runName: c.runName,
-      state: state2,
-      jobId: job?.jobId ?? null,
-      slurmState: job?.state ?? null,
-      timeline,
-      observation,
-      comparisons,
-      chart: analysis?.chart,
-      opportunities: analysis?.opportunities,
-      queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
-      grafanaUrl: exp.grafanaUrl ?? null,
-      timeRange: analysis?.startTs ? {
-        fromMs: analysis.startTs * 1e3,
-        toMs: job?.endTs && !LIVE.has(job.state) ? job.endTs * 1e3 : null
-      } : null,
-      notes: telemetry?.errors.map((e) => `Prometheus error for ${e.quantity}: ${e.message}`)
-    };
-    let cancelled;
-    if (!unavailable && job && LIVE.has(job.state) && stopReason(exp.experiment, view) !== null) {
-      await ports.slurm.cancel(job.jobId, id);
-      cancelled = job.jobId;
-    }
-    if (unavailable && job?.startTs) {
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, unavailable);
-      const changed2 = noted !== void 0 && noted !== current;
-      if (changed2) await ports.github.writeComment(c.pr, noted);
-      outcomes.push({
-        experimentId: id,
-        candidate: c.candidate,
-        runName: c.runName,
-        pr: c.pr,
-        state: state2,
-        verdict: observation.verdict.state,
-        changed: changed2,
-        submitted: submitted.get(c.runName),
-        view: { ...view, notes: [...view.notes ?? [], `metrics unavailable since ${since}`] }
-      });
-      continue;
-    }
-    const body = renderMonitorComment(view);
-    const hash = contentHash(body);
-    const finalMark = job && ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-    const full = `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->`;
-    const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-    let changed = false;
-    const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-    if (!isFinal && (wasUnavailable || !current?.includes(`${HASH_MARK}${hash}${finalMark} -->`))) {
-      await ports.github.writeCheck(c.pr, c.headSha, checkFor(view));
-      await ports.github.setLabel(c.pr, labelFor(state2, !!observation.verdict.value), c.labels);
-      await ports.github.writeComment(c.pr, full);
-      changed = true;
-    }
-    if (finalMark && job && c.request && !c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        c.pr,
-        c.request.id,
-        finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-    outcomes.push({
-      experimentId: id,
-      candidate: c.candidate,
-      runName: c.runName,
-      pr: c.pr,
-      state: state2,
-      verdict: observation.verdict.state,
-      changed,
-      submitted: submitted.get(c.runName),
-      cancelled,
-      view
-    });
-  }
-  return outcomes;
+  if (finalMark && job && c.request && !c.outcome)
+    await ports.lifecycle?.recordOutcome(
+      c.pr,
+      c.request.id,
+      finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+    );
+  return outcomeOf(pass, c, view, changed, cancelled);
+}
+async function noteUnavailable(pass, o, view) {
+  const since = unavailableSince(o.current) ?? iso(pass.ports.now()) ?? "";
+  const noted = withUnavailableNotice(o.current, since, pass.unavailable ?? "");
+  const changed = noted !== void 0 && noted !== o.current;
+  if (changed) await pass.ports.github.writeComment(o.c.pr, noted);
+  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  return outcomeOf(pass, o.c, { ...view, notes }, changed, void 0);
+}
+function outcomeOf(pass, c, view, changed, cancelled) {
+  return {
+    experimentId: pass.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    pr: c.pr,
+    state: view.state,
+    verdict: view.observation.verdict.state,
+    changed,
+    submitted: pass.submitted.get(c.runName),
+    ...cancelled ? { cancelled } : {},
+    view
+  };
 }
 async function applyLifecycle(ports, experimentId, c, job) {
   if (!c.request) return c;
@@ -71098,13 +71593,65 @@ async function applyLifecycle(ports, experimentId, c, job) {
 }
 function finalOutcome(view, job, at) {
   const v = view.observation.verdict;
+  const d = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d.evidence,
+        ...d.gpu_minutes_saved != null ? [`${d.gpu_minutes_saved} GPU-minutes of wall time saved`] : []
+      ]
+    };
   const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
   const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
     v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
   ];
   return { kind, at, jobId: job.jobId, evidence };
 }
-function compareCandidate(exp, c, observation) {
+function baselineName(exp) {
+  return exp.baseline?.name ?? "baseline";
+}
+var measured = (role, r) => ({
+  role,
+  name: r.name,
+  verdict: { state: "stable", projected_full_run: r.value },
+  value: r.value,
+  live: false
+});
+function referenceOf(exp, observed) {
+  if (exp.best) return measured("current best", exp.best);
+  if (exp.baseline) return measured("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function stoppedByOf(exp, o) {
+  if (o.job?.state !== "CANCELLED") return null;
+  if (o.c.outcome?.kind === "stopped") return "user";
+  const previous = o.previous?.run_name === o.c.runName ? o.previous : void 0;
+  if (exp.experiment.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = o.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (exp.experiment.stop_when_stable && isStable(verdict)) return "stable";
+  return null;
+}
+function gpuInput(pass, o, stopped) {
+  const { job, analysis, c } = o;
+  if (!job?.startTs) return null;
+  const until = o.ended && job.endTs ? Math.min(pass.evalTs, job.endTs) : pass.evalTs;
+  const minutesRunning = (until - job.startTs) * pass.S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * pass.S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
+  const gpus = pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? pass.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+function compareCandidate(exp, c, observation, context3 = {}) {
   const comparisons = [];
   if (exp.best && exp.best.name !== c.candidate)
     comparisons.push(
@@ -71114,10 +71661,38 @@ function compareCandidate(exp, c, observation) {
     comparisons.push(
       compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
     );
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
   if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
   return comparisons;
 }
+function decisionOf(exp, c, observation, { reference, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  return readable(
+    decideCandidate(
+      observation.verdict,
+      reference ? { name: `${reference.role} ${reference.name}`, verdict: reference.verdict } : null,
+      { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
+    )
+  );
+}
+function readable(d) {
+  const name = describeReference(d.against);
+  return { ...d, evidence: d.evidence.map((e) => e.split(d.against).join(name)) };
+}
+var DECISION_STOP = "decided";
 function stopReason(experiment, view) {
+  const d = view.observation.decision;
+  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
   if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
   return null;
 }
@@ -71190,6 +71765,66 @@ function githubMonitorPort(octokit, repo) {
     },
     setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
   };
+}
+
+// src/usecases/refuse.ts
+function submitPurpose(candidate) {
+  return `submit-${candidate}`;
+}
+var MONITOR_PURPOSE = "monitor";
+function recheckRequest(octokit, repo, request2, source) {
+  return prepareCandidateAt(
+    octokit,
+    { owner: repo.owner, repo: repo.repo },
+    request2.headSha,
+    request2.path,
+    source
+  );
+}
+function refusedOutcome(request2, errors, at) {
+  return {
+    kind: "refused",
+    at,
+    evidence: [
+      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
+      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
+    ]
+  };
+}
+function refusalNotice(request2, errors) {
+  return [
+    `### Request of \`${request2.candidate}\` refused`,
+    "",
+    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
+    "",
+    codeBlock(errors.slice(0, 10).join("\n")),
+    "",
+    "Fix the candidate (or the default branch), then comment `/topo submit` again."
+  ].join("\n");
+}
+async function refuseRequest(octokit, repo, request2, errors, at) {
+  const target2 = { ...repo, issue_number: request2.pr };
+  await updateRunState(
+    octokit,
+    target2,
+    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
+  );
+  await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
+  const body = refusalNotice(request2, errors);
+  await upsertStickyComment(octokit, { ...target2, purpose: submitPurpose(request2.candidate), body });
+  const monitor = await readStickyComment(octokit, { ...target2, purpose: MONITOR_PURPOSE });
+  if (monitor?.includes(request2.runName))
+    await upsertStickyComment(octokit, { ...target2, purpose: MONITOR_PURPOSE, body });
+}
+async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log) {
+  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
+  if (!queued) return;
+  const prepared = await recheckRequest(octokit, repo, request2, source);
+  const errors = prepared.ok ? [
+    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
+  ] : prepared.errors;
+  log(`${request2.runName}: refused: ${errors.join("; ")}`);
+  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString());
 }
 
 // src/github/commits.ts
@@ -71330,6 +71965,10 @@ function baselineRun(record) {
 function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf2(run) {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value } : null;
 }
 
 // src/report/svg.ts
@@ -72617,10 +73256,10 @@ function gpuList(m) {
 function resourceLine(m) {
   const gpus = gpuList(m).map(([, g]) => g);
   if (gpus.length === 0) return "no GPU telemetry";
-  const pick = (f) => gpus.map(f).filter((v) => typeof v === "number");
-  const util = pick((g) => g.utilization_percent?.mean);
-  const pressure = pick((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick((g) => g.memory_headroom_gb_min);
+  const pick2 = (f) => gpus.map(f).filter((v) => typeof v === "number");
+  const util = pick2((g) => g.utilization_percent?.mean);
+  const pressure = pick2((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick2((g) => g.memory_headroom_gb_min);
   const parts = [];
   if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
   if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
@@ -72632,7 +73271,7 @@ function relativeChange(value, base) {
   const pct2 = (value - base) / base * 100;
   return `${pct2 > 0 ? "+" : ""}${num2(pct2, 1)}%`;
 }
-function measured(run) {
+function measured2(run) {
   const value = stabilisedValue(run);
   if (value === null)
     return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
@@ -72793,7 +73432,7 @@ function renderFinalReport(record, options = {}) {
       cell2(describeChange(run.change, !run.parent)),
       cell2(run.hypothesis),
       cell2(run.expected_effect),
-      cell2(measured(run)),
+      cell2(measured2(run)),
       run === base ? "baseline" : relativeChange(value, baseValue),
       cell2(resourceLine(run.stable_metrics)),
       cell2(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
@@ -72868,7 +73507,7 @@ function renderFinalReport(record, options = {}) {
 }
 
 // src/usecases/submit.ts
-import { dirname as dirname2 } from "node:path";
+import { dirname as dirname3 } from "node:path";
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
@@ -72882,7 +73521,7 @@ async function submitCandidate(deps, request2) {
   const prefix = experimentPrefix(request2.experimentId);
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  const own = (listed) => ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+  const own = (listed2) => ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
   let jobs = own(await slurm.jobs(prefix));
   const found = representativeJob(jobs, jobName2);
   if (found && (isLive(found.state) || !request2.resubmitFinished)) {
@@ -72898,7 +73537,7 @@ async function submitCandidate(deps, request2) {
   }
   if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
   const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname2(output.slice("--output=".length)));
+  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
   for (let attempt = 1; ; attempt++) {
     let submittedId;
@@ -73085,7 +73724,7 @@ var concludeHandler = async (ctx) => {
 
 // actions/monitor/ports.ts
 import { existsSync as existsSync4, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
@@ -73274,17 +73913,22 @@ function createPrometheusClient(options) {
 }
 
 // actions/monitor/ports.ts
+var repoOf = (config) => ({
+  owner: config.owner,
+  repo: config.repo,
+  botLogin: config.botLogin
+});
 function loadExperiments(config) {
-  const clustersPath = join2(config.workspace, config.clustersFile);
+  const clustersPath = join3(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync4(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join2(config.workspace, config.topologiesDir);
+  const root = join3(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync2(root, { withFileTypes: true })) {
-    const file = join2(root, dir.name, "experiment.yaml");
+    const file = join3(root, dir.name, "experiment.yaml");
     if (!dir.isDirectory() || !existsSync4(file)) continue;
     const checked2 = checkExperiment(readFileSync4(file, "utf8"), file);
     if (!checked2.value) {
@@ -73296,7 +73940,7 @@ function loadExperiments(config) {
       config.log(`skipping ${file}: cluster ${checked2.value.cluster} is not in ${config.clustersFile}`);
       continue;
     }
-    const presetFile = join2(root, "presets", `${checked2.value.base_topology}.yaml`);
+    const presetFile = join3(root, "presets", `${checked2.value.base_topology}.yaml`);
     const preset = existsSync4(presetFile) ? checkPreset(readFileSync4(presetFile, "utf8"), presetFile).value : void 0;
     if (!preset) {
       config.log(`skipping ${file}: preset ${checked2.value.base_topology} not found or invalid`);
@@ -73310,19 +73954,45 @@ function loadExperiments(config) {
   }
   return out;
 }
-async function loadCandidates(octokit, config, experiments) {
+function recordReferences(config, experimentId) {
+  const paths = recordPaths(experimentId);
+  const file = join3(config.workspace, paths.json);
+  if (!existsSync4(file)) return {};
+  let record;
+  try {
+    record = parseRecord(readFileSync4(file, "utf8"), paths.json);
+  } catch (e) {
+    config.log(`${paths.json}: ${e.message}; deciding without the recorded references`);
+    return {};
+  }
+  const server = config.env.GITHUB_SERVER_URL ?? "https://github.com";
+  return {
+    baseline: referenceOf2(baselineRun(record)),
+    best: referenceOf2(bestRun(record)),
+    recordChartUrl: existsSync4(join3(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+  };
+}
+async function readSnapshots(octokit, config) {
+  const repo = { owner: config.owner, repo: config.repo, botLogin: config.botLogin };
+  if (config.onlyPull === void 0) return (await readPullSnapshots(octokit, repo)).pulls;
+  const { pull } = await readPullSnapshot(octokit, repo, config.onlyPull);
+  return pull ? [pull] : [];
+}
+async function loadCandidates(octokit, config, experiments, snapshots) {
   const byExperiment = /* @__PURE__ */ new Map();
-  const { pulls, corrupt } = await openPullRunStates(octokit, {
+  const { pulls, corrupt } = pullRunStates(snapshots, {
     owner: config.owner,
     repo: config.repo,
     botLogin: config.botLogin
   });
   for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
   for (const pull of pulls) {
-    if (config.onlyPull !== void 0 && pull.pr !== config.onlyPull) continue;
     for (const request2 of latestRequests(pull.state)) {
       const loaded = experiments.get(request2.experiment);
-      if (!loaded) continue;
+      if (!loaded) {
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request2, config.log);
+        continue;
+      }
       const list = byExperiment.get(request2.experiment) ?? [];
       list.push({
         candidate: request2.candidate,
@@ -73348,6 +74018,91 @@ async function loadCandidates(octokit, config, experiments) {
       );
   }
   return byExperiment;
+}
+async function readCandidateCommits(octokit, config, experiments, candidates) {
+  const wanted = candidates.filter(
+    (c) => !!c.request && candidateFilesOf([c.request.path], config.topologiesDir).length === 1 && c.request.path.split("/").at(-2) === c.request.experiment
+  );
+  if (!candidates.length) return /* @__PURE__ */ new Map();
+  const refs = wanted.map((c) => ({ sha: c.request.headSha, path: c.request.path }));
+  const { texts, checkRuns } = await readBlobs(octokit, { owner: config.owner, repo: config.repo }, refs, {
+    name: MONITOR_CHECK_NAME,
+    shas: candidates.map((c) => c.headSha)
+  });
+  for (const c of wanted) {
+    const text2 = texts.get(`${c.request.headSha}:${c.request.path}`);
+    const loaded = experiments.get(c.request.experiment);
+    if (text2 === void 0 || !loaded) continue;
+    const checked2 = checkCandidate(text2, c.request.path);
+    if (!checked2.value || checked2.value.name !== c.request.candidate) continue;
+    const expanded = expandCandidate(loaded.base, checked2.value.topology);
+    if (hash8(expanded) === c.request.topologyHash) c.topology = expanded;
+    else config.log(`${c.runName}: the default branch's base changed since the request: no topology`);
+  }
+  return checkRuns;
+}
+function stickyCache(octokit, config, purpose, snapshotOf) {
+  const parts = /* @__PURE__ */ new Map();
+  const target2 = (pr) => ({
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    purpose,
+    botLogin: config.botLogin
+  });
+  const get = async (pr) => {
+    let known = parts.get(pr);
+    if (!known) {
+      const snap = snapshotOf(pr);
+      known = snap ? snapshotSticky(snap, target2(pr)) : await findStickyComments(octokit, target2(pr));
+      parts.set(pr, known);
+    }
+    return known;
+  };
+  return {
+    read: async (pr) => stickyText(await get(pr)),
+    get,
+    set: (pr, written) => parts.set(pr, written),
+    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
+    async write(pr, body) {
+      const known = await get(pr);
+      const written = await upsertStickyComment(octokit, { ...target2(pr), body }, known).catch(
+        (e) => {
+          if (e.status !== 404) throw e;
+          return upsertStickyComment(octokit, { ...target2(pr), body });
+        }
+      );
+      parts.set(pr, written.parts);
+    }
+  };
+}
+function snapshotGithubPort(octokit, config, comments, checkRuns) {
+  const direct = githubMonitorPort(octokit, {
+    owner: config.owner,
+    repo: config.repo,
+    botLogin: config.botLogin
+  });
+  return {
+    readComment: (pr) => comments.read(pr),
+    writeComment: (pr, body) => comments.write(pr, body),
+    async writeCheck(_pr, headSha, check2) {
+      const { conclusion, ...output } = check2;
+      const written = await upsertCheckRun(
+        octokit,
+        {
+          ...output,
+          owner: config.owner,
+          repo: config.repo,
+          name: MONITOR_CHECK_NAME,
+          head_sha: headSha,
+          ...conclusion ? { conclusion } : {}
+        },
+        checkRuns.get(headSha)
+      );
+      checkRuns.set(headSha, written.id);
+    },
+    setLabel: direct.setLabel
+  };
 }
 function buildMonitorPorts(octokit, config) {
   const experiments = loadExperiments(config);
@@ -73381,9 +74136,23 @@ function buildMonitorPorts(octokit, config) {
     }
     return p;
   };
+  const snapshots = /* @__PURE__ */ new Map();
+  const snapshotOf = (pr) => snapshots.get(pr);
+  const monitorComments = stickyCache(octokit, config, "monitor", snapshotOf);
+  const checkRuns = /* @__PURE__ */ new Map();
+  const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
+  const recordState = async (pr, change) => {
+    const written = await updateRunStateFrom(octokit, stateTarget(pr), await runStates.get(pr), change);
+    runStates.set(pr, written.parts);
+  };
   return {
     async experiments() {
-      const candidates = await loadCandidates(octokit, config, experiments);
+      snapshots.clear();
+      for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
+      const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
+      checkRuns.clear();
+      const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+      for (const [sha, id] of read) checkRuns.set(sha, id);
       return [...experiments.values()].map(
         (l) => ({
           experiment: l.experiment,
@@ -73391,6 +74160,8 @@ function buildMonitorPorts(octokit, config) {
           scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
           grafanaUrl: l.cluster.grafana_url ?? null,
           prometheus: promFor(l.experiment.cluster, l.cluster),
+          gpusPerNode: l.cluster.gpus_per_node,
+          ...recordReferences(config, l.experiment.experiment_id),
           candidates: candidates.get(l.experiment.experiment_id) ?? []
         })
       );
@@ -73414,7 +74185,10 @@ function buildMonitorPorts(octokit, config) {
         }
       );
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
-        config.log(`${c.runName}: not submitted: ${prepared.ok ? "experiment changed" : prepared.message}`);
+        const errors = prepared.ok ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`] : prepared.errors;
+        config.log(`${c.runName}: refused: ${errors.join("; ")}`);
+        await refuseRequest(octokit, repoOf(config), c.request, errors, (/* @__PURE__ */ new Date()).toISOString());
+        c.requested = false;
         return void 0;
       }
       const result = await submitCandidate(
@@ -73435,14 +74209,10 @@ function buildMonitorPorts(octokit, config) {
       instant: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus")),
       range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
     },
-    github: githubMonitorPort(octokit, { owner: config.owner, repo: config.repo, botLogin: config.botLogin }),
+    github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
     lifecycle: {
-      recordRun: async (pr, requestId, run) => {
-        await updateRunState(octokit, stateTarget(pr), (s) => withRun(s, requestId, run));
-      },
-      recordOutcome: async (pr, requestId, outcome) => {
-        await updateRunState(octokit, stateTarget(pr), (s) => withOutcome(s, requestId, outcome));
-      }
+      recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
+      recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome))
     },
     now: () => Date.now() / 1e3,
     async close() {
@@ -73492,15 +74262,18 @@ async function queuedAhead(ctx, mine) {
     botLogin: ctx.botLogin
   });
   const ahead = [];
-  for (const p of pulls) {
-    if (p.pr === ctx.pullNumber) continue;
-    const r = standingRequest(p.state, p.headSha);
-    if (!r || r.experiment !== mine.experiment || byRequestTime(r, mine) >= 0) continue;
-    const phase = phaseOf({ request: r, run: p.state.runs[r.id], job: null, headSha: p.headSha });
-    if (phase.phase === "queued") ahead.push(r);
-  }
+  for (const p of pulls)
+    for (const r of standingRequests(p.state, p.headSha)) {
+      if (r.id === mine.id || r.experiment !== mine.experiment || byRequestTime(r, mine) >= 0) continue;
+      const phase = phaseOf({ request: r, run: p.state.runs[r.id], job: null, headSha: p.headSha });
+      if (phase.phase === "queued") ahead.push(r);
+    }
   return ahead.sort(byRequestTime);
 }
+function pick(files, name) {
+  return name === void 0 ? [...files] : files.filter((f) => candidateNameOf(f) === name);
+}
+var listed = (names) => names.map((n) => `\`${n}\``).join(", ");
 function describe2(result) {
   switch (result.status) {
     case "submitted":
@@ -73515,33 +74288,12 @@ function describe2(result) {
 }
 function buildSubmitHandlers(config) {
   const now = () => (config.now ?? (() => /* @__PURE__ */ new Date()))().toISOString();
-  const submit = async (ctx) => {
-    const prepared = await preparePullRequestCandidate(
-      ctx.octokit,
-      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber, headSha: ctx.headSha },
-      config
+  const submitOne = async (ctx, c, state2, at) => {
+    const standing = standingRequests(state2, ctx.headSha).find(
+      (r) => r.candidate === c.candidate && r.experiment === c.experimentId
     );
-    if (!prepared.ok) return { ok: false, message: prepared.message };
-    const c = prepared.candidate;
-    const at = now();
-    let state2 = await supersedeStale(config, await readRunState(ctx.octokit, target(ctx)), ctx.headSha, at);
-    const standing = standingRequest(state2, ctx.headSha);
-    const request2 = standing && standing.candidate === c.candidate && standing.experiment === c.experimentId ? standing : (() => {
-      const id = newRunLabel();
-      return {
-        id,
-        experiment: c.experimentId,
-        candidate: c.candidate,
-        path: c.path,
-        pr: ctx.pullNumber,
-        headSha: ctx.headSha,
-        topologyHash: c.topologyHash,
-        runName: runNameFor(c.submission.jobName, id),
-        login: ctx.actor,
-        requestedAt: at
-      };
-    })();
-    state2 = await updateRunState(ctx.octokit, target(ctx), (s) => withRequest(mergeInto(s, state2), request2));
+    const request2 = standing ?? newRequest(ctx, c, at);
+    await updateRunState(ctx.octokit, target(ctx), (s) => withRequest(mergeInto(s, state2), request2));
     const ahead = await queuedAhead(ctx, request2);
     const result = await withSlurm(
       config,
@@ -73561,13 +74313,8 @@ function buildSubmitHandlers(config) {
       if (error2 instanceof ConnectionLostError || error2 instanceof CommandTimeoutError) return error2;
       throw error2;
     });
-    if (result instanceof Error) {
-      await setStateLabel(ctx.octokit, target(ctx), "queued");
-      return {
-        ok: true,
-        message: `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel\` withdraws the request.`
-      };
-    }
+    if (result instanceof Error)
+      return `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
     if (result.status === "submitted" || result.status === "existing") {
       const jobId2 = result.jobId;
       await updateRunState(
@@ -73577,10 +74324,9 @@ function buildSubmitHandlers(config) {
       );
     }
     const what = describe2(result);
-    await setStateLabel(ctx.octokit, target(ctx), result.status === "queued" ? "queued" : "running");
     await upsertStickyComment(ctx.octokit, {
       ...target(ctx),
-      purpose: "submit",
+      purpose: submitPurpose(c.candidate),
       body: [
         `### Submission of \`${c.candidate}\``,
         "",
@@ -73595,19 +74341,74 @@ function buildSubmitHandlers(config) {
         `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`
       ].join("\n")
     });
-    return { ok: true, message: `\`${result.jobName}\` ${what}.` };
+    return `\`${result.jobName}\` ${what}.`;
+  };
+  const submit = async (ctx) => {
+    const { files, changed } = await pullRequestCandidates(
+      ctx.octokit,
+      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
+      config
+    );
+    if (files.length === 0)
+      return {
+        ok: false,
+        message: `This pull request adds or changes no candidate file (\`${config.topologiesDir}/<experiment>/<candidate>.yaml\`).`
+      };
+    const chosen = pick(files, ctx.argument);
+    if (chosen.length === 0)
+      return {
+        ok: false,
+        message: `This pull request has no candidate \`${ctx.argument}\`; its candidates are ${listed(files.map(candidateNameOf))}. Comment \`/topo submit\` for all of them or \`/topo submit <candidate>\` for one.`
+      };
+    const at = now();
+    const state2 = await supersedeStale(config, await readRunState(ctx.octokit, target(ctx)), ctx.headSha, at);
+    const lines = [];
+    let requested = 0;
+    for (const [i, path] of chosen.entries()) {
+      const prepared = await prepareCandidateAt(
+        ctx.octokit,
+        { owner: ctx.owner, repo: ctx.repo },
+        ctx.headSha,
+        path,
+        config,
+        changed
+      );
+      if (!prepared.ok) {
+        lines.push(prepared.message);
+        continue;
+      }
+      const when = new Date(Date.parse(at) + i).toISOString();
+      lines.push(await submitOne(ctx, prepared.candidate, state2, when));
+      requested++;
+    }
+    const fresh = await readRunState(ctx.octokit, target(ctx));
+    await setStateLabel(ctx.octokit, target(ctx), labelOf(fresh, ctx.headSha));
+    return { ok: requested > 0, message: lines.join("\n\n") };
   };
   const cancel = (verb) => async (ctx) => {
     const state2 = await readRunState(ctx.octokit, target(ctx));
-    const request2 = openRequest(state2);
+    const open2 = openRequests(state2);
     const nothing = verb === "cancelled" ? "cancel" : "stop";
-    if (!request2)
+    const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
+    if (chosen.length === 0)
       return {
         ok: true,
-        message: `No run of this pull request is queued or running: nothing to ${nothing}.`
+        message: ctx.argument ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : ""}` : `No run of this pull request is queued or running: nothing to ${nothing}.`
       };
+    const lines = [];
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
+    if (verb === "cancelled")
+      await setStateLabel(
+        ctx.octokit,
+        target(ctx),
+        labelOf(await readRunState(ctx.octokit, target(ctx)), ctx.headSha)
+      );
+    return { ok: true, message: lines.join("\n\n") };
+  };
+  const endRequest = async (ctx, request2, verb) => {
+    const nothing = verb === "cancelled" ? "cancel" : "stop";
     const exp = await experimentOnDefaultBranch(config, request2.experiment);
-    if (!exp.ok) return { ok: false, message: `Cannot reach the experiment's cluster: ${exp.message}.` };
+    if (!exp.ok) return `\`${request2.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
     const result = await withSlurm(
       config,
       exp.clusterName,
@@ -73624,17 +74425,10 @@ function buildSubmitHandlers(config) {
         evidence: [`/topo ${nothing} by ${ctx.actor}`]
       })
     );
-    if (verb === "cancelled") await setStateLabel(ctx.octokit, target(ctx), null);
     if (result.cancelled.length === 0)
-      return {
-        ok: true,
-        message: `\`${request2.runName}\` had no queued or running job${result.job ? ` (its last job ${result.job.id} is ${result.job.state})` : ""}: its request is withdrawn, nothing runs for it.`
-      };
+      return `\`${request2.runName}\` had no queued or running job${result.job ? ` (its last job ${result.job.id} is ${result.job.state})` : ""}: its request is withdrawn, nothing runs for it.`;
     const kept = verb === "stopped" ? " Its metrics stay in Prometheus; the monitor keeps the verdict." : "";
-    return {
-      ok: true,
-      message: `\`${request2.runName}\`: ${verb} job ${result.cancelled.join(", ")}.${kept}`
-    };
+    return `\`${request2.runName}\`: ${verb} job ${result.cancelled.join(", ")}.${kept}`;
   };
   const status3 = async (ctx) => {
     const ports = buildMonitorPorts(ctx.octokit, {
@@ -73672,6 +74466,26 @@ function buildSubmitHandlers(config) {
     stop: cancel("stopped"),
     conclude: concludeHandler
   };
+}
+function newRequest(ctx, c, at) {
+  const id = newRunLabel();
+  return {
+    id,
+    experiment: c.experimentId,
+    candidate: c.candidate,
+    path: c.path,
+    pr: ctx.pullNumber,
+    headSha: ctx.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, id),
+    login: ctx.actor,
+    requestedAt: at
+  };
+}
+function labelOf(state2, headSha) {
+  const standing = standingRequests(state2, headSha);
+  if (standing.some((r) => state2.runs[r.id])) return "running";
+  return standing.length ? "queued" : null;
 }
 function mergeInto(fresh, local) {
   let out = fresh;

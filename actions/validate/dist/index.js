@@ -25262,50 +25262,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative, options, skipNormalization) {
+    function resolveComponent(base, relative2, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse3(serialize(base, options), options);
-        relative = parse3(serialize(relative, options), options);
+        relative2 = parse3(serialize(relative2, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative.scheme) {
-        target.scheme = relative.scheme;
-        target.userinfo = relative.userinfo;
-        target.host = relative.host;
-        target.port = relative.port;
-        target.path = removeDotSegments(relative.path || "");
-        target.query = relative.query;
+      if (!options.tolerant && relative2.scheme) {
+        target.scheme = relative2.scheme;
+        target.userinfo = relative2.userinfo;
+        target.host = relative2.host;
+        target.port = relative2.port;
+        target.path = removeDotSegments(relative2.path || "");
+        target.query = relative2.query;
       } else {
-        if (relative.userinfo !== void 0 || relative.host !== void 0 || relative.port !== void 0) {
-          target.userinfo = relative.userinfo;
-          target.host = relative.host;
-          target.port = relative.port;
-          target.path = removeDotSegments(relative.path || "");
-          target.query = relative.query;
+        if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
+          target.userinfo = relative2.userinfo;
+          target.host = relative2.host;
+          target.port = relative2.port;
+          target.path = removeDotSegments(relative2.path || "");
+          target.query = relative2.query;
         } else {
-          if (!relative.path) {
+          if (!relative2.path) {
             target.path = base.path;
-            if (relative.query !== void 0) {
-              target.query = relative.query;
+            if (relative2.query !== void 0) {
+              target.query = relative2.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative.path[0] === "/") {
-              target.path = removeDotSegments(relative.path);
+            if (relative2.path[0] === "/") {
+              target.path = removeDotSegments(relative2.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative.path;
+                target.path = "/" + relative2.path;
               } else if (!base.path) {
-                target.path = relative.path;
+                target.path = relative2.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative.query;
+            target.query = relative2.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -25313,7 +25313,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative.fragment;
+      target.fragment = relative2.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -32827,10 +32827,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -32844,7 +32844,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -32868,7 +32868,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -32884,7 +32884,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -32975,7 +32975,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -32989,13 +32989,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -33038,18 +33038,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -33103,8 +33103,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap2 && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -33116,7 +33116,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -33127,8 +33127,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -33145,7 +33145,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -33325,7 +33325,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -33342,24 +33342,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -33542,25 +33542,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -34370,14 +34370,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -35544,18 +35544,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -35708,15 +35708,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -35910,13 +35910,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -36777,6 +36777,18 @@ function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
 // src/github/check-runs.ts
 var ANNOTATIONS_PER_REQUEST = 50;
 var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
 function annotationBatches(annotations) {
   const batches = [];
   for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
@@ -36789,19 +36801,10 @@ function clean(a) {
   const { start_column: _s, end_column: _e, ...rest } = a;
   return rest;
 }
-async function upsertCheckRun(octokit, input) {
+async function upsertCheckRun(octokit, input, known) {
   const { owner, repo, name, head_sha } = input;
   const annotations = (input.annotations ?? []).map(clean);
-  const existing = await octokit.rest.checks.listForRef({
-    owner,
-    repo,
-    ref: head_sha,
-    check_name: name,
-    filter: "latest"
-  });
-  const reusable = existing.data.check_runs.find(
-    (r) => r.head_sha === head_sha && r.output.annotations_count === 0
-  );
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
   const batches = annotationBatches(annotations);
   const output = (batch) => ({
     title: input.title,
@@ -41251,8 +41254,8 @@ async function changedFiles(octokit, pull) {
 }
 
 // src/usecases/validate.ts
-import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
-import { posix, resolve as resolve2 } from "node:path";
+import { lstatSync, readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute, join as join2, posix, relative, resolve as resolve2, sep as sep2 } from "node:path";
 
 // src/topology/expand.ts
 import { createHash } from "node:crypto";
@@ -44123,11 +44126,35 @@ function presetCandidates(path, inRepository, override, shipped = shippedRoot())
 }
 
 // src/usecases/validate.ts
+var UnsafeFileError = class extends Error {
+  name = "UnsafeFileError";
+};
+function assertNotLinked(root, path) {
+  const file = resolve2(root, path);
+  const rel = relative(resolve2(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  let at = inside ? resolve2(root) : dirname2(file);
+  for (const part of inside ? rel.split(sep2) : [basename(file)]) {
+    at = join2(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
+      );
+  }
+}
 function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   return {
     async read(path) {
       const override = presetsDir ? resolve2(root, presetsDir) : void 0;
-      for (const file of presetCandidates(path, resolve2(root, path), override)) {
+      const inRepository = resolve2(root, path);
+      for (const file of presetCandidates(path, inRepository, override)) {
+        if (file === inRepository) assertNotLinked(root, path);
         try {
           return readFileSync2(file, "utf8");
         } catch {
@@ -44182,6 +44209,29 @@ async function validateFiles(paths, options) {
   for (const raw of paths) {
     const path = posix.normalize(raw);
     const kind = fileKind(path);
+    let issues = [];
+    let candidate;
+    try {
+      ({ issues, candidate } = await validateOne(path, kind));
+    } catch (e) {
+      if (!(e instanceof UnsafeFileError)) throw e;
+      issues = [fileIssue(path, "unsafe-file", e.message)];
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === "error"),
+      warnings: sorted.filter((i) => i.severity === "warning"),
+      ...candidate ? { candidate } : {}
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+  async function validateOne(path, kind) {
     let issues;
     let candidate;
     if (kind === "candidate") {
@@ -44201,20 +44251,8 @@ async function validateFiles(paths, options) {
       const text = await options.files.read(path);
       issues = text === void 0 ? [missing(path)] : checkPreset(text, path).issues;
     }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === "error"),
-      warnings: sorted.filter((i) => i.severity === "warning"),
-      ...candidate ? { candidate } : {}
-    });
+    return { issues, ...candidate ? { candidate } : {} };
   }
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
 }
 function missing(path) {
   return {
@@ -44394,7 +44432,7 @@ async function validateCandidate(path, ctx, files, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues];
+  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -44464,6 +44502,22 @@ async function validateCandidate(path, ctx, files, fresh) {
     clusterConfig: cluster
   };
   return { issues, candidate: details };
+}
+var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+function reservedNameIssues(checked) {
+  const name = checked.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
+  return [
+    {
+      rule: "reserved-name",
+      severity: "error",
+      file: checked.loaded.file,
+      ...checked.loaded.locate(["name"]),
+      keyPath: "name",
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
 }
 function safeJobName(experimentId, name, expanded) {
   try {
