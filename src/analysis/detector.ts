@@ -19,10 +19,9 @@ import {
   increase,
   littleRate,
   meanInFlight,
-  monotone,
   type RateEstimate,
 } from './estimators.js';
-import { clean, gaps, linearFit, medianStep, round, type Sample, valueAt } from './series.js';
+import { clean, gaps, linearFit, medianStep, monotone, round, type Sample, valueAt } from './series.js';
 
 /** Detector thresholds: the experiment's `stabilisation` block (experiment.schema.json) plus health limits. */
 export interface DetectorSettings {

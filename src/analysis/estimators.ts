@@ -28,20 +28,9 @@ export interface RateEstimate {
   notes: string[];
 }
 
-/** Increase of a cumulative counter between two times (made monotone first: see `monotone`). */
+/** Increase of a cumulative counter between two times (made monotone first: see `monotone` in series.ts). */
 export function increase(s: readonly Sample[], a: number, b: number): number {
   return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-
-/** A counter with its resets (a restarted worker) undone: counting resumes from the value before the drop. */
-export function monotone(s: readonly Sample[]): Sample[] {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
 }
 
 /** Lag-1 autocorrelation of a sequence (0 for fewer than 4 values). */

@@ -7,9 +7,8 @@ import {
   increase,
   lag1,
   littleRate,
-  monotone,
 } from '../../../src/analysis/estimators.js';
-import { type Sample, sumCounters } from '../../../src/analysis/series.js';
+import { monotone, type Sample, sumCounters } from '../../../src/analysis/series.js';
 
 /** A closed loop of `L` slots with fixed duration `d` minutes, all started at 0 (perfectly synchronized waves). */
 function waves(L: number, d: number, until: number, step = 1 / 12) {
