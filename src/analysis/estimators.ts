@@ -202,7 +202,10 @@ export function driftOf(perBatch: RateEstimate['perBatch']): DriftFit | undefine
     perBatch.map((b) => b.t),
     perBatch.map((b) => b.rate),
   );
-  return { slopeRelPerHour: (fit.b * 60) / r, seRelPerHour: (fit.seB * 60) / r };
+  // waves make neighbouring batches alike: the slope's standard error grows with their correlation
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = Math.sqrt(inflation(lag1(resid)));
+  return { slopeRelPerHour: (fit.b * 60) / r, seRelPerHour: (fit.seB * 60 * widen) / r };
 }
 
 export interface CycleTest {
