@@ -334,7 +334,15 @@ try {
       }
       if (base && !row.decidedAt) {
         const bv = await judge(base, minute);
-        const d = decideCandidate(v, { name: 'baseline', verdict: bv }, { minImprovement: 0.02, previous });
+        const d = decideCandidate(
+          v,
+          { name: 'baseline', verdict: bv },
+          {
+            minImprovement: 0.02,
+            previous,
+            ...(process.env.TOPO_BENCH_S0 ? { s0: Number(process.env.TOPO_BENCH_S0) } : {}),
+          },
+        );
         previous = d;
         if (d.state !== 'measuring') {
           row.decision = d;
@@ -451,6 +459,18 @@ try {
     goal(
       gpuPer <= 0.5 * GPUS * (STARTUP + SEED_RULE_MINUTES),
       `GPU-minutes per decided candidate ${Math.round(gpuPer)} vs the seed's ${GPUS * (STARTUP + SEED_RULE_MINUTES)} (≤ 50%: ${pct(gpuPer / (GPUS * (STARTUP + SEED_RULE_MINUTES)))})`,
+    );
+    // decisions by candidate (how far it truly is from its baseline)
+    const variants = [...new Set(cands.map((r) => r.run.variant))].sort();
+    console.log(
+      `decisions by candidate: ${variants
+        .map((v) => {
+          const xs = cands.filter((r) => r.run.variant === v);
+          const t = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
+          const states = [...new Set(xs.map((r) => r.decision?.state ?? 'none'))].join('/');
+          return `${v} ${fmt(med(t))} / ${fmt(worst(t))} min (${t.length} of ${xs.length}, ${states})`;
+        })
+        .join('; ')}`,
     );
     const wrong = rs.filter((r) => r.rightWay === false);
     if (wrong.length)

@@ -188,7 +188,8 @@ function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
   // durations of different rollouts are nearly independent: about eight batches (never shorter than
   // the floor), so the t-quantile of few batches does not double the interval
-  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const littleBatch =
+    plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
   const l =
     plan.inFlight && p.sum.length && p.count.length
       ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch)
@@ -204,7 +205,8 @@ function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit
   // the trend of the most recent half (≥ 4 batches): a congestion's slow recovery is behind it,
   // a drift is not
   const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
+  // (the drifting verdict's own bar, 4 s.e., was set on the plain standard error)
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
   const trend = driftOf(rate.perBatch);
   return {
     rate,
@@ -311,7 +313,7 @@ export function detect(input: DetectorInput): Verdict {
   const nLast = (p.n[p.n.length - 1] as Sample).v;
   const firstProduction = p.n.find((x) => x.v > 0)?.t;
   if (firstProduction !== undefined) {
-    const stallAfter = stallMinutes(p.n, firstProduction, tLast, s);
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
     if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
       unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
   }
@@ -427,7 +429,11 @@ export function detect(input: DetectorInput): Verdict {
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
     littleBatch: W / 2,
     // a batch holds at least about ten finished rollouts and four scrapes
-    littleFloor: Math.max(4 * (Number.isFinite(step) ? step : 0), recentRate > 0 ? 10 / recentRate : W / 2, W / 10),
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10,
+    ),
     ...(cycle ? { cycleBlock } : {}),
     inFlight,
   };
@@ -549,11 +555,16 @@ export function detect(input: DetectorInput): Verdict {
 
 /**
  * How long a flat rollout counter means a stall: `stall_minutes` at most, but sooner on a run whose
- * completions come often (20 expected completions, never under `stale_after_minutes`), and never
- * sooner than 1.5× the longest flat stretch it already had (the gaps between synchronized waves).
+ * completions come often: after 20 expected completions, never under `stale_after_minutes`, 1.5× the
+ * longest flat stretch it already had, or 1.2× a rollout's mean duration (in a closed loop every
+ * slot finishes within about one duration: the gaps between synchronized waves). Without the
+ * duration histogram, `stall_minutes`.
  */
-function stallMinutes(n: readonly Sample[], from: number, to: number, s: DetectorSettings): number {
+function stallMinutes(p: Prepared, from: number, to: number, s: DetectorSettings): number {
+  const n = p.n;
   const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration = meanDuration(p, from, to);
+  if (duration === undefined) return s.stall_minutes;
   let longest = 0;
   let since = from;
   for (let i = 1; i < n.length; i++) {
@@ -566,7 +577,7 @@ function stallMinutes(n: readonly Sample[], from: number, to: number, s: Detecto
     }
   }
   if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest));
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration));
 }
 
 /** The drift of seconds per rollout per hour (relative) when it is both large and significant. */
@@ -643,12 +654,20 @@ function windowFailure(
     return `interval ±${round(100 * ci, 1)}% > ±${round(100 * s.max_ci_relative, 1)}%`;
   // a trend both larger than the limit and significant (2 s.e., autocorrelation-corrected) over all
   // the steady data: a drift or a congestion that has not ended bends the projection
-  // (the most recent half too: there a congestion's tail cannot mask a drift that started early)
-  for (const d of [f.trend, f.drift]) {
+  // (the most recent half too, at 3 s.e.: there a congestion's tail cannot mask a drift that started
+  // early; the stricter bar keeps two tests at every checkpoint from flipping a plain run's verdict)
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3],
+  ] as const) {
     const slope = Math.abs(d?.slopeRelPerHour ?? 0);
-    if (d && slope > factor * s.max_relative_slope_per_hour && slope > 2 * d.seRelPerHour)
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
       return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)})`;
   }
+  // and too little steady data to rule out a steep drift (4× the limit) is not stable yet
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 2 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 2 * t.seRelPerHour), 0)}%/h not ruled out yet`;
   // the first window with a fit has nothing to have moved from
   if (!prev?.fit) return undefined;
   const range = Math.abs(v - prev.fit.proj.value) / v;

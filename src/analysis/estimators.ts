@@ -193,8 +193,11 @@ export interface DriftFit {
   seRelPerHour: number;
 }
 
-/** Linear trend of per-batch rates, relative to their mean, per hour. */
-export function driftOf(perBatch: RateEstimate['perBatch']): DriftFit | undefined {
+/**
+ * Linear trend of per-batch rates, relative to their mean, per hour. With `autocorrelated`, the
+ * slope's standard error is widened for correlated neighbouring batches (waves).
+ */
+export function driftOf(perBatch: RateEstimate['perBatch'], autocorrelated = true): DriftFit | undefined {
   if (perBatch.length < 3) return undefined;
   const r = mean(perBatch.map((b) => b.rate));
   if (!(r > 0)) return undefined;
@@ -204,7 +207,7 @@ export function driftOf(perBatch: RateEstimate['perBatch']): DriftFit | undefine
   );
   // waves make neighbouring batches alike: the slope's standard error grows with their correlation
   const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
-  const widen = Math.sqrt(inflation(lag1(resid)));
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
   return { slopeRelPerHour: (fit.b * 60) / r, seRelPerHour: (fit.seB * 60 * widen) / r };
 }
 
