@@ -664,10 +664,10 @@ function windowFailure(
     if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
       return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)})`;
   }
-  // and too little steady data to rule out a steep drift (4× the limit) is not stable yet
+  // and while the one-sided 95% upper bound of the trend allows a steep drift (4× the limit), not stable yet
   const t = f.trend;
-  if (t && Math.abs(t.slopeRelPerHour) + 2 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
-    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 2 * t.seRelPerHour), 0)}%/h not ruled out yet`;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
   // the first window with a fit has nothing to have moved from
   if (!prev?.fit) return undefined;
   const range = Math.abs(v - prev.fit.proj.value) / v;
