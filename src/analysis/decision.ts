@@ -28,6 +28,8 @@ export interface DecideOptions {
   previous?: Decision | null;
   /** This candidate is the reference itself. */
   isReference?: boolean;
+  /** Standard error where the sequence is tightest (default CONFIDENCE_SEQUENCE.s0). */
+  s0?: number;
 }
 
 /** Standard error of log(value) from a 95% interval. */
@@ -36,9 +38,13 @@ function logSe(i: Interval): number {
 }
 
 /** Radius of the always-valid confidence sequence for a Gaussian estimate with standard error s. */
-export function csRadius(s: number, alpha: number = CONFIDENCE_SEQUENCE.alpha): number {
+export function csRadius(
+  s: number,
+  alpha: number = CONFIDENCE_SEQUENCE.alpha,
+  s0: number = CONFIDENCE_SEQUENCE.s0,
+): number {
   if (!(s > 0)) return 0;
-  const I = (CONFIDENCE_SEQUENCE.s0 / s) ** 2;
+  const I = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
 }
 
@@ -82,7 +88,8 @@ export function decideCandidate(
   }
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
-  const r = csRadius(s, alpha);
+  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
   const change: Interval = {
     value: round(Math.exp(d) - 1, 4),
     low: round(Math.exp(d - r) - 1, 4),
@@ -98,7 +105,7 @@ export function decideCandidate(
   ];
   const minutes = candidate.minutes_of_data ?? null;
   if (state === 'measuring') {
-    const eta = expectedMinutes(candidate, d, s, m, alpha);
+    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
     return {
       ...base,
       state,
@@ -127,7 +134,14 @@ export function decideCandidate(
  * Run-minute at which the sequence is expected to exclude the undecided region, assuming the
  * standard error shrinks like 1 ÷ √(steady minutes) and the estimate stays where it is.
  */
-function expectedMinutes(v: VerdictLike, d: number, s: number, m: number, alpha: number): number | null {
+function expectedMinutes(
+  v: VerdictLike,
+  d: number,
+  s: number,
+  m: number,
+  alpha: number,
+  s0: number,
+): number | null {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
   const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
@@ -143,10 +157,10 @@ function expectedMinutes(v: VerdictLike, d: number, s: number, m: number, alpha:
   // find the s whose radius is `need` (the radius grows with s)
   let lo = 0;
   let hi = s;
-  if (csRadius(s, alpha) <= need) return round(now, 0);
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
   for (let i = 0; i < 40; i++) {
     const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha) > need) hi = mid;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
     else lo = mid;
   }
   const target = lo;

@@ -19,10 +19,9 @@ import {
   increase,
   littleRate,
   meanInFlight,
-  monotone,
   type RateEstimate,
 } from './estimators.js';
-import { clean, gaps, linearFit, medianStep, round, type Sample, valueAt } from './series.js';
+import { clean, gaps, linearFit, medianStep, monotone, round, type Sample, valueAt } from './series.js';
 
 /** Detector thresholds: the experiment's `stabilisation` block (experiment.schema.json) plus health limits. */
 export interface DetectorSettings {
@@ -180,14 +179,20 @@ interface Fit {
   proj: ReturnType<typeof project>;
   lo: number;
   hi: number;
+  /** Trend of the most recent half (the drifting verdict) and of all the steady data (the stable gate). */
   drift?: DriftFit;
+  trend?: DriftFit;
 }
 
 function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit | undefined {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  // durations of different rollouts are nearly independent: about eight batches (never shorter than
+  // the floor), so the t-quantile of few batches does not double the interval
+  const littleBatch =
+    plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
   const l =
     plan.inFlight && p.sum.length && p.count.length
-      ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch)
+      ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch)
       : undefined;
   const rate = combineRates(c, l);
   if (!rate) return undefined;
@@ -200,15 +205,27 @@ function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit
   // the trend of the most recent half (≥ 4 batches): a congestion's slow recovery is behind it,
   // a drift is not
   const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
-  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+  // (the drifting verdict's own bar, 4 s.e., was set on the plain standard error)
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend,
+  };
 }
 
 interface FitPlan {
   warmupEnd: number;
   littleFrom: number;
   countBatch: number;
+  /** Longest and shortest batch of Little's law; whole cycle periods when cyclic. */
   littleBatch: number;
+  littleFloor: number;
+  cycleBlock?: number;
   inFlight?: InFlight;
 }
 
@@ -295,16 +312,17 @@ export function detect(input: DetectorInput): Verdict {
     unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
   const nLast = (p.n[p.n.length - 1] as Sample).v;
   const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== undefined && tLast - firstProduction >= s.stall_minutes) {
-    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
-    if (nLast - before <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
+  if (firstProduction !== undefined) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
   }
   const failed = clean(input.failed).samples;
   if (failed.length && tLast - t0 >= W) {
     const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
     const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
+    // at least three failures: one failed rollout among a slow run's few is not a failure rate
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round((100 * dFailed) / dAll, 1)}% of the last ${W} min's rollouts failed`);
   }
   if (unhealthy.length)
@@ -409,16 +427,24 @@ export function detect(input: DetectorInput): Verdict {
     // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
     littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
-    littleBatch: cycle ? cycleBlock : W / 2,
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10,
+    ),
+    ...(cycle ? { cycleBlock } : {}),
     inFlight,
   };
 
-  // checkpoints at the ends of the most recent windows
+  // checkpoints half a window apart: with an interval that carries the waves and the drift gate,
+  // `consecutive_windows` passing checkpoints span a window or more, not three
+  const H = W / 2;
   const checks: Array<{ t: number; unsettled?: boolean; fit?: Fit }> = [];
-  // enough checkpoints for a streak that ended up to `consecutive_windows` windows ago (hysteresis)
+  // enough checkpoints for a streak that ended up to `consecutive_windows` checkpoints ago (hysteresis)
   for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
-    const t = tLast - j * W;
+    const t = tLast - j * H;
     // the warm-up must already have been settled at that window's end, not only now
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== undefined;
     const fit = settled ? fitAt(p, input, plan, t) : undefined;
@@ -507,6 +533,10 @@ export function detect(input: DetectorInput): Verdict {
       ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5× the thresholds (${firstFailure})`
       : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ''}`,
   );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (±${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`,
+    );
   if (cycle)
     evidence.push(
       `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude ±${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`,
@@ -521,6 +551,33 @@ export function detect(input: DetectorInput): Verdict {
       : null,
     evidence,
   };
+}
+
+/**
+ * How long a flat rollout counter means a stall: `stall_minutes` at most, but sooner on a run whose
+ * completions come often: after 20 expected completions, never under `stale_after_minutes`, 1.5× the
+ * longest flat stretch it already had, or 1.2× a rollout's mean duration (in a closed loop every
+ * slot finishes within about one duration: the gaps between synchronized waves). Without the
+ * duration histogram, `stall_minutes`.
+ */
+function stallMinutes(p: Prepared, from: number, to: number, s: DetectorSettings): number {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration = meanDuration(p, from, to);
+  if (duration === undefined) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1] as Sample;
+    const b = n[i] as Sample;
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration));
 }
 
 /** The drift of seconds per rollout per hour (relative) when it is both large and significant. */
@@ -595,9 +652,22 @@ function windowFailure(
   const ci = (f.hi - f.lo) / 2 / v;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval ±${round(100 * ci, 1)}% > ±${round(100 * s.max_ci_relative, 1)}%`;
-  const d = f.drift;
-  if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)})`;
+  // a trend both larger than the limit and significant (2 s.e., autocorrelation-corrected) over all
+  // the steady data: a drift or a congestion that has not ended bends the projection
+  // (the most recent half too, at 3 s.e.: there a congestion's tail cannot mask a drift that started
+  // early; the stricter bar keeps two tests at every checkpoint from flipping a plain run's verdict)
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3],
+  ] as const) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (±${round(100 * d.seRelPerHour, 1)})`;
+  }
+  // and while the one-sided 95% upper bound of the trend allows a steep drift (4× the limit), not stable yet
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
   // the first window with a fit has nothing to have moved from
   if (!prev?.fit) return undefined;
   const range = Math.abs(v - prev.fit.proj.value) / v;

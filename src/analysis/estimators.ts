@@ -28,20 +28,9 @@ export interface RateEstimate {
   notes: string[];
 }
 
-/** Increase of a cumulative counter between two times (made monotone first: see `monotone`). */
+/** Increase of a cumulative counter between two times (made monotone first: see `monotone` in series.ts). */
 export function increase(s: readonly Sample[], a: number, b: number): number {
   return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-
-/** A counter with its resets (a restarted worker) undone: counting resumes from the value before the drop. */
-export function monotone(s: readonly Sample[]): Sample[] {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
 }
 
 /** Lag-1 autocorrelation of a sequence (0 for fewer than 4 values). */
@@ -204,8 +193,11 @@ export interface DriftFit {
   seRelPerHour: number;
 }
 
-/** Linear trend of per-batch rates, relative to their mean, per hour. */
-export function driftOf(perBatch: RateEstimate['perBatch']): DriftFit | undefined {
+/**
+ * Linear trend of per-batch rates, relative to their mean, per hour. With `autocorrelated`, the
+ * slope's standard error is widened for correlated neighbouring batches (waves).
+ */
+export function driftOf(perBatch: RateEstimate['perBatch'], autocorrelated = true): DriftFit | undefined {
   if (perBatch.length < 3) return undefined;
   const r = mean(perBatch.map((b) => b.rate));
   if (!(r > 0)) return undefined;
@@ -213,7 +205,10 @@ export function driftOf(perBatch: RateEstimate['perBatch']): DriftFit | undefine
     perBatch.map((b) => b.t),
     perBatch.map((b) => b.rate),
   );
-  return { slopeRelPerHour: (fit.b * 60) / r, seRelPerHour: (fit.seB * 60) / r };
+  // waves make neighbouring batches alike: the slope's standard error grows with their correlation
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: (fit.b * 60) / r, seRelPerHour: (fit.seB * 60 * widen) / r };
 }
 
 export interface CycleTest {

@@ -164,6 +164,17 @@ export function minMeanMax(values: readonly number[]): {
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
 
+/** A counter with its resets (a restarted worker) undone: counting resumes from the value before the drop. */
+export function monotone(s: readonly Sample[]): Sample[] {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
+  });
+}
+
 /**
  * Sums cumulative counters (one series per worker) into one: each is first made monotone (a drop is
  * a restarted worker: counting resumes from its new value), then the sum is taken at every time any
@@ -173,16 +184,7 @@ export function sumCounters(series: ReadonlyArray<readonly Sample[]>): Sample[] 
   const mono = series
     .map((s) => clean(s).samples)
     .filter((s) => s.length)
-    .map((s) => {
-      // a drop is a restarted worker: counting resumes from the value before it
-      let offset = 0;
-      let prev = 0;
-      return s.map((p) => {
-        if (p.v < prev) offset += prev;
-        prev = p.v;
-        return { t: p.t, v: p.v + offset };
-      });
-    });
+    .map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }

@@ -129,6 +129,38 @@ describe('detector on hand-made series', () => {
     expect(v.evidence.join(' ')).toMatch(/stopped growing/);
   });
 
+  it('a stall on a fast run is flagged within 5 minutes, not after stall_minutes (10)', () => {
+    // 20 rollouts/min of 3.2-minute rollouts: 4 minutes with none is a stall, not a wave
+    const trace = simulateTrace({ ...base, stallAtMinutes: 40 });
+    expect(detect(truncate(trace, 39)).state).not.toBe('unhealthy');
+    const v = detect(truncate(trace, 44.5));
+    expect(v.state, v.evidence.join(' | ')).toBe('unhealthy');
+    expect(v.evidence.join(' ')).toMatch(/stopped growing: \d+ for the last [34](\.\d)? min/);
+  });
+
+  it('the gaps between slow synchronized waves are not a stall', () => {
+    // 32 slots of 10.7-minute rollouts started together: early on, nothing finishes for ~10 minutes
+    const trace = simulateTrace({ ...base, inFlight: 32, steadySeconds: 20, congestion: 0.5, jitter: 0.03 });
+    for (let t = 15; t <= 60; t += 1) {
+      const v = detect(truncate(trace, t));
+      expect(v.evidence.join(' '), `at ${t}`).not.toMatch(/stopped growing/);
+    }
+  });
+
+  it('one failed rollout among a slow run’s few is not a failure rate', () => {
+    // 2 rollouts/min; one of the last window's 10 failed (10% > 5%, but a single failure)
+    const t = Array.from({ length: 721 }, (_, i) => i / 12);
+    const completed = t.map((x) => ({ t: x, v: Math.floor(2 * x) }));
+    const failed = t.map((x) => ({ t: x, v: x >= 57 ? 1 : 0 }));
+    const elapsed = t.map((x) => ({ t: x, v: 60 * x }));
+    const fullRun = completed.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (60 * p.t) / p.v }));
+    const v = detect({ fullRun, completed, failed, elapsed });
+    expect(v.state).not.toBe('unhealthy');
+    // three failures of the window's ten are
+    const three = t.map((x) => ({ t: x, v: x >= 59 ? 3 : x >= 58 ? 2 : x >= 57 ? 1 : 0 }));
+    expect(detect({ fullRun, completed, failed: three, elapsed }).state).toBe('unhealthy');
+  });
+
   it('failure rate up → unhealthy', () => {
     const trace = simulateTrace({ ...base, failureRate: 0.3, failureFromMinutes: 45 });
     expect(detect(truncate(trace, 40)).state).not.toBe('unhealthy');
@@ -239,6 +271,20 @@ describe('issue 13: honest intervals, significant cycles only, drift', () => {
     // rollouts get slower: seconds per rollout grow
     expect(last.drift?.slope_relative_per_hour).toBeGreaterThan(0.1);
     expect(last.value ?? null).toBeNull();
+  });
+
+  it('a plain run is stable once a steep drift is ruled out, within 3% of its end value and covered', () => {
+    // congestion over by ~15 min; checkpoints half a window apart and Little's law in ~8 batches
+    const { t, v, trace } = firstStable({ ...base, seed: 5 }, 90);
+    expect(t, 'never stable in 90 min').toBeDefined();
+    expect(v?.evidence.join(' ')).toMatch(/trend of the steady rate -?[\d.]+%\/h \(±[\d.]+ s\.e\.\)/);
+    // one checkpoint earlier the trend's upper bound still allowed a steep drift
+    const before = detect(truncate(trace, (t as number) - 1));
+    expect(before.state).toBe('stabilising');
+    const value = v?.value as { value: number; low: number; high: number };
+    expect(Math.abs(value.value / trace.finalFullRun - 1)).toBeLessThan(0.03);
+    expect(value.low).toBeLessThanOrEqual(trace.finalFullRun);
+    expect(value.high).toBeGreaterThanOrEqual(trace.finalFullRun);
   });
 
   it('the in-flight gauge, when exported, is what Little’s law uses', () => {

@@ -7,9 +7,8 @@ import {
   increase,
   lag1,
   littleRate,
-  monotone,
 } from '../../../src/analysis/estimators.js';
-import { type Sample, sumCounters } from '../../../src/analysis/series.js';
+import { linearFit, monotone, type Sample, sumCounters } from '../../../src/analysis/series.js';
 
 /** A closed loop of `L` slots with fixed duration `d` minutes, all started at 0 (perfectly synchronized waves). */
 function waves(L: number, d: number, until: number, step = 1 / 12) {
@@ -127,6 +126,28 @@ describe('drift and cycles', () => {
     }));
     const r = harmonicCycle(y, 5, (p) => Math.abs(p / 8 - 1) < 0.2);
     expect(r === undefined || Math.abs(r.period / 8 - 1) >= 0.2).toBe(true);
+  });
+  it('the slope’s standard error widens when neighbouring batches are alike (waves), not for independent ones', () => {
+    // no trend; a slow swing (period 12 batches) makes the residuals strongly autocorrelated
+    const swing = Array.from({ length: 24 }, (_, i) => ({
+      t: 2.5 * i,
+      rate: 10 + Math.sin((2 * Math.PI * i) / 12),
+    }));
+    const naive = linearFit(
+      swing.map((b) => b.t),
+      swing.map((b) => b.rate),
+    );
+    const d = driftOf(swing) as { seRelPerHour: number };
+    const mu = 10;
+    // ρ₁ ≈ 0.87 is clipped to 0.8: the standard error is widened by √9 = 3
+    expect(d.seRelPerHour / ((naive.seB * 60) / mu)).toBeCloseTo(3, 1);
+    // alternating residuals (ρ₁ < 0): not narrowed below the independent-batches figure
+    const alt = Array.from({ length: 24 }, (_, i) => ({ t: 2.5 * i, rate: 10 + (i % 2 ? 0.5 : -0.5) }));
+    const naiveAlt = linearFit(
+      alt.map((b) => b.t),
+      alt.map((b) => b.rate),
+    );
+    expect((driftOf(alt) as { seRelPerHour: number }).seRelPerHour).toBeCloseTo((naiveAlt.seB * 60) / 10, 6);
   });
   it('lag-1 autocorrelation of an alternating sequence is negative', () => {
     expect(lag1([1, -1, 1, -1, 1, -1])).toBeLessThan(-0.5);
