@@ -63031,16 +63031,17 @@ function minMeanMax(values) {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
-function sumCounters(series) {
-  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map((s) => {
-    let offset = 0;
-    let prev = 0;
-    return s.map((p) => {
-      if (p.v < prev) offset += prev;
-      prev = p.v;
-      return { t: p.t, v: p.v + offset };
-    });
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
   });
+}
+function sumCounters(series) {
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b2) => a - b2);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
@@ -66835,15 +66836,6 @@ function analyseBottleneck(input) {
 function increase(s, a, b2) {
   return Math.max(0, (valueAt(s, b2) ?? 0) - (valueAt(s, a) ?? 0));
 }
-function monotone(s) {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
-}
 function lag1(xs) {
   if (xs.length < 4) return 0;
   const m2 = mean(xs);
@@ -66948,7 +66940,7 @@ function combineRates(c, l3) {
     ]
   };
 }
-function driftOf(perBatch) {
+function driftOf(perBatch, autocorrelated = true) {
   if (perBatch.length < 3) return void 0;
   const r = mean(perBatch.map((b2) => b2.rate));
   if (!(r > 0)) return void 0;
@@ -66956,7 +66948,9 @@ function driftOf(perBatch) {
     perBatch.map((b2) => b2.t),
     perBatch.map((b2) => b2.rate)
   );
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 / r };
+  const resid = perBatch.map((b2) => b2.rate - fit.a - fit.b * b2.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
 }
 function harmonicCycle(y2, minPeriod, exclude = () => false) {
   const m2 = y2.length;
@@ -67071,7 +67065,8 @@ function project(p, t, r, input) {
 }
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const l3 = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch) : void 0;
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const l3 = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch) : void 0;
   const rate = combineRates(c, l3);
   if (!rate) return void 0;
   const proj = project(p, t, rate.rate, input);
@@ -67079,8 +67074,16 @@ function fitAt(p, input, plan, t) {
   const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
   const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
   const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
-  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
 }
 function countWander(n, a, b2) {
   const inside = n.filter((x2) => x2.t >= a && x2.t <= b2);
@@ -67150,16 +67153,16 @@ function detect(input) {
     unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
   const nLast = p.n[p.n.length - 1].v;
   const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
-  if (firstProduction !== void 0 && tLast - firstProduction >= s.stall_minutes) {
-    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
-    if (nLast - before <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
   }
   const failed = clean(input.failed).samples;
   if (failed.length && tLast - t0 >= W2) {
     const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W2) ?? 0);
     const dAll = nLast - (valueAt(p.n, tLast - W2) ?? 0);
-    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W2} min's rollouts failed`);
   }
   if (unhealthy.length)
@@ -67236,13 +67239,20 @@ function detect(input) {
     // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
     littleFrom: warmupEnd + Math.min(dHat ?? 0, W2),
     countBatch: cycle ? cycleBlock : Math.max(W2, Math.ceil(((dHat ?? 0) - 1e-9) / W2) * W2),
-    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
-    littleBatch: cycle ? cycleBlock : W2 / 2,
+    littleBatch: W2 / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W2 / 2,
+      W2 / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
     inFlight: inFlight2
   };
+  const H = W2 / 2;
   const checks = [];
   for (let j2 = 0; j2 <= 2 * s.consecutive_windows; j2++) {
-    const t = tLast - j2 * W2;
+    const t = tLast - j2 * H;
     const settled = j2 === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
     const fit = settled ? fitAt(p, input, plan, t) : void 0;
     checks.push(fit ? { t, fit } : { t, unsettled: !settled });
@@ -67317,6 +67327,10 @@ function detect(input) {
   evidence.push(
     heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
   );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
   if (cycle)
     evidence.push(
       `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
@@ -67329,6 +67343,25 @@ function detect(input) {
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration2 = meanDuration(p, from, to);
+  if (duration2 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b2 = n[i];
+    if (a.t < from) continue;
+    if (b2.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b2.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
 }
 function significantDrift(d2, s) {
   if (!d2 || !Number.isFinite(d2.seRelPerHour)) return void 0;
@@ -67380,9 +67413,17 @@ function windowFailure(c, prev, s, factor = 1) {
   const ci = (f.hi - f.lo) / 2 / v2;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  const d2 = f.drift;
-  if (d2 && Math.abs(d2.slopeRelPerHour) - d2.seRelPerHour > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * d2.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d2.seRelPerHour, 1)})`;
+  for (const [d2, z2] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d2?.slopeRelPerHour ?? 0);
+    if (d2 && slope > factor * s.max_relative_slope_per_hour && slope > z2 * d2.seRelPerHour)
+      return `steady rate drifts ${round(100 * d2.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d2.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
   if (!prev?.fit) return void 0;
   const range = Math.abs(v2 - prev.fit.proj.value) / v2;
   if (!(range <= factor * s.max_relative_range))
@@ -72882,9 +72923,9 @@ var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
 function logSe(i) {
   return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
 }
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha) {
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
   if (!(s > 0)) return 0;
-  const I2 = (CONFIDENCE_SEQUENCE.s0 / s) ** 2;
+  const I2 = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
 }
 var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v2.state);
@@ -72909,7 +72950,8 @@ function decideCandidate(candidate, reference, options2 = {}) {
   }
   const d2 = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
-  const r = csRadius(s, alpha);
+  const s0 = options2.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
   const change = {
     value: round(Math.exp(d2) - 1, 4),
     low: round(Math.exp(d2 - r) - 1, 4),
@@ -72924,7 +72966,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
   ];
   const minutes = candidate.minutes_of_data ?? null;
   if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d2, s, m2, alpha);
+    const eta = expectedMinutes(candidate, d2, s, m2, alpha, s0);
     return {
       ...base,
       state: state2,
@@ -72945,7 +72987,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
     evidence: [...evidence, `${state2}: ${word} than ${against} at every look's confidence`]
   };
 }
-function expectedMinutes(v2, d2, s, m2, alpha) {
+function expectedMinutes(v2, d2, s, m2, alpha, s0) {
   const now = v2.minutes_of_data;
   if (now == null || !(s > 0)) return null;
   const steady = Math.max(1, now - (v2.warmup_end_minutes ?? now / 3));
@@ -72962,10 +73004,10 @@ function expectedMinutes(v2, d2, s, m2, alpha) {
   if (!(need > 0)) return null;
   let lo = 0;
   let hi = s;
-  if (csRadius(s, alpha) <= need) return round(now, 0);
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
   for (let i = 0; i < 40; i++) {
     const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha) > need) hi = mid;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
     else lo = mid;
   }
   const target = lo;

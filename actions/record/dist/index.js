@@ -66963,16 +66963,17 @@ function minMeanMax(values) {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
-function sumCounters(series) {
-  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map((s) => {
-    let offset = 0;
-    let prev = 0;
-    return s.map((p) => {
-      if (p.v < prev) offset += prev;
-      prev = p.v;
-      return { t: p.t, v: p.v + offset };
-    });
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
   });
+}
+function sumCounters(series) {
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
@@ -67104,15 +67105,6 @@ function analyseBottleneck(input) {
 function increase(s, a, b) {
   return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
 }
-function monotone(s) {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
-}
 function lag1(xs) {
   if (xs.length < 4) return 0;
   const m = mean(xs);
@@ -67217,7 +67209,7 @@ function combineRates(c, l) {
     ]
   };
 }
-function driftOf(perBatch) {
+function driftOf(perBatch, autocorrelated = true) {
   if (perBatch.length < 3) return void 0;
   const r = mean(perBatch.map((b) => b.rate));
   if (!(r > 0)) return void 0;
@@ -67225,7 +67217,9 @@ function driftOf(perBatch) {
     perBatch.map((b) => b.t),
     perBatch.map((b) => b.rate)
   );
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 / r };
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
 }
 function harmonicCycle(y, minPeriod, exclude = () => false) {
   const m = y.length;
@@ -67340,7 +67334,8 @@ function project(p, t, r, input) {
 }
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch) : void 0;
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch) : void 0;
   const rate = combineRates(c, l);
   if (!rate) return void 0;
   const proj = project(p, t, rate.rate, input);
@@ -67348,8 +67343,16 @@ function fitAt(p, input, plan, t) {
   const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
   const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
   const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
-  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
 }
 function countWander(n, a, b) {
   const inside = n.filter((x) => x.t >= a && x.t <= b);
@@ -67419,16 +67422,16 @@ function detect(input) {
     unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
   const nLast = p.n[p.n.length - 1].v;
   const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== void 0 && tLast - firstProduction >= s.stall_minutes) {
-    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
-    if (nLast - before <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
   }
   const failed = clean(input.failed).samples;
   if (failed.length && tLast - t0 >= W) {
     const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
     const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
   }
   if (unhealthy.length)
@@ -67505,13 +67508,20 @@ function detect(input) {
     // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
     littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
-    littleBatch: cycle ? cycleBlock : W / 2,
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
     inFlight
   };
+  const H = W / 2;
   const checks = [];
   for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
-    const t = tLast - j * W;
+    const t = tLast - j * H;
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
     const fit = settled ? fitAt(p, input, plan, t) : void 0;
     checks.push(fit ? { t, fit } : { t, unsettled: !settled });
@@ -67586,6 +67596,10 @@ function detect(input) {
   evidence.push(
     heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
   );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
   if (cycle)
     evidence.push(
       `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
@@ -67598,6 +67612,25 @@ function detect(input) {
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration2 = meanDuration(p, from, to);
+  if (duration2 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b = n[i];
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
 }
 function significantDrift(d, s) {
   if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
@@ -67649,9 +67682,17 @@ function windowFailure(c, prev, s, factor = 1) {
   const ci = (f.hi - f.lo) / 2 / v;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  const d = f.drift;
-  if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
   if (!prev?.fit) return void 0;
   const range = Math.abs(v - prev.fit.proj.value) / v;
   if (!(range <= factor * s.max_relative_range))

@@ -68996,16 +68996,17 @@ function minMeanMax(values) {
   if (!f.length) return { min: null, mean: null, max: null };
   return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
 }
-function sumCounters(series) {
-  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map((s) => {
-    let offset = 0;
-    let prev = 0;
-    return s.map((p) => {
-      if (p.v < prev) offset += prev;
-      prev = p.v;
-      return { t: p.t, v: p.v + offset };
-    });
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
   });
+}
+function sumCounters(series) {
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
@@ -69041,9 +69042,9 @@ var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
 function logSe(i) {
   return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
 }
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha) {
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
   if (!(s > 0)) return 0;
-  const I = (CONFIDENCE_SEQUENCE.s0 / s) ** 2;
+  const I = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
 }
 var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
@@ -69068,7 +69069,8 @@ function decideCandidate(candidate, reference, options = {}) {
   }
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
-  const r = csRadius(s, alpha);
+  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
   const change = {
     value: round(Math.exp(d) - 1, 4),
     low: round(Math.exp(d - r) - 1, 4),
@@ -69083,7 +69085,7 @@ function decideCandidate(candidate, reference, options = {}) {
   ];
   const minutes = candidate.minutes_of_data ?? null;
   if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d, s, m, alpha);
+    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
     return {
       ...base,
       state: state2,
@@ -69104,7 +69106,7 @@ function decideCandidate(candidate, reference, options = {}) {
     evidence: [...evidence, `${state2}: ${word} than ${against} at every look's confidence`]
   };
 }
-function expectedMinutes(v, d, s, m, alpha) {
+function expectedMinutes(v, d, s, m, alpha, s0) {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
   const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
@@ -69121,10 +69123,10 @@ function expectedMinutes(v, d, s, m, alpha) {
   if (!(need > 0)) return null;
   let lo = 0;
   let hi = s;
-  if (csRadius(s, alpha) <= need) return round(now, 0);
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
   for (let i = 0; i < 40; i++) {
     const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha) > need) hi = mid;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
     else lo = mid;
   }
   const target2 = lo;
@@ -69159,15 +69161,6 @@ function shouldStopOnDecision(decisions, options = {}) {
 // src/analysis/estimators.ts
 function increase(s, a, b) {
   return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-function monotone(s) {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
 }
 function lag1(xs) {
   if (xs.length < 4) return 0;
@@ -69273,7 +69266,7 @@ function combineRates(c, l) {
     ]
   };
 }
-function driftOf(perBatch) {
+function driftOf(perBatch, autocorrelated = true) {
   if (perBatch.length < 3) return void 0;
   const r = mean(perBatch.map((b) => b.rate));
   if (!(r > 0)) return void 0;
@@ -69281,7 +69274,9 @@ function driftOf(perBatch) {
     perBatch.map((b) => b.t),
     perBatch.map((b) => b.rate)
   );
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 / r };
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
 }
 function harmonicCycle(y, minPeriod, exclude = () => false) {
   const m = y.length;
@@ -69396,7 +69391,8 @@ function project(p, t, r, input) {
 }
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, plan.littleBatch) : void 0;
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch) : void 0;
   const rate = combineRates(c, l);
   if (!rate) return void 0;
   const proj = project(p, t, rate.rate, input);
@@ -69404,8 +69400,16 @@ function fitAt(p, input, plan, t) {
   const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
   const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
   const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch);
-  return { rate, proj, lo: proj.value * Math.exp(-1.96 * rel), hi: proj.value * Math.exp(1.96 * rel), drift };
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
 }
 function countWander(n, a, b) {
   const inside = n.filter((x) => x.t >= a && x.t <= b);
@@ -69475,16 +69479,16 @@ function detect(input) {
     unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
   const nLast = p.n[p.n.length - 1].v;
   const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== void 0 && tLast - firstProduction >= s.stall_minutes) {
-    const before = valueAt(p.n, tLast - s.stall_minutes) ?? 0;
-    if (nLast - before <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${s.stall_minutes} min`);
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
   }
   const failed = clean(input.failed).samples;
   if (failed.length && tLast - t0 >= W) {
     const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
     const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed / dAll > s.max_failure_rate)
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
   }
   if (unhealthy.length)
@@ -69561,13 +69565,20 @@ function detect(input) {
     // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
     littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    // durations of different rollouts are nearly independent: short batches, more degrees of freedom
-    littleBatch: cycle ? cycleBlock : W / 2,
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
     inFlight
   };
+  const H = W / 2;
   const checks = [];
   for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
-    const t = tLast - j * W;
+    const t = tLast - j * H;
     const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
     const fit = settled ? fitAt(p, input, plan, t) : void 0;
     checks.push(fit ? { t, fit } : { t, unsettled: !settled });
@@ -69642,6 +69653,10 @@ function detect(input) {
   evidence.push(
     heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
   );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
   if (cycle)
     evidence.push(
       `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
@@ -69654,6 +69669,25 @@ function detect(input) {
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration2 = meanDuration(p, from, to);
+  if (duration2 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b = n[i];
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
 }
 function significantDrift(d, s) {
   if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
@@ -69705,9 +69739,17 @@ function windowFailure(c, prev, s, factor = 1) {
   const ci = (f.hi - f.lo) / 2 / v;
   if (!(ci <= factor * s.max_ci_relative))
     return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  const d = f.drift;
-  if (d && Math.abs(d.slopeRelPerHour) - d.seRelPerHour > factor * s.max_relative_slope_per_hour)
-    return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
   if (!prev?.fit) return void 0;
   const range = Math.abs(v - prev.fit.proj.value) / v;
   if (!(range <= factor * s.max_relative_range))
