@@ -8,6 +8,13 @@ import { parse } from 'yaml';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
+import {
+  cancelLiveJobs,
+  defaultBranchWorkspace,
+  twinExperimentYaml,
+  uniqueSuffix,
+  workersCandidate,
+} from '../../support/action-fixture.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
 import { issueCommentEvent } from '../../support/events.js';
 import {
@@ -18,23 +25,10 @@ import {
 } from '../../support/github-server/index.js';
 import { runAction } from '../../support/run-action.js';
 
-const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const suffix = uniqueSuffix();
 const experimentId = `topology-opt-ssh${suffix}-local-20260101`;
-const experimentYaml = `experiment_id: ${experimentId}
-cluster: local-ssh
-base_topology: 8gpu_64rollouts
-max_parallel: 2
-fixed_inputs:
-  deploy: twin-balanced
-  driver: vavam
-  scenes: public_2601
-  scene_count: 913
-  rollouts_per_scene: 1
-  slurm:
-    time: "00:10:00"
-`;
-const candidate = (name: string, workers: number) =>
-  `name: ${name}\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: ${workers}\n`;
+const experimentYaml = twinExperimentYaml(experimentId, { cluster: 'local-ssh', maxParallel: 2 });
+const candidate = workersCandidate;
 
 let cluster: LocalClusterEnv;
 let gh: GitHubServer;
@@ -53,15 +47,11 @@ beforeAll(async () => {
   slurm = slurmClientForCluster('local-ssh', clusters.clusters['local-ssh'], {
     env: { TOPO_SSH_KEY: sshKey },
   });
-  workspace = mkdtempSync(join(tmpdir(), 'topo-ssh-ws-'));
-  mkdirSync(join(workspace, 'topologies', experimentId), { recursive: true });
-  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
-  writeFileSync(join(workspace, 'topologies', experimentId, 'experiment.yaml'), experimentYaml);
-  copyFileSync(
-    join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
-    join(workspace, 'topologies/presets/8gpu_64rollouts.yaml'),
-  );
-  copyFileSync(cluster.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  workspace = defaultBranchWorkspace('ssh', {
+    experimentId,
+    experimentYaml,
+    clustersFile: cluster.clustersFile,
+  });
   gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', {
     files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
@@ -85,8 +75,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (['PENDING', 'RUNNING'].includes(j.state)) await slurm.cancel(j.id);
+  await cancelLiveJobs(slurm, experimentId);
   await slurm?.close();
   await gh?.close();
 });

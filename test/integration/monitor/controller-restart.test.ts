@@ -2,15 +2,18 @@
 // is recorded `lost` and never resubmitted, and a new `/topo submit` runs under a new label, so the
 // two runs never share a run_name even though they share a job id. On a private cluster of this
 // test's own (test/support/private-cluster.ts): the shared cluster's jobs are never touched.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
-import { repoRoot } from '../../support/cluster.js';
+import {
+  defaultBranchWorkspace,
+  ensureStateLabels,
+  twinExperimentYaml,
+  workersCandidate,
+} from '../../support/action-fixture.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
 import {
   type GitHubServer,
@@ -22,21 +25,8 @@ import { type PrivateCluster, startPrivateCluster } from '../../support/private-
 import { runAction } from '../../support/run-action.js';
 
 const experimentId = 'topology-opt-restart-local-20260101';
-const experimentYaml = `experiment_id: ${experimentId}
-cluster: local
-base_topology: 8gpu_64rollouts
-max_parallel: 1
-fixed_inputs:
-  deploy: twin-balanced
-  driver: vavam
-  scenes: public_2601
-  scene_count: 913
-  rollouts_per_scene: 1
-  slurm:
-    time: "00:10:00"
-`;
-const candidateYaml =
-  'name: more-workers\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: 16\n';
+const experimentYaml = twinExperimentYaml(experimentId);
+const candidateYaml = workersCandidate('more-workers', 16);
 
 let cluster: PrivateCluster;
 let gh: GitHubServer;
@@ -52,15 +42,11 @@ beforeAll(async () => {
   slurm = slurmClientForCluster('local', clusters.clusters.local, {
     env: { ...process.env, SLURM_CONF: cluster.env.slurmConf },
   });
-  workspace = mkdtempSync(join(tmpdir(), 'topo-restart-ws-'));
-  mkdirSync(join(workspace, 'topologies', experimentId), { recursive: true });
-  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
-  writeFileSync(join(workspace, 'topologies', experimentId, 'experiment.yaml'), experimentYaml);
-  copyFileSync(
-    join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
-    join(workspace, 'topologies/presets/8gpu_64rollouts.yaml'),
-  );
-  copyFileSync(cluster.env.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  workspace = defaultBranchWorkspace('restart', {
+    experimentId,
+    experimentYaml,
+    clustersFile: cluster.env.clustersFile,
+  });
   gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', {
     files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
@@ -73,8 +59,7 @@ beforeAll(async () => {
     head: 'more-workers',
     files: { [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml },
   });
-  for (const name of ['topology:queued', 'topology:running', 'topology:stable', 'topology:failed'])
-    gh.state.ensureLabel(repo, name).description = name;
+  ensureStateLabels(gh, repo);
 }, 180_000);
 
 afterAll(async () => {

@@ -2,14 +2,21 @@
 // experiment's rules changed (or its cluster or preset went away) since `/topo submit`, it is refused (Outcome
 // `refused` with the errors, the pull request told in the candidate's submit comment, its label
 // removed) and never reaches sbatch. Bundled submit and monitor actions, local GitHub API, local cluster.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
+import {
+  cancelLiveJobs,
+  defaultBranchWorkspace,
+  ensureStateLabels,
+  twinExperimentYaml,
+  uniqueSuffix,
+  workersCandidate,
+} from '../../support/action-fixture.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
 import {
@@ -20,29 +27,16 @@ import {
 } from '../../support/github-server/index.js';
 import { runAction } from '../../support/run-action.js';
 
-const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const suffix = uniqueSuffix();
 const experimentId = `topology-opt-ref${suffix}-local-20260101`;
-const experimentYaml = `experiment_id: ${experimentId}
-cluster: local
-base_topology: 8gpu_64rollouts
-max_parallel: 1
-fixed_inputs:
-  deploy: twin-balanced
-  driver: vavam
-  scenes: public_2601
-  scene_count: 913
-  rollouts_per_scene: 1
-  slurm:
-    time: "00:10:00"
-`;
+const experimentYaml = twinExperimentYaml(experimentId);
 // The default branch changes its rules after the request: 4 GPUs per node, so the preset's
 // driver on GPUs 4-7 no longer validates.
 const narrowerExperiment = experimentYaml.replace(
   '    time: "00:10:00"\n',
   '    time: "00:10:00"\n    gpus_per_node: 4\n',
 );
-const candidate = (name: string, workers: number) =>
-  `name: ${name}\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: ${workers}\n`;
+const candidate = workersCandidate;
 
 let cluster: LocalClusterEnv;
 let gh: GitHubServer;
@@ -58,12 +52,11 @@ beforeAll(async () => {
   const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
   if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
   slurm = slurmClientForCluster('local', clusters.clusters.local);
-  workspace = mkdtempSync(join(tmpdir(), 'topo-refused-ws-'));
-  mkdirSync(join(workspace, 'topologies', experimentId), { recursive: true });
-  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
-  writeFileSync(expFile(), experimentYaml);
-  copyFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), presetFile());
-  copyFileSync(cluster.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  workspace = defaultBranchWorkspace('refused', {
+    experimentId,
+    experimentYaml,
+    clustersFile: cluster.clustersFile,
+  });
   gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', {
     files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
@@ -82,13 +75,11 @@ beforeAll(async () => {
       head: name,
       files: { [`topologies/${experimentId}/${name}.yaml`]: candidate(name, workers) },
     });
-  for (const name of ['topology:queued', 'topology:running', 'topology:stable', 'topology:failed'])
-    gh.state.ensureLabel(repo, name).description = name;
+  ensureStateLabels(gh, repo);
 });
 
 afterAll(async () => {
-  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (isLive(j.state)) await slurm.cancel(j.id);
+  await cancelLiveJobs(slurm, experimentId);
   await slurm?.close();
   await gh?.close();
 });
