@@ -35,6 +35,16 @@ export function shouldWriteComment(
   return nowMs - previous.writtenAtMs >= interval * 60_000;
 }
 
+/**
+ * Whether a comment write also rewrites the check run: only when what the check says changes (the
+ * state or the decision) or the run ended. A running candidate's moving numbers are the comment's
+ * business; the check's title and conclusion stay until the decision moves (API budget).
+ */
+export function shouldWriteCheck(previous: CommentStamp | undefined, next: CommentWrite): boolean {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+
 const STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
 
 /** The hidden line a written comment ends with. */

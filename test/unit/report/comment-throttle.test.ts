@@ -3,6 +3,7 @@ import {
   type CommentStamp,
   parseCommentStamp,
   renderCommentStamp,
+  shouldWriteCheck,
   shouldWriteComment,
 } from '../../../src/report/comment-throttle.js';
 
@@ -39,6 +40,24 @@ describe('shouldWriteComment', () => {
     expect(shouldWriteComment(prev, next, prev.writtenAtMs - MIN, 15)).toBe(true);
     expect(shouldWriteComment(prev, next, prev.writtenAtMs + 15 * MIN, Number.NaN)).toBe(true);
     expect(shouldWriteComment(prev, next, prev.writtenAtMs + 14 * MIN, 0)).toBe(false);
+  });
+});
+
+describe('shouldWriteCheck', () => {
+  const before = { state: 'stabilising', outcome: 'measuring', hash: 'aa', writtenAtMs: 0 };
+  it('rewrites the check only when the state or the decision changes, or the run ended', () => {
+    expect(shouldWriteCheck(undefined, { state: 'stabilising', outcome: 'measuring', hash: 'aa' })).toBe(
+      true,
+    );
+    expect(shouldWriteCheck(before, { state: 'stabilising', outcome: 'measuring', hash: 'bb' })).toBe(false);
+    expect(shouldWriteCheck(before, { state: 'stable', outcome: 'measuring', hash: 'bb' })).toBe(true);
+    expect(shouldWriteCheck(before, { state: 'stabilising', outcome: 'worse', hash: 'bb' })).toBe(true);
+    expect(
+      shouldWriteCheck(
+        { ...before, state: 'stopped' },
+        { state: 'stopped', outcome: 'measuring', hash: 'bb' },
+      ),
+    ).toBe(true);
   });
 });
 
