@@ -76,14 +76,15 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     const ports = w.ports();
     try {
       await ports.experiments();
-      const sticky = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:monitor -->'));
+      const sticky = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:monitor-c0 -->'));
+      expect(sticky).toBeDefined();
       w.gh.state.comments.splice(w.gh.state.comments.indexOf(sticky as never), 1);
-      await ports.github.writeComment(pr, 'rewritten');
-      await ports.github.writeComment(pr, 'rewritten again');
+      await ports.github.writeComment(pr, 'c0', 'rewritten');
+      await ports.github.writeComment(pr, 'c0', 'rewritten again');
     } finally {
       await ports.close();
     }
-    const monitor = comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor -->'));
+    const monitor = comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor-c0 -->'));
     expect(monitor.map((c) => c.body.split('\n').slice(1).join('\n'))).toEqual(['rewritten again']);
     // the 404 of the update is GitHub's own answer, not a violation
     expect(w.gh.violations()).toEqual([]);

@@ -225,7 +225,7 @@ describe('record use case (local GitHub API)', () => {
     expect(runs[0]!.skill_reflections).toBeUndefined();
     expect(runs[1]!.decision.reason).toBe('gpu-oom: CUDA out of memory on GPU 2');
     expect(runs[2]!.stable_metrics?.telemetry_quality?.gaps).toEqual([
-      'metrics unavailable: no monitor comment on the pull request (Prometheus was not queried)',
+      'metrics unavailable: no monitor comment for alpha on the pull request (Prometheus was not queried)',
     ]);
     expect(recordOf(repo).current_best.topology).toBeNull();
     expect(gh.violations()).toEqual([]);
