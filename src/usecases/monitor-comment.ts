@@ -28,9 +28,13 @@ export const LEGACY_MONITOR_PURPOSE = 'monitor';
  * read out of `a-b`'s runs.
  */
 export function isRunOfCandidate(runName: string, candidate: string): boolean {
-  const m = /^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}(-[0-9a-f]{8})?$/.exec(runName);
-  return m?.[1] === candidate;
+  // with a label (every run now) or without (runs submitted before labels existed)
+  return [RUN_LABELLED, RUN_UNLABELLED].some((re) => re.exec(runName)?.[1] === candidate);
 }
+
+const RUN_PREFIX = '^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}';
+const RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
+const RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
 
 /**
  * Pure: the parts of `candidate`'s monitor comment among a pull request's comments: its own, else
