@@ -43,9 +43,9 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     // 3 GraphQL pages of pull requests + 1 for the candidates' files and check runs
     expect(first.calls.filter((c) => c.path === '/graphql')).toHaveLength(4);
     expect(first.calls.filter((c) => c.method === 'GET')).toEqual([]);
-    // one monitor comment, one check run on each candidate
+    // one monitor comment of its candidate, one check run on each candidate's pull request
     for (const pr of w.candidatePulls)
-      expect(comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor -->'))).toHaveLength(1);
+      expect(comments(pr).filter((c) => /^<!-- topo:sticky:monitor-c\d -->/.test(c.body))).toHaveLength(1);
     expect(w.gh.state.checkRuns.filter((r) => r.name === 'topo/monitor')).toHaveLength(30);
     expect(w.gh.violations()).toEqual([]);
   });
