@@ -167,4 +167,19 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     expect(status.reads).toBe(2);
     expect(w.gh.violations()).toEqual([]);
   });
+  it('a monitor comment from before candidates had their own is adopted in place, without a read', async () => {
+    const pr = w.candidatePulls[3] as number; // the second experiment's c0
+    const own = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:monitor-c0 -->'));
+    if (!own) throw new Error(`#${pr} has no monitor-c0 comment`);
+    own.body = own.body.replace('<!-- topo:sticky:monitor-c0 -->', '<!-- topo:sticky:monitor -->');
+    w.world.setNow(NOW + 3600); // past comment_interval_minutes: the comment is due
+    const later = await pass();
+    expect(later.report.errors).toEqual([]);
+    expect(later.report.candidates.find((c) => c.pr === pr)?.changed).toBe(true);
+    expect(later.calls.filter((c) => c.method === 'GET')).toEqual([]);
+    const monitor = comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor'));
+    expect(monitor.map((c) => c.id)).toEqual([own.id]);
+    expect(monitor[0]?.body.split('\n', 1)[0]).toBe('<!-- topo:sticky:monitor-c0 -->');
+    expect(w.gh.violations()).toEqual([]);
+  });
 });
