@@ -145,12 +145,17 @@ async function loadCandidates(
   });
   for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
   for (const pull of pulls) {
+    let monitored = 0;
     for (const request of latestRequests(pull.state)) {
       const loaded = experiments.get(request.experiment);
       if (!loaded) {
-        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request, config.log);
+        // its label is the pull request's, from all its candidates: not removed for this one alone
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request, config.log, {
+          keepLabel: true,
+        });
         continue;
       }
+      monitored++;
       const list = byExperiment.get(request.experiment) ?? [];
       list.push({
         candidate: request.candidate,
@@ -167,8 +172,9 @@ async function loadCandidates(
       });
       byExperiment.set(request.experiment, list);
     }
-    // Labels only show state: with no Request, a topology:* label (added by hand) goes.
-    if (pull.state.requests.length === 0 && pull.labels.some((l) => l.startsWith('topology:')))
+    // Labels only show state: with no Request the monitor follows (none, or only ones of experiments
+    // gone from the default branch), a topology:* label goes.
+    if (monitored === 0 && pull.labels.some((l) => l.startsWith('topology:')))
       await setStateLabel(
         octokit,
         { owner: config.owner, repo: config.repo, issue_number: pull.pr },

@@ -103,6 +103,7 @@ export async function refuseOrphanedRequest(
   pull: { headSha: string; state: RunState },
   request: RunRequest,
   log: (line: string) => void,
+  options: { keepLabel?: boolean } = {},
 ): Promise<void> {
   const queued =
     request.headSha === pull.headSha && !pull.state.runs[request.id] && !pull.state.outcomes[request.id];
@@ -116,5 +117,5 @@ export async function refuseOrphanedRequest(
       ]
     : prepared.errors;
   log(`${request.runName}: refused: ${errors.join('; ')}`);
-  await refuseRequest(octokit, repo, request, errors, new Date().toISOString());
+  await refuseRequest(octokit, repo, request, errors, new Date().toISOString(), options);
 }
