@@ -51,13 +51,13 @@ async function measure(label: string, fn: () => Promise<unknown>) {
 
 const target = { owner, repo: name, issue_number: pull.number, botLogin: gh.botLogin };
 await measure('sticky comment: create (first validation compiles)', () =>
-  upsertStickyComment(octokit, { ...target, purpose: 'monitor', body: 'state: running' }),
+  upsertStickyComment(octokit, { ...target, purpose: 'monitor-alpha', body: 'state: running' }),
 );
 await measure('sticky comment: edit', () =>
-  upsertStickyComment(octokit, { ...target, purpose: 'monitor', body: 'state: stable' }),
+  upsertStickyComment(octokit, { ...target, purpose: 'monitor-alpha', body: 'state: stable' }),
 );
 await measure('sticky comment: unchanged (no write)', () =>
-  upsertStickyComment(octokit, { ...target, purpose: 'monitor', body: 'state: stable' }),
+  upsertStickyComment(octokit, { ...target, purpose: 'monitor-alpha', body: 'state: stable' }),
 );
 await measure('sticky comment: 150,000 characters (3 parts)', () =>
   upsertStickyComment(octokit, { ...target, purpose: 'submit', body: 'x\n'.repeat(75_000) }),

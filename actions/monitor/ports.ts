@@ -39,6 +39,11 @@ import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
 import type { ExperimentRecord } from '../../src/types/generated/record.js';
+import {
+  findMonitorComment,
+  monitorCommentParts,
+  writeMonitorComment,
+} from '../../src/usecases/monitor-comment.js';
 import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import {
   githubMonitorPort,
@@ -172,12 +177,17 @@ async function loadCandidates(
   });
   for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
   for (const pull of pulls) {
+    let monitored = 0;
     for (const request of latestRequests(pull.state)) {
       const loaded = experiments.get(request.experiment);
       if (!loaded) {
-        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request, config.log);
+        // its label is the pull request's, from all its candidates: not removed for this one alone
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request, config.log, {
+          keepLabel: true,
+        });
         continue;
       }
+      monitored++;
       const list = byExperiment.get(request.experiment) ?? [];
       list.push({
         candidate: request.candidate,
@@ -194,8 +204,9 @@ async function loadCandidates(
       });
       byExperiment.set(request.experiment, list);
     }
-    // Labels only show state: with no Request, a topology:* label (added by hand) goes.
-    if (pull.state.requests.length === 0 && pull.labels.some((l) => l.startsWith('topology:')))
+    // Labels only show state: with no Request the monitor follows (none, or only ones of experiments
+    // gone from the default branch), a topology:* label goes.
+    if (monitored === 0 && pull.labels.some((l) => l.startsWith('topology:')))
       await setStateLabel(
         octokit,
         { owner: config.owner, repo: config.repo, issue_number: pull.pr },
@@ -290,13 +301,58 @@ function stickyCache(
 }
 
 /**
- * The monitor's GitHub port over the pass's snapshot: the sticky comment (read from it, written by
- * its ids), the check run (updated by the id the pass read), the state label (labels from it).
+ * A pass's monitor comments, one per candidate (src/usecases/monitor-comment.ts): found in the
+ * pass's snapshot (no listing; a legacy `monitor` comment of the candidate included), then as written.
+ */
+function monitorCommentCache(
+  octokit: Octokit,
+  config: MonitorConfig,
+  snapshotOf: (pr: number) => PullSnapshot | undefined,
+) {
+  const parts = new Map<string, StickyComment[]>();
+  const key = (pr: number, candidate: string) => `${pr}/${candidate}`;
+  const target = (pr: number) => ({
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    botLogin: config.botLogin,
+  });
+  const get = async (pr: number, candidate: string): Promise<StickyComment[]> => {
+    let known = parts.get(key(pr, candidate));
+    if (!known) {
+      const snap = snapshotOf(pr);
+      known = snap
+        ? monitorCommentParts(snap.botComments, candidate, config.botLogin)
+        : await findMonitorComment(octokit, target(pr), candidate);
+      parts.set(key(pr, candidate), known);
+    }
+    return known;
+  };
+  return {
+    read: async (pr: number, candidate: string) => stickyText(await get(pr, candidate)),
+    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
+    async write(pr: number, candidate: string, body: string) {
+      const known = await get(pr, candidate);
+      const written = await writeMonitorComment(octokit, target(pr), candidate, body, known).catch(
+        (e: { status?: number }) => {
+          if (e.status !== 404) throw e;
+          return writeMonitorComment(octokit, target(pr), candidate, body);
+        },
+      );
+      parts.set(key(pr, candidate), written.parts);
+    },
+  };
+}
+
+/**
+ * The monitor's GitHub port over the pass's snapshot: the candidates' sticky comments (read from
+ * it, written by their ids), the pull request's check run (updated by the id the pass read), the
+ * state label (labels from it).
  */
 function snapshotGithubPort(
   octokit: Octokit,
   config: MonitorConfig,
-  comments: ReturnType<typeof stickyCache>,
+  comments: ReturnType<typeof monitorCommentCache>,
   checkRuns: Map<string, number | null>,
 ): MonitorPorts['github'] {
   const direct = githubMonitorPort(octokit, {
@@ -305,8 +361,8 @@ function snapshotGithubPort(
     botLogin: config.botLogin,
   });
   return {
-    readComment: (pr) => comments.read(pr),
-    writeComment: (pr, body) => comments.write(pr, body),
+    readComment: (pr, candidate) => comments.read(pr, candidate),
+    writeComment: (pr, candidate, body) => comments.write(pr, candidate, body),
     async writeCheck(_pr, headSha, check) {
       // As githubMonitorPort writes it (any further MonitorCheck field passes through), by known id.
       const { conclusion, ...output } = check;
@@ -367,7 +423,7 @@ export function buildMonitorPorts(
   // The pass's snapshot of the open pull requests: every comment read and written below starts from it.
   const snapshots = new Map<number, PullSnapshot>();
   const snapshotOf = (pr: number) => snapshots.get(pr);
-  const monitorComments = stickyCache(octokit, config, 'monitor', snapshotOf);
+  const monitorComments = monitorCommentCache(octokit, config, snapshotOf);
   const checkRuns = new Map<string, number | null>();
   const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
   const recordState = async (pr: number, change: (s: RunState) => RunState) => {
@@ -419,9 +475,11 @@ export function buildMonitorPorts(
           ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`]
           : prepared.errors;
         config.log(`${c.runName}: refused: ${errors.join('; ')}`);
-        await refuseRequest(octokit, repoOf(config), c.request, errors, new Date().toISOString());
-        c.requested = false; // refused: this pass shows it neither as queued nor labels it
-        return undefined;
+        // the pass leaves it out and recomputes its pull request's label from the candidates that stay
+        await refuseRequest(octokit, repoOf(config), c.request, errors, new Date().toISOString(), {
+          keepLabel: true,
+        });
+        return { refused: true };
       }
       const result = await submitCandidate(
         { slurm: slurmFor(experiment.experiment_id), log: config.log },

@@ -25,7 +25,12 @@ import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
 import { CommandTimeoutError, ConnectionLostError } from '../../src/slurm/errors.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
-import type { CommandHandlers, HandlerResult, PullRequestContext } from '../../src/usecases/commands.js';
+import {
+  type CommandHandlers,
+  type HandlerResult,
+  type PullRequestContext,
+  statusReply,
+} from '../../src/usecases/commands.js';
 import {
   type CandidateSource,
   candidateNameOf,
@@ -298,7 +303,8 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
 
   /**
    * One reconcile pass for this pull request, now: the monitor's own ports, limited to this pull
-   * request. It never submits: the queue is served by the scheduled pass, by request time.
+   * request, every candidate's comment refreshed. It never submits: the queue is served by the
+   * scheduled pass, by request time.
    */
   const status = async (ctx: PullRequestContext): Promise<HandlerResult> => {
     const ports = buildMonitorPorts(ctx.octokit, {
@@ -313,19 +319,10 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       onlyPull: ctx.pullNumber,
     });
     try {
-      const report = await reconcile({ ...ports, submit: async () => undefined });
+      // refresh: the comments are written now whatever comment_interval_minutes says, so the reply is true
+      const report = await reconcile({ ...ports, submit: async () => undefined }, { refresh: true });
       if (report.errors.length) throw new Error(report.errors.join('; '));
-      const outcome = report.candidates[0];
-      if (!outcome)
-        return {
-          ok: false,
-          message:
-            'No run of this pull request is requested: comment `/topo submit` (the experiment must be on the default branch).',
-        };
-      return {
-        ok: true,
-        message: `\`${outcome.runName}\` is **${outcome.state}**: the monitor comment is up to date.`,
-      };
+      return statusReply(report.candidates);
     } finally {
       await ports.close();
     }

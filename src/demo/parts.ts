@@ -240,10 +240,10 @@ export function realDemoParts(
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
-            readComment: async (pr) => c.comments.get(prs.get(pr)?.candidate.name ?? ''),
-            writeComment: async (pr, body) => {
-              const run = prs.get(pr);
-              if (run) c.comments.set(run.candidate.name, body);
+            // one comment per candidate, as the monitor's sticky comment `monitor-<candidate>`
+            readComment: async (_pr, candidate) => c.comments.get(candidate),
+            writeComment: async (_pr, candidate, body) => {
+              c.comments.set(candidate, body);
             },
             writeCheck: async () => {},
             setLabel: async () => false,

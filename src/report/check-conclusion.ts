@@ -60,3 +60,35 @@ export function monitorCheckRun(s: Standing, headline: string): MonitorCheckRun 
 }
 
 export { standingOf };
+
+/** How bad a conclusion is for the pull request: the worst candidate decides (in progress is between). */
+const SEVERITY = (c: MonitorConclusion | undefined): number =>
+  c === 'failure' ? 3 : c === undefined ? 2 : c === 'neutral' ? 1 : 0;
+
+/**
+ * The ONE check run of a pull request's head (`topo/monitor`, the name branch protection can
+ * require) over all its candidates: merging records every candidate of the pull request, so it is
+ * `failure` when any candidate failed or is decided worse, in progress while any is still measuring,
+ * `neutral` when any is equivalent or undecided, `success` only when every candidate is better (or a
+ * reference). One candidate: its own check run unchanged. Each candidate's headline in the summary.
+ */
+export function pullRequestCheckRun(
+  checks: ReadonlyArray<{ candidate: string; check: MonitorCheckRun }>,
+): MonitorCheckRun {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) =>
+      SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate),
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join('; ')}`;
+  const summary = ordered
+    .map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? 'measuring'}\n\n${c.check.summary}`)
+    .join('\n\n');
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}…` : title,
+    summary,
+    ...(worst ? { conclusion: worst } : {}),
+  };
+}

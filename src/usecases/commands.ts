@@ -212,3 +212,39 @@ export async function routeLabel(
   await octokit.rest.issues.createComment({ owner, repo, issue_number: pullNumber, body: message });
   return { outcome: 'refused', command: 'label', message };
 }
+
+/** What `/topo status` reports of one candidate (src/usecases/reconcile.ts CandidateOutcome). */
+export interface StatusOfCandidate {
+  candidate: string;
+  runName: string;
+  state: string;
+}
+
+/**
+ * The reply to `/topo status` after its refresh pass: every candidate of the pull request (each has
+ * its own monitor comment), or a refusal when none is requested. Run names are generated, never
+ * user text.
+ */
+export function statusReply(outcomes: readonly StatusOfCandidate[]): HandlerResult {
+  const [only] = outcomes;
+  if (!only)
+    return {
+      ok: false,
+      message:
+        'No run of this pull request is requested: comment `/topo submit` (the experiment must be on the default branch).',
+    };
+  if (outcomes.length === 1)
+    return {
+      ok: true,
+      message: `\`${only.runName}\` is **${only.state}**: the monitor comment is up to date.`,
+    };
+  return {
+    ok: true,
+    message: [
+      `${outcomes.length} candidates; each one's monitor comment is up to date:`,
+      ...[...outcomes]
+        .sort((a, b) => a.candidate.localeCompare(b.candidate))
+        .map((o) => `- \`${o.candidate}\`: \`${o.runName}\` is **${o.state}**`),
+    ].join('\n'),
+  };
+}

@@ -1,8 +1,9 @@
 // The monitor's reconcile pass: stateless, idempotent. For every experiment: its live candidates
 // (from pull requests), their Slurm jobs (one call), their metrics (one query per quantity),
 // the candidate state machine and the sequential decision against the current best (else the
-// baseline), then for each pull request whose comment is due: its check run (the decision), its
-// state label and its sticky comment (written last: it is the pass's commit marker). An unchanged
+// baseline). Then for each pull request with a comment due: its check run (one per head commit,
+// over all its candidates), its state label (from all its candidates) and each due candidate's
+// sticky comment (one per candidate, written last: it is the pass's commit marker). An unchanged
 // pull request costs no write; a running one whose numbers only moved is rewritten at most every
 // comment_interval_minutes. Queued candidates are submitted when slots free; decided ones
 // (stop_when_decided) and stable ones (stop_when_stable) are stopped. What a pass must remember
@@ -24,10 +25,10 @@ import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
 import { upsertCheckRun } from '../github/check-runs.js';
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
-import { readStickyComment, upsertStickyComment } from '../github/sticky-comment.js';
 import { inlineText } from '../github/user-text.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { type Outcome, type Phase, phaseOf, type RunRecord, type RunRequest } from '../lifecycle/model.js';
+import { pullRequestCheckRun } from '../report/check-conclusion.js';
 import { parseCommentStamp, renderCommentStamp, shouldWriteComment } from '../report/comment-throttle.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 import {
@@ -54,6 +55,7 @@ import type {
   Interval,
 } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
+import { readMonitorComment, writeMonitorComment } from './monitor-comment.js';
 import { ownJobs } from './queue.js';
 
 export type LabelState = 'queued' | 'running' | 'stable' | 'failed';
@@ -124,13 +126,23 @@ export interface MonitorPorts {
     jobs(experimentId: string): Promise<MonitorJob[]>;
     cancel(jobId: string, experimentId: string): Promise<void>;
   };
-  /** Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function). */
-  submit(experiment: MonitorExperiment, candidate: MonitorCandidate): Promise<{ jobId: string } | undefined>;
+  /**
+   * Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function).
+   * `refused`: its Request no longer passes at its turn (the ports wrote the refusal): this pass
+   * leaves the candidate out. Undefined: not submitted now (no slot, an error), tried next pass.
+   */
+  submit(
+    experiment: MonitorExperiment,
+    candidate: MonitorCandidate,
+  ): Promise<{ jobId: string } | { refused: true } | undefined>;
   prometheus: PrometheusClient;
   github: {
-    readComment(pr: number): Promise<string | undefined>;
-    writeComment(pr: number, body: string): Promise<void>;
+    /** Candidate `candidate`'s sticky comment (src/usecases/monitor-comment.ts): one per candidate. */
+    readComment(pr: number, candidate: string): Promise<string | undefined>;
+    writeComment(pr: number, candidate: string, body: string): Promise<void>;
+    /** The pull request's check run on `headSha`, over all its candidates at that commit. */
     writeCheck(pr: number, headSha: string, check: MonitorCheck): Promise<void>;
+    /** The pull request's state label, from all its candidates. */
     setLabel(pr: number, state: LabelState | null, current: string[]): Promise<boolean>;
   };
   /** Where Runs and Outcomes are remembered (the pull request's bot-owned run state). */
@@ -250,15 +262,38 @@ export async function reconcile(
 ): Promise<ReconcileReport> {
   const report: ReconcileReport = { candidates: [], errors: [] };
   const experiments = await ports.experiments();
+  const pulls: Pulls = { held: new Set(), left: new Map() };
+  const planned: Planned[] = [];
   for (const exp of experiments) {
     try {
-      report.candidates.push(...(await reconcileExperiment(ports, exp, options)));
+      planned.push(...(await reconcileExperiment(ports, exp, options, pulls)));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${(e as Error).message}`);
+      // a pull request with a candidate of this experiment keeps its check and label (they would miss it)
+      for (const c of exp.candidates) pulls.held.add(c.pr);
       if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
     }
   }
+  const byPull = new Map<number, Planned[]>();
+  for (const p of planned) byPull.set(p.o.c.pr, [...(byPull.get(p.o.c.pr) ?? []), p]);
+  for (const pr of pulls.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  for (const [pr, plans] of byPull) {
+    try {
+      report.candidates.push(...(await writePull(ports, pr, plans, pulls)));
+    } catch (e) {
+      report.errors.push(`#${pr}: ${(e as Error).message}`);
+      report.candidates.push(...plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, false, p.cancelled)));
+    }
+  }
   return report;
+}
+
+/** What the pass knows of pull requests beyond their judged candidates. */
+interface Pulls {
+  /** Pull requests with a candidate whose experiment failed this pass: check and label are kept. */
+  held: Set<number>;
+  /** Pull requests a candidate left this pass (superseded, lost, refused): their labels, to recompute. */
+  left: Map<number, string[]>;
 }
 
 /** The experiment's cluster could not be listed: an outage, never a verdict. */
@@ -276,10 +311,10 @@ async function noteClusterUnreachable(
   for (const c of exp.candidates) {
     if (!c.request || c.outcome) continue;
     try {
-      const current = await ports.github.readComment(c.pr);
+      const current = await ports.github.readComment(c.pr, c.candidate);
       const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
       const noted = withUnavailableNotice(current, since, reason, 'Cluster unreachable');
-      if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, noted);
+      if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (e) {
       report.errors.push(`#${c.pr}: ${(e as Error).message}`);
     }
@@ -321,7 +356,8 @@ async function reconcileExperiment(
   ports: MonitorPorts,
   exp: MonitorExperiment,
   options: ReconcileOptions,
-): Promise<CandidateOutcome[]> {
+  pulls: Pulls,
+): Promise<Planned[]> {
   const id = exp.experiment.experiment_id;
   const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
   const tick = options.tickSeconds ?? 60;
@@ -333,22 +369,25 @@ async function reconcileExperiment(
   for (const c of exp.candidates) {
     const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
     if (kept) candidates.push(kept);
+    else if (c.request && !c.outcome) pulls.left.set(c.pr, c.labels); // superseded or lost now
   }
-  const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
-  const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
+  const { submitted, refused } = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
+  for (const c of refused) pulls.left.set(c.pr, c.labels);
+  const running = candidates.filter((c) => !refused.has(c));
+  const telemetry = await experimentTelemetry(ports, exp, running, jobByRun, evalTs, scrape);
   const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
   // Every candidate is observed before any is judged: a live baseline is the others' reference.
   const observed: Observed[] = [];
-  for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
+  for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
   const reference = referenceOf(exp, observed);
-  const outcomes: CandidateOutcome[] = [];
+  const planned: Planned[] = [];
   for (const o of observed) {
     const view = judgeCandidate(pass, o, reference);
     if (!view) continue; // not asked to run: the validate workflow owns its comment
     const cancelled = await stopCandidate(pass, o, view);
-    outcomes.push(await writeCandidate(pass, o, view, cancelled));
+    planned.push(planCandidate(pass, o, view, cancelled));
   }
-  return outcomes;
+  return planned;
 }
 
 function passOf(p: Omit<Pass, 'S' | 'wallMinutes' | 'expectedRollouts' | 'unavailable'>): Pass {
@@ -381,22 +420,27 @@ async function listJobs(
   return { allJobs, jobByRun };
 }
 
-/** Submits queued candidates while slots are free: strictly by request time (then the older pull request). */
+/**
+ * Submits queued candidates while slots are free: strictly by request time (then the older pull
+ * request). Returns the job ids submitted and the candidates whose Request the ports refused.
+ */
 async function submitQueued(
   ports: MonitorPorts,
   exp: MonitorExperiment,
   candidates: readonly MonitorCandidate[],
   jobByRun: Map<string, MonitorJob>,
   allJobs: readonly MonitorJob[],
-): Promise<Map<string, string>> {
+): Promise<{ submitted: Map<string, string>; refused: Set<MonitorCandidate> }> {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
   const submitted = new Map<string, string>();
+  const refused = new Set<MonitorCandidate>();
   for (const c of [...candidates].sort(byRequest)) {
     if (live >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
-    if (!r) continue;
+    if (r && 'refused' in r) refused.add(c);
+    if (!r || 'refused' in r) continue;
     submitted.set(c.runName, r.jobId);
     jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: 'PENDING', submitTs: null });
     live++;
@@ -406,7 +450,7 @@ async function submitQueued(
         submittedAt: new Date(ports.now() * 1000).toISOString(),
       });
   }
-  return submitted;
+  return { submitted, refused };
 }
 
 /** Metrics: one query per quantity for the whole experiment, over the jobs that have run. */
@@ -438,7 +482,7 @@ async function observeCandidate(
   const ended = job !== undefined && !LIVE.has(job.state);
   const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : undefined;
   // The comment is the durable memory of the last pass (its verdict, its decision).
-  const current = await pass.ports.github.readComment(c.pr);
+  const current = await pass.ports.github.readComment(c.pr, c.candidate);
   const previous = current ? parseObservationBlock(current) : undefined;
   const o: Observed = { c, job, analysis, current, previous, ended };
   keepLastLiveVerdict(o);
@@ -620,20 +664,35 @@ async function stopCandidate(pass: Pass, o: Observed, view: CandidateView): Prom
   return job.jobId;
 }
 
+/** A candidate judged this pass, and its comment when one is due. */
+interface Planned {
+  pass: Pass;
+  o: Observed;
+  view: CandidateView;
+  cancelled?: string;
+  /** The comment to write now; undefined: none is due. */
+  text?: string;
+  /** Metrics unavailable: only the notice on its last comment; its pull request's check and label stay. */
+  held: boolean;
+  /** Its comment is final with this write (the job ended and its data settled). */
+  final: boolean;
+}
+
 /**
- * The comment, check run and label, behind one write gate: nothing for an unchanged pull request
- * or a final comment; a running candidate whose numbers only moved at most every
- * comment_interval_minutes (src/report/comment-throttle.ts). Then the run's Outcome, once final.
+ * The candidate's comment behind one write gate: nothing for an unchanged candidate or a final
+ * comment; a running candidate whose numbers only moved at most every comment_interval_minutes
+ * (src/report/comment-throttle.ts). With metrics unavailable, the last comment with a notice.
  */
-async function writeCandidate(
-  pass: Pass,
-  o: Observed,
-  view: CandidateView,
-  cancelled: string | undefined,
-): Promise<CandidateOutcome> {
-  const { ports, evalTs, scrape } = pass;
-  const { c, job, current } = o;
-  if (pass.unavailable && job?.startTs) return noteUnavailable(pass, o, view);
+function planCandidate(pass: Pass, o: Observed, view: CandidateView, cancelled: string | undefined): Planned {
+  const { evalTs, scrape } = pass;
+  const { job, current } = o;
+  if (pass.unavailable && job?.startTs) {
+    const since = unavailableSince(current) ?? iso(pass.ports.now()) ?? '';
+    const noted = withUnavailableNotice(current, since, pass.unavailable);
+    const notes = [...(view.notes ?? []), `metrics unavailable since ${since}`];
+    const text = noted !== undefined && noted !== current ? noted : undefined;
+    return { pass, o, view: { ...view, notes }, held: true, final: false, ...(text ? { text } : {}) };
+  }
   const body = renderMonitorComment(view);
   // An ended run's comment is final once the data has settled (a few scrapes after the end):
   // later passes leave it alone even if Prometheus drops or ages the run's series.
@@ -645,37 +704,66 @@ async function writeCandidate(
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const changed =
+  const due =
     !isFinal &&
     (wasUnavailable ||
       (pass.options.refresh === true && previous?.hash !== hash) ||
       shouldWriteComment(previous, stamp, evalTs * 1000, interval));
-  if (changed) {
-    await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
-    await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);
-    await ports.github.writeComment(
-      c.pr,
-      `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->\n${renderCommentStamp(stamp)}`,
-    );
-  }
-  // The run's Outcome, once its comment is final: judged as of the job's end, written once.
-  if (finalMark && job && c.request && !c.outcome)
-    await ports.lifecycle?.recordOutcome(
-      c.pr,
-      c.request.id,
-      finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
-    );
-  return outcomeOf(pass, c, view, changed, cancelled);
+  const text = due
+    ? `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->\n${renderCommentStamp(stamp)}`
+    : undefined;
+  return { pass, o, view, cancelled, held: false, final: finalMark !== '', ...(text ? { text } : {}) };
 }
 
-/** Keeps the last judged comment, says since when the metrics are missing; retried next pass. */
-async function noteUnavailable(pass: Pass, o: Observed, view: CandidateView): Promise<CandidateOutcome> {
-  const since = unavailableSince(o.current) ?? iso(pass.ports.now()) ?? '';
-  const noted = withUnavailableNotice(o.current, since, pass.unavailable ?? '');
-  const changed = noted !== undefined && noted !== o.current;
-  if (changed) await pass.ports.github.writeComment(o.c.pr, noted as string);
-  const notes = [...(view.notes ?? []), `metrics unavailable since ${since}`];
-  return outcomeOf(pass, o.c, { ...view, notes }, changed, undefined);
+/** The state label of a pull request from all its candidates: the most urgent one shows. */
+export function pullLabel(
+  views: ReadonlyArray<Pick<CandidateView, 'state' | 'observation'>>,
+): LabelState | null {
+  const labels = new Set(views.map((v) => labelFor(v.state, !!v.observation.verdict.value)));
+  for (const l of ['failed', 'running', 'queued', 'stable'] as const) if (labels.has(l)) return l;
+  return null;
+}
+
+/** The check run of a pull request's head commit over its candidates at that commit. */
+export function pullCheck(views: readonly CandidateView[]): MonitorCheck {
+  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+}
+
+/**
+ * A pull request's writes: when any of its candidates' comments is due, its check run on each
+ * head commit that has a due candidate and its state label, computed over ALL its candidates (never
+ * overwritten per candidate); then each due comment (last: the pass's commit marker); then each
+ * run's Outcome once its comment is final (judged as of the job's end, written once).
+ */
+async function writePull(
+  ports: MonitorPorts,
+  pr: number,
+  plans: readonly Planned[],
+  pulls: Pulls,
+): Promise<CandidateOutcome[]> {
+  const hold = pulls.held.has(pr) || plans.some((p) => p.held);
+  const due = plans.filter((p) => p.text !== undefined);
+  if (!hold) {
+    const shas = new Set(due.map((p) => p.o.c.headSha));
+    for (const sha of shas)
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((p) => p.o.c.headSha === sha).map((p) => p.view)),
+      );
+    const labels = plans[0]?.o.c.labels ?? pulls.left.get(pr) ?? [];
+    if (due.length || pulls.left.has(pr))
+      await ports.github.setLabel(pr, pullLabel(plans.map((p) => p.view)), labels);
+  }
+  for (const p of due) await ports.github.writeComment(pr, p.o.c.candidate, p.text as string);
+  for (const { o, view, final } of plans)
+    if (final && o.job && o.c.request && !o.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        o.c.request.id,
+        finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
+      );
+  return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== undefined, p.cancelled));
 }
 
 function outcomeOf(
@@ -733,8 +821,7 @@ async function applyLifecycle(
           ...(phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []),
         ],
       });
-      await ports.github.setLabel(c.pr, null, c.labels);
-      return null;
+      return null; // its pull request's label is recomputed from the candidates that stay
     }
     case 'lost':
       await ports.lifecycle?.recordOutcome(c.pr, request.id, {
@@ -745,7 +832,6 @@ async function applyLifecycle(
           `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`,
         ],
       });
-      await ports.github.setLabel(c.pr, null, c.labels);
       return null;
     case 'done':
       if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
@@ -1008,10 +1094,17 @@ export function slurmMonitorPort(
   };
 }
 
-/** Name of the monitor's check run on a candidate's head commit. */
+/**
+ * Name of the monitor's check run on a pull request's head commit: one per commit, over all the
+ * pull request's candidates at it (src/report/check-conclusion.ts pullRequestCheckRun), so branch
+ * protection can require one fixed name whatever the candidates are called.
+ */
 export const MONITOR_CHECK_NAME = 'topo/monitor';
 
-/** The monitor's GitHub port over src/github: sticky comment `monitor`, check run, state label. */
+/**
+ * The monitor's GitHub port over src/github: sticky comment `monitor-<candidate>`
+ * (src/usecases/monitor-comment.ts), check run, state label.
+ */
 export function githubMonitorPort(
   octokit: Octokit,
   repo: { owner: string; repo: string; botLogin: string },
@@ -1020,13 +1113,12 @@ export function githubMonitorPort(
     owner: repo.owner,
     repo: repo.repo,
     issue_number: pr,
-    purpose: 'monitor',
     botLogin: repo.botLogin,
   });
   return {
-    readComment: (pr) => readStickyComment(octokit, target(pr)),
-    async writeComment(pr, body) {
-      await upsertStickyComment(octokit, { ...target(pr), body });
+    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target(pr), candidate, body);
     },
     async writeCheck(_pr, headSha, check) {
       await upsertCheckRun(octokit, {

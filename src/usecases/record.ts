@@ -11,7 +11,6 @@ import { parseCommand } from '../github/commands.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
 import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
 import { readRunState } from '../github/run-state.js';
-import { readStickyComment } from '../github/sticky-comment.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { emptyRunState, latestRequests, type Outcome } from '../lifecycle/model.js';
 import { RunStateError } from '../lifecycle/state-block.js';
@@ -35,6 +34,7 @@ import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { SkillReflection } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
+import { readMonitorComment } from './monitor-comment.js';
 import { candidateFilesOf } from './prepare.js';
 import { ownJobs } from './queue.js';
 import { isRunOfName } from './submit.js';
@@ -214,19 +214,18 @@ async function loadCandidate(
     : { problem: `${path} is not valid: ${issuesText(checked.issues)}` };
 }
 
-/** The monitor's observation from its sticky comment, schema-checked. */
+/** The monitor's observation of `candidate` from the candidate's own sticky comment, schema-checked. */
 async function readObservation(
   deps: RecordDeps,
   pull: ClosedPullRequest,
+  candidate: string,
 ): Promise<{ observation?: CandidateObservation; gap?: string }> {
-  const body = await readStickyComment(deps.octokit, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    purpose: 'monitor',
-    botLogin: deps.botLogin,
-  });
-  if (body === undefined) return { gap: 'no monitor comment on the pull request' };
+  const body = await readMonitorComment(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin },
+    candidate,
+  );
+  if (body === undefined) return { gap: `no monitor comment for ${candidate} on the pull request` };
   const block = parseObservationBlock(body);
   if (!block) return { gap: 'the monitor comment carries no readable observation block' };
   const checked = checkObservation(block);
@@ -358,7 +357,7 @@ async function recordCandidate(
   const { job, cancelledJobs } = await settleJobs(deps, experiment, runNames, runName);
 
   // The observation: the monitor's block, else a fresh Prometheus query, else a recorded gap.
-  let { observation, gap } = await readObservation(deps, pull);
+  let { observation, gap } = await readObservation(deps, pull, name);
   if (observation && runName && observation.run_name !== runName)
     gaps.push(`the observation is of run ${observation.run_name}; the merged topology hashes to ${runName}`);
   if (!observation) {

@@ -6,18 +6,16 @@
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
 import { updateRunState } from '../github/run-state.js';
-import { readStickyComment, upsertStickyComment } from '../github/sticky-comment.js';
+import { stickyText, upsertStickyComment } from '../github/sticky-comment.js';
 import { codeBlock } from '../github/user-text.js';
 import { type Outcome, type RunRequest, type RunState, withOutcome } from '../lifecycle/model.js';
+import { findMonitorComment, writeMonitorComment } from './monitor-comment.js';
 import { type CandidateSource, type Prepared, prepareCandidateAt } from './prepare.js';
 
 /** The sticky comment of one candidate's submission: a pull request may carry several candidates. */
 export function submitPurpose(candidate: string): string {
   return `submit-${candidate}`;
 }
-
-/** The monitor's sticky comment (src/usecases/reconcile.ts githubMonitorPort). */
-const MONITOR_PURPOSE = 'monitor';
 
 export interface PullTarget {
   owner: string;
@@ -67,8 +65,10 @@ export function refusalNotice(request: RunRequest, errors: readonly string[]): s
 }
 
 /**
- * Writes the `refused` Outcome (first Outcome stands), removes the state label, and tells the pull
- * request in the candidate's submit comment, and in the monitor comment when that one shows this run.
+ * Writes the `refused` Outcome (first Outcome stands), removes the state label (unless
+ * `keepLabel`: the monitor's pass recomputes it from the pull request's other candidates), and
+ * tells the pull request in the candidate's submit comment, and in the candidate's monitor comment
+ * (src/usecases/monitor-comment.ts) when that one shows this run.
  */
 export async function refuseRequest(
   octokit: Octokit,
@@ -76,17 +76,19 @@ export async function refuseRequest(
   request: RunRequest,
   errors: readonly string[],
   at: string,
+  options: { keepLabel?: boolean } = {},
 ): Promise<void> {
   const target = { ...repo, issue_number: request.pr };
   await updateRunState(octokit, target, (s) =>
     withOutcome(s, request.id, refusedOutcome(request, errors, at)),
   );
-  await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request.pr }, null);
+  if (!options.keepLabel)
+    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request.pr }, null);
   const body = refusalNotice(request, errors);
   await upsertStickyComment(octokit, { ...target, purpose: submitPurpose(request.candidate), body });
-  const monitor = await readStickyComment(octokit, { ...target, purpose: MONITOR_PURPOSE });
-  if (monitor?.includes(request.runName))
-    await upsertStickyComment(octokit, { ...target, purpose: MONITOR_PURPOSE, body });
+  const monitor = await findMonitorComment(octokit, target, request.candidate);
+  if (stickyText(monitor)?.includes(request.runName))
+    await writeMonitorComment(octokit, target, request.candidate, body, monitor);
 }
 
 /**
@@ -101,6 +103,7 @@ export async function refuseOrphanedRequest(
   pull: { headSha: string; state: RunState },
   request: RunRequest,
   log: (line: string) => void,
+  options: { keepLabel?: boolean } = {},
 ): Promise<void> {
   const queued =
     request.headSha === pull.headSha && !pull.state.runs[request.id] && !pull.state.outcomes[request.id];
@@ -114,5 +117,5 @@ export async function refuseOrphanedRequest(
       ]
     : prepared.errors;
   log(`${request.runName}: refused: ${errors.join('; ')}`);
-  await refuseRequest(octokit, repo, request, errors, new Date().toISOString());
+  await refuseRequest(octokit, repo, request, errors, new Date().toISOString(), options);
 }

@@ -184,7 +184,9 @@ function slurmJobNames(): string[] {
 /** The monitor's comment on any pull request (for the call log). */
 function stickyMonitorBody(): string | undefined {
   return gh.state.comments
-    .filter((c) => c.user.login === gh.botLogin && c.body.startsWith('<!-- topo:sticky:monitor -->'))
+    .filter(
+      (c) => c.user.login === gh.botLogin && c.body.startsWith(`<!-- topo:sticky:monitor-${CANDIDATE} -->`),
+    )
     .at(-1)?.body;
 }
 
@@ -329,7 +331,7 @@ describe('from pull request to record', () => {
     expect(gh.state.commentsOn(repo, pull.number).at(-1)?.body).toMatch(
       /is \*\*(submitted|starting|warming|stabilising|stable)\*\*/,
     );
-    expect(stickyComment(pull, 'monitor')).toBeDefined();
+    expect(stickyComment(pull, `monitor-${CANDIDATE}`)).toBeDefined();
   });
 
   it('monitor passes until the comment shows `stable` with metrics and a chart', async () => {
@@ -338,7 +340,7 @@ describe('from pull request to record', () => {
     for (let pass = 0; pass < deadline; pass++) {
       const run = await act('monitor', scheduleEvent(gh, repo));
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-      body = stickyComment(pull, 'monitor');
+      body = stickyComment(pull, `monitor-${CANDIDATE}`);
       if (body && /\bstable\b/i.test(body) && pull.labels.includes('topology:stable')) break;
       // A terminal state other than stable ends the wait: the assertions below show the comment.
       if (body && /^### .* — (failed|finished|stopped)$/m.test(body)) break;

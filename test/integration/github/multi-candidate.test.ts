@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
@@ -157,7 +158,31 @@ describe('a pull request with several candidates', () => {
     });
     expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
     const states = JSON.parse(pass.outputs.states ?? '{}') as Record<string, string>;
-    expect(Object.keys(states).sort()).toEqual([(await live('alpha'))[0]?.name, bravoName].sort());
+    const alphaName = (await live('alpha'))[0]?.name;
+    expect(Object.keys(states).sort()).toEqual([alphaName, bravoName].sort());
+    // each candidate's own comment shows its own run (they no longer overwrite one `monitor` comment)
+    expect(parseObservationBlock(sticky('monitor-alpha'))?.run_name).toBe(alphaName);
+    expect(parseObservationBlock(sticky('monitor-bravo'))?.run_name).toBe(bravoName);
+    expect(sticky('monitor')).toBe('');
+    // one check run on the head, over both candidates (the name branch protection requires)
+    const checks = gh.state.checkRuns.filter((r) => r.repo === repo && r.headSha === pull.head.sha);
+    expect(checks.map((r) => r.name)).toEqual(['topo/monitor']);
+    expect(checks[0]?.output.title).toMatch(/^2 candidates: (alpha|bravo): .*; (alpha|bravo): /);
+    expect(checks[0]?.output.summary).toContain('### `alpha`');
+    expect(checks[0]?.output.summary).toContain('### `bravo`');
+    expect(pull.labels.filter((l) => l.startsWith('topology:'))).toEqual(['topology:running']);
+  });
+
+  it('/topo status answers for both candidates and refreshes both comments', async () => {
+    const before = sticky('monitor-bravo');
+    const { outcome, reply } = await command('/topo status');
+    expect(outcome).toBe('done');
+    expect(reply).toContain("2 candidates; each one's monitor comment is up to date:");
+    expect(reply).toMatch(new RegExp(`- \`alpha\`: \`${runName('alpha').source}\` is \\*\\*\\w+\\*\\*`));
+    expect(reply).toContain(`- \`bravo\`: \`${bravoName}\` is **`);
+    expect(parseObservationBlock(sticky('monitor-bravo'))?.run_name).toBe(bravoName);
+    expect(parseObservationBlock(sticky('monitor-alpha'))?.run_name).toMatch(runName('alpha'));
+    expect(before).not.toBe('');
   });
 
   it('/topo cancel <candidate> cancels that candidate only; a new submit runs it under a new label', async () => {

@@ -43,9 +43,9 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     // 3 GraphQL pages of pull requests + 1 for the candidates' files and check runs
     expect(first.calls.filter((c) => c.path === '/graphql')).toHaveLength(4);
     expect(first.calls.filter((c) => c.method === 'GET')).toEqual([]);
-    // one monitor comment, one check run on each candidate
+    // one monitor comment of its candidate, one check run on each candidate's pull request
     for (const pr of w.candidatePulls)
-      expect(comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor -->'))).toHaveLength(1);
+      expect(comments(pr).filter((c) => /^<!-- topo:sticky:monitor-c\d -->/.test(c.body))).toHaveLength(1);
     expect(w.gh.state.checkRuns.filter((r) => r.name === 'topo/monitor')).toHaveLength(30);
     expect(w.gh.violations()).toEqual([]);
   });
@@ -76,14 +76,15 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     const ports = w.ports();
     try {
       await ports.experiments();
-      const sticky = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:monitor -->'));
+      const sticky = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:monitor-c0 -->'));
+      expect(sticky).toBeDefined();
       w.gh.state.comments.splice(w.gh.state.comments.indexOf(sticky as never), 1);
-      await ports.github.writeComment(pr, 'rewritten');
-      await ports.github.writeComment(pr, 'rewritten again');
+      await ports.github.writeComment(pr, 'c0', 'rewritten');
+      await ports.github.writeComment(pr, 'c0', 'rewritten again');
     } finally {
       await ports.close();
     }
-    const monitor = comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor -->'));
+    const monitor = comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor-c0 -->'));
     expect(monitor.map((c) => c.body.split('\n').slice(1).join('\n'))).toEqual(['rewritten again']);
     // the 404 of the update is GitHub's own answer, not a violation
     expect(w.gh.violations()).toEqual([]);
@@ -164,6 +165,21 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
     expect(status.report.candidates.map((c) => c.pr)).toEqual([pr]);
     expect(status.calls.filter((c) => c.path === '/graphql')).toHaveLength(2);
     expect(status.reads).toBe(2);
+    expect(w.gh.violations()).toEqual([]);
+  });
+  it('a monitor comment from before candidates had their own is adopted in place, without a read', async () => {
+    const pr = w.candidatePulls[3] as number; // the second experiment's c0
+    const own = comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:monitor-c0 -->'));
+    if (!own) throw new Error(`#${pr} has no monitor-c0 comment`);
+    own.body = own.body.replace('<!-- topo:sticky:monitor-c0 -->', '<!-- topo:sticky:monitor -->');
+    w.world.setNow(NOW + 3600); // past comment_interval_minutes: the comment is due
+    const later = await pass();
+    expect(later.report.errors).toEqual([]);
+    expect(later.report.candidates.find((c) => c.pr === pr)?.changed).toBe(true);
+    expect(later.calls.filter((c) => c.method === 'GET')).toEqual([]);
+    const monitor = comments(pr).filter((c) => c.body.startsWith('<!-- topo:sticky:monitor'));
+    expect(monitor.map((c) => c.id)).toEqual([own.id]);
+    expect(monitor[0]?.body.split('\n', 1)[0]).toBe('<!-- topo:sticky:monitor-c0 -->');
     expect(w.gh.violations()).toEqual([]);
   });
 });

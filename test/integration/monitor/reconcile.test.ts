@@ -171,7 +171,7 @@ describe('monitor reconcile pass on the local cluster', () => {
     const comments = gh.state.commentsOn(repo, pull.number).filter((c) => c.user.login === gh.botLogin);
     expect(comments).toHaveLength(1);
     const body = await monitorComment();
-    expect(body).toContain('<!-- topo:sticky:monitor -->');
+    expect(body).toContain('<!-- topo:sticky:monitor-baseline -->');
     expect(body).toMatch(/### 📏 `baseline`: the reference/);
     expect(body).toContain('⏹️ stopped');
     expect(body).not.toMatch(/Slurm job \d+: RUNNING/);

@@ -149,7 +149,7 @@ describe('a queued Request is checked again at its turn', () => {
     expect(notice).toMatch(/```text\n[^\n]*bravo\.yaml:\d+:\d+: error \[gpu-index\][\s\S]*\n```\n/);
     expect(notice).toContain('comment `/topo submit` again');
     expect(b.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
-    expect(sticky(b, 'monitor')).toContain('### Request of `bravo` refused');
+    expect(sticky(b, 'monitor-bravo')).toContain('### Request of `bravo` refused');
 
     await monitor();
     expect(await jobsOf('bravo')).toEqual([]);

@@ -200,6 +200,57 @@ describe('record use case (local GitHub API)', () => {
     expect(gh.violations()).toEqual([]);
   });
 
+  it('a merged pull request with two candidates records each from its own monitor comment', async () => {
+    const repo = newRepo('two-candidates');
+    const alpha = candidateYaml('alpha', 10);
+    const bravo = candidateYaml('bravo', 12);
+    const pull = gh.openPull({
+      repo,
+      author: 'alice',
+      title: 'two ideas',
+      head: 'two-ideas',
+      files: { [`topologies/${ID}/alpha.yaml`]: alpha.text, [`topologies/${ID}/bravo.yaml`]: bravo.text },
+    });
+    const observed = (runName: string, value: number, failed: boolean) => {
+      const o = structuredClone(OUTCOMES[1]!.observation!);
+      o.run_name = runName;
+      o.verdict.projected_full_run = { value, low: value - 0.1, high: value + 0.1 };
+      if (failed) {
+        o.verdict = { state: 'unhealthy', evidence: ['job failed'] };
+        o.failure = { kind: 'gpu-oom', message: 'CUDA out of memory on GPU 5', gpu: 5 };
+      }
+      return renderObservationBlock(o);
+    };
+    // the monitor's comments, one per candidate: bravo's written last (the old single comment's winner)
+    gh.comment(
+      repo,
+      pull.number,
+      gh.botLogin,
+      `<!-- topo:sticky:monitor-alpha -->\n${observed(alpha.runName, 4.2, false)}`,
+    );
+    gh.comment(
+      repo,
+      pull.number,
+      gh.botLogin,
+      `<!-- topo:sticky:monitor-bravo -->\n${observed(bravo.runName, 9, true)}`,
+    );
+    gh.merge(pull, 'alice');
+
+    const result = await recordClosedPullRequest(deps(repo), await restPull(repo, pull));
+
+    expect(result.recorded.map((r) => [r.candidate, r.kind, r.runName])).toEqual([
+      ['alpha', 'accepted', alpha.runName],
+      ['bravo', 'failed', bravo.runName],
+    ]);
+    expect(result.recorded.flatMap((r) => r.telemetryGaps)).toEqual([]);
+    const runs = recordOf(repo).runs;
+    expect(runs.find((r) => r.name === 'alpha')?.status).toBe('accepted');
+    expect(runs.find((r) => r.name === 'bravo')?.decision.reason).toBe(
+      'gpu-oom: CUDA out of memory on GPU 5',
+    );
+    expect(gh.violations()).toEqual([]);
+  });
+
   it('records closed pull requests as rejected (reason from /topo reject) or failed, and notes missing metrics', async () => {
     const repo = newRepo('closed');
     const rejected = openCandidate(repo, 'workers-12', 12);
@@ -225,7 +276,7 @@ describe('record use case (local GitHub API)', () => {
     expect(runs[0]!.skill_reflections).toBeUndefined();
     expect(runs[1]!.decision.reason).toBe('gpu-oom: CUDA out of memory on GPU 2');
     expect(runs[2]!.stable_metrics?.telemetry_quality?.gaps).toEqual([
-      'metrics unavailable: no monitor comment on the pull request (Prometheus was not queried)',
+      'metrics unavailable: no monitor comment for workers-14 on the pull request (Prometheus was not queried)',
     ]);
     expect(recordOf(repo).current_best.topology).toBeNull();
     expect(gh.violations()).toEqual([]);

@@ -24,8 +24,15 @@ export interface Counters {
 export interface FakeWorld {
   ports: MonitorPorts;
   counters: Counters;
+  /** The comment last written on each pull request (of its only candidate, in most tests). */
   comments: Map<number, string>;
+  /** Each candidate's own comment, by `<pr>/<candidate>`: what the monitor reads back. */
+  candidateComments: Map<string, string>;
   checks: Map<number, MonitorCheck>;
+  /** Every check run write, in order. */
+  checkWrites: Array<{ pr: number; headSha: string; check: MonitorCheck }>;
+  /** Every state label write that changed something, in order. */
+  labelWrites: Array<{ pr: number; state: LabelState | null }>;
   labels: Map<number, string[]>;
   jobs: MonitorJob[];
   setNow(ts: number): void;
@@ -48,7 +55,10 @@ export function fakeWorld(
     cancels: 0,
   };
   const comments = new Map<number, string>();
+  const candidateComments = new Map<string, string>();
   const checks = new Map<number, MonitorCheck>();
+  const checkWrites: FakeWorld['checkWrites'] = [];
+  const labelWrites: FakeWorld['labelWrites'] = [];
   const labels = new Map<number, string[]>();
   const jobs: MonitorJob[] = [];
   const traces = new Map<string, { trace: Trace; ts0: number }>();
@@ -144,18 +154,20 @@ export function fakeWorld(
     },
     prometheus,
     github: {
-      async readComment(pr) {
+      async readComment(pr, candidate) {
         counters.githubReads++;
-        return comments.get(pr);
+        return candidateComments.get(`${pr}/${candidate}`);
       },
-      async writeComment(pr, body) {
+      async writeComment(pr, candidate, body) {
         counters.githubWrites++;
+        candidateComments.set(`${pr}/${candidate}`, body);
         comments.set(pr, body);
       },
-      async writeCheck(pr, _sha, check) {
+      async writeCheck(pr, headSha, check) {
         counters.githubReads++; // upsertCheckRun lists the ref's checks first
         counters.githubWrites++;
         checks.set(pr, check);
+        checkWrites.push({ pr, headSha, check });
       },
       async setLabel(pr, state: LabelState | null, current) {
         const want = state ? [`topology:${state}`] : [];
@@ -164,13 +176,26 @@ export function fakeWorld(
         if (changed) {
           counters.githubWrites += Math.max(1, have.length);
           labels.set(pr, want);
+          labelWrites.push({ pr, state });
         }
         return changed;
       },
     },
     now: () => now,
   };
-  return { ports, counters, comments, checks, labels, jobs, traces, setNow: (ts) => (now = ts) };
+  return {
+    ports,
+    counters,
+    comments,
+    candidateComments,
+    checks,
+    checkWrites,
+    labelWrites,
+    labels,
+    jobs,
+    traces,
+    setNow: (ts) => (now = ts),
+  };
 }
 
 /** Starts a job for a candidate whose metrics follow `profile`, started `ago` real seconds before now. */
