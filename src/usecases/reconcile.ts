@@ -29,7 +29,12 @@ import { inlineText } from '../github/user-text.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { type Outcome, type Phase, phaseOf, type RunRecord, type RunRequest } from '../lifecycle/model.js';
 import { pullRequestCheckRun } from '../report/check-conclusion.js';
-import { parseCommentStamp, renderCommentStamp, shouldWriteComment } from '../report/comment-throttle.js';
+import {
+  parseCommentStamp,
+  renderCommentStamp,
+  shouldWriteCheck,
+  shouldWriteComment,
+} from '../report/comment-throttle.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 import {
   type CandidateState,
@@ -676,6 +681,8 @@ interface Planned {
   held: boolean;
   /** Its comment is final with this write (the job ended and its data settled). */
   final: boolean;
+  /** What its pull request's check run says changes with this write (state or decision). */
+  checkDue?: boolean;
 }
 
 /**
@@ -712,7 +719,19 @@ function planCandidate(pass: Pass, o: Observed, view: CandidateView, cancelled: 
   const text = due
     ? `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->\n${renderCommentStamp(stamp)}`
     : undefined;
-  return { pass, o, view, cancelled, held: false, final: finalMark !== '', ...(text ? { text } : {}) };
+  // moving numbers go to the comment; the check is rewritten when what it says changes
+  const checkDue =
+    due && (wasUnavailable || pass.options.refresh === true || shouldWriteCheck(previous, stamp));
+  return {
+    pass,
+    o,
+    view,
+    cancelled,
+    held: false,
+    final: finalMark !== '',
+    checkDue,
+    ...(text ? { text } : {}),
+  };
 }
 
 /** The state label of a pull request from all its candidates: the most urgent one shows. */
@@ -744,7 +763,7 @@ async function writePull(
   const hold = pulls.held.has(pr) || plans.some((p) => p.held);
   const due = plans.filter((p) => p.text !== undefined);
   if (!hold) {
-    const shas = new Set(due.map((p) => p.o.c.headSha));
+    const shas = new Set(due.filter((p) => p.checkDue).map((p) => p.o.c.headSha));
     for (const sha of shas)
       await ports.github.writeCheck(
         pr,

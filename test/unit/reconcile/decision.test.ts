@@ -338,11 +338,14 @@ describe('the comment throttle', () => {
     expect(w.counters.githubWrites).toBe(writes); // no comment, no check run, no label
     expect(w.checks.get(1)).toBe(check);
     expect(w.comments.get(1)).toBe(body);
-    // once the interval has passed it is written again
+    // once the interval has passed the comment is written again, but not the check run: what it
+    // says (stable, better) did not change
     w.setNow(NOW + 65);
     const again = byName(await reconcile(w.ports, opts), 'fast');
     expect(again?.changed).toBe(true);
     expect(parseCommentStamp(w.comments.get(1))?.writtenAtMs).toBe((NOW + 65) * 1000);
+    expect(w.checks.get(1)).toBe(check);
+    expect(w.counters.githubWrites).toBe(writes + 1);
   });
 
   it('a pass a person asked for (refresh: /topo status) writes a moved comment inside the interval, never an unchanged one', async () => {
