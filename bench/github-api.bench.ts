@@ -11,9 +11,7 @@ import { setStateLabel } from '../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../src/github/permissions.js';
 import { reactToComment } from '../src/github/reactions.js';
 import { upsertStickyComment } from '../src/github/sticky-comment.js';
-import { type CommentStamp, shouldWriteComment } from '../src/report/comment-throttle.js';
-import { viewStanding } from '../src/report/pr-comment.js';
-import { type ReconcileReport, reconcile } from '../src/usecases/reconcile.js';
+import { reconcile } from '../src/usecases/reconcile.js';
 import { startGitHubServer } from '../test/support/github-server/index.js';
 import { openApi } from '../test/support/github-server/openapi.js';
 import { budgetWorld, countCalls } from '../test/support/monitor-budget.js';
@@ -120,27 +118,6 @@ await gh.close();
 const MINUTE = 60;
 const NOW = 1_800_000_000;
 const w = await budgetWorld({ experiments: 10, running: 3, idle: 50, now: NOW });
-// The write rule the reconcile pass is to follow (src/report/comment-throttle.ts), applied to the
-// measured passes: a running candidate's comment at most every 15 minutes unless its state or
-// decision changes, its check run only when the decision changes. Labels and reads as measured.
-const stamps = new Map<number, CommentStamp>();
-let version = 0;
-function throttled(report: ReconcileReport, nowMs: number, labelWrites: number, reads: number): number {
-  let writes = labelWrites;
-  for (const c of report.candidates) {
-    const before = stamps.get(c.pr);
-    const next = {
-      state: c.state,
-      outcome: viewStanding(c.view).outcome,
-      hash: c.changed || !before ? (++version).toString(16) : before.hash,
-    };
-    if (!shouldWriteComment(before, next, nowMs, 15)) continue;
-    writes += 1 + (before?.outcome === next.outcome ? 0 : 1);
-    stamps.set(c.pr, { ...next, writtenAtMs: nowMs });
-  }
-  return reads + writes;
-}
-
 async function monitorPass(options: { onlyPull?: number } = {}) {
   w.gh.resetCalls();
   const ports = w.ports(options);
@@ -150,10 +127,8 @@ async function monitorPass(options: { onlyPull?: number } = {}) {
     const states = new Map<string, number>();
     for (const c of report.candidates) states.set(c.state, (states.get(c.state) ?? 0) + 1);
     const counted = countCalls(w.gh);
-    const labelWrites = w.gh.calls().filter((c) => c.method !== 'GET' && c.path.includes('/labels')).length;
     return {
       ...counted,
-      throttled: throttled(report, ports.now() * 1000, labelWrites, counted.reads),
       changed: report.candidates.filter((c) => c.changed).length,
       states: [...states].map(([k, n]) => `${k} ${n}`).join(', '),
     };
@@ -172,14 +147,12 @@ line('first pass (all written)', await monitorPass());
 let reads = 0;
 let writes = 0;
 let maxReads = 0;
-let projected = 0;
 for (let pass = 1; pass <= 12; pass++) {
   w.world.setNow(NOW + pass * 5 * MINUTE);
   const r = await monitorPass();
   reads += r.reads;
   writes += r.writes;
   maxReads = Math.max(maxReads, r.reads);
-  projected += r.throttled;
   line(`pass ${pass} (minute ${pass * 5})`, r);
 }
 const unchanged = await monitorPass();
@@ -188,10 +161,7 @@ const status = await monitorPass({ onlyPull: w.candidatePulls[0] as number });
 line('/topo status (one PR)', status);
 console.log(`  reads per pass: at most ${maxReads} (goal ≤ 5)`);
 console.log(
-  `  per hour (12 passes, 5-minute schedule): ${reads} reads + ${writes} writes = ${reads + writes} requests (goal ≤ 300; GITHUB_TOKEN allows 1,000)`,
-);
-console.log(
-  `  per hour with the comment throttle (comment_interval_minutes 15, check run on a decision change): ${projected} requests (projected from these passes)`,
+  `  per hour (12 passes, 5-minute schedule; comments at most every 15 minutes unless the state or decision changes, check runs only then): ${reads} reads + ${writes} writes = ${reads + writes} requests (goal ≤ 300; GITHUB_TOKEN allows 1,000)`,
 );
 console.log(`  writes in a pass where nothing changed: ${unchanged.writes} (goal 0)`);
 console.log(`violations: ${w.gh.violations().length}`);
