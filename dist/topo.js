@@ -64093,6 +64093,24 @@ function monitorCheckRun(s, headline) {
   const conclusion = checkConclusion(s);
   return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
 }
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b2) => SEVERITY(b2.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b2.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
 
 // src/report/mermaid.ts
 function text(s) {
@@ -73129,6 +73147,10 @@ function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
   if (nowMs < previous.writtenAtMs) return true;
   return nowMs - previous.writtenAtMs >= interval3 * 6e4;
 }
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
 var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
 function renderCommentStamp(s) {
   for (const [k2, v2] of [
@@ -73147,6 +73169,11 @@ function parseCommentStamp(body) {
   if (!m2) return void 0;
   return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
 }
+
+// src/usecases/monitor-comment.ts
+var RUN_PREFIX = "^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}";
+var RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
+var RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
 
 // src/usecases/reconcile.ts
 var LIVE = { has: (state2) => isLive2(state2) };
@@ -73202,12 +73229,26 @@ function seriesOf(t, runName) {
 async function reconcile(ports, options2 = {}) {
   const report = { candidates: [], errors: [] };
   const experiments = await ports.experiments();
+  const pulls = { held: /* @__PURE__ */ new Set(), left: /* @__PURE__ */ new Map() };
+  const planned = [];
   for (const exp of experiments) {
     try {
-      report.candidates.push(...await reconcileExperiment(ports, exp, options2));
+      planned.push(...await reconcileExperiment(ports, exp, options2, pulls));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
+      for (const c of exp.candidates) pulls.held.add(c.pr);
       if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
+    }
+  }
+  const byPull = /* @__PURE__ */ new Map();
+  for (const p of planned) byPull.set(p.o.c.pr, [...byPull.get(p.o.c.pr) ?? [], p]);
+  for (const pr of pulls.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  for (const [pr, plans] of byPull) {
+    try {
+      report.candidates.push(...await writePull(ports, pr, plans, pulls));
+    } catch (e) {
+      report.errors.push(`#${pr}: ${e.message}`);
+      report.candidates.push(...plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, false, p.cancelled)));
     }
   }
   return report;
@@ -73219,16 +73260,16 @@ async function noteClusterUnreachable(ports, exp, reason2, report) {
   for (const c of exp.candidates) {
     if (!c.request || c.outcome) continue;
     try {
-      const current = await ports.github.readComment(c.pr);
+      const current = await ports.github.readComment(c.pr, c.candidate);
       const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
       const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, noted);
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (e) {
       report.errors.push(`#${c.pr}: ${e.message}`);
     }
   }
 }
-async function reconcileExperiment(ports, exp, options2) {
+async function reconcileExperiment(ports, exp, options2, pulls) {
   const id = exp.experiment.experiment_id;
   const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
   const tick = options2.tickSeconds ?? 60;
@@ -73239,21 +73280,24 @@ async function reconcileExperiment(ports, exp, options2) {
   for (const c of exp.candidates) {
     const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
     if (kept) candidates.push(kept);
+    else if (c.request && !c.outcome) pulls.left.set(c.pr, c.labels);
   }
-  const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
-  const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
+  const { submitted, refused } = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
+  for (const c of refused) pulls.left.set(c.pr, c.labels);
+  const running = candidates.filter((c) => !refused.has(c));
+  const telemetry = await experimentTelemetry(ports, exp, running, jobByRun, evalTs, scrape);
   const pass = passOf({ ports, exp, options: options2, id, scrape, evalTs, telemetry, submitted });
   const observed = [];
-  for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
+  for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
   const reference = referenceOf(exp, observed);
-  const outcomes = [];
+  const planned = [];
   for (const o of observed) {
     const view = judgeCandidate(pass, o, reference);
     if (!view) continue;
     const cancelled = await stopCandidate(pass, o, view);
-    outcomes.push(await writeCandidate(pass, o, view, cancelled));
+    planned.push(planCandidate(pass, o, view, cancelled));
   }
-  return outcomes;
+  return planned;
 }
 function passOf(p) {
   const fi = p.exp.experiment.fixed_inputs;
@@ -73281,11 +73325,13 @@ async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live2 = new Set(allJobs.filter((j2) => LIVE.has(j2.state)).map((j2) => j2.name)).size;
   const submitted = /* @__PURE__ */ new Map();
+  const refused = /* @__PURE__ */ new Set();
   for (const c of [...candidates].sort(byRequest)) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
-    if (!r) continue;
+    if (r && "refused" in r) refused.add(c);
+    if (!r || "refused" in r) continue;
     submitted.set(c.runName, r.jobId);
     jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
     live2++;
@@ -73295,7 +73341,7 @@ async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
         submittedAt: new Date(ports.now() * 1e3).toISOString()
       });
   }
-  return submitted;
+  return { submitted, refused };
 }
 async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
   const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j2) => !!j2?.startTs);
@@ -73311,7 +73357,7 @@ async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scr
 async function observeCandidate(pass, c, job) {
   const ended = job !== void 0 && !LIVE.has(job.state);
   const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
-  const current = await pass.ports.github.readComment(c.pr);
+  const current = await pass.ports.github.readComment(c.pr, c.candidate);
   const previous = current ? parseObservationBlock(current) : void 0;
   const o = { c, job, analysis, current, previous, ended };
   keepLastLiveVerdict(o);
@@ -73443,10 +73489,16 @@ async function stopCandidate(pass, o, view) {
   if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
   return job.jobId;
 }
-async function writeCandidate(pass, o, view, cancelled) {
-  const { ports, evalTs, scrape } = pass;
-  const { c, job, current } = o;
-  if (pass.unavailable && job?.startTs) return noteUnavailable(pass, o, view);
+function planCandidate(pass, o, view, cancelled) {
+  const { evalTs, scrape } = pass;
+  const { job, current } = o;
+  if (pass.unavailable && job?.startTs) {
+    const since = unavailableSince(current) ?? iso(pass.ports.now()) ?? "";
+    const noted = withUnavailableNotice(current, since, pass.unavailable);
+    const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+    const text3 = noted !== void 0 && noted !== current ? noted : void 0;
+    return { pass, o, view: { ...view, notes }, held: true, final: false, ...text3 ? { text: text3 } : {} };
+  }
   const body = renderMonitorComment(view);
   const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
   const hash = contentHash(`${body}${finalMark}`);
@@ -73455,32 +73507,54 @@ async function writeCandidate(pass, o, view, cancelled) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const changed = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
-  if (changed) {
-    await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
-    await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);
-    await ports.github.writeComment(
-      c.pr,
-      `${body}
+  const due = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const text2 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}`
-    );
-  }
-  if (finalMark && job && c.request && !c.outcome)
-    await ports.lifecycle?.recordOutcome(
-      c.pr,
-      c.request.id,
-      finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-    );
-  return outcomeOf(pass, c, view, changed, cancelled);
+${renderCommentStamp(stamp)}` : void 0;
+  const checkDue = due && (wasUnavailable || pass.options.refresh === true || shouldWriteCheck(previous, stamp));
+  return {
+    pass,
+    o,
+    view,
+    cancelled,
+    held: false,
+    final: finalMark !== "",
+    checkDue,
+    ...text2 ? { text: text2 } : {}
+  };
 }
-async function noteUnavailable(pass, o, view) {
-  const since = unavailableSince(o.current) ?? iso(pass.ports.now()) ?? "";
-  const noted = withUnavailableNotice(o.current, since, pass.unavailable ?? "");
-  const changed = noted !== void 0 && noted !== o.current;
-  if (changed) await pass.ports.github.writeComment(o.c.pr, noted);
-  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
-  return outcomeOf(pass, o.c, { ...view, notes }, changed, void 0);
+function pullLabel(views) {
+  const labels = new Set(views.map((v2) => labelFor(v2.state, !!v2.observation.verdict.value)));
+  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
+  return null;
+}
+function pullCheck(views) {
+  return pullRequestCheckRun(views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })));
+}
+async function writePull(ports, pr, plans, pulls) {
+  const hold = pulls.held.has(pr) || plans.some((p) => p.held);
+  const due = plans.filter((p) => p.text !== void 0);
+  if (!hold) {
+    const shas = new Set(due.filter((p) => p.checkDue).map((p) => p.o.c.headSha));
+    for (const sha of shas)
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((p) => p.o.c.headSha === sha).map((p) => p.view))
+      );
+    const labels = plans[0]?.o.c.labels ?? pulls.left.get(pr) ?? [];
+    if (due.length || pulls.left.has(pr))
+      await ports.github.setLabel(pr, pullLabel(plans.map((p) => p.view)), labels);
+  }
+  for (const p of due) await ports.github.writeComment(pr, p.o.c.candidate, p.text);
+  for (const { o, view, final } of plans)
+    if (final && o.job && o.c.request && !o.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        o.c.request.id,
+        finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+  return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
 }
 function outcomeOf(pass, c, view, changed, cancelled) {
   return {
@@ -73520,7 +73594,6 @@ async function applyLifecycle(ports, experimentId, c, job) {
           ...phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []
         ]
       });
-      await ports.github.setLabel(c.pr, null, c.labels);
       return null;
     }
     case "lost":
@@ -73532,7 +73605,6 @@ async function applyLifecycle(ports, experimentId, c, job) {
           `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
         ]
       });
-      await ports.github.setLabel(c.pr, null, c.labels);
       return null;
     case "done":
       if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
@@ -75694,10 +75766,10 @@ function realDemoParts(root, env, outDir) {
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
-            readComment: async (pr) => c.comments.get(prs.get(pr)?.candidate.name ?? ""),
-            writeComment: async (pr, body) => {
-              const run2 = prs.get(pr);
-              if (run2) c.comments.set(run2.candidate.name, body);
+            // one comment per candidate, as the monitor's sticky comment `monitor-<candidate>`
+            readComment: async (_pr, candidate) => c.comments.get(candidate),
+            writeComment: async (_pr, candidate, body) => {
+              c.comments.set(candidate, body);
             },
             writeCheck: async () => {
             },

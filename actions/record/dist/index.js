@@ -68186,9 +68186,6 @@ function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
 }
-async function readStickyComment(octokit, target) {
-  return stickyText(await findStickyComments(octokit, target));
-}
 
 // src/github/pull-snapshots.ts
 var PULL_FIELDS = (
@@ -70064,6 +70061,42 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return [RUN_LABELLED, RUN_UNLABELLED].some((re) => re.exec(runName)?.[1] === candidate);
+}
+var RUN_PREFIX = "^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}";
+var RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
+var RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text2 = stickyText(legacy);
+  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target, candidate) {
+  const listed = await listComments(octokit, target);
+  return monitorCommentParts(listed, candidate, target.botLogin);
+}
+async function listComments(octokit, target) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target, candidate) {
+  return stickyText(await findMonitorComment(octokit, target, candidate));
+}
+
 // src/usecases/prepare.ts
 import { posix as posix2 } from "node:path";
 
@@ -70205,15 +70238,13 @@ async function loadCandidate(deps, path, ref) {
   const checked2 = checkCandidate(text2, path);
   return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
 }
-async function readObservation(deps, pull) {
-  const body = await readStickyComment(deps.octokit, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    purpose: "monitor",
-    botLogin: deps.botLogin
-  });
-  if (body === void 0) return { gap: "no monitor comment on the pull request" };
+async function readObservation(deps, pull, candidate) {
+  const body = await readMonitorComment(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin },
+    candidate
+  );
+  if (body === void 0) return { gap: `no monitor comment for ${candidate} on the pull request` };
   const block = parseObservationBlock(body);
   if (!block) return { gap: "the monitor comment carries no readable observation block" };
   const checked2 = checkObservation(block);
@@ -70308,7 +70339,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
   const lifecycle = request2 ? state2.outcomes[request2.id] : void 0;
   const runNames = /* @__PURE__ */ new Set([...requests.map((r) => r.runName), ...runName ? [runName] : []]);
   const { job, cancelledJobs } = await settleJobs(deps, experiment, runNames, runName);
-  let { observation, gap } = await readObservation(deps, pull);
+  let { observation, gap } = await readObservation(deps, pull, name);
   if (observation && runName && observation.run_name !== runName)
     gaps2.push(`the observation is of run ${observation.run_name}; the merged topology hashes to ${runName}`);
   if (!observation) {

@@ -62976,6 +62976,26 @@ async function routeLabel(octokit, event, options) {
   await octokit.rest.issues.createComment({ owner, repo, issue_number: pullNumber, body: message2 });
   return { outcome: "refused", command: "label", message: message2 };
 }
+function statusReply(outcomes) {
+  const [only] = outcomes;
+  if (!only)
+    return {
+      ok: false,
+      message: "No run of this pull request is requested: comment `/topo submit` (the experiment must be on the default branch)."
+    };
+  if (outcomes.length === 1)
+    return {
+      ok: true,
+      message: `\`${only.runName}\` is **${only.state}**: the monitor comment is up to date.`
+    };
+  return {
+    ok: true,
+    message: [
+      `${outcomes.length} candidates; each one's monitor comment is up to date:`,
+      ...[...outcomes].sort((a, b) => a.candidate.localeCompare(b.candidate)).map((o) => `- \`${o.candidate}\`: \`${o.runName}\` is **${o.state}**`)
+    ].join("\n")
+  };
+}
 
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
@@ -63309,9 +63329,6 @@ async function findStickyComments(octokit, target2) {
 function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
-}
-async function readStickyComment(octokit, target2) {
-  return stickyText(await findStickyComments(octokit, target2));
 }
 async function upsertStickyComment(octokit, target2, existing) {
   const reserve = stickyMarker(target2.purpose, 99).length + 1;
@@ -70261,73 +70278,6 @@ function jobForRun(jobs, runName, view) {
   return mine.sort(order).at(-1) ?? null;
 }
 
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
-// src/telemetry/grafana.ts
-var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
-function dashboardSlug(title) {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run.runName });
-  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
-  params.set("from", String(range?.fromMs ?? "now-6h"));
-  params.set("to", String(range?.toMs ?? "now"));
-  const slug = dashboardSlug(dashboard.title);
-  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
-  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
-}
-
 // src/report/standing.ts
 var DEFAULT_MIN_IMPROVEMENT = 0.02;
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
@@ -70451,6 +70401,95 @@ function standingTitle(s) {
 function monitorCheckRun(s, headline) {
   const conclusion = checkConclusion(s);
   return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run.runName });
+  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
 }
 
 // src/report/mermaid.ts
@@ -71198,6 +71237,46 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return [RUN_LABELLED, RUN_UNLABELLED].some((re) => re.exec(runName)?.[1] === candidate);
+}
+var RUN_PREFIX = "^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}";
+var RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
+var RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text2 = stickyText(legacy);
+  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target2, candidate) {
+  const listed2 = await listComments(octokit, target2);
+  return monitorCommentParts(listed2, candidate, target2.botLogin);
+}
+async function listComments(octokit, target2) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target2, candidate) {
+  return stickyText(await findMonitorComment(octokit, target2, candidate));
+}
+async function writeMonitorComment(octokit, target2, candidate, body, known) {
+  const existing = known ?? await findMonitorComment(octokit, target2, candidate);
+  return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
+}
+
 // src/usecases/queue.ts
 var RETIRED_PREFIX = "retired-";
 function retiredName(jobName2) {
@@ -71293,12 +71372,26 @@ function seriesOf(t, runName) {
 async function reconcile(ports, options = {}) {
   const report = { candidates: [], errors: [] };
   const experiments = await ports.experiments();
+  const pulls = { held: /* @__PURE__ */ new Set(), left: /* @__PURE__ */ new Map() };
+  const planned = [];
   for (const exp of experiments) {
     try {
-      report.candidates.push(...await reconcileExperiment(ports, exp, options));
+      planned.push(...await reconcileExperiment(ports, exp, options, pulls));
     } catch (e) {
       report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
+      for (const c of exp.candidates) pulls.held.add(c.pr);
       if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
+    }
+  }
+  const byPull = /* @__PURE__ */ new Map();
+  for (const p of planned) byPull.set(p.o.c.pr, [...byPull.get(p.o.c.pr) ?? [], p]);
+  for (const pr of pulls.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  for (const [pr, plans] of byPull) {
+    try {
+      report.candidates.push(...await writePull(ports, pr, plans, pulls));
+    } catch (e) {
+      report.errors.push(`#${pr}: ${e.message}`);
+      report.candidates.push(...plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, false, p.cancelled)));
     }
   }
   return report;
@@ -71310,16 +71403,16 @@ async function noteClusterUnreachable(ports, exp, reason2, report) {
   for (const c of exp.candidates) {
     if (!c.request || c.outcome) continue;
     try {
-      const current = await ports.github.readComment(c.pr);
+      const current = await ports.github.readComment(c.pr, c.candidate);
       const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
       const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, noted);
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (e) {
       report.errors.push(`#${c.pr}: ${e.message}`);
     }
   }
 }
-async function reconcileExperiment(ports, exp, options) {
+async function reconcileExperiment(ports, exp, options, pulls) {
   const id = exp.experiment.experiment_id;
   const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
   const tick = options.tickSeconds ?? 60;
@@ -71330,21 +71423,24 @@ async function reconcileExperiment(ports, exp, options) {
   for (const c of exp.candidates) {
     const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
     if (kept) candidates.push(kept);
+    else if (c.request && !c.outcome) pulls.left.set(c.pr, c.labels);
   }
-  const submitted = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
-  const telemetry = await experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape);
+  const { submitted, refused } = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
+  for (const c of refused) pulls.left.set(c.pr, c.labels);
+  const running = candidates.filter((c) => !refused.has(c));
+  const telemetry = await experimentTelemetry(ports, exp, running, jobByRun, evalTs, scrape);
   const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
   const observed = [];
-  for (const c of candidates) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
+  for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
   const reference = referenceOf(exp, observed);
-  const outcomes = [];
+  const planned = [];
   for (const o of observed) {
     const view = judgeCandidate(pass, o, reference);
     if (!view) continue;
     const cancelled = await stopCandidate(pass, o, view);
-    outcomes.push(await writeCandidate(pass, o, view, cancelled));
+    planned.push(planCandidate(pass, o, view, cancelled));
   }
-  return outcomes;
+  return planned;
 }
 function passOf(p) {
   const fi = p.exp.experiment.fixed_inputs;
@@ -71372,11 +71468,13 @@ async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
   let live2 = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
   const submitted = /* @__PURE__ */ new Map();
+  const refused = /* @__PURE__ */ new Set();
   for (const c of [...candidates].sort(byRequest)) {
     if (live2 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
-    if (!r) continue;
+    if (r && "refused" in r) refused.add(c);
+    if (!r || "refused" in r) continue;
     submitted.set(c.runName, r.jobId);
     jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
     live2++;
@@ -71386,7 +71484,7 @@ async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
         submittedAt: new Date(ports.now() * 1e3).toISOString()
       });
   }
-  return submitted;
+  return { submitted, refused };
 }
 async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
   const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
@@ -71402,7 +71500,7 @@ async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scr
 async function observeCandidate(pass, c, job) {
   const ended = job !== void 0 && !LIVE.has(job.state);
   const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
-  const current = await pass.ports.github.readComment(c.pr);
+  const current = await pass.ports.github.readComment(c.pr, c.candidate);
   const previous = current ? parseObservationBlock(current) : void 0;
   const o = { c, job, analysis, current, previous, ended };
   keepLastLiveVerdict(o);
@@ -71534,10 +71632,16 @@ async function stopCandidate(pass, o, view) {
   if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
   return job.jobId;
 }
-async function writeCandidate(pass, o, view, cancelled) {
-  const { ports, evalTs, scrape } = pass;
-  const { c, job, current } = o;
-  if (pass.unavailable && job?.startTs) return noteUnavailable(pass, o, view);
+function planCandidate(pass, o, view, cancelled) {
+  const { evalTs, scrape } = pass;
+  const { job, current } = o;
+  if (pass.unavailable && job?.startTs) {
+    const since = unavailableSince(current) ?? iso(pass.ports.now()) ?? "";
+    const noted = withUnavailableNotice(current, since, pass.unavailable);
+    const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+    const text3 = noted !== void 0 && noted !== current ? noted : void 0;
+    return { pass, o, view: { ...view, notes }, held: true, final: false, ...text3 ? { text: text3 } : {} };
+  }
   const body = renderMonitorComment(view);
   const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
   const hash = contentHash(`${body}${finalMark}`);
@@ -71546,32 +71650,54 @@ async function writeCandidate(pass, o, view, cancelled) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const changed = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
-  if (changed) {
-    await ports.github.writeCheck(c.pr, c.headSha, monitorCheck(view));
-    await ports.github.setLabel(c.pr, labelFor(view.state, !!view.observation.verdict.value), c.labels);
-    await ports.github.writeComment(
-      c.pr,
-      `${body}
+  const due = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const text2 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}`
-    );
-  }
-  if (finalMark && job && c.request && !c.outcome)
-    await ports.lifecycle?.recordOutcome(
-      c.pr,
-      c.request.id,
-      finalOutcome(view, job, iso(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-    );
-  return outcomeOf(pass, c, view, changed, cancelled);
+${renderCommentStamp(stamp)}` : void 0;
+  const checkDue = due && (wasUnavailable || pass.options.refresh === true || shouldWriteCheck(previous, stamp));
+  return {
+    pass,
+    o,
+    view,
+    cancelled,
+    held: false,
+    final: finalMark !== "",
+    checkDue,
+    ...text2 ? { text: text2 } : {}
+  };
 }
-async function noteUnavailable(pass, o, view) {
-  const since = unavailableSince(o.current) ?? iso(pass.ports.now()) ?? "";
-  const noted = withUnavailableNotice(o.current, since, pass.unavailable ?? "");
-  const changed = noted !== void 0 && noted !== o.current;
-  if (changed) await pass.ports.github.writeComment(o.c.pr, noted);
-  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
-  return outcomeOf(pass, o.c, { ...view, notes }, changed, void 0);
+function pullLabel(views) {
+  const labels = new Set(views.map((v) => labelFor(v.state, !!v.observation.verdict.value)));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+function pullCheck(views) {
+  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+}
+async function writePull(ports, pr, plans, pulls) {
+  const hold = pulls.held.has(pr) || plans.some((p) => p.held);
+  const due = plans.filter((p) => p.text !== void 0);
+  if (!hold) {
+    const shas = new Set(due.filter((p) => p.checkDue).map((p) => p.o.c.headSha));
+    for (const sha of shas)
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((p) => p.o.c.headSha === sha).map((p) => p.view))
+      );
+    const labels = plans[0]?.o.c.labels ?? pulls.left.get(pr) ?? [];
+    if (due.length || pulls.left.has(pr))
+      await ports.github.setLabel(pr, pullLabel(plans.map((p) => p.view)), labels);
+  }
+  for (const p of due) await ports.github.writeComment(pr, p.o.c.candidate, p.text);
+  for (const { o, view, final } of plans)
+    if (final && o.job && o.c.request && !o.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        o.c.request.id,
+        finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+  return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
 }
 function outcomeOf(pass, c, view, changed, cancelled) {
   return {
@@ -71611,7 +71737,6 @@ async function applyLifecycle(ports, experimentId, c, job) {
           ...phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []
         ]
       });
-      await ports.github.setLabel(c.pr, null, c.labels);
       return null;
     }
     case "lost":
@@ -71623,7 +71748,6 @@ async function applyLifecycle(ports, experimentId, c, job) {
           `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
         ]
       });
-      await ports.github.setLabel(c.pr, null, c.labels);
       return null;
     case "done":
       if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
@@ -71786,13 +71910,12 @@ function githubMonitorPort(octokit, repo) {
     owner: repo.owner,
     repo: repo.repo,
     issue_number: pr,
-    purpose: "monitor",
     botLogin: repo.botLogin
   });
   return {
-    readComment: (pr) => readStickyComment(octokit, target2(pr)),
-    async writeComment(pr, body) {
-      await upsertStickyComment(octokit, { ...target2(pr), body });
+    readComment: (pr, candidate) => readMonitorComment(octokit, target2(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target2(pr), candidate, body);
     },
     async writeCheck(_pr, headSha, check2) {
       await upsertCheckRun(octokit, {
@@ -71813,7 +71936,6 @@ function githubMonitorPort(octokit, repo) {
 function submitPurpose(candidate) {
   return `submit-${candidate}`;
 }
-var MONITOR_PURPOSE = "monitor";
 function recheckRequest(octokit, repo, request2, source) {
   return prepareCandidateAt(
     octokit,
@@ -71844,21 +71966,22 @@ function refusalNotice(request2, errors) {
     "Fix the candidate (or the default branch), then comment `/topo submit` again."
   ].join("\n");
 }
-async function refuseRequest(octokit, repo, request2, errors, at) {
+async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
   const target2 = { ...repo, issue_number: request2.pr };
   await updateRunState(
     octokit,
     target2,
     (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
   );
-  await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
+  if (!options.keepLabel)
+    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
   const body = refusalNotice(request2, errors);
   await upsertStickyComment(octokit, { ...target2, purpose: submitPurpose(request2.candidate), body });
-  const monitor = await readStickyComment(octokit, { ...target2, purpose: MONITOR_PURPOSE });
-  if (monitor?.includes(request2.runName))
-    await upsertStickyComment(octokit, { ...target2, purpose: MONITOR_PURPOSE, body });
+  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
+  if (stickyText(monitor)?.includes(request2.runName))
+    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
 }
-async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log) {
+async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
   const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
   if (!queued) return;
   const prepared = await recheckRequest(octokit, repo, request2, source);
@@ -71866,7 +71989,7 @@ async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log)
     `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
   ] : prepared.errors;
   log(`${request2.runName}: refused: ${errors.join("; ")}`);
-  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString());
+  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
 }
 
 // src/github/commits.ts
@@ -74029,12 +74152,16 @@ async function loadCandidates(octokit, config, experiments, snapshots) {
   });
   for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
   for (const pull of pulls) {
+    let monitored = 0;
     for (const request2 of latestRequests(pull.state)) {
       const loaded = experiments.get(request2.experiment);
       if (!loaded) {
-        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request2, config.log);
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request2, config.log, {
+          keepLabel: true
+        });
         continue;
       }
+      monitored++;
       const list = byExperiment.get(request2.experiment) ?? [];
       list.push({
         candidate: request2.candidate,
@@ -74051,7 +74178,7 @@ async function loadCandidates(octokit, config, experiments, snapshots) {
       });
       byExperiment.set(request2.experiment, list);
     }
-    if (pull.state.requests.length === 0 && pull.labels.some((l) => l.startsWith("topology:")))
+    if (monitored === 0 && pull.labels.some((l) => l.startsWith("topology:")))
       await setStateLabel(
         octokit,
         { owner: config.owner, repo: config.repo, issue_number: pull.pr },
@@ -74118,6 +74245,39 @@ function stickyCache(octokit, config, purpose, snapshotOf) {
     }
   };
 }
+function monitorCommentCache(octokit, config, snapshotOf) {
+  const parts = /* @__PURE__ */ new Map();
+  const key = (pr, candidate) => `${pr}/${candidate}`;
+  const target2 = (pr) => ({
+    owner: config.owner,
+    repo: config.repo,
+    issue_number: pr,
+    botLogin: config.botLogin
+  });
+  const get = async (pr, candidate) => {
+    let known = parts.get(key(pr, candidate));
+    if (!known) {
+      const snap = snapshotOf(pr);
+      known = snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : await findMonitorComment(octokit, target2(pr), candidate);
+      parts.set(key(pr, candidate), known);
+    }
+    return known;
+  };
+  return {
+    read: async (pr, candidate) => stickyText(await get(pr, candidate)),
+    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
+    async write(pr, candidate, body) {
+      const known = await get(pr, candidate);
+      const written = await writeMonitorComment(octokit, target2(pr), candidate, body, known).catch(
+        (e) => {
+          if (e.status !== 404) throw e;
+          return writeMonitorComment(octokit, target2(pr), candidate, body);
+        }
+      );
+      parts.set(key(pr, candidate), written.parts);
+    }
+  };
+}
 function snapshotGithubPort(octokit, config, comments, checkRuns) {
   const direct = githubMonitorPort(octokit, {
     owner: config.owner,
@@ -74125,8 +74285,8 @@ function snapshotGithubPort(octokit, config, comments, checkRuns) {
     botLogin: config.botLogin
   });
   return {
-    readComment: (pr) => comments.read(pr),
-    writeComment: (pr, body) => comments.write(pr, body),
+    readComment: (pr, candidate) => comments.read(pr, candidate),
+    writeComment: (pr, candidate, body) => comments.write(pr, candidate, body),
     async writeCheck(_pr, headSha, check2) {
       const { conclusion, ...output } = check2;
       const written = await upsertCheckRun(
@@ -74180,7 +74340,7 @@ function buildMonitorPorts(octokit, config) {
   };
   const snapshots = /* @__PURE__ */ new Map();
   const snapshotOf = (pr) => snapshots.get(pr);
-  const monitorComments = stickyCache(octokit, config, "monitor", snapshotOf);
+  const monitorComments = monitorCommentCache(octokit, config, snapshotOf);
   const checkRuns = /* @__PURE__ */ new Map();
   const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
   const recordState = async (pr, change) => {
@@ -74229,9 +74389,10 @@ function buildMonitorPorts(octokit, config) {
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
         const errors = prepared.ok ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`] : prepared.errors;
         config.log(`${c.runName}: refused: ${errors.join("; ")}`);
-        await refuseRequest(octokit, repoOf(config), c.request, errors, (/* @__PURE__ */ new Date()).toISOString());
-        c.requested = false;
-        return void 0;
+        await refuseRequest(octokit, repoOf(config), c.request, errors, (/* @__PURE__ */ new Date()).toISOString(), {
+          keepLabel: true
+        });
+        return { refused: true };
       }
       const result = await submitCandidate(
         { slurm: slurmFor(experiment.experiment_id), log: config.log },
@@ -74485,18 +74646,9 @@ function buildSubmitHandlers(config) {
       onlyPull: ctx.pullNumber
     });
     try {
-      const report = await reconcile({ ...ports, submit: async () => void 0 });
+      const report = await reconcile({ ...ports, submit: async () => void 0 }, { refresh: true });
       if (report.errors.length) throw new Error(report.errors.join("; "));
-      const outcome = report.candidates[0];
-      if (!outcome)
-        return {
-          ok: false,
-          message: "No run of this pull request is requested: comment `/topo submit` (the experiment must be on the default branch)."
-        };
-      return {
-        ok: true,
-        message: `\`${outcome.runName}\` is **${outcome.state}**: the monitor comment is up to date.`
-      };
+      return statusReply(report.candidates);
     } finally {
       await ports.close();
     }

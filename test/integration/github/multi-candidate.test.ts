@@ -2,16 +2,22 @@
 // own run name, slot and submit comment) and answers for the invalid one; `/topo submit <candidate>`
 // and `/topo cancel|stop [<candidate>]` act on one or all. Bundled submit and monitor actions against
 // the local GitHub API and the local cluster.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
-import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import {
+  cancelLiveJobs,
+  defaultBranchWorkspace,
+  ensureStateLabels,
+  twinExperimentYaml,
+  uniqueSuffix,
+  workersCandidate,
+} from '../../support/action-fixture.js';
+import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
 import {
   type GitHubServer,
@@ -21,23 +27,10 @@ import {
 } from '../../support/github-server/index.js';
 import { runAction } from '../../support/run-action.js';
 
-const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const suffix = uniqueSuffix();
 const experimentId = `topology-opt-mul${suffix}-local-20260101`;
-const experimentYaml = `experiment_id: ${experimentId}
-cluster: local
-base_topology: 8gpu_64rollouts
-max_parallel: 3
-fixed_inputs:
-  deploy: twin-balanced
-  driver: vavam
-  scenes: public_2601
-  scene_count: 913
-  rollouts_per_scene: 1
-  slurm:
-    time: "00:10:00"
-`;
-const candidate = (name: string, workers: number) =>
-  `name: ${name}\nhypothesis: more event loops\ntopology:\n  runtime:\n    nr_workers: ${workers}\n`;
+const experimentYaml = twinExperimentYaml(experimentId, { maxParallel: 3 });
+const candidate = workersCandidate;
 const dir = `topologies/${experimentId}`;
 
 let cluster: LocalClusterEnv;
@@ -52,15 +45,11 @@ beforeAll(async () => {
   const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
   if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
   slurm = slurmClientForCluster('local', clusters.clusters.local);
-  workspace = mkdtempSync(join(tmpdir(), 'topo-multi-ws-'));
-  mkdirSync(join(workspace, dir), { recursive: true });
-  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
-  writeFileSync(join(workspace, dir, 'experiment.yaml'), experimentYaml);
-  copyFileSync(
-    join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
-    join(workspace, 'topologies/presets/8gpu_64rollouts.yaml'),
-  );
-  copyFileSync(cluster.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  workspace = defaultBranchWorkspace('multi', {
+    experimentId,
+    experimentYaml,
+    clustersFile: cluster.clustersFile,
+  });
   gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', { files: { [`${dir}/experiment.yaml`]: experimentYaml } });
   gh.addCollaborator(repo, 'alice', 'write');
@@ -75,13 +64,11 @@ beforeAll(async () => {
       [`${dir}/broken.yaml`]: 'name: broken\ntopology:\n  services:\n    driver:\n      gpus: [0, 99]\n',
     },
   });
-  for (const name of ['topology:queued', 'topology:running', 'topology:stable', 'topology:failed'])
-    gh.state.ensureLabel(repo, name).description = name;
+  ensureStateLabels(gh, repo);
 });
 
 afterAll(async () => {
-  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (isLive(j.state)) await slurm.cancel(j.id);
+  await cancelLiveJobs(slurm, experimentId);
   await slurm?.close();
   await gh?.close();
 });

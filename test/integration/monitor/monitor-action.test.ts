@@ -3,15 +3,20 @@
 // submit` by a writer does, checked against the default branch's experiment (the pull request's
 // edited experiment.yaml never reaches sbatch); the monitor never submits twice; a push supersedes
 // the run (cancelled, recorded) and the new head waits; a job Slurm forgot is never resubmitted.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
 import type { ClustersFile } from '../../../src/types/generated/clusters.js';
-import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import {
+  cancelLiveJobs,
+  defaultBranchWorkspace,
+  ensureStateLabels,
+  twinExperimentYaml,
+  uniqueSuffix,
+} from '../../support/action-fixture.js';
+import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
 import {
   type GitHubServer,
@@ -21,22 +26,9 @@ import {
 } from '../../support/github-server/index.js';
 import { runAction } from '../../support/run-action.js';
 
-const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
+const suffix = uniqueSuffix();
 const experimentId = `topology-opt-act${suffix}-local-20260101`;
-
-const experimentYaml = `experiment_id: ${experimentId}
-cluster: local
-base_topology: 8gpu_64rollouts
-max_parallel: 1
-fixed_inputs:
-  deploy: twin-balanced
-  driver: vavam
-  scenes: public_2601
-  scene_count: 913
-  rollouts_per_scene: 1
-  slurm:
-    time: "00:10:00"
-`;
+const experimentYaml = twinExperimentYaml(experimentId);
 // What a hostile pull request puts in its own copy of the experiment: none of it may reach sbatch.
 const editedExperimentYaml = experimentYaml
   .replace('max_parallel: 1', 'max_parallel: 16')
@@ -65,15 +57,11 @@ beforeAll(async () => {
   if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
   slurm = slurmClientForCluster('local', clusters.clusters.local);
   // the default-branch checkout the action reads its trusted configuration from
-  workspace = mkdtempSync(join(tmpdir(), 'topo-monitor-ws-'));
-  mkdirSync(join(workspace, 'topologies', experimentId), { recursive: true });
-  mkdirSync(join(workspace, 'topologies', 'presets'), { recursive: true });
-  writeFileSync(join(workspace, 'topologies', experimentId, 'experiment.yaml'), experimentYaml);
-  copyFileSync(
-    join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'),
-    join(workspace, 'topologies/presets/8gpu_64rollouts.yaml'),
-  );
-  copyFileSync(cluster.clustersFile, join(workspace, 'topologies/clusters.yaml'));
+  workspace = defaultBranchWorkspace('monitor', {
+    experimentId,
+    experimentYaml,
+    clustersFile: cluster.clustersFile,
+  });
   gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', {
     files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
@@ -90,21 +78,17 @@ beforeAll(async () => {
     },
   });
   gh.addCollaborator(repo, 'tom', 'triage');
-  // labels as a set-up repository has them (ensureStateLabels); the local server renders a label
-  // created without a description as null, which GitHub's schema for pulls.list does not allow
-  for (const name of [
+  ensureStateLabels(gh, repo, [
     'topology:submit',
     'topology:queued',
     'topology:running',
     'topology:stable',
     'topology:failed',
-  ])
-    gh.state.ensureLabel(repo, name).description = name;
+  ]);
 });
 
 afterAll(async () => {
-  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (['PENDING', 'RUNNING'].includes(j.state)) await slurm.cancel(j.id);
+  await cancelLiveJobs(slurm, experimentId);
   await slurm?.close();
   await gh?.close();
 });
@@ -191,9 +175,15 @@ describe('the run lifecycle through the actions', () => {
     });
     const pass = await monitor();
     expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
-    const listed = await jobs();
-    expect(listed).toHaveLength(1);
-    expect(listed[0]?.state).toBe('CANCELLED');
+    // scancel returns before Slurm has finished the job (COMPLETING under load): wait for its end state
+    await vi.waitFor(
+      async () => {
+        const listed = await jobs();
+        expect(listed).toHaveLength(1);
+        expect(listed[0]?.state).toBe('CANCELLED');
+      },
+      { timeout: 60_000, interval: 1_000 },
+    );
     expect(runState()).toMatch(/\*\*superseded\*\*: the pull request moved from/);
     await monitor();
     expect(await jobs()).toHaveLength(1);
