@@ -1,9 +1,12 @@
 // What the action tests on the local cluster share: a unique twin experiment, the default-branch
 // checkout the actions read their trusted configuration from, the state labels, and the clean-up.
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+import { type ClientForClusterOptions, slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import { isLive, type SlurmClient } from '../../src/slurm/types.js';
+import type { ClustersFile } from '../../src/types/generated/clusters.js';
 import { repoRoot } from './cluster.js';
 import type { GitHubServer, Repo } from './github-server/index.js';
 
@@ -70,4 +73,25 @@ export function ensureStateLabels(
 export async function cancelLiveJobs(slurm: SlurmClient | undefined, experimentId: string): Promise<void> {
   for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
     if (isLive(j.state)) await slurm?.cancel(j.id);
+}
+
+/** A Slurm client for a cluster of the test's clusters file (fails clearly when it is not there). */
+export function clusterSlurm(
+  clustersFile: string,
+  name = 'local',
+  options: ClientForClusterOptions = {},
+): SlurmClient {
+  const clusters = parse(readFileSync(clustersFile, 'utf8')) as ClustersFile;
+  const cluster = clusters.clusters[name];
+  if (!cluster) throw new Error(`${clustersFile} has no cluster "${name}"`);
+  return slurmClientForCluster(name, cluster, options);
+}
+
+/** The repository `acme/sim` with the experiment on its default branch and `alice` as a writer. */
+export function experimentRepo(gh: GitHubServer, experimentId: string, experimentYaml: string): Repo {
+  const repo = gh.createRepo('acme/sim', {
+    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
+  });
+  gh.addCollaborator(repo, 'alice', 'write');
+  return repo;
 }

@@ -1,18 +1,12 @@
-// A pull request with several candidates: `/topo submit` makes one Request per valid candidate (its
-// own run name, slot and submit comment) and answers for the invalid one; `/topo submit <candidate>`
-// and `/topo cancel|stop [<candidate>]` act on one or all. Bundled submit and monitor actions against
-// the local GitHub API and the local cluster.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
   cancelLiveJobs,
+  clusterSlurm,
   defaultBranchWorkspace,
   ensureStateLabels,
+  experimentRepo,
   twinExperimentYaml,
   uniqueSuffix,
   workersCandidate,
@@ -42,17 +36,14 @@ let workspace: string;
 
 beforeAll(async () => {
   cluster = requireCluster();
-  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
-  if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
-  slurm = slurmClientForCluster('local', clusters.clusters.local);
+  slurm = clusterSlurm(cluster.clustersFile, 'local');
   workspace = defaultBranchWorkspace('multi', {
     experimentId,
     experimentYaml,
     clustersFile: cluster.clustersFile,
   });
   gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', { files: { [`${dir}/experiment.yaml`]: experimentYaml } });
-  gh.addCollaborator(repo, 'alice', 'write');
+  repo = experimentRepo(gh, experimentId, experimentYaml);
   pull = gh.openPull({
     repo,
     author: 'alice',

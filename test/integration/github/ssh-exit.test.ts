@@ -4,13 +4,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
   cancelLiveJobs,
+  clusterSlurm,
   defaultBranchWorkspace,
+  experimentRepo,
   twinExperimentYaml,
   uniqueSuffix,
   workersCandidate,
@@ -41,10 +40,8 @@ let sshKey: string;
 
 beforeAll(async () => {
   cluster = requireCluster();
-  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
-  if (!clusters.clusters['local-ssh']) throw new Error(`${cluster.clustersFile} has no cluster "local-ssh"`);
   sshKey = readFileSync(cluster.sshKeyPath, 'utf8');
-  slurm = slurmClientForCluster('local-ssh', clusters.clusters['local-ssh'], {
+  slurm = clusterSlurm(cluster.clustersFile, 'local-ssh', {
     env: { TOPO_SSH_KEY: sshKey },
   });
   workspace = defaultBranchWorkspace('ssh', {
@@ -53,10 +50,7 @@ beforeAll(async () => {
     clustersFile: cluster.clustersFile,
   });
   gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', {
-    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
-  });
-  gh.addCollaborator(repo, 'alice', 'write');
+  repo = experimentRepo(gh, experimentId, experimentYaml);
   // Sibling candidates: `more` is a prefix of `more-workers`.
   more = gh.openPull({
     repo,

@@ -1,16 +1,10 @@
-// The Slurm controller restarts and has lost its state (job ids start again at 1): the run it forgot
-// is recorded `lost` and never resubmitted, and a new `/topo submit` runs under a new label, so the
-// two runs never share a run_name even though they share a job id. On a private cluster of this
-// test's own (test/support/private-cluster.ts): the shared cluster's jobs are never touched.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
+  clusterSlurm,
   defaultBranchWorkspace,
   ensureStateLabels,
+  experimentRepo,
   twinExperimentYaml,
   workersCandidate,
 } from '../../support/action-fixture.js';
@@ -37,9 +31,7 @@ let workspace: string;
 
 beforeAll(async () => {
   cluster = startPrivateCluster();
-  const clusters = parse(readFileSync(cluster.env.clustersFile, 'utf8')) as ClustersFile;
-  if (!clusters.clusters.local) throw new Error(`${cluster.env.clustersFile} has no cluster "local"`);
-  slurm = slurmClientForCluster('local', clusters.clusters.local, {
+  slurm = clusterSlurm(cluster.env.clustersFile, 'local', {
     env: { ...process.env, SLURM_CONF: cluster.env.slurmConf },
   });
   workspace = defaultBranchWorkspace('restart', {
@@ -48,10 +40,7 @@ beforeAll(async () => {
     clustersFile: cluster.env.clustersFile,
   });
   gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', {
-    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
-  });
-  gh.addCollaborator(repo, 'alice', 'write');
+  repo = experimentRepo(gh, experimentId, experimentYaml);
   pull = gh.openPull({
     repo,
     author: 'alice',

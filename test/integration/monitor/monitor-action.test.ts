@@ -1,18 +1,11 @@
-// The bundled submit and monitor actions, run as GitHub runs them, against the local GitHub API and
-// the local cluster, through the run lifecycle: a hand-added label starts nothing; only `/topo
-// submit` by a writer does, checked against the default branch's experiment (the pull request's
-// edited experiment.yaml never reaches sbatch); the monitor never submits twice; a push supersedes
-// the run (cancelled, recorded) and the new head waits; a job Slurm forgot is never resubmitted.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parse } from 'yaml';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
   cancelLiveJobs,
+  clusterSlurm,
   defaultBranchWorkspace,
   ensureStateLabels,
+  experimentRepo,
   twinExperimentYaml,
   uniqueSuffix,
 } from '../../support/action-fixture.js';
@@ -53,9 +46,7 @@ let workspace: string;
 
 beforeAll(async () => {
   cluster = requireCluster();
-  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
-  if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
-  slurm = slurmClientForCluster('local', clusters.clusters.local);
+  slurm = clusterSlurm(cluster.clustersFile, 'local');
   // the default-branch checkout the action reads its trusted configuration from
   workspace = defaultBranchWorkspace('monitor', {
     experimentId,
@@ -63,10 +54,7 @@ beforeAll(async () => {
     clustersFile: cluster.clustersFile,
   });
   gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', {
-    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
-  });
-  gh.addCollaborator(repo, 'alice', 'write');
+  repo = experimentRepo(gh, experimentId, experimentYaml);
   pull = gh.openPull({
     repo,
     author: 'alice',

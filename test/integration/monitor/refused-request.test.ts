@@ -2,17 +2,16 @@
 // experiment's rules changed (or its cluster or preset went away) since `/topo submit`, it is refused (Outcome
 // `refused` with the errors, the pull request told in the candidate's submit comment, its label
 // removed) and never reaches sbatch. Bundled submit and monitor actions, local GitHub API, local cluster.
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
   cancelLiveJobs,
+  clusterSlurm,
   defaultBranchWorkspace,
   ensureStateLabels,
+  experimentRepo,
   twinExperimentYaml,
   uniqueSuffix,
   workersCandidate,
@@ -49,19 +48,14 @@ const presetFile = () => join(workspace, 'topologies/presets/8gpu_64rollouts.yam
 
 beforeAll(async () => {
   cluster = requireCluster();
-  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
-  if (!clusters.clusters.local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
-  slurm = slurmClientForCluster('local', clusters.clusters.local);
+  slurm = clusterSlurm(cluster.clustersFile, 'local');
   workspace = defaultBranchWorkspace('refused', {
     experimentId,
     experimentYaml,
     clustersFile: cluster.clustersFile,
   });
   gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', {
-    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
-  });
-  gh.addCollaborator(repo, 'alice', 'write');
+  repo = experimentRepo(gh, experimentId, experimentYaml);
   for (const [name, workers] of [
     ['alpha', 10],
     ['bravo', 12],
