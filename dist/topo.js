@@ -75613,7 +75613,7 @@ function localCluster(root, env) {
 
 // src/demo/parts.ts
 var DEMO_CLUSTER = "local";
-var FINAL_STATES = /* @__PURE__ */ new Set(["stable", "finished", "stopped", "failed"]);
+var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 var unixSeconds = slurmTimeToUnix;
 function intervalOf(observation) {
   return observation?.verdict.value ?? observation?.verdict.projected_full_run ?? null;

@@ -47,7 +47,9 @@ import { localCluster } from './cluster.js';
 export const DEMO_CLUSTER = 'local';
 
 /** States after which the monitor has nothing more to say about a candidate. */
-const FINAL_STATES = new Set(['stable', 'finished', 'stopped', 'failed']);
+// `stable` is not final: the monitor cancels the job at its verdict (stop_when_stable) and the next
+// pass writes the comment a reviewer keeps (the job's end state, who stopped it).
+const FINAL_STATES = new Set(['finished', 'stopped', 'failed']);
 
 interface Context {
   cluster: Cluster;

@@ -123,8 +123,13 @@ describe('topo demo --quick', () => {
     const comments = readdirSync(join(out, 'comments'));
     expect(comments).toContain('baseline.md');
     expect(comments.length).toBe(files.length - 1);
-    for (const c of comments)
-      expect(readFileSync(join(out, 'comments', c), 'utf8')).toContain('topo:observation');
+    for (const c of comments) {
+      const body = readFileSync(join(out, 'comments', c), 'utf8');
+      expect(body).toContain('topo:observation');
+      // the comment a reviewer keeps is the one after the job ended: its end state, never RUNNING
+      expect(body, c).not.toMatch(/Slurm job \d+: RUNNING/);
+      expect(body, c).toMatch(/Slurm job \d+: (CANCELLED|COMPLETED|FAILED|TIMEOUT|OUT_OF_MEMORY)/);
+    }
   });
 
   it('writes the final report with its five parts', () => {
