@@ -49,7 +49,7 @@ export function standingTitle(s: Standing): string {
     case 'undecided':
       return `Ended without a decision (${s.reason ?? 'no value'})`;
     default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} min to a decision` : ''}`;
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ''}`;
   }
 }
 

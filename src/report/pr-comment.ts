@@ -126,6 +126,7 @@ export function viewStanding(v: CandidateView): Standing {
     comparisons: v.comparisons,
     hasValue: !!v.observation.verdict.value,
     minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null,
   });
 }
 
@@ -159,7 +160,10 @@ function headlineText(s: Standing): string {
     case 'undecided':
       return `ended without a decision: ${s.reason ?? 'no value'}`;
     default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} min to a decision` : '';
+      const eta =
+        s.expectedMinutes != null
+          ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision`
+          : '';
       const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : '';
       return `measuring${eta || sofar ? ` — ${[eta, sofar].filter(Boolean).join('; ')}` : ''}`;
     }

@@ -13,6 +13,7 @@ export interface Standing {
   /** (candidate − reference) / reference of seconds per rollout; negative is faster. */
   change?: Interval | null;
   minImprovement: number;
+  /** Run-minutes still to go until the decision is expected (measuring only). */
   expectedMinutes?: number | null;
   /** Why it failed (failed) or why no decision came (undecided). */
   reason?: string;
@@ -61,6 +62,8 @@ export interface StandingInput {
   /** The run has a value of its own (verdict.value). */
   hasValue: boolean;
   minImprovement?: number;
+  /** Run-minutes of data so far (the decision's forecast is a run-minute: the rest is what is left). */
+  minutesOfData?: number | null;
 }
 
 const TERMINAL = new Set(['finished', 'stopped', 'failed']);
@@ -74,7 +77,7 @@ export function standingOf(i: StandingInput): Standing {
       reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : 'the job ended without a result',
     };
   const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
   const cmp = i.comparisons.find((c) => c.outcome !== 'not-comparable') ?? i.comparisons[0];
   if (!cmp) {
     if (i.hasValue) return { outcome: 'reference', minImprovement: min };
@@ -98,7 +101,7 @@ export function standingOf(i: StandingInput): Standing {
   return { outcome, against, change, minImprovement: min };
 }
 
-function fromDecision(d: Decision, min: number, ended: boolean): Standing {
+function fromDecision(d: Decision, min: number, ended: boolean, minutesOfData: number | null): Standing {
   const base = {
     against: describeReference(d.against),
     change: d.relative_change ?? null,
@@ -121,7 +124,11 @@ function fromDecision(d: Decision, min: number, ended: boolean): Standing {
     default:
       return ended
         ? { ...base, outcome: 'undecided', reason: 'the run ended before a decision' }
-        : { ...base, outcome: 'measuring', expectedMinutes: d.expected_minutes_to_decision ?? null };
+        : {
+            ...base,
+            outcome: 'measuring',
+            expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData),
+          };
   }
 }
 
@@ -132,4 +139,10 @@ function classify(change: Interval | null, min: number): Outcome {
   if (change.low > 0) return 'worse';
   if (change.low >= -min && change.high <= min) return 'equivalent';
   return 'measuring';
+}
+
+/** The decision is forecast at a run-minute; what a reader wants is how long is left. */
+function minutesLeft(expectedAt: number | null | undefined, now: number | null): number | null {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
 }

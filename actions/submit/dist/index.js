@@ -70313,7 +70313,7 @@ function standingOf(i) {
       reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
     };
   const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
   const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
   if (!cmp) {
     if (i.hasValue) return { outcome: "reference", minImprovement: min };
@@ -70332,7 +70332,7 @@ function standingOf(i) {
     };
   return { outcome, against, change, minImprovement: min };
 }
-function fromDecision(d, min, ended) {
+function fromDecision(d, min, ended, minutesOfData) {
   const base = {
     against: describeReference(d.against),
     change: d.relative_change ?? null,
@@ -70351,7 +70351,11 @@ function fromDecision(d, min, ended) {
     case "equivalent":
       return { ...base, outcome: "equivalent" };
     default:
-      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : { ...base, outcome: "measuring", expectedMinutes: d.expected_minutes_to_decision ?? null };
+      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+        ...base,
+        outcome: "measuring",
+        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+      };
   }
 }
 function classify(change, min) {
@@ -70360,6 +70364,10 @@ function classify(change, min) {
   if (change.low > 0) return "worse";
   if (change.low >= -min && change.high <= min) return "equivalent";
   return "measuring";
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
 }
 
 // src/report/check-conclusion.ts
@@ -70395,7 +70403,7 @@ function standingTitle(s) {
     case "undecided":
       return `Ended without a decision (${s.reason ?? "no value"})`;
     default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} min to a decision` : ""}`;
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
   }
 }
 function monitorCheckRun(s, headline) {
@@ -70625,7 +70633,8 @@ function viewStanding(v) {
     decision: v.observation.decision ?? null,
     comparisons: v.comparisons,
     hasValue: !!v.observation.verdict.value,
-    minImprovement: v.minImprovement
+    minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null
   });
 }
 function byHowMuch(change) {
@@ -70653,7 +70662,7 @@ function headlineText(s) {
     case "undecided":
       return `ended without a decision: ${s.reason ?? "no value"}`;
     default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} min to a decision` : "";
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
       const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
       return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
     }

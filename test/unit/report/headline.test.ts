@@ -52,6 +52,11 @@ function withDecision(d: Partial<Decision>, over: Partial<CandidateView> = {}): 
   return { ...v, observation: { ...v.observation, decision: decision(d) } };
 }
 
+function atMinute(minutes: number, v: CandidateView): CandidateView {
+  const verdict = { ...v.observation.verdict, minutes_of_data: minutes };
+  return { ...v, observation: { ...v.observation, verdict } };
+}
+
 const cases: Record<
   string,
   { v: CandidateView; icon: string; words: RegExp; next: RegExp; check: string | undefined }
@@ -79,16 +84,21 @@ const cases: Record<
     check: 'neutral',
   },
   measuring: {
-    v: withDecision(
-      {
-        state: 'measuring',
-        expected_minutes_to_decision: 24.2,
-        relative_change: { value: -0.05, low: -0.12, high: 0.02 },
-      },
-      { state: 'stabilising' },
+    // forecast at run-minute 64.2 with 40 run-minutes of data: about 25 to go
+    v: atMinute(
+      40,
+      withDecision(
+        {
+          state: 'measuring',
+          expected_minutes_to_decision: 64.2,
+          relative_change: { value: -0.05, low: -0.12, high: 0.02 },
+        },
+        { state: 'stabilising' },
+      ),
     ),
     icon: '⏳',
-    words: /measuring — about 25 min to a decision; so far −5% against the current best `scale-driver-2`/,
+    words:
+      /measuring — about 25 more run-minutes to a decision; so far −5% against the current best `scale-driver-2`/,
     next: /Nothing to do yet/,
     check: undefined,
   },
