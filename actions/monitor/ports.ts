@@ -16,12 +16,7 @@ import {
   snapshotSticky,
 } from '../../src/github/pull-snapshots.js';
 import { pullRunStates, RUN_STATE_PURPOSE, updateRunStateFrom } from '../../src/github/run-state.js';
-import {
-  findStickyComments,
-  type StickyComment,
-  stickyText,
-  upsertStickyComment,
-} from '../../src/github/sticky-comment.js';
+import { findStickyComments, type StickyComment, stickyText } from '../../src/github/sticky-comment.js';
 import {
   latestRequests,
   type RunRequest,
@@ -151,7 +146,7 @@ function recordReferences(
 
 /** The open pull requests of this pass: every one (one paginated GraphQL query), or just `onlyPull`. */
 async function readSnapshots(octokit: Octokit, config: MonitorConfig): Promise<PullSnapshot[]> {
-  const repo = { owner: config.owner, repo: config.repo, botLogin: config.botLogin };
+  const repo = repoOf(config);
   if (config.onlyPull === undefined) return (await readPullSnapshots(octokit, repo)).pulls;
   const { pull } = await readPullSnapshot(octokit, repo, config.onlyPull);
   return pull ? [pull] : [];
@@ -256,48 +251,35 @@ async function readCandidateCommits(
 }
 
 /**
- * A pass's sticky comments of one purpose: from the pass's snapshot (no listing), then as written
- * (a later read or write in the same pass sees the new parts and ids).
+ * A pass's comment parts by key: found once (from the pass's snapshot, else one listing), then as
+ * written (a later read or write in the same pass sees the new parts and ids).
  */
-function stickyCache(
+function partsCache<K>(keyOf: (k: K) => string, find: (k: K) => Promise<StickyComment[]>) {
+  const parts = new Map<string, StickyComment[]>();
+  return {
+    async get(k: K): Promise<StickyComment[]> {
+      let known = parts.get(keyOf(k));
+      if (!known) {
+        known = await find(k);
+        parts.set(keyOf(k), known);
+      }
+      return known;
+    },
+    set: (k: K, written: StickyComment[]) => parts.set(keyOf(k), written),
+  };
+}
+
+/** The pull requests' run state comments (src/github/run-state.ts), from the pass's snapshot. */
+function runStateCache(
   octokit: Octokit,
   config: MonitorConfig,
-  purpose: string,
   snapshotOf: (pr: number) => PullSnapshot | undefined,
 ) {
-  const parts = new Map<number, StickyComment[]>();
-  const target = (pr: number) => ({
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    purpose,
-    botLogin: config.botLogin,
+  return partsCache(String, (pr: number) => {
+    const target = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
+    const snap = snapshotOf(pr);
+    return snap ? Promise.resolve(snapshotSticky(snap, target)) : findStickyComments(octokit, target);
   });
-  const get = async (pr: number): Promise<StickyComment[]> => {
-    let known = parts.get(pr);
-    if (!known) {
-      const snap = snapshotOf(pr);
-      known = snap ? snapshotSticky(snap, target(pr)) : await findStickyComments(octokit, target(pr));
-      parts.set(pr, known);
-    }
-    return known;
-  };
-  return {
-    read: async (pr: number) => stickyText(await get(pr)),
-    get,
-    set: (pr: number, written: StickyComment[]) => parts.set(pr, written),
-    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
-    async write(pr: number, body: string) {
-      const known = await get(pr);
-      const written = await upsertStickyComment(octokit, { ...target(pr), body }, known).catch(
-        (e: { status?: number }) => {
-          if (e.status !== 404) throw e;
-          return upsertStickyComment(octokit, { ...target(pr), body });
-        },
-      );
-      parts.set(pr, written.parts);
-    },
-  };
 }
 
 /**
@@ -309,37 +291,29 @@ function monitorCommentCache(
   config: MonitorConfig,
   snapshotOf: (pr: number) => PullSnapshot | undefined,
 ) {
-  const parts = new Map<string, StickyComment[]>();
-  const key = (pr: number, candidate: string) => `${pr}/${candidate}`;
-  const target = (pr: number) => ({
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    botLogin: config.botLogin,
-  });
-  const get = async (pr: number, candidate: string): Promise<StickyComment[]> => {
-    let known = parts.get(key(pr, candidate));
-    if (!known) {
+  type Key = { pr: number; candidate: string };
+  const target = (pr: number) => ({ ...repoOf(config), issue_number: pr });
+  const cache = partsCache(
+    ({ pr, candidate }: Key) => `${pr}/${candidate}`,
+    async ({ pr, candidate }: Key) => {
       const snap = snapshotOf(pr);
-      known = snap
+      return snap
         ? monitorCommentParts(snap.botComments, candidate, config.botLogin)
-        : await findMonitorComment(octokit, target(pr), candidate);
-      parts.set(key(pr, candidate), known);
-    }
-    return known;
-  };
+        : findMonitorComment(octokit, target(pr), candidate);
+    },
+  );
   return {
-    read: async (pr: number, candidate: string) => stickyText(await get(pr, candidate)),
+    read: async (pr: number, candidate: string) => stickyText(await cache.get({ pr, candidate })),
     /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
     async write(pr: number, candidate: string, body: string) {
-      const known = await get(pr, candidate);
+      const known = await cache.get({ pr, candidate });
       const written = await writeMonitorComment(octokit, target(pr), candidate, body, known).catch(
         (e: { status?: number }) => {
           if (e.status !== 404) throw e;
           return writeMonitorComment(octokit, target(pr), candidate, body);
         },
       );
-      parts.set(key(pr, candidate), written.parts);
+      cache.set({ pr, candidate }, written.parts);
     },
   };
 }
@@ -355,11 +329,7 @@ function snapshotGithubPort(
   comments: ReturnType<typeof monitorCommentCache>,
   checkRuns: Map<string, number | null>,
 ): MonitorPorts['github'] {
-  const direct = githubMonitorPort(octokit, {
-    owner: config.owner,
-    repo: config.repo,
-    botLogin: config.botLogin,
-  });
+  const direct = githubMonitorPort(octokit, repoOf(config));
   return {
     readComment: (pr, candidate) => comments.read(pr, candidate),
     writeComment: (pr, candidate, body) => comments.write(pr, candidate, body),
@@ -390,12 +360,7 @@ export function buildMonitorPorts(
   config: MonitorConfig,
 ): MonitorPorts & { close(): Promise<void> } {
   const experiments = loadExperiments(config);
-  const stateTarget = (pr: number) => ({
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    botLogin: config.botLogin,
-  });
+  const stateTarget = (pr: number) => ({ ...repoOf(config), issue_number: pr });
   const slurm = new Map<string, SlurmClient>();
   const prom = new Map<string, PrometheusClient>();
   const clusterOf = (id: string) => {
@@ -425,7 +390,7 @@ export function buildMonitorPorts(
   const snapshotOf = (pr: number) => snapshots.get(pr);
   const monitorComments = monitorCommentCache(octokit, config, snapshotOf);
   const checkRuns = new Map<string, number | null>();
-  const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
+  const runStates = runStateCache(octokit, config, snapshotOf);
   const recordState = async (pr: number, change: (s: RunState) => RunState) => {
     const written = await updateRunStateFrom(octokit, stateTarget(pr), await runStates.get(pr), change);
     runStates.set(pr, written.parts);
