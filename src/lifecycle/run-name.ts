@@ -50,6 +50,15 @@ export function parseRunName(name: string, experimentId: string): ParsedRunName 
   return null;
 }
 
+/**
+ * The candidate of a run name when its experiment is not known: experiment ids are
+ * `topology-opt-…-<YYYYMMDD>` (experiment.schema.json), so the date ends the longest id that parses.
+ */
+export function candidateOfRunName(name: string): string | null {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m ? (parseRunName(name, m[1] as string)?.candidate ?? null) : null;
+}
+
 /** The experiment (of `experimentIds`) a job name belongs to: the longest id it parses under. */
 export function ownerExperiment(name: string, experimentIds: Iterable<string>): string | null {
   let best: string | null = null;

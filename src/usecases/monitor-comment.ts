@@ -12,6 +12,7 @@ import {
   stickyText,
   upsertStickyComment,
 } from '../github/sticky-comment.js';
+import { candidateOfRunName } from '../lifecycle/run-name.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 
 /** The purpose of candidate `candidate`'s monitor comment (as src/usecases/refuse.ts submitPurpose). */
@@ -22,19 +23,10 @@ export function monitorPurpose(candidate: string): string {
 /** The purpose of the one monitor comment per pull request written before multi-candidate support. */
 export const LEGACY_MONITOR_PURPOSE = 'monitor';
 
-/**
- * Whether `runName` is a run of `candidate`: `topo-<experiment>-<candidate>-<hash8>[-<label>]`,
- * where an experiment id ends in `-<YYYYMMDD>` (experiment.schema.json), so candidate `b` is never
- * read out of `a-b`'s runs.
- */
+/** Whether `runName` is a run of `candidate` (with a label, or from before labels existed). */
 export function isRunOfCandidate(runName: string, candidate: string): boolean {
-  // with a label (every run now) or without (runs submitted before labels existed)
-  return [RUN_LABELLED, RUN_UNLABELLED].some((re) => re.exec(runName)?.[1] === candidate);
+  return candidateOfRunName(runName) === candidate;
 }
-
-const RUN_PREFIX = '^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}';
-const RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
-const RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
 
 /**
  * Pure: the parts of `candidate`'s monitor comment among a pull request's comments: its own, else
