@@ -63,13 +63,15 @@ const usable = (v: VerdictLike | null | undefined) =>
  */
 export function decideCandidate(
   candidate: VerdictLike,
-  reference: { name: string; verdict: VerdictLike } | null,
+  /** `label`: how the evidence names the reference (default: its name). */
+  reference: { name: string; verdict: VerdictLike; label?: string } | null,
   options: DecideOptions = {},
 ): Decision {
   const m = options.minImprovement ?? 0.02;
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
   const method = `always-valid confidence sequence (normal mixture, α ${alpha}) on log(candidate ÷ reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? 'none';
+  const shown = reference?.label ?? against;
   const base = { against, min_improvement: m, method };
   if (options.isReference)
     return { ...base, state: 'reference', evidence: ['this candidate is the reference'] };
@@ -83,7 +85,7 @@ export function decideCandidate(
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate)
       ? `the candidate (${candidate.state})`
-      : `${against} (${reference.verdict.state})`;
+      : `${shown} (${reference.verdict.state})`;
     return { ...base, state: 'measuring', evidence: [`no usable projection for ${who} yet`] };
   }
   const d = Math.log(cv.value / rv.value);
@@ -101,7 +103,7 @@ export function decideCandidate(
     lo > 0 ? 'worse' : hi < -m ? 'better' : lo > -m && hi < m ? 'equivalent' : 'measuring';
   const pct = (x: number) => `${round(100 * x, 1)}%`;
   const evidence = [
-    `change vs ${against}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
   ];
   const minutes = candidate.minutes_of_data ?? null;
   if (state === 'measuring') {
@@ -126,7 +128,7 @@ export function decideCandidate(
     state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state}: ${word} than ${against} at every look's confidence`],
+    evidence: [...evidence, `${state}: ${word} than ${shown} at every look's confidence`],
   };
 }
 

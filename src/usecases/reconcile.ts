@@ -1019,19 +1019,15 @@ function decisionOf(
   // a decision once reached stays, also when the job ended or the reference's run is gone
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  return readable(
-    decideCandidate(
-      observation.verdict,
-      reference ? { name: `${reference.role} ${reference.name}`, verdict: reference.verdict } : null,
-      { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference },
-    ),
+  const against = reference ? `${reference.role} ${reference.name}` : null;
+  return decideCandidate(
+    observation.verdict,
+    // the evidence names the reference once ("the baseline", not "baseline baseline")
+    against && reference
+      ? { name: against, verdict: reference.verdict, label: describeReference(against) }
+      : null,
+    { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference },
   );
-}
-
-/** The evidence names the reference once ("the baseline", not "baseline baseline"); idempotent. */
-function readable(d: Decision): Decision {
-  const name = describeReference(d.against);
-  return { ...d, evidence: d.evidence.map((e) => e.split(d.against).join(name)) };
 }
 
 const DECISION_STOP = 'decided';

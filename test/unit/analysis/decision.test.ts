@@ -67,6 +67,12 @@ describe('decideCandidate', () => {
     expect(d.decided_at_minutes).toBe(30);
     expect(d.against).toBe('baseline');
   });
+  it('names the reference in its evidence by its label, and keeps its name as `against`', () => {
+    const d = decideCandidate(v(3.6, 0.06), { ...base(), name: 'baseline baseline', label: 'the baseline' });
+    expect(d.against).toBe('baseline baseline');
+    expect(d.evidence.join(' ')).toContain('slower than the baseline');
+    expect(d.evidence.join(' ')).not.toContain('baseline baseline');
+  });
   it('a clearly faster candidate is better (beyond min_improvement)', () => {
     expect(decideCandidate(v(2.6, 0.02), base(), { minImprovement: 0.02 }).state).toBe('better');
   });
