@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { newRunLabel, runNameFor } from '../../lifecycle/run-name.js';
+import { newRunLabel, parseRunName, runNameFor } from '../../lifecycle/run-name.js';
 import { renderSubmitComment } from '../../report/submit-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { formatIssue } from '../../topology/issues.js';
@@ -90,7 +90,7 @@ export const submitCommand: Command = {
         experiment: details.experimentId,
         candidate: details.name,
         path: parsed.positionals[0] as string,
-        topology_hash: submission.jobName.slice(-8),
+        topology_hash: parseRunName(submission.jobName, details.experimentId)?.hash ?? '',
         requested_by: io.env.USER || io.env.LOGNAME || 'unknown',
         requested_at: new Date().toISOString(),
       };
