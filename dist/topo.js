@@ -71005,7 +71005,7 @@ var submitCommand = {
         experiment: details.experimentId,
         candidate: details.name,
         path: parsed.positionals[0],
-        topology_hash: submission.jobName.slice(-8),
+        topology_hash: parseRunName(submission.jobName, details.experimentId)?.hash ?? "",
         requested_by: io.env.USER || io.env.LOGNAME || "unknown",
         requested_at: (/* @__PURE__ */ new Date()).toISOString()
       };
@@ -72961,6 +72961,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
   const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
   const base = { against, min_improvement: m2, method };
   if (options2.isReference)
     return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
@@ -72972,7 +72973,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${against} (${reference.verdict.state})`;
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
     return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
   }
   const d2 = Math.log(cv.value / rv.value);
@@ -72989,7 +72990,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const state2 = lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : "measuring";
   const pct3 = (x2) => `${round(100 * x2, 1)}%`;
   const evidence = [
-    `change vs ${against}: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale)`
+    `change vs ${shown}: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale)`
   ];
   const minutes = candidate.minutes_of_data ?? null;
   if (state2 === "measuring") {
@@ -73011,7 +73012,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
     state: state2,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${word} than ${against} at every look's confidence`]
+    evidence: [...evidence, `${state2}: ${word} than ${shown} at every look's confidence`]
   };
 }
 function expectedMinutes(v2, d2, s, m2, alpha, s0) {
@@ -73178,11 +73179,6 @@ function parseCommentStamp(body) {
   if (!m2) return void 0;
   return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
 }
-
-// src/usecases/monitor-comment.ts
-var RUN_PREFIX = "^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}";
-var RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
-var RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
 
 // src/usecases/reconcile.ts
 var LIVE = { has: (state2) => isLive2(state2) };
@@ -73706,17 +73702,13 @@ function decisionOf(exp, c, observation, { reference, previous, ended }) {
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  return readable(
-    decideCandidate(
-      observation.verdict,
-      reference ? { name: `${reference.role} ${reference.name}`, verdict: reference.verdict } : null,
-      { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
-    )
+  const against = reference ? `${reference.role} ${reference.name}` : null;
+  return decideCandidate(
+    observation.verdict,
+    // the evidence names the reference once ("the baseline", not "baseline baseline")
+    against && reference ? { name: against, verdict: reference.verdict, label: describeReference(against) } : null,
+    { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
   );
-}
-function readable(d2) {
-  const name = describeReference(d2.against);
-  return { ...d2, evidence: d2.evidence.map((e) => e.split(d2.against).join(name)) };
 }
 var DECISION_STOP = "decided";
 function stopReason(experiment, view) {

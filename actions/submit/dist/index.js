@@ -63651,6 +63651,10 @@ function parseRunName(name, experimentId) {
   if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
   return null;
 }
+function candidateOfRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
+  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+}
 function ownerExperiment(name, experimentIds) {
   let best = null;
   for (const id of experimentIds)
@@ -69070,6 +69074,7 @@ function decideCandidate(candidate, reference, options = {}) {
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
   const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
   const base = { against, min_improvement: m, method };
   if (options.isReference)
     return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
@@ -69081,7 +69086,7 @@ function decideCandidate(candidate, reference, options = {}) {
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${against} (${reference.verdict.state})`;
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
     return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
   }
   const d = Math.log(cv.value / rv.value);
@@ -69098,7 +69103,7 @@ function decideCandidate(candidate, reference, options = {}) {
   const state2 = lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : "measuring";
   const pct2 = (x) => `${round(100 * x, 1)}%`;
   const evidence = [
-    `change vs ${against}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale)`
+    `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale)`
   ];
   const minutes = candidate.minutes_of_data ?? null;
   if (state2 === "measuring") {
@@ -69120,7 +69125,7 @@ function decideCandidate(candidate, reference, options = {}) {
     state: state2,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${word} than ${against} at every look's confidence`]
+    evidence: [...evidence, `${state2}: ${word} than ${shown} at every look's confidence`]
   };
 }
 function expectedMinutes(v, d, s, m, alpha, s0) {
@@ -71252,11 +71257,8 @@ function monitorPurpose(candidate) {
 }
 var LEGACY_MONITOR_PURPOSE = "monitor";
 function isRunOfCandidate(runName, candidate) {
-  return [RUN_LABELLED, RUN_UNLABELLED].some((re) => re.exec(runName)?.[1] === candidate);
+  return candidateOfRunName(runName) === candidate;
 }
-var RUN_PREFIX = "^topo-topology-opt-.*-[0-9]{8}-([a-z0-9][a-z0-9-]*)-[0-9a-f]{8}";
-var RUN_LABELLED = new RegExp(`${RUN_PREFIX}-[0-9a-f]{8}$`);
-var RUN_UNLABELLED = new RegExp(`${RUN_PREFIX}$`);
 function monitorCommentParts(comments, candidate, botLogin) {
   const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
   if (own.length) return own;
@@ -71849,17 +71851,13 @@ function decisionOf(exp, c, observation, { reference, previous, ended }) {
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  return readable(
-    decideCandidate(
-      observation.verdict,
-      reference ? { name: `${reference.role} ${reference.name}`, verdict: reference.verdict } : null,
-      { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
-    )
+  const against = reference ? `${reference.role} ${reference.name}` : null;
+  return decideCandidate(
+    observation.verdict,
+    // the evidence names the reference once ("the baseline", not "baseline baseline")
+    against && reference ? { name: against, verdict: reference.verdict, label: describeReference(against) } : null,
+    { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
   );
-}
-function readable(d) {
-  const name = describeReference(d.against);
-  return { ...d, evidence: d.evidence.map((e) => e.split(d.against).join(name)) };
 }
 var DECISION_STOP = "decided";
 function stopReason(experiment, view) {
@@ -74147,7 +74145,7 @@ function recordReferences(config, experimentId) {
   };
 }
 async function readSnapshots(octokit, config) {
-  const repo = { owner: config.owner, repo: config.repo, botLogin: config.botLogin };
+  const repo = repoOf(config);
   if (config.onlyPull === void 0) return (await readPullSnapshots(octokit, repo)).pulls;
   const { pull } = await readPullSnapshot(octokit, repo, config.onlyPull);
   return pull ? [pull] : [];
@@ -74219,80 +74217,53 @@ async function readCandidateCommits(octokit, config, experiments, candidates) {
   }
   return checkRuns;
 }
-function stickyCache(octokit, config, purpose, snapshotOf) {
+function partsCache(keyOf, find) {
   const parts = /* @__PURE__ */ new Map();
-  const target2 = (pr) => ({
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    purpose,
-    botLogin: config.botLogin
-  });
-  const get = async (pr) => {
-    let known = parts.get(pr);
-    if (!known) {
-      const snap = snapshotOf(pr);
-      known = snap ? snapshotSticky(snap, target2(pr)) : await findStickyComments(octokit, target2(pr));
-      parts.set(pr, known);
-    }
-    return known;
-  };
   return {
-    read: async (pr) => stickyText(await get(pr)),
-    get,
-    set: (pr, written) => parts.set(pr, written),
-    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
-    async write(pr, body) {
-      const known = await get(pr);
-      const written = await upsertStickyComment(octokit, { ...target2(pr), body }, known).catch(
-        (e) => {
-          if (e.status !== 404) throw e;
-          return upsertStickyComment(octokit, { ...target2(pr), body });
-        }
-      );
-      parts.set(pr, written.parts);
-    }
+    async get(k) {
+      let known = parts.get(keyOf(k));
+      if (!known) {
+        known = await find(k);
+        parts.set(keyOf(k), known);
+      }
+      return known;
+    },
+    set: (k, written) => parts.set(keyOf(k), written)
   };
 }
-function monitorCommentCache(octokit, config, snapshotOf) {
-  const parts = /* @__PURE__ */ new Map();
-  const key = (pr, candidate) => `${pr}/${candidate}`;
-  const target2 = (pr) => ({
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    botLogin: config.botLogin
+function runStateCache(octokit, config, snapshotOf) {
+  return partsCache(String, (pr) => {
+    const target2 = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
+    const snap = snapshotOf(pr);
+    return snap ? Promise.resolve(snapshotSticky(snap, target2)) : findStickyComments(octokit, target2);
   });
-  const get = async (pr, candidate) => {
-    let known = parts.get(key(pr, candidate));
-    if (!known) {
+}
+function monitorCommentCache(octokit, config, snapshotOf) {
+  const target2 = (pr) => ({ ...repoOf(config), issue_number: pr });
+  const cache = partsCache(
+    ({ pr, candidate }) => `${pr}/${candidate}`,
+    async ({ pr, candidate }) => {
       const snap = snapshotOf(pr);
-      known = snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : await findMonitorComment(octokit, target2(pr), candidate);
-      parts.set(key(pr, candidate), known);
+      return snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : findMonitorComment(octokit, target2(pr), candidate);
     }
-    return known;
-  };
+  );
   return {
-    read: async (pr, candidate) => stickyText(await get(pr, candidate)),
+    read: async (pr, candidate) => stickyText(await cache.get({ pr, candidate })),
     /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
     async write(pr, candidate, body) {
-      const known = await get(pr, candidate);
+      const known = await cache.get({ pr, candidate });
       const written = await writeMonitorComment(octokit, target2(pr), candidate, body, known).catch(
         (e) => {
           if (e.status !== 404) throw e;
           return writeMonitorComment(octokit, target2(pr), candidate, body);
         }
       );
-      parts.set(key(pr, candidate), written.parts);
+      cache.set({ pr, candidate }, written.parts);
     }
   };
 }
 function snapshotGithubPort(octokit, config, comments, checkRuns) {
-  const direct = githubMonitorPort(octokit, {
-    owner: config.owner,
-    repo: config.repo,
-    botLogin: config.botLogin
-  });
+  const direct = githubMonitorPort(octokit, repoOf(config));
   return {
     readComment: (pr, candidate) => comments.read(pr, candidate),
     writeComment: (pr, candidate, body) => comments.write(pr, candidate, body),
@@ -74317,12 +74288,7 @@ function snapshotGithubPort(octokit, config, comments, checkRuns) {
 }
 function buildMonitorPorts(octokit, config) {
   const experiments = loadExperiments(config);
-  const stateTarget = (pr) => ({
-    owner: config.owner,
-    repo: config.repo,
-    issue_number: pr,
-    botLogin: config.botLogin
-  });
+  const stateTarget = (pr) => ({ ...repoOf(config), issue_number: pr });
   const slurm = /* @__PURE__ */ new Map();
   const prom = /* @__PURE__ */ new Map();
   const clusterOf = (id) => {
@@ -74351,7 +74317,7 @@ function buildMonitorPorts(octokit, config) {
   const snapshotOf = (pr) => snapshots.get(pr);
   const monitorComments = monitorCommentCache(octokit, config, snapshotOf);
   const checkRuns = /* @__PURE__ */ new Map();
-  const runStates = stickyCache(octokit, config, RUN_STATE_PURPOSE, snapshotOf);
+  const runStates = runStateCache(octokit, config, snapshotOf);
   const recordState = async (pr, change) => {
     const written = await updateRunStateFrom(octokit, stateTarget(pr), await runStates.get(pr), change);
     runStates.set(pr, written.parts);
