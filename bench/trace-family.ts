@@ -142,14 +142,15 @@ function rng(seed: number): () => number {
   };
 }
 
-interface Completion {
+export interface Completion {
   t: number;
   d: number;
   worker: number;
   failed: boolean;
 }
 
-function completions(spec: RunSpec): Completion[] {
+/** Every rollout of a run, in order of completion: its end (run-minutes) and duration (minutes). */
+export function completions(spec: RunSpec): Completion[] {
   const s = spec.shape;
   const r = rng(spec.seed * 7919 + Math.round(spec.factor * 1000));
   const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());

@@ -58,8 +58,9 @@ const usable = (v: VerdictLike | null | undefined) =>
 /**
  * One candidate against one reference. `measuring` until the confidence sequence of the relative
  * change (candidate − reference) ÷ reference of the projected full-run seconds per rollout lies
- * entirely above 0 (`worse`: slower), entirely below −min_improvement (`better`), or entirely inside
- * ±min_improvement (`equivalent`), checked in that order.
+ * entirely above 0 (`worse`: slower), entirely below −min_improvement (`better`), entirely inside
+ * ±min_improvement (`equivalent`), or entirely above −min_improvement (`not-better`: it cannot win,
+ * the futility stop of a sequential trial), checked in that order.
  */
 export function decideCandidate(
   candidate: VerdictLike,
@@ -100,7 +101,15 @@ export function decideCandidate(
   const lo = Math.exp(d - r) - 1;
   const hi = Math.exp(d + r) - 1;
   const state: Decision['state'] =
-    lo > 0 ? 'worse' : hi < -m ? 'better' : lo > -m && hi < m ? 'equivalent' : 'measuring';
+    lo > 0
+      ? 'worse'
+      : hi < -m
+        ? 'better'
+        : lo > -m && hi < m
+          ? 'equivalent'
+          : lo > -m
+            ? 'not-better'
+            : 'measuring';
   const pct = (x: number) => `${round(100 * x, 1)}%`;
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
@@ -122,7 +131,13 @@ export function decideCandidate(
     };
   }
   const word =
-    state === 'worse' ? 'slower' : state === 'better' ? `faster by more than ${pct(m)}` : `within ±${pct(m)}`;
+    state === 'worse'
+      ? 'slower'
+      : state === 'better'
+        ? `faster by more than ${pct(m)}`
+        : state === 'equivalent'
+          ? `within ±${pct(m)}`
+          : `not faster by ${pct(m)} or more`;
   return {
     ...base,
     state,
@@ -148,12 +163,12 @@ function expectedMinutes(
   if (now == null || !(s > 0)) return null;
   const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
   const lm = Math.log(1 - m);
-  const up = Math.log(1 + m);
   // the largest radius that settles it, for each outcome the estimate points to
+  // (not-better, d − lm, is never harder than equivalent, so equivalent's own need adds nothing)
   const need = Math.max(
     d, // worse (when positive)
     lm - d, // better
-    Math.min(d - lm, up - d), // equivalent
+    d - lm, // not-better
   );
   if (!(need > 0)) return null;
   // find the s whose radius is `need` (the radius grows with s)

@@ -190,10 +190,17 @@ function fitAt(p: Prepared, input: DetectorInput, plan: FitPlan, t: number): Fit
   // the floor), so the t-quantile of few batches does not double the interval
   const littleBatch =
     plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const l =
-    plan.inFlight && p.sum.length && p.count.length
-      ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch)
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : undefined;
+  // a cycle in the durations: resolved on the finest batches, taken out of the scatter
+  const cyclic =
+    durations && !plan.cycleBlock
+      ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true })
       : undefined;
+  const l = durations
+    ? cyclic?.cycle
+      ? cyclic
+      : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch)
+    : undefined;
   const rate = combineRates(c, l);
   if (!rate) return undefined;
   const proj = project(p, t, rate.rate, input);
@@ -423,9 +430,9 @@ export function detect(input: DetectorInput): Verdict {
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan: FitPlan = {
     warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing once the completion
-    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
-    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
     littleBatch: W / 2,
     // a batch holds at least about ten finished rollouts and four scrapes

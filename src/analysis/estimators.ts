@@ -26,6 +26,8 @@ export interface RateEstimate {
   /** Per-batch rates and centres (for the drift test). */
   perBatch: Array<{ t: number; rate: number }>;
   notes: string[];
+  /** A cycle taken out of the batches' scatter (Little's law with `harmonic`). */
+  cycle?: { periodMinutes: number; amplitude: number };
 }
 
 /** Increase of a cumulative counter between two times (made monotone first: see `monotone` in series.ts). */
@@ -116,6 +118,8 @@ export function littleRate(
   from: number,
   to: number,
   batch: number,
+  /** Take a significant cycle out of the batches' scatter (harmonicPart); none found: as without. */
+  options: { harmonic?: boolean } = {},
 ): RateEstimate | undefined {
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2 || !(inFlight.value > 0)) return undefined;
@@ -135,17 +139,149 @@ export function littleRate(
   const C = dc.reduce((a, b) => a + b, 0);
   if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return undefined; // too few finished rollouts
   const W = S / C; // seconds
-  const resid = ds.map((s, j) => s - W * (dc[j] as number));
+  let resid = ds.map((s, j) => s - W * (dc[j] as number));
   const cBar = C / k;
+  // A cycle in the durations swings the batches far more than it moves the pooled mean (only the
+  // unfinished last period does): with a significant one, its fitted sinusoid leaves the scatter,
+  // and what it adds to the mean over this window is kept as an error term instead.
+  const cycle = options.harmonic
+    ? harmonicPart(
+        ds.map((_, j) => start + (j + 0.5) * batch),
+        resid,
+        3 * batch,
+        (k * batch) / 2,
+      )
+    : undefined;
+  let partial = 0;
+  let df = k - 1;
+  if (cycle) {
+    resid = resid.map((e, j) => e - (cycle.fitted[j] as number));
+    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C / W;
+    df = k - 3;
+    perBatch.length = 0;
+    for (let j = 0; j < k; j++) {
+      const clean = (ds[j] as number) - (cycle.fitted[j] as number);
+      if ((dc[j] as number) > 0 && clean > 0)
+        perBatch.push({
+          t: start + (j + 0.5) * batch,
+          rate: inFlight.value / (clean / (dc[j] as number) / 60),
+        });
+    }
+    if (perBatch.length < 2) return undefined;
+  }
   const rho = lag1(resid);
-  const vW = (resid.reduce((a, e) => a + e * e, 0) / (k - 1) / k / cBar ** 2) * inflation(rho);
+  const vW = (resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2) * inflation(rho);
   const rate = inFlight.value / (W / 60);
   // a duration mean is never known better than one rollout in a thousand; the gauge adds its own noise
-  const relSe = Math.sqrt((vW / W ** 2) * tWiden(k) ** 2 + 1e-6 + 1 / C ** 2);
+  const relSe = Math.sqrt((vW / W ** 2) * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
   const notes = [
     `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === 'capacity' ? 'capacity of the topology' : 'alpasim_renderer_active_rollouts'})`,
+    ...(cycle
+      ? [
+          `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (±${(100 * amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`,
+        ]
+      : []),
   ];
-  return { rate, se: rate * relSe, method: 'littles-law', batches: k, batchMinutes: batch, perBatch, notes };
+  return {
+    rate,
+    se: rate * relSe,
+    method: 'littles-law',
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...(cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}),
+  };
+}
+
+export interface HarmonicPart {
+  period: number;
+  /** The fitted sinusoid at each point (without the mean and the trend). */
+  fitted: number[];
+  /** Half its peak-to-peak swing, in y's units. */
+  amplitude: number;
+  /** F test of the sinusoid over [1, t], Bonferroni-corrected over the periods tried. */
+  p: number;
+  tried: number;
+}
+
+/**
+ * Least squares of y on [1, t, sin ωt, cos ωt] at each trial period from `minPeriod` to `maxPeriod`
+ * (×1.04 apart); the best period's sinusoid when its F test (2 and m − 4 degrees of freedom:
+ * P(F > f) = (1 + 2f/ν)^(−ν/2) exactly), Bonferroni-corrected, gives p < `alpha`. Undefined otherwise.
+ */
+export function harmonicPart(
+  t: readonly number[],
+  y: readonly number[],
+  minPeriod: number,
+  maxPeriod: number,
+  alpha = 1e-3,
+): HarmonicPart | undefined {
+  const m = y.length;
+  if (m < 12 || !(maxPeriod > minPeriod)) return undefined;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre); // minutes since the epoch would make the normal equations singular
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a, v, i) => a + (v - lf.a - lf.b * (x[i] as number)) ** 2, 0);
+  if (!(sse0 > 0)) return undefined;
+  let best: { period: number; sse: number; beta: number[] } | undefined;
+  let tried = 0;
+  for (let period = minPeriod; period <= maxPeriod; period *= 1.04) {
+    const w = (2 * Math.PI) / period;
+    const rows = x.map((v) => [1, v, Math.sin(w * v), Math.cos(w * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a, v, i) => {
+      const r = rows[i] as number[];
+      return a + (v - r.reduce((acc, xv, c) => acc + xv * (beta[c] as number), 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return undefined;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + (2 * f) / nu) ** (-nu / 2));
+  if (!(p < alpha)) return undefined;
+  const w = (2 * Math.PI) / best.period;
+  const [, , a, b] = best.beta as [number, number, number, number];
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried,
+  };
+}
+
+/** Ordinary least squares by the normal equations (Gauss-Jordan with pivoting); undefined when singular. */
+function leastSquares(rows: readonly number[][], y: readonly number[]): number[] | undefined {
+  const n = (rows[0] as number[]).length;
+  const a: number[][] = Array.from({ length: n }, () => new Array<number>(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p] as number[];
+      for (let q = 0; q < n; q++) row[q] = (row[q] as number) + (r[p] as number) * (r[q] as number);
+      row[n] = (row[n] as number) + (r[p] as number) * (y[i] as number);
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs((a[r] as number[])[c] as number) > Math.abs((a[piv] as number[])[c] as number)) piv = r;
+    const pivot = a[piv] as number[];
+    if (!(Math.abs(pivot[c] as number) > 1e-12)) return undefined;
+    a[piv] = a[c] as number[];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r] as number[];
+      const k = (row[c] as number) / (pivot[c] as number);
+      for (let q = c; q <= n; q++) row[q] = (row[q] as number) - k * (pivot[q] as number);
+    }
+  }
+  return a.map((row, c) => (row[n] as number) / (row[c] as number));
 }
 
 /**

@@ -24,6 +24,7 @@ const ICON = {
   better: '🟢',
   worse: '🔴',
   equivalent: '⚪',
+  'not-better': '⚪',
   undecided: '⚪',
   measuring: '⏳',
   failed: '❌',

@@ -111,6 +111,7 @@ const HEAD_ICON: Record<Standing['outcome'], string> = {
   better: '🟢',
   worse: '🔴',
   equivalent: '⚪',
+  'not-better': '⚪',
   undecided: '⚪',
   measuring: '⏳',
   failed: '❌',
@@ -153,6 +154,8 @@ function headlineText(s: Standing): string {
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case 'equivalent':
       return `within ±${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case 'not-better':
+      return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ''}`;
     case 'reference':
       return 'the reference the candidates are compared with';
     case 'failed':
@@ -210,6 +213,8 @@ export function nextStep(v: CandidateView, s: Standing = viewStanding(v)): strin
       return `**Close: slower than ${ref}.**${free}`;
     case 'equivalent':
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case 'not-better':
+      return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
     case 'reference':
       return '**Keep: candidates are compared with this run.**';
     case 'failed':

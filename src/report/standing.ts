@@ -4,7 +4,15 @@
 // observations) the first comparison is read with the same min_improvement rule.
 import type { Comparison, Decision, Interval } from '../types/generated/metrics.js';
 
-export type Outcome = 'better' | 'worse' | 'equivalent' | 'measuring' | 'failed' | 'reference' | 'undecided';
+export type Outcome =
+  | 'better'
+  | 'worse'
+  | 'equivalent'
+  | 'not-better'
+  | 'measuring'
+  | 'failed'
+  | 'reference'
+  | 'undecided';
 
 export interface Standing {
   outcome: Outcome;
@@ -121,6 +129,8 @@ function fromDecision(d: Decision, min: number, ended: boolean, minutesOfData: n
       return { ...base, outcome: 'worse' };
     case 'equivalent':
       return { ...base, outcome: 'equivalent' };
+    case 'not-better':
+      return { ...base, outcome: 'not-better' };
     default:
       return ended
         ? { ...base, outcome: 'undecided', reason: 'the run ended before a decision' }

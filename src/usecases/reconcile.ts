@@ -929,7 +929,7 @@ function referenceOf(
   return { role: 'baseline', name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
 }
 
-const DECIDED = new Set(['better', 'worse', 'equivalent']);
+const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better']);
 const isDecided = (d: Decision | null | undefined): d is Decision => !!d && DECIDED.has(d.state);
 
 /**

@@ -203,9 +203,9 @@ export interface Failure {
  */
 export interface Decision {
   /**
-   * reference: this candidate is the baseline or the current best.
+   * not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best.
    */
-  state: 'measuring' | 'better' | 'worse' | 'equivalent' | 'reference';
+  state: 'measuring' | 'better' | 'worse' | 'equivalent' | 'not-better' | 'reference';
   /**
    * The reference candidate.
    */

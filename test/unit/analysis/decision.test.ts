@@ -83,8 +83,22 @@ describe('decideCandidate', () => {
   });
   it('a precise tie is equivalent within min_improvement', () => {
     expect(decideCandidate(v(3.01, 0.003), base(0.003), { minImprovement: 0.02 }).state).toBe('equivalent');
-    // the same tie with a 0.5% margin is not settled
-    expect(decideCandidate(v(3.01, 0.003), base(0.003), { minImprovement: 0.005 }).state).toBe('measuring');
+    // the same tie with a 0.5% margin is not settled as a tie, but it cannot be 0.5% faster
+    expect(decideCandidate(v(3.01, 0.003), base(0.003), { minImprovement: 0.005 }).state).toBe('not-better');
+  });
+  it('a candidate that cannot be min_improvement faster is not-better long before it is equivalent (futility)', () => {
+    // +1% with ±0.6% per run: the change's sequence is about [−1%, +3%]; not settled as a tie,
+    // and it cannot win by 2%
+    const d = decideCandidate(v(3.03, 0.006), base(0.006), { minImprovement: 0.02 });
+    expect(d.state).toBe('not-better');
+    expect(d.relative_change?.low).toBeGreaterThan(-0.02);
+    expect(d.relative_change?.high).toBeGreaterThan(0.02);
+    expect(d.evidence.join(' ')).toContain('not faster by 2% or more than baseline');
+    expect(shouldStopOnDecision([d]).stop).toBe(true);
+    // the same estimate 1% faster could still win: measuring, with a forecast
+    const maybe = decideCandidate(v(2.97, 0.006), base(0.006), { minImprovement: 0.02 });
+    expect(maybe.state).toBe('measuring');
+    expect(maybe.expected_minutes_to_decision).toBeGreaterThan(30);
   });
   it('a decision once reached is final (kept on later looks)', () => {
     const first = decideCandidate(v(3.6, 0.06), base(), {});

@@ -4,6 +4,7 @@ import {
   completionRate,
   driftOf,
   harmonicCycle,
+  harmonicPart,
   increase,
   lag1,
   littleRate,
@@ -89,6 +90,104 @@ describe("Little's law estimator", () => {
     const both = combineRates(c, l);
     expect(both?.method).toBe('completions');
     expect(both?.notes.join(' ')).toMatch(/disagrees/);
+  });
+});
+
+/** Seeded uniform and standard normal draws. */
+function rand(seed: number) {
+  let a = seed >>> 0;
+  const u = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { u, gauss: () => Math.sqrt(-2 * Math.log(u() + 1e-12)) * Math.cos(2 * Math.PI * u()) };
+}
+
+/**
+ * A closed loop of `L` slots whose rollouts last `d` minutes × (1 + `amp` sin(2πt/`period`)) at their
+ * start × log-normal noise: the duration histogram's cumulative _sum (seconds) and _count every 5 s.
+ */
+function cyclicLoop(o: {
+  L: number;
+  d: number;
+  amp: number;
+  period: number;
+  noise: number;
+  until: number;
+  seed: number;
+}) {
+  const r = rand(o.seed);
+  const ends: Array<{ t: number; d: number }> = [];
+  for (let slot = 0; slot < o.L; slot++)
+    for (let t = r.u() * o.d; t < o.until; ) {
+      const d = o.d * (1 + o.amp * Math.sin((2 * Math.PI * t) / o.period)) * Math.exp(o.noise * r.gauss());
+      t += d;
+      ends.push({ t, d });
+    }
+  ends.sort((a, b) => a.t - b.t);
+  const sum: Sample[] = [];
+  const count: Sample[] = [];
+  let i = 0;
+  let S = 0;
+  for (let t = 0; t <= o.until + 1e-9; t += 1 / 12) {
+    while (i < ends.length && (ends[i] as { t: number }).t <= t) S += 60 * (ends[i++] as { d: number }).d;
+    sum.push({ t, v: S });
+    count.push({ t, v: i });
+  }
+  return { sum, count, ends };
+}
+
+describe("Little's law on a cycle (harmonic)", () => {
+  const inFlight = { value: 64, source: 'active-rollouts' as const };
+  it('takes a significant cycle out of the interval: narrower, still covering the long-run rate', () => {
+    let covered = 0;
+    let narrower = 0;
+    const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
+    for (const seed of seeds) {
+      const run = cyclicLoop({ L: 64, d: 3, amp: 0.2, period: 10, noise: 0.1, until: 800, seed });
+      // the truth: completions per minute over a long stretch
+      const truth = run.ends.filter((e) => e.t > 100 && e.t <= 800).length / 700;
+      const h = littleRate(run.sum, run.count, inFlight, 15, 60, 1, { harmonic: true });
+      const plain = littleRate(run.sum, run.count, inFlight, 15, 60, 1);
+      expect(h?.cycle?.periodMinutes).toBeGreaterThan(9);
+      expect(h?.cycle?.periodMinutes).toBeLessThan(11);
+      expect(h?.notes.join(' ')).toMatch(/cycle with a period of (9|10|11)\.\d min/);
+      if (Math.abs((h?.rate as number) - truth) <= 1.96 * (h?.se as number)) covered++;
+      if ((h?.se as number) < 0.5 * (plain?.se as number)) narrower++;
+    }
+    expect(covered).toBeGreaterThanOrEqual(7);
+    expect(narrower).toBe(seeds.length);
+  });
+  it('finds no cycle in plain noise (the estimate is the plain one)', () => {
+    for (const seed of [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]) {
+      const run = cyclicLoop({ L: 64, d: 3, amp: 0, period: 10, noise: 0.15, until: 90, seed });
+      const h = littleRate(run.sum, run.count, inFlight, 15, 60, 1, { harmonic: true });
+      expect(h?.cycle).toBeUndefined();
+      expect(h).toEqual(littleRate(run.sum, run.count, inFlight, 15, 60, 1));
+    }
+  });
+  it('harmonicPart: the period of a sinusoid in noise, with the trend left in; none in a pure trend', () => {
+    const r = rand(5);
+    const t = Array.from({ length: 60 }, (_, i) => 1000 + i);
+    const y = t.map((x) => 0.05 * x + Math.sin((2 * Math.PI * x) / 12) + 0.3 * r.gauss());
+    const h = harmonicPart(t, y, 3, 30);
+    expect(h?.period).toBeGreaterThan(11);
+    expect(h?.period).toBeLessThan(13);
+    expect(h?.amplitude).toBeGreaterThan(0.8);
+    expect(h?.p).toBeLessThan(1e-3);
+    // the fitted part is the sinusoid only: it averages out over whole periods, the trend is not in it
+    expect(Math.abs((h?.fitted ?? []).reduce((a, b) => a + b, 0) / 60)).toBeLessThan(0.1);
+    expect(
+      harmonicPart(
+        t,
+        t.map((x) => 0.05 * x + 0.3 * r.gauss()),
+        3,
+        30,
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -304,6 +304,9 @@ describe('stopReason', () => {
     );
     expect(stopReason(exp(), view('stabilising', 'better'))).toMatch(/^decided/);
     expect(stopReason(exp(), view('stable', 'equivalent'))).toMatch(/^decided/);
+    expect(stopReason(exp(), view('stabilising', 'not-better'))).toMatch(
+      /^decided: decided: not-better vs baseline b/,
+    );
     expect(stopReason(exp(), view('stabilising', 'measuring'))).toBeNull();
     expect(stopReason(exp(), view('stabilising', 'reference'))).toBeNull();
     expect(stopReason(exp({ stop_when_stable: true }), view('stable', 'reference'))).toMatch(/^stable/);
