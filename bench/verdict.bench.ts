@@ -9,9 +9,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decideCandidate } from '../src/analysis/decision.js';
+import {
+  decideCandidate,
+  leadingCandidate,
+  pruneByLeader,
+  type VerdictLike,
+} from '../src/analysis/decision.js';
 import { observeRun, type RunSeries } from '../src/analysis/observe.js';
-import { mean, median } from '../src/analysis/series.js';
+import { linearFit, mean, median } from '../src/analysis/series.js';
 import { exportOpenMetrics } from '../src/sim/openmetrics.js';
 import { parseOverrides } from '../src/sim/overrides.js';
 import { loadProfile, repoRoot } from '../src/sim/profile.js';
@@ -295,6 +300,8 @@ try {
     decidedAt: number | null;
     rightWay: boolean | null;
     gpuMinutes: number;
+    /** Stopped by the pruner: the leading candidate it could not beat. */
+    prunedBy?: string;
   }
   const rows: Row[] = [];
   const byName = new Map(runs.map((r) => [r.name, r]));
@@ -313,8 +320,6 @@ try {
       rightWay: null,
       gpuMinutes: GPUS * (STARTUP + END),
     };
-    let previous: Decision | null = null;
-    const base = r.baseline ? byName.get(r.baseline) : undefined;
     for (const minute of LOOKS) {
       const v = await judge(r, minute);
       evaluations++;
@@ -334,40 +339,7 @@ try {
           row.covered = v.value.low <= r.truth && r.truth <= v.value.high;
         }
       }
-      if (base && !row.decidedAt) {
-        const bv = await judge(base, minute);
-        const d = decideCandidate(
-          v,
-          { name: 'baseline', verdict: bv },
-          {
-            minImprovement: 0.02,
-            previous,
-            ...(process.env.TOPO_BENCH_S0 ? { s0: Number(process.env.TOPO_BENCH_S0) } : {}),
-          },
-        );
-        previous = d;
-        if (TRACE && r.name.includes(TRACE))
-          console.log(
-            `${r.name} @${minute} decision: ${d.state} ${JSON.stringify(d.relative_change ?? null)} (${v.state} vs ${bv.state})`,
-          );
-        if (d.state !== 'measuring') {
-          row.decision = d;
-          row.decidedAt = minute;
-          row.gpuMinutes = GPUS * (STARTUP + minute);
-          const trueChange = r.truth / base.truth - 1;
-          if (Number.isFinite(trueChange))
-            row.rightWay =
-              d.state === 'worse'
-                ? trueChange > 0
-                : d.state === 'better'
-                  ? trueChange < -0.02 + 0.005
-                  : (d.state as string) === 'not-better'
-                    ? trueChange > -0.02 - 0.005
-                    : Math.abs(trueChange) < 0.02 + 0.005;
-        }
-      }
-      const settled = row.verdictAt !== null && (!base || row.decidedAt !== null);
-      if (settled && !r.drift && r.crashAt === undefined && minute >= 60) break;
+      if (row.verdictAt !== null && !r.drift && r.crashAt === undefined && minute >= 60) break;
       if (r.crashAt !== undefined && row.crashFlaggedAfter !== null) break;
     }
     return row;
@@ -377,6 +349,82 @@ try {
   for (let i = 0; i < order.length; i += 4)
     rows.push(...(await Promise.all(order.slice(i, i + 4).map(evalRun))));
   const evalSeconds = (Date.now() - t0) / 1000 - genSeconds;
+
+  // 4b. the decisions, one experiment (a baseline and its candidates) at a time and look by look,
+  // as the monitor's pass makes them (src/usecases/reconcile.ts): each running candidate against
+  // the baseline, and one still open there against the leading candidate (the pruner: the best
+  // usable projection among the others, frozen where that one stopped); stopped once decided.
+  type VerdictOf = (r: BenchRun, minute: number) => Promise<VerdictLike> | VerdictLike;
+  /** Decisions of one experiment, look by look; per candidate its decision and the look it came at. */
+  const decideExperiment = async (base: BenchRun, group: BenchRun[], verdictOf: VerdictOf) => {
+    const stopAt = new Map<string, number>();
+    const decided = new Map<string, { d: Decision; at: number }>();
+    const previous = new Map<string, Decision | null>();
+    for (const minute of LOOKS) {
+      const bv = await verdictOf(base, minute);
+      const views = await Promise.all(
+        group.map(async (r) => ({
+          name: r.name,
+          verdict: await verdictOf(r, Math.min(minute, stopAt.get(r.name) ?? minute)),
+        })),
+      );
+      const leader = leadingCandidate(views, bv);
+      for (const r of group) {
+        if (stopAt.has(r.name)) continue;
+        const v = (views.find((x) => x.name === r.name) as { verdict: VerdictLike }).verdict;
+        let d = decideCandidate(
+          v,
+          { name: 'baseline', verdict: bv },
+          {
+            minImprovement: 0.02,
+            previous: previous.get(r.name) ?? null,
+            ...(process.env.TOPO_BENCH_S0 ? { s0: Number(process.env.TOPO_BENCH_S0) } : {}),
+          },
+        );
+        // TOPO_BENCH_PRUNE=0: without the pruner
+        if (
+          d.state === 'measuring' &&
+          leader &&
+          leader.name !== r.name &&
+          process.env.TOPO_BENCH_PRUNE !== '0'
+        )
+          d = pruneByLeader(v, leader, { minImprovement: 0.02 }) ?? d;
+        previous.set(r.name, d);
+        if (TRACE && r.name.includes(TRACE))
+          console.log(
+            `${r.name} @${minute} decision: ${d.state} vs ${d.against} ${JSON.stringify(d.relative_change ?? null)} (${v.state} vs ${bv.state})`,
+          );
+        if (d.state === 'measuring') continue;
+        stopAt.set(r.name, minute);
+        decided.set(r.name, { d, at: minute });
+      }
+      if (group.every((r) => stopAt.has(r.name))) break;
+    }
+    return decided;
+  };
+  const rowOf = new Map(rows.map((x) => [x.run.name, x]));
+  for (const base of runs.filter((r) => !r.baseline)) {
+    const group = runs.filter((r) => r.baseline === base.name);
+    for (const [name, { d, at }] of await decideExperiment(base, group, judge)) {
+      const r = byName.get(name) as BenchRun;
+      const row = rowOf.get(name) as Row;
+      row.decision = d;
+      row.decidedAt = at;
+      row.gpuMinutes = GPUS * (STARTUP + at);
+      const against = d.against === 'baseline' ? base : (byName.get(d.against) as BenchRun);
+      const trueChange = r.truth / against.truth - 1;
+      if (Number.isFinite(trueChange))
+        row.rightWay =
+          d.state === 'worse'
+            ? trueChange > 0
+            : d.state === 'better'
+              ? trueChange < -0.02 + 0.005
+              : d.state === 'not-better'
+                ? trueChange > -0.02 - 0.005
+                : Math.abs(trueChange) < 0.02 + 0.005;
+      if (d.against !== 'baseline') row.prunedBy = d.against;
+    }
+  }
 
   // 5. figures
   const pct = (x: number | null | undefined) =>
@@ -476,7 +524,8 @@ try {
           const xs = cands.filter((r) => r.run.variant === v);
           const t = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
           const states = [...new Set(xs.map((r) => r.decision?.state ?? 'none'))].join('/');
-          return `${v} ${fmt(med(t))} / ${fmt(worst(t))} min (${t.length} of ${xs.length}, ${states})`;
+          const pruned = xs.filter((r) => r.prunedBy).length;
+          return `${v} ${fmt(med(t))} / ${fmt(worst(t))} min (${t.length} of ${xs.length}, ${states}${pruned ? `, ${pruned} by the leading candidate` : ''})`;
         })
         .join('; ')}`,
     );
@@ -517,49 +566,49 @@ try {
     const future = rate * (END - minute);
     const value = (60 * END) / (n + future);
     const rel = (sd / Math.sqrt(post.length) / W) * (future / (n + future));
+    const fit = linearFit(
+      post.map((c) => c.t - c.d),
+      post.map((c) => c.d / W),
+    );
     return {
       state: 'stabilising' as const,
       minutes_of_data: minute,
       projected_full_run: { value, low: value * Math.exp(-1.96 * rel), high: value * Math.exp(1.96 * rel) },
+      drift: { slope: fit.b * 60, se: fit.seB * 60 },
     };
   };
   const oracleRows = runs.filter(
     (r) => r.spec && r.baseline && !r.drift && r.crashAt === undefined && !TUNE_SEEDS.has(r.seed),
   );
-  // the same oracle read with a fixed-sample 95% interval at every look (1.96 s.e.): not valid under
-  // repeated looks (it errs far more often than 5%); it shows what the goals assumed
-  const fixedSample = (c: ReturnType<typeof oracleVerdict>, b: ReturnType<typeof oracleVerdict>): string => {
-    const cv = c.projected_full_run;
-    const bv = b.projected_full_run;
-    if (!cv || !bv) return 'measuring';
-    const se = (i: { low: number; high: number }) => Math.log(i.high / i.low) / (2 * 1.96);
-    const d = Math.log(cv.value / bv.value);
-    const r = 1.96 * Math.hypot(se(cv), se(bv));
-    const lo = Math.exp(d - r) - 1;
-    const hi = Math.exp(d + r) - 1;
-    return lo > 0 ? 'worse' : hi < -0.02 ? 'better' : lo > -0.02 ? 'no-better' : 'measuring';
-  };
-  const oracleAt: Array<{ variant: string; group: string; at: number; fixedAt: number; ciAt: number }> = [];
+  const oracleAt: Array<{ variant: string; group: string; at: number; ciAt: number; stableAt: number }> = [];
+  const oracleDecided = new Map<string, number>();
+  for (const base of runs.filter((r) => !r.baseline && r.spec && !TUNE_SEEDS.has(r.seed))) {
+    const group = oracleRows.filter((r) => r.baseline === base.name);
+    for (const [name, { at }] of await decideExperiment(base, group, oracleVerdict))
+      oracleDecided.set(name, at);
+  }
   for (const r of oracleRows) {
-    const base = byName.get(r.baseline as string) as BenchRun;
-    let previous: Decision | null = null;
-    let at = END;
-    let fixedAt = END;
     let ciAt = END;
+    let stableAt = END;
     for (const minute of LOOKS) {
       const cv = oracleVerdict(r, minute);
-      const bv = oracleVerdict(base, minute);
       const p = cv.projected_full_run;
-      if (ciAt === END && p && (p.high - p.low) / 2 / p.value <= 0.03) ciAt = minute;
-      if (fixedAt === END && fixedSample(cv, bv) !== 'measuring') fixedAt = minute;
-      if (at === END) {
-        const d = decideCandidate(cv, { name: 'baseline', verdict: bv }, { minImprovement: 0.02, previous });
-        previous = d;
-        if (d.state !== 'measuring') at = minute;
+      const ok = !!p && (p.high - p.low) / 2 / p.value <= 0.03;
+      if (ciAt === END && ok) ciAt = minute;
+      // and a steep drift ruled out: the durations' trend against their start, one-sided 95% upper
+      // bound under 20%/h (4 × max_relative_slope_per_hour), as `stable` needs
+      if (ok && cv.drift && Math.abs(cv.drift.slope) + 1.645 * cv.drift.se < 0.2) {
+        stableAt = minute;
+        break;
       }
-      if (at < END && fixedAt < END && ciAt < END) break;
     }
-    oracleAt.push({ variant: r.variant, group: r.group, at, fixedAt, ciAt });
+    oracleAt.push({
+      variant: r.variant,
+      group: r.group,
+      at: oracleDecided.get(r.name) ?? END,
+      ciAt,
+      stableAt,
+    });
   }
   const oMed = (xs: number[]) => (xs.length ? median(xs) : Number.NaN);
   const boundLine = (label: string, pick: (o: (typeof oracleAt)[number]) => number) =>
@@ -582,10 +631,10 @@ try {
     'its projection first within ±3% (the interval a `stable` verdict needs, before any drift test)',
     (o) => o.ciAt,
   );
-  boundLine('a decision through the same confidence sequence (valid under repeated looks)', (o) => o.at);
+  boundLine('within ±3% and a steep drift (20%/h) ruled out, as a `stable` verdict needs', (o) => o.stableAt);
   boundLine(
-    'through a fixed-sample 95% interval at every look (NOT valid under repeated looks)',
-    (o) => o.fixedAt,
+    'a decision, through the same confidence sequence and pruner (valid under repeated looks)',
+    (o) => o.at,
   );
   console.log(
     `\n${runs.length} runs backfilled in ${genSeconds.toFixed(0)} s; ${evaluations} looks (${verdicts.size} analyzeRun calls on Prometheus) in ${evalSeconds.toFixed(0)} s`,

@@ -186,6 +186,54 @@ function expectedMinutes(
   return Number.isFinite(more) ? round(now + more, 0) : null;
 }
 
+/**
+ * The pruner (a losing trial stops early, as Optuna's pruners stop one): a candidate that cannot be
+ * min_improvement faster than the leading candidate of its experiment cannot win, even while its
+ * comparison with the reference is still open. `not-better` against the leader once the confidence
+ * sequence settles that (worse than it, within ±min_improvement of it, or not min_improvement
+ * faster), else null. Each such claim keeps the sequence's error rate; the leader being the best
+ * of a few projections makes it a little optimistic, which only makes the pruner later.
+ */
+export function pruneByLeader(
+  candidate: VerdictLike,
+  leader: { name: string; verdict: VerdictLike; label?: string },
+  options: Pick<DecideOptions, 'minImprovement' | 'alpha' | 'previous' | 's0'> = {},
+): Decision | null {
+  const d = decideCandidate(candidate, leader, options);
+  if (d.state !== 'worse' && d.state !== 'equivalent' && d.state !== 'not-better') return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: 'not-better',
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`,
+    ],
+  };
+}
+
+/**
+ * The leading candidate of an experiment: the one with the lowest (fastest) usable projection, when
+ * it is lower than the reference's; null without one.
+ */
+export function leadingCandidate<T extends { name: string; verdict: VerdictLike }>(
+  candidates: readonly T[],
+  reference: VerdictLike | null,
+): T | null {
+  let best: T | null = null;
+  for (const c of candidates)
+    if (
+      usable(c.verdict) &&
+      (!best ||
+        (c.verdict.projected_full_run?.value as number) < (best.verdict.projected_full_run?.value as number))
+    )
+      best = c;
+  const ref = reference?.projected_full_run?.value;
+  if (best && ref !== undefined && !((best.verdict.projected_full_run?.value as number) < ref)) return null;
+  return best;
+}
+
 export interface GpuMinutesInput {
   gpus: number;
   /** Job minutes so far (start-up included). */

@@ -46,7 +46,7 @@ export const LIVE_SLURM_STATES: ReadonlySet<string> = new Set([
  * candidate name cannot inject Markdown.
  */
 export function describeReference(against: string): string {
-  const m = /^(baseline|current best)\s+(.+)$/.exec(against.trim());
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
   const role = m?.[1];
   const name = (m?.[2] ?? against).trim();
   const quoted = code(name);

@@ -13,6 +13,8 @@ import { compare } from '../analysis/comparison.js';
 import {
   decideCandidate,
   type GpuMinutesInput,
+  leadingCandidate,
+  pruneByLeader,
   shouldStopOnDecision,
   type VerdictLike,
   withGpuMinutes,
@@ -385,9 +387,10 @@ async function reconcileExperiment(
   const observed: Observed[] = [];
   for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
   const reference = referenceOf(exp, observed);
+  const leader = leaderOf(exp, observed, reference);
   const planned: Planned[] = [];
   for (const o of observed) {
-    const view = judgeCandidate(pass, o, reference);
+    const view = judgeCandidate(pass, o, reference, leader);
     if (!view) continue; // not asked to run: the validate workflow owns its comment
     const cancelled = await stopCandidate(pass, o, view);
     planned.push(planCandidate(pass, o, view, cancelled));
@@ -545,7 +548,12 @@ function keepLastLiveVerdict({ analysis, ended, previous, c }: Observed): void {
 }
 
 /** State, failure, comparison and decision of one candidate: its view (null: not asked to run). */
-function judgeCandidate(pass: Pass, o: Observed, reference: Reference | null): CandidateView | null {
+function judgeCandidate(
+  pass: Pass,
+  o: Observed,
+  reference: Reference | null,
+  leader: Reference | null = null,
+): CandidateView | null {
   const { exp } = pass;
   const { c, job, analysis } = o;
   const stoppedBy = stoppedByOf(exp, o);
@@ -565,6 +573,7 @@ function judgeCandidate(pass: Pass, o: Observed, reference: Reference | null): C
   if (state === 'failed') observation.failure = failureOf(c, job, observation);
   const comparisons = compareCandidate(exp, c, observation, {
     reference,
+    leader,
     previous: o.previous?.run_name === c.runName ? (o.previous.decision ?? null) : null,
     ended: o.ended,
     gpu: gpuInput(pass, o, stoppedBy === 'decision'),
@@ -894,8 +903,8 @@ function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome
  * measured, from the record), else a baseline running in this pass (its live projection).
  */
 export interface Reference {
-  /** "current best" or "baseline". */
-  role: 'current best' | 'baseline';
+  /** "current best" or "baseline"; "leading candidate" for the pruner's reference. */
+  role: 'current best' | 'baseline' | 'leading candidate';
   name: string;
   verdict: VerdictLike;
   /** Its value for the fixed-sample comparison (the record's, or a live run's stable value). */
@@ -927,6 +936,30 @@ function referenceOf(
   const verdict = base?.analysis?.observation.verdict;
   if (!base || !verdict || base.analysis?.observation.failure) return null;
   return { role: 'baseline', name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+
+/**
+ * The leading candidate of the pass (src/analysis/decision.ts leadingCandidate): the other
+ * candidates' best usable projection, live or frozen at its last pass, when faster than the
+ * reference's. Never the reference or the baseline, never a failed run.
+ */
+function leaderOf(
+  exp: MonitorExperiment,
+  observed: ReadonlyArray<Pick<Observed, 'c' | 'analysis'>>,
+  reference: Reference | null,
+): Reference | null {
+  const runs = observed.flatMap((o) =>
+    o.analysis &&
+    !o.analysis.observation.failure &&
+    o.c.candidate !== reference?.name &&
+    o.c.candidate !== baselineName(exp)
+      ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict }]
+      : [],
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead
+    ? { role: 'leading candidate', name: lead.name, verdict: lead.verdict, value: null, live: true }
+    : null;
 }
 
 const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better']);
@@ -971,6 +1004,8 @@ function gpuInput(pass: Pass, o: Observed, stopped: boolean): GpuMinutesInput | 
 /** What the sequential decision of a candidate reads besides its observation. */
 export interface DecisionContext {
   reference?: Reference | null;
+  /** The leading candidate: one that cannot beat it by min_improvement is not-better (pruned). */
+  leader?: Reference | null;
   /** The decision of the last pass (its comment's observation block): decisions are final. */
   previous?: Decision | null;
   /** The job ended: a decision it reached is kept as it was. */
@@ -1012,7 +1047,7 @@ function decisionOf(
   exp: MonitorExperiment,
   c: MonitorCandidate,
   observation: CandidateObservation,
-  { reference, previous, ended }: DecisionContext,
+  { reference, leader, previous, ended }: DecisionContext,
 ): Decision | null {
   if (observation.failure) return null;
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
@@ -1020,14 +1055,24 @@ function decisionOf(
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
   const against = reference ? `${reference.role} ${reference.name}` : null;
-  return decideCandidate(
+  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const decision = decideCandidate(
     observation.verdict,
     // the evidence names the reference once ("the baseline", not "baseline baseline")
     against && reference
       ? { name: against, verdict: reference.verdict, label: describeReference(against) }
       : null,
-    { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference },
+    { minImprovement, previous, isReference },
   );
+  if (decision.state !== 'measuring' || isReference || !leader || leader.name === c.candidate)
+    return decision;
+  const lead = `${leader.role} ${leader.name}`;
+  const pruned = pruneByLeader(
+    observation.verdict,
+    { name: lead, verdict: leader.verdict, label: describeReference(lead) },
+    { minImprovement, previous },
+  );
+  return pruned ?? decision;
 }
 
 const DECISION_STOP = 'decided';

@@ -3,6 +3,8 @@ import {
   csRadius,
   decideCandidate,
   gpuMinutes,
+  leadingCandidate,
+  pruneByLeader,
   shouldStopOnDecision,
   type VerdictLike,
   withGpuMinutes,
@@ -134,5 +136,32 @@ describe('stopping and GPU-minutes', () => {
     expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: false }).saved).toBeNull();
     const d = withGpuMinutes(worse, { gpus: 8, minutesRunning: 35, runEndMinutes: 239, stopped: true });
     expect(d.gpu_minutes_saved).toBe(8 * 204);
+  });
+});
+
+describe('the pruner (pruneByLeader, leadingCandidate)', () => {
+  const lead = { name: 'leading candidate a', label: 'the leading candidate `a`', verdict: v(3.0, 0.01) };
+  it('a candidate clearly slower than the leader is not-better against it: it cannot win', () => {
+    const d = pruneByLeader(v(3.3, 0.01), lead, { minImprovement: 0.02 });
+    expect(d?.state).toBe('not-better');
+    expect(d?.against).toBe('leading candidate a');
+    expect(d?.evidence.join(' ')).toContain('not 2% faster than the leading candidate `a`');
+    expect(shouldStopOnDecision([d as never]).stop).toBe(true);
+  });
+  it('one that may still beat the leader by min_improvement is not pruned (null)', () => {
+    expect(pruneByLeader(v(2.9, 0.02), lead, { minImprovement: 0.02 })).toBeNull();
+    expect(pruneByLeader(v(3.0, 0.05), lead, { minImprovement: 0.02 })).toBeNull();
+  });
+  it('the leader is the fastest usable projection, and only when faster than the reference', () => {
+    const runs = [
+      { name: 'a', verdict: v(3.1, 0.02) },
+      { name: 'b', verdict: v(2.9, 0.02) },
+      { name: 'c', verdict: v(2.5, 0.02, 30, 'warming') }, // not usable
+      { name: 'd', verdict: v(2.4, 0.02, 30, 'drifting') }, // not usable
+    ];
+    expect(leadingCandidate(runs, v(3.2, 0.01))?.name).toBe('b');
+    expect(leadingCandidate(runs, null)?.name).toBe('b');
+    expect(leadingCandidate(runs, v(2.8, 0.01))).toBeNull();
+    expect(leadingCandidate([], v(2.8, 0.01))).toBeNull();
   });
 });

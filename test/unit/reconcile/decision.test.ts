@@ -284,6 +284,47 @@ describe('the decision in the reconcile pass', () => {
   });
 });
 
+describe('the pruner: the leading candidate', () => {
+  it('stops a candidate that cannot be min_improvement faster than the leading one, while it is still open against the baseline', async () => {
+    // the baseline is measured at 3.6 s/rollout; `lead` runs at 3, `mid` at 3.45 (about 4% faster
+    // than the baseline, not surely 2%: open) and clearly slower than `lead`
+    const mid: TraceProfile = { ...fast, name: 'mid', steadySeconds: 3.45, seed: 9 };
+    const { w } = setup([
+      ['lead', fast, 70],
+      ['mid', mid, 70],
+    ]);
+    const first = await reconcile(w.ports, opts);
+    expect(first.errors).toEqual([]);
+    const d = byName(first, 'mid')?.view.observation.decision;
+    // (the pruner only acts on a candidate whose decision against the baseline is still open)
+    expect(d?.state).toBe('not-better');
+    expect(d?.against).toBe('leading candidate lead');
+    expect(d?.evidence.join(' ')).toContain('the leading candidate `lead`');
+    expect(d?.relative_change?.low).toBeGreaterThan(0.05); // far slower than the leader
+    expect(byName(first, 'mid')?.cancelled).toBe('12');
+    expect(w.checks.get(2)?.conclusion).toBe('neutral');
+    expect(w.checks.get(2)?.title).toMatch(/^Not 2% faster than the leading candidate lead/);
+    expect(w.comments.get(2)).toMatch(/Close: it cannot be 2% faster than the leading candidate `lead`/);
+    // the leader itself is decided against the baseline only, and never pruned by itself
+    const lead = byName(first, 'lead')?.view.observation.decision;
+    expect(lead?.against).toBe('baseline baseline');
+    expect(lead?.state).toBe('better');
+  });
+
+  it('no candidate faster than the reference: no leader, each is decided against the baseline only', async () => {
+    const { w } = setup([
+      ['slow', slow, 60],
+      ['slow2', { ...slow, seed: 6 }, 60],
+    ]);
+    const r = await reconcile(w.ports, opts);
+    for (const name of ['slow', 'slow2']) {
+      const d = byName(r, name)?.view.observation.decision;
+      expect(d?.against).toBe('baseline baseline');
+      expect(d?.state).toBe('worse');
+    }
+  });
+});
+
 describe('stopReason', () => {
   const view = (state: string, decision: string) =>
     ({
