@@ -1,7 +1,8 @@
 // The monitor's check run carries the decision, so branch protection can require it: success only
 // for a candidate decided at least min_improvement faster than the reference (or the reference
-// itself), failure for a decided regression or a failed run, neutral for equivalent, not-better
-// (it cannot win) or ended without a decision, in progress (no conclusion) while measuring. Pure.
+// itself), failure for a decided regression, a candidate that cannot be min_improvement faster and
+// is not shown equivalent (not-better: nothing supports merging it) or a failed run, neutral for
+// equivalent or ended without a decision, in progress (no conclusion) while measuring. Pure.
 import { type Outcome, type Standing, standingOf } from './standing.js';
 
 export type MonitorConclusion = 'success' | 'failure' | 'neutral';
@@ -19,7 +20,7 @@ const CONCLUSION: Record<Outcome, MonitorConclusion | undefined> = {
   worse: 'failure',
   failed: 'failure',
   equivalent: 'neutral',
-  'not-better': 'neutral',
+  'not-better': 'failure',
   undecided: 'neutral',
   measuring: undefined,
 };
@@ -72,7 +73,7 @@ const SEVERITY = (c: MonitorConclusion | undefined): number =>
  * The ONE check run of a pull request's head (`topo/monitor`, the name branch protection can
  * require) over all its candidates: merging records every candidate of the pull request, so it is
  * `failure` when any candidate failed or is decided worse, in progress while any is still measuring,
- * `neutral` when any is equivalent, not-better or undecided, `success` only when every candidate is better (or a
+ * `neutral` when any is equivalent or undecided, `success` only when every candidate is better (or a
  * reference). One candidate: its own check run unchanged. Each candidate's headline in the summary.
  */
 export function pullRequestCheckRun(

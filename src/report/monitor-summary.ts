@@ -24,7 +24,7 @@ const ICON = {
   better: '🟢',
   worse: '🔴',
   equivalent: '⚪',
-  'not-better': '⚪',
+  'not-better': '🟠',
   undecided: '⚪',
   measuring: '⏳',
   failed: '❌',

@@ -111,7 +111,7 @@ const HEAD_ICON: Record<Standing['outcome'], string> = {
   better: '🟢',
   worse: '🔴',
   equivalent: '⚪',
-  'not-better': '⚪',
+  'not-better': '🟠',
   undecided: '⚪',
   measuring: '⏳',
   failed: '❌',

@@ -1054,6 +1054,9 @@ function decisionOf(
   // a decision once reached stays, also when the job ended or the reference's run is gone
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
+  // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
+  const lead = leader ? `${leader.role} ${leader.name}` : null;
+  if (lead && isDecided(previous) && previous.against === lead) return previous;
   const against = reference ? `${reference.role} ${reference.name}` : null;
   const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
   const decision = decideCandidate(
@@ -1064,9 +1067,8 @@ function decisionOf(
       : null,
     { minImprovement, previous, isReference },
   );
-  if (decision.state !== 'measuring' || isReference || !leader || leader.name === c.candidate)
+  if (decision.state !== 'measuring' || isReference || !leader || !lead || leader.name === c.candidate)
     return decision;
-  const lead = `${leader.role} ${leader.name}`;
   const pruned = pruneByLeader(
     observation.verdict,
     { name: lead, verdict: leader.verdict, label: describeReference(lead) },

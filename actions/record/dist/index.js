@@ -67149,7 +67149,7 @@ function meanInFlight(active, from, to) {
   const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
   return inside.length ? mean(inside) : void 0;
 }
-function littleRate(sum, count2, inFlight, from, to, batch) {
+function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2 || !(inFlight.value > 0)) return void 0;
   const start = to - k * batch;
@@ -67168,16 +67168,116 @@ function littleRate(sum, count2, inFlight, from, to, batch) {
   const C = dc.reduce((a, b) => a + b, 0);
   if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return void 0;
   const W = S / C;
-  const resid = ds.map((s, j) => s - W * dc[j]);
+  let resid = ds.map((s, j) => s - W * dc[j]);
   const cBar = C / k;
+  const cycle = options.harmonic ? harmonicPart(
+    ds.map((_, j) => start + (j + 0.5) * batch),
+    resid,
+    3 * batch,
+    k * batch / 2
+  ) : void 0;
+  let partial = 0;
+  let df = k - 1;
+  if (cycle) {
+    resid = resid.map((e, j) => e - cycle.fitted[j]);
+    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C / W;
+    df = k - 3;
+    perBatch.length = 0;
+    for (let j = 0; j < k; j++) {
+      const clean2 = ds[j] - cycle.fitted[j];
+      if (dc[j] > 0 && clean2 > 0)
+        perBatch.push({
+          t: start + (j + 0.5) * batch,
+          rate: inFlight.value / (clean2 / dc[j] / 60)
+        });
+    }
+    if (perBatch.length < 2) return void 0;
+  }
   const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / (k - 1) / k / cBar ** 2 * inflation(rho);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
   const rate = inFlight.value / (W / 60);
-  const relSe = Math.sqrt(vW / W ** 2 * tWiden(k) ** 2 + 1e-6 + 1 / C ** 2);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
   const notes = [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
   ];
-  return { rate, se: rate * relSe, method: "littles-law", batches: k, batchMinutes: batch, perBatch, notes };
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  const m = y.length;
+  if (m < 12 || !(maxPeriod > minPeriod)) return void 0;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre);
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = minPeriod; period <= maxPeriod; period *= 1.04) {
+    const w2 = 2 * Math.PI / period;
+    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a2, v, i) => {
+      const r = rows[i];
+      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  if (!(p < alpha)) return void 0;
+  const w = 2 * Math.PI / best.period;
+  const [, , a, b] = best.beta;
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried
+  };
+}
+function leastSquares(rows, y) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      row[n] = row[n] + r[p] * y[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k = row[c] / pivot[c];
+      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
 }
 function combineRates(c, l) {
   if (!c || !l) return c ?? l;
@@ -67335,7 +67435,9 @@ function project(p, t, r, input) {
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
   const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch) : void 0;
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
   const rate = combineRates(c, l);
   if (!rate) return void 0;
   const proj = project(p, t, rate.rate, input);
@@ -67504,9 +67606,9 @@ function detect(input) {
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan = {
     warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing once the completion
-    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
-    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
     littleBatch: W / 2,
     // a batch holds at least about ten finished rollouts and four scrapes
@@ -69429,8 +69531,8 @@ var metrics_schema_default = {
       description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
       properties: {
         state: {
-          enum: ["measuring", "better", "worse", "equivalent", "reference"],
-          description: "reference: this candidate is the baseline or the current best."
+          enum: ["measuring", "better", "worse", "equivalent", "not-better", "reference"],
+          description: "not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
         },
         against: {
           type: "string",

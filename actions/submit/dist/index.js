@@ -69100,7 +69100,7 @@ function decideCandidate(candidate, reference, options = {}) {
   };
   const lo = Math.exp(d - r) - 1;
   const hi = Math.exp(d + r) - 1;
-  const state2 = lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : "measuring";
+  const state2 = lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
   const pct2 = (x) => `${round(100 * x, 1)}%`;
   const evidence = [
     `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale)`
@@ -69119,7 +69119,7 @@ function decideCandidate(candidate, reference, options = {}) {
       ]
     };
   }
-  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct2(m)}` : `within \xB1${pct2(m)}`;
+  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct2(m)}` : state2 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
   return {
     ...base,
     state: state2,
@@ -69133,14 +69133,13 @@ function expectedMinutes(v, d, s, m, alpha, s0) {
   if (now == null || !(s > 0)) return null;
   const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
   const lm = Math.log(1 - m);
-  const up = Math.log(1 + m);
   const need = Math.max(
     d,
     // worse (when positive)
     lm - d,
     // better
-    Math.min(d - lm, up - d)
-    // equivalent
+    d - lm
+    // not-better
   );
   if (!(need > 0)) return null;
   let lo = 0;
@@ -69155,6 +69154,29 @@ function expectedMinutes(v, d, s, m, alpha, s0) {
   if (!(target2 > 0)) return null;
   const more = steady * ((s / target2) ** 2 - 1);
   return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const d = decideCandidate(candidate, leader, options);
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+      best = c;
+  const ref = reference?.projected_full_run?.value;
+  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  return best;
 }
 function gpuMinutes(i) {
   const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
@@ -69228,7 +69250,7 @@ function meanInFlight(active, from, to) {
   const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
   return inside.length ? mean(inside) : void 0;
 }
-function littleRate(sum, count2, inFlight, from, to, batch) {
+function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2 || !(inFlight.value > 0)) return void 0;
   const start = to - k * batch;
@@ -69247,16 +69269,116 @@ function littleRate(sum, count2, inFlight, from, to, batch) {
   const C = dc.reduce((a, b) => a + b, 0);
   if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return void 0;
   const W = S / C;
-  const resid = ds.map((s, j) => s - W * dc[j]);
+  let resid = ds.map((s, j) => s - W * dc[j]);
   const cBar = C / k;
+  const cycle = options.harmonic ? harmonicPart(
+    ds.map((_, j) => start + (j + 0.5) * batch),
+    resid,
+    3 * batch,
+    k * batch / 2
+  ) : void 0;
+  let partial = 0;
+  let df = k - 1;
+  if (cycle) {
+    resid = resid.map((e, j) => e - cycle.fitted[j]);
+    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C / W;
+    df = k - 3;
+    perBatch.length = 0;
+    for (let j = 0; j < k; j++) {
+      const clean3 = ds[j] - cycle.fitted[j];
+      if (dc[j] > 0 && clean3 > 0)
+        perBatch.push({
+          t: start + (j + 0.5) * batch,
+          rate: inFlight.value / (clean3 / dc[j] / 60)
+        });
+    }
+    if (perBatch.length < 2) return void 0;
+  }
   const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / (k - 1) / k / cBar ** 2 * inflation(rho);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
   const rate = inFlight.value / (W / 60);
-  const relSe = Math.sqrt(vW / W ** 2 * tWiden(k) ** 2 + 1e-6 + 1 / C ** 2);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
   const notes = [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
   ];
-  return { rate, se: rate * relSe, method: "littles-law", batches: k, batchMinutes: batch, perBatch, notes };
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  const m = y.length;
+  if (m < 12 || !(maxPeriod > minPeriod)) return void 0;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre);
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = minPeriod; period <= maxPeriod; period *= 1.04) {
+    const w2 = 2 * Math.PI / period;
+    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a2, v, i) => {
+      const r = rows[i];
+      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  if (!(p < alpha)) return void 0;
+  const w = 2 * Math.PI / best.period;
+  const [, , a, b] = best.beta;
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried
+  };
+}
+function leastSquares(rows, y) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      row[n] = row[n] + r[p] * y[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k = row[c] / pivot[c];
+      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
 }
 function combineRates(c, l) {
   if (!c || !l) return c ?? l;
@@ -69414,7 +69536,9 @@ function project(p, t, r, input) {
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
   const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const l = plan.inFlight && p.sum.length && p.count.length ? littleRate(p.sum, p.count, plan.inFlight, plan.littleFrom, t, littleBatch) : void 0;
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
   const rate = combineRates(c, l);
   if (!rate) return void 0;
   const proj = project(p, t, rate.rate, input);
@@ -69583,9 +69707,9 @@ function detect(input) {
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan = {
     warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing once the completion
-    // rate has settled (MSER) plus up to a window more, since the last congested ones finish then
-    littleFrom: warmupEnd + Math.min(dHat ?? 0, W),
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
     countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
     littleBatch: W / 2,
     // a batch holds at least about ten finished rollouts and four scrapes
@@ -70295,7 +70419,7 @@ var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "SUSPENDED"
 ]);
 function describeReference(against) {
-  const m = /^(baseline|current best)\s+(.+)$/.exec(against.trim());
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
   const role = m?.[1];
   const name = (m?.[2] ?? against).trim();
   const quoted = code(name);
@@ -70355,6 +70479,8 @@ function fromDecision(d, min, ended, minutesOfData) {
       return { ...base, outcome: "worse" };
     case "equivalent":
       return { ...base, outcome: "equivalent" };
+    case "not-better":
+      return { ...base, outcome: "not-better" };
     default:
       return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
         ...base,
@@ -70382,6 +70508,7 @@ var CONCLUSION = {
   worse: "failure",
   failed: "failure",
   equivalent: "neutral",
+  "not-better": "failure",
   undecided: "neutral",
   measuring: void 0
 };
@@ -70401,6 +70528,8 @@ function standingTitle(s) {
       return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
     case "equivalent":
       return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct(s.change.value)})` : ""}`;
     case "reference":
       return "Reference run (baseline or current best)";
     case "failed":
@@ -70626,6 +70755,7 @@ var HEAD_ICON = {
   better: "\u{1F7E2}",
   worse: "\u{1F534}",
   equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
   undecided: "\u26AA",
   measuring: "\u23F3",
   failed: "\u274C",
@@ -70660,6 +70790,8 @@ function headlineText(s) {
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case "equivalent":
       return `within \xB1${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "not-better":
+      return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
     case "reference":
       return "the reference the candidates are compared with";
     case "failed":
@@ -70703,6 +70835,8 @@ function nextStep(v, s = viewStanding(v)) {
       return `**Close: slower than ${ref}.**${free}`;
     case "equivalent":
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "not-better":
+      return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
     case "reference":
       return "**Keep: candidates are compared with this run.**";
     case "failed":
@@ -71444,9 +71578,10 @@ async function reconcileExperiment(ports, exp, options, pulls) {
   const observed = [];
   for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
   const reference = referenceOf(exp, observed);
+  const leader = leaderOf(exp, observed, reference);
   const planned = [];
   for (const o of observed) {
-    const view = judgeCandidate(pass, o, reference);
+    const view = judgeCandidate(pass, o, reference, leader);
     if (!view) continue;
     const cancelled = await stopCandidate(pass, o, view);
     planned.push(planCandidate(pass, o, view, cancelled));
@@ -71550,7 +71685,7 @@ function keepLastLiveVerdict({ analysis, ended, previous, c }) {
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   analysis.observation.verdict = { ...previous.verdict, evidence };
 }
-function judgeCandidate(pass, o, reference) {
+function judgeCandidate(pass, o, reference, leader = null) {
   const { exp } = pass;
   const { c, job, analysis } = o;
   const stoppedBy = stoppedByOf(exp, o);
@@ -71569,6 +71704,7 @@ function judgeCandidate(pass, o, reference) {
   if (state2 === "failed") observation.failure = failureOf(c, job, observation);
   const comparisons = compareCandidate(exp, c, observation, {
     reference,
+    leader,
     previous: o.previous?.run_name === c.runName ? o.previous.decision ?? null : null,
     ended: o.ended,
     gpu: gpuInput(pass, o, stoppedBy === "decision")
@@ -71806,7 +71942,14 @@ function referenceOf(exp, observed) {
   if (!base || !verdict || base.analysis?.observation.failure) return null;
   return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
 }
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent"]);
+function leaderOf(exp, observed, reference) {
+  const runs = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict }] : []
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead ? { role: "leading candidate", name: lead.name, verdict: lead.verdict, value: null, live: true } : null;
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
 var isDecided = (d) => !!d && DECIDED.has(d.state);
 function stoppedByOf(exp, o) {
   if (o.job?.state !== "CANCELLED") return null;
@@ -71846,18 +71989,29 @@ function compareCandidate(exp, c, observation, context3 = {}) {
   if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
   return comparisons;
 }
-function decisionOf(exp, c, observation, { reference, previous, ended }) {
+function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
   if (observation.failure) return null;
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
+  const lead = leader ? `${leader.role} ${leader.name}` : null;
+  if (lead && isDecided(previous) && previous.against === lead) return previous;
   const against = reference ? `${reference.role} ${reference.name}` : null;
-  return decideCandidate(
+  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const decision = decideCandidate(
     observation.verdict,
     // the evidence names the reference once ("the baseline", not "baseline baseline")
     against && reference ? { name: against, verdict: reference.verdict, label: describeReference(against) } : null,
-    { minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT, previous, isReference }
+    { minImprovement, previous, isReference }
   );
+  if (decision.state !== "measuring" || isReference || !leader || !lead || leader.name === c.candidate)
+    return decision;
+  const pruned = pruneByLeader(
+    observation.verdict,
+    { name: lead, verdict: leader.verdict, label: describeReference(lead) },
+    { minImprovement, previous }
+  );
+  return pruned ?? decision;
 }
 var DECISION_STOP = "decided";
 function stopReason(experiment, view) {
@@ -73075,8 +73229,8 @@ var metrics_schema_default = {
       description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
       properties: {
         state: {
-          enum: ["measuring", "better", "worse", "equivalent", "reference"],
-          description: "reference: this candidate is the baseline or the current best."
+          enum: ["measuring", "better", "worse", "equivalent", "not-better", "reference"],
+          description: "not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
         },
         against: {
           type: "string",

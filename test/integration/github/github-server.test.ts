@@ -223,6 +223,16 @@ describe('local GitHub API', () => {
     gh.violations().length;
   });
 
+  it('a stale Prometheus scrape of its port is answered 404 and is not a violation; the same path from a client is', async () => {
+    const before = gh.violations().length;
+    const scrape = await fetch(`${gh.url}/metrics`, { headers: { 'user-agent': 'Prometheus/2.45.3' } });
+    expect(scrape.status).toBe(404);
+    expect(gh.violations().length).toBe(before);
+    const client = await fetch(`${gh.url}/metrics`, { headers: { 'user-agent': 'octokit.js/5' } });
+    expect(client.status).toBe(404);
+    expect(gh.violations().slice(before)).toEqual(['GET /metrics: no such operation in the GitHub REST API']);
+  });
+
   it('enforces the workflow token permissions', async () => {
     const readOnly = gh.createToken('github-actions[bot]', { permissions: { contents: 'read' } });
     const limited = createOctokit({ token: readOnly, baseUrl: gh.url });

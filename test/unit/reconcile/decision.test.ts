@@ -302,13 +302,35 @@ describe('the pruner: the leading candidate', () => {
     expect(d?.evidence.join(' ')).toContain('the leading candidate `lead`');
     expect(d?.relative_change?.low).toBeGreaterThan(0.05); // far slower than the leader
     expect(byName(first, 'mid')?.cancelled).toBe('12');
-    expect(w.checks.get(2)?.conclusion).toBe('neutral');
+    expect(w.checks.get(2)?.conclusion).toBe('failure');
     expect(w.checks.get(2)?.title).toMatch(/^Not 2% faster than the leading candidate lead/);
     expect(w.comments.get(2)).toMatch(/Close: it cannot be 2% faster than the leading candidate `lead`/);
     // the leader itself is decided against the baseline only, and never pruned by itself
     const lead = byName(first, 'lead')?.view.observation.decision;
     expect(lead?.against).toBe('baseline baseline');
     expect(lead?.state).toBe('better');
+  });
+
+  it('a pruned decision is final, also when the job runs on (stop_when_decided: false)', async () => {
+    const mid: TraceProfile = { ...fast, name: 'mid', steadySeconds: 3.45, seed: 9 };
+    const { w } = setup(
+      [
+        ['lead', fast, 70],
+        ['mid', mid, 70],
+      ],
+      { stop_when_decided: false },
+    );
+    const first = byName(await reconcile(w.ports, opts), 'mid');
+    expect(first?.view.observation.decision?.state).toBe('not-better');
+    expect(first?.cancelled).toBeFalsy();
+    // 120 run-minutes later the job still runs: it is still not-better against the leader
+    w.setNow(NOW + 120);
+    const later = byName(await reconcile(w.ports, opts), 'mid');
+    expect(later?.view.observation.decision?.state).toBe('not-better');
+    expect(later?.view.observation.decision?.against).toBe('leading candidate lead');
+    expect(later?.view.observation.decision?.relative_change).toEqual(
+      first?.view.observation.decision?.relative_change,
+    );
   });
 
   it('no candidate faster than the reference: no leader, each is decided against the baseline only', async () => {

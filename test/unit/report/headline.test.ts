@@ -86,11 +86,11 @@ const cases: Record<
   'not-better': {
     // the futility stop: it cannot win, though it is not settled as a tie or a regression
     v: withDecision({ state: 'not-better', relative_change: { value: 0.012, low: -0.009, high: 0.034 } }),
-    icon: '⚪',
+    icon: '🟠',
     words:
       /not 2% \(min_improvement\) faster than the current best `scale-driver-2`: it cannot win \(\+1\.2%, 95% interval −0\.9% to \+3\.4%\)/,
     next: /Close: it cannot be 2% faster than the current best `scale-driver-2`/,
-    check: 'neutral',
+    check: 'failure',
   },
   measuring: {
     // forecast at run-minute 64.2 with 40 run-minutes of data: about 25 to go
