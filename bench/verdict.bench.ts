@@ -2,8 +2,12 @@
 // A trace family (bench/trace-family.ts: 8 shapes × 4 seeds × a baseline and 5 candidates) and the
 // twin's own traces are backfilled into a REAL Prometheus (promtool tsdb create-blocks-from
 // openmetrics, then a temporary Prometheus on a free port) and judged every 5 run-minutes through
-// analyzeRun — the code path of `topo analyze --at`. Seeds 0 and 1 are the tuning seeds; seeds 2-4
-// (and fresh ones by TOPO_BENCH_SEEDS=5,6,7) are reported. Run: npm run bench -- verdict   (TOPO_BENCH_QUICK=1: two seeds, fewer candidates)
+// analyzeRun — the code path of `topo analyze --at`. Each experiment is decided look by look as
+// reconcile decides it (against the baseline, and while that is open against the leading
+// candidate); an oracle that knows each rollout's duration, read through the same decision code,
+// prints the bound no estimator on the metrics can beat. Seeds 0 and 1 are the tuning seeds; seeds
+// 2-4 (and fresh ones by TOPO_BENCH_SEEDS=5,6,7) are reported. Run: npm run bench -- verdict
+// (TOPO_BENCH_QUICK=1: two seeds, fewer candidates; TOPO_BENCH_PRUNE=0: without the pruner)
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
