@@ -42,14 +42,17 @@ export const LIVE_SLURM_STATES: ReadonlySet<string> = new Set([
 
 /**
  * "baseline 8gpu" → "the baseline `8gpu`"; "baseline baseline" → "the baseline";
- * "current best baseline" → "the baseline (the current best)". Names are code-quoted, so a
+ * "current best baseline" → "the baseline (the current best)"; "leading candidate a (#12)" → "the
+ * leading candidate `a` (#12)" (GitHub links the pull request). Names are code-quoted, so a
  * candidate name cannot inject Markdown.
  */
 export function describeReference(against: string): string {
   const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
   const role = m?.[1];
-  const name = (m?.[2] ?? against).trim();
-  const quoted = code(name);
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === 'leading candidate' ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  const name = pr?.[1] ?? full;
+  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
   if (!role) return quoted;
   if (name === 'baseline') return role === 'baseline' ? 'the baseline' : 'the baseline (the current best)';
   return `the ${role} ${quoted}`;

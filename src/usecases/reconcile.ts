@@ -911,6 +911,8 @@ export interface Reference {
   value: Interval | null;
   /** A run of this pass, not a measured one. */
   live: boolean;
+  /** The leading candidate's pull request (named when it is another one's). */
+  pr?: number;
 }
 
 /** The baseline's candidate name: the experiment's baseline, else `topo init`'s `baseline`. */
@@ -953,12 +955,19 @@ function leaderOf(
     !o.analysis.observation.failure &&
     o.c.candidate !== reference?.name &&
     o.c.candidate !== baselineName(exp)
-      ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict }]
+      ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }]
       : [],
   );
   const lead = leadingCandidate(runs, reference?.verdict ?? null);
   return lead
-    ? { role: 'leading candidate', name: lead.name, verdict: lead.verdict, value: null, live: true }
+    ? {
+        role: 'leading candidate',
+        name: lead.name,
+        verdict: lead.verdict,
+        value: null,
+        live: true,
+        pr: lead.pr,
+      }
     : null;
 }
 
@@ -1055,7 +1064,9 @@ function decisionOf(
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
   // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
-  const lead = leader ? `${leader.role} ${leader.name}` : null;
+  const lead = leader
+    ? `${leader.role} ${leader.name}${leader.pr !== undefined && leader.pr !== c.pr ? ` (#${leader.pr})` : ''}`
+    : null;
   if (lead && isDecided(previous) && previous.against === lead) return previous;
   const against = reference ? `${reference.role} ${reference.name}` : null;
   const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;

@@ -70421,8 +70421,10 @@ var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
 function describeReference(against) {
   const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
   const role = m?.[1];
-  const name = (m?.[2] ?? against).trim();
-  const quoted = code(name);
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  const name = pr?.[1] ?? full;
+  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
   if (!role) return quoted;
   if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
   return `the ${role} ${quoted}`;
@@ -71944,10 +71946,17 @@ function referenceOf(exp, observed) {
 }
 function leaderOf(exp, observed, reference) {
   const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict }] : []
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
   );
   const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? { role: "leading candidate", name: lead.name, verdict: lead.verdict, value: null, live: true } : null;
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr
+  } : null;
 }
 var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
 var isDecided = (d) => !!d && DECIDED.has(d.state);
@@ -71994,7 +72003,7 @@ function decisionOf(exp, c, observation, { reference, leader, previous, ended })
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  const lead = leader ? `${leader.role} ${leader.name}` : null;
+  const lead = leader ? `${leader.role} ${leader.name}${leader.pr !== void 0 && leader.pr !== c.pr ? ` (#${leader.pr})` : ""}` : null;
   if (lead && isDecided(previous) && previous.against === lead) return previous;
   const against = reference ? `${reference.role} ${reference.name}` : null;
   const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;

@@ -223,12 +223,12 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
     // than the faster candidate leading the experiment (the futility stop and the pruner)
     const decision = observation?.decision;
     expect(['worse', 'not-better']).toContain(decision?.state);
-    expect(['baseline baseline', 'leading candidate better']).toContain(decision?.against);
+    expect(decision?.against).toMatch(/^(baseline baseline|leading candidate better \(#\d+\))$/);
     expect(decision?.relative_change?.low).toBeGreaterThan(decision?.state === 'worse' ? 0 : -0.02);
     expect(observation?.decision?.gpu_minutes_saved).toBeGreaterThan(0);
     expect((observation?.decision?.gpu_minutes_used as number) % 8).toBe(0);
     expect(body).toMatch(
-      /^### (🔴 `worse`: worse than the baseline by \d|🟠 `worse`: not 2% \(min_improvement\) faster than the (baseline|leading candidate `better`): it cannot win)/m,
+      /^### (🔴 `worse`: worse than the baseline by \d|🟠 `worse`: not 2% \(min_improvement\) faster than the (baseline|leading candidate `better` \(#\d+\)): it cannot win)/m,
     );
     expect(body).toMatch(/Slurm job \d+: CANCELLED by the decision \(\d+ GPU-minutes saved\)/);
     expect(body).toContain('⏹️ stopped');

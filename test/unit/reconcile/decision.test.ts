@@ -298,13 +298,16 @@ describe('the pruner: the leading candidate', () => {
     const d = byName(first, 'mid')?.view.observation.decision;
     // (the pruner only acts on a candidate whose decision against the baseline is still open)
     expect(d?.state).toBe('not-better');
-    expect(d?.against).toBe('leading candidate lead');
-    expect(d?.evidence.join(' ')).toContain('the leading candidate `lead`');
+    // `lead` is pull request #1's candidate: named with it
+    expect(d?.against).toBe('leading candidate lead (#1)');
+    expect(d?.evidence.join(' ')).toContain('the leading candidate `lead` (#1)');
     expect(d?.relative_change?.low).toBeGreaterThan(0.05); // far slower than the leader
     expect(byName(first, 'mid')?.cancelled).toBe('12');
     expect(w.checks.get(2)?.conclusion).toBe('failure');
-    expect(w.checks.get(2)?.title).toMatch(/^Not 2% faster than the leading candidate lead/);
-    expect(w.comments.get(2)).toMatch(/Close: it cannot be 2% faster than the leading candidate `lead`/);
+    expect(w.checks.get(2)?.title).toMatch(/^Not 2% faster than the leading candidate lead \(#1\)/);
+    expect(w.comments.get(2)).toMatch(
+      /Close: it cannot be 2% faster than the leading candidate `lead` \(#1\)/,
+    );
     // the leader itself is decided against the baseline only, and never pruned by itself
     const lead = byName(first, 'lead')?.view.observation.decision;
     expect(lead?.against).toBe('baseline baseline');
@@ -327,7 +330,7 @@ describe('the pruner: the leading candidate', () => {
     w.setNow(NOW + 120);
     const later = byName(await reconcile(w.ports, opts), 'mid');
     expect(later?.view.observation.decision?.state).toBe('not-better');
-    expect(later?.view.observation.decision?.against).toBe('leading candidate lead');
+    expect(later?.view.observation.decision?.against).toBe('leading candidate lead (#1)');
     expect(later?.view.observation.decision?.relative_change).toEqual(
       first?.view.observation.decision?.relative_change,
     );

@@ -173,6 +173,10 @@ describe('wording and Slurm state', () => {
     expect(describeReference('baseline baseline')).toBe('the baseline');
     expect(describeReference('current best baseline')).toBe('the baseline (the current best)');
     expect(describeReference('baseline 8gpu')).toBe('the baseline `8gpu`');
+    expect(describeReference('leading candidate a (#12)')).toBe('the leading candidate `a` (#12)');
+    expect(describeReference('leading candidate a')).toBe('the leading candidate `a`');
+    // only the pruner's leader carries a pull request; elsewhere the text is the name
+    expect(describeReference('baseline a (#12)')).toBe('the baseline `a (#12)`');
     const body = renderMonitorComment(
       view({
         comparisons: [
