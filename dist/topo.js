@@ -63046,6 +63046,150 @@ function sumCounters(series) {
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
 
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I2 = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
+}
+var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v2.state);
+function decideCandidate(candidate, reference, options2 = {}) {
+  const m2 = options2.minImprovement ?? 0.02;
+  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m2, method };
+  if (options2.isReference)
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+  const prev = options2.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d2 = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const s0 = options2.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
+  const change = {
+    value: round(Math.exp(d2) - 1, 4),
+    low: round(Math.exp(d2 - r) - 1, 4),
+    high: round(Math.exp(d2 + r) - 1, 4)
+  };
+  const lo = Math.exp(d2 - r) - 1;
+  const hi = Math.exp(d2 + r) - 1;
+  const state2 = lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
+  const pct3 = (x2) => `${round(100 * x2, 1)}%`;
+  const evidence = [
+    `change vs ${shown}: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale)`
+  ];
+  const minutes = candidate.minutes_of_data ?? null;
+  if (state2 === "measuring") {
+    const eta = expectedMinutes(candidate, d2, s, m2, alpha, s0);
+    return {
+      ...base,
+      state: state2,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
+      ]
+    };
+  }
+  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct3(m2)}` : state2 === "equivalent" ? `within \xB1${pct3(m2)}` : `not faster by ${pct3(m2)} or more`;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state2}: ${word} than ${shown} at every look's confidence`]
+  };
+}
+function expectedMinutes(v2, d2, s, m2, alpha, s0) {
+  const now = v2.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v2.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m2);
+  const need = Math.max(
+    d2,
+    // worse (when positive)
+    lm - d2,
+    // better
+    d2 - lm
+    // not-better
+  );
+  if (!(need > 0)) return null;
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
+    else lo = mid;
+  }
+  const target = lo;
+  if (!(target > 0)) return null;
+  const more = steady * ((s / target) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function pruneByLeader(candidate, leader, options2 = {}) {
+  const d2 = decideCandidate(candidate, leader, options2);
+  if (d2.state !== "worse" && d2.state !== "equivalent" && d2.state !== "not-better") return null;
+  const m2 = options2.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d2,
+    state: "not-better",
+    evidence: [
+      ...d2.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m2, 1)}% faster than ${shown} at every look's confidence: it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+      best = c;
+  const ref = reference?.projected_full_run?.value;
+  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  return best;
+}
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  return { used, saved };
+}
+function withGpuMinutes(d2, i) {
+  const g = gpuMinutes(i);
+  return { ...d2, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
+}
+function shouldStopOnDecision(decisions, options2 = {}) {
+  if (options2.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d2) => d2.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d2) => d2.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d2) => d2.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d2) => `${d2.state} vs ${d2.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
 // src/catalog/generated/config-keys.json
 var config_keys_default = {
   source: {
@@ -68049,7 +68193,7 @@ function stateFromVerdict(a) {
       return "stabilising";
   }
 }
-var ANALYZE_OPTIONS = ["at", "in-flight"];
+var ANALYZE_OPTIONS = ["at", "in-flight", "against", "min-improvement"];
 function analyzeOptions(options2) {
   let atTs = null;
   if (options2.at !== void 0) {
@@ -68099,11 +68243,26 @@ var analyzeCommand = {
         min: 1,
         value: "N",
         description: "rollouts in flight (the topology's capacity) for Little's law when the run does not export alpasim_renderer_active_rollouts"
+      },
+      {
+        name: "against",
+        type: "string",
+        value: "RUN_NAME",
+        description: "decide the run against another one (a baseline run), judged as of the same moment, with the monitor's always-valid confidence sequence: better, worse, equivalent, not-better or measuring"
+      },
+      {
+        name: "min-improvement",
+        type: "number",
+        positive: true,
+        value: "FRACTION",
+        description: "with --against: the smallest relative gain that counts as better",
+        default: "0.02"
       }
     ],
     examples: [
       "topo analyze topo-topology-opt-vavam-ord-20261202-baseline-0123abcd --cluster ord",
-      "topo analyze my-hand-run --prometheus http://127.0.0.1:9093 --at 2026-12-01T12:00:00Z --json"
+      "topo analyze my-hand-run --prometheus http://127.0.0.1:9093 --at 2026-12-01T12:00:00Z --json",
+      "topo analyze my-hand-run-2gpu --against my-hand-run --prometheus http://127.0.0.1:9093"
     ]
   },
   async run(args, io) {
@@ -68118,11 +68277,19 @@ var analyzeCommand = {
     if (!runName || extra)
       throw new UsageError("give exactly one run name (the run_name label of its metrics)");
     const { atTs, inFlight: inFlight2 } = analyzeOptions(options2);
-    try {
-      anyRunSelector(runName);
-    } catch (error) {
-      throw new UsageError(error.message);
-    }
+    const against = options2.against;
+    for (const name of against === void 0 ? [runName] : [runName, against])
+      try {
+        anyRunSelector(name);
+      } catch (error) {
+        throw new UsageError(`${name === runName ? "" : "--against: "}${error.message}`);
+      }
+    if (against === runName) throw new UsageError("--against names the run itself: give another run");
+    const minImprovement = Number(options2["min-improvement"] ?? DEFAULT_MIN_IMPROVEMENT);
+    if (!(minImprovement > 0 && minImprovement < 1))
+      throw new UsageError(
+        `--min-improvement must be a fraction between 0 and 1 (0.02 is 2%), got ${options2["min-improvement"]}`
+      );
     const t = telemetryOptions(options2, io);
     const minutes = num(parsed, "minutes") ?? 360;
     await ensurePrometheus(t.prometheus);
@@ -68138,6 +68305,24 @@ var analyzeCommand = {
     });
     const { analysis, telemetry } = result;
     const judgedAt = new Date(result.atTs * 1e3).toISOString();
+    if (against !== void 0) {
+      const reference = await analyzeRun({
+        prometheus: t.prometheus,
+        runName: against,
+        timeScale: t.timeScale,
+        stepSeconds: t.stepSeconds,
+        nowTs: result.atTs,
+        minutes
+      });
+      if (reference.analysis.startTs === null)
+        io.stderr(`warning: --against ${against}: no data for that run in Prometheus
+`);
+      analysis.observation.decision = decideCandidate(
+        analysis.observation.verdict,
+        { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
+        { minImprovement }
+      );
+    }
     if (result.ended && !flags.has("json"))
       io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}
 `);
@@ -73057,150 +73242,6 @@ function compare(candidate, against, againstName) {
     },
     outcome
   };
-}
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I2 = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
-}
-var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v2.state);
-function decideCandidate(candidate, reference, options2 = {}) {
-  const m2 = options2.minImprovement ?? 0.02;
-  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m2, method };
-  if (options2.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options2.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
-  const d2 = Math.log(cv.value / rv.value);
-  const s = Math.hypot(logSe(cv), logSe(rv));
-  const s0 = options2.s0 ?? CONFIDENCE_SEQUENCE.s0;
-  const r = csRadius(s, alpha, s0);
-  const change = {
-    value: round(Math.exp(d2) - 1, 4),
-    low: round(Math.exp(d2 - r) - 1, 4),
-    high: round(Math.exp(d2 + r) - 1, 4)
-  };
-  const lo = Math.exp(d2 - r) - 1;
-  const hi = Math.exp(d2 + r) - 1;
-  const state2 = lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
-  const pct3 = (x2) => `${round(100 * x2, 1)}%`;
-  const evidence = [
-    `change vs ${shown}: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale)`
-  ];
-  const minutes = candidate.minutes_of_data ?? null;
-  if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d2, s, m2, alpha, s0);
-    return {
-      ...base,
-      state: state2,
-      relative_change: change,
-      expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
-    };
-  }
-  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct3(m2)}` : state2 === "equivalent" ? `within \xB1${pct3(m2)}` : `not faster by ${pct3(m2)} or more`;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${word} than ${shown} at every look's confidence`]
-  };
-}
-function expectedMinutes(v2, d2, s, m2, alpha, s0) {
-  const now = v2.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const steady = Math.max(1, now - (v2.warmup_end_minutes ?? now / 3));
-  const lm = Math.log(1 - m2);
-  const need = Math.max(
-    d2,
-    // worse (when positive)
-    lm - d2,
-    // better
-    d2 - lm
-    // not-better
-  );
-  if (!(need > 0)) return null;
-  let lo = 0;
-  let hi = s;
-  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha, s0) > need) hi = mid;
-    else lo = mid;
-  }
-  const target = lo;
-  if (!(target > 0)) return null;
-  const more = steady * ((s / target) ** 2 - 1);
-  return Number.isFinite(more) ? round(now + more, 0) : null;
-}
-function pruneByLeader(candidate, leader, options2 = {}) {
-  const d2 = decideCandidate(candidate, leader, options2);
-  if (d2.state !== "worse" && d2.state !== "equivalent" && d2.state !== "not-better") return null;
-  const m2 = options2.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d2,
-    state: "not-better",
-    evidence: [
-      ...d2.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m2, 1)}% faster than ${shown} at every look's confidence: it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
-      best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
-  return best;
-}
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  return { used, saved };
-}
-function withGpuMinutes(d2, i) {
-  const g = gpuMinutes(i);
-  return { ...d2, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
-}
-function shouldStopOnDecision(decisions, options2 = {}) {
-  if (options2.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d2) => d2.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d2) => d2.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d2) => d2.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d2) => `${d2.state} vs ${d2.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
 }
 
 // src/analysis/failure.ts

@@ -2,9 +2,11 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { decideCandidate } from '../../analysis/decision.js';
 import type { RunAnalysis } from '../../analysis/observe.js';
 import type { CandidateState } from '../../report/pr-comment.js';
 import { renderMonitorComment } from '../../report/pr-comment.js';
+import { code, DEFAULT_MIN_IMPROVEMENT } from '../../report/standing.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
 import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
@@ -141,7 +143,7 @@ export function stateFromVerdict(a: RunAnalysis): CandidateState {
 }
 
 // --- options of `analyze` only (kept apart from the shared telemetry options) ---
-const ANALYZE_OPTIONS = ['at', 'in-flight'] as const;
+const ANALYZE_OPTIONS = ['at', 'in-flight', 'against', 'min-improvement'] as const;
 
 /** `--at <ISO | epoch>` and `--in-flight N`, checked. */
 export function analyzeOptions(options: Record<string, string>): {
@@ -200,10 +202,26 @@ export const analyzeCommand: Command = {
         description:
           "rollouts in flight (the topology's capacity) for Little's law when the run does not export alpasim_renderer_active_rollouts",
       },
+      {
+        name: 'against',
+        type: 'string',
+        value: 'RUN_NAME',
+        description:
+          "decide the run against another one (a baseline run), judged as of the same moment, with the monitor's always-valid confidence sequence: better, worse, equivalent, not-better or measuring",
+      },
+      {
+        name: 'min-improvement',
+        type: 'number',
+        positive: true,
+        value: 'FRACTION',
+        description: 'with --against: the smallest relative gain that counts as better',
+        default: '0.02',
+      },
     ],
     examples: [
       'topo analyze topo-topology-opt-vavam-ord-20261202-baseline-0123abcd --cluster ord',
       'topo analyze my-hand-run --prometheus http://127.0.0.1:9093 --at 2026-12-01T12:00:00Z --json',
+      'topo analyze my-hand-run-2gpu --against my-hand-run --prometheus http://127.0.0.1:9093',
     ],
   },
   async run(args, io) {
@@ -218,11 +236,19 @@ export const analyzeCommand: Command = {
     if (!runName || extra)
       throw new UsageError('give exactly one run name (the run_name label of its metrics)');
     const { atTs, inFlight } = analyzeOptions(options);
-    try {
-      anyRunSelector(runName);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const against = options.against;
+    for (const name of against === undefined ? [runName] : [runName, against])
+      try {
+        anyRunSelector(name);
+      } catch (error) {
+        throw new UsageError(`${name === runName ? '' : '--against: '}${(error as Error).message}`);
+      }
+    if (against === runName) throw new UsageError('--against names the run itself: give another run');
+    const minImprovement = Number(options['min-improvement'] ?? DEFAULT_MIN_IMPROVEMENT);
+    if (!(minImprovement > 0 && minImprovement < 1))
+      throw new UsageError(
+        `--min-improvement must be a fraction between 0 and 1 (0.02 is 2%), got ${options['min-improvement']}`,
+      );
     const t = telemetryOptions(options, io);
     const minutes = num(parsed, 'minutes') ?? 360;
     await ensurePrometheus(t.prometheus);
@@ -238,6 +264,25 @@ export const analyzeCommand: Command = {
     });
     const { analysis, telemetry } = result;
     const judgedAt = new Date(result.atTs * 1000).toISOString();
+    if (against !== undefined) {
+      // the reference as of the same moment, or as of its own end when it ended before (--in-flight
+      // is the analysed run's capacity, not the reference's: the reference reads its own gauge)
+      const reference = await analyzeRun({
+        prometheus: t.prometheus,
+        runName: against,
+        timeScale: t.timeScale,
+        stepSeconds: t.stepSeconds,
+        nowTs: result.atTs,
+        minutes,
+      });
+      if (reference.analysis.startTs === null)
+        io.stderr(`warning: --against ${against}: no data for that run in Prometheus\n`);
+      analysis.observation.decision = decideCandidate(
+        analysis.observation.verdict,
+        { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
+        { minImprovement },
+      );
+    }
     // JSON carries it in the document (stdout and stderr may be read together); people get a note
     if (result.ended && !flags.has('json'))
       io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}\n`);

@@ -13,6 +13,7 @@ import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
 import { capacitySummary } from '../../../src/topology/capacity.js';
 import type { Decision, Verdict } from '../../../src/types/generated/metrics.js';
 import { analyzeRun } from '../../../src/usecases/analyze-run.js';
+import { runTopo } from '../../support/cli.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
 import { promQuery, waitFor } from '../sim/support.js';
 
@@ -138,5 +139,42 @@ describe('sequential decision on twin runs under Slurm', () => {
       stopped: true,
     });
     expect(g.saved).toBeGreaterThan(8 * 150);
+
+    // the CLI decides the same way for runs launched by hand: `topo analyze <run> --against <run>`
+    // as of the look that decided, both read from Prometheus as of that moment
+    const at = (starts.get(worse.name) as number) + ((decidedAt as number) * 60) / S;
+    const common = ['--prometheus', cluster.prometheusUrl, '--time-scale', String(S), '--step', '1'];
+    const cli = await runTopo(
+      [
+        'analyze',
+        worse.name,
+        '--against',
+        baseline.name,
+        ...common,
+        '--minutes',
+        '30',
+        '--at',
+        String(at),
+        '--json',
+      ],
+      repoRoot,
+    );
+    expect(cli.code, cli.stderr).toBe(0);
+    const doc = JSON.parse(cli.stdout);
+    expect(doc.observation.decision.state).toBe('worse');
+    expect(doc.observation.decision.against).toBe(baseline.name);
+    expect(doc.observation.decision.relative_change.low).toBeGreaterThan(0);
+    const text = await runTopo(
+      ['analyze', worse.name, '--against', baseline.name, ...common, '--minutes', '30', '--at', String(at)],
+      repoRoot,
+    );
+    expect(text.stdout).toMatch(new RegExp(`^### 🔴 .*worse than \`${baseline.name}\` by \\d`, 'm'));
+    // a run against itself, or a malformed name, is a usage error (exit 2) that names the option
+    const self = await runTopo(['analyze', worse.name, '--against', worse.name, ...common], repoRoot);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toMatch(/--against names the run itself/);
+    const bad = await runTopo(['analyze', worse.name, '--against', 'a\u0001b', ...common], repoRoot);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--against: /);
   });
 });
