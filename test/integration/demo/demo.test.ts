@@ -92,7 +92,7 @@ describe('topo demo --quick', () => {
     expect(ran.stdout).toContain('index.html');
   });
 
-  it('writes a record that validates, with the baseline and judged candidates, best faster than baseline', () => {
+  it('writes a record that validates, with the baseline and judged candidates; the best is faster than the baseline, or the report says none beat it', () => {
     const dir = join(out, 'experiments');
     const jsonFile = readdirSync(dir).find((f) => f.endsWith('.json'));
     expect(jsonFile).toBeDefined();
@@ -110,8 +110,17 @@ describe('topo demo --quick', () => {
       r.stable_metrics?.seconds_per_rollout_full_run;
     const best = record.runs.find((r) => r.name === record.current_best.topology);
     expect(best, 'current_best names a run').toBeDefined();
-    expect(best!.parent, 'the best is a candidate, not the baseline').toBeTruthy();
-    expect(value(best!)!).toBeLessThan(value(baseline!)!);
+    if (best!.parent) {
+      expect(value(best!)!).toBeLessThan(value(baseline!)!);
+      return;
+    }
+    // The suggested change gains 2–4% on the driver-bound twin, about the noise of a quick run: now
+    // and then it is not shown better. Then the baseline stays the best, no candidate is accepted,
+    // and the report says that none beat the baseline.
+    expect(best).toBe(baseline);
+    for (const c of candidates) expect(c.decision.outcome, c.name).not.toBe('accept');
+    const report = readdirSync(dir).find((f) => f.endsWith('-report.md')) as string;
+    expect(readFileSync(join(dir, report), 'utf8')).toMatch(/\*\*Result:\*\* no candidate beat the baseline/);
   });
 
   it('writes the candidate files and one PR comment per candidate', () => {
