@@ -9,7 +9,7 @@ import { observeRun, slurmTimeToMinutes } from '../../../src/analysis/observe.js
 import { analyseResources, opportunities } from '../../../src/analysis/resources.js';
 import { gpuMap } from '../../../src/topology/capacity.js';
 import type { Topology } from '../../../src/types/generated/topology.js';
-import { simulateTrace } from '../../fixtures/traces/synthetic.js';
+import { BALANCED_64, simulateTrace } from '../../fixtures/traces/synthetic.js';
 
 const preset = (name: string) =>
   parse(
@@ -176,17 +176,7 @@ describe('comparison', () => {
 
 describe('observeRun', () => {
   it('turns Prometheus-shaped series at time scale 60 into a verdict and stable metrics', () => {
-    const trace = simulateTrace({
-      name: 't',
-      inFlight: 64,
-      steadySeconds: 3,
-      congestion: 1.5,
-      congestionMinutes: 12,
-      jitter: 0.15,
-      seed: 11,
-      endMinutes: 100,
-      scrapeMinutes: 1,
-    });
+    const trace = simulateTrace({ ...BALANCED_64, name: 't', endMinutes: 100, scrapeMinutes: 1 });
     const ts0 = 1_700_000_000;
     // time scale 60: one real second is one run-minute
     const pts = (s: { t: number; v: number }[]) => s.map((p) => [ts0 + p.t, p.v] as [number, number]);

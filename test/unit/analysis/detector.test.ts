@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../../src/analysis/detector.js';
 import type { Sample } from '../../../src/analysis/series.js';
-import { PROFILES, simulateTrace, type TraceProfile, truncate } from '../../fixtures/traces/synthetic.js';
+import {
+  BALANCED_64,
+  PROFILES,
+  simulateTrace,
+  type TraceProfile,
+  truncate,
+} from '../../fixtures/traces/synthetic.js';
 import { twinTrace } from '../../fixtures/traces/twin.js';
 
-const base: TraceProfile = {
-  name: 'base',
-  inFlight: 64,
-  steadySeconds: 3,
-  congestion: 1.5,
-  congestionMinutes: 12,
-  jitter: 0.15,
-  seed: 11,
-};
+const base: TraceProfile = { ...BALANCED_64, name: 'base' };
 
 /** First run-minute (evaluated every minute) at which the verdict is stable or cyclic, and that verdict. */
 function firstStable(profile: TraceProfile, until = 150) {

@@ -15,7 +15,7 @@ import {
   reconcile,
   stopReason,
 } from '../../../src/usecases/reconcile.js';
-import type { TraceProfile } from '../../fixtures/traces/synthetic.js';
+import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import { type FakeWorld, fakeWorld, runJob } from './fakes.js';
 
 const S = 60;
@@ -24,15 +24,7 @@ const NOW = T0 + 200;
 const ID = 'topology-opt-vam-local-20260101';
 const HEAD = 'a'.repeat(40);
 const opts = { tickSeconds: 5, lagSeconds: 0 };
-const fast: TraceProfile = {
-  name: 'fast',
-  inFlight: 64,
-  steadySeconds: 3,
-  congestion: 1.5,
-  congestionMinutes: 12,
-  jitter: 0.15,
-  seed: 11,
-};
+const fast: TraceProfile = { ...BALANCED_64, name: 'fast' };
 const slow: TraceProfile = { ...fast, name: 'slow', steadySeconds: 6, seed: 5 };
 const base: TraceProfile = { ...fast, name: 'base', steadySeconds: 3.6, seed: 7 };
 

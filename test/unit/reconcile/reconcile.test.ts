@@ -2,21 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import { type MonitorExperiment, reconcile } from '../../../src/usecases/reconcile.js';
-import type { TraceProfile } from '../../fixtures/traces/synthetic.js';
+import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import { fakeWorld, runJob } from './fakes.js';
 
 const S = 60; // local time scale: one real second is one run-minute
 const T0 = 1_800_000_000;
 const ID = 'topology-opt-vam-local-20260101';
-const profile: TraceProfile = {
-  name: 'p',
-  inFlight: 64,
-  steadySeconds: 3,
-  congestion: 1.5,
-  congestionMinutes: 12,
-  jitter: 0.15,
-  seed: 11,
-};
+const profile: TraceProfile = { ...BALANCED_64, name: 'p' };
 const run = (c: string) => `topo-${ID}-${c}-0123abcd`;
 
 function experiment(over: Partial<Experiment> = {}): MonitorExperiment {

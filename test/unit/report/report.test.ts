@@ -8,19 +8,10 @@ import {
   renderJobSummary,
   renderMonitorComment,
 } from '../../../src/report/pr-comment.js';
-import { simulateTrace, truncate } from '../../fixtures/traces/synthetic.js';
+import { BALANCED_64, simulateTrace, truncate } from '../../fixtures/traces/synthetic.js';
 import { mermaidBlocks, mermaidParse } from './mermaid-parser.js';
 
-const trace = simulateTrace({
-  name: 'c',
-  inFlight: 64,
-  steadySeconds: 3,
-  congestion: 1.5,
-  congestionMinutes: 12,
-  jitter: 0.15,
-  seed: 11,
-  endMinutes: 100,
-});
+const trace = simulateTrace({ ...BALANCED_64, name: 'c', endMinutes: 100 });
 const verdict = detect(truncate(trace, 90));
 
 function view(over: Partial<CandidateView> = {}): CandidateView {
