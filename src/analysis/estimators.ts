@@ -124,51 +124,33 @@ export function littleRate(
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2 || !(inFlight.value > 0)) return undefined;
   const start = to - k * batch;
-  const ds: number[] = [];
-  const dc: number[] = [];
-  const perBatch: RateEstimate['perBatch'] = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    const s = increase(sum, a, a + batch);
-    const c = increase(count, a, a + batch);
-    ds.push(s);
-    dc.push(c);
-    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight.value / (s / c / 60) });
-  }
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count, a, a + batch));
   const S = ds.reduce((a, b) => a + b, 0);
   const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return undefined; // too few finished rollouts
+  // too few finished rollouts
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return undefined;
   const W = S / C; // seconds
-  let resid = ds.map((s, j) => s - W * (dc[j] as number));
   const cBar = C / k;
   // A cycle in the durations swings the batches far more than it moves the pooled mean (only the
-  // unfinished last period does): with a significant one, its fitted sinusoid leaves the scatter,
-  // and what it adds to the mean over this window is kept as an error term instead.
-  const cycle = options.harmonic
-    ? harmonicPart(
-        ds.map((_, j) => start + (j + 0.5) * batch),
-        resid,
-        3 * batch,
-        (k * batch) / 2,
-      )
-    : undefined;
-  let partial = 0;
-  let df = k - 1;
-  if (cycle) {
-    resid = resid.map((e, j) => e - (cycle.fitted[j] as number));
-    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C / W;
-    df = k - 3;
-    perBatch.length = 0;
-    for (let j = 0; j < k; j++) {
-      const clean = (ds[j] as number) - (cycle.fitted[j] as number);
-      if ((dc[j] as number) > 0 && clean > 0)
-        perBatch.push({
-          t: start + (j + 0.5) * batch,
-          rate: inFlight.value / (clean / (dc[j] as number) / 60),
-        });
-    }
-    if (perBatch.length < 2) return undefined;
+  // unfinished last period does): with a significant one, its fitted sinusoid leaves the scatter
+  // and the per-batch rates, and what it adds to the mean over this window is kept as an error term.
+  const residuals = ds.map((s, j) => s - W * (dc[j] as number));
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, (k * batch) / 2) : undefined;
+  const swing = (j: number) => (cycle ? (cycle.fitted[j] as number) : 0);
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch: RateEstimate['perBatch'] = [];
+  for (let j = 0; j < k; j++) {
+    const s = (ds[j] as number) - swing(j);
+    const c = dc[j] as number;
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j] as number, rate: inFlight.value / (s / c / 60) });
   }
+  if (perBatch.length < 2) return undefined;
+  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
   const rho = lag1(resid);
   const vW = (resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2) * inflation(rho);
   const rate = inFlight.value / (W / 60);
