@@ -1,7 +1,7 @@
 // The monitor's job summary (core.summary) for one pass: per experiment its Slurm slots, the
 // queue, and each candidate's state and decision, with a link to its pull request. Pure.
 import { type CandidateView, jobLine, nextStep, viewStanding } from './pr-comment.js';
-import { code } from './standing.js';
+import { code, OUTCOME_ICON } from './standing.js';
 
 export interface SummaryExperiment {
   id: string;
@@ -19,17 +19,6 @@ export interface MonitorSummaryInput {
   api?: { reads: number; writes: number };
   errors?: readonly string[];
 }
-
-const ICON = {
-  better: '🟢',
-  worse: '🔴',
-  equivalent: '⚪',
-  'not-better': '🟠',
-  undecided: '⚪',
-  measuring: '⏳',
-  failed: '❌',
-  reference: '📏',
-} as const;
 
 const HOLDS_SLOT = new Set(['submitted', 'starting', 'warming', 'stabilising', 'stable']);
 
@@ -55,7 +44,7 @@ function experimentSection(e: SummaryExperiment, repo: string | undefined): stri
       ? ` ${s.change.value > 0 ? '+' : ''}${Math.round(s.change.value * 1000) / 10}%`
       : '';
     out.push(
-      `| ${cell(code(view.candidate))} | ${link} | ${view.state} | ${ICON[s.outcome]} ${s.outcome}${change} | ${cell(jobLine(view))} | ${cell(nextStep(view, s).replace(/\*\*/g, ''))} |`,
+      `| ${cell(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell(jobLine(view))} | ${cell(nextStep(view, s).replace(/\*\*/g, ''))} |`,
     );
   }
   out.push('');

@@ -9,7 +9,14 @@ import type { CandidateObservation, Comparison, Interval } from '../types/genera
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
 import { chartLegend, lineChart } from './mermaid.js';
 import { renderObservationBlock } from './observation-block.js';
-import { code, describeReference, LIVE_SLURM_STATES, type Standing, standingOf } from './standing.js';
+import {
+  code,
+  describeReference,
+  LIVE_SLURM_STATES,
+  OUTCOME_ICON,
+  type Standing,
+  standingOf,
+} from './standing.js';
 
 export const CANDIDATE_STATES = [
   'queued',
@@ -106,17 +113,6 @@ export function grafanaLink(
 ): string {
   return grafanaDashboardUrl(base, { runName }, range);
 }
-
-const HEAD_ICON: Record<Standing['outcome'], string> = {
-  better: '🟢',
-  worse: '🔴',
-  equivalent: '⚪',
-  'not-better': '🟠',
-  undecided: '⚪',
-  measuring: '⏳',
-  failed: '❌',
-  reference: '📏',
-};
 
 /** The standing of a view: the one answer shared by the headline, the check run and the summary. */
 export function viewStanding(v: CandidateView): Standing {
@@ -253,7 +249,7 @@ export function jobLine(v: CandidateView): string {
 /** The first lines of the comment: better or worse, by how much, how sure, what next. */
 export function renderHeadline(v: CandidateView): string[] {
   const s = viewStanding(v);
-  const out = [`### ${HEAD_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ''];
+  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ''];
   const value = valueLine(v);
   if (value) out.push(value, '');
   out.push(nextStep(v, s), '');

@@ -14,6 +14,18 @@ export type Outcome =
   | 'reference'
   | 'undecided';
 
+/** The icon of each outcome: the comment's headline and the job summary's table. */
+export const OUTCOME_ICON: Record<Outcome, string> = {
+  better: '🟢',
+  worse: '🔴',
+  equivalent: '⚪',
+  'not-better': '🟠',
+  undecided: '⚪',
+  measuring: '⏳',
+  failed: '❌',
+  reference: '📏',
+};
+
 export interface Standing {
   outcome: Outcome;
   /** Display name of the reference, e.g. "the current best `scale-driver-2`". */
