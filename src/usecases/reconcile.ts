@@ -1063,29 +1063,27 @@ function decisionOf(
   // a decision once reached stays, also when the job ended or the reference's run is gone
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
   // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
-  const lead = leader
-    ? `${leader.role} ${leader.name}${leader.pr !== undefined && leader.pr !== c.pr ? ` (#${leader.pr})` : ''}`
-    : null;
-  if (lead && isDecided(previous) && previous.against === lead) return previous;
-  const against = reference ? `${reference.role} ${reference.name}` : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
   const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
-  const decision = decideCandidate(
-    observation.verdict,
-    // the evidence names the reference once ("the baseline", not "baseline baseline")
-    against && reference
-      ? { name: against, verdict: reference.verdict, label: describeReference(against) }
-      : null,
-    { minImprovement, previous, isReference },
-  );
-  if (decision.state !== 'measuring' || isReference || !leader || !lead || leader.name === c.candidate)
-    return decision;
-  const pruned = pruneByLeader(
-    observation.verdict,
-    { name: lead, verdict: leader.verdict, label: describeReference(lead) },
-    { minImprovement, previous },
-  );
-  return pruned ?? decision;
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    minImprovement,
+    previous,
+    isReference,
+  });
+  if (decision.state !== 'measuring' || isReference || !lead) return decision;
+  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+}
+
+/**
+ * A reference as the decision names it: `against` is "<role> <name>", with the leader's pull
+ * request when it is another one's; the evidence reads it once ("the baseline", not "baseline
+ * baseline"; "the leading candidate `a` (#12)").
+ */
+function decidedAgainst(r: Reference, pr: number): { name: string; verdict: VerdictLike; label: string } {
+  const name = `${r.role} ${r.name}${r.pr !== undefined && r.pr !== pr ? ` (#${r.pr})` : ''}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 
 const DECISION_STOP = 'decided';
