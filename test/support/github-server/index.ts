@@ -178,14 +178,11 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       return;
     }
     const match = api.match(method, path);
-    // The shared Prometheus still scrapes the file-SD target of a twin job another test just ended;
-    // when this server took that port, the scrape lands here. It is not a client of this API.
-    if (!match && method === 'GET' && /^Prometheus\//.test(req.headers['user-agent'] ?? '')) {
-      send(404, error(404, 'Not Found').body);
-      return;
-    }
     if (!match) {
-      violation('no such operation in the GitHub REST API');
+      // The shared Prometheus still scrapes the file-SD target of a twin job another test just
+      // ended; when this server took that port, the scrape lands here. It is not a client of this API.
+      const scrape = method === 'GET' && /^Prometheus\//.test(req.headers['user-agent'] ?? '');
+      if (!scrape) violation('no such operation in the GitHub REST API');
       send(404, error(404, 'Not Found').body);
       return;
     }
