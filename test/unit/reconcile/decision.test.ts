@@ -5,7 +5,7 @@
 // carries the decision; a running candidate's comment is rewritten at most every
 // comment_interval_minutes unless its state or decision changes.
 import { describe, expect, it } from 'vitest';
-import type { Outcome, RunRequest } from '../../../src/lifecycle/model.js';
+import type { Outcome } from '../../../src/lifecycle/model.js';
 import { parseCommentStamp } from '../../../src/report/comment-throttle.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
@@ -16,42 +16,15 @@ import {
   stopReason,
 } from '../../../src/usecases/reconcile.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
-import { type FakeWorld, fakeWorld, runJob } from './fakes.js';
+import { EXPERIMENT_ID, type FakeWorld, fakeWorld, requestedCandidate, runJob, T0 } from './fakes.js';
 
 const S = 60;
-const T0 = 1_800_000_000;
 const NOW = T0 + 200;
-const ID = 'topology-opt-vam-local-20260101';
-const HEAD = 'a'.repeat(40);
+const ID = EXPERIMENT_ID;
 const opts = { tickSeconds: 5, lagSeconds: 0 };
 const fast: TraceProfile = { ...BALANCED_64, name: 'fast' };
 const slow: TraceProfile = { ...fast, name: 'slow', steadySeconds: 6, seed: 5 };
 const base: TraceProfile = { ...fast, name: 'base', steadySeconds: 3.6, seed: 7 };
-
-function candidate(name: string, pr: number): MonitorCandidate {
-  const id = `0000000${pr}`;
-  const request: RunRequest = {
-    id,
-    experiment: ID,
-    candidate: name,
-    path: `topologies/${ID}/${name}.yaml`,
-    pr,
-    headSha: HEAD,
-    topologyHash: '0123abcd',
-    runName: `topo-${ID}-${name}-0123abcd-${id}`,
-    login: 'alice',
-    requestedAt: new Date((T0 + pr) * 1000).toISOString(),
-  };
-  return {
-    candidate: name,
-    runName: request.runName,
-    pr,
-    headSha: HEAD,
-    labels: [],
-    requested: false,
-    request,
-  };
-}
 
 interface Setup {
   w: FakeWorld;
@@ -68,7 +41,7 @@ function setup(
     baseline: { name: 'baseline', value: { value: 3.6, low: 3.55, high: 3.65 } },
   },
 ): Setup {
-  const candidates = runs.map(([name], i) => candidate(name, i + 1));
+  const candidates = runs.map(([name], i) => requestedCandidate(name, i + 1));
   const exp: MonitorExperiment = {
     experiment: {
       experiment_id: ID,

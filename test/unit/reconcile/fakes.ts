@@ -1,5 +1,6 @@
 // In-memory ports for the reconcile pass's unit tests and benchmark: a GitHub that stores comments,
 // checks and labels and counts calls, a Slurm with jobs, and a Prometheus that serves synthetic traces.
+import type { RunRequest } from '../../../src/lifecycle/model.js';
 import type { PrometheusClient, PromResult, PromSeries } from '../../../src/telemetry/prometheus.js';
 import { QUANTITIES, type Quantity, queryCatalog } from '../../../src/telemetry/queries.js';
 import type {
@@ -38,6 +39,47 @@ export interface FakeWorld {
   setNow(ts: number): void;
   /** run_name → trace and the unix time of its run-minute 0. */
   traces: Map<string, { trace: Trace; ts0: number }>;
+}
+
+/** The experiment, head commit and epoch of the lifecycle tests' candidates. */
+export const T0 = 1_800_000_000;
+export const EXPERIMENT_ID = 'topology-opt-vam-local-20260101';
+export const HEAD_SHA = 'a'.repeat(40);
+
+/**
+ * A candidate of pull request `pr` with a standing Request written at T0 + pr (run label
+ * `0000000<pr>`), at the head commit HEAD_SHA.
+ */
+export function requestedCandidate(
+  name: string,
+  pr: number,
+  over: Partial<MonitorCandidate> = {},
+): MonitorCandidate {
+  const id = `0000000${pr}`;
+  const request: RunRequest = {
+    id,
+    experiment: EXPERIMENT_ID,
+    candidate: name,
+    path: `topologies/${EXPERIMENT_ID}/${name}.yaml`,
+    pr,
+    headSha: HEAD_SHA,
+    topologyHash: '0123abcd',
+    runName: `topo-${EXPERIMENT_ID}-${name}-0123abcd-${id}`,
+    login: 'alice',
+    requestedAt: new Date((T0 + pr) * 1000).toISOString(),
+  };
+  return {
+    candidate: name,
+    runName: request.runName,
+    pr,
+    headSha: HEAD_SHA,
+    currentHeadSha: HEAD_SHA,
+    labels: [],
+    requested: false,
+    requestedAt: Date.parse(request.requestedAt),
+    request,
+    ...over,
+  };
 }
 
 const EMPTY: PromResult = { resultType: 'matrix', series: [], empty: true, nonFinite: 0, warnings: [] };

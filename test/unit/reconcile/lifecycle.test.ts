@@ -1,55 +1,24 @@
 // The monitor under the lifecycle: only standing Requests run; a push supersedes; a forgotten job is
 // lost, never resubmitted; an outage is never a verdict; an ended run gets one Outcome, judged at its end.
 import { describe, expect, it } from 'vitest';
-import type { Outcome, RunRecord, RunRequest } from '../../../src/lifecycle/model.js';
+import type { Outcome, RunRecord } from '../../../src/lifecycle/model.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import { type MonitorCandidate, type MonitorExperiment, reconcile } from '../../../src/usecases/reconcile.js';
-import type { TraceProfile } from '../../fixtures/traces/synthetic.js';
-import { type FakeWorld, fakeWorld, runJob } from './fakes.js';
+import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
+import {
+  requestedCandidate as candidate,
+  EXPERIMENT_ID,
+  type FakeWorld,
+  fakeWorld,
+  runJob,
+  T0,
+} from './fakes.js';
 
 const S = 60;
-const T0 = 1_800_000_000;
-const ID = 'topology-opt-vam-local-20260101';
-const HEAD = 'a'.repeat(40);
+const ID = EXPERIMENT_ID;
 const PUSHED = 'b'.repeat(40);
-const profile: TraceProfile = {
-  name: 'p',
-  inFlight: 64,
-  steadySeconds: 3,
-  congestion: 1.5,
-  congestionMinutes: 12,
-  jitter: 0.15,
-  seed: 11,
-};
+const profile: TraceProfile = { ...BALANCED_64, name: 'p' };
 const opts = { tickSeconds: 5, lagSeconds: 0 };
-
-function candidate(name: string, pr: number, over: Partial<MonitorCandidate> = {}): MonitorCandidate {
-  const id = `0000000${pr}`;
-  const request: RunRequest = {
-    id,
-    experiment: ID,
-    candidate: name,
-    path: `topologies/${ID}/${name}.yaml`,
-    pr,
-    headSha: HEAD,
-    topologyHash: '0123abcd',
-    runName: `topo-${ID}-${name}-0123abcd-${id}`,
-    login: 'alice',
-    requestedAt: new Date((T0 + pr) * 1000).toISOString(),
-  };
-  return {
-    candidate: name,
-    runName: request.runName,
-    pr,
-    headSha: HEAD,
-    currentHeadSha: HEAD,
-    labels: [],
-    requested: false,
-    requestedAt: Date.parse(request.requestedAt),
-    request,
-    ...over,
-  };
-}
 
 function world(candidates: MonitorCandidate[], over: Partial<Experiment> = {}) {
   const exp: MonitorExperiment = {
