@@ -64114,6 +64114,16 @@ function grafanaDashboardUrl(base, run2, range, dashboard = ALPASIM_DASHBOARD) {
 }
 
 // src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
 var DEFAULT_MIN_IMPROVEMENT = 0.02;
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "PENDING",
@@ -64410,16 +64420,6 @@ function cell(s) {
 function grafanaLink(base, runName, range) {
   return grafanaDashboardUrl(base, { runName }, range);
 }
-var HEAD_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
 function viewStanding(v2) {
   return standingOf({
     state: v2.state,
@@ -64520,7 +64520,7 @@ function jobLine(v2) {
 }
 function renderHeadline(v2) {
   const s = viewStanding(v2);
-  const out = [`### ${HEAD_ICON[s.outcome]} ${code(v2.candidate)}: ${headlineText(s)}`, ""];
+  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v2.candidate)}: ${headlineText(s)}`, ""];
   const value = valueLine(v2);
   if (value) out.push(value, "");
   out.push(nextStep(v2, s), "");
@@ -67067,46 +67067,29 @@ function littleRate(sum, count2, inFlight2, from, to, batch, options2 = {}) {
   const k2 = Math.floor((to - from) / batch + 1e-9);
   if (k2 < 2 || !(inFlight2.value > 0)) return void 0;
   const start = to - k2 * batch;
-  const ds = [];
-  const dc = [];
-  const perBatch = [];
-  for (let j2 = 0; j2 < k2; j2++) {
-    const a = start + j2 * batch;
-    const s = increase(sum, a, a + batch);
-    const c = increase(count2, a, a + batch);
-    ds.push(s);
-    dc.push(c);
-    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight2.value / (s / c / 60) });
-  }
+  const starts = Array.from({ length: k2 }, (_2, j2) => start + j2 * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
   const S2 = ds.reduce((a, b2) => a + b2, 0);
   const C2 = dc.reduce((a, b2) => a + b2, 0);
-  if (!(C2 >= 2 * k2) || !(S2 > 0) || perBatch.length < 2) return void 0;
+  if (!(C2 >= 2 * k2) || !(S2 > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
   const W2 = S2 / C2;
-  let resid = ds.map((s, j2) => s - W2 * dc[j2]);
   const cBar = C2 / k2;
-  const cycle = options2.harmonic ? harmonicPart(
-    ds.map((_2, j2) => start + (j2 + 0.5) * batch),
-    resid,
-    3 * batch,
-    k2 * batch / 2
-  ) : void 0;
-  let partial = 0;
-  let df = k2 - 1;
-  if (cycle) {
-    resid = resid.map((e, j2) => e - cycle.fitted[j2]);
-    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C2 / W2;
-    df = k2 - 3;
-    perBatch.length = 0;
-    for (let j2 = 0; j2 < k2; j2++) {
-      const clean2 = ds[j2] - cycle.fitted[j2];
-      if (dc[j2] > 0 && clean2 > 0)
-        perBatch.push({
-          t: start + (j2 + 0.5) * batch,
-          rate: inFlight2.value / (clean2 / dc[j2] / 60)
-        });
-    }
-    if (perBatch.length < 2) return void 0;
+  const residuals = ds.map((s, j2) => s - W2 * dc[j2]);
+  const cycle = options2.harmonic ? harmonicPart(centres, residuals, 3 * batch, k2 * batch / 2) : void 0;
+  const swing = (j2) => cycle ? cycle.fitted[j2] : 0;
+  const resid = residuals.map((e, j2) => e - swing(j2));
+  const perBatch = [];
+  for (let j2 = 0; j2 < k2; j2++) {
+    const s = ds[j2] - swing(j2);
+    const c = dc[j2];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j2], rate: inFlight2.value / (s / c / 60) });
   }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C2 / W2 : 0;
+  const df = cycle ? k2 - 3 : k2 - 1;
   const rho = lag1(resid);
   const vW = resid.reduce((a, e) => a + e * e, 0) / df / k2 / cBar ** 2 * inflation(rho);
   const rate = inFlight2.value / (W2 / 60);
@@ -73895,24 +73878,20 @@ function decisionOf(exp, c, observation, { reference, leader, previous, ended })
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  const lead = leader ? `${leader.role} ${leader.name}${leader.pr !== void 0 && leader.pr !== c.pr ? ` (#${leader.pr})` : ""}` : null;
-  if (lead && isDecided(previous) && previous.against === lead) return previous;
-  const against = reference ? `${reference.role} ${reference.name}` : null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
   const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
-  const decision = decideCandidate(
-    observation.verdict,
-    // the evidence names the reference once ("the baseline", not "baseline baseline")
-    against && reference ? { name: against, verdict: reference.verdict, label: describeReference(against) } : null,
-    { minImprovement, previous, isReference }
-  );
-  if (decision.state !== "measuring" || isReference || !leader || !lead || leader.name === c.candidate)
-    return decision;
-  const pruned = pruneByLeader(
-    observation.verdict,
-    { name: lead, verdict: leader.verdict, label: describeReference(lead) },
-    { minImprovement, previous }
-  );
-  return pruned ?? decision;
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    minImprovement,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 var DECISION_STOP = "decided";
 function stopReason(experiment, view) {

@@ -63730,6 +63730,16 @@ function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
 }
 
 // src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
 var DEFAULT_MIN_IMPROVEMENT = 0.02;
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "PENDING",
@@ -63989,16 +63999,6 @@ function cell(s) {
 function grafanaLink(base, runName, range) {
   return grafanaDashboardUrl(base, { runName }, range);
 }
-var HEAD_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
 function viewStanding(v) {
   return standingOf({
     state: v.state,
@@ -64099,7 +64099,7 @@ function jobLine(v) {
 }
 function renderHeadline(v) {
   const s = viewStanding(v);
-  const out = [`### ${HEAD_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
+  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
   const value = valueLine(v);
   if (value) out.push(value, "");
   out.push(nextStep(v, s), "");
@@ -64279,16 +64279,6 @@ ${chartLegend(series, references)}` : "";
 }
 
 // src/report/monitor-summary.ts
-var ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
 var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
 function cell2(s) {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -64309,7 +64299,7 @@ function experimentSection(e, repo) {
     const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
     const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
     out.push(
-      `| ${cell2(code(view.candidate))} | ${link} | ${view.state} | ${ICON[s.outcome]} ${s.outcome}${change} | ${cell2(jobLine(view))} | ${cell2(nextStep(view, s).replace(/\*\*/g, ""))} |`
+      `| ${cell2(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell2(jobLine(view))} | ${cell2(nextStep(view, s).replace(/\*\*/g, ""))} |`
     );
   }
   out.push("");
@@ -64647,46 +64637,29 @@ function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2 || !(inFlight.value > 0)) return void 0;
   const start = to - k * batch;
-  const ds = [];
-  const dc = [];
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    const s = increase(sum, a, a + batch);
-    const c = increase(count2, a, a + batch);
-    ds.push(s);
-    dc.push(c);
-    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight.value / (s / c / 60) });
-  }
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
   const S = ds.reduce((a, b) => a + b, 0);
   const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return void 0;
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
   const W = S / C;
-  let resid = ds.map((s, j) => s - W * dc[j]);
   const cBar = C / k;
-  const cycle = options.harmonic ? harmonicPart(
-    ds.map((_, j) => start + (j + 0.5) * batch),
-    resid,
-    3 * batch,
-    k * batch / 2
-  ) : void 0;
-  let partial = 0;
-  let df = k - 1;
-  if (cycle) {
-    resid = resid.map((e, j) => e - cycle.fitted[j]);
-    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C / W;
-    df = k - 3;
-    perBatch.length = 0;
-    for (let j = 0; j < k; j++) {
-      const clean3 = ds[j] - cycle.fitted[j];
-      if (dc[j] > 0 && clean3 > 0)
-        perBatch.push({
-          t: start + (j + 0.5) * batch,
-          rate: inFlight.value / (clean3 / dc[j] / 60)
-        });
-    }
-    if (perBatch.length < 2) return void 0;
+  const residuals = ds.map((s, j) => s - W * dc[j]);
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
+  const swing = (j) => cycle ? cycle.fitted[j] : 0;
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const s = ds[j] - swing(j);
+    const c = dc[j];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
   }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
   const rho = lag1(resid);
   const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
   const rate = inFlight.value / (W / 60);
@@ -67499,24 +67472,20 @@ function decisionOf(exp, c, observation, { reference, leader, previous, ended })
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  const lead = leader ? `${leader.role} ${leader.name}${leader.pr !== void 0 && leader.pr !== c.pr ? ` (#${leader.pr})` : ""}` : null;
-  if (lead && isDecided(previous) && previous.against === lead) return previous;
-  const against = reference ? `${reference.role} ${reference.name}` : null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
   const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
-  const decision = decideCandidate(
-    observation.verdict,
-    // the evidence names the reference once ("the baseline", not "baseline baseline")
-    against && reference ? { name: against, verdict: reference.verdict, label: describeReference(against) } : null,
-    { minImprovement, previous, isReference }
-  );
-  if (decision.state !== "measuring" || isReference || !leader || !lead || leader.name === c.candidate)
-    return decision;
-  const pruned = pruneByLeader(
-    observation.verdict,
-    { name: lead, verdict: leader.verdict, label: describeReference(lead) },
-    { minImprovement, previous }
-  );
-  return pruned ?? decision;
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    minImprovement,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 var DECISION_STOP = "decided";
 function stopReason(experiment, view) {

@@ -67153,46 +67153,29 @@ function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2 || !(inFlight.value > 0)) return void 0;
   const start = to - k * batch;
-  const ds = [];
-  const dc = [];
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    const s = increase(sum, a, a + batch);
-    const c = increase(count2, a, a + batch);
-    ds.push(s);
-    dc.push(c);
-    if (c > 0) perBatch.push({ t: a + batch / 2, rate: inFlight.value / (s / c / 60) });
-  }
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
   const S = ds.reduce((a, b) => a + b, 0);
   const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || perBatch.length < 2) return void 0;
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
   const W = S / C;
-  let resid = ds.map((s, j) => s - W * dc[j]);
   const cBar = C / k;
-  const cycle = options.harmonic ? harmonicPart(
-    ds.map((_, j) => start + (j + 0.5) * batch),
-    resid,
-    3 * batch,
-    k * batch / 2
-  ) : void 0;
-  let partial = 0;
-  let df = k - 1;
-  if (cycle) {
-    resid = resid.map((e, j) => e - cycle.fitted[j]);
-    partial = cycle.fitted.reduce((a, h) => a + h, 0) / C / W;
-    df = k - 3;
-    perBatch.length = 0;
-    for (let j = 0; j < k; j++) {
-      const clean2 = ds[j] - cycle.fitted[j];
-      if (dc[j] > 0 && clean2 > 0)
-        perBatch.push({
-          t: start + (j + 0.5) * batch,
-          rate: inFlight.value / (clean2 / dc[j] / 60)
-        });
-    }
-    if (perBatch.length < 2) return void 0;
+  const residuals = ds.map((s, j) => s - W * dc[j]);
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
+  const swing = (j) => cycle ? cycle.fitted[j] : 0;
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const s = ds[j] - swing(j);
+    const c = dc[j];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
   }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
   const rho = lag1(resid);
   const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
   const rate = inFlight.value / (W / 60);
