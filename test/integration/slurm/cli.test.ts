@@ -4,8 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../../src/cli/command.js';
-import { main } from '../../../src/cli/main.js';
+import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { repoRoot, requireCluster } from '../../support/cluster.js';
 import { experimentId } from './helpers.js';
@@ -36,28 +35,13 @@ writeFileSync(
   'name: cli-cand\nparent: null\ntopology:\n  runtime:\n    nr_workers: 2\n',
 );
 
-async function topo(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    cwd: dir,
-    env: {
-      ...process.env,
-      TOPO_CLUSTERS_FILE: env.clustersFile,
-      TOPO_SSH_KEY_FILE: env.sshKeyPath,
-      SLURM_CONF: env.slurmConf,
-    },
-    isTTY: false,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+const topo = (...args: string[]) =>
+  runTopo(args, dir, {
+    ...process.env,
+    TOPO_CLUSTERS_FILE: env.clustersFile,
+    TOPO_SSH_KEY_FILE: env.sshKeyPath,
+    SLURM_CONF: env.slurmConf,
+  });
 
 let firstRun = '';
 
