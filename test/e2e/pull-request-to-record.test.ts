@@ -23,14 +23,10 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { requireCluster } from '../support/cluster.js';
-import { issueCommentEvent, pullRequestEvent, scheduleEvent } from '../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../support/github-server/index.js';
-import { type ActionRun, repoRoot, runAction } from '../support/run-action.js';
+import { type EventFile, issueCommentEvent, pullRequestEvent, scheduleEvent } from '../support/events.js';
+import type { Pull, Repo } from '../support/github-server/index.js';
+import { runActionOn, useLocalGitHub } from '../support/local-github.js';
+import { type ActionRun, repoRoot } from '../support/run-action.js';
 
 const REPOSITORY = 'acme/alpasim-experiments';
 const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
@@ -48,7 +44,7 @@ const PERMISSIONS = {
   record: { contents: 'write', 'pull-requests': 'write' },
 } as const;
 
-let gh: GitHubServer;
+const { gh } = useLocalGitHub({ strict: true });
 let repo: Repo;
 let cluster: ReturnType<typeof requireCluster>;
 /** The default-branch checkout the self-hosted workflows run in (`ref: default_branch`). */
@@ -135,16 +131,11 @@ function inputsFor(name: keyof typeof PERMISSIONS): Record<string, string> {
 /** REST calls per action run (printed with TOPO_REPORT_CALLS=1: the API budget of each action). */
 const callLog: { action: string; event: string; calls: number; validationMs: number }[] = [];
 
-async function act(
-  name: keyof typeof PERMISSIONS,
-  event: Parameters<typeof runAction>[1]['event'],
-  actor = 'alice',
-): Promise<ActionRun> {
+async function act(name: keyof typeof PERMISSIONS, event: EventFile, actor = 'alice'): Promise<ActionRun> {
   gh.resetCalls();
-  const run = await runAction(name, {
+  const run = await runActionOn(gh, name, {
     event,
     inputs: inputsFor(name),
-    apiUrl: gh.url,
     repository: REPOSITORY,
     token: tokens[name] as string,
     workspace: name === 'validate' ? checkoutDefaultBranch() : workspace,
@@ -198,7 +189,6 @@ function stickyComment(pull: Pull, purpose: string): string | undefined {
 
 beforeAll(async () => {
   cluster = requireCluster();
-  gh = await startGitHubServer();
   for (const [name, permissions] of Object.entries(PERMISSIONS)) {
     tokens[name] = gh.createToken(gh.botLogin, { permissions: { ...permissions } });
   }
@@ -261,13 +251,8 @@ afterAll(async () => {
     for (const name of names)
       execFileSync('scancel', ['--name', name], { env: { ...process.env, ...env() } });
   }
-  if (gh) {
-    const violations = gh.violations();
-    if (process.env.TOPO_REPORT_CALLS)
-      writeFileSync(join(tmpdir(), 'topo-e2e-violations.txt'), violations.join('\n'));
-    await gh.close();
-    expect(violations).toEqual([]);
-  }
+  if (process.env.TOPO_REPORT_CALLS)
+    writeFileSync(join(tmpdir(), 'topo-e2e-violations.txt'), gh.violations().join('\n'));
 });
 
 describe('from pull request to record', () => {

@@ -1,14 +1,21 @@
 // What the action tests on the local cluster share: a unique twin experiment, the default-branch
-// checkout the actions read their trusted configuration from, the state labels, and the clean-up.
+// checkout the actions read their trusted configuration from, the state labels, and the clean-up;
+// useActionTestbed puts them together, so an action test is its pull requests and its assertions.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { parse } from 'yaml';
 import { type ClientForClusterOptions, slurmClientForCluster } from '../../src/slurm/for-cluster.js';
-import { isLive, type SlurmClient } from '../../src/slurm/types.js';
+import { isLive, type SlurmClient, type SlurmJob } from '../../src/slurm/types.js';
 import type { ClustersFile } from '../../src/types/generated/clusters.js';
-import { repoRoot } from './cluster.js';
-import type { GitHubServer, Repo } from './github-server/index.js';
+import { type LocalClusterEnv, repoRoot, requireCluster } from './cluster.js';
+import { type EventFile, issueCommentEvent, pullRequestEvent } from './events.js';
+import { type GitHubServer, type Pull, type Repo, startGitHubServer } from './github-server/index.js';
+import { runActionOn } from './local-github.js';
+import { type PrivateCluster, startPrivateCluster } from './private-cluster.js';
+import type { ActionRun } from './run-action.js';
+import { requireTwinBundle, twinJobArgs } from './twin-job.js';
 
 /** A suffix that keeps concurrent test files' experiment ids (and Slurm job names) apart. */
 export function uniqueSuffix(): string {
@@ -94,4 +101,248 @@ export function experimentRepo(gh: GitHubServer, experimentId: string, experimen
   });
   gh.addCollaborator(repo, 'alice', 'write');
   return repo;
+}
+
+/** A pull request the testbed opens before the file's tests: its candidate files by path under the experiment. */
+export interface PullSpec {
+  /** Files by their path below topologies/<experiment>/ (`alpha.yaml`), or the whole path when it starts with `topologies/`. */
+  files: Record<string, string>;
+  title?: string;
+  author?: string;
+}
+
+export interface TestbedOptions {
+  /** A few letters naming the experiment (`topology-opt-<tag><unique>-local-20260101`) and its folders. */
+  tag: string;
+  /** The experiment on the default branch: the twin's, with these settings, or the YAML itself. */
+  experiment?: { cluster?: string; maxParallel?: number } | ((experimentId: string) => string);
+  /** The shared local cluster (default) or a private one of the file's own (it may restart its controller). */
+  cluster?: 'shared' | 'private';
+  /** The cluster of clusters.yaml the test's own Slurm client talks to (`local`, or `local-ssh`). */
+  slurmCluster?: string;
+  /** The pull requests, by name, opened before the tests. */
+  pulls?: Record<string, PullSpec>;
+  /** State labels the repository has (ensureStateLabels's by default). */
+  labels?: string[];
+}
+
+export interface ActionRunOptions {
+  inputs?: Record<string, string>;
+  /** GITHUB_WORKSPACE: the testbed's default-branch checkout by default. */
+  workspace?: string;
+  /** Added to the testbed's environment for the action (SLURM_CONF, or the SSH key). */
+  env?: Record<string, string>;
+  /** Fail the test when the action does not exit 0 (default true). */
+  expectOk?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * An action test's world: the local GitHub API with `acme/sim` (the experiment on its default
+ * branch, `alice` a writer, the state labels, the named pull requests), the default-branch checkout
+ * the actions read their trusted configuration from, the cluster and a Slurm client on it, and the
+ * bundled actions run against all of it. Every field is set before the file's first test; afterwards
+ * the experiment's live jobs are cancelled and everything is closed.
+ */
+export interface ActionTestbed {
+  readonly experimentId: string;
+  readonly experimentYaml: string;
+  /** `topologies/<experimentId>`. */
+  readonly dir: string;
+  readonly gh: GitHubServer;
+  readonly repo: Repo;
+  readonly workspace: string;
+  readonly cluster: LocalClusterEnv;
+  readonly slurm: SlurmClient;
+  /** The file's own cluster (`cluster: 'private'`), to restart its controller. */
+  readonly privateCluster: PrivateCluster;
+  /** What every action run gets in its environment (SLURM_CONF; TOPO_SSH_KEY over SSH). */
+  readonly actionEnv: Record<string, string>;
+  /** A pull request opened in the set-up, by its name. */
+  pull(name: string): Pull;
+  /** Opens a pull request now (files as in PullSpec). */
+  openPull(name: string, spec: PullSpec): Pull;
+  /** Runs a bundled action (actions/<name>) against the testbed. */
+  run(name: string, event: EventFile, options?: ActionRunOptions): Promise<ActionRun>;
+  /** One monitor pass (a `synchronize` event of `pull`, or of the first pull request; tick 600 s). */
+  monitor(options?: ActionRunOptions & { pull?: Pull }): Promise<ActionRun>;
+  /** A `/topo` comment by `login` (alice) and the submit action's run; `reply` is the pull request's last comment. */
+  command(
+    pull: Pull,
+    body: string,
+    options?: ActionRunOptions & { login?: string },
+  ): Promise<ActionRun & { reply: string }>;
+  /** The experiment's Slurm jobs, or one candidate's. */
+  jobs(candidate?: string): Promise<SlurmJob[]>;
+  /** The experiment's live Slurm jobs, or one candidate's. */
+  live(candidate?: string): Promise<SlurmJob[]>;
+  /** The bot's sticky comment `purpose` (`lifecycle`, `monitor-<candidate>`, `submit-<candidate>`) on `pull`, or ''. */
+  sticky(pull: Pull, purpose: string): string;
+  /** A candidate's run name (`topo-<experiment>-<candidate>-<hash>-<request>`), as a pattern. */
+  runName(candidate: string): RegExp;
+}
+
+/** Registers the file's hooks and returns its testbed (read its fields inside tests and hooks). */
+export function useActionTestbed(options: TestbedOptions): ActionTestbed {
+  const experimentId = `topology-opt-${options.tag}${uniqueSuffix()}-local-20260101`;
+  const experiment = options.experiment;
+  const experimentYaml =
+    typeof experiment === 'function'
+      ? experiment(experimentId)
+      : twinExperimentYaml(experimentId, experiment);
+  const dir = `topologies/${experimentId}`;
+  const slurmCluster = options.slurmCluster ?? 'local';
+  let world:
+    | {
+        gh: GitHubServer;
+        repo: Repo;
+        workspace: string;
+        cluster: LocalClusterEnv;
+        slurm: SlurmClient;
+        actionEnv: Record<string, string>;
+        pulls: Map<string, Pull>;
+      }
+    | undefined;
+  let privateCluster: PrivateCluster | undefined;
+  const w = () => {
+    if (!world) throw new Error('the action testbed is read before its beforeAll ran');
+    return world;
+  };
+  const openPull = (name: string, spec: PullSpec): Pull => {
+    const files = Object.fromEntries(
+      Object.entries(spec.files).map(([path, text]) => [
+        path.startsWith('topologies/') ? path : `${dir}/${path}`,
+        text,
+      ]),
+    );
+    const pull = w().gh.openPull({
+      repo: w().repo,
+      author: spec.author ?? 'alice',
+      title: spec.title ?? name,
+      head: name,
+      files,
+    });
+    w().pulls.set(name, pull);
+    return pull;
+  };
+
+  beforeAll(async () => {
+    if (options.cluster === 'private') privateCluster = startPrivateCluster();
+    const cluster = privateCluster?.env ?? requireCluster();
+    const sshKey = slurmCluster === 'local-ssh' ? readFileSync(cluster.sshKeyPath, 'utf8') : undefined;
+    const actionEnv: Record<string, string> = sshKey
+      ? { TOPO_SSH_KEY: sshKey }
+      : { SLURM_CONF: cluster.slurmConf };
+    const slurm = clusterSlurm(cluster.clustersFile, slurmCluster, {
+      env: { ...process.env, SLURM_CONF: cluster.slurmConf, ...(sshKey ? { TOPO_SSH_KEY: sshKey } : {}) },
+    });
+    const workspace = defaultBranchWorkspace(options.tag, {
+      experimentId,
+      experimentYaml,
+      clustersFile: cluster.clustersFile,
+    });
+    const gh = await startGitHubServer();
+    const repo = experimentRepo(gh, experimentId, experimentYaml);
+    world = { gh, repo, workspace, cluster, slurm, actionEnv, pulls: new Map() };
+    for (const [name, spec] of Object.entries(options.pulls ?? {})) openPull(name, spec);
+    ensureStateLabels(gh, repo, options.labels);
+  }, 180_000);
+
+  afterAll(async () => {
+    await cancelLiveJobs(world?.slurm, experimentId).catch(() => {});
+    await world?.slurm.close();
+    await world?.gh.close();
+    privateCluster?.stop();
+  });
+
+  const run = async (name: string, event: EventFile, o: ActionRunOptions = {}) => {
+    const { gh, workspace, actionEnv } = w();
+    const result = await runActionOn(gh, name, {
+      event,
+      workspace: o.workspace ?? workspace,
+      ...(o.inputs ? { inputs: o.inputs } : {}),
+      env: { ...actionEnv, ...o.env },
+      timeoutMs: o.timeoutMs ?? 120_000,
+    });
+    if (o.expectOk !== false) expect(result.exitCode, result.stderr + result.stdout).toBe(0);
+    return result;
+  };
+  const jobs = async (candidate?: string) =>
+    (await w().slurm.jobs(`topo-${experimentId}-`)).filter(
+      (j) => candidate === undefined || j.name.startsWith(`topo-${experimentId}-${candidate}-`),
+    );
+
+  return {
+    experimentId,
+    experimentYaml,
+    dir,
+    get gh() {
+      return w().gh;
+    },
+    get repo() {
+      return w().repo;
+    },
+    get workspace() {
+      return w().workspace;
+    },
+    get cluster() {
+      return w().cluster;
+    },
+    get slurm() {
+      return w().slurm;
+    },
+    get privateCluster() {
+      if (!privateCluster)
+        throw new Error("the testbed's cluster is the shared one: ask for cluster: 'private'");
+      return privateCluster;
+    },
+    get actionEnv() {
+      return w().actionEnv;
+    },
+    pull(name) {
+      const pull = w().pulls.get(name);
+      if (!pull) throw new Error(`the testbed opened no pull request "${name}"`);
+      return pull;
+    },
+    openPull,
+    run,
+    monitor: ({ pull, ...o } = {}) => {
+      const event = pull ?? [...w().pulls.values()][0];
+      if (!event) throw new Error('monitor(): the testbed has no pull request for its event');
+      return run('monitor', pullRequestEvent(w().gh, event, 'synchronize', { sender: 'alice' }), {
+        inputs: { 'tick-seconds': '600' },
+        ...o,
+      });
+    },
+    async command(pull, body, { login = 'alice', ...o } = {}) {
+      const { gh, repo } = w();
+      const result = await run('submit', issueCommentEvent(gh, gh.comment(repo, pull.number, login, body)), {
+        timeoutMs: 60_000,
+        ...o,
+      });
+      return { ...result, reply: gh.state.commentsOn(repo, pull.number).at(-1)?.body ?? '' };
+    },
+    jobs,
+    live: async (candidate) => (await jobs(candidate)).filter((j) => isLive(j.state)),
+    sticky(pull, purpose) {
+      const { gh, repo } = w();
+      return (
+        gh.state
+          .commentsOn(repo, pull.number)
+          .find((c) => c.user.login === gh.botLogin && c.body.startsWith(`<!-- topo:sticky:${purpose} -->`))
+          ?.body ?? ''
+      );
+    },
+    runName: (candidate) => new RegExp(`topo-${experimentId}-${candidate}-[0-9a-f]{8}-[0-9a-f]{8}`),
+  };
+}
+
+/** Submits the twin job (test/support/twin-job.ts) through the testbed's Slurm client; its job id. */
+export async function submitTwinJob(
+  t: Pick<ActionTestbed, 'slurm' | 'cluster'>,
+  runName: string,
+  overrides: readonly string[],
+): Promise<string> {
+  requireTwinBundle();
+  return t.slurm.submit(['sbatch', ...twinJobArgs(t.cluster, runName, overrides)]);
 }

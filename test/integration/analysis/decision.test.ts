@@ -4,8 +4,6 @@
 // shouldStopOnDecision must say to cancel it — before a clearly better one is `stable`.
 // (The monitor's wiring of these pure functions into reconcile is the lead's; see docs/monitor.md.)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideCandidate, gpuMinutes, shouldStopOnDecision } from '../../../src/analysis/decision.js';
 import { parseOverrides } from '../../../src/sim/overrides.js';
@@ -15,28 +13,15 @@ import type { Decision, Verdict } from '../../../src/types/generated/metrics.js'
 import { analyzeRun } from '../../../src/usecases/analyze-run.js';
 import { runTopo } from '../../support/cli.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import { requireTwinBundle, sbatchTwin } from '../../support/twin-job.js';
 import { promQuery, waitFor } from '../sim/support.js';
 
-const submitScript = join(repoRoot, 'scripts/alpasim-twin/submit.sh');
 const suffix = `${process.pid.toString(16)}${Date.now().toString(16).slice(-6)}`;
 const RUN_MINUTES = 80;
 const jobs: string[] = [];
 
 function sbatch(cluster: LocalClusterEnv, name: string, overrides: string[]): string {
-  const logDir = join(cluster.runDir, 'slurm_output');
-  mkdirSync(logDir, { recursive: true });
-  const argv = [
-    '--parsable',
-    `--job-name=${name}`,
-    '--nodes=1',
-    '--gpus-per-node=8',
-    '--time=00:10:00',
-    `--output=${join(logDir, `${name}_%j.log`)}`,
-    submitScript,
-    ...overrides,
-    `wizard.run_name=${name}`,
-  ];
-  const id = execFileSync('sbatch', argv, { encoding: 'utf8' }).trim().split(';')[0] as string;
+  const id = sbatchTwin(cluster, name, overrides);
   jobs.push(id);
   return id;
 }
@@ -45,8 +30,7 @@ describe('sequential decision on twin runs under Slurm', () => {
   let cluster: LocalClusterEnv;
   beforeAll(() => {
     cluster = requireCluster();
-    if (!existsSync(join(repoRoot, 'dist/topo.js')))
-      throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
+    requireTwinBundle();
   });
   afterAll(() => {
     for (const id of jobs) execFileSync('scancel', [id]);

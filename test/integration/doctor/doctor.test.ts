@@ -13,10 +13,11 @@ import { main } from '../../../src/cli/main.js';
 import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { requireCluster } from '../../support/cluster.js';
-import { type GitHubServer, type Repo, startGitHubServer } from '../../support/github-server/index.js';
+import type { Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
 const cluster = requireCluster();
-let github: GitHubServer;
+const { gh: github } = useLocalGitHub();
 let grafana: Server;
 let grafanaUrl = '';
 let repo: Repo;
@@ -54,7 +55,6 @@ async function setupRepo(edit: (clusters: Record<string, Record<string, unknown>
 }
 
 beforeAll(async () => {
-  github = await startGitHubServer();
   repo = github.createRepo('lab/topologies', { defaultBranch: 'main', files: { 'README.md': 'x\n' } });
   github.state.runners.set(repo.id, [
     { id: 1, name: 'login-1', status: 'online', labels: ['self-hosted', 'Linux', 'slurm'] },
@@ -68,7 +68,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await github?.close();
   await new Promise((r) => grafana?.close(r));
 });
 

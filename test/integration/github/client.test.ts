@@ -1,26 +1,20 @@
 // The GitHub client against the local GitHub API: rate limits are honoured (secondary limits
 // waited out with Retry-After, the primary limit only when it resets soon), server errors are
 // retried, wrong requests are not; writes are paced on GitHub but not on a loopback API.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postSummaryCheckRun } from '../../../src/github/check-runs.js';
 import { createOctokit, isLoopback, type Octokit } from '../../../src/github/client.js';
-import {
-  FAULTS,
-  type GitHubServer,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import { FAULTS, type Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
+const { gh } = useLocalGitHub();
 let repo: Repo;
 let log: string[];
 let octokit: Octokit;
 
 beforeAll(async () => {
-  gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', { files: { 'README.md': '# sim\n' } });
 });
-afterAll(() => gh.close());
 beforeEach(() => {
   log = [];
   octokit = createOctokit({ token: gh.token, baseUrl: gh.url, log: (l) => log.push(l) });

@@ -1,21 +1,12 @@
 // The local GitHub API itself: state, Git Data semantics, and that it reports requests the real
 // API would reject.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
-import { type GitHubServer, startGitHubServer } from '../../support/github-server/index.js';
+import { describe, expect, it } from 'vitest';
+import { createOctokit } from '../../../src/github/client.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
-let octokit: Octokit;
+const { gh, octokit } = useLocalGitHub();
 const owner = 'acme';
 const repo = 'sim';
-
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-});
-afterAll(async () => {
-  await gh?.close();
-});
 
 describe('local GitHub API', () => {
   it('serves pull requests, files, contents, comments, reactions, labels and permissions', async () => {

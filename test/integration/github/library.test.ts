@@ -1,30 +1,22 @@
 // src/github against the local GitHub API: sticky comments, check runs, labels, permissions,
 // reactions, with the calls each one makes.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { upsertCheckRun } from '../../../src/github/check-runs.js';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
 import { changedFiles, githubFileSource } from '../../../src/github/contents.js';
 import { setStateLabel } from '../../../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../../../src/github/permissions.js';
 import { reactToComment } from '../../../src/github/reactions.js';
 import { readStickyComment, upsertStickyComment } from '../../../src/github/sticky-comment.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
-let octokit: Octokit;
+const { gh, octokit } = useLocalGitHub({ strict: true, resetCalls: true });
 let repo: Repo;
 let pull: Pull;
 const owner = 'acme';
 const name = 'sim';
 
 beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
   repo = gh.createRepo(`${owner}/${name}`, { files: { 'README.md': '# sim\n' } });
   gh.addCollaborator(repo, 'alice', 'write');
   gh.addCollaborator(repo, 'maya', 'maintain');
@@ -37,11 +29,6 @@ beforeAll(async () => {
     head: 'c1',
     files: { 'topologies/e/c1.yaml': 'x: 1\n' },
   });
-});
-beforeEach(() => gh.resetCalls());
-afterAll(async () => {
-  expect(gh.violations()).toEqual([]);
-  await gh.close();
 });
 
 const target = () => ({

@@ -1,92 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
-import {
-  cancelLiveJobs,
-  clusterSlurm,
-  defaultBranchWorkspace,
-  ensureStateLabels,
-  experimentRepo,
-  twinExperimentYaml,
-  uniqueSuffix,
-  workersCandidate,
-} from '../../support/action-fixture.js';
-import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
-import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
-import { runAction } from '../../support/run-action.js';
+import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
 
-const suffix = uniqueSuffix();
-const experimentId = `topology-opt-mul${suffix}-local-20260101`;
-const experimentYaml = twinExperimentYaml(experimentId, { maxParallel: 3 });
 const candidate = workersCandidate;
-const dir = `topologies/${experimentId}`;
-
-let cluster: LocalClusterEnv;
-let gh: GitHubServer;
-let repo: Repo;
-let pull: Pull;
-let slurm: SlurmClient;
-let workspace: string;
-
-beforeAll(async () => {
-  cluster = requireCluster();
-  slurm = clusterSlurm(cluster.clustersFile, 'local');
-  workspace = defaultBranchWorkspace('multi', {
-    experimentId,
-    experimentYaml,
-    clustersFile: cluster.clustersFile,
-  });
-  gh = await startGitHubServer();
-  repo = experimentRepo(gh, experimentId, experimentYaml);
-  pull = gh.openPull({
-    repo,
-    author: 'alice',
-    title: 'two ideas',
-    head: 'two-ideas',
-    files: {
-      [`${dir}/alpha.yaml`]: candidate('alpha', 10),
-      [`${dir}/bravo.yml`]: candidate('bravo', 12),
-      [`${dir}/broken.yaml`]: 'name: broken\ntopology:\n  services:\n    driver:\n      gpus: [0, 99]\n',
+const t = useActionTestbed({
+  tag: 'mul',
+  experiment: { maxParallel: 3 },
+  pulls: {
+    'two-ideas': {
+      title: 'two ideas',
+      files: {
+        'alpha.yaml': candidate('alpha', 10),
+        'bravo.yml': candidate('bravo', 12),
+        'broken.yaml': 'name: broken\ntopology:\n  services:\n    driver:\n      gpus: [0, 99]\n',
+      },
     },
-  });
-  ensureStateLabels(gh, repo);
+  },
 });
-
-afterAll(async () => {
-  await cancelLiveJobs(slurm, experimentId);
-  await slurm?.close();
-  await gh?.close();
-});
-
-async function command(body: string) {
-  const run = await runAction('submit', {
-    event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', body)),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
-    workspace,
-    env: { SLURM_CONF: cluster.slurmConf },
-    timeoutMs: 60_000,
-  });
-  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
-  const reply = gh.state.commentsOn(repo, pull.number).at(-1)?.body ?? '';
-  return { outcome: run.outputs.outcome, reply };
-}
-
-const live = async (name: string) =>
-  (await slurm.jobs(`topo-${experimentId}-${name}-`)).filter((j) => isLive(j.state));
-const sticky = (purpose: string) =>
-  gh.state
-    .commentsOn(repo, pull.number)
-    .find((c) => c.user.login === gh.botLogin && c.body.startsWith(`<!-- topo:sticky:${purpose} -->`))
-    ?.body ?? '';
-const runName = (name: string) => new RegExp(`topo-${experimentId}-${name}-[0-9a-f]{8}-[0-9a-f]{8}`);
+const pull = () => t.pull('two-ideas');
+const command = async (body: string) => {
+  const run = await t.command(pull(), body);
+  return { outcome: run.outputs.outcome, reply: run.reply };
+};
+const live = (name: string) => t.live(name);
+const sticky = (purpose: string) => t.sticky(pull(), purpose);
+const runName = (name: string) => t.runName(name);
 
 describe('a pull request with several candidates', () => {
   let alphaJob = '';
@@ -109,7 +47,7 @@ describe('a pull request with several candidates', () => {
     expect(sticky('submit-alpha')).toContain('### Submission of `alpha`');
     expect(sticky('submit-bravo')).toContain('### Submission of `bravo`');
     expect(sticky('lifecycle').match(/\| submitted \|/g)).toHaveLength(2);
-    expect(pull.labels).toContain('topology:running');
+    expect(pull().labels).toContain('topology:running');
   });
 
   it('/topo submit <candidate> names one of the pull request’s candidates, or is refused', async () => {
@@ -124,16 +62,7 @@ describe('a pull request with several candidates', () => {
   });
 
   it('the monitor follows each candidate’s run', async () => {
-    const pass = await runAction('monitor', {
-      event: pullRequestEvent(gh, pull, 'synchronize', { sender: 'alice' }),
-      apiUrl: gh.url,
-      repository: 'acme/sim',
-      token: gh.token,
-      workspace,
-      inputs: { 'tick-seconds': '600' },
-      env: { SLURM_CONF: cluster.slurmConf },
-      timeoutMs: 120_000,
-    });
+    const pass = await t.monitor();
     expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
     const states = JSON.parse(pass.outputs.states ?? '{}') as Record<string, string>;
     const alphaName = (await live('alpha'))[0]?.name;
@@ -143,12 +72,12 @@ describe('a pull request with several candidates', () => {
     expect(parseObservationBlock(sticky('monitor-bravo'))?.run_name).toBe(bravoName);
     expect(sticky('monitor')).toBe('');
     // one check run on the head, over both candidates (the name branch protection requires)
-    const checks = gh.state.checkRuns.filter((r) => r.repo === repo && r.headSha === pull.head.sha);
+    const checks = t.gh.state.checkRuns.filter((r) => r.repo === t.repo && r.headSha === pull().head.sha);
     expect(checks.map((r) => r.name)).toEqual(['topo/monitor']);
     expect(checks[0]?.output.title).toMatch(/^2 candidates: (alpha|bravo): .*; (alpha|bravo): /);
     expect(checks[0]?.output.summary).toContain('### `alpha`');
     expect(checks[0]?.output.summary).toContain('### `bravo`');
-    expect(pull.labels.filter((l) => l.startsWith('topology:'))).toEqual(['topology:running']);
+    expect(pull().labels.filter((l) => l.startsWith('topology:'))).toEqual(['topology:running']);
   });
 
   it('/topo status answers for both candidates and refreshes both comments', async () => {
@@ -169,7 +98,7 @@ describe('a pull request with several candidates', () => {
     expect(reply).toContain(`\`${bravoName}\`: cancelled job`);
     expect(await live('bravo')).toEqual([]);
     expect((await live('alpha')).map((j) => j.id)).toEqual([alphaJob]);
-    expect(pull.labels).toContain('topology:running');
+    expect(pull().labels).toContain('topology:running');
 
     expect((await command('/topo submit bravo')).outcome).toBe('done');
     const rerun = await live('bravo');
@@ -185,6 +114,6 @@ describe('a pull request with several candidates', () => {
     expect(await live('alpha')).toEqual([]);
     expect(await live('bravo')).toEqual([]);
     expect((await command('/topo cancel')).reply).toContain('nothing to cancel');
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 });

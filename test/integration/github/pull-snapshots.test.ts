@@ -1,8 +1,7 @@
 // One paginated GraphQL query per pass for every open pull request (labels, head, files, the bot's
 // comments) against the local GitHub API, which validates each query against GitHub's schema.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { upsertCheckRun } from '../../../src/github/check-runs.js';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
 import {
   COMMENTS_PER_PULL,
   PULLS_PER_PAGE,
@@ -12,15 +11,10 @@ import {
   snapshotSticky,
 } from '../../../src/github/pull-snapshots.js';
 import { readStickyComment, upsertStickyComment } from '../../../src/github/sticky-comment.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
-let octokit: Octokit;
+const { gh, octokit } = useLocalGitHub({ resetCalls: true });
 let repo: Repo;
 let candidate: Pull;
 let busy: Pull;
@@ -35,8 +29,6 @@ const target = (pr: Pull, purpose: string) => ({
 });
 
 beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
   repo = gh.createRepo('acme/sim', { files: { 'topologies/e/experiment.yaml': 'id: e\n' } });
   gh.addCollaborator(repo, 'alice', 'write');
   candidate = gh.openPull({
@@ -80,8 +72,6 @@ beforeAll(async () => {
       files: { [`docs/${i}.md`]: `${i}\n` },
     });
 });
-afterAll(() => gh.close());
-beforeEach(() => gh.resetCalls());
 
 describe('readPullSnapshots', () => {
   it('reads every open pull request in one GraphQL request per page, valid against GitHub’s schema', async () => {

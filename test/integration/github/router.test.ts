@@ -1,24 +1,16 @@
 // The /topo router with injected handlers, against the local GitHub API: what each outcome looks
 // like on the pull request (reply and reactions), including the paths the action's handlers do not
 // reach in other tests (unavailable, a handler that throws, a closed pull request, not a PR).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type CommandHandlers, routeComment } from '../../../src/usecases/commands.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
-let octokit: Octokit;
+const { gh, octokit } = useLocalGitHub({ strict: true });
 let repo: Repo;
 let pull: Pull;
 
 beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
   repo = gh.createRepo('acme/sim');
   gh.addCollaborator(repo, 'alice', 'maintain');
   pull = gh.openPull({
@@ -28,10 +20,6 @@ beforeAll(async () => {
     head: 'c',
     files: { 'topologies/e/c.yaml': 'name: c\n' },
   });
-});
-afterAll(async () => {
-  expect(gh.violations()).toEqual([]);
-  await gh.close();
 });
 
 async function route(body: string, handlers: CommandHandlers, p: Pull = pull, isPullRequest = true) {

@@ -1,16 +1,11 @@
 // The bundled submit action as a runner runs it, against the local GitHub API: the /topo router's
 // parsing, reactions, permission and fork refusals, replies, and the submit label.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
-import { runAction } from '../../support/run-action.js';
+import type { Pull, Repo } from '../../support/github-server/index.js';
+import { runActionOn, useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
+const { gh } = useLocalGitHub({ strict: true });
 let repo: Repo;
 let pull: Pull;
 let forkPull: Pull;
@@ -24,8 +19,7 @@ const SUBMIT_PERMISSIONS = {
   issues: 'write',
 } as const;
 
-beforeAll(async () => {
-  gh = await startGitHubServer();
+beforeAll(() => {
   token = gh.createToken(gh.botLogin, { permissions: { ...SUBMIT_PERMISSIONS } });
   repo = gh.createRepo('acme/sim', { files: { 'topologies/clusters.yaml': 'clusters: {}\n' } });
   gh.addCollaborator(repo, 'alice', 'write');
@@ -48,19 +42,10 @@ beforeAll(async () => {
     files: { 'topologies/e/x.yaml': 'name: x\n' },
   });
 });
-afterAll(async () => {
-  expect(gh.violations()).toEqual([]);
-  await gh.close();
-});
 
 async function commentAndRun(p: Pull, login: string, body: string) {
   const comment = gh.comment(repo, p.number, login, body);
-  const run = await runAction('submit', {
-    event: issueCommentEvent(gh, comment),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token,
-  });
+  const run = await runActionOn(gh, 'submit', { event: issueCommentEvent(gh, comment), token });
   const reactions = gh.state.reactions.filter((r) => r.commentId === comment.id).map((r) => r.content);
   const replies = gh.state.comments
     .filter((c) => c.id > comment.id && c.user.login === gh.botLogin)
@@ -137,10 +122,8 @@ describe('submit action: the submit label', () => {
     it(`removes a topology label added by hand (${sender}) and starts nothing`, async () => {
       pull.labels.push('topology:submit');
       const before = gh.state.commentsOn(repo, pull.number).length;
-      const run = await runAction('submit', {
+      const run = await runActionOn(gh, 'submit', {
         event: pullRequestEvent(gh, pull, 'labeled', { label: 'topology:submit', sender }),
-        apiUrl: gh.url,
-        repository: 'acme/sim',
         token,
       });
       expect(run.outputs.outcome).toBe('refused');
@@ -154,10 +137,8 @@ describe('submit action: the submit label', () => {
   }
 
   it('ignores other labels', async () => {
-    const run = await runAction('submit', {
+    const run = await runActionOn(gh, 'submit', {
       event: pullRequestEvent(gh, pull, 'labeled', { label: 'documentation', sender: 'alice' }),
-      apiUrl: gh.url,
-      repository: 'acme/sim',
       token,
     });
     expect(run.outputs.outcome).toBe('ignored');

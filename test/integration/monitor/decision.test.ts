@@ -5,18 +5,12 @@
 // the clearly faster one (64 rollouts in flight) is stable; the next passes say "CANCELLED by the
 // decision" and record a `decided` Outcome; the baseline is never stopped by a decision.
 // Under load (2 cores for several clusters) it asserts order and state, never timings.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
 import { createOctokit } from '../../../src/github/client.js';
 import type { Outcome, RunRecord, RunRequest } from '../../../src/lifecycle/model.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { parseOverrides } from '../../../src/sim/overrides.js';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
-import type { SlurmClient } from '../../../src/slurm/types.js';
 import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
   githubMonitorPort,
   type MonitorCandidate,
@@ -26,26 +20,19 @@ import {
   reconcile,
   slurmMonitorPort,
 } from '../../../src/usecases/reconcile.js';
-import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import { submitTwinJob, useActionTestbed } from '../../support/action-fixture.js';
+import { repoRoot } from '../../support/cluster.js';
 
-const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
-const experimentId = `topology-opt-dec${suffix}-local-20260101`;
 // on twin-balanced: 8gpu_12rollouts ≈ 5.8 s/rollout, 2gpu ≈ 9.9 (worse), 8gpu_64rollouts ≈ 2.4 (better)
 const PRESETS = { baseline: '8gpu_12rollouts', worse: '2gpu', better: '8gpu_64rollouts' } as const;
 type Role = keyof typeof PRESETS;
 const ROLES = Object.keys(PRESETS) as Role[];
 
-let cluster: LocalClusterEnv;
-let gh: GitHubServer;
-let repo: Repo;
-let slurm: SlurmClient;
-const pulls = new Map<Role, Pull>();
+const t = useActionTestbed({
+  tag: 'dec',
+  pulls: Object.fromEntries(ROLES.map((role) => [role, { files: { [`${role}.yaml`]: `name: ${role}\n` } }])),
+});
+const experimentId = t.experimentId;
 const runs = new Map<string, RunRecord>();
 const outcomes = new Map<string, Outcome>();
 
@@ -65,7 +52,7 @@ function request(role: Role, pr: number): RunRequest {
     candidate: role,
     path: `topologies/${experimentId}/${role}.yaml`,
     pr,
-    headSha: pulls.get(role)?.head.sha as string,
+    headSha: t.pull(role).head.sha,
     topologyHash: '0123abcd',
     runName: `topo-${experimentId}-${role}-0123abcd-${id}`,
     login: 'alice',
@@ -73,41 +60,11 @@ function request(role: Role, pr: number): RunRequest {
   };
 }
 
-beforeAll(async () => {
-  cluster = requireCluster();
-  if (!existsSync(join(repoRoot, 'dist/topo.js')))
-    throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
-  const local = (parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile).clusters.local;
-  if (!local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
-  slurm = slurmClientForCluster('local', local);
-  gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', { files: { 'README.md': '# sim\n' } });
-  gh.addCollaborator(repo, 'alice', 'write');
-  for (const role of ROLES)
-    pulls.set(
-      role,
-      gh.openPull({
-        repo,
-        author: 'alice',
-        title: role,
-        head: role,
-        files: { [`topologies/${experimentId}/${role}.yaml`]: `name: ${role}\n` },
-      }),
-    );
-});
-
-afterAll(async () => {
-  // never leave a job of this test behind
-  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (['PENDING', 'RUNNING'].includes(j.state)) await slurm.cancel(j.id);
-  await slurm?.close();
-  await gh?.close();
-});
-
 function ports(): MonitorPorts {
+  const { gh, cluster, slurm } = t;
   const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
   const candidates = ROLES.map((role): MonitorCandidate => {
-    const pull = pulls.get(role) as Pull;
+    const pull = t.pull(role);
     const r = request(role, pull.number);
     return {
       candidate: role,
@@ -141,23 +98,7 @@ function ports(): MonitorPorts {
   return {
     experiments: async () => [experiment],
     slurm: slurmMonitorPort(slurm),
-    async submit(_exp, c) {
-      const logDir = join(cluster.runDir, 'slurm_output');
-      mkdirSync(logDir, { recursive: true });
-      const id = await slurm.submit([
-        'sbatch',
-        '--parsable',
-        `--job-name=${c.runName}`,
-        '--nodes=1',
-        '--gpus-per-node=8',
-        '--time=00:10:00',
-        `--output=${join(logDir, `${c.runName}_%j.log`)}`,
-        join(repoRoot, 'scripts/alpasim-twin/submit.sh'),
-        ...overrides(c.candidate as Role),
-        `wizard.run_name=${c.runName}`,
-      ]);
-      return { jobId: id };
-    },
+    submit: async (_exp, c) => ({ jobId: await submitTwinJob(t, c.runName, overrides(c.candidate as Role)) }),
     prometheus: createPrometheusClient({ baseUrl: cluster.prometheusUrl, timeoutMs: 5000 }),
     github: githubMonitorPort(octokit, { owner: 'acme', repo: 'sim', botLogin: gh.botLogin }),
     lifecycle: {
@@ -169,8 +110,7 @@ function ports(): MonitorPorts {
 }
 
 const commentOf = (role: Role) =>
-  gh.state.commentsOn(repo, (pulls.get(role) as Pull).number).find((c) => c.user.login === gh.botLogin)
-    ?.body ?? '';
+  t.gh.state.commentsOn(t.repo, t.pull(role).number).find((c) => c.user.login === t.gh.botLogin)?.body ?? '';
 
 describe('the monitor stops a candidate on its decision (local cluster, twin)', () => {
   it('decides the slower candidate (worse, or not-better: it cannot win) and cancels it before the faster one is stable', async () => {
@@ -232,21 +172,19 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
     );
     expect(body).toMatch(/Slurm job \d+: CANCELLED by the decision \(\d+ GPU-minutes saved\)/);
     expect(body).toContain('⏹️ stopped');
-    const worseRequest = request('worse', (pulls.get('worse') as Pull).number);
+    const worseRequest = request('worse', t.pull('worse').number);
     const outcome = outcomes.get(worseRequest.id);
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.evidence[0]).toMatch(
       /^(worse|not-better) against (baseline baseline|leading candidate better)/,
     );
-    const job = (await slurm.jobs(`topo-${experimentId}-`)).find((j) => j.name === worseRequest.runName);
+    const job = (await t.slurm.jobs(`topo-${experimentId}-`)).find((j) => j.name === worseRequest.runName);
     expect(job?.state).toBe('CANCELLED');
 
     // the check runs carry the decision: the regression fails, the baseline is the reference
     const check = (role: Role) =>
-      gh.state.checkRuns
-        .filter(
-          (c) => c.repo === repo && c.headSha === pulls.get(role)?.head.sha && c.name === 'topo/monitor',
-        )
+      t.gh.state.checkRuns
+        .filter((c) => c.repo === t.repo && c.headSha === t.pull(role).head.sha && c.name === 'topo/monitor')
         .at(-1);
     expect(check('worse')?.conclusion).toBe('failure');
     expect(check('baseline')?.conclusion).toBe('success');
@@ -255,6 +193,6 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
     expect(parseObservationBlock(commentOf('better'))?.decision?.state).toBe('better');
     expect(check('better')?.conclusion).toBe('success');
     expect(commentOf('better')).toContain('**Recommended: merge — best so far.**');
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 });

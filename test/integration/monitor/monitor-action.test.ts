@@ -1,128 +1,49 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SlurmClient } from '../../../src/slurm/types.js';
-import {
-  cancelLiveJobs,
-  clusterSlurm,
-  defaultBranchWorkspace,
-  ensureStateLabels,
-  experimentRepo,
-  twinExperimentYaml,
-  uniqueSuffix,
-} from '../../support/action-fixture.js';
-import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
-import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
-import { runAction } from '../../support/run-action.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { twinExperimentYaml, useActionTestbed } from '../../support/action-fixture.js';
 
-const suffix = uniqueSuffix();
-const experimentId = `topology-opt-act${suffix}-local-20260101`;
-const experimentYaml = twinExperimentYaml(experimentId);
-// What a hostile pull request puts in its own copy of the experiment: none of it may reach sbatch.
-const editedExperimentYaml = experimentYaml
-  .replace('max_parallel: 1', 'max_parallel: 16')
-  .replace('time: "00:10:00"', 'time: "99999-00:00:00"')
-  .replace(
-    '  rollouts_per_scene: 1\n',
-    '  rollouts_per_scene: 1\n  overrides: ["hydra.run.dir=/etc/cron.d"]\n',
-  );
 const candidateYaml = `name: more-workers
 hypothesis: more event loops
 topology:
   runtime:
     nr_workers: 16
 `;
+// What a hostile pull request puts in its own copy of the experiment: none of it may reach sbatch.
+const edited = (experimentId: string) =>
+  twinExperimentYaml(experimentId)
+    .replace('max_parallel: 1', 'max_parallel: 16')
+    .replace('time: "00:10:00"', 'time: "99999-00:00:00"')
+    .replace(
+      '  rollouts_per_scene: 1\n',
+      '  rollouts_per_scene: 1\n  overrides: ["hydra.run.dir=/etc/cron.d"]\n',
+    );
 
-let cluster: LocalClusterEnv;
-let gh: GitHubServer;
-let repo: Repo;
-let pull: Pull;
-let slurm: SlurmClient;
-let workspace: string;
+const t = useActionTestbed({
+  tag: 'act',
+  labels: ['topology:submit', 'topology:queued', 'topology:running', 'topology:stable', 'topology:failed'],
+});
 
-beforeAll(async () => {
-  cluster = requireCluster();
-  slurm = clusterSlurm(cluster.clustersFile, 'local');
-  // the default-branch checkout the action reads its trusted configuration from
-  workspace = defaultBranchWorkspace('monitor', {
-    experimentId,
-    experimentYaml,
-    clustersFile: cluster.clustersFile,
-  });
-  gh = await startGitHubServer();
-  repo = experimentRepo(gh, experimentId, experimentYaml);
-  pull = gh.openPull({
-    repo,
-    author: 'alice',
+beforeAll(() => {
+  t.openPull('more-workers', {
     title: 'more workers',
-    head: 'more-workers',
-    files: {
-      [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml,
-      [`topologies/${experimentId}/experiment.yaml`]: editedExperimentYaml,
-    },
+    files: { 'more-workers.yaml': candidateYaml, 'experiment.yaml': edited(t.experimentId) },
   });
-  gh.addCollaborator(repo, 'tom', 'triage');
-  ensureStateLabels(gh, repo, [
-    'topology:submit',
-    'topology:queued',
-    'topology:running',
-    'topology:stable',
-    'topology:failed',
-  ]);
+  t.gh.addCollaborator(t.repo, 'tom', 'triage');
 });
 
-afterAll(async () => {
-  await cancelLiveJobs(slurm, experimentId);
-  await slurm?.close();
-  await gh?.close();
-});
-
-const monitor = () =>
-  runAction('monitor', {
-    event: pullRequestEvent(gh, pull, 'synchronize', { sender: 'alice' }),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
-    workspace,
-    inputs: { 'tick-seconds': '600' },
-    env: { SLURM_CONF: cluster.slurmConf },
-    timeoutMs: 120_000,
-  });
-
-async function command(login: string, body: string) {
-  const comment = gh.comment(repo, pull.number, login, body);
-  const run = await runAction('submit', {
-    event: issueCommentEvent(gh, comment),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
-    workspace,
-    env: { SLURM_CONF: cluster.slurmConf },
-    timeoutMs: 60_000,
-  });
-  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
-  return run;
-}
-
-const jobs = () => slurm.jobs(`topo-${experimentId}-`);
-const runState = () =>
-  gh.state
-    .commentsOn(repo, pull.number)
-    .find((c) => c.user.login === gh.botLogin && c.body.startsWith('<!-- topo:sticky:lifecycle -->'))?.body ??
-  '';
+const pull = () => t.pull('more-workers');
+const monitor = () => t.monitor();
+const command = (login: string, body: string) => t.command(pull(), body, { login });
+const jobs = () => t.jobs();
+const runState = () => t.sticky(pull(), 'lifecycle');
 
 describe('the run lifecycle through the actions', () => {
   it('a topology label added by hand (triage access) starts nothing and is removed', async () => {
-    pull.labels.push('topology:submit');
+    pull().labels.push('topology:submit');
     const run = await monitor();
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
     expect(run.outputs.candidates).toBe('0');
     expect(await jobs()).toEqual([]);
-    expect(pull.labels).not.toContain('topology:submit');
+    expect(pull().labels).not.toContain('topology:submit');
   });
 
   let first = '';
@@ -132,9 +53,9 @@ describe('the run lifecycle through the actions', () => {
     const listed = await jobs();
     expect(listed).toHaveLength(1);
     first = listed[0]?.name ?? '';
-    expect(first).toMatch(new RegExp(`^topo-${experimentId}-more-workers-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    expect(first).toMatch(new RegExp(`^topo-${t.experimentId}-more-workers-[0-9a-f]{8}-[0-9a-f]{8}$`));
     const sbatch =
-      gh.state.commentsOn(repo, pull.number).find((c) => c.body.includes('sbatch command'))?.body ?? '';
+      t.gh.state.commentsOn(t.repo, pull().number).find((c) => c.body.includes('sbatch command'))?.body ?? '';
     expect(sbatch).toContain('--time=00:10:00');
     expect(sbatch).not.toContain('99999');
     expect(sbatch).not.toContain('hydra.run.dir');
@@ -147,16 +68,16 @@ describe('the run lifecycle through the actions', () => {
     expect(Object.keys(states)).toEqual([first]);
     expect((await jobs()).length).toBe(1);
     // the pass's job summary: the experiment's slots and candidates, and the API requests it made
-    expect(pass.summary).toContain(`### Experiment \`${experimentId}\``);
+    expect(pass.summary).toContain(`### Experiment \`${t.experimentId}\``);
     expect(pass.summary).toContain('Slots: **1 of 1** in use');
-    expect(pass.summary).toContain(`[#${pull.number}](`);
+    expect(pass.summary).toContain(`[#${pull().number}](`);
     expect(pass.summary).toMatch(/GitHub API this pass: [1-5] read\(s\)/);
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 
   it('a push supersedes: the run is cancelled and recorded, the new head waits for /topo submit', async () => {
-    gh.state.pushToPull(pull, {
-      [`topologies/${experimentId}/more-workers.yaml`]: candidateYaml.replace(
+    t.gh.state.pushToPull(pull(), {
+      [`topologies/${t.experimentId}/more-workers.yaml`]: candidateYaml.replace(
         'nr_workers: 16',
         'nr_workers: 12',
       ),
@@ -179,12 +100,12 @@ describe('the run lifecycle through the actions', () => {
 
   it('a job Slurm forgot is recorded lost and never submitted again', async () => {
     const again = await command('alice', '/topo submit');
-    expect(again.outputs.outcome, gh.state.commentsOn(repo, pull.number).at(-1)?.body).toBe('done');
+    expect(again.outputs.outcome, t.gh.state.commentsOn(t.repo, pull().number).at(-1)?.body).toBe('done');
     const live = (await jobs()).find((j) => j.name !== first);
     expect(live).toBeDefined();
     // Slurm forgets it (history window, lost controller state): it no longer lists it by name.
-    await slurm.rename(live?.id as string, `forgotten-${live?.id}`);
-    await slurm.cancel(live?.id as string);
+    await t.slurm.rename(live?.id as string, `forgotten-${live?.id}`);
+    await t.slurm.cancel(live?.id as string);
     await monitor();
     await monitor();
     expect((await jobs()).filter((j) => j.name !== first)).toEqual([]);

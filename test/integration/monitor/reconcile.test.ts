@@ -2,18 +2,14 @@
 // scraped by the local Prometheus, read back through the query catalog, judged by the detector, and
 // reported on a pull request of the local GitHub API (sticky comment, check run, label); stopped by
 // stop_when_stable. Then a second pass at the same moment writes nothing.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { createOctokit } from '../../../src/github/client.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
-import type { SlurmClient } from '../../../src/slurm/types.js';
 import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import type { ClustersFile } from '../../../src/types/generated/clusters.js';
 import {
   githubMonitorPort,
   type MonitorExperiment,
@@ -21,56 +17,21 @@ import {
   reconcile,
   slurmMonitorPort,
 } from '../../../src/usecases/reconcile.js';
-import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import { submitTwinJob, useActionTestbed } from '../../support/action-fixture.js';
+import { repoRoot } from '../../support/cluster.js';
 import { mermaidBlocks, mermaidParse } from '../../unit/report/mermaid-parser.js';
 
-const suffix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
-const experimentId = `topology-opt-mon${suffix}-local-20260101`;
+const t = useActionTestbed({
+  tag: 'mon',
+  pulls: { baseline: { files: { 'baseline.yaml': 'name: baseline\n' } } },
+});
+const experimentId = t.experimentId;
 const runName = `topo-${experimentId}-baseline-0123abcd`;
-
-let cluster: LocalClusterEnv;
-let gh: GitHubServer;
-let repo: Repo;
-let pull: Pull;
-let slurm: SlurmClient;
-
-beforeAll(async () => {
-  cluster = requireCluster();
-  const bundle = join(repoRoot, 'dist/topo.js');
-  if (!existsSync(bundle))
-    throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
-  // Staleness of the bundle is the check-dist test's job (file times mean nothing in a fresh clone).
-  const clusters = parse(readFileSync(cluster.clustersFile, 'utf8')) as ClustersFile;
-  const local = clusters.clusters.local;
-  if (!local) throw new Error(`${cluster.clustersFile} has no cluster "local"`);
-  slurm = slurmClientForCluster('local', local);
-  gh = await startGitHubServer();
-  repo = gh.createRepo('acme/sim', { files: { 'README.md': '# sim\n' } });
-  gh.addCollaborator(repo, 'alice', 'write');
-  pull = gh.openPull({
-    repo,
-    author: 'alice',
-    title: 'baseline',
-    head: 'baseline',
-    files: { [`topologies/${experimentId}/baseline.yaml`]: 'name: baseline\n' },
-  });
-});
-
-afterAll(async () => {
-  // never leave a job of this test behind
-  for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (['PENDING', 'RUNNING'].includes(j.state)) await slurm.cancel(j.id);
-  await slurm?.close();
-  await gh?.close();
-});
+const pull = () => t.pull('baseline');
 
 function ports(): MonitorPorts {
+  const { gh, cluster, slurm } = t;
+  const pull = t.pull('baseline');
   const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
   const experiment: MonitorExperiment = {
     experiment: {
@@ -107,27 +68,15 @@ function ports(): MonitorPorts {
   return {
     experiments: async () => [experiment],
     slurm: slurmMonitorPort(slurm),
-    async submit(_exp, c) {
-      const logDir = join(cluster.runDir, 'slurm_output');
-      mkdirSync(logDir, { recursive: true });
-      const id = await slurm.submit([
-        'sbatch',
-        '--parsable',
-        `--job-name=${c.runName}`,
-        '--nodes=1',
-        '--gpus-per-node=8',
-        '--time=00:10:00',
-        `--output=${join(logDir, `${c.runName}_%j.log`)}`,
-        join(repoRoot, 'scripts/alpasim-twin/submit.sh'),
+    submit: async (_exp, c) => ({
+      jobId: await submitTwinJob(t, c.runName, [
         'deploy=twin-balanced',
         'topology=8gpu_64rollouts',
         'driver=vavam',
         'scenes.test_suite_id=public_2601',
         'runtime.simulation_config.n_rollouts=4',
-        `wizard.run_name=${c.runName}`,
-      ]);
-      return { jobId: id };
-    },
+      ]),
+    }),
     prometheus: createPrometheusClient({ baseUrl: cluster.prometheusUrl, timeoutMs: 5000 }),
     github: githubMonitorPort(octokit, { owner: 'acme', repo: 'sim', botLogin: gh.botLogin }),
     now: () => Date.now() / 1000,
@@ -135,7 +84,7 @@ function ports(): MonitorPorts {
 }
 
 async function monitorComment(): Promise<string> {
-  return gh.state.commentsOn(repo, pull.number).find((c) => c.user.login === gh.botLogin)?.body ?? '';
+  return t.gh.state.commentsOn(t.repo, pull().number).find((c) => c.user.login === t.gh.botLogin)?.body ?? '';
 }
 
 describe('monitor reconcile pass on the local cluster', () => {
@@ -168,7 +117,9 @@ describe('monitor reconcile pass on the local cluster', () => {
     expect(v?.projected_full_run?.value).toBeGreaterThan(2);
     expect(v?.projected_full_run?.value).toBeLessThan(3.2);
 
-    const comments = gh.state.commentsOn(repo, pull.number).filter((c) => c.user.login === gh.botLogin);
+    const comments = t.gh.state
+      .commentsOn(t.repo, pull().number)
+      .filter((c) => c.user.login === t.gh.botLogin);
     expect(comments).toHaveLength(1);
     const body = await monitorComment();
     expect(body).toContain('<!-- topo:sticky:monitor-baseline -->');
@@ -184,12 +135,12 @@ describe('monitor reconcile pass on the local cluster', () => {
     const observation = parseObservationBlock(body);
     expect(observation?.run_name).toBe(runName);
     expect(observation?.stable_metrics.completed_rollouts).toBeGreaterThan(100);
-    expect(pull.labels).toEqual(['topology:stable']);
-    const checks = gh.state.checkRuns.filter(
-      (c) => c.repo === repo && c.headSha === pull.head.sha && c.name === 'topo/monitor',
+    expect(pull().labels).toEqual(['topology:stable']);
+    const checks = t.gh.state.checkRuns.filter(
+      (c) => c.repo === t.repo && c.headSha === pull().head.sha && c.name === 'topo/monitor',
     );
     expect(checks.at(-1)?.conclusion).toBe('success');
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
 
     // the CLI reads the same run from the same Prometheus
     const out: string[] = [];
@@ -206,9 +157,9 @@ describe('monitor reconcile pass on the local cluster', () => {
         runName,
         '--json',
         '--prometheus',
-        cluster.prometheusUrl,
+        t.cluster.prometheusUrl,
         '--time-scale',
-        String(cluster.timeScale),
+        String(t.cluster.timeScale),
         '--step',
         '1',
         '--minutes',
@@ -233,7 +184,7 @@ describe('monitor reconcile pass on the local cluster', () => {
     out.length = 0;
     expect(
       await main(
-        ['status', experimentId, '--topologies', topologies, '--clusters', cluster.clustersFile],
+        ['status', experimentId, '--topologies', topologies, '--clusters', t.cluster.clustersFile],
         io,
       ),
       out.join(''),
@@ -241,9 +192,9 @@ describe('monitor reconcile pass on the local cluster', () => {
     expect(out.join('')).toMatch(/baseline-0123abcd\s+\d+\s+CANCELLED\s+stopped/);
 
     // a second pass: nothing changed, no write call
-    gh.resetCalls();
+    t.gh.resetCalls();
     const again = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
     expect(again.candidates[0]?.changed).toBe(false);
-    expect(gh.calls().filter((c) => c.method !== 'GET')).toEqual([]);
+    expect(t.gh.calls().filter((c) => c.method !== 'GET')).toEqual([]);
   });
 });

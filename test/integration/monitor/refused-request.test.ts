@@ -4,123 +4,43 @@
 // removed) and never reaches sbatch. Bundled submit and monitor actions, local GitHub API, local cluster.
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
-import {
-  cancelLiveJobs,
-  clusterSlurm,
-  defaultBranchWorkspace,
-  ensureStateLabels,
-  experimentRepo,
-  twinExperimentYaml,
-  uniqueSuffix,
-  workersCandidate,
-} from '../../support/action-fixture.js';
-import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
-import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
-import { runAction } from '../../support/run-action.js';
+import { describe, expect, it } from 'vitest';
+import { isLive } from '../../../src/slurm/types.js';
+import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
+import { repoRoot } from '../../support/cluster.js';
+import type { Pull } from '../../support/github-server/index.js';
 
-const suffix = uniqueSuffix();
-const experimentId = `topology-opt-ref${suffix}-local-20260101`;
-const experimentYaml = twinExperimentYaml(experimentId);
+const t = useActionTestbed({
+  tag: 'ref',
+  pulls: Object.fromEntries(
+    (
+      [
+        ['alpha', 10],
+        ['bravo', 12],
+        ['charlie', 14],
+        ['delta', 6],
+      ] as const
+    ).map(([name, workers]) => [name, { files: { [`${name}.yaml`]: workersCandidate(name, workers) } }]),
+  ),
+});
+const experimentYaml = t.experimentYaml;
 // The default branch changes its rules after the request: 4 GPUs per node, so the preset's
 // driver on GPUs 4-7 no longer validates.
 const narrowerExperiment = experimentYaml.replace(
   '    time: "00:10:00"\n',
   '    time: "00:10:00"\n    gpus_per_node: 4\n',
 );
-const candidate = workersCandidate;
-
-let cluster: LocalClusterEnv;
-let gh: GitHubServer;
-let repo: Repo;
-let slurm: SlurmClient;
-let workspace: string;
-const pulls: Record<string, Pull> = {};
-const expFile = () => join(workspace, 'topologies', experimentId, 'experiment.yaml');
-const presetFile = () => join(workspace, 'topologies/presets/8gpu_64rollouts.yaml');
-
-beforeAll(async () => {
-  cluster = requireCluster();
-  slurm = clusterSlurm(cluster.clustersFile, 'local');
-  workspace = defaultBranchWorkspace('refused', {
-    experimentId,
-    experimentYaml,
-    clustersFile: cluster.clustersFile,
-  });
-  gh = await startGitHubServer();
-  repo = experimentRepo(gh, experimentId, experimentYaml);
-  for (const [name, workers] of [
-    ['alpha', 10],
-    ['bravo', 12],
-    ['charlie', 14],
-    ['delta', 6],
-  ] as const)
-    pulls[name] = gh.openPull({
-      repo,
-      author: 'alice',
-      title: name,
-      head: name,
-      files: { [`topologies/${experimentId}/${name}.yaml`]: candidate(name, workers) },
-    });
-  ensureStateLabels(gh, repo);
-});
-
-afterAll(async () => {
-  await cancelLiveJobs(slurm, experimentId);
-  await slurm?.close();
-  await gh?.close();
-});
-
-const monitor = async () => {
-  const run = await runAction('monitor', {
-    event: pullRequestEvent(gh, pulls.alpha as Pull, 'synchronize', { sender: 'alice' }),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
-    workspace,
-    inputs: { 'tick-seconds': '600' },
-    env: { SLURM_CONF: cluster.slurmConf },
-    timeoutMs: 120_000,
-  });
-  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
-  return run;
-};
-
-async function command(pull: Pull, body: string) {
-  const run = await runAction('submit', {
-    event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', body)),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
-    workspace,
-    env: { SLURM_CONF: cluster.slurmConf },
-    timeoutMs: 60_000,
-  });
-  expect(run.exitCode, run.stderr + run.stdout).toBe(0);
-  return run;
-}
-
-const jobsOf = async (name: string) =>
-  (await slurm.jobs(`topo-${experimentId}-`)).filter((j) =>
-    j.name.startsWith(`topo-${experimentId}-${name}-`),
-  );
-const sticky = (pull: Pull, purpose: string) =>
-  gh.state
-    .commentsOn(repo, pull.number)
-    .find((c) => c.user.login === gh.botLogin && c.body.startsWith(`<!-- topo:sticky:${purpose} -->`))
-    ?.body ?? '';
+const expFile = () => join(t.workspace, 'topologies', t.experimentId, 'experiment.yaml');
+const presetFile = () => join(t.workspace, 'topologies/presets/8gpu_64rollouts.yaml');
+const monitor = () => t.monitor();
+const command = (pull: Pull, body: string) => t.command(pull, body);
+const jobsOf = (name: string) => t.jobs(name);
+const sticky = (pull: Pull, purpose: string) => t.sticky(pull, purpose);
 
 describe('a queued Request is checked again at its turn', () => {
   it('is refused when the default branch’s rules changed: told, unlabelled, never submitted', async () => {
-    const a = pulls.alpha as Pull;
-    const b = pulls.bravo as Pull;
+    const a = t.pull('alpha');
+    const b = t.pull('bravo');
     expect((await command(a, '/topo submit')).outputs.outcome).toBe('done');
     expect((await jobsOf('alpha')).filter((j) => isLive(j.state))).toHaveLength(1);
     const queued = await command(b, '/topo submit');
@@ -148,13 +68,13 @@ describe('a queued Request is checked again at its turn', () => {
     await monitor();
     expect(await jobsOf('bravo')).toEqual([]);
     expect(b.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 
   it('is refused when its experiment’s cluster went away from the default branch', async () => {
     writeFileSync(expFile(), experimentYaml);
-    const a = pulls.alpha as Pull;
-    const c = pulls.charlie as Pull;
+    const a = t.pull('alpha');
+    const c = t.pull('charlie');
     expect((await command(a, '/topo submit')).outputs.outcome).toBe('done');
     const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
     expect(running).toHaveLength(1);
@@ -181,7 +101,7 @@ describe('a queued Request is checked again at its turn', () => {
   });
 
   it('is refused when its experiment’s preset went away from the default branch checkout', async () => {
-    const d = pulls.delta as Pull;
+    const d = t.pull('delta');
     const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
     expect(running).toHaveLength(1);
     expect((await command(d, '/topo submit')).outputs.outcome).toBe('done');

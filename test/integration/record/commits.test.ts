@@ -1,23 +1,14 @@
 // Compare-and-swap commits through the Git Data API of the local GitHub.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
+import { describe, expect, it } from 'vitest';
 import {
   CommitConflictError,
   commitWithCompareAndSwap,
   isRefConflict,
   isTransient,
 } from '../../../src/github/commits.js';
-import { type GitHubServer, startGitHubServer } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
-let gh: GitHubServer;
-let octokit: Octokit;
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-});
-afterAll(async () => {
-  await gh?.close();
-});
+const { gh, octokit } = useLocalGitHub();
 
 describe('commitWithCompareAndSwap', () => {
   it('commits changed files only, and nothing when they already hold the content', async () => {

@@ -1,8 +1,7 @@
 // `/topo conclude`: the final report rendered from the default branch's record, committed as
 // experiments/<id>-report.md and posted as one comment (edited in place when concluded again).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
 import { readStickyComment } from '../../../src/github/sticky-comment.js';
 import { apply } from '../../../src/record/apply.js';
 import { createRecord } from '../../../src/record/model.js';
@@ -11,18 +10,11 @@ import { serializeRecord } from '../../../src/record/validate.js';
 import type { PullRequestContext } from '../../../src/usecases/commands.js';
 import { concludeHandler } from '../../../src/usecases/report.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
-import { type GitHubServer, type Repo, startGitHubServer } from '../../support/github-server/index.js';
+import type { Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 
 const ID = EXPERIMENT.experiment_id;
-let gh: GitHubServer;
-let octokit: Octokit;
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-});
-afterAll(async () => {
-  await gh?.close();
-});
+const { gh, octokit } = useLocalGitHub();
 
 function context(repo: Repo, pullNumber: number, headSha: string): PullRequestContext {
   return {

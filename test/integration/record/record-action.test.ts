@@ -2,7 +2,7 @@
 // local GitHub API. `npm run build` first: the test runs the committed bundle.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
@@ -10,20 +10,15 @@ import { jobName } from '../../../src/topology/render.js';
 import type { Topology } from '../../../src/types/generated/topology.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 import { pullRequestEvent } from '../../support/events.js';
-import { type GitHubServer, type Repo, startGitHubServer } from '../../support/github-server/index.js';
-import { repoRoot, runAction } from '../../support/run-action.js';
+import type { Repo } from '../../support/github-server/index.js';
+import { runActionOn, useLocalGitHub } from '../../support/local-github.js';
+import { repoRoot } from '../../support/run-action.js';
 
 const ID = EXPERIMENT.experiment_id;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
 const BASE = expandPreset(parse(PRESET) as Topology, EXPERIMENT);
 
-let gh: GitHubServer;
-beforeAll(async () => {
-  gh = await startGitHubServer();
-});
-afterAll(async () => {
-  await gh?.close();
-});
+const { gh } = useLocalGitHub();
 
 function setup(name: string, extra: Record<string, string> = {}, failed = false) {
   const repo: Repo = gh.createRepo(`acme/${name}`, {
@@ -68,7 +63,7 @@ function setup(name: string, extra: Record<string, string> = {}, failed = false)
 }
 
 const run = (repo: Repo, event: ReturnType<typeof pullRequestEvent>) =>
-  runAction('record', { event, apiUrl: gh.url, repository: `acme/${repo.name}`, token: gh.token });
+  runActionOn(gh, 'record', { event, repository: `acme/${repo.name}` });
 
 describe('record action', () => {
   it('records a merged pull request on the default branch and is a no-op when re-run', async () => {

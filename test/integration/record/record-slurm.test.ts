@@ -5,7 +5,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
@@ -15,21 +14,18 @@ import type { Topology } from '../../../src/types/generated/topology.js';
 import { recordClosedPullRequest } from '../../../src/usecases/record.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
-import { type GitHubServer, startGitHubServer } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 import { repoRoot } from '../../support/run-action.js';
 
 const ID = EXPERIMENT.experiment_id;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
 
-let gh: GitHubServer;
-let octokit: Octokit;
+const { gh, octokit } = useLocalGitHub();
 let cluster: LocalClusterEnv;
 const submitted: string[] = [];
 
 beforeAll(async () => {
   cluster = requireCluster();
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
 });
 afterAll(async () => {
   // Leave nothing behind on the shared cluster, whatever the test did.
@@ -38,7 +34,6 @@ afterAll(async () => {
       execFileSync('scancel', [id], { env: { ...process.env, SLURM_CONF: cluster.slurmConf } });
     } catch {}
   }
-  await gh?.close();
 });
 
 function squeueState(jobId: string): string {

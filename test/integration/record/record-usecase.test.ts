@@ -3,9 +3,8 @@
 // pull requests are recorded as rejected or failed with their reasons and learnings.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createOctokit, type Octokit } from '../../../src/github/client.js';
 import { RecordError } from '../../../src/record/validate.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
@@ -17,28 +16,15 @@ import {
   recordClosedPullRequest,
 } from '../../../src/usecases/record.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 import { repoRoot } from '../../support/run-action.js';
 
 const ID = EXPERIMENT.experiment_id;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
 const BASE = expandPreset((await import('yaml')).parse(PRESET) as Topology, EXPERIMENT);
 
-let gh: GitHubServer;
-let octokit: Octokit;
-
-beforeAll(async () => {
-  gh = await startGitHubServer();
-  octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-});
-afterAll(async () => {
-  await gh?.close();
-});
+const { gh, octokit } = useLocalGitHub();
 
 function newRepo(name: string, extra: Record<string, string> = {}): Repo {
   const repo = gh.createRepo(`acme/${name}`, {

@@ -1,34 +1,18 @@
 // The twin end to end: submitted through the real local Slurm with the argv AlpaSim's submit.sh receives,
 // discovered by the real Prometheus through file-SD, and its objective read over HTTP from the recording rule.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { steadyState } from '../../../src/sim/model.js';
 import { parseOverrides } from '../../../src/sim/overrides.js';
 import { loadProfile } from '../../../src/sim/profile.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
+import { requireTwinBundle, sbatchTwin } from '../../support/twin-job.js';
 import { promQuery, waitFor } from './support.js';
 
-const submitScript = join(repoRoot, 'scripts/alpasim-twin/submit.sh');
 const suffix = `${process.pid.toString(16)}${Date.now().toString(16).slice(-6)}`;
-
-function sbatch(cluster: LocalClusterEnv, name: string, overrides: string[]): string {
-  const logDir = join(cluster.runDir, 'slurm_output');
-  mkdirSync(logDir, { recursive: true });
-  const argv = [
-    '--parsable',
-    `--job-name=${name}`,
-    '--nodes=1',
-    '--gpus-per-node=8',
-    '--time=00:10:00',
-    `--output=${join(logDir, `${name}_%j.log`)}`,
-    submitScript,
-    ...overrides,
-    `wizard.run_name=${name}`,
-  ];
-  return execFileSync('sbatch', argv, { encoding: 'utf8' }).trim().split(';')[0]!;
-}
+const sbatch = sbatchTwin;
 
 function jobState(id: string): { state: string; exit: string } {
   const out = execFileSync('scontrol', ['show', 'job', '-o', id], { encoding: 'utf8' });
@@ -39,10 +23,7 @@ describe('the twin under Slurm', () => {
   let cluster: LocalClusterEnv;
   beforeAll(() => {
     cluster = requireCluster();
-    const bundle = join(repoRoot, 'dist/topo.js');
-    if (!existsSync(bundle))
-      throw new Error('dist/topo.js is missing: run `npm run build` (the Slurm job runs the bundle)');
-    // Staleness of the bundle is the check-dist test's job (file times mean nothing in a fresh clone).
+    requireTwinBundle();
   });
 
   it('serves metrics that Prometheus scrapes, and the objective converges to the steady value', async () => {

@@ -1,21 +1,14 @@
 // `topo suggest --open-prs` against the local GitHub API (real state, every request and response
 // checked against GitHub's OpenAPI description): one branch, one commit and one pull request per
 // proposal, the hypothesis and expected effect in the body; a re-run opens nothing new.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Candidate } from '../../../src/types/generated/candidate.js';
 import { runTopo } from '../../support/cli.js';
-import { type GitHubServer, startGitHubServer } from '../../support/github-server/index.js';
+import { useLocalGitHub } from '../../support/local-github.js';
 import { createExperimentRepo, EXPERIMENT_ID } from './experiment-repo.js';
 
-let server: GitHubServer;
-
-beforeAll(async () => {
-  server = await startGitHubServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const { gh: server } = useLocalGitHub();
 
 const topo = runTopo;
 
