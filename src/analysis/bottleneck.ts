@@ -60,14 +60,10 @@ function cpuBoundEvidence(input: BottleneckInput): string[] {
     );
 }
 
-export function analyseBottleneck(input: BottleneckInput): Bottleneck {
+/** The runtime's own readings: event-loop idle fraction and RPC blocking p95. */
+function runtimeEvidence(input: BottleneckInput): string[] {
   const evidence: string[] = [];
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === 'number' && Number.isFinite(input.queueMax[s]),
-  );
-  const cpuBound = cpuBoundEvidence(input);
   const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === 'number' && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
   if (typeof idle === 'number' && Number.isFinite(idle))
     evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
   const blocking = input.rpcBlockingP95;
@@ -75,92 +71,113 @@ export function analyseBottleneck(input: BottleneckInput): Bottleneck {
     evidence.push(
       `RPC blocking p95 ${round(1000 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? ' (high: coroutines wait for the event loop after their I/O completes)' : ''}`,
     );
-  if (!services.length) {
-    return {
-      kind: runtimeBusy ? 'runtime-bound' : 'unknown',
-      service: null,
-      evidence: [
-        ...evidence,
-        'no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)',
-        ...cpuBound,
-      ],
-      confidence: 'low',
-    };
-  }
+  return evidence;
+}
+
+/** The services' queues, deepest first, and those holding a high share of the rollouts in flight. */
+interface Queues {
+  max: (s: ServiceName) => number;
+  min: (s: ServiceName) => number | null;
+  ranked: ServiceName[];
+  high: ServiceName[];
+}
+
+function queuesOf(input: BottleneckInput, services: ServiceName[]): Queues {
   const max = (s: ServiceName) => input.queueMax[s] as number;
   const min = (s: ServiceName) => input.queueMin[s] ?? null;
   const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const top = ranked[0] as ServiceName;
-  const second = ranked[1];
-  for (const s of ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(max(s), 1)}, min ${min(s) === null ? 'n/a' : round(min(s) as number, 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ''}`,
-    );
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(top);
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0] as ServiceName);
   const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
 
-  if (runtimeBusy) {
-    return {
-      kind: 'runtime-bound',
-      service: null,
-      evidence: [
-        ...evidence,
+/** A bottleneck of `kind` with its lines of evidence (after the readings, before CPU-bound groups). */
+type Conclude = (
+  kind: Bottleneck['kind'],
+  service: ServiceName | null,
+  lines: string[],
+  confidence: Bottleneck['confidence'],
+) => Bottleneck;
+
+export function analyseBottleneck(input: BottleneckInput): Bottleneck {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict: Conclude = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence,
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === 'number' && Number.isFinite(input.queueMax[s]),
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === 'number' && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? 'runtime-bound' : 'unknown',
+      null,
+      ['no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)'],
+      'low',
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? 'n/a' : round(q.min(s) as number, 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ''}`,
+    );
+  if (runtimeBusy)
+    return verdict(
+      'runtime-bound',
+      null,
+      [
         `idle ${round(100 * (idle as number), 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`,
-        ...cpuBound,
       ],
-      confidence: high.length === 0 ? 'high' : 'medium',
-    };
-  }
-  const mins = services.map(min);
-  const minsLow = mins.every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || (minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)) {
-    return {
-      kind: 'not-enough-load',
-      service: null,
-      evidence: [
-        ...evidence,
+      q.high.length === 0 ? 'high' : 'medium',
+    );
+  return queueVerdict(q, services, verdict);
+}
+
+/** The reading of the queues, after AlpaSim's rules: load, total capacity, imbalance, one service. */
+function queueVerdict(q: Queues, services: ServiceName[], verdict: Conclude): Bottleneck {
+  const { max, min, high } = q;
+  const top = q.ranked[0] as ServiceName;
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || (minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH))
+    return verdict(
+      'not-enough-load',
+      null,
+      [
         max(top) <= LOW_DEPTH
           ? `every queue max ≤ ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services`
           : `queue depth min below ${LOW_MIN_DEPTH} on every service with max ≤ ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`,
-        ...cpuBound,
       ],
-      confidence: 'medium',
-    };
-  }
-  if (high.length >= 2) {
-    return {
-      kind: 'total-capacity-too-high',
-      service: null,
-      evidence: [
-        ...evidence,
+      'medium',
+    );
+  if (high.length >= 2)
+    return verdict(
+      'total-capacity-too-high',
+      null,
+      [
         `high queue max on ${high.join(', ')}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`,
-        ...cpuBound,
       ],
-      confidence: 'medium',
-    };
-  }
+      'medium',
+    );
   const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top)) {
-    return {
-      kind: 'imbalance',
-      service: top,
-      evidence: [
-        ...evidence,
-        `${top}: min ${round(topMin, 1)} ≪ max ${round(max(top), 1)}: uneven load between workers`,
-        ...cpuBound,
-      ],
-      confidence: 'medium',
-    };
-  }
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      'imbalance',
+      top,
+      [`${top}: min ${round(topMin, 1)} ≪ max ${round(max(top), 1)}: uneven load between workers`],
+      'medium',
+    );
   const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return {
-    kind: 'service',
-    service: top,
-    evidence: [
-      ...evidence,
+  return verdict(
+    'service',
+    top,
+    [
       `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}× the next service` : 'the only queue'}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`,
-      ...cpuBound,
     ],
-    confidence: dominance >= 2 ? 'high' : dominance >= 1.3 ? 'medium' : 'low',
-  };
+    dominance >= 2 ? 'high' : dominance >= 1.3 ? 'medium' : 'low',
+  );
 }

@@ -98,23 +98,10 @@ export function decideCandidate(
     low: round(Math.exp(d - r) - 1, 4),
     high: round(Math.exp(d + r) - 1, 4),
   };
-  const lo = Math.exp(d - r) - 1;
-  const hi = Math.exp(d + r) - 1;
-  const state: Decision['state'] =
-    lo > 0
-      ? 'worse'
-      : hi < -m
-        ? 'better'
-        : lo > -m && hi < m
-          ? 'equivalent'
-          : lo > -m
-            ? 'not-better'
-            : 'measuring';
-  const pct = (x: number) => `${round(100 * x, 1)}%`;
+  const state = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
   ];
-  const minutes = candidate.minutes_of_data ?? null;
   if (state === 'measuring') {
     const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
     return {
@@ -130,21 +117,42 @@ export function decideCandidate(
       ],
     };
   }
-  const word =
-    state === 'worse'
-      ? 'slower'
-      : state === 'better'
-        ? `faster by more than ${pct(m)}`
-        : state === 'equivalent'
-          ? `within ±${pct(m)}`
-          : `not faster by ${pct(m)} or more`;
+  const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
     state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state}: ${word} than ${shown} at every look's confidence`],
+    evidence: [...evidence, `${state}: ${claimOf(state, m)} than ${shown} at every look's confidence`],
   };
+}
+
+const pct = (x: number) => `${round(100 * x, 1)}%`;
+
+/**
+ * The claim an interval [lo, hi] of the relative change settles, checked in this order: `worse`
+ * above 0, `better` below −m, `equivalent` inside ±m, `not-better` above −m; else `measuring`.
+ */
+function stateOf(lo: number, hi: number, m: number): Decision['state'] {
+  return lo > 0
+    ? 'worse'
+    : hi < -m
+      ? 'better'
+      : lo > -m && hi < m
+        ? 'equivalent'
+        : lo > -m
+          ? 'not-better'
+          : 'measuring';
+}
+
+function claimOf(state: Decision['state'], m: number): string {
+  return state === 'worse'
+    ? 'slower'
+    : state === 'better'
+      ? `faster by more than ${pct(m)}`
+      : state === 'equivalent'
+        ? `within ±${pct(m)}`
+        : `not faster by ${pct(m)} or more`;
 }
 
 /**

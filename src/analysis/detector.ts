@@ -10,6 +10,7 @@
 import { SUBMIT_DEFAULTS, TIMELINE } from '../catalog/alpasim.js';
 import type { Interval, Verdict } from '../types/generated/metrics.js';
 import {
+  type CycleTest,
   combineRates,
   completionRate,
   type DriftFit,
@@ -281,37 +282,93 @@ function interval(value: number, a: number, b: number, digits = 4): Interval {
   };
 }
 
+/** What the steps of one evaluation share: the settings, the prepared series and the time line. */
+interface Frame {
+  input: DetectorInput;
+  s: DetectorSettings;
+  p: Prepared;
+  /** Evidence gathered so far (the steps append to it). */
+  evidence: string[];
+  t0: number;
+  tLast: number;
+  now: number;
+  /** Fields every verdict carries. */
+  base: Pick<Verdict, 'minutes_of_data' | 'current_full_run'>;
+  /** Median scrape step (run-minutes; NaN when unknown). */
+  step: number;
+}
+
 /** The verdict for one candidate. Empty or NaN data never yields `stable`. */
 export function detect(input: DetectorInput): Verdict {
   const s: DetectorSettings = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
   const evidence: string[] = [];
   const p = prepare(input, evidence);
-  const all = [...p.f, ...p.n];
-  if (all.length === 0 || p.n.length === 0) {
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, 'unhealthy', unhealthy);
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction === undefined) return early(f, 'warming', ['no rollout completed yet']);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === undefined || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
     return {
-      state: input.targetsUp === false ? 'unhealthy' : 'no-data',
-      minutes_of_data: 0,
-      warmup_end_minutes: null,
-      current_full_run: null,
+      ...f.base,
+      state: 'stabilising',
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
       value: null,
       projected_full_run: null,
-      evidence: [...evidence, 'no usable seconds-per-rollout or rollout samples yet'],
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`,
+      ],
     };
-  }
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+
+/** A verdict with no warm-up end and no value yet. */
+function early(f: Frame, state: Verdict['state'], why: string[], more: Partial<Verdict> = {}): Verdict {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+
+function noData(input: DetectorInput, evidence: string[]): Verdict {
+  return {
+    state: input.targetsUp === false ? 'unhealthy' : 'no-data',
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, 'no usable seconds-per-rollout or rollout samples yet'],
+  };
+}
+
+/** The time line of the evaluation; scrape gaps go into the evidence. */
+function frameOf(input: DetectorInput, s: DetectorSettings, p: Prepared, evidence: string[]): Frame {
+  const all = [...p.f, ...p.n];
   const t0 = Math.min(...all.map((x) => x.t));
   const tLast = Math.max(...all.map((x) => x.t));
   const now = input.now ?? tLast;
-  const minutes = now - t0;
   const lastF = p.f.length ? (p.f[p.f.length - 1] as Sample).v : null;
   const base = {
-    minutes_of_data: round(minutes, 2),
+    minutes_of_data: round(now - t0, 2),
     current_full_run: lastF === null ? null : round(lastF, 4),
   };
-  const W = s.window_minutes;
-  const step = medianStep(p.n);
   for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}–${round(b - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
 
-  // health: targets, staleness, stalled counter, failure rate
+/** Health: targets gone, samples stale, the rollout counter stalled, too many failures. */
+function healthProblems(f: Frame): string[] {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W = s.window_minutes;
   const unhealthy: string[] = [];
   if (input.targetsUp === false) unhealthy.push('scrape targets are gone while the job runs');
   const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
@@ -332,100 +389,88 @@ export function detect(input: DetectorInput): Verdict {
     if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round((100 * dFailed) / dAll, 1)}% of the last ${W} min's rollouts failed`);
   }
-  if (unhealthy.length)
-    return {
-      ...base,
-      state: 'unhealthy',
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, ...unhealthy],
-    };
+  return unhealthy;
+}
 
-  if (firstProduction === undefined) {
-    return {
-      ...base,
-      state: 'warming',
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, 'no rollout completed yet'],
-    };
-  }
+interface Warmup {
+  /** End of the warm-up (run-minutes of the series), undefined while it has not settled. */
+  end: number | undefined;
+  floor: number;
+  /** Had the warm-up settled by time t (a checkpoint's own data)? */
+  settledAt: (t: number) => boolean;
+}
 
-  // warm-up: MSER truncation (the classical initial-transient rule of simulation output analysis)
-  // on the per-block completion rate, never before the floor.
+/**
+ * Warm-up: MSER truncation (the classical initial-transient rule of simulation output analysis) on
+ * the per-block completion rate, never before the floor. Hysteresis from the data itself: when the
+ * truncation point is unclear now but was clear a window or two ago, the transient had settled then
+ * (a wave can make MSER hesitate; it does not restart it).
+ */
+function warmupOf(f: Frame, firstProduction: number): Warmup {
+  const { s, p, t0, tLast, step } = f;
+  const W = s.window_minutes;
   const floor = t0 + s.warmup_floor_minutes;
-  const mserBlock = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  // Hysteresis from the data itself: when the truncation point is unclear now but was clear a window
-  // or two ago, the transient had settled then (a wave can make MSER hesitate; it does not restart it).
-  let warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
-  for (let j = 1; warmupEnd === undefined && j <= s.consecutive_windows - 1; j++)
-    warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
-  if (warmupEnd === undefined || tLast - warmupEnd < W) {
-    // MSER keeps hesitating on a rate that moves the whole time: test the latter half for a drift
-    const half = firstProduction + (tLast - firstProduction) / 2;
-    const trendOf = (from: number) =>
-      tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : undefined;
-    const trend = trendOf(Math.max(half, floor));
-    const drift = significantDrift(trend, s);
-    const lateDrift = significantDrift(
-      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
-      s,
-    );
-    if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
-      return {
-        ...base,
-        state: 'drifting',
-        warmup_end_minutes: null,
-        value: null,
-        projected_full_run: null,
-        drift: { slope_relative_per_hour: round(drift, 4) },
-        estimator: 'completions',
-        evidence: [
-          ...evidence,
-          'no settled warm-up: the completion rate keeps moving',
-          driftEvidence(trend as DriftFit),
-        ],
-      };
-    const why =
-      minutes < s.warmup_floor_minutes
-        ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)`
-        : 'the completion rate has not settled after the congestion yet (MSER truncation in the latter half)';
-    return {
-      ...base,
-      state: 'warming',
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, why],
-    };
-  }
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
+  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j = 1; end === undefined && j <= s.consecutive_windows - 1; j++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== undefined,
+  };
+}
 
-  // the rollouts in flight: the gauge when exported, else the topology's capacity
-  const activeMean = meanInFlight(p.active, Math.max(warmupEnd, tLast - 2 * W), tLast);
-  const inFlight: InFlight | undefined =
-    activeMean !== undefined && activeMean > 0
-      ? { value: activeMean, source: 'active-rollouts' }
-      : input.inFlightCapacity && input.inFlightCapacity > 0
-        ? { value: input.inFlightCapacity, source: 'capacity' }
-        : undefined;
+/** No settled warm-up: `drifting` when the latter half keeps moving one way, else `warming`. */
+function unsettledVerdict(f: Frame, firstProduction: number, floor: number): Verdict {
+  const { s, p, tLast } = f;
+  const W = s.window_minutes;
+  // MSER keeps hesitating on a rate that moves the whole time: test the latter half for a drift
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from: number) =>
+    tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : undefined;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      'drifting',
+      ['no settled warm-up: the completion rate keeps moving', driftEvidence(trend as DriftFit)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: 'completions' },
+    );
+  const minutes = f.now - f.t0;
+  const why =
+    minutes < s.warmup_floor_minutes
+      ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)`
+      : 'the completion rate has not settled after the congestion yet (MSER truncation in the latter half)';
+  return early(f, 'warming', [why]);
+}
+
+/** The rollouts in flight: the gauge when exported, else the topology's capacity. */
+function inFlightOf(f: Frame, warmupEnd: number): InFlight | undefined {
+  const W = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== undefined && activeMean > 0
+    ? { value: activeMean, source: 'active-rollouts' }
+    : cap && cap > 0
+      ? { value: cap, source: 'capacity' }
+      : undefined;
+}
+
+/** Batches and windows of the steady fits, and a significant cycle of the completion rate. */
+function fitPlan(f: Frame, warmupEnd: number): { plan: FitPlan; cycle: CycleTest | undefined } {
+  const { s, p, tLast, step } = f;
+  const W = s.window_minutes;
+  const inFlight = inFlightOf(f, warmupEnd);
   // a rollout's duration: the histogram's recent mean, else in-flight ÷ rate
   const recentRate =
     increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
   const dHat =
     meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ??
     (inFlight && recentRate > 0 ? inFlight.value / recentRate : undefined);
-  // a cycle is reported only when significant, and never at the completion waves' period (a
-  // rollout's duration) or its harmonics (D/2, D/3): those are rollouts that started together, not throughput
-  const stepMin = Math.max(W / 5, Number.isFinite(step) ? step : 0);
-  // (without a duration to tell them apart, no cycle is reported)
-  const excluded = (period: number) =>
-    [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * (dHat as number)) - 1) < 0.2);
-  const test =
-    dHat !== undefined ? harmonicCycle(rateSteps(p.n, warmupEnd, tLast, stepMin), W, excluded) : undefined;
-  const cycle = test && test.p < 1e-3 && test.amplitude >= s.min_cycle_amplitude ? test : undefined;
+  const cycle = dHat !== undefined ? cycleOf(f, warmupEnd, dHat) : undefined;
   // batches: whole cycle periods; for counting also at least one wave (a rollout's duration)
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan: FitPlan = {
@@ -444,33 +489,46 @@ export function detect(input: DetectorInput): Verdict {
     ...(cycle ? { cycleBlock } : {}),
     inFlight,
   };
+  return { plan, cycle };
+}
 
-  // checkpoints half a window apart: with an interval that carries the waves and the drift gate,
-  // `consecutive_windows` passing checkpoints span a window or more, not three
-  const H = W / 2;
-  const checks: Array<{ t: number; unsettled?: boolean; fit?: Fit }> = [];
-  // enough checkpoints for a streak that ended up to `consecutive_windows` checkpoints ago (hysteresis)
-  for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
-    const t = tLast - j * H;
+/**
+ * A cycle of the completion rate, reported only when significant, and never at the completion
+ * waves' period (a rollout's duration `dHat`) or its harmonics (D/2, D/3): those are rollouts that
+ * started together, not throughput.
+ */
+function cycleOf(f: Frame, warmupEnd: number, dHat: number): CycleTest | undefined {
+  const W = f.s.window_minutes;
+  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period: number) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : undefined;
+}
+
+type Checkpoint = { t: number; unsettled?: boolean; fit?: Fit };
+
+/**
+ * Checkpoints half a window apart, newest first: with an interval that carries the waves and the
+ * drift gate, `consecutive_windows` passing checkpoints span a window or more, not three. Enough
+ * of them for a streak that ended up to `consecutive_windows` checkpoints ago (hysteresis).
+ */
+function checkpoints(f: Frame, plan: FitPlan, settledAt: (t: number) => boolean): Checkpoint[] {
+  const H = f.s.window_minutes / 2;
+  const checks: Checkpoint[] = [];
+  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
+    const t = f.tLast - j * H;
     // the warm-up must already have been settled at that window's end, not only now
-    const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== undefined;
-    const fit = settled ? fitAt(p, input, plan, t) : undefined;
+    const settled = j === 0 || settledAt(t);
+    const fit = settled ? fitAt(f.p, f.input, plan, t) : undefined;
     checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
-  const latest = checks[0]?.fit;
-  if (!latest) {
-    return {
-      ...base,
-      state: 'stabilising',
-      warmup_end_minutes: round(warmupEnd - t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(tLast - warmupEnd, 1)}`,
-      ],
-    };
-  }
+  return checks;
+}
+
+type SteadyFields = Omit<Verdict, 'state' | 'value' | 'evidence'>;
+
+/** The projection and the steady value of the latest checkpoint (their evidence appended). */
+function steadyFields(f: Frame, plan: FitPlan, latest: Fit): SteadyFields {
   const projected = interval(latest.proj.value, latest.lo, latest.hi);
   const r = latest.rate;
   const steady = interval(
@@ -478,41 +536,60 @@ export function detect(input: DetectorInput): Verdict {
     60 / (r.rate + 1.96 * r.se),
     60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3),
   );
-  evidence.push(
+  f.evidence.push(
     `steady rate ${round(r.rate, 2)} ± ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} × ${round(r.batchMinutes, 1)}-min batches) → ${steady.value} s/rollout at steady state`,
     ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`,
   );
-  const common = {
-    ...base,
-    warmup_end_minutes: round(warmupEnd - t0, 2),
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
     projected_full_run: projected,
     steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
     estimator: r.method,
   };
+}
 
-  // a steady rate that keeps moving: drifting, with its slope, never stable or cyclic
-  // (a congestion that recovers slowly also moves the rate, but flattens out: the latter half of
-  // the steady data must keep moving the same way, over at least four windows)
+/**
+ * A steady rate that keeps moving: drifting, with its slope, never stable or cyclic (a congestion
+ * that recovers slowly also moves the rate, but flattens out: the latter half of the steady data
+ * must keep moving the same way, over at least four windows). Undefined when it does not drift.
+ */
+function driftingVerdict(f: Frame, plan: FitPlan, latest: Fit, common: SteadyFields): Verdict | undefined {
+  const { s, tLast } = f;
   const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
   const late =
-    tLast - lateFrom >= 4 * W
-      ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast)
+    tLast - lateFrom >= 4 * s.window_minutes
+      ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast)
       : undefined;
   const lateDrift = significantDrift(late?.drift, s);
   const drift = significantDrift(latest.drift, s);
-  if (drift !== undefined && lateDrift !== undefined && Math.sign(drift) === Math.sign(lateDrift))
-    return {
-      ...common,
-      state: 'drifting',
-      value: null,
-      cycle: null,
-      drift: { slope_relative_per_hour: round(drift, 4) },
-      evidence: [...evidence, driftEvidence(latest.drift as DriftFit)],
-    };
+  if (drift === undefined || lateDrift === undefined || Math.sign(drift) !== Math.sign(lateDrift))
+    return undefined;
+  return {
+    ...common,
+    state: 'drifting',
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift as DriftFit)],
+  };
+}
 
-  // window rules, newest first: stop at the first failing window
+/**
+ * The window rules, newest first (stop at the first failing window), with hysteresis: a verdict
+ * reached a window or a few ago holds while the newer windows stay within 1.5× the thresholds, so a
+ * wave does not toggle the label and the check run back and forth.
+ */
+function windowVerdict(
+  f: Frame,
+  checks: Checkpoint[],
+  latest: Fit,
+  cycle: CycleTest | undefined,
+  common: SteadyFields,
+): Verdict {
+  const { s, evidence } = f;
   const fails = (j: number, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
   let streak = 0;
   let firstFailure = '';
@@ -524,8 +601,6 @@ export function detect(input: DetectorInput): Verdict {
     }
     streak++;
   }
-  // Hysteresis: a verdict reached a window or a few ago holds while the newer windows stay within
-  // 1.5× the thresholds, so a wave does not toggle the label and the check run back and forth.
   let heldFrom = 0;
   if (streak < s.consecutive_windows) {
     for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
@@ -552,7 +627,7 @@ export function detect(input: DetectorInput): Verdict {
   return {
     ...common,
     state: done ? (cycle ? 'cyclic' : 'stable') : 'stabilising',
-    value: done ? projected : null,
+    value: done ? common.projected_full_run : null,
     cycle: cycle
       ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) }
       : null,

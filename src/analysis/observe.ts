@@ -5,7 +5,7 @@ import { capacitySummary, gpuMap } from '../topology/capacity.js';
 import type { CandidateObservation, StableMetrics } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
 import { analyseBottleneck } from './bottleneck.js';
-import { type DetectorSettings, defaultRunEndMinutes, detect } from './detector.js';
+import { type DetectorInput, type DetectorSettings, defaultRunEndMinutes, detect } from './detector.js';
 import { analyseResources, opportunities } from './resources.js';
 import { type LabeledSeries, mean, median, round, type Sample, sumCounters, toRunMinutes } from './series.js';
 
@@ -53,25 +53,86 @@ function first(series: RunSeries, q: string): LabeledSeries | undefined {
 }
 
 export function observeRun(input: ObserveInput): RunAnalysis {
-  const S = input.timeScale;
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const verdict = detect(detectorInput(input, t, series));
+  // steady window for aggregates: after the warm-up when one was found
+  const fromTs =
+    verdict.warmup_end_minutes != null
+      ? t.ts0 + (verdict.warmup_end_minutes * 60) / input.timeScale
+      : -Infinity;
+  const read = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : undefined;
+  const resources = resourcesOf(input, read);
+  const bottleneck = bottleneckOf(input, read, cap);
+  const stable_metrics: StableMetrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read.mean(first(input.series, 'rolloutDurationP95')),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith('scrape gap')),
+      notes: null,
+    },
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v)),
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck),
+  };
+}
+
+/** The run's first and last samples (unix seconds) and run-minute 0. */
+interface TimeLine {
+  startTs: number | null;
+  lastTs: number | null;
+  ts0: number;
+}
+
+function timeLine(input: ObserveInput): TimeLine {
   const base = ['rolloutsTotal', 'secondsPerRolloutAvg', 'elapsed'].flatMap(
     (q) => first(input.series, q)?.points ?? [],
   );
   const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
   const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  const ts0 = startTs ?? input.nowTs;
-  const mins = (q: string) => toRunMinutes(first(input.series, q)?.points ?? [], ts0, S);
-  const fullRun = mins('secondsPerRolloutAvg');
-  const rate5m = mins('secondsPerRolloutRate5m');
-  const completed = mins('rolloutsTotal');
-  const failed = mins('rolloutsFailed');
-  const elapsed = mins('elapsed');
-  // Little's law inputs: the duration histogram per worker, the in-flight gauge, the capacity
-  const perWorker = (q: string) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, ts0, S));
-  const durationSum = sumCounters(perWorker('rolloutDurationSum'));
-  const durationCount = sumCounters(perWorker('rolloutDurationCount'));
-  const activeRollouts = mins('activeRollouts');
-  const cap = input.topology ? capacitySummary(input.topology) : undefined;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+
+/** The detector's series in run-minutes; the duration histogram summed over workers. */
+function runSeries(input: ObserveInput, t: TimeLine) {
+  const S = input.timeScale;
+  const mins = (q: string) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
+  const perWorker = (q: string) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins('secondsPerRolloutAvg'),
+    rate5m: mins('secondsPerRolloutRate5m'),
+    completed: mins('rolloutsTotal'),
+    failed: mins('rolloutsFailed'),
+    elapsed: mins('elapsed'),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker('rolloutDurationSum')),
+    durationCount: sumCounters(perWorker('rolloutDurationCount')),
+    activeRollouts: mins('activeRollouts'),
+  };
+}
+
+/** The detector's input: the series, the targets, and the run's end on its own time line. */
+function detectorInput(
+  input: ObserveInput,
+  t: TimeLine,
+  series: ReturnType<typeof runSeries>,
+): DetectorInput {
+  const S = input.timeScale;
   const up = first(input.series, 'targetsUp')?.points ?? [];
   const lastUp = up.at(-1);
   const targetsUp =
@@ -79,97 +140,73 @@ export function observeRun(input: ObserveInput): RunAnalysis {
       ? undefined
       : lastUp !== undefined && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
   const offset =
-    input.jobStartTs != null && startTs !== null
-      ? ((startTs - input.jobStartTs) * S) / 60
+    input.jobStartTs != null && t.startTs !== null
+      ? ((t.startTs - input.jobStartTs) * S) / 60
       : TIMELINE.startupMinutes;
   const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const verdict = detect({
-    fullRun,
-    rate5m,
-    completed,
-    failed,
-    elapsed,
+  const cap = input.topology ? capacitySummary(input.topology) : undefined;
+  return {
+    ...series,
     targetsUp: input.ended ? undefined : targetsUp,
-    now: input.ended ? undefined : ((input.nowTs - ts0) * S) / 60,
+    now: input.ended ? undefined : ((input.nowTs - t.ts0) * S) / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
-    durationSum,
-    durationCount,
-    activeRollouts,
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings,
-  });
+  };
+}
 
-  // steady window for aggregates: after the warm-up when one was found
-  const fromTs = verdict.warmup_end_minutes != null ? ts0 + (verdict.warmup_end_minutes * 60) / S : -Infinity;
-  const steadyValues = (s: LabeledSeries | undefined) => {
+/** Reads a series' values after the warm-up (all of them when none is after it). */
+function steadyReader(series: RunSeries, fromTs: number) {
+  const values = (s: LabeledSeries | undefined) => {
     const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
     const after = pts.filter(([t]) => t >= fromTs);
     return (after.length ? after : pts).map(([, v]) => v);
   };
-  const steadyMean = (s: LabeledSeries | undefined) => {
-    const v = steadyValues(s);
-    return v.length ? round(mean(v)) : null;
-  };
   const byLabel = (q: string, label: string) => {
     const m = new Map<string, LabeledSeries>();
-    for (const s of input.series[q] ?? []) {
+    for (const s of series[q] ?? []) {
       const key = s.labels[label];
       if (key !== undefined) m.set(key, s);
     }
     return m;
   };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s: LabeledSeries | undefined) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    },
+  };
+}
+type SteadyReader = ReturnType<typeof steadyReader>;
 
+/** Queue depth min/max by service, idle fraction and CPU: the bottleneck's reading. */
+function bottleneckOf(
+  input: ObserveInput,
+  read: SteadyReader,
+  cap: ReturnType<typeof capacitySummary> | undefined,
+) {
   const queue: NonNullable<StableMetrics['rpc_queue_depth_at_start_latest_by_service']> = {};
   const queueMax: Partial<Record<ServiceName, number | null>> = {};
   const queueMin: Partial<Record<ServiceName, number | null>> = {};
-  const maxes = byLabel('queueDepthMax', 'service');
-  const mins2 = byLabel('queueDepthMin', 'service');
-  for (const label of new Set([...maxes.keys(), ...mins2.keys()])) {
+  const maxes = read.byLabel('queueDepthMax', 'service');
+  const mins = read.byLabel('queueDepthMin', 'service');
+  for (const label of new Set([...maxes.keys(), ...mins.keys()])) {
     const svc = serviceFromMetricLabel(label);
-    const key = svc ?? label;
-    const mx = steadyMean(maxes.get(label));
-    const mn = steadyMean(mins2.get(label));
-    queue[key] = { worker_min: mn, worker_max: mx };
+    const mx = read.mean(maxes.get(label));
+    const mn = read.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
     if (svc) {
       queueMax[svc] = mx;
       queueMin[svc] = mn;
     }
   }
-  const methods: Record<string, number | null> = {};
-  for (const [m, s] of byLabel('rpcDurationP95', 'method')) {
-    const v = steadyValues(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  const idle = steadyMean(first(input.series, 'idleFraction'));
-  const cpu = new Map<string, number[]>();
-  for (const [g, s] of byLabel('processCpu', 'groupname')) cpu.set(g, steadyValues(s));
+  const idle = read.mean(first(input.series, 'idleFraction'));
   const cpuMean: Record<string, number | null> = {};
-  for (const [g, v] of cpu) cpuMean[g] = v.length ? mean(v) : null;
-  const gpus = new Map<
-    string,
-    { utilization?: number[]; memoryUsedGb?: number[]; memoryTotalGb?: number[]; pressurePercent?: number[] }
-  >();
-  const addGpu = (q: string, field: 'utilization' | 'memoryUsedGb' | 'memoryTotalGb' | 'pressurePercent') => {
-    for (const s of input.series[q] ?? []) {
-      const g = s.labels.gpu;
-      if (g === undefined) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...(rec[field] ?? []), ...steadyValues(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu('gpuUtil', 'utilization');
-  addGpu('gpuMemory', 'memoryUsedGb');
-  addGpu('gpuMemoryTotal', 'memoryTotalGb');
-  addGpu('gpuMemoryPressure', 'pressurePercent');
-  const resources = analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : undefined,
-    hostAvailableGb: steadyValues(first(input.series, 'hostMemAvailable')),
-    hostTotalGb: steadyValues(first(input.series, 'hostMemTotal')),
-    processCpu: cpu,
-  });
+  for (const [g, v] of processCpu(read)) cpuMean[g] = v.length ? mean(v) : null;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,
@@ -178,36 +215,63 @@ export function observeRun(input: ObserveInput): RunAnalysis {
     capacity: cap?.byService,
     inFlight: cap?.inFlight,
   });
+  return { queue, idle, bottleneck };
+}
+
+function processCpu(read: SteadyReader): Map<string, number[]> {
+  const cpu = new Map<string, number[]>();
+  for (const [g, s] of read.byLabel('processCpu', 'groupname')) cpu.set(g, read.values(s));
+  return cpu;
+}
+
+function rpcP95ByMethod(read: SteadyReader): Record<string, number | null> {
+  const methods: Record<string, number | null> = {};
+  for (const [m, s] of read.byLabel('rpcDurationP95', 'method')) {
+    const v = read.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+
+/** Per-GPU utilisation and memory, host memory and process CPU, with the topology's services per GPU. */
+function resourcesOf(input: ObserveInput, read: SteadyReader) {
+  type GpuFields = 'utilization' | 'memoryUsedGb' | 'memoryTotalGb' | 'pressurePercent';
+  const gpus = new Map<string, Partial<Record<GpuFields, number[]>>>();
+  const addGpu = (q: string, field: GpuFields) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === undefined) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...(rec[field] ?? []), ...read.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu('gpuUtil', 'utilization');
+  addGpu('gpuMemory', 'memoryUsedGb');
+  addGpu('gpuMemoryTotal', 'memoryTotalGb');
+  addGpu('gpuMemoryPressure', 'pressurePercent');
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : undefined,
+    hostAvailableGb: read.values(first(input.series, 'hostMemAvailable')),
+    hostTotalGb: read.values(first(input.series, 'hostMemTotal')),
+    processCpu: processCpu(read),
+  });
+}
+
+/** Completed and failed rollouts and the latest 5-minute and full-run values. */
+function countsOf(series: ReturnType<typeof runSeries>) {
   const lastOf = (s: Sample[]) => {
     const f = s.filter((p) => Number.isFinite(p.v));
     return f.length ? round((f[f.length - 1] as Sample).v, 4) : null;
   };
-  const total = lastOf(completed);
-  const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
-  const gaps = verdict.evidence.filter((e) => e.startsWith('scrape gap'));
-  const stable_metrics: StableMetrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
     completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
     failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(rate5m),
-    seconds_per_rollout_full_run: lastOf(fullRun),
-    rollout_duration_p95_s: steadyMean(first(input.series, 'rolloutDurationP95')),
-    rpc_queue_depth_at_start_latest_by_service: queue,
-    rpc_duration_p95_s_by_method: methods,
-    runtime_idle_fraction: idle,
-    resource_usage: resources,
-    bottleneck,
-    telemetry_quality: { missing_metrics: input.missing ?? [], gaps, notes: null },
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs,
-    lastTs,
-    chart: {
-      fullRun: fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: rate5m.filter((p) => Number.isFinite(p.v)),
-    },
-    opportunities: opportunities(resources, bottleneck),
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun),
   };
 }
 
