@@ -157,14 +157,7 @@ export function littleRate(
   // a duration mean is never known better than one rollout in a thousand; the gauge adds its own noise
   const relSe = Math.sqrt((vW / W ** 2) * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
   const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === 'capacity' ? 'capacity of the topology' : 'alpasim_renderer_active_rollouts'})`,
-    ...(cycle
-      ? [
-          `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (±${(100 * amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`,
-        ]
-      : []),
-  ];
+  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
   return {
     rate,
     se: rate * relSe,
@@ -177,7 +170,18 @@ export function littleRate(
   };
 }
 
-export interface HarmonicPart {
+function littleNotes(C: number, W: number, inFlight: InFlight, cycle: HarmonicFit | undefined): string[] {
+  return [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === 'capacity' ? 'capacity of the topology' : 'alpasim_renderer_active_rollouts'})`,
+    ...(cycle
+      ? [
+          `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (±${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`,
+        ]
+      : []),
+  ];
+}
+
+export interface HarmonicFit {
   period: number;
   /** The fitted sinusoid at each point (without the mean and the trend). */
   fitted: number[];
@@ -187,21 +191,23 @@ export interface HarmonicPart {
   p: number;
   tried: number;
 }
+/** A significant cycle (harmonicPart). */
+export type HarmonicPart = HarmonicFit;
 
 /**
- * Least squares of y on [1, t, sin ωt, cos ωt] at each trial period from `minPeriod` to `maxPeriod`
- * (×1.04 apart); the best period's sinusoid when its F test (2 and m − 4 degrees of freedom:
- * P(F > f) = (1 + 2f/ν)^(−ν/2) exactly), Bonferroni-corrected, gives p < `alpha`. Undefined otherwise.
+ * The one harmonic regression of the analysis (the detector's cycle test and Little's law's cycle):
+ * least squares of y on [1, t, sin ωt, cos ωt] at each trial period from `minPeriod` to `maxPeriod`
+ * (×1.04 apart, skipping `exclude`d ones); the best period's sinusoid with its F test (2 and m − 4
+ * degrees of freedom: P(F > f) = (1 + 2f/ν)^(−ν/2) exactly), Bonferroni-corrected over the periods
+ * tried. The trend is fitted jointly, so a drift is not a long cycle. Undefined when nothing fits.
  */
-export function harmonicPart(
+export function harmonicFit(
   t: readonly number[],
   y: readonly number[],
-  minPeriod: number,
-  maxPeriod: number,
-  alpha = 1e-3,
-): HarmonicPart | undefined {
+  periods: { minPeriod: number; maxPeriod: number; exclude?: (period: number) => boolean },
+): HarmonicFit | undefined {
   const m = y.length;
-  if (m < 12 || !(maxPeriod > minPeriod)) return undefined;
+  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return undefined;
   const centre = mean(t);
   const x = t.map((v) => v - centre); // minutes since the epoch would make the normal equations singular
   const lf = linearFit(x, y);
@@ -209,7 +215,8 @@ export function harmonicPart(
   if (!(sse0 > 0)) return undefined;
   let best: { period: number; sse: number; beta: number[] } | undefined;
   let tried = 0;
-  for (let period = minPeriod; period <= maxPeriod; period *= 1.04) {
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
     const w = (2 * Math.PI) / period;
     const rows = x.map((v) => [1, v, Math.sin(w * v), Math.cos(w * v)]);
     const beta = leastSquares(rows, y);
@@ -225,7 +232,6 @@ export function harmonicPart(
   const nu = m - 4;
   const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
   const p = Math.min(1, tried * (1 + (2 * f) / nu) ** (-nu / 2));
-  if (!(p < alpha)) return undefined;
   const w = (2 * Math.PI) / best.period;
   const [, , a, b] = best.beta as [number, number, number, number];
   return {
@@ -235,6 +241,19 @@ export function harmonicPart(
     p,
     tried,
   };
+}
+
+/** The harmonic fit's sinusoid when significant (p < `alpha`), else undefined (Little's law's cycle). */
+export function harmonicPart(
+  t: readonly number[],
+  y: readonly number[],
+  minPeriod: number,
+  maxPeriod: number,
+  alpha = 1e-3,
+): HarmonicPart | undefined {
+  if (!(maxPeriod > minPeriod)) return undefined;
+  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : undefined;
 }
 
 /** Ordinary least squares by the normal equations (Gauss-Jordan with pivoting); undefined when singular. */
@@ -339,10 +358,9 @@ export interface CycleTest {
 }
 
 /**
- * Harmonic regression of a rate series y(t) on sin/cos at each trial period from `minPeriod` to a
- * third of the span; the best period's F test (2 and m − 3 degrees of freedom: P(F > f) =
- * (1 + 2f/ν)^(−ν/2) exactly) is Bonferroni-corrected over the periods tried. `exclude` says which
- * periods not to try (the completion waves of rollouts that started together).
+ * The cycle test of a rate series y(t): the harmonic fit (harmonicFit) at trial periods from
+ * `minPeriod` (at least three steps) to a third of the span; `exclude` says which periods not to try
+ * (the completion waves of rollouts that started together). The amplitude is relative to the mean.
  */
 export function harmonicCycle(
   y: ReadonlyArray<{ t: number; v: number }>,
@@ -354,46 +372,11 @@ export function harmonicCycle(
   const span = (y[m - 1] as { t: number }).t - (y[0] as { t: number }).t;
   const mu = mean(y.map((p) => p.v));
   if (!(mu > 0) || !(span > 0)) return undefined;
-  // detrend: a drift is not a long cycle
-  const lf = linearFit(
+  const step = span / (m - 1);
+  const fit = harmonicFit(
     y.map((p) => p.t),
     y.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude },
   );
-  const d = y.map((p) => ({ t: p.t, v: p.v - lf.a - lf.b * p.t }));
-  const sst = d.reduce((a, p) => a + p.v * p.v, 0);
-  if (!(sst > 0)) return undefined;
-  const step = span / (m - 1);
-  let best: { period: number; r2: number; amp: number } | undefined;
-  let tried = 0;
-  for (let period = Math.max(minPeriod, 3 * step); period <= span / 3; period *= 1.04) {
-    if (exclude(period)) continue;
-    tried++;
-    const w = (2 * Math.PI) / period;
-    let ss = 0;
-    let cc = 0;
-    let sc = 0;
-    let ys = 0;
-    let yc = 0;
-    for (const p of d) {
-      const s = Math.sin(w * p.t);
-      const c = Math.cos(w * p.t);
-      ss += s * s;
-      cc += c * c;
-      sc += s * c;
-      ys += p.v * s;
-      yc += p.v * c;
-    }
-    const det = ss * cc - sc * sc;
-    if (!(det > 0)) continue;
-    const a = (ys * cc - yc * sc) / det;
-    const b = (yc * ss - ys * sc) / det;
-    const explained = a * ys + b * yc;
-    const r2 = explained / sst;
-    if (!best || r2 > best.r2) best = { period, r2, amp: Math.hypot(a, b) / mu };
-  }
-  if (!best || tried === 0) return undefined;
-  const nu = m - 3;
-  const f = best.r2 / 2 / Math.max(1e-12, (1 - best.r2) / nu);
-  const p = Math.min(1, tried * (1 + (2 * f) / nu) ** (-nu / 2));
-  return { period: best.period, amplitude: best.amp, p, periodsTried: tried };
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
 }

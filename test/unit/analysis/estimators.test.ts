@@ -218,6 +218,26 @@ describe('drift and cycles', () => {
     const noise = Array.from({ length: 120 }, (_, i) => ({ t: i, v: 10 + 2 * rand() }));
     expect(harmonicCycle(noise, 5)?.p ?? 1).toBeGreaterThan(1e-3);
   });
+  it("one harmonic fit: the cycle test reads the same fit as Little's law (period, F test, amplitude)", () => {
+    // a cycle riding on a trend: a fit that detrends first and one that fits the trend jointly differ
+    const r = rand(9);
+    const y = Array.from({ length: 90 }, (_, i) => ({
+      t: i / 2,
+      v: 10 + 0.05 * i + 1.5 * Math.sin((2 * Math.PI * i) / 23) + r.gauss(),
+    }));
+    const cycle = harmonicCycle(y, 3) as NonNullable<ReturnType<typeof harmonicCycle>>;
+    const part = harmonicPart(
+      y.map((p) => p.t),
+      y.map((p) => p.v),
+      3,
+      (y.at(-1)?.t as number) / 3,
+      1,
+    ) as NonNullable<ReturnType<typeof harmonicPart>>;
+    expect(cycle.period).toBe(part.period);
+    expect(cycle.periodsTried).toBe(part.tried);
+    expect(cycle.p).toBe(part.p);
+    expect(cycle.amplitude).toBeCloseTo(part.amplitude / (y.reduce((a, p) => a + p.v, 0) / y.length), 12);
+  });
   it('excluded periods (the completion waves) are not tried', () => {
     const y = Array.from({ length: 120 }, (_, i) => ({
       t: i,
