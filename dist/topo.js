@@ -63086,14 +63086,10 @@ function decideCandidate(candidate, reference, options2 = {}) {
     low: round(Math.exp(d2 - r) - 1, 4),
     high: round(Math.exp(d2 + r) - 1, 4)
   };
-  const lo = Math.exp(d2 - r) - 1;
-  const hi = Math.exp(d2 + r) - 1;
-  const state2 = lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
-  const pct3 = (x2) => `${round(100 * x2, 1)}%`;
+  const state2 = stateOf(Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1, m2);
   const evidence = [
-    `change vs ${shown}: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale)`
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
   ];
-  const minutes = candidate.minutes_of_data ?? null;
   if (state2 === "measuring") {
     const eta = expectedMinutes(candidate, d2, s, m2, alpha, s0);
     return {
@@ -63107,14 +63103,21 @@ function decideCandidate(candidate, reference, options2 = {}) {
       ]
     };
   }
-  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct3(m2)}` : state2 === "equivalent" ? `within \xB1${pct3(m2)}` : `not faster by ${pct3(m2)} or more`;
+  const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
     state: state2,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${word} than ${shown} at every look's confidence`]
+    evidence: [...evidence, `${state2}: ${claimOf(state2, m2)} than ${shown} at every look's confidence`]
   };
+}
+var pct = (x2) => `${round(100 * x2, 1)}%`;
+function stateOf(lo, hi, m2) {
+  return lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
+}
+function claimOf(state2, m2) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m2)}` : state2 === "equivalent" ? `within \xB1${pct(m2)}` : `not faster by ${pct(m2)} or more`;
 }
 function expectedMinutes(v2, d2, s, m2, alpha, s0) {
   const now = v2.minutes_of_data;
@@ -64233,7 +64236,7 @@ var CONCLUSION = {
 function checkConclusion(s) {
   return CONCLUSION[s.outcome];
 }
-function pct(x2, digits = 1) {
+function pct2(x2, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x2) * 100 * f) / f}%`;
 }
@@ -64241,13 +64244,13 @@ function standingTitle(s) {
   const ref = (s.against ?? "the reference").replace(/`/g, "");
   switch (s.outcome) {
     case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
     case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
     case "equivalent":
-      return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
     case "not-better":
-      return `Not ${pct(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct(s.change.value)})` : ""}`;
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
     case "reference":
       return "Reference run (baseline or current best)";
     case "failed":
@@ -64435,10 +64438,10 @@ function byHowMuch(change) {
   if (!change) return "";
   const [a, b2] = [Math.abs(change.low), Math.abs(change.high)].sort((x2, y2) => x2 - y2);
   const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct(change.value)} [95% interval ${pct(a)}\u2013${pct(b2)}]`;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b2)}]`;
 }
 function signed(x2) {
-  return `${x2 > 0 ? "+" : x2 < 0 ? "\u2212" : "\xB1"}${pct(x2)}`;
+  return `${x2 > 0 ? "+" : x2 < 0 ? "\u2212" : "\xB1"}${pct2(x2)}`;
 }
 function headlineText(s) {
   const ref = s.against ?? "the reference";
@@ -64448,9 +64451,9 @@ function headlineText(s) {
     case "worse":
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case "equivalent":
-      return `within \xB1${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
     case "not-better":
-      return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
     case "reference":
       return "the reference the candidates are compared with";
     case "failed":
@@ -64495,7 +64498,7 @@ function nextStep(v2, s = viewStanding(v2)) {
     case "equivalent":
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
     case "not-better":
-      return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
+      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
     case "reference":
       return "**Keep: candidates are compared with this run.**";
     case "failed":
@@ -64539,7 +64542,7 @@ function comparisonLine(c) {
     return `not comparable with ${ref} yet (no projected value on one side)`;
   const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
   const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
+  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
 }
 function renderMonitorComment(v2) {
   const o = v2.observation;
@@ -64578,7 +64581,7 @@ function renderMonitorComment(v2) {
   const d2 = o.decision;
   if (d2) {
     out.push(
-      `Decision (${d2.method ?? "sequential"}): \`${d2.state}\` against ${describeReference(d2.against)}, min_improvement ${pct(d2.min_improvement)}${d2.decided_at_minutes != null ? `, decided at run-minute ${fmt(d2.decided_at_minutes, 1)}` : ""}${d2.gpu_minutes_used != null ? ` \xB7 ${fmt(d2.gpu_minutes_used, 0)} GPU-minutes used` : ""}${d2.gpu_minutes_saved ? ` \xB7 ${fmt(d2.gpu_minutes_saved, 0)} GPU-minutes saved` : ""}`
+      `Decision (${d2.method ?? "sequential"}): \`${d2.state}\` against ${describeReference(d2.against)}, min_improvement ${pct2(d2.min_improvement)}${d2.decided_at_minutes != null ? `, decided at run-minute ${fmt(d2.decided_at_minutes, 1)}` : ""}${d2.gpu_minutes_used != null ? ` \xB7 ${fmt(d2.gpu_minutes_used, 0)} GPU-minutes used` : ""}${d2.gpu_minutes_saved ? ` \xB7 ${fmt(d2.gpu_minutes_saved, 0)} GPU-minutes saved` : ""}`
     );
     for (const e of d2.evidence) out.push(`- ${e}`);
     out.push("");
@@ -66913,14 +66916,9 @@ function cpuBoundEvidence(input) {
     ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
   );
 }
-function analyseBottleneck(input) {
+function runtimeEvidence(input) {
   const evidence = [];
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const cpuBound = cpuBoundEvidence(input);
   const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
   if (typeof idle === "number" && Number.isFinite(idle))
     evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
   const blocking = input.rpcBlockingP95;
@@ -66928,91 +66926,93 @@ function analyseBottleneck(input) {
     evidence.push(
       `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
     );
-  if (!services.length) {
-    return {
-      kind: runtimeBusy ? "runtime-bound" : "unknown",
-      service: null,
-      evidence: [
-        ...evidence,
-        "no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)",
-        ...cpuBound
-      ],
-      confidence: "low"
-    };
-  }
+  return evidence;
+}
+function queuesOf(input, services) {
   const max = (s) => input.queueMax[s];
   const min = (s) => input.queueMin[s] ?? null;
   const ranked = [...services].sort((a, b2) => max(b2) - max(a));
-  const top = ranked[0];
-  const second = ranked[1];
-  for (const s of ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(max(s), 1)}, min ${min(s) === null ? "n/a" : round(min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(top);
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
   const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  if (runtimeBusy) {
-    return {
-      kind: "runtime-bound",
-      service: null,
-      evidence: [
-        ...evidence,
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`,
-        ...cpuBound
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service2, lines, confidence) => ({
+    kind,
+    service: service2,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q2 = queuesOf(input, services);
+  for (const s of q2.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
       ],
-      confidence: high.length === 0 ? "high" : "medium"
-    };
-  }
-  const mins = services.map(min);
-  const minsLow = mins.every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH) {
-    return {
-      kind: "not-enough-load",
-      service: null,
-      evidence: [
-        ...evidence,
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`,
-        ...cpuBound
+      q2.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q2, services, verdict);
+}
+function queueVerdict(q2, services, verdict) {
+  const { max, min, high } = q2;
+  const top = q2.ranked[0];
+  const second = q2.ranked[1];
+  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
       ],
-      confidence: "medium"
-    };
-  }
-  if (high.length >= 2) {
-    return {
-      kind: "total-capacity-too-high",
-      service: null,
-      evidence: [
-        ...evidence,
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`,
-        ...cpuBound
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
       ],
-      confidence: "medium"
-    };
-  }
+      "medium"
+    );
   const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top)) {
-    return {
-      kind: "imbalance",
-      service: top,
-      evidence: [
-        ...evidence,
-        `${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`,
-        ...cpuBound
-      ],
-      confidence: "medium"
-    };
-  }
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
   const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return {
-    kind: "service",
-    service: top,
-    evidence: [
-      ...evidence,
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`,
-      ...cpuBound
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
     ],
-    confidence: dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  };
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
 }
 
 // src/analysis/estimators.ts
@@ -67095,12 +67095,7 @@ function littleRate(sum, count2, inFlight2, from, to, batch, options2 = {}) {
   const rate = inFlight2.value / (W2 / 60);
   const relSe = Math.sqrt(vW / W2 ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C2 ** 2);
   const amplitude = cycle ? cycle.amplitude / (W2 * cBar) : 0;
-  const notes = [
-    `Little's law: ${C2.toFixed(0)} rollouts finished, mean duration ${(W2 / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
+  const notes = littleNotes(C2, W2, inFlight2, cycle && { ...cycle, amplitude });
   return {
     rate,
     se: rate * relSe,
@@ -67112,9 +67107,17 @@ function littleRate(sum, count2, inFlight2, from, to, batch, options2 = {}) {
     ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
   };
 }
-function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
+function littleNotes(C2, W2, inFlight2, cycle) {
+  return [
+    `Little's law: ${C2.toFixed(0)} rollouts finished, mean duration ${(W2 / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y2, periods) {
   const m2 = y2.length;
-  if (m2 < 12 || !(maxPeriod > minPeriod)) return void 0;
+  if (m2 < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
   const centre = mean(t);
   const x2 = t.map((v2) => v2 - centre);
   const lf = linearFit(x2, y2);
@@ -67122,7 +67125,8 @@ function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
   if (!(sse0 > 0)) return void 0;
   let best;
   let tried = 0;
-  for (let period = minPeriod; period <= maxPeriod; period *= 1.04) {
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
     const w3 = 2 * Math.PI / period;
     const rows = x2.map((v2) => [1, v2, Math.sin(w3 * v2), Math.cos(w3 * v2)]);
     const beta = leastSquares(rows, y2);
@@ -67138,7 +67142,6 @@ function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
   const nu = m2 - 4;
   const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
   const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  if (!(p < alpha)) return void 0;
   const w2 = 2 * Math.PI / best.period;
   const [, , a, b2] = best.beta;
   return {
@@ -67148,6 +67151,11 @@ function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
     p,
     tried
   };
+}
+function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y2, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
 }
 function leastSquares(rows, y2) {
   const n = rows[0].length;
@@ -67222,49 +67230,15 @@ function harmonicCycle(y2, minPeriod, exclude = () => false) {
   const m2 = y2.length;
   if (m2 < 12) return void 0;
   const span = y2[m2 - 1].t - y2[0].t;
-  const mu = mean(y2.map((p2) => p2.v));
+  const mu = mean(y2.map((p) => p.v));
   if (!(mu > 0) || !(span > 0)) return void 0;
-  const lf = linearFit(
-    y2.map((p2) => p2.t),
-    y2.map((p2) => p2.v)
-  );
-  const d2 = y2.map((p2) => ({ t: p2.t, v: p2.v - lf.a - lf.b * p2.t }));
-  const sst = d2.reduce((a, p2) => a + p2.v * p2.v, 0);
-  if (!(sst > 0)) return void 0;
   const step = span / (m2 - 1);
-  let best;
-  let tried = 0;
-  for (let period = Math.max(minPeriod, 3 * step); period <= span / 3; period *= 1.04) {
-    if (exclude(period)) continue;
-    tried++;
-    const w2 = 2 * Math.PI / period;
-    let ss = 0;
-    let cc = 0;
-    let sc = 0;
-    let ys = 0;
-    let yc = 0;
-    for (const p2 of d2) {
-      const s = Math.sin(w2 * p2.t);
-      const c = Math.cos(w2 * p2.t);
-      ss += s * s;
-      cc += c * c;
-      sc += s * c;
-      ys += p2.v * s;
-      yc += p2.v * c;
-    }
-    const det = ss * cc - sc * sc;
-    if (!(det > 0)) continue;
-    const a = (ys * cc - yc * sc) / det;
-    const b2 = (yc * ss - ys * sc) / det;
-    const explained = a * ys + b2 * yc;
-    const r2 = explained / sst;
-    if (!best || r2 > best.r2) best = { period, r2, amp: Math.hypot(a, b2) / mu };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m2 - 3;
-  const f = best.r2 / 2 / Math.max(1e-12, (1 - best.r2) / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  return { period: best.period, amplitude: best.amp, p, periodsTried: tried };
+  const fit = harmonicFit(
+    y2.map((p) => p.t),
+    y2.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
 }
 
 // src/analysis/detector.ts
@@ -67390,30 +67364,65 @@ function detect(input) {
   const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
   const evidence = [];
   const p = prepare(input, evidence);
-  const all = [...p.f, ...p.n];
-  if (all.length === 0 || p.n.length === 0) {
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
     return {
-      state: input.targetsUp === false ? "unhealthy" : "no-data",
-      minutes_of_data: 0,
-      warmup_end_minutes: null,
-      current_full_run: null,
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
       value: null,
       projected_full_run: null,
-      evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
     };
-  }
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state2, why, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
   const t0 = Math.min(...all.map((x2) => x2.t));
   const tLast = Math.max(...all.map((x2) => x2.t));
   const now = input.now ?? tLast;
-  const minutes = now - t0;
   const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
   const base = {
-    minutes_of_data: round(minutes, 2),
+    minutes_of_data: round(now - t0, 2),
     current_full_run: lastF === null ? null : round(lastF, 4)
   };
-  const W2 = s.window_minutes;
-  const step = medianStep(p.n);
   for (const [a, b2] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b2 - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W2 = s.window_minutes;
   const unhealthy = [];
   if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
   const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
@@ -67433,73 +67442,54 @@ function detect(input) {
     if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W2} min's rollouts failed`);
   }
-  if (unhealthy.length)
-    return {
-      ...base,
-      state: "unhealthy",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, ...unhealthy]
-    };
-  if (firstProduction === void 0) {
-    return {
-      ...base,
-      state: "warming",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, "no rollout completed yet"]
-    };
-  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W2 = s.window_minutes;
   const floor = t0 + s.warmup_floor_minutes;
-  const mserBlock = Math.max(W2 / 2, Number.isFinite(step) ? step : 0);
-  let warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
-  for (let j2 = 1; warmupEnd === void 0 && j2 <= s.consecutive_windows - 1; j2++)
-    warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j2 * W2, mserBlock, floor);
-  if (warmupEnd === void 0 || tLast - warmupEnd < W2) {
-    const half = firstProduction + (tLast - firstProduction) / 2;
-    const trendOf = (from) => tLast - from >= 4 * W2 ? driftOf(completionRate(p.n, from, tLast, W2, null)?.perBatch ?? []) : void 0;
-    const trend = trendOf(Math.max(half, floor));
-    const drift2 = significantDrift(trend, s);
-    const lateDrift2 = significantDrift(
-      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
-      s
+  const block = Math.max(W2 / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j2 = 1; end === void 0 && j2 <= s.consecutive_windows - 1; j2++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j2 * W2, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W2 = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W2 ? driftOf(completionRate(p.n, from, tLast, W2, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
     );
-    if (drift2 !== void 0 && lateDrift2 !== void 0 && Math.sign(drift2) === Math.sign(lateDrift2))
-      return {
-        ...base,
-        state: "drifting",
-        warmup_end_minutes: null,
-        value: null,
-        projected_full_run: null,
-        drift: { slope_relative_per_hour: round(drift2, 4) },
-        estimator: "completions",
-        evidence: [
-          ...evidence,
-          "no settled warm-up: the completion rate keeps moving",
-          driftEvidence(trend)
-        ]
-      };
-    const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-    return {
-      ...base,
-      state: "warming",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, why]
-    };
-  }
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
-  const activeMean = meanInFlight(p.active, Math.max(warmupEnd, tLast - 2 * W2), tLast);
-  const inFlight2 = activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : input.inFlightCapacity && input.inFlightCapacity > 0 ? { value: input.inFlightCapacity, source: "capacity" } : void 0;
+  const minutes = f.now - f.t0;
+  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W2 = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W2), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W2 = s.window_minutes;
+  const inFlight2 = inFlightOf(f, warmupEnd);
   const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W2), tLast) / Math.min(2 * W2, tLast - warmupEnd);
   const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W2), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
-  const stepMin = Math.max(W2 / 5, Number.isFinite(step) ? step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k2) => Math.abs(period / (k2 * dHat) - 1) < 0.2);
-  const test = dHat !== void 0 ? harmonicCycle(rateSteps(p.n, warmupEnd, tLast, stepMin), W2, excluded) : void 0;
-  const cycle = test && test.p < 1e-3 && test.amplitude >= s.min_cycle_amplitude ? test : void 0;
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
   const cycleBlock = cycle ? Math.ceil(W2 / cycle.period - 1e-9) * cycle.period : W2;
   const plan = {
     warmupEnd,
@@ -67517,28 +67507,27 @@ function detect(input) {
     ...cycle ? { cycleBlock } : {},
     inFlight: inFlight2
   };
-  const H = W2 / 2;
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W2 = f.s.window_minutes;
+  const stepMin = Math.max(W2 / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k2) => Math.abs(period / (k2 * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W2, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
   const checks = [];
-  for (let j2 = 0; j2 <= 2 * s.consecutive_windows; j2++) {
-    const t = tLast - j2 * H;
-    const settled = j2 === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
-    const fit = settled ? fitAt(p, input, plan, t) : void 0;
+  for (let j2 = 0; j2 <= 2 * f.s.consecutive_windows; j2++) {
+    const t = f.tLast - j2 * H;
+    const settled = j2 === 0 || settledAt(t);
+    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
     checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
-  const latest = checks[0]?.fit;
-  if (!latest) {
-    return {
-      ...base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmupEnd - t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(tLast - warmupEnd, 1)}`
-      ]
-    };
-  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
   const projected = interval(latest.proj.value, latest.lo, latest.hi);
   const r = latest.rate;
   const steady = interval(
@@ -67546,32 +67535,39 @@ function detect(input) {
     60 / (r.rate + 1.96 * r.se),
     60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
   );
-  evidence.push(
+  f.evidence.push(
     `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
     ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
   );
-  const common = {
-    ...base,
-    warmup_end_minutes: round(warmupEnd - t0, 2),
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
     projected_full_run: projected,
     steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
     estimator: r.method
   };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
   const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * W2 ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
   const lateDrift = significantDrift(late?.drift, s);
   const drift = significantDrift(latest.drift, s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return {
-      ...common,
-      state: "drifting",
-      value: null,
-      cycle: null,
-      drift: { slope_relative_per_hour: round(drift, 4) },
-      evidence: [...evidence, driftEvidence(latest.drift)]
-    };
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
   const fails = (j2, factor = 1) => windowFailure(checks[j2], checks[j2 + 1], s, factor);
   let streak = 0;
   let firstFailure = "";
@@ -67607,7 +67603,7 @@ function detect(input) {
   return {
     ...common,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? projected : null,
+    value: done ? common.projected_full_run : null,
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
@@ -67773,110 +67769,125 @@ function first(series, q2) {
   return series[q2]?.[0];
 }
 function observeRun(input) {
-  const S2 = input.timeScale;
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const verdict = detect(detectorInput(input, t, series));
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read);
+  const bottleneck = bottleneckOf(input, read, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
   const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
     (q2) => first(input.series, q2)?.points ?? []
   );
   const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
   const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  const ts0 = startTs ?? input.nowTs;
-  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], ts0, S2);
-  const fullRun = mins("secondsPerRolloutAvg");
-  const rate5m = mins("secondsPerRolloutRate5m");
-  const completed = mins("rolloutsTotal");
-  const failed = mins("rolloutsFailed");
-  const elapsed = mins("elapsed");
-  const perWorker = (q2) => (input.series[q2] ?? []).map((x2) => toRunMinutes(x2.points, ts0, S2));
-  const durationSum = sumCounters(perWorker("rolloutDurationSum"));
-  const durationCount = sumCounters(perWorker("rolloutDurationCount"));
-  const activeRollouts = mins("activeRollouts");
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S2 = input.timeScale;
+  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], t.ts0, S2);
+  const perWorker = (q2) => (input.series[q2] ?? []).map((x2) => toRunMinutes(x2.points, t.ts0, S2));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S2 = input.timeScale;
   const up = first(input.series, "targetsUp")?.points ?? [];
   const lastUp = up.at(-1);
   const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && startTs !== null ? (startTs - input.jobStartTs) * S2 / 60 : TIMELINE.startupMinutes;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S2 / 60 : TIMELINE.startupMinutes;
   const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const verdict = detect({
-    fullRun,
-    rate5m,
-    completed,
-    failed,
-    elapsed,
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
     targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - ts0) * S2 / 60,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S2 / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
-    durationSum,
-    durationCount,
-    activeRollouts,
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
-  });
-  const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S2 : -Infinity;
-  const steadyValues = (s) => {
+  };
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
     const pts = (s?.points ?? []).filter(([, v2]) => Number.isFinite(v2));
     const after = pts.filter(([t]) => t >= fromTs);
     return (after.length ? after : pts).map(([, v2]) => v2);
   };
-  const steadyMean = (s) => {
-    const v2 = steadyValues(s);
-    return v2.length ? round(mean(v2)) : null;
-  };
   const byLabel = (q2, label) => {
     const m2 = /* @__PURE__ */ new Map();
-    for (const s of input.series[q2] ?? []) {
+    for (const s of series[q2] ?? []) {
       const key = s.labels[label];
       if (key !== void 0) m2.set(key, s);
     }
     return m2;
   };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v2 = values(s);
+      return v2.length ? round(mean(v2)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read, cap) {
   const queue = {};
   const queueMax = {};
   const queueMin = {};
-  const maxes = byLabel("queueDepthMax", "service");
-  const mins2 = byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins2.keys()])) {
+  const maxes = read.byLabel("queueDepthMax", "service");
+  const mins = read.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
     const svc = serviceFromMetricLabel(label);
-    const key = svc ?? label;
-    const mx = steadyMean(maxes.get(label));
-    const mn = steadyMean(mins2.get(label));
-    queue[key] = { worker_min: mn, worker_max: mx };
+    const mx = read.mean(maxes.get(label));
+    const mn = read.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
     if (svc) {
       queueMax[svc] = mx;
       queueMin[svc] = mn;
     }
   }
-  const methods = {};
-  for (const [m2, s] of byLabel("rpcDurationP95", "method")) {
-    const v2 = steadyValues(s);
-    methods[m2] = v2.length ? round(median(v2)) : null;
-  }
-  const idle = steadyMean(first(input.series, "idleFraction"));
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of byLabel("processCpu", "groupname")) cpu.set(g, steadyValues(s));
+  const idle = read.mean(first(input.series, "idleFraction"));
   const cpuMean = {};
-  for (const [g, v2] of cpu) cpuMean[g] = v2.length ? mean(v2) : null;
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q2, field) => {
-    for (const s of input.series[q2] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...steadyValues(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  const resources = analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: steadyValues(first(input.series, "hostMemAvailable")),
-    hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
-    processCpu: cpu
-  });
+  for (const [g, v2] of processCpu(read)) cpuMean[g] = v2.length ? mean(v2) : null;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,
@@ -67885,36 +67896,56 @@ function observeRun(input) {
     capacity: cap?.byService,
     inFlight: cap?.inFlight
   });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read.byLabel("processCpu", "groupname")) cpu.set(g, read.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read) {
+  const methods = {};
+  for (const [m2, s] of read.byLabel("rpcDurationP95", "method")) {
+    const v2 = read.values(s);
+    methods[m2] = v2.length ? round(median(v2)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q2, field) => {
+    for (const s of input.series[q2] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read)
+  });
+}
+function countsOf(series) {
   const lastOf = (s) => {
     const f = s.filter((p) => Number.isFinite(p.v));
     return f.length ? round(f[f.length - 1].v, 4) : null;
   };
-  const total = lastOf(completed);
-  const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
-  const gaps2 = verdict.evidence.filter((e) => e.startsWith("scrape gap"));
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
     completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
     failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(rate5m),
-    seconds_per_rollout_full_run: lastOf(fullRun),
-    rollout_duration_p95_s: steadyMean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: queue,
-    rpc_duration_p95_s_by_method: methods,
-    runtime_idle_fraction: idle,
-    resource_usage: resources,
-    bottleneck,
-    telemetry_quality: { missing_metrics: input.missing ?? [], gaps: gaps2, notes: null }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs,
-    lastTs,
-    chart: {
-      fullRun: fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck)
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
   };
 }
 function slurmTimeToMinutes(time2) {
@@ -72323,8 +72354,8 @@ function resourceLine(m2) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct3 = (value - base) / base * 100;
-  return `${pct3 > 0 ? "+" : ""}${num3(pct3, 1)}%`;
+  const pct4 = (value - base) / base * 100;
+  return `${pct4 > 0 ? "+" : ""}${num3(pct4, 1)}%`;
 }
 function measured(run2) {
   const value = stabilisedValue(run2);
@@ -74962,7 +74993,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct2(value) {
+function pct3(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -74990,7 +75021,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct2(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct3(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -75050,7 +75081,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct2(idle)} < ${pct2(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct3(idle)} < ${pct3(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -75102,7 +75133,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct2(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct3(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;

@@ -64388,14 +64388,10 @@ function decideCandidate(candidate, reference, options = {}) {
     low: round(Math.exp(d - r) - 1, 4),
     high: round(Math.exp(d + r) - 1, 4)
   };
-  const lo = Math.exp(d - r) - 1;
-  const hi = Math.exp(d + r) - 1;
-  const state2 = lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-  const pct2 = (x) => `${round(100 * x, 1)}%`;
+  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
   const evidence = [
     `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale)`
   ];
-  const minutes = candidate.minutes_of_data ?? null;
   if (state2 === "measuring") {
     const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
     return {
@@ -64409,14 +64405,21 @@ function decideCandidate(candidate, reference, options = {}) {
       ]
     };
   }
-  const word = state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct2(m)}` : state2 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
+  const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
     state: state2,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${word} than ${shown} at every look's confidence`]
+    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
   };
+}
+var pct2 = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct2(m)}` : state2 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
 }
 function expectedMinutes(v, d, s, m, alpha, s0) {
   const now = v.minutes_of_data;
@@ -64665,12 +64668,7 @@ function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
   const rate = inFlight.value / (W / 60);
   const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
   const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
+  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
   return {
     rate,
     se: rate * relSe,
@@ -64682,9 +64680,17 @@ function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
     ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
   };
 }
-function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+function littleNotes(C, W, inFlight, cycle) {
+  return [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y, periods) {
   const m = y.length;
-  if (m < 12 || !(maxPeriod > minPeriod)) return void 0;
+  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
   const centre = mean(t);
   const x = t.map((v) => v - centre);
   const lf = linearFit(x, y);
@@ -64692,7 +64698,8 @@ function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
   if (!(sse0 > 0)) return void 0;
   let best;
   let tried = 0;
-  for (let period = minPeriod; period <= maxPeriod; period *= 1.04) {
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
     const w2 = 2 * Math.PI / period;
     const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
     const beta = leastSquares(rows, y);
@@ -64708,7 +64715,6 @@ function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
   const nu = m - 4;
   const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
   const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  if (!(p < alpha)) return void 0;
   const w = 2 * Math.PI / best.period;
   const [, , a, b] = best.beta;
   return {
@@ -64718,6 +64724,11 @@ function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
     p,
     tried
   };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
 }
 function leastSquares(rows, y) {
   const n = rows[0].length;
@@ -64792,49 +64803,15 @@ function harmonicCycle(y, minPeriod, exclude = () => false) {
   const m = y.length;
   if (m < 12) return void 0;
   const span = y[m - 1].t - y[0].t;
-  const mu = mean(y.map((p2) => p2.v));
+  const mu = mean(y.map((p) => p.v));
   if (!(mu > 0) || !(span > 0)) return void 0;
-  const lf = linearFit(
-    y.map((p2) => p2.t),
-    y.map((p2) => p2.v)
-  );
-  const d = y.map((p2) => ({ t: p2.t, v: p2.v - lf.a - lf.b * p2.t }));
-  const sst = d.reduce((a, p2) => a + p2.v * p2.v, 0);
-  if (!(sst > 0)) return void 0;
   const step = span / (m - 1);
-  let best;
-  let tried = 0;
-  for (let period = Math.max(minPeriod, 3 * step); period <= span / 3; period *= 1.04) {
-    if (exclude(period)) continue;
-    tried++;
-    const w = 2 * Math.PI / period;
-    let ss = 0;
-    let cc = 0;
-    let sc = 0;
-    let ys = 0;
-    let yc = 0;
-    for (const p2 of d) {
-      const s = Math.sin(w * p2.t);
-      const c = Math.cos(w * p2.t);
-      ss += s * s;
-      cc += c * c;
-      sc += s * c;
-      ys += p2.v * s;
-      yc += p2.v * c;
-    }
-    const det = ss * cc - sc * sc;
-    if (!(det > 0)) continue;
-    const a = (ys * cc - yc * sc) / det;
-    const b = (yc * ss - ys * sc) / det;
-    const explained = a * ys + b * yc;
-    const r2 = explained / sst;
-    if (!best || r2 > best.r2) best = { period, r2, amp: Math.hypot(a, b) / mu };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m - 3;
-  const f = best.r2 / 2 / Math.max(1e-12, (1 - best.r2) / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  return { period: best.period, amplitude: best.amp, p, periodsTried: tried };
+  const fit = harmonicFit(
+    y.map((p) => p.t),
+    y.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
 }
 
 // src/analysis/detector.ts
@@ -64960,30 +64937,65 @@ function detect(input) {
   const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
   const evidence = [];
   const p = prepare(input, evidence);
-  const all = [...p.f, ...p.n];
-  if (all.length === 0 || p.n.length === 0) {
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
     return {
-      state: input.targetsUp === false ? "unhealthy" : "no-data",
-      minutes_of_data: 0,
-      warmup_end_minutes: null,
-      current_full_run: null,
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
       value: null,
       projected_full_run: null,
-      evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
     };
-  }
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state2, why, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
   const t0 = Math.min(...all.map((x) => x.t));
   const tLast = Math.max(...all.map((x) => x.t));
   const now = input.now ?? tLast;
-  const minutes = now - t0;
   const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
   const base = {
-    minutes_of_data: round(minutes, 2),
+    minutes_of_data: round(now - t0, 2),
     current_full_run: lastF === null ? null : round(lastF, 4)
   };
-  const W = s.window_minutes;
-  const step = medianStep(p.n);
   for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W = s.window_minutes;
   const unhealthy = [];
   if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
   const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
@@ -65003,73 +65015,54 @@ function detect(input) {
     if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
       unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
   }
-  if (unhealthy.length)
-    return {
-      ...base,
-      state: "unhealthy",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, ...unhealthy]
-    };
-  if (firstProduction === void 0) {
-    return {
-      ...base,
-      state: "warming",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, "no rollout completed yet"]
-    };
-  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W = s.window_minutes;
   const floor = t0 + s.warmup_floor_minutes;
-  const mserBlock = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  let warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast, mserBlock, floor);
-  for (let j = 1; warmupEnd === void 0 && j <= s.consecutive_windows - 1; j++)
-    warmupEnd = mserWarmupEnd(p.n, firstProduction, tLast - j * W, mserBlock, floor);
-  if (warmupEnd === void 0 || tLast - warmupEnd < W) {
-    const half = firstProduction + (tLast - firstProduction) / 2;
-    const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
-    const trend = trendOf(Math.max(half, floor));
-    const drift2 = significantDrift(trend, s);
-    const lateDrift2 = significantDrift(
-      trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2),
-      s
+  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
     );
-    if (drift2 !== void 0 && lateDrift2 !== void 0 && Math.sign(drift2) === Math.sign(lateDrift2))
-      return {
-        ...base,
-        state: "drifting",
-        warmup_end_minutes: null,
-        value: null,
-        projected_full_run: null,
-        drift: { slope_relative_per_hour: round(drift2, 4) },
-        estimator: "completions",
-        evidence: [
-          ...evidence,
-          "no settled warm-up: the completion rate keeps moving",
-          driftEvidence(trend)
-        ]
-      };
-    const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-    return {
-      ...base,
-      state: "warming",
-      warmup_end_minutes: null,
-      value: null,
-      projected_full_run: null,
-      evidence: [...evidence, why]
-    };
-  }
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmupEnd - t0, 1)} min`);
-  const activeMean = meanInFlight(p.active, Math.max(warmupEnd, tLast - 2 * W), tLast);
-  const inFlight = activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : input.inFlightCapacity && input.inFlightCapacity > 0 ? { value: input.inFlightCapacity, source: "capacity" } : void 0;
+  const minutes = f.now - f.t0;
+  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W = s.window_minutes;
+  const inFlight = inFlightOf(f, warmupEnd);
   const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
   const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
-  const stepMin = Math.max(W / 5, Number.isFinite(step) ? step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
-  const test = dHat !== void 0 ? harmonicCycle(rateSteps(p.n, warmupEnd, tLast, stepMin), W, excluded) : void 0;
-  const cycle = test && test.p < 1e-3 && test.amplitude >= s.min_cycle_amplitude ? test : void 0;
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan = {
     warmupEnd,
@@ -65087,28 +65080,27 @@ function detect(input) {
     ...cycle ? { cycleBlock } : {},
     inFlight
   };
-  const H = W / 2;
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W = f.s.window_minutes;
+  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
   const checks = [];
-  for (let j = 0; j <= 2 * s.consecutive_windows; j++) {
-    const t = tLast - j * H;
-    const settled = j === 0 || mserWarmupEnd(p.n, firstProduction, t, mserBlock, floor) !== void 0;
-    const fit = settled ? fitAt(p, input, plan, t) : void 0;
+  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
+    const t = f.tLast - j * H;
+    const settled = j === 0 || settledAt(t);
+    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
     checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
-  const latest = checks[0]?.fit;
-  if (!latest) {
-    return {
-      ...base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmupEnd - t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(tLast - warmupEnd, 1)}`
-      ]
-    };
-  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
   const projected = interval(latest.proj.value, latest.lo, latest.hi);
   const r = latest.rate;
   const steady = interval(
@@ -65116,32 +65108,39 @@ function detect(input) {
     60 / (r.rate + 1.96 * r.se),
     60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
   );
-  evidence.push(
+  f.evidence.push(
     `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
     ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
   );
-  const common = {
-    ...base,
-    warmup_end_minutes: round(warmupEnd - t0, 2),
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
     projected_full_run: projected,
     steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - t0, 1),
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
     estimator: r.method
   };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
   const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * W ? fitAt(p, input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
   const lateDrift = significantDrift(late?.drift, s);
   const drift = significantDrift(latest.drift, s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return {
-      ...common,
-      state: "drifting",
-      value: null,
-      cycle: null,
-      drift: { slope_relative_per_hour: round(drift, 4) },
-      evidence: [...evidence, driftEvidence(latest.drift)]
-    };
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
   const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
   let streak = 0;
   let firstFailure = "";
@@ -65177,7 +65176,7 @@ function detect(input) {
   return {
     ...common,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? projected : null,
+    value: done ? common.projected_full_run : null,
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
   };
@@ -65402,14 +65401,9 @@ function cpuBoundEvidence(input) {
     ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
   );
 }
-function analyseBottleneck(input) {
+function runtimeEvidence(input) {
   const evidence = [];
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const cpuBound = cpuBoundEvidence(input);
   const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
   if (typeof idle === "number" && Number.isFinite(idle))
     evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
   const blocking = input.rpcBlockingP95;
@@ -65417,91 +65411,93 @@ function analyseBottleneck(input) {
     evidence.push(
       `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
     );
-  if (!services.length) {
-    return {
-      kind: runtimeBusy ? "runtime-bound" : "unknown",
-      service: null,
-      evidence: [
-        ...evidence,
-        "no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)",
-        ...cpuBound
-      ],
-      confidence: "low"
-    };
-  }
+  return evidence;
+}
+function queuesOf(input, services) {
   const max = (s) => input.queueMax[s];
   const min = (s) => input.queueMin[s] ?? null;
   const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const top = ranked[0];
-  const second = ranked[1];
-  for (const s of ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(max(s), 1)}, min ${min(s) === null ? "n/a" : round(min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(top);
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
   const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  if (runtimeBusy) {
-    return {
-      kind: "runtime-bound",
-      service: null,
-      evidence: [
-        ...evidence,
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`,
-        ...cpuBound
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
       ],
-      confidence: high.length === 0 ? "high" : "medium"
-    };
-  }
-  const mins = services.map(min);
-  const minsLow = mins.every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH) {
-    return {
-      kind: "not-enough-load",
-      service: null,
-      evidence: [
-        ...evidence,
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`,
-        ...cpuBound
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
       ],
-      confidence: "medium"
-    };
-  }
-  if (high.length >= 2) {
-    return {
-      kind: "total-capacity-too-high",
-      service: null,
-      evidence: [
-        ...evidence,
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`,
-        ...cpuBound
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
       ],
-      confidence: "medium"
-    };
-  }
+      "medium"
+    );
   const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top)) {
-    return {
-      kind: "imbalance",
-      service: top,
-      evidence: [
-        ...evidence,
-        `${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`,
-        ...cpuBound
-      ],
-      confidence: "medium"
-    };
-  }
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
   const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return {
-    kind: "service",
-    service: top,
-    evidence: [
-      ...evidence,
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`,
-      ...cpuBound
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
     ],
-    confidence: dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  };
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
 }
 
 // src/analysis/resources.ts
@@ -65571,110 +65567,125 @@ function first(series, q) {
   return series[q]?.[0];
 }
 function observeRun(input) {
-  const S = input.timeScale;
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const verdict = detect(detectorInput(input, t, series));
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read);
+  const bottleneck = bottleneckOf(input, read, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
   const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
     (q) => first(input.series, q)?.points ?? []
   );
   const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
   const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  const ts0 = startTs ?? input.nowTs;
-  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], ts0, S);
-  const fullRun = mins("secondsPerRolloutAvg");
-  const rate5m = mins("secondsPerRolloutRate5m");
-  const completed2 = mins("rolloutsTotal");
-  const failed = mins("rolloutsFailed");
-  const elapsed = mins("elapsed");
-  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, ts0, S));
-  const durationSum = sumCounters(perWorker("rolloutDurationSum"));
-  const durationCount = sumCounters(perWorker("rolloutDurationCount"));
-  const activeRollouts = mins("activeRollouts");
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S = input.timeScale;
+  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S = input.timeScale;
   const up = first(input.series, "targetsUp")?.points ?? [];
   const lastUp = up.at(-1);
   const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && startTs !== null ? (startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
   const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const verdict = detect({
-    fullRun,
-    rate5m,
-    completed: completed2,
-    failed,
-    elapsed,
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
     targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - ts0) * S / 60,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
     runEndMinutes: wall - offset,
     expectedRollouts: input.expectedRollouts ?? null,
-    durationSum,
-    durationCount,
-    activeRollouts,
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
-  });
-  const fromTs = verdict.warmup_end_minutes != null ? ts0 + verdict.warmup_end_minutes * 60 / S : -Infinity;
-  const steadyValues = (s) => {
+  };
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
     const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
     const after = pts.filter(([t]) => t >= fromTs);
     return (after.length ? after : pts).map(([, v]) => v);
   };
-  const steadyMean = (s) => {
-    const v = steadyValues(s);
-    return v.length ? round(mean(v)) : null;
-  };
   const byLabel = (q, label) => {
     const m = /* @__PURE__ */ new Map();
-    for (const s of input.series[q] ?? []) {
+    for (const s of series[q] ?? []) {
       const key = s.labels[label];
       if (key !== void 0) m.set(key, s);
     }
     return m;
   };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read, cap) {
   const queue = {};
   const queueMax = {};
   const queueMin = {};
-  const maxes = byLabel("queueDepthMax", "service");
-  const mins2 = byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins2.keys()])) {
+  const maxes = read.byLabel("queueDepthMax", "service");
+  const mins = read.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
     const svc = serviceFromMetricLabel(label);
-    const key = svc ?? label;
-    const mx = steadyMean(maxes.get(label));
-    const mn = steadyMean(mins2.get(label));
-    queue[key] = { worker_min: mn, worker_max: mx };
+    const mx = read.mean(maxes.get(label));
+    const mn = read.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
     if (svc) {
       queueMax[svc] = mx;
       queueMin[svc] = mn;
     }
   }
-  const methods = {};
-  for (const [m, s] of byLabel("rpcDurationP95", "method")) {
-    const v = steadyValues(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  const idle = steadyMean(first(input.series, "idleFraction"));
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of byLabel("processCpu", "groupname")) cpu.set(g, steadyValues(s));
+  const idle = read.mean(first(input.series, "idleFraction"));
   const cpuMean = {};
-  for (const [g, v] of cpu) cpuMean[g] = v.length ? mean(v) : null;
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q, field) => {
-    for (const s of input.series[q] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...steadyValues(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  const resources = analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: steadyValues(first(input.series, "hostMemAvailable")),
-    hostTotalGb: steadyValues(first(input.series, "hostMemTotal")),
-    processCpu: cpu
-  });
+  for (const [g, v] of processCpu(read)) cpuMean[g] = v.length ? mean(v) : null;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,
@@ -65683,36 +65694,56 @@ function observeRun(input) {
     capacity: cap?.byService,
     inFlight: cap?.inFlight
   });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read.byLabel("processCpu", "groupname")) cpu.set(g, read.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read) {
+  const methods = {};
+  for (const [m, s] of read.byLabel("rpcDurationP95", "method")) {
+    const v = read.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q, field) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read)
+  });
+}
+function countsOf(series) {
   const lastOf = (s) => {
     const f = s.filter((p) => Number.isFinite(p.v));
     return f.length ? round(f[f.length - 1].v, 4) : null;
   };
-  const total = lastOf(completed2);
-  const nFailed = lastOf(failed) ?? (total !== null ? 0 : null);
-  const gaps2 = verdict.evidence.filter((e) => e.startsWith("scrape gap"));
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
     completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
     failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(rate5m),
-    seconds_per_rollout_full_run: lastOf(fullRun),
-    rollout_duration_p95_s: steadyMean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: queue,
-    rpc_duration_p95_s_by_method: methods,
-    runtime_idle_fraction: idle,
-    resource_usage: resources,
-    bottleneck,
-    telemetry_quality: { missing_metrics: input.missing ?? [], gaps: gaps2, notes: null }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs,
-    lastTs,
-    chart: {
-      fullRun: fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck)
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
   };
 }
 function slurmTimeToMinutes(time2) {
