@@ -2,7 +2,7 @@
 // environment variable, bounds) feeds both Node's util.parseArgs and the --help text, so the two
 // never disagree. Short flags and --flag=value come from util.parseArgs.
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { UsageError } from './command.js';
+import { UsageError } from './errors.js';
 
 export interface OptionSpec {
   /** Long name without the dashes. */

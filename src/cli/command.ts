@@ -1,5 +1,5 @@
-// The shape of one `topo` subcommand (each lives in src/cli/commands/<name>.ts) and the exit codes
-// every command shares.
+// The shape of one `topo` subcommand (each lives in src/cli/commands/<name>.ts); the exit codes
+// and errors every command shares are in errors.ts.
 import type { CommandHelp } from './args.js';
 
 export interface CliIO {
@@ -11,17 +11,6 @@ export interface CliIO {
   isTTY: boolean;
 }
 
-/** The same situation exits with the same code in every command (docs/cli.md#exit-codes). */
-export const EXIT = {
-  ok: 0,
-  /** Findings (validation errors, no data yet) or a run that failed. */
-  findings: 1,
-  /** Bad arguments, a missing file or experiment, a configuration that cannot be used. */
-  usage: 2,
-  /** Slurm, Prometheus or GitHub could not be reached. */
-  unreachable: 3,
-} as const;
-
 export interface Command {
   name: string;
   summary: string;
@@ -30,12 +19,3 @@ export interface Command {
   /** Returns the exit code (EXIT). */
   run(args: string[], io: CliIO): Promise<number>;
 }
-
-/** Bad arguments: printed with the command's synopsis, exit 2. */
-export class UsageError extends Error {}
-
-/** A file, experiment or cluster that is missing or unusable: one line, exit 2. */
-export class ConfigError extends Error {}
-
-/** A service that cannot be reached: one line, exit 3. */
-export class UnreachableError extends Error {}

@@ -1,8 +1,9 @@
 // Entry of the `topo` command: dispatches to src/cli/commands/<name>.ts and turns errors into the
 // shared exit codes.
 import { renderHelp } from './args.js';
-import { type CliIO, type Command, ConfigError, EXIT, UnreachableError, UsageError } from './command.js';
+import type { CliIO, Command } from './command.js';
 import { commands } from './commands/index.js';
+import { ConfigError, EXIT, UnreachableError, UsageError } from './errors.js';
 import { serviceFailure } from './services.js';
 
 export async function main(argv: string[], io: CliIO): Promise<number> {

@@ -2,7 +2,7 @@
 // mistake, so a command says "cannot reach …" once and exits 3 instead of a page of warnings.
 import { CommandTimeoutError, ConnectionLostError } from '../slurm/errors.js';
 import { type PrometheusClient, PrometheusError } from '../telemetry/prometheus.js';
-import { UnreachableError } from './command.js';
+import { UnreachableError } from './errors.js';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

@@ -14,7 +14,8 @@ import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
 import { analyzeRun, parseAt } from '../../usecases/analyze-run.js';
 import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
-import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { CliIO, Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 

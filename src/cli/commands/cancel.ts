@@ -1,7 +1,8 @@
 import { renderCancelComment } from '../../report/submit-comment.js';
 import { cancelCandidate } from '../../usecases/submit.js';
 import { flag } from '../args.js';
-import { type Command, EXIT } from '../command.js';
+import type { Command } from '../command.js';
+import { EXIT } from '../errors.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { candidateOnCluster } from './submit.js';
 

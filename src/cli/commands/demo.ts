@@ -5,7 +5,8 @@ import { realDemoParts } from '../../demo/parts.js';
 import { DEMO_MODES, dateStamp, SAMPLE_COMMAND } from '../../demo/sample.js';
 import { runDemo } from '../../usecases/demo.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
-import { type Command, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { UsageError } from '../errors.js';
 
 interface DemoArgs {
   quick: boolean;

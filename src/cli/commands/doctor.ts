@@ -16,7 +16,8 @@ import { createPrometheusClient } from '../../telemetry/prometheus.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import { flag, parseOptions, str } from '../args.js';
-import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 const MARK: Record<Check['status'], string> = { ok: 'ok  ', fail: 'FAIL', warn: 'warn', skip: 'skip' };

@@ -5,7 +5,8 @@ import { initExperiment } from '../../topology/init.js';
 import { RunCommandError } from '../../topology/run-command.js';
 import { writeInitialRecord } from '../../usecases/record.js';
 import { flag, parseOptions, str } from '../args.js';
-import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 
 export const initCommand: Command = {
   name: 'init',

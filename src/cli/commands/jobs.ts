@@ -9,7 +9,8 @@ import type { Failure } from '../../types/generated/metrics.js';
 import { isRetiredDuplicate, ownJobs } from '../../usecases/queue.js';
 import { experimentPrefix } from '../../usecases/submit.js';
 import { flag, parseOptions, str } from '../args.js';
-import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { CliIO, Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { clustersFileOption } from './validate.js';
 

@@ -4,7 +4,8 @@ import { formatIssue } from '../../topology/issues.js';
 import { shellQuote } from '../../topology/render.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
 import { flag, parseOptions, str } from '../args.js';
-import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 

@@ -4,7 +4,8 @@ import { recordPaths } from '../../record/model.js';
 import { parseRecord } from '../../record/validate.js';
 import { renderFinalReport } from '../../report/final-report.js';
 import { parseOptions, str } from '../args.js';
-import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 
 /** `<experiment-id>` → experiments/<id>.json under cwd; a path to a .json record is taken as is. */
 function recordFile(arg: string, cwd: string): string {

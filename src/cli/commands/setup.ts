@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { setupFiles } from '../../setup/templates.js';
 import { shippedRoot } from '../../topology/shipped.js';
 import { flag, parseOptions, str } from '../args.js';
-import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 
 /** owner/name and the major tag of the alpasim-topo this CLI comes from (its package.json). */
 export function ownVersion(): { repository: string; major: string } {

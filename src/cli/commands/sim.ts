@@ -10,7 +10,8 @@ import { loadProfile, repoRoot } from '../../sim/profile.js';
 import { runTwin } from '../../sim/run.js';
 import type { Topology } from '../../types/generated/topology.js';
 import { num, type OptionSpec, type Parsed, parseOptions, str } from '../args.js';
-import { type Command, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { EXIT, UsageError } from '../errors.js';
 
 const SIM_OPTIONS: readonly OptionSpec[] = [
   {

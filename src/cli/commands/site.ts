@@ -5,7 +5,8 @@ import { parseRecord } from '../../record/validate.js';
 import { renderSite } from '../../site/pages.js';
 import type { ExperimentRecord } from '../../types/generated/record.js';
 import { parseOptions, str } from '../args.js';
-import { type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 
 /** The records of a folder: every `<id>.json` (reports and Markdown are derived from them). */
 export function readRecords(dir: string): ExperimentRecord[] {

@@ -8,7 +8,8 @@ import { withRunName } from '../../usecases/prepare.js';
 import { liveRunOf, type SubmitResult, submitCandidate } from '../../usecases/submit.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
-import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { CliIO, Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 

@@ -14,7 +14,8 @@ import {
   type SuggestOutcome,
 } from '../../usecases/suggest.js';
 import { flag, num, parseOptions, str } from '../args.js';
-import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { CliIO, Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { clustersFileOption, fileSystemSource } from './validate.js';
 

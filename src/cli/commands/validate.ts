@@ -9,7 +9,8 @@ import {
   validateFiles,
 } from '../../usecases/validate.js';
 import { flag, parseOptions, str } from '../args.js';
-import { type CliIO, type Command, ConfigError, EXIT, UsageError } from '../command.js';
+import type { CliIO, Command } from '../command.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export { fileSystemSource };

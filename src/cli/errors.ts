@@ -1,0 +1,26 @@
+// The exit codes every `topo` command shares and the errors that map to them (docs/cli.md#exit-codes).
+// Below both args.ts (which throws UsageError) and command.ts (which names a command's shape).
+
+/** The same situation exits with the same code in every command. */
+export const EXIT = {
+  ok: 0,
+  /** Findings (validation errors, no data yet) or a run that failed. */
+  findings: 1,
+  /** Bad arguments, a missing file or experiment, a configuration that cannot be used. */
+  usage: 2,
+  /** Slurm's controller, the login node, Prometheus or GitHub could not be reached. */
+  unreachable: 3,
+  /** Refused for safety: the login node's SSH host key is not the pinned one. */
+  refused: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Bad arguments: printed with the command's synopsis, exit 2. */
+export class UsageError extends Error {}
+
+/** A file, experiment or cluster that is missing or unusable: one line, exit 2. */
+export class ConfigError extends Error {}
+
+/** A service that cannot be reached: one line, exit 3. */
+export class UnreachableError extends Error {}
