@@ -24,3 +24,17 @@ export class ConfigError extends Error {}
 
 /** A service that cannot be reached: one line, exit 3. */
 export class UnreachableError extends Error {}
+
+/** A finding stated in one line (e.g. no series has that run name): exit 1. */
+export class FindingError extends Error {}
+
+/** What `--json` prints on stdout when a command fails (schemas/cli/error.schema.json). */
+export interface JsonError {
+  schema_version: 1;
+  command: string;
+  error: {
+    kind: 'usage' | 'configuration' | 'unreachable' | 'refused' | 'findings' | 'internal';
+    exit_code: number;
+    message: string;
+  };
+}

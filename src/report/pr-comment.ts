@@ -75,7 +75,7 @@ export interface CandidateView {
   /** Reference lines of the chart and the throughput comparison (projected s/rollout). */
   baseline?: { name: string; secondsPerRollout: number } | null;
   best?: { name: string; secondsPerRollout: number } | null;
-  /** Minutes between rewrites of a running candidate's comment (shown in the next step). */
+  /** Minutes between rewrites of a running candidate's comment (shown in the next step); absent outside a pull request (the CLI). */
   commentIntervalMinutes?: number;
   /** URL of the experiment's committed chart (experiments/<id>.svg on the default branch), linked under the chart. */
   recordChartUrl?: string | null;
@@ -221,7 +221,10 @@ export function nextStep(v: CandidateView, s: Standing = viewStanding(v)): strin
       return '**Re-run with `/topo submit` for a longer measurement, or close.**';
     default:
       if (v.state === 'queued') return 'Nothing to do: waiting for a free slot.';
-      return `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes ?? 15} min, and at once when the decision comes.`;
+      // Only the monitor edits a comment in place; a terminal (topo analyze) reads once.
+      return v.commentIntervalMinutes === undefined
+        ? 'Nothing to do yet: the decision comes once the run has enough data; run this command again later.'
+        : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
   }
 }
 

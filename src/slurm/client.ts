@@ -1,6 +1,12 @@
 // The SlurmClient over a transport: sbatch, one-call job listing, scancel, release, rename, tail.
 import { withExportAllowlist } from './environment.js';
-import { SlurmCommandError, SlurmError, SlurmOutputError, UnsafeArgumentError } from './errors.js';
+import {
+  ControllerUnreachableError,
+  SlurmCommandError,
+  SlurmError,
+  SlurmOutputError,
+  UnsafeArgumentError,
+} from './errors.js';
 import {
   accountingEnabled,
   expandOutputPattern,
@@ -48,8 +54,16 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     env?: Readonly<Record<string, string | undefined>>,
   ) {
     const result = await transport.run(argv, { idempotent, timeoutMs, ...(env ? { env } : {}) });
-    if (result.code !== 0)
-      throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
+    if (result.code !== 0) {
+      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+        argv,
+        result.code,
+        result.stdout,
+        result.stderr,
+        transport.description,
+      );
+    }
     return result;
   }
 

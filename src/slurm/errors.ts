@@ -31,6 +31,22 @@ export class SlurmCommandError extends SlurmError {
   }
 }
 
+/**
+ * What Slurm's commands print when slurmctld does not answer (22.05-24.x): squeue/sbatch/scancel
+ * "Unable to contact slurm controller (connect failure)", `scontrol ping` "… is DOWN", and the
+ * socket errors of a controller that went away mid-call.
+ */
+const CONTROLLER_DOWN =
+  /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+
+/** The command ran but slurmctld did not answer it: an outage (exit 3), never a finding. */
+export class ControllerUnreachableError extends SlurmCommandError {
+  override name = 'ControllerUnreachableError';
+  static matches(stderr: string, stdout = ''): boolean {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
+  }
+}
+
 /** A Slurm command printed something this adapter does not understand: never guess a state from it. */
 export class SlurmOutputError extends SlurmError {
   override name = 'SlurmOutputError';

@@ -30,9 +30,20 @@ const validators = new Map(
   ]),
 );
 
-/** The schema's errors for `doc` (empty when it conforms). */
+/** The schema's errors for `doc` (empty when it conforms), and every camelCase key in it. */
 export function cliSchemaErrors(command: string, doc: unknown): string[] {
   const validate = validators.get(command);
   if (!validate) throw new Error(`no schemas/cli/${command}.schema.json`);
-  return validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  const errors = validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  return [...errors, ...camelCaseKeys(doc).map((p) => `${p} is camelCase: every --json key is snake_case`)];
+}
+
+/** JSON pointers of the keys with a lower-to-upper hump (jobName); UPPER_CASE (env names) is fine. */
+export function camelCaseKeys(doc: unknown, at = ''): string[] {
+  if (Array.isArray(doc)) return doc.flatMap((v, i) => camelCaseKeys(v, `${at}/${i}`));
+  if (doc === null || typeof doc !== 'object') return [];
+  return Object.entries(doc).flatMap(([k, v]) => [
+    ...(/[a-z][A-Z]/.test(k) ? [`${at}/${k}`] : []),
+    ...camelCaseKeys(v, `${at}/${k}`),
+  ]);
 }

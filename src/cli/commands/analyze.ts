@@ -15,7 +15,7 @@ import type { Cluster } from '../../types/generated/clusters.js';
 import { analyzeRun, parseAt } from '../../usecases/analyze-run.js';
 import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
 import type { CliIO, Command } from '../command.js';
-import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { ConfigError, EXIT, FindingError, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
@@ -124,6 +124,27 @@ export function telemetryOptions(
     grafanaUrl: options.grafana ?? cluster?.config.grafana_url ?? null,
     cluster,
   };
+}
+
+/**
+ * A run without a verdict's data may simply be young; a run_name that no series carries at all is a
+ * wrong name (exit 1, said plainly), not a run that is "measuring".
+ */
+async function assertSeriesExist(
+  prometheus: PrometheusClient,
+  runName: string,
+  atTs: number,
+  minutes: number,
+  prefix = '',
+): Promise<void> {
+  const found = await prometheus.instant(
+    `count(last_over_time({${anyRunSelector(runName)}}[${Math.ceil(minutes)}m]))`,
+    atTs,
+  );
+  if (found.series.length > 0) return;
+  throw new FindingError(
+    `${prefix}no series in Prometheus at ${prometheus.baseUrl} has run_name="${runName}" in the ${minutes} minutes before ${new Date(atTs * 1000).toISOString()}: check the run name (\`topo jobs <experiment>\` lists them), the Prometheus, or --minutes`,
+  );
 }
 
 /** The monitor-like state of a run from its verdict alone (no Slurm). */
@@ -265,6 +286,7 @@ export const analyzeCommand: Command = {
     });
     const { analysis, telemetry } = result;
     const judgedAt = new Date(result.atTs * 1000).toISOString();
+    if (analysis.startTs === null) await assertSeriesExist(t.prometheus, runName, result.atTs, minutes);
     if (against !== undefined) {
       // the reference as of the same moment, or as of its own end when it ended before (--in-flight
       // is the analysed run's capacity, not the reference's: the reference reads its own gauge)
@@ -277,7 +299,7 @@ export const analyzeCommand: Command = {
         minutes,
       });
       if (reference.analysis.startTs === null)
-        io.stderr(`warning: --against ${against}: no data for that run in Prometheus\n`);
+        await assertSeriesExist(t.prometheus, against, result.atTs, minutes, '--against: ');
       analysis.observation.decision = decideCandidate(
         analysis.observation.verdict,
         { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },

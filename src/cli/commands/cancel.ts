@@ -3,6 +3,7 @@ import { cancelCandidate } from '../../usecases/submit.js';
 import { flag } from '../args.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../errors.js';
+import { cancelJson } from '../json.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { candidateOnCluster } from './submit.js';
 
@@ -28,7 +29,7 @@ export const cancelCommand: Command = {
       );
       io.stdout(
         flag(parsed, 'json')
-          ? `${JSON.stringify({ schema_version: 1, ...result })}\n`
+          ? `${JSON.stringify({ schema_version: 1, ...cancelJson(result) })}\n`
           : renderCancelComment(result, cluster),
       );
       return EXIT.ok;

@@ -73,7 +73,9 @@ export const doctorCommand: Command = {
     const parsed = parseOptions(doctorCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const repoDir = resolve(io.cwd, str(parsed, 'repo-dir') ?? '.');
-    const file = resolve(repoDir, str(parsed, 'clusters') ?? 'topologies/clusters.yaml');
+    // --clusters (or TOPO_CLUSTERS_FILE) is a path like any other: against the working directory.
+    const given = str(parsed, 'clusters');
+    const file = given ? resolve(io.cwd, given) : resolve(repoDir, 'topologies/clusters.yaml');
     if (!existsSync(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
     const checked = checkClusters(readFileSync(file, 'utf8'), file);

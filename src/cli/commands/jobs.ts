@@ -11,6 +11,7 @@ import { experimentPrefix } from '../../usecases/submit.js';
 import { flag, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { jobJson } from '../json.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { clustersFileOption } from './validate.js';
 
@@ -92,7 +93,7 @@ export const jobsCommand: Command = {
       }
       if (flag(parsed, 'json')) {
         io.stdout(
-          `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows }, null, 2)}\n`,
+          `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows.map((r) => ({ ...jobJson(r), failure: r.failure })) }, null, 2)}\n`,
         );
         return EXIT.ok;
       }

@@ -12,6 +12,7 @@ import type { Topology } from '../../types/generated/topology.js';
 import { num, type OptionSpec, type Parsed, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { EXIT, UsageError } from '../errors.js';
+import { snakeKeys } from '../json.js';
 
 const SIM_OPTIONS: readonly OptionSpec[] = [
   {
@@ -139,7 +140,7 @@ export const simCommand: Command = {
       const o = options(rest);
       const profile = loadProfile(str(o, 'profile') ?? 'twin-balanced', root);
       const topology = loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io.cwd);
-      io.stdout(`${JSON.stringify(steadyState(topology, profile), null, 2)}\n`);
+      io.stdout(`${JSON.stringify(snakeKeys(steadyState(topology, profile)), null, 2)}\n`);
       return EXIT.ok;
     }
     if (first === '--export-openmetrics') {
@@ -161,7 +162,7 @@ export const simCommand: Command = {
         runUuid: str(o, 'run-uuid') ?? randomUUID(),
         ...(rollouts !== undefined ? { totalRollouts: rollouts } : {}),
       });
-      io.stdout(`${JSON.stringify({ file: resolve(io.cwd, file), runName, ...res })}\n`);
+      io.stdout(`${JSON.stringify(snakeKeys({ file: resolve(io.cwd, file), runName, ...res }))}\n`);
       return EXIT.ok;
     }
     throw new UsageError(first ? `unknown sim subcommand "${first}"` : 'missing subcommand');

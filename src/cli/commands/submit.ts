@@ -10,6 +10,7 @@ import { renderCandidateFile } from '../../usecases/validate.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { submitJson } from '../json.js';
 import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 
@@ -117,7 +118,9 @@ export const submitCommand: Command = {
           );
       const made = result.status === 'submitted' || result.status === 'dry-run';
       if (flag(parsed, 'json'))
-        io.stdout(`${JSON.stringify({ schema_version: 1, ...result, ...(made ? { request } : {}) })}\n`);
+        io.stdout(
+          `${JSON.stringify({ schema_version: 1, ...submitJson(result), ...(made ? { request } : {}) })}\n`,
+        );
       else io.stdout(cliText(result));
       return EXIT.ok;
     } finally {

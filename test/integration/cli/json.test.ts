@@ -55,7 +55,7 @@ describe('--json against the local cluster', () => {
     }
   });
 
-  it('analyze --json: the observation, versioned (exit 1: no data yet)', async () => {
+  it('analyze --json of a run name no series has: a findings error, exit 1', async () => {
     const r = await topo(
       experimentDir(),
       'analyze',
@@ -66,10 +66,33 @@ describe('--json against the local cluster', () => {
       '--minutes',
       '5',
     );
+    // No series carries that run_name: said as such (a wrong name), not "measuring".
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(cliSchemaErrors('analyze', doc)).toEqual([]);
-    expect(doc.observation.verdict.state).toBe('no-data');
+    expect(cliSchemaErrors('error', doc)).toEqual([]);
+    expect(doc.error).toMatchObject({ kind: 'findings', exit_code: 1 });
+    expect(doc.error.message).toContain(
+      `no series in Prometheus at ${cluster.prometheusUrl} has run_name="topo-${id}-baseline-0123abcd" in the 5 minutes before`,
+    );
+    const text = await topo(experimentDir(), 'analyze', 'no-such-run', '--prometheus', cluster.prometheusUrl);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toContain('no series in Prometheus');
+    expect(text.stderr).not.toMatch(/measuring|updated every/);
+  });
+
+  it('a login node whose host key is not the pinned one is refused: exit 4, its own kind', async () => {
+    const dir = experimentDir();
+    const clusters = parse(readFileSync(cluster.clustersFile, 'utf8'));
+    clusters.clusters['local-ssh'].known_host_key =
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPLACEHOLDERPLACEHOLDERPLACEHOLDERPLACEHOLDE';
+    writeFileSync(join(dir, 'clusters.yaml'), stringify(clusters));
+    const r = await topo(dir, 'jobs', id, '--cluster', 'local-ssh', '--clusters', 'clusters.yaml', '--json');
+    expect(r.code).toBe(4);
+    const doc = JSON.parse(r.stdout);
+    expect(cliSchemaErrors('error', doc)).toEqual([]);
+    expect(doc.error.kind).toBe('refused');
+    expect(r.stderr).toMatch(/^topo jobs: refusing .*host key/);
   });
 
   it('status with Prometheus down: one line, exit 3', async () => {

@@ -46,7 +46,7 @@ describe('OpenMetrics export', () => {
       ],
       { encoding: 'utf8' },
     );
-    const summary = JSON.parse(out) as { timestamps: number; endUnix: number };
+    const summary = JSON.parse(out) as { timestamps: number; end_unix: number };
     expect(summary.timestamps).toBe(241);
     expect(readFileSync(file, 'utf8').trimEnd().endsWith('# EOF')).toBe(true);
     const data = join(dir, 'data');
@@ -78,7 +78,7 @@ describe('OpenMetrics export', () => {
     const res = await waitFor(
       'query result',
       async () => {
-        const r = await promQuery(url, q, summary.endUnix);
+        const r = await promQuery(url, q, summary.end_unix);
         return r.length ? r : undefined;
       },
       30_000,
@@ -90,11 +90,15 @@ describe('OpenMetrics export', () => {
         [topo, 'sim', 'steady', '--profile', 'twin-renderer-bound', '--topology', '8gpu_no_replicas'],
         { encoding: 'utf8' },
       ),
-    ) as { secondsPerRollout: number };
+    ) as { seconds_per_rollout: number };
     expect(res[0]!.metric.run_uuid).toBe('om-uuid-1');
-    expect(Math.abs(value - steady.secondsPerRollout) / steady.secondsPerRollout).toBeLessThan(0.1);
+    expect(Math.abs(value - steady.seconds_per_rollout) / steady.seconds_per_rollout).toBeLessThan(0.1);
     // Every target group is there, with its job label.
-    const jobs = await promQuery(url, 'count by (job) ({run_name="topo-om-test-0000abcd"})', summary.endUnix);
+    const jobs = await promQuery(
+      url,
+      'count by (job) ({run_name="topo-om-test-0000abcd"})',
+      summary.end_unix,
+    );
     expect(jobs.map((j) => j.metric.job).sort()).toEqual([
       'alpasim-dcgm',
       'alpasim-node',

@@ -67,26 +67,30 @@ describe('topo submit / jobs / cancel on the local cluster', () => {
     expect(submitted).toMatchObject({ schema_version: 1, status: 'submitted', cluster: 'local-ssh' });
     expect(cliSchemaErrors('submit', submitted)).toEqual([]);
     // Its own run name (a label per submission), and the request it made, printed.
-    expect(submitted.jobName).toMatch(new RegExp(`^topo-${exp}-cli-cand-[0-9a-f]{8}-[0-9a-f]{8}$`));
+    expect(submitted.job_name).toMatch(new RegExp(`^topo-${exp}-cli-cand-[0-9a-f]{8}-[0-9a-f]{8}$`));
     expect(submitted.request).toMatchObject({
-      run_name: submitted.jobName,
+      run_name: submitted.job_name,
       experiment: exp,
       candidate: 'cli-cand',
     });
-    firstRun = submitted.jobName;
+    firstRun = submitted.job_name;
     const again = JSON.parse((await topo('submit', candidate, '--cluster', 'local', '--json')).stdout);
-    expect(again).toMatchObject({ status: 'existing', jobId: submitted.jobId, jobName: submitted.jobName });
+    expect(again).toMatchObject({
+      status: 'existing',
+      job_id: submitted.job_id,
+      job_name: submitted.job_name,
+    });
     expect(again.request).toBeUndefined();
 
     const listed = JSON.parse((await topo('jobs', exp, '--json')).stdout);
-    expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([submitted.jobId]);
+    expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([submitted.job_id]);
     expect(cliSchemaErrors('jobs', listed)).toEqual([]);
     const table = (await topo('jobs', exp)).stdout;
     expect(table).toMatch(/^JOB\s+CANDIDATE\s+STATE/);
     expect(table).toContain('cli-cand-');
 
     const cancelled = await topo('cancel', candidate, '--cluster', 'local-ssh');
-    expect(cancelled.stdout).toContain(`Cancelled job \`${submitted.jobId}\``);
+    expect(cancelled.stdout).toContain(`Cancelled job \`${submitted.job_id}\``);
     const none = JSON.parse((await topo('cancel', candidate, '--cluster', 'local', '--json')).stdout);
     expect(cliSchemaErrors('cancel', none)).toEqual([]);
     // COMPLETING while the job's processes stop, then CANCELLED (bounded wait).
