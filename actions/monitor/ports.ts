@@ -31,6 +31,7 @@ import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
 import { expandCandidate, expandPreset, hash8 } from '../../src/topology/expand.js';
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
+import { readPresetFromCheckout } from '../../src/topology/presets.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
 import type { ExperimentRecord } from '../../src/types/generated/record.js';
@@ -98,10 +99,11 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
       config.log(`skipping ${file}: cluster ${checked.value.cluster} is not in ${config.clustersFile}`);
       continue;
     }
-    const presetFile = join(root, 'presets', `${checked.value.base_topology}.yaml`);
-    const preset = existsSync(presetFile)
-      ? checkPreset(readFileSync(presetFile, 'utf8'), presetFile).value
-      : undefined;
+    // The same preset rule as validate and submit: the repository's own, else the shipped one.
+    const found = readPresetFromCheckout(checked.value.base_topology, config.workspace, {
+      topologiesDir: config.topologiesDir,
+    });
+    const preset = found ? checkPreset(found.text, found.path).value : undefined;
     if (!preset) {
       config.log(`skipping ${file}: preset ${checked.value.base_topology} not found or invalid`);
       continue;

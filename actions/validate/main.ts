@@ -2,6 +2,7 @@
 // branch's checkout (schemas are bundled, presets and clusters.yaml read from it); the pull request's
 // files are read through the API at its head sha, as data. Logic lives in src/usecases/validate.ts.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import { postSummaryCheckRun } from '../../src/github/check-runs.js';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
@@ -11,9 +12,10 @@ import { fileSystemSource, validatePullRequest } from '../../src/usecases/valida
 const VALIDATE_CHECK_NAME = 'topo/validate';
 
 async function main(): Promise<void> {
-  // Presets come with this version (beside the action); presets-dir overrides them.
+  // Presets come with this version (beside the action); the repository's own override them by
+  // name, and presets-dir overrides both (src/topology/presets.ts).
+  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const presetsDir = core.getInput('presets-dir');
-  if (presetsDir) process.env.TOPO_PRESETS_DIR = presetsDir;
   const token = core.getInput('token', { required: true });
   core.setSecret(token);
   const eventPath = process.env.GITHUB_EVENT_PATH;
@@ -36,8 +38,9 @@ async function main(): Promise<void> {
     },
     {
       files: githubFileSource(octokit, { owner, repo, ref: pull.head.sha }),
-      config: fileSystemSource(process.env.GITHUB_WORKSPACE ?? process.cwd()),
+      config: fileSystemSource(workspace),
       clustersFile: core.getInput('clusters-file') || 'topologies/clusters.yaml',
+      presets: presetsDir ? { overrideDir: resolve(workspace, presetsDir) } : {},
     },
     {
       annotate(issue) {

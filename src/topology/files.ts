@@ -62,8 +62,8 @@ export function experimentRuleIssues(
   context: {
     clusters?: ClustersFile;
     clustersFile: string;
-    presetFound: boolean;
-    presetsDir: string;
+    /** Why the base preset was not found (src/topology/presets.ts presetNotFound); undefined when it was. */
+    presetMissing: string | undefined;
     dirName?: string;
   },
 ): Issue[] {
@@ -103,7 +103,7 @@ export function experimentRuleIssues(
       ),
     );
   }
-  if (!context.presetFound) {
+  if (context.presetMissing !== undefined) {
     issues.push(
       issueAt(
         loaded,
@@ -111,10 +111,23 @@ export function experimentRuleIssues(
         ['base_topology'],
         experiment.base_topology === CLI_DRIVEN_PRESET
           ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(', ')})`
-          : `base topology preset \`${experiment.base_topology}\` was not found in ${context.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`,
+          : `base topology preset (AlpaSim's topology=<name>): ${context.presetMissing}; use one of them, e.g. 8gpu_64rollouts`,
       ),
     );
   }
+  // The driver is a config group like any other: a value outside AlpaSim's catalogue gets its note.
+  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
+  if (driverProblem)
+    issues.push(
+      issueAt(
+        loaded,
+        driverProblem.rule,
+        ['fixed_inputs', 'driver'],
+        driverProblem.message,
+        false,
+        driverProblem.severity,
+      ),
+    );
   const reserved = new Set<string>([
     ...REQUIRED_GROUPS,
     RUN_NAME_OVERRIDE,

@@ -1,21 +1,22 @@
 // `topo init`: from the user's launch command to experiment.yaml + baseline.yaml.
 // buildExperiment() is pure; writeExperimentFiles() is the only I/O.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { Document, isSeq, visit } from 'yaml';
-import {
-  CLI_DRIVEN_PRESET,
-  FIXED_INPUT_KEYS,
-  PRESETS,
-  REQUIRED_GROUPS,
-  RUN_NAME_OVERRIDE,
-} from '../catalog/alpasim.js';
+import { CLI_DRIVEN_PRESET, FIXED_INPUT_KEYS, PRESETS, RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { deepMerge, expandPreset, normalise } from './expand.js';
 import { checkPreset } from './files.js';
 import { overrideProblem } from './overrides.js';
+import {
+  describePreset,
+  type FoundPreset,
+  type PresetOptions,
+  presetNotFound,
+  readPresetFromCheckout,
+} from './presets.js';
 import { PATTERNS } from './render.js';
 import { type ParsedRunCommand, parseRunCommand, RunCommandError } from './run-command.js';
 import { matchesSchema } from './schemas.js';
@@ -124,11 +125,10 @@ export function buildExperiment(
   const fixed: Experiment['fixed_inputs'] = { deploy: parsed.deploy, driver: parsed.driver };
   const overrides: string[] = [];
   const topologyPatch: Record<string, unknown> = {};
-  // deploy/topology/driver are checked as fixed inputs and the preset; everything else against AlpaSim's tree.
+  // deploy names the site's cluster and topology the preset (both checked apart); driver= and every
+  // other override against AlpaSim's tree, so an unknown driver gets the note any unknown value gets.
   const checked = parsed.overrides
-    .filter(
-      (o) => !(REQUIRED_GROUPS as readonly string[]).includes(o.slice(0, o.indexOf('=')).replace(/^\++/, '')),
-    )
+    .filter((o) => !['deploy', 'topology'].includes(o.slice(0, o.indexOf('=')).replace(/^\++/, '')))
     .map((o) => ({ o, problem: overrideProblem(o) }));
   for (const { o, problem } of checked)
     if (problem?.severity === 'warning') notes.push(`kept ${o}: ${problem.message}`);
@@ -272,34 +272,53 @@ export function writeExperimentFiles(
   return { ...built, experimentDir, experimentFile, baselineFile };
 }
 
-/** Parse, read the preset from `<dir>/presets`, build and write: what `topo init` does. */
-export function initExperiment(
+export interface PreparedInit extends BuiltExperiment {
+  /** The base preset and where it was found (the repository's own may override the shipped one). */
+  preset: FoundPreset;
+}
+
+/**
+ * Parse the command and find its preset by the one preset rule (src/topology/presets.ts: the
+ * override, `<dir>/presets` of the repository, the presets shipped with alpasim-topo), then build
+ * the experiment; nothing is written.
+ */
+export function prepareExperiment(
   command: string,
   dir: string,
-  options: InitOptions & { force?: boolean; presetsDir?: string } = {},
-): WrittenExperiment {
+  options: InitOptions & { presets?: Omit<PresetOptions, 'topologiesDir'> } = {},
+): PreparedInit {
   const parsed = parseRunCommand(command);
-  const presetsDir = options.presetsDir ?? join(dir, 'presets');
-  const presetFile = join(presetsDir, `${parsed.topology}.yaml`);
   if (parsed.topology === CLI_DRIVEN_PRESET) {
     throw new RunCommandError(
       `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(', ')}`,
     );
   }
-  if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync(presetFile)) {
-    // Name only the presets that are there: the missing one is not "available".
-    const present = existsSync(presetsDir)
-      ? readdirSync(presetsDir)
+  const presetOptions = { ...options.presets, topologiesDir: basename(dir) };
+  const found = readPresetFromCheckout(parsed.topology, dirname(dir), presetOptions);
+  if (!found) {
+    const own = existsSync(join(dir, 'presets'))
+      ? readdirSync(join(dir, 'presets'))
           .filter((f) => f.endsWith('.yaml'))
           .map((f) => f.slice(0, -'.yaml'.length))
-          .sort()
       : [];
     throw new RunCommandError(
-      `topology=${parsed.topology}: no such preset in ${presetsDir}/ (${present.length ? `available there: ${present.join(', ')}` : 'that folder holds no presets; copy them from topologies/presets of alpasim-topo'})`,
+      `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`,
     );
   }
-  const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
+  const preset = checkPreset(found.text, found.path);
   if (!preset.value)
-    throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
-  return writeExperimentFiles(dir, buildExperiment(parsed, preset.value, command, options), options);
+    throw new RunCommandError(`preset ${found.path} is invalid: ${preset.issues[0]?.message}`);
+  const built = buildExperiment(parsed, preset.value, command, options);
+  if (found.origin !== 'shipped')
+    built.notes.push(`base preset ${parsed.topology}: ${describePreset(found)}`);
+  return { ...built, preset: found };
+}
+
+/** Prepare and write experiment.yaml and baseline.yaml (refusing to overwrite unless `force`). */
+export function initExperiment(
+  command: string,
+  dir: string,
+  options: InitOptions & { force?: boolean; presets?: Omit<PresetOptions, 'topologiesDir'> } = {},
+): WrittenExperiment {
+  return writeExperimentFiles(dir, prepareExperiment(command, dir, options), options);
 }

@@ -37,6 +37,38 @@ export interface ParsedRunCommand {
 
 const UNSAFE = /[;&|<>`$()]/;
 
+/** The launch forms `topo init` reads, as its messages list them. */
+export const ACCEPTED_FORMS = [
+  'sbatch [sbatch options] <alpasim>/src/tools/run-on-slurm/submit.sh deploy=… topology=… driver=… [overrides]',
+  'cd src/tools/run-on-slurm && sbatch [sbatch options] submit.sh deploy=… topology=… driver=… [overrides]',
+  'bash <alpasim>/src/tools/run-on-slurm/submit.sh deploy=… … (or the script alone)',
+  '[LOGDIR=… DESCRIPTION=…] before any of them',
+];
+
+const formsText = () => `topo init accepts: ${ACCEPTED_FORMS.map((f, i) => `(${i + 1}) ${f}`).join('; ')}`;
+
+/** Overrides a wizard run sets that submit.sh sets itself on Slurm (left out of the suggested command). */
+const SET_BY_SUBMIT = /^\+{0,2}wizard\.(log_dir|array_job_dir|latest_symlink|submitter|description)=/;
+
+/**
+ * AlpaSim's wizard started directly (`uv run alpasim_wizard …`, `uv run --project src/wizard
+ * alpasim_wizard …`, `python -m alpasim_wizard …`): a run on this machine, not a Slurm job. Said as
+ * such, with the Slurm form of the same overrides (submit.sh hands them to the wizard unchanged).
+ */
+function wizardInvocation(words: readonly string[], from: number): RunCommandError | undefined {
+  const at = words.findIndex(
+    (w, i) =>
+      i >= from && (w === 'alpasim_wizard' || w.endsWith('/alpasim_wizard') || w === 'alpasim-wizard'),
+  );
+  if (at === -1) return undefined;
+  const head = words.slice(from, at + 1).join(' ');
+  const overrides = words.slice(at + 1).filter((w) => /^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w));
+  const kept = overrides.filter((w) => !SET_BY_SUBMIT.test(w));
+  return new RunCommandError(
+    `\`${head} …\` starts AlpaSim's wizard directly, a run on this machine; topo init takes the command that submits the run to Slurm, whose jobs the experiment's candidates become. ${formsText()}. submit.sh hands its overrides to the wizard unchanged, so this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh ${kept.join(' ') || 'deploy=… topology=… driver=…'}${kept.length < overrides.length ? ' (wizard.log_dir and the other wizard.* settings submit.sh sets itself are left out)' : ''}`,
+  );
+}
+
 /** POSIX-like word splitting: quotes, backslash escapes and line continuations; no expansions. */
 export function splitWords(command: string): string[] {
   const words: string[] = [];
@@ -197,6 +229,8 @@ export function parseRunCommand(command: string): ParsedRunCommand {
     i++;
   }
   if (words[i] === 'env') i++;
+  const wizard = wizardInvocation(words, i);
+  if (wizard) throw wizard;
   const head = words[i];
   if (head === undefined)
     throw new RunCommandError(
@@ -247,9 +281,7 @@ export function parseRunCommand(command: string): ParsedRunCommand {
   }
   const script = words[i];
   if (script === undefined || script.includes('=') || script.startsWith('+')) {
-    throw new RunCommandError(
-      'the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=… topology=… driver=…`',
-    );
+    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
   }
   i++;
   const overrides: string[] = [];
@@ -257,7 +289,7 @@ export function parseRunCommand(command: string): ParsedRunCommand {
     const w = words[i] as string;
     if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w)) {
       throw new RunCommandError(
-        `unexpected argument \`${w}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`,
+        `unexpected argument \`${w}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`,
       );
     }
     overrides.push(w);

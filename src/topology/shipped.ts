@@ -16,26 +16,3 @@ export function shippedRoot(from: string = dirname(fileURLToPath(import.meta.url
     dir = up;
   }
 }
-
-/** A preset file path (`…/presets/<name>.yaml`): only these fall back to the shipped copies. */
-export const PRESET_PATH = /(?:^|\/)presets\/([A-Za-z0-9_]{1,64})\.ya?ml$/;
-
-/**
- * Where a preset is read, in order: `override` (the actions' presets-dir input, TOPO_PRESETS_DIR),
- * then the repository's own copy (`inRepository`), then the shipped one.
- */
-export function presetCandidates(
-  path: string,
-  inRepository: string,
-  override: string | undefined,
-  shipped: string | undefined = shippedRoot(),
-): string[] {
-  const m = PRESET_PATH.exec(path);
-  if (!m) return [inRepository];
-  const file = `${m[1]}.yaml`;
-  return [
-    ...(override ? [join(override, file)] : []),
-    inRepository,
-    ...(shipped ? [join(shipped, 'topologies', 'presets', file)] : []),
-  ];
-}

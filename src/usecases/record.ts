@@ -27,6 +27,7 @@ import type { PrometheusClient } from '../telemetry/prometheus.js';
 import { fetchTelemetry, runSelector } from '../telemetry/queries.js';
 import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
 import { checkCandidate, checkExperiment, checkPreset } from '../topology/files.js';
+import { readPreset } from '../topology/presets.js';
 import { jobName } from '../topology/render.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';
@@ -195,9 +196,16 @@ async function loadBase(
   experiment: Experiment,
   ref: string,
 ): Promise<Topology | undefined> {
-  const path = `${deps.topologiesDir ?? 'topologies'}/presets/${experiment.base_topology}.yaml`;
-  const text = (await readText(deps, path, deps.defaultBranch)) ?? (await readText(deps, path, ref));
-  const checked = text === null ? undefined : checkPreset(text, path);
+  // The one preset rule (src/topology/presets.ts): the repository's own copy, else the shipped one.
+  const found = await readPreset(
+    experiment.base_topology,
+    {
+      read: async (path) =>
+        (await readText(deps, path, deps.defaultBranch)) ?? (await readText(deps, path, ref)) ?? undefined,
+    },
+    { topologiesDir: deps.topologiesDir ?? 'topologies' },
+  );
+  const checked = found ? checkPreset(found.text, found.path) : undefined;
   return checked?.value ? expandPreset(checked.value, experiment) : undefined;
 }
 
@@ -519,13 +527,19 @@ export async function observeAgain(
 
 /**
  * `topo init`: writes experiments/<id>.json and .md under the repository root for a new experiment.
- * An existing record is never replaced (it may already hold runs); returns the paths written.
+ * An existing record is kept unless `overwrite` (`topo init --force`, which first refuses a record
+ * that holds runs); returns the paths written.
  */
-export function writeInitialRecord(repoRoot: string, experiment: Experiment, cluster?: Cluster): string[] {
+export function writeInitialRecord(
+  repoRoot: string,
+  experiment: Experiment,
+  cluster?: Cluster,
+  options: { overwrite?: boolean } = {},
+): string[] {
   const written: string[] = [];
   for (const [path, text] of Object.entries(initialRecordFiles(experiment, cluster))) {
     const file = join(repoRoot, path);
-    if (existsSync(file)) continue;
+    if (existsSync(file) && !options.overwrite) continue;
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
     written.push(file);

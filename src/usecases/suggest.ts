@@ -14,6 +14,7 @@ import { suggest } from '../suggest/suggest.js';
 import type { Proposal, SuggestInput, SuggestResult } from '../suggest/types.js';
 import { expandPreset, topologyDiff, topologyHash } from '../topology/expand.js';
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../topology/files.js';
+import { type PresetOptions, presetNotFound, readPreset } from '../topology/presets.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster, MemoryModel } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -36,6 +37,8 @@ export interface SuggestOptions {
   force?: boolean;
   /** Candidates that exist elsewhere (open pull requests): tried, never proposed again. */
   elsewhere?: ReadonlyMap<string, Candidate>;
+  /** Where base presets are found besides the repository (src/topology/presets.ts). */
+  presets?: Omit<PresetOptions, 'topologiesDir'>;
 }
 
 export interface WrittenProposal extends Proposal {
@@ -151,11 +154,13 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
         : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`,
     );
   }
-  const presetFile = `topologies/presets/${experiment.base_topology}.yaml`;
-  const preset = checkPreset(
-    await mustRead(files, presetFile, `base topology preset ${experiment.base_topology}`),
-    presetFile,
-  );
+  const found = await readPreset(experiment.base_topology, files, options.presets);
+  if (!found)
+    throw new SuggestError(
+      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, options.presets)}`,
+    );
+  const presetFile = found.path;
+  const preset = checkPreset(found.text, presetFile);
   if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
   const base = expandPreset(preset.value, experiment);
 
@@ -217,6 +222,7 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
       files: overlay(files, extra),
       clustersFile,
       newFiles: written.map((w) => w.path),
+      ...(options.presets ? { presets: options.presets } : {}),
     });
     const inherited = new Set(
       report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule)),

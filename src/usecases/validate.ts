@@ -25,9 +25,15 @@ import {
 } from '../topology/files.js';
 import { type Issue, sortIssues } from '../topology/issues.js';
 import { type GpuMemoryPrediction, predictGpuMemory } from '../topology/memory.js';
+import {
+  describePreset,
+  type FoundPreset,
+  type PresetOptions,
+  presetNotFound,
+  readPreset,
+} from '../topology/presets.js';
 import { jobName, renderSubmission, type Submission } from '../topology/render.js';
 import { candidateRuleIssues, type EarlierCandidate } from '../topology/rules.js';
-import { presetCandidates } from '../topology/shipped.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster, ClustersFile } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -41,11 +47,6 @@ export interface FileSource {
   list(dir: string): Promise<string[] | undefined>;
 }
 
-/**
- * The working tree as a FileSource; relative paths are resolved against `root`. A preset is read
- * from TOPO_PRESETS_DIR first when set, and from the presets shipped with this version when the
- * tree has none (src/topology/shipped.ts): an adopting repository need not copy them.
- */
 /** A topology file that is a symbolic link, or under one: never read. */
 export class UnsafeFileError extends Error {
   override name = 'UnsafeFileError';
@@ -76,18 +77,20 @@ export function assertNotLinked(root: string, path: string): void {
   }
 }
 
-export function fileSystemSource(root: string, presetsDir = process.env.TOPO_PRESETS_DIR): FileSource {
+/**
+ * The working tree as a FileSource; relative paths are resolved against `root`. Presets are found
+ * by src/topology/presets.ts (the override, the repository's own, then the shipped ones), which
+ * reads the repository's copy through this source.
+ */
+export function fileSystemSource(root: string): FileSource {
   return {
     async read(path) {
-      const override = presetsDir ? resolve(root, presetsDir) : undefined;
-      const inRepository = resolve(root, path);
-      for (const file of presetCandidates(path, inRepository, override)) {
-        if (file === inRepository) assertNotLinked(root, path);
-        try {
-          return readFileSync(file, 'utf8');
-        } catch {}
+      assertNotLinked(root, path);
+      try {
+        return readFileSync(resolve(root, path), 'utf8');
+      } catch {
+        return undefined;
       }
-      return undefined;
     },
     async list(dir) {
       try {
@@ -116,6 +119,8 @@ export interface ValidateOptions {
   newFiles?: readonly string[];
   /** Check candidates against this cluster of the clusters file instead of the experiment's own (`--cluster`). */
   clusterName?: string;
+  /** Where base presets are found besides the repository (src/topology/presets.ts); default the shipped ones. */
+  presets?: Omit<PresetOptions, 'topologiesDir'>;
 }
 
 export type FileKind = 'candidate' | 'experiment' | 'clusters' | 'preset';
@@ -126,6 +131,8 @@ export interface CandidateDetails {
   experimentId: string;
   cluster: string;
   baseTopology: string;
+  /** Where the base preset was read: the repository's own copy (perhaps overriding the shipped one), or the shipped one. */
+  basePreset: Pick<FoundPreset, 'origin' | 'path' | 'overridesShipped'>;
   hash: string;
   jobName: string;
   expanded: Topology;
@@ -195,8 +202,9 @@ interface ExperimentContext {
   clusters?: Checked<ClustersFile>;
   cluster?: Cluster;
   clusterName?: string;
-  presetsDir: string;
-  presetFound: boolean;
+  preset?: FoundPreset;
+  /** Why the base preset was not found (where it looked, what is there). */
+  presetMissing?: string;
   base?: Topology;
   /** True when GPU memory is predicted with a model fitted from the experiment's measured runs. */
   memoryModelFitted?: boolean;
@@ -315,13 +323,10 @@ async function buildContext(
   const topologiesDir = posix.dirname(dir);
   const experimentFile = posix.join(dir, 'experiment.yaml');
   const clustersFile = options.clustersFile ?? posix.join(topologiesDir, 'clusters.yaml');
-  const presetsDir = posix.join(topologiesDir, 'presets');
   const ctx: ExperimentContext = {
     dir,
     experimentFile,
     clustersFile,
-    presetsDir,
-    presetFound: false,
     blockers: [],
     candidates: new Map(),
     byHash: new Map(),
@@ -361,18 +366,20 @@ async function buildContext(
   }
   const experiment = ctx.experiment?.value;
   if (experiment) {
-    const presetFile = posix.join(presetsDir, `${experiment.base_topology}.yaml`);
-    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology)
-      ? await config.read(presetFile)
-      : undefined;
-    ctx.presetFound = presetText !== undefined;
-    if (presetText === undefined) {
+    const presetOptions = { ...options.presets, topologiesDir };
+    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+    if (!ctx.preset) {
+      const inRepository = ((await config.list(posix.join(topologiesDir, 'presets'))) ?? [])
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => f.slice(0, -'.yaml'.length));
+      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
       ctx.blockers.push({
         rule: 'preset-unknown',
-        message: `base topology preset \`${experiment.base_topology}\` of ${experimentFile} was not found in ${presetsDir}/: use one of AlpaSim's presets`,
+        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`,
       });
     } else {
-      const preset = checkPreset(presetText, presetFile);
+      const presetFile = ctx.preset.path;
+      const preset = checkPreset(ctx.preset.text, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
       else
         ctx.blockers.push({
@@ -453,8 +460,7 @@ function experimentIssues(ctx: ExperimentContext): Issue[] {
   return experimentRuleIssues(loaded, value, {
     clusters: ctx.clusters?.value,
     clustersFile: ctx.clustersFile,
-    presetFound: ctx.presetFound,
-    presetsDir: ctx.presetsDir,
+    presetMissing: ctx.experiment.value && !ctx.preset ? (ctx.presetMissing ?? 'not found') : undefined,
     dirName: posix.basename(ctx.dir),
   });
 }
@@ -555,6 +561,11 @@ async function validateCandidate(
     experimentId: experiment.experiment_id,
     cluster: ctx.clusterName ?? experiment.cluster,
     baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? 'shipped',
+      path: ctx.preset?.path ?? '',
+      overridesShipped: ctx.preset?.overridesShipped ?? false,
+    },
     hash: own.hash,
     jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
     expanded: own.expanded,
@@ -612,10 +623,12 @@ function safeJobName(experimentId: string, name: string, expanded: Topology): st
   }
 }
 
-/** The `--json` shape: `{"files":[{"path","errors":[{rule,severity,line,column,keyPath,message}],"warnings":[…]}]}`. */
+/** The `--json` shape: `{"files":[{"path","errors":[{rule,severity,line,column,key_path,message}],"warnings":[…]}]}`. */
 /** What `topo validate --json` prints per candidate: the numbers the validate summary shows. */
 export interface JsonCandidateSummary {
   job_name: string;
+  /** Where the base preset was read (the repository's own copy may override the shipped one). */
+  base_preset: { name: string; origin: 'override' | 'repository' | 'shipped'; overrides_shipped: boolean };
   capacity: Partial<Record<ServiceName, number>>;
   in_flight: number;
   binding: ServiceName[];
@@ -643,12 +656,17 @@ export function toJsonReport(report: ValidationReport): {
     severity: i.severity,
     line: i.line,
     column: i.column,
-    keyPath: i.keyPath,
+    key_path: i.keyPath,
     message: i.message,
   });
   const round = (x: number) => Math.round(x * 100) / 100;
   const candidate = (c: CandidateDetails): JsonCandidateSummary => ({
     job_name: c.jobName,
+    base_preset: {
+      name: c.baseTopology,
+      origin: c.basePreset.origin,
+      overrides_shipped: c.basePreset.overridesShipped,
+    },
     capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
     in_flight: c.inFlight,
     binding: c.binding,
@@ -675,7 +693,15 @@ export function toJsonReport(report: ValidationReport): {
   };
 }
 
-export type JsonIssue = Pick<Issue, 'rule' | 'severity' | 'line' | 'column' | 'keyPath' | 'message'>;
+/** One finding as `topo validate --json` prints it (snake_case, like every --json output). */
+export interface JsonIssue {
+  rule: string;
+  severity: Issue['severity'];
+  line: number;
+  column: number;
+  key_path: string;
+  message: string;
+}
 
 export interface RenderOutcome {
   report: FileReport;
@@ -773,8 +799,12 @@ export function validationSummary(report: ValidationReport): string {
     }
     if (file.errors.length || file.warnings.length) lines.push('');
     if (!c) continue;
+    const origin =
+      c.basePreset.origin === 'shipped'
+        ? ''
+        : ` (${describePreset({ ...c.basePreset, name: c.baseTopology, text: '' })})`;
     lines.push(
-      `Job name: \`${c.jobName}\` · parent: ${c.parent ? `\`${c.parent}\`` : '—'} · base preset: \`${c.baseTopology}\` · cluster: \`${c.cluster}\``,
+      `Job name: \`${c.jobName}\` · parent: ${c.parent ? `\`${c.parent}\`` : '—'} · base preset: \`${c.baseTopology}\`${origin} · cluster: \`${c.cluster}\``,
       '',
     );
     lines.push(

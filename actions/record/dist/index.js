@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve2(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve2(data);
+              ) : resolve4(data);
             });
           });
         }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve2, reject) => {
-        res = resolve2;
+      const promise = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve2) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve2;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve2(null);
+            resolve4(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve2) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve2(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve2, reject) => {
+        const socket = await new Promise((resolve4, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7971,7 +7971,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve2(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve2) => {
-            this[kClosedResolve] = resolve2;
+          await new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve2, reject) => {
+        return await new Promise((resolve4, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9590,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve2(null);
+              resolve4(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve2,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve2, stream, length } = consume2;
+      const { type, body, resolve: resolve4, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve2(chunksDecode(body, length));
+          resolve4(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve2(JSON.parse(chunksDecode(body, length)));
+          resolve4(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve2(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve2(new Blob(body, { type: stream[kContentType] }));
+          resolve4(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve2(chunksConcat(body, length));
+          resolve4(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve4, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve4, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve4, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve2, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve2({
+              resolve4({
                 status: status2,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve2({
+              resolve4({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve2) => {
-        setTimeout(resolve2, ms).unref();
+      return new Promise((resolve4) => {
+        setTimeout(resolve4, ms).unref();
       });
     }
     module.exports = {
@@ -19278,11 +19278,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve2) {
-          resolve2(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve2, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -19298,7 +19298,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19385,26 +19385,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4) => __awaiter3(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve2(output.toString());
+              resolve4(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4) => __awaiter3(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve2(Buffer.concat(chunks));
+              resolve4(Buffer.concat(chunks));
             });
           }));
         });
@@ -19612,14 +19612,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve4, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve2(res);
+                resolve4(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19863,12 +19863,12 @@ var require_lib = __commonJS({
         return __awaiter3(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve2) => setTimeout(() => resolve2(), ms));
+          return new Promise((resolve4) => setTimeout(() => resolve4(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve2, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4, reject) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19876,7 +19876,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve2(response);
+              resolve4(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19915,7 +19915,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve2(response);
+              resolve4(response);
             }
           }));
         });
@@ -20518,8 +20518,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve2, reject) {
-            return setTimeout(resolve2, t);
+          return new this.Promise(function(resolve4, reject) {
+            return setTimeout(resolve4, t);
           });
         }
         computePenalty() {
@@ -20730,15 +20730,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve2, returned, task;
+          var args, cb, error2, reject, resolve4, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve2, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve4, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve2(returned);
+                  return resolve4(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -20753,13 +20753,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve2;
-          resolve2 = reject = null;
+          var promise, reject, resolve4;
+          resolve4 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve2 = _resolve;
+            resolve4 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve2, reject });
+          this._queue.push({ task, args, resolve: resolve4, reject });
           this._tryToRun();
           return promise;
         }
@@ -21160,14 +21160,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve2, reject) => {
+              return new this.Promise((resolve4, reject) => {
                 if (finished()) {
-                  return resolve2();
+                  return resolve4();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve2();
+                      return resolve4();
                     }
                   });
                 }
@@ -21260,9 +21260,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve2, reject) {
+              return new this.Promise(function(resolve4, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve2)(args3);
+                  return (args3[0] != null ? reject : resolve4)(args3);
                 });
               });
             };
@@ -29353,7 +29353,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve2, reject) => {
+        return new Promise(async (resolve4, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -29365,7 +29365,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve2();
+          resolve4();
         });
       })(),
       NullCipher,
@@ -30623,7 +30623,7 @@ var require_agent2 = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve2 } = __require("path");
+    var { resolve: resolve4 } = __require("path");
     var { readFile: readFile3 } = __require("fs");
     var { execFile: execFile2, spawn } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -30759,7 +30759,7 @@ var require_agent2 = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve2(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve4(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -45947,7 +45947,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve2.call(this, root, ref);
+      let _sch = resolve4.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -45974,7 +45974,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve2(root, ref) {
+    function resolve4(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -46838,7 +46838,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve2(baseURI, relativeURI, options) {
+    function resolve4(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -47229,7 +47229,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve2,
+      resolve: resolve4,
       resolveComponent,
       equal,
       serialize,
@@ -57807,8 +57807,8 @@ var require_dist2 = __commonJS({
 });
 
 // actions/record/main.ts
-import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute as isAbsolute2, join as join3 } from "node:path";
+import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join5 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -57972,11 +57972,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -57992,7 +57992,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -58365,11 +58365,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -58385,7 +58385,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -62867,6 +62867,13 @@ var SlurmCommandError = class extends SlurmError {
   where;
   name = "SlurmCommandError";
 };
+var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+var ControllerUnreachableError = class extends SlurmCommandError {
+  name = "ControllerUnreachableError";
+  static matches(stderr, stdout = "") {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
+  }
+};
 var SlurmOutputError = class extends SlurmError {
   constructor(command, problem, output) {
     super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
@@ -63219,8 +63226,16 @@ function createSlurmClient(transport, options = {}) {
   let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
   async function run(argv, idempotent, timeoutMs, env) {
     const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0)
-      throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
+    if (result.code !== 0) {
+      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+        argv,
+        result.code,
+        result.stdout,
+        result.stderr,
+        transport.description
+      );
+    }
     return result;
   }
   function historySource() {
@@ -63355,13 +63370,13 @@ function createLocalTransport(options = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve4, reject) => {
         execFile(
           file,
           args,
           { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error2, stdout, stderr) => {
-            if (!error2) return resolve2({ stdout, stderr, code: 0 });
+            if (!error2) return resolve4({ stdout, stderr, code: 0 });
             const e = error2;
             if (e.killed) {
               return reject(
@@ -63370,7 +63385,7 @@ function createLocalTransport(options = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve2({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve4({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -63417,24 +63432,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve2) => {
+    return new Promise((resolve4) => {
       if (this.running === 0) {
-        resolve2();
+        resolve4();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve2();
+        resolve4();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve2(val);
+            resolve4(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -63476,23 +63491,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       fs3.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve2(res);
+          resolve4(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       fs3.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve2(res);
+          resolve4(res);
         }
       });
     });
@@ -63536,7 +63551,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve2, reject) => {
+  await new Promise((resolve4, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -63545,7 +63560,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve2, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve4, reject);
   });
   return result;
 }
@@ -63571,12 +63586,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile2(filePath) {
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve4, reject) => {
     fs4.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve2(res);
+        resolve4(res);
       }
     });
   });
@@ -63585,12 +63600,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve2, reject) => {
+    stats = await new Promise((resolve4, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve2(res);
+          resolve4(res);
         }
       });
     });
@@ -63603,12 +63618,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve2, reject) => {
+    await new Promise((resolve4, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve2();
+          resolve4();
         }
       });
     });
@@ -63683,14 +63698,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve2, reject) => {
+    await new Promise((resolve4, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve2();
+        resolve4();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -63712,14 +63727,14 @@ var NodeSSH = class {
   }
   async requestShell(options) {
     const connection = this.getConnection();
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve2(res);
+          resolve4(res);
         }
       };
       if (options == null) {
@@ -63740,14 +63755,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve2(res);
+          resolve4(res);
         }
       });
     });
@@ -63778,7 +63793,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.on("error", reject);
       connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -63824,7 +63839,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve2({
+          resolve4({
             code: code != null ? code : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -63886,12 +63901,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve2, reject) => {
+      await new Promise((resolve4, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve2();
+            resolve4();
           }
         });
       });
@@ -63906,21 +63921,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve2) => {
+    invariant2(await new Promise((resolve4) => {
       fs4.access(localFile, fs4.constants.R_OK, (err) => {
-        resolve2(err === null);
+        resolve4(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve4, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve2();
+            resolve4();
             return;
           }
           if (err.message === "No such file" && retry2) {
-            resolve2(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve4(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -63947,14 +63962,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency });
     try {
-      await new Promise((resolve2, reject) => {
+      await new Promise((resolve4, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve2);
+        queue.waitTillIdle().then(resolve4);
       });
     } catch (error2) {
       if (error2 != null) {
@@ -63970,9 +63985,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve2) => {
+    const localDirectoryStat = await new Promise((resolve4) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve2(stat2 || null);
+        resolve4(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -63987,16 +64002,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve2, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve2(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
-      await new Promise((resolve2, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -64011,7 +64026,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve2(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -64023,9 +64038,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve2) => {
+    const localDirectoryStat = await new Promise((resolve4) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve2(stat2 || null);
+        resolve4(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -64043,23 +64058,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve4, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve2(res.map((item) => item.filename));
+                resolve4(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve4, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve2(res);
+                resolve4(res);
               }
             });
           });
@@ -64071,16 +64086,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve2, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve2(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
-      await new Promise((resolve2, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -64095,7 +64110,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve2(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -64106,7 +64121,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
         if (error2) {
           reject(error2);
@@ -64131,25 +64146,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve2({ port, dispose });
+        resolve4({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve2(channel);
+        resolve4(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
         if (error2) {
           reject(error2);
@@ -64174,19 +64189,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve2({ dispose });
+        resolve4({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve2(channel);
+        resolve4(channel);
       });
     });
   }
@@ -66784,7 +66799,7 @@ var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
 var checkPreset = (text2, file) => checkFile(text2, file, "topology");
 
 // src/usecases/record.ts
-import { dirname as dirname2, join as join2, posix as posix3 } from "node:path";
+import { dirname as dirname3, join as join4, posix as posix4 } from "node:path";
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -70174,6 +70189,68 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { isAbsolute, join as join2, posix, resolve as resolve2 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetLocations(name, options = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
+  return [
+    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
+    { origin: "repository", path: posix.join(options.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync3(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options = {}) {
+  const locations = presetLocations(name, options);
+  const texts = [];
+  for (const l of locations)
+    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
+  return pick(name, locations, texts);
+}
+
 // src/lifecycle/run-name.ts
 var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
 var HEX82 = "[0-9a-f]{8}";
@@ -70249,15 +70326,15 @@ async function readMonitorComment(octokit, target, candidate) {
 }
 
 // src/usecases/prepare.ts
-import { posix as posix2 } from "node:path";
+import { posix as posix3 } from "node:path";
 
 // src/usecases/validate.ts
-import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep as sep2 } from "node:path";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix2, relative, resolve as resolve3, sep as sep2 } from "node:path";
 function fileKind(path) {
-  const name = posix.basename(path);
+  const name = posix2.basename(path);
   if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
   if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix.basename(posix.dirname(path)) === "presets") return "preset";
+  if (posix2.basename(posix2.dirname(path)) === "presets") return "preset";
   return "candidate";
 }
 function isYamlFile(name) {
@@ -70266,8 +70343,8 @@ function isYamlFile(name) {
 
 // src/usecases/prepare.ts
 function candidateFilesOf(paths, topologiesDir = "topologies") {
-  const prefix = `${posix2.normalize(topologiesDir).replace(/\/+$/, "")}/`;
-  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix2.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
+  const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix3.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
 }
 
 // src/usecases/queue.ts
@@ -70341,9 +70418,14 @@ async function loadExperiment(deps, folder, ref) {
   return checked2.value;
 }
 async function loadBase(deps, experiment, ref) {
-  const path = `${deps.topologiesDir ?? "topologies"}/presets/${experiment.base_topology}.yaml`;
-  const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
-  const checked2 = text2 === null ? void 0 : checkPreset(text2, path);
+  const found = await readPreset(
+    experiment.base_topology,
+    {
+      read: async (path) => await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref) ?? void 0
+    },
+    { topologiesDir: deps.topologiesDir ?? "topologies" }
+  );
+  const checked2 = found ? checkPreset(found.text, found.path) : void 0;
   return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
 }
 async function loadCandidate(deps, path, ref) {
@@ -70482,7 +70564,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     parent: candidate ? candidate.parent ?? null : void 0,
     run_name: measuredRun,
     job_id: job?.id ?? void 0,
-    run_dir: job?.stdoutPath ? posix3.dirname(posix3.dirname(job.stdoutPath)) : void 0,
+    run_dir: job?.stdoutPath ? posix4.dirname(posix4.dirname(job.stdoutPath)) : void 0,
     topology: {
       base: `topology=${experiment.base_topology}`,
       hash,
@@ -70579,8 +70661,8 @@ async function observeAgain(prometheus, runName, experiment, options = {}) {
 
 // actions/record/main.ts
 function loadCluster(file, name) {
-  if (!file || !existsSync3(file)) return void 0;
-  const checked2 = checkClusters(readFileSync3(file, "utf8"), file);
+  if (!file || !existsSync4(file)) return void 0;
+  const checked2 = checkClusters(readFileSync4(file, "utf8"), file);
   if (!checked2.value) {
     warning(
       `${file} is not valid (${checked2.issues[0]?.message ?? "schema"}): no Slurm or Prometheus access`
@@ -70595,13 +70677,13 @@ async function main() {
   const botLogin = getInput("bot-login") || "github-actions[bot]";
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
-  const payload = JSON.parse(readFileSync3(eventPath, "utf8"));
+  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
   const eventName = process.env.GITHUB_EVENT_NAME ?? "";
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const clustersInput = getInput("clusters-file");
-  const clustersFile = clustersInput ? isAbsolute2(clustersInput) ? clustersInput : join3(workspace, clustersInput) : "";
+  const clustersFile = clustersInput ? isAbsolute3(clustersInput) ? clustersInput : join5(workspace, clustersInput) : "";
   const promInput = getInput("prometheus-url");
   const timeScale = Number(getInput("time-scale") || "1");
   if (!(timeScale > 0))

@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve3(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve3(data);
+              ) : resolve4(data);
             });
           });
         }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve3, reject) => {
-        res = resolve3;
+      const promise = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve3;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve3(null);
+            resolve4(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve3(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve3, reject) => {
+        const socket = await new Promise((resolve4, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7971,7 +7971,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve3(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve3) => {
-            this[kClosedResolve] = resolve3;
+          await new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve3, reject) => {
+        return await new Promise((resolve4, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9590,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve3(null);
+              resolve4(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve3,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve3, stream, length } = consume2;
+      const { type, body, resolve: resolve4, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve3(chunksDecode(body, length));
+          resolve4(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve3(JSON.parse(chunksDecode(body, length)));
+          resolve4(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve3(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve3(new Blob(body, { type: stream[kContentType] }));
+          resolve4(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve3(chunksConcat(body, length));
+          resolve4(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve3, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve3({
+              resolve4({
                 status: status3,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve3({
+              resolve4({
                 status: status3,
                 statusText: STATUS_CODES[status3],
                 headersList,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve3) => {
-        setTimeout(resolve3, ms).unref();
+      return new Promise((resolve4) => {
+        setTimeout(resolve4, ms).unref();
       });
     }
     module.exports = {
@@ -19278,11 +19278,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve4) {
+          resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -19298,7 +19298,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19385,26 +19385,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4) => __awaiter3(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve3(output.toString());
+              resolve4(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4) => __awaiter3(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve3(Buffer.concat(chunks));
+              resolve4(Buffer.concat(chunks));
             });
           }));
         });
@@ -19612,14 +19612,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve3(res);
+                resolve4(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19863,12 +19863,12 @@ var require_lib = __commonJS({
         return __awaiter3(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
+          return new Promise((resolve4) => setTimeout(() => resolve4(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4, reject) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19876,7 +19876,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve3(response);
+              resolve4(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19915,7 +19915,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve3(response);
+              resolve4(response);
             }
           }));
         });
@@ -20518,8 +20518,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve3, reject) {
-            return setTimeout(resolve3, t);
+          return new this.Promise(function(resolve4, reject) {
+            return setTimeout(resolve4, t);
           });
         }
         computePenalty() {
@@ -20730,15 +20730,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve3, returned, task;
+          var args, cb, error2, reject, resolve4, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve4, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve3(returned);
+                  return resolve4(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -20753,13 +20753,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve3;
-          resolve3 = reject = null;
+          var promise, reject, resolve4;
+          resolve4 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve3 = _resolve;
+            resolve4 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve3, reject });
+          this._queue.push({ task, args, resolve: resolve4, reject });
           this._tryToRun();
           return promise;
         }
@@ -21160,14 +21160,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve3, reject) => {
+              return new this.Promise((resolve4, reject) => {
                 if (finished()) {
-                  return resolve3();
+                  return resolve4();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve3();
+                      return resolve4();
                     }
                   });
                 }
@@ -21260,9 +21260,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve3, reject) {
+              return new this.Promise(function(resolve4, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve3)(args3);
+                  return (args3[0] != null ? reject : resolve4)(args3);
                 });
               });
             };
@@ -29353,7 +29353,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve3, reject) => {
+        return new Promise(async (resolve4, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -29365,7 +29365,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve3();
+          resolve4();
         });
       })(),
       NullCipher,
@@ -30623,7 +30623,7 @@ var require_agent2 = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve3 } = __require("path");
+    var { resolve: resolve4 } = __require("path");
     var { readFile: readFile3 } = __require("fs");
     var { execFile: execFile2, spawn } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -30759,7 +30759,7 @@ var require_agent2 = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve3(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve4(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -45947,7 +45947,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve3.call(this, root, ref);
+      let _sch = resolve4.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -45974,7 +45974,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve3(root, ref) {
+    function resolve4(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -46838,7 +46838,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve3(baseURI, relativeURI, options) {
+    function resolve4(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -47229,7 +47229,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve3,
+      resolve: resolve4,
       resolveComponent,
       equal,
       serialize,
@@ -57807,7 +57807,7 @@ var require_dist2 = __commonJS({
 });
 
 // actions/submit/main.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -57971,11 +57971,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -57991,7 +57991,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -58361,11 +58361,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -58381,7 +58381,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -63698,6 +63698,13 @@ var SlurmCommandError = class extends SlurmError {
   where;
   name = "SlurmCommandError";
 };
+var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+var ControllerUnreachableError = class extends SlurmCommandError {
+  name = "ControllerUnreachableError";
+  static matches(stderr, stdout = "") {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
+  }
+};
 var SlurmOutputError = class extends SlurmError {
   constructor(command, problem, output) {
     super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
@@ -64051,8 +64058,16 @@ function createSlurmClient(transport, options = {}) {
   let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
   async function run(argv, idempotent, timeoutMs, env) {
     const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0)
-      throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
+    if (result.code !== 0) {
+      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+        argv,
+        result.code,
+        result.stdout,
+        result.stderr,
+        transport.description
+      );
+    }
     return result;
   }
   function historySource() {
@@ -64187,13 +64202,13 @@ function createLocalTransport(options = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         execFile(
           file,
           args,
           { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error2, stdout, stderr) => {
-            if (!error2) return resolve3({ stdout, stderr, code: 0 });
+            if (!error2) return resolve4({ stdout, stderr, code: 0 });
             const e = error2;
             if (e.killed) {
               return reject(
@@ -64202,7 +64217,7 @@ function createLocalTransport(options = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve3({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve4({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -64249,24 +64264,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve3) => {
+    return new Promise((resolve4) => {
       if (this.running === 0) {
-        resolve3();
+        resolve4();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve3();
+        resolve4();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve3(val);
+            resolve4(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -64308,23 +64323,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       fs3.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve3(res);
+          resolve4(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       fs3.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve3(res);
+          resolve4(res);
         }
       });
     });
@@ -64368,7 +64383,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve3, reject) => {
+  await new Promise((resolve4, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -64377,7 +64392,7 @@ async function scanDirectory(path, { recursive = true, validate = null, concurre
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve3, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve4, reject);
   });
   return result;
 }
@@ -64403,12 +64418,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile(filePath) {
-  return new Promise((resolve3, reject) => {
+  return new Promise((resolve4, reject) => {
     fs4.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve3(res);
+        resolve4(res);
       }
     });
   });
@@ -64417,12 +64432,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve3, reject) => {
+    stats = await new Promise((resolve4, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve3(res);
+          resolve4(res);
         }
       });
     });
@@ -64435,12 +64450,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve3, reject) => {
+    await new Promise((resolve4, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve3();
+          resolve4();
         }
       });
     });
@@ -64515,14 +64530,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve3, reject) => {
+    await new Promise((resolve4, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve3();
+        resolve4();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -64544,14 +64559,14 @@ var NodeSSH = class {
   }
   async requestShell(options) {
     const connection = this.getConnection();
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve3(res);
+          resolve4(res);
         }
       };
       if (options == null) {
@@ -64572,14 +64587,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve3(res);
+          resolve4(res);
         }
       });
     });
@@ -64610,7 +64625,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.on("error", reject);
       connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -64656,7 +64671,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve3({
+          resolve4({
             code: code2 != null ? code2 : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -64718,12 +64733,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve3, reject) => {
+      await new Promise((resolve4, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve3();
+            resolve4();
           }
         });
       });
@@ -64738,21 +64753,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve3) => {
+    invariant2(await new Promise((resolve4) => {
       fs4.access(localFile, fs4.constants.R_OK, (err) => {
-        resolve3(err === null);
+        resolve4(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve3();
+            resolve4();
             return;
           }
           if (err.message === "No such file" && retry2) {
-            resolve3(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve4(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -64779,14 +64794,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency });
     try {
-      await new Promise((resolve3, reject) => {
+      await new Promise((resolve4, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve3);
+        queue.waitTillIdle().then(resolve4);
       });
     } catch (error2) {
       if (error2 != null) {
@@ -64802,9 +64817,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve3) => {
+    const localDirectoryStat = await new Promise((resolve4) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve3(stat2 || null);
+        resolve4(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -64819,16 +64834,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve3, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve3(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
-      await new Promise((resolve3, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -64843,7 +64858,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve3(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -64855,9 +64870,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve3) => {
+    const localDirectoryStat = await new Promise((resolve4) => {
       fs4.stat(localDirectory, (err, stat2) => {
-        resolve3(stat2 || null);
+        resolve4(stat2 || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -64875,23 +64890,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve3(res.map((item) => item.filename));
+                resolve4(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve3(res);
+                resolve4(res);
               }
             });
           });
@@ -64903,16 +64918,16 @@ var NodeSSH = class {
     directories.sort((a, b) => a.length - b.length);
     let failed = false;
     try {
-      await new Promise((resolve3, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve3(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
-      await new Promise((resolve3, reject) => {
+      await new Promise((resolve4, reject) => {
         const queue = new PromiseQueue({ concurrency });
         files.forEach((file) => {
           queue.add(async () => {
@@ -64927,7 +64942,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve3(queue.waitTillIdle());
+        resolve4(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -64938,7 +64953,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
         if (error2) {
           reject(error2);
@@ -64963,25 +64978,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve3({ port, dispose });
+        resolve4({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve3(channel);
+        resolve4(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
         if (error2) {
           reject(error2);
@@ -65006,19 +65021,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve3({ dispose });
+        resolve4({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve3, reject) => {
+    return new Promise((resolve4, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
         if (error2) {
           reject(error2);
           return;
         }
-        resolve3(channel);
+        resolve4(channel);
       });
     });
   }
@@ -65245,7 +65260,7 @@ function transportForCluster(name, cluster, options = {}) {
 }
 
 // src/usecases/prepare.ts
-import { posix as posix3 } from "node:path";
+import { posix as posix4 } from "node:path";
 
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
@@ -67826,16 +67841,28 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  if (!context3.presetFound) {
+  if (context3.presetMissing !== void 0) {
     issues.push(
       issueAt(
         loaded,
         "preset-unknown",
         ["base_topology"],
-        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset \`${experiment.base_topology}\` was not found in ${context3.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`
+        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context3.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
       )
     );
   }
+  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
+  if (driverProblem)
+    issues.push(
+      issueAt(
+        loaded,
+        driverProblem.rule,
+        ["fixed_inputs", "driver"],
+        driverProblem.message,
+        false,
+        driverProblem.severity
+      )
+    );
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
     RUN_NAME_OVERRIDE,
@@ -67891,8 +67918,8 @@ function clustersRuleIssues(loaded, file) {
 }
 
 // src/usecases/validate.ts
-import { lstatSync, readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute, join as join2, posix as posix2, relative, resolve as resolve2, sep as sep2 } from "node:path";
+import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -68190,6 +68217,98 @@ function fittedMemoryModel(record, base, prior) {
   return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { isAbsolute, join as join2, posix as posix2, resolve as resolve2 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetLocations(name, options = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
+  return [
+    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
+    { origin: "repository", path: posix2.join(options.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync3(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options = {}) {
+  const locations = presetLocations(name, options);
+  const texts = [];
+  for (const l of locations)
+    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
+  return pick(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options = {}) {
+  const locations = presetLocations(name, options);
+  return pick(
+    name,
+    locations,
+    locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
+  );
+}
+function localPresetNames(options = {}) {
+  const dirs = [
+    options.overrideDir,
+    options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options).map(
+    (l) => l.origin === "repository" ? `the repository's ${posix2.dirname(l.path)}/` : l.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l.path.slice(0, l.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -68353,42 +68472,17 @@ function candidateRuleIssues(input) {
   return issues;
 }
 
-// src/topology/shipped.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
-  let dir = resolve(from);
-  for (; ; ) {
-    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-var PRESET_PATH = /(?:^|\/)presets\/([A-Za-z0-9_]{1,64})\.ya?ml$/;
-function presetCandidates(path, inRepository, override, shipped = shippedRoot()) {
-  const m = PRESET_PATH.exec(path);
-  if (!m) return [inRepository];
-  const file = `${m[1]}.yaml`;
-  return [
-    ...override ? [join(override, file)] : [],
-    inRepository,
-    ...shipped ? [join(shipped, "topologies", "presets", file)] : []
-  ];
-}
-
 // src/usecases/validate.ts
 var UnsafeFileError = class extends Error {
   name = "UnsafeFileError";
 };
 function assertNotLinked(root, path) {
-  const file = resolve2(root, path);
-  const rel = relative(resolve2(root), file);
-  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-  let at = inside ? resolve2(root) : dirname2(file);
+  const file = resolve3(root, path);
+  const rel = relative(resolve3(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+  let at = inside ? resolve3(root) : dirname2(file);
   for (const part of inside ? rel.split(sep2) : [basename(file)]) {
-    at = join2(at, part);
+    at = join3(at, part);
     let link = false;
     try {
       link = lstatSync(at).isSymbolicLink();
@@ -68401,23 +68495,19 @@ function assertNotLinked(root, path) {
       );
   }
 }
-function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
+function fileSystemSource(root) {
   return {
     async read(path) {
-      const override = presetsDir ? resolve2(root, presetsDir) : void 0;
-      const inRepository = resolve2(root, path);
-      for (const file of presetCandidates(path, inRepository, override)) {
-        if (file === inRepository) assertNotLinked(root, path);
-        try {
-          return readFileSync3(file, "utf8");
-        } catch {
-        }
+      assertNotLinked(root, path);
+      try {
+        return readFileSync4(resolve3(root, path), "utf8");
+      } catch {
+        return void 0;
       }
-      return void 0;
     },
     async list(dir) {
       try {
-        return readdirSync(resolve2(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync2(resolve3(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -68425,23 +68515,23 @@ function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   };
 }
 function fileKind(path) {
-  const name = posix2.basename(path);
+  const name = posix3.basename(path);
   if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
   if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix2.basename(posix2.dirname(path)) === "presets") return "preset";
+  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
   return "candidate";
 }
 function isYamlFile(name) {
   return name.endsWith(".yaml") || name.endsWith(".yml");
 }
 function stemOf(path) {
-  return posix2.basename(path).replace(/\.ya?ml$/, "");
+  return posix3.basename(path).replace(/\.ya?ml$/, "");
 }
 async function validateFiles(paths, options) {
   const config = options.config ?? options.files;
   const contexts = /* @__PURE__ */ new Map();
   const clustersCache = /* @__PURE__ */ new Map();
-  const fresh = new Set((options.newFiles ?? []).map((p) => posix2.normalize(p)));
+  const fresh = new Set((options.newFiles ?? []).map((p) => posix3.normalize(p)));
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
@@ -68460,7 +68550,7 @@ async function validateFiles(paths, options) {
   };
   const reports = [];
   for (const raw of paths) {
-    const path = posix2.normalize(raw);
+    const path = posix3.normalize(raw);
     const kind = fileKind(path);
     let issues = [];
     let candidate;
@@ -68488,10 +68578,10 @@ async function validateFiles(paths, options) {
     let issues;
     let candidate;
     if (kind === "candidate") {
-      const ctx = await context3(posix2.dirname(path));
+      const ctx = await context3(posix3.dirname(path));
       ({ issues, candidate } = await validateCandidate(path, ctx, options.files, fresh));
     } else if (kind === "experiment") {
-      const ctx = await context3(posix2.dirname(path));
+      const ctx = await context3(posix3.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === "clusters") {
       const text2 = await options.files.read(path);
@@ -68522,16 +68612,13 @@ function fileIssue(file, rule, message2) {
   return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
 }
 async function buildContext(dir, options, config, loadClusters) {
-  const topologiesDir = posix2.dirname(dir);
-  const experimentFile = posix2.join(dir, "experiment.yaml");
-  const clustersFile = options.clustersFile ?? posix2.join(topologiesDir, "clusters.yaml");
-  const presetsDir = posix2.join(topologiesDir, "presets");
+  const topologiesDir = posix3.dirname(dir);
+  const experimentFile = posix3.join(dir, "experiment.yaml");
+  const clustersFile = options.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml");
   const ctx = {
     dir,
     experimentFile,
     clustersFile,
-    presetsDir,
-    presetFound: false,
     blockers: [],
     candidates: /* @__PURE__ */ new Map(),
     byHash: /* @__PURE__ */ new Map(),
@@ -68570,16 +68657,18 @@ async function buildContext(dir, options, config, loadClusters) {
   }
   const experiment = ctx.experiment?.value;
   if (experiment) {
-    const presetFile = posix2.join(presetsDir, `${experiment.base_topology}.yaml`);
-    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology) ? await config.read(presetFile) : void 0;
-    ctx.presetFound = presetText !== void 0;
-    if (presetText === void 0) {
+    const presetOptions = { ...options.presets, topologiesDir };
+    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+    if (!ctx.preset) {
+      const inRepository = (await config.list(posix3.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
       ctx.blockers.push({
         rule: "preset-unknown",
-        message: `base topology preset \`${experiment.base_topology}\` of ${experimentFile} was not found in ${presetsDir}/: use one of AlpaSim's presets`
+        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
       });
     } else {
-      const preset = checkPreset(presetText, presetFile);
+      const presetFile = ctx.preset.path;
+      const preset = checkPreset(ctx.preset.text, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
       else
         ctx.blockers.push({
@@ -68601,8 +68690,8 @@ async function buildContext(dir, options, config, loadClusters) {
     }
   }
   if (experiment && ctx.cluster && ctx.base) {
-    const recordFile = posix2.join(
-      posix2.dirname(topologiesDir),
+    const recordFile = posix3.join(
+      posix3.dirname(topologiesDir),
       "experiments",
       `${experiment.experiment_id}.json`
     );
@@ -68619,8 +68708,8 @@ async function buildContext(dir, options, config, loadClusters) {
     }
   }
   for (const name of (await options.files.list(dir) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix2.join(dir, name)) !== "candidate") continue;
-    const file = posix2.join(dir, name);
+    if (!isYamlFile(name) || fileKind(posix3.join(dir, name)) !== "candidate") continue;
+    const file = posix3.join(dir, name);
     const text2 = await options.files.read(file);
     if (text2 === void 0) continue;
     const checked2 = checkCandidate(text2, file);
@@ -68649,9 +68738,8 @@ function experimentIssues(ctx) {
   return experimentRuleIssues(loaded, value, {
     clusters: ctx.clusters?.value,
     clustersFile: ctx.clustersFile,
-    presetFound: ctx.presetFound,
-    presetsDir: ctx.presetsDir,
-    dirName: posix2.basename(ctx.dir)
+    presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+    dirName: posix3.basename(ctx.dir)
   });
 }
 function depthOf(ctx, stem) {
@@ -68733,6 +68821,11 @@ async function validateCandidate(path, ctx, files, fresh) {
     experimentId: experiment.experiment_id,
     cluster: ctx.clusterName ?? experiment.cluster,
     baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? "shipped",
+      path: ctx.preset?.path ?? "",
+      overridesShipped: ctx.preset?.overridesShipped ?? false
+    },
     hash: own.hash,
     jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
     expanded: own.expanded,
@@ -68794,8 +68887,8 @@ async function renderCandidateFile(path, options) {
 
 // src/usecases/prepare.ts
 function candidateFilesOf(paths, topologiesDir = "topologies") {
-  const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
-  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix3.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
+  const prefix = `${posix4.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix4.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
 }
 function headCandidatesOverDefaultBranch(head, defaultBranch) {
   return {
@@ -68844,7 +68937,7 @@ async function pullRequestCandidates(octokit, pull, source) {
   return { files: candidateFilesOf(changed, source.topologiesDir), changed };
 }
 function candidateNameOf(path) {
-  return posix3.basename(path).replace(/\.ya?ml$/, "");
+  return posix4.basename(path).replace(/\.ya?ml$/, "");
 }
 function withRunName(submission, runName) {
   const base = submission.jobName;
@@ -68864,7 +68957,7 @@ function withRunName(submission, runName) {
 }
 async function experimentOnDefaultBranch(source, experimentId) {
   const fs5 = fileSystemSource(source.workspace);
-  const file = posix3.join(source.topologiesDir, experimentId, "experiment.yaml");
+  const file = posix4.join(source.topologiesDir, experimentId, "experiment.yaml");
   const text2 = await fs5.read(file);
   if (text2 === void 0) return { ok: false, message: `\`${file}\` is not on the default branch` };
   const experiment = checkExperiment(text2, file).value;
@@ -70861,7 +70954,7 @@ function nextStep(v, s = viewStanding(v)) {
       return "**Re-run with `/topo submit` for a longer measurement, or close.**";
     default:
       if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes ?? 15} min, and at once when the decision comes.`;
+      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
   }
 }
 var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
@@ -73601,10 +73694,10 @@ function gpuList(m) {
 function resourceLine(m) {
   const gpus = gpuList(m).map(([, g]) => g);
   if (gpus.length === 0) return "no GPU telemetry";
-  const pick2 = (f) => gpus.map(f).filter((v) => typeof v === "number");
-  const util = pick2((g) => g.utilization_percent?.mean);
-  const pressure = pick2((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick2((g) => g.memory_headroom_gb_min);
+  const pick3 = (f) => gpus.map(f).filter((v) => typeof v === "number");
+  const util = pick3((g) => g.utilization_percent?.mean);
+  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick3((g) => g.memory_headroom_gb_min);
   const parts = [];
   if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
   if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
@@ -74068,8 +74161,8 @@ var concludeHandler = async (ctx) => {
 };
 
 // actions/monitor/ports.ts
-import { existsSync as existsSync4, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { join as join3 } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { join as join4 } from "node:path";
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
@@ -74264,18 +74357,18 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join3(config.workspace, config.clustersFile);
-  const clusters = checkClusters(readFileSync4(clustersPath, "utf8"), clustersPath);
+  const clustersPath = join4(config.workspace, config.clustersFile);
+  const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join3(config.workspace, config.topologiesDir);
+  const root = join4(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
-  for (const dir of readdirSync2(root, { withFileTypes: true })) {
-    const file = join3(root, dir.name, "experiment.yaml");
+  for (const dir of readdirSync3(root, { withFileTypes: true })) {
+    const file = join4(root, dir.name, "experiment.yaml");
     if (!dir.isDirectory() || !existsSync4(file)) continue;
-    const checked2 = checkExperiment(readFileSync4(file, "utf8"), file);
+    const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
       continue;
@@ -74285,8 +74378,10 @@ function loadExperiments(config) {
       config.log(`skipping ${file}: cluster ${checked2.value.cluster} is not in ${config.clustersFile}`);
       continue;
     }
-    const presetFile = join3(root, "presets", `${checked2.value.base_topology}.yaml`);
-    const preset = existsSync4(presetFile) ? checkPreset(readFileSync4(presetFile, "utf8"), presetFile).value : void 0;
+    const found = readPresetFromCheckout(checked2.value.base_topology, config.workspace, {
+      topologiesDir: config.topologiesDir
+    });
+    const preset = found ? checkPreset(found.text, found.path).value : void 0;
     if (!preset) {
       config.log(`skipping ${file}: preset ${checked2.value.base_topology} not found or invalid`);
       continue;
@@ -74301,11 +74396,11 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join3(config.workspace, paths.json);
+  const file = join4(config.workspace, paths.json);
   if (!existsSync4(file)) return {};
   let record;
   try {
-    record = parseRecord(readFileSync4(file, "utf8"), paths.json);
+    record = parseRecord(readFileSync5(file, "utf8"), paths.json);
   } catch (e) {
     config.log(`${paths.json}: ${e.message}; deciding without the recorded references`);
     return {};
@@ -74314,7 +74409,7 @@ function recordReferences(config, experimentId) {
   return {
     baseline: referenceOf2(baselineRun(record)),
     best: referenceOf2(bestRun(record)),
-    recordChartUrl: existsSync4(join3(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync4(join4(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -74621,7 +74716,7 @@ async function queuedAhead(ctx, mine) {
     }
   return ahead.sort(byRequestTime);
 }
-function pick(files, name) {
+function pick2(files, name) {
   return name === void 0 ? [...files] : files.filter((f) => candidateNameOf(f) === name);
 }
 var listed = (names) => names.map((n) => `\`${n}\``).join(", ");
@@ -74705,7 +74800,7 @@ function buildSubmitHandlers(config) {
         ok: false,
         message: `This pull request adds or changes no candidate file (\`${config.topologiesDir}/<experiment>/<candidate>.yaml\`).`
       };
-    const chosen = pick(files, ctx.argument);
+    const chosen = pick2(files, ctx.argument);
     if (chosen.length === 0)
       return {
         ok: false,
@@ -74845,7 +74940,7 @@ async function main() {
   const eventName = process.env.GITHUB_EVENT_NAME ?? "";
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
-  const payload = JSON.parse(readFileSync5(eventPath, "utf8"));
+  const payload = JSON.parse(readFileSync6(eventPath, "utf8"));
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
   const handlers = buildSubmitHandlers({

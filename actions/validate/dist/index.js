@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve5, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve3(data);
+              return err ? reject(err) : resolve5(data);
             });
           });
         }
@@ -2205,12 +2205,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve5, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve3(data);
+              ) : resolve5(data);
             });
           });
         }
@@ -4477,8 +4477,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve3, reject) => {
-        res = resolve3;
+      const promise = new Promise((resolve5, reject) => {
+        res = resolve5;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6729,12 +6729,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve5;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7404,12 +7404,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve5;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7888,16 +7888,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve3) => {
+        return new Promise((resolve5) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve3;
+            this[kClosedResolve] = resolve5;
           } else {
-            resolve3(null);
+            resolve5(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve3) => {
+        return new Promise((resolve5) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7908,7 +7908,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve3(null);
+            resolve5(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve3, reject) => {
+        const socket = await new Promise((resolve5, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7971,7 +7971,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve3(socket2);
+              resolve5(socket2);
             }
           });
         });
@@ -8307,8 +8307,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve3) => {
-            this[kClosedResolve] = resolve3;
+          await new Promise((resolve5) => {
+            this[kClosedResolve] = resolve5;
           });
         }
       }
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve3, reject) => {
+        return await new Promise((resolve5, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9590,7 +9590,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve3(null);
+              resolve5(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9609,7 +9609,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve5, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9626,7 +9626,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve3,
+              resolve: resolve5,
               reject,
               length: 0,
               body: []
@@ -9696,18 +9696,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve3, stream, length } = consume2;
+      const { type, body, resolve: resolve5, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve3(chunksDecode(body, length));
+          resolve5(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve3(JSON.parse(chunksDecode(body, length)));
+          resolve5(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve3(chunksConcat(body, length).buffer);
+          resolve5(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve3(new Blob(body, { type: stream[kContentType] }));
+          resolve5(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve3(chunksConcat(body, length));
+          resolve5(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve5, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve5, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve5, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve5, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve3, reject) => agent.dispatch(
+        return new Promise((resolve5, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14511,7 +14511,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve3({
+              resolve5({
                 status: status2,
                 statusText,
                 headersList,
@@ -14554,7 +14554,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve3({
+              resolve5({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -18295,8 +18295,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve3) => {
-        setTimeout(resolve3, ms).unref();
+      return new Promise((resolve5) => {
+        setTimeout(resolve5, ms).unref();
       });
     }
     module.exports = {
@@ -19278,11 +19278,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve3) {
-          resolve3(value);
+        return value instanceof P ? value : new P(function(resolve5) {
+          resolve5(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve3, reject) {
+      return new (P || (P = Promise))(function(resolve5, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -19298,7 +19298,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -19385,26 +19385,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve5) => __awaiter3(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve3(output.toString());
+              resolve5(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve5) => __awaiter3(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve3(Buffer.concat(chunks));
+              resolve5(Buffer.concat(chunks));
             });
           }));
         });
@@ -19612,14 +19612,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve5, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve3(res);
+                resolve5(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -19863,12 +19863,12 @@ var require_lib = __commonJS({
         return __awaiter3(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
+          return new Promise((resolve5) => setTimeout(() => resolve5(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve3, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve5, reject) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19876,7 +19876,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes2.NotFound) {
-              resolve3(response);
+              resolve5(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -19915,7 +19915,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve3(response);
+              resolve5(response);
             }
           }));
         });
@@ -20518,8 +20518,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve3, reject) {
-            return setTimeout(resolve3, t);
+          return new this.Promise(function(resolve5, reject) {
+            return setTimeout(resolve5, t);
           });
         }
         computePenalty() {
@@ -20730,15 +20730,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve3, returned, task;
+          var args, cb, error2, reject, resolve5, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve5, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve3(returned);
+                  return resolve5(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -20753,13 +20753,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve3;
-          resolve3 = reject = null;
+          var promise, reject, resolve5;
+          resolve5 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve3 = _resolve;
+            resolve5 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve3, reject });
+          this._queue.push({ task, args, resolve: resolve5, reject });
           this._tryToRun();
           return promise;
         }
@@ -21160,14 +21160,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve3, reject) => {
+              return new this.Promise((resolve5, reject) => {
                 if (finished()) {
-                  return resolve3();
+                  return resolve5();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve3();
+                      return resolve5();
                     }
                   });
                 }
@@ -21260,9 +21260,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve3, reject) {
+              return new this.Promise(function(resolve5, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve3)(args3);
+                  return (args3[0] != null ? reject : resolve5)(args3);
                 });
               });
             };
@@ -24335,7 +24335,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve3.call(this, root, ref);
+      let _sch = resolve5.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -24362,7 +24362,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve3(root, ref) {
+    function resolve5(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -25226,7 +25226,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve3(baseURI, relativeURI, options) {
+    function resolve5(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -25617,7 +25617,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve3,
+      resolve: resolve5,
       resolveComponent,
       equal,
       serialize,
@@ -36195,7 +36195,8 @@ var require_dist2 = __commonJS({
 });
 
 // actions/validate/main.ts
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
+import { resolve as resolve4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -36359,11 +36360,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve5) {
+      resolve5(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve5, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -36379,7 +36380,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -36925,11 +36926,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici2 = __toESM(require_undici(), 1);
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
-      resolve3(value);
+    return value instanceof P ? value : new P(function(resolve5) {
+      resolve5(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P || (P = Promise))(function(resolve5, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -36945,7 +36946,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -41254,8 +41255,8 @@ async function changedFiles(octokit, pull) {
 }
 
 // src/usecases/validate.ts
-import { lstatSync, readdirSync, readFileSync as readFileSync2 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute, join as join2, posix, relative, resolve as resolve2, sep as sep2 } from "node:path";
+import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix2, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/topology/expand.ts
 import { createHash } from "node:crypto";
@@ -43873,16 +43874,28 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  if (!context3.presetFound) {
+  if (context3.presetMissing !== void 0) {
     issues.push(
       issueAt(
         loaded,
         "preset-unknown",
         ["base_topology"],
-        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset \`${experiment.base_topology}\` was not found in ${context3.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`
+        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context3.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
       )
     );
   }
+  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
+  if (driverProblem)
+    issues.push(
+      issueAt(
+        loaded,
+        driverProblem.rule,
+        ["fixed_inputs", "driver"],
+        driverProblem.message,
+        false,
+        driverProblem.severity
+      )
+    );
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
     RUN_NAME_OVERRIDE,
@@ -43935,6 +43948,100 @@ function clustersRuleIssues(loaded, file) {
     }
   }
   return issues;
+}
+
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { isAbsolute, join as join2, posix, resolve as resolve2 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetLocations(name, options = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
+  return [
+    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
+    { origin: "repository", path: posix.join(options.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options = {}) {
+  const locations = presetLocations(name, options);
+  const texts = [];
+  for (const l of locations)
+    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
+  return pick(name, locations, texts);
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
+}
+function localPresetNames(options = {}) {
+  const dirs = [
+    options.overrideDir,
+    options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options).map(
+    (l) => l.origin === "repository" ? `the repository's ${posix.dirname(l.path)}/` : l.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l.path.slice(0, l.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
 }
 
 // src/topology/rules.ts
@@ -44100,42 +44207,17 @@ function candidateRuleIssues(input) {
   return issues;
 }
 
-// src/topology/shipped.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
-  let dir = resolve(from);
-  for (; ; ) {
-    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-var PRESET_PATH = /(?:^|\/)presets\/([A-Za-z0-9_]{1,64})\.ya?ml$/;
-function presetCandidates(path, inRepository, override, shipped = shippedRoot()) {
-  const m = PRESET_PATH.exec(path);
-  if (!m) return [inRepository];
-  const file = `${m[1]}.yaml`;
-  return [
-    ...override ? [join(override, file)] : [],
-    inRepository,
-    ...shipped ? [join(shipped, "topologies", "presets", file)] : []
-  ];
-}
-
 // src/usecases/validate.ts
 var UnsafeFileError = class extends Error {
   name = "UnsafeFileError";
 };
 function assertNotLinked(root, path) {
-  const file = resolve2(root, path);
-  const rel = relative(resolve2(root), file);
-  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-  let at = inside ? resolve2(root) : dirname2(file);
+  const file = resolve3(root, path);
+  const rel = relative(resolve3(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+  let at = inside ? resolve3(root) : dirname2(file);
   for (const part of inside ? rel.split(sep2) : [basename(file)]) {
-    at = join2(at, part);
+    at = join3(at, part);
     let link = false;
     try {
       link = lstatSync(at).isSymbolicLink();
@@ -44148,23 +44230,19 @@ function assertNotLinked(root, path) {
       );
   }
 }
-function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
+function fileSystemSource(root) {
   return {
     async read(path) {
-      const override = presetsDir ? resolve2(root, presetsDir) : void 0;
-      const inRepository = resolve2(root, path);
-      for (const file of presetCandidates(path, inRepository, override)) {
-        if (file === inRepository) assertNotLinked(root, path);
-        try {
-          return readFileSync2(file, "utf8");
-        } catch {
-        }
+      assertNotLinked(root, path);
+      try {
+        return readFileSync3(resolve3(root, path), "utf8");
+      } catch {
+        return void 0;
       }
-      return void 0;
     },
     async list(dir) {
       try {
-        return readdirSync(resolve2(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync2(resolve3(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -44172,23 +44250,23 @@ function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   };
 }
 function fileKind(path) {
-  const name = posix.basename(path);
+  const name = posix2.basename(path);
   if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
   if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix.basename(posix.dirname(path)) === "presets") return "preset";
+  if (posix2.basename(posix2.dirname(path)) === "presets") return "preset";
   return "candidate";
 }
 function isYamlFile(name) {
   return name.endsWith(".yaml") || name.endsWith(".yml");
 }
 function stemOf(path) {
-  return posix.basename(path).replace(/\.ya?ml$/, "");
+  return posix2.basename(path).replace(/\.ya?ml$/, "");
 }
 async function validateFiles(paths, options) {
   const config = options.config ?? options.files;
   const contexts = /* @__PURE__ */ new Map();
   const clustersCache = /* @__PURE__ */ new Map();
-  const fresh = new Set((options.newFiles ?? []).map((p) => posix.normalize(p)));
+  const fresh = new Set((options.newFiles ?? []).map((p) => posix2.normalize(p)));
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
@@ -44207,7 +44285,7 @@ async function validateFiles(paths, options) {
   };
   const reports = [];
   for (const raw of paths) {
-    const path = posix.normalize(raw);
+    const path = posix2.normalize(raw);
     const kind = fileKind(path);
     let issues = [];
     let candidate;
@@ -44235,10 +44313,10 @@ async function validateFiles(paths, options) {
     let issues;
     let candidate;
     if (kind === "candidate") {
-      const ctx = await context3(posix.dirname(path));
+      const ctx = await context3(posix2.dirname(path));
       ({ issues, candidate } = await validateCandidate(path, ctx, options.files, fresh));
     } else if (kind === "experiment") {
-      const ctx = await context3(posix.dirname(path));
+      const ctx = await context3(posix2.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === "clusters") {
       const text = await options.files.read(path);
@@ -44269,16 +44347,13 @@ function fileIssue(file, rule, message) {
   return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message };
 }
 async function buildContext(dir, options, config, loadClusters) {
-  const topologiesDir = posix.dirname(dir);
-  const experimentFile = posix.join(dir, "experiment.yaml");
-  const clustersFile = options.clustersFile ?? posix.join(topologiesDir, "clusters.yaml");
-  const presetsDir = posix.join(topologiesDir, "presets");
+  const topologiesDir = posix2.dirname(dir);
+  const experimentFile = posix2.join(dir, "experiment.yaml");
+  const clustersFile = options.clustersFile ?? posix2.join(topologiesDir, "clusters.yaml");
   const ctx = {
     dir,
     experimentFile,
     clustersFile,
-    presetsDir,
-    presetFound: false,
     blockers: [],
     candidates: /* @__PURE__ */ new Map(),
     byHash: /* @__PURE__ */ new Map(),
@@ -44317,16 +44392,18 @@ async function buildContext(dir, options, config, loadClusters) {
   }
   const experiment = ctx.experiment?.value;
   if (experiment) {
-    const presetFile = posix.join(presetsDir, `${experiment.base_topology}.yaml`);
-    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology) ? await config.read(presetFile) : void 0;
-    ctx.presetFound = presetText !== void 0;
-    if (presetText === void 0) {
+    const presetOptions = { ...options.presets, topologiesDir };
+    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+    if (!ctx.preset) {
+      const inRepository = (await config.list(posix2.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
       ctx.blockers.push({
         rule: "preset-unknown",
-        message: `base topology preset \`${experiment.base_topology}\` of ${experimentFile} was not found in ${presetsDir}/: use one of AlpaSim's presets`
+        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
       });
     } else {
-      const preset = checkPreset(presetText, presetFile);
+      const presetFile = ctx.preset.path;
+      const preset = checkPreset(ctx.preset.text, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
       else
         ctx.blockers.push({
@@ -44348,8 +44425,8 @@ async function buildContext(dir, options, config, loadClusters) {
     }
   }
   if (experiment && ctx.cluster && ctx.base) {
-    const recordFile = posix.join(
-      posix.dirname(topologiesDir),
+    const recordFile = posix2.join(
+      posix2.dirname(topologiesDir),
       "experiments",
       `${experiment.experiment_id}.json`
     );
@@ -44366,8 +44443,8 @@ async function buildContext(dir, options, config, loadClusters) {
     }
   }
   for (const name of (await options.files.list(dir) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix.join(dir, name)) !== "candidate") continue;
-    const file = posix.join(dir, name);
+    if (!isYamlFile(name) || fileKind(posix2.join(dir, name)) !== "candidate") continue;
+    const file = posix2.join(dir, name);
     const text = await options.files.read(file);
     if (text === void 0) continue;
     const checked = checkCandidate(text, file);
@@ -44396,9 +44473,8 @@ function experimentIssues(ctx) {
   return experimentRuleIssues(loaded, value, {
     clusters: ctx.clusters?.value,
     clustersFile: ctx.clustersFile,
-    presetFound: ctx.presetFound,
-    presetsDir: ctx.presetsDir,
-    dirName: posix.basename(ctx.dir)
+    presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+    dirName: posix2.basename(ctx.dir)
   });
 }
 function depthOf(ctx, stem) {
@@ -44480,6 +44556,11 @@ async function validateCandidate(path, ctx, files, fresh) {
     experimentId: experiment.experiment_id,
     cluster: ctx.clusterName ?? experiment.cluster,
     baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? "shipped",
+      path: ctx.preset?.path ?? "",
+      overridesShipped: ctx.preset?.overridesShipped ?? false
+    },
     hash: own.hash,
     jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
     expanded: own.expanded,
@@ -44527,8 +44608,8 @@ function safeJobName(experimentId, name, expanded) {
   }
 }
 function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
-  const prefix = `${posix.normalize(topologiesDir).replace(/\/+$/, "")}/`;
-  return changedPaths.map((p) => posix.normalize(p)).filter((p) => p.startsWith(prefix) && isYamlFile(p)).filter((p) => {
+  const prefix = `${posix2.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return changedPaths.map((p) => posix2.normalize(p)).filter((p) => p.startsWith(prefix) && isYamlFile(p)).filter((p) => {
     const parts = p.slice(prefix.length).split("/");
     return parts.length === 1 ? fileKind(p) === "clusters" : parts.length === 2;
   }).sort();
@@ -44563,8 +44644,9 @@ function validationSummary(report) {
     }
     if (file.errors.length || file.warnings.length) lines.push("");
     if (!c) continue;
+    const origin = c.basePreset.origin === "shipped" ? "" : ` (${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })})`;
     lines.push(
-      `Job name: \`${c.jobName}\` \xB7 parent: ${c.parent ? `\`${c.parent}\`` : "\u2014"} \xB7 base preset: \`${c.baseTopology}\` \xB7 cluster: \`${c.cluster}\``,
+      `Job name: \`${c.jobName}\` \xB7 parent: ${c.parent ? `\`${c.parent}\`` : "\u2014"} \xB7 base preset: \`${c.baseTopology}\`${origin} \xB7 cluster: \`${c.cluster}\``,
       ""
     );
     lines.push(
@@ -44601,13 +44683,13 @@ function validationSummary(report) {
 // actions/validate/main.ts
 var VALIDATE_CHECK_NAME = "topo/validate";
 async function main() {
+  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const presetsDir = getInput("presets-dir");
-  if (presetsDir) process.env.TOPO_PRESETS_DIR = presetsDir;
   const token = getInput("token", { required: true });
   setSecret(token);
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
-  const payload = JSON.parse(readFileSync3(eventPath, "utf8"));
+  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
   const pull = payload.pull_request;
   if (!pull?.number || !pull?.head?.sha) {
     throw new Error(
@@ -44625,8 +44707,9 @@ async function main() {
     },
     {
       files: githubFileSource(octokit, { owner, repo, ref: pull.head.sha }),
-      config: fileSystemSource(process.env.GITHUB_WORKSPACE ?? process.cwd()),
-      clustersFile: getInput("clusters-file") || "topologies/clusters.yaml"
+      config: fileSystemSource(workspace),
+      clustersFile: getInput("clusters-file") || "topologies/clusters.yaml",
+      presets: presetsDir ? { overrideDir: resolve4(workspace, presetsDir) } : {}
     },
     {
       annotate(issue2) {

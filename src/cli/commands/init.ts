@@ -1,12 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { initExperiment } from '../../topology/init.js';
+import { recordPaths } from '../../record/model.js';
+import { prepareExperiment, writeExperimentFiles } from '../../topology/init.js';
 import { RunCommandError } from '../../topology/run-command.js';
 import { writeInitialRecord } from '../../usecases/record.js';
 import { flag, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { presetOptionsFor } from './validate.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -75,30 +77,64 @@ export const initCommand: Command = {
     const knownClusters = definedClusters(
       resolve(io.cwd, str(parsed, 'clusters') ?? resolve(dir, 'clusters.yaml')),
     );
+    const force = flag(parsed, 'force');
+    const rel = (p: string) => relative(io.cwd, p) || p;
+    let prepared: ReturnType<typeof prepareExperiment>;
     try {
-      const written = initExperiment(command, dir, {
+      prepared = prepareExperiment(command, dir, {
         ...(date ? { date } : {}),
         ...(str(parsed, 'cluster') ? { cluster: str(parsed, 'cluster') } : {}),
-        force: flag(parsed, 'force'),
         knownClusters,
+        presets: presetOptionsFor(io),
       });
-      const rel = (p: string) => relative(io.cwd, p) || p;
-      io.stdout(
-        `created experiment ${written.experiment.experiment_id}\n  ${rel(written.experimentFile)}\n  ${rel(written.baselineFile)}\n`,
-      );
-      // The experiment record starts with the experiment (experiments/<id>.json and .md).
-      for (const path of writeInitialRecord(resolve(dir, '..'), written.experiment))
-        io.stdout(`  ${rel(path)}\n`);
-      for (const note of written.notes) io.stdout(`note: ${note}\n`);
-      io.stdout(`next: topo validate ${rel(written.experimentDir)}\n`);
-      return EXIT.ok;
     } catch (error) {
       // A run command it cannot take is the user's input, like a bad option: exit 2.
       if (error instanceof RunCommandError) throw new ConfigError(error.message);
       throw error;
     }
+    const id = prepared.experiment.experiment_id;
+    const repoRoot = resolve(dir, '..');
+    // Nothing is written unless everything can be: the experiment and its record go together.
+    const record = recordPaths(id);
+    const existing = [
+      join(dir, id, 'experiment.yaml'),
+      join(dir, id, 'baseline.yaml'),
+      join(repoRoot, record.json),
+      join(repoRoot, record.markdown),
+    ].filter((f) => existsSync(f));
+    if (existing.length && !force)
+      throw new ConfigError(
+        `experiment ${id} exists already (${existing.map(rel).join(', ')}): pass --force to start it again, or another --date`,
+      );
+    const runs = recordedRuns(join(repoRoot, record.json));
+    if (force && runs > 0)
+      throw new ConfigError(
+        `${rel(join(repoRoot, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`,
+      );
+    const written = writeExperimentFiles(dir, prepared, { force });
+    io.stdout(`created experiment ${id}\n  ${rel(written.experimentFile)}\n  ${rel(written.baselineFile)}\n`);
+    // The experiment record starts with the experiment (experiments/<id>.json and .md), rewritten
+    // with it under --force (the record had no runs: checked above).
+    for (const path of writeInitialRecord(repoRoot, written.experiment, undefined, { overwrite: force }))
+      io.stdout(`  ${rel(path)}\n`);
+    for (const note of written.notes) io.stdout(`note: ${note}\n`);
+    io.stdout(`next: topo validate ${rel(written.experimentDir)}\n`);
+    return EXIT.ok;
   },
 };
+
+/** How many runs a record holds (0 when there is no record); an unreadable one is refused, not overwritten. */
+function recordedRuns(file: string): number {
+  if (!existsSync(file)) return 0;
+  try {
+    const runs = (JSON.parse(readFileSync(file, 'utf8')) as { runs?: unknown }).runs;
+    return Array.isArray(runs) ? runs.length : 0;
+  } catch (error) {
+    throw new ConfigError(
+      `${file} is not a readable record (${(error as Error).message}): fix or move it first; nothing written`,
+    );
+  }
+}
 
 /** The cluster names a clusters file defines: the experiment's cluster must be one of them. */
 function definedClusters(file: string): { file: string; names: string[] } {

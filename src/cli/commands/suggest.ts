@@ -17,7 +17,7 @@ import { flag, num, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
-import { clustersFileOption, fileSystemSource } from './validate.js';
+import { clustersFileOption, fileSystemSource, presetOptionsFor } from './validate.js';
 
 function toJson(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean) {
   const { result } = outcome;
@@ -181,6 +181,7 @@ export const suggestCommand: Command = {
         experimentId,
         files: fileSystemSource(io.cwd),
         ...(clustersFile ? { clustersFile } : {}),
+        presets: presetOptionsFor(io),
         ...(count !== undefined ? { count } : {}),
         force: flag(parsed, 'force'),
         ...(github

@@ -1,11 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { formatIssue } from '../../topology/issues.js';
+import { describePreset, presetOverrideDir } from '../../topology/presets.js';
 import {
   fileSystemSource,
   isYamlFile,
   toJsonReport,
   type ValidateOptions,
+  type ValidationReport,
   validateFiles,
 } from '../../usecases/validate.js';
 import { flag, parseOptions, str } from '../args.js';
@@ -60,7 +62,28 @@ export function validateOptionsFor(
     config: source,
     ...(clustersFile ? { clustersFile } : {}),
     ...(clusterName ? { clusterName } : {}),
+    presets: presetOptionsFor(io),
   };
+}
+
+/** Presets for a CLI command: TOPO_PRESETS_DIR (against the cwd), then the repository's, then the shipped ones. */
+export function presetOptionsFor(io: CliIO): { overrideDir?: string } {
+  const overrideDir = presetOverrideDir(io.env, io.cwd);
+  return overrideDir ? { overrideDir } : {};
+}
+
+/** One note per experiment whose base preset is not the shipped one (a repository may override it). */
+export function presetNotes(report: ValidationReport): string[] {
+  const notes = new Map<string, string>();
+  for (const f of report.files) {
+    const c = f.candidate;
+    if (!c || c.basePreset.origin === 'shipped') continue;
+    notes.set(
+      c.experimentId,
+      `note: experiment ${c.experimentId}: base preset ${c.baseTopology} is ${describePreset({ ...c.basePreset, name: c.baseTopology, text: '' })}`,
+    );
+  }
+  return [...notes.values()];
 }
 
 export const validateCommand: Command = {
@@ -92,6 +115,7 @@ export const validateCommand: Command = {
           io.stdout(`${formatIssue(issue)}\n`);
         }
       }
+      for (const note of presetNotes(report)) io.stdout(`${note}\n`);
       const bad = report.files.filter((f) => f.errors.length).length;
       io.stdout(
         `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ''}\n`,

@@ -1,5 +1,5 @@
 // The validate, render and init commands through the CLI dispatcher, as a user runs them.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ describe('topo validate', () => {
       'severity',
       'line',
       'column',
-      'keyPath',
+      'key_path',
       'message',
     ]);
   });
@@ -199,20 +199,119 @@ describe('topo init', () => {
     }
   });
 
-  it('names only the presets that exist when one is missing', async () => {
+  it('names where it looked and the presets there when one is missing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-cli-'));
     try {
       mkdirSync(join(dir, 'topologies/presets'), { recursive: true });
-      cpSync(join(REPO, 'topologies/presets/2gpu.yaml'), join(dir, 'topologies/presets/2gpu.yaml'));
+      cpSync(join(REPO, 'topologies/presets/2gpu.yaml'), join(dir, 'topologies/presets/mine.yaml'));
       cpSync(join(REPO, 'topologies/clusters.yaml'), join(dir, 'topologies/clusters.yaml'));
       const t = io(dir);
-      const cmd = 'sbatch submit.sh deploy=ord topology=8gpu_12rollouts driver=vavam';
+      const cmd = 'sbatch submit.sh deploy=ord topology=4gpu driver=vavam';
       expect(await main(['init', '--command', cmd], t.handle)).toBe(2);
-      expect(t.err()).toContain('topology=8gpu_12rollouts: no such preset');
-      expect(t.err()).toContain('available there: 2gpu)');
-      expect(t.err().split('8gpu_12rollouts').length).toBe(2);
+      expect(t.err()).toContain(
+        "topology=4gpu: no preset `4gpu` in the repository's topologies/presets/, the presets shipped with alpasim-topo",
+      );
+      expect(t.err()).toContain(
+        '(there: 1gpu, 2gpu, 8gpu_12rollouts, 8gpu_64rollouts, 8gpu_no_replicas, mine)',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('topo init in a repository written by topo setup', () => {
+  const cmd =
+    'sbatch --account=av_sim --partition=gpu --gpus-per-node=8 src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam';
+
+  function repo(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-init-'));
+    mkdirSync(join(dir, 'topologies'));
+    cpSync(join(REPO, 'topologies/clusters.yaml'), join(dir, 'topologies/clusters.yaml'));
+    return dir;
+  }
+
+  it('finds the shipped preset without a presets folder, and validates what it wrote', async () => {
+    const dir = repo();
+    const t = io(dir);
+    expect(await main(['init', '--command', cmd, '--date', '20260505'], t.handle)).toBe(0);
+    expect(t.out()).not.toContain('note: base preset');
+    const v = io(dir);
+    expect(await main(['validate', 'topologies'], v.handle)).toBe(0);
+    expect(v.out()).toContain('0 error(s)');
+  });
+
+  it("the repository's own preset overrides the shipped one by name, and says so; TOPO_PRESETS_DIR before both", async () => {
+    const dir = repo();
+    mkdirSync(join(dir, 'topologies/presets'));
+    cpSync(
+      join(REPO, 'topologies/presets/8gpu_12rollouts.yaml'),
+      join(dir, 'topologies/presets/8gpu_64rollouts.yaml'),
+    );
+    const t = io(dir);
+    expect(await main(['init', '--command', cmd, '--date', '20260505'], t.handle)).toBe(0);
+    expect(t.out()).toContain(
+      "note: base preset 8gpu_64rollouts: the repository's own topologies/presets/8gpu_64rollouts.yaml, instead of the one shipped with alpasim-topo",
+    );
+    const v = io(dir);
+    expect(await main(['validate', 'topologies'], v.handle)).toBe(0);
+    expect(v.out()).toContain("base preset 8gpu_64rollouts is the repository's own");
+    const json = io(dir);
+    await main(
+      ['validate', '--json', 'topologies/topology-opt-vavam-ord-20260505/baseline.yaml'],
+      json.handle,
+    );
+    expect(JSON.parse(json.out()).files[0].candidate.base_preset).toEqual({
+      name: '8gpu_64rollouts',
+      origin: 'repository',
+      overrides_shipped: true,
+    });
+    mkdirSync(join(dir, 'override'));
+    cpSync(join(REPO, 'topologies/presets/1gpu.yaml'), join(dir, 'override/8gpu_64rollouts.yaml'));
+    const o = io(dir, { TOPO_PRESETS_DIR: 'override' });
+    expect(await main(['init', '--command', cmd, '--date', '20260506'], o.handle)).toBe(0);
+    expect(o.out()).toContain('override/8gpu_64rollouts.yaml (TOPO_PRESETS_DIR, instead of the shipped one)');
+  });
+
+  it('--force rewrites the record with the experiment, or refuses when the record holds runs', async () => {
+    const dir = repo();
+    const run = (extra: string[]) =>
+      main(['init', '--command', cmd, '--date', '20260505', ...extra], io(dir).handle);
+    expect(await run([])).toBe(0);
+    const record = join(dir, 'experiments/topology-opt-vavam-ord-20260505.json');
+    const again = io(dir);
+    expect(await main(['init', '--command', cmd, '--date', '20260505'], again.handle)).toBe(2);
+    expect(again.err()).toContain('pass --force');
+    // A forced init with another command rewrites experiment.yaml AND the record: they agree.
+    const other = cmd.replace('--account=av_sim', '--account=other');
+    expect(await main(['init', '--command', other, '--date', '20260505', '--force'], io(dir).handle)).toBe(0);
+    const json = JSON.parse(readFileSync(record, 'utf8'));
+    expect(json.fixed_inputs.slurm.account).toBe('other');
+    // Once the record holds runs, --force refuses and writes nothing.
+    json.runs = [{ name: 'baseline' }];
+    writeFileSync(record, JSON.stringify(json));
+    const experimentFile = join(dir, 'topologies/topology-opt-vavam-ord-20260505/experiment.yaml');
+    const before = readFileSync(experimentFile, 'utf8');
+    const refused = io(dir);
+    expect(await main(['init', '--command', cmd, '--date', '20260505', '--force'], refused.handle)).toBe(2);
+    expect(refused.err()).toContain('holds 1 recorded run(s)');
+    expect(readFileSync(experimentFile, 'utf8')).toBe(before);
+    expect(JSON.parse(readFileSync(record, 'utf8')).runs).toHaveLength(1);
+  });
+
+  it.each([
+    'uv run alpasim_wizard deploy=ord topology=8gpu_64rollouts driver=vavam wizard.log_dir=./out',
+    'uv run --project src/wizard alpasim_wizard deploy=ord topology=8gpu_64rollouts driver=vavam',
+    'uv run python -m alpasim_wizard deploy=ord topology=8gpu_64rollouts driver=vavam',
+  ])('a wizard-style command (%s) is answered with the forms init accepts', async (wizard) => {
+    const dir = repo();
+    const t = io(dir);
+    expect(await main(['init', '--command', wizard], t.handle)).toBe(2);
+    expect(t.err()).toContain("starts AlpaSim's wizard directly");
+    expect(t.err()).toContain('topo init accepts: (1) sbatch [sbatch options]');
+    expect(t.err()).toContain(
+      'this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam',
+    );
+    expect(t.err()).not.toContain('wizard.log_dir=./out\n');
   });
 });

@@ -110,7 +110,7 @@ describe('initExperiment', () => {
     expect(() => initExperiment(cmd, dir, { date: '20260301' })).toThrow(/already exists/);
     expect(() => initExperiment(cmd, dir, { date: '20260301', force: true })).not.toThrow();
     expect(() => initExperiment('sbatch s.sh deploy=ord topology=99gpu driver=vavam', dir)).toThrow(
-      /no such preset/,
+      /no preset `99gpu`/,
     );
   });
 
