@@ -2991,7 +2991,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve17.call(this, root, ref);
+      let _sch = resolve18.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3018,7 +3018,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve17(root, ref) {
+    function resolve18(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3882,7 +3882,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve17(baseURI, relativeURI, options2) {
+    function resolve18(baseURI, relativeURI, options2) {
       const schemelessOptions = options2 ? Object.assign({ scheme: "null" }, options2) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -4273,7 +4273,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve17,
+      resolve: resolve18,
       resolveComponent,
       equal,
       serialize,
@@ -22819,7 +22819,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve17, reject) => {
+        return new Promise(async (resolve18, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -22831,7 +22831,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve17();
+          resolve18();
         });
       })(),
       NullCipher,
@@ -24089,7 +24089,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve17 } = __require("path");
+    var { resolve: resolve18 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile2, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -24225,7 +24225,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve17(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve18(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -38668,9 +38668,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve17(data);
+              return err ? reject(err) : resolve18(data);
             });
           });
         }
@@ -38708,12 +38708,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve17(data);
+              ) : resolve18(data);
             });
           });
         }
@@ -40980,8 +40980,8 @@ var require_util3 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve17, reject) => {
-        res = resolve17;
+      const promise = new Promise((resolve18, reject) => {
+        res = resolve18;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -43232,12 +43232,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve17, reject) => {
+      const waitForDrain = () => new Promise((resolve18, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve17;
+          callback = resolve18;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -43907,12 +43907,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve17, reject) => {
+      const waitForDrain = () => new Promise((resolve18, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve17;
+          callback = resolve18;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -44391,16 +44391,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve17) => {
+        return new Promise((resolve18) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve17;
+            this[kClosedResolve] = resolve18;
           } else {
-            resolve17(null);
+            resolve18(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve17) => {
+        return new Promise((resolve18) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -44411,7 +44411,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve17(null);
+            resolve18(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -44462,7 +44462,7 @@ var require_client2 = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve17, reject) => {
+        const socket = await new Promise((resolve18, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -44474,7 +44474,7 @@ var require_client2 = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve17(socket2);
+              resolve18(socket2);
             }
           });
         });
@@ -44810,8 +44810,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve17) => {
-            this[kClosedResolve] = resolve17;
+          await new Promise((resolve18) => {
+            this[kClosedResolve] = resolve18;
           });
         }
       }
@@ -46080,7 +46080,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve17, reject) => {
+        return await new Promise((resolve18, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -46093,7 +46093,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve17(null);
+              resolve18(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -46112,7 +46112,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve18, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -46129,7 +46129,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve17,
+              resolve: resolve18,
               reject,
               length: 0,
               body: []
@@ -46199,18 +46199,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve17, stream, length } = consume2;
+      const { type, body, resolve: resolve18, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve17(chunksDecode(body, length));
+          resolve18(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve17(JSON.parse(chunksDecode(body, length)));
+          resolve18(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve17(chunksConcat(body, length).buffer);
+          resolve18(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve17(new Blob(body, { type: stream[kContentType] }));
+          resolve18(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve17(chunksConcat(body, length));
+          resolve18(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -46467,9 +46467,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve17(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -46692,9 +46692,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve17(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -46979,9 +46979,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve17(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -47073,9 +47073,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve17(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -50938,7 +50938,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve17, reject) => agent.dispatch(
+        return new Promise((resolve18, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -51014,7 +51014,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve17({
+              resolve18({
                 status: status2,
                 statusText,
                 headersList,
@@ -51057,7 +51057,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve17({
+              resolve18({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -54798,8 +54798,8 @@ var require_util9 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve17) => {
-        setTimeout(resolve17, ms).unref();
+      return new Promise((resolve18) => {
+        setTimeout(resolve18, ms).unref();
       });
     }
     module.exports = {
@@ -55700,11 +55700,11 @@ var require_lib3 = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
-        return value instanceof P2 ? value : new P2(function(resolve17) {
-          resolve17(value);
+        return value instanceof P2 ? value : new P2(function(resolve18) {
+          resolve18(value);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve17, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve18, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -55720,7 +55720,7 @@ var require_lib3 = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve17(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve18(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -55807,26 +55807,26 @@ var require_lib3 = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve17) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve18) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve17(output.toString());
+              resolve18(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve17) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve18) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve17(Buffer.concat(chunks));
+              resolve18(Buffer.concat(chunks));
             });
           }));
         });
@@ -56034,14 +56034,14 @@ var require_lib3 = __commonJS({
        */
       requestRaw(info, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve17(res);
+                resolve18(res);
               }
             }
             this.requestRawWithCallback(info, data, callbackForResult);
@@ -56285,12 +56285,12 @@ var require_lib3 = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve17) => setTimeout(() => resolve17(), ms));
+          return new Promise((resolve18) => setTimeout(() => resolve18(), ms));
         });
       }
       _processResponse(res, options2) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve17, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve18, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -56298,7 +56298,7 @@ var require_lib3 = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve17(response);
+              resolve18(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -56337,7 +56337,7 @@ var require_lib3 = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve17(response);
+              resolve18(response);
             }
           }));
         });
@@ -56940,8 +56940,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve17, reject) {
-            return setTimeout(resolve17, t);
+          return new this.Promise(function(resolve18, reject) {
+            return setTimeout(resolve18, t);
           });
         }
         computePenalty() {
@@ -57152,15 +57152,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve17, returned, task;
+          var args, cb, error, reject, resolve18, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve17, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve18, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve17(returned);
+                  return resolve18(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -57175,13 +57175,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve17;
-          resolve17 = reject = null;
+          var promise, reject, resolve18;
+          resolve18 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve17 = _resolve;
+            resolve18 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve17, reject });
+          this._queue.push({ task, args, resolve: resolve18, reject });
           this._tryToRun();
           return promise;
         }
@@ -57582,14 +57582,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve17, reject) => {
+              return new this.Promise((resolve18, reject) => {
                 if (finished()) {
-                  return resolve17();
+                  return resolve18();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve17();
+                      return resolve18();
                     }
                   });
                 }
@@ -57682,9 +57682,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve17, reject) {
+              return new this.Promise(function(resolve18, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve17)(args3);
+                  return (args3[0] != null ? reject : resolve18)(args3);
                 });
               });
             };
@@ -59808,7 +59808,7 @@ var require_pushgateway = __commonJS({
       const options2 = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve18, reject) => {
         if (method === "DELETE" && options2.headers) {
           delete options2.headers["Content-Encoding"];
         }
@@ -59824,7 +59824,7 @@ var require_pushgateway = __commonJS({
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
-              resolve17({ resp, body });
+              resolve18({ resp, body });
             }
           });
         });
@@ -62598,13 +62598,13 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           let settled = false;
           function done(err, result) {
             if (settled) return;
             settled = true;
             if (err) reject(err);
-            else resolve17(result);
+            else resolve18(result);
           }
           const request2 = {
             responses: [],
@@ -62770,24 +62770,87 @@ var require_prom_client = __commonJS({
   }
 });
 
+// src/slurm/errors.ts
+var QUOTE_LIMIT = 2e3;
+function quoteOutput(text2) {
+  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+  return JSON.stringify(t);
+}
+var SlurmError = class extends Error {
+  name = "SlurmError";
+};
+var SlurmCommandError = class extends SlurmError {
+  constructor(argv, code3, stdout, stderr, where) {
+    super(
+      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code3}: ${quoteOutput((stderr || stdout).trim())}`
+    );
+    this.argv = argv;
+    this.code = code3;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.where = where;
+  }
+  argv;
+  code;
+  stdout;
+  stderr;
+  where;
+  name = "SlurmCommandError";
+};
+var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+var ControllerUnreachableError = class extends SlurmCommandError {
+  name = "ControllerUnreachableError";
+  static matches(stderr, stdout = "") {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
+  }
+};
+var SlurmOutputError = class extends SlurmError {
+  constructor(command, problem, output) {
+    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
+    this.command = command;
+    this.problem = problem;
+    this.output = output;
+  }
+  command;
+  problem;
+  output;
+  name = "SlurmOutputError";
+};
+var ConnectionLostError = class extends SlurmError {
+  name = "ConnectionLostError";
+};
+var CommandTimeoutError = class extends SlurmError {
+  name = "CommandTimeoutError";
+};
+var HostKeyMismatchError = class extends SlurmError {
+  name = "HostKeyMismatchError";
+};
+var UnsafeArgumentError = class extends SlurmError {
+  name = "UnsafeArgumentError";
+};
+
 // src/cli/args.ts
 import { parseArgs as nodeParseArgs } from "node:util";
 
-// src/cli/command.ts
+// src/cli/errors.ts
 var EXIT = {
   ok: 0,
   /** Findings (validation errors, no data yet) or a run that failed. */
   findings: 1,
   /** Bad arguments, a missing file or experiment, a configuration that cannot be used. */
   usage: 2,
-  /** Slurm, Prometheus or GitHub could not be reached. */
-  unreachable: 3
+  /** Slurm's controller, the login node, Prometheus or GitHub could not be reached. */
+  unreachable: 3,
+  /** Refused for safety: the login node's SSH host key is not the pinned one. */
+  refused: 4
 };
 var UsageError = class extends Error {
 };
 var ConfigError = class extends Error {
 };
 var UnreachableError = class extends Error {
+};
+var FindingError = class extends Error {
 };
 
 // src/cli/args.ts
@@ -62891,7 +62954,7 @@ function renderHelp(name, summary, help) {
   return `${lines.join("\n")}
 `;
 }
-var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable";
+var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one)";
 
 // src/cli/commands/analyze.ts
 import { readFileSync } from "node:fs";
@@ -64507,7 +64570,7 @@ function nextStep(v2, s = viewStanding(v2)) {
       return "**Re-run with `/topo submit` for a longer measurement, or close.**";
     default:
       if (v2.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return `Nothing to do yet: this comment is updated at least every ${v2.commentIntervalMinutes ?? 15} min, and at once when the decision comes.`;
+      return v2.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v2.commentIntervalMinutes} min, and at once when the decision comes.`;
   }
 }
 var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
@@ -66788,16 +66851,28 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  if (!context3.presetFound) {
+  if (context3.presetMissing !== void 0) {
     issues.push(
       issueAt(
         loaded,
         "preset-unknown",
         ["base_topology"],
-        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset \`${experiment.base_topology}\` was not found in ${context3.presetsDir}/ (AlpaSim's topology=<name>): use one of the presets there, e.g. 8gpu_64rollouts`
+        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context3.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
       )
     );
   }
+  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
+  if (driverProblem)
+    issues.push(
+      issueAt(
+        loaded,
+        driverProblem.rule,
+        ["fixed_inputs", "driver"],
+        driverProblem.message,
+        false,
+        driverProblem.severity
+      )
+    );
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
     RUN_NAME_OVERRIDE,
@@ -67999,58 +68074,6 @@ function parseAt(text2) {
   return Number.isFinite(ms) ? ms / 1e3 : null;
 }
 
-// src/slurm/errors.ts
-var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
-  return JSON.stringify(t);
-}
-var SlurmError = class extends Error {
-  name = "SlurmError";
-};
-var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code3, stdout, stderr, where) {
-    super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code3}: ${quoteOutput((stderr || stdout).trim())}`
-    );
-    this.argv = argv;
-    this.code = code3;
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.where = where;
-  }
-  argv;
-  code;
-  stdout;
-  stderr;
-  where;
-  name = "SlurmCommandError";
-};
-var SlurmOutputError = class extends SlurmError {
-  constructor(command, problem, output) {
-    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
-    this.command = command;
-    this.problem = problem;
-    this.output = output;
-  }
-  command;
-  problem;
-  output;
-  name = "SlurmOutputError";
-};
-var ConnectionLostError = class extends SlurmError {
-  name = "ConnectionLostError";
-};
-var CommandTimeoutError = class extends SlurmError {
-  name = "CommandTimeoutError";
-};
-var HostKeyMismatchError = class extends SlurmError {
-  name = "HostKeyMismatchError";
-};
-var UnsafeArgumentError = class extends SlurmError {
-  name = "UnsafeArgumentError";
-};
-
 // src/cli/services.ts
 var NETWORK_CODES = /* @__PURE__ */ new Set([
   "ECONNREFUSED",
@@ -68065,6 +68088,8 @@ function serviceFailure(error) {
   if (error instanceof PrometheusError && error.details.status === void 0 && error.details.retryable)
     return error.message.replace(/ \(query: .*\)$/, "");
   if (error instanceof ConnectionLostError || error instanceof CommandTimeoutError) return error.message;
+  if (error instanceof ControllerUnreachableError)
+    return `cannot reach Slurm's controller (slurmctld) from ${error.where}: ${(error.stderr || error.stdout).trim().split("\n")[0]}`;
   const e = error;
   const code3 = e?.code ?? e?.cause?.code;
   if (code3 && NETWORK_CODES.has(code3)) return `cannot reach a service: ${e.message ?? code3}`;
@@ -68191,6 +68216,16 @@ function telemetryOptions(options2, io, clusterName) {
     grafanaUrl: options2.grafana ?? cluster?.config.grafana_url ?? null,
     cluster
   };
+}
+async function assertSeriesExist(prometheus, runName, atTs, minutes, prefix = "") {
+  const found = await prometheus.instant(
+    `count(last_over_time({${anyRunSelector(runName)}}[${Math.ceil(minutes)}m]))`,
+    atTs
+  );
+  if (found.series.length > 0) return;
+  throw new FindingError(
+    `${prefix}no series in Prometheus at ${prometheus.baseUrl} has run_name="${runName}" in the ${minutes} minutes before ${new Date(atTs * 1e3).toISOString()}: check the run name (\`topo jobs <experiment>\` lists them), the Prometheus, or --minutes`
+  );
 }
 function stateFromVerdict(a) {
   switch (a.observation.verdict.state) {
@@ -68319,6 +68354,7 @@ var analyzeCommand = {
     });
     const { analysis, telemetry } = result;
     const judgedAt = new Date(result.atTs * 1e3).toISOString();
+    if (analysis.startTs === null) await assertSeriesExist(t.prometheus, runName, result.atTs, minutes);
     if (against !== void 0) {
       const reference = await analyzeRun({
         prometheus: t.prometheus,
@@ -68329,8 +68365,7 @@ var analyzeCommand = {
         minutes
       });
       if (reference.analysis.startTs === null)
-        io.stderr(`warning: --against ${against}: no data for that run in Prometheus
-`);
+        await assertSeriesExist(t.prometheus, against, result.atTs, minutes, "--against: ");
       analysis.observation.decision = decideCandidate(
         analysis.observation.verdict,
         { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
@@ -68690,9 +68725,72 @@ async function cancelCandidate(deps, request2) {
   };
 }
 
+// src/cli/json.ts
+function jobJson(job) {
+  return {
+    id: job.id,
+    name: job.name,
+    state: job.state,
+    ...job.rawState ? { raw_state: job.rawState } : {},
+    reason: job.reason,
+    exit_code: job.exitCode,
+    signal: job.signal,
+    restarts: job.restarts,
+    submit_time: job.submitTime,
+    start_time: job.startTime,
+    end_time: job.endTime,
+    time_limit: job.timeLimit,
+    elapsed: job.elapsed,
+    nodes: job.nodes,
+    stdout_path: job.stdoutPath,
+    source: job.source
+  };
+}
+function submitJson(result) {
+  const base = { job_name: result.jobName, cluster: result.cluster, command: result.command };
+  switch (result.status) {
+    case "submitted":
+      return { ...base, status: result.status, job_id: result.jobId };
+    case "existing":
+      return { ...base, status: result.status, job_id: result.jobId, state: result.state };
+    case "queued":
+      return {
+        ...base,
+        status: result.status,
+        position: result.position,
+        live: result.live,
+        max_parallel: result.maxParallel
+      };
+    case "dry-run":
+      return {
+        ...base,
+        status: result.status,
+        would_be: result.wouldBe,
+        ...result.position !== void 0 ? { position: result.position } : {}
+      };
+  }
+}
+function cancelJson(result) {
+  return {
+    job_name: result.jobName,
+    cancelled: result.cancelled,
+    job: result.job ? jobJson(result.job) : null
+  };
+}
+function snakeKeys(value) {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k2, v2]) => [
+      k2.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase(),
+      snakeKeys(v2)
+    ])
+  );
+}
+
 // src/cli/commands/submit.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { resolve as resolve5 } from "node:path";
+import { resolve as resolve6 } from "node:path";
 
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync2 } from "node:fs";
@@ -68976,8 +69074,16 @@ function createSlurmClient(transport, options2 = {}) {
   let history = options2.history === "sacct" || options2.history === "squeue" ? Promise.resolve(options2.history) : void 0;
   async function run2(argv, idempotent, timeoutMs, env) {
     const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0)
-      throw new SlurmCommandError(argv, result.code, result.stdout, result.stderr, transport.description);
+    if (result.code !== 0) {
+      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+        argv,
+        result.code,
+        result.stdout,
+        result.stderr,
+        transport.description
+      );
+    }
     return result;
   }
   function historySource() {
@@ -69112,13 +69218,13 @@ function createLocalTransport(options2 = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve18, reject) => {
         execFile(
           file,
           args,
           { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error, stdout, stderr) => {
-            if (!error) return resolve17({ stdout, stderr, code: 0 });
+            if (!error) return resolve18({ stdout, stderr, code: 0 });
             const e = error;
             if (e.killed) {
               return reject(
@@ -69127,7 +69233,7 @@ function createLocalTransport(options2 = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve17({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve18({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -69174,24 +69280,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve17) => {
+    return new Promise((resolve18) => {
       if (this.running === 0) {
-        resolve17();
+        resolve18();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve17();
+        resolve18();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve17(val);
+            resolve18(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -69233,23 +69339,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       fs.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve17(res);
+          resolve18(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       fs.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve17(res);
+          resolve18(res);
         }
       });
     });
@@ -69293,7 +69399,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve17, reject) => {
+  await new Promise((resolve18, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -69302,7 +69408,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve17, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve18, reject);
   });
   return result;
 }
@@ -69328,12 +69434,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile(filePath) {
-  return new Promise((resolve17, reject) => {
+  return new Promise((resolve18, reject) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve17(res);
+        resolve18(res);
       }
     });
   });
@@ -69342,12 +69448,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve17, reject) => {
+    stats = await new Promise((resolve18, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve17(res);
+          resolve18(res);
         }
       });
     });
@@ -69360,12 +69466,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve17, reject) => {
+    await new Promise((resolve18, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve17();
+          resolve18();
         }
       });
     });
@@ -69440,14 +69546,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve17, reject) => {
+    await new Promise((resolve18, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve17();
+        resolve18();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -69469,14 +69575,14 @@ var NodeSSH = class {
   }
   async requestShell(options2) {
     const connection = this.getConnection();
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve17(res);
+          resolve18(res);
         }
       };
       if (options2 == null) {
@@ -69497,14 +69603,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve17(res);
+          resolve18(res);
         }
       });
     });
@@ -69535,7 +69641,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.on("error", reject);
       connection.exec(command, options2.execOptions != null ? options2.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -69581,7 +69687,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve17({
+          resolve18({
             code: code3 != null ? code3 : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -69643,12 +69749,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve17, reject) => {
+      await new Promise((resolve18, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve17();
+            resolve18();
           }
         });
       });
@@ -69663,21 +69769,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve17) => {
+    invariant2(await new Promise((resolve18) => {
       fs2.access(localFile, fs2.constants.R_OK, (err) => {
-        resolve17(err === null);
+        resolve18(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve18, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve17();
+            resolve18();
             return;
           }
           if (err.message === "No such file" && retry2) {
-            resolve17(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve18(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -69704,14 +69810,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
-      await new Promise((resolve17, reject) => {
+      await new Promise((resolve18, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve17);
+        queue.waitTillIdle().then(resolve18);
       });
     } catch (error) {
       if (error != null) {
@@ -69727,9 +69833,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve17) => {
+    const localDirectoryStat = await new Promise((resolve18) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve17(stat || null);
+        resolve18(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -69744,16 +69850,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve17, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve17(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
-      await new Promise((resolve17, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -69768,7 +69874,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve17(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -69780,9 +69886,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve17) => {
+    const localDirectoryStat = await new Promise((resolve18) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve17(stat || null);
+        resolve18(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -69800,23 +69906,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve17(res.map((item) => item.filename));
+                resolve18(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve17(res);
+                resolve18(res);
               }
             });
           });
@@ -69828,16 +69934,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve17, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve17(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
-      await new Promise((resolve17, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -69852,7 +69958,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve17(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -69863,7 +69969,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error, port) => {
         if (error) {
           reject(error);
@@ -69888,25 +69994,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve17({ port, dispose });
+        resolve18({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve17(channel);
+        resolve18(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error) => {
         if (error) {
           reject(error);
@@ -69931,19 +70037,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve17({ dispose });
+        resolve18({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve17, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve17(channel);
+        resolve18(channel);
       });
     });
   }
@@ -70217,8 +70323,8 @@ function safeText(text2, maxLength = 2e3) {
 }
 
 // src/usecases/validate.ts
-import { lstatSync, readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { basename, dirname as dirname3, isAbsolute, join as join2, posix as posix2, relative, resolve as resolve3, sep } from "node:path";
+import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve4, sep } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -70521,6 +70627,113 @@ function fittedMemoryModel(record, base, prior) {
   return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { isAbsolute, join as join2, posix as posix2, resolve as resolve3 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync } from "node:fs";
+import { dirname as dirname2, join, resolve as resolve2 } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
+  let dir = resolve2(from);
+  for (; ; ) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname2(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve3(base, dir);
+}
+function presetLocations(name, options2 = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
+  return [
+    ...options2.overrideDir ? [{ origin: "override", path: join2(options2.overrideDir, file) }] : [],
+    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync3(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  const texts = [];
+  for (const l3 of locations)
+    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
+  return pick(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  return pick(
+    name,
+    locations,
+    locations.map((l3) => readLocal(l3.origin === "repository" ? join2(root, l3.path) : l3.path))
+  );
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
+}
+function localPresetNames(options2 = {}) {
+  const dirs = [
+    options2.overrideDir,
+    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options2 = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options2).map(
+    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -70684,42 +70897,17 @@ function candidateRuleIssues(input) {
   return issues;
 }
 
-// src/topology/shipped.ts
-import { existsSync } from "node:fs";
-import { dirname as dirname2, join, resolve as resolve2 } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
-  let dir = resolve2(from);
-  for (; ; ) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname2(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-var PRESET_PATH = /(?:^|\/)presets\/([A-Za-z0-9_]{1,64})\.ya?ml$/;
-function presetCandidates(path, inRepository, override, shipped = shippedRoot()) {
-  const m2 = PRESET_PATH.exec(path);
-  if (!m2) return [inRepository];
-  const file = `${m2[1]}.yaml`;
-  return [
-    ...override ? [join(override, file)] : [],
-    inRepository,
-    ...shipped ? [join(shipped, "topologies", "presets", file)] : []
-  ];
-}
-
 // src/usecases/validate.ts
 var UnsafeFileError = class extends Error {
   name = "UnsafeFileError";
 };
 function assertNotLinked(root, path) {
-  const file = resolve3(root, path);
-  const rel = relative(resolve3(root), file);
-  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-  let at = inside ? resolve3(root) : dirname3(file);
+  const file = resolve4(root, path);
+  const rel = relative(resolve4(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+  let at = inside ? resolve4(root) : dirname3(file);
   for (const part of inside ? rel.split(sep) : [basename(file)]) {
-    at = join2(at, part);
+    at = join3(at, part);
     let link = false;
     try {
       link = lstatSync(at).isSymbolicLink();
@@ -70732,23 +70920,19 @@ function assertNotLinked(root, path) {
       );
   }
 }
-function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
+function fileSystemSource(root) {
   return {
     async read(path) {
-      const override = presetsDir ? resolve3(root, presetsDir) : void 0;
-      const inRepository = resolve3(root, path);
-      for (const file of presetCandidates(path, inRepository, override)) {
-        if (file === inRepository) assertNotLinked(root, path);
-        try {
-          return readFileSync3(file, "utf8");
-        } catch {
-        }
+      assertNotLinked(root, path);
+      try {
+        return readFileSync4(resolve4(root, path), "utf8");
+      } catch {
+        return void 0;
       }
-      return void 0;
     },
     async list(dir) {
       try {
-        return readdirSync(resolve3(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync2(resolve4(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -70756,23 +70940,23 @@ function fileSystemSource(root, presetsDir = process.env.TOPO_PRESETS_DIR) {
   };
 }
 function fileKind(path) {
-  const name = posix2.basename(path);
+  const name = posix3.basename(path);
   if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
   if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix2.basename(posix2.dirname(path)) === "presets") return "preset";
+  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
   return "candidate";
 }
 function isYamlFile(name) {
   return name.endsWith(".yaml") || name.endsWith(".yml");
 }
 function stemOf(path) {
-  return posix2.basename(path).replace(/\.ya?ml$/, "");
+  return posix3.basename(path).replace(/\.ya?ml$/, "");
 }
 async function validateFiles(paths, options2) {
   const config = options2.config ?? options2.files;
   const contexts = /* @__PURE__ */ new Map();
   const clustersCache = /* @__PURE__ */ new Map();
-  const fresh = new Set((options2.newFiles ?? []).map((p) => posix2.normalize(p)));
+  const fresh = new Set((options2.newFiles ?? []).map((p) => posix3.normalize(p)));
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
@@ -70791,7 +70975,7 @@ async function validateFiles(paths, options2) {
   };
   const reports = [];
   for (const raw of paths) {
-    const path = posix2.normalize(raw);
+    const path = posix3.normalize(raw);
     const kind = fileKind(path);
     let issues = [];
     let candidate;
@@ -70819,10 +71003,10 @@ async function validateFiles(paths, options2) {
     let issues;
     let candidate;
     if (kind === "candidate") {
-      const ctx = await context3(posix2.dirname(path));
+      const ctx = await context3(posix3.dirname(path));
       ({ issues, candidate } = await validateCandidate(path, ctx, options2.files, fresh));
     } else if (kind === "experiment") {
-      const ctx = await context3(posix2.dirname(path));
+      const ctx = await context3(posix3.dirname(path));
       issues = experimentIssues(ctx);
     } else if (kind === "clusters") {
       const text2 = await options2.files.read(path);
@@ -70853,16 +71037,13 @@ function fileIssue(file, rule, message2) {
   return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
 }
 async function buildContext(dir, options2, config, loadClusters) {
-  const topologiesDir = posix2.dirname(dir);
-  const experimentFile = posix2.join(dir, "experiment.yaml");
-  const clustersFile = options2.clustersFile ?? posix2.join(topologiesDir, "clusters.yaml");
-  const presetsDir = posix2.join(topologiesDir, "presets");
+  const topologiesDir = posix3.dirname(dir);
+  const experimentFile = posix3.join(dir, "experiment.yaml");
+  const clustersFile = options2.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml");
   const ctx = {
     dir,
     experimentFile,
     clustersFile,
-    presetsDir,
-    presetFound: false,
     blockers: [],
     candidates: /* @__PURE__ */ new Map(),
     byHash: /* @__PURE__ */ new Map(),
@@ -70901,16 +71082,18 @@ async function buildContext(dir, options2, config, loadClusters) {
   }
   const experiment = ctx.experiment?.value;
   if (experiment) {
-    const presetFile = posix2.join(presetsDir, `${experiment.base_topology}.yaml`);
-    const presetText = /^[A-Za-z0-9_]{1,64}$/.test(experiment.base_topology) ? await config.read(presetFile) : void 0;
-    ctx.presetFound = presetText !== void 0;
-    if (presetText === void 0) {
+    const presetOptions = { ...options2.presets, topologiesDir };
+    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+    if (!ctx.preset) {
+      const inRepository = (await config.list(posix3.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
       ctx.blockers.push({
         rule: "preset-unknown",
-        message: `base topology preset \`${experiment.base_topology}\` of ${experimentFile} was not found in ${presetsDir}/: use one of AlpaSim's presets`
+        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
       });
     } else {
-      const preset = checkPreset(presetText, presetFile);
+      const presetFile = ctx.preset.path;
+      const preset = checkPreset(ctx.preset.text, presetFile);
       if (preset.value) ctx.base = expandPreset(preset.value, experiment);
       else
         ctx.blockers.push({
@@ -70932,8 +71115,8 @@ async function buildContext(dir, options2, config, loadClusters) {
     }
   }
   if (experiment && ctx.cluster && ctx.base) {
-    const recordFile2 = posix2.join(
-      posix2.dirname(topologiesDir),
+    const recordFile2 = posix3.join(
+      posix3.dirname(topologiesDir),
       "experiments",
       `${experiment.experiment_id}.json`
     );
@@ -70950,8 +71133,8 @@ async function buildContext(dir, options2, config, loadClusters) {
     }
   }
   for (const name of (await options2.files.list(dir) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix2.join(dir, name)) !== "candidate") continue;
-    const file = posix2.join(dir, name);
+    if (!isYamlFile(name) || fileKind(posix3.join(dir, name)) !== "candidate") continue;
+    const file = posix3.join(dir, name);
     const text2 = await options2.files.read(file);
     if (text2 === void 0) continue;
     const checked2 = checkCandidate(text2, file);
@@ -70980,9 +71163,8 @@ function experimentIssues(ctx) {
   return experimentRuleIssues(loaded, value, {
     clusters: ctx.clusters?.value,
     clustersFile: ctx.clustersFile,
-    presetFound: ctx.presetFound,
-    presetsDir: ctx.presetsDir,
-    dirName: posix2.basename(ctx.dir)
+    presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+    dirName: posix3.basename(ctx.dir)
   });
 }
 function depthOf(ctx, stem) {
@@ -71064,6 +71246,11 @@ async function validateCandidate(path, ctx, files, fresh) {
     experimentId: experiment.experiment_id,
     cluster: ctx.clusterName ?? experiment.cluster,
     baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? "shipped",
+      path: ctx.preset?.path ?? "",
+      overridesShipped: ctx.preset?.overridesShipped ?? false
+    },
     hash: own.hash,
     jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
     expanded: own.expanded,
@@ -71116,12 +71303,17 @@ function toJsonReport(report) {
     severity: i.severity,
     line: i.line,
     column: i.column,
-    keyPath: i.keyPath,
+    key_path: i.keyPath,
     message: i.message
   });
   const round2 = (x2) => Math.round(x2 * 100) / 100;
   const candidate = (c) => ({
     job_name: c.jobName,
+    base_preset: {
+      name: c.baseTopology,
+      origin: c.basePreset.origin,
+      overrides_shipped: c.basePreset.overridesShipped
+    },
     capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
     in_flight: c.inFlight,
     binding: c.binding,
@@ -71177,23 +71369,23 @@ function withRunName(submission, runName) {
 }
 
 // src/cli/commands/validate.ts
-import { existsSync as existsSync2, readdirSync as readdirSync2, statSync } from "node:fs";
-import { isAbsolute as isAbsolute2, join as join3, relative as relative2, resolve as resolve4 } from "node:path";
+import { existsSync as existsSync2, readdirSync as readdirSync3, statSync } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join4, relative as relative2, resolve as resolve5 } from "node:path";
 var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
 function expandPaths(paths, cwd) {
   const out = [];
   const walk = (dir) => {
-    for (const entry of readdirSync2(resolve4(cwd, dir), { withFileTypes: true }).sort(
+    for (const entry of readdirSync3(resolve5(cwd, dir), { withFileTypes: true }).sort(
       (a, b2) => a.name.localeCompare(b2.name)
     )) {
-      const child = join3(dir, entry.name);
+      const child = join4(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name)) walk(child);
       } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
     }
   };
   for (const p of paths) {
-    const abs = resolve4(cwd, p);
+    const abs = resolve5(cwd, p);
     if (!existsSync2(abs)) throw new ConfigError(`${p}: no such file or folder`);
     if (statSync(abs).isDirectory()) walk(p);
     else out.push(p);
@@ -71203,7 +71395,7 @@ function expandPaths(paths, cwd) {
 function clustersFileOption(explicit, io) {
   const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
   if (file === void 0 || file === "") return void 0;
-  const abs = isAbsolute2(file) ? file : resolve4(io.cwd, file);
+  const abs = isAbsolute3(file) ? file : resolve5(io.cwd, file);
   if (!existsSync2(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
   return relative2(io.cwd, abs) || abs;
 }
@@ -71214,8 +71406,25 @@ function validateOptionsFor(io, clusters, clusterName) {
     files: source,
     config: source,
     ...clustersFile ? { clustersFile } : {},
-    ...clusterName ? { clusterName } : {}
+    ...clusterName ? { clusterName } : {},
+    presets: presetOptionsFor(io)
   };
+}
+function presetOptionsFor(io) {
+  const overrideDir = presetOverrideDir(io.env, io.cwd);
+  return overrideDir ? { overrideDir } : {};
+}
+function presetNotes(report) {
+  const notes = /* @__PURE__ */ new Map();
+  for (const f of report.files) {
+    const c = f.candidate;
+    if (!c || c.basePreset.origin === "shipped") continue;
+    notes.set(
+      c.experimentId,
+      `note: experiment ${c.experimentId}: base preset ${c.baseTopology} is ${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })}`
+    );
+  }
+  return [...notes.values()];
 }
 var validateCommand = {
   name: "validate",
@@ -71247,6 +71456,8 @@ var validateCommand = {
 `);
         }
       }
+      for (const note of presetNotes(report)) io.stdout(`${note}
+`);
       const bad = report.files.filter((f) => f.errors.length).length;
       io.stdout(
         `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
@@ -71262,7 +71473,7 @@ async function candidateOnCluster(args, io, options2) {
   const parsed = parseOptions(options2, args, io.env);
   if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
   const path = parsed.positionals[0];
-  if (!existsSync3(resolve5(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+  if (!existsSync3(resolve6(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
   const clusterName = str(parsed, "cluster");
   const { report, submission } = await renderCandidateFile(
     path,
@@ -71343,8 +71554,10 @@ var submitCommand = {
       );
       const made = result.status === "submitted" || result.status === "dry-run";
       if (flag(parsed, "json"))
-        io.stdout(`${JSON.stringify({ schema_version: 1, ...result, ...made ? { request: request2 } : {} })}
-`);
+        io.stdout(
+          `${JSON.stringify({ schema_version: 1, ...submitJson(result), ...made ? { request: request2 } : {} })}
+`
+        );
       else io.stdout(cliText(result));
       return EXIT.ok;
     } finally {
@@ -71386,7 +71599,7 @@ var cancelCommand = {
         { experimentId: details.experimentId, jobName: submission.jobName }
       );
       io.stdout(
-        flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, ...result })}
+        flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, ...cancelJson(result) })}
 ` : renderCancelComment(result, cluster)
       );
       return EXIT.ok;
@@ -71526,14 +71739,14 @@ var LiveView = class {
 };
 
 // src/demo/output.ts
-import { copyFileSync, existsSync as existsSync4, mkdirSync, readFileSync as readFileSync4, writeFileSync } from "node:fs";
-import { dirname as dirname4, isAbsolute as isAbsolute3, join as join4, relative as relative3, resolve as resolve6 } from "node:path";
+import { copyFileSync, existsSync as existsSync4, mkdirSync, readFileSync as readFileSync5, writeFileSync } from "node:fs";
+import { dirname as dirname4, isAbsolute as isAbsolute4, join as join5, relative as relative3, resolve as resolve7 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var DemoOutput = class {
   dir;
   files = [];
   constructor(dir) {
-    this.dir = resolve6(dir);
+    this.dir = resolve7(dir);
     mkdirSync(this.dir, { recursive: true });
   }
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
@@ -71553,7 +71766,7 @@ var DemoOutput = class {
   }
   /** Reads back a file written earlier. */
   read(path) {
-    return readFileSync4(this.resolveInside(path), "utf8");
+    return readFileSync5(this.resolveInside(path), "utf8");
   }
   /** Files written so far, relative to the folder, in writing order. */
   written() {
@@ -71564,9 +71777,9 @@ var DemoOutput = class {
     if (!this.files.includes(rel)) this.files.push(rel);
   }
   resolveInside(path) {
-    const target = resolve6(this.dir, path);
+    const target = resolve7(this.dir, path);
     const rel = relative3(this.dir, target);
-    if (rel === "" || rel.startsWith("..") || isAbsolute3(rel)) {
+    if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
       throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
     }
     return target;
@@ -71575,14 +71788,14 @@ var DemoOutput = class {
 function findPackageRoot(from = dirname4(fileURLToPath2(import.meta.url))) {
   let dir = from;
   for (; ; ) {
-    if (existsSync4(join4(dir, "package.json")) && existsSync4(join4(dir, "scripts"))) return dir;
+    if (existsSync4(join5(dir, "package.json")) && existsSync4(join5(dir, "scripts"))) return dir;
     const parent = dirname4(dir);
     if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
     dir = parent;
   }
 }
 function mermaidScriptPath(root) {
-  const path = join4(root, "dist", "mermaid.min.js");
+  const path = join5(root, "dist", "mermaid.min.js");
   if (!existsSync4(path)) {
     throw new Error(
       `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
@@ -71593,7 +71806,7 @@ function mermaidScriptPath(root) {
 
 // src/demo/parts.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/record/format.ts
 function seconds(value) {
@@ -72342,10 +72555,10 @@ function gpuList(m2) {
 function resourceLine(m2) {
   const gpus = gpuList(m2).map(([, g]) => g);
   if (gpus.length === 0) return "no GPU telemetry";
-  const pick = (f) => gpus.map(f).filter((v2) => typeof v2 === "number");
-  const util = pick((g) => g.utilization_percent?.mean);
-  const pressure = pick((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick((g) => g.memory_headroom_gb_min);
+  const pick2 = (f) => gpus.map(f).filter((v2) => typeof v2 === "number");
+  const util = pick2((g) => g.utilization_percent?.mean);
+  const pressure = pick2((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick2((g) => g.memory_headroom_gb_min);
   const parts = [];
   if (util.length) parts.push(`GPU util ${num3(Math.min(...util), 0)}\u2013${num3(Math.max(...util), 0)}%`);
   if (pressure.length) parts.push(`memory pressure \u2264 ${num3(Math.max(...pressure), 0)}%`);
@@ -72734,14 +72947,34 @@ function dedupe2(lines) {
 
 // src/topology/init.ts
 var import_yaml3 = __toESM(require_dist(), 1);
-import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync3, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join5 } from "node:path";
+import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { basename as basename2, dirname as dirname5, join as join6 } from "node:path";
 
 // src/topology/run-command.ts
 var RunCommandError = class extends Error {
   name = "RunCommandError";
 };
 var UNSAFE = /[;&|<>`$()]/;
+var ACCEPTED_FORMS = [
+  "sbatch [sbatch options] <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
+  "cd src/tools/run-on-slurm && sbatch [sbatch options] submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
+  "bash <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 \u2026 (or the script alone)",
+  "[LOGDIR=\u2026 DESCRIPTION=\u2026] before any of them"
+];
+var formsText = () => `topo init accepts: ${ACCEPTED_FORMS.map((f, i) => `(${i + 1}) ${f}`).join("; ")}`;
+var SET_BY_SUBMIT = /^\+{0,2}wizard\.(log_dir|array_job_dir|latest_symlink|submitter|description)=/;
+function wizardInvocation(words, from) {
+  const at = words.findIndex(
+    (w2, i) => i >= from && (w2 === "alpasim_wizard" || w2.endsWith("/alpasim_wizard") || w2 === "alpasim-wizard")
+  );
+  if (at === -1) return void 0;
+  const head = words.slice(from, at + 1).join(" ");
+  const overrides = words.slice(at + 1).filter((w2) => /^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2));
+  const kept = overrides.filter((w2) => !SET_BY_SUBMIT.test(w2));
+  return new RunCommandError(
+    `\`${head} \u2026\` starts AlpaSim's wizard directly, a run on this machine; topo init takes the command that submits the run to Slurm, whose jobs the experiment's candidates become. ${formsText()}. submit.sh hands its overrides to the wizard unchanged, so this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh ${kept.join(" ") || "deploy=\u2026 topology=\u2026 driver=\u2026"}${kept.length < overrides.length ? " (wizard.log_dir and the other wizard.* settings submit.sh sets itself are left out)" : ""}`
+  );
+}
 function splitWords(command) {
   const words = [];
   let word = "";
@@ -72894,6 +73127,8 @@ function parseRunCommand(command) {
     i++;
   }
   if (words[i] === "env") i++;
+  const wizard = wizardInvocation(words, i);
+  if (wizard) throw wizard;
   const head = words[i];
   if (head === void 0)
     throw new RunCommandError(
@@ -72944,9 +73179,7 @@ function parseRunCommand(command) {
   }
   const script = words[i];
   if (script === void 0 || script.includes("=") || script.startsWith("+")) {
-    throw new RunCommandError(
-      "the command names no submit script: expected `sbatch [options] <path>/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026`"
-    );
+    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
   }
   i++;
   const overrides = [];
@@ -72954,7 +73187,7 @@ function parseRunCommand(command) {
     const w2 = words[i];
     if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2)) {
       throw new RunCommandError(
-        `unexpected argument \`${w2}\` after the submit script: AlpaSim takes Hydra overrides of the form key=value`
+        `unexpected argument \`${w2}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`
       );
     }
     overrides.push(w2);
@@ -73076,9 +73309,7 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
   const fixed = { deploy: parsed.deploy, driver: parsed.driver };
   const overrides = [];
   const topologyPatch = {};
-  const checked2 = parsed.overrides.filter(
-    (o) => !REQUIRED_GROUPS.includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))
-  ).map((o) => ({ o, problem: overrideProblem(o) }));
+  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({ o, problem: overrideProblem(o) }));
   for (const { o, problem } of checked2)
     if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
   const problems = checked2.filter((x2) => x2.problem?.severity === "error");
@@ -73182,9 +73413,9 @@ function toYaml(value, header2) {
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 function writeExperimentFiles(dir, built, options2 = {}) {
-  const experimentDir = join5(dir, built.experiment.experiment_id);
-  const experimentFile = join5(experimentDir, "experiment.yaml");
-  const baselineFile = join5(experimentDir, "baseline.yaml");
+  const experimentDir = join6(dir, built.experiment.experiment_id);
+  const experimentFile = join6(experimentDir, "experiment.yaml");
+  const baselineFile = join6(experimentDir, "baseline.yaml");
   for (const f of [experimentFile, baselineFile]) {
     if (existsSync5(f) && !options2.force)
       throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
@@ -73208,25 +73439,28 @@ function writeExperimentFiles(dir, built, options2 = {}) {
   );
   return { ...built, experimentDir, experimentFile, baselineFile };
 }
-function initExperiment(command, dir, options2 = {}) {
+function prepareExperiment(command, dir, options2 = {}) {
   const parsed = parseRunCommand(command);
-  const presetsDir = options2.presetsDir ?? join5(dir, "presets");
-  const presetFile = join5(presetsDir, `${parsed.topology}.yaml`);
   if (parsed.topology === CLI_DRIVEN_PRESET) {
     throw new RunCommandError(
       `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(", ")}`
     );
   }
-  if (!/^[A-Za-z0-9_]{1,64}$/.test(parsed.topology) || !existsSync5(presetFile)) {
-    const present = existsSync5(presetsDir) ? readdirSync3(presetsDir).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)).sort() : [];
+  const presetOptions = { ...options2.presets, topologiesDir: basename2(dir) };
+  const found = readPresetFromCheckout(parsed.topology, dirname5(dir), presetOptions);
+  if (!found) {
+    const own = existsSync5(join6(dir, "presets")) ? readdirSync4(join6(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
     throw new RunCommandError(
-      `topology=${parsed.topology}: no such preset in ${presetsDir}/ (${present.length ? `available there: ${present.join(", ")}` : "that folder holds no presets; copy them from topologies/presets of alpasim-topo"})`
+      `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`
     );
   }
-  const preset = checkPreset(readFileSync5(presetFile, "utf8"), presetFile);
+  const preset = checkPreset(found.text, found.path);
   if (!preset.value)
-    throw new RunCommandError(`preset ${presetFile} is invalid: ${preset.issues[0]?.message}`);
-  return writeExperimentFiles(dir, buildExperiment(parsed, preset.value, command, options2), options2);
+    throw new RunCommandError(`preset ${found.path} is invalid: ${preset.issues[0]?.message}`);
+  const built = buildExperiment(parsed, preset.value, command, options2);
+  if (found.origin !== "shipped")
+    built.notes.push(`base preset ${parsed.topology}: ${describePreset(found)}`);
+  return { ...built, preset: found };
 }
 
 // src/usecases/reconcile.ts
@@ -73979,7 +74213,7 @@ function slurmMonitorPort(slurm, knownExperimentIds = []) {
 
 // src/usecases/suggest.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { posix as posix3 } from "node:path";
+import { posix as posix4 } from "node:path";
 
 // src/record/validate.ts
 var import__2 = __toESM(require__(), 1);
@@ -75525,11 +75759,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix3.normalize(path)) ?? files.read(path);
+      return extra.get(posix4.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix3.dirname(p) === posix3.normalize(dir)).map((p) => posix3.basename(p));
+      const added = [...extra.keys()].filter((p) => posix4.dirname(p) === posix4.normalize(dir)).map((p) => posix4.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -75566,11 +75800,13 @@ async function runSuggest(options2) {
       clustersChecked.value ? `cluster \`${experiment.cluster}\` of ${experimentFile} is not defined in ${clustersFile}` : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`
     );
   }
-  const presetFile = `topologies/presets/${experiment.base_topology}.yaml`;
-  const preset = checkPreset(
-    await mustRead(files, presetFile, `base topology preset ${experiment.base_topology}`),
-    presetFile
-  );
+  const found = await readPreset(experiment.base_topology, files, options2.presets);
+  if (!found)
+    throw new SuggestError(
+      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, options2.presets)}`
+    );
+  const presetFile = found.path;
+  const preset = checkPreset(found.text, presetFile);
   if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
   const base = expandPreset(preset.value, experiment);
   const recordFile2 = recordPaths(experimentId).json;
@@ -75617,13 +75853,14 @@ async function runSuggest(options2) {
       experiment.cluster,
       result2.memory.source === "fitted" ? result2.memory.model : void 0
     );
-    extra.set(posix3.normalize(clustersFile), clustersWithModel);
+    extra.set(posix4.normalize(clustersFile), clustersWithModel);
     const parentFile = `${experimentDir}/${result2.parent}.yaml`;
     const withParent = result2.parent && await files.read(parentFile) !== void 0;
     const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
       files: overlay(files, extra),
       clustersFile,
-      newFiles: written.map((w2) => w2.path)
+      newFiles: written.map((w2) => w2.path),
+      ...options2.presets ? { presets: options2.presets } : {}
     });
     const inherited = new Set(
       report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
@@ -75760,7 +75997,7 @@ async function openPullRequests(octokit, target, outcome) {
 
 // src/demo/cluster.ts
 import { spawn } from "node:child_process";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 function run(argv, env, onStderrLine) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -75796,7 +76033,7 @@ function parseClusterEnv(text2) {
   return value;
 }
 function localCluster(root, env) {
-  const script = join6(root, "scripts", "local-cluster");
+  const script = join7(root, "scripts", "local-cluster");
   const readEnv = async () => {
     const ran = await run(["bash", script, "env", "--json"], env);
     if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
@@ -75908,7 +76145,7 @@ function realDemoParts(root, env, outDir) {
       const cluster = loadCluster(clusterEnv);
       clustersFile = clusterEnv.clustersFile;
       const parsed = parseRunCommand(command);
-      const presetFile = join7(root, "topologies", "presets", `${parsed.topology}.yaml`);
+      const presetFile = join8(root, "topologies", "presets", `${parsed.topology}.yaml`);
       const preset = checkPreset(readFileSync6(presetFile, "utf8"), presetFile);
       if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
       const built = buildExperiment(parsed, preset.value, command, {
@@ -77718,12 +77955,12 @@ open ${output.dir}/index.html
 
 // src/cli/commands/doctor.ts
 import { existsSync as existsSync8, readFileSync as readFileSync9 } from "node:fs";
-import { resolve as resolve7 } from "node:path";
+import { resolve as resolve8 } from "node:path";
 
 // src/doctor/checks.ts
 var import_yaml6 = __toESM(require_dist(), 1);
 import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 var ok = (name, detail) => ({ name, status: "ok", detail });
 var fail = (name, detail, fix) => ({ name, status: "fail", detail, fix });
 var SLURM_COMMANDS = ["sbatch", "squeue", "sacct", "scancel"];
@@ -77872,7 +78109,7 @@ var WORKFLOW_PERMISSIONS = {
 };
 function checkWorkflowPermissions(repoDir) {
   return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
-    const path = join8(repoDir, ".github/workflows", file);
+    const path = join9(repoDir, ".github/workflows", file);
     if (!existsSync6(path))
       return fail(
         `workflow ${file}`,
@@ -78013,11 +78250,11 @@ var httpClient = __toESM(require_lib3(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve17) {
-      resolve17(value);
+    return value instanceof P2 ? value : new P2(function(resolve18) {
+      resolve18(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve17, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve18, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -78033,7 +78270,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve17(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve18(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -82353,8 +82590,9 @@ var doctorCommand = {
   async run(args, io) {
     const parsed = parseOptions(doctorCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const repoDir = resolve7(io.cwd, str(parsed, "repo-dir") ?? ".");
-    const file = resolve7(repoDir, str(parsed, "clusters") ?? "topologies/clusters.yaml");
+    const repoDir = resolve8(io.cwd, str(parsed, "repo-dir") ?? ".");
+    const given = str(parsed, "clusters");
+    const file = given ? resolve8(io.cwd, given) : resolve8(repoDir, "topologies/clusters.yaml");
     if (!existsSync8(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
     const checked2 = checkClusters(readFileSync9(file, "utf8"), file);
@@ -82422,11 +82660,11 @@ ${failed} check(s) failed
 // src/cli/commands/init.ts
 var import_yaml7 = __toESM(require_dist(), 1);
 import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
-import { relative as relative4, resolve as resolve8 } from "node:path";
+import { join as join11, relative as relative4, resolve as resolve9 } from "node:path";
 
 // src/usecases/record.ts
 import { existsSync as existsSync9, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname5, join as join9, posix as posix4 } from "node:path";
+import { dirname as dirname6, join as join10, posix as posix5 } from "node:path";
 
 // src/github/pull-snapshots.ts
 var PULL_FIELDS = (
@@ -82483,12 +82721,12 @@ function initialRecordFiles(experiment, cluster) {
 }
 
 // src/usecases/record.ts
-function writeInitialRecord(repoRoot2, experiment, cluster) {
+function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
   const written = [];
   for (const [path, text2] of Object.entries(initialRecordFiles(experiment, cluster))) {
-    const file = join9(repoRoot2, path);
-    if (existsSync9(file)) continue;
-    mkdirSync3(dirname5(file), { recursive: true });
+    const file = join10(repoRoot2, path);
+    if (existsSync9(file) && !options2.overwrite) continue;
+    mkdirSync3(dirname6(file), { recursive: true });
     writeFileSync3(file, text2);
     written.push(file);
   }
@@ -82558,38 +82796,68 @@ var initCommand = {
       );
     const date = str(parsed, "date");
     if (date !== void 0 && !/^[0-9]{8}$/.test(date)) throw new UsageError(`--date ${date}: use YYYYMMDD`);
-    const dir = resolve8(io.cwd, str(parsed, "dir") ?? "topologies");
+    const dir = resolve9(io.cwd, str(parsed, "dir") ?? "topologies");
     const knownClusters = definedClusters(
-      resolve8(io.cwd, str(parsed, "clusters") ?? resolve8(dir, "clusters.yaml"))
+      resolve9(io.cwd, str(parsed, "clusters") ?? resolve9(dir, "clusters.yaml"))
     );
+    const force = flag(parsed, "force");
+    const rel = (p) => relative4(io.cwd, p) || p;
+    let prepared;
     try {
-      const written = initExperiment(command, dir, {
+      prepared = prepareExperiment(command, dir, {
         ...date ? { date } : {},
         ...str(parsed, "cluster") ? { cluster: str(parsed, "cluster") } : {},
-        force: flag(parsed, "force"),
-        knownClusters
+        knownClusters,
+        presets: presetOptionsFor(io)
       });
-      const rel = (p) => relative4(io.cwd, p) || p;
-      io.stdout(
-        `created experiment ${written.experiment.experiment_id}
-  ${rel(written.experimentFile)}
-  ${rel(written.baselineFile)}
-`
-      );
-      for (const path of writeInitialRecord(resolve8(dir, ".."), written.experiment))
-        io.stdout(`  ${rel(path)}
-`);
-      for (const note of written.notes) io.stdout(`note: ${note}
-`);
-      io.stdout(`next: topo validate ${rel(written.experimentDir)}
-`);
-      return EXIT.ok;
     } catch (error) {
       if (error instanceof RunCommandError) throw new ConfigError(error.message);
       throw error;
     }
+    const id = prepared.experiment.experiment_id;
+    const repoRoot2 = resolve9(dir, "..");
+    const record = recordPaths(id);
+    const existing = [
+      join11(dir, id, "experiment.yaml"),
+      join11(dir, id, "baseline.yaml"),
+      join11(repoRoot2, record.json),
+      join11(repoRoot2, record.markdown)
+    ].filter((f) => existsSync10(f));
+    if (existing.length && !force)
+      throw new ConfigError(
+        `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
+      );
+    const runs = recordedRuns(join11(repoRoot2, record.json));
+    if (force && runs > 0)
+      throw new ConfigError(
+        `${rel(join11(repoRoot2, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+      );
+    const written = writeExperimentFiles(dir, prepared, { force });
+    io.stdout(`created experiment ${id}
+  ${rel(written.experimentFile)}
+  ${rel(written.baselineFile)}
+`);
+    for (const path of writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force }))
+      io.stdout(`  ${rel(path)}
+`);
+    for (const note of written.notes) io.stdout(`note: ${note}
+`);
+    io.stdout(`next: topo validate ${rel(written.experimentDir)}
+`);
+    return EXIT.ok;
   }
 };
+function recordedRuns(file) {
+  if (!existsSync10(file)) return 0;
+  try {
+    const runs = JSON.parse(readFileSync10(file, "utf8")).runs;
+    return Array.isArray(runs) ? runs.length : 0;
+  } catch (error) {
+    throw new ConfigError(
+      `${file} is not a readable record (${error.message}): fix or move it first; nothing written`
+    );
+  }
+}
 function definedClusters(file) {
   if (!existsSync10(file))
     throw new ConfigError(
@@ -82609,14 +82877,14 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync11, readdirSync as readdirSync4, readFileSync as readFileSync11 } from "node:fs";
-import { join as join10, resolve as resolve9 } from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync5, readFileSync as readFileSync11 } from "node:fs";
+import { join as join12, resolve as resolve10 } from "node:path";
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
 function experimentCluster(experiment, io) {
-  const root = resolve9(io.cwd, "topologies");
+  const root = resolve10(io.cwd, "topologies");
   if (!existsSync11(root)) return void 0;
-  for (const entry of readdirSync4(root, { withFileTypes: true })) {
-    const file = join10(root, entry.name, "experiment.yaml");
+  for (const entry of readdirSync5(root, { withFileTypes: true })) {
+    const file = join12(root, entry.name, "experiment.yaml");
     if (!entry.isDirectory() || !existsSync11(file)) continue;
     const { value } = checkExperiment(readFileSync11(file, "utf8"), file);
     if (value && (entry.name === experiment || value.experiment_id === experiment)) return value.cluster;
@@ -82643,7 +82911,7 @@ var jobsCommand = {
     if (!EXPERIMENT_ID3.test(experiment))
       throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
     const clustersPath = clustersFileOption(str(parsed, "clusters"), io) ?? "topologies/clusters.yaml";
-    const abs = resolve9(io.cwd, clustersPath);
+    const abs = resolve10(io.cwd, clustersPath);
     if (!existsSync11(abs))
       throw new ConfigError(
         `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
@@ -82676,7 +82944,7 @@ var jobsCommand = {
       }
       if (flag(parsed, "json")) {
         io.stdout(
-          `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows }, null, 2)}
+          `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows.map((r) => ({ ...jobJson(r), failure: r.failure })) }, null, 2)}
 `
         );
         return EXIT.ok;
@@ -82714,7 +82982,7 @@ var jobsCommand = {
 
 // src/cli/commands/render.ts
 import { existsSync as existsSync12 } from "node:fs";
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 var renderCommand = {
   name: "render",
   summary: "Print a candidate's sbatch command (argv) without submitting it",
@@ -82731,7 +82999,7 @@ var renderCommand = {
     const parsed = parseOptions(renderCommand.help.options, args, io.env);
     if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
     const path = parsed.positionals[0];
-    if (!existsSync12(resolve10(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+    if (!existsSync12(resolve11(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
     const options2 = validateOptionsFor(io, str(parsed, "clusters"), str(parsed, "cluster"));
     const { report, submission } = await renderCandidateFile(path, options2);
     for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
@@ -82764,12 +83032,12 @@ ${env.length ? `# environment: ${env.join(" ")}
 
 // src/cli/commands/report.ts
 import { existsSync as existsSync13, readFileSync as readFileSync12, writeFileSync as writeFileSync4 } from "node:fs";
-import { isAbsolute as isAbsolute4, join as join11, relative as relative5 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join13, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute4(arg) ? arg : join11(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join13(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join11(cwd, recordPaths(arg).json);
+  return join13(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -82815,7 +83083,7 @@ var reportCommand = {
     const record = parseRecord(readFileSync12(file, "utf8"), shown);
     const report = renderFinalReport(record, { recordUrl });
     if (out) {
-      writeFileSync4(isAbsolute4(out) ? out : join11(io.cwd, out), report);
+      writeFileSync4(isAbsolute5(out) ? out : join13(io.cwd, out), report);
       io.stderr(`wrote the final report of ${record.experiment_id} to ${out}
 `);
     } else io.stdout(report);
@@ -82825,7 +83093,7 @@ var reportCommand = {
 
 // src/cli/commands/setup.ts
 import { existsSync as existsSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync13, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname6, join as join12, resolve as resolve11 } from "node:path";
+import { dirname as dirname7, join as join14, resolve as resolve12 } from "node:path";
 
 // src/setup/templates.ts
 var header = (o, what) => `# ${what}
@@ -82975,7 +83243,7 @@ function setupFiles(o) {
 // src/cli/commands/setup.ts
 function ownVersion() {
   const root = shippedRoot();
-  const pkg = root ? JSON.parse(readFileSync13(join12(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync13(join14(root, "package.json"), "utf8")) : {};
   const url = pkg.repository?.url ?? "https://github.com/alpasim-topo/alpasim-topo";
   return {
     repository: url.replace(/^https:\/\/github\.com\//, "").replace(/\.git$/, ""),
@@ -83046,17 +83314,17 @@ var setupCommand = {
     const transport = str(parsed, "transport") ?? "local";
     if (transport !== "local" && transport !== "ssh")
       throw new UsageError(`--transport ${transport}: local or ssh`);
-    const root = resolve11(io.cwd, str(parsed, "dir") ?? ".");
+    const root = resolve12(io.cwd, str(parsed, "dir") ?? ".");
     if (!existsSync14(root)) throw new ConfigError(`${root} does not exist`);
     const files = setupFiles({ repository, ref, cluster, transport });
-    const existing = files.filter((f) => existsSync14(join12(root, f.path))).map((f) => f.path);
+    const existing = files.filter((f) => existsSync14(join14(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
       );
     for (const f of files) {
-      mkdirSync4(dirname6(join12(root, f.path)), { recursive: true });
-      writeFileSync5(join12(root, f.path), f.text);
+      mkdirSync4(dirname7(join14(root, f.path)), { recursive: true });
+      writeFileSync5(join14(root, f.path), f.text);
       io.stdout(`wrote ${f.path}
 `);
     }
@@ -83072,7 +83340,7 @@ var setupCommand = {
 var import_yaml10 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { existsSync as existsSync17, readFileSync as readFileSync16 } from "node:fs";
-import { resolve as resolve13 } from "node:path";
+import { resolve as resolve14 } from "node:path";
 
 // src/sim/layout.ts
 function cacheSize2(topology, svc) {
@@ -84188,7 +84456,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 // src/sim/overrides.ts
 var import_yaml8 = __toESM(require_dist(), 1);
 import { existsSync as existsSync15, readFileSync as readFileSync14 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join15 } from "node:path";
 var NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
@@ -84261,7 +84529,7 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join13(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join15(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
@@ -84404,29 +84672,29 @@ function checkGpus(key, gpus, gpusPerNode) {
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
 var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync16, readdirSync as readdirSync5, readFileSync as readFileSync15 } from "node:fs";
-import { dirname as dirname7, join as join14, resolve as resolve12 } from "node:path";
+import { existsSync as existsSync16, readdirSync as readdirSync6, readFileSync as readFileSync15 } from "node:fs";
+import { dirname as dirname8, join as join16, resolve as resolve13 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-function repoRoot(from = dirname7(fileURLToPath3(import.meta.url))) {
-  let dir = resolve12(from);
+function repoRoot(from = dirname8(fileURLToPath3(import.meta.url))) {
+  let dir = resolve13(from);
   for (; ; ) {
-    if (existsSync16(join14(dir, "package.json")) && existsSync16(join14(dir, "topologies"))) return dir;
-    const up = dirname7(dir);
+    if (existsSync16(join16(dir, "package.json")) && existsSync16(join16(dir, "topologies"))) return dir;
+    const up = dirname8(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join14(root, "src/sim/profiles");
+  return join16(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
-  return readdirSync5(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
+  return readdirSync6(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
 }
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync15(join14(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync15(join16(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -84474,7 +84742,7 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join14(profilesDir(root), `${name}.yaml`);
+  const file = join16(profilesDir(root), `${name}.yaml`);
   if (!existsSync16(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
@@ -84491,7 +84759,7 @@ import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync as mkdirSync5, renameSync, rmSync, writeFileSync as writeFileSync6 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join15 } from "node:path";
+import { join as join17 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -84500,10 +84768,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join15(runDir, "txt-logs", safe) : void 0;
+  const dir = runDir ? join17(runDir, "txt-logs", safe) : void 0;
   if (dir) mkdirSync5(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join15(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join17(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -84644,7 +84912,7 @@ async function runTwin(argv, rawIo) {
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
     mkdirSync5(sdDir, { recursive: true });
-    const file = join15(sdDir, `${runUuid}.json`);
+    const file = join17(sdDir, `${runUuid}.json`);
     writeFileSync6(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
@@ -84784,7 +85052,7 @@ function loadTopology(spec, profileName, root, cwd) {
   if (PRESETS.includes(spec)) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
-  const file = resolve13(cwd, spec);
+  const file = resolve14(cwd, spec);
   if (!existsSync17(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
   const doc = (0, import_yaml10.parse)(readFileSync16(file, "utf8"));
@@ -84826,7 +85094,7 @@ var simCommand = {
       const o = options(rest);
       const profile = loadProfile(str(o, "profile") ?? "twin-balanced", root);
       const topology = loadTopology(str(o, "topology") ?? "8gpu_64rollouts", profile.name, root, io.cwd);
-      io.stdout(`${JSON.stringify(steadyState(topology, profile), null, 2)}
+      io.stdout(`${JSON.stringify(snakeKeys(steadyState(topology, profile)), null, 2)}
 `);
       return EXIT.ok;
     }
@@ -84840,7 +85108,7 @@ var simCommand = {
       const seed = num(o, "seed");
       const start = num(o, "start");
       const rollouts = num(o, "rollouts");
-      const res = await exportOpenMetrics(topology, profile, resolve13(io.cwd, file), {
+      const res = await exportOpenMetrics(topology, profile, resolve14(io.cwd, file), {
         minutes: num(o, "minutes") ?? 45,
         intervalS: num(o, "interval") ?? 15,
         ...seed !== void 0 ? { seed } : {},
@@ -84849,7 +85117,7 @@ var simCommand = {
         runUuid: str(o, "run-uuid") ?? randomUUID2(),
         ...rollouts !== void 0 ? { totalRollouts: rollouts } : {}
       });
-      io.stdout(`${JSON.stringify({ file: resolve13(io.cwd, file), runName, ...res })}
+      io.stdout(`${JSON.stringify(snakeKeys({ file: resolve14(io.cwd, file), runName, ...res }))}
 `);
       return EXIT.ok;
     }
@@ -84858,8 +85126,8 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync18, mkdirSync as mkdirSync6, readdirSync as readdirSync6, readFileSync as readFileSync17, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname8, join as join16, relative as relative6, resolve as resolve14 } from "node:path";
+import { existsSync as existsSync18, mkdirSync as mkdirSync6, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync7 } from "node:fs";
+import { dirname as dirname9, join as join18, relative as relative6, resolve as resolve15 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -85067,9 +85335,9 @@ ${items.join("\n")}
 function readRecords(dir) {
   if (!existsSync18(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
-  for (const name of readdirSync6(dir).sort()) {
+  for (const name of readdirSync7(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join16(dir, name);
+    const file = join18(dir, name);
     try {
       records.push(parseRecord(readFileSync17(file, "utf8"), file));
     } catch (error) {
@@ -85107,15 +85375,15 @@ var siteCommand = {
   async run(args, io) {
     const parsed = parseOptions(siteCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const records = readRecords(resolve14(io.cwd, str(parsed, "records") ?? "experiments"));
-    const out = resolve14(io.cwd, str(parsed, "out") ?? "site");
+    const records = readRecords(resolve15(io.cwd, str(parsed, "records") ?? "experiments"));
+    const out = resolve15(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join16(out, p.path);
-      mkdirSync6(dirname8(file), { recursive: true });
+      const file = join18(out, p.path);
+      mkdirSync6(dirname9(file), { recursive: true });
       writeFileSync7(file, p.html);
     }
-    writeFileSync7(join16(out, ".nojekyll"), "");
+    writeFileSync7(join18(out, ".nojekyll"), "");
     io.stdout(
       `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${relative6(io.cwd, out) || out}/index.html
 `
@@ -85126,9 +85394,9 @@ var siteCommand = {
 
 // src/cli/commands/status.ts
 import { readFileSync as readFileSync18 } from "node:fs";
-import { join as join17, resolve as resolve15 } from "node:path";
+import { join as join19, resolve as resolve16 } from "node:path";
 function loadExperiment(io, id, dir) {
-  const file = join17(resolve15(io.cwd, dir), id, "experiment.yaml");
+  const file = join19(resolve16(io.cwd, dir), id, "experiment.yaml");
   let text2;
   try {
     text2 = readFileSync18(file, "utf8");
@@ -85330,7 +85598,7 @@ ${jobs.length ? table(rows) : "no jobs of this experiment in Slurm"}
 // src/cli/commands/suggest.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname9, resolve as resolve16 } from "node:path";
+import { dirname as dirname10, resolve as resolve17 } from "node:path";
 function toJson(outcome, pulls, written) {
   const { result } = outcome;
   return {
@@ -85486,6 +85754,7 @@ var suggestCommand = {
         experimentId,
         files: fileSystemSource(io.cwd),
         ...clustersFile ? { clustersFile } : {},
+        presets: presetOptionsFor(io),
         ...count2 !== void 0 ? { count: count2 } : {},
         force: flag(parsed, "force"),
         ...github ? { elsewhere: await candidatesInOpenPulls(github.octokit, github.target, experimentId) } : {}
@@ -85501,8 +85770,8 @@ var suggestCommand = {
     }
     if (writeLocally) {
       for (const p of outcome.proposals) {
-        const file = resolve16(io.cwd, p.path);
-        mkdirSync7(dirname9(file), { recursive: true });
+        const file = resolve17(io.cwd, p.path);
+        mkdirSync7(dirname10(file), { recursive: true });
         writeFileSync8(file, p.text, { flag: "wx" });
       }
     }
@@ -85533,9 +85802,42 @@ var commands = [
   demoCommand
 ];
 
+// src/cli/package-info.ts
+import { readFileSync as readFileSync19 } from "node:fs";
+import { join as join20 } from "node:path";
+function repositoryOf(repository) {
+  const raw = typeof repository === "string" ? repository : repository?.url;
+  if (typeof raw !== "string") return void 0;
+  const m2 = /^(?:git\+)?(?:https?:\/\/|ssh:\/\/git@|git:\/\/)github\.com\/([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/.exec(
+    raw
+  ) ?? /^git@github\.com:([\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(raw) ?? /^(?:github:)?([\w.-]+\/[\w.-]+)$/.exec(raw);
+  return m2?.[1];
+}
+function packageInfo(root = shippedRoot()) {
+  const pkg = root ? JSON.parse(readFileSync19(join20(root, "package.json"), "utf8")) : {};
+  const version = String(pkg.version ?? "0.0.0");
+  const repository = repositoryOf(pkg.repository);
+  if (!repository)
+    throw new Error(
+      `package.json at ${root ?? "(not found)"} has no GitHub repository (its "repository" field): cannot tell which alpasim-topo to call`
+    );
+  return {
+    name: String(pkg.name ?? "alpasim-topo"),
+    version,
+    repository,
+    major: `v${version.split(".")[0]}`
+  };
+}
+
 // src/cli/main.ts
 async function main(argv, io) {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-V" || name === "version") {
+    const info = packageInfo();
+    io.stdout(`topo ${info.version} (${info.name}, github.com/${info.repository})
+`);
+    return EXIT.ok;
+  }
   if (!name || name === "help" || name === "--help" || name === "-h") {
     const which = name === "help" ? commands.find((c) => c.name === rest[0]) : void 0;
     io.stdout(which ? renderHelp(which.name, which.summary, which.help) : helpText(commands));
@@ -85555,41 +85857,45 @@ ${helpText(commands)}`);
   try {
     return await command.run(rest, io);
   } catch (error) {
-    return reportError(command, error, io);
+    return reportError(command, error, io, optionsOf(command, rest).includes("--json"));
   }
 }
-function wantsHelp(command, rest) {
-  if (command.name === "sim" && rest[0] === "run") return false;
+function optionsOf(command, rest) {
+  if (command.name === "sim" && rest[0] === "run") return [];
   const end = rest.indexOf("--");
-  const head = end === -1 ? rest : rest.slice(0, end);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+function wantsHelp(command, rest) {
+  const head = optionsOf(command, rest);
   return head.includes("--help") || head.includes("-h");
 }
-function reportError(command, error, io) {
+function classifyError(error) {
+  const message2 = error instanceof Error ? error.message : String(error);
+  if (error instanceof UsageError) return { kind: "usage", exit_code: EXIT.usage, message: message2 };
+  if (error instanceof ConfigError) return { kind: "configuration", exit_code: EXIT.usage, message: message2 };
+  if (error instanceof HostKeyMismatchError) return { kind: "refused", exit_code: EXIT.refused, message: message2 };
+  if (error instanceof FindingError) return { kind: "findings", exit_code: EXIT.findings, message: message2 };
+  const unreachable = error instanceof UnreachableError ? message2 : serviceFailure(error);
+  if (unreachable) return { kind: "unreachable", exit_code: EXIT.unreachable, message: unreachable };
+  return { kind: "internal", exit_code: EXIT.findings, message: message2 };
+}
+function reportError(command, error, io, json) {
+  const e = classifyError(error);
   const prefix = `topo ${command.name}`;
-  if (error instanceof UsageError) {
-    io.stderr(
-      `${prefix}: ${error.message}
+  if (json) {
+    const doc = { schema_version: 1, command: command.name, error: e };
+    io.stdout(`${JSON.stringify(doc)}
+`);
+  }
+  io.stderr(
+    e.kind === "usage" ? `${prefix}: ${e.message}
 
 usage: ${command.help.synopsis}
 (see topo ${command.name} --help)
+` : `${prefix}: ${e.message}
 `
-    );
-    return EXIT.usage;
-  }
-  if (error instanceof ConfigError) {
-    io.stderr(`${prefix}: ${error.message}
-`);
-    return EXIT.usage;
-  }
-  const unreachable = error instanceof UnreachableError ? error.message : serviceFailure(error);
-  if (unreachable) {
-    io.stderr(`${prefix}: ${unreachable}
-`);
-    return EXIT.unreachable;
-  }
-  io.stderr(`${prefix}: ${error instanceof Error ? error.message : String(error)}
-`);
-  return EXIT.findings;
+  );
+  return e.exit_code;
 }
 function helpText(list) {
   const width = Math.max(...list.map((c) => c.name.length));
@@ -85597,13 +85903,15 @@ function helpText(list) {
   return `topo: AlpaSim Slurm topology experiments as pull requests
 
 usage: topo <command> [options]
+       topo --version
 
 ${lines.join("\n")}
 
 Run \`topo <command> --help\` for a command's options, defaults and examples.
-Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable.
+${EXIT_CODES_TEXT}
 `;
 }
+var EXIT_CODES_TEXT = "Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one).";
 async function runCli() {
   const code3 = await main(process.argv.slice(2), {
     stdout: (t) => process.stdout.write(t),
@@ -85615,6 +85923,8 @@ async function runCli() {
   process.exitCode = code3;
 }
 export {
+  EXIT_CODES_TEXT,
+  classifyError,
   helpText,
   main,
   runCli
