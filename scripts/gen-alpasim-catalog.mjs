@@ -18,6 +18,11 @@ export const PINNED_COMMIT = '3032e0cfabbd9547e83d204d5bb011bb8e0c78e0';
 const REPO = 'NVlabs/alpasim';
 const CONFIG_DIR = 'src/wizard/configs';
 const SCHEMA_FILE = 'src/wizard/alpasim_wizard/schema.py';
+/** The runtime's own config dataclasses: `runtime:` of the wizard's config is their UserSimulatorConfig. */
+const RUNTIME_CONFIG = 'src/runtime/alpasim_runtime/config.py';
+/** Plugins bundled in the repository register config folders through this entry-point group. */
+const PLUGINS_DIR = 'plugins';
+const CONFIG_ENTRY_POINTS = 'alpasim.configs';
 const RUNTIME_TELEMETRY = 'src/runtime/alpasim_runtime/telemetry/telemetry_context.py';
 const PROCESS_EXPORTER = 'src/wizard/alpasim_wizard/telemetry/slurm_process_exporter.py';
 const DCGM_COUNTERS = 'src/wizard/alpasim_wizard/telemetry/resources/dcgm-counters.csv';
@@ -76,8 +81,8 @@ function nest(prefix, value) {
   return prefix.split('.').reduceRight((acc, k) => ({ [k]: acc }), value ?? {});
 }
 
-/** The dataclass schema: class -> [{ name, type }], and the open (free-form) prefixes. */
-function schemaKeys(text) {
+/** The dataclass schema: class -> [{ name, type }], and the open (free-form) prefixes, from `root` under `prefix`. */
+function schemaKeys(text, root = 'AlpasimConfig', rootPrefix = '') {
   const classes = new Map();
   let current;
   for (const line of text.split('\n')) {
@@ -107,22 +112,55 @@ function schemaKeys(text) {
       else if (/^(DictConfig|dict\[)/.test(bare)) open.add(p);
     }
   };
-  walk('AlpasimConfig', '');
+  walk(root, rootPrefix);
   return { keys, open };
 }
 
-function configCatalogue(gitDir, commit) {
-  const files = git(gitDir, ['ls-tree', '-r', '--name-only', commit, CONFIG_DIR])
+/**
+ * Config folders the repository's bundled plugins register (pyproject.toml
+ * `[project.entry-points."alpasim.configs"] name = "module.path"`): { plugin, dir } each.
+ */
+function pluginConfigDirs(gitDir, commit) {
+  const tomls = git(gitDir, ['ls-tree', '-r', '--name-only', commit, PLUGINS_DIR])
     .split('\n')
-    .filter((f) => f.endsWith('.yaml'));
+    .filter((f) => /^plugins\/[^/]+\/pyproject\.toml$/.test(f));
+  const dirs = [];
+  for (const toml of tomls) {
+    const text = git(gitDir, ['show', `${commit}:${toml}`]);
+    const section = new RegExp(
+      `^\\[project\\.entry-points\\."${CONFIG_ENTRY_POINTS.replace('.', '\\.')}"\\]\\s*$([\\s\\S]*?)(?=^\\[|(?![\\s\\S]))`,
+      'm',
+    ).exec(text);
+    if (!section) continue;
+    for (const m of section[1].matchAll(/^\s*([\w-]+)\s*=\s*"([\w.]+)"/gm))
+      dirs.push({ plugin: m[1], dir: `${dirname(toml)}/${m[2].replaceAll('.', '/')}` });
+  }
+  return dirs.sort((a, b) => a.dir.localeCompare(b.dir));
+}
+
+function configCatalogue(gitDir, commit) {
+  const yamlUnder = (dir) =>
+    git(gitDir, ['ls-tree', '-r', '--name-only', commit, dir])
+      .split('\n')
+      .filter((f) => f.endsWith('.yaml'));
+  const plugins = pluginConfigDirs(gitDir, commit);
+  const sources = [
+    ...yamlUnder(CONFIG_DIR).map((file) => ({ file, dir: CONFIG_DIR })),
+    ...plugins.flatMap(({ plugin, dir }) => yamlUnder(dir).map((file) => ({ file, dir, plugin }))),
+  ];
   const keys = new Set();
   const schema = schemaKeys(git(gitDir, ['show', `${commit}:${SCHEMA_FILE}`]));
-  for (const k of schema.keys) keys.add(k);
+  const runtime = schemaKeys(
+    git(gitDir, ['show', `${commit}:${RUNTIME_CONFIG}`]),
+    'UserSimulatorConfig',
+    'runtime',
+  );
+  for (const k of [...schema.keys, ...runtime.keys]) keys.add(k);
   const groups = {};
   let baseDefaults = [];
   let baseTopology = {};
-  for (const file of files) {
-    const rel = file.slice(CONFIG_DIR.length + 1, -'.yaml'.length);
+  for (const { file, dir, plugin } of sources) {
+    const rel = file.slice(dir.length + 1, -'.yaml'.length);
     const text = git(gitDir, ['show', `${commit}:${file}`]);
     const data = parse(text) ?? {};
     const slash = rel.lastIndexOf('/');
@@ -145,6 +183,7 @@ function configCatalogue(gitDir, commit) {
       .filter((d) => d !== '_self_');
     groups[group] ??= { options: {} };
     groups[group].options[option] = {
+      ...(plugin ? { plugin } : {}),
       package: pkg || '_global_',
       ...(defaults.length ? { defaults } : {}),
       topology: Object.fromEntries(Object.entries(sets).sort()),
@@ -169,7 +208,11 @@ function configCatalogue(gitDir, commit) {
       ]),
   );
   return {
-    source: { repo: REPO, commit, paths: [CONFIG_DIR, SCHEMA_FILE] },
+    source: {
+      repo: REPO,
+      commit,
+      paths: [CONFIG_DIR, SCHEMA_FILE, RUNTIME_CONFIG, ...plugins.map((p) => p.dir)],
+    },
     composition: [
       'base_config',
       'base_config defaults (groups, in order)',
@@ -179,7 +222,7 @@ function configCatalogue(gitDir, commit) {
     base_defaults: baseDefaults.map((d) => (Array.isArray(d) ? `${d[0]}=${d[1]}` : d)),
     base_topology: baseTopology,
     keys: [...keys].sort(),
-    open: [...schema.open].sort(),
+    open: [...new Set([...schema.open, ...runtime.open])].sort(),
     groups: sortedGroups,
   };
 }
