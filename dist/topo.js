@@ -63263,7 +63263,9 @@ var config_keys_default = {
     commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
     paths: [
       "src/wizard/configs",
-      "src/wizard/alpasim_wizard/schema.py"
+      "src/wizard/alpasim_wizard/schema.py",
+      "src/runtime/alpasim_runtime/config.py",
+      "plugins/transfuser_driver/alpasim_transfuser/configs"
     ]
   },
   composition: [
@@ -63344,6 +63346,24 @@ var config_keys_default = {
     "driver.plot_debug_images",
     "driver.port",
     "driver.rectification",
+    "driver.rectification.camera_cross_left_120fov",
+    "driver.rectification.camera_cross_left_120fov.focal_length",
+    "driver.rectification.camera_cross_left_120fov.max_overscan_scale",
+    "driver.rectification.camera_cross_left_120fov.principal_point",
+    "driver.rectification.camera_cross_left_120fov.radial",
+    "driver.rectification.camera_cross_left_120fov.resolution_hw",
+    "driver.rectification.camera_cross_left_120fov.safety_margin_px",
+    "driver.rectification.camera_cross_left_120fov.tangential",
+    "driver.rectification.camera_cross_left_120fov.thin_prism",
+    "driver.rectification.camera_cross_right_120fov",
+    "driver.rectification.camera_cross_right_120fov.focal_length",
+    "driver.rectification.camera_cross_right_120fov.max_overscan_scale",
+    "driver.rectification.camera_cross_right_120fov.principal_point",
+    "driver.rectification.camera_cross_right_120fov.radial",
+    "driver.rectification.camera_cross_right_120fov.resolution_hw",
+    "driver.rectification.camera_cross_right_120fov.safety_margin_px",
+    "driver.rectification.camera_cross_right_120fov.tangential",
+    "driver.rectification.camera_cross_right_120fov.thin_prism",
     "driver.rectification.camera_front_wide_120fov",
     "driver.rectification.camera_front_wide_120fov.focal_length",
     "driver.rectification.camera_front_wide_120fov.max_overscan_scale",
@@ -63353,6 +63373,15 @@ var config_keys_default = {
     "driver.rectification.camera_front_wide_120fov.safety_margin_px",
     "driver.rectification.camera_front_wide_120fov.tangential",
     "driver.rectification.camera_front_wide_120fov.thin_prism",
+    "driver.rectification.camera_rear_left_70fov",
+    "driver.rectification.camera_rear_left_70fov.focal_length",
+    "driver.rectification.camera_rear_left_70fov.max_overscan_scale",
+    "driver.rectification.camera_rear_left_70fov.principal_point",
+    "driver.rectification.camera_rear_left_70fov.radial",
+    "driver.rectification.camera_rear_left_70fov.resolution_hw",
+    "driver.rectification.camera_rear_left_70fov.safety_margin_px",
+    "driver.rectification.camera_rear_left_70fov.tangential",
+    "driver.rectification.camera_rear_left_70fov.thin_prism",
     "driver.route",
     "driver.route.command_distance_threshold",
     "driver.route.default_command",
@@ -63418,6 +63447,7 @@ var config_keys_default = {
     "runtime.endpoints.controller",
     "runtime.endpoints.controller.n_concurrent_rollouts",
     "runtime.endpoints.controller.skip",
+    "runtime.endpoints.do_shutdown",
     "runtime.endpoints.driver",
     "runtime.endpoints.driver.n_concurrent_rollouts",
     "runtime.endpoints.driver.skip",
@@ -63428,20 +63458,34 @@ var config_keys_default = {
     "runtime.endpoints.renderer.n_concurrent_rollouts",
     "runtime.endpoints.renderer.skip",
     "runtime.endpoints.sensorsim_cache_size",
+    "runtime.endpoints.startup_timeout_s",
     "runtime.endpoints.trafficsim",
     "runtime.endpoints.trafficsim.n_concurrent_rollouts",
     "runtime.endpoints.trafficsim.skip",
     "runtime.extra_cameras",
     "runtime.max_rollout_retries",
     "runtime.nr_workers",
+    "runtime.prometheus",
+    "runtime.prometheus.url",
+    "runtime.prometheus.worker_ports",
     "runtime.renderer",
     "runtime.renderer.kind",
     "runtime.renderer.video_model_config",
     "runtime.renderer.video_model_config.chunk_frames",
     "runtime.renderer.video_model_config.first_chunk_frames",
+    "runtime.renderer.video_model_config.forward_hdmap_to_driver",
     "runtime.renderer.video_model_config.fps",
+    "runtime.renderer.video_model_config.frame_forwarding_mode",
+    "runtime.renderer.video_model_config.return_hdmap_frames",
+    "runtime.renderer.video_model_config.subsample_count",
+    "runtime.renderer.video_model_config.subsample_interval_us",
     "runtime.renderer.video_model_config.text_prompt_negative",
     "runtime.renderer.video_model_config.text_prompt_positive",
+    "runtime.scene_affine_dispatch",
+    "runtime.scene_affine_dispatch.cache_refresh_interval_s",
+    "runtime.scene_affine_dispatch.enabled",
+    "runtime.scene_affine_dispatch.max_renderers_per_scene",
+    "runtime.scene_affine_dispatch.max_scenes_per_renderer",
     "runtime.scene_provider",
     "runtime.scene_provider.kind",
     "runtime.scene_provider.trajdata",
@@ -63461,12 +63505,14 @@ var config_keys_default = {
     "runtime.scene_provider.usdz",
     "runtime.scene_provider.usdz.artifact_cache_size",
     "runtime.scene_provider.usdz.data_dir",
+    "runtime.scenes",
     "runtime.simulation_config",
     "runtime.simulation_config.assert_zero_decision_delay",
     "runtime.simulation_config.cameras",
     "runtime.simulation_config.control_timestep_us",
     "runtime.simulation_config.ego_mask_rig_config_id",
     "runtime.simulation_config.force_gt_duration_us",
+    "runtime.simulation_config.image_format",
     "runtime.simulation_config.min_traffic_duration_us",
     "runtime.simulation_config.n_rollouts",
     "runtime.simulation_config.n_sim_steps",
@@ -63790,6 +63836,19 @@ var config_keys_default = {
             "services.driver.gpus": null,
             "services.driver.replicas_per_container": 1
           }
+        },
+        transfuser: {
+          plugin: "transfuser",
+          package: "driver",
+          defaults: [
+            "transfuser_configs"
+          ],
+          topology: {}
+        },
+        transfuser_configs: {
+          plugin: "transfuser",
+          package: "_global_",
+          topology: {}
         },
         vavam: {
           package: "driver",
@@ -64997,7 +65056,7 @@ var TIMELINE = {
   stabiliseMinutes: [30, 45],
   simulatedSecondsPerRollout: 20
 };
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
 var CAPACITY_IMBALANCE_LIMIT = 1.25;
 var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
 var TARGET_JOBS = {
@@ -66050,6 +66109,11 @@ var experiment_schema_default = {
       type: "boolean",
       default: true,
       description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    allow_unmeasured_memory: {
+      type: "boolean",
+      default: false,
+      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
     },
     comment_interval_minutes: {
       type: "number",
@@ -68125,6 +68189,11 @@ var CLUSTER_OPTION = {
   value: "NAME",
   description: "cluster of the clusters file to use",
   default: "the experiment's cluster"
+};
+var ALLOW_UNMEASURED_MEMORY_OPTION = {
+  name: "allow-unmeasured-memory",
+  type: "boolean",
+  description: "accept a GPU predicted above its memory while the model is clusters.yaml's estimate (a warning, not an error; as allow_unmeasured_memory in experiment.yaml)"
 };
 
 // src/cli/commands/analyze.ts
@@ -70748,6 +70817,19 @@ var RULES = {
   "gpu-memory": "error",
   "duplicate-topology": "error"
 };
+function gpuMemoryFinding(row, parts, input) {
+  const measured3 = input.memoryModelFitted === true;
+  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
+  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
+  return [
+    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    severity
+  ];
+}
 function candidateRuleIssues(input) {
   const { loaded, candidate, expanded, experiment, cluster } = input;
   const issues = [];
@@ -70874,14 +70956,7 @@ function candidateRuleIssues(input) {
       const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
       const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
-      const limit = row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-      const measured3 = input.memoryModelFitted === true;
-      add(
-        "gpu-memory",
-        at,
-        `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured3 ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
-        row.level === "error" && measured3 ? "error" : "warning"
-      );
+      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
     }
   }
   const duplicate = input.earlier.find((e) => e.hash === input.hash);
@@ -71004,7 +71079,7 @@ async function validateFiles(paths, options2) {
     let candidate;
     if (kind === "candidate") {
       const ctx = await context3(posix3.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options2.files, fresh));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options2, fresh));
     } else if (kind === "experiment") {
       const ctx = await context3(posix3.dirname(path));
       issues = experimentIssues(ctx);
@@ -71185,7 +71260,8 @@ function chainLength(ctx, stem) {
   }
   return depth;
 }
-async function validateCandidate(path, ctx, files, fresh) {
+async function validateCandidate(path, ctx, options2, fresh) {
+  const files = options2.files;
   const stem = stemOf(path);
   let own = ctx.candidates.get(stem);
   if (!own || own.file !== path) {
@@ -71236,7 +71312,8 @@ async function validateCandidate(path, ctx, files, fresh) {
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
       earlier,
-      memoryModelFitted: ctx.memoryModelFitted === true
+      memoryModelFitted: ctx.memoryModelFitted === true,
+      allowUnmeasuredMemory: options2.allowUnmeasuredMemory === true
     })
   );
   const summary = capacitySummary(own.expanded);
@@ -71399,7 +71476,7 @@ function clustersFileOption(explicit, io) {
   if (!existsSync2(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
   return relative2(io.cwd, abs) || abs;
 }
-function validateOptionsFor(io, clusters, clusterName) {
+function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
   const source = fileSystemSource(io.cwd);
   const clustersFile = clustersFileOption(clusters, io);
   return {
@@ -71407,7 +71484,8 @@ function validateOptionsFor(io, clusters, clusterName) {
     config: source,
     ...clustersFile ? { clustersFile } : {},
     ...clusterName ? { clusterName } : {},
-    presets: presetOptionsFor(io)
+    presets: presetOptionsFor(io),
+    ...allowUnmeasuredMemory ? { allowUnmeasuredMemory } : {}
   };
 }
 function presetOptionsFor(io) {
@@ -71432,7 +71510,7 @@ var validateCommand = {
   help: {
     synopsis: "topo validate <paths\u2026> [options]",
     description: "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
-    options: [JSON_OPTION, CLUSTERS_OPTION],
+    options: [JSON_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
     examples: [
       "topo validate topologies",
       "topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"
@@ -71443,7 +71521,10 @@ var validateCommand = {
     if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
     const paths = expandPaths(parsed.positionals, io.cwd);
     if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
-    const report = await validateFiles(paths, validateOptionsFor(io, str(parsed, "clusters")));
+    const report = await validateFiles(
+      paths,
+      validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
+    );
     if (flag(parsed, "json")) {
       io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}
 `);
@@ -71469,7 +71550,7 @@ var validateCommand = {
 };
 
 // src/cli/commands/submit.ts
-async function candidateOnCluster(args, io, options2) {
+async function candidateOnCluster(args, io, options2, purpose = "submit") {
   const parsed = parseOptions(options2, args, io.env);
   if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
   const path = parsed.positionals[0];
@@ -71477,7 +71558,13 @@ async function candidateOnCluster(args, io, options2) {
   const clusterName = str(parsed, "cluster");
   const { report, submission } = await renderCandidateFile(
     path,
-    validateOptionsFor(io, str(parsed, "clusters"), clusterName)
+    validateOptionsFor(
+      io,
+      str(parsed, "clusters"),
+      clusterName,
+      // cancelling needs only the job name: a memory prediction never stands in its way
+      purpose === "cancel" || flag(parsed, "allow-unmeasured-memory")
+    )
   );
   for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
 `);
@@ -71503,6 +71590,7 @@ var submitCommand = {
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
+      ALLOW_UNMEASURED_MEMORY_OPTION,
       {
         name: "dry-run",
         short: "n",
@@ -71590,7 +71678,7 @@ var cancelCommand = {
     environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
   },
   async run(args, io) {
-    const target = await candidateOnCluster(args, io, cancelCommand.help.options);
+    const target = await candidateOnCluster(args, io, cancelCommand.help.options, "cancel");
     if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
@@ -82989,7 +83077,7 @@ var renderCommand = {
   help: {
     synopsis: "topo render <candidate.yaml> [options]",
     description: "Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.",
-    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION],
+    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
     examples: [
       "topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml",
       "topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml"
@@ -83000,7 +83088,12 @@ var renderCommand = {
     if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
     const path = parsed.positionals[0];
     if (!existsSync12(resolve11(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
-    const options2 = validateOptionsFor(io, str(parsed, "clusters"), str(parsed, "cluster"));
+    const options2 = validateOptionsFor(
+      io,
+      str(parsed, "clusters"),
+      str(parsed, "cluster"),
+      flag(parsed, "allow-unmeasured-memory")
+    );
     const { report, submission } = await renderCandidateFile(path, options2);
     for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
 `);

@@ -84,7 +84,11 @@ export const TIMELINE = {
 } as const;
 
 /** GPU memory limits as fractions of the GPU's memory: above `error` is an out-of-memory risk. */
-export const GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 } as const;
+/**
+ * Predicted GPU memory as a fraction of a GPU's: above `warning` little headroom; above `error`
+ * AlpaSim's hard limit (out-of-memory crashes); above `capacity` it cannot fit at all.
+ */
+export const GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 } as const;
 
 /** Capacity ratio (largest/smallest) above which excess capacity is wasted memory. */
 export const CAPACITY_IMBALANCE_LIMIT = 1.25;

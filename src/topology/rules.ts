@@ -12,7 +12,7 @@ import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { activeServices, capacity, capacitySummary, isSkipped } from './capacity.js';
 import { formatKeyPath, type Issue, type PathSegment, type Severity } from './issues.js';
-import { predictGpuMemory } from './memory.js';
+import { type GpuMemoryPrediction, predictGpuMemory } from './memory.js';
 import type { LoadedYaml } from './yaml.js';
 
 export const RULES = {
@@ -59,6 +59,56 @@ export interface CandidateRuleInput {
    * AlpaSim does not publish) a prediction over the limit is a warning marked "unmeasured", never an error.
    */
   memoryModelFitted?: boolean;
+  /**
+   * `--allow-unmeasured-memory` (or the experiment's allow_unmeasured_memory): while the model is an
+   * estimate, a prediction above a GPU's capacity is a warning too. A fitted model is never overruled.
+   */
+  allowUnmeasuredMemory?: boolean;
+}
+
+/**
+ * How bad a GPU's predicted memory is. Above its capacity the candidate cannot fit: an error, estimate
+ * or not (unless the team allows unmeasured predictions while its model is not fitted yet). Above
+ * AlpaSim's 90% limit: an error with a fitted model, a warning on clusters.yaml's estimate. Above 80%: a
+ * warning.
+ */
+function gpuMemoryFinding(
+  row: GpuMemoryPrediction,
+  parts: string,
+  input: Pick<CandidateRuleInput, 'memoryModelFitted' | 'allowUnmeasuredMemory' | 'experiment'>,
+): [string, 'error' | 'warning'] {
+  const measured = input.memoryModelFitted === true;
+  const allowed =
+    !measured && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
+  const limit = over
+    ? GPU_MEMORY_LIMITS.capacity
+    : row.level === 'error'
+      ? GPU_MEMORY_LIMITS.error
+      : GPU_MEMORY_LIMITS.warning;
+  const why = over
+    ? 'More than the GPU holds: the candidate cannot start'
+    : row.level === 'error'
+      ? 'Above 90% AlpaSim runs out of GPU memory (the usual crash)'
+      : 'Above 80% leaves little headroom for peaks';
+  const estimate = measured
+    ? ''
+    : over
+      ? allowed
+        ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model"
+        : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model"
+      : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over
+    ? allowed
+      ? 'warning'
+      : 'error'
+    : row.level === 'error' && measured
+      ? 'error'
+      : 'warning';
+  return [
+    `${measured ? '' : 'unmeasured: '}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ''}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    severity,
+  ];
 }
 
 export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
@@ -216,14 +266,7 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
         svcOnGpu && inFile(['services', svcOnGpu, 'gpus']) && idx >= 0
           ? T('services', svcOnGpu, 'gpus', idx)
           : T('services');
-      const limit = row.level === 'error' ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-      const measured = input.memoryModelFitted === true;
-      add(
-        'gpu-memory',
-        at,
-        `${measured ? '' : 'unmeasured: '}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ''}. ${row.level === 'error' ? 'Above 90% AlpaSim runs out of GPU memory (the usual crash)' : 'Above 80% leaves little headroom for peaks'}: move instances to a GPU with headroom, lower replicas or cache sizes${measured ? '' : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
-        row.level === 'error' && measured ? 'error' : 'warning',
-      );
+      add('gpu-memory', at, ...gpuMemoryFinding(row, parts, input));
     }
   }
 

@@ -119,6 +119,8 @@ export interface ValidateOptions {
   newFiles?: readonly string[];
   /** Check candidates against this cluster of the clusters file instead of the experiment's own (`--cluster`). */
   clusterName?: string;
+  /** `--allow-unmeasured-memory`: above a GPU's capacity on clusters.yaml's estimate is a warning (rules.ts). */
+  allowUnmeasuredMemory?: boolean;
   /** Where base presets are found besides the repository (src/topology/presets.ts); default the shipped ones. */
   presets?: Omit<PresetOptions, 'topologiesDir'>;
 }
@@ -279,7 +281,7 @@ export async function validateFiles(
     let candidate: CandidateDetails | undefined;
     if (kind === 'candidate') {
       const ctx = await context(posix.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options.files, fresh));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options, fresh));
     } else if (kind === 'experiment') {
       const ctx = await context(posix.dirname(path));
       issues = experimentIssues(ctx);
@@ -489,9 +491,10 @@ function chainLength(ctx: ExperimentContext, stem: string): number {
 async function validateCandidate(
   path: string,
   ctx: ExperimentContext,
-  files: FileSource,
+  options: ValidateOptions,
   fresh: ReadonlySet<string>,
 ): Promise<{ issues: Issue[]; candidate?: CandidateDetails }> {
+  const files = options.files;
   const stem = stemOf(path);
   let own = ctx.candidates.get(stem);
   if (!own || own.file !== path) {
@@ -551,6 +554,7 @@ async function validateCandidate(
       hash: own.hash,
       earlier,
       memoryModelFitted: ctx.memoryModelFitted === true,
+      allowUnmeasuredMemory: options.allowUnmeasuredMemory === true,
     }),
   );
 

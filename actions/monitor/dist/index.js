@@ -62813,7 +62813,9 @@ var config_keys_default = {
     commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
     paths: [
       "src/wizard/configs",
-      "src/wizard/alpasim_wizard/schema.py"
+      "src/wizard/alpasim_wizard/schema.py",
+      "src/runtime/alpasim_runtime/config.py",
+      "plugins/transfuser_driver/alpasim_transfuser/configs"
     ]
   },
   composition: [
@@ -62894,6 +62896,24 @@ var config_keys_default = {
     "driver.plot_debug_images",
     "driver.port",
     "driver.rectification",
+    "driver.rectification.camera_cross_left_120fov",
+    "driver.rectification.camera_cross_left_120fov.focal_length",
+    "driver.rectification.camera_cross_left_120fov.max_overscan_scale",
+    "driver.rectification.camera_cross_left_120fov.principal_point",
+    "driver.rectification.camera_cross_left_120fov.radial",
+    "driver.rectification.camera_cross_left_120fov.resolution_hw",
+    "driver.rectification.camera_cross_left_120fov.safety_margin_px",
+    "driver.rectification.camera_cross_left_120fov.tangential",
+    "driver.rectification.camera_cross_left_120fov.thin_prism",
+    "driver.rectification.camera_cross_right_120fov",
+    "driver.rectification.camera_cross_right_120fov.focal_length",
+    "driver.rectification.camera_cross_right_120fov.max_overscan_scale",
+    "driver.rectification.camera_cross_right_120fov.principal_point",
+    "driver.rectification.camera_cross_right_120fov.radial",
+    "driver.rectification.camera_cross_right_120fov.resolution_hw",
+    "driver.rectification.camera_cross_right_120fov.safety_margin_px",
+    "driver.rectification.camera_cross_right_120fov.tangential",
+    "driver.rectification.camera_cross_right_120fov.thin_prism",
     "driver.rectification.camera_front_wide_120fov",
     "driver.rectification.camera_front_wide_120fov.focal_length",
     "driver.rectification.camera_front_wide_120fov.max_overscan_scale",
@@ -62903,6 +62923,15 @@ var config_keys_default = {
     "driver.rectification.camera_front_wide_120fov.safety_margin_px",
     "driver.rectification.camera_front_wide_120fov.tangential",
     "driver.rectification.camera_front_wide_120fov.thin_prism",
+    "driver.rectification.camera_rear_left_70fov",
+    "driver.rectification.camera_rear_left_70fov.focal_length",
+    "driver.rectification.camera_rear_left_70fov.max_overscan_scale",
+    "driver.rectification.camera_rear_left_70fov.principal_point",
+    "driver.rectification.camera_rear_left_70fov.radial",
+    "driver.rectification.camera_rear_left_70fov.resolution_hw",
+    "driver.rectification.camera_rear_left_70fov.safety_margin_px",
+    "driver.rectification.camera_rear_left_70fov.tangential",
+    "driver.rectification.camera_rear_left_70fov.thin_prism",
     "driver.route",
     "driver.route.command_distance_threshold",
     "driver.route.default_command",
@@ -62968,6 +62997,7 @@ var config_keys_default = {
     "runtime.endpoints.controller",
     "runtime.endpoints.controller.n_concurrent_rollouts",
     "runtime.endpoints.controller.skip",
+    "runtime.endpoints.do_shutdown",
     "runtime.endpoints.driver",
     "runtime.endpoints.driver.n_concurrent_rollouts",
     "runtime.endpoints.driver.skip",
@@ -62978,20 +63008,34 @@ var config_keys_default = {
     "runtime.endpoints.renderer.n_concurrent_rollouts",
     "runtime.endpoints.renderer.skip",
     "runtime.endpoints.sensorsim_cache_size",
+    "runtime.endpoints.startup_timeout_s",
     "runtime.endpoints.trafficsim",
     "runtime.endpoints.trafficsim.n_concurrent_rollouts",
     "runtime.endpoints.trafficsim.skip",
     "runtime.extra_cameras",
     "runtime.max_rollout_retries",
     "runtime.nr_workers",
+    "runtime.prometheus",
+    "runtime.prometheus.url",
+    "runtime.prometheus.worker_ports",
     "runtime.renderer",
     "runtime.renderer.kind",
     "runtime.renderer.video_model_config",
     "runtime.renderer.video_model_config.chunk_frames",
     "runtime.renderer.video_model_config.first_chunk_frames",
+    "runtime.renderer.video_model_config.forward_hdmap_to_driver",
     "runtime.renderer.video_model_config.fps",
+    "runtime.renderer.video_model_config.frame_forwarding_mode",
+    "runtime.renderer.video_model_config.return_hdmap_frames",
+    "runtime.renderer.video_model_config.subsample_count",
+    "runtime.renderer.video_model_config.subsample_interval_us",
     "runtime.renderer.video_model_config.text_prompt_negative",
     "runtime.renderer.video_model_config.text_prompt_positive",
+    "runtime.scene_affine_dispatch",
+    "runtime.scene_affine_dispatch.cache_refresh_interval_s",
+    "runtime.scene_affine_dispatch.enabled",
+    "runtime.scene_affine_dispatch.max_renderers_per_scene",
+    "runtime.scene_affine_dispatch.max_scenes_per_renderer",
     "runtime.scene_provider",
     "runtime.scene_provider.kind",
     "runtime.scene_provider.trajdata",
@@ -63011,12 +63055,14 @@ var config_keys_default = {
     "runtime.scene_provider.usdz",
     "runtime.scene_provider.usdz.artifact_cache_size",
     "runtime.scene_provider.usdz.data_dir",
+    "runtime.scenes",
     "runtime.simulation_config",
     "runtime.simulation_config.assert_zero_decision_delay",
     "runtime.simulation_config.cameras",
     "runtime.simulation_config.control_timestep_us",
     "runtime.simulation_config.ego_mask_rig_config_id",
     "runtime.simulation_config.force_gt_duration_us",
+    "runtime.simulation_config.image_format",
     "runtime.simulation_config.min_traffic_duration_us",
     "runtime.simulation_config.n_rollouts",
     "runtime.simulation_config.n_sim_steps",
@@ -63340,6 +63386,19 @@ var config_keys_default = {
             "services.driver.gpus": null,
             "services.driver.replicas_per_container": 1
           }
+        },
+        transfuser: {
+          plugin: "transfuser",
+          package: "driver",
+          defaults: [
+            "transfuser_configs"
+          ],
+          topology: {}
+        },
+        transfuser_configs: {
+          plugin: "transfuser",
+          package: "_global_",
+          topology: {}
         },
         vavam: {
           package: "driver",
@@ -64541,7 +64600,7 @@ var TIMELINE = {
   stabiliseMinutes: [30, 45],
   simulatedSecondsPerRollout: 20
 };
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
 var CAPACITY_IMBALANCE_LIMIT = 1.25;
 var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
 var RAW_METRICS = {
@@ -71045,6 +71104,11 @@ var experiment_schema_default = {
       default: true,
       description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
     },
+    allow_unmeasured_memory: {
+      type: "boolean",
+      default: false,
+      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
+    },
     comment_interval_minutes: {
       type: "number",
       minimum: 1,
@@ -72193,6 +72257,19 @@ var RULES = {
   "gpu-memory": "error",
   "duplicate-topology": "error"
 };
+function gpuMemoryFinding(row, parts, input) {
+  const measured2 = input.memoryModelFitted === true;
+  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
+  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
+  return [
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    severity
+  ];
+}
 function candidateRuleIssues(input) {
   const { loaded, candidate, expanded, experiment, cluster } = input;
   const issues = [];
@@ -72319,14 +72396,7 @@ function candidateRuleIssues(input) {
       const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
       const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
       const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
-      const limit = row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-      const measured2 = input.memoryModelFitted === true;
-      add(
-        "gpu-memory",
-        at,
-        `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks"}: move instances to a GPU with headroom, lower replicas or cache sizes${measured2 ? "" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model"}`,
-        row.level === "error" && measured2 ? "error" : "warning"
-      );
+      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
     }
   }
   const duplicate = input.earlier.find((e) => e.hash === input.hash);
@@ -72449,7 +72519,7 @@ async function validateFiles(paths, options) {
     let candidate;
     if (kind === "candidate") {
       const ctx = await context3(posix3.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options.files, fresh));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options, fresh));
     } else if (kind === "experiment") {
       const ctx = await context3(posix3.dirname(path));
       issues = experimentIssues(ctx);
@@ -72630,7 +72700,8 @@ function chainLength(ctx, stem) {
   }
   return depth;
 }
-async function validateCandidate(path, ctx, files, fresh) {
+async function validateCandidate(path, ctx, options, fresh) {
+  const files = options.files;
   const stem = stemOf(path);
   let own = ctx.candidates.get(stem);
   if (!own || own.file !== path) {
@@ -72681,7 +72752,8 @@ async function validateCandidate(path, ctx, files, fresh) {
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
       earlier,
-      memoryModelFitted: ctx.memoryModelFitted === true
+      memoryModelFitted: ctx.memoryModelFitted === true,
+      allowUnmeasuredMemory: options.allowUnmeasuredMemory === true
     })
   );
   const summary2 = capacitySummary(own.expanded);

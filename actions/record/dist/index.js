@@ -64645,7 +64645,7 @@ var TIMELINE = {
   stabiliseMinutes: [30, 45],
   simulatedSecondsPerRollout: 20
 };
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9 };
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
 var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
 var RAW_METRICS = {
   rolloutsTotal: "alpasim_rollouts_total",
@@ -64708,7 +64708,9 @@ var config_keys_default = {
     commit: "3032e0cfabbd9547e83d204d5bb011bb8e0c78e0",
     paths: [
       "src/wizard/configs",
-      "src/wizard/alpasim_wizard/schema.py"
+      "src/wizard/alpasim_wizard/schema.py",
+      "src/runtime/alpasim_runtime/config.py",
+      "plugins/transfuser_driver/alpasim_transfuser/configs"
     ]
   },
   composition: [
@@ -64789,6 +64791,24 @@ var config_keys_default = {
     "driver.plot_debug_images",
     "driver.port",
     "driver.rectification",
+    "driver.rectification.camera_cross_left_120fov",
+    "driver.rectification.camera_cross_left_120fov.focal_length",
+    "driver.rectification.camera_cross_left_120fov.max_overscan_scale",
+    "driver.rectification.camera_cross_left_120fov.principal_point",
+    "driver.rectification.camera_cross_left_120fov.radial",
+    "driver.rectification.camera_cross_left_120fov.resolution_hw",
+    "driver.rectification.camera_cross_left_120fov.safety_margin_px",
+    "driver.rectification.camera_cross_left_120fov.tangential",
+    "driver.rectification.camera_cross_left_120fov.thin_prism",
+    "driver.rectification.camera_cross_right_120fov",
+    "driver.rectification.camera_cross_right_120fov.focal_length",
+    "driver.rectification.camera_cross_right_120fov.max_overscan_scale",
+    "driver.rectification.camera_cross_right_120fov.principal_point",
+    "driver.rectification.camera_cross_right_120fov.radial",
+    "driver.rectification.camera_cross_right_120fov.resolution_hw",
+    "driver.rectification.camera_cross_right_120fov.safety_margin_px",
+    "driver.rectification.camera_cross_right_120fov.tangential",
+    "driver.rectification.camera_cross_right_120fov.thin_prism",
     "driver.rectification.camera_front_wide_120fov",
     "driver.rectification.camera_front_wide_120fov.focal_length",
     "driver.rectification.camera_front_wide_120fov.max_overscan_scale",
@@ -64798,6 +64818,15 @@ var config_keys_default = {
     "driver.rectification.camera_front_wide_120fov.safety_margin_px",
     "driver.rectification.camera_front_wide_120fov.tangential",
     "driver.rectification.camera_front_wide_120fov.thin_prism",
+    "driver.rectification.camera_rear_left_70fov",
+    "driver.rectification.camera_rear_left_70fov.focal_length",
+    "driver.rectification.camera_rear_left_70fov.max_overscan_scale",
+    "driver.rectification.camera_rear_left_70fov.principal_point",
+    "driver.rectification.camera_rear_left_70fov.radial",
+    "driver.rectification.camera_rear_left_70fov.resolution_hw",
+    "driver.rectification.camera_rear_left_70fov.safety_margin_px",
+    "driver.rectification.camera_rear_left_70fov.tangential",
+    "driver.rectification.camera_rear_left_70fov.thin_prism",
     "driver.route",
     "driver.route.command_distance_threshold",
     "driver.route.default_command",
@@ -64863,6 +64892,7 @@ var config_keys_default = {
     "runtime.endpoints.controller",
     "runtime.endpoints.controller.n_concurrent_rollouts",
     "runtime.endpoints.controller.skip",
+    "runtime.endpoints.do_shutdown",
     "runtime.endpoints.driver",
     "runtime.endpoints.driver.n_concurrent_rollouts",
     "runtime.endpoints.driver.skip",
@@ -64873,20 +64903,34 @@ var config_keys_default = {
     "runtime.endpoints.renderer.n_concurrent_rollouts",
     "runtime.endpoints.renderer.skip",
     "runtime.endpoints.sensorsim_cache_size",
+    "runtime.endpoints.startup_timeout_s",
     "runtime.endpoints.trafficsim",
     "runtime.endpoints.trafficsim.n_concurrent_rollouts",
     "runtime.endpoints.trafficsim.skip",
     "runtime.extra_cameras",
     "runtime.max_rollout_retries",
     "runtime.nr_workers",
+    "runtime.prometheus",
+    "runtime.prometheus.url",
+    "runtime.prometheus.worker_ports",
     "runtime.renderer",
     "runtime.renderer.kind",
     "runtime.renderer.video_model_config",
     "runtime.renderer.video_model_config.chunk_frames",
     "runtime.renderer.video_model_config.first_chunk_frames",
+    "runtime.renderer.video_model_config.forward_hdmap_to_driver",
     "runtime.renderer.video_model_config.fps",
+    "runtime.renderer.video_model_config.frame_forwarding_mode",
+    "runtime.renderer.video_model_config.return_hdmap_frames",
+    "runtime.renderer.video_model_config.subsample_count",
+    "runtime.renderer.video_model_config.subsample_interval_us",
     "runtime.renderer.video_model_config.text_prompt_negative",
     "runtime.renderer.video_model_config.text_prompt_positive",
+    "runtime.scene_affine_dispatch",
+    "runtime.scene_affine_dispatch.cache_refresh_interval_s",
+    "runtime.scene_affine_dispatch.enabled",
+    "runtime.scene_affine_dispatch.max_renderers_per_scene",
+    "runtime.scene_affine_dispatch.max_scenes_per_renderer",
     "runtime.scene_provider",
     "runtime.scene_provider.kind",
     "runtime.scene_provider.trajdata",
@@ -64906,12 +64950,14 @@ var config_keys_default = {
     "runtime.scene_provider.usdz",
     "runtime.scene_provider.usdz.artifact_cache_size",
     "runtime.scene_provider.usdz.data_dir",
+    "runtime.scenes",
     "runtime.simulation_config",
     "runtime.simulation_config.assert_zero_decision_delay",
     "runtime.simulation_config.cameras",
     "runtime.simulation_config.control_timestep_us",
     "runtime.simulation_config.ego_mask_rig_config_id",
     "runtime.simulation_config.force_gt_duration_us",
+    "runtime.simulation_config.image_format",
     "runtime.simulation_config.min_traffic_duration_us",
     "runtime.simulation_config.n_rollouts",
     "runtime.simulation_config.n_sim_steps",
@@ -65235,6 +65281,19 @@ var config_keys_default = {
             "services.driver.gpus": null,
             "services.driver.replicas_per_container": 1
           }
+        },
+        transfuser: {
+          plugin: "transfuser",
+          package: "driver",
+          defaults: [
+            "transfuser_configs"
+          ],
+          topology: {}
+        },
+        transfuser_configs: {
+          plugin: "transfuser",
+          package: "_global_",
+          topology: {}
         },
         vavam: {
           package: "driver",
@@ -66046,6 +66105,11 @@ var experiment_schema_default = {
       type: "boolean",
       default: true,
       description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    allow_unmeasured_memory: {
+      type: "boolean",
+      default: false,
+      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
     },
     comment_interval_minutes: {
       type: "number",

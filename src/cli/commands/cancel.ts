@@ -19,7 +19,7 @@ export const cancelCommand: Command = {
     environment: [{ name: 'TOPO_SSH_KEY', description: 'private key for clusters reached over SSH' }],
   },
   async run(args, io) {
-    const target = await candidateOnCluster(args, io, cancelCommand.help.options);
+    const target = await candidateOnCluster(args, io, cancelCommand.help.options, 'cancel');
     if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {

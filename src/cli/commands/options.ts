@@ -23,3 +23,10 @@ export const CLUSTER_OPTION: OptionSpec = {
   description: 'cluster of the clusters file to use',
   default: "the experiment's cluster",
 };
+
+export const ALLOW_UNMEASURED_MEMORY_OPTION: OptionSpec = {
+  name: 'allow-unmeasured-memory',
+  type: 'boolean',
+  description:
+    "accept a GPU predicted above its memory while the model is clusters.yaml's estimate (a warning, not an error; as allow_unmeasured_memory in experiment.yaml)",
+};

@@ -6,7 +6,7 @@ import { renderCandidateFile } from '../../usecases/validate.js';
 import { flag, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
-import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
+import { ALLOW_UNMEASURED_MEMORY_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 
 export const renderCommand: Command = {
@@ -16,7 +16,7 @@ export const renderCommand: Command = {
     synopsis: 'topo render <candidate.yaml> [options]',
     description:
       'Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.',
-    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION],
+    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
     examples: [
       'topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml',
       'topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml',
@@ -27,7 +27,12 @@ export const renderCommand: Command = {
     if (parsed.positionals.length !== 1) throw new UsageError('name exactly one candidate file');
     const path = parsed.positionals[0] as string;
     if (!existsSync(resolve(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
-    const options = validateOptionsFor(io, str(parsed, 'clusters'), str(parsed, 'cluster'));
+    const options = validateOptionsFor(
+      io,
+      str(parsed, 'clusters'),
+      str(parsed, 'cluster'),
+      flag(parsed, 'allow-unmeasured-memory'),
+    );
     const { report, submission } = await renderCandidateFile(path, options);
     for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
     if (!submission) {

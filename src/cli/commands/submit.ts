@@ -11,7 +11,7 @@ import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { submitJson } from '../json.js';
-import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
+import { ALLOW_UNMEASURED_MEMORY_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
 
 /**
@@ -19,7 +19,12 @@ import { validateOptionsFor } from './validate.js';
  * candidate, and a Slurm client for its cluster (close it). Prints the issues when it cannot be
  * rendered and returns undefined.
  */
-export async function candidateOnCluster(args: string[], io: CliIO, options: readonly OptionSpec[]) {
+export async function candidateOnCluster(
+  args: string[],
+  io: CliIO,
+  options: readonly OptionSpec[],
+  purpose: 'submit' | 'cancel' = 'submit',
+) {
   const parsed = parseOptions(options, args, io.env);
   if (parsed.positionals.length !== 1) throw new UsageError('name exactly one candidate file');
   const path = parsed.positionals[0] as string;
@@ -27,7 +32,13 @@ export async function candidateOnCluster(args: string[], io: CliIO, options: rea
   const clusterName = str(parsed, 'cluster');
   const { report, submission } = await renderCandidateFile(
     path,
-    validateOptionsFor(io, str(parsed, 'clusters'), clusterName),
+    validateOptionsFor(
+      io,
+      str(parsed, 'clusters'),
+      clusterName,
+      // cancelling needs only the job name: a memory prediction never stands in its way
+      purpose === 'cancel' || flag(parsed, 'allow-unmeasured-memory'),
+    ),
   );
   for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
   if (!submission || !report.candidate) {
@@ -66,6 +77,7 @@ export const submitCommand: Command = {
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
+      ALLOW_UNMEASURED_MEMORY_OPTION,
       {
         name: 'dry-run',
         short: 'n',

@@ -13,7 +13,7 @@ import {
 import { flag, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
-import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
+import { ALLOW_UNMEASURED_MEMORY_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export { fileSystemSource };
 
@@ -54,6 +54,7 @@ export function validateOptionsFor(
   io: CliIO,
   clusters: string | undefined,
   clusterName?: string,
+  allowUnmeasuredMemory = false,
 ): ValidateOptions {
   const source = fileSystemSource(io.cwd);
   const clustersFile = clustersFileOption(clusters, io);
@@ -63,6 +64,7 @@ export function validateOptionsFor(
     ...(clustersFile ? { clustersFile } : {}),
     ...(clusterName ? { clusterName } : {}),
     presets: presetOptionsFor(io),
+    ...(allowUnmeasuredMemory ? { allowUnmeasuredMemory } : {}),
   };
 }
 
@@ -93,7 +95,7 @@ export const validateCommand: Command = {
     synopsis: 'topo validate <paths…> [options]',
     description:
       "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
-    options: [JSON_OPTION, CLUSTERS_OPTION],
+    options: [JSON_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
     examples: [
       'topo validate topologies',
       'topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml',
@@ -104,7 +106,10 @@ export const validateCommand: Command = {
     if (parsed.positionals.length === 0) throw new UsageError('name at least one file or folder');
     const paths = expandPaths(parsed.positionals, io.cwd);
     if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(', ')}`);
-    const report = await validateFiles(paths, validateOptionsFor(io, str(parsed, 'clusters')));
+    const report = await validateFiles(
+      paths,
+      validateOptionsFor(io, str(parsed, 'clusters'), undefined, flag(parsed, 'allow-unmeasured-memory')),
+    );
     if (flag(parsed, 'json')) {
       io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}\n`);
     } else {

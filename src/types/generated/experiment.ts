@@ -38,6 +38,10 @@ export interface Experiment {
    */
   stop_when_decided?: boolean;
   /**
+   * Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says.
+   */
+  allow_unmeasured_memory?: boolean;
+  /**
    * A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget).
    */
   comment_interval_minutes?: number;
