@@ -37,7 +37,7 @@ async function doctor(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv 
     ...env,
   });
   const doc = stdout ? JSON.parse(stdout) : undefined;
-  if (doc) expect(cliSchemaErrors('doctor', doc)).toEqual([]);
+  if (doc) expect(cliSchemaErrors(doc.error ? 'error' : 'doctor', doc)).toEqual([]);
   const byName = (name: string) => (doc?.checks as Check[] | undefined)?.find((c) => c.name === name);
   return { code, doc, stderr, byName };
 }
