@@ -12,7 +12,7 @@ import type { ClustersFile } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
-import { overrideProblem } from './overrides.js';
+import { driverProblem, overrideProblem } from './overrides.js';
 import { PATTERNS } from './render.js';
 import { type SchemaName, schemaIssues } from './schemas.js';
 import { type LoadedYaml, loadYaml } from './yaml.js';
@@ -116,17 +116,10 @@ export function experimentRuleIssues(
     );
   }
   // The driver is a config group like any other: a value outside AlpaSim's catalogue gets its note.
-  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
-  if (driverProblem)
+  const driver = driverProblem(experiment.fixed_inputs.driver);
+  if (driver)
     issues.push(
-      issueAt(
-        loaded,
-        driverProblem.rule,
-        ['fixed_inputs', 'driver'],
-        driverProblem.message,
-        false,
-        driverProblem.severity,
-      ),
+      issueAt(loaded, driver.rule, ['fixed_inputs', 'driver'], driver.message, false, driver.severity),
     );
   const reserved = new Set<string>([
     ...REQUIRED_GROUPS,

@@ -9,7 +9,7 @@ import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { deepMerge, expandPreset, normalise } from './expand.js';
 import { checkPreset } from './files.js';
-import { overrideProblem } from './overrides.js';
+import { driverProblem, overrideProblem } from './overrides.js';
 import {
   describePreset,
   type FoundPreset,
@@ -129,7 +129,10 @@ export function buildExperiment(
   // other override against AlpaSim's tree, so an unknown driver gets the note any unknown value gets.
   const checked = parsed.overrides
     .filter((o) => !['deploy', 'topology'].includes(o.slice(0, o.indexOf('=')).replace(/^\++/, '')))
-    .map((o) => ({ o, problem: overrideProblem(o) }));
+    .map((o) => ({
+      o,
+      problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf('=') + 1)) : overrideProblem(o),
+    }));
   for (const { o, problem } of checked)
     if (problem?.severity === 'warning') notes.push(`kept ${o}: ${problem.message}`);
   const problems = checked.filter((x) => x.problem?.severity === 'error');

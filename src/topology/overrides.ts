@@ -125,6 +125,16 @@ function keyProblem(o: ParsedOverride): OverrideProblem | undefined {
 
 const PLUGIN_NOTE = ' (an AlpaSim plugin may provide it: check the name)';
 
+/**
+ * The experiment's driver, checked as `driver=<name>` is: the same note (and "did you mean") as any
+ * unknown value, but a warning even for a near miss: the run command it came from ran with it, so a
+ * plugin of the team's may well provide it.
+ */
+export function driverProblem(driver: string): OverrideProblem | undefined {
+  const problem = overrideProblem(`driver=${driver}`);
+  return problem?.rule === 'override-unknown' ? { ...problem, severity: 'warning' } : problem;
+}
+
 /** ` (did you mean `x`?)` for the closest candidate within a small edit distance, else ''. */
 export function suggest(word: string, candidates: readonly string[]): string {
   let best: string | undefined;
