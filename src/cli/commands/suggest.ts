@@ -26,7 +26,15 @@ function toJson(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean) 
     experiment_id: outcome.experiment.experiment_id,
     parent: result.parent,
     stop: result.stop,
-    memory_model: { ...result.memory },
+    memory_model: {
+      model: result.memory.model,
+      ...(result.memory.envelope ? { envelope: result.memory.envelope } : {}),
+      source: result.memory.source,
+      samples: result.memory.samples,
+      max_residual_gib: result.memory.maxResidualGiB,
+      margin_gib: result.memory.marginGiB,
+      notes: result.memory.notes,
+    },
     proposals: outcome.proposals.map((p) => ({
       name: p.candidate.name,
       path: p.path,
