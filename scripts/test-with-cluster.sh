@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # `npm run test:all`: everything the tests need, then the tests. Brings the local cluster up (as root
-# it installs the missing Debian packages itself, Chromium for the browser test included), runs
-# `npm test` with any extra arguments, and takes the cluster down again only if it started it.
+# it installs the missing Debian packages itself: Chromium for the browser test, and slurmdbd with
+# MariaDB for the private cluster with accounting that the adoption test runs `topo doctor` against),
+# runs `npm test` with any extra arguments, and takes the cluster down again only if it started it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! dpkg -s chromium >/dev/null 2>&1; then
+missing=()
+for pkg in chromium slurmdbd mariadb-server-core mariadb-client-core; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
   if [[ "$(id -u)" == 0 ]]; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "the browser test needs Chromium: sudo apt-get update && sudo apt-get install -y chromium" >&2
+    echo "the tests need: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
   fi
 fi
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The AlpaSim twin's stand-in for AlpaSim's src/tools/run-on-slurm/submit.sh: Slurm runs it with exactly the
 # Hydra overrides AlpaSim's script would receive (deploy= topology= driver= …). deploy=<name> picks the twin's
-# hardware profile src/sim/profiles/<name>.yaml. Settings come from the local cluster's twin.env:
+# hardware profile src/sim/profiles/<name>.yaml. Settings come from the twin.env of the local cluster that
+# runs the job: beside its slurm.conf (Slurm sets SLURM_CONF in every job), so each private cluster's
+# twin publishes into its own state folder; TOPO_TWIN_ENV names another file. The file sets:
 #   TOPO_TWIN_FILE_SD_DIR   where the run publishes <run_uuid>.json for Prometheus file-SD
 #   TOPO_TWIN_TIME_SCALE    simulated seconds per wall second (60: a 45-minute run in 45 s)
 #SBATCH --nodes=1
@@ -25,12 +27,18 @@ else
   fi
 fi
 
-ENV_FILE="${TOPO_TWIN_ENV:-$REPO_ROOT/.state/local-cluster/twin.env}"
+if [[ -n "${TOPO_TWIN_ENV:-}" ]]; then
+  ENV_FILE="$TOPO_TWIN_ENV"
+elif [[ -n "${SLURM_CONF:-}" && -f "$(dirname "$SLURM_CONF")/twin.env" ]]; then
+  ENV_FILE="$(dirname "$SLURM_CONF")/twin.env"
+else
+  ENV_FILE="$REPO_ROOT/.state/local-cluster/twin.env"
+fi
 if [[ -f "$ENV_FILE" ]]; then
   # shellcheck disable=SC1090
   set -a && source "$ENV_FILE" && set +a
 else
-  echo "[twin] no $ENV_FILE: running without file-SD publication at time scale ${TOPO_TWIN_TIME_SCALE:-1}" >&2
+  echo "[twin] no $ENV_FILE (none beside SLURM_CONF=${SLURM_CONF:-unset} either): running without file-SD publication at time scale ${TOPO_TWIN_TIME_SCALE:-1}, so Prometheus sees no telemetry" >&2
 fi
 
 # AlpaSim keeps service logs in <run_dir>/txt-logs; the run dir is the parent of the job's slurm_output folder.

@@ -1,7 +1,8 @@
-// A second local cluster of the test's own (scripts/local-cluster with its own state folder and
-// ports), for tests that must disturb the controller itself (restart it with its state wiped)
-// without touching the shared cluster's jobs. It runs beside the shared one: its own munged key and
-// socket, slurmctld, slurmd, sshd and Prometheus, ports offset from the shared cluster's.
+// A local cluster of the test's own (scripts/local-cluster with its own state folder and ports), for
+// tests that must disturb the controller itself (kill it, restart it with its state wiped, turn
+// accounting off) without touching the shared cluster's jobs. It runs beside the shared one: its own
+// munged key and socket, slurmctld, slurmd, sshd and Prometheus (and, with accounting, its own
+// MariaDB and slurmdbd), ports offset from the shared cluster's.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,56 +13,96 @@ import { repoRoot } from './cluster.js';
 const script = join(repoRoot, 'scripts/local-cluster');
 
 export interface PrivateCluster {
-  env: LocalClusterEnv;
+  env: LocalClusterEnv & { accounting?: boolean };
+  /** The environment that reaches this cluster with `scripts/local-cluster` (state folder, ports). */
+  scriptEnv: NodeJS.ProcessEnv;
   /** Kills slurmctld and starts it again with an empty state folder (`-c`): Slurm forgets every job. */
   restartControllerWiped(): void;
+  /** Kills slurmctld (SIGKILL) and waits until it is gone; `up()` starts it again. */
+  killController(): void;
+  /** `scripts/local-cluster up` again with extra variables (e.g. TOPO_CLUSTER_ACCOUNTING=off). */
+  up(extra?: NodeJS.ProcessEnv): void;
   /** Stops every daemon it started and removes its state folder. */
   stop(): void;
 }
 
-/** Ports: the shared cluster's (ports.sh or the defaults) plus an offset, so neither meets the other. */
-function privatePorts(): Record<string, string> {
+export interface PrivateClusterOptions {
+  /** Its own slurmdbd and MariaDB, so sacct answers (TOPO_CLUSTER_ACCOUNTING=on). */
+  accounting?: boolean;
+  /** Which private cluster of the test (1, 2, …): each gets ports of its own. */
+  slot?: number;
+}
+
+/** Ports: the shared cluster's (the helper's or the defaults) plus an offset per slot. */
+function privatePorts(slot: number): Record<string, string> {
   const base = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const off = 400 + 100 * slot;
   return {
-    TOPO_CLUSTER_SLURMCTLD_PORT: String(base('TOPO_CLUSTER_SLURMCTLD_PORT', 16817) + 500),
-    TOPO_CLUSTER_SLURMD_PORT: String(base('TOPO_CLUSTER_SLURMD_PORT', 16818) + 500),
-    TOPO_CLUSTER_SSH_PORT: String(base('TOPO_CLUSTER_SSH_PORT', 2222) + 500),
-    TOPO_CLUSTER_PROMETHEUS_PORT: String(base('TOPO_CLUSTER_PROMETHEUS_PORT', 9093) + 50),
+    TOPO_CLUSTER_SLURMCTLD_PORT: String(base('TOPO_CLUSTER_SLURMCTLD_PORT', 16817) + off),
+    TOPO_CLUSTER_SLURMD_PORT: String(base('TOPO_CLUSTER_SLURMD_PORT', 16818) + off),
+    TOPO_CLUSTER_SSH_PORT: String(base('TOPO_CLUSTER_SSH_PORT', 2222) + off),
+    TOPO_CLUSTER_PROMETHEUS_PORT: String(base('TOPO_CLUSTER_PROMETHEUS_PORT', 9093) + 40 + 10 * slot),
   };
 }
 
-export function startPrivateCluster(): PrivateCluster {
-  const state = mkdtempSync(join(tmpdir(), 'topo-private-cluster-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, ...privatePorts(), TOPO_CLUSTER_STATE: state };
-  delete env.SLURM_CONF; // the script sets its own
-  const run = (...args: string[]) =>
-    execFileSync('bash', [script, ...args], { env, encoding: 'utf8', timeout: 120_000, stdio: 'pipe' });
-  try {
-    run('up');
-  } catch (error) {
-    run('down');
-    rmSync(state, { recursive: true, force: true });
-    throw new Error(`the private cluster did not come up: ${(error as Error).message}`);
+function waitGone(pid: number): void {
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    execFileSync('sleep', ['0.1']);
   }
-  const info = JSON.parse(run('env', '--json')) as LocalClusterEnv;
+  throw new Error(`process ${pid} did not exit`);
+}
+
+export function startPrivateCluster(options: PrivateClusterOptions = {}): PrivateCluster {
+  const state = mkdtempSync(join(tmpdir(), 'topo-private-cluster-'));
+  const scriptEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...privatePorts(options.slot ?? 1),
+    TOPO_CLUSTER_STATE: state,
+    TOPO_CLUSTER_ACCOUNTING: options.accounting ? 'on' : 'off',
+  };
+  delete scriptEnv.SLURM_CONF; // the script sets its own
+  const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    execFileSync('bash', [script, ...args], {
+      env: { ...scriptEnv, ...extra },
+      encoding: 'utf8',
+      timeout: 180_000,
+      stdio: 'pipe',
+    });
+  try {
+    run(['up']);
+  } catch (error) {
+    const e = error as { stderr?: string; message: string };
+    run(['down']);
+    rmSync(state, { recursive: true, force: true });
+    throw new Error(`the private cluster did not come up: ${e.stderr || e.message}`);
+  }
+  const info = JSON.parse(run(['env', '--json'])) as PrivateCluster['env'];
+  const controllerPid = () => Number(readFileSync(join(state, 'run/slurmctld.pid'), 'utf8').trim());
   return {
     env: info,
+    scriptEnv,
     restartControllerWiped() {
-      const pid = Number(readFileSync(join(state, 'run/slurmctld.pid'), 'utf8').trim());
+      const pid = controllerPid();
       process.kill(pid, 'SIGTERM');
-      for (let i = 0; i < 100; i++) {
-        try {
-          process.kill(pid, 0);
-        } catch {
-          break; // gone
-        }
-        execFileSync('sleep', ['0.1']);
-      }
-      run('up'); // a controller that is not running starts with a wiped state folder and -c
+      waitGone(pid);
+      run(['up']); // a controller that is not running starts with a wiped state folder and -c
+    },
+    killController() {
+      const pid = controllerPid();
+      process.kill(pid, 'SIGKILL');
+      waitGone(pid);
+    },
+    up(extra = {}) {
+      run(['up'], extra);
     },
     stop() {
       try {
-        run('down');
+        run(['down']);
       } finally {
         rmSync(state, { recursive: true, force: true });
       }

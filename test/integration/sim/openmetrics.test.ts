@@ -1,5 +1,5 @@
 // `topo sim --export-openmetrics`: a whole run's history that promtool turns into TSDB blocks, served by a real
-// Prometheus (a temporary one on a free port: the local cluster owns 9093).
+// Prometheus (a temporary one on a free port: the local cluster owns its own).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

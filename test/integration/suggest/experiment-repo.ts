@@ -13,6 +13,7 @@ import type { Cluster } from '../../../src/types/generated/clusters.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
 import type { Topology } from '../../../src/types/generated/topology.js';
+import { requireCluster } from '../../support/cluster.js';
 import { measure } from './twin-observation.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
@@ -35,7 +36,8 @@ export const CLUSTER: Cluster = {
   alpasim_checkout: '/opt/alpasim',
   submit_script: 'scripts/alpasim-twin/submit.sh',
   file_sd: '/tmp/file-sd',
-  prometheus_url: 'http://127.0.0.1:9093',
+  // the cluster these tests run against, whatever its ports (a private cluster's too)
+  prometheus_url: requireCluster().prometheusUrl,
   gpus_per_node: 8,
   gpu_memory_gib: 80,
   cpus_per_node: 64,
