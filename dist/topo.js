@@ -65425,6 +65425,10 @@ function keyProblem(o) {
   };
 }
 var PLUGIN_NOTE = " (an AlpaSim plugin may provide it: check the name)";
+function driverProblem(driver) {
+  const problem = overrideProblem(`driver=${driver}`);
+  return problem?.rule === "override-unknown" ? { ...problem, severity: "warning" } : problem;
+}
 function suggest(word, candidates) {
   let best;
   let bestD = Number.POSITIVE_INFINITY;
@@ -66925,17 +66929,10 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
-  if (driverProblem)
+  const driver = driverProblem(experiment.fixed_inputs.driver);
+  if (driver)
     issues.push(
-      issueAt(
-        loaded,
-        driverProblem.rule,
-        ["fixed_inputs", "driver"],
-        driverProblem.message,
-        false,
-        driverProblem.severity
-      )
+      issueAt(loaded, driver.rule, ["fixed_inputs", "driver"], driver.message, false, driver.severity)
     );
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
@@ -73397,7 +73394,10 @@ function buildExperiment(parsed, preset, command, options2 = {}) {
   const fixed = { deploy: parsed.deploy, driver: parsed.driver };
   const overrides = [];
   const topologyPatch = {};
-  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({ o, problem: overrideProblem(o) }));
+  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
+    o,
+    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
+  }));
   for (const { o, problem } of checked2)
     if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
   const problems = checked2.filter((x2) => x2.problem?.severity === "error");
@@ -85699,7 +85699,15 @@ function toJson(outcome, pulls, written) {
     experiment_id: outcome.experiment.experiment_id,
     parent: result.parent,
     stop: result.stop,
-    memory_model: { ...result.memory },
+    memory_model: {
+      model: result.memory.model,
+      ...result.memory.envelope ? { envelope: result.memory.envelope } : {},
+      source: result.memory.source,
+      samples: result.memory.samples,
+      max_residual_gib: result.memory.maxResidualGiB,
+      margin_gib: result.memory.marginGiB,
+      notes: result.memory.notes
+    },
     proposals: outcome.proposals.map((p) => ({
       name: p.candidate.name,
       path: p.path,

@@ -42814,6 +42814,10 @@ function keyProblem(o) {
   };
 }
 var PLUGIN_NOTE = " (an AlpaSim plugin may provide it: check the name)";
+function driverProblem(driver) {
+  const problem = overrideProblem(`driver=${driver}`);
+  return problem?.rule === "override-unknown" ? { ...problem, severity: "warning" } : problem;
+}
 function suggest(word, candidates) {
   let best;
   let bestD = Number.POSITIVE_INFINITY;
@@ -43948,17 +43952,10 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  const driverProblem = overrideProblem(`driver=${experiment.fixed_inputs.driver}`);
-  if (driverProblem)
+  const driver = driverProblem(experiment.fixed_inputs.driver);
+  if (driver)
     issues.push(
-      issueAt(
-        loaded,
-        driverProblem.rule,
-        ["fixed_inputs", "driver"],
-        driverProblem.message,
-        false,
-        driverProblem.severity
-      )
+      issueAt(loaded, driver.rule, ["fixed_inputs", "driver"], driver.message, false, driver.severity)
     );
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
