@@ -9,8 +9,10 @@ import { setStateLabel } from '../../src/github/labels.js';
 import { openPullRunStates, readRunState, updateRunState } from '../../src/github/run-state.js';
 import { upsertStickyComment } from '../../src/github/sticky-comment.js';
 import { codeBlock, inlineText } from '../../src/github/user-text.js';
+import { admitRequest, RunStateFullError } from '../../src/lifecycle/bounds.js';
 import {
   byRequestTime,
+  knowsRequest,
   openRequests,
   phaseOf,
   type RunRequest,
@@ -18,10 +20,10 @@ import {
   staleRequests,
   standingRequests,
   withOutcome,
-  withRequest,
   withRun,
 } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
+import { RunStateError } from '../../src/lifecycle/state-block.js';
 import { CommandTimeoutError, ConnectionLostError } from '../../src/slurm/errors.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -40,6 +42,7 @@ import {
   pullRequestCandidates,
   withRunName,
 } from '../../src/usecases/prepare.js';
+import { type RebuildResult, rebuildRunState } from '../../src/usecases/rebuild.js';
 import { reconcile } from '../../src/usecases/reconcile.js';
 import { submitPurpose } from '../../src/usecases/refuse.js';
 import { concludeHandler } from '../../src/usecases/report.js';
@@ -151,14 +154,20 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     c: PreparedCandidate,
     state: RunState,
     at: string,
-  ): Promise<string> => {
+  ): Promise<{ line: string; requested: boolean }> => {
     const standing = standingRequests(state, ctx.headSha).find(
       (r) => r.candidate === c.candidate && r.experiment === c.experimentId,
     );
     const request: RunRequest = standing ?? newRequest(ctx, c, at);
     // The Request is written BEFORE sbatch: a crash after it leaves a Request the monitor finds
-    // the job of by its exact name (submission is idempotent by name), never a forgotten run.
-    await updateRunState(ctx.octokit, target(ctx), (s) => withRequest(mergeInto(s, state), request));
+    // the job of by its exact name (submission is idempotent by name), never a forgotten run. One
+    // the bounded state cannot hold (with room for every open Request to end) is refused.
+    try {
+      await updateRunState(ctx.octokit, target(ctx), (s) => admitRequest(mergeInto(s, state), request));
+    } catch (error) {
+      if (!(error instanceof RunStateFullError)) throw error;
+      return { line: `\`${c.candidate}\` was not requested: ${error.message}.`, requested: false };
+    }
     const ahead = await queuedAhead(ctx, request);
     const result = await withSlurm(config, c.clusterName, c.cluster, (slurm) =>
       submitCandidate(
@@ -177,7 +186,10 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       throw error;
     });
     if (result instanceof Error)
-      return `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
+      return {
+        line: `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`,
+        requested: true,
+      };
     if (result.status === 'submitted' || result.status === 'existing') {
       const jobId = result.jobId;
       await updateRunState(ctx.octokit, target(ctx), (s) =>
@@ -202,7 +214,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
         `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`,
       ].join('\n'),
     });
-    return `\`${result.jobName}\` ${what}.`;
+    return { line: `\`${result.jobName}\` ${what}.`, requested: true };
   };
 
   const submit = async (ctx: PullRequestContext): Promise<HandlerResult> => {
@@ -241,18 +253,57 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       }
       // Distinct request times keep the queue order of one command's candidates the file order.
       const when = new Date(Date.parse(at) + i).toISOString();
-      lines.push(await submitOne(ctx, prepared.candidate, state, when));
-      requested++;
+      const one = await submitOne(ctx, prepared.candidate, state, when);
+      lines.push(one.line);
+      if (one.requested) requested++;
     }
     const fresh = await readRunState(ctx.octokit, target(ctx));
     await setStateLabel(ctx.octokit, target(ctx), labelOf(fresh, ctx.headSha));
     return { ok: requested > 0, message: lines.join('\n\n') };
   };
 
+  const rebuildFor = (ctx: PullRequestContext) =>
+    rebuildRunState(
+      {
+        octokit: ctx.octokit,
+        owner: ctx.owner,
+        repo: ctx.repo,
+        botLogin: ctx.botLogin,
+        source: config,
+        withSlurm: (exp, use) => withSlurm(config, exp.clusterName, exp.cluster, use),
+        now: config.now,
+      },
+      { number: ctx.pullNumber, headSha: ctx.headSha, actor: ctx.actor },
+    );
+
+  /** `/topo state rebuild`: the state again from Slurm's jobs and the pull request's history. */
+  const stateCommand = async (ctx: PullRequestContext): Promise<HandlerResult> => {
+    const rebuilt = await rebuildFor(ctx);
+    const open = openRequests(rebuilt.state);
+    return { ok: true, message: rebuildReply(rebuilt, open) };
+  };
+
+  /**
+   * The state for a cancel: at any size every job of the pull request can be cancelled, so an
+   * unreadable state is rebuilt first (and the reply says so).
+   */
+  const readOrRebuild = async (ctx: PullRequestContext): Promise<{ state: RunState; note: string }> => {
+    try {
+      return { state: await readRunState(ctx.octokit, target(ctx)), note: '' };
+    } catch (error) {
+      if (!(error instanceof RunStateError)) throw error;
+      const rebuilt = await rebuildFor(ctx);
+      return {
+        state: rebuilt.state,
+        note: `${inlineText(error.message, 400)}. It was rebuilt from Slurm's jobs and this pull request's history first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(', ')} of runs that no longer stand cancelled` : ''}).\n\n`,
+      };
+    }
+  };
+
   const cancel =
     (verb: 'cancelled' | 'stopped') =>
     async (ctx: PullRequestContext): Promise<HandlerResult> => {
-      const state = await readRunState(ctx.octokit, target(ctx));
+      const { state, note } = await readOrRebuild(ctx);
       const open = openRequests(state);
       const nothing = verb === 'cancelled' ? 'cancel' : 'stop';
       const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
@@ -263,7 +314,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
             ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open.length ? ` Open: ${listed([...new Set(open.map((r) => r.candidate))])}.` : ''}`
             : `No run of this pull request is queued or running: nothing to ${nothing}.`,
         };
-      const lines: string[] = [];
+      const lines: string[] = note ? [note.trim()] : [];
       for (const request of chosen) lines.push(await endRequest(ctx, request, verb));
       // A stopped run keeps its label (the monitor shows its verdict); a cancelled one leaves the rest's.
       if (verb === 'cancelled')
@@ -334,7 +385,29 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     cancel: cancel('cancelled'),
     stop: cancel('stopped'),
     conclude: concludeHandler,
+    state: stateCommand,
   };
+}
+
+/** The reply to `/topo state rebuild`. */
+function rebuildReply(r: RebuildResult, open: readonly RunRequest[]): string {
+  return [
+    `Rebuilt this pull request's bot state from Slurm's jobs and its history: ${r.found} run${r.found === 1 ? '' : 's'} named in the bot's comments, ${r.known} known to Slurm.`,
+    r.wasReadable
+      ? `The state was readable and is kept; ${r.added} run${r.added === 1 ? '' : 's'} it did not hold ${r.added === 1 ? 'was' : 'were'} added.`
+      : `The state could not be read and was replaced (${r.added} run${r.added === 1 ? '' : 's'}).`,
+    open.length
+      ? `Open now: ${open.map((o) => `\`${o.runName}\``).join(', ')}; the monitor goes on with them.`
+      : 'No run is open now: comment `/topo submit` to run a candidate.',
+    ...(r.cancelled.length
+      ? [`Cancelled Slurm job ${r.cancelled.join(', ')} of runs that no longer stand.`]
+      : []),
+    ...(r.unreachable.length
+      ? [
+          `Not on the default branch (their jobs were not read): ${r.unreachable.map((u) => `\`${u}\``).join(', ')}.`,
+        ]
+      : []),
+  ].join(' ');
 }
 
 /** A new Request of a candidate at the pull request's head, with a label (and run name) of its own. */
@@ -364,9 +437,10 @@ function labelOf(state: RunState, headSha: string): 'running' | 'queued' | null 
   return standing.length ? 'queued' : null;
 }
 
-/** Keeps what `local` added (superseded Outcomes) on top of a fresh read. */
+/** Keeps what `local` added (superseded Outcomes) on top of a fresh read (of Requests it still holds). */
 function mergeInto(fresh: RunState, local: RunState): RunState {
   let out = fresh;
-  for (const [id, o] of Object.entries(local.outcomes)) out = withOutcome(out, id, o);
+  for (const [id, o] of Object.entries(local.outcomes))
+    if (knowsRequest(out, id)) out = withOutcome(out, id, o);
   return out;
 }

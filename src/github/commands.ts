@@ -22,6 +22,11 @@ export const COMMANDS = {
   },
   learn: { argument: true, summary: 'add a lesson to the experiment record when the PR closes' },
   conclude: { argument: false, summary: 'post the experiment report comparing every candidate so far' },
+  state: {
+    argument: 'rebuild',
+    summary:
+      "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)",
+  },
   help: { argument: false, summary: 'show this help' },
 } as const;
 
@@ -59,6 +64,11 @@ export function parseCommand(body: string): ParsedCommand {
     }
     return { kind: 'command', name, argument };
   }
+  if (COMMANDS[name].argument === 'rebuild') {
+    if (argument !== 'rebuild')
+      return { kind: 'invalid', reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
+    return { kind: 'command', name, argument };
+  }
   if (COMMANDS[name].argument === 'candidate') {
     if (!argument) return { kind: 'command', name };
     if (!CANDIDATE_NAME.test(argument))
@@ -88,8 +98,9 @@ export function helpText(reason?: string): string {
   return lines.join('\n');
 }
 
-function argumentHint(name: string, argument: boolean | 'candidate'): string {
+function argumentHint(name: string, argument: boolean | 'candidate' | 'rebuild'): string {
   if (argument === 'candidate') return ' [<candidate>]';
+  if (argument === 'rebuild') return ' rebuild';
   if (argument) return name === 'reject' ? ' <reason>' : ' <text>';
   return '';
 }

@@ -1,7 +1,9 @@
 // The run lifecycle: Request -> Run -> Outcome (docs/security.md, /work/shared/docs/lifecycle.md).
 // Pure. A Request is written only by the bot after the permission check and validation against the
 // default branch; a Run is what Slurm did for it (found by its exact run name); an Outcome consumes
-// the Request: nothing runs for it again, whatever Slurm remembers or forgets.
+// the Request: nothing runs for it again, whatever Slurm remembers or forgets. The state is bounded:
+// the Requests that may still act (open, or the latest of their candidate) are kept whole, the
+// others that ended are kept as a short summary of the newest ENDED_KEEP (src/lifecycle/bounds.ts).
 import { isLive } from '../slurm/types.js';
 
 /** "Run candidate C of experiment E at head H (topology hash T)", asked by L at time t. */
@@ -39,6 +41,8 @@ export const OUTCOME_KINDS = [
   'lost',
   /** Queued, then at its turn no longer valid against the default branch: never submitted. */
   'refused',
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  'closed',
 ] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 
@@ -50,16 +54,41 @@ export interface Outcome {
   evidence: string[];
 }
 
-/** Everything the bot knows about one pull request's runs. */
+/**
+ * A Request that ended and is no longer the latest of its candidate, as the state keeps it: enough
+ * to name its run (and cancel its job, should Slurm still run it) and to say how it ended.
+ */
+export interface EndedRequest {
+  id: string;
+  experiment: string;
+  candidate: string;
+  runName: string;
+  kind: OutcomeKind;
+  /** When it ended (its Outcome's time). */
+  at: string;
+  jobId?: string;
+}
+
+/** Everything the bot keeps about one pull request's runs (bounded: src/lifecycle/bounds.ts). */
 export interface RunState {
-  version: 1;
+  version: 2;
+  /** Open Requests, and the latest Request of each candidate whatever its Outcome: kept whole. */
   requests: RunRequest[];
   runs: Record<string, RunRecord>;
   outcomes: Record<string, Outcome>;
+  /** The other Requests that ended, oldest first: the newest ENDED_KEEP of them. */
+  ended: EndedRequest[];
+  /** How many ended Requests left `ended` (older than the newest ENDED_KEEP), by Outcome kind. */
+  forgotten: Partial<Record<OutcomeKind, number>>;
 }
 
 export function emptyRunState(): RunState {
-  return { version: 1, requests: [], runs: {}, outcomes: {} };
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
+}
+
+/** A write that names a Request the state does not hold (never written, or long forgotten). */
+export class UnknownRequestError extends Error {
+  override name = 'UnknownRequestError';
 }
 
 /** What a job looks like to the lifecycle (any source: SlurmJob, MonitorJob). */
@@ -82,7 +111,7 @@ export type Phase =
   /** Consumed. `cancelLive`: the Outcome says the job should be gone but Slurm still runs it. */
   | { phase: 'done'; outcome: Outcome; cancelLive: string | null };
 
-const ENDS_THE_JOB = new Set<OutcomeKind>(['stopped', 'cancelled', 'superseded']);
+const ENDS_THE_JOB = new Set<OutcomeKind>(['stopped', 'cancelled', 'superseded', 'closed']);
 
 /** The pure state function every path uses (monitor, submit, record, CLI). */
 export function phaseOf(input: {
@@ -134,30 +163,65 @@ export function byRequestTime(
   );
 }
 
-/** Pure updates (a new state; the input is not changed). */
+/** Whether the state holds `id`: whole, or in the summary of ended Requests. */
+export function knowsRequest(state: RunState, id: string): 'whole' | 'ended' | null {
+  if (state.requests.some((r) => r.id === id)) return 'whole';
+  return state.ended.some((e) => e.id === id) ? 'ended' : null;
+}
+
+/** Pure updates (a new state; the input is not changed). A Request already known stays as it is. */
 export function withRequest(state: RunState, request: RunRequest): RunState {
-  if (state.requests.some((r) => r.id === request.id)) return state;
+  if (knowsRequest(state, request.id)) return state;
   return { ...state, requests: [...state.requests, request] };
 }
 
+/**
+ * The Run of a known Request (the first stands). A Run of a Request that already ended and was
+ * summarised keeps its job id in the summary: the job runs without a Request and is to be cancelled.
+ */
 export function withRun(state: RunState, requestId: string, run: RunRecord): RunState {
+  const known = knowsRequest(state, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`,
+    );
+  if (known === 'ended')
+    return {
+      ...state,
+      ended: state.ended.map((e) => (e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)),
+    };
   if (state.runs[requestId]) return state;
   return { ...state, runs: { ...state.runs, [requestId]: run } };
 }
 
-/** The first Outcome of a Request stands (it is consumed once). */
-export function withOutcome(state: RunState, requestId: string, outcome: Outcome): RunState {
-  if (state.outcomes[requestId]) return state;
-  return { ...state, outcomes: { ...state.outcomes, [requestId]: outcome } };
+/** Evidence kept in the state (each sentence's JSON at most `bytes`): the full text goes to the comments and the check run. */
+export const EVIDENCE_KEPT = { sentences: 2, bytes: 240 } as const;
+
+const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8');
+
+function boundedEvidence(evidence: readonly string[]): string[] {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    // a sentence is one line; control characters would cost six bytes each in JSON
+    let line = sentence.replace(/\s+/g, ' ');
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}…`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}…`;
+  });
 }
 
-/** Union of two reads of the same state (a concurrent writer's additions are kept). */
-export function mergeRunStates(a: RunState, b: RunState): RunState {
-  let out = a;
-  for (const r of b.requests) out = withRequest(out, r);
-  for (const [id, run] of Object.entries(b.runs)) out = withRun(out, id, run);
-  for (const [id, o] of Object.entries(b.outcomes)) out = withOutcome(out, id, o);
-  return out;
+/**
+ * The first Outcome of a Request stands (it is consumed once). An Outcome for a Request the state
+ * does not hold is refused (UnknownRequestError): it would make the state unreadable.
+ */
+export function withOutcome(state: RunState, requestId: string, outcome: Outcome): RunState {
+  const known = knowsRequest(state, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`,
+    );
+  if (known === 'ended' || state.outcomes[requestId]) return state;
+  const kept: Outcome = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state, outcomes: { ...state.outcomes, [requestId]: kept } };
 }
 
 /**

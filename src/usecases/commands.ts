@@ -128,7 +128,8 @@ export async function routeComment(
       return { outcome: 'refused', command, message: decision.reason };
     }
   }
-  if (pull.state !== 'open' && command !== 'conclude') {
+  // the report, and the state's rebuild (the record of a closed pull request needs a readable state)
+  if (pull.state !== 'open' && command !== 'conclude' && command !== 'state') {
     const message = `This pull request is ${pull.merged_at ? 'merged' : 'closed'}: \`/topo ${command}\` only works on open pull requests.`;
     await reply(message);
     await reactToComment(octokit, commentRef, 'refused');

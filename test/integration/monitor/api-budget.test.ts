@@ -113,16 +113,18 @@ describe('the monitor within the API budget (80 open pull requests)', () => {
         at: new Date(NOW * 1000).toISOString(),
         evidence: ['test'],
       });
-      // one listing (the re-read before the write) and the write by id
-      expect(w.gh.calls().map((c) => c.method)).toEqual(['GET', 'PATCH']);
+      // compare-and-swap on the snapshot: the comment read by id (changed: the change is applied
+      // again to it), then the write by id and the read that checks it held
+      expect(w.gh.calls().map((c) => c.method)).toEqual(['GET', 'GET', 'PATCH', 'GET']);
     } finally {
       await ports.close();
     }
     const after = parseRunStateBlock(
       comments(pr).find((c) => c.body.startsWith('<!-- topo:sticky:lifecycle -->'))?.body,
     );
-    expect(after.requests.map((r) => r.id).sort()).toEqual(['abcdef01', mine].sort());
-    expect(Object.values(after.outcomes).map((o) => o.kind)).toEqual(['finished']);
+    // the other Request stands; the finished one, no longer its candidate's latest, is summarised
+    expect(after.requests.map((r) => r.id)).toEqual(['abcdef01']);
+    expect(after.ended.map((e) => [e.id, e.kind])).toEqual([[mine, 'finished']]);
   });
 
   it('each candidate carries its topology, read as data at its Request’s commit', async () => {

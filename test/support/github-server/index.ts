@@ -61,6 +61,12 @@ export interface GitHubServer {
    * instead (a rate limit, a 5xx), as GitHub would: the request is not executed.
    */
   failNext(fault: Fault): void;
+  /**
+   * Holds the first `count` requests whose `METHOD /path?query` matches `match` until all of them
+   * have arrived (or `timeoutMs` passed), then serves them: writers that all read (or all write)
+   * before any of them goes on, the interleaving a race needs. `met()`: whether all arrived in time.
+   */
+  holdTogether(gate: { match: RegExp; count: number; timeoutMs?: number }): { met(): boolean };
   violations(): string[];
   calls(): CallRecord[];
   resetCalls(): void;
@@ -110,6 +116,13 @@ export async function startGitHubServer(): Promise<GitHubServer> {
   const state = new GitHubState();
   const violationList: string[] = [];
   const faults: Fault[] = [];
+  const gates: Array<{
+    match: RegExp;
+    count: number;
+    waiting: Array<() => void>;
+    arrived: number;
+    met: boolean;
+  }> = [];
   let callList: CallRecord[] = [];
   const bot = state.user(BOT, 'Bot');
   const token = `ghs_${randomBytes(18).toString('hex')}`;
@@ -158,6 +171,17 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       fault.times = (fault.times ?? 1) - 1;
       send(fault.status, error(fault.status, fault.message ?? 'fault').body, fault.headers);
       return;
+    }
+    const gate = gates.find((g) => g.arrived < g.count && g.match.test(where));
+    if (gate) {
+      gate.arrived++;
+      await new Promise<void>((resolve) => {
+        gate.waiting.push(resolve);
+        if (gate.waiting.length === gate.count) {
+          gate.met = true;
+          for (const go of gate.waiting.splice(0)) go();
+        }
+      });
     }
     if (path === '/graphql' && method === 'POST') {
       operationId = 'graphql';
@@ -296,6 +320,16 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     },
     failNext: (fault) => {
       faults.push({ ...fault, times: fault.times ?? 1 });
+    },
+    holdTogether: ({ match, count, timeoutMs = 30_000 }) => {
+      const gate = { match, count, waiting: [] as Array<() => void>, arrived: 0, met: false };
+      gates.push(gate);
+      const timer = setTimeout(() => {
+        gate.arrived = gate.count; // late ones pass
+        for (const go of gate.waiting.splice(0)) go();
+      }, timeoutMs);
+      timer.unref();
+      return { met: () => gate.met };
     },
     violations: () => [...violationList],
     calls: () => [...callList],

@@ -2,14 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { jobForRun } from '../../../src/lifecycle/jobs.js';
 import {
+  EVIDENCE_KEPT,
   emptyRunState,
   latestRequests,
-  mergeRunStates,
   openRequests,
   phaseOf,
   type RunRequest,
   staleRequests,
   standingRequests,
+  UnknownRequestError,
   withOutcome,
   withRequest,
   withRun,
@@ -160,18 +161,30 @@ describe('the run state', () => {
     expect(parseRunStateBlock(renderRunStateBlock(s)).outcomes['0000aaaa']?.kind).toBe('refused');
   });
 
-  it('keeps the first outcome and a concurrent writer’s additions', () => {
+  it('keeps the first outcome and refuses a Run or an Outcome for a Request it does not hold', () => {
     let a = withRequest(emptyRunState(), request());
     a = withOutcome(a, '0000aaaa', { kind: 'finished', at: '2026-12-02T11:00:00Z', evidence: [] });
     a = withOutcome(a, '0000aaaa', { kind: 'failed', at: '2026-12-02T12:00:00Z', evidence: [] });
     expect(a.outcomes['0000aaaa']?.kind).toBe('finished');
-    const b = withRun(withRequest(emptyRunState(), request()), '0000aaaa', {
-      jobId: '9',
-      submittedAt: '2026-12-02T10:00:00Z',
+    expect(() =>
+      withOutcome(a, 'ffffffff', { kind: 'finished', at: '2026-12-02T11:00:00Z', evidence: [] }),
+    ).toThrow(UnknownRequestError);
+    expect(() => withRun(a, 'ffffffff', { jobId: '9', submittedAt: '2026-12-02T10:00:00Z' })).toThrow(
+      /which the state does not hold/,
+    );
+  });
+
+  it('keeps at most two sentences of evidence, each a bounded line', () => {
+    const s = withOutcome(withRequest(emptyRunState(), request()), '0000aaaa', {
+      kind: 'failed',
+      at: '2026-12-02T11:00:00Z',
+      evidence: [`${'"\u0001'.repeat(400)}\nend`, 'two', 'three'],
     });
-    const m = mergeRunStates(a, b);
-    expect(m.runs['0000aaaa']?.jobId).toBe('9');
-    expect(m.outcomes['0000aaaa']?.kind).toBe('finished');
+    const kept = s.outcomes['0000aaaa']?.evidence ?? [];
+    expect(kept).toHaveLength(2);
+    expect(Buffer.byteLength(JSON.stringify(kept[0]))).toBeLessThanOrEqual(EVIDENCE_KEPT.bytes);
+    expect(kept[0]).toMatch(/…$/);
+    expect(kept[1]).toBe('two');
   });
 
   it('round-trips through the hidden block, which no text can close', () => {
@@ -184,14 +197,26 @@ describe('the run state', () => {
     expect(block).not.toContain('-->'.repeat(2));
     expect(block.match(/-->/g)).toHaveLength(1);
     expect(parseRunStateBlock(`text\n${block}\n`)).toEqual(s);
-    expect(parseRunStateBlock('no block')).toEqual(emptyRunState());
+    expect(parseRunStateBlock(undefined)).toEqual(emptyRunState());
+  });
+
+  it('never reads a comment without a whole block as an empty state', () => {
+    const block = renderRunStateBlock(withRequest(emptyRunState(), request()));
+    expect(() => parseRunStateBlock('no block')).toThrow(/bot state unreadable: .*no state block/);
+    expect(() => parseRunStateBlock(`text\n${block.slice(0, 120)}`)).toThrow(
+      /bot state unreadable: the state block is cut/,
+    );
   });
 
   it('refuses a block that does not check, saying where', () => {
-    const bad = (data: unknown) =>
-      `<!-- topo:run-state v1 ${Buffer.from(JSON.stringify(data)).toString('base64')} -->`;
+    const bad = (data: unknown, v = 2) =>
+      `<!-- topo:run-state v${v} ${Buffer.from(JSON.stringify(data)).toString('base64')} -->`;
     const s = withRequest(emptyRunState(), request());
-    expect(() => parseRunStateBlock(bad({ ...s, version: 2 }))).toThrow(RunStateError);
+    expect(() => parseRunStateBlock(bad({ ...s, version: 3 }))).toThrow(RunStateError);
+    expect(() => parseRunStateBlock(bad(s, 1))).toThrow(/says v1 but holds a version 2/);
+    expect(() => parseRunStateBlock(bad({ ...s, ended: [{ ...request(), kind: 'done' }] }))).toThrow(
+      /ended\[0\]/,
+    );
     expect(() =>
       parseRunStateBlock(bad({ ...s, requests: [{ ...request(), runName: 'x; rm -rf /' }] })),
     ).toThrow(/requests\[0\]\.runName/);
@@ -199,6 +224,12 @@ describe('the run state', () => {
       /no such request/,
     );
     expect(() => parseRunStateBlock('<!-- topo:run-state v1 bm90IGpzb24= -->')).toThrow(/not JSON/);
+  });
+
+  it('reads a state written before the bound (version 1) as one with nothing summarised', () => {
+    const { version: _, ended: __, forgotten: ___, ...v1 } = withRequest(emptyRunState(), request());
+    const block = `<!-- topo:run-state v1 ${Buffer.from(JSON.stringify({ version: 1, ...v1 })).toString('base64')} -->`;
+    expect(parseRunStateBlock(block)).toEqual(withRequest(emptyRunState(), request()));
   });
 });
 

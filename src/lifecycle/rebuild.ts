@@ -1,0 +1,203 @@
+// Rebuilding a pull request's run state (pure): from the run names the bot wrote on the pull
+// request (its replies and comments name every run exactly) and the job Slurm has for each.
+// Only what is running stays open: the latest run of a candidate, at the current head's topology,
+// whose job is live keeps its Request and Run (the monitor goes on with it). Every other run gets
+// an Outcome: a live job of it is cancelled (`superseded`), an ended one says how Slurm ended it, a
+// run the history says was submitted but Slurm no longer knows is `lost`, and one that never got a
+// job (it waited for a slot) is withdrawn: a rebuild never starts anything, `/topo submit` does.
+// Nothing here reads a clock or the network.
+
+import { isLive } from '../slurm/types.js';
+import { compareJobIds } from './jobs.js';
+import {
+  emptyRunState,
+  knowsRequest,
+  type Outcome,
+  type OutcomeKind,
+  type RunRequest,
+  type RunState,
+  withOutcome,
+  withRequest,
+  withRun,
+} from './model.js';
+import { parseRunName } from './run-name.js';
+
+/** A run the history names. */
+export interface FoundRun {
+  experiment: string;
+  candidate: string;
+  topologyHash: string;
+  /** The run label: the Request's id. */
+  id: string;
+  runName: string;
+  /** The history says it was submitted (a Slurm job was named beside it). */
+  submitted: boolean;
+  /** When the history first named it (ISO 8601): its request time when Slurm knows no job. */
+  firstSeen: string;
+}
+
+/** The job that stands for a run (src/lifecycle/jobs.ts jobForRun), as the rebuild needs it. */
+export interface RebuildJob {
+  id: string;
+  state: string;
+  /** ISO 8601, when Slurm knows it. */
+  submittedAt: string | null;
+}
+
+export interface RebuildInput {
+  pr: number;
+  headSha: string;
+  /** Who asked for the rebuild (the rebuilt Requests' login). */
+  login: string;
+  /** ISO 8601: the Outcomes' time, and the request time of runs Slurm gives none for. */
+  now: string;
+  runs: readonly FoundRun[];
+  jobs: ReadonlyMap<string, RebuildJob>;
+  /** The pull request's candidates at its head: `<experiment>/<candidate>` → file and topology hash. */
+  head: ReadonlyMap<string, { path: string; topologyHash: string }>;
+  topologiesDir: string;
+}
+
+export interface RebuildPlan {
+  state: RunState;
+  /** Live jobs of runs that no longer stand: cancel them (their Outcome says so). */
+  cancel: Array<{ experiment: string; jobId: string; runName: string }>;
+}
+
+const RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
+
+/**
+ * The runs of `experimentIds` named in `comments` (the bot's comments on the pull request, oldest
+ * first), each once; `submitted` when a line naming it also names a Slurm job.
+ */
+export function runsInHistory(
+  comments: ReadonlyArray<{ body: string; at: string }>,
+  experimentIds: readonly string[],
+): FoundRun[] {
+  const found = new Map<string, FoundRun>();
+  const lines = comments.flatMap((c) => c.body.split('\n').map((line) => ({ line, at: c.at })));
+  for (const { line, at } of lines) {
+    for (const token of line.match(RUN_TOKEN) ?? []) {
+      const owner = [...experimentIds]
+        .filter((id) => parseRunName(token, id)?.label)
+        .sort((a, b) => b.length - a.length)[0];
+      const parsed = owner ? parseRunName(token, owner) : null;
+      if (!owner || !parsed?.label) continue;
+      const submitted = /Slurm job\s+\**\d/.test(line) || (found.get(token)?.submitted ?? false);
+      found.set(token, {
+        experiment: owner,
+        candidate: parsed.candidate,
+        topologyHash: parsed.hash,
+        id: parsed.label,
+        runName: token,
+        submitted,
+        firstSeen: found.get(token)?.firstSeen ?? at,
+      });
+    }
+  }
+  return [...found.values()];
+}
+
+const ENDED_AS: Record<string, OutcomeKind> = { COMPLETED: 'finished', CANCELLED: 'cancelled' };
+
+/** Per candidate, the run that may stand: the oldest with a live job (younger ones are duplicates). */
+function liveOf(runs: readonly FoundRun[], jobs: ReadonlyMap<string, RebuildJob>): FoundRun | undefined {
+  const live = runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? 'COMPLETED'));
+  const byJob = (a: FoundRun, b: FoundRun) =>
+    compareJobIds(jobs.get(a.runName)?.id ?? '0', jobs.get(b.runName)?.id ?? '0');
+  return [...live].sort(byJob)[0];
+}
+
+/** The Outcome of a run that no longer stands, from what Slurm says of its job. */
+function endedOutcome(run: FoundRun, job: RebuildJob | undefined, why: string, now: string): Outcome {
+  const evidence = [`rebuilt: ${why}`];
+  if (!job) {
+    if (run.submitted)
+      return {
+        kind: 'lost',
+        at: now,
+        evidence: [...evidence, 'Slurm no longer knows its job: it is not submitted again'],
+      };
+    return {
+      kind: 'superseded',
+      at: now,
+      evidence: [...evidence, 'it never got a Slurm job: withdrawn (comment /topo submit to queue it again)'],
+    };
+  }
+  if (isLive(job.state))
+    return {
+      kind: 'superseded',
+      at: now,
+      jobId: job.id,
+      evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`],
+    };
+  return {
+    kind: ENDED_AS[job.state] ?? 'failed',
+    at: now,
+    jobId: job.id,
+    evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`],
+  };
+}
+
+export function planRebuild(input: RebuildInput): RebuildPlan {
+  let state = emptyRunState();
+  const cancel: RebuildPlan['cancel'] = [];
+  const byCandidate = new Map<string, FoundRun[]>();
+  for (const r of input.runs) {
+    const key = `${r.experiment}/${r.candidate}`;
+    byCandidate.set(key, [...(byCandidate.get(key) ?? []), r]);
+  }
+  for (const [key, runs] of byCandidate) {
+    const head = input.head.get(key);
+    const standing = liveOf(runs, input.jobs);
+    for (const run of runs) {
+      const job = input.jobs.get(run.runName);
+      const request: RunRequest = {
+        id: run.id,
+        experiment: run.experiment,
+        candidate: run.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run.experiment}/${run.candidate}.yaml`,
+        pr: input.pr,
+        headSha: input.headSha,
+        topologyHash: run.topologyHash,
+        runName: run.runName,
+        login: input.login,
+        requestedAt: job?.submittedAt ?? run.firstSeen,
+      };
+      state = withRequest(state, request);
+      if (job) state = withRun(state, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run === standing && head?.topologyHash === run.topologyHash) continue;
+      const why =
+        run === standing
+          ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology`
+          : job && isLive(job.state)
+            ? 'an older run of the candidate also has a live job'
+            : 'its outcome was lost with the state';
+      const outcome = endedOutcome(run, job, why, input.now);
+      state = withOutcome(state, run.id, outcome);
+      if (job && isLive(job.state))
+        cancel.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
+    }
+  }
+  return { state, cancel };
+}
+
+/**
+ * The rebuilt Requests the readable state does not know, added to it with their Runs and Outcomes
+ * (what it knows stands: its open Requests are the monitor's to judge). Returns the state and the
+ * ids added.
+ */
+export function underCurrent(current: RunState, rebuilt: RunState): { state: RunState; added: Set<string> } {
+  let out = current;
+  const added = new Set<string>();
+  for (const r of rebuilt.requests) {
+    if (knowsRequest(current, r.id)) continue;
+    added.add(r.id);
+    out = withRequest(out, r);
+    const run = rebuilt.runs[r.id];
+    if (run) out = withRun(out, r.id, run);
+    const outcome = rebuilt.outcomes[r.id];
+    if (outcome) out = withOutcome(out, r.id, outcome);
+  }
+  return { state: out, added };
+}

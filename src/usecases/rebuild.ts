@@ -1,0 +1,177 @@
+// `/topo state rebuild`: a writer's recovery when the bot state of a pull request cannot be read
+// (cut, split by an older version, damaged) or lost runs. The runs come from the pull request's
+// history (the bot's own comments name each run exactly), their jobs from Slurm; src/lifecycle/
+// rebuild.ts decides what stands. A readable state is kept and only added to; an unreadable one is
+// replaced. Jobs of runs that no longer stand are cancelled, so none is left that no command reaches.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Octokit } from '../github/client.js';
+import { type RunStateTarget, replaceRunState } from '../github/run-state.js';
+import { jobForRun } from '../lifecycle/jobs.js';
+import type { RunState } from '../lifecycle/model.js';
+import { planRebuild, type RebuildJob, runsInHistory, underCurrent } from '../lifecycle/rebuild.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
+import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import {
+  type CandidateSource,
+  candidateNameOf,
+  type ExperimentOnDefaultBranch,
+  experimentOnDefaultBranch,
+  prepareCandidateAt,
+  pullRequestCandidates,
+} from './prepare.js';
+import { ownJobs } from './queue.js';
+
+export interface RebuildDeps {
+  octokit: Octokit;
+  owner: string;
+  repo: string;
+  botLogin: string;
+  source: CandidateSource;
+  /** Runs `use` with a Slurm client of the experiment's cluster (closed afterwards). */
+  withSlurm: <T>(
+    exp: Extract<ExperimentOnDefaultBranch, { ok: true }>,
+    use: (s: SlurmClient) => Promise<T>,
+  ) => Promise<T>;
+  now?: () => Date;
+}
+
+export interface RebuildResult {
+  state: RunState;
+  /** Runs the history names, and how many of them Slurm still knows. */
+  found: number;
+  known: number;
+  /** Requests added to the state (all of them when it was unreadable). */
+  added: number;
+  cancelled: string[];
+  /** Experiments whose jobs could not be read (not on the default branch): their runs are taken as Slurm-less. */
+  unreachable: string[];
+  wasReadable: boolean;
+}
+
+/** The bot's comments on the pull request (every part of every one), oldest first: the run history. */
+async function botTexts(deps: RebuildDeps, pr: number): Promise<Array<{ body: string; at: string }>> {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pr,
+    per_page: 100,
+  });
+  return comments
+    .filter((c) => c.user?.login === deps.botLogin && c.body)
+    .map((c) => ({ body: c.body as string, at: new Date(c.created_at).toISOString() }));
+}
+
+/**
+ * The candidates `wanted` (`<experiment>/<name>`) at the pull request's head, validated against the
+ * default branch: file and topology hash (only a run at the head's topology may stand).
+ */
+async function headCandidates(deps: RebuildDeps, pr: number, headSha: string, wanted: ReadonlySet<string>) {
+  const head = new Map<string, { path: string; topologyHash: string }>();
+  if (!wanted.size) return head;
+  const { files, changed } = await pullRequestCandidates(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, number: pr },
+    deps.source,
+  );
+  for (const path of files) {
+    if (!wanted.has(`${path.split('/').at(-2)}/${candidateNameOf(path)}`)) continue;
+    const prepared = await prepareCandidateAt(deps.octokit, deps, headSha, path, deps.source, changed);
+    if (prepared.ok)
+      head.set(`${prepared.candidate.experimentId}/${candidateNameOf(path)}`, {
+        path,
+        topologyHash: prepared.candidate.topologyHash,
+      });
+  }
+  return head;
+}
+
+/** The experiment folders of the default branch's checkout (an experiment's id is its folder). */
+function experimentFolders(source: CandidateSource): string[] {
+  const root = join(source.workspace, source.topologiesDir);
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'experiment.yaml')))
+    .map((d) => d.name);
+}
+
+const iso = (slurmTime: string | null | undefined) => {
+  const ts = slurmTimeToUnix(slurmTime ?? null);
+  return ts ? new Date(ts * 1000).toISOString() : null;
+};
+
+export async function rebuildRunState(
+  deps: RebuildDeps,
+  pull: { number: number; headSha: string; actor: string },
+): Promise<RebuildResult> {
+  const now = (deps.now ?? (() => new Date()))().toISOString();
+  const target: RunStateTarget = {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+  };
+  const texts = await botTexts(deps, pull.number);
+  // every experiment of the default branch may own a run name (the longest id wins)
+  const runs = runsInHistory(texts, experimentFolders(deps.source));
+  const jobs = new Map<string, RebuildJob>();
+  const listed = new Map<
+    string,
+    { exp: Extract<ExperimentOnDefaultBranch, { ok: true }>; jobs: SlurmJob[] }
+  >();
+  const unreachable: string[] = [];
+  for (const id of new Set(runs.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed.set(id, { exp, jobs: all });
+    for (const r of runs.filter((r) => r.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j) => j);
+      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
+    }
+  }
+  const live = new Set(
+    runs
+      .filter((r) => isLive(jobs.get(r.runName)?.state ?? 'COMPLETED'))
+      .map((r) => `${r.experiment}/${r.candidate}`),
+  );
+  const head = await headCandidates(deps, pull.number, pull.headSha, live);
+  const plan = planRebuild({
+    pr: pull.number,
+    headSha: pull.headSha,
+    login: pull.actor,
+    now,
+    runs,
+    jobs,
+    head,
+    topologiesDir: deps.source.topologiesDir,
+  });
+  let added = new Set(plan.state.requests.map((r) => r.id));
+  let wasReadable = false;
+  const state = await replaceRunState(deps.octokit, target, (current) => {
+    if (!current) return plan.state;
+    wasReadable = true;
+    const merged = underCurrent(current, plan.state);
+    added = merged.added;
+    return merged.state;
+  });
+  const cancelled: string[] = [];
+  for (const c of plan.cancel.filter((c) => added.has(c.runName.slice(-8)))) {
+    const exp = listed.get(c.experiment)?.exp;
+    if (!exp) continue;
+    await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
+    cancelled.push(c.jobId);
+  }
+  return {
+    state,
+    found: runs.length,
+    known: jobs.size,
+    added: added.size,
+    cancelled,
+    unreachable,
+    wasReadable,
+  };
+}
