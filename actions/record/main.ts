@@ -5,6 +5,7 @@ import * as core from '@actions/core';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
 import { defaultBackoff, isTransient } from '../../src/github/commits.js';
 import { codeBlock } from '../../src/github/user-text.js';
+import { RunStateError } from '../../src/lifecycle/state-block.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import { createPrometheusClient } from '../../src/telemetry/prometheus.js';
 import { checkClusters } from '../../src/topology/files.js';
@@ -133,6 +134,20 @@ async function main(): Promise<void> {
     telemetry_gaps: r.telemetryGaps,
   }));
   core.setOutput('recorded', JSON.stringify(recorded));
+  core.setOutput(
+    'not-recorded',
+    JSON.stringify(
+      result.notRecorded.map((n) => ({
+        experiment_id: n.experimentId,
+        candidate: n.candidate,
+        file: n.file,
+        refused: n.refused,
+        why: n.why,
+      })),
+    ),
+  );
+  core.setOutput('closed-requests', JSON.stringify(result.closed.requests));
+  core.setOutput('cancelled-jobs', JSON.stringify(result.closed.cancelledJobs));
   core.setOutput('committed', String(recorded.some((r) => r.committed)));
   core.setOutput('commit-sha', recorded.at(-1)?.commit_sha ?? '');
   const summary = core.summary.addHeading('Experiment record', 3);
@@ -144,6 +159,16 @@ async function main(): Promise<void> {
     );
     for (const gap of r.telemetry_gaps) core.warning(`${r.candidate}: ${gap}`);
   }
+  for (const n of result.notRecorded) {
+    summary.addRaw(`- \`${n.candidate}\` (\`${n.file}\`) not recorded: ${n.why}`, true);
+    // a refusal is the record working (the pull request is told why); it is not a failed step
+    if (n.refused) core.warning(`${n.candidate}: refused: ${n.why}`);
+  }
+  if (result.closed.requests.length)
+    summary.addRaw(
+      `The pull request's ${result.closed.requests.length} open run request(s) ended with it (Outcome \`closed\`)${result.closed.cancelledJobs.length ? `; Slurm job(s) ${result.closed.cancelledJobs.join(', ')} cancelled` : ''}. Reopening it needs a new \`/topo submit\`.`,
+      true,
+    );
   await summary.write();
 }
 
@@ -158,6 +183,7 @@ async function tellThePullRequest(
   error: Error,
 ): Promise<void> {
   const outage = error instanceof RecordOutageError;
+  const unreadable = error instanceof RunStateError;
   const body = [
     outage
       ? '**The experiment record was not written**: a service it needs could not be reached (an outage, not a result of this candidate):'
@@ -167,7 +193,9 @@ async function tellThePullRequest(
     '',
     outage
       ? `Once it is back, run the record workflow by hand (Actions → record → Run workflow) with pull request number \`${pr}\`.`
-      : `Fix what the message names on the default branch, then run the record workflow by hand (Actions → record → Run workflow) with pull request number \`${pr}\`.`,
+      : unreadable
+        ? `Rebuild the state first (\`/topo state rebuild\`, by someone with write access), then run the record workflow by hand (Actions → record → Run workflow) with pull request number \`${pr}\`.`
+        : `Fix what the message names on the default branch, then run the record workflow by hand (Actions → record → Run workflow) with pull request number \`${pr}\`.`,
   ].join('\n');
   try {
     await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body });

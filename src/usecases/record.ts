@@ -10,15 +10,14 @@ import type { Octokit } from '../github/client.js';
 import { parseCommand } from '../github/commands.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
 import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
-import { readRunState } from '../github/run-state.js';
+import { upsertStickyComment } from '../github/sticky-comment.js';
 import { jobForRun } from '../lifecycle/jobs.js';
-import { emptyRunState, latestRequests, type Outcome } from '../lifecycle/model.js';
-import { RunStateError } from '../lifecycle/state-block.js';
+import { latestRequests, type Outcome, type RunRequest } from '../lifecycle/model.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { initialRecordFiles, recordFiles } from '../record/files.js';
 import { learningFromText, learningsFromBody } from '../record/learnings.js';
-import { createRecord, recordPaths } from '../record/model.js';
+import { createRecord, type ExperimentRecord, type RecordRun, recordPaths } from '../record/model.js';
 import { checkObservation, parseRecord } from '../record/validate.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
@@ -28,17 +27,15 @@ import { fetchTelemetry, runSelector } from '../telemetry/queries.js';
 import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
 import { checkCandidate, checkExperiment, checkPreset } from '../topology/files.js';
 import { readPreset } from '../topology/presets.js';
-import { jobName } from '../topology/render.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { SkillReflection } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
+import { type Closed, ClosingOutageError, endRequestsWithPull } from './close.js';
 import { readMonitorComment } from './monitor-comment.js';
 import { candidateFilesOf } from './prepare.js';
-import { ownJobs } from './queue.js';
-import { isRunOfName } from './submit.js';
 
 /** The fields of a pull request (webhook payload or REST) this use case reads. */
 export interface ClosedPullRequest {
@@ -95,6 +92,10 @@ export interface RecordedCandidate {
 
 export interface RecordResult {
   recorded: RecordedCandidate[];
+  /** Candidate files the record was not changed for (never ran here, or an entry of another pull request). */
+  notRecorded: NotRecorded[];
+  /** The Requests this close ended (Outcome `closed`) and every job it cancelled. */
+  closed: { requests: string[]; cancelledJobs: string[] };
   /** Why nothing was recorded (no candidate file in the pull request). */
   skipped?: string;
 }
@@ -244,44 +245,6 @@ async function readObservation(
   return { observation: checked.observation };
 }
 
-/**
- * Cancels the candidate's live jobs (a closed pull request must not hold GPUs): only jobs whose name
- * is exactly one of this pull request's run names (src/lifecycle), never a sibling's or another
- * experiment's; and finds the job of the measured run. Slurm unreachable is an outage (thrown):
- * the record is written on a re-run, never without knowing whether a job still holds GPUs.
- */
-async function settleJobs(
-  deps: RecordDeps,
-  experiment: Experiment,
-  runNames: ReadonlySet<string>,
-  runName: string | null,
-): Promise<{ job?: SlurmJob; cancelledJobs: string[] }> {
-  const client = deps.slurmFor ? await deps.slurmFor(experiment) : undefined;
-  if (!client) return { cancelledJobs: [] };
-  try {
-    const id = experiment.experiment_id;
-    let jobs: SlurmJob[];
-    try {
-      jobs = ownJobs(await client.jobs(`topo-${id}-`), id);
-    } catch (error) {
-      throw new RecordOutageError(
-        `Slurm unreachable while recording: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    const cancelledJobs: string[] = [];
-    const ours = (name: string) => [...runNames].some((r) => isRunOfName(name, r, id));
-    for (const j of jobs.filter((j) => ours(j.name) && isLive(j.state))) {
-      await client.cancel(j.id);
-      cancelledJobs.push(j.id);
-    }
-    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(', ')}`);
-    const job = runName ? (jobForRun(jobs, runName, (j) => j) ?? undefined) : undefined;
-    return { job, cancelledJobs };
-  } finally {
-    await client.close();
-  }
-}
-
 /** Prometheus or Slurm could not be reached: nothing is recorded; the record is written on a re-run. */
 export class RecordOutageError extends Error {
   override name = 'RecordOutageError';
@@ -299,114 +262,171 @@ function outcomeKind(
   return 'rejected';
 }
 
+/** A candidate file of the pull request: `<topologies-dir>/<folder>/<candidate>.yaml`. */
+interface CandidateFile {
+  file: string;
+  folder: string;
+  candidate: string;
+}
+
+/** What the record needs of a candidate's topology: the expanded topology, its hash, the change from its parent. */
+interface Described {
+  candidate?: Candidate;
+  topology?: Topology;
+  hash: string | null;
+  change?: Record<string, string>;
+  gaps: string[];
+}
+
+async function describeCandidate(
+  deps: RecordDeps,
+  c: CandidateFile,
+  experiment: Experiment,
+  ref: string,
+): Promise<Described> {
+  const gaps: string[] = [];
+  const { candidate, problem } = await loadCandidate(deps, c.file, ref);
+  if (problem) gaps.push(`candidate file unreadable: ${problem}`);
+  // Full topologies: the base preset merged with the candidate's block (and with its parent's, for the change).
+  const base = await loadBase(deps, experiment, ref);
+  if (!base) gaps.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  if (!candidate || !base) return { candidate, hash: null, gaps };
+  const topology = expandCandidate(base, candidate.topology);
+  let parentExpanded: Topology = base;
+  if (candidate.parent) {
+    const parentFile = `${deps.topologiesDir ?? 'topologies'}/${c.folder}/${candidate.parent}.yaml`;
+    const parent =
+      (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ??
+      (await loadCandidate(deps, parentFile, ref)).candidate;
+    if (parent) parentExpanded = expandCandidate(base, parent.topology);
+    else
+      gaps.push(`parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`);
+  }
+  return {
+    candidate,
+    topology,
+    hash: hash8(topology),
+    change: topologyChange(parentExpanded, topology),
+    gaps,
+  };
+}
+
+/**
+ * The observation of the Request's run: the monitor's block when it is of that very run (the run
+ * name names the experiment, the candidate and the submission), else a fresh Prometheus query
+ * (as of the job's end when it ended), else a recorded gap.
+ */
+async function observationOf(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+  experiment: Experiment,
+  request: RunRequest,
+  described: Described,
+  job: SlurmJob | undefined,
+  gaps: string[],
+): Promise<CandidateObservation | undefined> {
+  const read = await readObservation(deps, pull, request.candidate);
+  let { observation, gap } = read;
+  if (observation && observation.run_name !== request.runName) {
+    gap = `the monitor comment shows run ${observation.run_name}, not this candidate's run ${request.runName}`;
+    observation = undefined;
+  }
+  if (observation) return observation;
+  if (deps.observe) {
+    const endTs = job && !isLive(job.state) ? (slurmTimeToUnix(job.endTime) ?? undefined) : undefined;
+    try {
+      observation = await deps.observe(request.runName, experiment, described.topology, endTs);
+    } catch (error) {
+      throw new RecordOutageError(
+        `Prometheus unreachable while recording (${gap}): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  if (!observation)
+    gaps.push(
+      `metrics unavailable: ${gap ?? 'no observation'}${deps.observe ? '' : ' (Prometheus was not queried)'}`,
+    );
+  return observation;
+}
+
+/** What the close did to the Request, for the record (a run cut short, or one that never ran). */
+function closingNote(closed: Closed, request: RunRequest): { gap?: string; reason?: string } {
+  const ended = closed.ended.get(request.id);
+  if (!ended) return {};
+  if (ended.cancelled)
+    return {
+      gap: `run cut short: Slurm job ${ended.cancelled} was still running when the pull request closed; it was cancelled`,
+    };
+  const outcome = closed.state.outcomes[request.id];
+  if (outcome?.evidence[0]?.endsWith('it never ran'))
+    return {
+      gap: 'the pull request closed before the run started: it never ran',
+      reason: 'closed before its run started: it never ran',
+    };
+  return {};
+}
+
+/**
+ * An entry the record holds from ANOTHER pull request (or recorded by hand): never rewritten. An
+ * entry `topo init` left pending (no pull request) is filled in.
+ */
+export function recordedElsewhere(record: ExperimentRecord, name: string, pr: number): RecordRun | undefined {
+  const run = record.runs.find((r) => r.name === name);
+  if (!run || run.pull_request?.number === pr) return undefined;
+  if (run.status === 'pending' && !run.pull_request) return undefined;
+  return run;
+}
+
+const fromPull = (run: RecordRun) => (run.pull_request ? `#${run.pull_request.number}` : 'an earlier record');
+
 async function recordCandidate(
   deps: RecordDeps,
   pull: ClosedPullRequest,
-  file: string,
-  folder: string,
-  name: string,
+  c: CandidateFile,
+  experiment: Experiment,
+  request: RunRequest,
+  closed: Closed,
   facts: CommentFacts,
-): Promise<RecordedCandidate> {
+): Promise<RecordedCandidate | NotRecorded> {
   const log = deps.log ?? (() => {});
-  const ref = pull.head.sha;
-  const experiment = await loadExperiment(deps, folder, ref);
   const id = experiment.experiment_id;
+  const name = c.candidate;
   const paths = recordPaths(id);
-  const gaps: string[] = [];
-  const { candidate, problem } = await loadCandidate(deps, file, ref);
-  if (problem) gaps.push(`candidate file unreadable: ${problem}`);
-
-  // Full topologies: the base preset merged with the candidate's block (and with its parent's, for the change).
-  const base = await loadBase(deps, experiment, ref);
-  let runName: string | null = null;
-  let change: Record<string, string> | undefined;
-  let hash: string | null = null;
-  let expandedTopology: Topology | undefined;
-  if (candidate && base) {
-    const expanded = expandCandidate(base, candidate.topology);
-    expandedTopology = expanded;
-    hash = hash8(expanded);
-    runName = jobName(id, name, expanded);
-    let parentExpanded: Topology = base;
-    if (candidate.parent) {
-      const parentFile = `${deps.topologiesDir ?? 'topologies'}/${folder}/${candidate.parent}.yaml`;
-      const parent =
-        (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ??
-        (await loadCandidate(deps, parentFile, ref)).candidate;
-      if (parent) parentExpanded = expandCandidate(base, parent.topology);
-      else
-        gaps.push(
-          `parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`,
-        );
-    }
-    change = topologyChange(parentExpanded, expanded);
-  } else if (!base) {
-    gaps.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
-  }
-
-  // The run is the one the bot-owned Request of this candidate names (its label included).
-  const state = await readRunState(deps.octokit, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    botLogin: deps.botLogin,
-  }).catch((error: Error) => {
-    if (!(error instanceof RunStateError)) throw error; // GitHub unreachable: an outage, not a gap
-    gaps.push(`the pull request's run state is unreadable: ${error.message}`);
-    return emptyRunState();
-  });
-  const requests = state.requests.filter((r) => r.experiment === id && r.candidate === name);
-  const request = latestRequests({ ...state, requests }).at(-1);
-  if (request) runName = request.runName;
-  const lifecycle = request ? state.outcomes[request.id] : undefined;
-  const runNames = new Set([...requests.map((r) => r.runName), ...(runName ? [runName] : [])]);
-
-  // Cancel first, so the measured job's end is known: an ended run is judged as of its end.
-  const { job, cancelledJobs } = await settleJobs(deps, experiment, runNames, runName);
-
-  // The observation: the monitor's block, else a fresh Prometheus query, else a recorded gap.
-  let { observation, gap } = await readObservation(deps, pull, name);
-  if (observation && runName && observation.run_name !== runName)
-    gaps.push(`the observation is of run ${observation.run_name}; the merged topology hashes to ${runName}`);
-  if (!observation) {
-    const queryName = runName;
-    if (deps.observe && queryName) {
-      const endTs = job && !isLive(job.state) ? (slurmTimeToUnix(job.endTime) ?? undefined) : undefined;
-      try {
-        observation = await deps.observe(queryName, experiment, expandedTopology, endTs);
-      } catch (error) {
-        throw new RecordOutageError(
-          `Prometheus unreachable while recording (${gap}): ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-    if (!observation)
-      gaps.push(
-        `metrics unavailable: ${gap ?? 'no observation'}${deps.observe ? '' : ' (Prometheus was not queried)'}`,
-      );
-  }
-
-  const measuredRun = observation?.run_name ?? runName;
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps = [...described.gaps];
+  const runName = request.runName;
+  const lifecycle = closed.state.outcomes[request.id];
+  const job = jobForRun(closed.jobs.get(id) ?? [], runName, (j) => j) ?? undefined;
+  const observation = await observationOf(deps, pull, experiment, request, described, job, gaps);
+  const note = closingNote(closed, request);
+  if (note.gap) gaps.push(note.gap);
   const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason =
+    facts.rejectReason && kind !== 'accepted'
+      ? facts.rejectReason
+      : kind !== 'accepted'
+        ? note.reason
+        : undefined;
   const outcome: RecordOutcome = {
     candidate: name,
     kind,
     at: pull.closed_at,
     parent: candidate ? (candidate.parent ?? null) : undefined,
-    run_name: measuredRun,
+    run_name: observation?.run_name ?? runName,
     job_id: job?.id ?? undefined,
     run_dir: job?.stdoutPath ? posix.dirname(posix.dirname(job.stdoutPath)) : undefined,
     topology: {
       base: `topology=${experiment.base_topology}`,
-      hash,
+      hash: described.hash,
       block: candidate?.topology ?? null,
-      file,
+      file: c.file,
     },
-    change,
+    change: described.change,
     hypothesis: candidate?.hypothesis,
     expected_effect: candidate?.expected_effect,
     observation: observation ?? null,
-    reason: facts.rejectReason && kind !== 'accepted' ? facts.rejectReason : undefined,
+    reason,
     learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
     telemetry_gaps: gaps,
     pull_request: {
@@ -416,6 +436,7 @@ async function recordCandidate(
     },
   };
 
+  let elsewhere: RecordRun | undefined;
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
     repo: deps.repo,
@@ -429,11 +450,20 @@ async function recordCandidate(
       // A corrupt record throws here (naming the file) and nothing is written.
       const record =
         text == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text, paths.json);
-      const next = apply(record, outcome);
+      elsewhere = recordedElsewhere(record, name, pull.number);
+      if (elsewhere) return null;
       if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
-      return recordFiles(next);
+      return recordFiles(apply(record, outcome));
     },
   });
+  if (elsewhere)
+    return {
+      experimentId: id,
+      candidate: name,
+      file: c.file,
+      refused: Boolean(pull.merged),
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`,
+    };
   log(
     commit.committed
       ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})`
@@ -443,17 +473,96 @@ async function recordCandidate(
     experimentId: id,
     candidate: name,
     kind,
-    runName: measuredRun,
-    cancelledJobs,
+    runName: observation?.run_name ?? runName,
+    cancelledJobs: closed.ended.get(request.id)?.cancelled
+      ? [closed.ended.get(request.id)?.cancelled as string]
+      : [],
     telemetryGaps: gaps,
     commit,
   };
+}
+
+/**
+ * A candidate file the pull request changed without running it here (no Request): never recorded.
+ * A merge that changes the file of a candidate the record holds as accepted is refused, saying why.
+ */
+async function withoutRun(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+  c: CandidateFile,
+  experiment: Experiment,
+): Promise<NotRecorded> {
+  const base = { experimentId: experiment.experiment_id, candidate: c.candidate, file: c.file };
+  const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
+  if (!pull.merged) return { ...base, refused: false, why: never };
+  const paths = recordPaths(experiment.experiment_id);
+  const text = await readText(deps, paths.json, deps.defaultBranch);
+  const entry =
+    text === null ? undefined : parseRecord(text, paths.json).runs.find((r) => r.name === c.candidate);
+  if (entry?.status !== 'accepted') return { ...base, refused: false, why: never };
+  const measured = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : '';
+  const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
+  const same = described.hash !== null && described.hash === entry.topology?.hash;
+  return {
+    ...base,
+    refused: true,
+    why: [
+      `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured}; ${same ? 'the topology the file describes is unchanged (only its other fields changed)' : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : 'a topology that'} was never measured`}.`,
+      'To measure a change, put it under a new name (a new file with `parent: ' +
+        c.candidate +
+        '`) and `/topo submit` it; else revert the change.',
+    ].join(' '),
+  };
+}
+
+/** Candidate files of the record that were not recorded, and why; `refused`: a merge the record refuses. */
+export interface NotRecorded {
+  experimentId: string;
+  candidate: string;
+  file: string;
+  why: string;
+  refused: boolean;
+}
+
+/** Tells the pull request what the record refused or left out of a run it made (a sticky comment). */
+async function explainNotRecorded(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+  items: NotRecorded[],
+): Promise<void> {
+  if (!items.length) return;
+  await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+    purpose: 'record',
+    body: [
+      `### The experiment record was not changed for ${items.length === 1 ? 'this candidate' : 'these candidates'}`,
+      '',
+      ...items.map((i) => `- \`${i.file}\`: ${i.why}`),
+    ].join('\n'),
+  });
 }
 
 export async function recordClosedPullRequest(
   deps: RecordDeps,
   pull: ClosedPullRequest,
 ): Promise<RecordResult> {
+  const ref = pull.head.sha;
+  // The pull request's Requests end with it, whatever it changes (their jobs first).
+  const closed = await endRequestsWithPull(
+    {
+      ...deps,
+      experimentOf: (folder) => loadExperiment(deps, folder, ref).catch(() => undefined),
+    },
+    pull,
+  ).catch((error: Error) => {
+    if (error instanceof ClosingOutageError) throw new RecordOutageError(error.message);
+    throw error;
+  });
+  const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
   const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
     owner: deps.owner,
     repo: deps.repo,
@@ -463,13 +572,37 @@ export async function recordClosedPullRequest(
   const candidates = files
     .filter((f) => f.status !== 'removed')
     .map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) }))
-    .filter((c): c is { file: string; folder: string; candidate: string } => Boolean(c.folder));
-  if (candidates.length === 0) return { recorded: [], skipped: 'the pull request changes no candidate file' };
+    .filter((c): c is CandidateFile => Boolean(c.folder));
+  if (candidates.length === 0)
+    return {
+      recorded: [],
+      notRecorded: [],
+      closed: closedSummary,
+      skipped: 'the pull request changes no candidate file',
+    };
   const facts = await readCommands(deps, pull);
   const recorded: RecordedCandidate[] = [];
-  for (const c of candidates)
-    recorded.push(await recordCandidate(deps, pull, c.file, c.folder, c.candidate, facts));
-  return { recorded };
+  const notRecorded: NotRecorded[] = [];
+  for (const c of candidates) {
+    const experiment = await loadExperiment(deps, c.folder, ref);
+    // keys name the experiment and the candidate: the Request of this candidate of this experiment
+    const mine = closed.state.requests.filter(
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate,
+    );
+    const request = latestRequests({ ...closed.state, requests: mine }).at(-1);
+    const result = request
+      ? await recordCandidate(deps, pull, c, experiment, request, closed, facts)
+      : await withoutRun(deps, pull, c, experiment);
+    if ('commit' in result) recorded.push(result);
+    else notRecorded.push(result);
+  }
+  // Only what a person must act on is commented: a refusal, or a run of this pull request left out.
+  await explainNotRecorded(
+    deps,
+    pull,
+    notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate)),
+  );
+  return { recorded, notRecorded, closed: closedSummary };
 }
 
 export interface ObserveAgainOptions {

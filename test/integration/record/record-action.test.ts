@@ -13,6 +13,7 @@ import { pullRequestEvent } from '../../support/events.js';
 import type { Repo } from '../../support/github-server/index.js';
 import { runActionOn, useLocalGitHub } from '../../support/local-github.js';
 import { repoRoot } from '../../support/run-action.js';
+import { postRequests } from './requested.js';
 
 const ID = EXPERIMENT.experiment_id;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
@@ -53,6 +54,7 @@ function setup(name: string, extra: Record<string, string> = {}, failed = false)
       slurm_state: 'FAILED',
       evidence: ['torch.OutOfMemoryError: CUDA out of memory'],
     };
+  postRequests(gh, repo, pull, ID, [{ candidate: 'renderer-x6', runName: observation.run_name }]);
   gh.comment(
     repo,
     pull.number,
@@ -100,15 +102,16 @@ describe('record action', () => {
     const pulls = [first];
     for (let i = 2; i <= 5; i++) {
       const topology: Topology = { runtime: { nr_workers: 8 + i } };
-      pulls.push(
-        gh.openPull({
-          repo,
-          author: 'alice',
-          title: `workers ${i}`,
-          head: `workers-${i}`,
-          files: { [`topologies/${ID}/workers-${i}.yaml`]: stringify({ name: `workers-${i}`, topology }) },
-        }),
-      );
+      const pull = gh.openPull({
+        repo,
+        author: 'alice',
+        title: `workers ${i}`,
+        head: `workers-${i}`,
+        files: { [`topologies/${ID}/workers-${i}.yaml`]: stringify({ name: `workers-${i}`, topology }) },
+      });
+      const runName = jobName(ID, `workers-${i}`, expandCandidate(BASE, topology));
+      postRequests(gh, repo, pull, ID, [{ candidate: `workers-${i}`, runName }]);
+      pulls.push(pull);
     }
     for (const p of pulls) gh.merge(p, 'alice');
     const runs = await Promise.all(pulls.map((p) => run(repo, pullRequestEvent(gh, p, 'closed'))));

@@ -16,6 +16,7 @@ import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 import { repoRoot } from '../../support/run-action.js';
+import { postRequests } from './requested.js';
 
 const ID = EXPERIMENT.experiment_id;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
@@ -91,6 +92,8 @@ describe('record use case with the local Slurm', () => {
       gh.botLogin,
       `<!-- topo:sticky:monitor -->\n${renderObservationBlock(observation)}`,
     );
+    // the run's Request, still running when the pull request closes
+    postRequests(gh, repo, pull, ID, [{ candidate, runName, ended: null, jobId }]);
     gh.closePull(pull);
     const clusters = checkClusters(readFileSync(cluster.clustersFile, 'utf8'), cluster.clustersFile).value!;
 
@@ -109,7 +112,14 @@ describe('record use case with the local Slurm', () => {
       data,
     );
 
-    expect(result.recorded[0]).toMatchObject({ kind: 'rejected', cancelledJobs: [jobId], telemetryGaps: [] });
+    expect(result.recorded[0]).toMatchObject({
+      kind: 'rejected',
+      cancelledJobs: [jobId],
+      telemetryGaps: [
+        `run cut short: Slurm job ${jobId} was still running when the pull request closed; it was cancelled`,
+      ],
+    });
+    expect(result.closed.cancelledJobs).toEqual([jobId]);
     const state = squeueState(jobId);
     expect(['', 'CANCELLED', 'COMPLETING']).toContain(state);
     const record = JSON.parse(gh.files(repo).get(`experiments/${ID}.json`)!);

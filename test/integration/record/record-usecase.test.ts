@@ -19,6 +19,7 @@ import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 import type { Pull, Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 import { repoRoot } from '../../support/run-action.js';
+import { postRequests } from './requested.js';
 
 const ID = EXPERIMENT.experiment_id;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
@@ -59,6 +60,7 @@ function candidateYaml(name: string, workers: number): { text: string; runName: 
   return { text, runName: jobName(ID, name, expandCandidate(BASE, topology)) };
 }
 
+/** A pull request with one candidate, submitted (its Request finished). */
 function openCandidate(
   repo: Repo,
   name: string,
@@ -74,6 +76,7 @@ function openCandidate(
     head: `try-${name}`,
     files: { [`topologies/${ID}/${name}.yaml`]: text },
   });
+  postRequests(gh, repo, pull, ID, [{ candidate: name, runName }]);
   return { pull, runName };
 }
 
@@ -207,6 +210,10 @@ describe('record use case (local GitHub API)', () => {
       }
       return renderObservationBlock(o);
     };
+    postRequests(gh, repo, pull, ID, [
+      { candidate: 'alpha', runName: alpha.runName },
+      { candidate: 'bravo', runName: bravo.runName },
+    ]);
     // the monitor's comments, one per candidate: bravo's written last (the old single comment's winner)
     gh.comment(
       repo,
@@ -297,6 +304,11 @@ describe('record use case (local GitHub API)', () => {
     });
     gh.merge(pull, 'alice');
     const result = await recordClosedPullRequest(deps(repo), await restPull(repo, pull));
-    expect(result).toEqual({ recorded: [], skipped: 'the pull request changes no candidate file' });
+    expect(result).toEqual({
+      recorded: [],
+      notRecorded: [],
+      closed: { requests: [], cancelledJobs: [] },
+      skipped: 'the pull request changes no candidate file',
+    });
   });
 });
