@@ -162,6 +162,38 @@ describe('validatePullRequest', () => {
     }
   });
 
+  it('refuses a candidate name another experiment of the pull request also uses, at its name', async () => {
+    const other = 'topologies/topology-opt-other-ord-20261203';
+    const text = 'name: twin\nparent: baseline\ntopology:\n  runtime:\n    nr_workers: 7\n';
+    const files = head({
+      [`${EXP}/twin.yaml`]: text,
+      [`${other}/experiment.yaml`]: repoFile(`${EXP}/experiment.yaml`).replace(
+        'topology-opt-vavam-ord-20261202',
+        'topology-opt-other-ord-20261203',
+      ),
+      [`${other}/twin.yaml`]: text.replace('parent: baseline\n', ''),
+    });
+    const changedPaths = [`${EXP}/twin.yaml`, `${other}/twin.yaml`];
+    const report = await validatePullRequest(
+      { changedPaths },
+      { files, config: fileSystemSource(REPO) },
+      recorder().reporter,
+    );
+    for (const path of changedPaths) {
+      const file = report.files.find((f) => f.path === path);
+      const shared = file?.errors.find((e) => e.rule === 'shared-name');
+      expect(shared, path).toMatchObject({ line: 1, keyPath: 'name', severity: 'error' });
+      expect(shared?.message).toContain('names must be unique across the pull request');
+    }
+    // one experiment alone (or another pull request) may use the name
+    const alone = await validatePullRequest(
+      { changedPaths: [`${EXP}/twin.yaml`] },
+      { files, config: fileSystemSource(REPO) },
+      recorder().reporter,
+    );
+    expect(alone.files[0]?.errors.map((e) => e.rule)).not.toContain('shared-name');
+  });
+
   it('says so when no topology file changed', async () => {
     const r = recorder();
     const report = await validatePullRequest(
