@@ -20,6 +20,7 @@ import {
   staleRequests,
   standingRequests,
   withOutcome,
+  withRequest,
   withRun,
 } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
@@ -192,8 +193,9 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       };
     if (result.status === 'submitted' || result.status === 'existing') {
       const jobId = result.jobId;
+      // the Request again with its Run: a write another writer dropped is restored with it
       await updateRunState(ctx.octokit, target(ctx), (s) =>
-        withRun(s, request.id, { jobId, submittedAt: now() }),
+        withRun(withRequest(s, request), request.id, { jobId, submittedAt: now() }),
       );
     }
     const what = describe(result);

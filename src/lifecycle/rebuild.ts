@@ -20,7 +20,7 @@ import {
   withRequest,
   withRun,
 } from './model.js';
-import { parseRunName } from './run-name.js';
+import { looksLikeLongerExperiment, parseRunName } from './run-name.js';
 
 /** A run the history names. */
 export interface FoundRun {
@@ -79,7 +79,7 @@ export function runsInHistory(
   for (const { line, at } of lines) {
     for (const token of line.match(RUN_TOKEN) ?? []) {
       const owner = [...experimentIds]
-        .filter((id) => parseRunName(token, id)?.label)
+        .filter((id) => parseRunName(token, id)?.label && !looksLikeLongerExperiment(token, id))
         .sort((a, b) => b.length - a.length)[0];
       const parsed = owner ? parseRunName(token, owner) : null;
       if (!owner || !parsed?.label) continue;

@@ -60,7 +60,7 @@ describe('the run lifecycle through the actions', () => {
     expect(sbatch).not.toContain('99999');
     expect(sbatch).not.toContain('hydra.run.dir');
     expect(runState()).toContain(first);
-    expect(runState()).toContain('topo:run-state v1');
+    expect(runState()).toContain('topo:run-state v2');
 
     const pass = await monitor();
     expect(pass.exitCode, pass.stderr + pass.stdout).toBe(0);
