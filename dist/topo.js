@@ -71271,7 +71271,11 @@ async function validateCandidate(path, ctx, options2, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
   if (ctx.blockers.length) {
     for (const b2 of ctx.blockers) issues.push(fileIssue(path, b2.rule, b2.message));
     return { issues };
@@ -71361,6 +71365,24 @@ function reservedNameIssues(checked2) {
       ...checked2.loaded.locate(["name"]),
       keyPath: "name",
       message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked2, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix3.dirname(posix3.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
     }
   ];
 }
@@ -73643,7 +73665,7 @@ function isSpare(u) {
 }
 
 // src/lifecycle/model.ts
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded"]);
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run: run2, outcome, job, headSha } = input;
   const jobLive = job !== null && isLive2(job.state);
@@ -82754,6 +82776,28 @@ import { join as join11, relative as relative4, resolve as resolve9 } from "node
 import { existsSync as existsSync9, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname6, join as join10, posix as posix5 } from "node:path";
 
+// src/record/files.ts
+function recordFiles(record) {
+  const paths = recordPaths(record.experiment_id);
+  const svg = recordChartSvg(record);
+  return {
+    [paths.json]: serializeRecord(record),
+    [paths.markdown]: renderRecordMarkdown(record),
+    ...svg ? { [paths.chart]: svg } : {}
+  };
+}
+function initialRecordFiles(experiment, cluster) {
+  return recordFiles(createRecord(experiment, cluster));
+}
+
+// src/lifecycle/bounds.ts
+var RESERVED_OUTCOME = {
+  kind: "superseded",
+  at: "2026-01-01T00:00:00.000Z",
+  jobId: "1234567890_1234567890",
+  evidence: ['"'.repeat(119), '"'.repeat(119)]
+};
+
 // src/github/pull-snapshots.ts
 var PULL_FIELDS = (
   /* GraphQL */
@@ -82793,20 +82837,6 @@ var PULL_SNAPSHOT_QUERY = (
   ${PULL_FIELDS}
 `
 );
-
-// src/record/files.ts
-function recordFiles(record) {
-  const paths = recordPaths(record.experiment_id);
-  const svg = recordChartSvg(record);
-  return {
-    [paths.json]: serializeRecord(record),
-    [paths.markdown]: renderRecordMarkdown(record),
-    ...svg ? { [paths.chart]: svg } : {}
-  };
-}
-function initialRecordFiles(experiment, cluster) {
-  return recordFiles(createRecord(experiment, cluster));
-}
 
 // src/usecases/record.ts
 function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {

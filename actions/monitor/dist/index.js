@@ -66096,12 +66096,17 @@ var OUTCOME_KINDS = [
   "superseded",
   "lost",
   /** Queued, then at its turn no longer valid against the default branch: never submitted. */
-  "refused"
+  "refused",
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  "closed"
 ];
 function emptyRunState() {
-  return { version: 1, requests: [], runs: {}, outcomes: {} };
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
 }
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded"]);
+var UnknownRequestError = class extends Error {
+  name = "UnknownRequestError";
+};
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run, outcome, job, headSha } = input;
   const jobLive = job !== null && isLive2(job.state);
@@ -66125,24 +66130,43 @@ function latestRequests(state2) {
 function byRequestTime(a, b) {
   return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
-function withRequest(state2, request2) {
-  if (state2.requests.some((r) => r.id === request2.id)) return state2;
-  return { ...state2, requests: [...state2.requests, request2] };
+function knowsRequest(state2, id) {
+  if (state2.requests.some((r) => r.id === id)) return "whole";
+  return state2.ended.some((e) => e.id === id) ? "ended" : null;
 }
 function withRun(state2, requestId, run) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended")
+    return {
+      ...state2,
+      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
+    };
   if (state2.runs[requestId]) return state2;
   return { ...state2, runs: { ...state2.runs, [requestId]: run } };
 }
-function withOutcome(state2, requestId, outcome) {
-  if (state2.outcomes[requestId]) return state2;
-  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: outcome } };
+var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
+var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
+function boundedEvidence(evidence) {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    let line = sentence.replace(/\s+/g, " ");
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}\u2026`;
+  });
 }
-function mergeRunStates(a, b) {
-  let out = a;
-  for (const r of b.requests) out = withRequest(out, r);
-  for (const [id, run] of Object.entries(b.runs)) out = withRun(out, id, run);
-  for (const [id, o] of Object.entries(b.outcomes)) out = withOutcome(out, id, o);
-  return out;
+function withOutcome(state2, requestId, outcome) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
 }
 
 // src/report/comment-throttle.ts
@@ -67868,22 +67892,40 @@ async function readBlobs(octokit, repo, refs, checks) {
 }
 
 // src/lifecycle/state-block.ts
-var BLOCK = /<!-- topo:run-state v1 ([A-Za-z0-9+/=]*) -->/;
+var MARK = "<!-- topo:run-state v";
+var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
 var RunStateError = class extends Error {
   name = "RunStateError";
+  constructor(detail) {
+    super(`bot state unreadable: ${detail}`);
+  }
 };
 function renderRunStateBlock(state2) {
-  return `<!-- topo:run-state v1 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+  return `${MARK}2 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+}
+function encodedRunStateLength(state2) {
+  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state2), "utf8") / 3) + 4;
 }
 function parseRunStateBlock(body) {
-  const m = body ? BLOCK.exec(body) : null;
-  if (!m) return emptyRunState();
+  if (body === void 0) return emptyRunState();
+  const m = BLOCK.exec(body);
+  if (!m) {
+    const at = body.indexOf(MARK);
+    if (at < 0) throw new RunStateError("the bot's lifecycle comment carries no state block");
+    throw new RunStateError(
+      `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
+    );
+  }
+  const text2 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
   let data;
   try {
-    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
+    data = JSON.parse(text2);
   } catch (e) {
     throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
   }
+  const version = data?.version;
+  if (String(version) !== m[1])
+    throw new RunStateError(`the block says v${m[1]} but holds a version ${JSON.stringify(version)} state`);
   return checkRunState(data);
 }
 var SHA = /^[0-9a-f]{40}$/;
@@ -67892,10 +67934,15 @@ var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
 var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
-var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
+var JOB_ID2 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
 function fail(where, what) {
   throw new RunStateError(`run-state block: ${where}: ${what}`);
+}
+function kindOf(v, where) {
+  if (typeof v !== "string" || !OUTCOME_KINDS.includes(v))
+    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  return v;
 }
 function str(o, key, pattern, where) {
   const v = o[key];
@@ -67932,9 +67979,7 @@ function checkRun(v, where) {
 }
 function checkOutcome(v, where) {
   const o = obj(v, where);
-  const kind = o.kind;
-  if (typeof kind !== "string" || !OUTCOME_KINDS.includes(kind))
-    fail(`${where}.kind`, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  const kind = kindOf(o.kind, `${where}.kind`);
   const evidence = o.evidence;
   if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
     fail(`${where}.evidence`, "not a list of sentences");
@@ -67942,67 +67987,242 @@ function checkOutcome(v, where) {
   if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID2, where);
   return out;
 }
+function checkEnded(v, i) {
+  const where = `ended[${i}]`;
+  const o = obj(v, where);
+  const out = {
+    id: str(o, "id", HEX82, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    kind: kindOf(o.kind, `${where}.kind`),
+    at: str(o, "at", "iso", where)
+  };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID2, where);
+  return out;
+}
+function checkForgotten(v) {
+  const out = {};
+  for (const [kind, n] of Object.entries(obj(v, "forgotten"))) {
+    const k = kindOf(kind, `forgotten.${kind}`);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`forgotten.${kind}`, "not a count");
+    out[k] = n;
+  }
+  return out;
+}
 function checkRunState(data) {
   const o = obj(data, "state");
-  if (o.version !== 1) fail("version", `${JSON.stringify(o.version)} is not 1`);
+  if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
   if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
   const state2 = {
-    version: 1,
+    version: 2,
     requests: o.requests.map(checkRequest),
     runs: {},
-    outcomes: {}
+    outcomes: {},
+    ended: o.version === 2 ? o.ended.map(checkEnded) : [],
+    forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
   };
-  const ids = new Set(state2.requests.map((r) => r.id));
+  const ids = /* @__PURE__ */ new Set();
+  for (const id of [...state2.requests.map((r) => r.id), ...state2.ended.map((e) => e.id)]) {
+    if (ids.has(id)) fail(`requests.${id}`, "appears twice");
+    ids.add(id);
+  }
+  const whole = new Set(state2.requests.map((r) => r.id));
   for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
-    if (!ids.has(id)) fail(`runs.${id}`, "no such request");
+    if (!whole.has(id)) fail(`runs.${id}`, "no such request");
     state2.runs[id] = checkRun(run, `runs.${id}`);
   }
   for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
-    if (!ids.has(id)) fail(`outcomes.${id}`, "no such request");
+    if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
     state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
   }
   return state2;
 }
 
+// src/lifecycle/bounds.ts
+var ENDED_KEEP = 40;
+var STATE_BLOCK_BUDGET = 52e3;
+var RunStateFullError = class extends Error {
+  name = "RunStateFullError";
+};
+function compactRunState(state2) {
+  const latest = new Set(latestRequests(state2).map((r) => r.id));
+  const requests = [];
+  const moved = [];
+  for (const r of state2.requests) {
+    const outcome = state2.outcomes[r.id];
+    if (!outcome || latest.has(r.id)) requests.push(r);
+    else moved.push(endedOf(r, outcome, state2.runs[r.id]));
+  }
+  if (moved.length === 0 && state2.ended.length <= ENDED_KEEP) return state2;
+  const whole = new Set(requests.map((r) => r.id));
+  const ended = [...state2.ended, ...moved].sort(byEnd);
+  const forgotten = { ...state2.forgotten };
+  const drop = Math.max(0, ended.length - ENDED_KEEP);
+  for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
+  return {
+    version: 2,
+    requests,
+    runs: pick(state2.runs, whole),
+    outcomes: pick(state2.outcomes, whole),
+    ended: ended.slice(drop),
+    forgotten
+  };
+}
+function endedOf(r, outcome, run) {
+  const jobId2 = outcome.jobId ?? run?.jobId;
+  return {
+    id: r.id,
+    experiment: r.experiment,
+    candidate: r.candidate,
+    runName: r.runName,
+    kind: outcome.kind,
+    at: outcome.at,
+    ...jobId2 ? { jobId: jobId2 } : {}
+  };
+}
+var byEnd = (a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function pick(record, ids) {
+  return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
+}
+function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
+  let out = compactRunState(state2);
+  while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
+    const [oldest, ...rest] = out.ended;
+    out = {
+      ...out,
+      ended: rest,
+      forgotten: { ...out.forgotten, [oldest.kind]: (out.forgotten[oldest.kind] ?? 0) + 1 }
+    };
+  }
+  const size2 = encodedRunStateLength(out);
+  if (size2 > budget)
+    throw new RunStateFullError(
+      `the run state would take ${size2} characters with ${out.requests.length} Requests kept whole; it holds at most ${budget}`
+    );
+  return out;
+}
+var RESERVED_OUTCOME = {
+  kind: "superseded",
+  at: "2026-01-01T00:00:00.000Z",
+  jobId: "1234567890_1234567890",
+  evidence: ['"'.repeat(119), '"'.repeat(119)]
+};
+
 // src/github/run-state.ts
 var RUN_STATE_PURPOSE = "lifecycle";
-async function readRunState(octokit, target) {
-  const [first2] = await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE });
-  return parseRunStateBlock(first2?.body);
+var RUN_STATE_WRITE_ATTEMPTS = 8;
+var REBUILD_HINT = "someone with write access can rebuild it with `/topo state rebuild`";
+function runStateOf(parts) {
+  if (parts.length > 1)
+    throw new RunStateError(
+      `the state is split across ${parts.length} comments (an older version split long states); ${REBUILD_HINT}`
+    );
+  try {
+    return parseRunStateBlock(parts[0]?.body);
+  } catch (e) {
+    if (e instanceof RunStateError && !e.message.includes("/topo state rebuild"))
+      e.message = `${e.message}; ${REBUILD_HINT}`;
+    throw e;
+  }
 }
-async function updateRunState(octokit, target, change) {
-  return (await updateRunStateFrom(octokit, target, void 0, change)).state;
+async function updateRunState(octokit, target, change, options = {}) {
+  return (await updateRunStateFrom(octokit, target, void 0, change, options)).state;
 }
-async function updateRunStateFrom(octokit, target, known, change) {
+async function updateRunStateFrom(octokit, target, known, change, options = {}) {
   const sticky = { ...target, purpose: RUN_STATE_PURPOSE };
-  const next = change(known ? parseRunStateBlock(known[0]?.body) : await readRunState(octokit, target));
-  const fresh = await findStickyComments(octokit, sticky);
-  const merged = mergeRunStates(parseRunStateBlock(fresh[0]?.body), next);
-  const final = mergeRunStates(next, merged);
-  const written = await upsertStickyComment(
-    octokit,
-    { ...sticky, body: renderRunStateComment(final) },
-    fresh
+  const backoff = options.backoffMs ?? ((n) => 50 * n + Math.floor(Math.random() * 200));
+  let parts = known ? [...known] : await findStickyComments(octokit, sticky);
+  for (let attempt = 1; attempt <= RUN_STATE_WRITE_ATTEMPTS; attempt++) {
+    if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt)));
+    const state2 = fitRunState(change(runStateOf(parts)));
+    const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state2)}`;
+    const written = await swap(octokit, sticky, parts[0], body);
+    if ("written" in written) return { state: state2, parts: [written.written] };
+    parts = written.now;
+  }
+  throw new Error(
+    `the bot state of #${target.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
   );
-  return { state: final, parts: written.parts };
+}
+async function swap(octokit, target, part, body) {
+  const { owner, repo, issue_number } = target;
+  if (part?.body === body) return { written: part };
+  if (!part) {
+    const { data: data2 } = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    const listed = await findStickyComments(octokit, target);
+    if (listed[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: data2.id });
+    return { now: listed.filter((p) => p.id !== data2.id) };
+  }
+  const before = await readComment(octokit, target, part.id);
+  if (!before) return { now: await findStickyComments(octokit, target) };
+  if (before.body !== part.body || Date.parse(before.updatedAt) !== Date.parse(part.updatedAt))
+    return { now: [before] };
+  const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
+  const after = await readComment(octokit, target, part.id);
+  if (!after) return { now: await findStickyComments(octokit, target) };
+  if (after.body !== body) return { now: [after] };
+  return { written: { id: part.id, body, updatedAt: data.updated_at } };
+}
+async function readComment(octokit, target, id) {
+  try {
+    const { data } = await octokit.rest.issues.getComment({ ...target, comment_id: id });
+    return { id, body: data.body ?? "", updatedAt: data.updated_at };
+  } catch (e) {
+    if (e.status === 404) return void 0;
+    throw e;
+  }
+}
+var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
+function requestRow(state2, r) {
+  const run = state2.runs[r.id];
+  const outcome = state2.outcomes[r.id];
+  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
+  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
+}
+function endedRow(e) {
+  return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
+}
+function forgottenLine(state2) {
+  const counts = Object.entries(state2.forgotten).filter(([, n]) => (n ?? 0) > 0);
+  const total = counts.reduce((n, [, c]) => n + (c ?? 0), 0);
+  if (!total) return [];
+  return [
+    "",
+    `${total} earlier run${total === 1 ? "" : "s"} ended (${counts.map(([k, n]) => `${n} ${k}`).join(", ")}) and ${total === 1 ? "is" : "are"} no longer listed: see the check runs, and the experiment record once this pull request closes.`
+  ];
 }
 function renderRunStateComment(state2) {
-  const rows = [...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).slice(0, 30).map((r) => {
-    const run = state2.runs[r.id];
-    const outcome = state2.outcomes[r.id];
-    const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
-    return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
-  });
-  return [
+  const rows = [
+    ...[...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state2, r)),
+    ...[...state2.ended].reverse().map(endedRow)
+  ];
+  const head = [
     "#### Runs of this pull request",
     "",
-    "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`. Labels only show the state.",
+    EXPLAIN,
     "",
     "| requested | by | candidate | run name | Slurm job | outcome |",
-    "|---|---|---|---|---|---|",
-    ...rows,
-    "",
-    renderRunStateBlock(state2)
+    "|---|---|---|---|---|---|"
+  ];
+  const tail = [...forgottenLine(state2), "", renderRunStateBlock(state2)];
+  const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
+  let size2 = [...head, ...tail].join("\n").length;
+  const shown = [];
+  for (const row of rows.slice(0, 30)) {
+    if (size2 + row.length + 1 > room) break;
+    shown.push(row);
+    size2 += row.length + 1;
+  }
+  const more = rows.length - shown.length;
+  return [
+    ...head,
+    ...shown,
+    ...more > 0 ? ["", `_${more} more row${more === 1 ? "" : "s"} in the state below._`] : [],
+    ...tail
   ].join("\n");
 }
 function pullRunStates(snapshots, repo) {
@@ -68010,14 +68230,9 @@ function pullRunStates(snapshots, repo) {
   const corrupt = [];
   for (const snap of snapshots) {
     if (snap.headRepository !== `${repo.owner}/${repo.repo}`) continue;
-    const [first2] = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
+    const parts = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
     try {
-      out.push({
-        pr: snap.number,
-        headSha: snap.headSha,
-        labels: snap.labels,
-        state: parseRunStateBlock(first2?.body)
-      });
+      out.push({ pr: snap.number, headSha: snap.headSha, labels: snap.labels, state: runStateOf(parts) });
     } catch (e) {
       if (!(e instanceof RunStateError)) throw e;
       corrupt.push({ pr: snap.number, message: e.message });
@@ -71895,7 +72110,7 @@ function readLocal(path) {
     return void 0;
   }
 }
-function pick(name, locations, texts) {
+function pick2(name, locations, texts) {
   const at = texts.findIndex((t) => t !== void 0);
   const location = locations[at];
   if (!location) return void 0;
@@ -71913,11 +72128,11 @@ async function readPreset(name, repository, options = {}) {
   const texts = [];
   for (const l of locations)
     texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
-  return pick(name, locations, texts);
+  return pick2(name, locations, texts);
 }
 function readPresetFromCheckout(name, root, options = {}) {
   const locations = presetLocations(name, options);
-  return pick(
+  return pick2(
     name,
     locations,
     locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
@@ -72711,7 +72926,11 @@ async function validateCandidate(path, ctx, options, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -72801,6 +73020,24 @@ function reservedNameIssues(checked2) {
       ...checked2.loaded.locate(["name"]),
       keyPath: "name",
       message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked2, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix3.dirname(posix3.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
     }
   ];
 }

@@ -5320,12 +5320,12 @@ var require_formdata_parser = __commonJS({
               return "failure";
             }
             if (bufferStartsWith(input, filenameBuffer, position)) {
-              let check2 = position.position + filenameBuffer.length;
-              if (input[check2] === 42) {
+              let check = position.position + filenameBuffer.length;
+              if (input[check] === 42) {
                 position.position += 1;
-                check2 += 1;
+                check += 1;
               }
-              if (input[check2] !== 61 || input[check2 + 1] !== 34) {
+              if (input[check] !== 61 || input[check + 1] !== 34) {
                 return "failure";
               }
               position.position += 12;
@@ -8295,8 +8295,8 @@ var require_pool_base = __commonJS({
       }
       get [kSize]() {
         let ret = this[kQueued];
-        for (const { [kSize]: size } of this[kClients]) {
-          ret += size;
+        for (const { [kSize]: size2 } of this[kClients]) {
+          ret += size2;
         }
         return ret;
       }
@@ -9287,7 +9287,7 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
+          const { start, size: size2, end = size2 - 1 } = contentRange;
           if (this.start !== start || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
@@ -9317,7 +9317,7 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start, size: size2, end = size2 - 1 } = range;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -12123,17 +12123,17 @@ var require_headers = __commonJS({
       }
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
-        const size = this[kHeadersMap].size;
-        const array = new Array(size);
-        if (size <= 32) {
-          if (size === 0) {
+        const size2 = this[kHeadersMap].size;
+        const array = new Array(size2);
+        if (size2 <= 32) {
+          if (size2 === 0) {
             return array;
           }
           const iterator2 = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator2.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size2; ++i) {
             value = iterator2.next().value;
             x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
@@ -15111,7 +15111,7 @@ var require_util4 = __commonJS({
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b) => {
+      const size2 = sequences.reduce((a, b) => {
         return a + b.byteLength;
       }, 0);
       let offset = 0;
@@ -15119,7 +15119,7 @@ var require_util4 = __commonJS({
         a.set(b, offset);
         offset += b.byteLength;
         return a;
-      }, new Uint8Array(size));
+      }, new Uint8Array(size2));
     }
     module.exports = {
       staticPropertyDescriptors,
@@ -18552,13 +18552,13 @@ ${value}`;
           }
         }
       }
-      setEventFieldSize(field, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field] + size;
+      setEventFieldSize(field, size2) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field] + size2;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field] = size;
+        this.eventFieldSizes[field] = size2;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -22962,14 +22962,14 @@ var require_safer = __commonJS({
       };
     }
     if (!Safer.alloc) {
-      Safer.alloc = function(size, fill, encoding) {
-        if (typeof size !== "number") {
-          throw new TypeError('The "size" argument must be of type number. Received type ' + typeof size);
+      Safer.alloc = function(size2, fill, encoding) {
+        if (typeof size2 !== "number") {
+          throw new TypeError('The "size" argument must be of type number. Received type ' + typeof size2);
         }
-        if (size < 0 || size >= 2 * (1 << 30)) {
-          throw new RangeError('The value "' + size + '" is invalid for option "size"');
+        if (size2 < 0 || size2 >= 2 * (1 << 30)) {
+          throw new RangeError('The value "' + size2 + '" is invalid for option "size"');
         }
-        var buf = Buffer2(size);
+        var buf = Buffer2(size2);
         if (!fill || fill.length === 0) {
           buf.fill(0);
         } else if (typeof encoding === "string") {
@@ -36360,7 +36360,7 @@ var require_SFTP = __commonJS({
         const encoding = options.encoding;
         if (encoding && !Buffer.isEncoding(encoding))
           throw new Error(`Unknown encoding: ${encoding}`);
-        let size;
+        let size2;
         let buffer;
         let buffers;
         let pos = 0;
@@ -36368,11 +36368,11 @@ var require_SFTP = __commonJS({
         let bytesRead = 0;
         const flag = options.flag || "r";
         const read = () => {
-          if (size === 0) {
+          if (size2 === 0) {
             buffer = Buffer.allocUnsafe(8192);
             this.read(handle, buffer, 0, 8192, bytesRead, afterRead);
           } else {
-            this.read(handle, buffer, pos, size - pos, bytesRead, afterRead);
+            this.read(handle, buffer, pos, size2 - pos, bytesRead, afterRead);
           }
         };
         const afterRead = (er, nbytes) => {
@@ -36387,12 +36387,12 @@ var require_SFTP = __commonJS({
           } else {
             eof = false;
           }
-          if (eof || size === 0 && nbytes === 0)
+          if (eof || size2 === 0 && nbytes === 0)
             return close();
           bytesRead += nbytes;
           pos += nbytes;
-          if (size !== 0) {
-            if (pos === size)
+          if (size2 !== 0) {
+            if (pos === size2)
               close();
             else
               read();
@@ -36404,9 +36404,9 @@ var require_SFTP = __commonJS({
         afterRead._wantEOFError = true;
         const close = () => {
           this.close(handle, (er) => {
-            if (size === 0) {
+            if (size2 === 0) {
               buffer = Buffer.concat(buffers, pos);
-            } else if (pos < size) {
+            } else if (pos < size2) {
               buffer = bufferSlice(buffer, 0, pos);
             }
             if (encoding)
@@ -36430,12 +36430,12 @@ var require_SFTP = __commonJS({
               });
               return;
             }
-            size = st.size || 0;
-            if (size === 0) {
+            size2 = st.size || 0;
+            if (size2 === 0) {
               buffers = [];
               return read();
             }
-            buffer = Buffer.allocUnsafe(size);
+            buffer = Buffer.allocUnsafe(size2);
             read();
           };
           this.fstat(handle, tryStat);
@@ -37488,9 +37488,9 @@ var require_SFTP = __commonJS({
         );
       }
     };
-    function tryCreateBuffer(size) {
+    function tryCreateBuffer(size2) {
       try {
-        return Buffer.allocUnsafe(size);
+        return Buffer.allocUnsafe(size2);
       } catch (ex) {
         return ex;
       }
@@ -37885,10 +37885,10 @@ var require_SFTP = __commonJS({
         return;
       const attrs = new Stats();
       if (flags & ATTR.SIZE) {
-        const size = bufferParser.readUInt64BE(biOpt);
-        if (size === void 0)
+        const size2 = bufferParser.readUInt64BE(biOpt);
+        if (size2 === void 0)
           return;
-        attrs.size = size;
+        attrs.size = size2;
       }
       if (flags & ATTR.UIDGID) {
         const uid = bufferParser.readUInt32BE();
@@ -62777,6 +62777,11 @@ async function commitWithCompareAndSwap(octokit, options) {
 
 // src/github/user-text.ts
 var ZWSP = "\u200B";
+function inlineText(text2, maxLength = 500) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
 function safeText(text2, maxLength = 2e3) {
   const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
@@ -62789,6 +62794,260 @@ function codeBlock(text2, language = "text") {
   return `${fence}${language}
 ${clean2}
 ${fence}`;
+}
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/lifecycle/model.ts
+var OUTCOME_KINDS = [
+  "decided",
+  "finished",
+  "failed",
+  "stopped",
+  "cancelled",
+  "superseded",
+  "lost",
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  "refused",
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  "closed"
+];
+function emptyRunState() {
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
+}
+var UnknownRequestError = class extends Error {
+  name = "UnknownRequestError";
+};
+function latestRequests(state2) {
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+function byRequestTime(a, b) {
+  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+function knowsRequest(state2, id) {
+  if (state2.requests.some((r) => r.id === id)) return "whole";
+  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+}
+var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
+var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
+function boundedEvidence(evidence) {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    let line = sentence.replace(/\s+/g, " ");
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}\u2026`;
+  });
+}
+function withOutcome(state2, requestId, outcome) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
+}
+function openRequests(state2) {
+  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
+}
+
+// src/lifecycle/state-block.ts
+var MARK = "<!-- topo:run-state v";
+var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
+var RunStateError = class extends Error {
+  name = "RunStateError";
+  constructor(detail) {
+    super(`bot state unreadable: ${detail}`);
+  }
+};
+function renderRunStateBlock(state2) {
+  return `${MARK}2 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+}
+function encodedRunStateLength(state2) {
+  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state2), "utf8") / 3) + 4;
+}
+function parseRunStateBlock(body) {
+  if (body === void 0) return emptyRunState();
+  const m = BLOCK.exec(body);
+  if (!m) {
+    const at = body.indexOf(MARK);
+    if (at < 0) throw new RunStateError("the bot's lifecycle comment carries no state block");
+    throw new RunStateError(
+      `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
+    );
+  }
+  const text2 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (e) {
+    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
+  }
+  const version = data?.version;
+  if (String(version) !== m[1])
+    throw new RunStateError(`the block says v${m[1]} but holds a version ${JSON.stringify(version)} state`);
+  return checkRunState(data);
+}
+var SHA = /^[0-9a-f]{40}$/;
+var HEX8 = /^[0-9a-f]{8}$/;
+var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
+var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
+var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
+var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
+function fail(where, what) {
+  throw new RunStateError(`run-state block: ${where}: ${what}`);
+}
+function kindOf(v, where) {
+  if (typeof v !== "string" || !OUTCOME_KINDS.includes(v))
+    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  return v;
+}
+function str(o, key, pattern, where) {
+  const v = o[key];
+  if (typeof v !== "string") fail(`${where}.${key}`, "missing or not a string");
+  if (pattern === "iso" ? !Number.isFinite(Date.parse(v)) : !pattern.test(v))
+    fail(`${where}.${key}`, `${JSON.stringify(v).slice(0, 80)} is not valid`);
+  return v;
+}
+function obj(v, where) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
+  return v;
+}
+function checkRequest(v, i) {
+  const where = `requests[${i}]`;
+  const o = obj(v, where);
+  const pr = o.pr;
+  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
+  return {
+    id: str(o, "id", HEX8, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME, where),
+    path: str(o, "path", PATH, where),
+    pr,
+    headSha: str(o, "headSha", SHA, where),
+    topologyHash: str(o, "topologyHash", HEX8, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    login: str(o, "login", LOGIN, where),
+    requestedAt: str(o, "requestedAt", "iso", where)
+  };
+}
+function checkRun(v, where) {
+  const o = obj(v, where);
+  return { jobId: str(o, "jobId", JOB_ID, where), submittedAt: str(o, "submittedAt", "iso", where) };
+}
+function checkOutcome(v, where) {
+  const o = obj(v, where);
+  const kind = kindOf(o.kind, `${where}.kind`);
+  const evidence = o.evidence;
+  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
+    fail(`${where}.evidence`, "not a list of sentences");
+  const out = { kind, at: str(o, "at", "iso", where), evidence };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
+  return out;
+}
+function checkEnded(v, i) {
+  const where = `ended[${i}]`;
+  const o = obj(v, where);
+  const out = {
+    id: str(o, "id", HEX8, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    kind: kindOf(o.kind, `${where}.kind`),
+    at: str(o, "at", "iso", where)
+  };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
+  return out;
+}
+function checkForgotten(v) {
+  const out = {};
+  for (const [kind, n] of Object.entries(obj(v, "forgotten"))) {
+    const k = kindOf(kind, `forgotten.${kind}`);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`forgotten.${kind}`, "not a count");
+    out[k] = n;
+  }
+  return out;
+}
+function checkRunState(data) {
+  const o = obj(data, "state");
+  if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
+  if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
+  const state2 = {
+    version: 2,
+    requests: o.requests.map(checkRequest),
+    runs: {},
+    outcomes: {},
+    ended: o.version === 2 ? o.ended.map(checkEnded) : [],
+    forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
+  };
+  const ids = /* @__PURE__ */ new Set();
+  for (const id of [...state2.requests.map((r) => r.id), ...state2.ended.map((e) => e.id)]) {
+    if (ids.has(id)) fail(`requests.${id}`, "appears twice");
+    ids.add(id);
+  }
+  const whole = new Set(state2.requests.map((r) => r.id));
+  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
+    if (!whole.has(id)) fail(`runs.${id}`, "no such request");
+    state2.runs[id] = checkRun(run, `runs.${id}`);
+  }
+  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
+    if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
+    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
+  }
+  return state2;
 }
 
 // src/slurm/for-cluster.ts
@@ -62899,54 +63158,6 @@ var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
 
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
-
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
   "JobID",
@@ -62980,7 +63191,7 @@ var SACCT_FIELDS = [
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
 var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
 var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
 var STATE_SET = new Set(SLURM_JOB_STATES);
@@ -62995,7 +63206,7 @@ function rawState(text2) {
   return STATE_SET.has(word) ? {} : { rawState: word };
 }
 function jobId(text2, command, line) {
-  if (!JOB_ID.test(text2))
+  if (!JOB_ID2.test(text2))
     throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
   return text2;
 }
@@ -63213,10 +63424,10 @@ function slurmTimeToUnix(text2) {
 }
 
 // src/slurm/client.ts
-var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
+var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
-var PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -63286,17 +63497,17 @@ function createSlurmClient(transport, options = {}) {
       return jobs.filter((j) => j.name.startsWith(namePrefix));
     },
     async cancel(jobId2) {
-      await run(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
+      await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
     },
     async release(jobId2) {
-      await run(["scontrol", "release", checked(jobId2, JOB_ID2, "job id")], true);
+      await run(["scontrol", "release", checked(jobId2, JOB_ID3, "job id")], true);
     },
     async rename(jobId2, name) {
       await run(
         [
           "scontrol",
           "update",
-          `JobId=${checked(jobId2, JOB_ID2, "job id")}`,
+          `JobId=${checked(jobId2, JOB_ID3, "job id")}`,
           `JobName=${checked(name, JOB_NAME, "job name")}`
         ],
         true
@@ -63307,7 +63518,7 @@ function createSlurmClient(transport, options = {}) {
         throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
       let path;
       if (typeof job === "string") {
-        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
+        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID3, "job id")], true);
         const found = parseScontrolJobs(r2.stdout);
         if (found.length !== 1 || !found[0])
           throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
@@ -63317,12 +63528,12 @@ function createSlurmClient(transport, options = {}) {
       }
       if (!path)
         throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
+      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
       const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
       return out === "" ? [] : out.split("\n");
     },
     async ensureDir(path) {
-      await run(["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
+      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
     },
     close: () => transport.close()
   };
@@ -65834,9 +66045,6 @@ function hydraValue(value) {
 }
 
 // src/topology/render.ts
-var RenderError = class extends Error {
-  name = "RenderError";
-};
 var PATTERNS = {
   experimentId: /^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$/,
   candidate: /^[a-z0-9][a-z0-9-]{0,39}$/,
@@ -65859,20 +66067,6 @@ var PATTERNS = {
   logDir: /^(\/|[A-Za-z0-9._])[A-Za-z0-9._/-]{0,500}$/,
   description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
-function check(value, pattern, what) {
-  const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
-  if (typeof text2 !== "string" || !pattern.test(text2)) {
-    throw new RenderError(
-      `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
-    );
-  }
-  return text2;
-}
-function jobName(experimentId, candidate, expanded) {
-  check(experimentId, PATTERNS.experimentId, "experiment_id");
-  check(candidate, PATTERNS.candidate, "candidate name");
-  return check(`topo-${experimentId}-${candidate}-${hash8(expanded)}`, PATTERNS.jobName, "job name");
-}
 
 // src/topology/schemas.ts
 var import__ = __toESM(require__(), 1);
@@ -68132,6 +68326,10 @@ var COMMANDS = {
   },
   learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
   conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
+  state: {
+    argument: "rebuild",
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+  },
   help: { argument: false, summary: "show this help" }
 };
 var MAX_ARGUMENT = 2e3;
@@ -68157,6 +68355,11 @@ function parseCommand(body) {
         reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
       };
     }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "rebuild") {
+    if (argument !== "rebuild")
+      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
     return { kind: "command", name, argument };
   }
   if (COMMANDS[name].argument === "candidate") {
@@ -68222,123 +68425,79 @@ function pullOrigin(pull) {
   };
 }
 
-// src/lifecycle/model.ts
-var OUTCOME_KINDS = [
-  "decided",
-  "finished",
-  "failed",
-  "stopped",
-  "cancelled",
-  "superseded",
-  "lost",
-  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
-  "refused"
-];
-function emptyRunState() {
-  return { version: 1, requests: [], runs: {}, outcomes: {} };
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open2) {
+  const lines = [];
+  if (open2.fence) lines.push(open2.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open2.details.length; i++) lines.push("</details>");
+  return lines;
 }
-function latestRequests(state2) {
-  const byCandidate = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests].sort(byRequestTime))
-    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
-  return [...byCandidate.values()].sort(byRequestTime);
+function reopening(open2) {
+  const lines = [...open2.details];
+  if (open2.fence) lines.push(open2.fence);
+  return lines;
 }
-function byRequestTime(a, b) {
-  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function track(open2, line) {
+  const fence = FENCE.exec(line);
+  if (open2.fence) {
+    const marker = open2.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open2.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open2.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open2.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open2.details[open2.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open2.details.pop();
 }
+var size = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open2 = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open2)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open2)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open2.fence, details: [...open2.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open2, line);
+    }
+  }
+  parts.push([...current, ...closing(open2)].join("\n"));
+  const max = options.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
 
-// src/lifecycle/state-block.ts
-var BLOCK = /<!-- topo:run-state v1 ([A-Za-z0-9+/=]*) -->/;
-var RunStateError = class extends Error {
-  name = "RunStateError";
-};
-function parseRunStateBlock(body) {
-  const m = body ? BLOCK.exec(body) : null;
-  if (!m) return emptyRunState();
-  let data;
-  try {
-    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
-  } catch (e) {
-    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
-  }
-  return checkRunState(data);
-}
-var SHA = /^[0-9a-f]{40}$/;
-var HEX8 = /^[0-9a-f]{8}$/;
-var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
-var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
-var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
-var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
-var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
-var PATH2 = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
-function fail(where, what) {
-  throw new RunStateError(`run-state block: ${where}: ${what}`);
-}
-function str(o, key, pattern, where) {
-  const v = o[key];
-  if (typeof v !== "string") fail(`${where}.${key}`, "missing or not a string");
-  if (pattern === "iso" ? !Number.isFinite(Date.parse(v)) : !pattern.test(v))
-    fail(`${where}.${key}`, `${JSON.stringify(v).slice(0, 80)} is not valid`);
-  return v;
-}
-function obj(v, where) {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
-  return v;
-}
-function checkRequest(v, i) {
-  const where = `requests[${i}]`;
-  const o = obj(v, where);
-  const pr = o.pr;
-  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
-  return {
-    id: str(o, "id", HEX8, where),
-    experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME, where),
-    path: str(o, "path", PATH2, where),
-    pr,
-    headSha: str(o, "headSha", SHA, where),
-    topologyHash: str(o, "topologyHash", HEX8, where),
-    runName: str(o, "runName", RUN_NAME, where),
-    login: str(o, "login", LOGIN, where),
-    requestedAt: str(o, "requestedAt", "iso", where)
-  };
-}
-function checkRun(v, where) {
-  const o = obj(v, where);
-  return { jobId: str(o, "jobId", JOB_ID3, where), submittedAt: str(o, "submittedAt", "iso", where) };
-}
-function checkOutcome(v, where) {
-  const o = obj(v, where);
-  const kind = o.kind;
-  if (typeof kind !== "string" || !OUTCOME_KINDS.includes(kind))
-    fail(`${where}.kind`, `not one of ${OUTCOME_KINDS.join(", ")}`);
-  const evidence = o.evidence;
-  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
-    fail(`${where}.evidence`, "not a list of sentences");
-  const out = { kind, at: str(o, "at", "iso", where), evidence };
-  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID3, where);
-  return out;
-}
-function checkRunState(data) {
-  const o = obj(data, "state");
-  if (o.version !== 1) fail("version", `${JSON.stringify(o.version)} is not 1`);
-  if (!Array.isArray(o.requests)) fail("requests", "not a list");
-  const state2 = {
-    version: 1,
-    requests: o.requests.map(checkRequest),
-    runs: {},
-    outcomes: {}
-  };
-  const ids = new Set(state2.requests.map((r) => r.id));
-  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
-    if (!ids.has(id)) fail(`runs.${id}`, "no such request");
-    state2.runs[id] = checkRun(run, `runs.${id}`);
-  }
-  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
-    if (!ids.has(id)) fail(`outcomes.${id}`, "no such request");
-    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
-  }
-  return state2;
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
 }
 
 // src/github/sticky-comment.ts
@@ -68378,52 +68537,31 @@ function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
 }
-
-// src/github/pull-snapshots.ts
-var PULL_FIELDS = (
-  /* GraphQL */
-  `
-  fragment TopoPull on PullRequest {
-    number
-    headRefOid
-    headRepository { nameWithOwner }
-    labels(first: 100) { nodes { name } }
-    files(first: $files) { totalCount nodes { path changeType } }
-    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
-  }
-`
-);
-var PULL_SNAPSHOTS_QUERY = (
-  /* GraphQL */
-  `
-  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
-    repository(owner: $owner, name: $name) {
-      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
-        pageInfo { hasNextPage endCursor }
-        nodes { ...TopoPull }
-      }
+async function upsertStickyComment(octokit, target, existing) {
+  const reserve = stickyMarker(target.purpose, 99).length + 1;
+  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
+    (part, i) => `${stickyMarker(target.purpose, i + 1)}
+${part}`
+  );
+  const current = existing ?? await findStickyComments(octokit, target);
+  const { owner, repo, issue_number } = target;
+  let changed = false;
+  const parts = [];
+  for (const [i, body] of bodies.entries()) {
+    const part = current[i];
+    if (part && part.body === body) {
+      parts.push(part);
+      continue;
     }
+    changed = true;
+    const written = part ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body }) : await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    parts.push({ id: written.data.id, body, updatedAt: written.data.updated_at });
   }
-  ${PULL_FIELDS}
-`
-);
-var PULL_SNAPSHOT_QUERY = (
-  /* GraphQL */
-  `
-  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
-    repository(owner: $owner, name: $name) {
-      pullRequest(number: $number) { state ...TopoPull }
-    }
+  for (const stale of current.slice(bodies.length)) {
+    changed = true;
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
   }
-  ${PULL_FIELDS}
-`
-);
-
-// src/github/run-state.ts
-var RUN_STATE_PURPOSE = "lifecycle";
-async function readRunState(octokit, target) {
-  const [first2] = await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE });
-  return parseRunStateBlock(first2?.body);
+  return { id: parts[0]?.id ?? 0, changed, parts };
 }
 
 // src/lifecycle/jobs.ts
@@ -70315,6 +70453,273 @@ async function readPreset(name, repository, options = {}) {
   return pick(name, locations, texts);
 }
 
+// src/github/labels.ts
+var STATE_LABELS = {
+  queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
+  running: {
+    name: "topology:running",
+    color: "fbca04",
+    description: "Running on Slurm, metrics not stable yet"
+  },
+  stable: { name: "topology:stable", color: "0e8a16", description: "Metrics stabilised: verdict available" },
+  failed: {
+    name: "topology:failed",
+    color: "d93f0b",
+    description: "The run failed: see the comment for why"
+  }
+};
+var PREFIX = "topology:";
+function planStateLabels(current, state2) {
+  const wanted = state2 ? STATE_LABELS[state2].name : void 0;
+  const remove = current.filter((l) => l.startsWith(PREFIX) && l !== wanted);
+  const add = wanted && !current.includes(wanted) ? [wanted] : [];
+  return { remove, add };
+}
+async function setStateLabel(octokit, target, state2, current) {
+  const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target, per_page: 100 })).map(
+    (l) => l.name
+  );
+  const plan = planStateLabels(names, state2);
+  for (const name of plan.remove) {
+    try {
+      await octokit.rest.issues.removeLabel({ ...target, name });
+    } catch (e) {
+      if (e.status !== 404) throw e;
+    }
+  }
+  if (plan.add.length) await octokit.rest.issues.addLabels({ ...target, labels: plan.add });
+  return plan.remove.length > 0 || plan.add.length > 0;
+}
+
+// src/lifecycle/bounds.ts
+var ENDED_KEEP = 40;
+var STATE_BLOCK_BUDGET = 52e3;
+var RunStateFullError = class extends Error {
+  name = "RunStateFullError";
+};
+function compactRunState(state2) {
+  const latest = new Set(latestRequests(state2).map((r) => r.id));
+  const requests = [];
+  const moved = [];
+  for (const r of state2.requests) {
+    const outcome = state2.outcomes[r.id];
+    if (!outcome || latest.has(r.id)) requests.push(r);
+    else moved.push(endedOf(r, outcome, state2.runs[r.id]));
+  }
+  if (moved.length === 0 && state2.ended.length <= ENDED_KEEP) return state2;
+  const whole = new Set(requests.map((r) => r.id));
+  const ended = [...state2.ended, ...moved].sort(byEnd);
+  const forgotten = { ...state2.forgotten };
+  const drop = Math.max(0, ended.length - ENDED_KEEP);
+  for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
+  return {
+    version: 2,
+    requests,
+    runs: pick2(state2.runs, whole),
+    outcomes: pick2(state2.outcomes, whole),
+    ended: ended.slice(drop),
+    forgotten
+  };
+}
+function endedOf(r, outcome, run) {
+  const jobId2 = outcome.jobId ?? run?.jobId;
+  return {
+    id: r.id,
+    experiment: r.experiment,
+    candidate: r.candidate,
+    runName: r.runName,
+    kind: outcome.kind,
+    at: outcome.at,
+    ...jobId2 ? { jobId: jobId2 } : {}
+  };
+}
+var byEnd = (a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function pick2(record, ids) {
+  return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
+}
+function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
+  let out = compactRunState(state2);
+  while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
+    const [oldest, ...rest] = out.ended;
+    out = {
+      ...out,
+      ended: rest,
+      forgotten: { ...out.forgotten, [oldest.kind]: (out.forgotten[oldest.kind] ?? 0) + 1 }
+    };
+  }
+  const size2 = encodedRunStateLength(out);
+  if (size2 > budget)
+    throw new RunStateFullError(
+      `the run state would take ${size2} characters with ${out.requests.length} Requests kept whole; it holds at most ${budget}`
+    );
+  return out;
+}
+var RESERVED_OUTCOME = {
+  kind: "superseded",
+  at: "2026-01-01T00:00:00.000Z",
+  jobId: "1234567890_1234567890",
+  evidence: ['"'.repeat(119), '"'.repeat(119)]
+};
+
+// src/github/pull-snapshots.ts
+var PULL_FIELDS = (
+  /* GraphQL */
+  `
+  fragment TopoPull on PullRequest {
+    number
+    headRefOid
+    headRepository { nameWithOwner }
+    labels(first: 100) { nodes { name } }
+    files(first: $files) { totalCount nodes { path changeType } }
+    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
+  }
+`
+);
+var PULL_SNAPSHOTS_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...TopoPull }
+      }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var PULL_SNAPSHOT_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { state ...TopoPull }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+
+// src/github/run-state.ts
+var RUN_STATE_PURPOSE = "lifecycle";
+var RUN_STATE_WRITE_ATTEMPTS = 8;
+var REBUILD_HINT = "someone with write access can rebuild it with `/topo state rebuild`";
+function runStateOf(parts) {
+  if (parts.length > 1)
+    throw new RunStateError(
+      `the state is split across ${parts.length} comments (an older version split long states); ${REBUILD_HINT}`
+    );
+  try {
+    return parseRunStateBlock(parts[0]?.body);
+  } catch (e) {
+    if (e instanceof RunStateError && !e.message.includes("/topo state rebuild"))
+      e.message = `${e.message}; ${REBUILD_HINT}`;
+    throw e;
+  }
+}
+async function readRunState(octokit, target) {
+  return runStateOf(await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE }));
+}
+async function updateRunState(octokit, target, change, options = {}) {
+  return (await updateRunStateFrom(octokit, target, void 0, change, options)).state;
+}
+async function updateRunStateFrom(octokit, target, known, change, options = {}) {
+  const sticky = { ...target, purpose: RUN_STATE_PURPOSE };
+  const backoff = options.backoffMs ?? ((n) => 50 * n + Math.floor(Math.random() * 200));
+  let parts = known ? [...known] : await findStickyComments(octokit, sticky);
+  for (let attempt = 1; attempt <= RUN_STATE_WRITE_ATTEMPTS; attempt++) {
+    if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt)));
+    const state2 = fitRunState(change(runStateOf(parts)));
+    const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state2)}`;
+    const written = await swap(octokit, sticky, parts[0], body);
+    if ("written" in written) return { state: state2, parts: [written.written] };
+    parts = written.now;
+  }
+  throw new Error(
+    `the bot state of #${target.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
+  );
+}
+async function swap(octokit, target, part, body) {
+  const { owner, repo, issue_number } = target;
+  if (part?.body === body) return { written: part };
+  if (!part) {
+    const { data: data2 } = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    const listed = await findStickyComments(octokit, target);
+    if (listed[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: data2.id });
+    return { now: listed.filter((p) => p.id !== data2.id) };
+  }
+  const before = await readComment(octokit, target, part.id);
+  if (!before) return { now: await findStickyComments(octokit, target) };
+  if (before.body !== part.body || Date.parse(before.updatedAt) !== Date.parse(part.updatedAt))
+    return { now: [before] };
+  const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
+  const after = await readComment(octokit, target, part.id);
+  if (!after) return { now: await findStickyComments(octokit, target) };
+  if (after.body !== body) return { now: [after] };
+  return { written: { id: part.id, body, updatedAt: data.updated_at } };
+}
+async function readComment(octokit, target, id) {
+  try {
+    const { data } = await octokit.rest.issues.getComment({ ...target, comment_id: id });
+    return { id, body: data.body ?? "", updatedAt: data.updated_at };
+  } catch (e) {
+    if (e.status === 404) return void 0;
+    throw e;
+  }
+}
+var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
+function requestRow(state2, r) {
+  const run = state2.runs[r.id];
+  const outcome = state2.outcomes[r.id];
+  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
+  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
+}
+function endedRow(e) {
+  return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
+}
+function forgottenLine(state2) {
+  const counts = Object.entries(state2.forgotten).filter(([, n]) => (n ?? 0) > 0);
+  const total = counts.reduce((n, [, c]) => n + (c ?? 0), 0);
+  if (!total) return [];
+  return [
+    "",
+    `${total} earlier run${total === 1 ? "" : "s"} ended (${counts.map(([k, n]) => `${n} ${k}`).join(", ")}) and ${total === 1 ? "is" : "are"} no longer listed: see the check runs, and the experiment record once this pull request closes.`
+  ];
+}
+function renderRunStateComment(state2) {
+  const rows = [
+    ...[...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state2, r)),
+    ...[...state2.ended].reverse().map(endedRow)
+  ];
+  const head = [
+    "#### Runs of this pull request",
+    "",
+    EXPLAIN,
+    "",
+    "| requested | by | candidate | run name | Slurm job | outcome |",
+    "|---|---|---|---|---|---|"
+  ];
+  const tail = [...forgottenLine(state2), "", renderRunStateBlock(state2)];
+  const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
+  let size2 = [...head, ...tail].join("\n").length;
+  const shown = [];
+  for (const row of rows.slice(0, 30)) {
+    if (size2 + row.length + 1 > room) break;
+    shown.push(row);
+    size2 += row.length + 1;
+  }
+  const more = rows.length - shown.length;
+  return [
+    ...head,
+    ...shown,
+    ...more > 0 ? ["", `_${more} more row${more === 1 ? "" : "s"} in the state below._`] : [],
+    ...tail
+  ].join("\n");
+}
+
 // src/lifecycle/run-name.ts
 var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
 var HEX82 = "[0-9a-f]{8}";
@@ -70354,6 +70759,111 @@ function looksLikeLongerExperiment(name, experimentId) {
   const parsed = parseRunName(name, experimentId);
   if (!parsed) return false;
   return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/usecases/queue.ts
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+
+// src/usecases/close.ts
+var ClosingOutageError = class extends Error {
+  name = "ClosingOutageError";
+};
+function runNamesByExperiment(state2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests, ...state2.ended]) {
+    const entry = out.get(r.experiment) ?? { folder: r.experiment, names: /* @__PURE__ */ new Set() };
+    if ("path" in r) entry.folder = r.path.split("/").at(-2) ?? entry.folder;
+    entry.names.add(r.runName);
+    out.set(r.experiment, entry);
+  }
+  return out;
+}
+async function cancelRuns(slurm, experimentId, names) {
+  let jobs;
+  try {
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+  } catch (error2) {
+    throw new ClosingOutageError(
+      `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
+    );
+  }
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  for (const j of cancelled) await slurm.cancel(j.id);
+  return { jobs, cancelled };
+}
+function closedOutcome(pull, at, cancelled, ran) {
+  const how = pull.merged ? "merged" : "closed without merge";
+  const job = cancelled ? `its Slurm job ${cancelled} was cancelled` : ran ? "its job had already ended" : "it never ran";
+  return {
+    kind: "closed",
+    at,
+    ...cancelled ? { jobId: cancelled } : {},
+    evidence: [
+      `the pull request was ${how} at ${at}: ${job}`,
+      "reopening the pull request needs a new /topo submit"
+    ]
+  };
+}
+async function clearLiveLabel(deps, pr) {
+  const target = { owner: deps.owner, repo: deps.repo, issue_number: pr };
+  const labels = await deps.octokit.paginate(deps.octokit.rest.issues.listLabelsOnIssue, {
+    ...target,
+    per_page: 100
+  });
+  const live2 = [STATE_LABELS.queued.name, STATE_LABELS.running.name];
+  if (labels.some((l) => live2.includes(l.name)))
+    await setStateLabel(
+      deps.octokit,
+      target,
+      null,
+      labels.map((l) => l.name)
+    );
+}
+async function endRequestsWithPull(deps, pull) {
+  const target = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
+  const state2 = await readRunState(deps.octokit, target);
+  const jobs = /* @__PURE__ */ new Map();
+  const cancelledJobs = [];
+  const liveOf = /* @__PURE__ */ new Map();
+  for (const [experimentId, { folder, names }] of runNamesByExperiment(state2)) {
+    const experiment = await deps.experimentOf(folder);
+    const slurm = experiment && deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
+    if (!slurm) {
+      deps.log?.(`${experimentId}: no Slurm access from this runner: its jobs are not cancelled here`);
+      continue;
+    }
+    try {
+      const listed = await cancelRuns(slurm, experimentId, names);
+      jobs.set(experimentId, listed.jobs);
+      for (const j of listed.cancelled) {
+        cancelledJobs.push(j.id);
+        liveOf.set(j.name, j.id);
+      }
+    } finally {
+      await slurm.close();
+    }
+  }
+  if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")}`);
+  const at = pull.closed_at ?? (/* @__PURE__ */ new Date()).toISOString();
+  const ended = /* @__PURE__ */ new Map();
+  const outcomes = /* @__PURE__ */ new Map();
+  for (const r of openRequests(state2)) {
+    const cancelled = liveOf.get(r.runName) ?? null;
+    const listed = jobs.get(r.experiment);
+    const ran = !!state2.runs[r.id] || !!listed && jobForRun(listed, r.runName, (j) => j) !== null;
+    ended.set(r.id, { cancelled });
+    outcomes.set(r.id, closedOutcome(pull, at, cancelled, ran));
+  }
+  if (outcomes.size === 0) return { state: state2, ended, cancelledJobs, jobs };
+  const written = await updateRunState(deps.octokit, target, (s) => {
+    let next = s;
+    for (const [id, o] of outcomes) if (knowsRequest(next, id)) next = withOutcome(next, id, o);
+    return next;
+  });
+  await clearLiveLabel(deps, pull.number);
+  return { state: written, ended, cancelledJobs, jobs };
 }
 
 // src/usecases/monitor-comment.ts
@@ -70409,19 +70919,6 @@ function isYamlFile(name) {
 function candidateFilesOf(paths, topologiesDir = "topologies") {
   const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
   return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix3.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
-}
-
-// src/usecases/queue.ts
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-
-// src/usecases/submit.ts
-function isRunOfName(name, jobName2, experimentId) {
-  if (name === jobName2) return true;
-  const wanted = parseRunName(jobName2, experimentId);
-  const found = parseRunName(name, experimentId);
-  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
 }
 
 // src/usecases/record.ts
@@ -70514,32 +71011,6 @@ async function readObservation(deps, pull, candidate) {
     };
   return { observation: checked2.observation };
 }
-async function settleJobs(deps, experiment, runNames, runName) {
-  const client = deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
-  if (!client) return { cancelledJobs: [] };
-  try {
-    const id = experiment.experiment_id;
-    let jobs;
-    try {
-      jobs = ownJobs(await client.jobs(`topo-${id}-`), id);
-    } catch (error2) {
-      throw new RecordOutageError(
-        `Slurm unreachable while recording: ${error2 instanceof Error ? error2.message : String(error2)}`
-      );
-    }
-    const cancelledJobs = [];
-    const ours = (name) => [...runNames].some((r) => isRunOfName(name, r, id));
-    for (const j of jobs.filter((j2) => ours(j2.name) && isLive(j2.state))) {
-      await client.cancel(j.id);
-      cancelledJobs.push(j.id);
-    }
-    if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")}`);
-    const job = runName ? jobForRun(jobs, runName, (j) => j) ?? void 0 : void 0;
-    return { job, cancelledJobs };
-  } finally {
-    await client.close();
-  }
-}
 var RecordOutageError = class extends Error {
   name = "RecordOutageError";
 };
@@ -70549,97 +71020,112 @@ function outcomeKind(merged, observation, lifecycle) {
   if (merged) return "accepted";
   return "rejected";
 }
-async function recordCandidate(deps, pull, file, folder, name, facts) {
-  const log = deps.log ?? (() => {
-  });
-  const ref = pull.head.sha;
-  const experiment = await loadExperiment(deps, folder, ref);
-  const id = experiment.experiment_id;
-  const paths = recordPaths(id);
+async function describeCandidate(deps, c, experiment, ref) {
   const gaps2 = [];
-  const { candidate, problem } = await loadCandidate(deps, file, ref);
+  const { candidate, problem } = await loadCandidate(deps, c.file, ref);
   if (problem) gaps2.push(`candidate file unreadable: ${problem}`);
   const base = await loadBase(deps, experiment, ref);
-  let runName = null;
-  let change;
-  let hash = null;
-  let expandedTopology;
-  if (candidate && base) {
-    const expanded = expandCandidate(base, candidate.topology);
-    expandedTopology = expanded;
-    hash = hash8(expanded);
-    runName = jobName(id, name, expanded);
-    let parentExpanded = base;
-    if (candidate.parent) {
-      const parentFile = `${deps.topologiesDir ?? "topologies"}/${folder}/${candidate.parent}.yaml`;
-      const parent = (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ?? (await loadCandidate(deps, parentFile, ref)).candidate;
-      if (parent) parentExpanded = expandCandidate(base, parent.topology);
-      else
-        gaps2.push(
-          `parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`
-        );
-    }
-    change = topologyChange(parentExpanded, expanded);
-  } else if (!base) {
-    gaps2.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  if (!base) gaps2.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  if (!candidate || !base) return { candidate, hash: null, gaps: gaps2 };
+  const topology = expandCandidate(base, candidate.topology);
+  let parentExpanded = base;
+  if (candidate.parent) {
+    const parentFile = `${deps.topologiesDir ?? "topologies"}/${c.folder}/${candidate.parent}.yaml`;
+    const parent = (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ?? (await loadCandidate(deps, parentFile, ref)).candidate;
+    if (parent) parentExpanded = expandCandidate(base, parent.topology);
+    else
+      gaps2.push(`parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`);
   }
-  const state2 = await readRunState(deps.octokit, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    botLogin: deps.botLogin
-  }).catch((error2) => {
-    if (!(error2 instanceof RunStateError)) throw error2;
-    gaps2.push(`the pull request's run state is unreadable: ${error2.message}`);
-    return emptyRunState();
-  });
-  const requests = state2.requests.filter((r) => r.experiment === id && r.candidate === name);
-  const request2 = latestRequests({ ...state2, requests }).at(-1);
-  if (request2) runName = request2.runName;
-  const lifecycle = request2 ? state2.outcomes[request2.id] : void 0;
-  const runNames = /* @__PURE__ */ new Set([...requests.map((r) => r.runName), ...runName ? [runName] : []]);
-  const { job, cancelledJobs } = await settleJobs(deps, experiment, runNames, runName);
-  let { observation, gap } = await readObservation(deps, pull, name);
-  if (observation && runName && observation.run_name !== runName)
-    gaps2.push(`the observation is of run ${observation.run_name}; the merged topology hashes to ${runName}`);
-  if (!observation) {
-    const queryName = runName;
-    if (deps.observe && queryName) {
-      const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
-      try {
-        observation = await deps.observe(queryName, experiment, expandedTopology, endTs);
-      } catch (error2) {
-        throw new RecordOutageError(
-          `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
-        );
-      }
-    }
-    if (!observation)
-      gaps2.push(
-        `metrics unavailable: ${gap ?? "no observation"}${deps.observe ? "" : " (Prometheus was not queried)"}`
+  return {
+    candidate,
+    topology,
+    hash: hash8(topology),
+    change: topologyChange(parentExpanded, topology),
+    gaps: gaps2
+  };
+}
+async function observationOf(deps, pull, experiment, request2, described, job, gaps2) {
+  const read = await readObservation(deps, pull, request2.candidate);
+  let { observation, gap } = read;
+  if (observation && observation.run_name !== request2.runName) {
+    gap = `the monitor comment shows run ${observation.run_name}, not this candidate's run ${request2.runName}`;
+    observation = void 0;
+  }
+  if (observation) return observation;
+  if (deps.observe) {
+    const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
+    try {
+      observation = await deps.observe(request2.runName, experiment, described.topology, endTs);
+    } catch (error2) {
+      throw new RecordOutageError(
+        `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
       );
+    }
   }
-  const measuredRun = observation?.run_name ?? runName;
+  if (!observation)
+    gaps2.push(
+      `metrics unavailable: ${gap ?? "no observation"}${deps.observe ? "" : " (Prometheus was not queried)"}`
+    );
+  return observation;
+}
+function closingNote(closed, request2) {
+  const ended = closed.ended.get(request2.id);
+  if (!ended) return {};
+  if (ended.cancelled)
+    return {
+      gap: `run cut short: Slurm job ${ended.cancelled} was still running when the pull request closed; it was cancelled`
+    };
+  const outcome = closed.state.outcomes[request2.id];
+  if (outcome?.evidence[0]?.endsWith("it never ran"))
+    return {
+      gap: "the pull request closed before the run started: it never ran",
+      reason: "closed before its run started: it never ran"
+    };
+  return {};
+}
+function recordedElsewhere(record, name, pr) {
+  const run = record.runs.find((r) => r.name === name);
+  if (!run || run.pull_request?.number === pr) return void 0;
+  if (run.status === "pending" && !run.pull_request) return void 0;
+  return run;
+}
+var fromPull = (run) => run.pull_request ? `#${run.pull_request.number}` : "an earlier record";
+async function recordCandidate(deps, pull, c, experiment, request2, closed, facts) {
+  const log = deps.log ?? (() => {
+  });
+  const id = experiment.experiment_id;
+  const name = c.candidate;
+  const paths = recordPaths(id);
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps2 = [...described.gaps];
+  const runName = request2.runName;
+  const lifecycle = closed.state.outcomes[request2.id];
+  const job = jobForRun(closed.jobs.get(id) ?? [], runName, (j) => j) ?? void 0;
+  const observation = await observationOf(deps, pull, experiment, request2, described, job, gaps2);
+  const note = closingNote(closed, request2);
+  if (note.gap) gaps2.push(note.gap);
   const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason2 = facts.rejectReason && kind !== "accepted" ? facts.rejectReason : kind !== "accepted" ? note.reason : void 0;
   const outcome = {
     candidate: name,
     kind,
     at: pull.closed_at,
     parent: candidate ? candidate.parent ?? null : void 0,
-    run_name: measuredRun,
+    run_name: observation?.run_name ?? runName,
     job_id: job?.id ?? void 0,
     run_dir: job?.stdoutPath ? posix4.dirname(posix4.dirname(job.stdoutPath)) : void 0,
     topology: {
       base: `topology=${experiment.base_topology}`,
-      hash,
+      hash: described.hash,
       block: candidate?.topology ?? null,
-      file
+      file: c.file
     },
-    change,
+    change: described.change,
     hypothesis: candidate?.hypothesis,
     expected_effect: candidate?.expected_effect,
     observation: observation ?? null,
-    reason: facts.rejectReason && kind !== "accepted" ? facts.rejectReason : void 0,
+    reason: reason2,
     learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
     telemetry_gaps: gaps2,
     pull_request: {
@@ -70648,6 +71134,7 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
       merge_commit_sha: pull.merged ? pull.merge_commit_sha : null
     }
   };
+  let elsewhere;
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
     repo: deps.repo,
@@ -70659,11 +71146,20 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     update: (current, attempt) => {
       const text2 = current.get(paths.json);
       const record = text2 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text2, paths.json);
-      const next = apply(record, outcome);
+      elsewhere = recordedElsewhere(record, name, pull.number);
+      if (elsewhere) return null;
       if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
-      return recordFiles(next);
+      return recordFiles(apply(record, outcome));
     }
   });
+  if (elsewhere)
+    return {
+      experimentId: id,
+      candidate: name,
+      file: c.file,
+      refused: Boolean(pull.merged),
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`
+    };
   log(
     commit.committed ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})` : `${paths.json} already records ${name} as ${kind}: nothing to commit`
   );
@@ -70671,13 +71167,61 @@ async function recordCandidate(deps, pull, file, folder, name, facts) {
     experimentId: id,
     candidate: name,
     kind,
-    runName: measuredRun,
-    cancelledJobs,
+    runName: observation?.run_name ?? runName,
+    cancelledJobs: closed.ended.get(request2.id)?.cancelled ? [closed.ended.get(request2.id)?.cancelled] : [],
     telemetryGaps: gaps2,
     commit
   };
 }
+async function withoutRun(deps, pull, c, experiment) {
+  const base = { experimentId: experiment.experiment_id, candidate: c.candidate, file: c.file };
+  const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
+  if (!pull.merged) return { ...base, refused: false, why: never };
+  const paths = recordPaths(experiment.experiment_id);
+  const text2 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
+  if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
+  const measured = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
+  const same = described.hash !== null && described.hash === entry.topology?.hash;
+  return {
+    ...base,
+    refused: true,
+    why: [
+      `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
+    ].join(" ")
+  };
+}
+async function explainNotRecorded(deps, pull, items) {
+  if (!items.length) return;
+  await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+    purpose: "record",
+    body: [
+      `### The experiment record was not changed for ${items.length === 1 ? "this candidate" : "these candidates"}`,
+      "",
+      ...items.map((i) => `- \`${i.file}\`: ${i.why}`)
+    ].join("\n")
+  });
+}
 async function recordClosedPullRequest(deps, pull) {
+  const ref = pull.head.sha;
+  const closed = await endRequestsWithPull(
+    {
+      ...deps,
+      experimentOf: (folder) => loadExperiment(deps, folder, ref).catch(() => void 0)
+    },
+    pull
+  ).catch((error2) => {
+    if (error2 instanceof ClosingOutageError) throw new RecordOutageError(error2.message);
+    throw error2;
+  });
+  const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
   const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
     owner: deps.owner,
     repo: deps.repo,
@@ -70685,12 +71229,32 @@ async function recordClosedPullRequest(deps, pull) {
     per_page: 100
   });
   const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
-  if (candidates.length === 0) return { recorded: [], skipped: "the pull request changes no candidate file" };
+  if (candidates.length === 0)
+    return {
+      recorded: [],
+      notRecorded: [],
+      closed: closedSummary,
+      skipped: "the pull request changes no candidate file"
+    };
   const facts = await readCommands(deps, pull);
   const recorded = [];
-  for (const c of candidates)
-    recorded.push(await recordCandidate(deps, pull, c.file, c.folder, c.candidate, facts));
-  return { recorded };
+  const notRecorded = [];
+  for (const c of candidates) {
+    const experiment = await loadExperiment(deps, c.folder, ref);
+    const mine = closed.state.requests.filter(
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
+    );
+    const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
+    const result = request2 ? await recordCandidate(deps, pull, c, experiment, request2, closed, facts) : await withoutRun(deps, pull, c, experiment);
+    if ("commit" in result) recorded.push(result);
+    else notRecorded.push(result);
+  }
+  await explainNotRecorded(
+    deps,
+    pull,
+    notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate))
+  );
+  return { recorded, notRecorded, closed: closedSummary };
 }
 async function observeAgain(prometheus, runName, experiment, options = {}) {
   const scale = options.timeScale ?? 1;
@@ -70822,6 +71386,20 @@ async function main() {
     telemetry_gaps: r.telemetryGaps
   }));
   setOutput("recorded", JSON.stringify(recorded));
+  setOutput(
+    "not-recorded",
+    JSON.stringify(
+      result.notRecorded.map((n) => ({
+        experiment_id: n.experimentId,
+        candidate: n.candidate,
+        file: n.file,
+        refused: n.refused,
+        why: n.why
+      }))
+    )
+  );
+  setOutput("closed-requests", JSON.stringify(result.closed.requests));
+  setOutput("cancelled-jobs", JSON.stringify(result.closed.cancelledJobs));
   setOutput("committed", String(recorded.some((r) => r.committed)));
   setOutput("commit-sha", recorded.at(-1)?.commit_sha ?? "");
   const summary2 = summary.addHeading("Experiment record", 3);
@@ -70833,16 +71411,26 @@ async function main() {
     );
     for (const gap of r.telemetry_gaps) warning(`${r.candidate}: ${gap}`);
   }
+  for (const n of result.notRecorded) {
+    summary2.addRaw(`- \`${n.candidate}\` (\`${n.file}\`) not recorded: ${n.why}`, true);
+    if (n.refused) warning(`${n.candidate}: refused: ${n.why}`);
+  }
+  if (result.closed.requests.length)
+    summary2.addRaw(
+      `The pull request's ${result.closed.requests.length} open run request(s) ended with it (Outcome \`closed\`)${result.closed.cancelledJobs.length ? `; Slurm job(s) ${result.closed.cancelledJobs.join(", ")} cancelled` : ""}. Reopening it needs a new \`/topo submit\`.`,
+      true
+    );
   await summary2.write();
 }
 async function tellThePullRequest(octokit, repo, pr, error2) {
   const outage = error2 instanceof RecordOutageError;
+  const unreadable = error2 instanceof RunStateError;
   const body = [
     outage ? "**The experiment record was not written**: a service it needs could not be reached (an outage, not a result of this candidate):" : "**The experiment record could not be written** for this pull request:",
     "",
     codeBlock(error2.message),
     "",
-    outage ? `Once it is back, run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.` : `Fix what the message names on the default branch, then run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.`
+    outage ? `Once it is back, run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.` : unreadable ? `Rebuild the state first (\`/topo state rebuild\`, by someone with write access), then run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.` : `Fix what the message names on the default branch, then run the record workflow by hand (Actions \u2192 record \u2192 Run workflow) with pull request number \`${pr}\`.`
   ].join("\n");
   try {
     await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body });

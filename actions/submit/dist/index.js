@@ -62672,6 +62672,10 @@ var COMMANDS = {
   },
   learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
   conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
+  state: {
+    argument: "rebuild",
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+  },
   help: { argument: false, summary: "show this help" }
 };
 var MAX_ARGUMENT = 2e3;
@@ -62697,6 +62701,11 @@ function parseCommand(body) {
         reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
       };
     }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "rebuild") {
+    if (argument !== "rebuild")
+      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
     return { kind: "command", name, argument };
   }
   if (COMMANDS[name].argument === "candidate") {
@@ -62728,6 +62737,7 @@ function helpText(reason2) {
 }
 function argumentHint(name, argument) {
   if (argument === "candidate") return " [<candidate>]";
+  if (argument === "rebuild") return " rebuild";
   if (argument) return name === "reject" ? " <reason>" : " <text>";
   return "";
 }
@@ -62912,7 +62922,7 @@ ${text2}`
       return { outcome: "refused", command, message: decision.reason };
     }
   }
-  if (pull.state !== "open" && command !== "conclude") {
+  if (pull.state !== "open" && command !== "conclude" && command !== "state") {
     const message2 = `This pull request is ${pull.merged_at ? "merged" : "closed"}: \`/topo ${command}\` only works on open pull requests.`;
     await reply(message2);
     await reactToComment(octokit, commentRef, "refused");
@@ -63055,12 +63065,17 @@ var OUTCOME_KINDS = [
   "superseded",
   "lost",
   /** Queued, then at its turn no longer valid against the default branch: never submitted. */
-  "refused"
+  "refused",
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  "closed"
 ];
 function emptyRunState() {
-  return { version: 1, requests: [], runs: {}, outcomes: {} };
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
 }
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded"]);
+var UnknownRequestError = class extends Error {
+  name = "UnknownRequestError";
+};
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run, outcome, job, headSha } = input;
   const jobLive = job !== null && isLive(job.state);
@@ -63088,24 +63103,47 @@ function olderOpenRequests(state2) {
 function byRequestTime(a, b) {
   return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
+function knowsRequest(state2, id) {
+  if (state2.requests.some((r) => r.id === id)) return "whole";
+  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+}
 function withRequest(state2, request2) {
-  if (state2.requests.some((r) => r.id === request2.id)) return state2;
+  if (knowsRequest(state2, request2.id)) return state2;
   return { ...state2, requests: [...state2.requests, request2] };
 }
 function withRun(state2, requestId, run) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended")
+    return {
+      ...state2,
+      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
+    };
   if (state2.runs[requestId]) return state2;
   return { ...state2, runs: { ...state2.runs, [requestId]: run } };
 }
-function withOutcome(state2, requestId, outcome) {
-  if (state2.outcomes[requestId]) return state2;
-  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: outcome } };
+var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
+var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
+function boundedEvidence(evidence) {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    let line = sentence.replace(/\s+/g, " ");
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}\u2026`;
+  });
 }
-function mergeRunStates(a, b) {
-  let out = a;
-  for (const r of b.requests) out = withRequest(out, r);
-  for (const [id, run] of Object.entries(b.runs)) out = withRun(out, id, run);
-  for (const [id, o] of Object.entries(b.outcomes)) out = withOutcome(out, id, o);
-  return out;
+function withOutcome(state2, requestId, outcome) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
 }
 function staleRequests(state2, headSha) {
   const older = new Set(olderOpenRequests(state2).map((r) => r.id));
@@ -63119,22 +63157,40 @@ function openRequests(state2) {
 }
 
 // src/lifecycle/state-block.ts
-var BLOCK = /<!-- topo:run-state v1 ([A-Za-z0-9+/=]*) -->/;
+var MARK = "<!-- topo:run-state v";
+var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
 var RunStateError = class extends Error {
   name = "RunStateError";
+  constructor(detail) {
+    super(`bot state unreadable: ${detail}`);
+  }
 };
 function renderRunStateBlock(state2) {
-  return `<!-- topo:run-state v1 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+  return `${MARK}2 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+}
+function encodedRunStateLength(state2) {
+  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state2), "utf8") / 3) + 4;
 }
 function parseRunStateBlock(body) {
-  const m = body ? BLOCK.exec(body) : null;
-  if (!m) return emptyRunState();
+  if (body === void 0) return emptyRunState();
+  const m = BLOCK.exec(body);
+  if (!m) {
+    const at = body.indexOf(MARK);
+    if (at < 0) throw new RunStateError("the bot's lifecycle comment carries no state block");
+    throw new RunStateError(
+      `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
+    );
+  }
+  const text2 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
   let data;
   try {
-    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
+    data = JSON.parse(text2);
   } catch (e) {
     throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
   }
+  const version = data?.version;
+  if (String(version) !== m[1])
+    throw new RunStateError(`the block says v${m[1]} but holds a version ${JSON.stringify(version)} state`);
   return checkRunState(data);
 }
 var SHA = /^[0-9a-f]{40}$/;
@@ -63143,10 +63199,15 @@ var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
 var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
-var JOB_ID = /^[0-9]+(_[0-9]+)?$/;
+var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
 function fail(where, what) {
   throw new RunStateError(`run-state block: ${where}: ${what}`);
+}
+function kindOf(v, where) {
+  if (typeof v !== "string" || !OUTCOME_KINDS.includes(v))
+    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  return v;
 }
 function str(o, key, pattern, where) {
   const v = o[key];
@@ -63183,9 +63244,7 @@ function checkRun(v, where) {
 }
 function checkOutcome(v, where) {
   const o = obj(v, where);
-  const kind = o.kind;
-  if (typeof kind !== "string" || !OUTCOME_KINDS.includes(kind))
-    fail(`${where}.kind`, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  const kind = kindOf(o.kind, `${where}.kind`);
   const evidence = o.evidence;
   if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
     fail(`${where}.evidence`, "not a list of sentences");
@@ -63193,26 +63252,151 @@ function checkOutcome(v, where) {
   if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
   return out;
 }
+function checkEnded(v, i) {
+  const where = `ended[${i}]`;
+  const o = obj(v, where);
+  const out = {
+    id: str(o, "id", HEX8, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    kind: kindOf(o.kind, `${where}.kind`),
+    at: str(o, "at", "iso", where)
+  };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
+  return out;
+}
+function checkForgotten(v) {
+  const out = {};
+  for (const [kind, n] of Object.entries(obj(v, "forgotten"))) {
+    const k = kindOf(kind, `forgotten.${kind}`);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`forgotten.${kind}`, "not a count");
+    out[k] = n;
+  }
+  return out;
+}
 function checkRunState(data) {
   const o = obj(data, "state");
-  if (o.version !== 1) fail("version", `${JSON.stringify(o.version)} is not 1`);
+  if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
   if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
   const state2 = {
-    version: 1,
+    version: 2,
     requests: o.requests.map(checkRequest),
     runs: {},
-    outcomes: {}
+    outcomes: {},
+    ended: o.version === 2 ? o.ended.map(checkEnded) : [],
+    forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
   };
-  const ids = new Set(state2.requests.map((r) => r.id));
+  const ids = /* @__PURE__ */ new Set();
+  for (const id of [...state2.requests.map((r) => r.id), ...state2.ended.map((e) => e.id)]) {
+    if (ids.has(id)) fail(`requests.${id}`, "appears twice");
+    ids.add(id);
+  }
+  const whole = new Set(state2.requests.map((r) => r.id));
   for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
-    if (!ids.has(id)) fail(`runs.${id}`, "no such request");
+    if (!whole.has(id)) fail(`runs.${id}`, "no such request");
     state2.runs[id] = checkRun(run, `runs.${id}`);
   }
   for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
-    if (!ids.has(id)) fail(`outcomes.${id}`, "no such request");
+    if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
     state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
   }
   return state2;
+}
+
+// src/lifecycle/bounds.ts
+var ENDED_KEEP = 40;
+var STATE_BLOCK_BUDGET = 52e3;
+var RunStateFullError = class extends Error {
+  name = "RunStateFullError";
+};
+function compactRunState(state2) {
+  const latest = new Set(latestRequests(state2).map((r) => r.id));
+  const requests = [];
+  const moved = [];
+  for (const r of state2.requests) {
+    const outcome = state2.outcomes[r.id];
+    if (!outcome || latest.has(r.id)) requests.push(r);
+    else moved.push(endedOf(r, outcome, state2.runs[r.id]));
+  }
+  if (moved.length === 0 && state2.ended.length <= ENDED_KEEP) return state2;
+  const whole = new Set(requests.map((r) => r.id));
+  const ended = [...state2.ended, ...moved].sort(byEnd);
+  const forgotten = { ...state2.forgotten };
+  const drop = Math.max(0, ended.length - ENDED_KEEP);
+  for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
+  return {
+    version: 2,
+    requests,
+    runs: pick(state2.runs, whole),
+    outcomes: pick(state2.outcomes, whole),
+    ended: ended.slice(drop),
+    forgotten
+  };
+}
+function endedOf(r, outcome, run) {
+  const jobId2 = outcome.jobId ?? run?.jobId;
+  return {
+    id: r.id,
+    experiment: r.experiment,
+    candidate: r.candidate,
+    runName: r.runName,
+    kind: outcome.kind,
+    at: outcome.at,
+    ...jobId2 ? { jobId: jobId2 } : {}
+  };
+}
+var byEnd = (a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function pick(record, ids) {
+  return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
+}
+function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
+  let out = compactRunState(state2);
+  while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
+    const [oldest, ...rest] = out.ended;
+    out = {
+      ...out,
+      ended: rest,
+      forgotten: { ...out.forgotten, [oldest.kind]: (out.forgotten[oldest.kind] ?? 0) + 1 }
+    };
+  }
+  const size2 = encodedRunStateLength(out);
+  if (size2 > budget)
+    throw new RunStateFullError(
+      `the run state would take ${size2} characters with ${out.requests.length} Requests kept whole; it holds at most ${budget}`
+    );
+  return out;
+}
+var RESERVED_OUTCOME = {
+  kind: "superseded",
+  at: "2026-01-01T00:00:00.000Z",
+  jobId: "1234567890_1234567890",
+  evidence: ['"'.repeat(119), '"'.repeat(119)]
+};
+var RESERVED_RUN = { jobId: "1234567890_1234567890", submittedAt: "2026-01-01T00:00:00.000Z" };
+function admitRequest(state2, request2, budget = STATE_BLOCK_BUDGET) {
+  const next = withRequest(state2, request2);
+  if (next === state2) return state2;
+  let reserved = compactRunState(next);
+  for (const r of reserved.requests) {
+    if (reserved.outcomes[r.id]) continue;
+    reserved = {
+      ...reserved,
+      runs: { ...reserved.runs, [r.id]: RESERVED_RUN },
+      outcomes: { ...reserved.outcomes, [r.id]: RESERVED_OUTCOME }
+    };
+  }
+  const open2 = next.requests.filter((r) => !next.outcomes[r.id]).length;
+  try {
+    fitRunState({ ...reserved, ended: [] }, budget);
+  } catch (e) {
+    if (!(e instanceof RunStateFullError)) throw e;
+    throw new RunStateFullError(
+      `this pull request already has ${open2 - 1} open Requests (and ${next.requests.length - open2} finished candidates kept whole): the bot state, one comment, cannot hold another one and still record how each ends. Cancel some (\`/topo cancel <candidate>\`) or move candidates to another pull request`
+    );
+  }
+  return fitRunState(next, budget);
 }
 
 // src/github/comment-split.ts
@@ -63558,43 +63742,139 @@ async function readBlobs(octokit, repo, refs, checks) {
 
 // src/github/run-state.ts
 var RUN_STATE_PURPOSE = "lifecycle";
+var RUN_STATE_WRITE_ATTEMPTS = 8;
+var REBUILD_HINT = "someone with write access can rebuild it with `/topo state rebuild`";
+function runStateOf(parts) {
+  if (parts.length > 1)
+    throw new RunStateError(
+      `the state is split across ${parts.length} comments (an older version split long states); ${REBUILD_HINT}`
+    );
+  try {
+    return parseRunStateBlock(parts[0]?.body);
+  } catch (e) {
+    if (e instanceof RunStateError && !e.message.includes("/topo state rebuild"))
+      e.message = `${e.message}; ${REBUILD_HINT}`;
+    throw e;
+  }
+}
 async function readRunState(octokit, target2) {
-  const [first2] = await findStickyComments(octokit, { ...target2, purpose: RUN_STATE_PURPOSE });
-  return parseRunStateBlock(first2?.body);
+  return runStateOf(await findStickyComments(octokit, { ...target2, purpose: RUN_STATE_PURPOSE }));
 }
-async function updateRunState(octokit, target2, change) {
-  return (await updateRunStateFrom(octokit, target2, void 0, change)).state;
+async function updateRunState(octokit, target2, change, options = {}) {
+  return (await updateRunStateFrom(octokit, target2, void 0, change, options)).state;
 }
-async function updateRunStateFrom(octokit, target2, known, change) {
+async function updateRunStateFrom(octokit, target2, known, change, options = {}) {
   const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
-  const next = change(known ? parseRunStateBlock(known[0]?.body) : await readRunState(octokit, target2));
-  const fresh = await findStickyComments(octokit, sticky);
-  const merged = mergeRunStates(parseRunStateBlock(fresh[0]?.body), next);
-  const final = mergeRunStates(next, merged);
-  const written = await upsertStickyComment(
-    octokit,
-    { ...sticky, body: renderRunStateComment(final) },
-    fresh
+  const backoff = options.backoffMs ?? ((n) => 50 * n + Math.floor(Math.random() * 200));
+  let parts = known ? [...known] : await findStickyComments(octokit, sticky);
+  for (let attempt = 1; attempt <= RUN_STATE_WRITE_ATTEMPTS; attempt++) {
+    if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt)));
+    const state2 = fitRunState(change(runStateOf(parts)));
+    const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state2)}`;
+    const written = await swap(octokit, sticky, parts[0], body);
+    if ("written" in written) return { state: state2, parts: [written.written] };
+    parts = written.now;
+  }
+  throw new Error(
+    `the bot state of #${target2.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
   );
-  return { state: final, parts: written.parts };
+}
+async function swap(octokit, target2, part, body) {
+  const { owner, repo, issue_number } = target2;
+  if (part?.body === body) return { written: part };
+  if (!part) {
+    const { data: data2 } = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    const listed2 = await findStickyComments(octokit, target2);
+    if (listed2[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: data2.id });
+    return { now: listed2.filter((p) => p.id !== data2.id) };
+  }
+  const before = await readComment(octokit, target2, part.id);
+  if (!before) return { now: await findStickyComments(octokit, target2) };
+  if (before.body !== part.body || Date.parse(before.updatedAt) !== Date.parse(part.updatedAt))
+    return { now: [before] };
+  const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
+  const after = await readComment(octokit, target2, part.id);
+  if (!after) return { now: await findStickyComments(octokit, target2) };
+  if (after.body !== body) return { now: [after] };
+  return { written: { id: part.id, body, updatedAt: data.updated_at } };
+}
+async function readComment(octokit, target2, id) {
+  try {
+    const { data } = await octokit.rest.issues.getComment({ ...target2, comment_id: id });
+    return { id, body: data.body ?? "", updatedAt: data.updated_at };
+  } catch (e) {
+    if (e.status === 404) return void 0;
+    throw e;
+  }
+}
+async function replaceRunState(octokit, target2, merge2) {
+  const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
+  const parts = await findStickyComments(octokit, sticky);
+  try {
+    runStateOf(parts);
+    return (await updateRunStateFrom(octokit, target2, parts, (s) => merge2(s))).state;
+  } catch (e) {
+    if (!(e instanceof RunStateError)) throw e;
+  }
+  const state2 = fitRunState(merge2(null));
+  const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state2)}`;
+  const { owner, repo, issue_number } = target2;
+  const [first2, ...rest] = parts;
+  if (first2) await octokit.rest.issues.updateComment({ owner, repo, comment_id: first2.id, body });
+  else await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+  for (const stale of rest) await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
+  return state2;
+}
+var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
+function requestRow(state2, r) {
+  const run = state2.runs[r.id];
+  const outcome = state2.outcomes[r.id];
+  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
+  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
+}
+function endedRow(e) {
+  return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
+}
+function forgottenLine(state2) {
+  const counts = Object.entries(state2.forgotten).filter(([, n]) => (n ?? 0) > 0);
+  const total = counts.reduce((n, [, c]) => n + (c ?? 0), 0);
+  if (!total) return [];
+  return [
+    "",
+    `${total} earlier run${total === 1 ? "" : "s"} ended (${counts.map(([k, n]) => `${n} ${k}`).join(", ")}) and ${total === 1 ? "is" : "are"} no longer listed: see the check runs, and the experiment record once this pull request closes.`
+  ];
 }
 function renderRunStateComment(state2) {
-  const rows = [...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).slice(0, 30).map((r) => {
-    const run = state2.runs[r.id];
-    const outcome = state2.outcomes[r.id];
-    const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
-    return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
-  });
-  return [
+  const rows = [
+    ...[...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state2, r)),
+    ...[...state2.ended].reverse().map(endedRow)
+  ];
+  const head = [
     "#### Runs of this pull request",
     "",
-    "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`. Labels only show the state.",
+    EXPLAIN,
     "",
     "| requested | by | candidate | run name | Slurm job | outcome |",
-    "|---|---|---|---|---|---|",
-    ...rows,
-    "",
-    renderRunStateBlock(state2)
+    "|---|---|---|---|---|---|"
+  ];
+  const tail = [...forgottenLine(state2), "", renderRunStateBlock(state2)];
+  const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
+  let size2 = [...head, ...tail].join("\n").length;
+  const shown = [];
+  for (const row of rows.slice(0, 30)) {
+    if (size2 + row.length + 1 > room) break;
+    shown.push(row);
+    size2 += row.length + 1;
+  }
+  const more = rows.length - shown.length;
+  return [
+    ...head,
+    ...shown,
+    ...more > 0 ? ["", `_${more} more row${more === 1 ? "" : "s"} in the state below._`] : [],
+    ...tail
   ].join("\n");
 }
 function pullRunStates(snapshots, repo) {
@@ -63602,14 +63882,9 @@ function pullRunStates(snapshots, repo) {
   const corrupt = [];
   for (const snap of snapshots) {
     if (snap.headRepository !== `${repo.owner}/${repo.repo}`) continue;
-    const [first2] = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
+    const parts = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
     try {
-      out.push({
-        pr: snap.number,
-        headSha: snap.headSha,
-        labels: snap.labels,
-        state: parseRunStateBlock(first2?.body)
-      });
+      out.push({ pr: snap.number, headSha: snap.headSha, labels: snap.labels, state: runStateOf(parts) });
     } catch (e) {
       if (!(e instanceof RunStateError)) throw e;
       corrupt.push({ pr: snap.number, message: e.message });
@@ -68319,7 +68594,7 @@ function readLocal(path) {
     return void 0;
   }
 }
-function pick(name, locations, texts) {
+function pick2(name, locations, texts) {
   const at = texts.findIndex((t) => t !== void 0);
   const location = locations[at];
   if (!location) return void 0;
@@ -68337,11 +68612,11 @@ async function readPreset(name, repository, options = {}) {
   const texts = [];
   for (const l of locations)
     texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
-  return pick(name, locations, texts);
+  return pick2(name, locations, texts);
 }
 function readPresetFromCheckout(name, root, options = {}) {
   const locations = presetLocations(name, options);
-  return pick(
+  return pick2(
     name,
     locations,
     locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
@@ -68841,7 +69116,11 @@ async function validateCandidate(path, ctx, options, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -68931,6 +69210,24 @@ function reservedNameIssues(checked2) {
       ...checked2.loaded.locate(["name"]),
       keyPath: "name",
       message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked2, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix3.dirname(posix3.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
     }
   ];
 }
@@ -69040,6 +69337,281 @@ async function experimentOnDefaultBranch(source, experimentId) {
       message: `cluster \`${experiment.cluster}\` is not defined in \`${source.clustersFile}\` on the default branch`
     };
   return { ok: true, experiment, clusterName: experiment.cluster, cluster };
+}
+
+// src/usecases/rebuild.ts
+import { existsSync as existsSync4, readdirSync as readdirSync3 } from "node:fs";
+import { join as join4 } from "node:path";
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/lifecycle/rebuild.ts
+var RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
+function runsInHistory(comments, experimentIds) {
+  const found = /* @__PURE__ */ new Map();
+  const lines = comments.flatMap((c) => c.body.split("\n").map((line) => ({ line, at: c.at })));
+  for (const { line, at } of lines) {
+    for (const token of line.match(RUN_TOKEN) ?? []) {
+      const owner = [...experimentIds].filter((id) => parseRunName(token, id)?.label && !looksLikeLongerExperiment(token, id)).sort((a, b) => b.length - a.length)[0];
+      const parsed = owner ? parseRunName(token, owner) : null;
+      if (!owner || !parsed?.label) continue;
+      const submitted = /Slurm job\s+\**\d/.test(line) || (found.get(token)?.submitted ?? false);
+      found.set(token, {
+        experiment: owner,
+        candidate: parsed.candidate,
+        topologyHash: parsed.hash,
+        id: parsed.label,
+        runName: token,
+        submitted,
+        firstSeen: found.get(token)?.firstSeen ?? at
+      });
+    }
+  }
+  return [...found.values()];
+}
+var ENDED_AS = { COMPLETED: "finished", CANCELLED: "cancelled" };
+function liveOf(runs, jobs) {
+  const live2 = runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED"));
+  const byJob = (a, b) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b.runName)?.id ?? "0");
+  return [...live2].sort(byJob)[0];
+}
+function endedOutcome(run, job, why, now) {
+  const evidence = [`rebuilt: ${why}`];
+  if (!job) {
+    if (run.submitted)
+      return {
+        kind: "lost",
+        at: now,
+        evidence: [...evidence, "Slurm no longer knows its job: it is not submitted again"]
+      };
+    return {
+      kind: "superseded",
+      at: now,
+      evidence: [...evidence, "it never got a Slurm job: withdrawn (comment /topo submit to queue it again)"]
+    };
+  }
+  if (isLive(job.state))
+    return {
+      kind: "superseded",
+      at: now,
+      jobId: job.id,
+      evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`]
+    };
+  return {
+    kind: ENDED_AS[job.state] ?? "failed",
+    at: now,
+    jobId: job.id,
+    evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`]
+  };
+}
+function planRebuild(input) {
+  let state2 = emptyRunState();
+  const cancel = [];
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of input.runs) {
+    const key = `${r.experiment}/${r.candidate}`;
+    byCandidate.set(key, [...byCandidate.get(key) ?? [], r]);
+  }
+  for (const [key, runs] of byCandidate) {
+    const head = input.head.get(key);
+    const standing = liveOf(runs, input.jobs);
+    for (const run of runs) {
+      const job = input.jobs.get(run.runName);
+      const request2 = {
+        id: run.id,
+        experiment: run.experiment,
+        candidate: run.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run.experiment}/${run.candidate}.yaml`,
+        pr: input.pr,
+        headSha: input.headSha,
+        topologyHash: run.topologyHash,
+        runName: run.runName,
+        login: input.login,
+        requestedAt: job?.submittedAt ?? run.firstSeen
+      };
+      state2 = withRequest(state2, request2);
+      if (job) state2 = withRun(state2, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run === standing && head?.topologyHash === run.topologyHash) continue;
+      const why = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.state) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const outcome = endedOutcome(run, job, why, input.now);
+      state2 = withOutcome(state2, run.id, outcome);
+      if (job && isLive(job.state))
+        cancel.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
+    }
+  }
+  return { state: state2, cancel };
+}
+function underCurrent(current, rebuilt) {
+  let out = current;
+  const added = /* @__PURE__ */ new Set();
+  for (const r of rebuilt.requests) {
+    if (knowsRequest(current, r.id)) continue;
+    added.add(r.id);
+    out = withRequest(out, r);
+    const run = rebuilt.runs[r.id];
+    if (run) out = withRun(out, r.id, run);
+    const outcome = rebuilt.outcomes[r.id];
+    if (outcome) out = withOutcome(out, r.id, outcome);
+  }
+  return { state: out, added };
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live2 = liveNames.size;
+  let free = Math.max(0, maxParallel - live2);
+  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/usecases/rebuild.ts
+async function botTexts(deps, pr) {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pr,
+    per_page: 100
+  });
+  return comments.filter((c) => c.user?.login === deps.botLogin && c.body).map((c) => ({ body: c.body, at: new Date(c.created_at).toISOString() }));
+}
+async function headCandidates(deps, pr, headSha, wanted) {
+  const head = /* @__PURE__ */ new Map();
+  if (!wanted.size) return head;
+  const { files, changed } = await pullRequestCandidates(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, number: pr },
+    deps.source
+  );
+  for (const path of files) {
+    if (!wanted.has(`${path.split("/").at(-2)}/${candidateNameOf(path)}`)) continue;
+    const prepared = await prepareCandidateAt(deps.octokit, deps, headSha, path, deps.source, changed);
+    if (prepared.ok)
+      head.set(`${prepared.candidate.experimentId}/${candidateNameOf(path)}`, {
+        path,
+        topologyHash: prepared.candidate.topologyHash
+      });
+  }
+  return head;
+}
+function experimentFolders(source) {
+  const root = join4(source.workspace, source.topologiesDir);
+  if (!existsSync4(root)) return [];
+  return readdirSync3(root, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync4(join4(root, d.name, "experiment.yaml"))).map((d) => d.name);
+}
+var iso = (slurmTime) => {
+  const ts = slurmTimeToUnix(slurmTime ?? null);
+  return ts ? new Date(ts * 1e3).toISOString() : null;
+};
+async function rebuildRunState(deps, pull) {
+  const now = (deps.now ?? (() => /* @__PURE__ */ new Date()))().toISOString();
+  const target2 = {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin
+  };
+  const texts = await botTexts(deps, pull.number);
+  const runs = runsInHistory(texts, experimentFolders(deps.source));
+  const jobs = /* @__PURE__ */ new Map();
+  const listed2 = /* @__PURE__ */ new Map();
+  const unreachable = [];
+  for (const id of new Set(runs.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed2.set(id, { exp, jobs: all });
+    for (const r of runs.filter((r2) => r2.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j) => j);
+      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
+    }
+  }
+  const live2 = new Set(
+    runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED")).map((r) => `${r.experiment}/${r.candidate}`)
+  );
+  const head = await headCandidates(deps, pull.number, pull.headSha, live2);
+  const plan = planRebuild({
+    pr: pull.number,
+    headSha: pull.headSha,
+    login: pull.actor,
+    now,
+    runs,
+    jobs,
+    head,
+    topologiesDir: deps.source.topologiesDir
+  });
+  let added = new Set(plan.state.requests.map((r) => r.id));
+  let wasReadable = false;
+  const state2 = await replaceRunState(deps.octokit, target2, (current) => {
+    if (!current) return plan.state;
+    wasReadable = true;
+    const merged = underCurrent(current, plan.state);
+    added = merged.added;
+    return merged.state;
+  });
+  const cancelled = [];
+  for (const c of plan.cancel.filter((c2) => added.has(c2.runName.slice(-8)))) {
+    const exp = listed2.get(c.experiment)?.exp;
+    if (!exp) continue;
+    await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
+    cancelled.push(c.jobId);
+  }
+  return {
+    state: state2,
+    found: runs.length,
+    known: jobs.size,
+    added: added.size,
+    cancelled,
+    unreachable,
+    wasReadable
+  };
 }
 
 // src/usecases/reconcile.ts
@@ -70569,20 +71141,6 @@ async function upsertCheckRun(octokit, input, known) {
   return { id, created };
 }
 
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
 // src/report/standing.ts
 var OUTCOME_ICON = {
   better: "\u{1F7E2}",
@@ -71600,47 +72158,6 @@ async function writeMonitorComment(octokit, target2, candidate, body, known) {
   return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
 }
 
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
 // src/usecases/reconcile.ts
 var LIVE = { has: (state2) => isLive(state2) };
 var HASH_MARK = "topo:monitor-hash:";
@@ -71648,7 +72165,7 @@ var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
 var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
 var isStable = (v) => v === "stable" || v === "cyclic";
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+var iso2 = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
   const v = analysis?.observation.verdict.state;
@@ -71727,7 +72244,7 @@ async function noteClusterUnreachable(ports, exp, reason2, report) {
     if (!c.request || c.outcome) continue;
     try {
       const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const since = unavailableSince(current) ?? iso2(ports.now()) ?? "";
       const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
       if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (e) {
@@ -71936,14 +72453,14 @@ function viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy)
 function timelineOf(pass, { job, analysis, ended }, warmupEnd) {
   const firstTs = analysis?.startTs;
   return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
+    { label: "submitted", at: iso2(job?.submitTs) },
+    { label: "started", at: iso2(job?.startTs) },
+    { label: "first metrics", at: iso2(firstTs) },
     {
       label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
+      at: firstTs && warmupEnd != null ? iso2(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
     },
-    { label: "ended", at: ended ? iso(job?.endTs) : null }
+    { label: "ended", at: ended ? iso2(job?.endTs) : null }
   ];
 }
 async function stopCandidate(pass, o, view) {
@@ -71961,7 +72478,7 @@ function planCandidate(pass, o, view, cancelled) {
   const { evalTs, scrape } = pass;
   const { job, current } = o;
   if (pass.unavailable && job?.startTs) {
-    const since = unavailableSince(current) ?? iso(pass.ports.now()) ?? "";
+    const since = unavailableSince(current) ?? iso2(pass.ports.now()) ?? "";
     const noted = withUnavailableNotice(current, since, pass.unavailable);
     const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
     const text3 = noted !== void 0 && noted !== current ? noted : void 0;
@@ -72020,7 +72537,7 @@ async function writePull(ports, pr, plans, pulls) {
       await ports.lifecycle?.recordOutcome(
         pr,
         o.c.request.id,
-        finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+        finalOutcome(view, o.job, iso2(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
   return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
 }
@@ -73763,10 +74280,10 @@ function gpuList(m) {
 function resourceLine(m) {
   const gpus = gpuList(m).map(([, g]) => g);
   if (gpus.length === 0) return "no GPU telemetry";
-  const pick3 = (f) => gpus.map(f).filter((v) => typeof v === "number");
-  const util = pick3((g) => g.utilization_percent?.mean);
-  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick3((g) => g.memory_headroom_gb_min);
+  const pick4 = (f) => gpus.map(f).filter((v) => typeof v === "number");
+  const util = pick4((g) => g.utilization_percent?.mean);
+  const pressure = pick4((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick4((g) => g.memory_headroom_gb_min);
   const parts = [];
   if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
   if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
@@ -74013,110 +74530,6 @@ function renderFinalReport(record, options = {}) {
 `;
 }
 
-// src/usecases/submit.ts
-import { dirname as dirname3 } from "node:path";
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  const own = (listed2) => ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
-  let jobs = own(await slurm.jobs(prefix));
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
-  const me = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting = plan.queued.find((q) => q.request === me);
-  if (request2.dryRun) {
-    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error2) {
-      if (!(error2 instanceof ConnectionLostError)) throw error2;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    const after = own(await slurm.jobs(prefix));
-    const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
-    if (mine.length === 0) {
-      if (submittedId === void 0 && attempt < 3) continue;
-      throw new Error(
-        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-      );
-    }
-    const keeper = mine[0];
-    const ours = submittedId === void 0 || keeper.id === submittedId;
-    const liveByName = /* @__PURE__ */ new Map();
-    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
-      if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
-      for (const j of mine) await retire(deps, j, jobName2);
-      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
-    }
-    const kept = await settle(deps, after, jobName2, keeper);
-    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
-  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error2) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-function isRunOfName(name, jobName2, experimentId) {
-  if (name === jobName2) return true;
-  const wanted = parseRunName(jobName2, experimentId);
-  const found = parseRunName(name, experimentId);
-  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
-}
-async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
-  const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
-  const live2 = mine.filter((j) => isLive(j.state));
-  for (const j of live2) await deps.slurm.cancel(j.id);
-  const newest = mine.sort(byJobId).at(-1);
-  return {
-    jobName: request2.jobName,
-    cancelled: live2.map((j) => j.id),
-    job: newest ? representativeJob(mine, newest.name) : null
-  };
-}
-
 // src/usecases/record.ts
 function candidateFile(path, topologiesDir = "topologies") {
   if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
@@ -74229,9 +74642,113 @@ var concludeHandler = async (ctx) => {
   }
 };
 
+// src/usecases/submit.ts
+import { dirname as dirname3 } from "node:path";
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  const own = (listed2) => ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
+  let jobs = own(await slurm.jobs(prefix));
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
+  const me = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
+  const waiting = plan.queued.find((q) => q.request === me);
+  if (request2.dryRun) {
+    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error2) {
+      if (!(error2 instanceof ConnectionLostError)) throw error2;
+      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
+    }
+    const after = own(await slurm.jobs(prefix));
+    const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+    if (mine.length === 0) {
+      if (submittedId === void 0 && attempt < 3) continue;
+      throw new Error(
+        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+      );
+    }
+    const keeper = mine[0];
+    const ours = submittedId === void 0 || keeper.id === submittedId;
+    const liveByName = /* @__PURE__ */ new Map();
+    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+      if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
+      for (const j of mine) await retire(deps, j, jobName2);
+      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
+    }
+    const kept = await settle(deps, after, jobName2, keeper);
+    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error2) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+async function cancelCandidate(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
+  const live2 = mine.filter((j) => isLive(j.state));
+  for (const j of live2) await deps.slurm.cancel(j.id);
+  const newest = mine.sort(byJobId).at(-1);
+  return {
+    jobName: request2.jobName,
+    cancelled: live2.map((j) => j.id),
+    job: newest ? representativeJob(mine, newest.name) : null
+  };
+}
+
 // actions/monitor/ports.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join4 } from "node:path";
+import { existsSync as existsSync5, readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
+import { join as join5 } from "node:path";
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
@@ -74426,17 +74943,17 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join4(config.workspace, config.clustersFile);
+  const clustersPath = join5(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join4(config.workspace, config.topologiesDir);
+  const root = join5(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
-  for (const dir of readdirSync3(root, { withFileTypes: true })) {
-    const file = join4(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync4(file)) continue;
+  for (const dir of readdirSync4(root, { withFileTypes: true })) {
+    const file = join5(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync5(file)) continue;
     const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
@@ -74465,8 +74982,8 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join4(config.workspace, paths.json);
-  if (!existsSync4(file)) return {};
+  const file = join5(config.workspace, paths.json);
+  if (!existsSync5(file)) return {};
   let record;
   try {
     record = parseRecord(readFileSync5(file, "utf8"), paths.json);
@@ -74478,7 +74995,7 @@ function recordReferences(config, experimentId) {
   return {
     baseline: referenceOf2(baselineRun(record)),
     best: referenceOf2(bestRun(record)),
-    recordChartUrl: existsSync4(join4(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync5(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -74785,7 +75302,7 @@ async function queuedAhead(ctx, mine) {
     }
   return ahead.sort(byRequestTime);
 }
-function pick2(files, name) {
+function pick3(files, name) {
   return name === void 0 ? [...files] : files.filter((f) => candidateNameOf(f) === name);
 }
 var listed = (names) => names.map((n) => `\`${n}\``).join(", ");
@@ -74808,7 +75325,12 @@ function buildSubmitHandlers(config) {
       (r) => r.candidate === c.candidate && r.experiment === c.experimentId
     );
     const request2 = standing ?? newRequest(ctx, c, at);
-    await updateRunState(ctx.octokit, target(ctx), (s) => withRequest(mergeInto(s, state2), request2));
+    try {
+      await updateRunState(ctx.octokit, target(ctx), (s) => admitRequest(mergeInto(s, state2), request2));
+    } catch (error2) {
+      if (!(error2 instanceof RunStateFullError)) throw error2;
+      return { line: `\`${c.candidate}\` was not requested: ${error2.message}.`, requested: false };
+    }
     const ahead = await queuedAhead(ctx, request2);
     const result = await withSlurm(
       config,
@@ -74829,13 +75351,16 @@ function buildSubmitHandlers(config) {
       throw error2;
     });
     if (result instanceof Error)
-      return `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
+      return {
+        line: `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`,
+        requested: true
+      };
     if (result.status === "submitted" || result.status === "existing") {
       const jobId2 = result.jobId;
       await updateRunState(
         ctx.octokit,
         target(ctx),
-        (s) => withRun(s, request2.id, { jobId: jobId2, submittedAt: now() })
+        (s) => withRun(withRequest(s, request2), request2.id, { jobId: jobId2, submittedAt: now() })
       );
     }
     const what = describe2(result);
@@ -74856,7 +75381,7 @@ function buildSubmitHandlers(config) {
         `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`
       ].join("\n")
     });
-    return `\`${result.jobName}\` ${what}.`;
+    return { line: `\`${result.jobName}\` ${what}.`, requested: true };
   };
   const submit = async (ctx) => {
     const { files, changed } = await pullRequestCandidates(
@@ -74869,7 +75394,7 @@ function buildSubmitHandlers(config) {
         ok: false,
         message: `This pull request adds or changes no candidate file (\`${config.topologiesDir}/<experiment>/<candidate>.yaml\`).`
       };
-    const chosen = pick2(files, ctx.argument);
+    const chosen = pick3(files, ctx.argument);
     if (chosen.length === 0)
       return {
         ok: false,
@@ -74893,15 +75418,47 @@ function buildSubmitHandlers(config) {
         continue;
       }
       const when = new Date(Date.parse(at) + i).toISOString();
-      lines.push(await submitOne(ctx, prepared.candidate, state2, when));
-      requested++;
+      const one = await submitOne(ctx, prepared.candidate, state2, when);
+      lines.push(one.line);
+      if (one.requested) requested++;
     }
     const fresh = await readRunState(ctx.octokit, target(ctx));
     await setStateLabel(ctx.octokit, target(ctx), labelOf(fresh, ctx.headSha));
     return { ok: requested > 0, message: lines.join("\n\n") };
   };
+  const rebuildFor = (ctx) => rebuildRunState(
+    {
+      octokit: ctx.octokit,
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin,
+      source: config,
+      withSlurm: (exp, use) => withSlurm(config, exp.clusterName, exp.cluster, use),
+      now: config.now
+    },
+    { number: ctx.pullNumber, headSha: ctx.headSha, actor: ctx.actor }
+  );
+  const stateCommand = async (ctx) => {
+    const rebuilt = await rebuildFor(ctx);
+    const open2 = openRequests(rebuilt.state);
+    return { ok: true, message: rebuildReply(rebuilt, open2) };
+  };
+  const readOrRebuild = async (ctx) => {
+    try {
+      return { state: await readRunState(ctx.octokit, target(ctx)), note: "" };
+    } catch (error2) {
+      if (!(error2 instanceof RunStateError)) throw error2;
+      const rebuilt = await rebuildFor(ctx);
+      return {
+        state: rebuilt.state,
+        note: `${inlineText(error2.message, 400)}. It was rebuilt from Slurm's jobs and this pull request's history first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(", ")} of runs that no longer stand cancelled` : ""}).
+
+`
+      };
+    }
+  };
   const cancel = (verb) => async (ctx) => {
-    const state2 = await readRunState(ctx.octokit, target(ctx));
+    const { state: state2, note } = await readOrRebuild(ctx);
     const open2 = openRequests(state2);
     const nothing = verb === "cancelled" ? "cancel" : "stop";
     const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
@@ -74910,7 +75467,7 @@ function buildSubmitHandlers(config) {
         ok: true,
         message: ctx.argument ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : ""}` : `No run of this pull request is queued or running: nothing to ${nothing}.`
       };
-    const lines = [];
+    const lines = note ? [note.trim()] : [];
     for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
     if (verb === "cancelled")
       await setStateLabel(
@@ -74970,8 +75527,20 @@ function buildSubmitHandlers(config) {
     status: status3,
     cancel: cancel("cancelled"),
     stop: cancel("stopped"),
-    conclude: concludeHandler
+    conclude: concludeHandler,
+    state: stateCommand
   };
+}
+function rebuildReply(r, open2) {
+  return [
+    `Rebuilt this pull request's bot state from Slurm's jobs and its history: ${r.found} run${r.found === 1 ? "" : "s"} named in the bot's comments, ${r.known} known to Slurm.`,
+    r.wasReadable ? `The state was readable and is kept; ${r.added} run${r.added === 1 ? "" : "s"} it did not hold ${r.added === 1 ? "was" : "were"} added.` : `The state could not be read and was replaced (${r.added} run${r.added === 1 ? "" : "s"}).`,
+    open2.length ? `Open now: ${open2.map((o) => `\`${o.runName}\``).join(", ")}; the monitor goes on with them.` : "No run is open now: comment `/topo submit` to run a candidate.",
+    ...r.cancelled.length ? [`Cancelled Slurm job ${r.cancelled.join(", ")} of runs that no longer stand.`] : [],
+    ...r.unreachable.length ? [
+      `Not on the default branch (their jobs were not read): ${r.unreachable.map((u) => `\`${u}\``).join(", ")}.`
+    ] : []
+  ].join(" ");
 }
 function newRequest(ctx, c, at) {
   const id = newRunLabel();
@@ -74995,7 +75564,8 @@ function labelOf(state2, headSha) {
 }
 function mergeInto(fresh, local) {
   let out = fresh;
-  for (const [id, o] of Object.entries(local.outcomes)) out = withOutcome(out, id, o);
+  for (const [id, o] of Object.entries(local.outcomes))
+    if (knowsRequest(out, id)) out = withOutcome(out, id, o);
   return out;
 }
 

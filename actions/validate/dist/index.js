@@ -44576,7 +44576,11 @@ async function validateCandidate(path, ctx, options, fresh) {
       own.hash = topologyHash(own.expanded);
     }
   }
-  const issues = [...own.checked.issues, ...reservedNameIssues(own.checked)];
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
   if (ctx.blockers.length) {
     for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
     return { issues };
@@ -44666,6 +44670,24 @@ function reservedNameIssues(checked) {
       ...checked.loaded.locate(["name"]),
       keyPath: "name",
       message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix2.dirname(posix2.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix2.dirname(p) !== posix2.dirname(path) && posix2.dirname(posix2.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked.value ? checked.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
     }
   ];
 }
