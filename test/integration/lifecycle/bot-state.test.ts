@@ -2,98 +2,42 @@
 // keep it one readable comment and every job cancellable; a cut state is an error shown on the pull
 // request, rebuilt from Slurm's jobs and the pull request's history; two writers at once keep both
 // changes. The real submit and monitor actions (their bundles), the local Slurm, the local GitHub API.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOctokit } from '../../../src/github/client.js';
 import { updateRunState } from '../../../src/github/run-state.js';
 import { type RunRequest, withOutcome, withRequest, withRun } from '../../../src/lifecycle/model.js';
 import { parseRunStateBlock } from '../../../src/lifecycle/state-block.js';
-import { isLive, type SlurmClient } from '../../../src/slurm/types.js';
-import {
-  cancelLiveJobs,
-  clusterSlurm,
-  defaultBranchWorkspace,
-  ensureStateLabels,
-  experimentRepo,
-  twinExperimentYaml,
-  uniqueSuffix,
-  workersCandidate,
-} from '../../support/action-fixture.js';
-import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
-import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
-import { runAction } from '../../support/run-action.js';
+import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
 
-const suffix = uniqueSuffix();
-const experimentId = `topology-opt-bst${suffix}-local-20260101`;
-const experimentYaml = twinExperimentYaml(experimentId, { maxParallel: 2 });
-const dir = `topologies/${experimentId}`;
 const CANDIDATES = Array.from({ length: 15 }, (_, i) => `c${String(i).padStart(2, '0')}`);
 /** 1..16 runtime workers (a node's CPUs), never the preset's 8: each candidate its own topology. */
 const workers = (i: number) => (i < 7 ? i + 1 : i + 2);
 const LIMIT = 65_536;
 
-let cluster: LocalClusterEnv;
-let gh: GitHubServer;
-let repo: Repo;
-let pull: Pull;
-let slurm: SlurmClient;
-let workspace: string;
-
-beforeAll(async () => {
-  cluster = requireCluster();
-  slurm = clusterSlurm(cluster.clustersFile, 'local');
-  workspace = defaultBranchWorkspace('bot-state', {
-    experimentId,
-    experimentYaml,
-    clustersFile: cluster.clustersFile,
-  });
-  gh = await startGitHubServer();
-  repo = experimentRepo(gh, experimentId, experimentYaml);
-  pull = gh.openPull({
-    repo,
-    author: 'alice',
-    title: 'fifteen ideas',
-    head: 'many',
-    files: Object.fromEntries(
-      CANDIDATES.map((c, i) => [`${dir}/${c}.yaml`, workersCandidate(c, workers(i))]),
-    ),
-  });
-  ensureStateLabels(gh, repo);
+const t = useActionTestbed({
+  tag: 'bst',
+  experiment: { maxParallel: 2 },
+  pulls: {
+    many: {
+      title: 'fifteen ideas',
+      files: Object.fromEntries(CANDIDATES.map((c, i) => [`${c}.yaml`, workersCandidate(c, workers(i))])),
+    },
+  },
 });
-
-afterAll(async () => {
-  await cancelLiveJobs(slurm, experimentId);
-  await slurm?.close();
-  await gh?.close();
-});
-
-const env = () => ({ SLURM_CONF: cluster.slurmConf });
+const pull = () => t.pull('many');
+const target = () => ({ owner: 'acme', repo: 'sim', issue_number: pull().number, botLogin: t.gh.botLogin });
 
 async function command(body: string) {
-  const run = await runAction('submit', {
-    event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', body)),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
-    workspace,
-    env: env(),
-    timeoutMs: 120_000,
-  });
-  const reply = gh.state.commentsOn(repo, pull.number).at(-1)?.body ?? '';
-  return { outcome: run.outputs.outcome, reply, run };
+  const run = await t.command(pull(), body, { expectOk: false, timeoutMs: 120_000 });
+  return { outcome: run.outputs.outcome, reply: run.reply };
 }
 
 const lifecycleComments = () =>
-  gh.state
-    .commentsOn(repo, pull.number)
-    .filter((c) => c.user.login === gh.botLogin && c.body.startsWith('<!-- topo:sticky:lifecycle'));
+  t.gh.state
+    .commentsOn(t.repo, pull().number)
+    .filter((c) => c.user.login === t.gh.botLogin && c.body.startsWith('<!-- topo:sticky:lifecycle'));
 const state = () => parseRunStateBlock(lifecycleComments()[0]?.body);
-const liveJobs = async () => (await slurm.jobs(`topo-${experimentId}-`)).filter((j) => isLive(j.state));
+const liveJobs = () => t.live();
 
 /**
  * One round of `/topo submit` + `/topo cancel` over the 15 candidates as the bot writes it (each
@@ -102,9 +46,8 @@ const liveJobs = async () => (await slurm.jobs(`topo-${experimentId}-`)).filter(
  * seconds, not minutes.
  */
 async function writtenRound(round: number): Promise<void> {
-  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-  const target = { owner: 'acme', repo: 'sim', issue_number: pull.number, botLogin: gh.botLogin };
-  await updateRunState(octokit, target, (state) => {
+  const octokit = createOctokit({ token: t.gh.token, baseUrl: t.gh.url });
+  await updateRunState(octokit, target(), (state) => {
     let s = state;
     for (const [i, candidate] of CANDIDATES.entries()) {
       const id = `${round.toString(16).padStart(4, '0')}${i.toString(16).padStart(4, '0')}`;
@@ -112,13 +55,13 @@ async function writtenRound(round: number): Promise<void> {
       const jobId = String(round * 100 + i);
       s = withRequest(s, {
         id,
-        experiment: experimentId,
+        experiment: t.experimentId,
         candidate,
-        path: `${dir}/${candidate}.yaml`,
-        pr: pull.number,
-        headSha: pull.head.sha,
+        path: `${t.dir}/${candidate}.yaml`,
+        pr: pull().number,
+        headSha: pull().head.sha,
         topologyHash: '0badcafe',
-        runName: `topo-${experimentId}-${candidate}-0badcafe-${id}`,
+        runName: `topo-${t.experimentId}-${candidate}-0badcafe-${id}`,
         login: 'alice',
         requestedAt: at,
       });
@@ -159,7 +102,7 @@ describe('the bot state of a pull request with 200 Requests', () => {
     expect(await liveJobs()).toEqual([]);
     const s = state();
     expect(s.requests.filter((r) => !s.outcomes[r.id])).toEqual([]);
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 });
 
@@ -206,56 +149,42 @@ describe('a state that cannot be read', () => {
     );
     expect(cancel.reply).toContain(`cancelled job ${job?.id}`);
     expect(await liveJobs()).toEqual([]);
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 });
 
 describe('two writers at once', () => {
   it('a monitor pass and a /topo submit writing the state together both keep their change', async () => {
     // a Run Slurm no longer knows: the monitor's pass writes its `lost` Outcome
-    const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-    const target = { owner: 'acme', repo: 'sim', issue_number: pull.number, botLogin: gh.botLogin };
+    const octokit = createOctokit({ token: t.gh.token, baseUrl: t.gh.url });
     const lost: RunRequest = {
       id: 'feedf00d',
-      experiment: experimentId,
+      experiment: t.experimentId,
       candidate: 'c05',
-      path: `${dir}/c05.yaml`,
-      pr: pull.number,
-      headSha: pull.head.sha,
+      path: `${t.dir}/c05.yaml`,
+      pr: pull().number,
+      headSha: pull().head.sha,
       topologyHash: '0badcafe',
-      runName: `topo-${experimentId}-c05-0badcafe-feedf00d`,
+      runName: `topo-${t.experimentId}-c05-0badcafe-feedf00d`,
       login: 'alice',
       requestedAt: new Date().toISOString(),
     };
-    await updateRunState(octokit, target, (s) =>
+    await updateRunState(octokit, target(), (s) =>
       withRun(withRequest(s, lost), lost.id, { jobId: '999999', submittedAt: lost.requestedAt }),
     );
     // both write the state having read it before the other's write: the race of issue 23
     const id = lifecycleComments()[0]?.id;
-    const gate = gh.holdTogether({
+    const gate = t.gh.holdTogether({
       match: new RegExp(`^PATCH /repos/acme/sim/issues/comments/${id}$`),
       count: 2,
     });
-    const [monitor, submit] = await Promise.all([
-      runAction('monitor', {
-        event: pullRequestEvent(gh, pull, 'synchronize', { sender: 'alice' }),
-        apiUrl: gh.url,
-        repository: 'acme/sim',
-        token: gh.token,
-        workspace,
-        inputs: { 'tick-seconds': '600' },
-        env: env(),
-        timeoutMs: 120_000,
-      }),
-      command('/topo submit c06'),
-    ]);
-    expect(monitor.exitCode, monitor.stderr + monitor.stdout).toBe(0);
+    const [, submit] = await Promise.all([t.monitor({ pull: pull() }), command('/topo submit c06')]);
     expect(submit.outcome, submit.reply).toBe('done');
     expect(gate.met()).toBe(true);
     const s = state();
     expect(s.outcomes[lost.id]?.kind).toBe('lost');
     const c06 = s.requests.find((r) => r.candidate === 'c06' && !s.outcomes[r.id]);
     expect(c06, JSON.stringify(s.requests.map((r) => r.candidate))).toBeDefined();
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.violations()).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 // The real validate, submit and record actions (their bundles), the local GitHub API.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { apply, type RecordOutcome } from '../../../src/record/apply.js';
 import { recordFiles } from '../../../src/record/files.js';
@@ -20,13 +20,9 @@ import { EXPERIMENT, OUTCOMES, observation } from '../../fixtures/record/scenari
 import { defaultBranchWorkspace, twinExperimentYaml, uniqueSuffix } from '../../support/action-fixture.js';
 import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import {
-  type GitHubServer,
-  type Pull,
-  type Repo,
-  startGitHubServer,
-} from '../../support/github-server/index.js';
-import { repoRoot, runAction } from '../../support/run-action.js';
+import type { Pull, Repo } from '../../support/github-server/index.js';
+import { runActionOn, useLocalGitHub } from '../../support/local-github.js';
+import { repoRoot } from '../../support/run-action.js';
 import { postRequests } from '../record/requested.js';
 
 const suffix = uniqueSuffix();
@@ -41,8 +37,8 @@ const RENDERER_X6 = {
 };
 const recordPath = `experiments/${ID}.json`;
 
+const { gh } = useLocalGitHub({ strict: true });
 let cluster: LocalClusterEnv;
-let gh: GitHubServer;
 let repo: Repo;
 let workspace: string;
 
@@ -71,7 +67,6 @@ beforeAll(async () => {
   });
   mkdirSync(join(workspace, 'topologies', OTHER));
   writeFileSync(join(workspace, 'topologies', OTHER, 'experiment.yaml'), twinExperimentYaml(OTHER));
-  gh = await startGitHubServer();
   repo = gh.createRepo('acme/sim', {
     files: {
       'topologies/presets/8gpu_64rollouts.yaml': PRESET,
@@ -85,18 +80,11 @@ beforeAll(async () => {
   gh.addCollaborator(repo, 'alice', 'write');
 });
 
-afterAll(async () => {
-  await gh?.close();
-});
-
 const record = () => JSON.parse(gh.files(repo).get(recordPath) as string);
 
 const recordAction = (pull: Pull) =>
-  runAction('record', {
+  runActionOn(gh, 'record', {
     event: pullRequestEvent(gh, pull, 'closed'),
-    apiUrl: gh.url,
-    repository: 'acme/sim',
-    token: gh.token,
     workspace,
     inputs: { 'prometheus-url': 'none' },
     env: { SLURM_CONF: cluster.slurmConf },
@@ -205,13 +193,7 @@ describe('two experiments with one candidate name in one pull request', () => {
   });
 
   it('validate refuses both files, saying why', async () => {
-    const run = await runAction('validate', {
-      event: pullRequestEvent(gh, pull, 'opened'),
-      apiUrl: gh.url,
-      repository: 'acme/sim',
-      token: gh.token,
-      workspace,
-    });
+    const run = await runActionOn(gh, 'validate', { event: pullRequestEvent(gh, pull, 'opened'), workspace });
     expect(run.exitCode).toBe(1);
     const errors = run.annotations.filter((a) => a.command === 'error');
     for (const file of [`topologies/${ID}/dup.yaml`, `topologies/${OTHER}/dup.yaml`])
@@ -221,11 +203,8 @@ describe('two experiments with one candidate name in one pull request', () => {
   });
 
   it('/topo submit refuses both; nothing is requested, so closing records nothing', async () => {
-    const submit = await runAction('submit', {
+    const submit = await runActionOn(gh, 'submit', {
       event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', '/topo submit')),
-      apiUrl: gh.url,
-      repository: 'acme/sim',
-      token: gh.token,
       workspace,
       env: { SLURM_CONF: cluster.slurmConf },
     });
