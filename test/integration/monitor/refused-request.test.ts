@@ -2,12 +2,11 @@
 // experiment's rules changed (or its cluster or preset went away) since `/topo submit`, it is refused (Outcome
 // `refused` with the errors, the pull request told in the candidate's submit comment, its label
 // removed) and never reaches sbatch. Bundled submit and monitor actions, local GitHub API, local cluster.
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLive } from '../../../src/slurm/types.js';
 import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
-import { repoRoot } from '../../support/cluster.js';
 import type { Pull } from '../../support/github-server/index.js';
 
 const t = useActionTestbed({
@@ -31,7 +30,6 @@ const narrowerExperiment = experimentYaml.replace(
   '    time: "00:10:00"\n    gpus_per_node: 4\n',
 );
 const expFile = () => join(t.workspace, 'topologies', t.experimentId, 'experiment.yaml');
-const presetFile = () => join(t.workspace, 'topologies/presets/8gpu_64rollouts.yaml');
 const monitor = () => t.monitor();
 const command = (pull: Pull, body: string) => t.command(pull, body);
 const jobsOf = (name: string) => t.jobs(name);
@@ -100,20 +98,27 @@ describe('a queued Request is checked again at its turn', () => {
     expect(await jobsOf('charlie')).toEqual([]);
   });
 
-  it('is refused when its experiment’s preset went away from the default branch checkout', async () => {
+  // A preset is looked up in the checkout, then among the shipped ones (src/topology/presets.ts):
+  // the experiment's base goes away when it names a preset found in neither.
+  it('is refused when its experiment’s base preset is found nowhere on the default branch', async () => {
     const d = t.pull('delta');
     const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
     expect(running).toHaveLength(1);
     expect((await command(d, '/topo submit')).outputs.outcome).toBe('done');
     expect(sticky(d, 'submit-delta')).toContain('queued at position 1');
-    rmSync(presetFile());
+    writeFileSync(
+      expFile(),
+      experimentYaml.replace('base_topology: 8gpu_64rollouts', 'base_topology: gone_preset'),
+    );
     try {
       await monitor();
     } finally {
-      copyFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), presetFile());
+      writeFileSync(expFile(), experimentYaml);
     }
     expect(await jobsOf('delta')).toEqual([]);
-    expect(sticky(d, 'submit-delta')).toContain('its base preset is not in topologies/presets');
+    expect(sticky(d, 'submit-delta')).toMatch(
+      /refused[\s\S]*\[preset-unknown\] [^\n]*no preset `gone_preset`/,
+    );
     expect(d.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
     expect((await jobsOf('alpha')).filter((j) => isLive(j.state)).map((j) => j.id)).toEqual(
       running.map((j) => j.id),
