@@ -31,7 +31,7 @@ import type { SlurmClient } from '../../src/slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/telemetry/prometheus.js';
 import { expandCandidate, expandPreset, hash8 } from '../../src/topology/expand.js';
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
-import { readPresetFromCheckout } from '../../src/topology/presets.js';
+import { presetOverrideDir, readPresetFromCheckout } from '../../src/topology/presets.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
 import type { ExperimentRecord } from '../../src/types/generated/record.js';
@@ -102,6 +102,7 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
     // The same preset rule as validate and submit: the repository's own, else the shipped one.
     const found = readPresetFromCheckout(checked.value.base_topology, config.workspace, {
       topologiesDir: config.topologiesDir,
+      overrideDir: presetOverrideDir(config.env, config.workspace),
     });
     const preset = found ? checkPreset(found.text, found.path).value : undefined;
     if (!preset) {
@@ -435,6 +436,7 @@ export function buildMonitorPorts(
           workspace: config.workspace,
           clustersFile: config.clustersFile,
           topologiesDir: config.topologiesDir,
+          presetsDir: presetOverrideDir(config.env, config.workspace),
         },
       );
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import * as core from '@actions/core';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
+import { presetOverrideDir } from '../../src/topology/presets.js';
 import {
   type CommandHandlers,
   type RouteOutcome,
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     clustersFile: core.getInput('clusters-file') || 'topologies/clusters.yaml',
     topologiesDir: core.getInput('topologies-dir') || 'topologies',
+    presetsDir: presetOverrideDir(process.env, process.env.GITHUB_WORKSPACE ?? process.cwd()),
     env: process.env,
   });
 

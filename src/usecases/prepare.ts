@@ -24,6 +24,8 @@ export interface CandidateSource {
   clustersFile: string;
   /** Folder of the topology files (the `topologies-dir` input), default `topologies`. */
   topologiesDir: string;
+  /** Presets searched before the repository's and the shipped ones (the `presets-dir` input), absolute. */
+  presetsDir?: string;
 }
 
 /** The candidate files among a pull request's changed paths (one rule for every action and the CLI). */
@@ -77,6 +79,7 @@ export async function prepareCandidateAt(
     config: defaultBranch,
     clustersFile: source.clustersFile,
     newFiles,
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {},
   });
   if (!outcome.submission || !outcome.report.candidate) {
     const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
