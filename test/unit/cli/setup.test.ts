@@ -1,6 +1,7 @@
 // `topo setup` in an empty repository: four caller workflows that pass the workflow schema and call
 // the reusable workflows this repository ships (with the same triggers and permissions as this
-// repository's own callers), and a clusters.yaml that validates; nothing is overwritten without --force.
+// repository's own callers), pages.yml, and a clusters.yaml that validates with a warning per value
+// left to replace; nothing is overwritten without --force; never `npx topo` (another npm package).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,24 @@ describe('topo setup', () => {
       const validate = await topo(['validate', 'topologies/clusters.yaml'], dir);
       expect(validate.stdout, validate.stdout).toContain('0 error(s)');
       expect(validate.code).toBe(0);
+      // every value setup leaves to replace is a warning, at its line
+      for (const key of ['alpasim_checkout', 'run_dir', 'file_sd', 'prometheus_url', 'slurm.account'])
+        expect(validate.stdout).toMatch(
+          new RegExp(`warning \\[placeholder\\] clusters\\.ord\\.${key.replace('.', '\\.')}`),
+        );
+      if (transport === 'ssh') expect(validate.stdout).toMatch(/clusters\.ord\.known_host_key/);
+      const pages = join(dir, '.github/workflows/pages.yml');
+      const out = execFileSync(join(repoRoot, 'node_modules/.bin/action-validator'), [pages], {
+        encoding: 'utf8',
+      });
+      expect(out.replace(/WARNING: Glob validation.*\n?/g, '')).toBe('');
+      expect(readFileSync(pages, 'utf8')).toContain(
+        'repository: alpasim-topo/alpasim-topo\n          ref: v1\n',
+      );
+      for (const file of [...WORKFLOWS, '.github/workflows/pages.yml', 'topologies/clusters.yaml'])
+        expect(readFileSync(join(dir, file), 'utf8'), file).not.toMatch(/npx (--yes |-y )?topo\b/);
+      expect(r.stdout).not.toMatch(/npx (--yes |-y )?topo\b/);
+      expect(r.stdout).toContain('npx --yes github:alpasim-topo/alpasim-topo#v1 doctor --cluster ord');
       expect(readFileSync(join(dir, 'topologies/clusters.yaml'), 'utf8')).toContain(
         `transport: ${transport}`,
       );
@@ -68,11 +87,38 @@ describe('topo setup', () => {
     expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain('@v1.2.3\n');
   });
 
+  it('--repo and --runner-label reach every caller; the self-hosted ones name the label', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    const sha = 'a'.repeat(40);
+    const r = await topo(
+      ['setup', '--repo', 'my-org/topo-fork', '--ref', sha, '--runner-label', 'gpu-login'],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    for (const file of WORKFLOWS) {
+      const written = parse(readFileSync(join(dir, file), 'utf8'));
+      const [job] = Object.values(written.jobs) as { uses: string; with?: Record<string, string> }[];
+      expect(job?.uses).toMatch(
+        new RegExp(`^my-org/topo-fork/\\.github/workflows/reusable-[a-z]+\\.yml@${sha}$`),
+      );
+      if (!file.includes('validate')) expect(job?.with?.['runner-label']).toBe('gpu-login');
+    }
+    // every self-hosted reusable workflow takes the label as an input, default slurm
+    for (const name of ['submit', 'monitor', 'record']) {
+      const reusable = parse(readFileSync(join(repoRoot, `.github/workflows/reusable-${name}.yml`), 'utf8'));
+      expect(reusable.on.workflow_call.inputs['runner-label'].default).toBe('slurm');
+      for (const job of Object.values(reusable.jobs) as { 'runs-on': string[] }[])
+        expect(job['runs-on']).toEqual(['self-hosted', '${{ inputs.runner-label }}']);
+    }
+  });
+
   it('refuses bad values with exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
     expect((await topo(['setup', '--ref', 'main; rm -rf /'], dir)).code).toBe(2);
     expect((await topo(['setup', '--transport', 'telnet'], dir)).code).toBe(2);
     expect((await topo(['setup', '--cluster', 'Bad Name'], dir)).code).toBe(2);
+    expect((await topo(['setup', '--repo', 'not a repo'], dir)).code).toBe(2);
+    expect((await topo(['setup', '--runner-label', 'self-hosted'], dir)).code).toBe(2);
     expect(existsSync(join(dir, '.github'))).toBe(false);
   });
 });
