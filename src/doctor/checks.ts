@@ -1,15 +1,19 @@
 // `topo doctor`: checks a real setup from the runner host, one check per thing that must work before
 // the first candidate, each failure with the fix. The checks take their services as arguments
 // (a transport, a Prometheus client, an octokit, fetch), so the command wires real ones and tests
-// point them at the local cluster and the local GitHub API.
+// point them at a local cluster and the local GitHub API. A check is green only when the thing
+// really works: the controller answers, the partition has usable nodes, sacct returns history.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { Octokit } from '../github/client.js';
 import { HostKeyMismatchError, SlurmError } from '../slurm/errors.js';
-import type { Transport } from '../slurm/types.js';
+import type { CommandResult, Transport } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
+import { placeholderIssues } from '../topology/placeholders.js';
+import type { LoadedYaml } from '../topology/yaml.js';
 import type { Cluster } from '../types/generated/clusters.js';
+import { classifyRequestError, describeFailure, networkFix } from './network.js';
 
 export interface Check {
   name: string;
@@ -21,10 +25,40 @@ export interface Check {
 
 const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
 const fail = (name: string, detail: string, fix: string): Check => ({ name, status: 'fail', detail, fix });
+const skip = (name: string, detail: string): Check => ({ name, status: 'skip', detail });
 
 const SLURM_COMMANDS = ['sbatch', 'squeue', 'sacct', 'scancel'] as const;
+const TIMEOUT = { timeoutMs: 20_000 };
 
-/** Slurm's four commands answer `--version` through the cluster's transport (local or SSH). */
+/**
+ * Runs a command; one that is not installed comes back as a result (exit 127 with the message) so
+ * its check fails on its own, while a broken connection still ends every check.
+ */
+async function run(t: Transport, argv: string[]): Promise<CommandResult> {
+  try {
+    return await t.run(argv, TIMEOUT);
+  } catch (error) {
+    if (!/not installed or not on PATH/.test((error as Error).message)) throw error;
+    return { code: 127, stdout: '', stderr: (error as Error).message };
+  }
+}
+
+/** What a command printed, in one line for a check's detail. */
+const said = (r: CommandResult) => (r.stderr || r.stdout).trim().replace(/\s+/g, ' ').slice(0, 300);
+
+/** Values `topo setup` left to replace in the cluster's entry: a cluster cannot work with them. */
+export function checkPlaceholders(loaded: LoadedYaml, clusterName: string): Check {
+  const left = placeholderIssues(loaded, ['clusters', clusterName], 'error');
+  return left.length
+    ? fail(
+        'clusters.yaml placeholders',
+        `${left.length} value(s) of cluster ${clusterName} still hold what topo setup left to replace: ${left.map((i) => `${i.keyPath} (line ${i.line})`).join(', ')}`,
+        "replace them with your cluster's values (docs/adopting.md, step 2); `topo validate topologies/clusters.yaml` shows each one at its line",
+      )
+    : ok('clusters.yaml placeholders', `no TODO, example.org or PLACEHOLDER left in cluster ${clusterName}`);
+}
+
+/** Slurm's commands, the controller, the partition, accounting and the submit script. */
 export async function checkSlurm(
   clusterName: string,
   cluster: Cluster,
@@ -45,49 +79,186 @@ export async function checkSlurm(
     ];
   }
   const checks: Check[] = [];
-  const pathFix =
-    cluster.transport === 'local'
-      ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)`
-      : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
   try {
-    for (const command of SLURM_COMMANDS) {
-      let r: Awaited<ReturnType<Transport['run']>>;
-      try {
-        r = await t.run([command, '--version'], { timeoutMs: 20_000 });
-      } catch (error) {
-        // A command that is not installed is this check's failure; a broken connection ends them all.
-        if (!/not installed or not on PATH/.test((error as Error).message)) throw error;
-        checks.push(fail(`slurm ${command}`, (error as Error).message, pathFix));
-        continue;
-      }
-      if (r.code === 0)
-        checks.push(ok(`slurm ${command}`, `${(r.stdout || r.stderr).trim().split('\n')[0]} on ${where}`));
-      else
-        checks.push(
-          fail(
-            `slurm ${command}`,
-            `\`${command} --version\` exited ${r.code} on ${where}: ${(r.stderr || r.stdout).trim().slice(0, 200)}`,
-            pathFix,
-          ),
-        );
-    }
-    const script = `${cluster.alpasim_checkout.replace(/\/+$/, '')}/${cluster.submit_script}`;
-    const test = await t.run(['test', '-f', script], { timeoutMs: 20_000 });
+    checks.push(...(await commandChecks(t, clusterName, cluster, where)));
+    const controller = await controllerCheck(t, where);
+    checks.push(controller);
     checks.push(
-      test.code === 0
-        ? ok('submit script', `${script} exists on ${where}`)
-        : fail(
-            'submit script',
-            `${script} is not a file on ${where}`,
-            `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`,
-          ),
+      controller.status === 'ok'
+        ? await partitionCheck(t, cluster, where)
+        : skip('slurm partition', 'not asked: slurmctld does not answer'),
     );
+    checks.push(await accountingCheck(t, where));
+    checks.push(await submitScriptCheck(t, clusterName, cluster, where));
   } catch (error) {
     checks.push(slurmFailure(cluster, where, error));
   } finally {
     await t.close().catch(() => {});
   }
   return checks;
+}
+
+/** Slurm's four commands are installed (`--version`). */
+async function commandChecks(
+  t: Transport,
+  clusterName: string,
+  cluster: Cluster,
+  where: string,
+): Promise<Check[]> {
+  const pathFix =
+    cluster.transport === 'local'
+      ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)`
+      : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
+  const checks: Check[] = [];
+  for (const command of SLURM_COMMANDS) {
+    let r: CommandResult;
+    try {
+      r = await t.run([command, '--version'], TIMEOUT);
+    } catch (error) {
+      // A command that is not installed is this check's failure; a broken connection ends them all.
+      if (!/not installed or not on PATH/.test((error as Error).message)) throw error;
+      checks.push(fail(`slurm ${command}`, (error as Error).message, pathFix));
+      continue;
+    }
+    checks.push(
+      r.code === 0
+        ? ok(`slurm ${command}`, `${(r.stdout || r.stderr).trim().split('\n')[0]} on ${where}`)
+        : fail(
+            `slurm ${command}`,
+            `\`${command} --version\` exited ${r.code} on ${where}: ${said(r)}`,
+            pathFix,
+          ),
+    );
+  }
+  return checks;
+}
+
+/** slurmctld answers (`scontrol ping`): `--version` alone answers without a controller. */
+async function controllerCheck(t: Transport, where: string): Promise<Check> {
+  const r = await run(t, ['scontrol', 'ping']);
+  if (r.code === 0 && /\bUP\b/.test(r.stdout))
+    return ok('slurm controller', `${r.stdout.trim().split('\n')[0]} (scontrol ping on ${where})`);
+  return fail(
+    'slurm controller',
+    `slurmctld does not answer from ${where}: \`scontrol ping\` exited ${r.code}: ${said(r)}`,
+    `nothing can be submitted or watched until it does: start slurmctld, or check that ${where} reaches SlurmctldHost and SlurmctldPort of the slurm.conf it reads (SLURM_CONF); on a shared cluster, ask its admins`,
+  );
+}
+
+/** The partition candidates run in exists, is up and has usable nodes (`sinfo`). */
+async function partitionCheck(t: Transport, cluster: Cluster, where: string): Promise<Check> {
+  const wanted = cluster.slurm?.partition?.split(',').filter(Boolean) ?? [];
+  // every partition, so a wrong name is answered with the ones that exist
+  const r = await run(t, ['sinfo', '--noheader', '--format=%P|%a|%D|%t']);
+  if (r.code !== 0)
+    return fail('slurm partition', `\`sinfo\` exited ${r.code} on ${where}: ${said(r)}`, 'see the message');
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [name = '', avail = '', nodes = '0', state = ''] = line.split('|');
+      return {
+        name: name.replace(/\*$/, ''),
+        isDefault: name.endsWith('*'),
+        avail,
+        nodes: Number(nodes),
+        state,
+      };
+    });
+  const names = wanted.length
+    ? wanted
+    : rows
+        .filter((x) => x.isDefault)
+        .map((x) => x.name)
+        .slice(0, 1);
+  if (names.length === 0)
+    return fail(
+      'slurm partition',
+      `no partition given and sinfo on ${where} shows no default one`,
+      'set slurm.partition of the cluster in clusters.yaml',
+    );
+  const usable = /^(idle|mix|alloc|allocated|comp|completing|resv|planned)/;
+  for (const name of names) {
+    const mine = rows.filter((x) => x.name === name);
+    if (mine.length === 0)
+      return fail(
+        'slurm partition',
+        `partition ${name} does not exist on ${where} (sinfo lists: ${[...new Set(rows.map((x) => x.name))].join(', ') || 'none'})`,
+        `fix slurm.partition of the cluster in clusters.yaml`,
+      );
+    if (mine.every((x) => x.avail !== 'up'))
+      return fail(
+        'slurm partition',
+        `partition ${name} is ${mine[0]?.avail} on ${where}`,
+        'a partition that is not up starts no job: ask the cluster admins',
+      );
+    const up = mine.filter((x) => usable.test(x.state)).reduce((n, x) => n + x.nodes, 0);
+    if (up === 0)
+      return fail(
+        'slurm partition',
+        `partition ${name} has no usable node on ${where} (${mine.map((x) => `${x.nodes} ${x.state}`).join(', ')})`,
+        'resume or repair its nodes (scontrol update nodename=… state=resume), or ask the cluster admins',
+      );
+  }
+  const summary = rows.filter((x) => names.includes(x.name)).map((x) => `${x.name}: ${x.nodes} ${x.state}`);
+  return ok('slurm partition', `${summary.join(', ')} (sinfo on ${where})`);
+}
+
+/** Accounting answers a real `sacct` query: without it finished jobs vanish after MinJobAge. */
+async function accountingCheck(t: Transport, where: string): Promise<Check> {
+  const r = await run(t, [
+    'sacct',
+    '--noheader',
+    '--parsable2',
+    '--allocations',
+    '--starttime=now-1days',
+    '--format=JobID,State',
+  ]);
+  if (r.code === 0) {
+    const jobs = r.stdout.trim().split('\n').filter(Boolean).length;
+    return ok(
+      'slurm accounting',
+      `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`,
+    );
+  }
+  const text = said(r);
+  const consequence =
+    'the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost';
+  if (/accounting storage is disabled/i.test(text))
+    return fail(
+      'slurm accounting',
+      `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): \`sacct\` has no history`,
+      `enable accounting (slurmdbd) or ask the cluster admins: ${consequence}`,
+    );
+  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text))
+    return fail(
+      'slurm accounting',
+      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text}`,
+      `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`,
+    );
+  return fail(
+    'slurm accounting',
+    `\`sacct\` exited ${r.code} on ${where}: ${text}`,
+    `see the message; ${consequence}`,
+  );
+}
+
+async function submitScriptCheck(
+  t: Transport,
+  clusterName: string,
+  cluster: Cluster,
+  where: string,
+): Promise<Check> {
+  const script = `${cluster.alpasim_checkout.replace(/\/+$/, '')}/${cluster.submit_script}`;
+  const test = await run(t, ['test', '-f', script]);
+  return test.code === 0
+    ? ok('submit script', `${script} exists on ${where}`)
+    : fail(
+        'submit script',
+        `${script} is not a file on ${where}`,
+        `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`,
+      );
 }
 
 function slurmFailure(cluster: Cluster, where: string, error: unknown): Check {
@@ -109,6 +280,14 @@ function slurmFailure(cluster: Cluster, where: string, error: unknown): Check {
   return fail('slurm', message, 'see the message; this is unexpected (please report it)');
 }
 
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+
 /** Prometheus answers, scrapes AlpaSim (its series exist) and evaluates the shipped recording rules. */
 export async function checkPrometheus(
   cluster: Cluster,
@@ -119,11 +298,17 @@ export async function checkPrometheus(
   try {
     await prometheus.instant('vector(1)');
   } catch (error) {
+    const f = classifyRequestError(error);
     return [
       fail(
         'prometheus',
-        (error as Error).message,
-        `start Prometheus where the runner reaches ${url} (scripts/start-prometheus-grafana.sh), or fix prometheus_url in clusters.yaml`,
+        f.kind === 'unknown'
+          ? (error as Error).message
+          : describeFailure(`cannot reach Prometheus at ${url}`, f),
+        networkFix(f, hostOf(url), 'prometheus_url in clusters.yaml') ??
+          (f.kind === 'auth' || f.kind === 'permission'
+            ? `Prometheus at ${url} wants credentials the runner does not send: give the runner a Prometheus it may query without them (or a proxy on the runner host)`
+            : `start Prometheus where the runner reaches ${url} (scripts/start-prometheus-grafana.sh), or fix prometheus_url in clusters.yaml`),
       ),
     ];
   }
@@ -166,11 +351,7 @@ export async function checkPrometheus(
 /** The Grafana URL answers (its health endpoint). */
 export async function checkGrafana(cluster: Cluster, fetcher: typeof fetch = fetch): Promise<Check> {
   if (!cluster.grafana_url)
-    return {
-      name: 'grafana',
-      status: 'skip',
-      detail: 'no grafana_url in clusters.yaml (comments carry no dashboard links)',
-    };
+    return skip('grafana', 'no grafana_url in clusters.yaml (comments carry no dashboard links)');
   const url = `${cluster.grafana_url.replace(/\/+$/, '')}/api/health`;
   try {
     const res = await fetcher(url, { signal: AbortSignal.timeout(10_000) });
@@ -182,10 +363,12 @@ export async function checkGrafana(cluster: Cluster, fetcher: typeof fetch = fet
           'fix grafana_url in clusters.yaml or start Grafana',
         );
   } catch (error) {
+    const f = classifyRequestError(error);
     return fail(
       'grafana',
-      `cannot reach ${url}: ${(error as Error).message}`,
-      'start Grafana (scripts/start-prometheus-grafana.sh --grafana-port …) or fix grafana_url in clusters.yaml',
+      describeFailure(`cannot reach ${url}`, f),
+      networkFix(f, hostOf(url), 'grafana_url in clusters.yaml') ??
+        'start Grafana (scripts/start-prometheus-grafana.sh --grafana-port …) or fix grafana_url in clusters.yaml',
     );
   }
 }
@@ -236,19 +419,34 @@ export function checkWorkflowPermissions(repoDir: string): Check[] {
   });
 }
 
+/** Why GitHub refused or could not be reached, with the fix for that cause (never a 500 for a DNS failure). */
+function githubFailure(name: string, what: string, error: unknown, apiUrl: string, access: string): Check {
+  const f = classifyRequestError(error);
+  const byStatus: Partial<Record<typeof f.kind, string>> = {
+    auth: 'the token is invalid or expired: create a new one (GITHUB_TOKEN)',
+    permission: `the token may not do this: ${access}; an organisation with SAML SSO must also authorise the token`,
+    'not-found': `the repository does not exist or the token cannot see it: check --repo, and give the token access to it (fine-grained: Repository access; ${access})`,
+    'rate-limited': 'the token is rate limited: wait for the reset, or use another token',
+    server: 'GitHub failed to answer: try again later (githubstatus.com)',
+  };
+  return fail(
+    name,
+    describeFailure(what, f),
+    networkFix(f, hostOf(apiUrl), 'GITHUB_API_URL') ?? byStatus[f.kind] ?? 'see the message',
+  );
+}
+
 /** The token doctor is given reads the repository and, for a person's token, has write access. */
-export async function checkToken(octokit: Octokit, owner: string, repo: string): Promise<Check> {
+export async function checkToken(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  apiUrl = 'https://api.github.com',
+): Promise<Check> {
   try {
     await octokit.rest.repos.get({ owner, repo });
   } catch (error) {
-    const status = (error as { status?: number }).status;
-    return fail(
-      'github token',
-      `cannot read ${owner}/${repo} (HTTP ${status ?? '?'}): ${(error as Error).message}`,
-      status === 401
-        ? 'the token is invalid or expired: create a new one'
-        : `give the token access to ${owner}/${repo} (fine-grained: Repository access, Contents read)`,
-    );
+    return githubFailure('github token', `cannot read ${owner}/${repo}`, error, apiUrl, 'Contents: read');
   }
   let login: string;
   try {
@@ -276,6 +474,7 @@ export async function checkRunner(
   owner: string,
   repo: string,
   label: string,
+  apiUrl = 'https://api.github.com',
 ): Promise<Check> {
   let runners: { name: string; status: string; labels: { name: string }[] }[];
   try {
@@ -283,12 +482,21 @@ export async function checkRunner(
       .runners;
   } catch (error) {
     const status = (error as { status?: number }).status;
-    return {
-      name: 'runner',
-      status: status === 403 || status === 404 ? 'skip' : 'fail',
-      detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status ?? '?'})`,
-      fix: 'listing runners needs an admin token; check Settings → Actions → Runners by hand',
-    };
+    const f = classifyRequestError(error);
+    if (f.kind === 'permission' || f.kind === 'not-found')
+      return {
+        name: 'runner',
+        status: 'skip',
+        detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status})`,
+        fix: 'listing runners needs an admin token (Administration: read); check Settings → Actions → Runners by hand',
+      };
+    return githubFailure(
+      'runner',
+      `cannot list the runners of ${owner}/${repo}`,
+      error,
+      apiUrl,
+      'Administration: read',
+    );
   }
   const labelled = runners.filter(
     (r) => r.labels.some((l) => l.name === 'self-hosted') && r.labels.some((l) => l.name === label),
@@ -303,6 +511,6 @@ export async function checkRunner(
       : `no self-hosted runner of ${owner}/${repo} has the label ${label} (have: ${runners.map((r) => `${r.name} [${r.labels.map((l) => l.name).join(', ')}]`).join('; ') || 'none'})`,
     labelled.length
       ? 'start the runner service on its host (sudo ./svc.sh start in the runner folder)'
-      : `register a runner with \`./config.sh --labels ${label}\`, or add the label in Settings → Actions → Runners`,
+      : `register a runner with \`./config.sh --labels ${label}\`, or add the label in Settings → Actions → Runners (the workflows' runner-label input names it)`,
   );
 }

@@ -22,8 +22,10 @@ export class PrometheusError extends Error {
   constructor(
     message: string,
     readonly details: { query?: string; status?: number; body?: string; retryable: boolean },
+    cause?: unknown,
   ) {
-    super(message);
+    // the cause (DNS, TLS, refused…) lets a caller tell network failures apart
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'PrometheusError';
   }
 }
@@ -155,6 +157,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
           ? `Prometheus at ${baseUrl} did not answer within ${timeoutMs} ms (query: ${query})`
           : `cannot reach Prometheus at ${baseUrl}: ${(e as Error).message} (query: ${query})`,
         { query, retryable: true },
+        e,
       );
     } finally {
       clearTimeout(timer);

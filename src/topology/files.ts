@@ -13,6 +13,7 @@ import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
 import { driverProblem, overrideProblem } from './overrides.js';
+import { placeholderIssues } from './placeholders.js';
 import { PATTERNS } from './render.js';
 import { type SchemaName, schemaIssues } from './schemas.js';
 import { type LoadedYaml, loadYaml } from './yaml.js';
@@ -158,9 +159,12 @@ export function experimentRuleIssues(
   return issues;
 }
 
-/** clusters.yaml: an ssh cluster needs host, user and its known host key (the connection is pinned). */
+/**
+ * clusters.yaml: an ssh cluster needs host, user and its known host key (the connection is pinned);
+ * a value `topo setup` left to replace (TODO, example.org, PLACEHOLDER) is a warning.
+ */
 export function clustersRuleIssues(loaded: LoadedYaml, file: ClustersFile): Issue[] {
-  const issues: Issue[] = [];
+  const issues: Issue[] = [...placeholderIssues(loaded, ['clusters'])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
     if (cluster.transport !== 'ssh') continue;
     for (const key of ['host', 'user', 'known_host_key'] as const) {

@@ -357,8 +357,11 @@ async function buildContext(
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`,
     });
   } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
-    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+    // Only errors make the file unusable; a placeholder left by setup is a warning on clusters.yaml itself.
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === 'error',
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
   if (ctx.clusters && !ctx.clusters.value) {
     ctx.blockers.push({

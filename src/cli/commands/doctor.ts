@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import {
   type Check,
   checkGrafana,
+  checkPlaceholders,
   checkPrometheus,
   checkRunner,
   checkSlurm,
@@ -25,11 +26,11 @@ const MARK: Record<Check['status'], string> = { ok: 'ok  ', fail: 'FAIL', warn: 
 export const doctorCommand: Command = {
   name: 'doctor',
   summary:
-    'Check a setup from the runner host: Slurm, the submit script, Prometheus, Grafana, the token, the runner',
+    'Check a setup from the runner host: Slurm (controller, partition, accounting), the submit script, Prometheus, Grafana, the token, the runner',
   help: {
     synopsis: 'topo doctor [options]',
     description:
-      "Run it on the host of the self-hosted runner, in the repository's checkout. Checks Slurm's commands (locally, or over SSH with the pinned host key), the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). --json follows schemas/cli/doctor.schema.json.",
+      "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value topo setup left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). --json follows schemas/cli/doctor.schema.json.",
     options: [
       {
         name: 'cluster',
@@ -88,6 +89,7 @@ export const doctorCommand: Command = {
 
     const checks: Check[] = [
       { name: 'clusters.yaml', status: 'ok', detail: `${file}: cluster ${name} is valid` },
+      checkPlaceholders(checked.loaded, name),
     ];
     checks.push(
       ...(await checkSlurm(name, cluster, () => transportForCluster(name, cluster, { env: io.env }))),
@@ -109,17 +111,16 @@ export const doctorCommand: Command = {
         detail: `no ${token ? 'repository' : 'token'}: the token and runner checks need GITHUB_TOKEN and --repo owner/name`,
       });
     } else {
-      const octokit = createOctokit({
-        token,
-        ...(io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}),
-      });
+      const apiUrl = io.env.GITHUB_API_URL || 'https://api.github.com';
+      // One attempt, no retry: doctor reports what a request meets, at once.
+      const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
       const { owner, repo: name2 } = splitRepository(repo);
-      const tokenCheck = await checkToken(octokit, owner, name2);
+      const tokenCheck = await checkToken(octokit, owner, name2, apiUrl);
       checks.push(tokenCheck);
       checks.push(
-        tokenCheck.detail.startsWith('cannot read')
+        tokenCheck.status === 'fail' && tokenCheck.detail.startsWith('cannot read')
           ? { name: 'runner', status: 'skip', detail: 'the token cannot read the repository' }
-          : await checkRunner(octokit, owner, name2, str(parsed, 'runner-label') ?? 'slurm'),
+          : await checkRunner(octokit, owner, name2, str(parsed, 'runner-label') ?? 'slurm', apiUrl),
       );
     }
     const failed = checks.filter((c) => c.status === 'fail').length;

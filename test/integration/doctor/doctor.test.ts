@@ -1,8 +1,12 @@
 // `topo doctor` against the local cluster (Slurm locally and over SSH with the pinned host key,
-// Prometheus), a Grafana stand-in, and the local GitHub API: a good setup passes, and each
-// misconfiguration fails with its fix.
+// Prometheus), a Grafana stand-in, and the local GitHub API: every check of a good setup passes but
+// accounting, which the shared cluster runs without (the adoption test passes on a private cluster
+// with accounting, and fails it with slurmctld killed and with accounting off); each
+// misconfiguration fails with its fix, and DNS, TLS, auth and permission failures are told apart.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +25,8 @@ const { gh: github } = useLocalGitHub();
 let grafana: Server;
 let grafanaUrl = '';
 let repo: Repo;
+let tls: Server;
+let tlsUrl = '';
 
 interface Check {
   name: string;
@@ -65,27 +71,65 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => grafana.listen(0, '127.0.0.1', r));
   grafanaUrl = `http://127.0.0.1:${(grafana.address() as AddressInfo).port}`;
+  // An HTTPS server with a self-signed certificate: what a TLS-inspecting proxy looks like.
+  const certDir = mkdtempSync(join(tmpdir(), 'topo-doctor-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      join(certDir, 'key.pem'),
+      '-out',
+      join(certDir, 'cert.pem'),
+    ],
+    { stdio: 'pipe' },
+  );
+  tls = createTlsServer(
+    { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) },
+    (_req, res) => res.end('{}'),
+  );
+  await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+  tlsUrl = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   await new Promise((r) => grafana?.close(r));
+  await new Promise((r) => tls?.close(r));
 });
 
 describe('topo doctor', () => {
-  it('passes on a good setup, locally and over SSH, with an admin token and an online runner', async () => {
+  it('on a good setup without accounting, every check passes but accounting, locally and over SSH', async () => {
     const dir = await setupRepo();
     const admin = github.createToken('alice', { kind: 'user' });
     github.addCollaborator(repo, 'alice', 'admin');
     for (const name of ['local', 'local-ssh']) {
       const r = await doctor(dir, ['--cluster', name, '--repo', 'lab/topologies'], { GITHUB_TOKEN: admin });
       const failed = (r.doc.checks as Check[]).filter((c) => c.status === 'fail');
-      expect(failed, JSON.stringify(failed)).toEqual([]);
-      expect(r.code).toBe(0);
+      expect(
+        failed.map((c) => c.name),
+        JSON.stringify(failed),
+      ).toEqual(['slurm accounting']);
+      expect(r.byName('slurm accounting')?.detail).toContain('job accounting is disabled');
+      expect(r.byName('slurm accounting')?.fix).toContain('MinJobAge');
+      expect(r.code).toBe(1);
       for (const c of [
+        'clusters.yaml placeholders',
         'slurm sbatch',
         'slurm squeue',
         'slurm sacct',
         'slurm scancel',
+        'slurm controller',
+        'slurm partition',
         'submit script',
         'prometheus',
         'recording rules',
@@ -94,7 +138,51 @@ describe('topo doctor', () => {
         'runner',
       ])
         expect(r.byName(c)?.status, `${name}: ${c}`).toBe('ok');
+      expect(r.byName('slurm partition')?.detail).toMatch(/^gpu: 3 (idle|mix|alloc)/);
     }
+  });
+
+  it('fails on every value topo setup left to replace, at its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-doctor-'));
+    expect((await runTopo(['setup', '--cluster', 'ord', '--transport', 'ssh'], dir)).code).toBe(0);
+    const r = await doctor(dir, ['--cluster', 'ord']);
+    expect(r.code).toBe(1);
+    const check = r.byName('clusters.yaml placeholders');
+    expect(check?.status).toBe('fail');
+    for (const key of ['host', 'known_host_key', 'alpasim_checkout', 'prometheus_url', 'slurm.account'])
+      expect(check?.detail).toMatch(
+        new RegExp(`clusters\\.ord\\.${key.replace('.', '\\.')} \\(line \\d+\\)`),
+      );
+  });
+
+  it('tells DNS, TLS, auth, permission and not-found apart (never "HTTP 500")', async () => {
+    const dir = await setupRepo((c) => {
+      (c.local as Record<string, unknown>).prometheus_url = 'http://prometheus.no-such-host.invalid:9090';
+      (c.local as Record<string, unknown>).grafana_url = tlsUrl;
+    });
+    const admin = github.createToken('dora', { kind: 'user' });
+    github.addCollaborator(repo, 'dora', 'admin');
+    const run = (env: NodeJS.ProcessEnv, repoName = 'lab/topologies') =>
+      doctor(dir, ['--cluster', 'local', '--repo', repoName], { GITHUB_TOKEN: admin, ...env });
+    const dns = await run({ GITHUB_API_URL: 'http://api.no-such-host.invalid' });
+    expect(dns.byName('github token')?.detail).toContain('the host name does not resolve (DNS) [ENOTFOUND]');
+    expect(dns.byName('github token')?.detail).not.toContain('500');
+    expect(dns.byName('github token')?.fix).toContain('cannot resolve api.no-such-host.invalid');
+    expect(dns.byName('prometheus')?.detail).toContain('(DNS) [ENOTFOUND]');
+    expect(dns.byName('grafana')?.detail).toContain('the TLS certificate is not trusted');
+    expect(dns.byName('grafana')?.fix).toContain('NODE_EXTRA_CA_CERTS');
+    const viaTls = await run({ GITHUB_API_URL: tlsUrl });
+    expect(viaTls.byName('github token')?.detail).toContain('the TLS certificate is not trusted');
+    const auth = await run({ GITHUB_TOKEN: 'ghp_nope' });
+    expect(auth.byName('github token')?.detail).toContain('the credentials were refused (HTTP 401)');
+    expect(auth.byName('github token')?.fix).toContain('invalid or expired');
+    const noContents = github.createToken('app', { permissions: { metadata: 'none' } });
+    const permission = await run({ GITHUB_TOKEN: noContents });
+    expect(permission.byName('github token')?.detail).toContain('not allowed (HTTP 403)');
+    expect(permission.byName('github token')?.fix).toContain('Contents: read');
+    const missing = await run({}, 'lab/no-such-repo');
+    expect(missing.byName('github token')?.detail).toContain('not found (HTTP 404)');
+    expect(missing.byName('github token')?.fix).toContain('does not exist or the token cannot see it');
   });
 
   it('a changed host key fails with the ssh-keyscan fix', async () => {
@@ -189,10 +277,9 @@ describe('topo doctor', () => {
     });
     expect(offline.byName('runner')?.detail).toContain('offline');
     // The invalid token is the only request the local API refused.
-    expect(github.violations().filter((v) => !v.endsWith(': unknown token'))).toEqual([]);
-    expect(github.violations().filter((v) => v.endsWith(': unknown token'))).toEqual([
-      'GET /repos/lab/topologies: unknown token',
-    ]);
+    expect(github.violations().filter((v) => !/: (unknown token|token lacks permission)/.test(v))).toEqual(
+      [],
+    );
   });
 
   it('no clusters file or an unknown cluster is a configuration error (2)', async () => {
