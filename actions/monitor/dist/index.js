@@ -70394,8 +70394,8 @@ function transportForCluster(name, cluster, options = {}) {
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
-  constructor(message2, details) {
-    super(message2);
+  constructor(message2, details, cause) {
+    super(message2, cause === void 0 ? void 0 : { cause });
     this.details = details;
     this.name = "PrometheusError";
   }
@@ -70496,7 +70496,8 @@ function createPrometheusClient(options) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
         timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true }
+        { query, retryable: true },
+        e
       );
     } finally {
       clearTimeout(timer);
@@ -70916,6 +70917,34 @@ function distance(a, b, limit) {
     prev = row;
   }
   return prev[b.length];
+}
+
+// src/topology/placeholders.ts
+var PLACEHOLDER = /TODO|example\.org|PLACEHOLDER/;
+function placeholderIssues(loaded, under = [], severity = "warning") {
+  const issues = [];
+  const walk = (value, path) => {
+    if (typeof value === "string") {
+      if (!PLACEHOLDER.test(value)) return;
+      const keyPath = formatKeyPath(path);
+      issues.push({
+        rule: "placeholder",
+        severity,
+        file: loaded.file,
+        ...loaded.locate(path),
+        keyPath,
+        message: `\`${keyPath}\` still holds the value \`topo setup\` left to replace (\`${value}\`): write your cluster's value there (docs/adopting.md, step 2)`
+      });
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, [...path, i]);
+    } else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
+    }
+  };
+  let node = loaded.value;
+  for (const seg of under) node = node?.[seg];
+  walk(node, under);
+  return issues;
 }
 
 // src/topology/render.ts
@@ -72051,7 +72080,7 @@ function experimentRuleIssues(loaded, experiment, context3) {
   return issues;
 }
 function clustersRuleIssues(loaded, file) {
-  const issues = [];
+  const issues = [...placeholderIssues(loaded, ["clusters"])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
     if (cluster.transport !== "ssh") continue;
     for (const key of ["host", "user", "known_host_key"]) {
@@ -72092,6 +72121,11 @@ var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
 function shippedPresetsDir() {
   const root = shippedRoot();
   return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve2(base, dir);
 }
 function presetLocations(name, options = {}) {
   if (!PRESET_NAME.test(name)) return [];
@@ -72798,8 +72832,10 @@ async function buildContext(dir, options, config, loadClusters) {
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
     });
   } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
-    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
   if (ctx.clusters && !ctx.clusters.value) {
     ctx.blockers.push({
@@ -73078,7 +73114,8 @@ async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [
     files: headCandidatesOverDefaultBranch(githubFileSource(octokit, { ...repo, ref }), defaultBranch),
     config: defaultBranch,
     clustersFile: source.clustersFile,
-    newFiles
+    newFiles,
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
   });
   if (!outcome.submission || !outcome.report.candidate) {
     const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
@@ -73300,7 +73337,8 @@ function loadExperiments(config) {
       continue;
     }
     const found = readPresetFromCheckout(checked2.value.base_topology, config.workspace, {
-      topologiesDir: config.topologiesDir
+      topologiesDir: config.topologiesDir,
+      overrideDir: presetOverrideDir(config.env, config.workspace)
     });
     const preset = found ? checkPreset(found.text, found.path).value : void 0;
     if (!preset) {
@@ -73547,7 +73585,8 @@ function buildMonitorPorts(octokit, config) {
         {
           workspace: config.workspace,
           clustersFile: config.clustersFile,
-          topologiesDir: config.topologiesDir
+          topologiesDir: config.topologiesDir,
+          presetsDir: presetOverrideDir(config.env, config.workspace)
         }
       );
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {

@@ -64640,8 +64640,8 @@ function transportForCluster(name, cluster, options = {}) {
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
-  constructor(message, details) {
-    super(message);
+  constructor(message, details, cause) {
+    super(message, cause === void 0 ? void 0 : { cause });
     this.details = details;
     this.name = "PrometheusError";
   }
@@ -64742,7 +64742,8 @@ function createPrometheusClient(options) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
         timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true }
+        { query, retryable: true },
+        e
       );
     } finally {
       clearTimeout(timer);

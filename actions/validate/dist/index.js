@@ -42851,6 +42851,34 @@ function distance(a, b, limit) {
   return prev[b.length];
 }
 
+// src/topology/placeholders.ts
+var PLACEHOLDER = /TODO|example\.org|PLACEHOLDER/;
+function placeholderIssues(loaded, under = [], severity = "warning") {
+  const issues = [];
+  const walk = (value, path) => {
+    if (typeof value === "string") {
+      if (!PLACEHOLDER.test(value)) return;
+      const keyPath = formatKeyPath(path);
+      issues.push({
+        rule: "placeholder",
+        severity,
+        file: loaded.file,
+        ...loaded.locate(path),
+        keyPath,
+        message: `\`${keyPath}\` still holds the value \`topo setup\` left to replace (\`${value}\`): write your cluster's value there (docs/adopting.md, step 2)`
+      });
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, [...path, i]);
+    } else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
+    }
+  };
+  let node = loaded.value;
+  for (const seg of under) node = node?.[seg];
+  walk(node, under);
+  return issues;
+}
+
 // src/slurm/environment.ts
 var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
 var SUBMIT_SCRIPT_VARIABLES = [
@@ -43993,7 +44021,7 @@ function experimentRuleIssues(loaded, experiment, context3) {
   return issues;
 }
 function clustersRuleIssues(loaded, file) {
-  const issues = [];
+  const issues = [...placeholderIssues(loaded, ["clusters"])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
     if (cluster.transport !== "ssh") continue;
     for (const key of ["host", "user", "known_host_key"]) {
@@ -44448,8 +44476,10 @@ async function buildContext(dir, options, config, loadClusters) {
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
     });
   } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
-    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
   if (ctx.clusters && !ctx.clusters.value) {
     ctx.blockers.push({
