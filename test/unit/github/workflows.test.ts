@@ -192,7 +192,7 @@ describe.each(Object.entries(REUSABLE))('reusable %s', (file, { selfHosted }) =>
 
   it(
     selfHosted
-      ? 'runs on [self-hosted, slurm] from the default branch only'
+      ? 'runs on [self-hosted, <runner-label input, default slurm>] from the default branch only'
       : 'runs on a GitHub-hosted runner',
     () => {
       for (const [name, job] of Object.entries(wf.jobs)) {
@@ -201,7 +201,9 @@ describe.each(Object.entries(REUSABLE))('reusable %s', (file, { selfHosted }) =>
           expect(runsOn, `${file} job ${name}`).toEqual(['ubuntu-latest']);
           continue;
         }
-        expect(runsOn).toEqual(['self-hosted', 'slurm']);
+        expect(runsOn).toEqual(['self-hosted', expr('inputs.runner-label')]);
+        const inputs = (wf.on.workflow_call as { inputs: Record<string, { default?: string }> }).inputs;
+        expect(inputs['runner-label']?.default).toBe('slurm');
         const checkouts = job.steps.filter((s) => s.uses?.startsWith('actions/checkout@'));
         expect(checkouts.length).toBe(1);
         for (const c of checkouts) {
