@@ -62651,6 +62651,103 @@ function splitRepository(fullName) {
   return { owner: m[1], repo: m[2] };
 }
 
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { isAbsolute, join as join2, posix, resolve as resolve2 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve2(base, dir);
+}
+function presetLocations(name, options = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
+  return [
+    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
+    { origin: "repository", path: posix.join(options.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options = {}) {
+  const locations = presetLocations(name, options);
+  const texts = [];
+  for (const l of locations)
+    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
+  return pick(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options = {}) {
+  const locations = presetLocations(name, options);
+  return pick(
+    name,
+    locations,
+    locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
+  );
+}
+function localPresetNames(options = {}) {
+  const dirs = [
+    options.overrideDir,
+    options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options).map(
+    (l) => l.origin === "repository" ? `the repository's ${posix.dirname(l.path)}/` : l.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l.path.slice(0, l.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
 // src/github/commands.ts
 var COMMANDS = {
   submit: {
@@ -63329,8 +63426,8 @@ function compactRunState(state2) {
   return {
     version: 2,
     requests,
-    runs: pick(state2.runs, whole),
-    outcomes: pick(state2.outcomes, whole),
+    runs: pick2(state2.runs, whole),
+    outcomes: pick2(state2.outcomes, whole),
     ended: ended.slice(drop),
     forgotten
   };
@@ -63348,7 +63445,7 @@ function endedOf(r, outcome, run) {
   };
 }
 var byEnd = (a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-function pick(record, ids) {
+function pick2(record, ids) {
   return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
 }
 function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
@@ -64006,7 +64103,7 @@ var UnsafeArgumentError = class extends SlurmError {
 };
 
 // src/slurm/for-cluster.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync as readFileSync3 } from "node:fs";
 
 // src/slurm/environment.ts
 var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
@@ -65503,7 +65600,7 @@ function sshPrivateKey(env) {
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
     try {
-      return readFileSync2(file, "utf8");
+      return readFileSync3(file, "utf8");
     } catch (error2) {
       throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
     }
@@ -66776,8 +66873,36 @@ function distance(a, b, limit) {
   return prev[b.length];
 }
 
+// src/topology/placeholders.ts
+var PLACEHOLDER = /TODO|example\.org|PLACEHOLDER/;
+function placeholderIssues(loaded, under = [], severity = "warning") {
+  const issues = [];
+  const walk = (value, path) => {
+    if (typeof value === "string") {
+      if (!PLACEHOLDER.test(value)) return;
+      const keyPath = formatKeyPath(path);
+      issues.push({
+        rule: "placeholder",
+        severity,
+        file: loaded.file,
+        ...loaded.locate(path),
+        keyPath,
+        message: `\`${keyPath}\` still holds the value \`topo setup\` left to replace (\`${value}\`): write your cluster's value there (docs/adopting.md, step 2)`
+      });
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, [...path, i]);
+    } else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
+    }
+  };
+  let node = loaded.value;
+  for (const seg of under) node = node?.[seg];
+  walk(node, under);
+  return issues;
+}
+
 // src/topology/render.ts
-import { posix } from "node:path";
+import { posix as posix2 } from "node:path";
 
 // src/topology/expand.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -67090,9 +67215,9 @@ function topologyOverrides(candidate) {
   });
 }
 function resolvePath(checkout, path, what) {
-  if (path.startsWith("/")) return check(posix.normalize(path), PATTERNS.absolutePath, what);
+  if (path.startsWith("/")) return check(posix2.normalize(path), PATTERNS.absolutePath, what);
   check(path, PATTERNS.relativePath, what);
-  return check(posix.normalize(posix.join(checkout, path)), PATTERNS.absolutePath, what);
+  return check(posix2.normalize(posix2.join(checkout, path)), PATTERNS.absolutePath, what);
 }
 function renderSubmission(experiment, candidate, cluster) {
   const name = jobName(experiment.experiment_id, candidate.name, candidate.expanded);
@@ -67101,7 +67226,7 @@ function renderSubmission(experiment, candidate, cluster) {
   const script = resolvePath(checkout, cluster.submit_script, "submit_script");
   const runDir = resolvePath(
     checkout,
-    cluster.run_dir ?? posix.join(posix.dirname(script), "runs"),
+    cluster.run_dir ?? posix2.join(posix2.dirname(script), "runs"),
     "run_dir"
   );
   const account = fi.slurm?.account ?? cluster.slurm.account;
@@ -67136,7 +67261,7 @@ function submitEnv(experiment, name) {
     const dir = check(given.LOGDIR, PATTERNS.logDir, "LOGDIR");
     if (dir.split("/").includes(".."))
       throw new RenderError(`refusing to render: LOGDIR ${JSON.stringify(dir)} climbs with ..`);
-    env.LOGDIR = check(posix.join(dir, name), PATTERNS.logDir, "LOGDIR");
+    env.LOGDIR = check(posix2.join(dir, name), PATTERNS.logDir, "LOGDIR");
   }
   if (given.DESCRIPTION !== void 0)
     env.DESCRIPTION = check(given.DESCRIPTION, PATTERNS.description, "DESCRIPTION");
@@ -68235,7 +68360,7 @@ function experimentRuleIssues(loaded, experiment, context3) {
   return issues;
 }
 function clustersRuleIssues(loaded, file) {
-  const issues = [];
+  const issues = [...placeholderIssues(loaded, ["clusters"])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
     if (cluster.transport !== "ssh") continue;
     for (const key of ["host", "user", "known_host_key"]) {
@@ -68551,98 +68676,6 @@ function observationOf(run) {
 }
 function fittedMemoryModel(record, base, prior) {
   return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
-}
-
-// src/topology/presets.ts
-import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join as join2, posix as posix2, resolve as resolve2 } from "node:path";
-
-// src/topology/shipped.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
-  let dir = resolve(from);
-  for (; ; ) {
-    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-
-// src/topology/presets.ts
-var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
-function shippedPresetsDir() {
-  const root = shippedRoot();
-  return root ? join2(root, "topologies", "presets") : void 0;
-}
-function presetLocations(name, options = {}) {
-  if (!PRESET_NAME.test(name)) return [];
-  const file = `${name}.yaml`;
-  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
-  return [
-    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
-    { origin: "repository", path: posix2.join(options.topologiesDir ?? "topologies", "presets", file) },
-    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
-  ];
-}
-function readLocal(path) {
-  try {
-    return readFileSync3(path, "utf8");
-  } catch {
-    return void 0;
-  }
-}
-function pick2(name, locations, texts) {
-  const at = texts.findIndex((t) => t !== void 0);
-  const location = locations[at];
-  if (!location) return void 0;
-  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
-  return {
-    name,
-    text: texts[at],
-    path: location.path,
-    origin: location.origin,
-    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
-  };
-}
-async function readPreset(name, repository, options = {}) {
-  const locations = presetLocations(name, options);
-  const texts = [];
-  for (const l of locations)
-    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
-  return pick2(name, locations, texts);
-}
-function readPresetFromCheckout(name, root, options = {}) {
-  const locations = presetLocations(name, options);
-  return pick2(
-    name,
-    locations,
-    locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
-  );
-}
-function localPresetNames(options = {}) {
-  const dirs = [
-    options.overrideDir,
-    options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir
-  ];
-  const names = /* @__PURE__ */ new Set();
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
-    } catch {
-    }
-  }
-  return [...names].sort();
-}
-function presetNotFound(name, options = {}, repositoryNames = []) {
-  const looked = presetLocations(name, options).map(
-    (l) => l.origin === "repository" ? `the repository's ${posix2.dirname(l.path)}/` : l.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l.path.slice(0, l.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
-  );
-  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options)])].sort();
-  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
 }
 
 // src/topology/rules.ts
@@ -68988,8 +69021,10 @@ async function buildContext(dir, options, config, loadClusters) {
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
     });
   } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
-    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
   if (ctx.clusters && !ctx.clusters.value) {
     ctx.blockers.push({
@@ -69268,7 +69303,8 @@ async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [
     files: headCandidatesOverDefaultBranch(githubFileSource(octokit, { ...repo, ref }), defaultBranch),
     config: defaultBranch,
     clustersFile: source.clustersFile,
-    newFiles
+    newFiles,
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
   });
   if (!outcome.submission || !outcome.report.candidate) {
     const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
@@ -74752,8 +74788,8 @@ import { join as join5 } from "node:path";
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
-  constructor(message2, details) {
-    super(message2);
+  constructor(message2, details, cause) {
+    super(message2, cause === void 0 ? void 0 : { cause });
     this.details = details;
     this.name = "PrometheusError";
   }
@@ -74854,7 +74890,8 @@ function createPrometheusClient(options) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
         timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true }
+        { query, retryable: true },
+        e
       );
     } finally {
       clearTimeout(timer);
@@ -74965,7 +75002,8 @@ function loadExperiments(config) {
       continue;
     }
     const found = readPresetFromCheckout(checked2.value.base_topology, config.workspace, {
-      topologiesDir: config.topologiesDir
+      topologiesDir: config.topologiesDir,
+      overrideDir: presetOverrideDir(config.env, config.workspace)
     });
     const preset = found ? checkPreset(found.text, found.path).value : void 0;
     if (!preset) {
@@ -75212,7 +75250,8 @@ function buildMonitorPorts(octokit, config) {
         {
           workspace: config.workspace,
           clustersFile: config.clustersFile,
-          topologiesDir: config.topologiesDir
+          topologiesDir: config.topologiesDir,
+          presetsDir: presetOverrideDir(config.env, config.workspace)
         }
       );
       if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
@@ -75586,6 +75625,7 @@ async function main() {
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     clustersFile: getInput("clusters-file") || "topologies/clusters.yaml",
     topologiesDir: getInput("topologies-dir") || "topologies",
+    presetsDir: presetOverrideDir(process.env, process.env.GITHUB_WORKSPACE ?? process.cwd()),
     env: process.env
   });
   let outcome;
