@@ -107,8 +107,10 @@ describe('topo setup', () => {
     for (const name of ['submit', 'monitor', 'record']) {
       const reusable = parse(readFileSync(join(repoRoot, `.github/workflows/reusable-${name}.yml`), 'utf8'));
       expect(reusable.on.workflow_call.inputs['runner-label'].default).toBe('slurm');
-      for (const job of Object.values(reusable.jobs) as { 'runs-on': string[] }[])
+      for (const job of Object.values(reusable.jobs) as { 'runs-on': string[] }[]) {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
         expect(job['runs-on']).toEqual(['self-hosted', '${{ inputs.runner-label }}']);
+      }
     }
   });
 
