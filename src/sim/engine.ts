@@ -6,9 +6,16 @@ import { METRIC_SERVICE_LABEL, type ServiceName } from '../catalog/alpasim.js';
 import type { Topology } from '../types/generated/topology.js';
 import type { TwinProfile } from '../types/generated/twin-profile.js';
 import type { Layout } from './layout.js';
-import { type Network, pointAt, type SteadyState, solveNetwork, steadyFromNetwork } from './model.js';
+import {
+  depthSeenAtStart,
+  type Network,
+  pointAt,
+  type SteadyState,
+  solveNetwork,
+  steadyFromNetwork,
+} from './model.js';
 import { createRng, type Rng } from './rng.js';
-import { BUCKETS, CPU_MODES, METHODS, PROCESS_GROUPS } from './spec.js';
+import { BUCKETS, CPU_MODES, DISPATCH_KIND, METHODS, PROCESS_GROUPS } from './spec.js';
 
 /** Steps simulated as one event of a rollout. */
 const CHUNK_STEPS = 20;
@@ -179,7 +186,7 @@ export class Simulation {
         this.dispatched++;
         slot.phase = 'loading';
         slot.startedAt = 0;
-        this.startRollout(slot, 'cold_initial', 0);
+        this.startRollout(slot, DISPATCH_KIND, 0);
         slot.factor = this.rng.factor(profile.noise?.rollout_cv ?? 0);
         slot.due = (Math.floor(i / rInstances) + 1) * load * (0.9 + 0.2 * this.rng.next());
       }
@@ -284,9 +291,9 @@ export class Simulation {
         observe(w.rpcDuration[key], BUCKETS.rpcDuration, rpc * m.share, cv, k, this.rng);
         observe(w.rpcBlocking[key], BUCKETS.rpcBlocking, blocking, 1, k, this.rng);
       }
-      let mean = (p.atService[s.service] ?? 0) / l.nrWorkers;
+      let mean = depthSeenAtStart(this.net, n, s.service);
       if (s.service === 'renderer') mean += this.waitingAtRenderer() / l.nrWorkers;
-      w.queueDepth[label] = Math.max(1, Math.round(mean + Math.sqrt(mean) * this.rng.normal()));
+      w.queueDepth[label] = Math.max(0, Math.round(mean + Math.sqrt(mean) * this.rng.normal()));
     }
   }
 
@@ -331,7 +338,7 @@ export class Simulation {
     this.dispatched++;
     slot.startedAt = now;
     slot.stepsDone = 0;
-    this.startRollout(slot, 'cached_affine', 0);
+    this.startRollout(slot, DISPATCH_KIND, 0);
     slot.factor = this.rng.factor(this.profile.noise?.rollout_cv ?? 0);
     // Loading: a stall when the cache leaves no slot to prefetch the next scene, else none.
     slot.phase = 'loading';

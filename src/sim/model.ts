@@ -229,7 +229,7 @@ export interface SteadyState {
   rolloutsPerSecond: number;
   /** The objective: wall seconds per completed rollout, lower is better. */
   secondsPerRollout: number;
-  /** Mean rollouts in flight at each service per runtime worker, by metric service label. */
+  /** Mean queue depth at an RPC's start per service (AlpaSim's gauge: in flight before it in its worker), by metric label. */
   queueDepth: Record<string, number>;
   rpcSeconds: Partial<Record<ServiceName, number>>;
   idleFraction: number;
@@ -259,7 +259,7 @@ export function steadyFromNetwork(net: Network, profile: TwinProfile): SteadySta
   const rps = l.inFlight > 0 ? Math.min(l.inFlight, net.steppingLimit) / rolloutSeconds : 0;
   const queueDepth: Record<string, number> = {};
   for (const s of l.services) {
-    let depth = (p.atService[s.service] ?? 0) / l.nrWorkers;
+    let depth = depthSeenAtStart(net, stepping, s.service);
     if (s.service === 'renderer') depth += waitingForScenes(net, stepping) / l.nrWorkers;
     queueDepth[METRIC_SERVICE_LABEL[s.service]] = depth;
   }
@@ -295,6 +295,21 @@ export function steadyFromNetwork(net: Network, profile: TwinProfile): SteadySta
     ...(oom ? { oom } : {}),
     bottleneck,
   };
+}
+
+/**
+ * What AlpaSim's `rpc_queue_depth_at_start_latest` reads for a service: the RPCs to it already in
+ * flight in the caller's worker process when a call starts, the call itself excluded (so 0 when the
+ * worker's other rollouts are elsewhere). By the arrival theorem a call sees the network with one
+ * rollout fewer: the other n/W − 1 rollouts of its worker, each at the service with the share of
+ * the cycle it spends there.
+ */
+export function depthSeenAtStart(net: Network, n: number, service: ServiceName): number {
+  const workers = net.layout.nrWorkers;
+  const others = Math.max(0, n / workers - 1);
+  if (others === 0 || n <= 1) return 0;
+  const before = pointAt(net, n - 1);
+  return ((before.atService[service] ?? 0) / (n - 1)) * others;
 }
 
 /** Rollouts stepping on average when each rollout also spends `stall` seconds loading (fixed point). */

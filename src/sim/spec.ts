@@ -27,6 +27,12 @@ export const METHODS: Record<ServiceName, { method: string; share: number }[]> =
   trafficsim: [{ method: 'simulate', share: 1 }],
 };
 
+/**
+ * The `kind` label of `alpasim_renderer_rollouts_started` and `…_scheduler_wait_seconds`: AlpaSim's
+ * FifoDispatch, the default (`scene_affine_dispatch.enabled: false`), labels every dispatch `fifo`.
+ */
+export const DISPATCH_KIND = 'fifo';
+
 /** process-exporter group names (groupname label). */
 export const PROCESS_GROUPS = [
   'runtime',

@@ -106,4 +106,20 @@ describe('simulate', () => {
     const idle = w.idle / (w.idle + w.poll + w.work);
     expect(idle).toBeGreaterThan(0.6);
   });
+
+  it('speaks as AlpaSim: queue depth counts the RPCs before this one (so 0 on a starved service), dispatch `fifo`', () => {
+    // renderer-bound: the driver's RPCs rarely meet another one of their worker in flight
+    const r = simulate(t, profile('twin-renderer-bound'), {
+      durationS: 1800,
+      intervalS: 30,
+      totalRollouts: 100_000,
+    });
+    const driver = r.samples.slice(20).flatMap((s) => s.workers.map((w) => w.queueDepth.driver ?? -1));
+    expect(Math.min(...driver)).toBe(0);
+    expect(driver.every((d) => Number.isInteger(d) && d >= 0)).toBe(true);
+    // AlpaSim's default FifoDispatch labels every start `fifo`
+    const kinds = new Set(r.samples.at(-1)!.workers.flatMap((w) => Object.keys(w.rolloutsStarted)));
+    expect([...kinds]).toEqual(['fifo']);
+    expect(Object.keys(r.samples.at(-1)!.workers[0]!.schedulerWait)).toEqual(['fifo']);
+  });
 });

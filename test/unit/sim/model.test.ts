@@ -126,4 +126,12 @@ describe('steady state', () => {
     expect(b[0]!.secondsPerRollout).toBeLessThan(b[1]!.secondsPerRollout);
     expect(b[0]!.secondsPerRollout).toBeLessThan(b[2]!.secondsPerRollout);
   });
+
+  it("reads queue depth as AlpaSim's gauge does: the worker's RPCs before this one, 0 with one rollout per worker", () => {
+    const p = profile('twin-balanced');
+    const one = steadyState(topology('8gpu_64rollouts', 'runtime.nr_workers=64'), p);
+    for (const d of Object.values(one.queueDepth)) expect(d).toBe(0);
+    const eight = steadyState(topology('8gpu_64rollouts'), p);
+    expect(Math.max(...Object.values(eight.queueDepth))).toBeGreaterThan(0);
+  });
 });
