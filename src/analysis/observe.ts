@@ -235,7 +235,7 @@ function rpcP95ByMethod(read: SteadyReader): Record<string, number | null> {
 
 /** Per-GPU utilisation and memory, host memory and process CPU, with the topology's services per GPU. */
 function resourcesOf(input: ObserveInput, read: SteadyReader) {
-  type GpuFields = 'utilization' | 'memoryUsedGb' | 'memoryTotalGb' | 'pressurePercent';
+  type GpuFields = 'utilization' | 'memoryUsedGb' | 'memoryTotalGb' | 'memoryFreeGb' | 'pressurePercent';
   const gpus = new Map<string, Partial<Record<GpuFields, number[]>>>();
   const addGpu = (q: string, field: GpuFields) => {
     for (const s of input.series[q] ?? []) {
@@ -248,6 +248,7 @@ function resourcesOf(input: ObserveInput, read: SteadyReader) {
   };
   addGpu('gpuUtil', 'utilization');
   addGpu('gpuMemory', 'memoryUsedGb');
+  addGpu('gpuMemoryFree', 'memoryFreeGb');
   addGpu('gpuMemoryTotal', 'memoryTotalGb');
   addGpu('gpuMemoryPressure', 'pressurePercent');
   return analyseResources({

@@ -10,6 +10,8 @@ export interface GpuSamples {
   utilization?: number[];
   memoryUsedGb?: number[];
   memoryTotalGb?: number[];
+  /** DCGM_FI_DEV_FB_FREE (GB): what a new allocation can still get. */
+  memoryFreeGb?: number[];
   pressurePercent?: number[];
 }
 
@@ -30,13 +32,20 @@ export function analyseResources(input: ResourcesInput): ResourceUsage {
     const used = minMeanMax(s.memoryUsedGb ?? []);
     const totals = (s.memoryTotalGb ?? []).filter(Number.isFinite);
     const total = totals.length ? round(Math.max(...totals)) : null;
+    // DCGM's free framebuffer when exported; total − used overstates it by the driver-reserved memory
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length
+      ? round(Math.min(...free))
+      : total !== null && used.max !== null
+        ? round(total - used.max)
+        : null;
     gpu_by_index[gpu] = {
       topology_services: input.services?.get(Number(gpu)) ?? [],
       utilization_percent: minMeanMax(s.utilization ?? []),
       memory_used_gb: used,
       memory_total_gb: total,
       memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: total !== null && used.max !== null ? round(total - used.max) : null,
+      memory_headroom_gb_min: headroom,
     };
   }
   const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);

@@ -20,6 +20,8 @@ export const QUANTITIES = [
   'gpuMemory',
   'gpuMemoryTotal',
   'gpuMemoryPressure',
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  'gpuMemoryFree',
   'processCpu',
   'hostMemAvailable',
   'hostMemTotal',
@@ -171,6 +173,7 @@ export function queryCatalog(
       `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
       `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`,
     ),
+    gpuMemoryFree: q('gpuMemoryFree', null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
     processCpu: q(
       'processCpu',
       `${RECORDING_RULES.processCpu}${sel}`,

@@ -104,6 +104,34 @@ describe('resources', () => {
     expect(Object.keys(usage.gpu_by_index ?? {})).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
     expect(usage.host_memory).toEqual({ available_gb_min: 60, total_gb: 1000 });
   });
+  it("headroom is DCGM's free framebuffer when exported: total − used overstates it by the driver-reserved memory", () => {
+    const withFree = analyseResources({
+      gpus: new Map([['0', { memoryUsedGb: [70, 74], memoryTotalGb: [80], memoryFreeGb: [5.7, 5.5] }]]),
+    });
+    expect(withFree.gpu_by_index?.['0']?.memory_headroom_gb_min).toBe(5.5);
+  });
+  it('observeRun reads the free framebuffer (DCGM_FI_DEV_FB_FREE) into the headroom', () => {
+    const points = (v: number): Array<[number, number]> => [
+      [1000, v],
+      [1060, v],
+    ];
+    const gpu = (v: number) => [{ labels: { run_name: 'r', gpu: '0' }, points: points(v) }];
+    const a = observeRun({
+      runName: 'r',
+      series: {
+        rolloutsTotal: [{ labels: { run_name: 'r' }, points: points(10) }],
+        gpuMemory: gpu(74),
+        gpuMemoryTotal: gpu(80),
+        gpuMemoryFree: gpu(5.5),
+      },
+      timeScale: 1,
+      nowTs: 1060,
+      stepSeconds: 15,
+    });
+    expect(a.observation.stable_metrics?.resource_usage?.gpu_by_index?.['0']?.memory_headroom_gb_min).toBe(
+      5.5,
+    );
+  });
   it('opportunities: memory at the limit, spare GPUs next to a bottleneck', () => {
     const o = opportunities(usage, {
       kind: 'service',

@@ -97,7 +97,13 @@ describe('fetchTelemetry', () => {
     const avg = t.queries.find((q) => q.quantity === 'secondsPerRolloutAvg');
     expect(avg?.source).toBe('raw');
     expect(avg?.query).toMatch(/^\(max by/);
-    expect(t.missing).toEqual(['gpuUtil', 'gpuMemory', 'gpuMemoryTotal', 'gpuMemoryPressure']);
+    expect(t.missing).toEqual([
+      'gpuUtil',
+      'gpuMemory',
+      'gpuMemoryTotal',
+      'gpuMemoryPressure',
+      'gpuMemoryFree',
+    ]);
   });
 
   it('an HTTP error on one quantity is reported and the others still arrive', async () => {
