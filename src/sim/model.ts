@@ -56,10 +56,16 @@ export interface Network {
   stallSecondsPerRollout: number;
 }
 
-export function buildStations(l: Layout, profile: TwinProfile): Station[] {
+/**
+ * The stations of the network. `cpuScale` slows CPU-side work (node CPU contention, see
+ * solveNetwork); a profile's `effects.gpu_interference` slows a GPU's shared work per other
+ * service on it.
+ */
+export function buildStations(l: Layout, profile: TwinProfile, cpuScale = 1): Station[] {
   const stations: Station[] = [];
   const gpuShared = new Map<number, Station>();
   const contention = profile.gpu.contention ?? 0;
+  const interference = profile.effects?.gpu_interference ?? 0;
   const cpu: Station = { kind: 'queue', demand: 0, owners: {} };
   const cpuDelay: Station = { kind: 'delay', demand: 0, owners: {} };
   const latency: Station = { kind: 'delay', demand: 0, owners: {} };
@@ -71,12 +77,14 @@ export function buildStations(l: Layout, profile: TwinProfile): Station[] {
     const visits = 1 / s.instances.length;
     for (const inst of s.instances) {
       const onGpu = inst.gpu !== null;
-      const serial = onGpu ? call * (1 - share) : call;
+      const serial = onGpu ? call * (1 - share) : call * cpuScale;
       stations.push({ kind: 'queue', demand: visits * serial, owners: { [s.service]: 1 } });
       if (onGpu && share > 0) {
         const g = inst.gpu as number;
         const st = gpuShared.get(g) ?? { kind: 'queue', demand: 0, owners: {}, gpu: g };
-        const slowdown = 1 + contention * Math.max(0, (l.gpus[g]?.containers ?? 1) - 1);
+        const others = Math.max(0, (l.gpus[g]?.parts.length ?? 1) - 1);
+        const slowdown =
+          1 + contention * Math.max(0, (l.gpus[g]?.containers ?? 1) - 1) + interference * others;
         let d = visits * call * share * slowdown;
         const load = cost.scene_load_s ?? 0;
         if (load > 0) d += (visits * load * LOAD_GPU_FRACTION) / profile.steps_per_rollout;
@@ -86,7 +94,7 @@ export function buildStations(l: Layout, profile: TwinProfile): Station[] {
       }
     }
     // CPU work on the node's shared cores (Seidmann: a c-server station ≈ a queue of D/c plus a delay).
-    const cpuS = (cost.cpu_ms ?? 0) / 1000;
+    const cpuS = ((cost.cpu_ms ?? 0) / 1000) * cpuScale;
     if (cpuS > 0) {
       cpu.demand += cpuS / cores;
       cpu.owners[s.service] = (cpu.owners[s.service] ?? 0) + cpuS / cores;
@@ -107,17 +115,53 @@ export function buildStations(l: Layout, profile: TwinProfile): Station[] {
     for (const k of Object.keys(st.owners) as ServiceName[]) st.owners[k] = (st.owners[k] ?? 0) / st.demand;
     stations.push(st);
   }
-  const work = profile.runtime.step_work_ms / 1000;
+  const work = (profile.runtime.step_work_ms / 1000) * cpuScale;
   for (let w = 0; w < l.nrWorkers; w++) {
     stations.push({ kind: 'queue', demand: work / l.nrWorkers, owners: { runtime: 1 }, worker: w });
   }
   return stations;
 }
 
-/** Exact MVA of the closed network for populations 0..maxN. */
+/**
+ * Exact MVA of the closed network for populations 0..maxN. With `effects.cpu_contention`, CPU-side
+ * work slows with the node's CPU utilisation at the operating point (a fixed point, damped).
+ */
 export function solveNetwork(topology: Topology, profile: TwinProfile, maxN?: number): Network {
   const l = layout(topology, profile);
-  const stations = buildStations(l, profile);
+  const contention = profile.effects?.cpu_contention ?? 0;
+  let net = solveWith(l, profile, 1, maxN);
+  if (contention <= 0) return net;
+  // CPU seconds per step (what summarise's cpuCores adds up), so busy cores = steps/s × this
+  let perStep = profile.runtime.step_work_ms / 1000;
+  for (const s of l.services) {
+    const cost = profile.services[s.service];
+    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
+    perStep += ((cost.cpu_ms ?? 0) + own) / 1000;
+  }
+  const top = Math.min(net.raw.length - 1, Math.floor(Math.min(l.inFlight, net.steppingLimit)));
+  const gap = (scale: number, n: Network) => {
+    const u = Math.min(1, ((n.raw[top]?.x ?? 0) * perStep) / profile.cpu.cores);
+    return 1 + contention * u * u - scale;
+  };
+  // secant on scale − (1 + c·u(scale)²): the gap falls as the scale grows (a slower CPU, less load)
+  let a = 1;
+  let ga = gap(a, net);
+  let b = 1 + ga;
+  let nb = solveWith(l, profile, b, maxN);
+  let gb = gap(b, nb);
+  for (let i = 0; i < 8 && Math.abs(gb) > 1e-4 && gb !== ga; i++) {
+    const c = Math.max(1, b - (gb * (b - a)) / (gb - ga));
+    [a, ga] = [b, gb];
+    b = c;
+    nb = solveWith(l, profile, b, maxN);
+    gb = gap(b, nb);
+  }
+  net = nb;
+  return net;
+}
+
+function solveWith(l: Layout, profile: TwinProfile, cpuScale: number, maxN?: number): Network {
+  const stations = buildStations(l, profile, cpuScale);
   const { steppingLimit, stall } = cacheEffects(l, profile);
   const top = Math.max(1, Math.min(maxN ?? l.inFlight, l.inFlight));
   const q = new Float64Array(stations.length);
@@ -201,15 +245,21 @@ function summarise(
   };
 }
 
-/** Cache effects (renderer and physics): prefetch needs concurrency + 1 slots; fewer than concurrency limits stepping. */
+/**
+ * Cache effects (renderer and physics): prefetch needs concurrency + 1 slots; fewer than concurrency
+ * limits stepping. A profile's `effects.cache_miss_exponent` k adds misses above that line: a
+ * rollout loads its scene with probability (rollouts per instance ÷ cache)^k.
+ */
 export function cacheEffects(l: Layout, profile: TwinProfile): { steppingLimit: number; stall: number } {
   let steppingLimit = l.inFlight;
   let stall = 0;
+  const k = profile.effects?.cache_miss_exponent ?? 0;
   for (const s of l.services) {
     if (s.cacheSize === undefined) continue;
     const load = profile.services[s.service].scene_load_s ?? 0;
     const perInstanceInFlight = l.inFlight / s.instances.length;
     if (s.cacheSize < s.concurrency + 1 && s.cacheSize < perInstanceInFlight + 1) stall += load;
+    else if (k > 0) stall += load * Math.min(1, (perInstanceInFlight / Math.max(1, s.cacheSize)) ** k);
     if (s.cacheSize < perInstanceInFlight) {
       steppingLimit = Math.min(steppingLimit, Math.max(1, s.cacheSize) * s.instances.length);
     }

@@ -90,6 +90,23 @@ export interface TwinProfile {
     warmup_factor?: number;
     warmup_tau_s?: number;
   };
+  /**
+   * Effects of the hardware truth that a queueing model of the services alone does not have (benchmark profiles: the predictor's model cannot express them).
+   */
+  effects?: {
+    /**
+     * Extra slowdown of a GPU's shared work per other service co-located on it (different services slow each other more than containers of one service do).
+     */
+    gpu_interference?: number;
+    /**
+     * CPU-side work (runtime event loops, CPU services, per-call CPU) slows by 1 + this × (node CPU utilisation)².
+     */
+    cpu_contention?: number;
+    /**
+     * Scene caches miss even when large enough to prefetch: a rollout loads its scene with probability (rollouts per instance ÷ cache size)^k (renderer and physics).
+     */
+    cache_miss_exponent?: number;
+  };
   faults?: {
     /**
      * Fraction of rollouts that end with status=failed.

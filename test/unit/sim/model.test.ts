@@ -134,4 +134,43 @@ describe('steady state', () => {
     const eight = steadyState(topology('8gpu_64rollouts'), p);
     expect(Math.max(...Object.values(eight.queueDepth))).toBeGreaterThan(0);
   });
+
+  describe('effects a queueing model of the services alone does not have (benchmark profiles)', () => {
+    const p = profile('twin-balanced');
+    const t = topology('8gpu_64rollouts');
+    const plain = steadyState(t, p).secondsPerRollout;
+    it('gpu_interference: services sharing a GPU slow each other (driver and physics on GPUs 4-7)', () => {
+      const slowed = steadyState(t, { ...p, effects: { gpu_interference: 0.4 } }).secondsPerRollout;
+      expect(slowed).toBeGreaterThan(1.03 * plain);
+      // one service per GPU is not slowed
+      const alone = topology('8gpu_64rollouts', 'services.physics.gpus=null');
+      expect(steadyState(alone, { ...p, effects: { gpu_interference: 0.4 } }).secondsPerRollout).toBeCloseTo(
+        steadyState(alone, p).secondsPerRollout + 0,
+        1,
+      );
+    });
+    it('cpu_contention: CPU-side work slows as the node fills, more on a small node', () => {
+      const small = { ...p, cpu: { cores: 8 } };
+      const base = steadyState(t, small).secondsPerRollout;
+      const contended = steadyState(t, { ...small, effects: { cpu_contention: 2 } }).secondsPerRollout;
+      expect(contended).toBeGreaterThan(1.03 * base);
+      const roomy = steadyState(t, { ...p, effects: { cpu_contention: 2 } }).secondsPerRollout;
+      expect(roomy / plain - 1).toBeLessThan(contended / base - 1);
+    });
+    it('cache_miss_exponent: caches miss above concurrency + 1, less with fewer rollouts per instance', () => {
+      const thrash = { ...p, effects: { cache_miss_exponent: 6 } };
+      expect(steadyState(t, thrash).stallSecondsPerRollout).toBeGreaterThan(0);
+      expect(steadyState(t, p).stallSecondsPerRollout).toBe(0);
+      // the renderer's 64 rollouts over 8 instances instead of 4: fewer misses per rollout
+      const spread = topology(
+        '8gpu_64rollouts',
+        'services.renderer.gpus=[0,0,1,1,2,2,3,3]',
+        'runtime.endpoints.renderer.n_concurrent_rollouts=8',
+        'defines.nre_cache_size=9',
+      );
+      expect(steadyState(spread, thrash).stallSecondsPerRollout).toBeLessThan(
+        steadyState(t, thrash).stallSecondsPerRollout,
+      );
+    });
+  });
 });
