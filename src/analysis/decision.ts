@@ -10,6 +10,7 @@
 // estimate behaves like a Gaussian random walk in information time (batch means: it does,
 // approximately). s₀ = 3% puts the sequence's tightest point where the decisions usually fall; the
 // radius is then about 3.1 s over the useful range (1.96 s for one look).
+import { TIMELINE } from '../catalog/alpasim.js';
 import type { Decision, Interval, Verdict } from '../types/generated/metrics.js';
 import { round } from './series.js';
 
@@ -252,17 +253,50 @@ export interface GpuMinutesInput {
   stopped: boolean;
 }
 
-/** GPU-minutes held so far and, when stopped now, those the rest of the run would have held. */
-export function gpuMinutes(i: GpuMinutesInput): { used: number; saved: number | null } {
+/** Job minutes of the seed's rule by hand: start-up, then the full-run value read at run-minute 45. */
+export const SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+
+/**
+ * GPU-minutes held so far and, when stopped now, those saved: against the rest of the job's wall
+ * time, and against the seed's rule (what a person reading at minute 45 would have spent; negative
+ * when the decision took longer).
+ */
+export function gpuMinutes(i: GpuMinutesInput): {
+  used: number;
+  saved: number | null;
+  savedVsSeed: number | null;
+} {
   const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
   const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  return { used, saved };
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
 }
 
 /** The decision with its GPU-minutes filled in (pure; for the comment and the record). */
 export function withGpuMinutes(d: Decision, i: GpuMinutesInput): Decision {
   const g = gpuMinutes(i);
-  return { ...d, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed,
+  };
+}
+
+/**
+ * "192 GPU-minutes saved against the seed's 45-minute read (1,592 against the job's wall time)":
+ * the one text every surface shows; null when the job was not stopped on the decision.
+ */
+export function savingsText(
+  d: Pick<Decision, 'gpu_minutes_saved' | 'gpu_minutes_saved_vs_seed'>,
+): string | null {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0
+    ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`
+    : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
 }
 
 /**

@@ -2,6 +2,7 @@
 // with evidence and the queries behind it, comparison, a Mermaid chart, a Grafana link and the
 // hidden machine-readable block. Pure and deterministic: the same inputs give the same text, so an
 // unchanged pull request costs no write.
+import { savingsText } from '../analysis/decision.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
@@ -244,8 +245,9 @@ export function jobLine(v: CandidateView): string {
           ? ' by the decision'
           : ' once stable'
       : '';
-  const saved = v.observation.decision?.gpu_minutes_saved;
-  const savedText = by && saved ? ` (${fmt(saved, 0)} GPU-minutes saved)` : '';
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : '';
   return `Slurm job ${v.jobId}${state ? `: ${state}${by}${savedText}` : ''}`;
 }
 
@@ -323,7 +325,7 @@ export function renderMonitorComment(v: CandidateView): string {
   const d = o.decision;
   if (d) {
     out.push(
-      `Decision (${d.method ?? 'sequential'}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ''}${d.gpu_minutes_used != null ? ` · ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ''}${d.gpu_minutes_saved ? ` · ${fmt(d.gpu_minutes_saved, 0)} GPU-minutes saved` : ''}`,
+      `Decision (${d.method ?? 'sequential'}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ''}${d.gpu_minutes_used != null ? ` · ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ''}${savingsText(d) ? ` · ${savingsText(d)}` : ''}`,
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push('');

@@ -15,6 +15,7 @@ import {
   type GpuMinutesInput,
   leadingCandidate,
   pruneByLeader,
+  savingsText,
   shouldStopOnDecision,
   type VerdictLike,
   withGpuMinutes,
@@ -882,7 +883,7 @@ function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome
       evidence: [
         `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ''}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
         ...d.evidence,
-        ...(d.gpu_minutes_saved != null ? [`${d.gpu_minutes_saved} GPU-minutes of wall time saved`] : []),
+        ...(savingsText(d) ? [savingsText(d) as string] : []),
       ],
     };
   const kind: Outcome['kind'] =

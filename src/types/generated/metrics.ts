@@ -226,5 +226,9 @@ export interface Decision {
    * GPU-minutes of wall time left when the job was stopped on the decision.
    */
   gpu_minutes_saved?: number | null;
+  /**
+   * GPU-minutes saved against the seed's rule by hand (start-up plus a 45-minute read) when stopped on the decision; negative when the decision took longer.
+   */
+  gpu_minutes_saved_vs_seed?: number | null;
   evidence: string[];
 }

@@ -5,6 +5,7 @@ import {
   gpuMinutes,
   leadingCandidate,
   pruneByLeader,
+  savingsText,
   shouldStopOnDecision,
   type VerdictLike,
   withGpuMinutes,
@@ -132,10 +133,24 @@ describe('stopping and GPU-minutes', () => {
     expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: true })).toEqual({
       used: 240,
       saved: 1672,
+      savedVsSeed: 160,
     });
     expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: false }).saved).toBeNull();
     const d = withGpuMinutes(worse, { gpus: 8, minutesRunning: 35, runEndMinutes: 239, stopped: true });
     expect(d.gpu_minutes_saved).toBe(8 * 204);
+  });
+  it("counts the savings against the seed's 45-minute read, not only the job's wall time", () => {
+    // decided at run-minute 29 of a 4-hour job: 5 minutes of start-up + 29, against the seed's 5 + 45
+    const d = withGpuMinutes(worse, { gpus: 8, minutesRunning: 34, runEndMinutes: 239, stopped: true });
+    expect(d.gpu_minutes_saved_vs_seed).toBe(8 * 16);
+    expect(savingsText(d)).toBe(
+      "128 GPU-minutes saved against the seed's 45-minute read (1640 against the job's wall time)",
+    );
+    // a decision that took longer than the seed's read says so
+    const late = withGpuMinutes(worse, { gpus: 8, minutesRunning: 65, runEndMinutes: 239, stopped: true });
+    expect(late.gpu_minutes_saved_vs_seed).toBe(-120);
+    expect(savingsText(late)).toMatch(/^120 GPU-minutes more than the seed's 45-minute read/);
+    expect(savingsText({ gpu_minutes_saved: null })).toBeNull();
   });
 });
 

@@ -101,7 +101,9 @@ describe('the decision in the reconcile pass', () => {
     expect(second?.view.stoppedBy).toBe('decision');
     expect(second?.view.finalJobState).toBe('CANCELLED');
     expect(second?.view.observation.failure).toBeUndefined();
-    expect(w.comments.get(1)).toMatch(/Slurm job 11: CANCELLED by the decision \(\d+ GPU-minutes saved\)/);
+    expect(w.comments.get(1)).toMatch(
+      /Slurm job 11: CANCELLED by the decision \(-?\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)\)/,
+    );
     expect(w.checks.get(1)?.conclusion).toBe('failure');
     expect(outcomes.size).toBe(0); // not final yet: the data settles a few scrapes after the end
 
@@ -112,7 +114,7 @@ describe('the decision in the reconcile pass', () => {
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.jobId).toBe('11');
     expect(outcome?.evidence[0]).toMatch(/^worse against baseline baseline.*cancelled by the decision/);
-    expect(outcome?.evidence.join(' ')).toMatch(/\d+ GPU-minutes of wall time saved/);
+    expect(outcome?.evidence.join(' ')).toMatch(/\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)/);
     expect(w.jobs.find((j) => j.name === run('slow'))?.state).toBe('CANCELLED');
   });
 

@@ -201,11 +201,13 @@ describe('wording and Slurm state', () => {
     expect(
       jobLine(
         withDecision(
-          { state: 'worse', gpu_minutes_saved: 840 },
+          { state: 'worse', gpu_minutes_saved: 840, gpu_minutes_saved_vs_seed: 200 },
           { state: 'stopped', slurmState: 'RUNNING', stoppedBy: 'decision' },
         ),
       ),
-    ).toBe('Slurm job 42: CANCELLED by the decision (840 GPU-minutes saved)');
+    ).toBe(
+      "Slurm job 42: CANCELLED by the decision (200 GPU-minutes saved against the seed's 45-minute read (840 against the job's wall time))",
+    );
     expect(jobLine(view({ state: 'finished', slurmState: 'RUNNING' }))).toBe('Slurm job 42: ended');
     expect(jobLine(view({ state: 'finished', slurmState: 'COMPLETED' }))).toBe('Slurm job 42: COMPLETED');
     expect(jobLine(view({ state: 'failed', finalJobState: 'FAILED' }))).toBe('Slurm job 42: FAILED');
