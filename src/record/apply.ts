@@ -1,7 +1,7 @@
 // apply(record, outcome): the one way a candidate's outcome enters the record. Pure and keyed by the
 // candidate's name, so applying the same outcome twice equals applying it once and outcomes of
 // different candidates commute (what compare-and-swap retries rely on).
-import type { CandidateObservation, Failure } from '../types/generated/metrics.js';
+import type { CandidateObservation, Failure, Prediction } from '../types/generated/metrics.js';
 import type {
   CurrentBest,
   Decision,
@@ -29,6 +29,8 @@ export interface RecordOutcome {
   change?: Record<string, string> | null;
   hypothesis?: string | null;
   expected_effect?: string | null;
+  /** topo suggest's prediction from the candidate file (the record adds the measured value beside it). */
+  prediction?: Prediction | null;
   /** The monitor's observation (verdict + stable metrics), from the sticky comment or a fresh query. */
   observation?: CandidateObservation | null;
   /** A `/topo reject <reason>` text, or any explicit reason; else one is derived from the verdict. */
@@ -143,9 +145,23 @@ function mergeRun(existing: RecordRun | undefined, outcome: RecordOutcome): Reco
   }
   set('pull_request', outcome.pull_request);
   set('recorded_at', outcome.at);
+  const prediction = outcome.prediction ?? run.prediction;
+  if (prediction) run.prediction = againstMeasured(prediction, run, outcome.kind);
   run.status = STATUS[outcome.kind];
   run.decision = decide(outcome.kind, run, outcome);
   return run;
+}
+
+/** The prediction with the run's measured value, its error and whether the interval held it. */
+export function againstMeasured(p: Prediction, run: RecordRun, kind: OutcomeKind): Prediction {
+  const measured = kind === 'failed' ? null : stabilisedValue(run);
+  const r = (x: number) => Math.round(x * 1e4) / 1e4;
+  return {
+    ...clone(p),
+    measured_seconds_per_rollout: measured,
+    error: measured === null ? null : r(measured / p.seconds_per_rollout - 1),
+    covered: measured === null ? null : p.low <= measured && measured <= p.high,
+  };
 }
 
 function bestReasoning(run: RecordRun, previous: CurrentBest): string {

@@ -233,6 +233,7 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
     out.push(`| ${row.join(' | ')} |`);
   });
   if (record.runs.length === 0) out.push('| — | — | — | — | — | — | — | — | — |');
+  out.push(...predictionLines(record));
 
   // 3. Best topology
   out.push('', '## 3. Best topology', '');
@@ -305,4 +306,33 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd()}\n`;
+}
+
+/**
+ * Predicted (topo suggest's calibrated model) against measured seconds per rollout, and the
+ * calibration error: how far the predictions were off and how often their interval held the value.
+ */
+export function predictionLines(record: ExperimentRecord): string[] {
+  const rows = record.runs.filter(
+    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null,
+  );
+  if (rows.length === 0) return [];
+  const errors = rows.map((r) => Math.abs(r.prediction!.error!)).sort((a, b) => a - b);
+  const mid = Math.floor(errors.length / 2);
+  const median = errors.length % 2 ? errors[mid]! : (errors[mid - 1]! + errors[mid]!) / 2;
+  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction!.error!) ** 2, 0) / rows.length);
+  const covered = rows.filter((r) => r.prediction!.covered).length;
+  const level = Math.round(100 * (rows[0]!.prediction!.level ?? 0.9));
+  const pct = (x: number) => `${num(100 * x, 1)}%`;
+  return [
+    '',
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct(median)} median, ${pct(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    '',
+    '| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |',
+    '|---|---:|---|---:|---:|---|',
+    ...rows.map((r) => {
+      const p = r.prediction!;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error! >= 0 ? '+' : ''}${pct(p.error!)} | ${p.covered ? 'yes' : 'no'} |`;
+    }),
+  ];
 }

@@ -1,17 +1,27 @@
 // suggest(): from the experiment's evidence to up to max_parallel new candidates, or the advice
 // to stop. Pure: the record adapter and the file/PR writing live in src/usecases/suggest.ts.
-import { CAPACITY_IMBALANCE_LIMIT, GPU_MEMORY_LIMITS, SERVICES } from '../catalog/alpasim.js';
+import { CAPACITY_IMBALANCE_LIMIT, GPU_MEMORY_LIMITS, SERVICES, TIMELINE } from '../catalog/alpasim.js';
 import { capacitySummary } from '../topology/capacity.js';
 import { canonicalJson, topologyHash } from '../topology/expand.js';
+import type { Candidate } from '../types/generated/candidate.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
 import { fitMemoryModel, predictConservative, predictMemory } from './memory-model.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
+import {
+  type Calibration,
+  calibrate,
+  expectedDecisionMinutes,
+  MAX_MISFIT,
+  PREDICTION_LEVEL,
+  predictSeconds,
+} from './predict.js';
 import { activeServices, cacheSize, clone, concurrency, gpusOf, replicas } from './topology-ops.js';
-import type { Proposal, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
+import type { Proposal, ProposalPrediction, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
 
 export const DEFAULT_PATIENCE_ROUNDS = 2;
+export const DEFAULT_MIN_IMPROVEMENT = 0.02;
 
 export type HashFn = (topology: Topology) => string;
 
@@ -191,7 +201,22 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
 
   const tried = new Set(input.tried.map((r) => hash(r.topology)));
   const seen = new Set<string>();
-  const scored: { move: Move; hash: string; score: number; predicted: Proposal['predictedMemory'] }[] = [];
+  const scored: {
+    move: Move;
+    hash: string;
+    score: number;
+    predicted: Proposal['predictedMemory'];
+    prediction?: ProposalPrediction;
+  }[] = [];
+  const calibration =
+    input.predict === false
+      ? null
+      : calibrate(input.tried, input.cluster, {
+          previous: input.previousPredictions ?? [],
+        });
+  const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
+  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
   for (const move of moves) {
     const h = hash(move.topology);
     if (tried.has(h)) {
@@ -226,7 +251,22 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     if (momentum.has(tag)) score *= 1.15;
     const peak = Math.max(0, ...predicted.map((p) => p.fraction));
     score -= 0.01 * peak; // tie-break toward headroom
-    scored.push({ move, hash: h, score, predicted });
+    const prediction = calibration
+      ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode)
+      : undefined;
+    if (prediction && reliable) {
+      // the optimistic end of the interval too short of min_improvement: the run cannot pay for itself
+      if (prediction.gainHigh < minImprovement) {
+        rejected.push({
+          change: move.change,
+          reason: `predicted below min_improvement ${pct(minImprovement)}: ${pct(prediction.gain)} faster [${pct(prediction.gainLow)}, ${pct(prediction.gainHigh)}]`,
+        });
+        continue;
+      }
+      // ranked by predicted gain per GPU-hour; the rules' evidence breaks ties
+      score = prediction.gainPerGpuHour * (1 + 0.01 * score);
+    }
+    scored.push({ move, hash: h, score, predicted, ...(prediction ? { prediction } : {}) });
   }
 
   // Greedy pick with a diversity discount, so one round can test different explanations.
@@ -247,7 +287,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
 
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = secondsPerRollout(parent);
-  const proposals: Proposal[] = picked.map(({ move, hash: h, score, predicted }) => {
+  const proposals: Proposal[] = picked.map(({ move, hash: h, score, predicted, prediction }) => {
     const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
     const name = uniqueName(detail, taken);
     const peak = predicted.reduce((a, b) => (b.fraction > a.fraction ? b : a), {
@@ -265,6 +305,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
         parent: parent.name,
         hypothesis: `${move.hypothesis}${parentValue !== undefined ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ''}`,
         expected_effect: `${move.expectedEffect}${memoryText}`,
+        ...(prediction ? { prediction: candidatePrediction(prediction) } : {}),
         topology: move.topology,
       },
       kind: move.kind,
@@ -272,20 +313,24 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       change: move.change,
       hash: h,
       predictedMemory: predicted,
-      score: Math.round(score * 1000) / 1000,
+      ...(prediction ? { prediction } : {}),
+      score: Math.round(score * 1e6) / 1e6,
     };
   });
 
   let stop = noProgress;
   if (!stop && proposals.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith('predicted GPU memory'));
+    const gainBound = rejected.filter((r) => r.reason.startsWith('predicted below min_improvement'));
     stop = {
       stop: true,
-      reason: memoryBound
-        ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
-        : moves.length === 0
-          ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})`
-          : 'every move the evidence calls for was tried already',
+      reason: gainBound.length
+        ? `no move is predicted to gain min_improvement ${pct(minImprovement)} even at the optimistic end of its ${Math.round(PREDICTION_LEVEL * 100)}% interval (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, '')})`
+        : memoryBound
+          ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
+          : moves.length === 0
+            ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})`
+            : 'every move the evidence calls for was tried already',
     };
   }
   return {
@@ -294,5 +339,76 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     memory,
     parent: parent.name,
     rejected,
+    ...(calibration
+      ? {
+          calibration: {
+            runs: calibration.runs,
+            misfit: Math.round(calibration.misfit * 100) / 100,
+            ranked: reliable,
+            calibrationError:
+              calibration.calibrationError === null
+                ? null
+                : Math.round(calibration.calibrationError * 1e4) / 1e4,
+            level: PREDICTION_LEVEL,
+          },
+        }
+      : {}),
+  };
+}
+
+const pct = (x: number) => `${Math.round(1000 * x) / 10}%`;
+
+/** The candidate file's (and the record's) prediction block. */
+export function candidatePrediction(p: ProposalPrediction): NonNullable<Candidate['prediction']> {
+  return {
+    seconds_per_rollout: p.seconds,
+    low: p.low,
+    high: p.high,
+    level: p.level,
+    gain: p.gain,
+    parent: p.parent,
+    parent_seconds_per_rollout: p.parentSeconds,
+    calibrated_on: p.calibration.runs,
+  };
+}
+
+/** "Predicted 6.1% faster [2.0%, 9.8%] than parent (2.43 → 2.28 s/rollout, 90% interval)". */
+export function predictionSentence(p: ProposalPrediction): string {
+  return `Predicted ${pct(p.gain)} faster [${pct(p.gainLow)}, ${pct(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} → ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? '' : 's'})`;
+}
+
+/** The proposal's prediction anchored on its measured parent, with its expected cost. */
+function predictionFor(
+  cal: Calibration,
+  topology: Topology,
+  parent: TriedCandidate,
+  gpus: number,
+): ProposalPrediction | undefined {
+  const seconds = secondsPerRollout(parent);
+  if (seconds === undefined) return undefined;
+  const iv = parent.observation?.verdict?.projected_full_run ?? parent.observation?.verdict?.value;
+  const logSe =
+    iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
+  const p = predictSeconds(cal, topology, { name: parent.name, topology: parent.topology, seconds, logSe });
+  if (!p) return undefined;
+  const expectedGpuHours = (gpus * (TIMELINE.startupMinutes + expectedDecisionMinutes(p.gain))) / 60;
+  const r = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+  return {
+    seconds: r(p.seconds),
+    low: r(p.low),
+    high: r(p.high),
+    level: PREDICTION_LEVEL,
+    gain: r(p.gain),
+    gainLow: r(p.gainLow),
+    gainHigh: r(p.gainHigh),
+    parent: parent.name,
+    parentSeconds: r(seconds),
+    expectedGpuHours: r(expectedGpuHours, 2),
+    gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
+    calibration: {
+      runs: cal.runs,
+      misfit: r(cal.misfit, 2),
+      calibrationError: cal.calibrationError === null ? null : r(cal.calibrationError),
+    },
   };
 }

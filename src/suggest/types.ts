@@ -43,6 +43,36 @@ export interface SuggestInput {
   currentBest?: string | null;
   /** Rounds without a significant improvement after which the suggester says stop (default 2). */
   patienceRounds?: number;
+  /** The experiment's `min_improvement` (default 0.02): proposals predicted below it are dropped. */
+  minImprovement?: number;
+  /**
+   * Calibrate the twin's model on the measured runs and predict each proposal (default true); false
+   * ranks by the tuning rules alone (the seed's workflow by hand).
+   */
+  predict?: boolean;
+  /** Predictions made for runs before they were measured (the record's): the calibration error. */
+  previousPredictions?: { name: string; predictedSeconds: number }[];
+}
+
+/** A proposal's predicted seconds per rollout (src/suggest/predict.ts), for the pull request and the record. */
+export interface ProposalPrediction {
+  /** Predicted seconds per rollout and its interval (two-sided, `level`). */
+  seconds: number;
+  low: number;
+  high: number;
+  level: number;
+  /** Relative gain against the parent's measured value (positive = faster), with its interval. */
+  gain: number;
+  gainLow: number;
+  gainHigh: number;
+  /** The measured candidate the prediction is anchored on (the proposal's parent). */
+  parent: string;
+  parentSeconds: number;
+  /** GPU-hours the run is expected to take to a decision, and the predicted gain per GPU-hour. */
+  expectedGpuHours: number;
+  gainPerGpuHour: number;
+  /** The calibration: runs it was fitted on, the misfit of their readings, past prediction error. */
+  calibration: { runs: string[]; misfit: number; calibrationError: number | null };
 }
 
 export type MoveKind =
@@ -71,6 +101,8 @@ export interface Proposal {
   hash: string;
   /** Predicted GPU memory per GPU in use: the largest of the fitted model and its envelope, plus the fit's margin. */
   predictedMemory: GpuPrediction[];
+  /** Predicted seconds per rollout (absent without a measured parent or with `predict: false`). */
+  prediction?: ProposalPrediction;
   score: number;
 }
 
@@ -100,6 +132,16 @@ export interface SuggestResult {
   memory: FittedMemoryModel;
   /** Name of the candidate the proposals change. */
   parent: string | null;
-  /** Why moves were not made (already tried, predicted over the memory limit, invalid). */
+  /** Why moves were not made (already tried, predicted over the memory limit, invalid, predicted below min_improvement). */
   rejected: { change: string; reason: string }[];
+  /** The calibrated model behind the predictions (absent with `predict: false` or without a measured run). */
+  calibration?: {
+    runs: string[];
+    /** Reduced chi-square of the readings the model was fitted on (≈ 1: they fit within their noise). */
+    misfit: number;
+    /** Proposals were ranked and filtered by their predictions (false: the model fits too badly; by the rules). */
+    ranked: boolean;
+    calibrationError: number | null;
+    level: number;
+  };
 }

@@ -6,6 +6,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import candidateSchema from '../../topologies/schema/candidate.schema.json' with { type: 'json' };
 import clustersSchema from '../../topologies/schema/clusters.schema.json' with { type: 'json' };
 import experimentSchema from '../../topologies/schema/experiment.schema.json' with { type: 'json' };
+import metricsSchema from '../../topologies/schema/metrics.schema.json' with { type: 'json' };
 import topologySchema from '../../topologies/schema/topology.schema.json' with { type: 'json' };
 import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
 import type { LoadedYaml } from './yaml.js';
@@ -29,6 +30,8 @@ function validator(name: SchemaName): ValidateFunction {
     // verbose: errors carry the failing schema and data, which the messages quote.
     ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictTypes: false });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+    // a candidate's `prediction` is metrics.schema.json's (the record keeps it beside the measured value)
+    ajv.addSchema(metricsSchema);
   }
   fn = ajv.getSchema(SCHEMAS[name].$id) as ValidateFunction;
   compiled.set(name, fn);

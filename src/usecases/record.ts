@@ -425,6 +425,7 @@ async function recordCandidate(
     change: described.change,
     hypothesis: candidate?.hypothesis,
     expected_effect: candidate?.expected_effect,
+    prediction: candidate?.prediction,
     observation: observation ?? null,
     reason,
     learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],

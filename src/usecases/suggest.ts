@@ -10,7 +10,7 @@ import { topologyChange } from '../record/change.js';
 import { recordPaths } from '../record/model.js';
 import { parseRecord } from '../record/validate.js';
 import { triedFromRecord } from '../suggest/record.js';
-import { suggest } from '../suggest/suggest.js';
+import { predictionSentence, suggest } from '../suggest/suggest.js';
 import type { Proposal, SuggestInput, SuggestResult } from '../suggest/types.js';
 import { expandPreset, topologyDiff, topologyHash } from '../topology/expand.js';
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../topology/files.js';
@@ -193,6 +193,10 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
     ...(options.count !== undefined ? { count: options.count } : {}),
     tried: triedFromRecord(record, base, candidateFiles),
     currentBest: record?.current_best.topology ?? null,
+    ...(experiment.min_improvement !== undefined ? { minImprovement: experiment.min_improvement } : {}),
+    previousPredictions: (record?.runs ?? []).flatMap((r) =>
+      r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : [],
+    ),
   };
 
   // Validation sees the fitted memory model, exactly as `topo validate` will once it is in clusters.yaml.
@@ -286,6 +290,7 @@ export function pullBody(p: WrittenProposal, result: SuggestResult): string {
     '',
     `**Expected effect.** ${p.candidate.expected_effect}`,
     '',
+    ...(p.prediction ? [`**Predicted.** ${predictionSentence(p.prediction)}.`, ''] : []),
     `**Change.** ${p.change}`,
     '',
     `Predicted GPU memory (${result.memory.source} memory model, ${result.memory.notes.join('; ')}):`,

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { createOctokit, splitRepository } from '../../github/client.js';
+import { predictionSentence } from '../../suggest/suggest.js';
 import {
   candidatesInOpenPulls,
   type OpenedPull,
@@ -52,10 +53,12 @@ function toJson(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean) 
         gib: Math.round(m.gib * 10) / 10,
         fraction: Math.round(m.fraction * 1000) / 1000,
       })),
+      prediction: p.prediction ?? null,
     })),
     not_proposed: result.rejected,
     invalid: outcome.invalid,
     pull_requests: pulls,
+    calibration: result.calibration ?? null,
   };
 }
 
@@ -81,6 +84,7 @@ function human(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean): 
       lines.push(`    change:     ${p.change}`);
       lines.push(`    hypothesis: ${p.candidate.hypothesis}`);
       lines.push(`    expected:   ${p.candidate.expected_effect}`);
+      if (p.prediction) lines.push(`    predicted:  ${predictionSentence(p.prediction)}`);
       if (peak)
         lines.push(
           `    memory:     peak GPU ${peak.gpu} ${peak.gib.toFixed(1)} GiB (${Math.round(peak.fraction * 100)}%)`,

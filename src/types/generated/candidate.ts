@@ -1,4 +1,5 @@
 /* Generated from topologies/schema/candidate.schema.json by scripts/gen-types.mjs. Do not edit. */
+import type {Prediction} from './metrics.js';
 import type {Topology} from './topology.js';
 
 /**
@@ -21,5 +22,9 @@ export interface Candidate {
    * What the candidate should change in the measurements.
    */
   expected_effect?: string;
+  /**
+   * topo suggest's predicted seconds per rollout for this candidate (kept in the record beside the measured value).
+   */
+  prediction?: Prediction;
   topology: Topology;
 }

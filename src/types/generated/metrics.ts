@@ -232,3 +232,43 @@ export interface Decision {
   gpu_minutes_saved_vs_seed?: number | null;
   evidence: string[];
 }
+/**
+ * A proposal's predicted seconds per rollout (topo suggest: the twin's model calibrated on the measured runs), anchored on its measured parent; in the record with the measured value beside it.
+ *
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "prediction".
+ */
+export interface Prediction {
+  seconds_per_rollout: number;
+  low: number;
+  high: number;
+  /**
+   * Two-sided coverage of [low, high].
+   */
+  level: number;
+  /**
+   * Predicted relative gain against the parent (positive = faster).
+   */
+  gain?: number;
+  /**
+   * The measured candidate the prediction is anchored on.
+   */
+  parent: string;
+  parent_seconds_per_rollout?: number;
+  /**
+   * Runs the model was calibrated on.
+   */
+  calibrated_on?: string[];
+  /**
+   * Record only: the run's measured value.
+   */
+  measured_seconds_per_rollout?: number | null;
+  /**
+   * Record only: measured ÷ predicted − 1.
+   */
+  error?: number | null;
+  /**
+   * Record only: the measured value lies in [low, high].
+   */
+  covered?: boolean | null;
+}

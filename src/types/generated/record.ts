@@ -1,6 +1,6 @@
 /* Generated from topologies/schema/record.schema.json by scripts/gen-types.mjs. Do not edit. */
 import type {Topology} from './topology.js';
-import type {Comparison, Failure, StableMetrics, Verdict} from './metrics.js';
+import type {Comparison, Failure, Prediction, StableMetrics, Verdict} from './metrics.js';
 
 /**
  * experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.
@@ -105,6 +105,10 @@ export interface RecordRun {
   status: 'pending' | 'running' | 'accepted' | 'rejected' | 'failed' | 'stopped';
   hypothesis?: string | null;
   expected_effect?: string | null;
+  /**
+   * Predicted (topo suggest) against measured seconds per rollout.
+   */
+  prediction?: null | Prediction;
   /**
    * Topology keys changed against the parent: key -> 'old -> new'.
    */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { apply, type RecordOutcome } from '../../../src/record/apply.js';
 import { createRecord, stabilisedValue } from '../../../src/record/model.js';
 import { recordProblems } from '../../../src/record/validate.js';
+import { predictionLines } from '../../../src/report/final-report.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 
 const fresh = () => createRecord(EXPERIMENT);
@@ -120,5 +121,45 @@ describe('apply', () => {
     expect(record.current_best.topology).toBe('baseline');
     expect(record.current_best.decision_reasoning).toContain('renderer-x6 was re-recorded as rejected');
     expect(recordProblems(record)).toEqual([]);
+  });
+
+  it('keeps the prediction beside the measured value: its error and whether the interval held it', () => {
+    const predicted = {
+      ...OUTCOMES[1]!,
+      prediction: {
+        seconds_per_rollout: 4.0,
+        low: 3.8,
+        high: 4.3,
+        level: 0.9,
+        gain: 0.23,
+        parent: 'baseline',
+        parent_seconds_per_rollout: 5.25,
+        calibrated_on: ['baseline'],
+      },
+    };
+    const record = [OUTCOMES[0]!, predicted].reduce(apply, fresh());
+    const run = record.runs.find((r) => r.name === predicted.candidate)!;
+    const value = stabilisedValue(run)!;
+    expect(run.prediction).toMatchObject({
+      seconds_per_rollout: 4.0,
+      measured_seconds_per_rollout: value,
+      covered: true,
+    });
+    expect(run.prediction?.error).toBeCloseTo(value / 4.0 - 1, 4);
+    expect(recordProblems(record)).toEqual([]);
+    // re-recording keeps it; a failed run has no measured value
+    expect(apply(record, predicted).runs.find((r) => r.name === predicted.candidate)).toEqual(run);
+    const failed = apply(fresh(), { ...predicted, kind: 'failed' }).runs[0]!;
+    expect(failed.prediction).toMatchObject({
+      measured_seconds_per_rollout: null,
+      error: null,
+      covered: null,
+    });
+    // the final report shows the calibration error
+    const report = predictionLines(record).join('\n');
+    expect(report).toMatch(
+      /calibration error [\d.]+% median, [\d.]+% RMS over 1 predicted run\(s\); 1 of 1 inside their 90% interval/,
+    );
+    expect(report).toContain(`| \`${predicted.candidate}\` | 4.00 |`);
   });
 });
