@@ -218,3 +218,49 @@ export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryM
     ],
   };
 }
+
+/**
+ * A run that ran out of memory on a GPU proves that GPU needed more than its size: where the model
+ * predicts it lower, the memory of the services on that GPU (per replica and per cached scene) is
+ * scaled up until it does (5% beyond). Its evidence is a lower bound the fit of successful runs
+ * cannot see.
+ */
+export function respectFailures(
+  fitted: FittedMemoryModel,
+  tried: readonly TriedCandidate[],
+  gpuMemoryGiB: number,
+): FittedMemoryModel {
+  let model = fitted.model;
+  const notes: string[] = [];
+  for (const run of tried) {
+    const f = run.observation?.failure;
+    if (f?.kind !== 'gpu-oom' || f.gpu == null) continue;
+    const row = instancesByGpu(run.topology).get(f.gpu);
+    const predicted = predictMemory(run.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
+    if (!row || predicted === undefined || predicted >= gpuMemoryGiB) continue;
+    const factor = (1.05 * gpuMemoryGiB) / predicted;
+    const services = Object.keys(row) as ServiceName[];
+    const perReplica = { ...model.per_replica_gib };
+    const perScene = { ...(model.per_cached_scene_gib ?? {}) };
+    for (const s of services) {
+      perReplica[s] = Math.round((perReplica[s] ?? 0) * factor * 1000) / 1000;
+      if (s === 'renderer' || s === 'physics')
+        perScene[s] = Math.round((perScene[s] ?? 0) * factor * 1000) / 1000;
+    }
+    model = { ...model, per_replica_gib: perReplica, per_cached_scene_gib: perScene };
+    notes.push(
+      `${run.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(', ')} memory scaled ×${factor.toFixed(2)}`,
+    );
+  }
+  if (!notes.length) return fitted;
+  const scale = (m: MemoryModel) => ({
+    ...m,
+    per_replica_gib: { ...m.per_replica_gib, ...model.per_replica_gib },
+  });
+  return {
+    ...fitted,
+    model,
+    ...(fitted.envelope ? { envelope: fitted.envelope.map(scale) } : {}),
+    notes: [...fitted.notes, ...notes],
+  };
+}

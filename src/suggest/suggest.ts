@@ -6,8 +6,9 @@ import { canonicalJson, topologyHash } from '../topology/expand.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
+import { fitInMemory } from './fit-memory.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
-import { fitMemoryModel, predictConservative, predictMemory } from './memory-model.js';
+import { fitMemoryModel, predictConservative, predictMemory, respectFailures } from './memory-model.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
 import {
   type Calibration,
@@ -95,6 +96,7 @@ const SHORT: Record<Move['kind'], string> = {
   rebalance: 'rebalance',
   'resize-caches': 'caches',
   'place-free': 'place',
+  'fit-memory': 'fit-memory',
 };
 
 function uniqueName(base: string, taken: Set<string>): string {
@@ -139,7 +141,11 @@ export function limitView(
 
 export function suggest(input: SuggestInput, options: SuggestOptions = {}): SuggestResult {
   const hash = options.hash ?? topologyHash;
-  const memory = fitMemoryModel(input.tried, input.cluster.memoryModel);
+  const memory = respectFailures(
+    fitMemoryModel(input.tried, input.cluster.memoryModel),
+    input.tried,
+    input.cluster.gpuMemoryGiB,
+  );
   const count = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
   const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
   const parent = pickParent(input.tried, input.currentBest);
@@ -151,6 +157,26 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     const failures = input.tried.filter((r) => r.status === 'failed' || r.observation?.failure);
     const allFailed = waiting && failures.length === input.tried.length;
     const first = failures[0]?.observation?.failure;
+    const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === 'gpu-oom') : undefined;
+    if (oom) {
+      const fitted = afterOutOfMemory(input, oom, memory, options, rejected);
+      if (fitted.length) {
+        const names = new Set(input.tried.map((r) => r.name));
+        return {
+          proposals: fitted.map((f) => ({
+            ...f,
+            candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) },
+          })),
+          stop: {
+            stop: false,
+            reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`,
+          },
+          memory,
+          parent: oom.name,
+          rejected,
+        };
+      }
+    }
     return {
       proposals: [],
       stop: allFailed
@@ -357,6 +383,59 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
 }
 
 const pct = (x: number) => `${Math.round(1000 * x) / 10}%`;
+
+/**
+ * A baseline that ran out of GPU memory is a start: the largest topologies the memory model says fit
+ * (src/suggest/fit-memory.ts), never tried before, valid, with the failure and the predictions as
+ * their evidence.
+ */
+function afterOutOfMemory(
+  input: SuggestInput,
+  failed: TriedCandidate,
+  memory: ReturnType<typeof fitMemoryModel>,
+  options: SuggestOptions,
+  rejected: SuggestResult['rejected'],
+): Proposal[] {
+  const hash = options.hash ?? topologyHash;
+  const tried = new Set(input.tried.map((r) => hash(r.topology)));
+  const gib = input.cluster.gpuMemoryGiB;
+  const failure = failed.observation?.failure;
+  const fitted = fitInMemory(
+    {
+      failed: failed.topology,
+      predict: (t) => limitView(t, memory, gib, failed.topology),
+      gpuMemoryGiB: gib,
+      problems: (t) => [
+        ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
+        ...(options.validate?.(t) ?? []),
+        ...(tried.has(hash(t)) || options.exclude?.has(hash(t)) ? ['already tried'] : []),
+      ],
+    },
+    Math.max(1, Math.min(input.count ?? input.maxParallel, input.maxParallel)),
+  );
+  if (fitted.length === 0)
+    rejected.push({
+      change: 'shrink the failed topology to fit',
+      reason: `no smaller topology is predicted under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% of ${gib} GiB on every GPU`,
+    });
+  return fitted.map((f) => {
+    const why = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ''}${failure?.message ? ` (${failure.message})` : ''}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
+    return {
+      candidate: {
+        name: 'fit-memory',
+        parent: failed.name,
+        hypothesis: `${why}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
+        expected_effect: `runs without running out of GPU memory: predicted peak ${f.after.gib.toFixed(1)} GiB on GPU ${f.after.gpu} (${Math.round(f.after.fraction * 100)}%, ${memory.source} model); its measured memory then fits the model for the next round.`,
+        topology: f.topology,
+      },
+      kind: 'fit-memory' as const,
+      change: f.change,
+      hash: hash(f.topology),
+      predictedMemory: predictConservative(f.topology, memory, gib),
+      score: 1,
+    };
+  });
+}
 
 /** The candidate file's (and the record's) prediction block. */
 export function candidatePrediction(p: ProposalPrediction): NonNullable<Candidate['prediction']> {

@@ -82,7 +82,8 @@ export type MoveKind =
   | 'raise-total'
   | 'rebalance'
   | 'resize-caches'
-  | 'place-free';
+  | 'place-free'
+  | 'fit-memory';
 
 export interface GpuPrediction {
   gpu: number;

@@ -1,4 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { steadyState } from '../../../src/sim/model.js';
+import { loadProfile } from '../../../src/sim/profile.js';
 import { predictMemory } from '../../../src/suggest/memory-model.js';
 import { changeText, resizeCaches } from '../../../src/suggest/moves.js';
 import { proposalProblems, suggest } from '../../../src/suggest/suggest.js';
@@ -381,7 +384,7 @@ describe('suggest', () => {
     expect(changeText('n_concurrent_rollouts', 2, 3)).toBe('n_concurrent_rollouts 2 → 3');
   });
 
-  it('stops at once, saying why, when every run failed', () => {
+  it('stops at once, saying why, when every run failed without running out of memory', () => {
     const result = suggest(
       input([
         {
@@ -389,14 +392,55 @@ describe('suggest', () => {
           parent: null,
           topology: base,
           status: 'failed',
-          observation: { failure: { kind: 'gpu-oom', message: 'CUDA out of memory on GPU 0' } },
+          observation: { failure: { kind: 'crash', message: 'runtime worker crashed after 10 minutes' } },
         },
       ]),
     );
     expect(result.proposals).toEqual([]);
     expect(result.stop.stop).toBe(true);
     expect(result.stop.reason).toContain(
-      'every run so far failed (baseline: gpu-oom: CUDA out of memory on GPU 0)',
+      'every run so far failed (baseline: crash: runtime worker crashed after 10 minutes)',
     );
+  });
+
+  it('a baseline out of GPU memory is a start: the largest topologies the memory model fits, with the evidence', () => {
+    // AlpaSim's 64-rollout preset on 40 GiB GPUs: GPU 0 (renderer, 17 cached scenes) runs out
+    const result = suggest(
+      input(
+        [
+          {
+            name: 'baseline',
+            parent: null,
+            topology: base,
+            status: 'failed',
+            observation: { failure: { kind: 'gpu-oom', message: 'CUDA out of memory on GPU 0', gpu: 0 } },
+          },
+        ],
+        { cluster: { gpusPerNode: 8, gpuMemoryGiB: 40, cpusPerNode: 64 } },
+      ),
+    );
+    expect(result.stop.stop).toBe(false);
+    expect(result.parent).toBe('baseline');
+    expect(result.proposals.length).toBeGreaterThanOrEqual(1);
+    const [first, ...rest] = result.proposals;
+    expect(first!.kind).toBe('fit-memory');
+    expect(first!.candidate.hypothesis).toMatch(/baseline ran out of GPU memory on GPU 0/);
+    expect(first!.candidate.expected_effect).toMatch(/predicted peak [\d.]+ GiB on GPU \d \(\d+%/);
+    // the failure is evidence: GPU 0 needed more than 40 GiB, so the model is scaled until it says so
+    expect(result.memory.notes.join(' ')).toMatch(/baseline ran out of memory on GPU 0 \(40 GiB\)/);
+    for (const p of result.proposals) {
+      expect(proposalProblems(p.candidate.topology, base, 8)).toEqual([]);
+      for (const m of p.predictedMemory) expect(m.gib).toBeLessThanOrEqual(0.9 * 40);
+    }
+    // largest first: no later proposal keeps more rollouts in flight
+    for (const p of rest)
+      expect(capacitySummary(p.candidate.topology).inFlight).toBeLessThan(
+        capacitySummary(first!.candidate.topology).inFlight,
+      );
+    // truth: the balanced twin on 40 GiB GPUs runs the largest one without running out of memory
+    const balanced = loadProfile('twin-balanced', fileURLToPath(new URL('../../..', import.meta.url)));
+    const twin = { ...balanced, gpu: { ...balanced.gpu, memory_gb: 40 } };
+    expect(steadyState(base, twin).oom).toBeDefined();
+    expect(steadyState(first!.candidate.topology, twin).oom).toBeUndefined();
   });
 });
