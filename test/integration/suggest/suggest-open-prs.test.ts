@@ -27,12 +27,14 @@ describe('topo suggest --open-prs', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const out = JSON.parse(first.stdout);
-    expect(out.proposals.length).toBe(3);
-    expect(out.pull_requests.length).toBe(3);
+    const n = out.proposals.length;
+    expect(n).toBeGreaterThanOrEqual(1);
+    expect(n).toBeLessThanOrEqual(3);
+    expect(out.pull_requests.length).toBe(n);
     expect(out.pull_requests.every((p: { created: boolean }) => p.created)).toBe(true);
 
     const pulls = server.state.pullsOf(gh);
-    expect(pulls.length).toBe(3);
+    expect(pulls.length).toBe(n);
     for (const proposal of out.proposals) {
       const pr = out.pull_requests.find((p: { name: string }) => p.name === proposal.name);
       const pull = pulls.find((p) => p.number === pr.number)!;
@@ -40,6 +42,9 @@ describe('topo suggest --open-prs', () => {
       expect(pull.base.ref).toBe('main');
       expect(pull.body).toContain(proposal.hypothesis);
       expect(pull.body).toContain(proposal.expected_effect);
+      expect(pull.body).toMatch(
+        /\*\*Predicted\.\*\* Predicted -?[\d.]+% faster \[-?[\d.]+%, -?[\d.]+%\] than baseline/,
+      );
       // The branch holds exactly the candidate file on top of main.
       const files = server.files(gh, pull.head.ref);
       const text = files.get(proposal.path);
@@ -62,7 +67,7 @@ describe('topo suggest --open-prs', () => {
       expect(firstHashes.has(p.hash)).toBe(false);
       expect(firstNames.has(p.name)).toBe(false);
     }
-    expect(server.state.pullsOf(gh).length).toBe(3 + again.proposals.length);
+    expect(server.state.pullsOf(gh).length).toBe(n + again.proposals.length);
     expect(server.violations()).toEqual([]);
   });
 
