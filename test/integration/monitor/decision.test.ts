@@ -170,7 +170,9 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
     expect(body).toMatch(
       /^### (🔴 `worse`: worse than the baseline by \d|🟠 `worse`: not 2% \(min_improvement\) faster than the (baseline|leading candidate `better` \(#\d+\)): it cannot win)/m,
     );
-    expect(body).toMatch(/Slurm job \d+: CANCELLED by the decision \(\d+ GPU-minutes saved\)/);
+    expect(body).toMatch(
+      /Slurm job \d+: CANCELLED by the decision \(\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)\)/,
+    );
     expect(body).toContain('⏹️ stopped');
     const worseRequest = request('worse', t.pull('worse').number);
     const outcome = outcomes.get(worseRequest.id);
