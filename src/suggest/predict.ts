@@ -81,10 +81,13 @@ export interface Measurement {
 /** The metrics of a tried candidate, when it was measured (its value and at least one more reading). */
 export function measurementOf(run: TriedCandidate): Measurement | undefined {
   if (run.status === 'failed' || run.observation?.failure) return undefined;
-  const seconds = secondsPerRollout(run);
-  if (seconds === undefined) return undefined;
   const o = run.observation;
-  const iv = o?.verdict?.projected_full_run ?? o?.verdict?.value;
+  // the model is a steady state: the verdict's steady rate when it has one (the projected full-run
+  // value also carries the start-up, which no topology change predicts)
+  const steady = o?.verdict?.steady_seconds_per_rollout;
+  const seconds = steady?.value ?? secondsPerRollout(run);
+  if (seconds === undefined || !(seconds > 0)) return undefined;
+  const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
   const logSe =
     iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
   const m = o?.stable_metrics;
@@ -397,6 +400,13 @@ export function expectedDecisionMinutes(gain: number): number {
   return Math.min(120, 15 + 0.025 / (g * g));
 }
 
+/**
+ * A proposal is dropped when even the optimistic end of a one-sided 80% bound on its gain (z = 0.84)
+ * is below min_improvement: the interval shown is the 90% one, the drop rule spends less of the GPU
+ * time on marginal candidates (a tie costs the most run-minutes to settle).
+ */
+export const DROP_Z = 0.84;
+
 export interface Prediction {
   /** Predicted seconds per rollout, with its PREDICTION_LEVEL interval. */
   seconds: number;
@@ -408,6 +418,8 @@ export interface Prediction {
   gainHigh: number;
   /** The parent the prediction is anchored on. */
   parent: string;
+  /** Standard deviation of log(seconds): the interval is seconds × exp(±Z × logSd). */
+  logSd: number;
 }
 
 /**
@@ -457,6 +469,7 @@ export function predictSeconds(
     gainLow: 1 - high / parent.seconds,
     gainHigh: 1 - low / parent.seconds,
     parent: parent.name,
+    logSd: sd,
   };
 }
 

@@ -9,12 +9,15 @@ import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { fitInMemory } from './fit-memory.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
 import { fitMemoryModel, predictConservative, predictMemory, respectFailures } from './memory-model.js';
+import { searchPredicted } from './model-search.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
 import {
   type Calibration,
   calibrate,
+  DROP_Z,
   expectedDecisionMinutes,
   MAX_MISFIT,
+  measurementOf,
   PREDICTION_LEVEL,
   predictSeconds,
 } from './predict.js';
@@ -97,6 +100,7 @@ const SHORT: Record<Move['kind'], string> = {
   'resize-caches': 'caches',
   'place-free': 'place',
   'fit-memory': 'fit-memory',
+  'model-search': 'model',
 };
 
 function uniqueName(base: string, taken: Set<string>): string {
@@ -207,7 +211,34 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
     memoryLimit: GPU_MEMORY_LIMITS.error,
   };
-  const moves = movesFor(clone(parent.topology), evidence, ctx);
+  const calibration =
+    input.predict === false
+      ? null
+      : calibrate(input.tried, input.cluster, {
+          previous: input.previousPredictions ?? [],
+        });
+  // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
+  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
+  const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
+  const moves = [
+    ...movesFor(clone(parent.topology), evidence, ctx),
+    // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
+    ...(reliable && calibration
+      ? searchPredicted(
+          parent.topology,
+          calibration,
+          ctx,
+          {
+            problems: (t) => [
+              ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
+              ...(options.validate?.(t) ?? []),
+            ],
+            exclude: new Set([...triedHashes, ...(options.exclude ?? [])]),
+          },
+          1,
+        )
+      : []),
+  ];
 
   // Learn from history: tags of children of this parent that did not help, and the tag that made it.
   const byName = new Map(input.tried.map((r) => [r.name, r]));
@@ -225,7 +256,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     ? new Set(classifyChange(grandparent.topology, parent.topology))
     : new Set<string>();
 
-  const tried = new Set(input.tried.map((r) => hash(r.topology)));
+  const tried = triedHashes;
   const seen = new Set<string>();
   const scored: {
     move: Move;
@@ -234,15 +265,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     predicted: Proposal['predictedMemory'];
     prediction?: ProposalPrediction;
   }[] = [];
-  const calibration =
-    input.predict === false
-      ? null
-      : calibrate(input.tried, input.cluster, {
-          previous: input.previousPredictions ?? [],
-        });
   const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
-  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
   for (const move of moves) {
     const h = hash(move.topology);
     if (tried.has(h)) {
@@ -281,8 +304,11 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode)
       : undefined;
     if (prediction && reliable) {
-      // the optimistic end of the interval too short of min_improvement: the run cannot pay for itself
-      if (prediction.gainHigh < minImprovement) {
+      // even an optimistic bound on the gain too short of min_improvement: the run cannot pay for itself
+      if (
+        1 - (prediction.seconds * Math.exp(-DROP_Z * prediction.logSd)) / prediction.parentSeconds <
+        minImprovement
+      ) {
         rejected.push({
           change: move.change,
           reason: `predicted below min_improvement ${pct(minImprovement)}: ${pct(prediction.gain)} faster [${pct(prediction.gainLow)}, ${pct(prediction.gainHigh)}]`,
@@ -351,7 +377,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     stop = {
       stop: true,
       reason: gainBound.length
-        ? `no move is predicted to gain min_improvement ${pct(minImprovement)} even at the optimistic end of its ${Math.round(PREDICTION_LEVEL * 100)}% interval (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, '')})`
+        ? `no move is predicted to gain min_improvement ${pct(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, '')})`
         : memoryBound
           ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
           : moves.length === 0
@@ -463,12 +489,15 @@ function predictionFor(
   parent: TriedCandidate,
   gpus: number,
 ): ProposalPrediction | undefined {
-  const seconds = secondsPerRollout(parent);
-  if (seconds === undefined) return undefined;
-  const iv = parent.observation?.verdict?.projected_full_run ?? parent.observation?.verdict?.value;
-  const logSe =
-    iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
-  const p = predictSeconds(cal, topology, { name: parent.name, topology: parent.topology, seconds, logSe });
+  const m = measurementOf(parent);
+  if (!m) return undefined;
+  const seconds = m.seconds;
+  const p = predictSeconds(cal, topology, {
+    name: parent.name,
+    topology: parent.topology,
+    seconds,
+    logSe: m.logSe,
+  });
   if (!p) return undefined;
   const expectedGpuHours = (gpus * (TIMELINE.startupMinutes + expectedDecisionMinutes(p.gain))) / 60;
   const r = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
@@ -480,6 +509,7 @@ function predictionFor(
     gain: r(p.gain),
     gainLow: r(p.gainLow),
     gainHigh: r(p.gainHigh),
+    logSd: r(p.logSd),
     parent: parent.name,
     parentSeconds: r(seconds),
     expectedGpuHours: r(expectedGpuHours, 2),

@@ -65,6 +65,8 @@ export interface ProposalPrediction {
   gain: number;
   gainLow: number;
   gainHigh: number;
+  /** Standard deviation of log(seconds) behind the interval. */
+  logSd: number;
   /** The measured candidate the prediction is anchored on (the proposal's parent). */
   parent: string;
   parentSeconds: number;
@@ -83,7 +85,8 @@ export type MoveKind =
   | 'rebalance'
   | 'resize-caches'
   | 'place-free'
-  | 'fit-memory';
+  | 'fit-memory'
+  | 'model-search';
 
 export interface GpuPrediction {
   gpu: number;

@@ -178,4 +178,23 @@ describe('suggest with predictions', () => {
     expect(result.calibration).toBeUndefined();
     expect(result.proposals.every((p) => p.prediction === undefined)).toBe(true);
   });
+
+  it("proposes the calibrated model's own combination of rule-shaped changes, valid, within memory, truly faster", () => {
+    const balanced = loadProfile('twin-balanced', root);
+    const b = measured('baseline', base, balanced, 3);
+    const result = suggest(input([b], { cluster }));
+    const model = result.proposals.find((p) => p.kind === 'model-search');
+    expect(model).toBeDefined();
+    // several changes combined, each named in the change and the hypothesis
+    expect(model!.change.split('; ').length).toBeGreaterThan(1);
+    expect(model!.candidate.hypothesis).toMatch(
+      /calibrated on 1 measured run\(s\) \(baseline\) predicts this combination fastest/,
+    );
+    for (const m of model!.predictedMemory) expect(m.fraction).toBeLessThanOrEqual(0.9);
+    const truth = steadyState(model!.candidate.topology, balanced).secondsPerRollout;
+    expect(truth).toBeLessThan(0.97 * steadyState(base, balanced).secondsPerRollout);
+    expect(Math.abs(model!.prediction!.seconds / truth - 1)).toBeLessThan(0.03);
+    // a rule's proposal fills the other slots: different explanations in one round
+    expect(result.proposals.some((p) => p.kind !== 'model-search')).toBe(true);
+  });
 });
