@@ -1,0 +1,174 @@
+// The campaign loop's pure core: rounds, the current best, the stop rule and the budget. The seed's
+// workflow is this loop (baseline → at most `parallel` candidates → decide → next round → stop after
+// `stopAfter` rounds without a decided gain → report); the autopilot runs it for real and the
+// campaign bench simulates it, both through these functions. No I/O, no clock.
+import type { VerdictLike } from '../analysis/decision.js';
+
+export interface CampaignPolicy {
+  /** Candidates per round (the seed's "at most 3"), never above the experiment's max_parallel. */
+  parallel: number;
+  /** The experiment's min_improvement: a round gains when a candidate is decided `better`. */
+  minImprovement: number;
+  /** Rounds in a row without a decided gain after which the campaign concludes (the seed's stop rule). */
+  stopAfter: number;
+  /** At most this many rounds after the baseline. */
+  maxRounds?: number;
+  /** Hard budget of the whole campaign, GPU-hours. */
+  gpuHours?: number;
+  /**
+   * Relative half-width of a reference's 95% interval (its projected full-run value) from which later
+   * candidates are decided against its recorded value: the baseline, and a round's winner, run until
+   * then (a reference keeps running; an early stop would leave every later decision open).
+   */
+  referencePrecision: number;
+}
+
+export const DEFAULT_POLICY: CampaignPolicy = {
+  parallel: 3,
+  minImprovement: 0.02,
+  stopAfter: 2,
+  referencePrecision: 0.015,
+};
+
+/** How a candidate of a round came out (its decision against the round's reference, or a failure). */
+export type RunOutcome = 'better' | 'worse' | 'equivalent' | 'not-better' | 'undecided' | 'failed';
+
+export interface RoundRun {
+  name: string;
+  outcome: RunOutcome;
+  /** Its decided (projected full-run) seconds per rollout; absent for a failed run. */
+  seconds?: number;
+  gpuHours: number;
+}
+
+export interface Round {
+  /** 1 for the first round after the baseline. */
+  index: number;
+  /** The candidate this round's proposals change (the best when it started). */
+  parent: string;
+  runs: RoundRun[];
+}
+
+export interface CampaignState {
+  baseline: { name: string; seconds: number | null; gpuHours: number };
+  rounds: Round[];
+  /** The fastest candidate decided better so far (the baseline until one is; null when it failed). */
+  best: { name: string; seconds: number } | null;
+}
+
+export function startCampaign(baseline: {
+  name: string;
+  seconds: number | null;
+  gpuHours: number;
+}): CampaignState {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds },
+  };
+}
+
+/**
+ * The round's winner, if any: the fastest run decided `better` than the reference. After a failed
+ * baseline there is no reference yet: the fastest measured run becomes the best.
+ */
+export function roundWinner(state: CampaignState, round: Round): RoundRun | undefined {
+  const measured = round.runs.filter((r) => r.seconds !== undefined && r.outcome !== 'failed');
+  const eligible = state.best === null ? measured : measured.filter((r) => r.outcome === 'better');
+  return eligible.sort((a, b) => (a.seconds as number) - (b.seconds as number))[0];
+}
+
+/** The state after a finished round: its winner (if faster) becomes the best. */
+export function closeRound(state: CampaignState, round: Round): CampaignState {
+  const winner = roundWinner(state, round);
+  const best =
+    winner && (state.best === null || (winner.seconds as number) < state.best.seconds)
+      ? { name: winner.name, seconds: winner.seconds as number }
+      : state.best;
+  return { ...state, rounds: [...state.rounds, round], best };
+}
+
+/** Rounds in a row, the latest last, that produced no new best. */
+export function roundsWithoutGain(state: CampaignState): number {
+  let n = 0;
+  let replay = startCampaign(state.baseline);
+  const gained: boolean[] = [];
+  for (const round of state.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round);
+    gained.push(replay.best?.name !== before);
+  }
+  for (let i = gained.length - 1; i >= 0 && !gained[i]; i--) n++;
+  return n;
+}
+
+export function spentGpuHours(state: CampaignState): number {
+  return (
+    state.baseline.gpuHours + state.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0)
+  );
+}
+
+export type NextStep =
+  | { kind: 'round'; index: number; parent: string; count: number }
+  | { kind: 'conclude'; reason: string };
+
+/**
+ * What to do once every run of the last round has an outcome: another round of up to `parallel`
+ * candidates from the best (as many as the budget allows at `expectedRunGpuHours` each), or the
+ * conclusion with its reason (the stop rule, max_rounds, the budget). The suggester may still advise
+ * to stop (no proposal left): the caller concludes then.
+ */
+export function nextStep(
+  state: CampaignState,
+  policy: CampaignPolicy,
+  expectedRunGpuHours: number,
+): NextStep {
+  const dry = roundsWithoutGain(state);
+  if (state.rounds.length > 0 && dry >= policy.stopAfter)
+    return {
+      kind: 'conclude',
+      reason: `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})`,
+    };
+  if (policy.maxRounds !== undefined && state.rounds.length >= policy.maxRounds)
+    return { kind: 'conclude', reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state.best?.name ?? state.baseline.name;
+  let count = policy.parallel;
+  if (policy.gpuHours !== undefined) {
+    const left = policy.gpuHours - spentGpuHours(state);
+    count = Math.min(count, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count < 1)
+      return {
+        kind: 'conclude',
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`,
+      };
+  }
+  return { kind: 'round', index: state.rounds.length + 1, parent, count };
+}
+
+/** May one more run start now? Spent + what live runs are expected to take + its own ≤ the budget. */
+export function canStart(
+  policy: Pick<CampaignPolicy, 'gpuHours'>,
+  spent: number,
+  committed: number,
+  expected: number,
+): boolean {
+  return policy.gpuHours === undefined || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+
+/**
+ * A reference (the baseline, a round's winner) is measured well enough to be decided against from
+ * its recorded value once its projection's 95% interval is within ±referencePrecision.
+ */
+export function referenceReady(
+  verdict: VerdictLike,
+  policy: Pick<CampaignPolicy, 'referencePrecision'>,
+): boolean {
+  const p = verdict.projected_full_run;
+  if (!p || !(p.value > 0) || ['warming', 'no-data', 'unhealthy', 'drifting'].includes(verdict.state))
+    return false;
+  return (p.high - p.low) / 2 / p.value <= policy.referencePrecision;
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
