@@ -21,6 +21,15 @@ export const DEFAULT_MEMORY_MODEL: MemoryModel = {
 
 const CACHED: readonly ('renderer' | 'physics')[] = ['renderer', 'physics'];
 
+/** The services on one GPU of a topology, sorted and joined ("driver+physics"). */
+export function serviceSet(t: Topology, gpu: number): string {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return (Object.keys(row) as ServiceName[])
+    .filter((svc) => (row[svc] ?? 0) > 0)
+    .sort()
+    .join('+');
+}
+
 /** Feature vector of one GPU: [overhead, per-replica × 5 services, per-scene × 2]. */
 function features(t: Topology, gpu: number): number[] {
   const row = instancesByGpu(t).get(gpu);
@@ -209,6 +218,7 @@ export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryM
   return {
     model,
     envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
     source: 'fitted',
     samples: informative.length,
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,

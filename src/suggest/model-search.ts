@@ -33,23 +33,24 @@ interface Step {
 function neighbours(t: Topology, ctx: MoveContext, util: number[]): Step[] {
   const out: Step[] = [];
   const total = inFlight(t);
+  const idlest = [...Array(ctx.gpusPerNode).keys()].sort((a, b) => (util[a] ?? 0) - (util[b] ?? 0));
   for (const svc of activeServices(t)) {
     const gpus = gpusOf(t, svc);
-    if (svc === 'renderer') {
-      if (!gpus) continue;
-      // one more container on the least busy GPU (the renderer scales by repeated GPU entries)
-      const idlest = [...Array(ctx.gpusPerNode).keys()].sort((a, b) => (util[a] ?? 0) - (util[b] ?? 0))[0];
-      if (idlest !== undefined) {
+    if (gpus) {
+      // one more container on the least busy GPU that does not hold one already (the renderer
+      // scales only this way; other services may also take more replicas)
+      const where = idlest.find((g) => !gpus.includes(g)) ?? idlest[0];
+      if (where !== undefined) {
         const more = clone(t);
-        setGpus(more, svc, [...gpus, idlest]);
+        setGpus(more, svc, [...gpus, where]);
         retarget(more, svc, total);
         out.push({
           topology: more,
-          what: `renderer ${gpus.length} → ${gpus.length + 1} containers (GPU ${idlest})`,
+          what: `${svc} ${gpus.length} → ${gpus.length + 1} containers (GPU ${where})`,
         });
       }
-      continue;
     }
+    if (svc === 'renderer') continue;
     const r = replicas(t, svc);
     for (const next of [r + 1, Math.ceil(r * 1.5), r - 1]) {
       if (next < 1 || next === r) continue;

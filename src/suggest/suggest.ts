@@ -8,7 +8,13 @@ import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
 import { fitInMemory } from './fit-memory.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
-import { fitMemoryModel, predictConservative, predictMemory, respectFailures } from './memory-model.js';
+import {
+  fitMemoryModel,
+  predictConservative,
+  predictMemory,
+  respectFailures,
+  serviceSet,
+} from './memory-model.js';
 import { searchPredicted } from './model-search.js';
 import { type Move, type MoveContext, movesFor } from './moves.js';
 import {
@@ -131,14 +137,23 @@ export function limitView(
   memory: ReturnType<typeof fitMemoryModel>,
   gpuMemoryGiB: number,
   parent: Topology,
+  /** Services together on a GPU where no measured run had them: also under the 80% line (the model's own search). */
+  novelAtWarning = false,
 ): Proposal['predictedMemory'] {
   const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
   const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const measured = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
     const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
     const scaled = ((plain.get(p.gpu) ?? 0) / line) * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const gib = Math.max(p.gib, scaled);
+    // services together on a GPU where no measured run had them together: the conservative
+    // prediction is an extrapolation, so the model's own search keeps it under the 80% line too
+    const novel =
+      novelAtWarning && measured.size > 0 && !measured.has(serviceSet(t, p.gpu))
+        ? (p.gib / GPU_MEMORY_LIMITS.warning) * GPU_MEMORY_LIMITS.error
+        : 0;
+    const gib = Math.max(p.gib, scaled, novel);
     return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
   });
 }
@@ -220,6 +235,10 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
   // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
   const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
   const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
+  const strict: MoveContext = {
+    ...ctx,
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology, true),
+  };
   const moves = [
     ...movesFor(clone(parent.topology), evidence, ctx),
     // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
@@ -227,7 +246,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       ? searchPredicted(
           parent.topology,
           calibration,
-          ctx,
+          strict,
           {
             problems: (t) => [
               ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
@@ -285,7 +304,9 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       rejected.push({ change: move.change, reason: `fails validation: ${problems.join('; ')}` });
       continue;
     }
-    const over = ctx.predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const over = (move.kind === 'model-search' ? strict : ctx)
+      .predict(move.topology)
+      .filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
     const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
     if (over.length > 0) {
       rejected.push({

@@ -127,6 +127,8 @@ export interface FittedMemoryModel {
   maxResidualGiB: number;
   /** Largest under-prediction of a measured reading, GiB: added to every prediction before the limit. */
   marginGiB: number;
+  /** The sets of services measured together on one GPU ("driver+physics", "renderer"), when fitted. */
+  measuredSets?: string[];
   notes: string[];
 }
 

@@ -7,9 +7,10 @@ import { stableMetrics } from '../../../bench/campaign/observation.js';
 import { steadyState } from '../../../src/sim/model.js';
 import { loadProfile } from '../../../src/sim/profile.js';
 import { createRng } from '../../../src/sim/rng.js';
+import { fitMemoryModel } from '../../../src/suggest/memory-model.js';
 import { retarget } from '../../../src/suggest/moves.js';
 import { calibrate, measurementOf, predictSeconds } from '../../../src/suggest/predict.js';
-import { suggest } from '../../../src/suggest/suggest.js';
+import { limitView, suggest } from '../../../src/suggest/suggest.js';
 import { activeServices, clone } from '../../../src/suggest/topology-ops.js';
 import type { TriedCandidate } from '../../../src/suggest/types.js';
 import { checkCandidate } from '../../../src/topology/files.js';
@@ -196,5 +197,22 @@ describe('suggest with predictions', () => {
     expect(Math.abs(model!.prediction!.seconds / truth - 1)).toBeLessThan(0.03);
     // a rule's proposal fills the other slots: different explanations in one round
     expect(result.proposals.some((p) => p.kind !== 'model-search')).toBe(true);
+  });
+
+  it("the model's search keeps services it puts together for the first time under the 80% memory line", () => {
+    const b = measured('baseline', base, loadProfile('twin-balanced', root), 3);
+    const memory = fitMemoryModel([b]);
+    expect(memory.measuredSets).toEqual(['driver+physics', 'renderer']);
+    const t = variant((u) => {
+      u.services!.physics!.gpus = [0, 4, 5, 6, 7];
+      retarget(u, 'physics', 64);
+    });
+    const plain = limitView(t, memory, 80, base);
+    const strict = limitView(t, memory, 80, base, true);
+    const on = (v: typeof plain, gpu: number) => v.find((p) => p.gpu === gpu)!.gib;
+    // GPU 0 now holds renderer and physics, measured together nowhere: an extrapolation
+    expect(on(strict, 0)).toBeCloseTo((on(plain, 0) / 0.8) * 0.9, 6);
+    // GPU 4 holds driver and physics, as measured: unchanged
+    expect(on(strict, 4)).toBe(on(plain, 4));
   });
 });
