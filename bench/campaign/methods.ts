@@ -1,0 +1,516 @@
+// The five ways to run a campaign, on the same world (the same runs of the same topologies), the
+// same budget and, where they decide, the same decision functions:
+//  - topo: the project's campaign (src/campaign/rounds.ts), proposals by `suggest` with predictions,
+//    every run decided look by look by the monitor's functions and stopped when decided;
+//  - manual: the seed's rule by hand (suggest's tuning rules without predictions, each run read as
+//    the full-run value at 45 run-minutes, accepted when ≥ min_improvement better, 2 rounds without
+//    a gain and it stops);
+//  - random: random topologies of the space, 3 a round, with the project's decisions, to the budget;
+//  - asha: Ray Tune's ASHAScheduler (grace 15, reduction factor 3, max_t 120 run-minutes, 3 trials at
+//    once) over random topologies, the full-run value reported every 5 run-minutes;
+//  - optuna: real Optuna (TPE + Hyperband, the same value every 5 run-minutes) through an ask-and-tell
+//    driver (optuna.ts).
+// Every method starts from the same baseline and pays for it.
+import type { VerdictLike } from '../../src/analysis/decision.js';
+import {
+  type CampaignPolicy,
+  type CampaignState,
+  closeRound,
+  nextStep,
+  type Round,
+  roundWinner,
+  startCampaign,
+} from '../../src/campaign/rounds.js';
+import { suggest } from '../../src/suggest/suggest.js';
+import type { ClusterLimits, TriedCandidate } from '../../src/suggest/types.js';
+import type { Comparison } from '../../src/types/generated/metrics.js';
+import type { Topology } from '../../src/types/generated/topology.js';
+import { type Decided, decideRound, measureReference, recorded } from './decide.js';
+import { GPUS, Ledger, MAX_MINUTES, type SimRun, STARTUP, type World } from './sim.js';
+import { AXES, AXIS_NAMES, build, type Point, pointKey } from './space.js';
+
+export interface Context {
+  world: World;
+  base: Topology;
+  basePoint: Point;
+  policy: CampaignPolicy;
+  cluster: ClusterLimits;
+  /** GPU-hours every method may spend. */
+  budget: number;
+  /** Run-minutes between looks (the monitor's cadence). */
+  look: number;
+  experimentId: string;
+  /** Development: every round's runs (CAMPAIGN_DEBUG=1). */
+  debug?: (line: string) => void;
+}
+
+export interface PredictionRow {
+  round: number;
+  predicted: number;
+  low: number;
+  high: number;
+  truth: number;
+}
+
+export interface MethodResult {
+  ledger: Ledger;
+  stopReason: string;
+  rounds: number;
+  predictions: PredictionRow[];
+}
+
+const SEED_READ = 45;
+/** A run's expected GPU-hours for the budget's look-ahead (decided near 30 run-minutes). */
+const EXPECTED_RUN_GPU_HOURS = (GPUS * (STARTUP + 30)) / 60;
+
+function comparisonOf(outcome: string): Comparison {
+  return {
+    against: 'current best',
+    outcome: outcome === 'better' ? 'better' : outcome === 'worse' ? 'worse' : 'indistinguishable',
+  };
+}
+
+function jobMinutes(d: Decided): number {
+  return d.run.oom ? STARTUP : STARTUP + d.stoppedAt;
+}
+
+// ------------------------------------------------------------------------------- topo (the project)
+
+/** The project's campaign: the loop of src/campaign/rounds.ts, suggest's proposals, the monitor's decisions. */
+export function topoCampaign(ctx: Context): MethodResult {
+  const { world, policy } = ctx;
+  const ledger = new Ledger();
+  const run0 = world.run(ctx.base);
+  const b = measureReference(world, run0, policy, ctx.look);
+  ledger.add(0, jobMinutes(b), run0.oom);
+  let wall = ledger.end();
+  const baseSeconds = b.verdict?.projected_full_run?.value ?? null;
+  // the baseline is the answer from its first usable projection on
+  if (baseSeconds !== null)
+    ledger.setIncumbent(STARTUP + (b.decidedAt ?? b.stoppedAt), run0.truth.secondsPerRollout, 'baseline');
+  const tried: TriedCandidate[] = [
+    world.tried('baseline', run0, null, b.verdict, baseSeconds === null ? 'failed' : 'accepted'),
+  ];
+  const verdicts = new Map<string, VerdictLike | null>([['baseline', b.verdict]]);
+  const truthOf = new Map<string, number>([['baseline', run0.truth.secondsPerRollout]]);
+  let state: CampaignState = startCampaign({
+    name: 'baseline',
+    seconds: baseSeconds,
+    gpuHours: ledger.total(),
+  });
+  const predictions: PredictionRow[] = [];
+  const previous: { name: string; predictedSeconds: number }[] = [];
+  let stopReason = 'budget spent';
+  for (;;) {
+    const step = nextStep(state, { ...policy, gpuHours: ctx.budget }, EXPECTED_RUN_GPU_HOURS);
+    if (step.kind === 'conclude') {
+      stopReason = step.reason;
+      break;
+    }
+    const result = suggest({
+      experimentId: ctx.experimentId,
+      baseTopology: ctx.base,
+      cluster: ctx.cluster,
+      maxParallel: policy.parallel,
+      count: step.count,
+      tried,
+      currentBest: state.best?.name ?? null,
+      minImprovement: policy.minImprovement,
+      previousPredictions: previous,
+    });
+    if (result.stop.stop || result.proposals.length === 0) {
+      stopReason = `suggest: ${result.stop.reason}`;
+      break;
+    }
+    const runs = result.proposals.map((p) => world.run(p.candidate.topology));
+    result.proposals.forEach((p, i) => {
+      const r = runs[i]!;
+      truthOf.set(p.candidate.name, r.truth.secondsPerRollout);
+      if (!p.prediction) return;
+      previous.push({ name: p.candidate.name, predictedSeconds: p.prediction.seconds });
+      if (!r.oom)
+        predictions.push({
+          round: step.index,
+          predicted: p.prediction.seconds,
+          low: p.prediction.low,
+          high: p.prediction.high,
+          truth: r.truth.secondsPerRollout,
+        });
+    });
+    const reference = state.best ? recorded(state.best.name, verdicts.get(state.best.name) ?? null) : null;
+    const decided = decideRound(world, runs, reference, policy, ctx.look);
+    const round: Round = { index: step.index, parent: step.parent, runs: [] };
+    decided.forEach((d, i) => {
+      const name = result.proposals[i]!.candidate.name;
+      ledger.add(wall, jobMinutes(d), d.run.oom);
+      verdicts.set(name, d.verdict);
+      round.runs.push({
+        name,
+        outcome: d.outcome,
+        ...(d.verdict?.projected_full_run ? { seconds: d.verdict.projected_full_run.value } : {}),
+        gpuHours: (GPUS * jobMinutes(d)) / 60,
+      });
+    });
+    const winner = roundWinner(state, round);
+    decided.forEach((d, i) => {
+      const p = result.proposals[i]!;
+      const status = d.run.oom ? 'failed' : p.candidate.name === winner?.name ? 'accepted' : 'rejected';
+      const t = world.tried(p.candidate.name, d.run, p.candidate.parent ?? null, d.verdict, status);
+      if (t.observation && !d.run.oom) t.observation.comparison = comparisonOf(d.outcome);
+      tried.push(t);
+    });
+    if (winner) {
+      const d = decided[result.proposals.findIndex((p) => p.candidate.name === winner.name)]!;
+      const at = wall + STARTUP + (d.decidedAt ?? d.stoppedAt);
+      ledger.setIncumbent(at, truthOf.get(winner.name)!, winner.name);
+    }
+    ctx.debug?.(
+      `    round ${step.index} from ${step.parent} @${Math.round(wall)}: ${decided
+        .map((d, i) => {
+          const p = result.proposals[i]!;
+          return `${p.candidate.name} [${p.change.slice(0, 60)}] truth ${d.run.truth.secondsPerRollout.toFixed(3)}${p.prediction ? ` pred ${p.prediction.seconds.toFixed(3)} [${p.prediction.low.toFixed(3)}, ${p.prediction.high.toFixed(3)}]` : ''} ${d.run.shape.name} → ${d.outcome}@${d.decidedAt ?? '-'} stop ${d.stoppedAt}`;
+        })
+        .join('; ')}`,
+    );
+    state = closeRound(state, round);
+    wall = Math.max(wall, ...decided.map((d) => wall + jobMinutes(d)));
+  }
+  return { ledger, stopReason, rounds: state.rounds.length, predictions };
+}
+
+// ------------------------------------------------------------------------------- the seed by hand
+
+/** The seed's rule by hand: the tuning rules, a 45-minute read, ≥ min_improvement better, stop after 2 dry rounds. */
+export function manualCampaign(ctx: Context): MethodResult {
+  const { world, policy } = ctx;
+  const ledger = new Ledger();
+  const read = (r: SimRun): { minutes: number; value: number | null } => {
+    if (r.oom) return { minutes: STARTUP, value: null };
+    if (world.crashedBy(r, SEED_READ))
+      return { minutes: STARTUP + (r.shape.crashAtMinutes ?? 0), value: null };
+    return { minutes: STARTUP + SEED_READ, value: world.fullRun(r, SEED_READ) ?? null };
+  };
+  const asVerdict = (v: number): VerdictLike => ({
+    state: 'stable',
+    projected_full_run: { value: v, low: v * 0.995, high: v * 1.005 },
+    minutes_of_data: SEED_READ,
+  });
+  const run0 = world.run(ctx.base);
+  const r0 = read(run0);
+  ledger.add(0, r0.minutes, run0.oom);
+  let wall = ledger.end();
+  if (r0.value !== null) ledger.setIncumbent(wall, run0.truth.secondsPerRollout, 'baseline');
+  const tried: TriedCandidate[] = [
+    world.tried(
+      'baseline',
+      run0,
+      null,
+      r0.value === null ? null : asVerdict(r0.value),
+      r0.value === null ? 'failed' : 'accepted',
+    ),
+  ];
+  let state = startCampaign({ name: 'baseline', seconds: r0.value, gpuHours: ledger.total() });
+  let stopReason = 'budget spent';
+  for (;;) {
+    const step = nextStep(state, { ...policy, gpuHours: ctx.budget }, (GPUS * (STARTUP + SEED_READ)) / 60);
+    if (step.kind === 'conclude') {
+      stopReason = step.reason;
+      break;
+    }
+    const result = suggest({
+      experimentId: ctx.experimentId,
+      baseTopology: ctx.base,
+      cluster: ctx.cluster,
+      maxParallel: policy.parallel,
+      count: step.count,
+      tried,
+      currentBest: state.best?.name ?? null,
+      predict: false,
+    });
+    if (result.stop.stop || result.proposals.length === 0) {
+      stopReason = `suggest: ${result.stop.reason}`;
+      break;
+    }
+    const round: Round = { index: step.index, parent: step.parent, runs: [] };
+    const truths = new Map<string, number>();
+    for (const p of result.proposals) {
+      const r = world.run(p.candidate.topology);
+      const x = read(r);
+      ledger.add(wall, x.minutes, r.oom);
+      truths.set(p.candidate.name, r.truth.secondsPerRollout);
+      const better =
+        x.value !== null &&
+        state.best !== null &&
+        x.value <= state.best.seconds * (1 - policy.minImprovement);
+      const outcome = x.value === null ? 'failed' : state.best === null || better ? 'better' : 'not-better';
+      round.runs.push({
+        name: p.candidate.name,
+        outcome,
+        ...(x.value !== null ? { seconds: x.value } : {}),
+        gpuHours: (GPUS * x.minutes) / 60,
+      });
+      const t = world.tried(
+        p.candidate.name,
+        r,
+        p.candidate.parent ?? null,
+        x.value === null ? null : asVerdict(x.value),
+        outcome === 'better' ? 'accepted' : x.value === null ? 'failed' : 'rejected',
+      );
+      if (t.observation && x.value !== null) t.observation.comparison = comparisonOf(outcome);
+      tried.push(t);
+    }
+    const winner = roundWinner(state, round);
+    wall = ledger.end();
+    if (winner) ledger.setIncumbent(wall, truths.get(winner.name)!, winner.name);
+    state = closeRound(state, round);
+  }
+  return { ledger, stopReason, rounds: state.rounds.length, predictions: [] };
+}
+
+// ------------------------------------------------------------------------------- random + decisions
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomPoint(rand: () => number): Point {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  return {
+    renderer: pick(AXES.renderer),
+    driver: pick(AXES.driver),
+    physics: pick(AXES.physics),
+    total: pick(AXES.total),
+    workers: pick(AXES.workers),
+  };
+}
+
+/** Random topologies of the space, `parallel` a round, decided by the project's decisions, to the budget. */
+export function randomCampaign(ctx: Context): MethodResult {
+  const { world, policy } = ctx;
+  const rand = mulberry32(world.seed * 7919 + 17);
+  const ledger = new Ledger();
+  const run0 = world.run(ctx.base);
+  const b = measureReference(world, run0, policy, ctx.look);
+  ledger.add(0, jobMinutes(b), run0.oom);
+  let wall = ledger.end();
+  const baseSeconds = b.verdict?.projected_full_run?.value ?? null;
+  // the baseline is the answer from its first usable projection on
+  if (baseSeconds !== null)
+    ledger.setIncumbent(STARTUP + (b.decidedAt ?? b.stoppedAt), run0.truth.secondsPerRollout, 'baseline');
+  const verdicts = new Map<string, VerdictLike | null>([['baseline', b.verdict]]);
+  const seen = new Set([pointKey(ctx.basePoint)]);
+  let state = startCampaign({ name: 'baseline', seconds: baseSeconds, gpuHours: ledger.total() });
+  let n = 0;
+  while (ledger.total() + policy.parallel * EXPECTED_RUN_GPU_HOURS <= ctx.budget) {
+    const points: Point[] = [];
+    for (let tries = 0; points.length < policy.parallel && tries < 1000; tries++) {
+      const p = randomPoint(rand);
+      if (seen.has(pointKey(p))) continue;
+      seen.add(pointKey(p));
+      points.push(p);
+    }
+    if (points.length === 0) break;
+    const runs = points.map((p) => world.run(build(ctx.base, p)));
+    const reference = state.best ? recorded(state.best.name, verdicts.get(state.best.name) ?? null) : null;
+    const decided = decideRound(world, runs, reference, policy, ctx.look);
+    const round: Round = { index: state.rounds.length + 1, parent: state.best?.name ?? 'baseline', runs: [] };
+    decided.forEach((d) => {
+      const name = `random-${++n}`;
+      ledger.add(wall, jobMinutes(d), d.run.oom);
+      verdicts.set(name, d.verdict);
+      round.runs.push({
+        name,
+        outcome: d.outcome,
+        ...(d.verdict?.projected_full_run ? { seconds: d.verdict.projected_full_run.value } : {}),
+        gpuHours: (GPUS * jobMinutes(d)) / 60,
+      });
+    });
+    const winner = roundWinner(state, round);
+    if (winner) {
+      const i = round.runs.findIndex((r) => r.name === winner.name);
+      const d = decided[i]!;
+      ledger.setIncumbent(
+        wall + STARTUP + (d.decidedAt ?? d.stoppedAt),
+        d.run.truth.secondsPerRollout,
+        winner.name,
+      );
+    }
+    state = closeRound(state, round);
+    wall = Math.max(wall, ...decided.map((d) => wall + jobMinutes(d)));
+  }
+  return { ledger, stopReason: 'budget spent', rounds: state.rounds.length, predictions: [] };
+}
+
+// ------------------------------------------------------------------------------- ASHA (Ray Tune)
+
+/**
+ * Ray Tune's ASHAScheduler (AsyncHyperBandScheduler, one bracket, stop_last_trials), minimising:
+ * rungs at grace × rf^k below max_t (15 and 45 run-minutes); a trial reaching a rung for the first
+ * time stops unless its value is within the best 1/rf of the values recorded there so far (numpy's
+ * nanpercentile, linear); at max_t it stops (complete). Ray negates a "min" metric.
+ */
+export class AshaScheduler {
+  private readonly rungs: Array<{ milestone: number; recorded: Map<string, number> }>;
+  private readonly maxT: number;
+  private readonly rf: number;
+  constructor(grace = 15, maxT = MAX_MINUTES, rf = 3) {
+    this.maxT = maxT;
+    this.rf = rf;
+    const maxRungs = Math.floor(Math.log(maxT / grace) / Math.log(rf) + 1);
+    this.rungs = [...Array(maxRungs).keys()]
+      .reverse()
+      .map((k) => ({ milestone: grace * rf ** k, recorded: new Map() }));
+  }
+
+  /** 'continue' or 'stop' for a trial's result at run-minute t with value v (lower is better). */
+  onResult(trial: string, t: number, v: number): 'continue' | 'stop' {
+    if (t >= this.maxT) return 'stop';
+    const reward = -v;
+    for (const rung of this.rungs) {
+      if (t < rung.milestone || rung.recorded.has(trial)) continue;
+      const values = [...rung.recorded.values()];
+      const cutoff = values.length ? percentile(values, (1 - 1 / this.rf) * 100) : null;
+      rung.recorded.set(trial, reward);
+      return cutoff !== null && reward < cutoff ? 'stop' : 'continue';
+    }
+    return 'continue';
+  }
+}
+
+/** numpy.percentile with linear interpolation. */
+export function percentile(values: number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  const pos = ((s.length - 1) * q) / 100;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
+}
+
+export interface Trial {
+  name: string;
+  run: SimRun;
+  start: number;
+  /** Last reported value and its run-minute. */
+  last?: { t: number; v: number };
+  done?: 'complete' | 'stopped' | 'error';
+}
+
+/**
+ * Trials `parallel` at a time, reporting the full-run value every 5 run-minutes: `next` proposes a
+ * topology (null when it has none), `onReport` says whether the trial goes on, `onEnd` hears how it
+ * ended, `incumbent` names the method's answer. Runs until the budget is spent.
+ */
+export async function asyncTrials(
+  ctx: Context,
+  hooks: {
+    next: () => Promise<{ name: string; topology: Topology } | null>;
+    onReport: (t: Trial, minute: number, value: number) => Promise<'continue' | 'stop'>;
+    onEnd: (t: Trial) => Promise<void>;
+    incumbent: (trials: Trial[]) => Promise<Trial | null>;
+  },
+): Promise<Ledger> {
+  const { world, policy } = ctx;
+  const ledger = new Ledger();
+  const trials: Trial[] = [];
+  const running: Trial[] = [];
+  let exhausted = false;
+  const step = 5;
+  for (let wall = 0; ; wall += step) {
+    // start trials on free slots while the budget lasts (a trial is charged as it runs)
+    while (!exhausted && running.length < policy.parallel && ledger.gpuHoursAt(wall) < ctx.budget) {
+      const n = await hooks.next();
+      if (!n) {
+        exhausted = true;
+        break;
+      }
+      const t: Trial = { name: n.name, run: world.run(n.topology), start: wall };
+      trials.push(t);
+      running.push(t);
+    }
+    if (running.length === 0) break;
+    const next = wall + step;
+    for (const t of [...running]) {
+      const minute = next - t.start - STARTUP;
+      let end: Trial['done'] | undefined;
+      if (t.run.oom && next - t.start >= STARTUP) end = 'error';
+      else if (minute > 0 && minute % step === 0) {
+        if (world.crashedBy(t.run, minute)) end = 'error';
+        else {
+          const v = world.fullRun(t.run, minute);
+          if (v !== undefined) {
+            t.last = { t: minute, v };
+            const action = await hooks.onReport(t, minute, v);
+            if (action === 'stop') end = minute >= MAX_MINUTES ? 'complete' : 'stopped';
+          } else if (minute >= MAX_MINUTES) end = 'error';
+        }
+      }
+      if (end) {
+        t.done = end;
+        running.splice(running.indexOf(t), 1);
+        const ran = t.run.oom
+          ? STARTUP
+          : t.run.shape.crashAtMinutes !== undefined && end === 'error'
+            ? STARTUP + t.run.shape.crashAtMinutes
+            : next - t.start;
+        ledger.add(t.start, Math.min(ran, next - t.start), t.run.oom);
+        await hooks.onEnd(t);
+      }
+    }
+    const best = await hooks.incumbent(trials);
+    if (best) ledger.setIncumbent(next, best.run.truth.secondsPerRollout, best.name);
+    // the budget is hard: what runs when it is spent is stopped
+    const charged = ledger.gpuHoursAt(next) + running.reduce((a, t) => a + (GPUS * (next - t.start)) / 60, 0);
+    if (charged >= ctx.budget) {
+      for (const t of running.splice(0)) {
+        t.done = 'stopped';
+        ledger.add(t.start, next - t.start, false);
+        await hooks.onEnd(t);
+      }
+      const last = await hooks.incumbent(trials);
+      if (last) ledger.setIncumbent(next, last.run.truth.secondsPerRollout, last.name);
+      break;
+    }
+  }
+  return ledger;
+}
+
+/** ASHA as Ray Tune runs it, over random topologies (the baseline first). */
+export async function ashaCampaign(ctx: Context): Promise<MethodResult> {
+  const rand = mulberry32(ctx.world.seed * 104729 + 3);
+  const scheduler = new AshaScheduler(15, MAX_MINUTES, 3);
+  const seen = new Set<string>();
+  let n = 0;
+  const ledger = await asyncTrials(ctx, {
+    next: async () => {
+      if (n === 0) {
+        n++;
+        seen.add(pointKey(ctx.basePoint));
+        return { name: 'baseline', topology: ctx.base };
+      }
+      for (let tries = 0; tries < 1000; tries++) {
+        const p = randomPoint(rand);
+        if (seen.has(pointKey(p))) continue;
+        seen.add(pointKey(p));
+        return { name: `asha-${n++}`, topology: build(ctx.base, p) };
+      }
+      return null;
+    },
+    onReport: async (t, minute, v) => scheduler.onResult(t.name, minute, v),
+    onEnd: async () => {},
+    // Ray's get_best_result(scope="last"): the best last reported value among trials that did not error
+    incumbent: async (trials) => {
+      const ok = trials.filter((t) => t.last && t.done !== 'error');
+      return ok.sort((a, b) => a.last!.v - b.last!.v)[0] ?? null;
+    },
+  });
+  return { ledger, stopReason: 'budget spent', rounds: 0, predictions: [] };
+}
+
+export { AXIS_NAMES };
