@@ -155,7 +155,8 @@ function mergeRun(existing: RecordRun | undefined, outcome: RecordOutcome): Reco
 /** The prediction with the run's measured value, its error and whether the interval held it. */
 export function againstMeasured(p: Prediction, run: RecordRun, kind: OutcomeKind): Prediction {
   // the prediction is a steady rate: measured by the verdict's steady rate when it has one
-  const measured = kind === 'failed' ? null : (run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run));
+  const measured =
+    kind === 'failed' ? null : (run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run));
   const r = (x: number) => Math.round(x * 1e4) / 1e4;
   return {
     ...clone(p),
