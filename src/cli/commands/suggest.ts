@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { createOctokit, splitRepository } from '../../github/client.js';
 import { predictionSentence } from '../../suggest/suggest.js';
+import type { ProposalPrediction } from '../../suggest/types.js';
 import {
   candidatesInOpenPulls,
   type OpenedPull,
@@ -53,12 +54,38 @@ function toJson(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean) 
         gib: Math.round(m.gib * 10) / 10,
         fraction: Math.round(m.fraction * 1000) / 1000,
       })),
-      prediction: p.prediction ?? null,
+      prediction: p.prediction ? predictionJson(p.prediction) : null,
     })),
     not_proposed: result.rejected,
     invalid: outcome.invalid,
     pull_requests: pulls,
-    calibration: result.calibration ?? null,
+    calibration: result.calibration
+      ? {
+          runs: result.calibration.runs,
+          misfit: result.calibration.misfit,
+          ranked: result.calibration.ranked,
+          calibration_error: result.calibration.calibrationError,
+          level: result.calibration.level,
+        }
+      : null,
+  };
+}
+
+/** A proposal's prediction in the CLI's snake_case. */
+function predictionJson(p: ProposalPrediction) {
+  return {
+    seconds_per_rollout: p.seconds,
+    low: p.low,
+    high: p.high,
+    level: p.level,
+    gain: p.gain,
+    gain_low: p.gainLow,
+    gain_high: p.gainHigh,
+    parent: p.parent,
+    parent_seconds_per_rollout: p.parentSeconds,
+    expected_gpu_hours: p.expectedGpuHours,
+    gain_per_gpu_hour: p.gainPerGpuHour,
+    calibrated_on: p.calibration.runs,
   };
 }
 

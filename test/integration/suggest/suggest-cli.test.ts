@@ -52,8 +52,8 @@ describe('topo suggest', () => {
       expect(candidate.hypothesis).toBe(p.hypothesis);
       expect(candidate.expected_effect).toBe(p.expected_effect);
       // the prediction travels with the candidate file into the record
-      expect(p.prediction.gainHigh).toBeGreaterThanOrEqual(0.02);
-      expect(candidate.prediction?.seconds_per_rollout).toBe(p.prediction.seconds);
+      expect(p.prediction.gain_high).toBeGreaterThanOrEqual(0.02);
+      expect(candidate.prediction?.seconds_per_rollout).toBe(p.prediction.seconds_per_rollout);
     }
     // Validation uses the learned model by itself once the record has measurements: clusters.yaml's
     // pessimistic estimate alone refuses some of these proposals.

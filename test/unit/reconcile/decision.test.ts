@@ -114,7 +114,9 @@ describe('the decision in the reconcile pass', () => {
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.jobId).toBe('11');
     expect(outcome?.evidence[0]).toMatch(/^worse against baseline baseline.*cancelled by the decision/);
-    expect(outcome?.evidence.join(' ')).toMatch(/\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)/);
+    expect(outcome?.evidence.join(' ')).toMatch(
+      /\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)/,
+    );
     expect(w.jobs.find((j) => j.name === run('slow'))?.state).toBe('CANCELLED');
   });
 
