@@ -62657,6 +62657,99 @@ function splitRepository(fullName) {
   return { owner: m[1], repo: m[2] };
 }
 
+// src/catalog/alpasim.ts
+var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
+var METRIC_SERVICE_LABEL = {
+  renderer: "sensorsim",
+  driver: "driver",
+  physics: "physics",
+  controller: "controller",
+  trafficsim: "traffic"
+};
+function serviceFromMetricLabel(label) {
+  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+}
+var CACHE_KEYS = {
+  renderer: "nre_cache_size",
+  physics: "physics_cache_size"
+};
+var SERVICE_SWITCH_GROUPS = {
+  trafficsim: { default: "disabled" },
+  physics: {}
+};
+var DISABLED_GROUP_CHOICE = "disabled";
+var DEFAULT_PHYSICS_CACHE_SIZE = 16;
+var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
+var CLI_DRIVEN_PRESET = "daemon";
+var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
+var SUBMIT_DEFAULTS = {
+  nodes: 1,
+  gpusPerNode: 8,
+  exclusive: true,
+  time: "03:59:00",
+  requeue: true
+};
+var RUN_NAME_OVERRIDE = "wizard.run_name";
+var FIXED_INPUT_KEYS = {
+  scenes: "scenes.test_suite_id",
+  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
+  cameras: "cameras",
+  controlTimestep: "runtime.simulation_config.control_timestep_us"
+};
+var SCRAPE_INTERVAL_S = 5;
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
+var CAPACITY_IMBALANCE_LIMIT = 1.25;
+var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
+var RAW_METRICS = {
+  rolloutsTotal: "alpasim_rollouts_total",
+  simulationElapsed: "alpasim_simulation_elapsed_seconds",
+  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
+  rpcDuration: "alpasim_rpc_duration_seconds",
+  rpcBlocking: "alpasim_rpc_blocking_seconds",
+  rolloutDuration: "alpasim_rollout_duration_seconds",
+  stepDuration: "alpasim_step_duration_seconds",
+  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
+  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
+  eventLoopWork: "alpasim_event_loop_work_seconds_total",
+  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
+  fbUsed: "DCGM_FI_DEV_FB_USED",
+  fbFree: "DCGM_FI_DEV_FB_FREE",
+  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
+  processCpu: "namedprocess_namegroup_cpu_seconds_total",
+  processMemory: "namedprocess_namegroup_memory_bytes",
+  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
+  hostMemAvailable: "node_memory_MemAvailable_bytes",
+  hostMemTotal: "node_memory_MemTotal_bytes",
+  hostCpu: "node_cpu_seconds_total"
+};
+var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
+var RECORDING_RULES = {
+  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
+  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
+  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
+  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
+  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
+  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
+  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
+  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
+  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
+  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
+  gpuUtil: "alpasim:gpu_utilization_percent:avg",
+  gpuMemory: "alpasim:gpu_memory_gb:avg",
+  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
+  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
+  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
+  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
+  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
+};
+
 // src/analysis/series.ts
 function clean(series) {
   if (!series) return { samples: [], dropped: 0 };
@@ -62804,6 +62897,167 @@ function sumCounters(series) {
   const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method };
+  if (options.isReference)
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
+  const evidence = [
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
+  ];
+  if (state2 === "measuring") {
+    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
+    return {
+      ...base,
+      state: state2,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
+      ]
+    };
+  }
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
+  };
+}
+var pct = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, alpha, s0) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m);
+  const need = Math.max(
+    d,
+    // worse (when positive)
+    lm - d,
+    // better
+    d - lm
+    // not-better
+  );
+  if (!(need > 0)) return null;
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
+    else lo = mid;
+  }
+  const target = lo;
+  if (!(target > 0)) return null;
+  const more = steady * ((s / target) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const d = decideCandidate(candidate, leader, options);
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+      best = c;
+  const ref = reference?.projected_full_run?.value;
+  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  return best;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
 }
 
 // src/catalog/generated/config-keys.json
@@ -63908,7 +64162,7 @@ var CONCLUSION = {
 function checkConclusion(s) {
   return CONCLUSION[s.outcome];
 }
-function pct(x, digits = 1) {
+function pct2(x, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
 }
@@ -63916,13 +64170,13 @@ function standingTitle(s) {
   const ref = (s.against ?? "the reference").replace(/`/g, "");
   switch (s.outcome) {
     case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
     case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
     case "equivalent":
-      return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
     case "not-better":
-      return `Not ${pct(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct(s.change.value)})` : ""}`;
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
     case "reference":
       return "Reference run (baseline or current best)";
     case "failed":
@@ -64073,10 +64327,10 @@ function byHowMuch(change) {
   if (!change) return "";
   const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
   const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct(change.value)} [95% interval ${pct(a)}\u2013${pct(b)}]`;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
 }
 function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct(x)}`;
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
 }
 function headlineText(s) {
   const ref = s.against ?? "the reference";
@@ -64086,9 +64340,9 @@ function headlineText(s) {
     case "worse":
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case "equivalent":
-      return `within \xB1${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
     case "not-better":
-      return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
     case "reference":
       return "the reference the candidates are compared with";
     case "failed":
@@ -64133,7 +64387,7 @@ function nextStep(v, s = viewStanding(v)) {
     case "equivalent":
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
     case "not-better":
-      return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
+      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
     case "reference":
       return "**Keep: candidates are compared with this run.**";
     case "failed":
@@ -64152,8 +64406,9 @@ function jobLine(v) {
   let state2 = v.finalJobState ?? v.slurmState ?? null;
   if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
   const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
-  const saved = v.observation.decision?.gpu_minutes_saved;
-  const savedText = by && saved ? ` (${fmt(saved, 0)} GPU-minutes saved)` : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
   return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
 }
 function renderHeadline(v) {
@@ -64177,7 +64432,7 @@ function comparisonLine(c) {
     return `not comparable with ${ref} yet (no projected value on one side)`;
   const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
   const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
+  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
 }
 function renderMonitorComment(v) {
   const o = v.observation;
@@ -64216,7 +64471,7 @@ function renderMonitorComment(v) {
   const d = o.decision;
   if (d) {
     out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${d.gpu_minutes_saved ? ` \xB7 ${fmt(d.gpu_minutes_saved, 0)} GPU-minutes saved` : ""}`
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push("");
@@ -64406,246 +64661,6 @@ function compare(candidate, against, againstName) {
     outcome
   };
 }
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method };
-  if (options.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
-  const d = Math.log(cv.value / rv.value);
-  const s = Math.hypot(logSe(cv), logSe(rv));
-  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
-  const r = csRadius(s, alpha, s0);
-  const change = {
-    value: round(Math.exp(d) - 1, 4),
-    low: round(Math.exp(d - r) - 1, 4),
-    high: round(Math.exp(d + r) - 1, 4)
-  };
-  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
-  const evidence = [
-    `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale)`
-  ];
-  if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
-    return {
-      ...base,
-      state: state2,
-      relative_change: change,
-      expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
-    };
-  }
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
-  };
-}
-var pct2 = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf(state2, m) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct2(m)}` : state2 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, alpha, s0) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
-  const lm = Math.log(1 - m);
-  const need = Math.max(
-    d,
-    // worse (when positive)
-    lm - d,
-    // better
-    d - lm
-    // not-better
-  );
-  if (!(need > 0)) return null;
-  let lo = 0;
-  let hi = s;
-  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha, s0) > need) hi = mid;
-    else lo = mid;
-  }
-  const target = lo;
-  if (!(target > 0)) return null;
-  const more = steady * ((s / target) ** 2 - 1);
-  return Number.isFinite(more) ? round(now + more, 0) : null;
-}
-function pruneByLeader(candidate, leader, options = {}) {
-  const d = decideCandidate(candidate, leader, options);
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
-      best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
-  return best;
-}
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  return { used, saved };
-}
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return { ...d, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
-}
-
-// src/catalog/alpasim.ts
-var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
-var METRIC_SERVICE_LABEL = {
-  renderer: "sensorsim",
-  driver: "driver",
-  physics: "physics",
-  controller: "controller",
-  trafficsim: "traffic"
-};
-function serviceFromMetricLabel(label) {
-  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
-}
-var CACHE_KEYS = {
-  renderer: "nre_cache_size",
-  physics: "physics_cache_size"
-};
-var SERVICE_SWITCH_GROUPS = {
-  trafficsim: { default: "disabled" },
-  physics: {}
-};
-var DISABLED_GROUP_CHOICE = "disabled";
-var DEFAULT_PHYSICS_CACHE_SIZE = 16;
-var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
-var CLI_DRIVEN_PRESET = "daemon";
-var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
-var SUBMIT_DEFAULTS = {
-  nodes: 1,
-  gpusPerNode: 8,
-  exclusive: true,
-  time: "03:59:00",
-  requeue: true
-};
-var RUN_NAME_OVERRIDE = "wizard.run_name";
-var FIXED_INPUT_KEYS = {
-  scenes: "scenes.test_suite_id",
-  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
-  cameras: "cameras",
-  controlTimestep: "runtime.simulation_config.control_timestep_us"
-};
-var SCRAPE_INTERVAL_S = 5;
-var TIMELINE = {
-  startupMinutes: 5,
-  congestionMinutes: [10, 15],
-  stabiliseMinutes: [30, 45],
-  simulatedSecondsPerRollout: 20
-};
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
-var CAPACITY_IMBALANCE_LIMIT = 1.25;
-var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
-var RAW_METRICS = {
-  rolloutsTotal: "alpasim_rollouts_total",
-  simulationElapsed: "alpasim_simulation_elapsed_seconds",
-  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
-  rpcDuration: "alpasim_rpc_duration_seconds",
-  rpcBlocking: "alpasim_rpc_blocking_seconds",
-  rolloutDuration: "alpasim_rollout_duration_seconds",
-  stepDuration: "alpasim_step_duration_seconds",
-  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
-  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
-  eventLoopWork: "alpasim_event_loop_work_seconds_total",
-  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
-  fbUsed: "DCGM_FI_DEV_FB_USED",
-  fbFree: "DCGM_FI_DEV_FB_FREE",
-  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
-  processCpu: "namedprocess_namegroup_cpu_seconds_total",
-  processMemory: "namedprocess_namegroup_memory_bytes",
-  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
-  hostMemAvailable: "node_memory_MemAvailable_bytes",
-  hostMemTotal: "node_memory_MemTotal_bytes",
-  hostCpu: "node_cpu_seconds_total"
-};
-var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
-var RECORDING_RULES = {
-  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
-  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
-  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
-  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
-  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
-  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
-  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
-  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
-  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
-  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
-  gpuUtil: "alpasim:gpu_utilization_percent:avg",
-  gpuMemory: "alpasim:gpu_memory_gb:avg",
-  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
-  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
-  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
-  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
-  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
-  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
-};
 
 // src/analysis/estimators.ts
 function increase(s, a, b) {
@@ -65568,13 +65583,15 @@ function analyseResources(input) {
     const used = minMeanMax(s.memoryUsedGb ?? []);
     const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
     const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
     gpu_by_index[gpu] = {
       topology_services: input.services?.get(Number(gpu)) ?? [],
       utilization_percent: minMeanMax(s.utilization ?? []),
       memory_used_gb: used,
       memory_total_gb: total,
       memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: total !== null && used.max !== null ? round(total - used.max) : null
+      memory_headroom_gb_min: headroom
     };
   }
   const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
@@ -65781,6 +65798,7 @@ function resourcesOf(input, read) {
   };
   addGpu("gpuUtil", "utilization");
   addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
   addGpu("gpuMemoryTotal", "memoryTotalGb");
   addGpu("gpuMemoryPressure", "pressurePercent");
   return analyseResources({
@@ -66683,6 +66701,8 @@ var QUANTITIES = [
   "gpuMemory",
   "gpuMemoryTotal",
   "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
   "processCpu",
   "hostMemAvailable",
   "hostMemTotal",
@@ -66785,6 +66805,7 @@ function queryCatalog(selector, options = {}) {
       `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
       `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
     ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
     processCpu: q(
       "processCpu",
       `${RECORDING_RULES.processCpu}${sel}`,
@@ -67507,7 +67528,7 @@ function finalOutcome(view, job, at) {
       evidence: [
         `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
         ...d.evidence,
-        ...d.gpu_minutes_saved != null ? [`${d.gpu_minutes_saved} GPU-minutes of wall time saved`] : []
+        ...savingsText(d) ? [savingsText(d)] : []
       ]
     };
   const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
@@ -68295,6 +68316,47 @@ var metrics_schema_default = {
     }
   },
   $defs: {
+    prediction: {
+      title: "Prediction",
+      description: "A proposal's predicted seconds per rollout (topo suggest: the twin's model calibrated on the measured runs), anchored on its measured parent; in the record with the measured value beside it.",
+      type: "object",
+      additionalProperties: false,
+      required: ["seconds_per_rollout", "low", "high", "level", "parent"],
+      properties: {
+        seconds_per_rollout: { type: "number", exclusiveMinimum: 0 },
+        low: { type: "number", exclusiveMinimum: 0 },
+        high: { type: "number", exclusiveMinimum: 0 },
+        level: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1,
+          description: "Two-sided coverage of [low, high]."
+        },
+        gain: {
+          type: "number",
+          description: "Predicted relative gain against the parent (positive = faster)."
+        },
+        parent: {
+          type: "string",
+          description: "The measured candidate the prediction is anchored on."
+        },
+        parent_seconds_per_rollout: { type: "number", exclusiveMinimum: 0 },
+        calibrated_on: {
+          type: "array",
+          items: { type: "string" },
+          description: "Runs the model was calibrated on."
+        },
+        measured_seconds_per_rollout: {
+          type: ["number", "null"],
+          description: "Record only: the run's measured value."
+        },
+        error: { type: ["number", "null"], description: "Record only: measured \xF7 predicted \u2212 1." },
+        covered: {
+          type: ["boolean", "null"],
+          description: "Record only: the measured value lies in [low, high]."
+        }
+      }
+    },
     interval: {
       title: "Interval",
       type: "object",
@@ -68712,6 +68774,10 @@ var metrics_schema_default = {
           type: ["number", "null"],
           description: "GPU-minutes of wall time left when the job was stopped on the decision."
         },
+        gpu_minutes_saved_vs_seed: {
+          type: ["number", "null"],
+          description: "GPU-minutes saved against the seed's rule by hand (start-up plus a 45-minute read) when stopped on the decision; negative when the decision took longer."
+        },
         evidence: {
           type: "array",
           items: {
@@ -68897,6 +68963,10 @@ var record_schema_default = {
         status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
         hypothesis: { type: ["string", "null"] },
         expected_effect: { type: ["string", "null"] },
+        prediction: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
+          description: "Predicted (topo suggest) against measured seconds per rollout."
+        },
         change: {
           type: "object",
           description: "Topology keys changed against the parent: key -> 'old -> new'.",
@@ -71153,6 +71223,10 @@ var candidate_schema_default = {
       maxLength: 2e3,
       description: "What the candidate should change in the measurements."
     },
+    prediction: {
+      $ref: "metrics.schema.json#/$defs/prediction",
+      description: "topo suggest's predicted seconds per rollout for this candidate (kept in the record beside the measured value)."
+    },
     topology: { $ref: "topology.schema.json" }
   }
 };
@@ -71521,6 +71595,7 @@ function validator(name) {
   if (!ajv) {
     ajv = new import__2.default({ allErrors: true, verbose: true, strict: true, strictTypes: false });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+    ajv.addSchema(metrics_schema_default);
   }
   fn = ajv.getSchema(SCHEMAS[name].$id);
   compiled2.set(name, fn);
@@ -72306,6 +72381,10 @@ var DEFAULT_MEMORY_MODEL = {
   per_gpu_overhead_gib: 1
 };
 var CACHED = ["renderer", "physics"];
+function serviceSet(t, gpu) {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
+}
 function features(t, gpu) {
   const row = instancesByGpu(t).get(gpu);
   if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
@@ -72440,6 +72519,7 @@ function fitMemoryModel(tried, prior) {
   return {
     model,
     envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
     source: "fitted",
     samples: informative.length,
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,

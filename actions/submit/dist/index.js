@@ -67308,6 +67308,10 @@ var candidate_schema_default = {
       maxLength: 2e3,
       description: "What the candidate should change in the measurements."
     },
+    prediction: {
+      $ref: "metrics.schema.json#/$defs/prediction",
+      description: "topo suggest's predicted seconds per rollout for this candidate (kept in the record beside the measured value)."
+    },
     topology: { $ref: "topology.schema.json" }
   }
 };
@@ -67661,6 +67665,509 @@ var experiment_schema_default = {
   }
 };
 
+// topologies/schema/metrics.schema.json
+var metrics_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/metrics.schema.json",
+  title: "CandidateObservation",
+  description: "What the monitor learns about one candidate run: the detector's verdict and the stable metrics. Written into the sticky comment's machine-readable block and read by the record. Field names follow AlpaSim's experiment-record reference.",
+  type: "object",
+  additionalProperties: false,
+  required: ["run_name", "verdict", "stable_metrics"],
+  properties: {
+    run_name: {
+      type: "string"
+    },
+    verdict: {
+      $ref: "#/$defs/verdict"
+    },
+    stable_metrics: {
+      $ref: "#/$defs/stableMetrics"
+    },
+    comparison: {
+      $ref: "#/$defs/comparison"
+    },
+    failure: {
+      $ref: "#/$defs/failure"
+    },
+    decision: {
+      $ref: "#/$defs/decision"
+    }
+  },
+  $defs: {
+    prediction: {
+      title: "Prediction",
+      description: "A proposal's predicted seconds per rollout (topo suggest: the twin's model calibrated on the measured runs), anchored on its measured parent; in the record with the measured value beside it.",
+      type: "object",
+      additionalProperties: false,
+      required: ["seconds_per_rollout", "low", "high", "level", "parent"],
+      properties: {
+        seconds_per_rollout: { type: "number", exclusiveMinimum: 0 },
+        low: { type: "number", exclusiveMinimum: 0 },
+        high: { type: "number", exclusiveMinimum: 0 },
+        level: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1,
+          description: "Two-sided coverage of [low, high]."
+        },
+        gain: {
+          type: "number",
+          description: "Predicted relative gain against the parent (positive = faster)."
+        },
+        parent: {
+          type: "string",
+          description: "The measured candidate the prediction is anchored on."
+        },
+        parent_seconds_per_rollout: { type: "number", exclusiveMinimum: 0 },
+        calibrated_on: {
+          type: "array",
+          items: { type: "string" },
+          description: "Runs the model was calibrated on."
+        },
+        measured_seconds_per_rollout: {
+          type: ["number", "null"],
+          description: "Record only: the run's measured value."
+        },
+        error: { type: ["number", "null"], description: "Record only: measured \xF7 predicted \u2212 1." },
+        covered: {
+          type: ["boolean", "null"],
+          description: "Record only: the measured value lies in [low, high]."
+        }
+      }
+    },
+    interval: {
+      title: "Interval",
+      type: "object",
+      additionalProperties: false,
+      required: ["value", "low", "high"],
+      properties: {
+        value: {
+          type: "number"
+        },
+        low: {
+          type: "number"
+        },
+        high: {
+          type: "number"
+        }
+      }
+    },
+    minMeanMax: {
+      title: "MinMeanMax",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        min: {
+          type: ["number", "null"]
+        },
+        mean: {
+          type: ["number", "null"]
+        },
+        max: {
+          type: ["number", "null"]
+        }
+      }
+    },
+    verdict: {
+      title: "Verdict",
+      type: "object",
+      additionalProperties: false,
+      required: ["state", "evidence"],
+      properties: {
+        state: {
+          enum: ["no-data", "warming", "stabilising", "stable", "cyclic", "drifting", "unhealthy"]
+        },
+        minutes_of_data: {
+          type: "number",
+          description: "Run-minutes since the first sample."
+        },
+        warmup_end_minutes: {
+          type: ["number", "null"],
+          description: "Where the detector found the start-up and congestion to end."
+        },
+        current_full_run: {
+          type: ["number", "null"],
+          description: "The full-run seconds per rollout read now."
+        },
+        value: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "Stable value with its confidence interval."
+        },
+        projected_full_run: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "Projected full-run seconds per rollout at the end of the run; candidates are compared on it."
+        },
+        steady_seconds_per_rollout: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "Marginal seconds per rollout after the warm-up (60 \xF7 steady completion rate per run-minute), with its 95% interval."
+        },
+        run_end_minutes: {
+          type: ["number", "null"],
+          description: "Run-minute (from the first sample) the projection is made for: the job's wall time or the last rollout, whichever comes first."
+        },
+        cycle: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          properties: {
+            period_minutes: {
+              type: "number"
+            },
+            amplitude_relative: {
+              type: "number"
+            }
+          }
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        drift: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["slope_relative_per_hour"],
+          properties: {
+            slope_relative_per_hour: {
+              type: "number",
+              description: "Change of the steady seconds per rollout per hour, relative to its level."
+            }
+          },
+          description: "Set with the drifting verdict."
+        },
+        estimator: {
+          type: ["string", "null"],
+          description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
+        }
+      }
+    },
+    comparison: {
+      title: "Comparison",
+      type: "object",
+      additionalProperties: false,
+      required: ["against", "outcome"],
+      properties: {
+        against: {
+          type: "string",
+          description: "The candidate compared with (baseline or current best)."
+        },
+        ratio: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ]
+        },
+        difference_s: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ]
+        },
+        outcome: {
+          enum: ["better", "worse", "indistinguishable", "not-comparable"]
+        }
+      }
+    },
+    failure: {
+      title: "Failure",
+      type: "object",
+      additionalProperties: false,
+      required: ["kind", "message"],
+      properties: {
+        kind: {
+          enum: [
+            "gpu-oom",
+            "host-oom",
+            "crash",
+            "node-failure",
+            "time-limit",
+            "cancelled",
+            "preempted",
+            "no-telemetry"
+          ]
+        },
+        message: {
+          type: "string"
+        },
+        slurm_state: {
+          type: "string"
+        },
+        exit_code: {
+          type: ["string", "null"]
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        gpu: {
+          type: ["integer", "null"],
+          description: "The GPU named by an out-of-memory line."
+        },
+        likely_fix: {
+          type: "string"
+        }
+      }
+    },
+    gpuUsage: {
+      title: "GpuUsage",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        topology_services: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        utilization_percent: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_used_gb: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_total_gb: {
+          type: ["number", "null"]
+        },
+        memory_pressure_percent: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_headroom_gb_min: {
+          type: ["number", "null"]
+        }
+      }
+    },
+    bottleneck: {
+      title: "Bottleneck",
+      type: "object",
+      additionalProperties: false,
+      required: ["kind", "evidence", "confidence"],
+      properties: {
+        kind: {
+          enum: [
+            "service",
+            "total-capacity-too-high",
+            "not-enough-load",
+            "imbalance",
+            "runtime-bound",
+            "none",
+            "unknown"
+          ]
+        },
+        service: {
+          type: ["string", "null"],
+          description: "Topology service name (renderer, driver, physics, controller, trafficsim)."
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        confidence: {
+          enum: ["low", "medium", "high"]
+        }
+      }
+    },
+    stableMetrics: {
+      title: "StableMetrics",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        warmup_excluded_s: {
+          type: ["number", "null"]
+        },
+        completed_rollouts: {
+          type: ["number", "null"]
+        },
+        failed_rollouts: {
+          type: ["number", "null"]
+        },
+        seconds_per_rollout_5m: {
+          type: ["number", "null"]
+        },
+        seconds_per_rollout_full_run: {
+          type: ["number", "null"]
+        },
+        rollout_duration_p95_s: {
+          type: ["number", "null"]
+        },
+        step_duration_p95_s: {
+          type: ["number", "null"]
+        },
+        rpc_queue_depth_at_start_latest_by_service: {
+          type: "object",
+          description: "Keyed by topology service name.",
+          additionalProperties: {
+            type: "object",
+            additionalProperties: false,
+            properties: {
+              worker_min: {
+                type: ["number", "null"]
+              },
+              worker_max: {
+                type: ["number", "null"]
+              }
+            }
+          }
+        },
+        rpc_duration_p95_s_by_method: {
+          type: "object",
+          additionalProperties: {
+            type: ["number", "null"]
+          }
+        },
+        runtime_idle_fraction: {
+          type: ["number", "null"]
+        },
+        resource_usage: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            process_cpu_utilization_percent_by_group: {
+              type: "object",
+              additionalProperties: {
+                $ref: "#/$defs/minMeanMax"
+              }
+            },
+            gpu_by_index: {
+              type: "object",
+              additionalProperties: {
+                $ref: "#/$defs/gpuUsage"
+              }
+            },
+            host_memory: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                available_gb_min: {
+                  type: ["number", "null"]
+                },
+                total_gb: {
+                  type: ["number", "null"]
+                }
+              }
+            }
+          }
+        },
+        bottleneck: {
+          $ref: "#/$defs/bottleneck"
+        },
+        telemetry_quality: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            missing_metrics: {
+              type: "array",
+              items: {
+                type: "string"
+              }
+            },
+            gaps: {
+              type: "array",
+              items: {
+                type: "string"
+              }
+            },
+            notes: {
+              type: ["string", "null"]
+            }
+          }
+        }
+      }
+    },
+    decision: {
+      title: "Decision",
+      type: "object",
+      additionalProperties: false,
+      required: ["state", "against", "min_improvement", "evidence"],
+      description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
+      properties: {
+        state: {
+          enum: ["measuring", "better", "worse", "equivalent", "not-better", "reference"],
+          description: "not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
+        },
+        against: {
+          type: "string",
+          description: "The reference candidate."
+        },
+        relative_change: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "(candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster."
+        },
+        min_improvement: {
+          type: "number"
+        },
+        method: {
+          type: "string"
+        },
+        decided_at_minutes: {
+          type: ["number", "null"],
+          description: "Run-minute the decision was reached."
+        },
+        expected_minutes_to_decision: {
+          type: ["number", "null"]
+        },
+        gpu_minutes_used: {
+          type: ["number", "null"]
+        },
+        gpu_minutes_saved: {
+          type: ["number", "null"],
+          description: "GPU-minutes of wall time left when the job was stopped on the decision."
+        },
+        gpu_minutes_saved_vs_seed: {
+          type: ["number", "null"],
+          description: "GPU-minutes saved against the seed's rule by hand (start-up plus a 45-minute read) when stopped on the decision; negative when the decision took longer."
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        }
+      }
+    }
+  }
+};
+
 // topologies/schema/topology.schema.json
 var topology_schema_default = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -67801,6 +68308,7 @@ function validator(name) {
   if (!ajv) {
     ajv = new import__.default({ allErrors: true, verbose: true, strict: true, strictTypes: false });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+    ajv.addSchema(metrics_schema_default);
   }
   fn = ajv.getSchema(SCHEMAS[name].$id);
   compiled.set(name, fn);
@@ -68495,6 +69003,10 @@ var DEFAULT_MEMORY_MODEL = {
   per_gpu_overhead_gib: 1
 };
 var CACHED = ["renderer", "physics"];
+function serviceSet(t, gpu) {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
+}
 function features(t, gpu) {
   const row = instancesByGpu(t).get(gpu);
   if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
@@ -68629,6 +69141,7 @@ function fitMemoryModel(tried, prior) {
   return {
     model,
     envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
     source: "fitted",
     samples: informative.length,
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
@@ -69951,14 +70464,28 @@ function leadingCandidate(candidates, reference) {
   if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
   return best;
 }
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
 function gpuMinutes(i) {
   const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
   const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  return { used, saved };
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
 }
 function withGpuMinutes(d, i) {
   const g = gpuMinutes(i);
-  return { ...d, gpu_minutes_used: g.used, gpu_minutes_saved: g.saved };
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
 }
 function shouldStopOnDecision(decisions, options = {}) {
   if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
@@ -70853,13 +71380,15 @@ function analyseResources(input) {
     const used = minMeanMax(s.memoryUsedGb ?? []);
     const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
     const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
     gpu_by_index[gpu] = {
       topology_services: input.services?.get(Number(gpu)) ?? [],
       utilization_percent: minMeanMax(s.utilization ?? []),
       memory_used_gb: used,
       memory_total_gb: total,
       memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: total !== null && used.max !== null ? round(total - used.max) : null
+      memory_headroom_gb_min: headroom
     };
   }
   const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
@@ -71066,6 +71595,7 @@ function resourcesOf(input, read) {
   };
   addGpu("gpuUtil", "utilization");
   addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
   addGpu("gpuMemoryTotal", "memoryTotalGb");
   addGpu("gpuMemoryPressure", "pressurePercent");
   return analyseResources({
@@ -71627,8 +72157,9 @@ function jobLine(v) {
   let state2 = v.finalJobState ?? v.slurmState ?? null;
   if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
   const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
-  const saved = v.observation.decision?.gpu_minutes_saved;
-  const savedText = by && saved ? ` (${fmt(saved, 0)} GPU-minutes saved)` : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
   return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
 }
 function renderHeadline(v) {
@@ -71691,7 +72222,7 @@ function renderMonitorComment(v) {
   const d = o.decision;
   if (d) {
     out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${d.gpu_minutes_saved ? ` \xB7 ${fmt(d.gpu_minutes_saved, 0)} GPU-minutes saved` : ""}`
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push("");
@@ -71968,6 +72499,8 @@ var QUANTITIES = [
   "gpuMemory",
   "gpuMemoryTotal",
   "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
   "processCpu",
   "hostMemAvailable",
   "hostMemTotal",
@@ -72070,6 +72603,7 @@ function queryCatalog(selector, options = {}) {
       `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
       `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
     ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
     processCpu: q(
       "processCpu",
       `${RECORDING_RULES.processCpu}${sel}`,
@@ -72646,7 +73180,7 @@ function finalOutcome(view, job, at) {
       evidence: [
         `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
         ...d.evidence,
-        ...d.gpu_minutes_saved != null ? [`${d.gpu_minutes_saved} GPU-minutes of wall time saved`] : []
+        ...savingsText(d) ? [savingsText(d)] : []
       ]
     };
   const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
@@ -73554,464 +74088,6 @@ function renderRecordMarkdown(record) {
 // src/record/validate.ts
 var import__2 = __toESM(require__(), 1);
 
-// topologies/schema/metrics.schema.json
-var metrics_schema_default = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://alpasim-topo.local/schema/metrics.schema.json",
-  title: "CandidateObservation",
-  description: "What the monitor learns about one candidate run: the detector's verdict and the stable metrics. Written into the sticky comment's machine-readable block and read by the record. Field names follow AlpaSim's experiment-record reference.",
-  type: "object",
-  additionalProperties: false,
-  required: ["run_name", "verdict", "stable_metrics"],
-  properties: {
-    run_name: {
-      type: "string"
-    },
-    verdict: {
-      $ref: "#/$defs/verdict"
-    },
-    stable_metrics: {
-      $ref: "#/$defs/stableMetrics"
-    },
-    comparison: {
-      $ref: "#/$defs/comparison"
-    },
-    failure: {
-      $ref: "#/$defs/failure"
-    },
-    decision: {
-      $ref: "#/$defs/decision"
-    }
-  },
-  $defs: {
-    interval: {
-      title: "Interval",
-      type: "object",
-      additionalProperties: false,
-      required: ["value", "low", "high"],
-      properties: {
-        value: {
-          type: "number"
-        },
-        low: {
-          type: "number"
-        },
-        high: {
-          type: "number"
-        }
-      }
-    },
-    minMeanMax: {
-      title: "MinMeanMax",
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        min: {
-          type: ["number", "null"]
-        },
-        mean: {
-          type: ["number", "null"]
-        },
-        max: {
-          type: ["number", "null"]
-        }
-      }
-    },
-    verdict: {
-      title: "Verdict",
-      type: "object",
-      additionalProperties: false,
-      required: ["state", "evidence"],
-      properties: {
-        state: {
-          enum: ["no-data", "warming", "stabilising", "stable", "cyclic", "drifting", "unhealthy"]
-        },
-        minutes_of_data: {
-          type: "number",
-          description: "Run-minutes since the first sample."
-        },
-        warmup_end_minutes: {
-          type: ["number", "null"],
-          description: "Where the detector found the start-up and congestion to end."
-        },
-        current_full_run: {
-          type: ["number", "null"],
-          description: "The full-run seconds per rollout read now."
-        },
-        value: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ],
-          description: "Stable value with its confidence interval."
-        },
-        projected_full_run: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ],
-          description: "Projected full-run seconds per rollout at the end of the run; candidates are compared on it."
-        },
-        steady_seconds_per_rollout: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ],
-          description: "Marginal seconds per rollout after the warm-up (60 \xF7 steady completion rate per run-minute), with its 95% interval."
-        },
-        run_end_minutes: {
-          type: ["number", "null"],
-          description: "Run-minute (from the first sample) the projection is made for: the job's wall time or the last rollout, whichever comes first."
-        },
-        cycle: {
-          type: ["object", "null"],
-          additionalProperties: false,
-          properties: {
-            period_minutes: {
-              type: "number"
-            },
-            amplitude_relative: {
-              type: "number"
-            }
-          }
-        },
-        evidence: {
-          type: "array",
-          items: {
-            type: "string"
-          }
-        },
-        drift: {
-          type: ["object", "null"],
-          additionalProperties: false,
-          required: ["slope_relative_per_hour"],
-          properties: {
-            slope_relative_per_hour: {
-              type: "number",
-              description: "Change of the steady seconds per rollout per hour, relative to its level."
-            }
-          },
-          description: "Set with the drifting verdict."
-        },
-        estimator: {
-          type: ["string", "null"],
-          description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
-        }
-      }
-    },
-    comparison: {
-      title: "Comparison",
-      type: "object",
-      additionalProperties: false,
-      required: ["against", "outcome"],
-      properties: {
-        against: {
-          type: "string",
-          description: "The candidate compared with (baseline or current best)."
-        },
-        ratio: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ]
-        },
-        difference_s: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ]
-        },
-        outcome: {
-          enum: ["better", "worse", "indistinguishable", "not-comparable"]
-        }
-      }
-    },
-    failure: {
-      title: "Failure",
-      type: "object",
-      additionalProperties: false,
-      required: ["kind", "message"],
-      properties: {
-        kind: {
-          enum: [
-            "gpu-oom",
-            "host-oom",
-            "crash",
-            "node-failure",
-            "time-limit",
-            "cancelled",
-            "preempted",
-            "no-telemetry"
-          ]
-        },
-        message: {
-          type: "string"
-        },
-        slurm_state: {
-          type: "string"
-        },
-        exit_code: {
-          type: ["string", "null"]
-        },
-        evidence: {
-          type: "array",
-          items: {
-            type: "string"
-          }
-        },
-        gpu: {
-          type: ["integer", "null"],
-          description: "The GPU named by an out-of-memory line."
-        },
-        likely_fix: {
-          type: "string"
-        }
-      }
-    },
-    gpuUsage: {
-      title: "GpuUsage",
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        topology_services: {
-          type: "array",
-          items: {
-            type: "string"
-          }
-        },
-        utilization_percent: {
-          $ref: "#/$defs/minMeanMax"
-        },
-        memory_used_gb: {
-          $ref: "#/$defs/minMeanMax"
-        },
-        memory_total_gb: {
-          type: ["number", "null"]
-        },
-        memory_pressure_percent: {
-          $ref: "#/$defs/minMeanMax"
-        },
-        memory_headroom_gb_min: {
-          type: ["number", "null"]
-        }
-      }
-    },
-    bottleneck: {
-      title: "Bottleneck",
-      type: "object",
-      additionalProperties: false,
-      required: ["kind", "evidence", "confidence"],
-      properties: {
-        kind: {
-          enum: [
-            "service",
-            "total-capacity-too-high",
-            "not-enough-load",
-            "imbalance",
-            "runtime-bound",
-            "none",
-            "unknown"
-          ]
-        },
-        service: {
-          type: ["string", "null"],
-          description: "Topology service name (renderer, driver, physics, controller, trafficsim)."
-        },
-        evidence: {
-          type: "array",
-          items: {
-            type: "string"
-          }
-        },
-        confidence: {
-          enum: ["low", "medium", "high"]
-        }
-      }
-    },
-    stableMetrics: {
-      title: "StableMetrics",
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        warmup_excluded_s: {
-          type: ["number", "null"]
-        },
-        completed_rollouts: {
-          type: ["number", "null"]
-        },
-        failed_rollouts: {
-          type: ["number", "null"]
-        },
-        seconds_per_rollout_5m: {
-          type: ["number", "null"]
-        },
-        seconds_per_rollout_full_run: {
-          type: ["number", "null"]
-        },
-        rollout_duration_p95_s: {
-          type: ["number", "null"]
-        },
-        step_duration_p95_s: {
-          type: ["number", "null"]
-        },
-        rpc_queue_depth_at_start_latest_by_service: {
-          type: "object",
-          description: "Keyed by topology service name.",
-          additionalProperties: {
-            type: "object",
-            additionalProperties: false,
-            properties: {
-              worker_min: {
-                type: ["number", "null"]
-              },
-              worker_max: {
-                type: ["number", "null"]
-              }
-            }
-          }
-        },
-        rpc_duration_p95_s_by_method: {
-          type: "object",
-          additionalProperties: {
-            type: ["number", "null"]
-          }
-        },
-        runtime_idle_fraction: {
-          type: ["number", "null"]
-        },
-        resource_usage: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            process_cpu_utilization_percent_by_group: {
-              type: "object",
-              additionalProperties: {
-                $ref: "#/$defs/minMeanMax"
-              }
-            },
-            gpu_by_index: {
-              type: "object",
-              additionalProperties: {
-                $ref: "#/$defs/gpuUsage"
-              }
-            },
-            host_memory: {
-              type: "object",
-              additionalProperties: false,
-              properties: {
-                available_gb_min: {
-                  type: ["number", "null"]
-                },
-                total_gb: {
-                  type: ["number", "null"]
-                }
-              }
-            }
-          }
-        },
-        bottleneck: {
-          $ref: "#/$defs/bottleneck"
-        },
-        telemetry_quality: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            missing_metrics: {
-              type: "array",
-              items: {
-                type: "string"
-              }
-            },
-            gaps: {
-              type: "array",
-              items: {
-                type: "string"
-              }
-            },
-            notes: {
-              type: ["string", "null"]
-            }
-          }
-        }
-      }
-    },
-    decision: {
-      title: "Decision",
-      type: "object",
-      additionalProperties: false,
-      required: ["state", "against", "min_improvement", "evidence"],
-      description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
-      properties: {
-        state: {
-          enum: ["measuring", "better", "worse", "equivalent", "not-better", "reference"],
-          description: "not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
-        },
-        against: {
-          type: "string",
-          description: "The reference candidate."
-        },
-        relative_change: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ],
-          description: "(candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster."
-        },
-        min_improvement: {
-          type: "number"
-        },
-        method: {
-          type: "string"
-        },
-        decided_at_minutes: {
-          type: ["number", "null"],
-          description: "Run-minute the decision was reached."
-        },
-        expected_minutes_to_decision: {
-          type: ["number", "null"]
-        },
-        gpu_minutes_used: {
-          type: ["number", "null"]
-        },
-        gpu_minutes_saved: {
-          type: ["number", "null"],
-          description: "GPU-minutes of wall time left when the job was stopped on the decision."
-        },
-        evidence: {
-          type: "array",
-          items: {
-            type: "string"
-          }
-        }
-      }
-    }
-  }
-};
-
 // topologies/schema/record.schema.json
 var record_schema_default = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -74186,6 +74262,10 @@ var record_schema_default = {
         status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
         hypothesis: { type: ["string", "null"] },
         expected_effect: { type: ["string", "null"] },
+        prediction: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
+          description: "Predicted (topo suggest) against measured seconds per rollout."
+        },
         change: {
           type: "object",
           description: "Topology keys changed against the parent: key -> 'old -> new'.",
@@ -74500,6 +74580,7 @@ function renderFinalReport(record, options = {}) {
     out.push(`| ${row.join(" | ")} |`);
   });
   if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
+  out.push(...predictionLines(record));
   out.push("", "## 3. Best topology", "");
   if (!best) out.push("No candidate was accepted.");
   else {
@@ -74564,6 +74645,30 @@ function renderFinalReport(record, options = {}) {
   );
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
 `;
+}
+function predictionLines(record) {
+  const rows = record.runs.filter(
+    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
+  );
+  if (rows.length === 0) return [];
+  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b) => a - b);
+  const mid = Math.floor(errors.length / 2);
+  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
+  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
+  const covered = rows.filter((r) => r.prediction.covered).length;
+  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
+  const pct3 = (x) => `${num2(100 * x, 1)}%`;
+  return [
+    "",
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct3(median2)} median, ${pct3(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    "",
+    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
+    "|---|---:|---|---:|---:|---|",
+    ...rows.map((r) => {
+      const p = r.prediction;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct3(p.error)} | ${p.covered ? "yes" : "no"} |`;
+    })
+  ];
 }
 
 // src/usecases/record.ts

@@ -42531,6 +42531,10 @@ var DEFAULT_MEMORY_MODEL = {
   per_gpu_overhead_gib: 1
 };
 var CACHED = ["renderer", "physics"];
+function serviceSet(t, gpu) {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
+}
 function features(t, gpu) {
   const row = instancesByGpu(t).get(gpu);
   if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
@@ -42665,6 +42669,7 @@ function fitMemoryModel(tried, prior) {
   return {
     model,
     envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
     source: "fitted",
     samples: informative.length,
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
@@ -42968,6 +42973,10 @@ var candidate_schema_default = {
       type: "string",
       maxLength: 2e3,
       description: "What the candidate should change in the measurements."
+    },
+    prediction: {
+      $ref: "metrics.schema.json#/$defs/prediction",
+      description: "topo suggest's predicted seconds per rollout for this candidate (kept in the record beside the measured value)."
     },
     topology: { $ref: "topology.schema.json" }
   }
@@ -43322,6 +43331,509 @@ var experiment_schema_default = {
   }
 };
 
+// topologies/schema/metrics.schema.json
+var metrics_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/metrics.schema.json",
+  title: "CandidateObservation",
+  description: "What the monitor learns about one candidate run: the detector's verdict and the stable metrics. Written into the sticky comment's machine-readable block and read by the record. Field names follow AlpaSim's experiment-record reference.",
+  type: "object",
+  additionalProperties: false,
+  required: ["run_name", "verdict", "stable_metrics"],
+  properties: {
+    run_name: {
+      type: "string"
+    },
+    verdict: {
+      $ref: "#/$defs/verdict"
+    },
+    stable_metrics: {
+      $ref: "#/$defs/stableMetrics"
+    },
+    comparison: {
+      $ref: "#/$defs/comparison"
+    },
+    failure: {
+      $ref: "#/$defs/failure"
+    },
+    decision: {
+      $ref: "#/$defs/decision"
+    }
+  },
+  $defs: {
+    prediction: {
+      title: "Prediction",
+      description: "A proposal's predicted seconds per rollout (topo suggest: the twin's model calibrated on the measured runs), anchored on its measured parent; in the record with the measured value beside it.",
+      type: "object",
+      additionalProperties: false,
+      required: ["seconds_per_rollout", "low", "high", "level", "parent"],
+      properties: {
+        seconds_per_rollout: { type: "number", exclusiveMinimum: 0 },
+        low: { type: "number", exclusiveMinimum: 0 },
+        high: { type: "number", exclusiveMinimum: 0 },
+        level: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1,
+          description: "Two-sided coverage of [low, high]."
+        },
+        gain: {
+          type: "number",
+          description: "Predicted relative gain against the parent (positive = faster)."
+        },
+        parent: {
+          type: "string",
+          description: "The measured candidate the prediction is anchored on."
+        },
+        parent_seconds_per_rollout: { type: "number", exclusiveMinimum: 0 },
+        calibrated_on: {
+          type: "array",
+          items: { type: "string" },
+          description: "Runs the model was calibrated on."
+        },
+        measured_seconds_per_rollout: {
+          type: ["number", "null"],
+          description: "Record only: the run's measured value."
+        },
+        error: { type: ["number", "null"], description: "Record only: measured \xF7 predicted \u2212 1." },
+        covered: {
+          type: ["boolean", "null"],
+          description: "Record only: the measured value lies in [low, high]."
+        }
+      }
+    },
+    interval: {
+      title: "Interval",
+      type: "object",
+      additionalProperties: false,
+      required: ["value", "low", "high"],
+      properties: {
+        value: {
+          type: "number"
+        },
+        low: {
+          type: "number"
+        },
+        high: {
+          type: "number"
+        }
+      }
+    },
+    minMeanMax: {
+      title: "MinMeanMax",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        min: {
+          type: ["number", "null"]
+        },
+        mean: {
+          type: ["number", "null"]
+        },
+        max: {
+          type: ["number", "null"]
+        }
+      }
+    },
+    verdict: {
+      title: "Verdict",
+      type: "object",
+      additionalProperties: false,
+      required: ["state", "evidence"],
+      properties: {
+        state: {
+          enum: ["no-data", "warming", "stabilising", "stable", "cyclic", "drifting", "unhealthy"]
+        },
+        minutes_of_data: {
+          type: "number",
+          description: "Run-minutes since the first sample."
+        },
+        warmup_end_minutes: {
+          type: ["number", "null"],
+          description: "Where the detector found the start-up and congestion to end."
+        },
+        current_full_run: {
+          type: ["number", "null"],
+          description: "The full-run seconds per rollout read now."
+        },
+        value: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "Stable value with its confidence interval."
+        },
+        projected_full_run: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "Projected full-run seconds per rollout at the end of the run; candidates are compared on it."
+        },
+        steady_seconds_per_rollout: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "Marginal seconds per rollout after the warm-up (60 \xF7 steady completion rate per run-minute), with its 95% interval."
+        },
+        run_end_minutes: {
+          type: ["number", "null"],
+          description: "Run-minute (from the first sample) the projection is made for: the job's wall time or the last rollout, whichever comes first."
+        },
+        cycle: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          properties: {
+            period_minutes: {
+              type: "number"
+            },
+            amplitude_relative: {
+              type: "number"
+            }
+          }
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        drift: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["slope_relative_per_hour"],
+          properties: {
+            slope_relative_per_hour: {
+              type: "number",
+              description: "Change of the steady seconds per rollout per hour, relative to its level."
+            }
+          },
+          description: "Set with the drifting verdict."
+        },
+        estimator: {
+          type: ["string", "null"],
+          description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
+        }
+      }
+    },
+    comparison: {
+      title: "Comparison",
+      type: "object",
+      additionalProperties: false,
+      required: ["against", "outcome"],
+      properties: {
+        against: {
+          type: "string",
+          description: "The candidate compared with (baseline or current best)."
+        },
+        ratio: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ]
+        },
+        difference_s: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ]
+        },
+        outcome: {
+          enum: ["better", "worse", "indistinguishable", "not-comparable"]
+        }
+      }
+    },
+    failure: {
+      title: "Failure",
+      type: "object",
+      additionalProperties: false,
+      required: ["kind", "message"],
+      properties: {
+        kind: {
+          enum: [
+            "gpu-oom",
+            "host-oom",
+            "crash",
+            "node-failure",
+            "time-limit",
+            "cancelled",
+            "preempted",
+            "no-telemetry"
+          ]
+        },
+        message: {
+          type: "string"
+        },
+        slurm_state: {
+          type: "string"
+        },
+        exit_code: {
+          type: ["string", "null"]
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        gpu: {
+          type: ["integer", "null"],
+          description: "The GPU named by an out-of-memory line."
+        },
+        likely_fix: {
+          type: "string"
+        }
+      }
+    },
+    gpuUsage: {
+      title: "GpuUsage",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        topology_services: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        utilization_percent: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_used_gb: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_total_gb: {
+          type: ["number", "null"]
+        },
+        memory_pressure_percent: {
+          $ref: "#/$defs/minMeanMax"
+        },
+        memory_headroom_gb_min: {
+          type: ["number", "null"]
+        }
+      }
+    },
+    bottleneck: {
+      title: "Bottleneck",
+      type: "object",
+      additionalProperties: false,
+      required: ["kind", "evidence", "confidence"],
+      properties: {
+        kind: {
+          enum: [
+            "service",
+            "total-capacity-too-high",
+            "not-enough-load",
+            "imbalance",
+            "runtime-bound",
+            "none",
+            "unknown"
+          ]
+        },
+        service: {
+          type: ["string", "null"],
+          description: "Topology service name (renderer, driver, physics, controller, trafficsim)."
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        },
+        confidence: {
+          enum: ["low", "medium", "high"]
+        }
+      }
+    },
+    stableMetrics: {
+      title: "StableMetrics",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        warmup_excluded_s: {
+          type: ["number", "null"]
+        },
+        completed_rollouts: {
+          type: ["number", "null"]
+        },
+        failed_rollouts: {
+          type: ["number", "null"]
+        },
+        seconds_per_rollout_5m: {
+          type: ["number", "null"]
+        },
+        seconds_per_rollout_full_run: {
+          type: ["number", "null"]
+        },
+        rollout_duration_p95_s: {
+          type: ["number", "null"]
+        },
+        step_duration_p95_s: {
+          type: ["number", "null"]
+        },
+        rpc_queue_depth_at_start_latest_by_service: {
+          type: "object",
+          description: "Keyed by topology service name.",
+          additionalProperties: {
+            type: "object",
+            additionalProperties: false,
+            properties: {
+              worker_min: {
+                type: ["number", "null"]
+              },
+              worker_max: {
+                type: ["number", "null"]
+              }
+            }
+          }
+        },
+        rpc_duration_p95_s_by_method: {
+          type: "object",
+          additionalProperties: {
+            type: ["number", "null"]
+          }
+        },
+        runtime_idle_fraction: {
+          type: ["number", "null"]
+        },
+        resource_usage: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            process_cpu_utilization_percent_by_group: {
+              type: "object",
+              additionalProperties: {
+                $ref: "#/$defs/minMeanMax"
+              }
+            },
+            gpu_by_index: {
+              type: "object",
+              additionalProperties: {
+                $ref: "#/$defs/gpuUsage"
+              }
+            },
+            host_memory: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                available_gb_min: {
+                  type: ["number", "null"]
+                },
+                total_gb: {
+                  type: ["number", "null"]
+                }
+              }
+            }
+          }
+        },
+        bottleneck: {
+          $ref: "#/$defs/bottleneck"
+        },
+        telemetry_quality: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            missing_metrics: {
+              type: "array",
+              items: {
+                type: "string"
+              }
+            },
+            gaps: {
+              type: "array",
+              items: {
+                type: "string"
+              }
+            },
+            notes: {
+              type: ["string", "null"]
+            }
+          }
+        }
+      }
+    },
+    decision: {
+      title: "Decision",
+      type: "object",
+      additionalProperties: false,
+      required: ["state", "against", "min_improvement", "evidence"],
+      description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
+      properties: {
+        state: {
+          enum: ["measuring", "better", "worse", "equivalent", "not-better", "reference"],
+          description: "not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
+        },
+        against: {
+          type: "string",
+          description: "The reference candidate."
+        },
+        relative_change: {
+          oneOf: [
+            {
+              type: "null"
+            },
+            {
+              $ref: "#/$defs/interval"
+            }
+          ],
+          description: "(candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster."
+        },
+        min_improvement: {
+          type: "number"
+        },
+        method: {
+          type: "string"
+        },
+        decided_at_minutes: {
+          type: ["number", "null"],
+          description: "Run-minute the decision was reached."
+        },
+        expected_minutes_to_decision: {
+          type: ["number", "null"]
+        },
+        gpu_minutes_used: {
+          type: ["number", "null"]
+        },
+        gpu_minutes_saved: {
+          type: ["number", "null"],
+          description: "GPU-minutes of wall time left when the job was stopped on the decision."
+        },
+        gpu_minutes_saved_vs_seed: {
+          type: ["number", "null"],
+          description: "GPU-minutes saved against the seed's rule by hand (start-up plus a 45-minute read) when stopped on the decision; negative when the decision took longer."
+        },
+        evidence: {
+          type: "array",
+          items: {
+            type: "string"
+          }
+        }
+      }
+    }
+  }
+};
+
 // topologies/schema/topology.schema.json
 var topology_schema_default = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -43462,6 +43974,7 @@ function validator(name) {
   if (!ajv) {
     ajv = new import__.default({ allErrors: true, verbose: true, strict: true, strictTypes: false });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+    ajv.addSchema(metrics_schema_default);
   }
   fn = ajv.getSchema(SCHEMAS[name].$id);
   compiled.set(name, fn);
