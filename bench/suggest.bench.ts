@@ -417,7 +417,10 @@ function main(): void {
       console.log(
         Number.isFinite(baselineSeconds)
           ? `no topology of the space fits within 90% of ${profile.gpu.memory_gb} GiB GPUs: nothing to compare`
-          : `the baseline runs out of GPU memory on ${profile.gpu.memory_gb} GiB GPUs (space best ${optimum.toFixed(3)} s/rollout): no evidence to start from`,
+          : `the baseline runs out of GPU memory on ${profile.gpu.memory_gb} GiB GPUs (space best ${optimum.toFixed(3)} s/rollout): suggest starts from the largest topology the memory model fits`,
+      );
+      console.log(
+        `suggest: ${fmtRuns(suggestTrace)} run(s) / ${fmtHours(suggestTrace)} GPU-hours to within 2%, best ${suggestTrace.best.toFixed(3)} s/rollout (${((suggestTrace.best / optimum - 1) * 100).toFixed(1)}% vs the space's best), ${suggestTrace.oom} out of memory; path ${suggestTrace.path.join(' → ')}`,
       );
       console.log(
         `suggest stopped after ${suggestTrace.runs} runs: ${suggestTrace.stopReason ?? 'budget spent'}\n`,

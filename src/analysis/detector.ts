@@ -7,7 +7,7 @@
 // of hiding in it), and projects the full-run value the run will END at. A verdict is `stable` when
 // that projection has stopped moving over consecutive windows, the steady rate shows no drift and
 // the projection's confidence interval is narrow enough.
-import { SUBMIT_DEFAULTS, TIMELINE } from '../catalog/alpasim.js';
+import { REQUEUE, SUBMIT_DEFAULTS, TIMELINE } from '../catalog/alpasim.js';
 import type { Interval, Verdict } from '../types/generated/metrics.js';
 import {
   type CycleTest,
@@ -81,6 +81,8 @@ export interface DetectorInput {
   runEndMinutes?: number | null;
   /** Rollouts the run will make in all (scenes × rollouts per scene); the run ends when they are done. */
   expectedRollouts?: number | null;
+  /** ALPASIM_MAX_REQUEUES of the job (default AlpaSim's 20): how often it may requeue and resume. */
+  maxRequeues?: number | null;
   /** Cumulative `alpasim_rollout_duration_seconds` _sum and _count over workers (run-seconds). */
   durationSum?: readonly Sample[];
   durationCount?: readonly Sample[];
@@ -162,16 +164,35 @@ function project(
     end: wallEnd,
     reason: input.runEndMinutes != null ? 'job wall time' : 'default wall time',
   };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow) {
-    const doneAt = t + (input.expectedRollouts - nNow) / r;
-    if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
-  }
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
   const dt = Math.max(0, horizon.end - t);
   // elapsed is set only when a rollout finishes, so it lags the clock between completions (minutes,
   // with slow synchronized waves): project from the clock and the elapsed-to-clock offset instead
   const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
   const total = nNow + r * dt;
   return { value: eEnd / total, horizon, future: r * dt, total };
+}
+
+/**
+ * When a run with `expectedRollouts` ends: within this job's wall time, or, since AlpaSim's submit.sh
+ * requeues itself 5 minutes before the limit and resumes, after as many requeued jobs as its rollouts
+ * need (each restart costs the lead and a start-up without rollouts), up to maxRequeues; null when it
+ * ends at this job's wall time anyway (no requeue left). `need`: production minutes still needed.
+ */
+function requeuedEnd(t: number, need: number, wallEnd: number, input: DetectorInput): Horizon | null {
+  const n = input.expectedRollouts as number;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  // each job produces until the signal, the lead before its wall time; its restart starts up again
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
 }
 
 /** One checkpoint: the steady rate fitted up to t and the projection with its 95% interval. */

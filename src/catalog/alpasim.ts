@@ -61,6 +61,13 @@ export const SUBMIT_DEFAULTS = {
   requeue: true,
 } as const;
 
+/**
+ * submit.sh requeues itself `--signal=B:USR1@300` (5 minutes) before the time limit, at most
+ * ALPASIM_MAX_REQUEUES (default 20) times, and the restart resumes the run
+ * (runtime.enable_autoresume=true): a run outlives one job's wall time until its rollouts are done.
+ */
+export const REQUEUE = { leadMinutes: 5, maxRequeues: 20 } as const;
+
 /** Hydra override that names the run; it becomes the `run_name` label of every metric. */
 export const RUN_NAME_OVERRIDE = 'wizard.run_name';
 

@@ -195,6 +195,23 @@ describe('detector on hand-made series', () => {
     expect(v.run_end_minutes).toBeLessThan(160);
   });
 
+  it("follows the requeued run: AlpaSim's submit.sh requeues 5 minutes before the wall time and resumes", () => {
+    const trace = simulateTrace(base);
+    const input = { ...truncate(trace, 100), runEndMinutes: 234 };
+    // far more rollouts than one 4-hour job makes: the run goes on in requeued jobs
+    const v = detect({ ...input, expectedRollouts: 40_000 });
+    expect(v.evidence.join(' ')).toMatch(/40000 rollouts done after \d+ requeue\(s\)/);
+    expect(v.run_end_minutes).toBeGreaterThan(234);
+    // without requeues left it ends at the job's wall time, as before
+    const once = detect({ ...input, expectedRollouts: 40_000, maxRequeues: 0 });
+    expect(once.run_end_minutes).toBeCloseTo(234, 0);
+    expect(once.evidence.join(' ')).toMatch(/job wall time/);
+    // more than 20 requeues can make: it ends with the last one
+    const cap = detect({ ...input, expectedRollouts: 10_000_000 });
+    expect(cap.evidence.join(' ')).toMatch(/the last of 20 requeues/);
+    expect(cap.run_end_minutes).toBeCloseTo(21 * (229 + 10) - 10, 0);
+  });
+
   it('thresholds come from the experiment: a tighter interval needs more data', () => {
     const trace = simulateTrace(base);
     const loose = detect({ ...truncate(trace, 90), settings: { max_ci_relative: 0.1 } });
