@@ -62992,6 +62992,7 @@ var SUBMIT_DEFAULTS = {
   time: "03:59:00",
   requeue: true
 };
+var REQUEUE = { leadMinutes: 5, maxRequeues: 20 };
 var RUN_NAME_OVERRIDE = "wizard.run_name";
 var FIXED_INPUT_KEYS = {
   scenes: "scenes.test_suite_id",
@@ -67956,14 +67957,25 @@ function project(p, t, r, input) {
     end: wallEnd,
     reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
   };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow) {
-    const doneAt = t + (input.expectedRollouts - nNow) / r;
-    if (doneAt < wallEnd) horizon = { end: doneAt, reason: `${input.expectedRollouts} rollouts done` };
-  }
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
   const dt = Math.max(0, horizon.end - t);
   const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
   const total = nNow + r * dt;
   return { value: eEnd / total, horizon, future: r * dt, total };
+}
+function requeuedEnd(t, need, wallEnd, input) {
+  const n = input.expectedRollouts;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
 }
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
