@@ -56827,7 +56827,7 @@ var require_light = __commonJS({
           }
           return this.Events.trigger("scheduled", { args: this.args, options: this.options });
         }
-        async doExecute(chained, clearGlobalState, run2, free) {
+        async doExecute(chained, clearGlobalState, run3, free) {
           var error, eventInfo, passed;
           if (this.retryCount === 0) {
             this._assertStatus("RUNNING");
@@ -56847,10 +56847,10 @@ var require_light = __commonJS({
             }
           } catch (error1) {
             error = error1;
-            return this._onFailure(error, eventInfo, clearGlobalState, run2, free);
+            return this._onFailure(error, eventInfo, clearGlobalState, run3, free);
           }
         }
-        doExpire(clearGlobalState, run2, free) {
+        doExpire(clearGlobalState, run3, free) {
           var error, eventInfo;
           if (this._states.jobStatus(this.options.id === "RUNNING")) {
             this._states.next(this.options.id);
@@ -56858,9 +56858,9 @@ var require_light = __commonJS({
           this._assertStatus("EXECUTING");
           eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
           error = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
-          return this._onFailure(error, eventInfo, clearGlobalState, run2, free);
+          return this._onFailure(error, eventInfo, clearGlobalState, run3, free);
         }
-        async _onFailure(error, eventInfo, clearGlobalState, run2, free) {
+        async _onFailure(error, eventInfo, clearGlobalState, run3, free) {
           var retry2, retryAfter;
           if (clearGlobalState()) {
             retry2 = await this.Events.trigger("failed", error, eventInfo);
@@ -56868,7 +56868,7 @@ var require_light = __commonJS({
               retryAfter = ~~retry2;
               this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
               this.retryCount++;
-              return run2(retryAfter);
+              return run3(retryAfter);
             } else {
               this.doDone(eventInfo);
               await free(this.options, eventInfo);
@@ -57506,17 +57506,17 @@ var require_light = __commonJS({
             }
           }
           _run(index, job, wait) {
-            var clearGlobalState, free, run2;
+            var clearGlobalState, free, run3;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index);
-            run2 = this._run.bind(this, index, job);
+            run3 = this._run.bind(this, index, job);
             free = this._free.bind(this, index, job);
             return this._scheduled[index] = {
               timeout: setTimeout(() => {
-                return job.doExecute(this._limiter, clearGlobalState, run2, free);
+                return job.doExecute(this._limiter, clearGlobalState, run3, free);
               }, wait),
               expiration: job.options.expiration != null ? setTimeout(function() {
-                return job.doExpire(clearGlobalState, run2, free);
+                return job.doExpire(clearGlobalState, run3, free);
               }, wait + job.options.expiration) : void 0,
               job
             };
@@ -59928,10 +59928,10 @@ var require_semver2 = __commonJS({
   "node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports) {
     var require_version3 = require_version();
     var re2 = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
-    function _makeCompatibilityCheck(ownVersion2) {
-      const acceptedVersions = /* @__PURE__ */ new Set([ownVersion2]);
+    function _makeCompatibilityCheck(ownVersion) {
+      const acceptedVersions = /* @__PURE__ */ new Set([ownVersion]);
       const rejectedVersions = /* @__PURE__ */ new Set();
-      const myVersionMatch = ownVersion2.match(re2);
+      const myVersionMatch = ownVersion.match(re2);
       if (!myVersionMatch) return () => false;
       const ownVersionParsed = {
         major: +myVersionMatch[1],
@@ -59940,7 +59940,7 @@ var require_semver2 = __commonJS({
         prerelease: myVersionMatch[4]
       };
       if (ownVersionParsed.prerelease != null) return function isExactmatch(globalVersion) {
-        return globalVersion === ownVersion2;
+        return globalVersion === ownVersion;
       };
       function _reject(v2) {
         rejectedVersions.add(v2);
@@ -64342,9 +64342,9 @@ var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.t
 function dashboardSlug(title) {
   return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
-function grafanaDashboardUrl(base, run2, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run2.runName });
-  if (run2.runUuid) params.set("var-run_uuid", run2.runUuid);
+function grafanaDashboardUrl(base, run3, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run3.runName });
+  if (run3.runUuid) params.set("var-run_uuid", run3.runUuid);
   params.set("from", String(range?.fromMs ?? "now-6h"));
   params.set("to", String(range?.toMs ?? "now"));
   const slug2 = dashboardSlug(dashboard.title);
@@ -64941,8 +64941,8 @@ ${chartLegend(series, references)}` : "";
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
-  constructor(message2, details) {
-    super(message2);
+  constructor(message2, details, cause) {
+    super(message2, cause === void 0 ? void 0 : { cause });
     this.details = details;
     this.name = "PrometheusError";
   }
@@ -65043,7 +65043,8 @@ function createPrometheusClient(options2) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
         timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true }
+        { query, retryable: true },
+        e
       );
     } finally {
       clearTimeout(timer);
@@ -65327,11 +65328,11 @@ async function fetchTelemetry(client, selector, range, options2 = {}) {
       out.queries.push({ quantity, ...used, series: result.series.length });
       if (result.empty) out.missing.push(quantity);
       for (const s of result.series) {
-        const run2 = s.labels.run_name;
-        if (!run2) continue;
-        const rec = out.byRun.get(run2) ?? {};
+        const run3 = s.labels.run_name;
+        if (!run3) continue;
+        const rec = out.byRun.get(run3) ?? {};
         rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run2, rec);
+        out.byRun.set(run3, rec);
       }
     })
   );
@@ -65479,6 +65480,34 @@ function distance(a, b2, limit) {
     prev = row;
   }
   return prev[b2.length];
+}
+
+// src/topology/placeholders.ts
+var PLACEHOLDER = /TODO|example\.org|PLACEHOLDER/;
+function placeholderIssues(loaded, under = [], severity = "warning") {
+  const issues = [];
+  const walk = (value, path) => {
+    if (typeof value === "string") {
+      if (!PLACEHOLDER.test(value)) return;
+      const keyPath = formatKeyPath(path);
+      issues.push({
+        rule: "placeholder",
+        severity,
+        file: loaded.file,
+        ...loaded.locate(path),
+        keyPath,
+        message: `\`${keyPath}\` still holds the value \`topo setup\` left to replace (\`${value}\`): write your cluster's value there (docs/adopting.md, step 2)`
+      });
+    } else if (Array.isArray(value)) {
+      for (const [i, v2] of value.entries()) walk(v2, [...path, i]);
+    } else if (value && typeof value === "object") {
+      for (const [k2, v2] of Object.entries(value)) walk(v2, [...path, k2]);
+    }
+  };
+  let node = loaded.value;
+  for (const seg of under) node = node?.[seg];
+  walk(node, under);
+  return issues;
 }
 
 // src/topology/render.ts
@@ -67497,7 +67526,7 @@ function experimentRuleIssues(loaded, experiment, context3) {
   return issues;
 }
 function clustersRuleIssues(loaded, file) {
-  const issues = [];
+  const issues = [...placeholderIssues(loaded, ["clusters"])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
     if (cluster.transport !== "ssh") continue;
     for (const key of ["host", "user", "known_host_key"]) {
@@ -69679,7 +69708,7 @@ function checked(value, pattern, what) {
 }
 function createSlurmClient(transport, options2 = {}) {
   let history = options2.history === "sacct" || options2.history === "squeue" ? Promise.resolve(options2.history) : void 0;
-  async function run2(argv, idempotent, timeoutMs, env) {
+  async function run3(argv, idempotent, timeoutMs, env) {
     const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
     if (result.code !== 0) {
       const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
@@ -69694,7 +69723,7 @@ function createSlurmClient(transport, options2 = {}) {
     return result;
   }
   function historySource() {
-    history ??= run2(["scontrol", "show", "config"], true).then(
+    history ??= run3(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
     );
     return history;
@@ -69713,7 +69742,7 @@ function createSlurmClient(transport, options2 = {}) {
       } catch (error) {
         throw new UnsafeArgumentError(error.message);
       }
-      const result = await run2(exported, false, 6e4, env);
+      const result = await run3(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
     async jobs(namePrefix) {
@@ -69722,7 +69751,7 @@ function createSlurmClient(transport, options2 = {}) {
       let jobs;
       if (source === "sacct") {
         const hours = options2.sacctHours ?? 72;
-        const r = await run2(
+        const r = await run3(
           [
             "sacct",
             "--parsable2",
@@ -69735,19 +69764,19 @@ function createSlurmClient(transport, options2 = {}) {
         );
         jobs = parseSacct(r.stdout);
       } else {
-        const r = await run2(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+        const r = await run3(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
         jobs = parseSqueue(r.stdout);
       }
       return jobs.filter((j2) => j2.name.startsWith(namePrefix));
     },
     async cancel(jobId2) {
-      await run2(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
+      await run3(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
     },
     async release(jobId2) {
-      await run2(["scontrol", "release", checked(jobId2, JOB_ID2, "job id")], true);
+      await run3(["scontrol", "release", checked(jobId2, JOB_ID2, "job id")], true);
     },
     async rename(jobId2, name) {
-      await run2(
+      await run3(
         [
           "scontrol",
           "update",
@@ -69762,7 +69791,7 @@ function createSlurmClient(transport, options2 = {}) {
         throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
       let path;
       if (typeof job === "string") {
-        const r2 = await run2(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
+        const r2 = await run3(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
         const found = parseScontrolJobs(r2.stdout);
         if (found.length !== 1 || !found[0])
           throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
@@ -69772,12 +69801,12 @@ function createSlurmClient(transport, options2 = {}) {
       }
       if (!path)
         throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run2(["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
+      const r = await run3(["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
       const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
       return out === "" ? [] : out.split("\n");
     },
     async ensureDir(path) {
-      await run2(["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
+      await run3(["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
     },
     close: () => transport.close()
   };
@@ -71117,13 +71146,13 @@ function nnls(rows, b2) {
 }
 function memorySamples(tried) {
   const out = [];
-  for (const run2 of tried) {
-    const byGpu = run2.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+  for (const run3 of tried) {
+    const byGpu = run3.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
     for (const [index, usage] of Object.entries(byGpu)) {
       const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
       const gpu = Number(index);
       if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run2.name, gpu, topology: run2.topology, gib });
+      out.push({ run: run3.name, gpu, topology: run3.topology, gib });
     }
   }
   return out;
@@ -71202,11 +71231,11 @@ function fitMemoryModel(tried, prior) {
 function respectFailures(fitted, tried, gpuMemoryGiB) {
   let model = fitted.model;
   const notes = [];
-  for (const run2 of tried) {
-    const f = run2.observation?.failure;
+  for (const run3 of tried) {
+    const f = run3.observation?.failure;
     if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
-    const row = instancesByGpu(run2.topology).get(f.gpu);
-    const predicted = predictMemory(run2.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
+    const row = instancesByGpu(run3.topology).get(f.gpu);
+    const predicted = predictMemory(run3.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
     if (!row || predicted === void 0 || predicted >= gpuMemoryGiB) continue;
     const factor = 1.05 * gpuMemoryGiB / predicted;
     const services = Object.keys(row);
@@ -71219,7 +71248,7 @@ function respectFailures(fitted, tried, gpuMemoryGiB) {
     }
     model = { ...model, per_replica_gib: perReplica, per_cached_scene_gib: perScene };
     notes.push(
-      `${run2.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
+      `${run3.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
     );
   }
   if (!notes.length) return fitted;
@@ -71239,16 +71268,16 @@ function respectFailures(fitted, tried, gpuMemoryGiB) {
 function triedFromRecord(record, base, candidateFiles2) {
   const tried = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const run2 of record?.runs ?? []) {
-    const block = run2.topology?.block ?? candidateFiles2.get(run2.name)?.topology ?? {};
+  for (const run3 of record?.runs ?? []) {
+    const block = run3.topology?.block ?? candidateFiles2.get(run3.name)?.topology ?? {};
     tried.push({
-      name: run2.name,
-      parent: run2.parent ?? null,
+      name: run3.name,
+      parent: run3.parent ?? null,
       topology: expandCandidate(base, block),
-      status: run2.status,
-      observation: observationOf(run2)
+      status: run3.status,
+      observation: observationOf(run3)
     });
-    seen.add(run2.name);
+    seen.add(run3.name);
   }
   for (const [name, candidate] of [...candidateFiles2].sort(([a], [b2]) => a.localeCompare(b2))) {
     if (seen.has(name)) continue;
@@ -71261,12 +71290,12 @@ function triedFromRecord(record, base, candidateFiles2) {
   }
   return tried;
 }
-function observationOf(run2) {
-  const failure = run2.failures?.[0];
+function observationOf(run3) {
+  const failure = run3.failures?.[0];
   return {
-    ...run2.verdict ? { verdict: run2.verdict } : {},
-    ...run2.stable_metrics ? { stable_metrics: run2.stable_metrics } : {},
-    ...run2.comparison ? { comparison: run2.comparison } : {},
+    ...run3.verdict ? { verdict: run3.verdict } : {},
+    ...run3.stable_metrics ? { stable_metrics: run3.stable_metrics } : {},
+    ...run3.comparison ? { comparison: run3.comparison } : {},
     ...failure ? { failure } : {}
   };
 }
@@ -71724,8 +71753,10 @@ async function buildContext(dir, options2, config, loadClusters) {
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
     });
   } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleIssues = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value);
-    if (ruleIssues.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleIssues };
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
   if (ctx.clusters && !ctx.clusters.value) {
     ctx.blockers.push({
@@ -72302,8 +72333,8 @@ var Cleanup = class {
   steps = [];
   running = null;
   /** Registers a step; the returned function removes it (once the thing stopped by itself). */
-  add(label, run2) {
-    const step = { label, run: run2 };
+  add(label, run3) {
+    const step = { label, run: run3 };
     this.steps.push(step);
     return () => {
       this.steps = this.steps.filter((s) => s !== step);
@@ -72580,8 +72611,8 @@ function createRecord(experiment, cluster) {
     report: null
   };
 }
-function stabilisedValue(run2) {
-  return run2.verdict?.projected_full_run?.value ?? run2.verdict?.value?.value ?? run2.stable_metrics?.seconds_per_rollout_full_run ?? null;
+function stabilisedValue(run3) {
+  return run3.verdict?.projected_full_run?.value ?? run3.verdict?.value?.value ?? run3.stable_metrics?.seconds_per_rollout_full_run ?? null;
 }
 function baselineRun(record) {
   return record.runs.find((r) => !r.parent) ?? record.runs[0];
@@ -72610,16 +72641,16 @@ function uniqueBy(items, key) {
 function clone3(value) {
   return structuredClone(value);
 }
-function verdictReason(run2) {
+function verdictReason(run3) {
   const parts = [];
-  const projected = run2.verdict?.projected_full_run;
-  const stable = run2.verdict?.value;
+  const projected = run3.verdict?.projected_full_run;
+  const stable = run3.verdict?.value;
   if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
   else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
-  else if (run2.stable_metrics?.seconds_per_rollout_full_run != null)
-    parts.push(`full-run ${seconds(run2.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
-  if (run2.verdict && run2.verdict.state !== "stable") parts.push(`verdict ${run2.verdict.state}`);
-  const compared = comparisonText(run2.comparison);
+  else if (run3.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run3.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
+  const compared = comparisonText(run3.comparison);
   if (compared) parts.push(compared);
   return parts.length ? parts.join("; ") : null;
 }
@@ -72627,63 +72658,63 @@ function failureReason(failures) {
   const last = failures?.at(-1);
   return last ? `${last.kind}: ${last.message}` : null;
 }
-function decide(kind, run2, outcome) {
-  const derived = kind === "failed" ? failureReason(run2.failures) ?? verdictReason(run2) : verdictReason(run2);
+function decide(kind, run3, outcome) {
+  const derived = kind === "failed" ? failureReason(run3.failures) ?? verdictReason(run3) : verdictReason(run3);
   const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
-  const next = outcome.next ?? run2.decision?.next ?? run2.failures?.at(-1)?.likely_fix ?? null;
+  const next = outcome.next ?? run3.decision?.next ?? run3.failures?.at(-1)?.likely_fix ?? null;
   return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
 }
 function mergeRun(existing, outcome) {
-  const run2 = existing ? clone3(existing) : {
+  const run3 = existing ? clone3(existing) : {
     name: outcome.candidate,
     status: "pending",
     decision: { outcome: "pending", reason: null, next: null }
   };
   const set = (key, value) => {
-    if (value !== void 0) run2[key] = clone3(value);
+    if (value !== void 0) run3[key] = clone3(value);
   };
   set("parent", outcome.parent);
   set("run_name", outcome.run_name ?? outcome.observation?.run_name);
   set("job_id", outcome.job_id);
   set("run_dir", outcome.run_dir);
-  if (outcome.topology) run2.topology = clone3(outcome.topology);
-  if (outcome.change) run2.change = clone3(outcome.change);
+  if (outcome.topology) run3.topology = clone3(outcome.topology);
+  if (outcome.change) run3.change = clone3(outcome.change);
   set("hypothesis", outcome.hypothesis);
   set("expected_effect", outcome.expected_effect);
   if (outcome.observation) {
-    run2.verdict = clone3(outcome.observation.verdict);
-    run2.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
-    run2.stable_metrics = clone3(outcome.observation.stable_metrics);
+    run3.verdict = clone3(outcome.observation.verdict);
+    run3.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
+    run3.stable_metrics = clone3(outcome.observation.stable_metrics);
   }
   if (outcome.telemetry_gaps?.length) {
-    const metrics = run2.stable_metrics ?? {};
+    const metrics = run3.stable_metrics ?? {};
     const quality = metrics.telemetry_quality ?? {};
     quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
     metrics.telemetry_quality = quality;
-    run2.stable_metrics = metrics;
+    run3.stable_metrics = metrics;
   }
   const failures = [
-    ...run2.failures ?? [],
+    ...run3.failures ?? [],
     ...outcome.observation?.failure ? [outcome.observation.failure] : [],
     ...outcome.failure ? [outcome.failure] : []
   ];
-  if (failures.length) run2.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
+  if (failures.length) run3.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
   if (outcome.learnings?.length) {
-    run2.skill_reflections = uniqueBy(
-      [...run2.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
+    run3.skill_reflections = uniqueBy(
+      [...run3.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
       (l3) => l3.learning.trim()
     );
   }
   set("pull_request", outcome.pull_request);
   set("recorded_at", outcome.at);
-  const prediction = outcome.prediction ?? run2.prediction;
-  if (prediction) run2.prediction = againstMeasured(prediction, run2, outcome.kind);
-  run2.status = STATUS[outcome.kind];
-  run2.decision = decide(outcome.kind, run2, outcome);
-  return run2;
+  const prediction = outcome.prediction ?? run3.prediction;
+  if (prediction) run3.prediction = againstMeasured(prediction, run3, outcome.kind);
+  run3.status = STATUS[outcome.kind];
+  run3.decision = decide(outcome.kind, run3, outcome);
+  return run3;
 }
-function againstMeasured(p, run2, kind) {
-  const measured3 = kind === "failed" ? null : run2.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run2);
+function againstMeasured(p, run3, kind) {
+  const measured3 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
   const r = (x2) => Math.round(x2 * 1e4) / 1e4;
   return {
     ...clone3(p),
@@ -72692,41 +72723,41 @@ function againstMeasured(p, run2, kind) {
     covered: measured3 === null ? null : p.low <= measured3 && measured3 <= p.high
   };
 }
-function bestReasoning(run2, previous) {
-  const value = stabilisedValue(run2);
-  const pr = run2.pull_request ? ` (pull request #${run2.pull_request.number})` : "";
-  const before = previous.topology && previous.topology !== run2.name ? ` vs ${seconds(previous.stabilized_seconds_per_rollout_full_run)} s/rollout of ${previous.topology}` : previous.topology === run2.name ? "" : " (first accepted candidate)";
-  const compared = comparisonText(run2.comparison);
-  return `${run2.name} accepted${pr}: ${seconds(value)} s/rollout${before}${compared ? `; ${compared}` : ""}`;
+function bestReasoning(run3, previous) {
+  const value = stabilisedValue(run3);
+  const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
+  const before = previous.topology && previous.topology !== run3.name ? ` vs ${seconds(previous.stabilized_seconds_per_rollout_full_run)} s/rollout of ${previous.topology}` : previous.topology === run3.name ? "" : " (first accepted candidate)";
+  const compared = comparisonText(run3.comparison);
+  return `${run3.name} accepted${pr}: ${seconds(value)} s/rollout${before}${compared ? `; ${compared}` : ""}`;
 }
 function bestOf(runs) {
   let best;
-  for (const run2 of runs) {
-    const value = stabilisedValue(run2);
-    if (run2.status !== "accepted" || value === null) continue;
+  for (const run3 of runs) {
+    const value = stabilisedValue(run3);
+    if (run3.status !== "accepted" || value === null) continue;
     const bestValue = best ? stabilisedValue(best) : null;
-    if (bestValue === null || value < bestValue) best = run2;
+    if (bestValue === null || value < bestValue) best = run3;
   }
   return best;
 }
-function updateBest(record, run2) {
+function updateBest(record, run3) {
   const current = record.current_best;
-  const value = stabilisedValue(run2);
-  if (run2.status === "accepted" && value !== null) {
+  const value = stabilisedValue(run3);
+  if (run3.status === "accepted" && value !== null) {
     const currentValue = current.stabilized_seconds_per_rollout_full_run;
-    if (current.topology === run2.name && currentValue === value) return current;
-    if (current.topology === run2.name || currentValue === null || value < currentValue) {
+    if (current.topology === run3.name && currentValue === value) return current;
+    if (current.topology === run3.name || currentValue === null || value < currentValue) {
       return {
-        topology: run2.name,
-        run_name: run2.run_name ?? null,
+        topology: run3.name,
+        run_name: run3.run_name ?? null,
         stabilized_seconds_per_rollout_full_run: value,
-        decision_reasoning: bestReasoning(run2, current)
+        decision_reasoning: bestReasoning(run3, current)
       };
     }
     return current;
   }
-  if (current.topology !== run2.name) return current;
-  const fallback = bestOf(record.runs.filter((r) => r.name !== run2.name));
+  if (current.topology !== run3.name) return current;
+  const fallback = bestOf(record.runs.filter((r) => r.name !== run3.name));
   if (!fallback)
     return {
       topology: null,
@@ -72738,16 +72769,16 @@ function updateBest(record, run2) {
     topology: fallback.name,
     run_name: fallback.run_name ?? null,
     stabilized_seconds_per_rollout_full_run: stabilisedValue(fallback),
-    decision_reasoning: `${bestReasoning(fallback, { ...current, topology: null })}; ${run2.name} was re-recorded as ${run2.status}`
+    decision_reasoning: `${bestReasoning(fallback, { ...current, topology: null })}; ${run3.name} was re-recorded as ${run3.status}`
   };
 }
 function apply(record, outcome) {
   const next = clone3(record);
   const index = next.runs.findIndex((r) => r.name === outcome.candidate);
-  const run2 = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
-  if (index >= 0) next.runs[index] = run2;
-  else next.runs.push(run2);
-  next.current_best = updateBest(next, run2);
+  const run3 = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
+  if (index >= 0) next.runs[index] = run3;
+  else next.runs.push(run3);
+  next.current_best = updateBest(next, run3);
   return next;
 }
 
@@ -72884,9 +72915,9 @@ function legendLayout(items, left, width) {
 }
 
 // src/record/render.ts
-function topologyLabel(run2) {
-  const hash = run2.topology?.hash ? ` \`${run2.topology.hash.slice(0, 8)}\`` : "";
-  return `\`${run2.name}\`${hash} on \`${run2.topology?.base ?? "topology=?"}\``;
+function topologyLabel(run3) {
+  const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
+  return `\`${run3.name}\`${hash} on \`${run3.topology?.base ?? "topology=?"}\``;
 }
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
@@ -72910,25 +72941,25 @@ function bottleneckSummary(metrics) {
   if (!b2) return null;
   return `bottleneck ${b2.service ?? b2.kind} (${b2.confidence})`;
 }
-function observationSummary(run2) {
-  const m2 = run2.stable_metrics;
+function observationSummary(run3) {
+  const m2 = run3.stable_metrics;
   const parts = [];
-  const value = stabilisedValue(run2);
+  const value = stabilisedValue(run3);
   if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
   if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
-  if (run2.verdict && run2.verdict.state !== "stable") parts.push(`verdict ${run2.verdict.state}`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
   for (const text2 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text2) parts.push(text2);
-  const failure = run2.failures?.at(-1);
+  const failure = run3.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
   return parts.length ? parts.join("; ") : "no metrics";
 }
-function decisionCell(run2) {
-  if (run2.decision.outcome === "pending") return run2.status;
-  return `${run2.decision.outcome}${run2.decision.reason ? `: ${safeText(run2.decision.reason)}` : ""}`;
+function decisionCell(run3) {
+  if (run3.decision.outcome === "pending") return run3.status;
+  return `${run3.decision.outcome}${run3.decision.reason ? `: ${safeText(run3.decision.reason)}` : ""}`;
 }
-function learningCell(run2) {
-  const list = run2.skill_reflections ?? [];
+function learningCell(run3) {
+  const list = run3.skill_reflections ?? [];
   return list.length ? list.map((l3) => safeText(l3.learning)).join(" / ") : "none";
 }
 function progressTable(record) {
@@ -72936,17 +72967,17 @@ function progressTable(record) {
     "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
     "|---:|---|---|---|---|---|---|---|"
   ];
-  record.runs.forEach((run2, i) => {
-    const job = run2.job_id ? `\`${run2.job_id}\`` : "\u2014";
+  record.runs.forEach((run3, i) => {
+    const job = run3.job_id ? `\`${run3.job_id}\`` : "\u2014";
     const row = [
       String(i + 1),
       job,
-      topologyLabel(run2),
-      cell2(describeChange(run2.change, !run2.parent)),
-      cell2(observationSummary(run2)),
-      cell2(decisionCell(run2)),
-      cell2(run2.decision.next),
-      cell2(learningCell(run2))
+      topologyLabel(run3),
+      cell2(describeChange(run3.change, !run3.parent)),
+      cell2(observationSummary(run3)),
+      cell2(decisionCell(run3)),
+      cell2(run3.decision.next),
+      cell2(learningCell(run3))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -72960,8 +72991,8 @@ var DECIDED_GROUPS = [
   { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
-function valueInterval(run2) {
-  const i = run2.verdict?.projected_full_run ?? run2.verdict?.value ?? null;
+function valueInterval(run3) {
+  const i = run3.verdict?.projected_full_run ?? run3.verdict?.value ?? null;
   return i ? { low: i.low, high: i.high } : null;
 }
 function secondsPerRolloutChart(record, title) {
@@ -73005,9 +73036,9 @@ function secondsPerRolloutChart(record, title) {
     `With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
-function barGroup(run2) {
-  if (run2.status === "accepted" || run2.status === "rejected" || run2.status === "failed" || run2.status === "stopped")
-    return run2.status;
+function barGroup(run3) {
+  if (run3.status === "accepted" || run3.status === "rejected" || run3.status === "failed" || run3.status === "stopped")
+    return run3.status;
   return "pending";
 }
 function recordChartSvg(record) {
@@ -73057,9 +73088,9 @@ function queueTable(metrics) {
     ...byService.map(([svc, q2]) => `| ${svc} | ${num3(q2.worker_min)} | ${num3(q2.worker_max)} |`)
   ].join("\n");
 }
-function metricsList(run2) {
-  const m2 = run2.stable_metrics;
-  const v2 = run2.verdict;
+function metricsList(run3) {
+  const m2 = run3.stable_metrics;
+  const v2 = run3.verdict;
   const lines = [];
   if (v2) {
     lines.push(
@@ -73073,7 +73104,7 @@ function metricsList(run2) {
         `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
-  const compared = comparisonText(run2.comparison);
+  const compared = comparisonText(run3.comparison);
   if (compared) lines.push(`- Comparison: ${compared}`);
   if (m2) {
     const pairs = [
@@ -73095,56 +73126,56 @@ function metricsList(run2) {
   }
   return lines;
 }
-function runSection(run2, step) {
-  const out = [`### Step ${step}: \`${run2.name}\` \u2014 ${run2.status}`, ""];
+function runSection(run3, step) {
+  const out = [`### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`, ""];
   const facts = [];
-  if (run2.run_name) facts.push(`run \`${run2.run_name}\``);
-  if (run2.job_id) facts.push(`Slurm job \`${run2.job_id}\``);
-  if (run2.run_dir) facts.push(`run directory \`${run2.run_dir}\``);
-  if (run2.pull_request)
+  if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
+  if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
+  if (run3.run_dir) facts.push(`run directory \`${run3.run_dir}\``);
+  if (run3.pull_request)
     facts.push(
-      run2.pull_request.url ? `[pull request #${run2.pull_request.number}](${run2.pull_request.url})` : `pull request #${run2.pull_request.number}`
+      run3.pull_request.url ? `[pull request #${run3.pull_request.number}](${run3.pull_request.url})` : `pull request #${run3.pull_request.number}`
     );
-  if (run2.recorded_at) facts.push(`recorded ${run2.recorded_at}`);
+  if (run3.recorded_at) facts.push(`recorded ${run3.recorded_at}`);
   if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
   out.push(
-    `- Topology: \`${run2.topology?.base ?? "topology=?"}\`${run2.topology?.hash ? ` (hash \`${run2.topology.hash}\`)` : ""}${run2.topology?.file ? `, file \`${run2.topology.file}\`` : ""}`
+    `- Topology: \`${run3.topology?.base ?? "topology=?"}\`${run3.topology?.hash ? ` (hash \`${run3.topology.hash}\`)` : ""}${run3.topology?.file ? `, file \`${run3.topology.file}\`` : ""}`
   );
-  out.push(`- Parent: ${run2.parent ? `\`${run2.parent}\`` : "none (baseline)"}`);
-  const change = Object.entries(run2.change ?? {});
+  out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
+  const change = Object.entries(run3.change ?? {});
   if (change.length) {
     out.push("- Change:");
     for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
   }
-  if (run2.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run2.hypothesis))}`);
-  if (run2.expected_effect) out.push(`- Expected effect: ${cell2(run2.expected_effect)}`);
+  if (run3.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run3.hypothesis))}`);
+  if (run3.expected_effect) out.push(`- Expected effect: ${cell2(run3.expected_effect)}`);
   out.push("", "#### Findings", "");
-  const metrics = metricsList(run2);
+  const metrics = metricsList(run3);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
-  const evidence = run2.verdict?.evidence ?? [];
+  const evidence = run3.verdict?.evidence ?? [];
   if (evidence.length) {
     out.push("- Evidence:");
     for (const e of evidence) out.push(`  - ${cell2(e)}`);
   }
-  const queue = queueTable(run2.stable_metrics);
+  const queue = queueTable(run3.stable_metrics);
   if (queue) out.push("", queue);
-  const b2 = run2.stable_metrics?.bottleneck;
+  const b2 = run3.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
   if (b2) {
     out.push(`**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`);
     for (const e of b2.evidence) out.push(`- ${cell2(e)}`);
   } else out.push("Not determined.");
-  const gpus = gpuTable(run2.stable_metrics);
+  const gpus = gpuTable(run3.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
-    run2.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+    run3.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
   );
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v2] of cpu)
       out.push(`| ${cell2(group)} | ${num3(v2.min, 0)} / ${num3(v2.mean, 0)} / ${num3(v2.max, 0)} |`);
   }
-  const quality = run2.stable_metrics?.telemetry_quality;
+  const quality = run3.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
     ...quality?.gaps ?? []
@@ -73154,9 +73185,9 @@ function runSection(run2, step) {
     for (const g of gaps2) out.push(`- ${cell2(g)}`);
     if (quality?.notes) out.push(`- ${cell2(quality.notes)}`);
   }
-  if (run2.failures?.length) {
+  if (run3.failures?.length) {
     out.push("", "#### Failures", "");
-    for (const f of run2.failures) {
+    for (const f of run3.failures) {
       const where = [
         f.slurm_state && `Slurm ${f.slurm_state}`,
         f.exit_code && `exit ${f.exit_code}`,
@@ -73169,12 +73200,12 @@ function runSection(run2, step) {
   }
   out.push("", "#### Decision", "");
   out.push(
-    `**${run2.decision.outcome}**${run2.decision.reason ? `: ${cell2(safeText(run2.decision.reason))}` : ""}`
+    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell2(safeText(run3.decision.reason))}` : ""}`
   );
-  if (run2.decision.next) out.push("", `Next: ${cell2(run2.decision.next)}`);
-  if (run2.skill_reflections?.length) {
+  if (run3.decision.next) out.push("", `Next: ${cell2(run3.decision.next)}`);
+  if (run3.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
-    for (const l3 of run2.skill_reflections)
+    for (const l3 of run3.skill_reflections)
       out.push(
         `- (${l3.topic}) ${cell2(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
       );
@@ -73240,8 +73271,8 @@ function renderRecordMarkdown(record) {
   out.push("## Fixed inputs", "", fixedInputsTable(record), "");
   if (record.runs.length) {
     out.push("## Candidates", "");
-    record.runs.forEach((run2, i) => {
-      out.push(runSection(run2, i + 1), "");
+    record.runs.forEach((run3, i) => {
+      out.push(runSection(run3, i + 1), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -73270,14 +73301,14 @@ function relativeChange(value, base) {
   const pct5 = (value - base) / base * 100;
   return `${pct5 > 0 ? "+" : ""}${num3(pct5, 1)}%`;
 }
-function measured(run2) {
-  const value = stabilisedValue(run2);
+function measured(run3) {
+  const value = stabilisedValue(run3);
   if (value === null)
-    return run2.failures?.length ? `failed (${run2.failures.at(-1).kind})` : "no stable value";
+    return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
   const parts = [`${seconds(value)} s/rollout`];
-  const five = run2.stable_metrics?.seconds_per_rollout_5m;
+  const five = run3.stable_metrics?.seconds_per_rollout_5m;
   if (five != null) parts.push(`5m ${seconds(five)}`);
-  if (run2.verdict && run2.verdict.state !== "stable") parts.push(run2.verdict.state);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
   return parts.join(", ");
 }
 function bottleneckLine(m2) {
@@ -73286,19 +73317,19 @@ function bottleneckLine(m2) {
   const evidence = b2.evidence.length ? `: ${b2.evidence.join("; ")}` : "";
   return `${b2.service ?? b2.kind} (${b2.kind}, confidence ${b2.confidence})${evidence}`;
 }
-function lineage(record, run2) {
-  const chain = [];
+function lineage(record, run3) {
+  const chain2 = [];
   const seen = /* @__PURE__ */ new Set();
-  let current = run2;
+  let current = run3;
   while (current && !seen.has(current.name)) {
-    chain.unshift(current);
+    chain2.unshift(current);
     seen.add(current.name);
     current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
   }
-  return chain;
+  return chain2;
 }
-function gpuChart(run2, title) {
-  const gpus = gpuList(run2.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+function gpuChart(run3, title) {
+  const gpus = gpuList(run3.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
   if (gpus.length === 0) return void 0;
   const chart = barChart(
     gpus.map(([gpu, g]) => ({
@@ -73312,9 +73343,9 @@ function gpuChart(run2, title) {
 
 Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
 }
-function headroomAdvice(run2) {
+function headroomAdvice(run3) {
   const out = [];
-  for (const [gpu, g] of gpuList(run2.stable_metrics)) {
+  for (const [gpu, g] of gpuList(run3.stable_metrics)) {
     const util = g.utilization_percent?.mean;
     const headroom = g.memory_headroom_gb_min;
     const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
@@ -73332,10 +73363,10 @@ function headroomAdvice(run2) {
 }
 function learningsByTopic(record) {
   const map = /* @__PURE__ */ new Map();
-  for (const run2 of record.runs)
-    for (const learning of run2.skill_reflections ?? []) {
+  for (const run3 of record.runs)
+    for (const learning of run3.skill_reflections ?? []) {
       const list = map.get(learning.topic) ?? [];
-      list.push({ run: run2.name, learning });
+      list.push({ run: run3.name, learning });
       map.set(learning.topic, list);
     }
   return map;
@@ -73343,8 +73374,8 @@ function learningsByTopic(record) {
 function derivedAdvice(record) {
   const out = [];
   const failures = /* @__PURE__ */ new Map();
-  for (const run2 of record.runs)
-    for (const f of run2.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run2.name]);
+  for (const run3 of record.runs)
+    for (const f of run3.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run3.name]);
   for (const [kind, runs] of failures)
     out.push(
       `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
@@ -73423,18 +73454,18 @@ function renderFinalReport(record, options2 = {}) {
     "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
     "|---:|---|---|---|---|---|---:|---|---|"
   );
-  record.runs.forEach((run2, i) => {
-    const value = stabilisedValue(run2);
+  record.runs.forEach((run3, i) => {
+    const value = stabilisedValue(run3);
     const row = [
       String(i + 1),
-      `\`${run2.name}\``,
-      cell2(describeChange(run2.change, !run2.parent)),
-      cell2(run2.hypothesis),
-      cell2(run2.expected_effect),
-      cell2(measured(run2)),
-      run2 === base ? "baseline" : relativeChange(value, baseValue),
-      cell2(resourceLine(run2.stable_metrics)),
-      cell2(`${run2.decision.outcome}${run2.decision.reason ? `: ${run2.decision.reason}` : ""}`)
+      `\`${run3.name}\``,
+      cell2(describeChange(run3.change, !run3.parent)),
+      cell2(run3.hypothesis),
+      cell2(run3.expected_effect),
+      cell2(measured(run3)),
+      run3 === base ? "baseline" : relativeChange(value, baseValue),
+      cell2(resourceLine(run3.stable_metrics)),
+      cell2(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
@@ -73443,7 +73474,7 @@ function renderFinalReport(record, options2 = {}) {
   out.push("", "## 3. Best topology", "");
   if (!best) out.push("No candidate was accepted.");
   else {
-    const chain = lineage(record, best);
+    const chain2 = lineage(record, best);
     out.push(
       `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(bestValue)} s per rollout.`,
       "",
@@ -73451,9 +73482,9 @@ function renderFinalReport(record, options2 = {}) {
     );
     const compared = comparisonText(best.comparison);
     if (compared) out.push(`- Statistical comparison: ${compared}`);
-    if (chain.length > 1) {
+    if (chain2.length > 1) {
       out.push("- Changes from the baseline, step by step:");
-      for (const step of chain.slice(1))
+      for (const step of chain2.slice(1))
         out.push(`  - \`${step.name}\`: ${cell2(describeChange(step.change, false))}`);
     }
     out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
@@ -73485,9 +73516,9 @@ function renderFinalReport(record, options2 = {}) {
     out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
   for (const [topic, list] of [...byTopic.entries()].sort((a, b2) => a[0].localeCompare(b2[0]))) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
-    for (const { run: run2, learning } of list)
+    for (const { run: run3, learning } of list)
       out.push(
-        `- ${cell2(learning.learning)} (from \`${run2}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
+        `- ${cell2(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
@@ -74285,7 +74316,7 @@ function isSpare(u) {
 // src/lifecycle/model.ts
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
-  const { request: request2, run: run2, outcome, job, headSha } = input;
+  const { request: request2, run: run3, outcome, job, headSha } = input;
   const jobLive = job !== null && isLive2(job.state);
   if (outcome)
     return {
@@ -74295,7 +74326,7 @@ function phaseOf(input) {
     };
   if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
   if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run2) return { phase: "lost", jobId: run2.jobId };
+  if (run3) return { phase: "lost", jobId: run3.jobId };
   return { phase: "queued" };
 }
 
@@ -75198,10 +75229,10 @@ function recordProblems(value) {
   const record = value;
   const problems = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const run2 of record.runs) {
-    if (seen.has(run2.name))
-      problems.push(`runs: candidate "${run2.name}" appears twice (runs are keyed by name)`);
-    seen.add(run2.name);
+  for (const run3 of record.runs) {
+    if (seen.has(run3.name))
+      problems.push(`runs: candidate "${run3.name}" appears twice (runs are keyed by name)`);
+    seen.add(run3.name);
   }
   const best = record.current_best.topology;
   if (best && !seen.has(best))
@@ -75238,17 +75269,17 @@ function serializeRecord(record) {
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
-function secondsPerRollout(run2) {
-  const o = run2.observation;
+function secondsPerRollout(run3) {
+  const o = run3.observation;
   const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
 }
 function isService(name) {
   return SERVICES.includes(name);
 }
-function queueReadings(run2) {
+function queueReadings(run3) {
   const out = {};
-  const byService = run2.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
+  const byService = run3.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
   for (const [name, q2] of Object.entries(byService)) {
     if (!isService(name)) continue;
     out[name] = { max: q2.worker_max ?? 0, min: q2.worker_min ?? 0 };
@@ -75286,9 +75317,9 @@ function bottleneckFromQueues(queues) {
     confidence: "medium"
   };
 }
-function readEvidence(run2) {
-  const m2 = run2.observation?.stable_metrics;
-  const queues = queueReadings(run2);
+function readEvidence(run3) {
+  const m2 = run3.observation?.stable_metrics;
+  const queues = queueReadings(run3);
   const given = m2?.bottleneck;
   const bottleneck = given && given.kind !== "unknown" ? given : bottleneckFromQueues(queues);
   const gpus = /* @__PURE__ */ new Map();
@@ -75310,7 +75341,7 @@ function readEvidence(run2) {
   return {
     ...cpuPercents.length ? { cpuBusyCores: cpuPercents.reduce((a, b2) => a + b2, 0) / 100 } : {},
     saturated: utilisations.length > 0 && utilisations.every((u) => u >= SATURATED_UTILISATION),
-    secondsPerRollout: secondsPerRollout(run2),
+    secondsPerRollout: secondsPerRollout(run3),
     bottleneck,
     queues,
     idleFraction: m2?.runtime_idle_fraction ?? void 0,
@@ -75773,24 +75804,24 @@ function classifyChange(parent, child) {
 function moveTag(kind, service2) {
   return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service2}` : kind;
 }
-function outcomeOf2(run2, byName) {
-  if (run2.status === "failed" || run2.observation?.failure) return "failed";
-  const verdict = run2.observation?.comparison?.outcome;
+function outcomeOf2(run3, byName) {
+  if (run3.status === "failed" || run3.observation?.failure) return "failed";
+  const verdict = run3.observation?.comparison?.outcome;
   if (verdict === "better") return "better";
   if (verdict === "worse" || verdict === "indistinguishable") return "not-better";
-  const own = secondsPerRollout(run2);
-  const parent = run2.parent ? byName.get(run2.parent) : void 0;
+  const own = secondsPerRollout(run3);
+  const parent = run3.parent ? byName.get(run3.parent) : void 0;
   const reference = parent ? secondsPerRollout(parent) : void 0;
   if (own === void 0 || reference === void 0) return "unknown";
   return own < reference * (1 - SIGNIFICANT_GAIN) ? "better" : "not-better";
 }
 function rounds(tried, maxParallel) {
   const out = [];
-  for (const run2 of tried) {
-    if (!run2.parent) continue;
+  for (const run3 of tried) {
+    if (!run3.parent) continue;
     const last = out[out.length - 1];
-    if (last && last[0]?.parent === run2.parent && last.length < maxParallel) last.push(run2);
-    else out.push([run2]);
+    if (last && last[0]?.parent === run3.parent && last.length < maxParallel) last.push(run3);
+    else out.push([run3]);
   }
   return out;
 }
@@ -76298,11 +76329,11 @@ var PRIOR_RUNTIME = { workMs: 10, latencyMs: 2, contention: 0.03 };
 var STEPS = 200;
 var logit = (p) => Math.log(p / (1 - p));
 var sigmoid = (x2) => 1 / (1 + Math.exp(-x2));
-function measurementOf(run2) {
-  if (run2.status === "failed" || run2.observation?.failure) return void 0;
-  const o = run2.observation;
+function measurementOf(run3) {
+  if (run3.status === "failed" || run3.observation?.failure) return void 0;
+  const o = run3.observation;
   const steady = o?.verdict?.steady_seconds_per_rollout;
-  const seconds3 = steady?.value ?? secondsPerRollout(run2);
+  const seconds3 = steady?.value ?? secondsPerRollout(run3);
   if (seconds3 === void 0 || !(seconds3 > 0)) return void 0;
   const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
   const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
@@ -76326,8 +76357,8 @@ function measurementOf(run2) {
   }
   const idle = m2?.runtime_idle_fraction;
   return {
-    name: run2.name,
-    topology: run2.topology,
+    name: run3.name,
+    topology: run3.topology,
     seconds: seconds3,
     logSe: Math.max(3e-3, logSe2),
     queues,
@@ -76885,11 +76916,11 @@ function suggest2(input, options2 = {}) {
   ];
   const byName = new Map(input.tried.map((r) => [r.name, r]));
   const failedHere = /* @__PURE__ */ new Map();
-  for (const run2 of input.tried) {
-    if (run2.parent !== parent.name) continue;
-    const outcome = outcomeOf2(run2, byName);
+  for (const run3 of input.tried) {
+    if (run3.parent !== parent.name) continue;
+    const outcome = outcomeOf2(run3, byName);
     if (outcome === "better" || outcome === "unknown") continue;
-    for (const tag of classifyChange(parent.topology, run2.topology)) {
+    for (const tag of classifyChange(parent.topology, run3.topology)) {
       failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
     }
   }
@@ -77571,9 +77602,9 @@ function realDemoParts(root, env, outDir) {
       return { experiment, baseline: built.baseline };
     },
     submit: (experiment, candidate) => submit(experiment, candidate),
-    async cancel(run2) {
+    async cancel(run3) {
       const c = need();
-      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run2.runName });
+      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
     },
     async observe(prepared, runs, _env, reference) {
       const c = need();
@@ -77610,8 +77641,8 @@ function realDemoParts(root, env, outDir) {
           },
           // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
           submit: async (_exp, candidate) => {
-            const run2 = runs.find((r) => r.runName === candidate.runName);
-            return run2 ? { jobId: (await submit(experiment, run2.candidate)).jobId } : void 0;
+            const run3 = runs.find((r) => r.runName === candidate.runName);
+            return run3 ? { jobId: (await submit(experiment, run3.candidate)).jobId } : void 0;
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
@@ -77630,8 +77661,8 @@ function realDemoParts(root, env, outDir) {
         { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
       );
       if (report.errors.length) throw new Error(`monitor: ${report.errors.join("; ")}`);
-      return runs.map((run2) => {
-        const outcome = report.candidates.find((o) => o.runName === run2.runName);
+      return runs.map((run3) => {
+        const outcome = report.candidates.find((o) => o.runName === run3.runName);
         if (!outcome) {
           return {
             state: "submitted",
@@ -77649,7 +77680,7 @@ function realDemoParts(root, env, outDir) {
           simulatedMinutes: verdict.minutes_of_data ?? null,
           secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
           observation,
-          comment: c.comments.get(run2.candidate.name) ?? "",
+          comment: c.comments.get(run3.candidate.name) ?? "",
           done: FINAL_STATES.has(outcome.state)
         };
       });
@@ -79073,10 +79104,10 @@ async function runBatch(title, candidates, ctx) {
   const { experiment } = prepared;
   const runs = [];
   for (const candidate of candidates) {
-    const run2 = await parts.submit(experiment, candidate, env);
-    const unregister = cleanup.add(`cancel ${run2.runName} (job ${run2.jobId})`, () => parts.cancel(run2, env));
-    runs.push({ run: run2, unregister, last: null });
-    view.log(`submitted ${candidate.name}: Slurm job ${run2.jobId}, run ${run2.runName}`);
+    const run3 = await parts.submit(experiment, candidate, env);
+    const unregister = cleanup.add(`cancel ${run3.runName} (job ${run3.jobId})`, () => parts.cancel(run3, env));
+    runs.push({ run: run3, unregister, last: null });
+    view.log(`submitted ${candidate.name}: Slurm job ${run3.jobId}, run ${run3.runName}`);
   }
   const row = (r) => ({
     name: r.run.candidate.name,
@@ -79358,9 +79389,111 @@ import { resolve as resolve8 } from "node:path";
 var import_yaml6 = __toESM(require_dist(), 1);
 import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
 import { join as join9 } from "node:path";
+
+// src/doctor/network.ts
+var DNS = /* @__PURE__ */ new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA"]);
+var CONNECTION = /* @__PURE__ */ new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "UND_ERR_SOCKET"
+]);
+var TIMEOUT = /* @__PURE__ */ new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"]);
+var TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_OSSL_)/;
+function chain(error) {
+  const out = [];
+  const queue = [error];
+  while (queue.length && out.length < 20) {
+    const e = queue.shift();
+    if (!e || typeof e !== "object") continue;
+    const x2 = e;
+    out.push(x2);
+    if (x2.cause) queue.push(x2.cause);
+    if (Array.isArray(x2.errors)) queue.push(...x2.errors);
+  }
+  return out;
+}
+function classifyRequestError(error) {
+  const all = chain(error);
+  const deepest = all.at(-1);
+  const message2 = String(deepest?.message || error?.message || error);
+  for (const e of all) {
+    const code3 = typeof e.code === "string" ? e.code : void 0;
+    if (!code3) continue;
+    if (DNS.has(code3)) return { kind: "dns", code: code3, message: message2 };
+    if (TLS.test(code3)) return { kind: "tls", code: code3, message: message2 };
+    if (TIMEOUT.has(code3)) return { kind: "timeout", code: code3, message: message2 };
+    if (CONNECTION.has(code3)) return { kind: "connection", code: code3, message: message2 };
+  }
+  if (all.some((e) => e.name === "TimeoutError" || e.name === "AbortError"))
+    return { kind: "timeout", message: message2 };
+  const networkLike = all.some((e) => e.name === "TypeError" && /fetch failed/.test(e.message ?? ""));
+  const status2 = all.map((e) => e.status).find((s) => typeof s === "number");
+  if (status2 === void 0 || networkLike) return { kind: networkLike ? "connection" : "unknown", message: message2 };
+  const headers = all.find((e) => e.response?.headers)?.response?.headers ?? {};
+  if (status2 === 401) return { kind: "auth", status: status2, message: message2 };
+  if ((status2 === 403 || status2 === 429) && (headers["x-ratelimit-remaining"] === "0" || /rate limit/i.test(message2)))
+    return { kind: "rate-limited", status: status2, message: message2 };
+  if (status2 === 403) return { kind: "permission", status: status2, message: message2 };
+  if (status2 === 404) return { kind: "not-found", status: status2, message: message2 };
+  if (status2 >= 500) return { kind: "server", status: status2, message: message2 };
+  return { kind: "unknown", status: status2, message: message2 };
+}
+function describeFailure(what, f) {
+  const how = {
+    dns: "the host name does not resolve (DNS)",
+    tls: "the TLS certificate is not trusted",
+    connection: "the connection failed",
+    timeout: "no answer in time",
+    auth: "the credentials were refused (HTTP 401)",
+    permission: "not allowed (HTTP 403)",
+    "rate-limited": `rate limited (HTTP ${f.status})`,
+    "not-found": "not found (HTTP 404)",
+    server: `the service failed (HTTP ${f.status})`,
+    unknown: f.status ? `HTTP ${f.status}` : "failed"
+  };
+  return `${what}: ${how[f.kind]}${f.code ? ` [${f.code}]` : ""}: ${f.message}`;
+}
+function networkFix(f, host, setting) {
+  switch (f.kind) {
+    case "dns":
+      return `this host cannot resolve ${host}: check its DNS (resolv.conf, a proxy) and ${setting}`;
+    case "tls":
+      return `the certificate ${host} presents is not trusted here: behind a TLS-inspecting proxy give Node its CA (NODE_EXTRA_CA_CERTS=<ca.pem>); check the clock and ${setting}`;
+    case "connection":
+      return `nothing answers at ${host} from this host: check ${setting}, that the service runs, and the firewall or proxy between them`;
+    case "timeout":
+      return `${host} did not answer in time: check the firewall or proxy between this host and it, and that the service is not overloaded`;
+    default:
+      return void 0;
+  }
+}
+
+// src/doctor/checks.ts
 var ok = (name, detail) => ({ name, status: "ok", detail });
 var fail = (name, detail, fix) => ({ name, status: "fail", detail, fix });
+var skip = (name, detail) => ({ name, status: "skip", detail });
 var SLURM_COMMANDS = ["sbatch", "squeue", "sacct", "scancel"];
+var TIMEOUT2 = { timeoutMs: 2e4 };
+async function run2(t, argv) {
+  try {
+    return await t.run(argv, TIMEOUT2);
+  } catch (error) {
+    if (!/not installed or not on PATH/.test(error.message)) throw error;
+    return { code: 127, stdout: "", stderr: error.message };
+  }
+}
+var said = (r) => (r.stderr || r.stdout).trim().replace(/\s+/g, " ").slice(0, 300);
+function checkPlaceholders(loaded, clusterName) {
+  const left = placeholderIssues(loaded, ["clusters", clusterName], "error");
+  return left.length ? fail(
+    "clusters.yaml placeholders",
+    `${left.length} value(s) of cluster ${clusterName} still hold what topo setup left to replace: ${left.map((i) => `${i.keyPath} (line ${i.line})`).join(", ")}`,
+    "replace them with your cluster's values (docs/adopting.md, step 2); `topo validate topologies/clusters.yaml` shows each one at its line"
+  ) : ok("clusters.yaml placeholders", `no TODO, example.org or PLACEHOLDER left in cluster ${clusterName}`);
+}
 async function checkSlurm(clusterName, cluster, transport) {
   const where = cluster.transport === "ssh" ? `${cluster.user}@${cluster.host}:${cluster.port ?? 22}` : "this host";
   let t;
@@ -79376,37 +79509,15 @@ async function checkSlurm(clusterName, cluster, transport) {
     ];
   }
   const checks = [];
-  const pathFix = cluster.transport === "local" ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)` : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
   try {
-    for (const command of SLURM_COMMANDS) {
-      let r;
-      try {
-        r = await t.run([command, "--version"], { timeoutMs: 2e4 });
-      } catch (error) {
-        if (!/not installed or not on PATH/.test(error.message)) throw error;
-        checks.push(fail(`slurm ${command}`, error.message, pathFix));
-        continue;
-      }
-      if (r.code === 0)
-        checks.push(ok(`slurm ${command}`, `${(r.stdout || r.stderr).trim().split("\n")[0]} on ${where}`));
-      else
-        checks.push(
-          fail(
-            `slurm ${command}`,
-            `\`${command} --version\` exited ${r.code} on ${where}: ${(r.stderr || r.stdout).trim().slice(0, 200)}`,
-            pathFix
-          )
-        );
-    }
-    const script = `${cluster.alpasim_checkout.replace(/\/+$/, "")}/${cluster.submit_script}`;
-    const test = await t.run(["test", "-f", script], { timeoutMs: 2e4 });
+    checks.push(...await commandChecks(t, clusterName, cluster, where));
+    const controller = await controllerCheck(t, where);
+    checks.push(controller);
     checks.push(
-      test.code === 0 ? ok("submit script", `${script} exists on ${where}`) : fail(
-        "submit script",
-        `${script} is not a file on ${where}`,
-        `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`
-      )
+      controller.status === "ok" ? await partitionCheck(t, cluster, where) : skip("slurm partition", "not asked: slurmctld does not answer")
     );
+    checks.push(await accountingCheck(t, where));
+    checks.push(await submitScriptCheck(t, clusterName, cluster, where));
   } catch (error) {
     checks.push(slurmFailure(cluster, where, error));
   } finally {
@@ -79414,6 +79525,131 @@ async function checkSlurm(clusterName, cluster, transport) {
     });
   }
   return checks;
+}
+async function commandChecks(t, clusterName, cluster, where) {
+  const pathFix = cluster.transport === "local" ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)` : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
+  const checks = [];
+  for (const command of SLURM_COMMANDS) {
+    let r;
+    try {
+      r = await t.run([command, "--version"], TIMEOUT2);
+    } catch (error) {
+      if (!/not installed or not on PATH/.test(error.message)) throw error;
+      checks.push(fail(`slurm ${command}`, error.message, pathFix));
+      continue;
+    }
+    checks.push(
+      r.code === 0 ? ok(`slurm ${command}`, `${(r.stdout || r.stderr).trim().split("\n")[0]} on ${where}`) : fail(
+        `slurm ${command}`,
+        `\`${command} --version\` exited ${r.code} on ${where}: ${said(r)}`,
+        pathFix
+      )
+    );
+  }
+  return checks;
+}
+async function controllerCheck(t, where) {
+  const r = await run2(t, ["scontrol", "ping"]);
+  if (r.code === 0 && /\bUP\b/.test(r.stdout))
+    return ok("slurm controller", `${r.stdout.trim().split("\n")[0]} (scontrol ping on ${where})`);
+  return fail(
+    "slurm controller",
+    `slurmctld does not answer from ${where}: \`scontrol ping\` exited ${r.code}: ${said(r)}`,
+    `nothing can be submitted or watched until it does: start slurmctld, or check that ${where} reaches SlurmctldHost and SlurmctldPort of the slurm.conf it reads (SLURM_CONF); on a shared cluster, ask its admins`
+  );
+}
+async function partitionCheck(t, cluster, where) {
+  const wanted = cluster.slurm?.partition?.split(",").filter(Boolean) ?? [];
+  const r = await run2(t, ["sinfo", "--noheader", "--format=%P|%a|%D|%t"]);
+  if (r.code !== 0)
+    return fail("slurm partition", `\`sinfo\` exited ${r.code} on ${where}: ${said(r)}`, "see the message");
+  const rows = r.stdout.trim().split("\n").filter(Boolean).map((line) => {
+    const [name = "", avail = "", nodes2 = "0", state2 = ""] = line.split("|");
+    return {
+      name: name.replace(/\*$/, ""),
+      isDefault: name.endsWith("*"),
+      avail,
+      nodes: Number(nodes2),
+      state: state2
+    };
+  });
+  const names = wanted.length ? wanted : rows.filter((x2) => x2.isDefault).map((x2) => x2.name).slice(0, 1);
+  if (names.length === 0)
+    return fail(
+      "slurm partition",
+      `no partition given and sinfo on ${where} shows no default one`,
+      "set slurm.partition of the cluster in clusters.yaml"
+    );
+  const usable2 = /^(idle|mix|alloc|allocated|comp|completing|resv|planned)/;
+  for (const name of names) {
+    const mine = rows.filter((x2) => x2.name === name);
+    if (mine.length === 0)
+      return fail(
+        "slurm partition",
+        `partition ${name} does not exist on ${where} (sinfo lists: ${[...new Set(rows.map((x2) => x2.name))].join(", ") || "none"})`,
+        `fix slurm.partition of the cluster in clusters.yaml`
+      );
+    if (mine.every((x2) => x2.avail !== "up"))
+      return fail(
+        "slurm partition",
+        `partition ${name} is ${mine[0]?.avail} on ${where}`,
+        "a partition that is not up starts no job: ask the cluster admins"
+      );
+    const up = mine.filter((x2) => usable2.test(x2.state)).reduce((n, x2) => n + x2.nodes, 0);
+    if (up === 0)
+      return fail(
+        "slurm partition",
+        `partition ${name} has no usable node on ${where} (${mine.map((x2) => `${x2.nodes} ${x2.state}`).join(", ")})`,
+        "resume or repair its nodes (scontrol update nodename=\u2026 state=resume), or ask the cluster admins"
+      );
+  }
+  const summary = rows.filter((x2) => names.includes(x2.name)).map((x2) => `${x2.name}: ${x2.nodes} ${x2.state}`);
+  return ok("slurm partition", `${summary.join(", ")} (sinfo on ${where})`);
+}
+async function accountingCheck(t, where) {
+  const r = await run2(t, [
+    "sacct",
+    "--noheader",
+    "--parsable2",
+    "--allocations",
+    "--starttime=now-1days",
+    "--format=JobID,State"
+  ]);
+  if (r.code === 0) {
+    const jobs = r.stdout.trim().split("\n").filter(Boolean).length;
+    return ok(
+      "slurm accounting",
+      `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`
+    );
+  }
+  const text2 = said(r);
+  const consequence = "the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost";
+  if (/accounting storage is disabled/i.test(text2))
+    return fail(
+      "slurm accounting",
+      `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): \`sacct\` has no history`,
+      `enable accounting (slurmdbd) or ask the cluster admins: ${consequence}`
+    );
+  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text2))
+    return fail(
+      "slurm accounting",
+      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text2}`,
+      `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`
+    );
+  return fail(
+    "slurm accounting",
+    `\`sacct\` exited ${r.code} on ${where}: ${text2}`,
+    `see the message; ${consequence}`
+  );
+}
+async function submitScriptCheck(t, clusterName, cluster, where) {
+  const script = `${cluster.alpasim_checkout.replace(/\/+$/, "")}/${cluster.submit_script}`;
+  const test = await run2(t, ["test", "-f", script]);
+  return test.code === 0 ? ok("submit script", `${script} exists on ${where}`) : fail(
+    "submit script",
+    `${script} is not a file on ${where}`,
+    `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`
+  );
 }
 function slurmFailure(cluster, where, error) {
   const message2 = error.message;
@@ -79431,16 +79667,24 @@ function slurmFailure(cluster, where, error) {
     );
   return fail("slurm", message2, "see the message; this is unexpected (please report it)");
 }
+var hostOf = (url) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
 async function checkPrometheus(cluster, prometheus, fetcher = fetch) {
   const url = cluster.prometheus_url;
   try {
     await prometheus.instant("vector(1)");
   } catch (error) {
+    const f = classifyRequestError(error);
     return [
       fail(
         "prometheus",
-        error.message,
-        `start Prometheus where the runner reaches ${url} (scripts/start-prometheus-grafana.sh), or fix prometheus_url in clusters.yaml`
+        f.kind === "unknown" ? error.message : describeFailure(`cannot reach Prometheus at ${url}`, f),
+        networkFix(f, hostOf(url), "prometheus_url in clusters.yaml") ?? (f.kind === "auth" || f.kind === "permission" ? `Prometheus at ${url} wants credentials the runner does not send: give the runner a Prometheus it may query without them (or a proxy on the runner host)` : `start Prometheus where the runner reaches ${url} (scripts/start-prometheus-grafana.sh), or fix prometheus_url in clusters.yaml`)
       )
     ];
   }
@@ -79477,11 +79721,7 @@ async function checkPrometheus(cluster, prometheus, fetcher = fetch) {
 }
 async function checkGrafana(cluster, fetcher = fetch) {
   if (!cluster.grafana_url)
-    return {
-      name: "grafana",
-      status: "skip",
-      detail: "no grafana_url in clusters.yaml (comments carry no dashboard links)"
-    };
+    return skip("grafana", "no grafana_url in clusters.yaml (comments carry no dashboard links)");
   const url = `${cluster.grafana_url.replace(/\/+$/, "")}/api/health`;
   try {
     const res = await fetcher(url, { signal: AbortSignal.timeout(1e4) });
@@ -79491,10 +79731,11 @@ async function checkGrafana(cluster, fetcher = fetch) {
       "fix grafana_url in clusters.yaml or start Grafana"
     );
   } catch (error) {
+    const f = classifyRequestError(error);
     return fail(
       "grafana",
-      `cannot reach ${url}: ${error.message}`,
-      "start Grafana (scripts/start-prometheus-grafana.sh --grafana-port \u2026) or fix grafana_url in clusters.yaml"
+      describeFailure(`cannot reach ${url}`, f),
+      networkFix(f, hostOf(url), "grafana_url in clusters.yaml") ?? "start Grafana (scripts/start-prometheus-grafana.sh --grafana-port \u2026) or fix grafana_url in clusters.yaml"
     );
   }
 }
@@ -79538,16 +79779,26 @@ function checkWorkflowPermissions(repoDir) {
     ) : ok(`workflow ${file}`, "grants the token what the job needs");
   });
 }
-async function checkToken(octokit, owner, repo) {
+function githubFailure(name, what, error, apiUrl, access) {
+  const f = classifyRequestError(error);
+  const byStatus = {
+    auth: "the token is invalid or expired: create a new one (GITHUB_TOKEN)",
+    permission: `the token may not do this: ${access}; an organisation with SAML SSO must also authorise the token`,
+    "not-found": `the repository does not exist or the token cannot see it: check --repo, and give the token access to it (fine-grained: Repository access; ${access})`,
+    "rate-limited": "the token is rate limited: wait for the reset, or use another token",
+    server: "GitHub failed to answer: try again later (githubstatus.com)"
+  };
+  return fail(
+    name,
+    describeFailure(what, f),
+    networkFix(f, hostOf(apiUrl), "GITHUB_API_URL") ?? byStatus[f.kind] ?? "see the message"
+  );
+}
+async function checkToken(octokit, owner, repo, apiUrl = "https://api.github.com") {
   try {
     await octokit.rest.repos.get({ owner, repo });
   } catch (error) {
-    const status2 = error.status;
-    return fail(
-      "github token",
-      `cannot read ${owner}/${repo} (HTTP ${status2 ?? "?"}): ${error.message}`,
-      status2 === 401 ? "the token is invalid or expired: create a new one" : `give the token access to ${owner}/${repo} (fine-grained: Repository access, Contents read)`
-    );
+    return githubFailure("github token", `cannot read ${owner}/${repo}`, error, apiUrl, "Contents: read");
   }
   let login;
   try {
@@ -79565,18 +79816,27 @@ async function checkToken(octokit, owner, repo) {
     `/topo commands and topo suggest --open-prs need write: give ${login} write access or use another token`
   );
 }
-async function checkRunner(octokit, owner, repo, label) {
+async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.github.com") {
   let runners;
   try {
     runners = (await octokit.rest.actions.listSelfHostedRunnersForRepo({ owner, repo, per_page: 100 })).data.runners;
   } catch (error) {
     const status2 = error.status;
-    return {
-      name: "runner",
-      status: status2 === 403 || status2 === 404 ? "skip" : "fail",
-      detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status2 ?? "?"})`,
-      fix: "listing runners needs an admin token; check Settings \u2192 Actions \u2192 Runners by hand"
-    };
+    const f = classifyRequestError(error);
+    if (f.kind === "permission" || f.kind === "not-found")
+      return {
+        name: "runner",
+        status: "skip",
+        detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status2})`,
+        fix: "listing runners needs an admin token (Administration: read); check Settings \u2192 Actions \u2192 Runners by hand"
+      };
+    return githubFailure(
+      "runner",
+      `cannot list the runners of ${owner}/${repo}`,
+      error,
+      apiUrl,
+      "Administration: read"
+    );
   }
   const labelled = runners.filter(
     (r) => r.labels.some((l3) => l3.name === "self-hosted") && r.labels.some((l3) => l3.name === label)
@@ -79587,7 +79847,7 @@ async function checkRunner(octokit, owner, repo, label) {
   return fail(
     "runner",
     labelled.length ? `runner(s) ${labelled.map((r) => r.name).join(", ")} with label ${label} are offline` : `no self-hosted runner of ${owner}/${repo} has the label ${label} (have: ${runners.map((r) => `${r.name} [${r.labels.map((l3) => l3.name).join(", ")}]`).join("; ") || "none"})`,
-    labelled.length ? "start the runner service on its host (sudo ./svc.sh start in the runner folder)" : `register a runner with \`./config.sh --labels ${label}\`, or add the label in Settings \u2192 Actions \u2192 Runners`
+    labelled.length ? "start the runner service on its host (sudo ./svc.sh start in the runner folder)" : `register a runner with \`./config.sh --labels ${label}\`, or add the label in Settings \u2192 Actions \u2192 Runners (the workflows' runner-label input names it)`
   );
 }
 
@@ -83941,10 +84201,10 @@ function splitRepository(fullName) {
 var MARK = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
 var doctorCommand = {
   name: "doctor",
-  summary: "Check a setup from the runner host: Slurm, the submit script, Prometheus, Grafana, the token, the runner",
+  summary: "Check a setup from the runner host: Slurm (controller, partition, accounting), the submit script, Prometheus, Grafana, the token, the runner",
   help: {
     synopsis: "topo doctor [options]",
-    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks Slurm's commands (locally, or over SSH with the pinned host key), the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). --json follows schemas/cli/doctor.schema.json.",
+    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
     options: [
       {
         name: "cluster",
@@ -84000,7 +84260,8 @@ var doctorCommand = {
     const cluster = checked2.value.clusters[name];
     if (!cluster) throw new ConfigError(`${file}: no cluster "${name}" (known: ${names.join(", ")})`);
     const checks = [
-      { name: "clusters.yaml", status: "ok", detail: `${file}: cluster ${name} is valid` }
+      { name: "clusters.yaml", status: "ok", detail: `${file}: cluster ${name} is valid` },
+      checkPlaceholders(checked2.loaded, name)
     ];
     checks.push(
       ...await checkSlurm(name, cluster, () => transportForCluster(name, cluster, { env: io.env }))
@@ -84022,15 +84283,13 @@ var doctorCommand = {
         detail: `no ${token ? "repository" : "token"}: the token and runner checks need GITHUB_TOKEN and --repo owner/name`
       });
     } else {
-      const octokit = createOctokit({
-        token,
-        ...io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}
-      });
+      const apiUrl = io.env.GITHUB_API_URL || "https://api.github.com";
+      const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
       const { owner, repo: name2 } = splitRepository(repo);
-      const tokenCheck = await checkToken(octokit, owner, name2);
+      const tokenCheck = await checkToken(octokit, owner, name2, apiUrl);
       checks.push(tokenCheck);
       checks.push(
-        tokenCheck.detail.startsWith("cannot read") ? { name: "runner", status: "skip", detail: "the token cannot read the repository" } : await checkRunner(octokit, owner, name2, str(parsed, "runner-label") ?? "slurm")
+        tokenCheck.status === "fail" && tokenCheck.detail.startsWith("cannot read") ? { name: "runner", status: "skip", detail: "the token cannot read the repository" } : await checkRunner(octokit, owner, name2, str(parsed, "runner-label") ?? "slurm", apiUrl)
       );
     }
     const failed = checks.filter((c) => c.status === "fail").length;
@@ -84502,15 +84761,20 @@ var reportCommand = {
 };
 
 // src/cli/commands/setup.ts
-import { existsSync as existsSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync13, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname7, join as join14, resolve as resolve12 } from "node:path";
+import { existsSync as existsSync14, mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { dirname as dirname7, join as join15, resolve as resolve12 } from "node:path";
 
 // src/setup/templates.ts
+function topoCommand(o) {
+  return `npx --yes github:${o.repository}#${o.ref}`;
+}
 var header = (o, what) => `# ${what}
-# Written by \`topo setup\`: calls alpasim-topo's reusable workflow at ${o.ref}; upgrade by changing the tag.
+# Written by \`topo setup\`: calls alpasim-topo's reusable workflow at ${o.ref}; upgrade by changing the ref.
+# A release tag (v1.2.0) or its commit SHA pins every action that runs; v1 follows every 1.x release.
 `;
 function callerWorkflows(o) {
   const uses = (name) => `${o.repository}/.github/workflows/reusable-${name}.yml@${o.ref}`;
+  const label = o.runnerLabel ?? "slurm";
   const write = `    permissions:
       contents: read
       checks: write
@@ -84518,7 +84782,11 @@ function callerWorkflows(o) {
       pull-requests: write
 `;
   const secret = `    secrets:
+      # A secret of the "slurm" environment (deployment branches: the default branch only), never a
+      # repository secret; passed by name, the job that enters the environment reads its value.
       TOPO_SSH_PRIVATE_KEY: \${{ secrets.TOPO_SSH_PRIVATE_KEY }}
+`;
+  const runner = `      runner-label: ${label}
 `;
   return [
     {
@@ -84544,7 +84812,7 @@ jobs:
     },
     {
       path: ".github/workflows/topology-submit.yml",
-      text: `${header(o, "/topo comment commands and the submit label (self-hosted runner labelled slurm).")}name: topology-submit
+      text: `${header(o, `/topo comment commands and the submit label (self-hosted runner labelled ${label}).`)}name: topology-submit
 
 on:
   issue_comment:
@@ -84557,11 +84825,12 @@ permissions: {}
 jobs:
   submit:
 ${write}    uses: ${uses("submit")}
-${secret}`
+    with:
+${runner}${secret}`
     },
     {
       path: ".github/workflows/topology-monitor.yml",
-      text: `${header(o, "One reconcile pass every 5 minutes and on demand (self-hosted runner labelled slurm).")}name: topology-monitor
+      text: `${header(o, `One reconcile pass every 5 minutes and on demand (self-hosted runner labelled ${label}).`)}name: topology-monitor
 
 on:
   schedule:
@@ -84573,7 +84842,8 @@ permissions: {}
 jobs:
   monitor:
 ${write}    uses: ${uses("monitor")}
-${secret}`
+    with:
+${runner}${secret}`
     },
     {
       path: ".github/workflows/topology-record.yml",
@@ -84601,11 +84871,74 @@ jobs:
     uses: ${uses("record")}
     with:
       pr: \${{ inputs.pr && format('{0}', inputs.pr) || '' }}
-${secret}`
+${runner}${secret}`
     }
   ];
 }
+function pagesWorkflow(o) {
+  return {
+    path: ".github/workflows/pages.yml",
+    text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
+# push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
+# alpasim-topo's \`topo site\` at ${o.ref}, checked out beside the records. Enable Pages with source
+# "GitHub Actions" (Settings \u2192 Pages).
+name: pages
+
+on:
+  push:
+    paths:
+      - 'experiments/**'
+  workflow_run:
+    workflows: [topology-record]
+    types: [completed]
+  workflow_dispatch: {}
+
+permissions: {}
+
+concurrency:
+  group: pages
+  cancel-in-progress: false
+
+jobs:
+  publish:
+    if: github.event_name != 'push' || github.ref_name == github.event.repository.default_branch
+    runs-on: ubuntu-latest
+    timeout-minutes: 10
+    permissions:
+      contents: read
+      pages: write
+      id-token: write
+    environment:
+      name: github-pages
+      url: \${{ steps.deployment.outputs.page_url }}
+    steps:
+      - name: Check out the default branch (the records)
+        uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+        with:
+          ref: \${{ github.event.repository.default_branch }}
+          persist-credentials: false
+      - name: Check out alpasim-topo ${o.ref}
+        uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+        with:
+          repository: ${o.repository}
+          ref: ${o.ref}
+          path: .alpasim-topo
+          persist-credentials: false
+      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
+        with:
+          node-version: 20
+      - name: Render every experiment record
+        run: node .alpasim-topo/bin/topo.js site --records experiments --out site
+      - uses: actions/upload-pages-artifact@56afc609e74202658d3ffba0e8f6dda462b719fa # v3.0.1
+        with:
+          path: site
+      - id: deployment
+        uses: actions/deploy-pages@d6db90164ac5ed86f2b6aed7e0febac5b3c0c03e # v4.0.5
+`
+  };
+}
 function clustersSkeleton(o) {
+  const topo = topoCommand(o);
   const ssh = o.transport === "ssh" ? `    # How the runner reaches the login node. The private key is the TOPO_SSH_PRIVATE_KEY secret of the
     # "slurm" environment (limited to the default branch); the host key is pinned here, reviewed like code.
     host: login.example.org          # TODO: the login node
@@ -84616,26 +84949,29 @@ function clustersSkeleton(o) {
   return {
     path: "topologies/clusters.yaml",
     text: `# Where candidates run: one entry per cluster; an experiment names its cluster in experiment.yaml.
-# Written by \`topo setup\`. Replace every TODO, then check it with \`npx topo validate topologies/clusters.yaml\`
-# and, on the runner host, \`npx topo doctor --cluster ${o.cluster}\`. Schema: topologies/schema/clusters.schema.json
-# of alpasim-topo (docs/topology.md).
+# Written by \`topo setup\`. Replace every TODO (topo validate warns about each one left, topo doctor
+# fails on them), then check it with
+#   ${topo} validate topologies/clusters.yaml
+# and, on the runner host,
+#   ${topo} doctor --cluster ${o.cluster}
+# Schema: topologies/schema/clusters.schema.json of alpasim-topo (docs/topology.md).
 clusters:
   ${o.cluster}:
     # local: the runner sits on a login node with sbatch, squeue, sacct and scancel on PATH.
     # ssh: the runner reaches a login node over SSH.
     transport: ${o.transport}
-${ssh}    alpasim_checkout: /path/to/alpasim               # TODO: AlpaSim's checkout on the cluster
+${ssh}    alpasim_checkout: /TODO/path/to/alpasim           # TODO: AlpaSim's checkout on the cluster
     submit_script: src/tools/run-on-slurm/submit.sh  # relative to alpasim_checkout
-    run_dir: /path/to/runs                           # TODO: where runs write their logs
-    file_sd: /path/to/prometheus/file-sd             # TODO: the folder Prometheus discovers targets in (or host:/path)
+    run_dir: /TODO/path/to/runs                      # TODO: where runs write their logs
+    file_sd: /TODO/path/to/prometheus/file-sd        # TODO: the folder Prometheus discovers targets in (or host:/path)
     prometheus_url: http://prometheus.example.org:9090   # TODO: reachable from the runner
     grafana_url: http://grafana.example.org:3000         # TODO: shown in the comments' links
     gpus_per_node: 8
     gpu_memory_gib: 80
     cpus_per_node: 128
     slurm:
-      account: my_account     # TODO
-      partition: my_partition # TODO
+      account: TODO_account     # TODO
+      partition: TODO_partition # TODO
       time: "03:59:00"
     # Predicted GPU memory (GiB) until measured runs teach a better model: per replica, per cached
     # scene, and an overhead per GPU in use. Unmeasured guesses: replace them with your own numbers.
@@ -84647,27 +84983,47 @@ ${ssh}    alpasim_checkout: /path/to/alpasim               # TODO: AlpaSim's che
   };
 }
 function setupFiles(o) {
-  return [...callerWorkflows(o), clustersSkeleton(o)];
+  return [...callerWorkflows(o), pagesWorkflow(o), clustersSkeleton(o)];
+}
+
+// src/cli/package-info.ts
+import { readFileSync as readFileSync13 } from "node:fs";
+import { join as join14 } from "node:path";
+function repositoryOf(repository) {
+  const raw = typeof repository === "string" ? repository : repository?.url;
+  if (typeof raw !== "string") return void 0;
+  const m2 = /^(?:git\+)?(?:https?:\/\/|ssh:\/\/git@|git:\/\/)github\.com\/([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/.exec(
+    raw
+  ) ?? /^git@github\.com:([\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(raw) ?? /^(?:github:)?([\w.-]+\/[\w.-]+)$/.exec(raw);
+  return m2?.[1];
+}
+function packageInfo(root = shippedRoot()) {
+  const pkg = root ? JSON.parse(readFileSync13(join14(root, "package.json"), "utf8")) : {};
+  const version = String(pkg.version ?? "0.0.0");
+  const repository = repositoryOf(pkg.repository);
+  if (!repository)
+    throw new Error(
+      `package.json at ${root ?? "(not found)"} has no GitHub repository (its "repository" field): cannot tell which alpasim-topo to call`
+    );
+  return {
+    name: String(pkg.name ?? "alpasim-topo"),
+    version,
+    repository,
+    major: `v${version.split(".")[0]}`
+  };
 }
 
 // src/cli/commands/setup.ts
-function ownVersion() {
-  const root = shippedRoot();
-  const pkg = root ? JSON.parse(readFileSync13(join14(root, "package.json"), "utf8")) : {};
-  const url = pkg.repository?.url ?? "https://github.com/alpasim-topo/alpasim-topo";
-  return {
-    repository: url.replace(/^https:\/\/github\.com\//, "").replace(/\.git$/, ""),
-    major: `v${String(pkg.version ?? "1").split(".")[0]}`
-  };
-}
 var REF = /^(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
 var CLUSTER = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+var REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
+var LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 var setupCommand = {
   name: "setup",
-  summary: "Write the caller workflows and a commented clusters.yaml into a repository",
+  summary: "Write the caller workflows, pages.yml and a commented clusters.yaml into a repository",
   help: {
     synopsis: "topo setup [options]",
-    description: "Writes .github/workflows/topology-{validate,submit,monitor,record}.yml (each calls alpasim-topo's reusable workflow at --ref) and topologies/clusters.yaml (a skeleton that validates, every value to replace marked TODO). Refuses, writing nothing, when any of them exists, unless --force. Then: replace the TODOs, register the runner, and run `topo doctor` on the runner host.",
+    description: "Writes .github/workflows/topology-{validate,submit,monitor,record}.yml (each calls alpasim-topo's reusable workflow at --ref), .github/workflows/pages.yml (the experiments site, rendered by the same version) and topologies/clusters.yaml (a skeleton that validates, every value to replace holding TODO, example.org or PLACEHOLDER: validate warns about each one left, doctor fails on them). Refuses, writing nothing, when any of them exists, unless --force. Then: replace the TODOs, register the runner, and run `topo doctor` on the runner host.",
     options: [
       {
         name: "dir",
@@ -84681,14 +85037,14 @@ var setupCommand = {
         name: "ref",
         type: "string",
         value: "REF",
-        description: "version to call: vN (follows N.x), vN.M.P or a commit SHA",
+        description: "version to call: vN (follows N.x), vN.M.P or its full commit SHA (pins every action that runs)",
         default: "the major tag of this CLI"
       },
       {
-        name: "repository",
+        name: "repo",
         type: "string",
         value: "OWNER/NAME",
-        description: "where alpasim-topo lives on GitHub",
+        description: "where alpasim-topo lives on GitHub (a fork or a mirror)",
         default: "this CLI's package.json repository"
       },
       {
@@ -84705,41 +85061,58 @@ var setupCommand = {
         description: "how the runner reaches Slurm",
         default: "local"
       },
+      {
+        name: "runner-label",
+        type: "string",
+        value: "LABEL",
+        description: "label of the self-hosted runner the submit, monitor and record jobs run on",
+        default: "slurm"
+      },
       { name: "force", short: "f", type: "boolean", description: "overwrite files that exist" }
     ],
-    examples: ["topo setup", "topo setup --dir ../my-topologies --cluster ord --transport ssh --ref v1.0.0"]
+    examples: [
+      "topo setup",
+      "topo setup --dir ../my-topologies --cluster ord --transport ssh --ref v1.0.0",
+      "topo setup --repo my-org/alpasim-topo --runner-label gpu-login"
+    ]
   },
   async run(args, io) {
     const parsed = parseOptions(setupCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const own = ownVersion();
-    const ref = str(parsed, "ref") ?? own.major;
-    if (!REF.test(ref)) throw new UsageError(`--ref ${ref}: use vN, vN.M.P or a full commit SHA`);
-    const repository = str(parsed, "repository") ?? own.repository;
-    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
-      throw new UsageError(`--repository ${repository}: use owner/name`);
+    const ref = str(parsed, "ref");
+    const repoOption = str(parsed, "repo");
+    const own = ref && repoOption ? void 0 : packageInfo();
+    const version = ref ?? own?.major;
+    if (!REF.test(version)) throw new UsageError(`--ref ${version}: use vN, vN.M.P or a full commit SHA`);
+    const repository = repoOption ?? own?.repository;
+    if (!REPOSITORY.test(repository)) throw new UsageError(`--repo ${repository}: use OWNER/NAME`);
     const cluster = str(parsed, "cluster") ?? "mycluster";
     if (!CLUSTER.test(cluster))
       throw new UsageError(`--cluster ${cluster}: lowercase letters, digits, - and _`);
     const transport = str(parsed, "transport") ?? "local";
     if (transport !== "local" && transport !== "ssh")
       throw new UsageError(`--transport ${transport}: local or ssh`);
+    const runnerLabel = str(parsed, "runner-label") ?? "slurm";
+    if (!LABEL.test(runnerLabel) || runnerLabel === "self-hosted")
+      throw new UsageError(
+        `--runner-label ${runnerLabel}: letters, digits, '.', '_' and '-' (not self-hosted)`
+      );
     const root = resolve12(io.cwd, str(parsed, "dir") ?? ".");
     if (!existsSync14(root)) throw new ConfigError(`${root} does not exist`);
-    const files = setupFiles({ repository, ref, cluster, transport });
-    const existing = files.filter((f) => existsSync14(join14(root, f.path))).map((f) => f.path);
+    const files = setupFiles({ repository, ref: version, cluster, transport, runnerLabel });
+    const existing = files.filter((f) => existsSync14(join15(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
       );
     for (const f of files) {
-      mkdirSync4(dirname7(join14(root, f.path)), { recursive: true });
-      writeFileSync5(join14(root, f.path), f.text);
+      mkdirSync4(dirname7(join15(root, f.path)), { recursive: true });
+      writeFileSync5(join15(root, f.path), f.text);
       io.stdout(`wrote ${f.path}
 `);
     }
     io.stdout(
-      `next: replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled slurm, create the "slurm" environment (default branch only)${transport === "ssh" ? " with the TOPO_SSH_PRIVATE_KEY secret" : ""}, then run \`topo doctor --cluster ${cluster}\` on the runner host (docs/adopting.md)
+      `next: replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand({ repository, ref: version })} doctor --cluster ${cluster}\` (docs/adopting.md)
 `
     );
     return EXIT.ok;
@@ -85527,7 +85900,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 // src/sim/overrides.ts
 var import_yaml8 = __toESM(require_dist(), 1);
 import { existsSync as existsSync15, readFileSync as readFileSync14 } from "node:fs";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 var NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
@@ -85600,7 +85973,7 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join15(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join16(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
@@ -85744,20 +86117,20 @@ function checkGpus(key, gpus, gpusPerNode) {
 var import__3 = __toESM(require__(), 1);
 var import_yaml9 = __toESM(require_dist(), 1);
 import { existsSync as existsSync16, readdirSync as readdirSync6, readFileSync as readFileSync15 } from "node:fs";
-import { dirname as dirname8, join as join16, resolve as resolve13 } from "node:path";
+import { dirname as dirname8, join as join17, resolve as resolve13 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 function repoRoot(from = dirname8(fileURLToPath3(import.meta.url))) {
   let dir = resolve13(from);
   for (; ; ) {
-    if (existsSync16(join16(dir, "package.json")) && existsSync16(join16(dir, "topologies"))) return dir;
+    if (existsSync16(join17(dir, "package.json")) && existsSync16(join17(dir, "topologies"))) return dir;
     const up = dirname8(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join16(root, "src/sim/profiles");
+  return join17(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
   return readdirSync6(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
@@ -85765,7 +86138,7 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync15(join16(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync15(join17(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -85813,7 +86186,7 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join16(profilesDir(root), `${name}.yaml`);
+  const file = join17(profilesDir(root), `${name}.yaml`);
   if (!existsSync16(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
@@ -85830,7 +86203,7 @@ import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync as mkdirSync5, renameSync, rmSync, writeFileSync as writeFileSync6 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -85839,10 +86212,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join17(runDir, "txt-logs", safe) : void 0;
+  const dir = runDir ? join18(runDir, "txt-logs", safe) : void 0;
   if (dir) mkdirSync5(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join17(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join18(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -85983,7 +86356,7 @@ async function runTwin(argv, rawIo) {
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
     mkdirSync5(sdDir, { recursive: true });
-    const file = join17(sdDir, `${runUuid}.json`);
+    const file = join18(sdDir, `${runUuid}.json`);
     writeFileSync6(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
@@ -86198,7 +86571,7 @@ var simCommand = {
 
 // src/cli/commands/site.ts
 import { existsSync as existsSync18, mkdirSync as mkdirSync6, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname9, join as join18, relative as relative6, resolve as resolve15 } from "node:path";
+import { dirname as dirname9, join as join19, relative as relative6, resolve as resolve15 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -86235,13 +86608,13 @@ function markdownToSafeHtml(markdown) {
 // src/site/chart.ts
 function chartPoints(record) {
   const points = [];
-  for (const run2 of record.runs) {
-    const value = stabilisedValue(run2);
+  for (const run3 of record.runs) {
+    const value = stabilisedValue(run3);
     if (value === null || !Number.isFinite(value)) continue;
-    const interval3 = run2.verdict?.projected_full_run ?? run2.verdict?.value ?? null;
+    const interval3 = run3.verdict?.projected_full_run ?? run3.verdict?.value ?? null;
     points.push({
-      name: run2.name,
-      status: run2.status,
+      name: run3.name,
+      status: run3.status,
       value,
       low: interval3?.low ?? value,
       high: interval3?.high ?? value
@@ -86327,11 +86700,11 @@ var seconds2 = (v2) => v2 === null ? "\u2014" : `${v2.toFixed(3)} s`;
 function candidateFiles(record) {
   const taken = /* @__PURE__ */ new Set(["index", "report"]);
   const out = /* @__PURE__ */ new Map();
-  for (const run2 of record.runs) {
-    let name = slug(run2.name);
-    for (let i = 2; taken.has(name); i++) name = `${slug(run2.name)}-${i}`;
+  for (const run3 of record.runs) {
+    let name = slug(run3.name);
+    for (let i = 2; taken.has(name); i++) name = `${slug(run3.name)}-${i}`;
     taken.add(name);
-    out.set(run2, `${name}.html`);
+    out.set(run3, `${name}.html`);
   }
   return out;
 }
@@ -86339,7 +86712,7 @@ function experimentPage(record, files) {
   const best = bestRun(record);
   const fileOf = (name) => files.get(record.runs.find((r) => r.name === name)) ?? "index.html";
   const rows = record.runs.map(
-    (run2, i) => `<tr${run2 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run2) ?? "")}">${escapeHtml(run2.name)}</a></td><td>${escapeHtml(run2.status)}</td><td>${escapeHtml(run2.parent ?? "\u2014")}</td><td>${seconds2(stabilisedValue(run2))}</td><td>${escapeHtml(run2.decision.reason ?? "")}</td></tr>`
+    (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds2(stabilisedValue(run3))}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
   ).join("\n");
   const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds2(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>` : "<p>No best candidate yet.</p>";
   return [
@@ -86375,10 +86748,10 @@ function renderSite(records) {
       path: `${dir}/index.html`,
       html: page(title, crumbs.slice(0, 1), experimentPage(record, files))
     });
-    record.runs.forEach((run2, i) => {
+    record.runs.forEach((run3, i) => {
       pages.push({
-        path: `${dir}/${files.get(run2)}`,
-        html: page(`${title}: ${run2.name}`, crumbs, markdownToSafeHtml(runSection(run2, i + 1)))
+        path: `${dir}/${files.get(run3)}`,
+        html: page(`${title}: ${run3.name}`, crumbs, markdownToSafeHtml(runSection(run3, i + 1)))
       });
     });
     const svg = recordChartSvg(record);
@@ -86408,7 +86781,7 @@ function readRecords(dir) {
   const records = [];
   for (const name of readdirSync7(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join18(dir, name);
+    const file = join19(dir, name);
     try {
       records.push(parseRecord(readFileSync17(file, "utf8"), file));
     } catch (error) {
@@ -86450,11 +86823,11 @@ var siteCommand = {
     const out = resolve15(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join18(out, p.path);
+      const file = join19(out, p.path);
       mkdirSync6(dirname9(file), { recursive: true });
       writeFileSync7(file, p.html);
     }
-    writeFileSync7(join18(out, ".nojekyll"), "");
+    writeFileSync7(join19(out, ".nojekyll"), "");
     io.stdout(
       `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${relative6(io.cwd, out) || out}/index.html
 `
@@ -86465,9 +86838,9 @@ var siteCommand = {
 
 // src/cli/commands/status.ts
 import { readFileSync as readFileSync18 } from "node:fs";
-import { join as join19, resolve as resolve16 } from "node:path";
+import { join as join20, resolve as resolve16 } from "node:path";
 function loadExperiment(io, id, dir) {
-  const file = join19(resolve16(io.cwd, dir), id, "experiment.yaml");
+  const file = join20(resolve16(io.cwd, dir), id, "experiment.yaml");
   let text2;
   try {
     text2 = readFileSync18(file, "utf8");
@@ -86905,33 +87278,6 @@ var commands = [
   simCommand,
   demoCommand
 ];
-
-// src/cli/package-info.ts
-import { readFileSync as readFileSync19 } from "node:fs";
-import { join as join20 } from "node:path";
-function repositoryOf(repository) {
-  const raw = typeof repository === "string" ? repository : repository?.url;
-  if (typeof raw !== "string") return void 0;
-  const m2 = /^(?:git\+)?(?:https?:\/\/|ssh:\/\/git@|git:\/\/)github\.com\/([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/.exec(
-    raw
-  ) ?? /^git@github\.com:([\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(raw) ?? /^(?:github:)?([\w.-]+\/[\w.-]+)$/.exec(raw);
-  return m2?.[1];
-}
-function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync19(join20(root, "package.json"), "utf8")) : {};
-  const version = String(pkg.version ?? "0.0.0");
-  const repository = repositoryOf(pkg.repository);
-  if (!repository)
-    throw new Error(
-      `package.json at ${root ?? "(not found)"} has no GitHub repository (its "repository" field): cannot tell which alpasim-topo to call`
-    );
-  return {
-    name: String(pkg.name ?? "alpasim-topo"),
-    version,
-    repository,
-    major: `v${version.split(".")[0]}`
-  };
-}
 
 // src/cli/main.ts
 async function main(argv, io) {
