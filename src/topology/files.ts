@@ -38,7 +38,7 @@ export const checkExperiment = (text: string, file: string) =>
 export const checkClusters = (text: string, file: string) => checkFile<ClustersFile>(text, file, 'clusters');
 export const checkPreset = (text: string, file: string) => checkFile<Topology>(text, file, 'topology');
 
-function issueAt(
+export function issueAt(
   loaded: LoadedYaml,
   rule: string,
   path: PathSegment[],

@@ -4,6 +4,7 @@
 
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { autopilotIssues } from '../autopilot/policy.js';
 import type { ServiceName } from '../catalog/alpasim.js';
 import { fittedMemoryModel } from '../suggest/record.js';
 import { capacitySummary, gpuMap } from '../topology/capacity.js';
@@ -462,12 +463,15 @@ function experimentIssues(ctx: ExperimentContext): Issue[] {
     return [fileIssue(ctx.experimentFile, 'file-missing', 'the file does not exist or cannot be read')];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
-  return experimentRuleIssues(loaded, value, {
-    clusters: ctx.clusters?.value,
-    clustersFile: ctx.clustersFile,
-    presetMissing: ctx.experiment.value && !ctx.preset ? (ctx.presetMissing ?? 'not found') : undefined,
-    dirName: posix.basename(ctx.dir),
-  });
+  return [
+    ...experimentRuleIssues(loaded, value, {
+      clusters: ctx.clusters?.value,
+      clustersFile: ctx.clustersFile,
+      presetMissing: ctx.experiment.value && !ctx.preset ? (ctx.presetMissing ?? 'not found') : undefined,
+      dirName: posix.basename(ctx.dir),
+    }),
+    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] }),
+  ];
 }
 
 /** Depth in the parent chain (baseline 0), cycle-safe. */

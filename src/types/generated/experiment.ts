@@ -45,6 +45,45 @@ export interface Experiment {
    * A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget).
    */
   comment_interval_minutes?: number;
+  /**
+   * The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.
+   */
+  autopilot?: {
+    /**
+     * Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision.
+     */
+    enabled: boolean;
+    /**
+     * Rounds after the baseline at most; then the autopilot concludes.
+     */
+    max_rounds?: number;
+    /**
+     * Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes.
+     */
+    gpu_hours: number;
+    /**
+     * Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to.
+     */
+    parallel?: number;
+    /**
+     * Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule).
+     */
+    stop_after?: number;
+    /**
+     * auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one.
+     */
+    submit?: 'auto' | 'approval';
+    /**
+     * manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed.
+     */
+    merge?: 'manual' | 'auto';
+    /**
+     * The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head.
+     *
+     * @maxItems 32
+     */
+    required_checks?: string[];
+  };
   fixed_inputs: {
     deploy: string;
     driver: string;
