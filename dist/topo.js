@@ -66178,6 +66178,66 @@ var experiment_schema_default = {
       default: 15,
       description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
     },
+    autopilot: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled", "gpu_hours"],
+      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
+        },
+        max_rounds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          default: 6,
+          description: "Rounds after the baseline at most; then the autopilot concludes."
+        },
+        gpu_hours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
+        },
+        parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: 16,
+          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
+        },
+        stop_after: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: 2,
+          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
+        },
+        submit: {
+          enum: ["auto", "approval"],
+          default: "auto",
+          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
+        },
+        merge: {
+          enum: ["manual", "auto"],
+          default: "manual",
+          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
+        },
+        required_checks: {
+          type: "array",
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
+          },
+          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
+        }
+      }
+    },
     fixed_inputs: {
       type: "object",
       additionalProperties: false,
@@ -70962,6 +71022,76 @@ function safeText(text2, maxLength = 2e3) {
 import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve4, sep } from "node:path";
 
+// src/autopilot/policy.ts
+var DECISION_CHECK = "topo/monitor";
+var DEFAULT_DECISION_HORIZON_MINUTES = 120;
+function policyOf(experiment) {
+  const a = experiment.autopilot;
+  if (!a) return null;
+  return {
+    enabled: a.enabled,
+    maxRounds: a.max_rounds ?? 6,
+    gpuHours: a.gpu_hours,
+    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    stopAfter: a.stop_after ?? 2,
+    submit: a.submit ?? "auto",
+    merge: a.merge ?? "manual",
+    requiredChecks: a.required_checks ?? []
+  };
+}
+function gpusPerRun(experiment, cluster) {
+  const slurm = experiment.fixed_inputs.slurm;
+  return slurm?.gpus ?? slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? SUBMIT_DEFAULTS.gpusPerNode;
+}
+function runCost(experiment, cluster) {
+  const gpus = gpusPerRun(experiment, cluster);
+  const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
+  const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
+  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
+  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided);
+  const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
+  return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
+}
+var round1 = (x2) => Math.ceil(x2 * 10) / 10;
+function autopilotIssues(loaded, experiment, context3) {
+  const policy = policyOf(experiment);
+  const a = experiment.autopilot;
+  if (!policy || !a) return [];
+  const issues = [];
+  const at = (key, rule, message2, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message2, false, severity));
+  const maxParallel = experiment.max_parallel ?? 3;
+  if (a.parallel !== void 0 && a.parallel > maxParallel)
+    at(
+      "parallel",
+      "autopilot-parallel",
+      `parallel ${a.parallel} is above max_parallel ${maxParallel}: no more than max_parallel candidates of the experiment run at once, so a round would wait for its own slots; use at most ${maxParallel} (or raise max_parallel)`
+    );
+  if (context3.cluster) {
+    const cost = runCost(experiment, context3.cluster);
+    if (a.gpu_hours < cost.gpuHours)
+      at(
+        "gpu_hours",
+        "autopilot-budget",
+        `gpu_hours ${a.gpu_hours} is below one run's expected cost, ${round1(cost.gpuHours)} GPU-hours (${cost.gpus} GPUs \xD7 ${round1(cost.hours)} h: ${cost.basis}): the autopilot could never start a run; use at least ${round1(cost.gpuHours)}, or about ${round1(cost.gpuHours * policy.parallel * 3)} for three rounds of ${policy.parallel}`
+      );
+  }
+  if (policy.merge === "auto" && !policy.requiredChecks.includes(DECISION_CHECK))
+    at(
+      a.required_checks ? "required_checks" : "merge",
+      "autopilot-merge",
+      `merge: auto merges the concluded winner with no person in the loop, so it relies on branch protection: list the status checks your default branch requires in autopilot.required_checks, ${DECISION_CHECK} (the decision) among them, and require them in the branch protection rule (docs/autopilot.md, "merge: auto"); or use merge: manual`
+    );
+  if (policy.stopAfter > policy.maxRounds)
+    at(
+      "stop_after",
+      "autopilot-stop-rule",
+      `stop_after ${policy.stopAfter} is above max_rounds ${policy.maxRounds}: the stop rule can never end the experiment before max_rounds does`,
+      "warning"
+    );
+  return issues;
+}
+
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
   const perGpu = /* @__PURE__ */ new Map();
@@ -71844,12 +71974,15 @@ function experimentIssues(ctx) {
     return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
-  return experimentRuleIssues(loaded, value, {
-    clusters: ctx.clusters?.value,
-    clustersFile: ctx.clustersFile,
-    presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
-    dirName: posix3.basename(ctx.dir)
-  });
+  return [
+    ...experimentRuleIssues(loaded, value, {
+      clusters: ctx.clusters?.value,
+      clustersFile: ctx.clustersFile,
+      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+      dirName: posix3.basename(ctx.dir)
+    }),
+    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
+  ];
 }
 function depthOf(ctx, stem) {
   const known = ctx.depths.get(stem);

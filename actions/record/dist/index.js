@@ -66318,6 +66318,66 @@ var experiment_schema_default = {
       default: 15,
       description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
     },
+    autopilot: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled", "gpu_hours"],
+      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
+        },
+        max_rounds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          default: 6,
+          description: "Rounds after the baseline at most; then the autopilot concludes."
+        },
+        gpu_hours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
+        },
+        parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: 16,
+          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
+        },
+        stop_after: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: 2,
+          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
+        },
+        submit: {
+          enum: ["auto", "approval"],
+          default: "auto",
+          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
+        },
+        merge: {
+          enum: ["manual", "auto"],
+          default: "manual",
+          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
+        },
+        required_checks: {
+          type: "array",
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
+          },
+          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
+        }
+      }
+    },
     fixed_inputs: {
       type: "object",
       additionalProperties: false,

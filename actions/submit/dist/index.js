@@ -67524,6 +67524,66 @@ var experiment_schema_default = {
       default: 15,
       description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
     },
+    autopilot: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled", "gpu_hours"],
+      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
+        },
+        max_rounds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          default: 6,
+          description: "Rounds after the baseline at most; then the autopilot concludes."
+        },
+        gpu_hours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
+        },
+        parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: 16,
+          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
+        },
+        stop_after: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: 2,
+          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
+        },
+        submit: {
+          enum: ["auto", "approval"],
+          default: "auto",
+          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
+        },
+        merge: {
+          enum: ["manual", "auto"],
+          default: "manual",
+          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
+        },
+        required_checks: {
+          type: "array",
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
+          },
+          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
+        }
+      }
+    },
     fixed_inputs: {
       type: "object",
       additionalProperties: false,
@@ -68934,1239 +68994,6 @@ function gpuMap(topology) {
   return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
 }
 
-// src/topology/memory.ts
-function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
-  const perGpu = /* @__PURE__ */ new Map();
-  const active = new Set(activeServices(topology));
-  for (const svc of SERVICES) {
-    if (!active.has(svc)) continue;
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-    for (const gpu of gpus) {
-      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
-      row.set(svc, (row.get(svc) ?? 0) + replicas2);
-      perGpu.set(gpu, row);
-    }
-  }
-  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
-  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances]) => {
-      const cacheKey = CACHE_KEYS[svc];
-      const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
-      return {
-        service: svc,
-        instances,
-        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
-        cachedScenes,
-        cacheGiB: cachedScenes * (perScene ?? 0)
-      };
-    });
-    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
-    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
-    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
-    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
-  });
-}
-
-// src/suggest/topology-ops.ts
-function replicas(t, svc) {
-  return t.services?.[svc]?.replicas_per_container ?? 1;
-}
-function gpusOf(t, svc) {
-  const gpus = t.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? [...gpus] : null;
-}
-function cacheSize(t, svc) {
-  const value = t.defines?.[CACHE_KEYS[svc]];
-  if (value !== void 0) return value;
-  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
-}
-function instancesByGpu(t) {
-  const out = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(t)) {
-    const gpus = gpusOf(t, svc);
-    if (!gpus) continue;
-    for (const gpu of gpus) {
-      const row = out.get(gpu) ?? {};
-      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
-      out.set(gpu, row);
-    }
-  }
-  return out;
-}
-
-// src/suggest/memory-model.ts
-var DEFAULT_MEMORY_MODEL = {
-  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
-  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
-  per_gpu_overhead_gib: 1
-};
-var CACHED = ["renderer", "physics"];
-function serviceSet(t, gpu) {
-  const row = instancesByGpu(t).get(gpu) ?? {};
-  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
-}
-function features(t, gpu) {
-  const row = instancesByGpu(t).get(gpu);
-  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
-  return [
-    1,
-    ...SERVICES.map((s) => row[s] ?? 0),
-    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
-  ];
-}
-function toVector(model) {
-  return [
-    model.per_gpu_overhead_gib ?? 0,
-    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
-    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
-  ];
-}
-function fromVector(x) {
-  const round2 = (v) => Math.round(v * 1e3) / 1e3;
-  const perReplica = {};
-  SERVICES.forEach((s, i) => {
-    perReplica[s] = round2(x[1 + i] ?? 0);
-  });
-  return {
-    per_replica_gib: perReplica,
-    per_cached_scene_gib: {
-      renderer: round2(x[1 + SERVICES.length] ?? 0),
-      physics: round2(x[2 + SERVICES.length] ?? 0)
-    },
-    per_gpu_overhead_gib: round2(x[0] ?? 0)
-  };
-}
-function solve(a, b) {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i]]);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
-    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
-    [m[col], m[pivot]] = [m[pivot], m[col]];
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const factor = m[r][col] / m[col][col];
-      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
-    }
-  }
-  return m.map((row, i) => row[n] / row[i]);
-}
-function nnls(rows, b) {
-  const n = rows[0]?.length ?? 0;
-  let best;
-  for (let mask = 0; mask < 1 << n; mask++) {
-    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
-    const x = new Array(n).fill(0);
-    if (free.length > 0) {
-      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
-      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
-      const sol = solve(ata, atb);
-      if (!sol || sol.some((v) => v < -1e-9)) continue;
-      free.forEach((j, k) => {
-        x[j] = Math.max(0, sol[k]);
-      });
-    }
-    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
-    if (!best || residual < best.residual - 1e-12) best = { x, residual };
-  }
-  return best?.x ?? new Array(n).fill(0);
-}
-function memorySamples(tried) {
-  const out = [];
-  for (const run of tried) {
-    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
-    for (const [index, usage] of Object.entries(byGpu)) {
-      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
-      const gpu = Number(index);
-      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run.name, gpu, topology: run.topology, gib });
-    }
-  }
-  return out;
-}
-function fitWithPrior(informative, prior) {
-  const lambda = 0.05;
-  const rows = [];
-  const b = [];
-  for (const s of informative) {
-    rows.push(features(s.topology, s.gpu));
-    b.push(s.gib);
-  }
-  prior.forEach((value, j) => {
-    const row = new Array(prior.length).fill(0);
-    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
-    row[j] = Math.sqrt(lambda) * colScale;
-    rows.push(row);
-    b.push(Math.sqrt(lambda) * colScale * value);
-  });
-  return nnls(rows, b);
-}
-function fitMemoryModel(tried, prior) {
-  const base = prior ?? DEFAULT_MEMORY_MODEL;
-  const samples = memorySamples(tried);
-  const fallback = {
-    model: base,
-    source: prior ? "prior" : "default",
-    samples: 0,
-    maxResidualGiB: 0,
-    marginGiB: 0,
-    notes: [
-      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
-    ]
-  };
-  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
-  if (informative.length === 0) return fallback;
-  const p = toVector(base);
-  const scale = Math.max(1, ...informative.map((s) => s.gib));
-  const x = fitWithPrior(informative, p);
-  const model = fromVector(x);
-  const envelope = [0.5, 1.5].map(
-    (k) => fromVector(
-      fitWithPrior(
-        informative,
-        p.map((v) => v * k)
-      )
-    )
-  );
-  const residuals = informative.map((s) => {
-    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
-    return s.gib - predicted;
-  });
-  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
-  const underPredictionGiB = Math.max(0, ...residuals);
-  const runs = new Set(informative.map((s) => s.run)).size;
-  return {
-    model,
-    envelope,
-    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
-    source: "fitted",
-    samples: informative.length,
-    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
-    marginGiB: Math.round(underPredictionGiB * 100) / 100,
-    notes: [
-      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
-    ]
-  };
-}
-
-// src/suggest/record.ts
-function triedFromRecord(record, base, candidateFiles) {
-  const tried = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run of record?.runs ?? []) {
-    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
-    tried.push({
-      name: run.name,
-      parent: run.parent ?? null,
-      topology: expandCandidate(base, block),
-      status: run.status,
-      observation: observationOf(run)
-    });
-    seen.add(run.name);
-  }
-  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
-    if (seen.has(name)) continue;
-    tried.push({
-      name,
-      parent: candidate.parent ?? null,
-      topology: expandCandidate(base, candidate.topology),
-      status: "pending"
-    });
-  }
-  return tried;
-}
-function observationOf(run) {
-  const failure = run.failures?.[0];
-  return {
-    ...run.verdict ? { verdict: run.verdict } : {},
-    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
-    ...run.comparison ? { comparison: run.comparison } : {},
-    ...failure ? { failure } : {}
-  };
-}
-function fittedMemoryModel(record, base, prior) {
-  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
-}
-
-// src/topology/rules.ts
-var RULES = {
-  "name-mismatch": "error",
-  "parent-missing": "error",
-  "gpu-index": "error",
-  "skip-changed": "error",
-  "renderer-replicas": "error",
-  "no-active-service": "error",
-  "capacity-imbalance": "warning",
-  "cache-size": "warning",
-  "nr-workers": "error",
-  "gpu-memory": "error",
-  "duplicate-topology": "error"
-};
-function gpuMemoryFinding(row, parts, input) {
-  const measured3 = input.memoryModelFitted === true;
-  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
-  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
-  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
-  return [
-    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
-    severity
-  ];
-}
-function candidateRuleIssues(input) {
-  const { loaded, candidate, expanded, experiment, cluster } = input;
-  const issues = [];
-  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
-    issues.push({
-      rule,
-      severity,
-      file: loaded.file,
-      ...loaded.locate(path, { key }),
-      keyPath: formatKeyPath(path),
-      message: message2
-    });
-  };
-  const inFile = (path) => loaded.has(["topology", ...path]);
-  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
-  const T = (...path) => ["topology", ...path];
-  if (candidate.name !== input.stem) {
-    add(
-      "name-mismatch",
-      ["name"],
-      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
-    );
-  }
-  if (candidate.parent && candidate.parent === candidate.name) {
-    add(
-      "parent-missing",
-      ["parent"],
-      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
-    );
-  } else if (input.parentMissing) {
-    add(
-      "parent-missing",
-      ["parent"],
-      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
-    );
-  }
-  const gpusPerNode = Math.min(
-    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
-    cluster.gpus_per_node
-  );
-  for (const svc of SERVICES) {
-    const gpus = expanded.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    gpus.forEach((gpu, i) => {
-      if (gpu < gpusPerNode) return;
-      add(
-        "gpu-index",
-        inFile(["services", svc, "gpus"]) ? T("services", svc, "gpus", i) : T("services", svc, "gpus"),
-        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode}`
-      );
-    });
-  }
-  const reference = input.parent?.expanded ?? input.base;
-  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
-  for (const svc of SERVICES) {
-    const mine = isSkipped(expanded, svc);
-    const theirs = isSkipped(reference, svc);
-    if (mine === theirs) continue;
-    add(
-      "skip-changed",
-      inFile(["runtime", "endpoints", svc, "skip"]) ? T("runtime", "endpoints", svc, "skip") : T("runtime", "endpoints", svc),
-      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
-    );
-  }
-  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
-  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
-    const gpus = expanded.services?.renderer?.gpus;
-    const n = Array.isArray(gpus) ? gpus.length : 1;
-    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
-    add(
-      "renderer-replicas",
-      T("services", "renderer", "replicas_per_container"),
-      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
-    );
-  }
-  const summary2 = capacitySummary(expanded);
-  const active = activeServices(expanded);
-  if (active.length === 0) {
-    add(
-      "no-active-service",
-      T(),
-      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
-    );
-  } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
-    const max = Math.max(...Object.values(summary2.byService));
-    const biggest = active.filter((s) => summary2.byService[s] === max);
-    const table = active.map((s) => `${s} ${summary2.byService[s]}`).join(", ");
-    const svc = biggest[0];
-    add(
-      "capacity-imbalance",
-      T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
-    );
-  }
-  for (const [svc, key] of [
-    ["renderer", "nre_cache_size"],
-    ["physics", "physics_cache_size"]
-  ]) {
-    if (!active.includes(svc)) continue;
-    const cache = expanded.defines?.[key];
-    const concurrency = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    if (cache === void 0 || cache >= concurrency + 1) continue;
-    add(
-      "cache-size",
-      inFile(["defines", key]) ? T("defines", key) : T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
-    );
-  }
-  const workers = expanded.runtime?.nr_workers;
-  if (workers !== void 0 && workers > cluster.cpus_per_node) {
-    add(
-      "nr-workers",
-      T("runtime", "nr_workers"),
-      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
-    );
-  }
-  if (cluster.memory_model) {
-    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
-      if (row.level === "ok") continue;
-      const parts = row.services.map(
-        (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
-      ).join(", ");
-      const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
-      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
-      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
-      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
-    }
-  }
-  const duplicate = input.earlier.find((e) => e.hash === input.hash);
-  if (duplicate) {
-    add(
-      "duplicate-topology",
-      ["topology"],
-      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
-      "error",
-      true
-    );
-  }
-  return issues;
-}
-
-// src/usecases/validate.ts
-var UnsafeFileError = class extends Error {
-  name = "UnsafeFileError";
-};
-function assertNotLinked(root, path) {
-  const file = resolve3(root, path);
-  const rel = relative(resolve3(root), file);
-  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve3(root) : dirname2(file);
-  for (const part of inside ? rel.split(sep2) : [basename(file)]) {
-    at = join3(at, part);
-    let link = false;
-    try {
-      link = lstatSync(at).isSymbolicLink();
-    } catch {
-      return;
-    }
-    if (link)
-      throw new UnsafeFileError(
-        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
-      );
-  }
-}
-function fileSystemSource(root) {
-  return {
-    async read(path) {
-      assertNotLinked(root, path);
-      try {
-        return readFileSync4(resolve3(root, path), "utf8");
-      } catch {
-        return void 0;
-      }
-    },
-    async list(dir) {
-      try {
-        return readdirSync2(resolve3(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
-      } catch {
-        return void 0;
-      }
-    }
-  };
-}
-function fileKind(path) {
-  const name = posix3.basename(path);
-  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
-  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
-  return "candidate";
-}
-function isYamlFile(name) {
-  return name.endsWith(".yaml") || name.endsWith(".yml");
-}
-function stemOf(path) {
-  return posix3.basename(path).replace(/\.ya?ml$/, "");
-}
-async function validateFiles(paths, options) {
-  const config = options.config ?? options.files;
-  const contexts = /* @__PURE__ */ new Map();
-  const clustersCache = /* @__PURE__ */ new Map();
-  const fresh = new Set((options.newFiles ?? []).map((p) => posix3.normalize(p)));
-  const loadClusters = (file) => {
-    let p = clustersCache.get(file);
-    if (!p) {
-      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
-      clustersCache.set(file, p);
-    }
-    return p;
-  };
-  const context3 = (dir) => {
-    let p = contexts.get(dir);
-    if (!p) {
-      p = buildContext(dir, options, config, loadClusters);
-      contexts.set(dir, p);
-    }
-    return p;
-  };
-  const reports = [];
-  for (const raw of paths) {
-    const path = posix3.normalize(raw);
-    const kind = fileKind(path);
-    let issues = [];
-    let candidate;
-    try {
-      ({ issues, candidate } = await validateOne(path, kind));
-    } catch (e) {
-      if (!(e instanceof UnsafeFileError)) throw e;
-      issues = [fileIssue(path, "unsafe-file", e.message)];
-    }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === "error"),
-      warnings: sorted.filter((i) => i.severity === "warning"),
-      ...candidate ? { candidate } : {}
-    });
-  }
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
-  async function validateOne(path, kind) {
-    let issues;
-    let candidate;
-    if (kind === "candidate") {
-      const ctx = await context3(posix3.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options, fresh));
-    } else if (kind === "experiment") {
-      const ctx = await context3(posix3.dirname(path));
-      issues = experimentIssues(ctx);
-    } else if (kind === "clusters") {
-      const text2 = await options.files.read(path);
-      if (text2 === void 0) issues = [missing(path)];
-      else {
-        const checked2 = checkClusters(text2, path);
-        issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
-      }
-    } else {
-      const text2 = await options.files.read(path);
-      issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
-    }
-    return { issues, ...candidate ? { candidate } : {} };
-  }
-}
-function missing(path) {
-  return {
-    rule: "file-missing",
-    severity: "error",
-    file: path,
-    line: 1,
-    column: 1,
-    keyPath: "",
-    message: "the file does not exist or cannot be read"
-  };
-}
-function fileIssue(file, rule, message2) {
-  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
-}
-async function buildContext(dir, options, config, loadClusters) {
-  const topologiesDir = posix3.dirname(dir);
-  const experimentFile = posix3.join(dir, "experiment.yaml");
-  const clustersFile = options.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml");
-  const ctx = {
-    dir,
-    experimentFile,
-    clustersFile,
-    blockers: [],
-    candidates: /* @__PURE__ */ new Map(),
-    byHash: /* @__PURE__ */ new Map(),
-    depths: /* @__PURE__ */ new Map()
-  };
-  const experimentText = await options.files.read(experimentFile);
-  if (experimentText === void 0) {
-    ctx.blockers.push({
-      rule: "experiment-missing",
-      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
-    });
-  } else {
-    ctx.experiment = checkExperiment(experimentText, experimentFile);
-    if (!ctx.experiment.value) {
-      ctx.blockers.push({
-        rule: "experiment-invalid",
-        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
-      });
-    }
-  }
-  ctx.clusters = await loadClusters(clustersFile);
-  if (!ctx.clusters) {
-    ctx.blockers.push({
-      rule: "clusters-missing",
-      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
-    });
-  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
-      (i) => i.severity === "error"
-    );
-    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
-  }
-  if (ctx.clusters && !ctx.clusters.value) {
-    ctx.blockers.push({
-      rule: "clusters-invalid",
-      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
-    });
-  }
-  const experiment = ctx.experiment?.value;
-  if (experiment) {
-    const presetOptions = { ...options.presets, topologiesDir };
-    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
-    if (!ctx.preset) {
-      const inRepository = (await config.list(posix3.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
-      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
-      ctx.blockers.push({
-        rule: "preset-unknown",
-        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
-      });
-    } else {
-      const presetFile = ctx.preset.path;
-      const preset = checkPreset(ctx.preset.text, presetFile);
-      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else
-        ctx.blockers.push({
-          rule: "preset-invalid",
-          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
-        });
-    }
-    const clusters = ctx.clusters?.value;
-    if (clusters) {
-      const wanted = options.clusterName ?? experiment.cluster;
-      ctx.clusterName = wanted;
-      ctx.cluster = clusters.clusters[wanted];
-      if (!ctx.cluster) {
-        ctx.blockers.push({
-          rule: "cluster-unknown",
-          message: `cluster \`${wanted}\`${options.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
-        });
-      }
-    }
-  }
-  if (experiment && ctx.cluster && ctx.base) {
-    const recordFile = posix3.join(
-      posix3.dirname(topologiesDir),
-      "experiments",
-      `${experiment.experiment_id}.json`
-    );
-    const recordText = await config.read(recordFile);
-    if (recordText !== void 0) {
-      try {
-        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === "fitted") {
-          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
-          ctx.memoryModelFitted = true;
-        }
-      } catch {
-      }
-    }
-  }
-  for (const name of (await options.files.list(dir) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix3.join(dir, name)) !== "candidate") continue;
-    const file = posix3.join(dir, name);
-    const text2 = await options.files.read(file);
-    if (text2 === void 0) continue;
-    const checked2 = checkCandidate(text2, file);
-    const sibling = { file, stem: stemOf(file), checked: checked2 };
-    if (checked2.value && ctx.base) {
-      sibling.expanded = expandCandidate(ctx.base, checked2.value.topology);
-      sibling.hash = topologyHash(sibling.expanded);
-    }
-    ctx.candidates.set(sibling.stem, sibling);
-    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
-  }
-  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
-  if (overrideErrors[0]) {
-    ctx.blockers.push({
-      rule: "experiment-invalid",
-      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
-    });
-  }
-  return ctx;
-}
-function experimentIssues(ctx) {
-  if (!ctx.experiment)
-    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
-  const { loaded, value, issues } = ctx.experiment;
-  if (!value) return issues;
-  return experimentRuleIssues(loaded, value, {
-    clusters: ctx.clusters?.value,
-    clustersFile: ctx.clustersFile,
-    presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
-    dirName: posix3.basename(ctx.dir)
-  });
-}
-function depthOf(ctx, stem) {
-  const known = ctx.depths.get(stem);
-  if (known !== void 0) return known;
-  const depth = chainLength(ctx, stem);
-  ctx.depths.set(stem, depth);
-  return depth;
-}
-function chainLength(ctx, stem) {
-  const seen = /* @__PURE__ */ new Set();
-  let depth = 0;
-  let current = ctx.candidates.get(stem);
-  while (current?.checked.value?.parent && !seen.has(current.stem)) {
-    seen.add(current.stem);
-    depth++;
-    current = ctx.candidates.get(current.checked.value.parent);
-  }
-  return depth;
-}
-async function validateCandidate(path, ctx, options, fresh) {
-  const files = options.files;
-  const stem = stemOf(path);
-  let own = ctx.candidates.get(stem);
-  if (!own || own.file !== path) {
-    const text2 = await files.read(path);
-    if (text2 === void 0) return { issues: [missing(path)] };
-    const checked2 = checkCandidate(text2, path);
-    own = { file: path, stem, checked: checked2 };
-    if (checked2.value && ctx.base) {
-      own.expanded = expandCandidate(ctx.base, checked2.value.topology);
-      own.hash = topologyHash(own.expanded);
-    }
-  }
-  const issues = [
-    ...own.checked.issues,
-    ...reservedNameIssues(own.checked),
-    ...sharedNameIssues(own.checked, path, fresh)
-  ];
-  if (ctx.blockers.length) {
-    for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
-    return { issues };
-  }
-  const value = own.checked.value;
-  const experiment = ctx.experiment?.value;
-  const cluster = ctx.cluster;
-  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
-  const parentName = value.parent ?? void 0;
-  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
-  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
-  const ownNew = fresh.has(path);
-  const ownOrder = [depthOf(ctx, stem), stem];
-  const earlier = [];
-  for (const other of ctx.byHash.get(own.hash) ?? []) {
-    if (other.stem === stem) continue;
-    const otherNew = fresh.has(other.file);
-    const otherOrder = [depthOf(ctx, other.stem), other.stem];
-    const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
-    if (isEarlier)
-      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
-  }
-  issues.push(
-    ...candidateRuleIssues({
-      loaded: own.checked.loaded,
-      candidate: value,
-      stem,
-      expanded: own.expanded,
-      base: ctx.base,
-      baseName: experiment.base_topology,
-      experiment,
-      cluster,
-      clusterName: ctx.clusterName ?? experiment.cluster,
-      parent,
-      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
-      hash: own.hash,
-      earlier,
-      memoryModelFitted: ctx.memoryModelFitted === true,
-      allowUnmeasuredMemory: options.allowUnmeasuredMemory === true
-    })
-  );
-  const summary2 = capacitySummary(own.expanded);
-  const details = {
-    name: value.name,
-    parent: value.parent ?? null,
-    experimentId: experiment.experiment_id,
-    cluster: ctx.clusterName ?? experiment.cluster,
-    baseTopology: experiment.base_topology,
-    basePreset: {
-      origin: ctx.preset?.origin ?? "shipped",
-      path: ctx.preset?.path ?? "",
-      overridesShipped: ctx.preset?.overridesShipped ?? false
-    },
-    hash: own.hash,
-    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
-    expanded: own.expanded,
-    base: ctx.base,
-    capacity: Object.entries(summary2.byService).map(([service, capacity2]) => ({
-      service,
-      capacity: capacity2
-    })),
-    inFlight: summary2.inFlight,
-    binding: summary2.binding,
-    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
-    ...cluster.memory_model ? {
-      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
-      memoryModelFitted: ctx.memoryModelFitted === true
-    } : {},
-    gpuMemoryGiB: cluster.gpu_memory_gib,
-    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
-    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
-    experimentConfig: experiment,
-    clusterConfig: cluster
-  };
-  return { issues, candidate: details };
-}
-var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
-function reservedNameIssues(checked2) {
-  const name = checked2.value?.name;
-  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
-  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
-  return [
-    {
-      rule: "reserved-name",
-      severity: "error",
-      file: checked2.loaded.file,
-      ...checked2.loaded.locate(["name"]),
-      keyPath: "name",
-      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
-    }
-  ];
-}
-function sharedNameIssues(checked2, path, fresh) {
-  const stem = stemOf(path);
-  const topologies = posix3.dirname(posix3.dirname(path));
-  const others = [...fresh].filter(
-    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
-  );
-  if (!others.length) return [];
-  return [
-    {
-      rule: "shared-name",
-      severity: "error",
-      file: path,
-      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
-      keyPath: "name",
-      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
-    }
-  ];
-}
-function safeJobName(experimentId, name, expanded) {
-  try {
-    return jobName(experimentId, name, expanded);
-  } catch {
-    return "";
-  }
-}
-async function renderCandidateFile(path, options) {
-  const { files } = await validateFiles([path], options);
-  const report = files[0];
-  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
-  const c = report.candidate;
-  const submission = renderSubmission(
-    c.experimentConfig,
-    { name: c.name, expanded: c.expanded, base: c.base },
-    c.clusterConfig
-  );
-  return { report, submission };
-}
-
-// src/usecases/prepare.ts
-function candidateFilesOf(paths, topologiesDir = "topologies") {
-  const prefix = `${posix4.normalize(topologiesDir).replace(/\/+$/, "")}/`;
-  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix4.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
-}
-function headCandidatesOverDefaultBranch(head, defaultBranch) {
-  return {
-    read: (path) => fileKind(path) === "candidate" ? head.read(path) : defaultBranch.read(path),
-    list: (dir) => head.list(dir)
-  };
-}
-async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [path]) {
-  const defaultBranch = fileSystemSource(source.workspace);
-  const outcome = await renderCandidateFile(path, {
-    files: headCandidatesOverDefaultBranch(githubFileSource(octokit, { ...repo, ref }), defaultBranch),
-    config: defaultBranch,
-    clustersFile: source.clustersFile,
-    newFiles,
-    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
-  });
-  if (!outcome.submission || !outcome.report.candidate) {
-    const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
-    if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
-    return {
-      ok: false,
-      errors,
-      message: [
-        `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
-        "",
-        codeBlock(errors.join("\n"))
-      ].join("\n")
-    };
-  }
-  const d = outcome.report.candidate;
-  return {
-    ok: true,
-    candidate: {
-      path,
-      experimentId: d.experimentId,
-      candidate: d.name,
-      clusterName: d.cluster,
-      cluster: d.clusterConfig,
-      experiment: d.experimentConfig,
-      topologyHash: d.jobName.slice(-8),
-      submission: outcome.submission
-    }
-  };
-}
-async function pullRequestCandidates(octokit, pull, source) {
-  const changed = (await changedFiles(octokit, { owner: pull.owner, repo: pull.repo, pull_number: pull.number })).map((f) => f.path);
-  return { files: candidateFilesOf(changed, source.topologiesDir), changed };
-}
-function candidateNameOf(path) {
-  return posix4.basename(path).replace(/\.ya?ml$/, "");
-}
-function withRunName(submission, runName) {
-  const base = submission.jobName;
-  const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const argv = submission.argv.map((a) => {
-    if (a === named[0]) return `--job-name=${runName}`;
-    if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
-    if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
-    return a;
-  });
-  if (!named.every((n) => submission.argv.includes(n)))
-    throw new Error(
-      `the rendered submission of ${base} does not carry its name in --job-name and ${RUN_NAME_OVERRIDE}`
-    );
-  const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k, v]) => [k, v?.split(base).join(runName)])) : void 0;
-  return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
-}
-async function experimentOnDefaultBranch(source, experimentId) {
-  const fs5 = fileSystemSource(source.workspace);
-  const file = posix4.join(source.topologiesDir, experimentId, "experiment.yaml");
-  const text2 = await fs5.read(file);
-  if (text2 === void 0) return { ok: false, message: `\`${file}\` is not on the default branch` };
-  const experiment = checkExperiment(text2, file).value;
-  if (!experiment) return { ok: false, message: `\`${file}\` on the default branch does not validate` };
-  const clustersText = await fs5.read(source.clustersFile);
-  const clusters = clustersText === void 0 ? void 0 : checkClusters(clustersText, source.clustersFile).value;
-  const cluster = clusters?.clusters[experiment.cluster];
-  if (!cluster)
-    return {
-      ok: false,
-      message: `cluster \`${experiment.cluster}\` is not defined in \`${source.clustersFile}\` on the default branch`
-    };
-  return { ok: true, experiment, clusterName: experiment.cluster, cluster };
-}
-
-// src/usecases/rebuild.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3 } from "node:fs";
-import { join as join4 } from "node:path";
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
-// src/lifecycle/rebuild.ts
-var RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
-function runsInHistory(comments, experimentIds) {
-  const found = /* @__PURE__ */ new Map();
-  const lines = comments.flatMap((c) => c.body.split("\n").map((line) => ({ line, at: c.at })));
-  for (const { line, at } of lines) {
-    for (const token of line.match(RUN_TOKEN) ?? []) {
-      const owner = [...experimentIds].filter((id) => parseRunName(token, id)?.label && !looksLikeLongerExperiment(token, id)).sort((a, b) => b.length - a.length)[0];
-      const parsed = owner ? parseRunName(token, owner) : null;
-      if (!owner || !parsed?.label) continue;
-      const submitted = /Slurm job\s+\**\d/.test(line) || (found.get(token)?.submitted ?? false);
-      found.set(token, {
-        experiment: owner,
-        candidate: parsed.candidate,
-        topologyHash: parsed.hash,
-        id: parsed.label,
-        runName: token,
-        submitted,
-        firstSeen: found.get(token)?.firstSeen ?? at
-      });
-    }
-  }
-  return [...found.values()];
-}
-var ENDED_AS = { COMPLETED: "finished", CANCELLED: "cancelled" };
-function liveOf(runs, jobs) {
-  const live2 = runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED"));
-  const byJob = (a, b) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b.runName)?.id ?? "0");
-  return [...live2].sort(byJob)[0];
-}
-function endedOutcome(run, job, why, now) {
-  const evidence = [`rebuilt: ${why}`];
-  if (!job) {
-    if (run.submitted)
-      return {
-        kind: "lost",
-        at: now,
-        evidence: [...evidence, "Slurm no longer knows its job: it is not submitted again"]
-      };
-    return {
-      kind: "superseded",
-      at: now,
-      evidence: [...evidence, "it never got a Slurm job: withdrawn (comment /topo submit to queue it again)"]
-    };
-  }
-  if (isLive(job.state))
-    return {
-      kind: "superseded",
-      at: now,
-      jobId: job.id,
-      evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`]
-    };
-  return {
-    kind: ENDED_AS[job.state] ?? "failed",
-    at: now,
-    jobId: job.id,
-    evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`]
-  };
-}
-function planRebuild(input) {
-  let state2 = emptyRunState();
-  const cancel = [];
-  const byCandidate = /* @__PURE__ */ new Map();
-  for (const r of input.runs) {
-    const key = `${r.experiment}/${r.candidate}`;
-    byCandidate.set(key, [...byCandidate.get(key) ?? [], r]);
-  }
-  for (const [key, runs] of byCandidate) {
-    const head = input.head.get(key);
-    const standing = liveOf(runs, input.jobs);
-    for (const run of runs) {
-      const job = input.jobs.get(run.runName);
-      const request2 = {
-        id: run.id,
-        experiment: run.experiment,
-        candidate: run.candidate,
-        path: head?.path ?? `${input.topologiesDir}/${run.experiment}/${run.candidate}.yaml`,
-        pr: input.pr,
-        headSha: input.headSha,
-        topologyHash: run.topologyHash,
-        runName: run.runName,
-        login: input.login,
-        requestedAt: job?.submittedAt ?? run.firstSeen
-      };
-      state2 = withRequest(state2, request2);
-      if (job) state2 = withRun(state2, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
-      if (run === standing && head?.topologyHash === run.topologyHash) continue;
-      const why = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.state) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
-      const outcome = endedOutcome(run, job, why, input.now);
-      state2 = withOutcome(state2, run.id, outcome);
-      if (job && isLive(job.state))
-        cancel.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
-    }
-  }
-  return { state: state2, cancel };
-}
-function underCurrent(current, rebuilt) {
-  let out = current;
-  const added = /* @__PURE__ */ new Set();
-  for (const r of rebuilt.requests) {
-    if (knowsRequest(current, r.id)) continue;
-    added.add(r.id);
-    out = withRequest(out, r);
-    const run = rebuilt.runs[r.id];
-    if (run) out = withRun(out, r.id, run);
-    const outcome = rebuilt.outcomes[r.id];
-    if (outcome) out = withOutcome(out, r.id, outcome);
-  }
-  return { state: out, added };
-}
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
-// src/usecases/rebuild.ts
-async function botTexts(deps, pr) {
-  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pr,
-    per_page: 100
-  });
-  return comments.filter((c) => c.user?.login === deps.botLogin && c.body).map((c) => ({ body: c.body, at: new Date(c.created_at).toISOString() }));
-}
-async function headCandidates(deps, pr, headSha, wanted) {
-  const head = /* @__PURE__ */ new Map();
-  if (!wanted.size) return head;
-  const { files, changed } = await pullRequestCandidates(
-    deps.octokit,
-    { owner: deps.owner, repo: deps.repo, number: pr },
-    deps.source
-  );
-  for (const path of files) {
-    if (!wanted.has(`${path.split("/").at(-2)}/${candidateNameOf(path)}`)) continue;
-    const prepared = await prepareCandidateAt(deps.octokit, deps, headSha, path, deps.source, changed);
-    if (prepared.ok)
-      head.set(`${prepared.candidate.experimentId}/${candidateNameOf(path)}`, {
-        path,
-        topologyHash: prepared.candidate.topologyHash
-      });
-  }
-  return head;
-}
-function experimentFolders(source) {
-  const root = join4(source.workspace, source.topologiesDir);
-  if (!existsSync4(root)) return [];
-  return readdirSync3(root, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync4(join4(root, d.name, "experiment.yaml"))).map((d) => d.name);
-}
-var iso = (slurmTime) => {
-  const ts = slurmTimeToUnix(slurmTime ?? null);
-  return ts ? new Date(ts * 1e3).toISOString() : null;
-};
-async function rebuildRunState(deps, pull) {
-  const now = (deps.now ?? (() => /* @__PURE__ */ new Date()))().toISOString();
-  const target2 = {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    botLogin: deps.botLogin
-  };
-  const texts = await botTexts(deps, pull.number);
-  const runs = runsInHistory(texts, experimentFolders(deps.source));
-  const jobs = /* @__PURE__ */ new Map();
-  const listed2 = /* @__PURE__ */ new Map();
-  const unreachable = [];
-  for (const id of new Set(runs.map((r) => r.experiment))) {
-    const exp = await experimentOnDefaultBranch(deps.source, id);
-    if (!exp.ok) {
-      unreachable.push(id);
-      continue;
-    }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
-    listed2.set(id, { exp, jobs: all });
-    for (const r of runs.filter((r2) => r2.experiment === id)) {
-      const job = jobForRun(all, r.runName, (j) => j);
-      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
-    }
-  }
-  const live2 = new Set(
-    runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED")).map((r) => `${r.experiment}/${r.candidate}`)
-  );
-  const head = await headCandidates(deps, pull.number, pull.headSha, live2);
-  const plan = planRebuild({
-    pr: pull.number,
-    headSha: pull.headSha,
-    login: pull.actor,
-    now,
-    runs,
-    jobs,
-    head,
-    topologiesDir: deps.source.topologiesDir
-  });
-  let added = new Set(plan.state.requests.map((r) => r.id));
-  let wasReadable = false;
-  const state2 = await replaceRunState(deps.octokit, target2, (current) => {
-    if (!current) return plan.state;
-    wasReadable = true;
-    const merged = underCurrent(current, plan.state);
-    added = merged.added;
-    return merged.state;
-  });
-  const cancelled = [];
-  for (const c of plan.cancel.filter((c2) => added.has(c2.runName.slice(-8)))) {
-    const exp = listed2.get(c.experiment)?.exp;
-    if (!exp) continue;
-    await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
-    cancelled.push(c.jobId);
-  }
-  return {
-    state: state2,
-    found: runs.length,
-    known: jobs.size,
-    added: added.size,
-    cancelled,
-    unreachable,
-    wasReadable
-  };
-}
-
-// src/usecases/reconcile.ts
-import { createHash as createHash3 } from "node:crypto";
-
 // src/analysis/series.ts
 function clean(series) {
   if (!series) return { samples: [], dropped: 0 };
@@ -70316,191 +69143,124 @@ function sumCounters(series) {
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
 
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method };
-  if (options.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
-  const d = Math.log(cv.value / rv.value);
-  const s = Math.hypot(logSe(cv), logSe(rv));
-  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
-  const r = csRadius(s, alpha, s0);
-  const change = {
-    value: round(Math.exp(d) - 1, 4),
-    low: round(Math.exp(d - r) - 1, 4),
-    high: round(Math.exp(d + r) - 1, 4)
-  };
-  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
-  ];
-  if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
-    return {
-      ...base,
-      state: state2,
-      relative_change: change,
-      expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
-    };
-  }
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
-  };
-}
-var pct = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf(state2, m) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, alpha, s0) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
-  const lm = Math.log(1 - m);
-  const need = Math.max(
-    d,
-    // worse (when positive)
-    lm - d,
-    // better
-    d - lm
-    // not-better
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
   );
-  if (!(need > 0)) return null;
-  let lo = 0;
-  let hi = s;
-  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha, s0) > need) hi = mid;
-    else lo = mid;
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
   }
-  const target2 = lo;
-  if (!(target2 > 0)) return null;
-  const more = steady * ((s / target2) ** 2 - 1);
-  return Number.isFinite(more) ? round(now + more, 0) : null;
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
 }
-function pruneByLeader(candidate, leader, options = {}) {
-  const d = decideCandidate(candidate, leader, options);
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
-    ]
-  };
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
 }
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
-      best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
-  return best;
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
 }
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
-  return { used, saved, savedVsSeed };
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
 }
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return {
-    ...d,
-    gpu_minutes_used: g.used,
-    gpu_minutes_saved: g.saved,
-    gpu_minutes_saved_vs_seed: g.savedVsSeed
-  };
-}
-function savingsText(d) {
-  if (d.gpu_minutes_saved == null) return null;
-  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
-  const seed = d.gpu_minutes_saved_vs_seed;
-  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
-  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
 }
 
 // src/analysis/estimators.ts
@@ -71201,188 +69961,6 @@ function definedOnly(o) {
   return out;
 }
 
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
-}
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -71636,6 +70214,1561 @@ function slurmTimeToMinutes(time2) {
   const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
   if (!m) return null;
   return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/autopilot/policy.ts
+var DECISION_CHECK = "topo/monitor";
+var DEFAULT_DECISION_HORIZON_MINUTES = 120;
+function policyOf(experiment) {
+  const a = experiment.autopilot;
+  if (!a) return null;
+  return {
+    enabled: a.enabled,
+    maxRounds: a.max_rounds ?? 6,
+    gpuHours: a.gpu_hours,
+    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    stopAfter: a.stop_after ?? 2,
+    submit: a.submit ?? "auto",
+    merge: a.merge ?? "manual",
+    requiredChecks: a.required_checks ?? []
+  };
+}
+function gpusPerRun(experiment, cluster) {
+  const slurm = experiment.fixed_inputs.slurm;
+  return slurm?.gpus ?? slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? SUBMIT_DEFAULTS.gpusPerNode;
+}
+function runCost(experiment, cluster) {
+  const gpus = gpusPerRun(experiment, cluster);
+  const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
+  const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
+  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
+  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided);
+  const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
+  return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
+}
+var round1 = (x) => Math.ceil(x * 10) / 10;
+function autopilotIssues(loaded, experiment, context3) {
+  const policy = policyOf(experiment);
+  const a = experiment.autopilot;
+  if (!policy || !a) return [];
+  const issues = [];
+  const at = (key, rule, message2, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message2, false, severity));
+  const maxParallel = experiment.max_parallel ?? 3;
+  if (a.parallel !== void 0 && a.parallel > maxParallel)
+    at(
+      "parallel",
+      "autopilot-parallel",
+      `parallel ${a.parallel} is above max_parallel ${maxParallel}: no more than max_parallel candidates of the experiment run at once, so a round would wait for its own slots; use at most ${maxParallel} (or raise max_parallel)`
+    );
+  if (context3.cluster) {
+    const cost = runCost(experiment, context3.cluster);
+    if (a.gpu_hours < cost.gpuHours)
+      at(
+        "gpu_hours",
+        "autopilot-budget",
+        `gpu_hours ${a.gpu_hours} is below one run's expected cost, ${round1(cost.gpuHours)} GPU-hours (${cost.gpus} GPUs \xD7 ${round1(cost.hours)} h: ${cost.basis}): the autopilot could never start a run; use at least ${round1(cost.gpuHours)}, or about ${round1(cost.gpuHours * policy.parallel * 3)} for three rounds of ${policy.parallel}`
+      );
+  }
+  if (policy.merge === "auto" && !policy.requiredChecks.includes(DECISION_CHECK))
+    at(
+      a.required_checks ? "required_checks" : "merge",
+      "autopilot-merge",
+      `merge: auto merges the concluded winner with no person in the loop, so it relies on branch protection: list the status checks your default branch requires in autopilot.required_checks, ${DECISION_CHECK} (the decision) among them, and require them in the branch protection rule (docs/autopilot.md, "merge: auto"); or use merge: manual`
+    );
+  if (policy.stopAfter > policy.maxRounds)
+    at(
+      "stop_after",
+      "autopilot-stop-rule",
+      `stop_after ${policy.stopAfter} is above max_rounds ${policy.maxRounds}: the stop rule can never end the experiment before max_rounds does`,
+      "warning"
+    );
+  return issues;
+}
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances,
+        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function serviceSet(t, gpu) {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
+}
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x) {
+  const round2 = (v) => Math.round(v * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round2(x[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round2(x[1 + SERVICES.length] ?? 0),
+      physics: round2(x[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round2(x[0] ?? 0)
+  };
+}
+function solve(a, b) {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
+    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m[r][col] / m[col][col];
+      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
+    }
+  }
+  return m.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
+    const x = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v) => v < -1e-9)) continue;
+      free.forEach((j, k) => {
+        x[j] = Math.max(0, sol[k]);
+      });
+    }
+    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run of tried) {
+    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run.name, gpu, topology: run.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  prior.forEach((value, j) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b);
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x = fitWithPrior(informative, p);
+  const model = fromVector(x);
+  const envelope = [0.5, 1.5].map(
+    (k) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v) => v * k)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run of record?.runs ?? []) {
+    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
+    tried.push({
+      name: run.name,
+      parent: run.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run.status,
+      observation: observationOf(run)
+    });
+    seen.add(run.name);
+  }
+  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run) {
+  const failure = run.failures?.[0];
+  return {
+    ...run.verdict ? { verdict: run.verdict } : {},
+    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
+    ...run.comparison ? { comparison: run.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
+}
+
+// src/topology/rules.ts
+var RULES = {
+  "name-mismatch": "error",
+  "parent-missing": "error",
+  "gpu-index": "error",
+  "skip-changed": "error",
+  "renderer-replicas": "error",
+  "no-active-service": "error",
+  "capacity-imbalance": "warning",
+  "cache-size": "warning",
+  "nr-workers": "error",
+  "gpu-memory": "error",
+  "duplicate-topology": "error"
+};
+function gpuMemoryFinding(row, parts, input) {
+  const measured3 = input.memoryModelFitted === true;
+  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
+  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
+  return [
+    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    severity
+  ];
+}
+function candidateRuleIssues(input) {
+  const { loaded, candidate, expanded, experiment, cluster } = input;
+  const issues = [];
+  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
+    issues.push({
+      rule,
+      severity,
+      file: loaded.file,
+      ...loaded.locate(path, { key }),
+      keyPath: formatKeyPath(path),
+      message: message2
+    });
+  };
+  const inFile = (path) => loaded.has(["topology", ...path]);
+  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
+  const T = (...path) => ["topology", ...path];
+  if (candidate.name !== input.stem) {
+    add(
+      "name-mismatch",
+      ["name"],
+      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
+    );
+  }
+  if (candidate.parent && candidate.parent === candidate.name) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
+  } else if (input.parentMissing) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
+    );
+  }
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
+  for (const svc of SERVICES) {
+    const gpus = expanded.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    gpus.forEach((gpu, i) => {
+      if (gpu < gpusPerNode) return;
+      add(
+        "gpu-index",
+        inFile(["services", svc, "gpus"]) ? T("services", svc, "gpus", i) : T("services", svc, "gpus"),
+        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode}`
+      );
+    });
+  }
+  const reference = input.parent?.expanded ?? input.base;
+  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
+  for (const svc of SERVICES) {
+    const mine = isSkipped(expanded, svc);
+    const theirs = isSkipped(reference, svc);
+    if (mine === theirs) continue;
+    add(
+      "skip-changed",
+      inFile(["runtime", "endpoints", svc, "skip"]) ? T("runtime", "endpoints", svc, "skip") : T("runtime", "endpoints", svc),
+      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
+    );
+  }
+  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
+  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
+    const gpus = expanded.services?.renderer?.gpus;
+    const n = Array.isArray(gpus) ? gpus.length : 1;
+    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+    add(
+      "renderer-replicas",
+      T("services", "renderer", "replicas_per_container"),
+      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
+    );
+  }
+  const summary2 = capacitySummary(expanded);
+  const active = activeServices(expanded);
+  if (active.length === 0) {
+    add(
+      "no-active-service",
+      T(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
+  } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
+    const max = Math.max(...Object.values(summary2.byService));
+    const biggest = active.filter((s) => summary2.byService[s] === max);
+    const table = active.map((s) => `${s} ${summary2.byService[s]}`).join(", ");
+    const svc = biggest[0];
+    add(
+      "capacity-imbalance",
+      T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+    );
+  }
+  for (const [svc, key] of [
+    ["renderer", "nre_cache_size"],
+    ["physics", "physics_cache_size"]
+  ]) {
+    if (!active.includes(svc)) continue;
+    const cache = expanded.defines?.[key];
+    const concurrency = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (cache === void 0 || cache >= concurrency + 1) continue;
+    add(
+      "cache-size",
+      inFile(["defines", key]) ? T("defines", key) : T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
+    );
+  }
+  const workers = expanded.runtime?.nr_workers;
+  if (workers !== void 0 && workers > cluster.cpus_per_node) {
+    add(
+      "nr-workers",
+      T("runtime", "nr_workers"),
+      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
+    );
+  }
+  if (cluster.memory_model) {
+    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+      if (row.level === "ok") continue;
+      const parts = row.services.map(
+        (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
+      const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
+      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
+      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
+      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
+    }
+  }
+  const duplicate = input.earlier.find((e) => e.hash === input.hash);
+  if (duplicate) {
+    add(
+      "duplicate-topology",
+      ["topology"],
+      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+      "error",
+      true
+    );
+  }
+  return issues;
+}
+
+// src/usecases/validate.ts
+var UnsafeFileError = class extends Error {
+  name = "UnsafeFileError";
+};
+function assertNotLinked(root, path) {
+  const file = resolve3(root, path);
+  const rel = relative(resolve3(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+  let at = inside ? resolve3(root) : dirname2(file);
+  for (const part of inside ? rel.split(sep2) : [basename(file)]) {
+    at = join3(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
+      );
+  }
+}
+function fileSystemSource(root) {
+  return {
+    async read(path) {
+      assertNotLinked(root, path);
+      try {
+        return readFileSync4(resolve3(root, path), "utf8");
+      } catch {
+        return void 0;
+      }
+    },
+    async list(dir) {
+      try {
+        return readdirSync2(resolve3(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      } catch {
+        return void 0;
+      }
+    }
+  };
+}
+function fileKind(path) {
+  const name = posix3.basename(path);
+  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
+  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
+  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
+  return "candidate";
+}
+function isYamlFile(name) {
+  return name.endsWith(".yaml") || name.endsWith(".yml");
+}
+function stemOf(path) {
+  return posix3.basename(path).replace(/\.ya?ml$/, "");
+}
+async function validateFiles(paths, options) {
+  const config = options.config ?? options.files;
+  const contexts = /* @__PURE__ */ new Map();
+  const clustersCache = /* @__PURE__ */ new Map();
+  const fresh = new Set((options.newFiles ?? []).map((p) => posix3.normalize(p)));
+  const loadClusters = (file) => {
+    let p = clustersCache.get(file);
+    if (!p) {
+      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      clustersCache.set(file, p);
+    }
+    return p;
+  };
+  const context3 = (dir) => {
+    let p = contexts.get(dir);
+    if (!p) {
+      p = buildContext(dir, options, config, loadClusters);
+      contexts.set(dir, p);
+    }
+    return p;
+  };
+  const reports = [];
+  for (const raw of paths) {
+    const path = posix3.normalize(raw);
+    const kind = fileKind(path);
+    let issues = [];
+    let candidate;
+    try {
+      ({ issues, candidate } = await validateOne(path, kind));
+    } catch (e) {
+      if (!(e instanceof UnsafeFileError)) throw e;
+      issues = [fileIssue(path, "unsafe-file", e.message)];
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === "error"),
+      warnings: sorted.filter((i) => i.severity === "warning"),
+      ...candidate ? { candidate } : {}
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+  async function validateOne(path, kind) {
+    let issues;
+    let candidate;
+    if (kind === "candidate") {
+      const ctx = await context3(posix3.dirname(path));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options, fresh));
+    } else if (kind === "experiment") {
+      const ctx = await context3(posix3.dirname(path));
+      issues = experimentIssues(ctx);
+    } else if (kind === "clusters") {
+      const text2 = await options.files.read(path);
+      if (text2 === void 0) issues = [missing(path)];
+      else {
+        const checked2 = checkClusters(text2, path);
+        issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
+      }
+    } else {
+      const text2 = await options.files.read(path);
+      issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
+    }
+    return { issues, ...candidate ? { candidate } : {} };
+  }
+}
+function missing(path) {
+  return {
+    rule: "file-missing",
+    severity: "error",
+    file: path,
+    line: 1,
+    column: 1,
+    keyPath: "",
+    message: "the file does not exist or cannot be read"
+  };
+}
+function fileIssue(file, rule, message2) {
+  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
+}
+async function buildContext(dir, options, config, loadClusters) {
+  const topologiesDir = posix3.dirname(dir);
+  const experimentFile = posix3.join(dir, "experiment.yaml");
+  const clustersFile = options.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml");
+  const ctx = {
+    dir,
+    experimentFile,
+    clustersFile,
+    blockers: [],
+    candidates: /* @__PURE__ */ new Map(),
+    byHash: /* @__PURE__ */ new Map(),
+    depths: /* @__PURE__ */ new Map()
+  };
+  const experimentText = await options.files.read(experimentFile);
+  if (experimentText === void 0) {
+    ctx.blockers.push({
+      rule: "experiment-missing",
+      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
+    });
+  } else {
+    ctx.experiment = checkExperiment(experimentText, experimentFile);
+    if (!ctx.experiment.value) {
+      ctx.blockers.push({
+        rule: "experiment-invalid",
+        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
+      });
+    }
+  }
+  ctx.clusters = await loadClusters(clustersFile);
+  if (!ctx.clusters) {
+    ctx.blockers.push({
+      rule: "clusters-missing",
+      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
+    });
+  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
+  }
+  if (ctx.clusters && !ctx.clusters.value) {
+    ctx.blockers.push({
+      rule: "clusters-invalid",
+      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
+    });
+  }
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    const presetOptions = { ...options.presets, topologiesDir };
+    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+    if (!ctx.preset) {
+      const inRepository = (await config.list(posix3.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
+      ctx.blockers.push({
+        rule: "preset-unknown",
+        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
+      });
+    } else {
+      const presetFile = ctx.preset.path;
+      const preset = checkPreset(ctx.preset.text, presetFile);
+      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+      else
+        ctx.blockers.push({
+          rule: "preset-invalid",
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
+        });
+    }
+    const clusters = ctx.clusters?.value;
+    if (clusters) {
+      const wanted = options.clusterName ?? experiment.cluster;
+      ctx.clusterName = wanted;
+      ctx.cluster = clusters.clusters[wanted];
+      if (!ctx.cluster) {
+        ctx.blockers.push({
+          rule: "cluster-unknown",
+          message: `cluster \`${wanted}\`${options.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
+        });
+      }
+    }
+  }
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile = posix3.join(
+      posix3.dirname(topologiesDir),
+      "experiments",
+      `${experiment.experiment_id}.json`
+    );
+    const recordText = await config.read(recordFile);
+    if (recordText !== void 0) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === "fitted") {
+          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+          ctx.memoryModelFitted = true;
+        }
+      } catch {
+      }
+    }
+  }
+  for (const name of (await options.files.list(dir) ?? []).sort()) {
+    if (!isYamlFile(name) || fileKind(posix3.join(dir, name)) !== "candidate") continue;
+    const file = posix3.join(dir, name);
+    const text2 = await options.files.read(file);
+    if (text2 === void 0) continue;
+    const checked2 = checkCandidate(text2, file);
+    const sibling = { file, stem: stemOf(file), checked: checked2 };
+    if (checked2.value && ctx.base) {
+      sibling.expanded = expandCandidate(ctx.base, checked2.value.topology);
+      sibling.hash = topologyHash(sibling.expanded);
+    }
+    ctx.candidates.set(sibling.stem, sibling);
+    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
+  }
+  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
+  if (overrideErrors[0]) {
+    ctx.blockers.push({
+      rule: "experiment-invalid",
+      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
+    });
+  }
+  return ctx;
+}
+function experimentIssues(ctx) {
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  const { loaded, value, issues } = ctx.experiment;
+  if (!value) return issues;
+  return [
+    ...experimentRuleIssues(loaded, value, {
+      clusters: ctx.clusters?.value,
+      clustersFile: ctx.clustersFile,
+      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+      dirName: posix3.basename(ctx.dir)
+    }),
+    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
+  ];
+}
+function depthOf(ctx, stem) {
+  const known = ctx.depths.get(stem);
+  if (known !== void 0) return known;
+  const depth = chainLength(ctx, stem);
+  ctx.depths.set(stem, depth);
+  return depth;
+}
+function chainLength(ctx, stem) {
+  const seen = /* @__PURE__ */ new Set();
+  let depth = 0;
+  let current = ctx.candidates.get(stem);
+  while (current?.checked.value?.parent && !seen.has(current.stem)) {
+    seen.add(current.stem);
+    depth++;
+    current = ctx.candidates.get(current.checked.value.parent);
+  }
+  return depth;
+}
+async function validateCandidate(path, ctx, options, fresh) {
+  const files = options.files;
+  const stem = stemOf(path);
+  let own = ctx.candidates.get(stem);
+  if (!own || own.file !== path) {
+    const text2 = await files.read(path);
+    if (text2 === void 0) return { issues: [missing(path)] };
+    const checked2 = checkCandidate(text2, path);
+    own = { file: path, stem, checked: checked2 };
+    if (checked2.value && ctx.base) {
+      own.expanded = expandCandidate(ctx.base, checked2.value.topology);
+      own.hash = topologyHash(own.expanded);
+    }
+  }
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
+  if (ctx.blockers.length) {
+    for (const b of ctx.blockers) issues.push(fileIssue(path, b.rule, b.message));
+    return { issues };
+  }
+  const value = own.checked.value;
+  const experiment = ctx.experiment?.value;
+  const cluster = ctx.cluster;
+  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
+  const parentName = value.parent ?? void 0;
+  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
+  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
+  const ownNew = fresh.has(path);
+  const ownOrder = [depthOf(ctx, stem), stem];
+  const earlier = [];
+  for (const other of ctx.byHash.get(own.hash) ?? []) {
+    if (other.stem === stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherOrder = [depthOf(ctx, other.stem), other.stem];
+    const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+  }
+  issues.push(
+    ...candidateRuleIssues({
+      loaded: own.checked.loaded,
+      candidate: value,
+      stem,
+      expanded: own.expanded,
+      base: ctx.base,
+      baseName: experiment.base_topology,
+      experiment,
+      cluster,
+      clusterName: ctx.clusterName ?? experiment.cluster,
+      parent,
+      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
+      hash: own.hash,
+      earlier,
+      memoryModelFitted: ctx.memoryModelFitted === true,
+      allowUnmeasuredMemory: options.allowUnmeasuredMemory === true
+    })
+  );
+  const summary2 = capacitySummary(own.expanded);
+  const details = {
+    name: value.name,
+    parent: value.parent ?? null,
+    experimentId: experiment.experiment_id,
+    cluster: ctx.clusterName ?? experiment.cluster,
+    baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? "shipped",
+      path: ctx.preset?.path ?? "",
+      overridesShipped: ctx.preset?.overridesShipped ?? false
+    },
+    hash: own.hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
+    expanded: own.expanded,
+    base: ctx.base,
+    capacity: Object.entries(summary2.byService).map(([service, capacity2]) => ({
+      service,
+      capacity: capacity2
+    })),
+    inFlight: summary2.inFlight,
+    binding: summary2.binding,
+    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    ...cluster.memory_model ? {
+      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+      memoryModelFitted: ctx.memoryModelFitted === true
+    } : {},
+    gpuMemoryGiB: cluster.gpu_memory_gib,
+    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
+    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
+    experimentConfig: experiment,
+    clusterConfig: cluster
+  };
+  return { issues, candidate: details };
+}
+var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+function reservedNameIssues(checked2) {
+  const name = checked2.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
+  return [
+    {
+      rule: "reserved-name",
+      severity: "error",
+      file: checked2.loaded.file,
+      ...checked2.loaded.locate(["name"]),
+      keyPath: "name",
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked2, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix3.dirname(posix3.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
+    }
+  ];
+}
+function safeJobName(experimentId, name, expanded) {
+  try {
+    return jobName(experimentId, name, expanded);
+  } catch {
+    return "";
+  }
+}
+async function renderCandidateFile(path, options) {
+  const { files } = await validateFiles([path], options);
+  const report = files[0];
+  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
+  const c = report.candidate;
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig
+  );
+  return { report, submission };
+}
+
+// src/usecases/prepare.ts
+function candidateFilesOf(paths, topologiesDir = "topologies") {
+  const prefix = `${posix4.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix4.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
+}
+function headCandidatesOverDefaultBranch(head, defaultBranch) {
+  return {
+    read: (path) => fileKind(path) === "candidate" ? head.read(path) : defaultBranch.read(path),
+    list: (dir) => head.list(dir)
+  };
+}
+async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [path]) {
+  const defaultBranch = fileSystemSource(source.workspace);
+  const outcome = await renderCandidateFile(path, {
+    files: headCandidatesOverDefaultBranch(githubFileSource(octokit, { ...repo, ref }), defaultBranch),
+    config: defaultBranch,
+    clustersFile: source.clustersFile,
+    newFiles,
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
+  });
+  if (!outcome.submission || !outcome.report.candidate) {
+    const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
+    if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
+    return {
+      ok: false,
+      errors,
+      message: [
+        `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
+        "",
+        codeBlock(errors.join("\n"))
+      ].join("\n")
+    };
+  }
+  const d = outcome.report.candidate;
+  return {
+    ok: true,
+    candidate: {
+      path,
+      experimentId: d.experimentId,
+      candidate: d.name,
+      clusterName: d.cluster,
+      cluster: d.clusterConfig,
+      experiment: d.experimentConfig,
+      topologyHash: d.jobName.slice(-8),
+      submission: outcome.submission
+    }
+  };
+}
+async function pullRequestCandidates(octokit, pull, source) {
+  const changed = (await changedFiles(octokit, { owner: pull.owner, repo: pull.repo, pull_number: pull.number })).map((f) => f.path);
+  return { files: candidateFilesOf(changed, source.topologiesDir), changed };
+}
+function candidateNameOf(path) {
+  return posix4.basename(path).replace(/\.ya?ml$/, "");
+}
+function withRunName(submission, runName) {
+  const base = submission.jobName;
+  const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
+  const argv = submission.argv.map((a) => {
+    if (a === named[0]) return `--job-name=${runName}`;
+    if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
+    if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
+    return a;
+  });
+  if (!named.every((n) => submission.argv.includes(n)))
+    throw new Error(
+      `the rendered submission of ${base} does not carry its name in --job-name and ${RUN_NAME_OVERRIDE}`
+    );
+  const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k, v]) => [k, v?.split(base).join(runName)])) : void 0;
+  return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
+}
+async function experimentOnDefaultBranch(source, experimentId) {
+  const fs5 = fileSystemSource(source.workspace);
+  const file = posix4.join(source.topologiesDir, experimentId, "experiment.yaml");
+  const text2 = await fs5.read(file);
+  if (text2 === void 0) return { ok: false, message: `\`${file}\` is not on the default branch` };
+  const experiment = checkExperiment(text2, file).value;
+  if (!experiment) return { ok: false, message: `\`${file}\` on the default branch does not validate` };
+  const clustersText = await fs5.read(source.clustersFile);
+  const clusters = clustersText === void 0 ? void 0 : checkClusters(clustersText, source.clustersFile).value;
+  const cluster = clusters?.clusters[experiment.cluster];
+  if (!cluster)
+    return {
+      ok: false,
+      message: `cluster \`${experiment.cluster}\` is not defined in \`${source.clustersFile}\` on the default branch`
+    };
+  return { ok: true, experiment, clusterName: experiment.cluster, cluster };
+}
+
+// src/usecases/rebuild.ts
+import { existsSync as existsSync4, readdirSync as readdirSync3 } from "node:fs";
+import { join as join4 } from "node:path";
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/lifecycle/rebuild.ts
+var RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
+function runsInHistory(comments, experimentIds) {
+  const found = /* @__PURE__ */ new Map();
+  const lines = comments.flatMap((c) => c.body.split("\n").map((line) => ({ line, at: c.at })));
+  for (const { line, at } of lines) {
+    for (const token of line.match(RUN_TOKEN) ?? []) {
+      const owner = [...experimentIds].filter((id) => parseRunName(token, id)?.label && !looksLikeLongerExperiment(token, id)).sort((a, b) => b.length - a.length)[0];
+      const parsed = owner ? parseRunName(token, owner) : null;
+      if (!owner || !parsed?.label) continue;
+      const submitted = /Slurm job\s+\**\d/.test(line) || (found.get(token)?.submitted ?? false);
+      found.set(token, {
+        experiment: owner,
+        candidate: parsed.candidate,
+        topologyHash: parsed.hash,
+        id: parsed.label,
+        runName: token,
+        submitted,
+        firstSeen: found.get(token)?.firstSeen ?? at
+      });
+    }
+  }
+  return [...found.values()];
+}
+var ENDED_AS = { COMPLETED: "finished", CANCELLED: "cancelled" };
+function liveOf(runs, jobs) {
+  const live2 = runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED"));
+  const byJob = (a, b) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b.runName)?.id ?? "0");
+  return [...live2].sort(byJob)[0];
+}
+function endedOutcome(run, job, why, now) {
+  const evidence = [`rebuilt: ${why}`];
+  if (!job) {
+    if (run.submitted)
+      return {
+        kind: "lost",
+        at: now,
+        evidence: [...evidence, "Slurm no longer knows its job: it is not submitted again"]
+      };
+    return {
+      kind: "superseded",
+      at: now,
+      evidence: [...evidence, "it never got a Slurm job: withdrawn (comment /topo submit to queue it again)"]
+    };
+  }
+  if (isLive(job.state))
+    return {
+      kind: "superseded",
+      at: now,
+      jobId: job.id,
+      evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`]
+    };
+  return {
+    kind: ENDED_AS[job.state] ?? "failed",
+    at: now,
+    jobId: job.id,
+    evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`]
+  };
+}
+function planRebuild(input) {
+  let state2 = emptyRunState();
+  const cancel = [];
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of input.runs) {
+    const key = `${r.experiment}/${r.candidate}`;
+    byCandidate.set(key, [...byCandidate.get(key) ?? [], r]);
+  }
+  for (const [key, runs] of byCandidate) {
+    const head = input.head.get(key);
+    const standing = liveOf(runs, input.jobs);
+    for (const run of runs) {
+      const job = input.jobs.get(run.runName);
+      const request2 = {
+        id: run.id,
+        experiment: run.experiment,
+        candidate: run.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run.experiment}/${run.candidate}.yaml`,
+        pr: input.pr,
+        headSha: input.headSha,
+        topologyHash: run.topologyHash,
+        runName: run.runName,
+        login: input.login,
+        requestedAt: job?.submittedAt ?? run.firstSeen
+      };
+      state2 = withRequest(state2, request2);
+      if (job) state2 = withRun(state2, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run === standing && head?.topologyHash === run.topologyHash) continue;
+      const why = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.state) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const outcome = endedOutcome(run, job, why, input.now);
+      state2 = withOutcome(state2, run.id, outcome);
+      if (job && isLive(job.state))
+        cancel.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
+    }
+  }
+  return { state: state2, cancel };
+}
+function underCurrent(current, rebuilt) {
+  let out = current;
+  const added = /* @__PURE__ */ new Set();
+  for (const r of rebuilt.requests) {
+    if (knowsRequest(current, r.id)) continue;
+    added.add(r.id);
+    out = withRequest(out, r);
+    const run = rebuilt.runs[r.id];
+    if (run) out = withRun(out, r.id, run);
+    const outcome = rebuilt.outcomes[r.id];
+    if (outcome) out = withOutcome(out, r.id, outcome);
+  }
+  return { state: out, added };
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live2 = liveNames.size;
+  let free = Math.max(0, maxParallel - live2);
+  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/usecases/rebuild.ts
+async function botTexts(deps, pr) {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pr,
+    per_page: 100
+  });
+  return comments.filter((c) => c.user?.login === deps.botLogin && c.body).map((c) => ({ body: c.body, at: new Date(c.created_at).toISOString() }));
+}
+async function headCandidates(deps, pr, headSha, wanted) {
+  const head = /* @__PURE__ */ new Map();
+  if (!wanted.size) return head;
+  const { files, changed } = await pullRequestCandidates(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, number: pr },
+    deps.source
+  );
+  for (const path of files) {
+    if (!wanted.has(`${path.split("/").at(-2)}/${candidateNameOf(path)}`)) continue;
+    const prepared = await prepareCandidateAt(deps.octokit, deps, headSha, path, deps.source, changed);
+    if (prepared.ok)
+      head.set(`${prepared.candidate.experimentId}/${candidateNameOf(path)}`, {
+        path,
+        topologyHash: prepared.candidate.topologyHash
+      });
+  }
+  return head;
+}
+function experimentFolders(source) {
+  const root = join4(source.workspace, source.topologiesDir);
+  if (!existsSync4(root)) return [];
+  return readdirSync3(root, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync4(join4(root, d.name, "experiment.yaml"))).map((d) => d.name);
+}
+var iso = (slurmTime) => {
+  const ts = slurmTimeToUnix(slurmTime ?? null);
+  return ts ? new Date(ts * 1e3).toISOString() : null;
+};
+async function rebuildRunState(deps, pull) {
+  const now = (deps.now ?? (() => /* @__PURE__ */ new Date()))().toISOString();
+  const target2 = {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin
+  };
+  const texts = await botTexts(deps, pull.number);
+  const runs = runsInHistory(texts, experimentFolders(deps.source));
+  const jobs = /* @__PURE__ */ new Map();
+  const listed2 = /* @__PURE__ */ new Map();
+  const unreachable = [];
+  for (const id of new Set(runs.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed2.set(id, { exp, jobs: all });
+    for (const r of runs.filter((r2) => r2.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j) => j);
+      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
+    }
+  }
+  const live2 = new Set(
+    runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED")).map((r) => `${r.experiment}/${r.candidate}`)
+  );
+  const head = await headCandidates(deps, pull.number, pull.headSha, live2);
+  const plan = planRebuild({
+    pr: pull.number,
+    headSha: pull.headSha,
+    login: pull.actor,
+    now,
+    runs,
+    jobs,
+    head,
+    topologiesDir: deps.source.topologiesDir
+  });
+  let added = new Set(plan.state.requests.map((r) => r.id));
+  let wasReadable = false;
+  const state2 = await replaceRunState(deps.octokit, target2, (current) => {
+    if (!current) return plan.state;
+    wasReadable = true;
+    const merged = underCurrent(current, plan.state);
+    added = merged.added;
+    return merged.state;
+  });
+  const cancelled = [];
+  for (const c of plan.cancel.filter((c2) => added.has(c2.runName.slice(-8)))) {
+    const exp = listed2.get(c.experiment)?.exp;
+    if (!exp) continue;
+    await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
+    cancelled.push(c.jobId);
+  }
+  return {
+    state: state2,
+    found: runs.length,
+    known: jobs.size,
+    added: added.size,
+    cancelled,
+    unreachable,
+    wasReadable
+  };
+}
+
+// src/usecases/reconcile.ts
+import { createHash as createHash3 } from "node:crypto";
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method };
+  if (options.isReference)
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
+  const evidence = [
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
+  ];
+  if (state2 === "measuring") {
+    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
+    return {
+      ...base,
+      state: state2,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
+      ]
+    };
+  }
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
+  };
+}
+var pct = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, alpha, s0) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m);
+  const need = Math.max(
+    d,
+    // worse (when positive)
+    lm - d,
+    // better
+    d - lm
+    // not-better
+  );
+  if (!(need > 0)) return null;
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
+    else lo = mid;
+  }
+  const target2 = lo;
+  if (!(target2 > 0)) return null;
+  const more = steady * ((s / target2) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const d = decideCandidate(candidate, leader, options);
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+      best = c;
+  const ref = reference?.projected_full_run?.value;
+  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  return best;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
 // src/github/check-runs.ts

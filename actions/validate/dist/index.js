@@ -41221,15 +41221,15 @@ var status = (e) => e.status;
 function githubFileSource(octokit, at) {
   const cache = /* @__PURE__ */ new Map();
   const get = (path) => {
-    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache.get(clean2);
+    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean3);
     if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
         if (status(e) === 404) return void 0;
         throw e;
       });
-      cache.set(clean2, pending);
+      cache.set(clean3, pending);
     }
     return pending;
   };
@@ -41238,8 +41238,8 @@ function githubFileSource(octokit, at) {
       const data = await get(path);
       if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
         return void 0;
-      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-      if (data.path !== void 0 && data.path !== clean2) return void 0;
+      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean3) return void 0;
       return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
     },
     async list(dir) {
@@ -41258,9 +41258,6 @@ async function changedFiles(octokit, pull) {
 import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix2, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
-// src/topology/expand.ts
-import { createHash } from "node:crypto";
-
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var CACHE_KEYS = {
@@ -41276,6 +41273,13 @@ var DEFAULT_PHYSICS_CACHE_SIZE = 16;
 var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
 var CLI_DRIVEN_PRESET = "daemon";
 var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
+var SUBMIT_DEFAULTS = {
+  nodes: 1,
+  gpusPerNode: 8,
+  exclusive: true,
+  time: "03:59:00",
+  requeue: true
+};
 var RUN_NAME_OVERRIDE = "wizard.run_name";
 var FIXED_INPUT_KEYS = {
   scenes: "scenes.test_suite_id",
@@ -41283,8 +41287,77 @@ var FIXED_INPUT_KEYS = {
   cameras: "cameras",
   controlTimestep: "runtime.simulation_config.control_timestep_us"
 };
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
 var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
 var CAPACITY_IMBALANCE_LIMIT = 1.25;
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
+    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/analysis/observe.ts
+function slurmTimeToMinutes(time) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/topology/issues.ts
+function formatKeyPath(path) {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+function sortIssues(issues) {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
 
 // src/catalog/generated/config-keys.json
 var config_keys_default = {
@@ -42225,7 +42298,176 @@ function configGroup(name) {
   return CONFIG_CATALOG.groups[name];
 }
 
+// src/topology/overrides.ts
+var OVERRIDE_SYNTAX = /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
+var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
+  "_target_",
+  "_args_",
+  "_partial_",
+  "_recursive_",
+  "_convert_",
+  "env_set",
+  "callbacks"
+]);
+function parseOverride(text) {
+  const m = OVERRIDE_SYNTAX.exec(text);
+  if (!m) return void 0;
+  return { prefix: m[1], key: m[2], value: m[3] };
+}
+function overrideProblem(text) {
+  const o = parseOverride(text);
+  if (!o) {
+    return {
+      rule: "bad-format",
+      severity: "error",
+      message: `\`${text}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+    };
+  }
+  const segments = o.key.split(/[./]/);
+  if (segments[0] === "hydra" || segments.some((s) => FORBIDDEN_SEGMENTS.has(s))) {
+    return {
+      rule: "override-forbidden",
+      severity: "error",
+      message: `\`${o.key}\` reaches into Hydra itself (hydra.*, _target_, _args_, env_set, callbacks) and could run code or change the job's environment: topo never passes it to sbatch; remove it`
+    };
+  }
+  const group = configGroup(o.key);
+  if (group) return groupProblem(o, group);
+  if (o.key.includes("/")) {
+    const hint = suggest(o.key, Object.keys(CONFIG_CATALOG.groups));
+    return {
+      rule: "override-unknown",
+      severity: hint ? "error" : "warning",
+      message: `\`${o.key}\` is not a config group of AlpaSim's public configs${hint || PLUGIN_NOTE}`
+    };
+  }
+  return keyProblem(o);
+}
+function groupProblem(o, group) {
+  const options = Object.keys(group.options);
+  if (!group.options[o.value]) {
+    const hint = suggest(o.value, options);
+    return {
+      rule: "override-unknown",
+      severity: hint ? "error" : "warning",
+      message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(", ")}`
+    };
+  }
+  const listed = CONFIG_CATALOG.base_defaults.some(
+    (d) => d.replace(/^optional /, "").startsWith(`${o.key}=`)
+  );
+  if (!listed && o.prefix === "") {
+    return {
+      rule: "override-unknown",
+      severity: "error",
+      message: `\`${o.key}=${o.value}\`: group ${o.key} is not in AlpaSim's defaults list, so Hydra refuses a plain override: append it with \`+${o.key}=${o.value}\``
+    };
+  }
+  return void 0;
+}
+function parentOf(key) {
+  return key.slice(0, Math.max(0, key.lastIndexOf(".")));
+}
+function keyProblem(o) {
+  if (isConfigKey(o.key)) return void 0;
+  const index = o.key.split(".").findIndex((seg) => /^[0-9]+$/.test(seg));
+  if (index > 0 && isConfigKey(o.key.split(".").slice(0, index).join("."))) return void 0;
+  if (o.prefix !== "") {
+    const parent = parentOf(o.key);
+    if (isUnderOpenKey(o.key) || parent && isConfigKey(parent)) return void 0;
+  }
+  const hint = suggest(o.key, CONFIG_CATALOG.keys);
+  return {
+    rule: "override-unknown",
+    // Beneath a free-form mapping (driver.*, controller.*, runtime.*) a plugin's group may define the key.
+    severity: hint || !isUnderOpenKey(o.key) ? "error" : "warning",
+    message: `\`${o.key}\` is not a key of AlpaSim's config (NVlabs/alpasim@${CONFIG_CATALOG.source.commit.slice(0, 7)})${hint}${o.prefix === "" && !hint ? "; to add a new key Hydra needs `+key=value`" : ""}`
+  };
+}
+var PLUGIN_NOTE = " (an AlpaSim plugin may provide it: check the name)";
+function driverProblem(driver) {
+  const problem = overrideProblem(`driver=${driver}`);
+  return problem?.rule === "override-unknown" ? { ...problem, severity: "warning" } : problem;
+}
+function suggest(word, candidates) {
+  let best;
+  let bestD = Number.POSITIVE_INFINITY;
+  const limit = Math.max(2, Math.floor(word.length / 5));
+  const parent = word.slice(0, word.lastIndexOf(".") + 1);
+  const last = word.slice(parent.length);
+  for (const c of candidates) {
+    const truncated = parent && c.startsWith(parent) && last.length >= 3 && c.slice(parent.length).startsWith(last);
+    if (!truncated && Math.abs(c.length - word.length) > limit) continue;
+    const d = truncated && !c.slice(parent.length).includes(".") ? 1 : distance(word, c, limit);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== void 0 && bestD <= limit ? ` (did you mean \`${best}\`?)` : "";
+}
+function distance(a, b, limit) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > limit) return limit + 1;
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+// src/topology/placeholders.ts
+var PLACEHOLDER = /TODO|example\.org|PLACEHOLDER/;
+function placeholderIssues(loaded, under = [], severity = "warning") {
+  const issues = [];
+  const walk = (value, path) => {
+    if (typeof value === "string") {
+      if (!PLACEHOLDER.test(value)) return;
+      const keyPath = formatKeyPath(path);
+      issues.push({
+        rule: "placeholder",
+        severity,
+        file: loaded.file,
+        ...loaded.locate(path),
+        keyPath,
+        message: `\`${keyPath}\` still holds the value \`topo setup\` left to replace (\`${value}\`): write your cluster's value there (docs/adopting.md, step 2)`
+      });
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, [...path, i]);
+    } else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
+    }
+  };
+  let node = loaded.value;
+  for (const seg of under) node = node?.[seg];
+  walk(node, under);
+  return issues;
+}
+
+// src/slurm/environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+
 // src/topology/expand.ts
+import { createHash } from "node:crypto";
 function isPlainObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -42417,488 +42659,6 @@ function topologyDiff(from, to) {
   for (const [key, before] of a) changes.push({ key, from: before, to: void 0 });
   return changes;
 }
-
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
-    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
-// src/topology/memory.ts
-function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
-  const perGpu = /* @__PURE__ */ new Map();
-  const active = new Set(activeServices(topology));
-  for (const svc of SERVICES) {
-    if (!active.has(svc)) continue;
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-    for (const gpu of gpus) {
-      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
-      row.set(svc, (row.get(svc) ?? 0) + replicas2);
-      perGpu.set(gpu, row);
-    }
-  }
-  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
-  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances]) => {
-      const cacheKey = CACHE_KEYS[svc];
-      const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
-      return {
-        service: svc,
-        instances,
-        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
-        cachedScenes,
-        cacheGiB: cachedScenes * (perScene ?? 0)
-      };
-    });
-    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
-    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
-    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
-    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
-  });
-}
-
-// src/suggest/topology-ops.ts
-function replicas(t, svc) {
-  return t.services?.[svc]?.replicas_per_container ?? 1;
-}
-function gpusOf(t, svc) {
-  const gpus = t.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? [...gpus] : null;
-}
-function cacheSize(t, svc) {
-  const value = t.defines?.[CACHE_KEYS[svc]];
-  if (value !== void 0) return value;
-  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
-}
-function instancesByGpu(t) {
-  const out = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(t)) {
-    const gpus = gpusOf(t, svc);
-    if (!gpus) continue;
-    for (const gpu of gpus) {
-      const row = out.get(gpu) ?? {};
-      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
-      out.set(gpu, row);
-    }
-  }
-  return out;
-}
-
-// src/suggest/memory-model.ts
-var DEFAULT_MEMORY_MODEL = {
-  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
-  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
-  per_gpu_overhead_gib: 1
-};
-var CACHED = ["renderer", "physics"];
-function serviceSet(t, gpu) {
-  const row = instancesByGpu(t).get(gpu) ?? {};
-  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
-}
-function features(t, gpu) {
-  const row = instancesByGpu(t).get(gpu);
-  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
-  return [
-    1,
-    ...SERVICES.map((s) => row[s] ?? 0),
-    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
-  ];
-}
-function toVector(model) {
-  return [
-    model.per_gpu_overhead_gib ?? 0,
-    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
-    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
-  ];
-}
-function fromVector(x) {
-  const round = (v) => Math.round(v * 1e3) / 1e3;
-  const perReplica = {};
-  SERVICES.forEach((s, i) => {
-    perReplica[s] = round(x[1 + i] ?? 0);
-  });
-  return {
-    per_replica_gib: perReplica,
-    per_cached_scene_gib: {
-      renderer: round(x[1 + SERVICES.length] ?? 0),
-      physics: round(x[2 + SERVICES.length] ?? 0)
-    },
-    per_gpu_overhead_gib: round(x[0] ?? 0)
-  };
-}
-function solve(a, b) {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i]]);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
-    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
-    [m[col], m[pivot]] = [m[pivot], m[col]];
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const factor = m[r][col] / m[col][col];
-      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
-    }
-  }
-  return m.map((row, i) => row[n] / row[i]);
-}
-function nnls(rows, b) {
-  const n = rows[0]?.length ?? 0;
-  let best;
-  for (let mask = 0; mask < 1 << n; mask++) {
-    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
-    const x = new Array(n).fill(0);
-    if (free.length > 0) {
-      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
-      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
-      const sol = solve(ata, atb);
-      if (!sol || sol.some((v) => v < -1e-9)) continue;
-      free.forEach((j, k) => {
-        x[j] = Math.max(0, sol[k]);
-      });
-    }
-    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
-    if (!best || residual < best.residual - 1e-12) best = { x, residual };
-  }
-  return best?.x ?? new Array(n).fill(0);
-}
-function memorySamples(tried) {
-  const out = [];
-  for (const run of tried) {
-    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
-    for (const [index, usage] of Object.entries(byGpu)) {
-      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
-      const gpu = Number(index);
-      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run.name, gpu, topology: run.topology, gib });
-    }
-  }
-  return out;
-}
-function fitWithPrior(informative, prior) {
-  const lambda = 0.05;
-  const rows = [];
-  const b = [];
-  for (const s of informative) {
-    rows.push(features(s.topology, s.gpu));
-    b.push(s.gib);
-  }
-  prior.forEach((value, j) => {
-    const row = new Array(prior.length).fill(0);
-    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
-    row[j] = Math.sqrt(lambda) * colScale;
-    rows.push(row);
-    b.push(Math.sqrt(lambda) * colScale * value);
-  });
-  return nnls(rows, b);
-}
-function fitMemoryModel(tried, prior) {
-  const base = prior ?? DEFAULT_MEMORY_MODEL;
-  const samples = memorySamples(tried);
-  const fallback = {
-    model: base,
-    source: prior ? "prior" : "default",
-    samples: 0,
-    maxResidualGiB: 0,
-    marginGiB: 0,
-    notes: [
-      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
-    ]
-  };
-  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
-  if (informative.length === 0) return fallback;
-  const p = toVector(base);
-  const scale = Math.max(1, ...informative.map((s) => s.gib));
-  const x = fitWithPrior(informative, p);
-  const model = fromVector(x);
-  const envelope = [0.5, 1.5].map(
-    (k) => fromVector(
-      fitWithPrior(
-        informative,
-        p.map((v) => v * k)
-      )
-    )
-  );
-  const residuals = informative.map((s) => {
-    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
-    return s.gib - predicted;
-  });
-  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
-  const underPredictionGiB = Math.max(0, ...residuals);
-  const runs = new Set(informative.map((s) => s.run)).size;
-  return {
-    model,
-    envelope,
-    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
-    source: "fitted",
-    samples: informative.length,
-    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
-    marginGiB: Math.round(underPredictionGiB * 100) / 100,
-    notes: [
-      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
-    ]
-  };
-}
-
-// src/suggest/record.ts
-function triedFromRecord(record, base, candidateFiles) {
-  const tried = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run of record?.runs ?? []) {
-    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
-    tried.push({
-      name: run.name,
-      parent: run.parent ?? null,
-      topology: expandCandidate(base, block),
-      status: run.status,
-      observation: observationOf(run)
-    });
-    seen.add(run.name);
-  }
-  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
-    if (seen.has(name)) continue;
-    tried.push({
-      name,
-      parent: candidate.parent ?? null,
-      topology: expandCandidate(base, candidate.topology),
-      status: "pending"
-    });
-  }
-  return tried;
-}
-function observationOf(run) {
-  const failure = run.failures?.[0];
-  return {
-    ...run.verdict ? { verdict: run.verdict } : {},
-    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
-    ...run.comparison ? { comparison: run.comparison } : {},
-    ...failure ? { failure } : {}
-  };
-}
-function fittedMemoryModel(record, base, prior) {
-  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
-}
-
-// src/topology/issues.ts
-function formatKeyPath(path) {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
-  }
-  return out;
-}
-function sortIssues(issues) {
-  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
-}
-
-// src/topology/overrides.ts
-var OVERRIDE_SYNTAX = /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
-var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
-  "_target_",
-  "_args_",
-  "_partial_",
-  "_recursive_",
-  "_convert_",
-  "env_set",
-  "callbacks"
-]);
-function parseOverride(text) {
-  const m = OVERRIDE_SYNTAX.exec(text);
-  if (!m) return void 0;
-  return { prefix: m[1], key: m[2], value: m[3] };
-}
-function overrideProblem(text) {
-  const o = parseOverride(text);
-  if (!o) {
-    return {
-      rule: "bad-format",
-      severity: "error",
-      message: `\`${text}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
-    };
-  }
-  const segments = o.key.split(/[./]/);
-  if (segments[0] === "hydra" || segments.some((s) => FORBIDDEN_SEGMENTS.has(s))) {
-    return {
-      rule: "override-forbidden",
-      severity: "error",
-      message: `\`${o.key}\` reaches into Hydra itself (hydra.*, _target_, _args_, env_set, callbacks) and could run code or change the job's environment: topo never passes it to sbatch; remove it`
-    };
-  }
-  const group = configGroup(o.key);
-  if (group) return groupProblem(o, group);
-  if (o.key.includes("/")) {
-    const hint = suggest(o.key, Object.keys(CONFIG_CATALOG.groups));
-    return {
-      rule: "override-unknown",
-      severity: hint ? "error" : "warning",
-      message: `\`${o.key}\` is not a config group of AlpaSim's public configs${hint || PLUGIN_NOTE}`
-    };
-  }
-  return keyProblem(o);
-}
-function groupProblem(o, group) {
-  const options = Object.keys(group.options);
-  if (!group.options[o.value]) {
-    const hint = suggest(o.value, options);
-    return {
-      rule: "override-unknown",
-      severity: hint ? "error" : "warning",
-      message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(", ")}`
-    };
-  }
-  const listed = CONFIG_CATALOG.base_defaults.some(
-    (d) => d.replace(/^optional /, "").startsWith(`${o.key}=`)
-  );
-  if (!listed && o.prefix === "") {
-    return {
-      rule: "override-unknown",
-      severity: "error",
-      message: `\`${o.key}=${o.value}\`: group ${o.key} is not in AlpaSim's defaults list, so Hydra refuses a plain override: append it with \`+${o.key}=${o.value}\``
-    };
-  }
-  return void 0;
-}
-function parentOf(key) {
-  return key.slice(0, Math.max(0, key.lastIndexOf(".")));
-}
-function keyProblem(o) {
-  if (isConfigKey(o.key)) return void 0;
-  const index = o.key.split(".").findIndex((seg) => /^[0-9]+$/.test(seg));
-  if (index > 0 && isConfigKey(o.key.split(".").slice(0, index).join("."))) return void 0;
-  if (o.prefix !== "") {
-    const parent = parentOf(o.key);
-    if (isUnderOpenKey(o.key) || parent && isConfigKey(parent)) return void 0;
-  }
-  const hint = suggest(o.key, CONFIG_CATALOG.keys);
-  return {
-    rule: "override-unknown",
-    // Beneath a free-form mapping (driver.*, controller.*, runtime.*) a plugin's group may define the key.
-    severity: hint || !isUnderOpenKey(o.key) ? "error" : "warning",
-    message: `\`${o.key}\` is not a key of AlpaSim's config (NVlabs/alpasim@${CONFIG_CATALOG.source.commit.slice(0, 7)})${hint}${o.prefix === "" && !hint ? "; to add a new key Hydra needs `+key=value`" : ""}`
-  };
-}
-var PLUGIN_NOTE = " (an AlpaSim plugin may provide it: check the name)";
-function driverProblem(driver) {
-  const problem = overrideProblem(`driver=${driver}`);
-  return problem?.rule === "override-unknown" ? { ...problem, severity: "warning" } : problem;
-}
-function suggest(word, candidates) {
-  let best;
-  let bestD = Number.POSITIVE_INFINITY;
-  const limit = Math.max(2, Math.floor(word.length / 5));
-  const parent = word.slice(0, word.lastIndexOf(".") + 1);
-  const last = word.slice(parent.length);
-  for (const c of candidates) {
-    const truncated = parent && c.startsWith(parent) && last.length >= 3 && c.slice(parent.length).startsWith(last);
-    if (!truncated && Math.abs(c.length - word.length) > limit) continue;
-    const d = truncated && !c.slice(parent.length).includes(".") ? 1 : distance(word, c, limit);
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-    }
-  }
-  return best !== void 0 && bestD <= limit ? ` (did you mean \`${best}\`?)` : "";
-}
-function distance(a, b, limit) {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      row.push(v);
-      rowMin = Math.min(rowMin, v);
-    }
-    if (rowMin > limit) return limit + 1;
-    prev = row;
-  }
-  return prev[b.length];
-}
-
-// src/topology/placeholders.ts
-var PLACEHOLDER = /TODO|example\.org|PLACEHOLDER/;
-function placeholderIssues(loaded, under = [], severity = "warning") {
-  const issues = [];
-  const walk = (value, path) => {
-    if (typeof value === "string") {
-      if (!PLACEHOLDER.test(value)) return;
-      const keyPath = formatKeyPath(path);
-      issues.push({
-        rule: "placeholder",
-        severity,
-        file: loaded.file,
-        ...loaded.locate(path),
-        keyPath,
-        message: `\`${keyPath}\` still holds the value \`topo setup\` left to replace (\`${value}\`): write your cluster's value there (docs/adopting.md, step 2)`
-      });
-    } else if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) walk(v, [...path, i]);
-    } else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
-    }
-  };
-  let node = loaded.value;
-  for (const seg of under) node = node?.[seg];
-  walk(node, under);
-  return issues;
-}
-
-// src/slurm/environment.ts
-var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
-var SUBMIT_SCRIPT_VARIABLES = [
-  "LOGDIR",
-  "DESCRIPTION",
-  "SUBMITTER",
-  "ALPASIM_MAX_REQUEUES"
-];
-var SBATCH_EXPORTED_VARIABLES = [
-  ...BASE_EXPORTED_VARIABLES,
-  ...SUBMIT_SCRIPT_VARIABLES
-];
-var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
-var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
-var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
 
 // src/topology/render.ts
 var RenderError = class extends Error {
@@ -43188,6 +42948,66 @@ var experiment_schema_default = {
       maximum: 1440,
       default: 15,
       description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
+    },
+    autopilot: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled", "gpu_hours"],
+      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
+        },
+        max_rounds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          default: 6,
+          description: "Rounds after the baseline at most; then the autopilot concludes."
+        },
+        gpu_hours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
+        },
+        parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: 16,
+          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
+        },
+        stop_after: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: 2,
+          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
+        },
+        submit: {
+          enum: ["auto", "approval"],
+          default: "auto",
+          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
+        },
+        merge: {
+          enum: ["manual", "auto"],
+          default: "manual",
+          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
+        },
+        required_checks: {
+          type: "array",
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
+          },
+          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
+        }
+      }
     },
     fixed_inputs: {
       type: "object",
@@ -44552,6 +44372,334 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
+// src/autopilot/policy.ts
+var DECISION_CHECK = "topo/monitor";
+var DEFAULT_DECISION_HORIZON_MINUTES = 120;
+function policyOf(experiment) {
+  const a = experiment.autopilot;
+  if (!a) return null;
+  return {
+    enabled: a.enabled,
+    maxRounds: a.max_rounds ?? 6,
+    gpuHours: a.gpu_hours,
+    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    stopAfter: a.stop_after ?? 2,
+    submit: a.submit ?? "auto",
+    merge: a.merge ?? "manual",
+    requiredChecks: a.required_checks ?? []
+  };
+}
+function gpusPerRun(experiment, cluster) {
+  const slurm = experiment.fixed_inputs.slurm;
+  return slurm?.gpus ?? slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? SUBMIT_DEFAULTS.gpusPerNode;
+}
+function runCost(experiment, cluster) {
+  const gpus = gpusPerRun(experiment, cluster);
+  const time = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
+  const wall = slurmTimeToMinutes(time) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
+  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
+  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided);
+  const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time}`;
+  return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
+}
+var round1 = (x) => Math.ceil(x * 10) / 10;
+function autopilotIssues(loaded, experiment, context3) {
+  const policy = policyOf(experiment);
+  const a = experiment.autopilot;
+  if (!policy || !a) return [];
+  const issues = [];
+  const at = (key, rule, message, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message, false, severity));
+  const maxParallel = experiment.max_parallel ?? 3;
+  if (a.parallel !== void 0 && a.parallel > maxParallel)
+    at(
+      "parallel",
+      "autopilot-parallel",
+      `parallel ${a.parallel} is above max_parallel ${maxParallel}: no more than max_parallel candidates of the experiment run at once, so a round would wait for its own slots; use at most ${maxParallel} (or raise max_parallel)`
+    );
+  if (context3.cluster) {
+    const cost = runCost(experiment, context3.cluster);
+    if (a.gpu_hours < cost.gpuHours)
+      at(
+        "gpu_hours",
+        "autopilot-budget",
+        `gpu_hours ${a.gpu_hours} is below one run's expected cost, ${round1(cost.gpuHours)} GPU-hours (${cost.gpus} GPUs \xD7 ${round1(cost.hours)} h: ${cost.basis}): the autopilot could never start a run; use at least ${round1(cost.gpuHours)}, or about ${round1(cost.gpuHours * policy.parallel * 3)} for three rounds of ${policy.parallel}`
+      );
+  }
+  if (policy.merge === "auto" && !policy.requiredChecks.includes(DECISION_CHECK))
+    at(
+      a.required_checks ? "required_checks" : "merge",
+      "autopilot-merge",
+      `merge: auto merges the concluded winner with no person in the loop, so it relies on branch protection: list the status checks your default branch requires in autopilot.required_checks, ${DECISION_CHECK} (the decision) among them, and require them in the branch protection rule (docs/autopilot.md, "merge: auto"); or use merge: manual`
+    );
+  if (policy.stopAfter > policy.maxRounds)
+    at(
+      "stop_after",
+      "autopilot-stop-rule",
+      `stop_after ${policy.stopAfter} is above max_rounds ${policy.maxRounds}: the stop rule can never end the experiment before max_rounds does`,
+      "warning"
+    );
+  return issues;
+}
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances,
+        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m) => s + m.replicaGiB + m.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function serviceSet(t, gpu) {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
+}
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x) {
+  const round2 = (v) => Math.round(v * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round2(x[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round2(x[1 + SERVICES.length] ?? 0),
+      physics: round2(x[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round2(x[0] ?? 0)
+  };
+}
+function solve(a, b) {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[pivot][col])) pivot = r;
+    if (Math.abs(m[pivot][col]) < 1e-12) return void 0;
+    [m[col], m[pivot]] = [m[pivot], m[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m[r][col] / m[col][col];
+      for (let c = col; c <= n; c++) m[r][c] -= factor * m[col][c];
+    }
+  }
+  return m.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j) => mask & 1 << j);
+    const x = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v) => v < -1e-9)) continue;
+      free.forEach((j, k) => {
+        x[j] = Math.max(0, sol[k]);
+      });
+    }
+    const residual = rows.reduce((s, r, k) => s + (r.reduce((t, f, j) => t + f * x[j], 0) - b[k]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run of tried) {
+    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run.name, gpu, topology: run.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b.push(s.gib);
+  }
+  prior.forEach((value, j) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j])));
+    row[j] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b);
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x = fitWithPrior(informative, p);
+  const model = fromVector(x);
+  const envelope = [0.5, 1.5].map(
+    (k) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v) => v * k)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j) => sum + f * x[j], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run of record?.runs ?? []) {
+    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
+    tried.push({
+      name: run.name,
+      parent: run.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run.status,
+      observation: observationOf(run)
+    });
+    seen.add(run.name);
+  }
+  for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run) {
+  const failure = run.failures?.[0];
+  return {
+    ...run.verdict ? { verdict: run.verdict } : {},
+    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
+    ...run.comparison ? { comparison: run.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
+}
+
 // src/topology/presets.ts
 import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
 import { isAbsolute, join as join2, posix, resolve as resolve2 } from "node:path";
@@ -45080,12 +45228,15 @@ function experimentIssues(ctx) {
     return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
   const { loaded, value, issues } = ctx.experiment;
   if (!value) return issues;
-  return experimentRuleIssues(loaded, value, {
-    clusters: ctx.clusters?.value,
-    clustersFile: ctx.clustersFile,
-    presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
-    dirName: posix2.basename(ctx.dir)
-  });
+  return [
+    ...experimentRuleIssues(loaded, value, {
+      clusters: ctx.clusters?.value,
+      clustersFile: ctx.clustersFile,
+      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+      dirName: posix2.basename(ctx.dir)
+    }),
+    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
+  ];
 }
 function depthOf(ctx, stem) {
   const known = ctx.depths.get(stem);
