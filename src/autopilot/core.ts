@@ -1,0 +1,256 @@
+// The autopilot's pure core, one reconcile step (controller-runtime's Reconcile, Optuna's
+// ask-and-tell): given the experiment's policy, its runs (the record's and the live ones, each with
+// its decision) and the dashboard's controls, what the bot does next. No I/O, no clock: the monitor
+// stage (./stage.ts), `topo autopilot plan` and the demo all call `planStep` and carry out its actions.
+import {
+  type CampaignState,
+  canStart,
+  closeRound,
+  nextStep,
+  type Round,
+  type RunOutcome,
+  startCampaign,
+} from '../campaign/rounds.js';
+import { type AutopilotPolicy, REFERENCE_PRECISION } from './policy.js';
+
+/** Where a bot pull request lives: one branch per candidate, its key for exactly-once. */
+export function botBranch(experimentId: string, candidate: string): string {
+  return `topo/autopilot/${experimentId}/${candidate}`;
+}
+
+/** The candidate a bot branch stands for, or null for any other branch (or another experiment). */
+export function candidateOfBranch(experimentId: string, branch: string): string | null {
+  const prefix = `topo/autopilot/${experimentId}/`;
+  if (!branch.startsWith(prefix)) return null;
+  const rest = branch.slice(prefix.length);
+  return /^[a-z0-9][a-z0-9_.-]*$/.test(rest) ? rest : null;
+}
+
+/** One run of the experiment as the autopilot sees it. */
+export interface PilotRun {
+  name: string;
+  /** 0: the baseline; a bot run's round from its pull request; a person's candidate: null. */
+  round: number | null;
+  origin: 'bot' | 'person';
+  pr?: number;
+  pull: 'open' | 'closed' | 'merged' | 'none';
+  /** A person pushed to the bot's branch: the branch is theirs now, the autopilot leaves it. */
+  takenOver?: boolean;
+  /** Its Request: none yet, live (queued or running), or ended with an Outcome. */
+  request: 'none' | 'live' | 'ended';
+  /** Its decision against the reference, once its Outcome is in (null before). */
+  outcome: RunOutcome | null;
+  /** Its decided seconds per rollout (projected full run); absent for a failed run. */
+  seconds?: number;
+  /** GPU-hours it has held so far (all of them once ended). */
+  gpuHours: number;
+}
+
+/** The dashboard's controls, folded from its permitted /topo commands (./commands.ts). */
+export interface Controls {
+  paused: boolean;
+  /** /topo pause --now: running bot runs stop too. */
+  stopLive: boolean;
+  /** /topo conclude by this login. */
+  concludedBy?: string;
+}
+
+export interface PilotInput {
+  experimentId: string;
+  policy: AutopilotPolicy;
+  runs: PilotRun[];
+  controls: Controls;
+  /** One run's expected GPU-hours (./policy.ts runCost). */
+  runGpuHours: number;
+  /** The experiment concluded already (its dashboard closed): nothing more to do. */
+  concluded?: { reason: string };
+}
+
+export type PilotAction =
+  | { kind: 'submit'; name: string; pr: number }
+  | { kind: 'open'; round: number; parent: string; count: number }
+  | { kind: 'close'; name: string; pr: number; why: 'rejected' | 'superseded'; by?: string }
+  | { kind: 'stop'; name: string; pr: number; reason: string }
+  | { kind: 'conclude'; reason: string; winner: string | null };
+
+export interface Budget {
+  limit: number;
+  spent: number;
+  /** What the live runs are still expected to take. */
+  committed: number;
+  left: number;
+}
+
+export interface PilotPlan {
+  actions: PilotAction[];
+  /** Why it does nothing (more) this pass, for the dashboard; null when it acts. */
+  waiting: string | null;
+  budget: Budget;
+  campaign: CampaignState;
+  /** The round in progress (0 before the first). */
+  round: number;
+}
+
+const live = (r: PilotRun) => r.request === 'live';
+const withdrawn = (r: PilotRun) => r.origin === 'bot' && r.pull === 'closed' && r.outcome === null;
+
+/** spent, what live runs are still expected to take (a run's cost less what it has held), and what is left. */
+export function budgetOf(runs: readonly PilotRun[], limit: number, runGpuHours: number): Budget {
+  const spent = runs.reduce((a, r) => a + r.gpuHours, 0);
+  const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
+  return { limit, spent, committed, left: limit - spent - committed };
+}
+
+/** The campaign's state from the runs: the baseline, then each finished bot round. */
+export function campaignOf(runs: readonly PilotRun[]): { state: CampaignState; current: number } {
+  const base = runs.find((r) => r.round === 0);
+  let state = startCampaign({
+    name: base?.name ?? 'baseline',
+    seconds: base?.outcome === 'failed' ? null : (base?.seconds ?? null),
+    gpuHours: base?.gpuHours ?? 0,
+  });
+  const current = Math.max(0, ...runs.map((r) => r.round ?? 0));
+  for (let index = 1; index <= current; index++) {
+    const of = runs.filter((r) => r.round === index && r.origin === 'bot' && !withdrawn(r));
+    if (index === current && !roundFinished(runs, index)) break;
+    const round: Round = { index, parent: state.best?.name ?? state.baseline.name, runs: [] };
+    for (const r of of)
+      round.runs.push({
+        name: r.name,
+        outcome: r.outcome ?? 'undecided',
+        ...(r.seconds !== undefined ? { seconds: r.seconds } : {}),
+        gpuHours: r.gpuHours,
+      });
+    state = closeRound(state, round);
+  }
+  return { state, current };
+}
+
+/** Every bot run of the round ended with an Outcome (decided or not), or was withdrawn by a person. */
+export function roundFinished(runs: readonly PilotRun[], index: number): boolean {
+  return runs
+    .filter((r) => r.round === index && r.origin === 'bot' && !withdrawn(r))
+    .every((r) => r.outcome !== null && r.request !== 'live');
+}
+
+/** The next actions; the caller carries them out in order (./stage.ts) and keys each by branch and round. */
+export function planStep(input: PilotInput): PilotPlan {
+  const { policy, runs, controls } = input;
+  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
+  const { state, current } = campaignOf(runs);
+  const plan = (actions: PilotAction[], waiting: string | null): PilotPlan => ({
+    actions,
+    waiting,
+    budget,
+    campaign: state,
+    round: current,
+  });
+  if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  const ending = endingReason(input, budget);
+  if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state, ending)], null);
+  const housekeeping = closeLosers(runs, state);
+  if (controls.paused || !policy.enabled) {
+    const why = controls.paused
+      ? 'paused on the dashboard (/topo resume goes on)'
+      : 'autopilot.enabled is false';
+    return plan([...housekeeping, ...(controls.stopLive ? stopLive(runs, why) : [])], why);
+  }
+  const base = runs.find((r) => r.round === 0);
+  if (!base || base.outcome === null) return plan(housekeeping, 'waiting for the baseline to be decided');
+  const submits = submitsOf(input, budget, current);
+  if (!roundFinished(runs, current) || runs.some((r) => r.origin === 'person' && live(r)))
+    return plan([...housekeeping, ...submits.actions], submits.waiting ?? `round ${current} is running`);
+  return plan([...housekeeping, ...nextRound(input, state, budget)], null);
+}
+
+/** Why the experiment ends now whatever the round: a person concluded, or the budget is spent. */
+function endingReason(input: PilotInput, budget: Budget): string | null {
+  if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
+  if (budget.spent >= budget.limit - 1e-9)
+    return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent`;
+  return null;
+}
+
+/** The current round's bot pull requests without a Request, started while the budget allows. */
+function submitsOf(input: PilotInput, budget: Budget, current: number) {
+  const waiting = input.runs.filter(
+    (r) =>
+      r.round === current && r.origin === 'bot' && r.request === 'none' && r.pull === 'open' && !r.takenOver,
+  );
+  if (waiting.length === 0) return { actions: [] as PilotAction[], waiting: null };
+  if (input.policy.submit === 'approval')
+    return {
+      actions: [],
+      waiting: `waiting for a writer's /topo submit on ${waiting.map((r) => `#${r.pr}`).join(', ')}`,
+    };
+  const actions: PilotAction[] = [];
+  let committed = budget.committed;
+  for (const r of waiting) {
+    if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
+    committed += input.runGpuHours;
+    actions.push({ kind: 'submit', name: r.name, pr: r.pr as number });
+  }
+  const held = waiting.length - actions.length;
+  return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
+}
+
+/** The round after a finished one, or the conclusion (stop rule, max_rounds, the budget). */
+function nextRound(input: PilotInput, state: CampaignState, budget: Budget): PilotAction[] {
+  const policy = {
+    parallel: input.policy.parallel,
+    minImprovement: 0,
+    stopAfter: input.policy.stopAfter,
+    maxRounds: input.policy.maxRounds,
+    gpuHours: input.policy.gpuHours,
+    referencePrecision: REFERENCE_PRECISION,
+  };
+  // nextStep spends the budget of finished rounds; live runs (a person's) hold theirs too.
+  const held = budget.spent + budget.committed - spentOf(state);
+  const step = nextStep(state, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
+  if (step.kind === 'conclude') return conclusionOf(input.runs, state, step.reason);
+  const slots = input.policy.parallel - input.runs.filter((r) => r.origin === 'person' && live(r)).length;
+  return [
+    { kind: 'open', round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) },
+  ];
+}
+
+function spentOf(state: CampaignState): number {
+  return (
+    state.baseline.gpuHours + state.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0)
+  );
+}
+
+/** Decided losers' pull requests closed with their decision; an earlier winner a later one beat, as superseded. */
+function closeLosers(runs: readonly PilotRun[], state: CampaignState): PilotAction[] {
+  const best = state.best?.name;
+  const out: PilotAction[] = [];
+  for (const r of runs) {
+    if (r.origin !== 'bot' || r.pull !== 'open' || r.takenOver || r.pr === undefined || r.request === 'live')
+      continue;
+    if (r.outcome === null || r.outcome === 'undecided' || r.name === best) continue;
+    const roundOver = r.round !== null && state.rounds.some((x) => x.index === r.round);
+    if (!roundOver) continue;
+    const won = state.rounds.some((x) => x.runs.some((y) => y.name === r.name)) && r.outcome === 'better';
+    out.push(
+      won
+        ? { kind: 'close', name: r.name, pr: r.pr, why: 'superseded', ...(best ? { by: best } : {}) }
+        : { kind: 'close', name: r.name, pr: r.pr, why: 'rejected' },
+    );
+  }
+  return out;
+}
+
+function stopLive(runs: readonly PilotRun[], reason: string): PilotAction[] {
+  return runs
+    .filter((r) => r.origin === 'bot' && live(r) && r.pr !== undefined && !r.takenOver)
+    .map((r) => ({ kind: 'stop', name: r.name, pr: r.pr as number, reason }));
+}
+
+function conclusionOf(runs: readonly PilotRun[], state: CampaignState, reason: string): PilotAction[] {
+  const winner = state.best && state.best.name !== state.baseline.name ? state.best.name : null;
+  return [...closeLosers(runs, state), { kind: 'conclude', reason, winner }];
+}
+
+function fmt(x: number): string {
+  return (Math.round(x * 10) / 10).toString();
+}

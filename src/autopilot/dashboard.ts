@@ -1,0 +1,84 @@
+// The dashboard (Renovate's Dependency Dashboard, one issue per experiment) and `topo autopilot
+// status` print the same text from the same plan: the rounds with their candidates, decisions and
+// pull requests; GPU-hours spent, committed and left; the best so far against the baseline; what
+// comes next or why it waits. Pure.
+import { inlineText } from '../github/user-text.js';
+import { CONTROL_HELP } from './controls.js';
+import type { PilotAction, PilotPlan, PilotRun } from './core.js';
+
+/** The hidden marker that finds an experiment's dashboard issue among the repository's issues. */
+export function dashboardMarker(experimentId: string): string {
+  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
+}
+
+export function dashboardTitle(experimentId: string): string {
+  return `Autopilot dashboard: ${experimentId}`;
+}
+
+const h = (x: number) => (Math.round(x * 10) / 10).toFixed(1);
+
+export function actionText(a: PilotAction): string {
+  switch (a.kind) {
+    case 'open':
+      return `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+    case 'submit':
+      return `submit \`${a.name}\` (#${a.pr})`;
+    case 'close':
+      return a.why === 'superseded'
+        ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\``
+        : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+    case 'stop':
+      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
+    case 'conclude':
+      return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : 'none, the baseline stays'}`;
+  }
+}
+
+function roundRows(runs: readonly PilotRun[]): string[] {
+  const rows = [...runs]
+    .filter((r) => r.round !== null || r.request !== 'none')
+    .sort((a, b) => (a.round ?? 1e9) - (b.round ?? 1e9) || a.name.localeCompare(b.name));
+  return rows.map((r) => {
+    const round = r.round === 0 ? 'baseline' : r.round === null ? 'a person’s' : String(r.round);
+    const decision =
+      r.outcome ?? (r.request === 'live' ? 'running' : r.pull === 'closed' ? 'withdrawn' : 'waiting');
+    const seconds = r.seconds !== undefined ? r.seconds.toFixed(2) : '–';
+    return `| ${round} | \`${r.name}\` | ${r.pr !== undefined ? `#${r.pr}` : '–'} | ${decision} | ${seconds} | ${h(r.gpuHours)} |`;
+  });
+}
+
+function bestLine(plan: PilotPlan): string {
+  const { best, baseline } = plan.campaign;
+  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  if (best.name === baseline.name || baseline.seconds === null)
+    return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
+  const gain = (1 - best.seconds / baseline.seconds) * 100;
+  return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
+}
+
+/** The dashboard's text (and `topo autopilot status`'s). */
+export function renderDashboard(experimentId: string, runs: readonly PilotRun[], plan: PilotPlan): string {
+  const b = plan.budget;
+  const next = plan.actions.length
+    ? plan.actions.map((a) => `- ${actionText(a)}`)
+    : [`- nothing: ${plan.waiting ?? 'up to date'}`];
+  return [
+    dashboardMarker(experimentId),
+    `# ${dashboardTitle(experimentId)}`,
+    '',
+    `**Round:** ${plan.round === 0 ? 'none yet (the baseline)' : plan.round}. ${plan.waiting ? `**Waiting:** ${inlineText(plan.waiting, 300)}` : ''}`.trimEnd(),
+    '',
+    `**GPU-hours:** ${h(b.spent)} spent, ${h(b.committed)} committed to live runs, ${h(Math.max(0, b.left))} left of ${h(b.limit)}.`,
+    '',
+    bestLine(plan),
+    '',
+    '| round | candidate | pull request | decision | s/rollout | GPU-hours |',
+    '|---|---|---|---|---|---|',
+    ...roundRows(runs),
+    '',
+    '**Next:**',
+    ...next,
+    '',
+    `Controls (writers only, as a comment here): ${CONTROL_HELP.join('; ')}.`,
+  ].join('\n');
+}

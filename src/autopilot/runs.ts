@@ -1,0 +1,65 @@
+// The experiment's runs as the autopilot sees them (PilotRun), from the record and from the live
+// candidates. The round of a bot candidate travels in its hypothesis ("Autopilot round N: …"), so
+// the record keeps it without a schema change and every reader finds the same rounds. Pure.
+import type { RunOutcome } from '../campaign/rounds.js';
+import { baselineRun, stabilisedValue } from '../record/model.js';
+import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
+import type { PilotRun } from './core.js';
+
+const ROUND = /^Autopilot round (\d{1,3}): /;
+
+/** The hypothesis of a bot candidate of round N. */
+export function roundHypothesis(round: number, hypothesis: string): string {
+  return `Autopilot round ${round}: ${hypothesis.replace(ROUND, '')}`;
+}
+
+/** The round a hypothesis names, or null for a person's candidate. */
+export function roundOf(hypothesis: string | null | undefined): number | null {
+  const m = ROUND.exec(hypothesis ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** A recorded run's decision as the campaign counts it. */
+export function recordedOutcome(run: RecordRun): RunOutcome | null {
+  if (run.status === 'pending' || run.status === 'running') return null;
+  if (run.status === 'failed') return 'failed';
+  if (run.status === 'accepted') return 'better';
+  const c = run.comparison?.outcome;
+  if (c === 'worse') return 'worse';
+  if (c === 'indistinguishable') return 'equivalent';
+  return run.status === 'rejected' ? 'not-better' : 'undecided';
+}
+
+/** GPU-hours a recorded run held: its decision's GPU-minutes, else its GPUs over its minutes of data. */
+export function recordedGpuHours(run: RecordRun, gpusPerRun: number): number {
+  const minutes = run.verdict?.minutes_of_data ?? 0;
+  return (gpusPerRun * minutes) / 60;
+}
+
+/** Every recorded run: the baseline as round 0, bot candidates in their round, people's with none. */
+export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun: number): PilotRun[] {
+  if (!record) return [];
+  const base = baselineRun(record);
+  return record.runs.map((run) => {
+    const round = run === base ? 0 : roundOf(run.hypothesis);
+    const outcome = run === base && run.status !== 'failed' ? ('equivalent' as const) : recordedOutcome(run);
+    const seconds = stabilisedValue(run);
+    return {
+      name: run.name,
+      round,
+      origin: round !== null && round > 0 ? 'bot' : 'person',
+      ...(run.pull_request ? { pr: run.pull_request.number } : {}),
+      pull: run.pull_request?.merge_commit_sha ? 'merged' : run.pull_request ? 'closed' : 'none',
+      request: outcome === null ? 'live' : 'ended',
+      outcome,
+      ...(seconds !== null && run.status !== 'failed' ? { seconds } : {}),
+      gpuHours: recordedGpuHours(run, gpusPerRun),
+    };
+  });
+}
+
+/** Live runs win over recorded ones of the same name (a candidate recorded, then reopened and run again). */
+export function mergeRuns(recorded: readonly PilotRun[], live: readonly PilotRun[]): PilotRun[] {
+  const names = new Set(live.map((r) => r.name));
+  return [...recorded.filter((r) => !names.has(r.name)), ...live];
+}

@@ -1,0 +1,260 @@
+// The autopilot's reconcile step on runs built in memory: rounds, the stop rule, max_rounds, the
+// budget, the dashboard's controls, people's pull requests, and that a repeated pass repeats nothing.
+import { describe, expect, it } from 'vitest';
+import {
+  botBranch,
+  budgetOf,
+  candidateOfBranch,
+  type PilotInput,
+  type PilotRun,
+  planStep,
+} from '../../../src/autopilot/core.js';
+import type { AutopilotPolicy } from '../../../src/autopilot/policy.js';
+
+const EXP = 'topology-opt-vavam-ord-20261202';
+const POLICY: AutopilotPolicy = {
+  enabled: true,
+  maxRounds: 6,
+  gpuHours: 120,
+  parallel: 3,
+  stopAfter: 2,
+  submit: 'auto',
+  merge: 'manual',
+  requiredChecks: [],
+};
+const COST = 10;
+const baseline: PilotRun = {
+  name: 'baseline',
+  round: 0,
+  origin: 'person',
+  pull: 'merged',
+  request: 'ended',
+  outcome: 'equivalent',
+  seconds: 100,
+  gpuHours: 10,
+};
+let pr = 10;
+const bot = (name: string, round: number, more: Partial<PilotRun> = {}): PilotRun => ({
+  name,
+  round,
+  origin: 'bot',
+  pr: pr++,
+  pull: 'open',
+  request: 'ended',
+  outcome: 'worse',
+  seconds: 110,
+  gpuHours: 8,
+  ...more,
+});
+const input = (runs: PilotRun[], more: Partial<PilotInput> = {}): PilotInput => ({
+  experimentId: EXP,
+  policy: POLICY,
+  runs,
+  controls: { paused: false, stopLive: false },
+  runGpuHours: COST,
+  ...more,
+});
+const kinds = (i: PilotInput) => planStep(i).actions.map((a) => a.kind);
+
+describe('bot branches', () => {
+  it('key a candidate by experiment and name, and read back only their own experiment', () => {
+    expect(botBranch(EXP, 'driver-up')).toBe(`topo/autopilot/${EXP}/driver-up`);
+    expect(candidateOfBranch(EXP, `topo/autopilot/${EXP}/driver-up`)).toBe('driver-up');
+    expect(candidateOfBranch(EXP, `topo/autopilot/${EXP}-b/driver-up`)).toBeNull();
+    expect(candidateOfBranch(EXP, `topo/${EXP}/driver-up`)).toBeNull();
+    expect(candidateOfBranch(EXP, `topo/autopilot/${EXP}/a/b`)).toBeNull();
+  });
+});
+
+describe('planStep', () => {
+  it('waits for the baseline, then opens round 1 from it with `parallel` candidates', () => {
+    const p0 = planStep(input([{ ...baseline, request: 'live', outcome: null, gpuHours: 2 }]));
+    expect(p0.actions).toEqual([]);
+    expect(p0.waiting).toMatch(/baseline/);
+    expect(planStep(input([baseline])).actions).toEqual([
+      { kind: 'open', round: 1, parent: 'baseline', count: 3 },
+    ]);
+  });
+
+  it('a failed baseline starts round 1 too (suggest proposes from its failure)', () => {
+    const failed = { ...baseline, outcome: 'failed' as const, seconds: undefined };
+    expect(planStep(input([failed])).actions).toEqual([
+      { kind: 'open', round: 1, parent: 'baseline', count: 3 },
+    ]);
+  });
+
+  it("submits the round's bot pull requests once each: a Request made is never made again", () => {
+    const opened = [
+      baseline,
+      bot('a', 1, { request: 'none', outcome: null, gpuHours: 0 }),
+      bot('b', 1, { request: 'none', outcome: null, gpuHours: 0 }),
+    ];
+    const first = planStep(input(opened));
+    expect(first.actions.map((a) => [a.kind, 'name' in a ? a.name : ''])).toEqual([
+      ['submit', 'a'],
+      ['submit', 'b'],
+    ]);
+    const after = opened.map((r) => (r.round === 1 ? { ...r, request: 'live' as const } : r));
+    const second = planStep(input(after));
+    expect(second.actions).toEqual([]);
+    expect(second.waiting).toBe('round 1 is running');
+  });
+
+  it('under submit: approval waits for a writer instead of submitting', () => {
+    const p = planStep(
+      input([baseline, bot('a', 1, { request: 'none', outcome: null, gpuHours: 0 })], {
+        policy: { ...POLICY, submit: 'approval' },
+      }),
+    );
+    expect(p.actions).toEqual([]);
+    expect(p.waiting).toMatch(/\/topo submit/);
+  });
+
+  it("closes a finished round's losers and opens the next round from its winner", () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { outcome: 'better', seconds: 80 }),
+      bot('b', 1),
+      bot('c', 1, { outcome: 'not-better', seconds: 99 }),
+    ];
+    const p = planStep(input(runs));
+    expect(p.actions).toEqual([
+      { kind: 'close', name: 'b', pr: runs[2]?.pr, why: 'rejected' },
+      { kind: 'close', name: 'c', pr: runs[3]?.pr, why: 'rejected' },
+      { kind: 'open', round: 2, parent: 'a', count: 3 },
+    ]);
+    expect(p.campaign.best).toEqual({ name: 'a', seconds: 80 });
+  });
+
+  it('closes an earlier winner a later round beat as superseded by it', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { outcome: 'better', seconds: 80 }),
+      bot('d', 2, { outcome: 'better', seconds: 60 }),
+    ];
+    expect(planStep(input(runs)).actions).toEqual([
+      { kind: 'close', name: 'a', pr: runs[1]?.pr, why: 'superseded', by: 'd' },
+      { kind: 'open', round: 3, parent: 'd', count: 3 },
+    ]);
+  });
+
+  it('concludes on the stop rule with the best as the winner', () => {
+    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), bot('b', 2), bot('c', 3)];
+    const p = planStep(input(runs));
+    expect(p.actions.at(-1)).toEqual({
+      kind: 'conclude',
+      reason: expect.stringMatching(/no decided gain in the last 2/),
+      winner: 'a',
+    });
+  });
+
+  it('concludes at max_rounds, with no winner when nothing beat the baseline', () => {
+    const runs = [baseline, bot('a', 1)];
+    const p = planStep(input(runs, { policy: { ...POLICY, maxRounds: 1 } }));
+    expect(p.actions.at(-1)).toEqual({ kind: 'conclude', reason: 'max_rounds 1 reached', winner: null });
+  });
+
+  it("budget: a run starts only when spent + live runs' expected + its own fit, and a round shrinks to fit", () => {
+    // 10 spent; two submitted at 10 each fit in 35, the third would not.
+    const runs = [
+      baseline,
+      ...['a', 'b', 'c'].map((n) => bot(n, 1, { request: 'none', outcome: null, gpuHours: 0 })),
+    ];
+    const p = planStep(input(runs, { policy: { ...POLICY, gpuHours: 35 } }));
+    expect(p.actions.map((a) => a.kind)).toEqual(['submit', 'submit']);
+    expect(p.waiting).toMatch(/budget/);
+    // 10 + 2*8 spent = 26 of 45: one more run of 10 fits, two do not.
+    const done = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), bot('b', 1)];
+    expect(planStep(input(done, { policy: { ...POLICY, gpuHours: 45 } })).actions.at(-1)).toEqual({
+      kind: 'open',
+      round: 2,
+      parent: 'a',
+      count: 1,
+    });
+    expect(planStep(input(done, { policy: { ...POLICY, gpuHours: 30 } })).actions.at(-1)).toMatchObject({
+      kind: 'conclude',
+      reason: expect.stringMatching(/^budget/),
+      winner: 'a',
+    });
+  });
+
+  it("budget spent: stops the bot's live runs and concludes", () => {
+    const runs = [baseline, bot('a', 1, { request: 'live', outcome: null, gpuHours: 30 })];
+    const p = planStep(input(runs, { policy: { ...POLICY, gpuHours: 40 } }));
+    expect(p.actions).toEqual([
+      { kind: 'stop', name: 'a', pr: runs[1]?.pr, reason: expect.stringMatching(/budget: 40 of 40/) },
+      { kind: 'conclude', reason: expect.stringMatching(/budget/), winner: null },
+    ]);
+  });
+
+  it('budget arithmetic: live runs commit what they are still expected to take', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { request: 'live', outcome: null, gpuHours: 4 }),
+      bot('b', 1, { request: 'live', outcome: null, gpuHours: 12 }),
+    ];
+    expect(budgetOf(runs, 120, COST)).toEqual({ limit: 120, spent: 26, committed: 6, left: 88 });
+  });
+
+  it('pause holds everything new, --now stops live bot runs, resume goes on', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { request: 'live', outcome: null, gpuHours: 1 }),
+      bot('b', 1, { request: 'none', outcome: null, gpuHours: 0 }),
+    ];
+    const paused = planStep(input(runs, { controls: { paused: true, stopLive: false } }));
+    expect(paused.actions).toEqual([]);
+    expect(paused.waiting).toMatch(/paused/);
+    expect(kinds(input(runs, { controls: { paused: true, stopLive: true } }))).toEqual(['stop']);
+    expect(kinds(input(runs))).toEqual(['submit']);
+    expect(planStep(input(runs, { policy: { ...POLICY, enabled: false } })).waiting).toMatch(
+      /enabled is false/,
+    );
+  });
+
+  it('/topo conclude concludes at once, the best so far the winner', () => {
+    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 })];
+    const p = planStep(input(runs, { controls: { paused: false, stopLive: false, concludedBy: 'alice' } }));
+    expect(p.actions.at(-1)).toEqual({
+      kind: 'conclude',
+      reason: 'concluded on the dashboard by @alice',
+      winner: 'a',
+    });
+    expect(planStep(input(runs, { concluded: { reason: 'x' } })).actions).toEqual([]);
+  });
+
+  it('a bot pull request a person closed is withdrawn: it holds no round and is never closed again', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { pull: 'closed', request: 'none', outcome: null, gpuHours: 0 }),
+      bot('b', 1, { outcome: 'better', seconds: 90 }),
+    ];
+    expect(planStep(input(runs)).actions).toEqual([{ kind: 'open', round: 2, parent: 'b', count: 3 }]);
+  });
+
+  it("a person's push takes the branch over: never submitted, stopped or closed by the bot", () => {
+    const runs = [baseline, bot('a', 1, { request: 'none', outcome: null, gpuHours: 0, takenOver: true })];
+    expect(planStep(input(runs)).actions).toEqual([]);
+    const paused = [baseline, bot('a', 1, { request: 'live', outcome: null, gpuHours: 0, takenOver: true })];
+    expect(planStep(input(paused, { controls: { paused: true, stopLive: true } })).actions).toEqual([]);
+  });
+
+  it("a person's live candidate takes a slot of the next round, and the round waits for it", () => {
+    const person: PilotRun = {
+      name: 'mine',
+      round: null,
+      origin: 'person',
+      pr: 99,
+      pull: 'open',
+      request: 'live',
+      outcome: null,
+      gpuHours: 1,
+    };
+    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), person];
+    expect(planStep(input(runs)).waiting).toMatch(/round 1 is running/);
+    const done = { ...person, request: 'ended' as const, outcome: 'worse' as const, gpuHours: 8 };
+    expect(planStep(input([...runs.slice(0, 2), done])).actions).toEqual([
+      { kind: 'open', round: 2, parent: 'a', count: 3 },
+    ]);
+  });
+});

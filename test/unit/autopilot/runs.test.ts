@@ -1,0 +1,75 @@
+// The record's runs as the autopilot counts them: the baseline as round 0, the bot's rounds from
+// their hypothesis, people's candidates in none, decisions and GPU-hours.
+import { describe, expect, it } from 'vitest';
+import { mergeRuns, roundHypothesis, roundOf, runsFromRecord } from '../../../src/autopilot/runs.js';
+import type { ExperimentRecord, RecordRun } from '../../../src/types/generated/record.js';
+
+const run = (name: string, more: Partial<RecordRun>): RecordRun => ({
+  name,
+  status: 'rejected',
+  decision: { outcome: 'reject' },
+  verdict: {
+    state: 'stable',
+    minutes_of_data: 30,
+    projected_full_run: { value: 10, low: 9.8, high: 10.2 },
+  } as never,
+  ...more,
+});
+const record = (runs: RecordRun[]) => ({ experiment_id: 'e', runs }) as unknown as ExperimentRecord;
+
+describe('runs from the record', () => {
+  it('round markers round-trip and never stack', () => {
+    expect(roundOf(roundHypothesis(3, 'driver is the bottleneck'))).toBe(3);
+    expect(roundHypothesis(4, roundHypothesis(3, 'x'))).toBe('Autopilot round 4: x');
+    expect(roundOf('driver is the bottleneck')).toBeNull();
+  });
+
+  it("reads the baseline, the bot rounds and a person's candidate with their decisions and GPU-hours", () => {
+    const runs = runsFromRecord(
+      record([
+        run('baseline', { status: 'accepted', decision: { outcome: 'accept' } }),
+        run('a', {
+          parent: 'baseline',
+          hypothesis: roundHypothesis(1, 'x'),
+          status: 'accepted',
+          pull_request: { number: 5, merge_commit_sha: 'abc' },
+        }),
+        run('b', {
+          parent: 'baseline',
+          hypothesis: roundHypothesis(1, 'y'),
+          comparison: { outcome: 'worse' } as never,
+          pull_request: { number: 6 },
+        }),
+        run('mine', {
+          parent: 'baseline',
+          hypothesis: 'my idea',
+          status: 'failed',
+          pull_request: { number: 7 },
+        }),
+        run('live', { parent: 'a', hypothesis: roundHypothesis(2, 'z'), status: 'running' }),
+      ]),
+      8,
+    );
+    expect(runs.map((r) => [r.name, r.round, r.origin, r.pull, r.request, r.outcome])).toEqual([
+      ['baseline', 0, 'person', 'none', 'ended', 'equivalent'],
+      ['a', 1, 'bot', 'merged', 'ended', 'better'],
+      ['b', 1, 'bot', 'closed', 'ended', 'worse'],
+      ['mine', null, 'person', 'closed', 'ended', 'failed'],
+      ['live', 2, 'bot', 'none', 'live', null],
+    ]);
+    expect(runs[0]?.seconds).toBe(10);
+    expect(runs[3]?.seconds).toBeUndefined();
+    expect(runs[1]?.gpuHours).toBe(4);
+  });
+
+  it('a live run replaces the recorded one of its name', () => {
+    const recorded = runsFromRecord(record([run('baseline', {}), run('a', { parent: 'baseline' })]), 8);
+    const merged = mergeRuns(recorded, [
+      { name: 'a', round: 2, origin: 'bot', pull: 'open', request: 'live', outcome: null, gpuHours: 1 },
+    ]);
+    expect(merged.map((r) => [r.name, r.request])).toEqual([
+      ['baseline', 'ended'],
+      ['a', 'live'],
+    ]);
+  });
+});
