@@ -109,6 +109,15 @@ export function campaignOf(runs: readonly PilotRun[]): { state: CampaignState; c
     seconds: base?.outcome === 'failed' ? null : (base?.seconds ?? null),
     gpuHours: base?.gpuHours ?? 0,
   });
+  // A person's candidate decided better (merged or not) is the current best too.
+  for (const r of runs)
+    if (
+      r.round === null &&
+      r.outcome === 'better' &&
+      r.seconds !== undefined &&
+      r.seconds < (state.best?.seconds ?? Infinity)
+    )
+      state = { ...state, best: { name: r.name, seconds: r.seconds } };
   const current = Math.max(0, ...runs.map((r) => r.round ?? 0));
   for (let index = 1; index <= current; index++) {
     const of = runs.filter((r) => r.round === index && r.origin === 'bot' && !withdrawn(r));

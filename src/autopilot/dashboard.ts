@@ -41,7 +41,9 @@ function roundRows(runs: readonly PilotRun[]): string[] {
   return rows.map((r) => {
     const round = r.round === 0 ? 'baseline' : r.round === null ? 'a person’s' : String(r.round);
     const decision =
-      r.outcome ?? (r.request === 'live' ? 'running' : r.pull === 'closed' ? 'withdrawn' : 'waiting');
+      r.round === 0 && r.outcome !== null && r.outcome !== 'failed'
+        ? 'reference'
+        : (r.outcome ?? (r.request === 'live' ? 'running' : r.pull === 'closed' ? 'withdrawn' : 'waiting'));
     const seconds = r.seconds !== undefined ? r.seconds.toFixed(2) : '–';
     return `| ${round} | \`${r.name}\` | ${r.pr !== undefined ? `#${r.pr}` : '–'} | ${decision} | ${seconds} | ${h(r.gpuHours)} |`;
   });

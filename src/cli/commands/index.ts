@@ -1,6 +1,7 @@
 // Every `topo` subcommand, in the order `topo help` lists them.
 import type { Command } from '../command.js';
 import { analyzeCommand } from './analyze.js';
+import { autopilotCommand } from './autopilot.js';
 import { cancelCommand } from './cancel.js';
 import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
@@ -29,6 +30,7 @@ export const commands: readonly Command[] = [
   analyzeCommand,
   reportCommand,
   suggestCommand,
+  autopilotCommand,
   siteCommand,
   simCommand,
   demoCommand,

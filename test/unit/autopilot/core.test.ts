@@ -258,3 +258,22 @@ describe('planStep', () => {
     ]);
   });
 });
+
+describe('people first', () => {
+  it("a person's candidate decided better is the best the next round starts from", () => {
+    const mine: PilotRun = {
+      name: 'mine',
+      round: null,
+      origin: 'person',
+      pr: 98,
+      pull: 'open',
+      request: 'ended',
+      outcome: 'better',
+      seconds: 70,
+      gpuHours: 8,
+    };
+    expect(planStep(input([baseline, mine])).actions).toEqual([
+      { kind: 'open', round: 1, parent: 'mine', count: 3 },
+    ]);
+  });
+});

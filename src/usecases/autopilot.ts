@@ -1,0 +1,94 @@
+// The autopilot's read side: the policy and experiment from the default branch's files, the record,
+// and one run's expected cost, then the core's plan (src/autopilot/core.ts). `topo autopilot
+// status|plan` call it on a checkout; the monitor's autopilot stage adds the live runs and the
+// dashboard's controls. I/O only through the FileSource.
+import { type Controls, type PilotPlan, type PilotRun, planStep } from '../autopilot/core.js';
+import { type AutopilotPolicy, gpusPerRun, policyOf, runCost } from '../autopilot/policy.js';
+import { mergeRuns, runsFromRecord } from '../autopilot/runs.js';
+import { recordPaths } from '../record/model.js';
+import { parseRecord } from '../record/validate.js';
+import { checkClusters, checkExperiment } from '../topology/files.js';
+import type { Cluster } from '../types/generated/clusters.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { ExperimentRecord } from '../types/generated/record.js';
+import type { FileSource } from './validate.js';
+
+/** A user's mistake in what the autopilot reads (exit 2 in the CLI), never an outage. */
+export class AutopilotConfigError extends Error {
+  override name = 'AutopilotConfigError';
+}
+
+export interface AutopilotContext {
+  experiment: Experiment;
+  policy: AutopilotPolicy;
+  cluster?: Cluster;
+  record?: ExperimentRecord;
+  runGpuHours: number;
+  recorded: PilotRun[];
+}
+
+const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+
+/** Reads what the plan needs from one commit (the default branch's, for the policy's sake). */
+export async function readAutopilot(
+  files: FileSource,
+  experimentId: string,
+  clustersFile = 'topologies/clusters.yaml',
+): Promise<AutopilotContext> {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new AutopilotConfigError(
+      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`,
+    );
+  const file = `topologies/${experimentId}/experiment.yaml`;
+  const text = await files.read(file);
+  if (text === undefined) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked = checkExperiment(text, file);
+  if (!checked.value) {
+    const i = checked.issues[0];
+    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
+  }
+  const experiment = checked.value;
+  const policy = policyOf(experiment);
+  if (!policy)
+    throw new AutopilotConfigError(
+      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`,
+    );
+  const clustersText = await files.read(clustersFile);
+  const cluster = clustersText
+    ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster]
+    : undefined;
+  const recordFile = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile);
+  const record = recordText === undefined ? undefined : parseRecord(recordText, recordFile);
+  return {
+    experiment,
+    policy,
+    ...(cluster ? { cluster } : {}),
+    ...(record ? { record } : {}),
+    runGpuHours: runCost(experiment, cluster).gpuHours,
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster)),
+  };
+}
+
+/** The plan over the recorded runs and the live ones (none on a bare checkout). */
+export function planFor(
+  ctx: AutopilotContext,
+  live: readonly PilotRun[] = [],
+  controls: Controls = { paused: false, stopLive: false },
+  concluded?: { reason: string },
+): { runs: PilotRun[]; plan: PilotPlan } {
+  const runs = mergeRuns(ctx.recorded, live);
+  const concludedByRecord = ctx.record?.report?.concluded_at
+    ? { reason: 'the record holds its final report' }
+    : undefined;
+  const done = concluded ?? concludedByRecord;
+  const plan = planStep({
+    experimentId: ctx.experiment.experiment_id,
+    policy: ctx.policy,
+    runs,
+    controls,
+    runGpuHours: ctx.runGpuHours,
+    ...(done ? { concluded: done } : {}),
+  });
+  return { runs, plan };
+}

@@ -1,0 +1,75 @@
+// `topo autopilot status|plan` on a copy of the worked example with an autopilot block: status is
+// the dashboard's text from the same plan, plan shows the next round's proposals on their bot
+// branches, and neither writes a file.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderDashboard } from '../../../src/autopilot/dashboard.js';
+import { planFor, readAutopilot } from '../../../src/usecases/autopilot.js';
+import { fileSystemSource } from '../../../src/usecases/validate.js';
+import { runTopo } from '../../support/cli.js';
+import { repoRoot } from '../../support/run-action.js';
+
+const EXP = 'topology-opt-vavam-ord-20261202';
+let dir: string;
+
+const listing = (d: string): string[] => readdirSync(d, { recursive: true, encoding: 'utf8' }).sort();
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'topo-autopilot-'));
+  cpSync(join(repoRoot, 'topologies'), join(dir, 'topologies'), { recursive: true });
+  cpSync(join(repoRoot, 'experiments'), join(dir, 'experiments'), { recursive: true });
+  const exp = join(dir, 'topologies', EXP, 'experiment.yaml');
+  writeFileSync(exp, `${readFileSync(exp, 'utf8')}autopilot:\n  enabled: true\n  gpu_hours: 120\n`);
+  // Not concluded yet: the worked example's record carries its final report.
+  const record = join(dir, 'experiments', `${EXP}.json`);
+  const r = JSON.parse(readFileSync(record, 'utf8'));
+  r.report = null;
+  writeFileSync(record, `${JSON.stringify(r, null, 2)}\n`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('topo autopilot', () => {
+  it('status prints the dashboard the plan gives, with the recorded runs and the budget', async () => {
+    const run = await runTopo(['autopilot', 'status', EXP], dir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const { runs, plan } = planFor(await readAutopilot(fileSystemSource(dir), EXP));
+    expect(run.stdout).toBe(`${renderDashboard(EXP, runs, plan)}\n`);
+    expect(run.stdout).toContain('`renderer-split`, 4.');
+    expect(run.stdout).toMatch(
+      /\*\*GPU-hours:\*\* 20\.8 spent, 0\.0 committed to live runs, 99\.2 left of 120\.0\./,
+    );
+    expect(run.stdout).toContain(
+      '- open round 1: up to 3 proposal(s) of `topo suggest` from `renderer-split`',
+    );
+  });
+
+  it('plan shows the proposals on their bot branches with the round, and writes nothing', async () => {
+    const before = listing(dir);
+    const run = await runTopo(['autopilot', 'plan', EXP], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`topo/autopilot/${EXP}/[a-z0-9-]+ {2}\\(topologies/${EXP}/`));
+    expect(run.stdout).toContain('hypothesis: Autopilot round 1: ');
+    expect(listing(dir)).toEqual(before);
+  });
+
+  it('refuses an experiment without a policy, or a wrong subcommand, with what would be right', async () => {
+    const none = await runTopo(['autopilot', 'status', 'topology-opt-nope-20260101'], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('not found');
+    const exp = join(dir, 'topologies', EXP, 'experiment.yaml');
+    const text = readFileSync(exp, 'utf8');
+    writeFileSync(exp, text.replace(/autopilot:[\s\S]*$/, ''));
+    try {
+      const bare = await runTopo(['autopilot', 'plan', EXP], dir);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('has no autopilot block');
+    } finally {
+      writeFileSync(exp, text);
+    }
+    const usage = await runTopo(['autopilot', 'start', EXP], dir);
+    expect(usage.stderr).toContain('status or plan');
+  });
+});
