@@ -1770,7 +1770,7 @@ var require_code2 = __commonJS({
       return allSchemaProperties(schemaMap).filter((p) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p]));
     }
     exports.schemaProperties = schemaProperties;
-    function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context3, passSchema) {
+    function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context4, passSchema) {
       const dataAndSchema = passSchema ? (0, codegen_1._)`${schemaCode}, ${data}, ${topSchemaRef}${schemaPath}` : data;
       const valCxt = [
         [names_1.default.instancePath, (0, codegen_1.strConcat)(names_1.default.instancePath, errorPath)],
@@ -1781,7 +1781,7 @@ var require_code2 = __commonJS({
       if (it.opts.dynamicRef)
         valCxt.push([names_1.default.dynamicAnchors, names_1.default.dynamicAnchors]);
       const args = (0, codegen_1._)`${dataAndSchema}, ${gen.object(...valCxt)}`;
-      return context3 !== codegen_1.nil ? (0, codegen_1._)`${func}.call(${context3}, ${args})` : (0, codegen_1._)`${func}(${args})`;
+      return context4 !== codegen_1.nil ? (0, codegen_1._)`${func}.call(${context4}, ${args})` : (0, codegen_1._)`${func}(${args})`;
     }
     exports.callValidateCode = callValidateCode;
     var newRegExp = (0, codegen_1._)`new RegExp`;
@@ -6841,11 +6841,11 @@ var require_format = __commonJS({
           }
           function getFormat(fmtDef) {
             const code3 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt3 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code3 });
+            const fmt4 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code3 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
-              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt3}.validate`];
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt4}.validate`];
             }
-            return ["string", fmtDef, fmt3];
+            return ["string", fmtDef, fmt4];
           }
           function validCondition() {
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
@@ -12825,15 +12825,15 @@ var require_cst_scalar = __commonJS({
       }
       return null;
     }
-    function createScalarToken(value, context3) {
-      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context3;
+    function createScalarToken(value, context4) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context4;
       const source = stringifyString.stringifyString({ type, value }, {
         implicitKey,
         indent: indent > 0 ? " ".repeat(indent) : "",
         inFlow,
         options: { blockQuote: true, lineWidth: -1 }
       });
-      const end = context3.end ?? [
+      const end = context4.end ?? [
         { type: "newline", offset: -1, indent, source: "\n" }
       ];
       switch (source[0]) {
@@ -12857,8 +12857,8 @@ var require_cst_scalar = __commonJS({
           return { type: "scalar", offset, indent, source, end };
       }
     }
-    function setScalarValue(token, value, context3 = {}) {
-      let { afterKey = false, implicitKey = false, inFlow = false, type } = context3;
+    function setScalarValue(token, value, context4 = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context4;
       let indent = "indent" in token ? token.indent : null;
       if (afterKey && typeof indent === "number")
         indent += 2;
@@ -16925,11 +16925,11 @@ var require_nacl_fast = __commonJS({
       var _9 = new Uint8Array(32);
       _9[0] = 9;
       var gf0 = gf(), gf1 = gf([1]), _121665 = gf([56129, 1]), D2 = gf([30883, 4953, 19914, 30187, 55467, 16705, 2637, 112, 59544, 30585, 16505, 36039, 65139, 11119, 27886, 20995]), D22 = gf([61785, 9906, 39828, 60374, 45398, 33411, 5274, 224, 53552, 61171, 33010, 6542, 64743, 22239, 55772, 9222]), X2 = gf([54554, 36645, 11616, 51542, 42930, 38181, 51040, 26924, 56412, 64982, 57905, 49316, 21502, 52590, 14035, 8553]), Y = gf([26200, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214, 26214]), I2 = gf([41136, 18958, 6951, 50414, 58488, 44335, 6150, 12099, 55207, 15867, 153, 11085, 57099, 20417, 9344, 11139]);
-      function ts64(x2, i, h, l3) {
-        x2[i] = h >> 24 & 255;
-        x2[i + 1] = h >> 16 & 255;
-        x2[i + 2] = h >> 8 & 255;
-        x2[i + 3] = h & 255;
+      function ts64(x2, i, h2, l3) {
+        x2[i] = h2 >> 24 & 255;
+        x2[i + 1] = h2 >> 16 & 255;
+        x2[i + 2] = h2 >> 8 & 255;
+        x2[i + 3] = h2 & 255;
         x2[i + 4] = l3 >> 24 & 255;
         x2[i + 5] = l3 >> 16 & 255;
         x2[i + 6] = l3 >> 8 & 255;
@@ -17608,10 +17608,10 @@ var require_nacl_fast = __commonJS({
         s.finish(out, outpos);
         return 0;
       }
-      function crypto_onetimeauth_verify(h, hpos, m2, mpos, n, k2) {
+      function crypto_onetimeauth_verify(h2, hpos, m2, mpos, n, k2) {
         var x2 = new Uint8Array(16);
         crypto_onetimeauth(x2, 0, m2, mpos, n, k2);
-        return crypto_verify_16(h, hpos, x2, 0);
+        return crypto_verify_16(h2, hpos, x2, 0);
       }
       function crypto_secretbox(c, m2, d2, n, k2) {
         var i;
@@ -18364,7 +18364,7 @@ var require_nacl_fast = __commonJS({
         1246189591
       ];
       function crypto_hashblocks_hl(hh, hl, m2, n) {
-        var wh = new Int32Array(16), wl = new Int32Array(16), bh0, bh1, bh2, bh3, bh4, bh5, bh6, bh7, bl0, bl1, bl2, bl3, bl4, bl5, bl6, bl7, th, tl, i, j2, h, l3, a, b2, c, d2;
+        var wh = new Int32Array(16), wl = new Int32Array(16), bh0, bh1, bh2, bh3, bh4, bh5, bh6, bh7, bl0, bl1, bl2, bl3, bl4, bl5, bl6, bl7, th, tl, i, j2, h2, l3, a, b2, c, d2;
         var ah0 = hh[0], ah1 = hh[1], ah2 = hh[2], ah3 = hh[3], ah4 = hh[4], ah5 = hh[5], ah6 = hh[6], ah7 = hh[7], al0 = hl[0], al1 = hl[1], al2 = hl[2], al3 = hl[3], al4 = hl[4], al5 = hl[5], al6 = hl[6], al7 = hl[7];
         var pos = 0;
         while (n >= 128) {
@@ -18390,76 +18390,76 @@ var require_nacl_fast = __commonJS({
             bl5 = al5;
             bl6 = al6;
             bl7 = al7;
-            h = ah7;
+            h2 = ah7;
             l3 = al7;
             a = l3 & 65535;
             b2 = l3 >>> 16;
-            c = h & 65535;
-            d2 = h >>> 16;
-            h = (ah4 >>> 14 | al4 << 32 - 14) ^ (ah4 >>> 18 | al4 << 32 - 18) ^ (al4 >>> 41 - 32 | ah4 << 32 - (41 - 32));
+            c = h2 & 65535;
+            d2 = h2 >>> 16;
+            h2 = (ah4 >>> 14 | al4 << 32 - 14) ^ (ah4 >>> 18 | al4 << 32 - 18) ^ (al4 >>> 41 - 32 | ah4 << 32 - (41 - 32));
             l3 = (al4 >>> 14 | ah4 << 32 - 14) ^ (al4 >>> 18 | ah4 << 32 - 18) ^ (ah4 >>> 41 - 32 | al4 << 32 - (41 - 32));
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
-            h = ah4 & ah5 ^ ~ah4 & ah6;
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
+            h2 = ah4 & ah5 ^ ~ah4 & ah6;
             l3 = al4 & al5 ^ ~al4 & al6;
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
-            h = K2[i * 2];
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
+            h2 = K2[i * 2];
             l3 = K2[i * 2 + 1];
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
-            h = wh[i % 16];
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
+            h2 = wh[i % 16];
             l3 = wl[i % 16];
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
             b2 += a >>> 16;
             c += b2 >>> 16;
             d2 += c >>> 16;
             th = c & 65535 | d2 << 16;
             tl = a & 65535 | b2 << 16;
-            h = th;
+            h2 = th;
             l3 = tl;
             a = l3 & 65535;
             b2 = l3 >>> 16;
-            c = h & 65535;
-            d2 = h >>> 16;
-            h = (ah0 >>> 28 | al0 << 32 - 28) ^ (al0 >>> 34 - 32 | ah0 << 32 - (34 - 32)) ^ (al0 >>> 39 - 32 | ah0 << 32 - (39 - 32));
+            c = h2 & 65535;
+            d2 = h2 >>> 16;
+            h2 = (ah0 >>> 28 | al0 << 32 - 28) ^ (al0 >>> 34 - 32 | ah0 << 32 - (34 - 32)) ^ (al0 >>> 39 - 32 | ah0 << 32 - (39 - 32));
             l3 = (al0 >>> 28 | ah0 << 32 - 28) ^ (ah0 >>> 34 - 32 | al0 << 32 - (34 - 32)) ^ (ah0 >>> 39 - 32 | al0 << 32 - (39 - 32));
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
-            h = ah0 & ah1 ^ ah0 & ah2 ^ ah1 & ah2;
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
+            h2 = ah0 & ah1 ^ ah0 & ah2 ^ ah1 & ah2;
             l3 = al0 & al1 ^ al0 & al2 ^ al1 & al2;
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
             b2 += a >>> 16;
             c += b2 >>> 16;
             d2 += c >>> 16;
             bh7 = c & 65535 | d2 << 16;
             bl7 = a & 65535 | b2 << 16;
-            h = bh3;
+            h2 = bh3;
             l3 = bl3;
             a = l3 & 65535;
             b2 = l3 >>> 16;
-            c = h & 65535;
-            d2 = h >>> 16;
-            h = th;
+            c = h2 & 65535;
+            d2 = h2 >>> 16;
+            h2 = th;
             l3 = tl;
             a += l3 & 65535;
             b2 += l3 >>> 16;
-            c += h & 65535;
-            d2 += h >>> 16;
+            c += h2 & 65535;
+            d2 += h2 >>> 16;
             b2 += a >>> 16;
             c += b2 >>> 16;
             d2 += c >>> 16;
@@ -18483,34 +18483,34 @@ var require_nacl_fast = __commonJS({
             al0 = bl7;
             if (i % 16 === 15) {
               for (j2 = 0; j2 < 16; j2++) {
-                h = wh[j2];
+                h2 = wh[j2];
                 l3 = wl[j2];
                 a = l3 & 65535;
                 b2 = l3 >>> 16;
-                c = h & 65535;
-                d2 = h >>> 16;
-                h = wh[(j2 + 9) % 16];
+                c = h2 & 65535;
+                d2 = h2 >>> 16;
+                h2 = wh[(j2 + 9) % 16];
                 l3 = wl[(j2 + 9) % 16];
                 a += l3 & 65535;
                 b2 += l3 >>> 16;
-                c += h & 65535;
-                d2 += h >>> 16;
+                c += h2 & 65535;
+                d2 += h2 >>> 16;
                 th = wh[(j2 + 1) % 16];
                 tl = wl[(j2 + 1) % 16];
-                h = (th >>> 1 | tl << 32 - 1) ^ (th >>> 8 | tl << 32 - 8) ^ th >>> 7;
+                h2 = (th >>> 1 | tl << 32 - 1) ^ (th >>> 8 | tl << 32 - 8) ^ th >>> 7;
                 l3 = (tl >>> 1 | th << 32 - 1) ^ (tl >>> 8 | th << 32 - 8) ^ (tl >>> 7 | th << 32 - 7);
                 a += l3 & 65535;
                 b2 += l3 >>> 16;
-                c += h & 65535;
-                d2 += h >>> 16;
+                c += h2 & 65535;
+                d2 += h2 >>> 16;
                 th = wh[(j2 + 14) % 16];
                 tl = wl[(j2 + 14) % 16];
-                h = (th >>> 19 | tl << 32 - 19) ^ (tl >>> 61 - 32 | th << 32 - (61 - 32)) ^ th >>> 6;
+                h2 = (th >>> 19 | tl << 32 - 19) ^ (tl >>> 61 - 32 | th << 32 - (61 - 32)) ^ th >>> 6;
                 l3 = (tl >>> 19 | th << 32 - 19) ^ (th >>> 61 - 32 | tl << 32 - (61 - 32)) ^ (tl >>> 6 | th << 32 - 6);
                 a += l3 & 65535;
                 b2 += l3 >>> 16;
-                c += h & 65535;
-                d2 += h >>> 16;
+                c += h2 & 65535;
+                d2 += h2 >>> 16;
                 b2 += a >>> 16;
                 c += b2 >>> 16;
                 d2 += c >>> 16;
@@ -18519,137 +18519,137 @@ var require_nacl_fast = __commonJS({
               }
             }
           }
-          h = ah0;
+          h2 = ah0;
           l3 = al0;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[0];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[0];
           l3 = hl[0];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[0] = ah0 = c & 65535 | d2 << 16;
           hl[0] = al0 = a & 65535 | b2 << 16;
-          h = ah1;
+          h2 = ah1;
           l3 = al1;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[1];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[1];
           l3 = hl[1];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[1] = ah1 = c & 65535 | d2 << 16;
           hl[1] = al1 = a & 65535 | b2 << 16;
-          h = ah2;
+          h2 = ah2;
           l3 = al2;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[2];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[2];
           l3 = hl[2];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[2] = ah2 = c & 65535 | d2 << 16;
           hl[2] = al2 = a & 65535 | b2 << 16;
-          h = ah3;
+          h2 = ah3;
           l3 = al3;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[3];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[3];
           l3 = hl[3];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[3] = ah3 = c & 65535 | d2 << 16;
           hl[3] = al3 = a & 65535 | b2 << 16;
-          h = ah4;
+          h2 = ah4;
           l3 = al4;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[4];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[4];
           l3 = hl[4];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[4] = ah4 = c & 65535 | d2 << 16;
           hl[4] = al4 = a & 65535 | b2 << 16;
-          h = ah5;
+          h2 = ah5;
           l3 = al5;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[5];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[5];
           l3 = hl[5];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[5] = ah5 = c & 65535 | d2 << 16;
           hl[5] = al5 = a & 65535 | b2 << 16;
-          h = ah6;
+          h2 = ah6;
           l3 = al6;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[6];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[6];
           l3 = hl[6];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
           hh[6] = ah6 = c & 65535 | d2 << 16;
           hl[6] = al6 = a & 65535 | b2 << 16;
-          h = ah7;
+          h2 = ah7;
           l3 = al7;
           a = l3 & 65535;
           b2 = l3 >>> 16;
-          c = h & 65535;
-          d2 = h >>> 16;
-          h = hh[7];
+          c = h2 & 65535;
+          d2 = h2 >>> 16;
+          h2 = hh[7];
           l3 = hl[7];
           a += l3 & 65535;
           b2 += l3 >>> 16;
-          c += h & 65535;
-          d2 += h >>> 16;
+          c += h2 & 65535;
+          d2 += h2 >>> 16;
           b2 += a >>> 16;
           c += b2 >>> 16;
           d2 += c >>> 16;
@@ -18690,7 +18690,7 @@ var require_nacl_fast = __commonJS({
         return 0;
       }
       function add(p, q2) {
-        var a = gf(), b2 = gf(), c = gf(), d2 = gf(), e = gf(), f = gf(), g = gf(), h = gf(), t = gf();
+        var a = gf(), b2 = gf(), c = gf(), d2 = gf(), e = gf(), f = gf(), g = gf(), h2 = gf(), t = gf();
         Z2(a, p[1], p[0]);
         Z2(t, q2[1], q2[0]);
         M2(a, a, t);
@@ -18704,11 +18704,11 @@ var require_nacl_fast = __commonJS({
         Z2(e, b2, a);
         Z2(f, d2, c);
         A(g, d2, c);
-        A(h, b2, a);
+        A(h2, b2, a);
         M2(p[0], e, f);
-        M2(p[1], h, g);
+        M2(p[1], h2, g);
         M2(p[2], g, f);
-        M2(p[3], e, h);
+        M2(p[3], e, h2);
       }
       function cswap(p, q2, b2) {
         var i;
@@ -18792,7 +18792,7 @@ var require_nacl_fast = __commonJS({
         modL(r, x2);
       }
       function crypto_sign(sm, m2, n, sk) {
-        var d2 = new Uint8Array(64), h = new Uint8Array(64), r = new Uint8Array(64);
+        var d2 = new Uint8Array(64), h2 = new Uint8Array(64), r = new Uint8Array(64);
         var i, j2, x2 = new Float64Array(64);
         var p = [gf(), gf(), gf(), gf()];
         crypto_hash(d2, sk, 32);
@@ -18807,13 +18807,13 @@ var require_nacl_fast = __commonJS({
         scalarbase(p, r);
         pack(sm, p);
         for (i = 32; i < 64; i++) sm[i] = sk[i];
-        crypto_hash(h, sm, n + 64);
-        reduce(h);
+        crypto_hash(h2, sm, n + 64);
+        reduce(h2);
         for (i = 0; i < 64; i++) x2[i] = 0;
         for (i = 0; i < 32; i++) x2[i] = r[i];
         for (i = 0; i < 32; i++) {
           for (j2 = 0; j2 < 32; j2++) {
-            x2[i + j2] += h[i] * d2[j2];
+            x2[i + j2] += h2[i] * d2[j2];
           }
         }
         modL(sm.subarray(32), x2);
@@ -18849,16 +18849,16 @@ var require_nacl_fast = __commonJS({
       }
       function crypto_sign_open(m2, sm, n, pk) {
         var i, mlen;
-        var t = new Uint8Array(32), h = new Uint8Array(64);
+        var t = new Uint8Array(32), h2 = new Uint8Array(64);
         var p = [gf(), gf(), gf(), gf()], q2 = [gf(), gf(), gf(), gf()];
         mlen = -1;
         if (n < 64) return -1;
         if (unpackneg(q2, pk)) return -1;
         for (i = 0; i < n; i++) m2[i] = sm[i];
         for (i = 0; i < 32; i++) m2[i + 32] = pk[i];
-        crypto_hash(h, m2, n);
-        reduce(h);
-        scalarmult(p, q2, h);
+        crypto_hash(h2, m2, n);
+        reduce(h2);
+        scalarmult(p, q2, h2);
         scalarbase(q2, sm.subarray(32));
         add(p, q2);
         pack(t, p);
@@ -19087,9 +19087,9 @@ var require_nacl_fast = __commonJS({
       nacl.sign.signatureLength = crypto_sign_BYTES;
       nacl.hash = function(msg) {
         checkArrayTypes(msg);
-        var h = new Uint8Array(crypto_hash_BYTES);
-        crypto_hash(h, msg, msg.length);
-        return h;
+        var h2 = new Uint8Array(crypto_hash_BYTES);
+        crypto_hash(h2, msg, msg.length);
+        return h2;
       };
       nacl.hash.hashLength = crypto_hash_BYTES;
       nacl.verify = function(x2, y2) {
@@ -21198,7 +21198,7 @@ var require_poly1305 = __commonJS({
             if (null !== g && void 0 !== g && 0 !== g) {
               var n = (g.length << 2) + 1;
               p = O(n);
-              var k2 = p, h = P2;
+              var k2 = p, h2 = P2;
               if (0 < n) {
                 n = k2 + n - 1;
                 for (var v2 = 0; v2 < g.length; ++v2) {
@@ -21209,26 +21209,26 @@ var require_poly1305 = __commonJS({
                   }
                   if (127 >= m2) {
                     if (k2 >= n) break;
-                    h[k2++] = m2;
+                    h2[k2++] = m2;
                   } else {
                     if (2047 >= m2) {
                       if (k2 + 1 >= n) break;
-                      h[k2++] = 192 | m2 >> 6;
+                      h2[k2++] = 192 | m2 >> 6;
                     } else {
                       if (65535 >= m2) {
                         if (k2 + 2 >= n) break;
-                        h[k2++] = 224 | m2 >> 12;
+                        h2[k2++] = 224 | m2 >> 12;
                       } else {
                         if (k2 + 3 >= n) break;
-                        h[k2++] = 240 | m2 >> 18;
-                        h[k2++] = 128 | m2 >> 12 & 63;
+                        h2[k2++] = 240 | m2 >> 18;
+                        h2[k2++] = 128 | m2 >> 12 & 63;
                       }
-                      h[k2++] = 128 | m2 >> 6 & 63;
+                      h2[k2++] = 128 | m2 >> 6 & 63;
                     }
-                    h[k2++] = 128 | m2 & 63;
+                    h2[k2++] = 128 | m2 & 63;
                   }
                 }
-                h[k2] = 0;
+                h2[k2] = 0;
               }
             }
             return p;
@@ -21249,16 +21249,16 @@ var require_poly1305 = __commonJS({
               if (16 < k2 - g && p.subarray && ea) g = ea.decode(p.subarray(g, k2));
               else {
                 for (n = ""; g < k2; ) {
-                  var h = p[g++];
-                  if (h & 128) {
+                  var h2 = p[g++];
+                  if (h2 & 128) {
                     var v2 = p[g++] & 63;
-                    if (192 == (h & 224)) n += String.fromCharCode((h & 31) << 6 | v2);
+                    if (192 == (h2 & 224)) n += String.fromCharCode((h2 & 31) << 6 | v2);
                     else {
                       var m2 = p[g++] & 63;
-                      h = 224 == (h & 240) ? (h & 15) << 12 | v2 << 6 | m2 : (h & 7) << 18 | v2 << 12 | m2 << 6 | p[g++] & 63;
-                      65536 > h ? n += String.fromCharCode(h) : (h -= 65536, n += String.fromCharCode(55296 | h >> 10, 56320 | h & 1023));
+                      h2 = 224 == (h2 & 240) ? (h2 & 15) << 12 | v2 << 6 | m2 : (h2 & 7) << 18 | v2 << 12 | m2 << 6 | p[g++] & 63;
+                      65536 > h2 ? n += String.fromCharCode(h2) : (h2 -= 65536, n += String.fromCharCode(55296 | h2 >> 10, 56320 | h2 & 1023));
                     }
-                  } else n += String.fromCharCode(h);
+                  } else n += String.fromCharCode(h2);
                 }
                 g = n;
               }
@@ -40175,18 +40175,18 @@ var require_webidl = __commonJS({
     webidl.errors.exception = function(message2) {
       return new TypeError(`${message2.header}: ${message2.message}`);
     };
-    webidl.errors.conversionFailed = function(context3) {
-      const plural = context3.types.length === 1 ? "" : " one of";
-      const message2 = `${context3.argument} could not be converted to${plural}: ${context3.types.join(", ")}.`;
+    webidl.errors.conversionFailed = function(context4) {
+      const plural = context4.types.length === 1 ? "" : " one of";
+      const message2 = `${context4.argument} could not be converted to${plural}: ${context4.types.join(", ")}.`;
       return webidl.errors.exception({
-        header: context3.prefix,
+        header: context4.prefix,
         message: message2
       });
     };
-    webidl.errors.invalidArgument = function(context3) {
+    webidl.errors.invalidArgument = function(context4) {
       return webidl.errors.exception({
-        header: context3.prefix,
-        message: `"${context3.value}" is an invalid ${context3.type}.`
+        header: context4.prefix,
+        message: `"${context4.value}" is an invalid ${context4.type}.`
       });
     };
     webidl.brandCheck = function(V2, I2, opts) {
@@ -46381,17 +46381,17 @@ var require_api_request = __commonJS({
           }
         }
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
         }
         assert(this.callback);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { callback, opaque, abort, context: context3, responseHeaders, highWaterMark } = this;
+        const { callback, opaque, abort, context: context4, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -46428,7 +46428,7 @@ var require_api_request = __commonJS({
               trailers: this.trailers,
               opaque,
               body: res,
-              context: context3
+              context: context4
             });
           }
         }
@@ -46597,17 +46597,17 @@ var require_api_stream = __commonJS({
         }
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
         }
         assert(this.callback);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { factory, opaque, context: context3, callback, responseHeaders } = this;
+        const { factory, opaque, context: context4, callback, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -46635,7 +46635,7 @@ var require_api_stream = __commonJS({
             statusCode,
             headers,
             opaque,
-            context: context3
+            context: context4
           });
           if (!res || typeof res.write !== "function" || typeof res.end !== "function" || typeof res.on !== "function") {
             throw new InvalidReturnValueError("expected Writable");
@@ -46827,7 +46827,7 @@ var require_api_pipeline = __commonJS({
         this.res = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         const { ret: ret2, res } = this;
         if (this.reason) {
           abort(this.reason);
@@ -46836,10 +46836,10 @@ var require_api_pipeline = __commonJS({
         assert(!res, "pipeline cannot be retried");
         assert(!ret2.destroyed);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders(statusCode, rawHeaders, resume) {
-        const { opaque, handler: handler2, context: context3 } = this;
+        const { opaque, handler: handler2, context: context4 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
             const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
@@ -46857,7 +46857,7 @@ var require_api_pipeline = __commonJS({
             headers,
             opaque,
             body: this.res,
-            context: context3
+            context: context4
           });
         } catch (err) {
           this.res.on("error", util.nop);
@@ -46941,7 +46941,7 @@ var require_api_upgrade = __commonJS({
         this.context = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
@@ -46955,7 +46955,7 @@ var require_api_upgrade = __commonJS({
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         assert(statusCode === 101);
-        const { callback, opaque, context: context3 } = this;
+        const { callback, opaque, context: context4 } = this;
         removeSignal(this);
         this.callback = null;
         const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
@@ -46963,7 +46963,7 @@ var require_api_upgrade = __commonJS({
           headers,
           socket,
           opaque,
-          context: context3
+          context: context4
         });
       }
       onError(err) {
@@ -47032,20 +47032,20 @@ var require_api_connect = __commonJS({
         this.abort = null;
         addSignal(this, signal);
       }
-      onConnect(abort, context3) {
+      onConnect(abort, context4) {
         if (this.reason) {
           abort(this.reason);
           return;
         }
         assert(this.callback);
         this.abort = abort;
-        this.context = context3;
+        this.context = context4;
       }
       onHeaders() {
         throw new SocketError("bad connect", null);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
-        const { callback, opaque, context: context3 } = this;
+        const { callback, opaque, context: context4 } = this;
         removeSignal(this);
         this.callback = null;
         let headers = rawHeaders;
@@ -47057,7 +47057,7 @@ var require_api_connect = __commonJS({
           headers,
           socket,
           opaque,
-          context: context3
+          context: context4
         });
       }
       onError(err) {
@@ -59440,14 +59440,14 @@ var require_tdigest = __commonJS({
         return void 0;
       }
       this._cumulate(true);
-      var h = this.n * p;
-      var bound = this.bound_mean_cumn(h);
+      var h2 = this.n * p;
+      var bound = this.bound_mean_cumn(h2);
       var lower = bound[0], upper = bound[1];
       if (upper === lower || lower === null || upper === null) {
         return (lower || upper).mean;
       } else if (!this.discrete) {
-        return lower.mean + (h - lower.mean_cumn) * (upper.mean - lower.mean) / (upper.mean_cumn - lower.mean_cumn);
-      } else if (h <= lower.cumn) {
+        return lower.mean + (h2 - lower.mean_cumn) * (upper.mean - lower.mean) / (upper.mean_cumn - lower.mean_cumn);
+      } else if (h2 <= lower.cumn) {
         return lower.mean;
       } else {
         return upper.mean;
@@ -60244,14 +60244,14 @@ var require_context = __commonJS({
         self2._currentContext = parentContext ? new Map(parentContext) : /* @__PURE__ */ new Map();
         self2.getValue = (key) => self2._currentContext.get(key);
         self2.setValue = (key, value) => {
-          const context3 = new BaseContext(self2._currentContext);
-          context3._currentContext.set(key, value);
-          return context3;
+          const context4 = new BaseContext(self2._currentContext);
+          context4._currentContext.set(key, value);
+          return context4;
         };
         self2.deleteValue = (key) => {
-          const context3 = new BaseContext(self2._currentContext);
-          context3._currentContext.delete(key);
-          return context3;
+          const context4 = new BaseContext(self2._currentContext);
+          context4._currentContext.delete(key);
+          return context4;
         };
       }
     }();
@@ -60808,8 +60808,8 @@ var require_context2 = __commonJS({
       * @param thisArg optional receiver to be used for calling fn
       * @param args optional arguments forwarded to fn
       */
-      with(context3, fn, thisArg, ...args) {
-        return this._getContextManager().with(context3, fn, thisArg, ...args);
+      with(context4, fn, thisArg, ...args) {
+        return this._getContextManager().with(context4, fn, thisArg, ...args);
       }
       /**
       * Bind a context to a target function or event emitter
@@ -60817,8 +60817,8 @@ var require_context2 = __commonJS({
       * @param context context to bind to the event emitter or function. Defaults to the currently active context
       * @param target function or event emitter to bind
       */
-      bind(context3, target) {
-        return this._getContextManager().bind(context3, target);
+      bind(context4, target) {
+        return this._getContextManager().bind(context4, target);
       }
       /**
       * Imperatively sets `context` as active, returning a {@link ContextManagementToken} whose
@@ -60842,9 +60842,9 @@ var require_context2 = __commonJS({
       * @since 1.10.0
       * @experimental This API is experimental and may change in minor releases without prior notice.
       */
-      attach(context3) {
+      attach(context4) {
         const contextManager = this._getContextManager();
-        if (contextManager.attach) return contextManager.attach(context3);
+        if (contextManager.attach) return contextManager.attach(context4);
         if (!this._attachUnsupportedWarned) {
           this._attachUnsupportedWarned = true;
           require_diag2.DiagAPI.instance().warn("The current ContextManager does not implement attach(). The context will not be attached. Use a ContextManager that supports attach() (e.g. AsyncLocalStorageContextManager) or use with()/bind() instead.");
@@ -60871,24 +60871,24 @@ var require_context_utils = __commonJS({
     var require_context$1 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var SPAN_KEY = require_context3.createContextKey("OpenTelemetry Context Key SPAN");
-    function getSpan(context3) {
-      return context3.getValue(SPAN_KEY) || void 0;
+    function getSpan(context4) {
+      return context4.getValue(SPAN_KEY) || void 0;
     }
     function getActiveSpan() {
       return getSpan(require_context$1.ContextAPI.getInstance().active());
     }
-    function setSpan(context3, span) {
-      return context3.setValue(SPAN_KEY, span);
+    function setSpan(context4, span) {
+      return context4.setValue(SPAN_KEY, span);
     }
-    function deleteSpan(context3) {
-      return context3.deleteValue(SPAN_KEY);
+    function deleteSpan(context4) {
+      return context4.deleteValue(SPAN_KEY);
     }
-    function setSpanContext(context3, spanContext) {
-      return setSpan(context3, new require_NonRecordingSpan2.NonRecordingSpan(spanContext));
+    function setSpanContext(context4, spanContext) {
+      return setSpan(context4, new require_NonRecordingSpan2.NonRecordingSpan(spanContext));
     }
-    function getSpanContext(context3) {
+    function getSpanContext(context4) {
       var _getSpan;
-      return (_getSpan = getSpan(context3)) === null || _getSpan === void 0 ? void 0 : _getSpan.spanContext();
+      return (_getSpan = getSpan(context4)) === null || _getSpan === void 0 ? void 0 : _getSpan.spanContext();
     }
     exports.deleteSpan = deleteSpan;
     exports.getActiveSpan = getActiveSpan;
@@ -60908,9 +60908,9 @@ var require_NoopTracer = __commonJS({
     var require_spancontext_utils2 = require_spancontext_utils();
     var contextApi = require_context3.ContextAPI.getInstance();
     var NoopTracer = class {
-      startSpan(name, options2, context3 = contextApi.active()) {
+      startSpan(name, options2, context4 = contextApi.active()) {
         if (Boolean(options2 === null || options2 === void 0 ? void 0 : options2.root)) return new require_NonRecordingSpan2.NonRecordingSpan();
-        const parentFromContext = context3 && require_context_utils2.getSpanContext(context3);
+        const parentFromContext = context4 && require_context_utils2.getSpanContext(context4);
         if (isSpanContext(parentFromContext) && require_spancontext_utils2.isSpanContextValid(parentFromContext)) return new require_NonRecordingSpan2.NonRecordingSpan(parentFromContext);
         else return new require_NonRecordingSpan2.NonRecordingSpan();
       }
@@ -60953,8 +60953,8 @@ var require_ProxyTracer = __commonJS({
         this.version = version;
         this.options = options2;
       }
-      startSpan(name, options2, context3) {
-        return this._getTracer().startSpan(name, options2, context3);
+      startSpan(name, options2, context4) {
+        return this._getTracer().startSpan(name, options2, context4);
       }
       startActiveSpan(_name, _options, _context, _fn) {
         const tracer = this._getTracer();
@@ -61162,8 +61162,8 @@ var require_SamplingResult = __commonJS({
 // node_modules/@opentelemetry/api/dist/context-api.cjs
 var require_context_api = __commonJS({
   "node_modules/@opentelemetry/api/dist/context-api.cjs"(exports) {
-    var context3 = require_context2().ContextAPI.getInstance();
-    exports.context = context3;
+    var context4 = require_context2().ContextAPI.getInstance();
+    exports.context = context4;
   }
 });
 
@@ -61405,8 +61405,8 @@ var require_NoopTextMapPropagator = __commonJS({
       inject(_context, _carrier) {
       }
       /** Noop extract function does nothing and returns the input context */
-      extract(context3, _carrier) {
-        return context3;
+      extract(context4, _carrier) {
+        return context4;
       }
       fields() {
         return [];
@@ -61422,17 +61422,17 @@ var require_context_helpers = __commonJS({
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var BAGGAGE_KEY = require_context3.createContextKey("OpenTelemetry Baggage Key");
-    function getBaggage(context3) {
-      return context3.getValue(BAGGAGE_KEY) || void 0;
+    function getBaggage(context4) {
+      return context4.getValue(BAGGAGE_KEY) || void 0;
     }
     function getActiveBaggage() {
       return getBaggage(require_context$1.ContextAPI.getInstance().active());
     }
-    function setBaggage(context3, baggage) {
-      return context3.setValue(BAGGAGE_KEY, baggage);
+    function setBaggage(context4, baggage) {
+      return context4.setValue(BAGGAGE_KEY, baggage);
     }
-    function deleteBaggage(context3) {
-      return context3.deleteValue(BAGGAGE_KEY);
+    function deleteBaggage(context4) {
+      return context4.deleteValue(BAGGAGE_KEY);
     }
     exports.deleteBaggage = deleteBaggage;
     exports.getActiveBaggage = getActiveBaggage;
@@ -61481,8 +61481,8 @@ var require_propagation = __commonJS({
       * @param carrier carrier to inject context into
       * @param setter Function used to set values on the carrier
       */
-      inject(context3, carrier, setter = require_TextMapPropagator2.defaultTextMapSetter) {
-        return this._getGlobalPropagator().inject(context3, carrier, setter);
+      inject(context4, carrier, setter = require_TextMapPropagator2.defaultTextMapSetter) {
+        return this._getGlobalPropagator().inject(context4, carrier, setter);
       }
       /**
       * Extract context from a carrier
@@ -61491,8 +61491,8 @@ var require_propagation = __commonJS({
       * @param carrier Carrier to extract context from
       * @param getter Function used to extract keys from a carrier
       */
-      extract(context3, carrier, getter = require_TextMapPropagator2.defaultTextMapGetter) {
-        return this._getGlobalPropagator().extract(context3, carrier, getter);
+      extract(context4, carrier, getter = require_TextMapPropagator2.defaultTextMapGetter) {
+        return this._getGlobalPropagator().extract(context4, carrier, getter);
       }
       /**
       * Return a list of all fields which may be used by the propagator.
@@ -67498,29 +67498,29 @@ function issueAt(loaded, rule, path, message2, key = false, severity = "error") 
     message: message2
   };
 }
-function experimentRuleIssues(loaded, experiment, context3) {
+function experimentRuleIssues(loaded, experiment, context4) {
   const issues = [];
-  if (context3.dirName !== void 0 && context3.dirName !== experiment.experiment_id) {
+  if (context4.dirName !== void 0 && context4.dirName !== experiment.experiment_id) {
     issues.push(
       issueAt(
         loaded,
         "experiment-folder",
         ["experiment_id"],
-        `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context3.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
+        `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context4.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
         false,
         "warning"
       )
     );
   }
-  const cluster = context3.clusters?.clusters[experiment.cluster];
-  if (context3.clusters && !cluster) {
-    const known = Object.keys(context3.clusters.clusters);
+  const cluster = context4.clusters?.clusters[experiment.cluster];
+  if (context4.clusters && !cluster) {
+    const known = Object.keys(context4.clusters.clusters);
     issues.push(
       issueAt(
         loaded,
         "cluster-unknown",
         ["cluster"],
-        `cluster \`${experiment.cluster}\` is not defined in ${context3.clustersFile}: use one of ${known.join(", ")}`
+        `cluster \`${experiment.cluster}\` is not defined in ${context4.clustersFile}: use one of ${known.join(", ")}`
       )
     );
   }
@@ -67535,13 +67535,13 @@ function experimentRuleIssues(loaded, experiment, context3) {
       )
     );
   }
-  if (context3.presetMissing !== void 0) {
+  if (context4.presetMissing !== void 0) {
     issues.push(
       issueAt(
         loaded,
         "preset-unknown",
         ["base_topology"],
-        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context3.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
+        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context4.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
       )
     );
   }
@@ -67840,7 +67840,7 @@ function littleRate(sum, count2, inFlight2, from, to, batch, options2 = {}) {
       perBatch.push({ t: centres[j2], rate: inFlight2.value / (s / c / 60) });
   }
   if (perBatch.length < 2) return void 0;
-  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C2 / W2 : 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C2 / W2 : 0;
   const df = cycle ? k2 - 3 : k2 - 1;
   const rho = lag1(resid);
   const vW = resid.reduce((a, e) => a + e * e, 0) / df / k2 / cBar ** 2 * inflation(rho);
@@ -68007,8 +68007,8 @@ var DEFAULT_DETECTOR_SETTINGS = {
   min_cycle_amplitude: 0.1
 };
 function defaultRunEndMinutes() {
-  const [h, m2] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h * 60 + m2 - TIMELINE.startupMinutes;
+  const [h2, m2] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h2 * 60 + m2 - TIMELINE.startupMinutes;
 }
 function prepare(input, evidence) {
   const f = clean(input.fullRun);
@@ -69102,6 +69102,4311 @@ var analyzeCommand = {
   }
 };
 
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state2, round3) {
+  const measured3 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured3 : measured3.filter((r) => r.outcome === "better");
+  return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
+}
+function closeRound(state2, round3) {
+  const winner = roundWinner(state2, round3);
+  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
+  return { ...state2, rounds: [...state2.rounds, round3], best };
+}
+function roundsWithoutGain(state2) {
+  let n = 0;
+  let replay = startCampaign(state2.baseline);
+  const gained = [];
+  for (const round3 of state2.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    gained.push(replay.best?.name !== before);
+  }
+  for (let i = gained.length - 1; i >= 0 && !gained[i]; i--) n++;
+  return n;
+}
+function spentGpuHours(state2) {
+  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+}
+function nextStep2(state2, policy, expectedRunGpuHours) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length > 0 && dry >= policy.stopAfter)
+    return {
+      kind: "conclude",
+      reason: `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})`
+    };
+  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state2.best?.name ?? state2.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state2);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x2) {
+  return Math.round(x2 * 100) / 100;
+}
+
+// src/autopilot/policy.ts
+var DECISION_CHECK = "topo/monitor";
+var DEFAULT_DECISION_HORIZON_MINUTES = 120;
+var REFERENCE_PRECISION = 0.015;
+function policyOf(experiment) {
+  const a = experiment.autopilot;
+  if (!a) return null;
+  return {
+    enabled: a.enabled,
+    maxRounds: a.max_rounds ?? 6,
+    gpuHours: a.gpu_hours,
+    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    stopAfter: a.stop_after ?? 2,
+    submit: a.submit ?? "auto",
+    merge: a.merge ?? "manual",
+    requiredChecks: a.required_checks ?? []
+  };
+}
+function gpusPerRun(experiment, cluster) {
+  const slurm = experiment.fixed_inputs.slurm;
+  return slurm?.gpus ?? slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? SUBMIT_DEFAULTS.gpusPerNode;
+}
+function runCost(experiment, cluster) {
+  const gpus = gpusPerRun(experiment, cluster);
+  const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
+  const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
+  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
+  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided);
+  const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
+  return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
+}
+var round1 = (x2) => Math.ceil(x2 * 10) / 10;
+function autopilotIssues(loaded, experiment, context4) {
+  const policy = policyOf(experiment);
+  const a = experiment.autopilot;
+  if (!policy || !a) return [];
+  const issues = [];
+  const at = (key, rule, message2, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message2, false, severity));
+  const maxParallel = experiment.max_parallel ?? 3;
+  if (a.parallel !== void 0 && a.parallel > maxParallel)
+    at(
+      "parallel",
+      "autopilot-parallel",
+      `parallel ${a.parallel} is above max_parallel ${maxParallel}: no more than max_parallel candidates of the experiment run at once, so a round would wait for its own slots; use at most ${maxParallel} (or raise max_parallel)`
+    );
+  if (context4.cluster) {
+    const cost = runCost(experiment, context4.cluster);
+    if (a.gpu_hours < cost.gpuHours)
+      at(
+        "gpu_hours",
+        "autopilot-budget",
+        `gpu_hours ${a.gpu_hours} is below one run's expected cost, ${round1(cost.gpuHours)} GPU-hours (${cost.gpus} GPUs \xD7 ${round1(cost.hours)} h: ${cost.basis}): the autopilot could never start a run; use at least ${round1(cost.gpuHours)}, or about ${round1(cost.gpuHours * policy.parallel * 3)} for three rounds of ${policy.parallel}`
+      );
+  }
+  if (policy.merge === "auto" && !policy.requiredChecks.includes(DECISION_CHECK))
+    at(
+      a.required_checks ? "required_checks" : "merge",
+      "autopilot-merge",
+      `merge: auto merges the concluded winner with no person in the loop, so it relies on branch protection: list the status checks your default branch requires in autopilot.required_checks, ${DECISION_CHECK} (the decision) among them, and require them in the branch protection rule (docs/autopilot.md, "merge: auto"); or use merge: manual`
+    );
+  if (policy.stopAfter > policy.maxRounds)
+    at(
+      "stop_after",
+      "autopilot-stop-rule",
+      `stop_after ${policy.stopAfter} is above max_rounds ${policy.maxRounds}: the stop rule can never end the experiment before max_rounds does`,
+      "warning"
+    );
+  return issues;
+}
+
+// src/autopilot/core.ts
+function botBranch(experimentId, candidate) {
+  return `topo/autopilot/${experimentId}/${candidate}`;
+}
+var live = (r) => r.request === "live";
+var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
+function budgetOf(runs, limit, runGpuHours) {
+  const spent = runs.reduce((a, r) => a + r.gpuHours, 0);
+  const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
+  return { limit, spent, committed, left: limit - spent - committed };
+}
+function campaignOf(runs) {
+  const base = runs.find((r) => r.round === 0);
+  let state2 = startCampaign({
+    name: base?.name ?? "baseline",
+    seconds: base?.outcome === "failed" ? null : base?.seconds ?? null,
+    gpuHours: base?.gpuHours ?? 0
+  });
+  for (const r of runs)
+    if (r.round === null && r.outcome === "better" && r.seconds !== void 0 && r.seconds < (state2.best?.seconds ?? Infinity))
+      state2 = { ...state2, best: { name: r.name, seconds: r.seconds } };
+  const current = Math.max(0, ...runs.map((r) => r.round ?? 0));
+  for (let index = 1; index <= current; index++) {
+    const of = runs.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
+    if (index === current && !roundFinished(runs, index)) break;
+    const round3 = { index, parent: state2.best?.name ?? state2.baseline.name, runs: [] };
+    for (const r of of)
+      round3.runs.push({
+        name: r.name,
+        outcome: r.outcome ?? "undecided",
+        ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
+        gpuHours: r.gpuHours
+      });
+    state2 = closeRound(state2, round3);
+  }
+  return { state: state2, current };
+}
+function roundFinished(runs, index) {
+  return runs.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
+}
+function planStep(input) {
+  const { policy, runs, controls } = input;
+  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
+  const { state: state2, current } = campaignOf(runs);
+  const plan = (actions, waiting) => ({
+    actions,
+    waiting,
+    budget,
+    campaign: state2,
+    round: current
+  });
+  if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  const ending = endingReason(input, budget);
+  if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)], null);
+  const housekeeping = closeLosers(runs, state2);
+  if (controls.paused || !policy.enabled) {
+    const why = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
+    return plan([...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []], why);
+  }
+  const base = runs.find((r) => r.round === 0);
+  if (!base || base.outcome === null) return plan(housekeeping, "waiting for the baseline to be decided");
+  const submits = submitsOf(input, budget, current);
+  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live(r)))
+    return plan([...housekeeping, ...submits.actions], submits.waiting ?? `round ${current} is running`);
+  return plan([...housekeeping, ...nextRound(input, state2, budget)], null);
+}
+function endingReason(input, budget) {
+  if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
+  if (budget.spent >= budget.limit - 1e-9)
+    return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent`;
+  return null;
+}
+function submitsOf(input, budget, current) {
+  const waiting = input.runs.filter(
+    (r) => r.round === current && r.origin === "bot" && r.request === "none" && r.pull === "open" && !r.takenOver
+  );
+  if (waiting.length === 0) return { actions: [], waiting: null };
+  if (input.policy.submit === "approval")
+    return {
+      actions: [],
+      waiting: `waiting for a writer's /topo submit on ${waiting.map((r) => `#${r.pr}`).join(", ")}`
+    };
+  const actions = [];
+  let committed = budget.committed;
+  for (const r of waiting) {
+    if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
+    committed += input.runGpuHours;
+    actions.push({ kind: "submit", name: r.name, pr: r.pr });
+  }
+  const held = waiting.length - actions.length;
+  return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
+}
+function nextRound(input, state2, budget) {
+  const policy = {
+    parallel: input.policy.parallel,
+    minImprovement: 0,
+    stopAfter: input.policy.stopAfter,
+    maxRounds: input.policy.maxRounds,
+    gpuHours: input.policy.gpuHours,
+    referencePrecision: REFERENCE_PRECISION
+  };
+  const held = budget.spent + budget.committed - spentOf(state2);
+  const step = nextStep2(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
+  if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
+  const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
+  return [
+    { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
+  ];
+}
+function spentOf(state2) {
+  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+}
+function closeLosers(runs, state2) {
+  const best = state2.best?.name;
+  const out = [];
+  for (const r of runs) {
+    if (r.origin !== "bot" || r.pull !== "open" || r.takenOver || r.pr === void 0 || r.request === "live")
+      continue;
+    if (r.outcome === null || r.outcome === "undecided" || r.name === best) continue;
+    const roundOver = r.round !== null && state2.rounds.some((x2) => x2.index === r.round);
+    if (!roundOver) continue;
+    const won = state2.rounds.some((x2) => x2.runs.some((y2) => y2.name === r.name)) && r.outcome === "better";
+    out.push(
+      won ? { kind: "close", name: r.name, pr: r.pr, why: "superseded", ...best ? { by: best } : {} } : { kind: "close", name: r.name, pr: r.pr, why: "rejected" }
+    );
+  }
+  return out;
+}
+function stopLive(runs, reason2) {
+  return runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+}
+function conclusionOf(runs, state2, reason2) {
+  const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
+  return [...closeLosers(runs, state2), { kind: "conclude", reason: reason2, winner }];
+}
+function fmt2(x2) {
+  return (Math.round(x2 * 10) / 10).toString();
+}
+
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text2, maxLength = 500) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function safeText(text2, maxLength = 2e3) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+
+// src/autopilot/controls.ts
+var CONTROL_HELP = [
+  "`/topo pause`: no new runs; running ones go on to their decision",
+  "`/topo pause --now`: running ones stop too",
+  "`/topo resume`: go on",
+  "`/topo conclude`: conclude now with the best so far"
+];
+
+// src/autopilot/dashboard.ts
+function dashboardMarker(experimentId) {
+  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
+}
+function dashboardTitle(experimentId) {
+  return `Autopilot dashboard: ${experimentId}`;
+}
+var h = (x2) => (Math.round(x2 * 10) / 10).toFixed(1);
+function actionText(a) {
+  switch (a.kind) {
+    case "open":
+      return `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+    case "submit":
+      return `submit \`${a.name}\` (#${a.pr})`;
+    case "close":
+      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+    case "stop":
+      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
+    case "conclude":
+      return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
+  }
+}
+function roundRows(runs) {
+  const rows = [...runs].filter((r) => r.round !== null || r.request !== "none").sort((a, b2) => (a.round ?? 1e9) - (b2.round ?? 1e9) || a.name.localeCompare(b2.name));
+  return rows.map((r) => {
+    const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
+    const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
+    const seconds3 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
+    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds3} | ${h(r.gpuHours)} |`;
+  });
+}
+function bestLine(plan) {
+  const { best, baseline } = plan.campaign;
+  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  if (best.name === baseline.name || baseline.seconds === null)
+    return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
+  const gain = (1 - best.seconds / baseline.seconds) * 100;
+  return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
+}
+function renderDashboard(experimentId, runs, plan) {
+  const b2 = plan.budget;
+  const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
+  return [
+    dashboardMarker(experimentId),
+    `# ${dashboardTitle(experimentId)}`,
+    "",
+    `**Round:** ${plan.round === 0 ? "none yet (the baseline)" : plan.round}. ${plan.waiting ? `**Waiting:** ${inlineText(plan.waiting, 300)}` : ""}`.trimEnd(),
+    "",
+    `**GPU-hours:** ${h(b2.spent)} spent, ${h(b2.committed)} committed to live runs, ${h(Math.max(0, b2.left))} left of ${h(b2.limit)}.`,
+    "",
+    bestLine(plan),
+    "",
+    "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
+    "|---|---|---|---|---|---|",
+    ...roundRows(runs),
+    "",
+    "**Next:**",
+    ...next,
+    "",
+    `Controls (writers only, as a comment here): ${CONTROL_HELP.join("; ")}.`
+  ].join("\n");
+}
+
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
+  return {
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
+  };
+}
+function stabilisedValue(run3) {
+  return run3.verdict?.projected_full_run?.value ?? run3.verdict?.value?.value ?? run3.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+
+// src/autopilot/runs.ts
+var ROUND = /^Autopilot round (\d{1,3}): /;
+function roundHypothesis(round3, hypothesis) {
+  return `Autopilot round ${round3}: ${hypothesis.replace(ROUND, "")}`;
+}
+function roundOf(hypothesis) {
+  const m2 = ROUND.exec(hypothesis ?? "");
+  return m2 ? Number(m2[1]) : null;
+}
+function recordedOutcome(run3) {
+  if (run3.status === "pending" || run3.status === "running") return null;
+  if (run3.status === "failed") return "failed";
+  if (run3.status === "accepted") return "better";
+  const c = run3.comparison?.outcome;
+  if (c === "worse") return "worse";
+  if (c === "indistinguishable") return "equivalent";
+  return run3.status === "rejected" ? "not-better" : "undecided";
+}
+function recordedGpuHours(run3, gpusPerRun2) {
+  const minutes = run3.verdict?.minutes_of_data ?? 0;
+  return gpusPerRun2 * minutes / 60;
+}
+function runsFromRecord(record, gpusPerRun2) {
+  if (!record) return [];
+  const base = baselineRun(record);
+  return record.runs.map((run3) => {
+    const round3 = run3 === base ? 0 : roundOf(run3.hypothesis);
+    const outcome = run3 === base && run3.status !== "failed" ? "equivalent" : recordedOutcome(run3);
+    const seconds3 = stabilisedValue(run3);
+    return {
+      name: run3.name,
+      round: round3,
+      origin: round3 !== null && round3 > 0 ? "bot" : "person",
+      ...run3.pull_request ? { pr: run3.pull_request.number } : {},
+      pull: run3.pull_request?.merge_commit_sha ? "merged" : run3.pull_request ? "closed" : "none",
+      request: outcome === null ? "live" : "ended",
+      outcome,
+      ...seconds3 !== null && run3.status !== "failed" ? { seconds: seconds3 } : {},
+      gpuHours: recordedGpuHours(run3, gpusPerRun2)
+    };
+  });
+}
+function mergeRuns(recorded, live3) {
+  const names = new Set(live3.map((r) => r.name));
+  return [...recorded.filter((r) => !names.has(r.name)), ...live3];
+}
+
+// src/record/validate.ts
+var import__2 = __toESM(require__(), 1);
+
+// topologies/schema/record.schema.json
+var record_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/record.schema.json",
+  title: "ExperimentRecord",
+  description: "experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.",
+  type: "object",
+  additionalProperties: false,
+  required: ["schema_version", "experiment_id", "objective", "fixed_inputs", "current_best", "runs"],
+  properties: {
+    schema_version: { const: 1, description: "Bumped on an incompatible change of this schema." },
+    experiment_id: {
+      type: "string",
+      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
+      maxLength: 80,
+      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
+    },
+    objective: { type: "string", minLength: 1 },
+    command: {
+      type: ["string", "null"],
+      maxLength: 8e3,
+      description: "The full AlpaSim run command the experiment started from."
+    },
+    fixed_inputs: { $ref: "#/$defs/fixedInputs" },
+    current_best: { $ref: "#/$defs/currentBest" },
+    runs: {
+      type: "array",
+      description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
+      items: { $ref: "#/$defs/run" }
+    },
+    report: {
+      type: ["object", "null"],
+      additionalProperties: false,
+      description: "Set by /topo conclude: where the final report lives.",
+      required: ["path"],
+      properties: {
+        path: { type: "string" },
+        concluded_at: { type: ["string", "null"] }
+      }
+    }
+  },
+  $defs: {
+    fixedInputs: {
+      title: "RecordFixedInputs",
+      type: "object",
+      additionalProperties: false,
+      required: ["deploy", "driver", "base_topology"],
+      properties: {
+        deploy: { type: "string" },
+        driver: { type: "string" },
+        base_topology: { type: "string", description: "topology=<preset>" },
+        cluster: { type: ["string", "null"], description: "Cluster name in topologies/clusters.yaml." },
+        scenes: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            scene_ids: { type: ["array", "null"], items: { type: "string" } },
+            test_suite_id: { type: ["string", "null"] },
+            scene_count: { type: ["integer", "null"] }
+          }
+        },
+        cameras: { type: ["string", "null"] },
+        control_timestep_us: { type: ["integer", "null"] },
+        simulation_duration_s: { type: ["number", "null"] },
+        rollouts_per_scene: { type: ["integer", "null"] },
+        git_commit: { type: ["string", "null"] },
+        remote_checkout: { type: ["string", "null"] },
+        overrides: { type: "array", items: { type: "string" } },
+        telemetry: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            prometheus_url: { type: ["string", "null"] },
+            grafana_url: { type: ["string", "null"] },
+            file_sd_source: { type: ["string", "null"] }
+          }
+        },
+        slurm: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            account: { type: ["string", "null"] },
+            partition: { type: ["string", "null"] },
+            gpus_per_node: { type: ["integer", "null"] },
+            walltime: { type: ["string", "null"] }
+          }
+        }
+      }
+    },
+    currentBest: {
+      title: "CurrentBest",
+      type: "object",
+      additionalProperties: false,
+      required: ["topology", "stabilized_seconds_per_rollout_full_run", "decision_reasoning"],
+      properties: {
+        topology: {
+          type: ["string", "null"],
+          description: "The best accepted candidate's name (null before the first acceptance)."
+        },
+        run_name: { type: ["string", "null"] },
+        stabilized_seconds_per_rollout_full_run: { type: ["number", "null"] },
+        decision_reasoning: { type: ["string", "null"] }
+      }
+    },
+    runTopology: {
+      title: "RunTopology",
+      type: "object",
+      additionalProperties: false,
+      required: ["base"],
+      properties: {
+        base: { type: "string", description: "topology=<preset> the block is applied over." },
+        hash: {
+          type: ["string", "null"],
+          pattern: "^[0-9a-f]{8,64}$",
+          description: "hash8 of the normalised, fully expanded topology (as in the run name)."
+        },
+        block: {
+          oneOf: [{ type: "null" }, { $ref: "topology.schema.json" }],
+          description: "The candidate's topology block as written in its YAML file."
+        },
+        file: { type: ["string", "null"], description: "topologies/<experiment>/<candidate>.yaml" }
+      }
+    },
+    skillReflection: {
+      title: "SkillReflection",
+      type: "object",
+      additionalProperties: false,
+      required: ["topic", "learning"],
+      properties: {
+        topic: {
+          enum: ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"]
+        },
+        learning: { type: "string", minLength: 1 },
+        suggested_skill_update: { type: ["string", "null"] },
+        source: {
+          type: ["string", "null"],
+          description: "Where it came from: a comment URL, or 'pull request body'."
+        },
+        author: { type: ["string", "null"] }
+      }
+    },
+    decision: {
+      title: "Decision",
+      type: "object",
+      additionalProperties: false,
+      required: ["outcome"],
+      properties: {
+        outcome: { enum: ["pending", "accept", "reject"] },
+        reason: { type: ["string", "null"] },
+        next: { type: ["string", "null"] }
+      }
+    },
+    run: {
+      title: "RecordRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "status", "decision"],
+      properties: {
+        name: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "Candidate name."
+        },
+        parent: { type: ["string", "null"] },
+        run_name: {
+          type: ["string", "null"],
+          description: "topo-<experiment_id>-<candidate>-<hash8>: Slurm job name and metrics run_name."
+        },
+        job_id: { type: ["string", "null"] },
+        run_dir: { type: ["string", "null"] },
+        topology: { $ref: "#/$defs/runTopology" },
+        status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
+        hypothesis: { type: ["string", "null"] },
+        expected_effect: { type: ["string", "null"] },
+        prediction: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
+          description: "Predicted (topo suggest) against measured seconds per rollout."
+        },
+        change: {
+          type: "object",
+          description: "Topology keys changed against the parent: key -> 'old -> new'.",
+          additionalProperties: { type: "string" }
+        },
+        verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
+        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
+        stable_metrics: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
+          description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
+        },
+        failures: { type: "array", items: { $ref: "metrics.schema.json#/$defs/failure" } },
+        decision: { $ref: "#/$defs/decision" },
+        skill_reflections: { type: "array", items: { $ref: "#/$defs/skillReflection" } },
+        pull_request: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["number"],
+          properties: {
+            number: { type: "integer", minimum: 1 },
+            url: { type: ["string", "null"] },
+            merge_commit_sha: { type: ["string", "null"] }
+          }
+        },
+        recorded_at: { type: ["string", "null"], description: "When the pull request was closed." }
+      }
+    }
+  }
+};
+
+// src/record/validate.ts
+var RecordError = class extends Error {
+  constructor(file, problems) {
+    super(`${file}: ${problems.length === 1 ? problems[0] : `
+  - ${problems.join("\n  - ")}`}`);
+    this.file = file;
+    this.problems = problems;
+    this.name = "RecordError";
+  }
+  file;
+  problems;
+};
+var compiled2;
+function validators() {
+  if (!compiled2) {
+    const ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
+    ajv2.addSchema(topology_schema_default);
+    ajv2.addSchema(metrics_schema_default);
+    ajv2.addSchema(record_schema_default);
+    compiled2 = {
+      record: ajv2.getSchema(record_schema_default.$id),
+      observation: ajv2.getSchema(metrics_schema_default.$id)
+    };
+  }
+  return compiled2;
+}
+function describe(errors) {
+  const list = (errors ?? []).filter((e) => e.keyword !== "oneOf" && e.keyword !== "if");
+  const lines = list.map((e) => {
+    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(top level)";
+    if (e.keyword === "additionalProperties")
+      return `${at}: unknown key "${e.params.additionalProperty}"`;
+    if (e.keyword === "enum")
+      return `${at}: must be one of ${e.params.allowedValues.map((v2) => JSON.stringify(v2)).join(", ")}`;
+    return `${at}: ${e.message}`;
+  });
+  return [...new Set(lines)].slice(0, 20);
+}
+function recordProblems(value) {
+  const validate2 = validators().record;
+  if (!validate2(value)) return describe(validate2.errors);
+  const record = value;
+  const problems = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run3 of record.runs) {
+    if (seen.has(run3.name))
+      problems.push(`runs: candidate "${run3.name}" appears twice (runs are keyed by name)`);
+    seen.add(run3.name);
+  }
+  const best = record.current_best.topology;
+  if (best && !seen.has(best))
+    problems.push(
+      `current_best.topology: "${best}" is not one of the runs (${[...seen].join(", ") || "none"})`
+    );
+  return problems;
+}
+function parseRecord(text2, file) {
+  let value;
+  try {
+    value = JSON.parse(text2);
+  } catch (error) {
+    const message2 = error instanceof Error ? error.message : String(error);
+    throw new RecordError(file, [
+      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
+    ]);
+  }
+  const problems = recordProblems(value);
+  if (problems.length) {
+    throw new RecordError(file, [
+      ...problems.map((p) => `does not match topologies/schema/record.schema.json: ${p}`),
+      "the record was not overwritten; fix it (or restore it from git history) and re-run"
+    ]);
+  }
+  return value;
+}
+function serializeRecord(record) {
+  const problems = recordProblems(record);
+  if (problems.length) throw new RecordError("record (before writing)", problems);
+  return `${JSON.stringify(record, null, 2)}
+`;
+}
+
+// src/usecases/autopilot.ts
+var AutopilotConfigError = class extends Error {
+  name = "AutopilotConfigError";
+};
+var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
+  if (!EXPERIMENT_ID2.test(experimentId))
+    throw new AutopilotConfigError(
+      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
+    );
+  const file = `topologies/${experimentId}/experiment.yaml`;
+  const text2 = await files.read(file);
+  if (text2 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text2, file);
+  if (!checked2.value) {
+    const i = checked2.issues[0];
+    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
+  }
+  const experiment = checked2.value;
+  const policy = policyOf(experiment);
+  if (!policy)
+    throw new AutopilotConfigError(
+      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
+    );
+  const clustersText = await files.read(clustersFile);
+  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const recordFile2 = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile2);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
+  return {
+    experiment,
+    policy,
+    ...cluster ? { cluster } : {},
+    ...record ? { record } : {},
+    runGpuHours: runCost(experiment, cluster).gpuHours,
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+  };
+}
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded) {
+  const runs = mergeRuns(ctx.recorded, live3);
+  const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
+  const done = concluded ?? concludedByRecord;
+  const plan = planStep({
+    experimentId: ctx.experiment.experiment_id,
+    policy: ctx.policy,
+    runs,
+    controls,
+    runGpuHours: ctx.runGpuHours,
+    ...done ? { concluded: done } : {}
+  });
+  return { runs, plan };
+}
+
+// src/usecases/suggest.ts
+var import_yaml3 = __toESM(require_dist(), 1);
+import { posix as posix4 } from "node:path";
+
+// src/github/contents.ts
+var status = (e) => e.status;
+function githubFileSource(octokit, at) {
+  const cache = /* @__PURE__ */ new Map();
+  const get = (path) => {
+    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean2);
+    if (!pending) {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
+        if (status(e) === 404) return void 0;
+        throw e;
+      });
+      cache.set(clean2, pending);
+    }
+    return pending;
+  };
+  return {
+    async read(path) {
+      const data = await get(path);
+      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
+        return void 0;
+      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean2) return void 0;
+      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+    },
+    async list(dir) {
+      const data = await get(dir);
+      if (!Array.isArray(data)) return void 0;
+      return data.map((entry) => entry.name).sort();
+    }
+  };
+}
+
+// src/record/change.ts
+function hydraValue2(value) {
+  return value === void 0 ? "unset" : hydraValue(value);
+}
+function topologyChange(parent, candidate) {
+  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b2) => a.key.localeCompare(b2.key));
+  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
+}
+function describeChange(change, isBaseline) {
+  const entries = Object.entries(change ?? {});
+  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
+  return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
+}
+
+// src/topology/memory.ts
+function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
+  const perGpu = /* @__PURE__ */ new Map();
+  const active = new Set(activeServices(topology));
+  for (const svc of SERVICES) {
+    if (!active.has(svc)) continue;
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+    for (const gpu of gpus) {
+      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
+      row.set(svc, (row.get(svc) ?? 0) + replicas2);
+      perGpu.set(gpu, row);
+    }
+  }
+  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
+  return [...perGpu.entries()].sort((a, b2) => a[0] - b2[0]).map(([gpu, row]) => {
+    const services = [...row.entries()].map(([svc, instances2]) => {
+      const cacheKey = CACHE_KEYS[svc];
+      const perScene = memoryModel.per_cached_scene_gib?.[svc];
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances2 * (topology.defines?.[cacheKey] ?? 0) : 0;
+      return {
+        service: svc,
+        instances: instances2,
+        replicaGiB: instances2 * (memoryModel.per_replica_gib[svc] ?? 0),
+        cachedScenes,
+        cacheGiB: cachedScenes * (perScene ?? 0)
+      };
+    });
+    const totalGiB = overhead + services.reduce((s, m2) => s + m2.replicaGiB + m2.cacheGiB, 0);
+    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
+    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
+    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
+  });
+}
+
+// src/suggest/topology-ops.ts
+function clone2(value) {
+  return structuredClone(value);
+}
+function replicas(t, svc) {
+  return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function concurrency(t, svc) {
+  return t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+}
+function instances(t, svc) {
+  return containers(t, svc) * replicas(t, svc);
+}
+function gpusOf(t, svc) {
+  const gpus = t.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? [...gpus] : null;
+}
+function setGpus(t, svc, gpus) {
+  const service2 = t.services?.[svc];
+  if (!service2) throw new Error(`service ${svc} is not in the topology`);
+  service2.gpus = [...gpus].sort((a, b2) => a - b2);
+}
+function setReplicas(t, svc, value) {
+  const service2 = t.services?.[svc];
+  if (!service2) throw new Error(`service ${svc} is not in the topology`);
+  service2.replicas_per_container = value;
+}
+function setConcurrency(t, svc, value) {
+  t.runtime ??= {};
+  t.runtime.endpoints ??= {};
+  t.runtime.endpoints[svc] = { ...t.runtime.endpoints[svc] ?? {}, n_concurrent_rollouts: value };
+}
+function cacheSize(t, svc) {
+  const value = t.defines?.[CACHE_KEYS[svc]];
+  if (value !== void 0) return value;
+  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function setCacheSize(t, svc, value) {
+  t.defines ??= {};
+  t.defines[CACHE_KEYS[svc]] = value;
+}
+function nrWorkers(t) {
+  return t.runtime?.nr_workers ?? 1;
+}
+function inFlight(t) {
+  return capacitySummary(t).inFlight;
+}
+function instancesByGpu(t) {
+  const out = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (!gpus) continue;
+    for (const gpu of gpus) {
+      const row = out.get(gpu) ?? {};
+      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
+      out.set(gpu, row);
+    }
+  }
+  return out;
+}
+
+// src/suggest/memory-model.ts
+var DEFAULT_MEMORY_MODEL = {
+  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
+  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
+  per_gpu_overhead_gib: 1
+};
+var CACHED = ["renderer", "physics"];
+function serviceSet(t, gpu) {
+  const row = instancesByGpu(t).get(gpu) ?? {};
+  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
+}
+function features(t, gpu) {
+  const row = instancesByGpu(t).get(gpu);
+  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
+  return [
+    1,
+    ...SERVICES.map((s) => row[s] ?? 0),
+    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
+  ];
+}
+function toVector(model) {
+  return [
+    model.per_gpu_overhead_gib ?? 0,
+    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
+    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
+  ];
+}
+function fromVector(x2) {
+  const round3 = (v2) => Math.round(v2 * 1e3) / 1e3;
+  const perReplica = {};
+  SERVICES.forEach((s, i) => {
+    perReplica[s] = round3(x2[1 + i] ?? 0);
+  });
+  return {
+    per_replica_gib: perReplica,
+    per_cached_scene_gib: {
+      renderer: round3(x2[1 + SERVICES.length] ?? 0),
+      physics: round3(x2[2 + SERVICES.length] ?? 0)
+    },
+    per_gpu_overhead_gib: round3(x2[0] ?? 0)
+  };
+}
+function predictMemory(t, model, gpuMemoryGiB) {
+  return predictGpuMemory(t, model, gpuMemoryGiB).map((p) => ({
+    gpu: p.gpu,
+    gib: p.totalGiB,
+    fraction: p.fraction
+  }));
+}
+function solve(a, b2) {
+  const n = b2.length;
+  const m2 = a.map((row, i) => [...row, b2[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m2[r][col]) > Math.abs(m2[pivot][col])) pivot = r;
+    if (Math.abs(m2[pivot][col]) < 1e-12) return void 0;
+    [m2[col], m2[pivot]] = [m2[pivot], m2[col]];
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const factor = m2[r][col] / m2[col][col];
+      for (let c = col; c <= n; c++) m2[r][c] -= factor * m2[col][c];
+    }
+  }
+  return m2.map((row, i) => row[n] / row[i]);
+}
+function nnls(rows, b2) {
+  const n = rows[0]?.length ?? 0;
+  let best;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const free = [...Array(n).keys()].filter((j2) => mask & 1 << j2);
+    const x2 = new Array(n).fill(0);
+    if (free.length > 0) {
+      const ata = free.map((i) => free.map((j2) => rows.reduce((s, r) => s + r[i] * r[j2], 0)));
+      const atb = free.map((i) => rows.reduce((s, r, k2) => s + r[i] * b2[k2], 0));
+      const sol = solve(ata, atb);
+      if (!sol || sol.some((v2) => v2 < -1e-9)) continue;
+      free.forEach((j2, k2) => {
+        x2[j2] = Math.max(0, sol[k2]);
+      });
+    }
+    const residual = rows.reduce((s, r, k2) => s + (r.reduce((t, f, j2) => t + f * x2[j2], 0) - b2[k2]) ** 2, 0);
+    if (!best || residual < best.residual - 1e-12) best = { x: x2, residual };
+  }
+  return best?.x ?? new Array(n).fill(0);
+}
+function memorySamples(tried) {
+  const out = [];
+  for (const run3 of tried) {
+    const byGpu = run3.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+    for (const [index, usage] of Object.entries(byGpu)) {
+      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
+      const gpu = Number(index);
+      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
+      out.push({ run: run3.name, gpu, topology: run3.topology, gib });
+    }
+  }
+  return out;
+}
+function fitWithPrior(informative, prior) {
+  const lambda = 0.05;
+  const rows = [];
+  const b2 = [];
+  for (const s of informative) {
+    rows.push(features(s.topology, s.gpu));
+    b2.push(s.gib);
+  }
+  prior.forEach((value, j2) => {
+    const row = new Array(prior.length).fill(0);
+    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j2])));
+    row[j2] = Math.sqrt(lambda) * colScale;
+    rows.push(row);
+    b2.push(Math.sqrt(lambda) * colScale * value);
+  });
+  return nnls(rows, b2);
+}
+function predictConservative(t, fitted, gpuMemoryGiB) {
+  const all = [fitted.model, ...fitted.envelope ?? []].map((m2) => predictMemory(t, m2, gpuMemoryGiB));
+  return all[0].map((row, i) => {
+    const gib = Math.max(...all.map((rows) => rows[i]?.gib ?? 0)) + fitted.marginGiB;
+    return { gpu: row.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+function fitMemoryModel(tried, prior) {
+  const base = prior ?? DEFAULT_MEMORY_MODEL;
+  const samples = memorySamples(tried);
+  const fallback = {
+    model: base,
+    source: prior ? "prior" : "default",
+    samples: 0,
+    maxResidualGiB: 0,
+    marginGiB: 0,
+    notes: [
+      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
+    ]
+  };
+  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
+  if (informative.length === 0) return fallback;
+  const p = toVector(base);
+  const scale = Math.max(1, ...informative.map((s) => s.gib));
+  const x2 = fitWithPrior(informative, p);
+  const model = fromVector(x2);
+  const envelope = [0.5, 1.5].map(
+    (k2) => fromVector(
+      fitWithPrior(
+        informative,
+        p.map((v2) => v2 * k2)
+      )
+    )
+  );
+  const residuals = informative.map((s) => {
+    const predicted = features(s.topology, s.gpu).reduce((sum, f, j2) => sum + f * x2[j2], 0);
+    return s.gib - predicted;
+  });
+  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
+  const underPredictionGiB = Math.max(0, ...residuals);
+  const runs = new Set(informative.map((s) => s.run)).size;
+  return {
+    model,
+    envelope,
+    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
+    source: "fitted",
+    samples: informative.length,
+    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
+    marginGiB: Math.round(underPredictionGiB * 100) / 100,
+    notes: [
+      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+    ]
+  };
+}
+function respectFailures(fitted, tried, gpuMemoryGiB) {
+  let model = fitted.model;
+  const notes = [];
+  for (const run3 of tried) {
+    const f = run3.observation?.failure;
+    if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
+    const row = instancesByGpu(run3.topology).get(f.gpu);
+    const predicted = predictMemory(run3.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
+    if (!row || predicted === void 0 || predicted >= gpuMemoryGiB) continue;
+    const factor = 1.05 * gpuMemoryGiB / predicted;
+    const services = Object.keys(row);
+    const perReplica = { ...model.per_replica_gib };
+    const perScene = { ...model.per_cached_scene_gib ?? {} };
+    for (const s of services) {
+      perReplica[s] = Math.round((perReplica[s] ?? 0) * factor * 1e3) / 1e3;
+      if (s === "renderer" || s === "physics")
+        perScene[s] = Math.round((perScene[s] ?? 0) * factor * 1e3) / 1e3;
+    }
+    model = { ...model, per_replica_gib: perReplica, per_cached_scene_gib: perScene };
+    notes.push(
+      `${run3.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
+    );
+  }
+  if (!notes.length) return fitted;
+  const scale = (m2) => ({
+    ...m2,
+    per_replica_gib: { ...m2.per_replica_gib, ...model.per_replica_gib }
+  });
+  return {
+    ...fitted,
+    model,
+    ...fitted.envelope ? { envelope: fitted.envelope.map(scale) } : {},
+    notes: [...fitted.notes, ...notes]
+  };
+}
+
+// src/suggest/record.ts
+function triedFromRecord(record, base, candidateFiles2) {
+  const tried = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run3 of record?.runs ?? []) {
+    const block = run3.topology?.block ?? candidateFiles2.get(run3.name)?.topology ?? {};
+    tried.push({
+      name: run3.name,
+      parent: run3.parent ?? null,
+      topology: expandCandidate(base, block),
+      status: run3.status,
+      observation: observationOf(run3)
+    });
+    seen.add(run3.name);
+  }
+  for (const [name, candidate] of [...candidateFiles2].sort(([a], [b2]) => a.localeCompare(b2))) {
+    if (seen.has(name)) continue;
+    tried.push({
+      name,
+      parent: candidate.parent ?? null,
+      topology: expandCandidate(base, candidate.topology),
+      status: "pending"
+    });
+  }
+  return tried;
+}
+function observationOf(run3) {
+  const failure = run3.failures?.[0];
+  return {
+    ...run3.verdict ? { verdict: run3.verdict } : {},
+    ...run3.stable_metrics ? { stable_metrics: run3.stable_metrics } : {},
+    ...run3.comparison ? { comparison: run3.comparison } : {},
+    ...failure ? { failure } : {}
+  };
+}
+function fittedMemoryModel(record, base, prior) {
+  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
+}
+
+// src/suggest/evidence.ts
+var SATURATED_UTILISATION = 90;
+function secondsPerRollout(run3) {
+  const o = run3.observation;
+  const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
+}
+function isService(name) {
+  return SERVICES.includes(name);
+}
+function queueReadings(run3) {
+  const out = {};
+  const byService = run3.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
+  for (const [name, q2] of Object.entries(byService)) {
+    if (!isService(name)) continue;
+    out[name] = { max: q2.worker_max ?? 0, min: q2.worker_min ?? 0 };
+  }
+  return out;
+}
+var HIGH_QUEUE = 4;
+function bottleneckFromQueues(queues) {
+  const entries = Object.entries(queues);
+  if (entries.length === 0)
+    return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
+  entries.sort((a, b2) => b2[1].max - a[1].max);
+  const [top, second] = entries;
+  const text2 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
+  if (!top || top[1].max < HIGH_QUEUE) {
+    return {
+      kind: "not-enough-load",
+      evidence: [`queue-depth max low everywhere (${text2})`],
+      confidence: "medium"
+    };
+  }
+  if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
+    return {
+      kind: "total-capacity-too-high",
+      evidence: [`queue-depth max high on several services (${text2})`],
+      confidence: "medium"
+    };
+  }
+  return {
+    kind: "service",
+    service: top[0],
+    evidence: [
+      `queue-depth max ${top[0]} ${top[1].max} vs ${second ? `${second[0]} ${second[1].max}` : "no other"}`
+    ],
+    confidence: "medium"
+  };
+}
+function readEvidence(run3) {
+  const m2 = run3.observation?.stable_metrics;
+  const queues = queueReadings(run3);
+  const given = m2?.bottleneck;
+  const bottleneck = given && given.kind !== "unknown" ? given : bottleneckFromQueues(queues);
+  const gpus = /* @__PURE__ */ new Map();
+  for (const [index, usage] of Object.entries(m2?.resource_usage?.gpu_by_index ?? {})) {
+    const gpu = Number(index);
+    if (!Number.isInteger(gpu)) continue;
+    gpus.set(gpu, {
+      utilisation: usage.utilization_percent?.mean ?? void 0,
+      memoryGiB: usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean ?? void 0,
+      totalGiB: usage.memory_total_gb ?? void 0
+    });
+  }
+  const maxima = Object.values(queues).map((q2) => q2.max);
+  const top = maxima.length ? Math.max(...maxima) : 0;
+  const queued = Object.entries(queues).filter(([, q2]) => q2.max >= HIGH_QUEUE && q2.max >= top / 2).map(([s]) => s);
+  const utilisations = [...gpus.values()].map((g) => g.utilisation).filter((u) => typeof u === "number");
+  const cpuGroups = Object.values(m2?.resource_usage?.process_cpu_utilization_percent_by_group ?? {});
+  const cpuPercents = cpuGroups.map((g) => g.max ?? g.mean).filter((v2) => typeof v2 === "number" && Number.isFinite(v2));
+  return {
+    ...cpuPercents.length ? { cpuBusyCores: cpuPercents.reduce((a, b2) => a + b2, 0) / 100 } : {},
+    saturated: utilisations.length > 0 && utilisations.every((u) => u >= SATURATED_UTILISATION),
+    secondsPerRollout: secondsPerRollout(run3),
+    bottleneck,
+    queues,
+    idleFraction: m2?.runtime_idle_fraction ?? void 0,
+    gpus,
+    queued
+  };
+}
+function queueSentence(evidence, service2) {
+  const own = evidence.queues[service2];
+  if (!own) return "";
+  const others = Object.entries(evidence.queues).filter(([s]) => s !== service2).sort((a, b2) => b2[1].max - a[1].max);
+  const next = others[0];
+  return `${service2} queue-depth max ${fmt3(own.max)} vs ${next ? `${next[0]} ${fmt3(next[1].max)}` : "no other service"}`;
+}
+function fmt3(value, digits = 2) {
+  return Number.isInteger(value) ? String(value) : value.toFixed(digits).replace(/\.?0+$/, "");
+}
+
+// src/suggest/moves.ts
+var NO_REPLICAS = ["renderer"];
+function retarget(t, svc, target, spreadOver = instances(t, svc)) {
+  const before = concurrency(t, svc);
+  const after = Math.max(1, Math.ceil(target / spreadOver));
+  setConcurrency(t, svc, after);
+  if (svc === "renderer" || svc === "physics") {
+    const cache = cacheSize(t, svc);
+    if (cache !== void 0 && after !== before) {
+      setCacheSize(t, svc, Math.max(after + 1, Math.ceil(cache * (after + 1) / (before + 1))));
+    }
+  }
+}
+function fits(t, ctx) {
+  return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
+}
+function freestGpu(t, svc, evidence, ctx, target = inFlight(t), finalInstances) {
+  const current = gpusOf(t, svc) ?? [];
+  const options2 = [];
+  for (let gpu = 0; gpu < ctx.gpusPerNode; gpu++) {
+    const trial = clone2(t);
+    setGpus(trial, svc, [...current, gpu]);
+    retarget(trial, svc, target, finalInstances);
+    const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
+    options2.push({
+      gpu,
+      fitsNow: fits(trial, ctx) ? 0 : 1,
+      own: current.filter((g) => g === gpu).length,
+      util: evidence.gpus.get(gpu)?.utilisation ?? 0,
+      fraction
+    });
+  }
+  const bucket = (u) => Math.floor(u / 10);
+  options2.sort(
+    (a, b2) => bucket(a.util) - bucket(b2.util) || a.own - b2.own || a.fitsNow - b2.fitsNow || a.fraction - b2.fraction || a.gpu - b2.gpu
+  );
+  return options2[0]?.gpu;
+}
+function overLimit(t, ctx) {
+  return ctx.predict(t).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b2) => b2.gib - a.gib);
+}
+function idleService(evidence, svc) {
+  const q2 = evidence.queues[svc]?.max;
+  const top = Math.max(0, ...Object.values(evidence.queues).map((v2) => v2?.max ?? 0));
+  return q2 !== void 0 && (q2 <= 2 || q2 < 0.25 * top);
+}
+function makeRoom(t, keep, evidence, ctx) {
+  let current = clone2(t);
+  const notes = [];
+  const target = inFlight(t);
+  for (let step = 0; step < 12; step++) {
+    const over = overLimit(current, ctx);
+    if (over.length === 0) return { topology: current, notes: coalesce(t, current, notes) };
+    const gpu = over[0].gpu;
+    const before = over[0].gib;
+    const onGpu = activeServices(current).filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu)).sort((a, b2) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b2]?.max ?? 0));
+    const gibOn = (trial) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
+    const options2 = [];
+    for (const svc of onGpu) {
+      const r = replicas(current, svc);
+      if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
+      const trial = clone2(current);
+      const fewer = Math.max(1, Math.floor(r * 3 / 4));
+      setReplicas(trial, svc, fewer);
+      retarget(trial, svc, target);
+      const saved = before - gibOn(trial);
+      if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
+        options2.push({
+          topology: trial,
+          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt3(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
+          rank: 0,
+          saved
+        });
+      }
+    }
+    const headroom = ctx.predict(current);
+    const fraction = (g) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
+    const targets = [...Array(ctx.gpusPerNode).keys()].filter((g) => g !== gpu).sort((a, b2) => fraction(a) - fraction(b2));
+    for (const svc of onGpu) {
+      const gpus = gpusOf(current, svc) ?? [];
+      for (const to of targets) {
+        const trial = clone2(current);
+        const moved = [...gpus];
+        moved.splice(moved.indexOf(gpu), 1, to);
+        setGpus(trial, svc, moved);
+        const destination = ctx.predict(trial).find((p) => p.gpu === to);
+        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
+        options2.push({
+          topology: trial,
+          note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
+          rank: 1,
+          saved: before - gibOn(trial)
+        });
+        break;
+      }
+    }
+    options2.sort((a, b2) => a.rank - b2.rank || b2.saved - a.saved);
+    const next = options2.find((o) => o.saved > 0);
+    if (!next) return void 0;
+    current = next.topology;
+    notes.push(next.note);
+  }
+  return overLimit(current, ctx).length === 0 ? { topology: current, notes: coalesce(t, current, notes) } : void 0;
+}
+function coalesce(from, to, notes) {
+  const out = [];
+  const shrunk = /* @__PURE__ */ new Set();
+  for (const note of notes) {
+    const m2 = /^(\w+) replicas_per_container \d+ → \d+ (\(.*\))$/.exec(note);
+    if (!m2) {
+      out.push(note);
+      continue;
+    }
+    const svc = m2[1];
+    if (shrunk.has(svc)) continue;
+    shrunk.add(svc);
+    out.push(`${svc} replicas_per_container ${replicas(from, svc)} \u2192 ${replicas(to, svc)} ${m2[2]}`);
+  }
+  return out;
+}
+function pct3(value) {
+  return `${Math.round(value * 100)}%`;
+}
+function changeText(key, from, to) {
+  return from === to ? "" : `${key} ${from ?? "unset"} \u2192 ${to ?? "unset"}`;
+}
+function bottleneckWords(evidence, svc) {
+  const queue = queueSentence(evidence, svc);
+  const named = evidence.bottleneck.service === svc;
+  return `${queue || `${svc} has the deepest queue`}: ${svc} is the bottleneck${named ? ` (confidence ${evidence.bottleneck.confidence})` : ""}`;
+}
+function scaleBottleneck(parent, svc, evidence, ctx) {
+  const moves = [];
+  const target = inFlight(parent);
+  const why = bottleneckWords(evidence, svc);
+  const before = instances(parent, svc);
+  const beforeConc = concurrency(parent, svc);
+  const describe2 = (t, how) => {
+    const after = instances(t, svc);
+    const gain = 1 - before / after;
+    const parts = [
+      how,
+      changeText("n_concurrent_rollouts", beforeConc, concurrency(t, svc)),
+      changeText("capacity", capacity(parent, svc), capacity(t, svc))
+    ].filter(Boolean);
+    return {
+      change: `${svc}: ${parts.join("; ")}`,
+      hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct3(gain)} while ${svc} stays the limit, less once another service binds.`
+    };
+  };
+  const gpus = gpusOf(parent, svc);
+  if (gpus) {
+    for (const add of [.../* @__PURE__ */ new Set([1, Math.max(2, gpus.length)])]) {
+      const t = clone2(parent);
+      const placed = [];
+      for (let i = 0; i < add; i++) {
+        const gpu = freestGpu(t, svc, evidence, ctx, target, (gpus.length + add) * replicas(t, svc));
+        if (gpu === void 0) break;
+        setGpus(t, svc, [...gpusOf(t, svc) ?? [], gpu]);
+        placed.push(gpu);
+      }
+      if (placed.length < add) continue;
+      retarget(t, svc, target);
+      const repeated = placed.some((g) => gpus.includes(g));
+      moves.push({
+        kind: "scale-bottleneck",
+        service: svc,
+        topology: t,
+        priority: (add === 1 ? 0.95 : 0.9) * (evidence.saturated ? 0.7 : 1),
+        ...describe2(
+          t,
+          `${containers(parent, svc)} \u2192 ${containers(t, svc)} containers (new on GPU ${placed.join(", ")}${repeated && svc === "renderer" ? ", a repeated GPU entry" : ""})`
+        )
+      });
+    }
+  }
+  if (!NO_REPLICAS.includes(svc)) {
+    const r = replicas(parent, svc);
+    for (const next of [.../* @__PURE__ */ new Set([r + 1, Math.ceil(r * 1.5)])]) {
+      const t = clone2(parent);
+      setReplicas(t, svc, next);
+      retarget(t, svc, target);
+      moves.push({
+        kind: "scale-bottleneck",
+        service: svc,
+        topology: t,
+        priority: (gpus ? 0.85 : 0.95) * (evidence.saturated && gpus ? 0.7 : 1),
+        ...describe2(t, `replicas_per_container ${r} \u2192 ${next}`)
+      });
+    }
+  }
+  return moves;
+}
+function raiseWorkers(parent, evidence, ctx) {
+  const idle = evidence.idleFraction;
+  const runtimeBound = evidence.bottleneck.kind === "runtime-bound";
+  if (!runtimeBound && (idle === void 0 || idle >= RUNTIME_IDLE.low)) return [];
+  const n = nrWorkers(parent);
+  const busy = idle === void 0 ? 0.5 : 1 - idle;
+  const aim = 1 - (RUNTIME_IDLE.target[0] + RUNTIME_IDLE.target[1]) / 2;
+  const limit = Math.max(1, Math.min(inFlight(parent), Math.floor(ctx.cpusPerNode / 2)));
+  const spare = evidence.cpuBusyCores === void 0 ? Number.POSITIVE_INFINITY : Math.floor(ctx.cpusPerNode * 0.9 - evidence.cpuBusyCores);
+  const next = Math.min(limit, n + Math.max(0, spare), Math.max(n + 1, Math.ceil(n * busy / aim)));
+  if (next <= n) return [];
+  const t = clone2(parent);
+  t.runtime ??= {};
+  t.runtime.nr_workers = next;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct3(idle)} < ${pct3(RUNTIME_IDLE.low)}`;
+  return [
+    {
+      kind: "raise-workers",
+      topology: t,
+      priority: 0.93,
+      change: `runtime.nr_workers ${n} \u2192 ${next}`,
+      hypothesis: `${idleText}: the runtime's event loop is the contention point, so spreading the ${inFlight(parent)} rollouts over ${next} workers lets it accept service results sooner.`,
+      expectedEffect: `runtime idle fraction up toward 70-80%; RPC blocking p95 and seconds per rollout down; services' queue depths unchanged or higher.`
+    }
+  ];
+}
+function scaleTotal(parent, factor) {
+  const now = inFlight(parent);
+  const target = Math.max(1, Math.round(now * factor));
+  if (target === now) return void 0;
+  const t = clone2(parent);
+  for (const svc of activeServices(t)) retarget(t, svc, target);
+  return inFlight(t) === now ? void 0 : t;
+}
+function lowerTotal(parent, evidence) {
+  const several = evidence.bottleneck.kind === "total-capacity-too-high" || evidence.queued.length >= 2;
+  if (!several) return [];
+  const t = scaleTotal(parent, 0.75);
+  if (!t) return [];
+  const queues = evidence.queued.map((s) => `${s} ${fmt3(evidence.queues[s]?.max ?? 0)}`).join(", ");
+  return [
+    {
+      kind: "lower-total",
+      topology: t,
+      priority: evidence.bottleneck.kind === "total-capacity-too-high" ? 0.92 : 0.7,
+      change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts lowered, caches with them)`,
+      hypothesis: `queue-depth max high on several services (${queues || evidence.bottleneck.evidence.join("; ")}): total capacity is higher than the services can serve, so rollouts only wait longer.`,
+      expectedEffect: `queue depths fall on every service at about the same seconds per rollout or better; smaller caches free GPU memory for the next move.`
+    }
+  ];
+}
+function raiseTotal(parent, evidence) {
+  const lowLoad = evidence.bottleneck.kind === "not-enough-load";
+  if (!lowLoad && !evidence.saturated) return [];
+  const moves = [];
+  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt3(q2?.max ?? 0)}`).join(", ");
+  const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
+  for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
+    const t = scaleTotal(parent, factor);
+    if (!t) continue;
+    moves.push({
+      kind: "raise-total",
+      topology: t,
+      priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
+      change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
+      hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct3(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+    });
+  }
+  return moves;
+}
+function rebalance(parent) {
+  const now = inFlight(parent);
+  const t = clone2(parent);
+  const changed = [];
+  for (const svc of activeServices(t)) {
+    if (capacity(t, svc) > now * 1.25) {
+      const before = capacity(t, svc);
+      retarget(t, svc, now);
+      if (capacity(t, svc) < before) changed.push(`${svc} ${before} \u2192 ${capacity(t, svc)}`);
+    }
+  }
+  if (changed.length === 0) return [];
+  return [
+    {
+      kind: "rebalance",
+      topology: t,
+      priority: 0.5,
+      change: `capacities lowered to the ${now} rollouts in flight: ${changed.join(", ")}`,
+      hypothesis: `capacities differ by more than 25% (${changed.join(", ")} against ${now} in flight): the excess is never used but costs cache memory.`,
+      expectedEffect: `same seconds per rollout, less GPU memory on the rebalanced services' GPUs.`
+    }
+  ];
+}
+function resizeCaches(parent) {
+  const t = clone2(parent);
+  const changed = [];
+  for (const svc of ["renderer", "physics"]) {
+    if (!activeServices(t).includes(svc)) continue;
+    const want = concurrency(t, svc) + 1;
+    const have = cacheSize(t, svc);
+    if (have !== void 0 && have < want) {
+      setCacheSize(t, svc, want);
+      changed.push(`${svc === "renderer" ? "nre_cache_size" : "physics_cache_size"} ${have} \u2192 ${want}`);
+    }
+  }
+  if (changed.length === 0) return [];
+  return [
+    {
+      kind: "resize-caches",
+      topology: t,
+      priority: 0.4,
+      change: changed.join(", "),
+      hypothesis: `cache sizes below n_concurrent_rollouts + 1 (${changed.join(", ")}): a cache smaller than the rollouts it serves reloads scenes (~10 s each).`,
+      expectedEffect: `fewer scene loads; seconds per rollout equal or better, at the cost of the added scenes' GPU memory.`
+    }
+  ];
+}
+function placeFree(parent, svc, evidence, ctx) {
+  const gpus = gpusOf(parent, svc);
+  if (!gpus || evidence.gpus.size === 0) return [];
+  const util = (g) => evidence.gpus.get(g)?.utilisation ?? 0;
+  const busiest = [...new Set(gpus)].sort((a, b2) => util(b2) - util(a))[0];
+  if (busiest === void 0) return [];
+  const without = clone2(parent);
+  const rest = [...gpus];
+  rest.splice(rest.indexOf(busiest), 1);
+  if (rest.length === 0) return [];
+  setGpus(without, svc, rest);
+  const target = freestGpu(without, svc, evidence, ctx, inFlight(parent));
+  if (target === void 0 || target === busiest || util(busiest) - util(target) < 30) return [];
+  const t = clone2(without);
+  setGpus(t, svc, [...rest, target]);
+  return [
+    {
+      kind: "place-free",
+      service: svc,
+      topology: t,
+      priority: 0.6,
+      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target}`,
+      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target} runs at ${Math.round(util(target))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
+      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target}; ${svc} RPC p95 and seconds per rollout down.`
+    }
+  ];
+}
+function movesFor(parent, evidence, ctx) {
+  return rawMoves(parent, evidence, ctx).map((move) => {
+    if (overLimit(move.topology, ctx).length === 0) return move;
+    const room = makeRoom(move.topology, move.service, evidence, ctx);
+    if (!room) return move;
+    const how = room.notes.join("; ");
+    return {
+      ...move,
+      topology: room.topology,
+      change: `${move.change}; to stay under ${Math.round(ctx.memoryLimit * 100)}% GPU memory: ${how}`,
+      hypothesis: `${move.hypothesis} Memory is made by ${how}.`
+    };
+  });
+}
+function rawMoves(parent, evidence, ctx) {
+  const moves = [];
+  const active = activeServices(parent);
+  const b2 = evidence.bottleneck;
+  const bottleneck = b2.kind === "service" && b2.service && active.includes(b2.service) ? b2.service : void 0;
+  if (bottleneck) {
+    moves.push(...scaleBottleneck(parent, bottleneck, evidence, ctx));
+    moves.push(...placeFree(parent, bottleneck, evidence, ctx));
+  }
+  moves.push(...raiseWorkers(parent, evidence, ctx));
+  moves.push(...lowerTotal(parent, evidence));
+  moves.push(...raiseTotal(parent, evidence));
+  moves.push(...rebalance(parent));
+  moves.push(...resizeCaches(parent));
+  const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b22) => b22[1].max - a[1].max);
+  for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
+    const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
+    for (const m2 of scaleBottleneck(parent, svc, evidence, ctx)) {
+      moves.push({
+        ...m2,
+        priority: m2.priority * (bottleneck ? 0.5 : 0.65),
+        hypothesis: `${why}. ${m2.hypothesis.slice(m2.hypothesis.indexOf(". ") + 2)}`
+      });
+    }
+  }
+  return moves;
+}
+
+// src/suggest/fit-memory.ts
+var TOTAL_STEPS = [1, 7 / 8, 3 / 4, 5 / 8, 1 / 2, 3 / 8, 1 / 4, 1 / 8];
+var REPLICA_STEPS = [1, 3 / 4, 1 / 2, 1 / 4];
+var peakOf = (ps) => ps.reduce((a, b2) => b2.gib > a.gib ? b2 : a, { gpu: -1, gib: 0, fraction: 0 });
+function fitInMemory(input, count2 = 1) {
+  const limit = GPU_MEMORY_LIMITS.error * input.gpuMemoryGiB;
+  const failed = input.failed;
+  const onGpu = activeServices(failed).filter((s) => gpusOf(failed, s) !== null && replicas(failed, s) > 1);
+  const total = inFlight(failed);
+  const found = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const keepTotal of TOTAL_STEPS) {
+    for (const keepReplicas of REPLICA_STEPS) {
+      if (keepReplicas < 1 && onGpu.length === 0) continue;
+      const t = clone2(failed);
+      const target = Math.max(1, Math.round(total * keepTotal));
+      const changes = [];
+      for (const svc of onGpu) {
+        const r = replicas(t, svc);
+        const next = Math.max(1, Math.round(r * keepReplicas));
+        if (next !== r) {
+          setReplicas(t, svc, next);
+          changes.push(`${svc} replicas_per_container ${r} \u2192 ${next}`);
+        }
+      }
+      for (const svc of activeServices(t)) retarget(t, svc, target);
+      if (inFlight(t) !== total) changes.unshift(`rollouts in flight ${total} \u2192 ${inFlight(t)}`);
+      const key = JSON.stringify(t);
+      if (changes.length === 0 || seen.has(key)) continue;
+      seen.add(key);
+      const predicted = input.predict(t);
+      const peak = peakOf(predicted);
+      if (peak.gib > limit || input.problems(t).length > 0) continue;
+      const inst = activeServices(t).reduce((a, s) => a + instances(t, s), 0);
+      found.push({ t, flight: inFlight(t), inst, gib: peak.gib, change: changes.join(", ") });
+    }
+  }
+  found.sort((a, b2) => b2.flight - a.flight || b2.inst - a.inst || a.gib - b2.gib);
+  const picked = found.filter((f, i) => found.findIndex((g) => g.flight === f.flight) === i);
+  const before = peakOf(input.predict(failed));
+  return picked.slice(0, count2).map((f) => ({
+    topology: f.t,
+    change: f.change,
+    before,
+    after: peakOf(input.predict(f.t))
+  }));
+}
+
+// src/suggest/history.ts
+var SIGNIFICANT_GAIN = 0.01;
+function classifyChange(parent, child) {
+  const tags = [];
+  for (const svc of activeServices(child)) {
+    if (instances(child, svc) > instances(parent, svc)) tags.push(`scale-bottleneck:${svc}`);
+  }
+  if (nrWorkers(child) > nrWorkers(parent)) tags.push("raise-workers");
+  if (inFlight(child) < inFlight(parent)) tags.push("lower-total");
+  if (inFlight(child) > inFlight(parent)) tags.push("raise-total");
+  return tags;
+}
+function moveTag(kind, service2) {
+  return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service2}` : kind;
+}
+function outcomeOf(run3, byName) {
+  if (run3.status === "failed" || run3.observation?.failure) return "failed";
+  const verdict = run3.observation?.comparison?.outcome;
+  if (verdict === "better") return "better";
+  if (verdict === "worse" || verdict === "indistinguishable") return "not-better";
+  const own = secondsPerRollout(run3);
+  const parent = run3.parent ? byName.get(run3.parent) : void 0;
+  const reference = parent ? secondsPerRollout(parent) : void 0;
+  if (own === void 0 || reference === void 0) return "unknown";
+  return own < reference * (1 - SIGNIFICANT_GAIN) ? "better" : "not-better";
+}
+function rounds(tried, maxParallel) {
+  const out = [];
+  for (const run3 of tried) {
+    if (!run3.parent) continue;
+    const last = out[out.length - 1];
+    if (last && last[0]?.parent === run3.parent && last.length < maxParallel) last.push(run3);
+    else out.push([run3]);
+  }
+  return out;
+}
+function stopForNoProgress(tried, patience, maxParallel) {
+  const byName = new Map(tried.map((r) => [r.name, r]));
+  const all = rounds(tried, maxParallel);
+  const finished = all.filter(
+    (round3) => round3.every((r) => r.status !== "pending" && r.status !== "running")
+  );
+  if (finished.length < patience) return void 0;
+  const recent = finished.slice(-patience);
+  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf(r, byName)}`);
+  if (recent.some((round3) => round3.some((r) => outcomeOf(r, byName) === "better"))) return void 0;
+  return {
+    stop: true,
+    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours`
+  };
+}
+
+// src/sim/layout.ts
+function cacheSize2(topology, svc) {
+  if (svc === "renderer") return topology.defines?.[CACHE_KEYS.renderer] ?? void 0;
+  if (svc === "physics") return topology.defines?.[CACHE_KEYS.physics] ?? DEFAULT_PHYSICS_CACHE_SIZE;
+  return void 0;
+}
+function layout(topology, profile) {
+  const services = [];
+  for (const svc of activeServices(topology)) {
+    const spec = topology.services?.[svc];
+    const gpus2 = Array.isArray(spec?.gpus) ? spec.gpus : [null];
+    const replicas2 = spec?.replicas_per_container ?? 1;
+    const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    const instances2 = [];
+    gpus2.forEach((gpu, container) => {
+      for (let r = 0; r < replicas2; r++) instances2.push({ service: svc, gpu, container });
+    });
+    const cache = cacheSize2(topology, svc);
+    services.push({
+      service: svc,
+      containers: gpus2.length,
+      replicasPerContainer: replicas2,
+      concurrency: concurrency2,
+      capacity: gpus2.length * replicas2 * concurrency2,
+      instances: instances2,
+      ...cache !== void 0 ? { cacheSize: cache } : {}
+    });
+  }
+  const inFlight2 = services.length ? Math.min(...services.map((s) => s.capacity)) : 0;
+  const gpus = [];
+  for (let g = 0; g < profile.gpu.count; g++) {
+    gpus.push({ gpu: g, totalGb: profile.gpu.memory_gb, usedGb: 0, parts: [], containers: 0 });
+  }
+  let hostMemoryGb = (profile.host.base_used_gb ?? 0) + (profile.runtime.memory_gb ?? 0) * nrWorkers2(topology);
+  for (const s of services) {
+    const cost = profile.services[s.service];
+    const perInstance = (cost.memory_gb ?? 0) + (s.cacheSize ?? 0) * (cost.scene_memory_gb ?? 0);
+    hostMemoryGb += (cost.host_memory_gb ?? 0) * s.instances.length;
+    const containersOn = /* @__PURE__ */ new Map();
+    const instancesOn = /* @__PURE__ */ new Map();
+    for (const inst of s.instances) {
+      if (inst.gpu === null) continue;
+      instancesOn.set(inst.gpu, (instancesOn.get(inst.gpu) ?? 0) + 1);
+    }
+    const spec = topology.services?.[s.service];
+    if (Array.isArray(spec?.gpus))
+      for (const g of spec.gpus) containersOn.set(g, (containersOn.get(g) ?? 0) + 1);
+    for (const [g, n] of instancesOn) {
+      const entry = gpus[g];
+      if (!entry) continue;
+      const gb = n * perInstance + (containersOn.get(g) ?? 0) * (profile.gpu.context_gb ?? 0);
+      entry.parts.push({ service: s.service, instances: n, gb });
+      entry.usedGb += gb;
+      entry.containers += containersOn.get(g) ?? 0;
+    }
+  }
+  return { services, inFlight: inFlight2, nrWorkers: nrWorkers2(topology), gpus, hostMemoryGb };
+}
+function nrWorkers2(topology) {
+  return Math.max(1, topology.runtime?.nr_workers ?? 1);
+}
+function predictedOom(l3) {
+  for (const g of l3.gpus) {
+    if (g.usedGb <= g.totalGb) continue;
+    let acc = 0;
+    for (const p of g.parts) {
+      const per = p.gb / Math.max(1, p.instances);
+      for (let i = 0; i < p.instances; i++) {
+        if (acc + per > g.totalGb) return { gpu: g.gpu, triedGb: per, usedGb: acc, totalGb: g.totalGb };
+        acc += per;
+      }
+    }
+    return { gpu: g.gpu, triedGb: g.usedGb - g.totalGb, usedGb: g.totalGb, totalGb: g.totalGb };
+  }
+  return void 0;
+}
+
+// src/sim/model.ts
+var LOAD_GPU_FRACTION = 0.1;
+function buildStations(l3, profile, cpuScale = 1) {
+  const stations = [];
+  const gpuShared = /* @__PURE__ */ new Map();
+  const contention = profile.gpu.contention ?? 0;
+  const interference = profile.effects?.gpu_interference ?? 0;
+  const cpu = { kind: "queue", demand: 0, owners: {} };
+  const cpuDelay = { kind: "delay", demand: 0, owners: {} };
+  const latency = { kind: "delay", demand: 0, owners: {} };
+  const cores = profile.cpu.cores;
+  for (const s of l3.services) {
+    const cost = profile.services[s.service];
+    const call = cost.call_ms / 1e3;
+    const share = cost.gpu_share ?? 0;
+    const visits = 1 / s.instances.length;
+    for (const inst of s.instances) {
+      const onGpu = inst.gpu !== null;
+      const serial = onGpu ? call * (1 - share) : call * cpuScale;
+      stations.push({ kind: "queue", demand: visits * serial, owners: { [s.service]: 1 } });
+      if (onGpu && share > 0) {
+        const g = inst.gpu;
+        const st = gpuShared.get(g) ?? { kind: "queue", demand: 0, owners: {}, gpu: g };
+        const others = Math.max(0, (l3.gpus[g]?.parts.length ?? 1) - 1);
+        const slowdown = 1 + contention * Math.max(0, (l3.gpus[g]?.containers ?? 1) - 1) + interference * others;
+        let d2 = visits * call * share * slowdown;
+        const load = cost.scene_load_s ?? 0;
+        if (load > 0) d2 += visits * load * LOAD_GPU_FRACTION / profile.steps_per_rollout;
+        st.demand += d2;
+        st.owners[s.service] = (st.owners[s.service] ?? 0) + d2;
+        gpuShared.set(g, st);
+      }
+    }
+    const cpuS = (cost.cpu_ms ?? 0) / 1e3 * cpuScale;
+    if (cpuS > 0) {
+      cpu.demand += cpuS / cores;
+      cpu.owners[s.service] = (cpu.owners[s.service] ?? 0) + cpuS / cores;
+      cpuDelay.demand += cpuS * (cores - 1) / cores;
+      cpuDelay.owners[s.service] = (cpuDelay.owners[s.service] ?? 0) + cpuS * (cores - 1) / cores;
+    }
+    const lat = (profile.runtime.rpc_latency_ms ?? 0) / 1e3;
+    latency.demand += lat;
+    latency.owners[s.service] = (latency.owners[s.service] ?? 0) + lat;
+  }
+  for (const st of gpuShared.values()) {
+    for (const k2 of Object.keys(st.owners)) st.owners[k2] = (st.owners[k2] ?? 0) / st.demand;
+    stations.push(st);
+  }
+  for (const st of [cpu, cpuDelay, latency]) {
+    if (st.demand <= 0) continue;
+    for (const k2 of Object.keys(st.owners)) st.owners[k2] = (st.owners[k2] ?? 0) / st.demand;
+    stations.push(st);
+  }
+  const work = profile.runtime.step_work_ms / 1e3 * cpuScale;
+  for (let w2 = 0; w2 < l3.nrWorkers; w2++) {
+    stations.push({ kind: "queue", demand: work / l3.nrWorkers, owners: { runtime: 1 }, worker: w2 });
+  }
+  return stations;
+}
+function solveNetwork(topology, profile, maxN) {
+  const l3 = layout(topology, profile);
+  const contention = profile.effects?.cpu_contention ?? 0;
+  let net = solveWith(l3, profile, 1, maxN);
+  if (contention <= 0) return net;
+  let perStep = profile.runtime.step_work_ms / 1e3;
+  for (const s of l3.services) {
+    const cost = profile.services[s.service];
+    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
+    perStep += ((cost.cpu_ms ?? 0) + own) / 1e3;
+  }
+  const top = Math.min(net.raw.length - 1, Math.floor(Math.min(l3.inFlight, net.steppingLimit)));
+  const gap = (scale, n) => {
+    const u = Math.min(1, (n.raw[top]?.x ?? 0) * perStep / profile.cpu.cores);
+    return 1 + contention * u * u - scale;
+  };
+  let a = 1;
+  let ga = gap(a, net);
+  let b2 = 1 + ga;
+  let nb = solveWith(l3, profile, b2, maxN);
+  let gb = gap(b2, nb);
+  for (let i = 0; i < 8 && Math.abs(gb) > 1e-4 && gb !== ga; i++) {
+    const c = Math.max(1, b2 - gb * (b2 - a) / (gb - ga));
+    [a, ga] = [b2, gb];
+    b2 = c;
+    nb = solveWith(l3, profile, b2, maxN);
+    gb = gap(b2, nb);
+  }
+  net = nb;
+  return net;
+}
+function solveWith(l3, profile, cpuScale, maxN) {
+  const stations = buildStations(l3, profile, cpuScale);
+  const { steppingLimit, stall } = cacheEffects(l3, profile);
+  const top = Math.max(1, Math.min(maxN ?? l3.inFlight, l3.inFlight));
+  const q2 = new Float64Array(stations.length);
+  const r = new Float64Array(stations.length);
+  const points = [emptyPoint(l3)];
+  const raw = [{ cycle: 0, x: 0, r: new Float64Array(stations.length) }];
+  for (let n = 1; n <= top; n++) {
+    let cycle = 0;
+    for (let k2 = 0; k2 < stations.length; k2++) {
+      const st = stations[k2];
+      r[k2] = st.kind === "queue" ? st.demand * (1 + q2[k2]) : st.demand;
+      cycle += r[k2];
+    }
+    const x2 = n / cycle;
+    for (let k2 = 0; k2 < stations.length; k2++) q2[k2] = x2 * r[k2];
+    raw.push({ cycle, x: x2, r: r.slice() });
+  }
+  return { layout: l3, points, raw, stations, profile, steppingLimit, stallSecondsPerRollout: stall };
+}
+function emptyPoint(l3) {
+  return {
+    n: 0,
+    stepSeconds: 0,
+    stepsPerSecond: 0,
+    rpcSeconds: {},
+    atService: {},
+    workerUtilization: 0,
+    gpuUtilization: l3.gpus.map(() => 0),
+    cpuCores: {}
+  };
+}
+function summarise(n, cycle, x2, stations, r, l3, profile) {
+  const rpcSeconds = {};
+  const gpuUtilization = l3.gpus.map(() => 0);
+  let workerUtilization = 0;
+  stations.forEach((st, k2) => {
+    for (const [owner, share] of Object.entries(st.owners)) {
+      if (owner === "runtime") continue;
+      const svc = owner;
+      rpcSeconds[svc] = (rpcSeconds[svc] ?? 0) + r[k2] * (share ?? 0);
+    }
+    if (st.gpu !== void 0) gpuUtilization[st.gpu] = Math.min(1, x2 * st.demand);
+    if (st.worker !== void 0) workerUtilization = Math.min(1, x2 * st.demand);
+  });
+  for (const s of l3.services) {
+    const cost = profile.services[s.service];
+    for (const inst of s.instances) {
+      if (inst.gpu === null) continue;
+      const busy = x2 / s.instances.length * (cost.call_ms / 1e3) * (1 - (cost.gpu_share ?? 0)) * 0.3;
+      gpuUtilization[inst.gpu] = Math.min(1, (gpuUtilization[inst.gpu] ?? 0) + busy);
+    }
+  }
+  const atService = {};
+  for (const [svc, sec] of Object.entries(rpcSeconds)) atService[svc] = x2 * (sec ?? 0);
+  const cpuCores = { runtime: x2 * (profile.runtime.step_work_ms / 1e3) };
+  for (const s of l3.services) {
+    const cost = profile.services[s.service];
+    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
+    cpuCores[s.service] = x2 * ((cost.cpu_ms ?? 0) + own) / 1e3;
+  }
+  return {
+    n,
+    stepSeconds: cycle,
+    stepsPerSecond: x2,
+    rpcSeconds,
+    atService,
+    workerUtilization,
+    gpuUtilization,
+    cpuCores
+  };
+}
+function cacheEffects(l3, profile) {
+  let steppingLimit = l3.inFlight;
+  let stall = 0;
+  const k2 = profile.effects?.cache_miss_exponent ?? 0;
+  for (const s of l3.services) {
+    if (s.cacheSize === void 0) continue;
+    const load = profile.services[s.service].scene_load_s ?? 0;
+    const perInstanceInFlight = l3.inFlight / s.instances.length;
+    if (s.cacheSize < s.concurrency + 1 && s.cacheSize < perInstanceInFlight + 1) stall += load;
+    else if (k2 > 0) stall += load * Math.min(1, (perInstanceInFlight / Math.max(1, s.cacheSize)) ** k2);
+    if (s.cacheSize < perInstanceInFlight) {
+      steppingLimit = Math.min(steppingLimit, Math.max(1, s.cacheSize) * s.instances.length);
+    }
+  }
+  return { steppingLimit, stall };
+}
+function steadyState(topology, profile) {
+  return steadyFromNetwork(solveNetwork(topology, profile), profile);
+}
+function steadyFromNetwork(net, profile) {
+  const l3 = net.layout;
+  const stepping = steppingRollouts(net, profile, 1);
+  const p = pointAt(net, stepping);
+  const steps = profile.steps_per_rollout;
+  const rolloutSeconds = steps * p.stepSeconds + net.stallSecondsPerRollout;
+  const rps = l3.inFlight > 0 ? Math.min(l3.inFlight, net.steppingLimit) / rolloutSeconds : 0;
+  const queueDepth = {};
+  for (const s of l3.services) {
+    let depth = depthSeenAtStart(net, stepping, s.service);
+    if (s.service === "renderer") depth += waitingForScenes(net, stepping) / l3.nrWorkers;
+    queueDepth[METRIC_SERVICE_LABEL[s.service]] = depth;
+  }
+  const oom = predictedOom(l3);
+  let bottleneck;
+  let best = -1;
+  for (const s of l3.services) {
+    const d2 = queueDepth[METRIC_SERVICE_LABEL[s.service]] ?? 0;
+    if (d2 > best) {
+      best = d2;
+      bottleneck = s.service;
+    }
+  }
+  const capacities = {};
+  for (const s of l3.services) capacities[s.service] = s.capacity;
+  return {
+    inFlight: l3.inFlight,
+    capacities,
+    stepping,
+    stepSeconds: p.stepSeconds,
+    rolloutSeconds,
+    stallSecondsPerRollout: net.stallSecondsPerRollout,
+    rolloutsPerSecond: rps,
+    secondsPerRollout: rps > 0 ? 1 / rps : Number.POSITIVE_INFINITY,
+    queueDepth,
+    rpcSeconds: p.rpcSeconds,
+    idleFraction: 1 - p.workerUtilization,
+    gpuUtilization: p.gpuUtilization,
+    gpuMemoryGb: l3.gpus.map((g) => g.usedGb),
+    gpuMemoryTotalGb: profile.gpu.memory_gb,
+    cpuCores: p.cpuCores,
+    hostMemoryGb: l3.hostMemoryGb,
+    ...oom ? { oom } : {},
+    bottleneck
+  };
+}
+function depthSeenAtStart(net, n, service2) {
+  const workers = net.layout.nrWorkers;
+  const others = Math.max(0, n / workers - 1);
+  if (others === 0 || n <= 1) return 0;
+  const before = pointAt(net, n - 1);
+  return (before.atService[service2] ?? 0) / (n - 1) * others;
+}
+function steppingRollouts(net, profile, slowdown) {
+  const limit = Math.min(net.layout.inFlight, net.steppingLimit);
+  if (net.stallSecondsPerRollout <= 0 || limit <= 0) return limit;
+  let n = limit;
+  for (let i = 0; i < 30; i++) {
+    const p = pointAt(net, n);
+    const busy = profile.steps_per_rollout * p.stepSeconds * slowdown;
+    n = limit * busy / (busy + net.stallSecondsPerRollout);
+  }
+  return n;
+}
+function waitingForScenes(net, stepping) {
+  return Math.max(0, net.layout.inFlight - stepping);
+}
+function pointAt(net, n) {
+  const top = net.raw.length - 1;
+  const pts = {
+    at(i) {
+      let p = net.points[i];
+      if (!p) {
+        const raw = net.raw[i];
+        p = summarise(i, raw.cycle, raw.x, net.stations, raw.r, net.layout, net.profile);
+        net.points[i] = p;
+      }
+      return p;
+    }
+  };
+  if (n <= 0) return pts.at(0);
+  if (n >= top) return pts.at(top);
+  const lo = Math.floor(n);
+  const f = n - lo;
+  const a = pts.at(lo);
+  const b2 = pts.at(Math.min(top, lo + 1));
+  if (f === 0 || lo === 0) return f === 0 ? a : scalePoint(b2, n);
+  const mix = (x2, y2) => x2 + (y2 - x2) * f;
+  const rec = (x2, y2) => {
+    const out = {};
+    for (const k2 of Object.keys(y2)) out[k2] = mix(x2[k2] ?? 0, y2[k2] ?? 0);
+    return out;
+  };
+  return {
+    n,
+    stepSeconds: mix(a.stepSeconds, b2.stepSeconds),
+    stepsPerSecond: mix(a.stepsPerSecond, b2.stepsPerSecond),
+    rpcSeconds: rec(a.rpcSeconds, b2.rpcSeconds),
+    atService: rec(a.atService, b2.atService),
+    workerUtilization: mix(a.workerUtilization, b2.workerUtilization),
+    gpuUtilization: b2.gpuUtilization.map((v2, i) => mix(a.gpuUtilization[i] ?? 0, v2)),
+    cpuCores: rec(a.cpuCores, b2.cpuCores)
+  };
+}
+function scalePoint(p, n) {
+  const f = n / p.n;
+  const scale = (x2) => {
+    const out = {};
+    for (const k2 of Object.keys(x2)) out[k2] = (x2[k2] ?? 0) * f;
+    return out;
+  };
+  return {
+    ...p,
+    n,
+    stepsPerSecond: p.stepsPerSecond * f,
+    atService: scale(p.atService),
+    workerUtilization: p.workerUtilization * f,
+    gpuUtilization: p.gpuUtilization.map((v2) => v2 * f),
+    cpuCores: scale(p.cpuCores)
+  };
+}
+
+// src/suggest/model-search.ts
+var BEAM = 4;
+var DEPTH = 3;
+function neighbours(t, ctx, util) {
+  const out = [];
+  const total = inFlight(t);
+  const idlest = [...Array(ctx.gpusPerNode).keys()].sort((a, b2) => (util[a] ?? 0) - (util[b2] ?? 0));
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (gpus) {
+      const where = idlest.find((g) => !gpus.includes(g)) ?? idlest[0];
+      if (where !== void 0) {
+        const more = clone2(t);
+        setGpus(more, svc, [...gpus, where]);
+        retarget(more, svc, total);
+        out.push({
+          topology: more,
+          what: `${svc} ${gpus.length} \u2192 ${gpus.length + 1} containers (GPU ${where})`
+        });
+      }
+    }
+    if (svc === "renderer") continue;
+    const r = replicas(t, svc);
+    for (const next of [r + 1, Math.ceil(r * 1.5), r - 1]) {
+      if (next < 1 || next === r) continue;
+      const u = clone2(t);
+      setReplicas(u, svc, next);
+      retarget(u, svc, total);
+      out.push({ topology: u, what: `${svc} ${changeText("replicas_per_container", r, next)}` });
+    }
+  }
+  for (const factor of [1.25, 1.5, 0.8]) {
+    const target = Math.max(1, Math.round(total * factor));
+    const u = clone2(t);
+    for (const svc of activeServices(u)) retarget(u, svc, target);
+    if (inFlight(u) !== total)
+      out.push({ topology: u, what: `rollouts in flight ${total} \u2192 ${inFlight(u)}` });
+  }
+  const w2 = nrWorkers(t);
+  const cap = Math.max(1, Math.min(total, Math.floor(ctx.cpusPerNode / 2)));
+  for (const next of [Math.ceil(w2 * 1.5), w2 * 2, Math.floor(w2 * 0.75)]) {
+    if (next < 1 || next === w2 || next > cap) continue;
+    const u = clone2(t);
+    u.runtime ??= {};
+    u.runtime.nr_workers = next;
+    out.push({ topology: u, what: changeText("runtime.nr_workers", w2, next) });
+  }
+  return out;
+}
+function searchPredicted(parent, cal, ctx, options2, count2 = 2) {
+  const model = (t) => steadyState(t, cal.profile);
+  const start = model(parent).secondsPerRollout;
+  if (!Number.isFinite(start)) return [];
+  const fits2 = (t) => ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
+  const seen = /* @__PURE__ */ new Map();
+  let beam = [{ topology: parent, steps: [], util: model(parent).gpuUtilization }];
+  seen.set(topologyHash(parent), { topology: parent, seconds: start, steps: [] });
+  for (let depth = 0; depth < DEPTH; depth++) {
+    const next = [];
+    for (const node of beam) {
+      for (const step of neighbours(node.topology, ctx, node.util)) {
+        const h2 = topologyHash(step.topology);
+        if (seen.has(h2) || !fits2(step.topology) || options2.problems(step.topology).length > 0) continue;
+        const ss = model(step.topology);
+        if (!Number.isFinite(ss.secondsPerRollout)) continue;
+        const steps = [...node.steps, step.what];
+        seen.set(h2, { topology: step.topology, seconds: ss.secondsPerRollout, steps });
+        next.push({ topology: step.topology, steps, util: ss.gpuUtilization, seconds: ss.secondsPerRollout });
+      }
+    }
+    next.sort((a, b2) => a.seconds - b2.seconds);
+    beam = next.slice(0, BEAM);
+    if (beam.length === 0) break;
+  }
+  const best = [...seen.entries()].filter(([h2, v2]) => v2.steps.length > 1 && !options2.exclude.has(h2) && v2.seconds < start).sort((a, b2) => a[1].seconds - b2[1].seconds).slice(0, count2);
+  return best.map(([, v2]) => {
+    const gain = 1 - v2.seconds / start;
+    return {
+      kind: "model-search",
+      topology: v2.topology,
+      priority: 0.9,
+      change: v2.steps.join("; "),
+      hypothesis: `The twin's model calibrated on ${cal.runs.length} measured run(s) (${cal.runs.join(", ")}) predicts this combination fastest among ${seen.size} topologies within ${DEPTH} rule-shaped changes of the parent: ${v2.steps.join(", then ")}. Each change alone moves the bottleneck; together they keep every service fed.`,
+      expectedEffect: `seconds per rollout down by about ${Math.round(gain * 1e3) / 10}% (the model's prediction; see the interval), queue depths spread over the services.`
+    };
+  });
+}
+
+// src/suggest/predict.ts
+var PREDICTION_LEVEL = 0.9;
+var Z = 1.645;
+var STRUCTURAL_ERROR = 0.25;
+var FLOOR = 0.01;
+var COLOCATION_ERROR = 0.15;
+var MAX_MISFIT = 4;
+var MISFIT_ERROR = 0.03;
+var PRIOR = {
+  renderer: { callMs: 50, share: 0.8, cpuMs: 2, loadS: 10 },
+  driver: { callMs: 80, share: 0.5, cpuMs: 4, loadS: 0 },
+  physics: { callMs: 30, share: 0.3, cpuMs: 2, loadS: 2 },
+  controller: { callMs: 40, share: 0, cpuMs: 6, loadS: 0 },
+  trafficsim: { callMs: 30, share: 0.5, cpuMs: 2, loadS: 0 }
+};
+var PRIOR_RUNTIME = { workMs: 10, latencyMs: 2, contention: 0.03 };
+var STEPS = 200;
+var logit = (p) => Math.log(p / (1 - p));
+var sigmoid = (x2) => 1 / (1 + Math.exp(-x2));
+function measurementOf(run3) {
+  if (run3.status === "failed" || run3.observation?.failure) return void 0;
+  const o = run3.observation;
+  const steady = o?.verdict?.steady_seconds_per_rollout;
+  const seconds3 = steady?.value ?? secondsPerRollout(run3);
+  if (seconds3 === void 0 || !(seconds3 > 0)) return void 0;
+  const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
+  const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
+  const m2 = o?.stable_metrics;
+  const queues = {};
+  for (const [name, q2] of Object.entries(m2?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
+    const svc = SERVICES.includes(name) ? name : void 0;
+    if (svc && q2.worker_max != null && q2.worker_min != null)
+      queues[svc] = { max: q2.worker_max, min: q2.worker_min };
+  }
+  const gpuUtil = /* @__PURE__ */ new Map();
+  for (const [gpu, u] of Object.entries(m2?.resource_usage?.gpu_by_index ?? {})) {
+    const mean2 = u.utilization_percent?.mean;
+    if (typeof mean2 === "number" && Number.isFinite(mean2)) gpuUtil.set(Number(gpu), mean2 / 100);
+  }
+  const cpuCores = /* @__PURE__ */ new Map();
+  for (const [group, c] of Object.entries(
+    m2?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+  )) {
+    if (typeof c.mean === "number" && Number.isFinite(c.mean)) cpuCores.set(group, c.mean / 100);
+  }
+  const idle = m2?.runtime_idle_fraction;
+  return {
+    name: run3.name,
+    topology: run3.topology,
+    seconds: seconds3,
+    logSe: Math.max(3e-3, logSe2),
+    queues,
+    ...typeof idle === "number" ? { idle } : {},
+    gpuUtil,
+    cpuCores
+  };
+}
+function expectedMaxNormal(w2) {
+  if (w2 <= 1) return 0;
+  return normalQuantile((w2 - 0.375) / (w2 + 0.25));
+}
+function normalQuantile(p) {
+  const a = [
+    -39.69683028665376,
+    220.9460984245205,
+    -275.9285104469687,
+    138.357751867269,
+    -30.66479806614716,
+    2.506628277459239
+  ];
+  const b2 = [
+    -54.47609879822406,
+    161.5858368580409,
+    -155.6989798598866,
+    66.80131188771972,
+    -13.28068155288572
+  ];
+  const c = [
+    -0.007784894002430293,
+    -0.3223964580411365,
+    -2.400758277161838,
+    -2.549732539343734,
+    4.374664141464968,
+    2.938163982698783
+  ];
+  const d2 = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q3 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q3 + c[1]) * q3 + c[2]) * q3 + c[3]) * q3 + c[4]) * q3 + c[5]) / ((((d2[0] * q3 + d2[1]) * q3 + d2[2]) * q3 + d2[3]) * q3 + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q2 = p - 0.5;
+  const r = q2 * q2;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q2 / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
+}
+function baseProfile(cluster) {
+  const svc = (s) => ({
+    call_ms: PRIOR[s].callMs,
+    gpu_share: PRIOR[s].share,
+    cpu_ms: PRIOR[s].cpuMs,
+    scene_load_s: PRIOR[s].loadS
+  });
+  return {
+    name: "calibrated",
+    description: "the twin model calibrated on measured runs",
+    gpu: { count: cluster.gpusPerNode, memory_gb: 1e9, contention: PRIOR_RUNTIME.contention },
+    cpu: { cores: cluster.cpusPerNode },
+    host: { memory_gb: 1e9 },
+    steps_per_rollout: STEPS,
+    services: {
+      renderer: svc("renderer"),
+      driver: svc("driver"),
+      physics: svc("physics"),
+      controller: svc("controller"),
+      trafficsim: svc("trafficsim")
+    },
+    runtime: { step_work_ms: PRIOR_RUNTIME.workMs, rpc_latency_ms: PRIOR_RUNTIME.latencyMs },
+    timeline: { startup_s: 300 }
+  };
+}
+function parameters(services, onGpu) {
+  const out = [];
+  for (const s of services) {
+    out.push({
+      name: `${s}.call_ms`,
+      prior: Math.log(PRIOR[s].callMs),
+      sd: Math.log(4),
+      set: (p, x2) => {
+        p.services[s].call_ms = Math.exp(x2);
+      }
+    });
+    if (onGpu.has(s))
+      out.push({
+        name: `${s}.gpu_share`,
+        prior: logit(Math.min(0.95, Math.max(0.05, PRIOR[s].share))),
+        sd: 1.5,
+        set: (p, x2) => {
+          p.services[s].gpu_share = sigmoid(x2);
+        }
+      });
+    out.push({
+      name: `${s}.cpu_ms`,
+      prior: Math.log(PRIOR[s].cpuMs),
+      sd: Math.log(4),
+      set: (p, x2) => {
+        p.services[s].cpu_ms = Math.exp(x2);
+      }
+    });
+  }
+  out.push(
+    {
+      name: "runtime.step_work_ms",
+      prior: Math.log(PRIOR_RUNTIME.workMs),
+      sd: Math.log(4),
+      set: (p, x2) => {
+        p.runtime.step_work_ms = Math.exp(x2);
+      }
+    },
+    {
+      name: "runtime.rpc_latency_ms",
+      prior: Math.log(PRIOR_RUNTIME.latencyMs),
+      sd: Math.log(3),
+      set: (p, x2) => {
+        p.runtime.rpc_latency_ms = Math.exp(x2);
+      }
+    },
+    {
+      name: "gpu.contention",
+      prior: Math.log(PRIOR_RUNTIME.contention),
+      sd: Math.log(3),
+      set: (p, x2) => {
+        p.gpu.contention = Math.exp(x2);
+      }
+    }
+  );
+  return out;
+}
+function profileAt(base, params, x2) {
+  const p = structuredClone(base);
+  for (const [i, q2] of params.entries()) q2.set(p, x2[i]);
+  return p;
+}
+function runResiduals(m2, ss, out) {
+  out.push((Math.log(m2.seconds) - Math.log(ss.secondsPerRollout)) / m2.logSe);
+  if (m2.idle !== void 0) out.push((m2.idle - ss.idleFraction) / 0.02);
+  for (const [gpu, u] of m2.gpuUtil) {
+    const model = ss.gpuUtilization[gpu];
+    if (model === void 0) continue;
+    out.push(u >= 0.97 && model >= 0.95 ? 0 : (u - model) / 0.04);
+  }
+  const workers = Math.max(1, m2.topology.runtime?.nr_workers ?? 1);
+  const e = expectedMaxNormal(workers);
+  for (const [svc, q2] of Object.entries(m2.queues)) {
+    const mean2 = ss.queueDepth[METRIC_SERVICE_LABEL[svc]];
+    if (mean2 === void 0) continue;
+    const spread = Math.sqrt(Math.max(0, mean2)) * e;
+    const max = mean2 + spread;
+    const min = Math.max(0, mean2 - spread);
+    out.push((q2.max - max) / (0.3 + 0.15 * max), (q2.min - min) / (0.3 + 0.15 * max));
+  }
+  for (const [group, cores] of m2.cpuCores) {
+    const model = ss.cpuCores[group];
+    if (model === void 0 || cores < 0.05 && model < 0.05) continue;
+    out.push((Math.log(cores + 0.05) - Math.log(model + 0.05)) / 0.15);
+  }
+}
+function colocatedPairs(t) {
+  const onGpu = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = t.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const g of gpus) onGpu.set(g, (onGpu.get(g) ?? /* @__PURE__ */ new Set()).add(svc));
+  }
+  const pairs = /* @__PURE__ */ new Set();
+  for (const services of onGpu.values()) {
+    const list = [...services].sort();
+    for (let i = 0; i < list.length; i++)
+      for (let j2 = i + 1; j2 < list.length; j2++) pairs.add(`${list[i]}+${list[j2]}`);
+  }
+  return pairs;
+}
+function newlyShared(t, measured3) {
+  const onGpu = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = t.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const g of gpus) onGpu.set(g, (onGpu.get(g) ?? /* @__PURE__ */ new Set()).add(svc));
+  }
+  if (onGpu.size === 0) return 0;
+  let fresh = 0;
+  for (const services of onGpu.values()) {
+    const list = [...services].sort();
+    let isNew = false;
+    for (let i = 0; i < list.length; i++)
+      for (let j2 = i + 1; j2 < list.length; j2++) if (!measured3.has(`${list[i]}+${list[j2]}`)) isNew = true;
+    if (isNew) fresh++;
+  }
+  return fresh / onGpu.size;
+}
+function calibrate(tried, cluster, options2 = {}) {
+  const measured3 = tried.map(measurementOf).filter((m2) => !!m2);
+  if (measured3.length === 0) return null;
+  const used = measured3.slice(-(options2.maxRuns ?? 8));
+  const services = [...new Set(used.flatMap((m2) => activeServices(m2.topology)))];
+  const onGpu = new Set(
+    services.filter((s) => used.some((m2) => Array.isArray(m2.topology.services?.[s]?.gpus)))
+  );
+  const base = baseProfile(cluster);
+  const params = parameters(services, onGpu);
+  const prior = params.map((p) => p.prior);
+  const startX = options2.start && options2.start.params.join() === params.map((p) => p.name).join() ? options2.start.x : prior;
+  const residuals = (x2) => {
+    const profile = profileAt(base, params, x2);
+    const out = [];
+    for (const m2 of used) runResiduals(m2, steadyState(m2.topology, profile), out);
+    for (const [i, p] of params.entries()) out.push((x2[i] - p.prior) / p.sd);
+    return out;
+  };
+  const fit = levenbergMarquardt(residuals, startX, options2.start ? 8 : 20);
+  const dataCount = fit.r.length - params.length;
+  const chi2 = fit.r.slice(0, dataCount).reduce((a, v2) => a + v2 * v2, 0);
+  const misfit = Math.max(1, chi2 / Math.max(1, dataCount - Math.min(params.length, dataCount - 1)));
+  const cov = invert(fit.jtj).map((row) => row.map((v2) => v2 * misfit));
+  const errors = [];
+  for (const p of options2.previous ?? []) {
+    const m2 = measured3.find((x2) => x2.name === p.name);
+    if (m2 && p.predictedSeconds > 0) errors.push(Math.log(m2.seconds / p.predictedSeconds));
+  }
+  return {
+    profile: profileAt(base, params, fit.x),
+    runs: used.map((m2) => m2.name),
+    covariance: cov,
+    misfit,
+    calibrationError: errors.length ? Math.sqrt(errors.reduce((a, e) => a + e * e, 0) / errors.length) : null,
+    params: params.map((p) => p.name),
+    x: fit.x,
+    colocated: [...new Set(used.flatMap((m2) => [...colocatedPairs(m2.topology)]))].sort()
+  };
+}
+function expectedDecisionMinutes(gain) {
+  const g = Math.abs(gain);
+  if (!(g > 0)) return 120;
+  return Math.min(120, 15 + 0.025 / (g * g));
+}
+var DROP_Z = 0.84;
+function predictSeconds(cal, topology, parent) {
+  const base = cal.profile;
+  const model = (p, t) => steadyState(t, p).secondsPerRollout;
+  const ratioAt = (p) => Math.log(model(p, topology)) - Math.log(model(p, parent.topology));
+  const r = ratioAt(base);
+  if (!Number.isFinite(r)) return null;
+  const h2 = 1e-3;
+  const grad = cal.x.map((_2, i) => {
+    const x2 = [...cal.x];
+    x2[i] += h2;
+    return (ratioAt(withParam(cal, x2)) - r) / h2;
+  });
+  let variance = 0;
+  for (let i = 0; i < grad.length; i++)
+    for (let j2 = 0; j2 < grad.length; j2++) variance += grad[i] * (cal.covariance[i]?.[j2] ?? 0) * grad[j2];
+  const structural = STRUCTURAL_ERROR * Math.abs(r);
+  const colocation = COLOCATION_ERROR * newlyShared(topology, new Set(cal.colocated));
+  const misfit = MISFIT_ERROR * Math.sqrt(Math.max(0, cal.misfit - 1));
+  const sd = Math.sqrt(
+    Math.max(0, variance) + structural ** 2 + colocation ** 2 + misfit ** 2 + (parent.logSe ?? 0) ** 2 + (cal.calibrationError ?? 0) ** 2 + FLOOR ** 2
+  );
+  const seconds3 = parent.seconds * Math.exp(r);
+  const low = seconds3 * Math.exp(-Z * sd);
+  const high = seconds3 * Math.exp(Z * sd);
+  return {
+    seconds: seconds3,
+    low,
+    high,
+    gain: 1 - seconds3 / parent.seconds,
+    gainLow: 1 - high / parent.seconds,
+    gainHigh: 1 - low / parent.seconds,
+    parent: parent.name,
+    logSd: sd
+  };
+}
+function withParam(cal, x2) {
+  const p = structuredClone(cal.profile);
+  cal.params.forEach((name, i) => {
+    const [head, field] = name.split(".");
+    const v2 = x2[i];
+    if (head === "runtime") p.runtime[field] = Math.exp(v2);
+    else if (head === "gpu") p.gpu.contention = Math.exp(v2);
+    else {
+      const s = p.services[head];
+      s[field] = field === "gpu_share" ? sigmoid(v2) : Math.exp(v2);
+    }
+  });
+  return p;
+}
+function levenbergMarquardt(f, x0, iterations) {
+  let x2 = [...x0];
+  let r = f(x2);
+  let cost = r.reduce((a, v2) => a + v2 * v2, 0);
+  let lambda = 0.01;
+  let jtj = [];
+  const n = x2.length;
+  for (let it = 0; it < iterations; it++) {
+    const J2 = jacobian(f, x2, r);
+    jtj = Array.from(
+      { length: n },
+      (_2, i) => Array.from({ length: n }, (_3, j2) => J2.reduce((a, row) => a + row[i] * row[j2], 0))
+    );
+    const jtr = Array.from({ length: n }, (_2, i) => J2.reduce((a, row, k2) => a + row[i] * r[k2], 0));
+    let improved = false;
+    for (let tries = 0; tries < 6; tries++) {
+      const A = jtj.map((row, i) => row.map((v2, j2) => i === j2 ? v2 * (1 + lambda) + 1e-9 : v2));
+      const step = solve2(
+        A,
+        jtr.map((v2) => -v2)
+      );
+      if (!step) {
+        lambda *= 10;
+        continue;
+      }
+      const next = x2.map((v2, i) => v2 + Math.max(-2, Math.min(2, step[i])));
+      const rn = f(next);
+      const cn = rn.reduce((a, v2) => a + v2 * v2, 0);
+      if (Number.isFinite(cn) && cn < cost) {
+        const gain = cost - cn;
+        x2 = next;
+        r = rn;
+        cost = cn;
+        lambda = Math.max(1e-6, lambda / 5);
+        improved = true;
+        if (gain < 1e-6 * cost) it = iterations;
+        break;
+      }
+      lambda *= 8;
+    }
+    if (!improved) break;
+  }
+  if (jtj.length === 0) {
+    const J2 = jacobian(f, x2, r);
+    jtj = Array.from(
+      { length: n },
+      (_2, i) => Array.from({ length: n }, (_3, j2) => J2.reduce((a, row) => a + row[i] * row[j2], 0))
+    );
+  }
+  return { x: x2, r, jtj };
+}
+function jacobian(f, x2, r) {
+  const h2 = 1e-4;
+  const cols = x2.map((_2, i) => {
+    const xp = [...x2];
+    xp[i] += h2;
+    const rp = f(xp);
+    return rp.map((v2, k2) => (v2 - r[k2]) / h2);
+  });
+  return r.map((_2, k2) => cols.map((c) => c[k2]));
+}
+function solve2(A, b2) {
+  const n = b2.length;
+  const M2 = A.map((row, i) => [...row, b2[i]]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let i = c + 1; i < n; i++) if (Math.abs(M2[i][c]) > Math.abs(M2[p][c])) p = i;
+    if (Math.abs(M2[p][c]) < 1e-12) return null;
+    [M2[c], M2[p]] = [M2[p], M2[c]];
+    for (let i = c + 1; i < n; i++) {
+      const f = M2[i][c] / M2[c][c];
+      for (let j2 = c; j2 <= n; j2++) M2[i][j2] -= f * M2[c][j2];
+    }
+  }
+  const x2 = new Array(n).fill(0);
+  for (let i = n - 1; i >= 0; i--) {
+    let s = M2[i][n];
+    for (let j2 = i + 1; j2 < n; j2++) s -= M2[i][j2] * x2[j2];
+    x2[i] = s / M2[i][i];
+  }
+  return x2;
+}
+function invert(A) {
+  const n = A.length;
+  return Array.from({ length: n }, (_2, j2) => {
+    const e = Array.from({ length: n }, (_3, i) => i === j2 ? 1 : 0);
+    return solve2(A, e) ?? e.map(() => 0);
+  }).reduce(
+    (cols, col, j2) => {
+      col.forEach((v2, i) => {
+        cols[i][j2] = v2;
+      });
+      return cols;
+    },
+    Array.from({ length: n }, () => new Array(n).fill(0))
+  );
+}
+
+// src/suggest/suggest.ts
+var DEFAULT_PATIENCE_ROUNDS = 2;
+var DEFAULT_MIN_IMPROVEMENT2 = 0.02;
+function proposalProblems(t, base, gpusPerNode) {
+  const problems = [];
+  for (const svc of SERVICES) {
+    const before = base.runtime?.endpoints?.[svc]?.skip ?? false;
+    const after = t.runtime?.endpoints?.[svc]?.skip ?? false;
+    if (before !== after) problems.push(`runtime.endpoints.${svc}.skip changed (${before} \u2192 ${after})`);
+    if (base.services?.[svc] === void 0 !== (t.services?.[svc] === void 0)) {
+      problems.push(`services.${svc} added or removed`);
+    }
+  }
+  if (canonicalJson(t.trafficsim) !== canonicalJson(base.trafficsim))
+    problems.push("trafficsim.server changed");
+  if (canonicalJson(t.eval) !== canonicalJson(base.eval)) problems.push("eval changed");
+  for (const svc of activeServices(t)) {
+    for (const gpu of gpusOf(t, svc) ?? []) {
+      if (!Number.isInteger(gpu) || gpu < 0 || gpu >= gpusPerNode) {
+        problems.push(`services.${svc}.gpus has ${gpu}, outside 0..${gpusPerNode - 1}`);
+      }
+    }
+    const n = t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (!Number.isInteger(n) || n < 1)
+      problems.push(`runtime.endpoints.${svc}.n_concurrent_rollouts is ${n}`);
+    const r = replicas(t, svc);
+    if (!Number.isInteger(r) || r < 1) problems.push(`services.${svc}.replicas_per_container is ${r}`);
+  }
+  if (replicas(t, "renderer") > 1)
+    problems.push("services.renderer.replicas_per_container > 1 (NRE supports one)");
+  const workers = t.runtime?.nr_workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
+  const summary = capacitySummary(t);
+  if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT && summary.imbalance > capacitySummary(base).imbalance)
+    problems.push(
+      `capacities differ by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
+    );
+  for (const svc of ["renderer", "physics"]) {
+    const cache = activeServices(t).includes(svc) ? cacheSize(t, svc) : void 0;
+    if (cache !== void 0 && cache < concurrency(t, svc) + 1)
+      problems.push(`${svc} cache ${cache} below n_concurrent_rollouts + 1 (${concurrency(t, svc) + 1})`);
+  }
+  return problems;
+}
+function pickParent(tried, currentBest) {
+  const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
+  if (named && secondsPerRollout(named) !== void 0) return named;
+  const measured3 = tried.filter(
+    (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
+  );
+  measured3.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
+  return measured3[0];
+}
+var SHORT = {
+  "scale-bottleneck": "scale",
+  "raise-workers": "workers",
+  "lower-total": "lower-total",
+  "raise-total": "raise-total",
+  rebalance: "rebalance",
+  "resize-caches": "caches",
+  "place-free": "place",
+  "fit-memory": "fit-memory",
+  "model-search": "model"
+};
+function uniqueName(base, taken) {
+  const stem = base.slice(0, 36).replace(/-+$/, "");
+  let name = stem;
+  for (let i = 2; taken.has(name); i++) name = `${stem}-${i}`;
+  taken.add(name);
+  return name;
+}
+function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
+  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
+  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const measured3 = new Set(memory.measuredSets ?? []);
+  return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
+    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
+    const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
+    const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const gib = Math.max(p.gib, scaled, novel);
+    return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+function suggest2(input, options2 = {}) {
+  const hash = options2.hash ?? topologyHash;
+  const memory = respectFailures(
+    fitMemoryModel(input.tried, input.cluster.memoryModel),
+    input.tried,
+    input.cluster.gpuMemoryGiB
+  );
+  const count2 = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
+  const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
+  const parent = pickParent(input.tried, input.currentBest);
+  const rejected = [];
+  if (!parent) {
+    const waiting = input.tried.length > 0;
+    const failures = input.tried.filter((r) => r.status === "failed" || r.observation?.failure);
+    const allFailed = waiting && failures.length === input.tried.length;
+    const first2 = failures[0]?.observation?.failure;
+    const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === "gpu-oom") : void 0;
+    if (oom) {
+      const fitted = afterOutOfMemory(input, oom, memory, options2, rejected);
+      if (fitted.length) {
+        const names = new Set(input.tried.map((r) => r.name));
+        return {
+          proposals: fitted.map((f) => ({
+            ...f,
+            candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) }
+          })),
+          stop: {
+            stop: false,
+            reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`
+          },
+          memory,
+          parent: oom.name,
+          rejected
+        };
+      }
+    }
+    return {
+      proposals: [],
+      stop: allFailed ? {
+        stop: true,
+        reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`
+      } : {
+        stop: false,
+        reason: waiting ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
+      },
+      memory,
+      parent: null,
+      rejected
+    };
+  }
+  const noProgress = stopForNoProgress(input.tried, patience, input.maxParallel);
+  const evidence = readEvidence(parent);
+  const ctx = {
+    gpusPerNode: input.cluster.gpusPerNode,
+    gpuMemoryGiB: input.cluster.gpuMemoryGiB,
+    cpusPerNode: input.cluster.cpusPerNode,
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
+    // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
+    // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
+    memoryLimit: GPU_MEMORY_LIMITS.error
+  };
+  const calibration = input.predict === false ? null : calibrate(input.tried, input.cluster, {
+    previous: input.previousPredictions ?? []
+  });
+  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
+  const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
+  const strict = {
+    ...ctx,
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology, true)
+  };
+  const moves = [
+    ...movesFor(clone2(parent.topology), evidence, ctx),
+    // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
+    ...reliable && calibration ? searchPredicted(
+      parent.topology,
+      calibration,
+      strict,
+      {
+        problems: (t) => [
+          ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
+          ...options2.validate?.(t) ?? []
+        ],
+        exclude: /* @__PURE__ */ new Set([...triedHashes, ...options2.exclude ?? []])
+      },
+      1
+    ) : []
+  ];
+  const byName = new Map(input.tried.map((r) => [r.name, r]));
+  const failedHere = /* @__PURE__ */ new Map();
+  for (const run3 of input.tried) {
+    if (run3.parent !== parent.name) continue;
+    const outcome = outcomeOf(run3, byName);
+    if (outcome === "better" || outcome === "unknown") continue;
+    for (const tag of classifyChange(parent.topology, run3.topology)) {
+      failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
+    }
+  }
+  const grandparent = parent.parent ? byName.get(parent.parent) : void 0;
+  const momentum = grandparent ? new Set(classifyChange(grandparent.topology, parent.topology)) : /* @__PURE__ */ new Set();
+  const tried = triedHashes;
+  const seen = /* @__PURE__ */ new Set();
+  const scored = [];
+  const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT2;
+  for (const move of moves) {
+    const h2 = hash(move.topology);
+    if (tried.has(h2)) {
+      rejected.push({ change: move.change, reason: "already tried (same normalised topology)" });
+      continue;
+    }
+    if (seen.has(h2)) continue;
+    if (options2.exclude?.has(h2)) {
+      rejected.push({ change: move.change, reason: "refused by the topology validator" });
+      continue;
+    }
+    const problems = [
+      ...proposalProblems(move.topology, input.baseTopology, input.cluster.gpusPerNode),
+      ...options2.validate?.(move.topology) ?? []
+    ];
+    if (problems.length > 0) {
+      rejected.push({ change: move.change, reason: `fails validation: ${problems.join("; ")}` });
+      continue;
+    }
+    const over = (move.kind === "model-search" ? strict : ctx).predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
+    if (over.length > 0) {
+      rejected.push({
+        change: move.change,
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q2) => q2.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
+      });
+      continue;
+    }
+    seen.add(h2);
+    const tag = moveTag(move.kind, move.service);
+    let score = move.priority * (failedHere.get(tag) ?? 1);
+    if (momentum.has(tag)) score *= 1.15;
+    const peak = Math.max(0, ...predicted.map((p) => p.fraction));
+    score -= 0.01 * peak;
+    const prediction = calibration ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode) : void 0;
+    if (prediction && reliable) {
+      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.logSd) / prediction.parentSeconds < minImprovement) {
+        rejected.push({
+          change: move.change,
+          reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
+        });
+        continue;
+      }
+      score = prediction.gainPerGpuHour * (1 + 0.01 * score);
+    }
+    scored.push({ move, hash: h2, score, predicted, ...prediction ? { prediction } : {} });
+  }
+  const picked = [];
+  const pool = [...scored];
+  while (picked.length < count2 && pool.length > 0) {
+    const adjusted = pool.map((s) => {
+      const same = picked.filter(
+        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
+      ).length;
+      return { s, value: s.score * 0.75 ** same };
+    });
+    adjusted.sort((a, b2) => b2.value - a.value);
+    const best = adjusted[0].s;
+    picked.push(best);
+    pool.splice(pool.indexOf(best), 1);
+  }
+  const taken = new Set(input.tried.map((r) => r.name));
+  const parentValue = secondsPerRollout(parent);
+  const proposals = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
+    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+    const name = uniqueName(detail, taken);
+    const peak = predicted.reduce((a, b2) => b2.fraction > a.fraction ? b2 : a, {
+      gpu: -1,
+      gib: 0,
+      fraction: 0
+    });
+    const memoryText = peak.gpu >= 0 ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).` : "";
+    return {
+      candidate: {
+        name,
+        parent: parent.name,
+        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}`,
+        expected_effect: `${move.expectedEffect}${memoryText}`,
+        ...prediction ? { prediction: candidatePrediction(prediction) } : {},
+        topology: move.topology
+      },
+      kind: move.kind,
+      ...move.service ? { service: move.service } : {},
+      change: move.change,
+      hash: h2,
+      predictedMemory: predicted,
+      ...prediction ? { prediction } : {},
+      score: Math.round(score * 1e6) / 1e6
+    };
+  });
+  let stop = noProgress;
+  if (!stop && proposals.length === 0) {
+    const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
+    const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
+    stop = {
+      stop: true,
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct4(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+    };
+  }
+  return {
+    proposals,
+    stop: stop ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    memory,
+    parent: parent.name,
+    rejected,
+    ...calibration ? {
+      calibration: {
+        runs: calibration.runs,
+        misfit: Math.round(calibration.misfit * 100) / 100,
+        ranked: reliable,
+        calibrationError: calibration.calibrationError === null ? null : Math.round(calibration.calibrationError * 1e4) / 1e4,
+        level: PREDICTION_LEVEL
+      }
+    } : {}
+  };
+}
+var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+function afterOutOfMemory(input, failed, memory, options2, rejected) {
+  const hash = options2.hash ?? topologyHash;
+  const tried = new Set(input.tried.map((r) => hash(r.topology)));
+  const gib = input.cluster.gpuMemoryGiB;
+  const failure = failed.observation?.failure;
+  const fitted = fitInMemory(
+    {
+      failed: failed.topology,
+      predict: (t) => limitView(t, memory, gib, failed.topology),
+      gpuMemoryGiB: gib,
+      problems: (t) => [
+        ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
+        ...options2.validate?.(t) ?? [],
+        ...tried.has(hash(t)) || options2.exclude?.has(hash(t)) ? ["already tried"] : []
+      ]
+    },
+    Math.max(1, Math.min(input.count ?? input.maxParallel, input.maxParallel))
+  );
+  if (fitted.length === 0)
+    rejected.push({
+      change: "shrink the failed topology to fit",
+      reason: `no smaller topology is predicted under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% of ${gib} GiB on every GPU`
+    });
+  return fitted.map((f) => {
+    const why = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
+    return {
+      candidate: {
+        name: "fit-memory",
+        parent: failed.name,
+        hypothesis: `${why}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
+        expected_effect: `runs without running out of GPU memory: predicted peak ${f.after.gib.toFixed(1)} GiB on GPU ${f.after.gpu} (${Math.round(f.after.fraction * 100)}%, ${memory.source} model); its measured memory then fits the model for the next round.`,
+        topology: f.topology
+      },
+      kind: "fit-memory",
+      change: f.change,
+      hash: hash(f.topology),
+      predictedMemory: predictConservative(f.topology, memory, gib),
+      score: 1
+    };
+  });
+}
+function candidatePrediction(p) {
+  return {
+    seconds_per_rollout: p.seconds,
+    low: p.low,
+    high: p.high,
+    level: p.level,
+    gain: p.gain,
+    parent: p.parent,
+    parent_seconds_per_rollout: p.parentSeconds,
+    calibrated_on: p.calibration.runs
+  };
+}
+function predictionSentence(p) {
+  return `Predicted ${pct4(p.gain)} faster [${pct4(p.gainLow)}, ${pct4(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+}
+function predictionFor(cal, topology, parent, gpus) {
+  const m2 = measurementOf(parent);
+  if (!m2) return void 0;
+  const seconds3 = m2.seconds;
+  const p = predictSeconds(cal, topology, {
+    name: parent.name,
+    topology: parent.topology,
+    seconds: seconds3,
+    logSe: m2.logSe
+  });
+  if (!p) return void 0;
+  const expectedGpuHours = gpus * (TIMELINE.startupMinutes + expectedDecisionMinutes(p.gain)) / 60;
+  const r = (x2, d2 = 4) => Math.round(x2 * 10 ** d2) / 10 ** d2;
+  return {
+    seconds: r(p.seconds),
+    low: r(p.low),
+    high: r(p.high),
+    level: PREDICTION_LEVEL,
+    gain: r(p.gain),
+    gainLow: r(p.gainLow),
+    gainHigh: r(p.gainHigh),
+    logSd: r(p.logSd),
+    parent: parent.name,
+    parentSeconds: r(seconds3),
+    expectedGpuHours: r(expectedGpuHours, 2),
+    gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
+    calibration: {
+      runs: cal.runs,
+      misfit: r(cal.misfit, 2),
+      calibrationError: cal.calibrationError === null ? null : r(cal.calibrationError)
+    }
+  };
+}
+
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { isAbsolute, join as join2, posix as posix2, resolve as resolve3 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync } from "node:fs";
+import { dirname, join, resolve as resolve2 } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve2(from);
+  for (; ; ) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve3(base, dir);
+}
+function presetLocations(name, options2 = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
+  return [
+    ...options2.overrideDir ? [{ origin: "override", path: join2(options2.overrideDir, file) }] : [],
+    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  const texts = [];
+  for (const l3 of locations)
+    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
+  return pick(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  return pick(
+    name,
+    locations,
+    locations.map((l3) => readLocal(l3.origin === "repository" ? join2(root, l3.path) : l3.path))
+  );
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
+}
+function localPresetNames(options2 = {}) {
+  const dirs = [
+    options2.overrideDir,
+    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options2 = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options2).map(
+    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
+// src/usecases/validate.ts
+import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve4, sep } from "node:path";
+
+// src/topology/rules.ts
+var RULES = {
+  "name-mismatch": "error",
+  "parent-missing": "error",
+  "gpu-index": "error",
+  "skip-changed": "error",
+  "renderer-replicas": "error",
+  "no-active-service": "error",
+  "capacity-imbalance": "warning",
+  "cache-size": "warning",
+  "nr-workers": "error",
+  "gpu-memory": "error",
+  "duplicate-topology": "error"
+};
+function gpuMemoryFinding(row, parts, input) {
+  const measured3 = input.memoryModelFitted === true;
+  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
+  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
+  return [
+    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    severity
+  ];
+}
+function candidateRuleIssues(input) {
+  const { loaded, candidate, expanded, experiment, cluster } = input;
+  const issues = [];
+  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
+    issues.push({
+      rule,
+      severity,
+      file: loaded.file,
+      ...loaded.locate(path, { key }),
+      keyPath: formatKeyPath(path),
+      message: message2
+    });
+  };
+  const inFile = (path) => loaded.has(["topology", ...path]);
+  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
+  const T2 = (...path) => ["topology", ...path];
+  if (candidate.name !== input.stem) {
+    add(
+      "name-mismatch",
+      ["name"],
+      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
+    );
+  }
+  if (candidate.parent && candidate.parent === candidate.name) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
+  } else if (input.parentMissing) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
+    );
+  }
+  const gpusPerNode = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
+  for (const svc of SERVICES) {
+    const gpus = expanded.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    gpus.forEach((gpu, i) => {
+      if (gpu < gpusPerNode) return;
+      add(
+        "gpu-index",
+        inFile(["services", svc, "gpus"]) ? T2("services", svc, "gpus", i) : T2("services", svc, "gpus"),
+        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode}`
+      );
+    });
+  }
+  const reference = input.parent?.expanded ?? input.base;
+  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
+  for (const svc of SERVICES) {
+    const mine = isSkipped(expanded, svc);
+    const theirs = isSkipped(reference, svc);
+    if (mine === theirs) continue;
+    add(
+      "skip-changed",
+      inFile(["runtime", "endpoints", svc, "skip"]) ? T2("runtime", "endpoints", svc, "skip") : T2("runtime", "endpoints", svc),
+      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
+    );
+  }
+  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
+  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
+    const gpus = expanded.services?.renderer?.gpus;
+    const n = Array.isArray(gpus) ? gpus.length : 1;
+    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+    add(
+      "renderer-replicas",
+      T2("services", "renderer", "replicas_per_container"),
+      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
+    );
+  }
+  const summary = capacitySummary(expanded);
+  const active = activeServices(expanded);
+  if (active.length === 0) {
+    add(
+      "no-active-service",
+      T2(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
+  } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
+    const max = Math.max(...Object.values(summary.byService));
+    const biggest = active.filter((s) => summary.byService[s] === max);
+    const table2 = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
+    const svc = biggest[0];
+    add(
+      "capacity-imbalance",
+      T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+    );
+  }
+  for (const [svc, key] of [
+    ["renderer", "nre_cache_size"],
+    ["physics", "physics_cache_size"]
+  ]) {
+    if (!active.includes(svc)) continue;
+    const cache = expanded.defines?.[key];
+    const concurrency2 = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (cache === void 0 || cache >= concurrency2 + 1) continue;
+    add(
+      "cache-size",
+      inFile(["defines", key]) ? T2("defines", key) : T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency2} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency2 + 1}`
+    );
+  }
+  const workers = expanded.runtime?.nr_workers;
+  if (workers !== void 0 && workers > cluster.cpus_per_node) {
+    add(
+      "nr-workers",
+      T2("runtime", "nr_workers"),
+      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
+    );
+  }
+  if (cluster.memory_model) {
+    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+      if (row.level === "ok") continue;
+      const parts = row.services.map(
+        (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
+      const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
+      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
+      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
+      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
+    }
+  }
+  const duplicate = input.earlier.find((e) => e.hash === input.hash);
+  if (duplicate) {
+    add(
+      "duplicate-topology",
+      ["topology"],
+      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+      "error",
+      true
+    );
+  }
+  return issues;
+}
+
+// src/usecases/validate.ts
+var UnsafeFileError = class extends Error {
+  name = "UnsafeFileError";
+};
+function assertNotLinked(root, path) {
+  const file = resolve4(root, path);
+  const rel = relative(resolve4(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+  let at = inside ? resolve4(root) : dirname2(file);
+  for (const part of inside ? rel.split(sep) : [basename(file)]) {
+    at = join3(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
+      );
+  }
+}
+function fileSystemSource(root) {
+  return {
+    async read(path) {
+      assertNotLinked(root, path);
+      try {
+        return readFileSync3(resolve4(root, path), "utf8");
+      } catch {
+        return void 0;
+      }
+    },
+    async list(dir) {
+      try {
+        return readdirSync2(resolve4(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      } catch {
+        return void 0;
+      }
+    }
+  };
+}
+function fileKind(path) {
+  const name = posix3.basename(path);
+  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
+  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
+  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
+  return "candidate";
+}
+function isYamlFile(name) {
+  return name.endsWith(".yaml") || name.endsWith(".yml");
+}
+function stemOf(path) {
+  return posix3.basename(path).replace(/\.ya?ml$/, "");
+}
+async function validateFiles(paths, options2) {
+  const config = options2.config ?? options2.files;
+  const contexts = /* @__PURE__ */ new Map();
+  const clustersCache = /* @__PURE__ */ new Map();
+  const fresh = new Set((options2.newFiles ?? []).map((p) => posix3.normalize(p)));
+  const loadClusters = (file) => {
+    let p = clustersCache.get(file);
+    if (!p) {
+      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      clustersCache.set(file, p);
+    }
+    return p;
+  };
+  const context4 = (dir) => {
+    let p = contexts.get(dir);
+    if (!p) {
+      p = buildContext(dir, options2, config, loadClusters);
+      contexts.set(dir, p);
+    }
+    return p;
+  };
+  const reports = [];
+  for (const raw of paths) {
+    const path = posix3.normalize(raw);
+    const kind = fileKind(path);
+    let issues = [];
+    let candidate;
+    try {
+      ({ issues, candidate } = await validateOne(path, kind));
+    } catch (e) {
+      if (!(e instanceof UnsafeFileError)) throw e;
+      issues = [fileIssue(path, "unsafe-file", e.message)];
+    }
+    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+    reports.push({
+      path: raw,
+      kind,
+      errors: sorted.filter((i) => i.severity === "error"),
+      warnings: sorted.filter((i) => i.severity === "warning"),
+      ...candidate ? { candidate } : {}
+    });
+  }
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+  async function validateOne(path, kind) {
+    let issues;
+    let candidate;
+    if (kind === "candidate") {
+      const ctx = await context4(posix3.dirname(path));
+      ({ issues, candidate } = await validateCandidate(path, ctx, options2, fresh));
+    } else if (kind === "experiment") {
+      const ctx = await context4(posix3.dirname(path));
+      issues = experimentIssues(ctx);
+    } else if (kind === "clusters") {
+      const text2 = await options2.files.read(path);
+      if (text2 === void 0) issues = [missing(path)];
+      else {
+        const checked2 = checkClusters(text2, path);
+        issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
+      }
+    } else {
+      const text2 = await options2.files.read(path);
+      issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
+    }
+    return { issues, ...candidate ? { candidate } : {} };
+  }
+}
+function missing(path) {
+  return {
+    rule: "file-missing",
+    severity: "error",
+    file: path,
+    line: 1,
+    column: 1,
+    keyPath: "",
+    message: "the file does not exist or cannot be read"
+  };
+}
+function fileIssue(file, rule, message2) {
+  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
+}
+async function buildContext(dir, options2, config, loadClusters) {
+  const topologiesDir = posix3.dirname(dir);
+  const experimentFile = posix3.join(dir, "experiment.yaml");
+  const clustersFile = options2.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml");
+  const ctx = {
+    dir,
+    experimentFile,
+    clustersFile,
+    blockers: [],
+    candidates: /* @__PURE__ */ new Map(),
+    byHash: /* @__PURE__ */ new Map(),
+    depths: /* @__PURE__ */ new Map()
+  };
+  const experimentText = await options2.files.read(experimentFile);
+  if (experimentText === void 0) {
+    ctx.blockers.push({
+      rule: "experiment-missing",
+      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
+    });
+  } else {
+    ctx.experiment = checkExperiment(experimentText, experimentFile);
+    if (!ctx.experiment.value) {
+      ctx.blockers.push({
+        rule: "experiment-invalid",
+        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
+      });
+    }
+  }
+  ctx.clusters = await loadClusters(clustersFile);
+  if (!ctx.clusters) {
+    ctx.blockers.push({
+      rule: "clusters-missing",
+      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
+    });
+  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
+  }
+  if (ctx.clusters && !ctx.clusters.value) {
+    ctx.blockers.push({
+      rule: "clusters-invalid",
+      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
+    });
+  }
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    const presetOptions = { ...options2.presets, topologiesDir };
+    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+    if (!ctx.preset) {
+      const inRepository = (await config.list(posix3.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
+      ctx.blockers.push({
+        rule: "preset-unknown",
+        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
+      });
+    } else {
+      const presetFile = ctx.preset.path;
+      const preset = checkPreset(ctx.preset.text, presetFile);
+      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+      else
+        ctx.blockers.push({
+          rule: "preset-invalid",
+          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
+        });
+    }
+    const clusters = ctx.clusters?.value;
+    if (clusters) {
+      const wanted = options2.clusterName ?? experiment.cluster;
+      ctx.clusterName = wanted;
+      ctx.cluster = clusters.clusters[wanted];
+      if (!ctx.cluster) {
+        ctx.blockers.push({
+          rule: "cluster-unknown",
+          message: `cluster \`${wanted}\`${options2.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options2.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
+        });
+      }
+    }
+  }
+  if (experiment && ctx.cluster && ctx.base) {
+    const recordFile2 = posix3.join(
+      posix3.dirname(topologiesDir),
+      "experiments",
+      `${experiment.experiment_id}.json`
+    );
+    const recordText = await config.read(recordFile2);
+    if (recordText !== void 0) {
+      try {
+        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
+        if (fitted.source === "fitted") {
+          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
+          ctx.memoryModelFitted = true;
+        }
+      } catch {
+      }
+    }
+  }
+  for (const name of (await options2.files.list(dir) ?? []).sort()) {
+    if (!isYamlFile(name) || fileKind(posix3.join(dir, name)) !== "candidate") continue;
+    const file = posix3.join(dir, name);
+    const text2 = await options2.files.read(file);
+    if (text2 === void 0) continue;
+    const checked2 = checkCandidate(text2, file);
+    const sibling = { file, stem: stemOf(file), checked: checked2 };
+    if (checked2.value && ctx.base) {
+      sibling.expanded = expandCandidate(ctx.base, checked2.value.topology);
+      sibling.hash = topologyHash(sibling.expanded);
+    }
+    ctx.candidates.set(sibling.stem, sibling);
+    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
+  }
+  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
+  if (overrideErrors[0]) {
+    ctx.blockers.push({
+      rule: "experiment-invalid",
+      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
+    });
+  }
+  return ctx;
+}
+function experimentIssues(ctx) {
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  const { loaded, value, issues } = ctx.experiment;
+  if (!value) return issues;
+  return [
+    ...experimentRuleIssues(loaded, value, {
+      clusters: ctx.clusters?.value,
+      clustersFile: ctx.clustersFile,
+      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+      dirName: posix3.basename(ctx.dir)
+    }),
+    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
+  ];
+}
+function depthOf(ctx, stem) {
+  const known = ctx.depths.get(stem);
+  if (known !== void 0) return known;
+  const depth = chainLength(ctx, stem);
+  ctx.depths.set(stem, depth);
+  return depth;
+}
+function chainLength(ctx, stem) {
+  const seen = /* @__PURE__ */ new Set();
+  let depth = 0;
+  let current = ctx.candidates.get(stem);
+  while (current?.checked.value?.parent && !seen.has(current.stem)) {
+    seen.add(current.stem);
+    depth++;
+    current = ctx.candidates.get(current.checked.value.parent);
+  }
+  return depth;
+}
+async function validateCandidate(path, ctx, options2, fresh) {
+  const files = options2.files;
+  const stem = stemOf(path);
+  let own = ctx.candidates.get(stem);
+  if (!own || own.file !== path) {
+    const text2 = await files.read(path);
+    if (text2 === void 0) return { issues: [missing(path)] };
+    const checked2 = checkCandidate(text2, path);
+    own = { file: path, stem, checked: checked2 };
+    if (checked2.value && ctx.base) {
+      own.expanded = expandCandidate(ctx.base, checked2.value.topology);
+      own.hash = topologyHash(own.expanded);
+    }
+  }
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
+  if (ctx.blockers.length) {
+    for (const b2 of ctx.blockers) issues.push(fileIssue(path, b2.rule, b2.message));
+    return { issues };
+  }
+  const value = own.checked.value;
+  const experiment = ctx.experiment?.value;
+  const cluster = ctx.cluster;
+  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
+  const parentName = value.parent ?? void 0;
+  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
+  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
+  const ownNew = fresh.has(path);
+  const ownOrder = [depthOf(ctx, stem), stem];
+  const earlier = [];
+  for (const other of ctx.byHash.get(own.hash) ?? []) {
+    if (other.stem === stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherOrder = [depthOf(ctx, other.stem), other.stem];
+    const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
+    if (isEarlier)
+      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
+  }
+  issues.push(
+    ...candidateRuleIssues({
+      loaded: own.checked.loaded,
+      candidate: value,
+      stem,
+      expanded: own.expanded,
+      base: ctx.base,
+      baseName: experiment.base_topology,
+      experiment,
+      cluster,
+      clusterName: ctx.clusterName ?? experiment.cluster,
+      parent,
+      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
+      hash: own.hash,
+      earlier,
+      memoryModelFitted: ctx.memoryModelFitted === true,
+      allowUnmeasuredMemory: options2.allowUnmeasuredMemory === true
+    })
+  );
+  const summary = capacitySummary(own.expanded);
+  const details = {
+    name: value.name,
+    parent: value.parent ?? null,
+    experimentId: experiment.experiment_id,
+    cluster: ctx.clusterName ?? experiment.cluster,
+    baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? "shipped",
+      path: ctx.preset?.path ?? "",
+      overridesShipped: ctx.preset?.overridesShipped ?? false
+    },
+    hash: own.hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
+    expanded: own.expanded,
+    base: ctx.base,
+    capacity: Object.entries(summary.byService).map(([service2, capacity2]) => ({
+      service: service2,
+      capacity: capacity2
+    })),
+    inFlight: summary.inFlight,
+    binding: summary.binding,
+    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    ...cluster.memory_model ? {
+      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+      memoryModelFitted: ctx.memoryModelFitted === true
+    } : {},
+    gpuMemoryGiB: cluster.gpu_memory_gib,
+    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
+    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
+    experimentConfig: experiment,
+    clusterConfig: cluster
+  };
+  return { issues, candidate: details };
+}
+var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+function reservedNameIssues(checked2) {
+  const name = checked2.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
+  return [
+    {
+      rule: "reserved-name",
+      severity: "error",
+      file: checked2.loaded.file,
+      ...checked2.loaded.locate(["name"]),
+      keyPath: "name",
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked2, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix3.dirname(posix3.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
+    }
+  ];
+}
+function safeJobName(experimentId, name, expanded) {
+  try {
+    return jobName(experimentId, name, expanded);
+  } catch {
+    return "";
+  }
+}
+function toJsonReport(report) {
+  const strip = (i) => ({
+    rule: i.rule,
+    severity: i.severity,
+    line: i.line,
+    column: i.column,
+    key_path: i.keyPath,
+    message: i.message
+  });
+  const round3 = (x2) => Math.round(x2 * 100) / 100;
+  const candidate = (c) => ({
+    job_name: c.jobName,
+    base_preset: {
+      name: c.baseTopology,
+      origin: c.basePreset.origin,
+      overrides_shipped: c.basePreset.overridesShipped
+    },
+    capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
+    in_flight: c.inFlight,
+    binding: c.binding,
+    ...c.memory ? {
+      gpu_memory: c.memory.map((m2) => ({
+        gpu: m2.gpu,
+        predicted_gib: round3(m2.totalGiB),
+        capacity_gib: m2.capacityGiB,
+        fraction: round3(m2.fraction),
+        level: m2.level
+      })),
+      gpu_memory_measured: c.memoryModelFitted === true
+    } : {}
+  });
+  return {
+    files: report.files.map((f) => ({
+      path: f.path,
+      errors: f.errors.map(strip),
+      warnings: f.warnings.map(strip),
+      ...f.candidate ? { candidate: candidate(f.candidate) } : {}
+    }))
+  };
+}
+async function renderCandidateFile(path, options2) {
+  const { files } = await validateFiles([path], options2);
+  const report = files[0];
+  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
+  const c = report.candidate;
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig
+  );
+  return { report, submission };
+}
+
+// src/usecases/suggest.ts
+var DEFAULT_MAX_PARALLEL = 3;
+var SuggestError = class extends Error {
+};
+var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function mustRead(files, path, what) {
+  const text2 = await files.read(path);
+  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
+  return text2;
+}
+function blockAgainstBase(base, expanded) {
+  const block = {};
+  for (const change of topologyDiff(base, expanded)) {
+    if (change.to === void 0) continue;
+    const path = change.key.split(".");
+    let node = block;
+    for (const key of path.slice(0, -1)) {
+      node[key] ??= {};
+      node = node[key];
+    }
+    node[path[path.length - 1]] = change.to;
+  }
+  return block;
+}
+function candidateFileText(proposal, base, parentTopology) {
+  const candidate = {
+    ...proposal.candidate,
+    topology: blockAgainstBase(base, proposal.candidate.topology)
+  };
+  const changes = Object.entries(topologyChange(parentTopology ?? base, proposal.candidate.topology)).map(([k2, v2]) => `#   ${k2}: ${v2}`).join("\n");
+  const header2 = `# Proposed by \`topo suggest\` (${proposal.kind}${proposal.service ? `, ${proposal.service}` : ""}).
+# Against ${proposal.candidate.parent ?? "the base preset"}:
+${changes}
+`;
+  const doc = new import_yaml3.Document(candidate);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_2, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+    }
+  });
+  return `${header2}${doc.toString({ lineWidth: 0 })}`;
+}
+function overlay(files, extra) {
+  return {
+    async read(path) {
+      return extra.get(posix4.normalize(path)) ?? files.read(path);
+    },
+    async list(dir) {
+      const own = await files.list(dir) ?? [];
+      const added = [...extra.keys()].filter((p) => posix4.dirname(p) === posix4.normalize(dir)).map((p) => posix4.basename(p));
+      const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
+      return all.length ? all : void 0;
+    }
+  };
+}
+async function runSuggest(options2) {
+  const { files, experimentId } = options2;
+  if (!EXPERIMENT_ID3.test(experimentId)) {
+    throw new SuggestError(
+      `experiment "${experimentId}" is not a valid experiment id (lowercase letters, digits, . _ -)`
+    );
+  }
+  const experimentDir = `topologies/${experimentId}`;
+  const experimentFile = `${experimentDir}/experiment.yaml`;
+  const experimentChecked = checkExperiment(
+    await mustRead(files, experimentFile, `no experiment ${experimentId} (create it with \`topo init\`)`),
+    experimentFile
+  );
+  const experiment = experimentChecked.value;
+  if (!experiment) {
+    const first2 = experimentChecked.issues[0];
+    throw new SuggestError(
+      `${experimentFile}:${first2?.line}: ${first2?.message} (run \`topo validate ${experimentFile}\`)`
+    );
+  }
+  const clustersFile = options2.clustersFile ?? "topologies/clusters.yaml";
+  const clustersChecked = checkClusters(
+    await mustRead(files, clustersFile, "the cluster definitions"),
+    clustersFile
+  );
+  const cluster = clustersChecked.value?.clusters[experiment.cluster];
+  if (!cluster) {
+    throw new SuggestError(
+      clustersChecked.value ? `cluster \`${experiment.cluster}\` of ${experimentFile} is not defined in ${clustersFile}` : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`
+    );
+  }
+  const found = await readPreset(experiment.base_topology, files, options2.presets);
+  if (!found)
+    throw new SuggestError(
+      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, options2.presets)}`
+    );
+  const presetFile = found.path;
+  const preset = checkPreset(found.text, presetFile);
+  if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
+  const base = expandPreset(preset.value, experiment);
+  const recordFile2 = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile2);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
+  const candidateFiles2 = /* @__PURE__ */ new Map();
+  for (const name of await files.list(experimentDir) ?? []) {
+    if (!/\.ya?ml$/.test(name) || name === "experiment.yaml" || name === "experiment.yml") continue;
+    const path = `${experimentDir}/${name}`;
+    const checked2 = checkCandidate(await files.read(path) ?? "", path);
+    if (checked2.value) candidateFiles2.set(name.replace(/\.ya?ml$/, ""), checked2.value);
+  }
+  for (const [name, candidate] of options2.elsewhere ?? [])
+    if (!candidateFiles2.has(name)) candidateFiles2.set(name, candidate);
+  const maxParallel = experiment.max_parallel ?? DEFAULT_MAX_PARALLEL;
+  const input = {
+    experimentId,
+    baseTopology: base,
+    cluster: {
+      gpusPerNode: experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+      gpuMemoryGiB: cluster.gpu_memory_gib,
+      cpusPerNode: cluster.cpus_per_node,
+      ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
+    },
+    maxParallel,
+    ...options2.count !== void 0 ? { count: options2.count } : {},
+    tried: triedFromRecord(record, base, candidateFiles2),
+    currentBest: record?.current_best.topology ?? null,
+    ...experiment.min_improvement !== void 0 ? { minImprovement: experiment.min_improvement } : {},
+    previousPredictions: (record?.runs ?? []).flatMap(
+      (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
+    )
+  };
+  const exclude = /* @__PURE__ */ new Set();
+  const invalid = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const result2 = suggest2(input, { hash: topologyHash, exclude });
+    if (result2.stop.stop && !options2.force)
+      return { result: result2, proposals: [], experiment, experimentDir, invalid };
+    const byName = new Map(input.tried.map((t) => [t.name, t]));
+    const written = result2.proposals.map((p) => {
+      const path = `${experimentDir}/${p.candidate.name}.yaml`;
+      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? "")?.topology) };
+    });
+    const extra = new Map(written.map((w2) => [w2.path, w2.text]));
+    const clustersWithModel = withMemoryModel(
+      await files.read(clustersFile) ?? "",
+      experiment.cluster,
+      result2.memory.source === "fitted" ? result2.memory.model : void 0
+    );
+    extra.set(posix4.normalize(clustersFile), clustersWithModel);
+    const parentFile = `${experimentDir}/${result2.parent}.yaml`;
+    const withParent = result2.parent && await files.read(parentFile) !== void 0;
+    const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
+      files: overlay(files, extra),
+      clustersFile,
+      newFiles: written.map((w2) => w2.path),
+      ...options2.presets ? { presets: options2.presets } : {}
+    });
+    const inherited = new Set(
+      report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
+    );
+    const failed = report.files.filter((f) => f.path !== parentFile).map((f) => ({ f, problems: [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))] })).filter(({ problems }) => problems.length > 0);
+    if (failed.length === 0) return { result: result2, proposals: written, experiment, experimentDir, invalid };
+    for (const { f, problems } of failed) {
+      const proposal = written.find((w2) => w2.path === f.path);
+      if (!proposal) continue;
+      exclude.add(proposal.hash);
+      invalid.push({
+        name: proposal.candidate.name,
+        errors: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`)
+      });
+    }
+  }
+  const result = suggest2(input, { hash: topologyHash, exclude });
+  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+}
+function withMemoryModel(text2, clusterName, model) {
+  if (!model) return text2;
+  const doc = (0, import_yaml3.parse)(text2);
+  const cluster = doc?.clusters?.[clusterName];
+  if (!cluster) return text2;
+  cluster.memory_model = model;
+  return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+}
+function pullBody(p, result) {
+  const memory = p.predictedMemory.map((m2) => `| ${m2.gpu} | ${m2.gib.toFixed(1)} | ${Math.round(m2.fraction * 100)}% |`).join("\n");
+  return [
+    `Proposed by \`topo suggest\` from the evidence of **${p.candidate.parent}**.`,
+    "",
+    `**Hypothesis.** ${p.candidate.hypothesis}`,
+    "",
+    `**Expected effect.** ${p.candidate.expected_effect}`,
+    "",
+    ...p.prediction ? [`**Predicted.** ${predictionSentence(p.prediction)}.`, ""] : [],
+    `**Change.** ${p.change}`,
+    "",
+    `Predicted GPU memory (${result.memory.source} memory model, ${result.memory.notes.join("; ")}):`,
+    "",
+    "| GPU | GiB | of the GPU |",
+    "|---|---|---|",
+    memory,
+    "",
+    "Comment `/topo submit` to run it."
+  ].join("\n");
+}
+async function candidatesInOpenPulls(octokit, target, experimentId) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const dir = `topologies/${experimentId}/`;
+  const out = /* @__PURE__ */ new Map();
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
+  for (const pull of pulls) {
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100
+    });
+    for (const file of files) {
+      if (file.status === "removed" || !file.filename.startsWith(dir) || !/\.ya?ml$/.test(file.filename))
+        continue;
+      if (/\/experiment\.ya?ml$/.test(file.filename)) continue;
+      const source = githubFileSource(octokit, { ...repo, ref: pull.head.sha });
+      const checked2 = checkCandidate(await source.read(file.filename) ?? "", file.filename);
+      if (checked2.value) out.set(checked2.value.name, checked2.value);
+    }
+  }
+  return out;
+}
+async function openPullRequests(octokit, target, outcome) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const baseBranch = target.base ?? (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${baseBranch}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const opened = [];
+  for (const p of outcome.proposals) {
+    const branch = `topo/${outcome.experiment.experiment_id}/${p.candidate.name}`;
+    const existing = await octokit.rest.pulls.list({
+      ...repo,
+      state: "open",
+      head: `${target.owner}:${branch}`
+    });
+    const found = existing.data[0];
+    if (found) {
+      opened.push({
+        name: p.candidate.name,
+        branch,
+        number: found.number,
+        url: found.html_url,
+        created: false
+      });
+      continue;
+    }
+    const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: "utf-8" });
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      base_tree: baseTree,
+      tree: [{ path: p.path, mode: "100644", type: "blob", sha: blob.data.sha }]
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
+      tree: tree.data.sha,
+      parents: [baseSha]
+    });
+    try {
+      await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+    } catch (error) {
+      if (error.status !== 422) throw error;
+      await octokit.rest.git.updateRef({
+        ...repo,
+        ref: `heads/${branch}`,
+        sha: commit.data.sha,
+        force: true
+      });
+    }
+    const pull = await octokit.rest.pulls.create({
+      ...repo,
+      title: `${outcome.experiment.experiment_id}: ${p.candidate.name} (${p.kind}${p.service ? ` ${p.service}` : ""})`,
+      head: branch,
+      base: baseBranch,
+      body: pullBody(p, outcome.result)
+    });
+    opened.push({
+      name: p.candidate.name,
+      branch,
+      number: pull.data.number,
+      url: pull.data.html_url,
+      created: true
+    });
+  }
+  return opened;
+}
+
+// src/cli/commands/validate.ts
+import { existsSync as existsSync2, readdirSync as readdirSync3, statSync } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join4, relative as relative2, resolve as resolve5 } from "node:path";
+var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
+function expandPaths(paths, cwd) {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync3(resolve5(cwd, dir), { withFileTypes: true }).sort(
+      (a, b2) => a.name.localeCompare(b2.name)
+    )) {
+      const child = join4(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(child);
+      } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
+    }
+  };
+  for (const p of paths) {
+    const abs = resolve5(cwd, p);
+    if (!existsSync2(abs)) throw new ConfigError(`${p}: no such file or folder`);
+    if (statSync(abs).isDirectory()) walk(p);
+    else out.push(p);
+  }
+  return out;
+}
+function clustersFileOption(explicit, io) {
+  const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
+  if (file === void 0 || file === "") return void 0;
+  const abs = isAbsolute3(file) ? file : resolve5(io.cwd, file);
+  if (!existsSync2(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
+  return relative2(io.cwd, abs) || abs;
+}
+function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
+  const source = fileSystemSource(io.cwd);
+  const clustersFile = clustersFileOption(clusters, io);
+  return {
+    files: source,
+    config: source,
+    ...clustersFile ? { clustersFile } : {},
+    ...clusterName ? { clusterName } : {},
+    presets: presetOptionsFor(io),
+    ...allowUnmeasuredMemory ? { allowUnmeasuredMemory } : {}
+  };
+}
+function presetOptionsFor(io) {
+  const overrideDir = presetOverrideDir(io.env, io.cwd);
+  return overrideDir ? { overrideDir } : {};
+}
+function presetNotes(report) {
+  const notes = /* @__PURE__ */ new Map();
+  for (const f of report.files) {
+    const c = f.candidate;
+    if (!c || c.basePreset.origin === "shipped") continue;
+    notes.set(
+      c.experimentId,
+      `note: experiment ${c.experimentId}: base preset ${c.baseTopology} is ${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })}`
+    );
+  }
+  return [...notes.values()];
+}
+var validateCommand = {
+  name: "validate",
+  summary: "Validate candidate, experiment and cluster files",
+  help: {
+    synopsis: "topo validate <paths\u2026> [options]",
+    description: "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
+    options: [JSON_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
+    examples: [
+      "topo validate topologies",
+      "topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"
+    ]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(validateCommand.help.options, args, io.env);
+    if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
+    const paths = expandPaths(parsed.positionals, io.cwd);
+    if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
+    const report = await validateFiles(
+      paths,
+      validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
+    );
+    if (flag(parsed, "json")) {
+      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}
+`);
+    } else {
+      for (const file of report.files) {
+        for (const issue of [...file.errors, ...file.warnings].sort(
+          (a, b2) => a.line - b2.line || a.column - b2.column
+        )) {
+          io.stdout(`${formatIssue(issue)}
+`);
+        }
+      }
+      for (const note of presetNotes(report)) io.stdout(`${note}
+`);
+      const bad = report.files.filter((f) => f.errors.length).length;
+      io.stdout(
+        `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
+`
+      );
+    }
+    return report.errorCount > 0 ? EXIT.findings : EXIT.ok;
+  }
+};
+
+// src/cli/commands/autopilot.ts
+async function context(experimentId, io, clusters) {
+  try {
+    return await readAutopilot(fileSystemSource(io.cwd), experimentId, clusters);
+  } catch (error) {
+    if (error instanceof AutopilotConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+async function proposalLines(experimentId, io, round3, count2, clusters) {
+  try {
+    const outcome = await runSuggest({
+      experimentId,
+      files: fileSystemSource(io.cwd),
+      count: count2,
+      presets: presetOptionsFor(io),
+      ...clusters ? { clustersFile: clusters } : {}
+    });
+    if (outcome.proposals.length === 0)
+      return [`  no proposal: ${outcome.result.stop.reason} (the autopilot concludes then)`];
+    return outcome.proposals.flatMap((p) => [
+      `  ${botBranch(experimentId, p.candidate.name)}  (${p.path})`,
+      `    change:     ${p.change}`,
+      `    hypothesis: ${roundHypothesis(round3, p.candidate.hypothesis ?? "")}`,
+      `    expected:   ${p.candidate.expected_effect ?? ""}`
+    ]);
+  } catch (error) {
+    if (error instanceof SuggestError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+var autopilotCommand = {
+  name: "autopilot",
+  summary: "Show an experiment's autopilot: its dashboard, or the next round it would open",
+  help: {
+    synopsis: "topo autopilot <status|plan> <experiment> [options]",
+    description: "status: what the experiment's dashboard shows (rounds, decisions, GPU-hours spent, committed and left, the best against the baseline, what comes next or why it waits), from the checkout's experiment.yaml and record. plan: the next actions as the autopilot would take them, with the proposals of a round it would open (branch, change, hypothesis). Both write nothing. Run them on the default branch: the policy is read from there. Exit 2 when the experiment or its autopilot block is missing.",
+    options: [CLUSTERS_OPTION],
+    examples: [
+      "topo autopilot status topology-opt-vavam-ord-20261202",
+      "topo autopilot plan topology-opt-vavam-ord-20261202"
+    ]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(autopilotCommand.help.options, args, io.env);
+    const [sub, experimentId, extra] = parsed.positionals;
+    if (sub !== "status" && sub !== "plan")
+      throw new UsageError(
+        sub ? `unknown autopilot subcommand "${sub}" (status or plan)` : "status or plan?"
+      );
+    if (!experimentId) throw new UsageError("which experiment? give its id");
+    if (extra) throw new UsageError(`unexpected argument "${extra}"`);
+    const clusters = clustersFileOption(str(parsed, "clusters"), io);
+    const ctx = await context(experimentId, io, clusters);
+    const { runs, plan } = planFor(ctx);
+    if (sub === "status") {
+      io.stdout(`${renderDashboard(experimentId, runs, plan)}
+`);
+      return EXIT.ok;
+    }
+    const lines = [`${experimentId}: round ${plan.round}${plan.waiting ? `, waiting: ${plan.waiting}` : ""}`];
+    if (plan.actions.length === 0) lines.push("nothing to do now");
+    for (const a of plan.actions) {
+      lines.push(`- ${actionText(a)}`);
+      if (a.kind === "open")
+        lines.push(...await proposalLines(experimentId, io, a.round, a.count, clusters));
+    }
+    io.stdout(`${lines.join("\n")}
+`);
+    return EXIT.ok;
+  }
+};
+
 // src/report/submit-comment.ts
 function codeBlock(text2, lang = "sh") {
   const longest = Math.max(2, ...[...text2.matchAll(/`+/g)].map((m2) => m2[0].length));
@@ -69163,7 +73468,7 @@ No pending or running job is named ${code2(result.jobName)}: ${state2}.
 }
 
 // src/usecases/submit.ts
-import { dirname } from "node:path";
+import { dirname as dirname3 } from "node:path";
 
 // src/lifecycle/run-name.ts
 import { randomBytes } from "node:crypto";
@@ -69268,8 +73573,8 @@ function compareJobIds(a, b2) {
 function jobForRun(jobs, runName, view) {
   const mine = jobs.filter((j2) => view(j2).name === runName);
   const order = (a, b2) => compareJobIds(view(a).id, view(b2).id);
-  const live2 = mine.filter((j2) => isLive2(view(j2).state)).sort(order);
-  if (live2[0]) return live2[0];
+  const live3 = mine.filter((j2) => isLive2(view(j2).state)).sort(order);
+  if (live3[0]) return live3[0];
   return mine.sort(order).at(-1) ?? null;
 }
 
@@ -69281,7 +73586,7 @@ function retiredName(jobName2) {
 function isRetiredDuplicate(name) {
   return name.startsWith(RETIRED_PREFIX);
 }
-var DEFAULT_MAX_PARALLEL = 3;
+var DEFAULT_MAX_PARALLEL2 = 3;
 function representativeJob(jobs, jobName2) {
   return jobForRun(jobs, jobName2, (j2) => j2);
 }
@@ -69291,15 +73596,15 @@ function byJobId(a, b2) {
 function ownJobs(jobs, experimentId, knownExperimentIds = []) {
   return jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
 }
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL2) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
     jobs.filter((j2) => isLive2(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
   );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const live3 = liveNames.size;
+  let free = Math.max(0, maxParallel - live3);
+  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
   const seen = /* @__PURE__ */ new Set();
   for (const request2 of requests) {
     if (seen.has(request2.jobName)) continue;
@@ -69324,7 +73629,7 @@ async function submitCandidate(deps, request2) {
   const log = deps.log ?? (() => {
   });
   const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL2;
   const prefix = experimentPrefix(request2.experimentId);
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
@@ -69344,7 +73649,7 @@ async function submitCandidate(deps, request2) {
   }
   if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
   const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
   for (let attempt = 1; ; attempt++) {
     let submittedId;
@@ -69379,10 +73684,10 @@ async function submitCandidate(deps, request2) {
   }
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
-  const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
+  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
+  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j2 of live2) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
+  for (const j2 of live3) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
   if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
@@ -69411,12 +73716,12 @@ async function liveRunOf(slurm, experimentId, baseName) {
 async function cancelCandidate(deps, request2) {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
   const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
-  const live2 = mine.filter((j2) => isLive2(j2.state));
-  for (const j2 of live2) await deps.slurm.cancel(j2.id);
+  const live3 = mine.filter((j2) => isLive2(j2.state));
+  for (const j2 of live3) await deps.slurm.cancel(j2.id);
   const newest = mine.sort(byJobId).at(-1);
   return {
     jobName: request2.jobName,
-    cancelled: live2.map((j2) => j2.id),
+    cancelled: live3.map((j2) => j2.id),
     job: newest ? representativeJob(mine, newest.name) : null
   };
 }
@@ -69489,7 +73794,7 @@ import { existsSync as existsSync3 } from "node:fs";
 import { resolve as resolve6 } from "node:path";
 
 // src/slurm/for-cluster.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
@@ -69608,7 +73913,7 @@ function firstHost(hostlist) {
   const m2 = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
   return `${m2?.[1] ?? ""}${m2?.[3] ?? ""}`;
 }
-function live(s, exit) {
+function live2(s, exit) {
   return isLive2(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
@@ -69635,7 +73940,7 @@ function parseSqueue(output) {
       state: s,
       ...rawState(st ?? ""),
       reason: reason(why ?? ""),
-      ...live(s, exitDecoded),
+      ...live2(s, exitDecoded),
       restarts: count(restarts ?? "", "restart count", command, line),
       submitTime: time(submit ?? "", command, line),
       startTime: time(start ?? "", command, line),
@@ -69674,7 +73979,7 @@ function parseSacct(output) {
       state: s,
       ...rawState(st ?? ""),
       reason: reason(why ?? ""),
-      ...live(s, decodeExitPair(exit ?? "", command, line)),
+      ...live2(s, decodeExitPair(exit ?? "", command, line)),
       restarts: null,
       submitTime: time(submit ?? "", command, line),
       startTime: time(start ?? "", command, line),
@@ -69721,7 +74026,7 @@ function parseScontrolJobs(output) {
       state: s,
       ...rawState(need("JobState")),
       reason: reason(need("Reason")),
-      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
+      ...live2(s, decodeExitPair(need("ExitCode"), command, line)),
       restarts: count(need("Restarts"), "restart count", command, line),
       submitTime: time(need("SubmitTime"), command, line),
       startTime: time(need("StartTime"), command, line),
@@ -70940,7 +75245,7 @@ function sshPrivateKey(env) {
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
     try {
-      return readFileSync2(file, "utf8");
+      return readFileSync4(file, "utf8");
     } catch (error) {
       throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error.message}`);
     }
@@ -70971,1226 +75276,6 @@ function transportForCluster(name, cluster, options2 = {}) {
   });
 }
 
-// src/github/contents.ts
-var status = (e) => e.status;
-function githubFileSource(octokit, at) {
-  const cache = /* @__PURE__ */ new Map();
-  const get = (path) => {
-    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache.get(clean2);
-    if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status(e) === 404) return void 0;
-        throw e;
-      });
-      cache.set(clean2, pending);
-    }
-    return pending;
-  };
-  return {
-    async read(path) {
-      const data = await get(path);
-      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
-        return void 0;
-      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-      if (data.path !== void 0 && data.path !== clean2) return void 0;
-      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
-    },
-    async list(dir) {
-      const data = await get(dir);
-      if (!Array.isArray(data)) return void 0;
-      return data.map((entry) => entry.name).sort();
-    }
-  };
-}
-
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
-}
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
-}
-
-// src/usecases/validate.ts
-import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve4, sep } from "node:path";
-
-// src/autopilot/policy.ts
-var DECISION_CHECK = "topo/monitor";
-var DEFAULT_DECISION_HORIZON_MINUTES = 120;
-function policyOf(experiment) {
-  const a = experiment.autopilot;
-  if (!a) return null;
-  return {
-    enabled: a.enabled,
-    maxRounds: a.max_rounds ?? 6,
-    gpuHours: a.gpu_hours,
-    parallel: a.parallel ?? experiment.max_parallel ?? 3,
-    stopAfter: a.stop_after ?? 2,
-    submit: a.submit ?? "auto",
-    merge: a.merge ?? "manual",
-    requiredChecks: a.required_checks ?? []
-  };
-}
-function gpusPerRun(experiment, cluster) {
-  const slurm = experiment.fixed_inputs.slurm;
-  return slurm?.gpus ?? slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? SUBMIT_DEFAULTS.gpusPerNode;
-}
-function runCost(experiment, cluster) {
-  const gpus = gpusPerRun(experiment, cluster);
-  const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
-  const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
-  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided);
-  const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
-  return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
-}
-var round1 = (x2) => Math.ceil(x2 * 10) / 10;
-function autopilotIssues(loaded, experiment, context3) {
-  const policy = policyOf(experiment);
-  const a = experiment.autopilot;
-  if (!policy || !a) return [];
-  const issues = [];
-  const at = (key, rule, message2, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message2, false, severity));
-  const maxParallel = experiment.max_parallel ?? 3;
-  if (a.parallel !== void 0 && a.parallel > maxParallel)
-    at(
-      "parallel",
-      "autopilot-parallel",
-      `parallel ${a.parallel} is above max_parallel ${maxParallel}: no more than max_parallel candidates of the experiment run at once, so a round would wait for its own slots; use at most ${maxParallel} (or raise max_parallel)`
-    );
-  if (context3.cluster) {
-    const cost = runCost(experiment, context3.cluster);
-    if (a.gpu_hours < cost.gpuHours)
-      at(
-        "gpu_hours",
-        "autopilot-budget",
-        `gpu_hours ${a.gpu_hours} is below one run's expected cost, ${round1(cost.gpuHours)} GPU-hours (${cost.gpus} GPUs \xD7 ${round1(cost.hours)} h: ${cost.basis}): the autopilot could never start a run; use at least ${round1(cost.gpuHours)}, or about ${round1(cost.gpuHours * policy.parallel * 3)} for three rounds of ${policy.parallel}`
-      );
-  }
-  if (policy.merge === "auto" && !policy.requiredChecks.includes(DECISION_CHECK))
-    at(
-      a.required_checks ? "required_checks" : "merge",
-      "autopilot-merge",
-      `merge: auto merges the concluded winner with no person in the loop, so it relies on branch protection: list the status checks your default branch requires in autopilot.required_checks, ${DECISION_CHECK} (the decision) among them, and require them in the branch protection rule (docs/autopilot.md, "merge: auto"); or use merge: manual`
-    );
-  if (policy.stopAfter > policy.maxRounds)
-    at(
-      "stop_after",
-      "autopilot-stop-rule",
-      `stop_after ${policy.stopAfter} is above max_rounds ${policy.maxRounds}: the stop rule can never end the experiment before max_rounds does`,
-      "warning"
-    );
-  return issues;
-}
-
-// src/topology/memory.ts
-function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
-  const perGpu = /* @__PURE__ */ new Map();
-  const active = new Set(activeServices(topology));
-  for (const svc of SERVICES) {
-    if (!active.has(svc)) continue;
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-    for (const gpu of gpus) {
-      const row = perGpu.get(gpu) ?? /* @__PURE__ */ new Map();
-      row.set(svc, (row.get(svc) ?? 0) + replicas2);
-      perGpu.set(gpu, row);
-    }
-  }
-  const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
-  return [...perGpu.entries()].sort((a, b2) => a[0] - b2[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances2]) => {
-      const cacheKey = CACHE_KEYS[svc];
-      const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances2 * (topology.defines?.[cacheKey] ?? 0) : 0;
-      return {
-        service: svc,
-        instances: instances2,
-        replicaGiB: instances2 * (memoryModel.per_replica_gib[svc] ?? 0),
-        cachedScenes,
-        cacheGiB: cachedScenes * (perScene ?? 0)
-      };
-    });
-    const totalGiB = overhead + services.reduce((s, m2) => s + m2.replicaGiB + m2.cacheGiB, 0);
-    const fraction = gpuMemoryGiB > 0 ? totalGiB / gpuMemoryGiB : Number.POSITIVE_INFINITY;
-    const level = fraction > GPU_MEMORY_LIMITS.error ? "error" : fraction > GPU_MEMORY_LIMITS.warning ? "warning" : "ok";
-    return { gpu, services, overheadGiB: overhead, totalGiB, capacityGiB: gpuMemoryGiB, fraction, level };
-  });
-}
-
-// src/suggest/topology-ops.ts
-function clone2(value) {
-  return structuredClone(value);
-}
-function replicas(t, svc) {
-  return t.services?.[svc]?.replicas_per_container ?? 1;
-}
-function concurrency(t, svc) {
-  return t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-}
-function instances(t, svc) {
-  return containers(t, svc) * replicas(t, svc);
-}
-function gpusOf(t, svc) {
-  const gpus = t.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? [...gpus] : null;
-}
-function setGpus(t, svc, gpus) {
-  const service2 = t.services?.[svc];
-  if (!service2) throw new Error(`service ${svc} is not in the topology`);
-  service2.gpus = [...gpus].sort((a, b2) => a - b2);
-}
-function setReplicas(t, svc, value) {
-  const service2 = t.services?.[svc];
-  if (!service2) throw new Error(`service ${svc} is not in the topology`);
-  service2.replicas_per_container = value;
-}
-function setConcurrency(t, svc, value) {
-  t.runtime ??= {};
-  t.runtime.endpoints ??= {};
-  t.runtime.endpoints[svc] = { ...t.runtime.endpoints[svc] ?? {}, n_concurrent_rollouts: value };
-}
-function cacheSize(t, svc) {
-  const value = t.defines?.[CACHE_KEYS[svc]];
-  if (value !== void 0) return value;
-  return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
-}
-function setCacheSize(t, svc, value) {
-  t.defines ??= {};
-  t.defines[CACHE_KEYS[svc]] = value;
-}
-function nrWorkers(t) {
-  return t.runtime?.nr_workers ?? 1;
-}
-function inFlight(t) {
-  return capacitySummary(t).inFlight;
-}
-function instancesByGpu(t) {
-  const out = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(t)) {
-    const gpus = gpusOf(t, svc);
-    if (!gpus) continue;
-    for (const gpu of gpus) {
-      const row = out.get(gpu) ?? {};
-      row[svc] = (row[svc] ?? 0) + replicas(t, svc);
-      out.set(gpu, row);
-    }
-  }
-  return out;
-}
-
-// src/suggest/memory-model.ts
-var DEFAULT_MEMORY_MODEL = {
-  per_replica_gib: { renderer: 8, driver: 6, physics: 2, controller: 0, trafficsim: 4 },
-  per_cached_scene_gib: { renderer: 1, physics: 0.25 },
-  per_gpu_overhead_gib: 1
-};
-var CACHED = ["renderer", "physics"];
-function serviceSet(t, gpu) {
-  const row = instancesByGpu(t).get(gpu) ?? {};
-  return Object.keys(row).filter((svc) => (row[svc] ?? 0) > 0).sort().join("+");
-}
-function features(t, gpu) {
-  const row = instancesByGpu(t).get(gpu);
-  if (!row) return new Array(1 + SERVICES.length + CACHED.length).fill(0);
-  return [
-    1,
-    ...SERVICES.map((s) => row[s] ?? 0),
-    ...CACHED.map((s) => (row[s] ?? 0) * (cacheSize(t, s) ?? 0))
-  ];
-}
-function toVector(model) {
-  return [
-    model.per_gpu_overhead_gib ?? 0,
-    ...SERVICES.map((s) => model.per_replica_gib[s] ?? 0),
-    ...CACHED.map((s) => model.per_cached_scene_gib?.[s] ?? 0)
-  ];
-}
-function fromVector(x2) {
-  const round2 = (v2) => Math.round(v2 * 1e3) / 1e3;
-  const perReplica = {};
-  SERVICES.forEach((s, i) => {
-    perReplica[s] = round2(x2[1 + i] ?? 0);
-  });
-  return {
-    per_replica_gib: perReplica,
-    per_cached_scene_gib: {
-      renderer: round2(x2[1 + SERVICES.length] ?? 0),
-      physics: round2(x2[2 + SERVICES.length] ?? 0)
-    },
-    per_gpu_overhead_gib: round2(x2[0] ?? 0)
-  };
-}
-function predictMemory(t, model, gpuMemoryGiB) {
-  return predictGpuMemory(t, model, gpuMemoryGiB).map((p) => ({
-    gpu: p.gpu,
-    gib: p.totalGiB,
-    fraction: p.fraction
-  }));
-}
-function solve(a, b2) {
-  const n = b2.length;
-  const m2 = a.map((row, i) => [...row, b2[i]]);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(m2[r][col]) > Math.abs(m2[pivot][col])) pivot = r;
-    if (Math.abs(m2[pivot][col]) < 1e-12) return void 0;
-    [m2[col], m2[pivot]] = [m2[pivot], m2[col]];
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const factor = m2[r][col] / m2[col][col];
-      for (let c = col; c <= n; c++) m2[r][c] -= factor * m2[col][c];
-    }
-  }
-  return m2.map((row, i) => row[n] / row[i]);
-}
-function nnls(rows, b2) {
-  const n = rows[0]?.length ?? 0;
-  let best;
-  for (let mask = 0; mask < 1 << n; mask++) {
-    const free = [...Array(n).keys()].filter((j2) => mask & 1 << j2);
-    const x2 = new Array(n).fill(0);
-    if (free.length > 0) {
-      const ata = free.map((i) => free.map((j2) => rows.reduce((s, r) => s + r[i] * r[j2], 0)));
-      const atb = free.map((i) => rows.reduce((s, r, k2) => s + r[i] * b2[k2], 0));
-      const sol = solve(ata, atb);
-      if (!sol || sol.some((v2) => v2 < -1e-9)) continue;
-      free.forEach((j2, k2) => {
-        x2[j2] = Math.max(0, sol[k2]);
-      });
-    }
-    const residual = rows.reduce((s, r, k2) => s + (r.reduce((t, f, j2) => t + f * x2[j2], 0) - b2[k2]) ** 2, 0);
-    if (!best || residual < best.residual - 1e-12) best = { x: x2, residual };
-  }
-  return best?.x ?? new Array(n).fill(0);
-}
-function memorySamples(tried) {
-  const out = [];
-  for (const run3 of tried) {
-    const byGpu = run3.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
-    for (const [index, usage] of Object.entries(byGpu)) {
-      const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
-      const gpu = Number(index);
-      if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run3.name, gpu, topology: run3.topology, gib });
-    }
-  }
-  return out;
-}
-function fitWithPrior(informative, prior) {
-  const lambda = 0.05;
-  const rows = [];
-  const b2 = [];
-  for (const s of informative) {
-    rows.push(features(s.topology, s.gpu));
-    b2.push(s.gib);
-  }
-  prior.forEach((value, j2) => {
-    const row = new Array(prior.length).fill(0);
-    const colScale = Math.max(1, ...rows.map((r) => Math.abs(r[j2])));
-    row[j2] = Math.sqrt(lambda) * colScale;
-    rows.push(row);
-    b2.push(Math.sqrt(lambda) * colScale * value);
-  });
-  return nnls(rows, b2);
-}
-function predictConservative(t, fitted, gpuMemoryGiB) {
-  const all = [fitted.model, ...fitted.envelope ?? []].map((m2) => predictMemory(t, m2, gpuMemoryGiB));
-  return all[0].map((row, i) => {
-    const gib = Math.max(...all.map((rows) => rows[i]?.gib ?? 0)) + fitted.marginGiB;
-    return { gpu: row.gpu, gib, fraction: gib / gpuMemoryGiB };
-  });
-}
-function fitMemoryModel(tried, prior) {
-  const base = prior ?? DEFAULT_MEMORY_MODEL;
-  const samples = memorySamples(tried);
-  const fallback = {
-    model: base,
-    source: prior ? "prior" : "default",
-    samples: 0,
-    maxResidualGiB: 0,
-    marginGiB: 0,
-    notes: [
-      prior ? "no measured GPU memory yet: using clusters.yaml memory_model" : "no measured GPU memory and no memory_model in clusters.yaml: using a pessimistic default"
-    ]
-  };
-  const informative = samples.filter((s) => features(s.topology, s.gpu)[0] === 1);
-  if (informative.length === 0) return fallback;
-  const p = toVector(base);
-  const scale = Math.max(1, ...informative.map((s) => s.gib));
-  const x2 = fitWithPrior(informative, p);
-  const model = fromVector(x2);
-  const envelope = [0.5, 1.5].map(
-    (k2) => fromVector(
-      fitWithPrior(
-        informative,
-        p.map((v2) => v2 * k2)
-      )
-    )
-  );
-  const residuals = informative.map((s) => {
-    const predicted = features(s.topology, s.gpu).reduce((sum, f, j2) => sum + f * x2[j2], 0);
-    return s.gib - predicted;
-  });
-  const maxResidualGiB = Math.max(...residuals.map(Math.abs));
-  const underPredictionGiB = Math.max(0, ...residuals);
-  const runs = new Set(informative.map((s) => s.run)).size;
-  return {
-    model,
-    envelope,
-    measuredSets: [...new Set(informative.map((s) => serviceSet(s.topology, s.gpu)))].sort(),
-    source: "fitted",
-    samples: informative.length,
-    maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
-    marginGiB: Math.round(underPredictionGiB * 100) / 100,
-    notes: [
-      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
-    ]
-  };
-}
-function respectFailures(fitted, tried, gpuMemoryGiB) {
-  let model = fitted.model;
-  const notes = [];
-  for (const run3 of tried) {
-    const f = run3.observation?.failure;
-    if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
-    const row = instancesByGpu(run3.topology).get(f.gpu);
-    const predicted = predictMemory(run3.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
-    if (!row || predicted === void 0 || predicted >= gpuMemoryGiB) continue;
-    const factor = 1.05 * gpuMemoryGiB / predicted;
-    const services = Object.keys(row);
-    const perReplica = { ...model.per_replica_gib };
-    const perScene = { ...model.per_cached_scene_gib ?? {} };
-    for (const s of services) {
-      perReplica[s] = Math.round((perReplica[s] ?? 0) * factor * 1e3) / 1e3;
-      if (s === "renderer" || s === "physics")
-        perScene[s] = Math.round((perScene[s] ?? 0) * factor * 1e3) / 1e3;
-    }
-    model = { ...model, per_replica_gib: perReplica, per_cached_scene_gib: perScene };
-    notes.push(
-      `${run3.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
-    );
-  }
-  if (!notes.length) return fitted;
-  const scale = (m2) => ({
-    ...m2,
-    per_replica_gib: { ...m2.per_replica_gib, ...model.per_replica_gib }
-  });
-  return {
-    ...fitted,
-    model,
-    ...fitted.envelope ? { envelope: fitted.envelope.map(scale) } : {},
-    notes: [...fitted.notes, ...notes]
-  };
-}
-
-// src/suggest/record.ts
-function triedFromRecord(record, base, candidateFiles2) {
-  const tried = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run3 of record?.runs ?? []) {
-    const block = run3.topology?.block ?? candidateFiles2.get(run3.name)?.topology ?? {};
-    tried.push({
-      name: run3.name,
-      parent: run3.parent ?? null,
-      topology: expandCandidate(base, block),
-      status: run3.status,
-      observation: observationOf(run3)
-    });
-    seen.add(run3.name);
-  }
-  for (const [name, candidate] of [...candidateFiles2].sort(([a], [b2]) => a.localeCompare(b2))) {
-    if (seen.has(name)) continue;
-    tried.push({
-      name,
-      parent: candidate.parent ?? null,
-      topology: expandCandidate(base, candidate.topology),
-      status: "pending"
-    });
-  }
-  return tried;
-}
-function observationOf(run3) {
-  const failure = run3.failures?.[0];
-  return {
-    ...run3.verdict ? { verdict: run3.verdict } : {},
-    ...run3.stable_metrics ? { stable_metrics: run3.stable_metrics } : {},
-    ...run3.comparison ? { comparison: run3.comparison } : {},
-    ...failure ? { failure } : {}
-  };
-}
-function fittedMemoryModel(record, base, prior) {
-  return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
-}
-
-// src/topology/presets.ts
-import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join as join2, posix as posix2, resolve as resolve3 } from "node:path";
-
-// src/topology/shipped.ts
-import { existsSync } from "node:fs";
-import { dirname as dirname2, join, resolve as resolve2 } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
-  let dir = resolve2(from);
-  for (; ; ) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname2(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-
-// src/topology/presets.ts
-var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
-function shippedPresetsDir() {
-  const root = shippedRoot();
-  return root ? join2(root, "topologies", "presets") : void 0;
-}
-function presetOverrideDir(env, base) {
-  const dir = env.TOPO_PRESETS_DIR;
-  if (!dir) return void 0;
-  return isAbsolute(dir) ? dir : resolve3(base, dir);
-}
-function presetLocations(name, options2 = {}) {
-  if (!PRESET_NAME.test(name)) return [];
-  const file = `${name}.yaml`;
-  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
-  return [
-    ...options2.overrideDir ? [{ origin: "override", path: join2(options2.overrideDir, file) }] : [],
-    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
-    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
-  ];
-}
-function readLocal(path) {
-  try {
-    return readFileSync3(path, "utf8");
-  } catch {
-    return void 0;
-  }
-}
-function pick(name, locations, texts) {
-  const at = texts.findIndex((t) => t !== void 0);
-  const location = locations[at];
-  if (!location) return void 0;
-  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
-  return {
-    name,
-    text: texts[at],
-    path: location.path,
-    origin: location.origin,
-    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
-  };
-}
-async function readPreset(name, repository, options2 = {}) {
-  const locations = presetLocations(name, options2);
-  const texts = [];
-  for (const l3 of locations)
-    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
-  return pick(name, locations, texts);
-}
-function readPresetFromCheckout(name, root, options2 = {}) {
-  const locations = presetLocations(name, options2);
-  return pick(
-    name,
-    locations,
-    locations.map((l3) => readLocal(l3.origin === "repository" ? join2(root, l3.path) : l3.path))
-  );
-}
-function describePreset(found) {
-  switch (found.origin) {
-    case "override":
-      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
-    case "repository":
-      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
-    default:
-      return "the one shipped with alpasim-topo";
-  }
-}
-function localPresetNames(options2 = {}) {
-  const dirs = [
-    options2.overrideDir,
-    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
-  ];
-  const names = /* @__PURE__ */ new Set();
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
-    } catch {
-    }
-  }
-  return [...names].sort();
-}
-function presetNotFound(name, options2 = {}, repositoryNames = []) {
-  const looked = presetLocations(name, options2).map(
-    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
-  );
-  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
-  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
-}
-
-// src/topology/rules.ts
-var RULES = {
-  "name-mismatch": "error",
-  "parent-missing": "error",
-  "gpu-index": "error",
-  "skip-changed": "error",
-  "renderer-replicas": "error",
-  "no-active-service": "error",
-  "capacity-imbalance": "warning",
-  "cache-size": "warning",
-  "nr-workers": "error",
-  "gpu-memory": "error",
-  "duplicate-topology": "error"
-};
-function gpuMemoryFinding(row, parts, input) {
-  const measured3 = input.memoryModelFitted === true;
-  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
-  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
-  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
-  return [
-    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
-    severity
-  ];
-}
-function candidateRuleIssues(input) {
-  const { loaded, candidate, expanded, experiment, cluster } = input;
-  const issues = [];
-  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
-    issues.push({
-      rule,
-      severity,
-      file: loaded.file,
-      ...loaded.locate(path, { key }),
-      keyPath: formatKeyPath(path),
-      message: message2
-    });
-  };
-  const inFile = (path) => loaded.has(["topology", ...path]);
-  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
-  const T2 = (...path) => ["topology", ...path];
-  if (candidate.name !== input.stem) {
-    add(
-      "name-mismatch",
-      ["name"],
-      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
-    );
-  }
-  if (candidate.parent && candidate.parent === candidate.name) {
-    add(
-      "parent-missing",
-      ["parent"],
-      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
-    );
-  } else if (input.parentMissing) {
-    add(
-      "parent-missing",
-      ["parent"],
-      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
-    );
-  }
-  const gpusPerNode = Math.min(
-    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
-    cluster.gpus_per_node
-  );
-  for (const svc of SERVICES) {
-    const gpus = expanded.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    gpus.forEach((gpu, i) => {
-      if (gpu < gpusPerNode) return;
-      add(
-        "gpu-index",
-        inFile(["services", svc, "gpus"]) ? T2("services", svc, "gpus", i) : T2("services", svc, "gpus"),
-        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode}`
-      );
-    });
-  }
-  const reference = input.parent?.expanded ?? input.base;
-  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
-  for (const svc of SERVICES) {
-    const mine = isSkipped(expanded, svc);
-    const theirs = isSkipped(reference, svc);
-    if (mine === theirs) continue;
-    add(
-      "skip-changed",
-      inFile(["runtime", "endpoints", svc, "skip"]) ? T2("runtime", "endpoints", svc, "skip") : T2("runtime", "endpoints", svc),
-      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
-    );
-  }
-  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
-  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
-    const gpus = expanded.services?.renderer?.gpus;
-    const n = Array.isArray(gpus) ? gpus.length : 1;
-    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
-    add(
-      "renderer-replicas",
-      T2("services", "renderer", "replicas_per_container"),
-      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
-    );
-  }
-  const summary = capacitySummary(expanded);
-  const active = activeServices(expanded);
-  if (active.length === 0) {
-    add(
-      "no-active-service",
-      T2(),
-      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
-    );
-  } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
-    const max = Math.max(...Object.values(summary.byService));
-    const biggest = active.filter((s) => summary.byService[s] === max);
-    const table2 = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
-    const svc = biggest[0];
-    add(
-      "capacity-imbalance",
-      T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
-    );
-  }
-  for (const [svc, key] of [
-    ["renderer", "nre_cache_size"],
-    ["physics", "physics_cache_size"]
-  ]) {
-    if (!active.includes(svc)) continue;
-    const cache = expanded.defines?.[key];
-    const concurrency2 = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    if (cache === void 0 || cache >= concurrency2 + 1) continue;
-    add(
-      "cache-size",
-      inFile(["defines", key]) ? T2("defines", key) : T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency2} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency2 + 1}`
-    );
-  }
-  const workers = expanded.runtime?.nr_workers;
-  if (workers !== void 0 && workers > cluster.cpus_per_node) {
-    add(
-      "nr-workers",
-      T2("runtime", "nr_workers"),
-      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
-    );
-  }
-  if (cluster.memory_model) {
-    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
-      if (row.level === "ok") continue;
-      const parts = row.services.map(
-        (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
-      ).join(", ");
-      const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
-      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
-      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
-      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
-    }
-  }
-  const duplicate = input.earlier.find((e) => e.hash === input.hash);
-  if (duplicate) {
-    add(
-      "duplicate-topology",
-      ["topology"],
-      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
-      "error",
-      true
-    );
-  }
-  return issues;
-}
-
-// src/usecases/validate.ts
-var UnsafeFileError = class extends Error {
-  name = "UnsafeFileError";
-};
-function assertNotLinked(root, path) {
-  const file = resolve4(root, path);
-  const rel = relative(resolve4(root), file);
-  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve4(root) : dirname3(file);
-  for (const part of inside ? rel.split(sep) : [basename(file)]) {
-    at = join3(at, part);
-    let link = false;
-    try {
-      link = lstatSync(at).isSymbolicLink();
-    } catch {
-      return;
-    }
-    if (link)
-      throw new UnsafeFileError(
-        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
-      );
-  }
-}
-function fileSystemSource(root) {
-  return {
-    async read(path) {
-      assertNotLinked(root, path);
-      try {
-        return readFileSync4(resolve4(root, path), "utf8");
-      } catch {
-        return void 0;
-      }
-    },
-    async list(dir) {
-      try {
-        return readdirSync2(resolve4(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
-      } catch {
-        return void 0;
-      }
-    }
-  };
-}
-function fileKind(path) {
-  const name = posix3.basename(path);
-  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
-  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
-  return "candidate";
-}
-function isYamlFile(name) {
-  return name.endsWith(".yaml") || name.endsWith(".yml");
-}
-function stemOf(path) {
-  return posix3.basename(path).replace(/\.ya?ml$/, "");
-}
-async function validateFiles(paths, options2) {
-  const config = options2.config ?? options2.files;
-  const contexts = /* @__PURE__ */ new Map();
-  const clustersCache = /* @__PURE__ */ new Map();
-  const fresh = new Set((options2.newFiles ?? []).map((p) => posix3.normalize(p)));
-  const loadClusters = (file) => {
-    let p = clustersCache.get(file);
-    if (!p) {
-      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
-      clustersCache.set(file, p);
-    }
-    return p;
-  };
-  const context3 = (dir) => {
-    let p = contexts.get(dir);
-    if (!p) {
-      p = buildContext(dir, options2, config, loadClusters);
-      contexts.set(dir, p);
-    }
-    return p;
-  };
-  const reports = [];
-  for (const raw of paths) {
-    const path = posix3.normalize(raw);
-    const kind = fileKind(path);
-    let issues = [];
-    let candidate;
-    try {
-      ({ issues, candidate } = await validateOne(path, kind));
-    } catch (e) {
-      if (!(e instanceof UnsafeFileError)) throw e;
-      issues = [fileIssue(path, "unsafe-file", e.message)];
-    }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === "error"),
-      warnings: sorted.filter((i) => i.severity === "warning"),
-      ...candidate ? { candidate } : {}
-    });
-  }
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
-  async function validateOne(path, kind) {
-    let issues;
-    let candidate;
-    if (kind === "candidate") {
-      const ctx = await context3(posix3.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options2, fresh));
-    } else if (kind === "experiment") {
-      const ctx = await context3(posix3.dirname(path));
-      issues = experimentIssues(ctx);
-    } else if (kind === "clusters") {
-      const text2 = await options2.files.read(path);
-      if (text2 === void 0) issues = [missing(path)];
-      else {
-        const checked2 = checkClusters(text2, path);
-        issues = checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues;
-      }
-    } else {
-      const text2 = await options2.files.read(path);
-      issues = text2 === void 0 ? [missing(path)] : checkPreset(text2, path).issues;
-    }
-    return { issues, ...candidate ? { candidate } : {} };
-  }
-}
-function missing(path) {
-  return {
-    rule: "file-missing",
-    severity: "error",
-    file: path,
-    line: 1,
-    column: 1,
-    keyPath: "",
-    message: "the file does not exist or cannot be read"
-  };
-}
-function fileIssue(file, rule, message2) {
-  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
-}
-async function buildContext(dir, options2, config, loadClusters) {
-  const topologiesDir = posix3.dirname(dir);
-  const experimentFile = posix3.join(dir, "experiment.yaml");
-  const clustersFile = options2.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml");
-  const ctx = {
-    dir,
-    experimentFile,
-    clustersFile,
-    blockers: [],
-    candidates: /* @__PURE__ */ new Map(),
-    byHash: /* @__PURE__ */ new Map(),
-    depths: /* @__PURE__ */ new Map()
-  };
-  const experimentText = await options2.files.read(experimentFile);
-  if (experimentText === void 0) {
-    ctx.blockers.push({
-      rule: "experiment-missing",
-      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
-    });
-  } else {
-    ctx.experiment = checkExperiment(experimentText, experimentFile);
-    if (!ctx.experiment.value) {
-      ctx.blockers.push({
-        rule: "experiment-invalid",
-        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
-      });
-    }
-  }
-  ctx.clusters = await loadClusters(clustersFile);
-  if (!ctx.clusters) {
-    ctx.blockers.push({
-      rule: "clusters-missing",
-      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
-    });
-  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
-      (i) => i.severity === "error"
-    );
-    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
-  }
-  if (ctx.clusters && !ctx.clusters.value) {
-    ctx.blockers.push({
-      rule: "clusters-invalid",
-      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
-    });
-  }
-  const experiment = ctx.experiment?.value;
-  if (experiment) {
-    const presetOptions = { ...options2.presets, topologiesDir };
-    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
-    if (!ctx.preset) {
-      const inRepository = (await config.list(posix3.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
-      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
-      ctx.blockers.push({
-        rule: "preset-unknown",
-        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
-      });
-    } else {
-      const presetFile = ctx.preset.path;
-      const preset = checkPreset(ctx.preset.text, presetFile);
-      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else
-        ctx.blockers.push({
-          rule: "preset-invalid",
-          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
-        });
-    }
-    const clusters = ctx.clusters?.value;
-    if (clusters) {
-      const wanted = options2.clusterName ?? experiment.cluster;
-      ctx.clusterName = wanted;
-      ctx.cluster = clusters.clusters[wanted];
-      if (!ctx.cluster) {
-        ctx.blockers.push({
-          rule: "cluster-unknown",
-          message: `cluster \`${wanted}\`${options2.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options2.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
-        });
-      }
-    }
-  }
-  if (experiment && ctx.cluster && ctx.base) {
-    const recordFile2 = posix3.join(
-      posix3.dirname(topologiesDir),
-      "experiments",
-      `${experiment.experiment_id}.json`
-    );
-    const recordText = await config.read(recordFile2);
-    if (recordText !== void 0) {
-      try {
-        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === "fitted") {
-          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
-          ctx.memoryModelFitted = true;
-        }
-      } catch {
-      }
-    }
-  }
-  for (const name of (await options2.files.list(dir) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix3.join(dir, name)) !== "candidate") continue;
-    const file = posix3.join(dir, name);
-    const text2 = await options2.files.read(file);
-    if (text2 === void 0) continue;
-    const checked2 = checkCandidate(text2, file);
-    const sibling = { file, stem: stemOf(file), checked: checked2 };
-    if (checked2.value && ctx.base) {
-      sibling.expanded = expandCandidate(ctx.base, checked2.value.topology);
-      sibling.hash = topologyHash(sibling.expanded);
-    }
-    ctx.candidates.set(sibling.stem, sibling);
-    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
-  }
-  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
-  if (overrideErrors[0]) {
-    ctx.blockers.push({
-      rule: "experiment-invalid",
-      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
-    });
-  }
-  return ctx;
-}
-function experimentIssues(ctx) {
-  if (!ctx.experiment)
-    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
-  const { loaded, value, issues } = ctx.experiment;
-  if (!value) return issues;
-  return [
-    ...experimentRuleIssues(loaded, value, {
-      clusters: ctx.clusters?.value,
-      clustersFile: ctx.clustersFile,
-      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
-      dirName: posix3.basename(ctx.dir)
-    }),
-    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
-  ];
-}
-function depthOf(ctx, stem) {
-  const known = ctx.depths.get(stem);
-  if (known !== void 0) return known;
-  const depth = chainLength(ctx, stem);
-  ctx.depths.set(stem, depth);
-  return depth;
-}
-function chainLength(ctx, stem) {
-  const seen = /* @__PURE__ */ new Set();
-  let depth = 0;
-  let current = ctx.candidates.get(stem);
-  while (current?.checked.value?.parent && !seen.has(current.stem)) {
-    seen.add(current.stem);
-    depth++;
-    current = ctx.candidates.get(current.checked.value.parent);
-  }
-  return depth;
-}
-async function validateCandidate(path, ctx, options2, fresh) {
-  const files = options2.files;
-  const stem = stemOf(path);
-  let own = ctx.candidates.get(stem);
-  if (!own || own.file !== path) {
-    const text2 = await files.read(path);
-    if (text2 === void 0) return { issues: [missing(path)] };
-    const checked2 = checkCandidate(text2, path);
-    own = { file: path, stem, checked: checked2 };
-    if (checked2.value && ctx.base) {
-      own.expanded = expandCandidate(ctx.base, checked2.value.topology);
-      own.hash = topologyHash(own.expanded);
-    }
-  }
-  const issues = [
-    ...own.checked.issues,
-    ...reservedNameIssues(own.checked),
-    ...sharedNameIssues(own.checked, path, fresh)
-  ];
-  if (ctx.blockers.length) {
-    for (const b2 of ctx.blockers) issues.push(fileIssue(path, b2.rule, b2.message));
-    return { issues };
-  }
-  const value = own.checked.value;
-  const experiment = ctx.experiment?.value;
-  const cluster = ctx.cluster;
-  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
-  const parentName = value.parent ?? void 0;
-  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
-  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
-  const ownNew = fresh.has(path);
-  const ownOrder = [depthOf(ctx, stem), stem];
-  const earlier = [];
-  for (const other of ctx.byHash.get(own.hash) ?? []) {
-    if (other.stem === stem) continue;
-    const otherNew = fresh.has(other.file);
-    const otherOrder = [depthOf(ctx, other.stem), other.stem];
-    const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
-    if (isEarlier)
-      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
-  }
-  issues.push(
-    ...candidateRuleIssues({
-      loaded: own.checked.loaded,
-      candidate: value,
-      stem,
-      expanded: own.expanded,
-      base: ctx.base,
-      baseName: experiment.base_topology,
-      experiment,
-      cluster,
-      clusterName: ctx.clusterName ?? experiment.cluster,
-      parent,
-      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
-      hash: own.hash,
-      earlier,
-      memoryModelFitted: ctx.memoryModelFitted === true,
-      allowUnmeasuredMemory: options2.allowUnmeasuredMemory === true
-    })
-  );
-  const summary = capacitySummary(own.expanded);
-  const details = {
-    name: value.name,
-    parent: value.parent ?? null,
-    experimentId: experiment.experiment_id,
-    cluster: ctx.clusterName ?? experiment.cluster,
-    baseTopology: experiment.base_topology,
-    basePreset: {
-      origin: ctx.preset?.origin ?? "shipped",
-      path: ctx.preset?.path ?? "",
-      overridesShipped: ctx.preset?.overridesShipped ?? false
-    },
-    hash: own.hash,
-    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
-    expanded: own.expanded,
-    base: ctx.base,
-    capacity: Object.entries(summary.byService).map(([service2, capacity2]) => ({
-      service: service2,
-      capacity: capacity2
-    })),
-    inFlight: summary.inFlight,
-    binding: summary.binding,
-    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
-    ...cluster.memory_model ? {
-      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
-      memoryModelFitted: ctx.memoryModelFitted === true
-    } : {},
-    gpuMemoryGiB: cluster.gpu_memory_gib,
-    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
-    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
-    experimentConfig: experiment,
-    clusterConfig: cluster
-  };
-  return { issues, candidate: details };
-}
-var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
-function reservedNameIssues(checked2) {
-  const name = checked2.value?.name;
-  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
-  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
-  return [
-    {
-      rule: "reserved-name",
-      severity: "error",
-      file: checked2.loaded.file,
-      ...checked2.loaded.locate(["name"]),
-      keyPath: "name",
-      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
-    }
-  ];
-}
-function sharedNameIssues(checked2, path, fresh) {
-  const stem = stemOf(path);
-  const topologies = posix3.dirname(posix3.dirname(path));
-  const others = [...fresh].filter(
-    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
-  );
-  if (!others.length) return [];
-  return [
-    {
-      rule: "shared-name",
-      severity: "error",
-      file: path,
-      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
-      keyPath: "name",
-      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
-    }
-  ];
-}
-function safeJobName(experimentId, name, expanded) {
-  try {
-    return jobName(experimentId, name, expanded);
-  } catch {
-    return "";
-  }
-}
-function toJsonReport(report) {
-  const strip = (i) => ({
-    rule: i.rule,
-    severity: i.severity,
-    line: i.line,
-    column: i.column,
-    key_path: i.keyPath,
-    message: i.message
-  });
-  const round2 = (x2) => Math.round(x2 * 100) / 100;
-  const candidate = (c) => ({
-    job_name: c.jobName,
-    base_preset: {
-      name: c.baseTopology,
-      origin: c.basePreset.origin,
-      overrides_shipped: c.basePreset.overridesShipped
-    },
-    capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
-    in_flight: c.inFlight,
-    binding: c.binding,
-    ...c.memory ? {
-      gpu_memory: c.memory.map((m2) => ({
-        gpu: m2.gpu,
-        predicted_gib: round2(m2.totalGiB),
-        capacity_gib: m2.capacityGiB,
-        fraction: round2(m2.fraction),
-        level: m2.level
-      })),
-      gpu_memory_measured: c.memoryModelFitted === true
-    } : {}
-  });
-  return {
-    files: report.files.map((f) => ({
-      path: f.path,
-      errors: f.errors.map(strip),
-      warnings: f.warnings.map(strip),
-      ...f.candidate ? { candidate: candidate(f.candidate) } : {}
-    }))
-  };
-}
-async function renderCandidateFile(path, options2) {
-  const { files } = await validateFiles([path], options2);
-  const report = files[0];
-  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
-  const c = report.candidate;
-  const submission = renderSubmission(
-    c.experimentConfig,
-    { name: c.name, expanded: c.expanded, base: c.base },
-    c.clusterConfig
-  );
-  return { report, submission };
-}
-
 // src/usecases/prepare.ts
 function withRunName(submission, runName) {
   const base = submission.jobName;
@@ -72208,110 +75293,6 @@ function withRunName(submission, runName) {
   const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k2, v2]) => [k2, v2?.split(base).join(runName)])) : void 0;
   return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
 }
-
-// src/cli/commands/validate.ts
-import { existsSync as existsSync2, readdirSync as readdirSync3, statSync } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join4, relative as relative2, resolve as resolve5 } from "node:path";
-var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
-function expandPaths(paths, cwd) {
-  const out = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync3(resolve5(cwd, dir), { withFileTypes: true }).sort(
-      (a, b2) => a.name.localeCompare(b2.name)
-    )) {
-      const child = join4(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) walk(child);
-      } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
-    }
-  };
-  for (const p of paths) {
-    const abs = resolve5(cwd, p);
-    if (!existsSync2(abs)) throw new ConfigError(`${p}: no such file or folder`);
-    if (statSync(abs).isDirectory()) walk(p);
-    else out.push(p);
-  }
-  return out;
-}
-function clustersFileOption(explicit, io) {
-  const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
-  if (file === void 0 || file === "") return void 0;
-  const abs = isAbsolute3(file) ? file : resolve5(io.cwd, file);
-  if (!existsSync2(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
-  return relative2(io.cwd, abs) || abs;
-}
-function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
-  const source = fileSystemSource(io.cwd);
-  const clustersFile = clustersFileOption(clusters, io);
-  return {
-    files: source,
-    config: source,
-    ...clustersFile ? { clustersFile } : {},
-    ...clusterName ? { clusterName } : {},
-    presets: presetOptionsFor(io),
-    ...allowUnmeasuredMemory ? { allowUnmeasuredMemory } : {}
-  };
-}
-function presetOptionsFor(io) {
-  const overrideDir = presetOverrideDir(io.env, io.cwd);
-  return overrideDir ? { overrideDir } : {};
-}
-function presetNotes(report) {
-  const notes = /* @__PURE__ */ new Map();
-  for (const f of report.files) {
-    const c = f.candidate;
-    if (!c || c.basePreset.origin === "shipped") continue;
-    notes.set(
-      c.experimentId,
-      `note: experiment ${c.experimentId}: base preset ${c.baseTopology} is ${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })}`
-    );
-  }
-  return [...notes.values()];
-}
-var validateCommand = {
-  name: "validate",
-  summary: "Validate candidate, experiment and cluster files",
-  help: {
-    synopsis: "topo validate <paths\u2026> [options]",
-    description: "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
-    options: [JSON_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
-    examples: [
-      "topo validate topologies",
-      "topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"
-    ]
-  },
-  async run(args, io) {
-    const parsed = parseOptions(validateCommand.help.options, args, io.env);
-    if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
-    const paths = expandPaths(parsed.positionals, io.cwd);
-    if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
-    const report = await validateFiles(
-      paths,
-      validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
-    );
-    if (flag(parsed, "json")) {
-      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}
-`);
-    } else {
-      for (const file of report.files) {
-        for (const issue of [...file.errors, ...file.warnings].sort(
-          (a, b2) => a.line - b2.line || a.column - b2.column
-        )) {
-          io.stdout(`${formatIssue(issue)}
-`);
-        }
-      }
-      for (const note of presetNotes(report)) io.stdout(`${note}
-`);
-      const bad = report.files.filter((f) => f.errors.length).length;
-      io.stdout(
-        `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
-`
-      );
-    }
-    return report.errorCount > 0 ? EXIT.findings : EXIT.ok;
-  }
-};
 
 // src/cli/commands/submit.ts
 async function candidateOnCluster(args, io, options2, purpose = "submit") {
@@ -72526,7 +75507,7 @@ function cells(row) {
 }
 function renderTable(title, rows) {
   const body = rows.map(cells);
-  const widths = HEADERS.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const widths = HEADERS.map((h2, i) => Math.max(h2.length, ...body.map((r) => (r[i] ?? "").length)));
   const line = (r) => r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
   return [title, line(HEADERS), line(widths.map((w2) => "-".repeat(w2))), ...body.map(line)];
 }
@@ -72687,74 +75668,6 @@ function cell2(text2) {
   return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
 
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
-    },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
-  };
-}
-function stabilisedValue(run3) {
-  return run3.verdict?.projected_full_run?.value ?? run3.verdict?.value?.value ?? run3.stable_metrics?.seconds_per_rollout_full_run ?? null;
-}
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
-}
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
-}
-
 // src/record/apply.ts
 var STATUS = {
   accepted: "accepted",
@@ -72913,20 +75826,6 @@ function apply(record, outcome) {
   else next.runs.push(run3);
   next.current_best = updateBest(next, run3);
   return next;
-}
-
-// src/record/change.ts
-function hydraValue2(value) {
-  return value === void 0 ? "unset" : hydraValue(value);
-}
-function topologyChange(parent, candidate) {
-  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b2) => a.key.localeCompare(b2.key));
-  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
-}
-function describeChange(change, isBaseline) {
-  const entries = Object.entries(change ?? {});
-  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
-  return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
 }
 
 // src/report/svg.ts
@@ -73835,7 +76734,7 @@ function dedupe2(lines) {
 }
 
 // src/topology/init.ts
-var import_yaml3 = __toESM(require_dist(), 1);
+var import_yaml4 = __toESM(require_dist(), 1);
 import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { basename as basename2, dirname as dirname5, join as join6 } from "node:path";
 
@@ -73959,7 +76858,7 @@ var VALUED = {
   "time-min": void 0,
   wckey: void 0
 };
-var SHORT = Object.fromEntries(
+var SHORT2 = Object.fromEntries(
   Object.entries(VALUED).filter(([, s]) => s).map(([l3, s]) => [s, l3])
 );
 function applySbatch(settings, name, value, raw) {
@@ -74045,7 +76944,7 @@ function parseRunCommand(command) {
         applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
       } else {
         const letter = w2[1];
-        const long = SHORT[letter];
+        const long = SHORT2[letter];
         if (!long) {
           sbatch.ignored.push(w2);
           continue;
@@ -74295,10 +77194,10 @@ ${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
   return { experiment, baseline, notes };
 }
 function toYaml(value, header2) {
-  const doc = new import_yaml3.Document(value);
-  (0, import_yaml3.visit)(doc, {
+  const doc = new import_yaml4.Document(value);
+  (0, import_yaml4.visit)(doc, {
     Seq(_2, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
     }
   });
   doc.commentBefore = header2;
@@ -74570,7 +77469,7 @@ async function reconcile(ports, options2 = {}) {
       report.candidates.push(...await writePull(ports, pr, plans, pulls));
     } catch (e) {
       report.errors.push(`#${pr}: ${e.message}`);
-      report.candidates.push(...plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, false, p.cancelled)));
+      report.candidates.push(...plans.map((p) => outcomeOf2(p.pass, p.o.c, p.view, false, p.cancelled)));
     }
   }
   return report;
@@ -74646,18 +77545,18 @@ async function listJobs(ports, id) {
 }
 async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
   const maxParallel = exp.experiment.max_parallel ?? 3;
-  let live2 = new Set(allJobs.filter((j2) => LIVE.has(j2.state)).map((j2) => j2.name)).size;
+  let live3 = new Set(allJobs.filter((j2) => LIVE.has(j2.state)).map((j2) => j2.name)).size;
   const submitted = /* @__PURE__ */ new Map();
   const refused = /* @__PURE__ */ new Set();
   for (const c of [...candidates].sort(byRequest)) {
-    if (live2 >= maxParallel) break;
+    if (live3 >= maxParallel) break;
     if (!c.requested || jobByRun.has(c.runName)) continue;
     const r = await ports.submit(exp, c);
     if (r && "refused" in r) refused.add(c);
     if (!r || "refused" in r) continue;
     submitted.set(c.runName, r.jobId);
     jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
-    live2++;
+    live3++;
     if (c.request)
       await ports.lifecycle?.recordRun(c.pr, c.request.id, {
         jobId: r.jobId,
@@ -74878,9 +77777,9 @@ async function writePull(ports, pr, plans, pulls) {
         o.c.request.id,
         finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
-  return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
+  return plans.map((p) => outcomeOf2(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
 }
-function outcomeOf(pass, c, view, changed, cancelled) {
+function outcomeOf2(pass, c, view, changed, cancelled) {
   return {
     experimentId: pass.id,
     candidate: c.candidate,
@@ -75012,7 +77911,7 @@ function gpuInput(pass, o, stopped) {
   const gpus = pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? pass.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
   return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
 }
-function compareCandidate(exp, c, observation, context3 = {}) {
+function compareCandidate(exp, c, observation, context4 = {}) {
   const comparisons = [];
   if (exp.best && exp.best.name !== c.candidate)
     comparisons.push(
@@ -75022,12 +77921,12 @@ function compareCandidate(exp, c, observation, context3 = {}) {
     comparisons.push(
       compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
     );
-  const ref = context3.reference;
+  const ref = context4.reference;
   if (ref?.live && ref.name !== c.candidate)
     comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
   if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  const decision = decisionOf(exp, c, observation, context4);
+  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
   return comparisons;
 }
 function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
@@ -75101,2459 +78000,6 @@ function slurmMonitorPort(slurm, knownExperimentIds = []) {
     },
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
-}
-
-// src/usecases/suggest.ts
-var import_yaml4 = __toESM(require_dist(), 1);
-import { posix as posix4 } from "node:path";
-
-// src/record/validate.ts
-var import__2 = __toESM(require__(), 1);
-
-// topologies/schema/record.schema.json
-var record_schema_default = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://alpasim-topo.local/schema/record.schema.json",
-  title: "ExperimentRecord",
-  description: "experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.",
-  type: "object",
-  additionalProperties: false,
-  required: ["schema_version", "experiment_id", "objective", "fixed_inputs", "current_best", "runs"],
-  properties: {
-    schema_version: { const: 1, description: "Bumped on an incompatible change of this schema." },
-    experiment_id: {
-      type: "string",
-      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
-      maxLength: 80,
-      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
-    },
-    objective: { type: "string", minLength: 1 },
-    command: {
-      type: ["string", "null"],
-      maxLength: 8e3,
-      description: "The full AlpaSim run command the experiment started from."
-    },
-    fixed_inputs: { $ref: "#/$defs/fixedInputs" },
-    current_best: { $ref: "#/$defs/currentBest" },
-    runs: {
-      type: "array",
-      description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
-      items: { $ref: "#/$defs/run" }
-    },
-    report: {
-      type: ["object", "null"],
-      additionalProperties: false,
-      description: "Set by /topo conclude: where the final report lives.",
-      required: ["path"],
-      properties: {
-        path: { type: "string" },
-        concluded_at: { type: ["string", "null"] }
-      }
-    }
-  },
-  $defs: {
-    fixedInputs: {
-      title: "RecordFixedInputs",
-      type: "object",
-      additionalProperties: false,
-      required: ["deploy", "driver", "base_topology"],
-      properties: {
-        deploy: { type: "string" },
-        driver: { type: "string" },
-        base_topology: { type: "string", description: "topology=<preset>" },
-        cluster: { type: ["string", "null"], description: "Cluster name in topologies/clusters.yaml." },
-        scenes: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            scene_ids: { type: ["array", "null"], items: { type: "string" } },
-            test_suite_id: { type: ["string", "null"] },
-            scene_count: { type: ["integer", "null"] }
-          }
-        },
-        cameras: { type: ["string", "null"] },
-        control_timestep_us: { type: ["integer", "null"] },
-        simulation_duration_s: { type: ["number", "null"] },
-        rollouts_per_scene: { type: ["integer", "null"] },
-        git_commit: { type: ["string", "null"] },
-        remote_checkout: { type: ["string", "null"] },
-        overrides: { type: "array", items: { type: "string" } },
-        telemetry: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            prometheus_url: { type: ["string", "null"] },
-            grafana_url: { type: ["string", "null"] },
-            file_sd_source: { type: ["string", "null"] }
-          }
-        },
-        slurm: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            account: { type: ["string", "null"] },
-            partition: { type: ["string", "null"] },
-            gpus_per_node: { type: ["integer", "null"] },
-            walltime: { type: ["string", "null"] }
-          }
-        }
-      }
-    },
-    currentBest: {
-      title: "CurrentBest",
-      type: "object",
-      additionalProperties: false,
-      required: ["topology", "stabilized_seconds_per_rollout_full_run", "decision_reasoning"],
-      properties: {
-        topology: {
-          type: ["string", "null"],
-          description: "The best accepted candidate's name (null before the first acceptance)."
-        },
-        run_name: { type: ["string", "null"] },
-        stabilized_seconds_per_rollout_full_run: { type: ["number", "null"] },
-        decision_reasoning: { type: ["string", "null"] }
-      }
-    },
-    runTopology: {
-      title: "RunTopology",
-      type: "object",
-      additionalProperties: false,
-      required: ["base"],
-      properties: {
-        base: { type: "string", description: "topology=<preset> the block is applied over." },
-        hash: {
-          type: ["string", "null"],
-          pattern: "^[0-9a-f]{8,64}$",
-          description: "hash8 of the normalised, fully expanded topology (as in the run name)."
-        },
-        block: {
-          oneOf: [{ type: "null" }, { $ref: "topology.schema.json" }],
-          description: "The candidate's topology block as written in its YAML file."
-        },
-        file: { type: ["string", "null"], description: "topologies/<experiment>/<candidate>.yaml" }
-      }
-    },
-    skillReflection: {
-      title: "SkillReflection",
-      type: "object",
-      additionalProperties: false,
-      required: ["topic", "learning"],
-      properties: {
-        topic: {
-          enum: ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"]
-        },
-        learning: { type: "string", minLength: 1 },
-        suggested_skill_update: { type: ["string", "null"] },
-        source: {
-          type: ["string", "null"],
-          description: "Where it came from: a comment URL, or 'pull request body'."
-        },
-        author: { type: ["string", "null"] }
-      }
-    },
-    decision: {
-      title: "Decision",
-      type: "object",
-      additionalProperties: false,
-      required: ["outcome"],
-      properties: {
-        outcome: { enum: ["pending", "accept", "reject"] },
-        reason: { type: ["string", "null"] },
-        next: { type: ["string", "null"] }
-      }
-    },
-    run: {
-      title: "RecordRun",
-      type: "object",
-      additionalProperties: false,
-      required: ["name", "status", "decision"],
-      properties: {
-        name: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
-          description: "Candidate name."
-        },
-        parent: { type: ["string", "null"] },
-        run_name: {
-          type: ["string", "null"],
-          description: "topo-<experiment_id>-<candidate>-<hash8>: Slurm job name and metrics run_name."
-        },
-        job_id: { type: ["string", "null"] },
-        run_dir: { type: ["string", "null"] },
-        topology: { $ref: "#/$defs/runTopology" },
-        status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
-        hypothesis: { type: ["string", "null"] },
-        expected_effect: { type: ["string", "null"] },
-        prediction: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
-          description: "Predicted (topo suggest) against measured seconds per rollout."
-        },
-        change: {
-          type: "object",
-          description: "Topology keys changed against the parent: key -> 'old -> new'.",
-          additionalProperties: { type: "string" }
-        },
-        verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
-        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
-        stable_metrics: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
-          description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
-        },
-        failures: { type: "array", items: { $ref: "metrics.schema.json#/$defs/failure" } },
-        decision: { $ref: "#/$defs/decision" },
-        skill_reflections: { type: "array", items: { $ref: "#/$defs/skillReflection" } },
-        pull_request: {
-          type: ["object", "null"],
-          additionalProperties: false,
-          required: ["number"],
-          properties: {
-            number: { type: "integer", minimum: 1 },
-            url: { type: ["string", "null"] },
-            merge_commit_sha: { type: ["string", "null"] }
-          }
-        },
-        recorded_at: { type: ["string", "null"], description: "When the pull request was closed." }
-      }
-    }
-  }
-};
-
-// src/record/validate.ts
-var RecordError = class extends Error {
-  constructor(file, problems) {
-    super(`${file}: ${problems.length === 1 ? problems[0] : `
-  - ${problems.join("\n  - ")}`}`);
-    this.file = file;
-    this.problems = problems;
-    this.name = "RecordError";
-  }
-  file;
-  problems;
-};
-var compiled2;
-function validators() {
-  if (!compiled2) {
-    const ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
-    ajv2.addSchema(topology_schema_default);
-    ajv2.addSchema(metrics_schema_default);
-    ajv2.addSchema(record_schema_default);
-    compiled2 = {
-      record: ajv2.getSchema(record_schema_default.$id),
-      observation: ajv2.getSchema(metrics_schema_default.$id)
-    };
-  }
-  return compiled2;
-}
-function describe(errors) {
-  const list = (errors ?? []).filter((e) => e.keyword !== "oneOf" && e.keyword !== "if");
-  const lines = list.map((e) => {
-    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(top level)";
-    if (e.keyword === "additionalProperties")
-      return `${at}: unknown key "${e.params.additionalProperty}"`;
-    if (e.keyword === "enum")
-      return `${at}: must be one of ${e.params.allowedValues.map((v2) => JSON.stringify(v2)).join(", ")}`;
-    return `${at}: ${e.message}`;
-  });
-  return [...new Set(lines)].slice(0, 20);
-}
-function recordProblems(value) {
-  const validate2 = validators().record;
-  if (!validate2(value)) return describe(validate2.errors);
-  const record = value;
-  const problems = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run3 of record.runs) {
-    if (seen.has(run3.name))
-      problems.push(`runs: candidate "${run3.name}" appears twice (runs are keyed by name)`);
-    seen.add(run3.name);
-  }
-  const best = record.current_best.topology;
-  if (best && !seen.has(best))
-    problems.push(
-      `current_best.topology: "${best}" is not one of the runs (${[...seen].join(", ") || "none"})`
-    );
-  return problems;
-}
-function parseRecord(text2, file) {
-  let value;
-  try {
-    value = JSON.parse(text2);
-  } catch (error) {
-    const message2 = error instanceof Error ? error.message : String(error);
-    throw new RecordError(file, [
-      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
-    ]);
-  }
-  const problems = recordProblems(value);
-  if (problems.length) {
-    throw new RecordError(file, [
-      ...problems.map((p) => `does not match topologies/schema/record.schema.json: ${p}`),
-      "the record was not overwritten; fix it (or restore it from git history) and re-run"
-    ]);
-  }
-  return value;
-}
-function serializeRecord(record) {
-  const problems = recordProblems(record);
-  if (problems.length) throw new RecordError("record (before writing)", problems);
-  return `${JSON.stringify(record, null, 2)}
-`;
-}
-
-// src/suggest/evidence.ts
-var SATURATED_UTILISATION = 90;
-function secondsPerRollout(run3) {
-  const o = run3.observation;
-  const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
-}
-function isService(name) {
-  return SERVICES.includes(name);
-}
-function queueReadings(run3) {
-  const out = {};
-  const byService = run3.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
-  for (const [name, q2] of Object.entries(byService)) {
-    if (!isService(name)) continue;
-    out[name] = { max: q2.worker_max ?? 0, min: q2.worker_min ?? 0 };
-  }
-  return out;
-}
-var HIGH_QUEUE = 4;
-function bottleneckFromQueues(queues) {
-  const entries = Object.entries(queues);
-  if (entries.length === 0)
-    return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
-  entries.sort((a, b2) => b2[1].max - a[1].max);
-  const [top, second] = entries;
-  const text2 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
-  if (!top || top[1].max < HIGH_QUEUE) {
-    return {
-      kind: "not-enough-load",
-      evidence: [`queue-depth max low everywhere (${text2})`],
-      confidence: "medium"
-    };
-  }
-  if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
-    return {
-      kind: "total-capacity-too-high",
-      evidence: [`queue-depth max high on several services (${text2})`],
-      confidence: "medium"
-    };
-  }
-  return {
-    kind: "service",
-    service: top[0],
-    evidence: [
-      `queue-depth max ${top[0]} ${top[1].max} vs ${second ? `${second[0]} ${second[1].max}` : "no other"}`
-    ],
-    confidence: "medium"
-  };
-}
-function readEvidence(run3) {
-  const m2 = run3.observation?.stable_metrics;
-  const queues = queueReadings(run3);
-  const given = m2?.bottleneck;
-  const bottleneck = given && given.kind !== "unknown" ? given : bottleneckFromQueues(queues);
-  const gpus = /* @__PURE__ */ new Map();
-  for (const [index, usage] of Object.entries(m2?.resource_usage?.gpu_by_index ?? {})) {
-    const gpu = Number(index);
-    if (!Number.isInteger(gpu)) continue;
-    gpus.set(gpu, {
-      utilisation: usage.utilization_percent?.mean ?? void 0,
-      memoryGiB: usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean ?? void 0,
-      totalGiB: usage.memory_total_gb ?? void 0
-    });
-  }
-  const maxima = Object.values(queues).map((q2) => q2.max);
-  const top = maxima.length ? Math.max(...maxima) : 0;
-  const queued = Object.entries(queues).filter(([, q2]) => q2.max >= HIGH_QUEUE && q2.max >= top / 2).map(([s]) => s);
-  const utilisations = [...gpus.values()].map((g) => g.utilisation).filter((u) => typeof u === "number");
-  const cpuGroups = Object.values(m2?.resource_usage?.process_cpu_utilization_percent_by_group ?? {});
-  const cpuPercents = cpuGroups.map((g) => g.max ?? g.mean).filter((v2) => typeof v2 === "number" && Number.isFinite(v2));
-  return {
-    ...cpuPercents.length ? { cpuBusyCores: cpuPercents.reduce((a, b2) => a + b2, 0) / 100 } : {},
-    saturated: utilisations.length > 0 && utilisations.every((u) => u >= SATURATED_UTILISATION),
-    secondsPerRollout: secondsPerRollout(run3),
-    bottleneck,
-    queues,
-    idleFraction: m2?.runtime_idle_fraction ?? void 0,
-    gpus,
-    queued
-  };
-}
-function queueSentence(evidence, service2) {
-  const own = evidence.queues[service2];
-  if (!own) return "";
-  const others = Object.entries(evidence.queues).filter(([s]) => s !== service2).sort((a, b2) => b2[1].max - a[1].max);
-  const next = others[0];
-  return `${service2} queue-depth max ${fmt2(own.max)} vs ${next ? `${next[0]} ${fmt2(next[1].max)}` : "no other service"}`;
-}
-function fmt2(value, digits = 2) {
-  return Number.isInteger(value) ? String(value) : value.toFixed(digits).replace(/\.?0+$/, "");
-}
-
-// src/suggest/moves.ts
-var NO_REPLICAS = ["renderer"];
-function retarget(t, svc, target, spreadOver = instances(t, svc)) {
-  const before = concurrency(t, svc);
-  const after = Math.max(1, Math.ceil(target / spreadOver));
-  setConcurrency(t, svc, after);
-  if (svc === "renderer" || svc === "physics") {
-    const cache = cacheSize(t, svc);
-    if (cache !== void 0 && after !== before) {
-      setCacheSize(t, svc, Math.max(after + 1, Math.ceil(cache * (after + 1) / (before + 1))));
-    }
-  }
-}
-function fits(t, ctx) {
-  return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
-}
-function freestGpu(t, svc, evidence, ctx, target = inFlight(t), finalInstances) {
-  const current = gpusOf(t, svc) ?? [];
-  const options2 = [];
-  for (let gpu = 0; gpu < ctx.gpusPerNode; gpu++) {
-    const trial = clone2(t);
-    setGpus(trial, svc, [...current, gpu]);
-    retarget(trial, svc, target, finalInstances);
-    const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
-    options2.push({
-      gpu,
-      fitsNow: fits(trial, ctx) ? 0 : 1,
-      own: current.filter((g) => g === gpu).length,
-      util: evidence.gpus.get(gpu)?.utilisation ?? 0,
-      fraction
-    });
-  }
-  const bucket = (u) => Math.floor(u / 10);
-  options2.sort(
-    (a, b2) => bucket(a.util) - bucket(b2.util) || a.own - b2.own || a.fitsNow - b2.fitsNow || a.fraction - b2.fraction || a.gpu - b2.gpu
-  );
-  return options2[0]?.gpu;
-}
-function overLimit(t, ctx) {
-  return ctx.predict(t).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b2) => b2.gib - a.gib);
-}
-function idleService(evidence, svc) {
-  const q2 = evidence.queues[svc]?.max;
-  const top = Math.max(0, ...Object.values(evidence.queues).map((v2) => v2?.max ?? 0));
-  return q2 !== void 0 && (q2 <= 2 || q2 < 0.25 * top);
-}
-function makeRoom(t, keep, evidence, ctx) {
-  let current = clone2(t);
-  const notes = [];
-  const target = inFlight(t);
-  for (let step = 0; step < 12; step++) {
-    const over = overLimit(current, ctx);
-    if (over.length === 0) return { topology: current, notes: coalesce(t, current, notes) };
-    const gpu = over[0].gpu;
-    const before = over[0].gib;
-    const onGpu = activeServices(current).filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu)).sort((a, b2) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b2]?.max ?? 0));
-    const gibOn = (trial) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
-    const options2 = [];
-    for (const svc of onGpu) {
-      const r = replicas(current, svc);
-      if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
-      const trial = clone2(current);
-      const fewer = Math.max(1, Math.floor(r * 3 / 4));
-      setReplicas(trial, svc, fewer);
-      retarget(trial, svc, target);
-      const saved = before - gibOn(trial);
-      if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
-        options2.push({
-          topology: trial,
-          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt2(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
-          rank: 0,
-          saved
-        });
-      }
-    }
-    const headroom = ctx.predict(current);
-    const fraction = (g) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
-    const targets = [...Array(ctx.gpusPerNode).keys()].filter((g) => g !== gpu).sort((a, b2) => fraction(a) - fraction(b2));
-    for (const svc of onGpu) {
-      const gpus = gpusOf(current, svc) ?? [];
-      for (const to of targets) {
-        const trial = clone2(current);
-        const moved = [...gpus];
-        moved.splice(moved.indexOf(gpu), 1, to);
-        setGpus(trial, svc, moved);
-        const destination = ctx.predict(trial).find((p) => p.gpu === to);
-        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
-        options2.push({
-          topology: trial,
-          note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
-          rank: 1,
-          saved: before - gibOn(trial)
-        });
-        break;
-      }
-    }
-    options2.sort((a, b2) => a.rank - b2.rank || b2.saved - a.saved);
-    const next = options2.find((o) => o.saved > 0);
-    if (!next) return void 0;
-    current = next.topology;
-    notes.push(next.note);
-  }
-  return overLimit(current, ctx).length === 0 ? { topology: current, notes: coalesce(t, current, notes) } : void 0;
-}
-function coalesce(from, to, notes) {
-  const out = [];
-  const shrunk = /* @__PURE__ */ new Set();
-  for (const note of notes) {
-    const m2 = /^(\w+) replicas_per_container \d+ → \d+ (\(.*\))$/.exec(note);
-    if (!m2) {
-      out.push(note);
-      continue;
-    }
-    const svc = m2[1];
-    if (shrunk.has(svc)) continue;
-    shrunk.add(svc);
-    out.push(`${svc} replicas_per_container ${replicas(from, svc)} \u2192 ${replicas(to, svc)} ${m2[2]}`);
-  }
-  return out;
-}
-function pct3(value) {
-  return `${Math.round(value * 100)}%`;
-}
-function changeText(key, from, to) {
-  return from === to ? "" : `${key} ${from ?? "unset"} \u2192 ${to ?? "unset"}`;
-}
-function bottleneckWords(evidence, svc) {
-  const queue = queueSentence(evidence, svc);
-  const named = evidence.bottleneck.service === svc;
-  return `${queue || `${svc} has the deepest queue`}: ${svc} is the bottleneck${named ? ` (confidence ${evidence.bottleneck.confidence})` : ""}`;
-}
-function scaleBottleneck(parent, svc, evidence, ctx) {
-  const moves = [];
-  const target = inFlight(parent);
-  const why = bottleneckWords(evidence, svc);
-  const before = instances(parent, svc);
-  const beforeConc = concurrency(parent, svc);
-  const describe2 = (t, how) => {
-    const after = instances(t, svc);
-    const gain = 1 - before / after;
-    const parts = [
-      how,
-      changeText("n_concurrent_rollouts", beforeConc, concurrency(t, svc)),
-      changeText("capacity", capacity(parent, svc), capacity(t, svc))
-    ].filter(Boolean);
-    return {
-      change: `${svc}: ${parts.join("; ")}`,
-      hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct3(gain)} while ${svc} stays the limit, less once another service binds.`
-    };
-  };
-  const gpus = gpusOf(parent, svc);
-  if (gpus) {
-    for (const add of [.../* @__PURE__ */ new Set([1, Math.max(2, gpus.length)])]) {
-      const t = clone2(parent);
-      const placed = [];
-      for (let i = 0; i < add; i++) {
-        const gpu = freestGpu(t, svc, evidence, ctx, target, (gpus.length + add) * replicas(t, svc));
-        if (gpu === void 0) break;
-        setGpus(t, svc, [...gpusOf(t, svc) ?? [], gpu]);
-        placed.push(gpu);
-      }
-      if (placed.length < add) continue;
-      retarget(t, svc, target);
-      const repeated = placed.some((g) => gpus.includes(g));
-      moves.push({
-        kind: "scale-bottleneck",
-        service: svc,
-        topology: t,
-        priority: (add === 1 ? 0.95 : 0.9) * (evidence.saturated ? 0.7 : 1),
-        ...describe2(
-          t,
-          `${containers(parent, svc)} \u2192 ${containers(t, svc)} containers (new on GPU ${placed.join(", ")}${repeated && svc === "renderer" ? ", a repeated GPU entry" : ""})`
-        )
-      });
-    }
-  }
-  if (!NO_REPLICAS.includes(svc)) {
-    const r = replicas(parent, svc);
-    for (const next of [.../* @__PURE__ */ new Set([r + 1, Math.ceil(r * 1.5)])]) {
-      const t = clone2(parent);
-      setReplicas(t, svc, next);
-      retarget(t, svc, target);
-      moves.push({
-        kind: "scale-bottleneck",
-        service: svc,
-        topology: t,
-        priority: (gpus ? 0.85 : 0.95) * (evidence.saturated && gpus ? 0.7 : 1),
-        ...describe2(t, `replicas_per_container ${r} \u2192 ${next}`)
-      });
-    }
-  }
-  return moves;
-}
-function raiseWorkers(parent, evidence, ctx) {
-  const idle = evidence.idleFraction;
-  const runtimeBound = evidence.bottleneck.kind === "runtime-bound";
-  if (!runtimeBound && (idle === void 0 || idle >= RUNTIME_IDLE.low)) return [];
-  const n = nrWorkers(parent);
-  const busy = idle === void 0 ? 0.5 : 1 - idle;
-  const aim = 1 - (RUNTIME_IDLE.target[0] + RUNTIME_IDLE.target[1]) / 2;
-  const limit = Math.max(1, Math.min(inFlight(parent), Math.floor(ctx.cpusPerNode / 2)));
-  const spare = evidence.cpuBusyCores === void 0 ? Number.POSITIVE_INFINITY : Math.floor(ctx.cpusPerNode * 0.9 - evidence.cpuBusyCores);
-  const next = Math.min(limit, n + Math.max(0, spare), Math.max(n + 1, Math.ceil(n * busy / aim)));
-  if (next <= n) return [];
-  const t = clone2(parent);
-  t.runtime ??= {};
-  t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct3(idle)} < ${pct3(RUNTIME_IDLE.low)}`;
-  return [
-    {
-      kind: "raise-workers",
-      topology: t,
-      priority: 0.93,
-      change: `runtime.nr_workers ${n} \u2192 ${next}`,
-      hypothesis: `${idleText}: the runtime's event loop is the contention point, so spreading the ${inFlight(parent)} rollouts over ${next} workers lets it accept service results sooner.`,
-      expectedEffect: `runtime idle fraction up toward 70-80%; RPC blocking p95 and seconds per rollout down; services' queue depths unchanged or higher.`
-    }
-  ];
-}
-function scaleTotal(parent, factor) {
-  const now = inFlight(parent);
-  const target = Math.max(1, Math.round(now * factor));
-  if (target === now) return void 0;
-  const t = clone2(parent);
-  for (const svc of activeServices(t)) retarget(t, svc, target);
-  return inFlight(t) === now ? void 0 : t;
-}
-function lowerTotal(parent, evidence) {
-  const several = evidence.bottleneck.kind === "total-capacity-too-high" || evidence.queued.length >= 2;
-  if (!several) return [];
-  const t = scaleTotal(parent, 0.75);
-  if (!t) return [];
-  const queues = evidence.queued.map((s) => `${s} ${fmt2(evidence.queues[s]?.max ?? 0)}`).join(", ");
-  return [
-    {
-      kind: "lower-total",
-      topology: t,
-      priority: evidence.bottleneck.kind === "total-capacity-too-high" ? 0.92 : 0.7,
-      change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts lowered, caches with them)`,
-      hypothesis: `queue-depth max high on several services (${queues || evidence.bottleneck.evidence.join("; ")}): total capacity is higher than the services can serve, so rollouts only wait longer.`,
-      expectedEffect: `queue depths fall on every service at about the same seconds per rollout or better; smaller caches free GPU memory for the next move.`
-    }
-  ];
-}
-function raiseTotal(parent, evidence) {
-  const lowLoad = evidence.bottleneck.kind === "not-enough-load";
-  if (!lowLoad && !evidence.saturated) return [];
-  const moves = [];
-  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt2(q2?.max ?? 0)}`).join(", ");
-  const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
-  for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
-    const t = scaleTotal(parent, factor);
-    if (!t) continue;
-    moves.push({
-      kind: "raise-total",
-      topology: t,
-      priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
-      change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
-      hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct3(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
-    });
-  }
-  return moves;
-}
-function rebalance(parent) {
-  const now = inFlight(parent);
-  const t = clone2(parent);
-  const changed = [];
-  for (const svc of activeServices(t)) {
-    if (capacity(t, svc) > now * 1.25) {
-      const before = capacity(t, svc);
-      retarget(t, svc, now);
-      if (capacity(t, svc) < before) changed.push(`${svc} ${before} \u2192 ${capacity(t, svc)}`);
-    }
-  }
-  if (changed.length === 0) return [];
-  return [
-    {
-      kind: "rebalance",
-      topology: t,
-      priority: 0.5,
-      change: `capacities lowered to the ${now} rollouts in flight: ${changed.join(", ")}`,
-      hypothesis: `capacities differ by more than 25% (${changed.join(", ")} against ${now} in flight): the excess is never used but costs cache memory.`,
-      expectedEffect: `same seconds per rollout, less GPU memory on the rebalanced services' GPUs.`
-    }
-  ];
-}
-function resizeCaches(parent) {
-  const t = clone2(parent);
-  const changed = [];
-  for (const svc of ["renderer", "physics"]) {
-    if (!activeServices(t).includes(svc)) continue;
-    const want = concurrency(t, svc) + 1;
-    const have = cacheSize(t, svc);
-    if (have !== void 0 && have < want) {
-      setCacheSize(t, svc, want);
-      changed.push(`${svc === "renderer" ? "nre_cache_size" : "physics_cache_size"} ${have} \u2192 ${want}`);
-    }
-  }
-  if (changed.length === 0) return [];
-  return [
-    {
-      kind: "resize-caches",
-      topology: t,
-      priority: 0.4,
-      change: changed.join(", "),
-      hypothesis: `cache sizes below n_concurrent_rollouts + 1 (${changed.join(", ")}): a cache smaller than the rollouts it serves reloads scenes (~10 s each).`,
-      expectedEffect: `fewer scene loads; seconds per rollout equal or better, at the cost of the added scenes' GPU memory.`
-    }
-  ];
-}
-function placeFree(parent, svc, evidence, ctx) {
-  const gpus = gpusOf(parent, svc);
-  if (!gpus || evidence.gpus.size === 0) return [];
-  const util = (g) => evidence.gpus.get(g)?.utilisation ?? 0;
-  const busiest = [...new Set(gpus)].sort((a, b2) => util(b2) - util(a))[0];
-  if (busiest === void 0) return [];
-  const without = clone2(parent);
-  const rest = [...gpus];
-  rest.splice(rest.indexOf(busiest), 1);
-  if (rest.length === 0) return [];
-  setGpus(without, svc, rest);
-  const target = freestGpu(without, svc, evidence, ctx, inFlight(parent));
-  if (target === void 0 || target === busiest || util(busiest) - util(target) < 30) return [];
-  const t = clone2(without);
-  setGpus(t, svc, [...rest, target]);
-  return [
-    {
-      kind: "place-free",
-      service: svc,
-      topology: t,
-      priority: 0.6,
-      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target}`,
-      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target} runs at ${Math.round(util(target))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
-      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target}; ${svc} RPC p95 and seconds per rollout down.`
-    }
-  ];
-}
-function movesFor(parent, evidence, ctx) {
-  return rawMoves(parent, evidence, ctx).map((move) => {
-    if (overLimit(move.topology, ctx).length === 0) return move;
-    const room = makeRoom(move.topology, move.service, evidence, ctx);
-    if (!room) return move;
-    const how = room.notes.join("; ");
-    return {
-      ...move,
-      topology: room.topology,
-      change: `${move.change}; to stay under ${Math.round(ctx.memoryLimit * 100)}% GPU memory: ${how}`,
-      hypothesis: `${move.hypothesis} Memory is made by ${how}.`
-    };
-  });
-}
-function rawMoves(parent, evidence, ctx) {
-  const moves = [];
-  const active = activeServices(parent);
-  const b2 = evidence.bottleneck;
-  const bottleneck = b2.kind === "service" && b2.service && active.includes(b2.service) ? b2.service : void 0;
-  if (bottleneck) {
-    moves.push(...scaleBottleneck(parent, bottleneck, evidence, ctx));
-    moves.push(...placeFree(parent, bottleneck, evidence, ctx));
-  }
-  moves.push(...raiseWorkers(parent, evidence, ctx));
-  moves.push(...lowerTotal(parent, evidence));
-  moves.push(...raiseTotal(parent, evidence));
-  moves.push(...rebalance(parent));
-  moves.push(...resizeCaches(parent));
-  const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b22) => b22[1].max - a[1].max);
-  for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
-    const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
-    for (const m2 of scaleBottleneck(parent, svc, evidence, ctx)) {
-      moves.push({
-        ...m2,
-        priority: m2.priority * (bottleneck ? 0.5 : 0.65),
-        hypothesis: `${why}. ${m2.hypothesis.slice(m2.hypothesis.indexOf(". ") + 2)}`
-      });
-    }
-  }
-  return moves;
-}
-
-// src/suggest/fit-memory.ts
-var TOTAL_STEPS = [1, 7 / 8, 3 / 4, 5 / 8, 1 / 2, 3 / 8, 1 / 4, 1 / 8];
-var REPLICA_STEPS = [1, 3 / 4, 1 / 2, 1 / 4];
-var peakOf = (ps) => ps.reduce((a, b2) => b2.gib > a.gib ? b2 : a, { gpu: -1, gib: 0, fraction: 0 });
-function fitInMemory(input, count2 = 1) {
-  const limit = GPU_MEMORY_LIMITS.error * input.gpuMemoryGiB;
-  const failed = input.failed;
-  const onGpu = activeServices(failed).filter((s) => gpusOf(failed, s) !== null && replicas(failed, s) > 1);
-  const total = inFlight(failed);
-  const found = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const keepTotal of TOTAL_STEPS) {
-    for (const keepReplicas of REPLICA_STEPS) {
-      if (keepReplicas < 1 && onGpu.length === 0) continue;
-      const t = clone2(failed);
-      const target = Math.max(1, Math.round(total * keepTotal));
-      const changes = [];
-      for (const svc of onGpu) {
-        const r = replicas(t, svc);
-        const next = Math.max(1, Math.round(r * keepReplicas));
-        if (next !== r) {
-          setReplicas(t, svc, next);
-          changes.push(`${svc} replicas_per_container ${r} \u2192 ${next}`);
-        }
-      }
-      for (const svc of activeServices(t)) retarget(t, svc, target);
-      if (inFlight(t) !== total) changes.unshift(`rollouts in flight ${total} \u2192 ${inFlight(t)}`);
-      const key = JSON.stringify(t);
-      if (changes.length === 0 || seen.has(key)) continue;
-      seen.add(key);
-      const predicted = input.predict(t);
-      const peak = peakOf(predicted);
-      if (peak.gib > limit || input.problems(t).length > 0) continue;
-      const inst = activeServices(t).reduce((a, s) => a + instances(t, s), 0);
-      found.push({ t, flight: inFlight(t), inst, gib: peak.gib, change: changes.join(", ") });
-    }
-  }
-  found.sort((a, b2) => b2.flight - a.flight || b2.inst - a.inst || a.gib - b2.gib);
-  const picked = found.filter((f, i) => found.findIndex((g) => g.flight === f.flight) === i);
-  const before = peakOf(input.predict(failed));
-  return picked.slice(0, count2).map((f) => ({
-    topology: f.t,
-    change: f.change,
-    before,
-    after: peakOf(input.predict(f.t))
-  }));
-}
-
-// src/suggest/history.ts
-var SIGNIFICANT_GAIN = 0.01;
-function classifyChange(parent, child) {
-  const tags = [];
-  for (const svc of activeServices(child)) {
-    if (instances(child, svc) > instances(parent, svc)) tags.push(`scale-bottleneck:${svc}`);
-  }
-  if (nrWorkers(child) > nrWorkers(parent)) tags.push("raise-workers");
-  if (inFlight(child) < inFlight(parent)) tags.push("lower-total");
-  if (inFlight(child) > inFlight(parent)) tags.push("raise-total");
-  return tags;
-}
-function moveTag(kind, service2) {
-  return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service2}` : kind;
-}
-function outcomeOf2(run3, byName) {
-  if (run3.status === "failed" || run3.observation?.failure) return "failed";
-  const verdict = run3.observation?.comparison?.outcome;
-  if (verdict === "better") return "better";
-  if (verdict === "worse" || verdict === "indistinguishable") return "not-better";
-  const own = secondsPerRollout(run3);
-  const parent = run3.parent ? byName.get(run3.parent) : void 0;
-  const reference = parent ? secondsPerRollout(parent) : void 0;
-  if (own === void 0 || reference === void 0) return "unknown";
-  return own < reference * (1 - SIGNIFICANT_GAIN) ? "better" : "not-better";
-}
-function rounds(tried, maxParallel) {
-  const out = [];
-  for (const run3 of tried) {
-    if (!run3.parent) continue;
-    const last = out[out.length - 1];
-    if (last && last[0]?.parent === run3.parent && last.length < maxParallel) last.push(run3);
-    else out.push([run3]);
-  }
-  return out;
-}
-function stopForNoProgress(tried, patience, maxParallel) {
-  const byName = new Map(tried.map((r) => [r.name, r]));
-  const all = rounds(tried, maxParallel);
-  const finished = all.filter(
-    (round2) => round2.every((r) => r.status !== "pending" && r.status !== "running")
-  );
-  if (finished.length < patience) return void 0;
-  const recent = finished.slice(-patience);
-  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf2(r, byName)}`);
-  if (recent.some((round2) => round2.some((r) => outcomeOf2(r, byName) === "better"))) return void 0;
-  return {
-    stop: true,
-    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours`
-  };
-}
-
-// src/sim/layout.ts
-function cacheSize2(topology, svc) {
-  if (svc === "renderer") return topology.defines?.[CACHE_KEYS.renderer] ?? void 0;
-  if (svc === "physics") return topology.defines?.[CACHE_KEYS.physics] ?? DEFAULT_PHYSICS_CACHE_SIZE;
-  return void 0;
-}
-function layout(topology, profile) {
-  const services = [];
-  for (const svc of activeServices(topology)) {
-    const spec = topology.services?.[svc];
-    const gpus2 = Array.isArray(spec?.gpus) ? spec.gpus : [null];
-    const replicas2 = spec?.replicas_per_container ?? 1;
-    const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    const instances2 = [];
-    gpus2.forEach((gpu, container) => {
-      for (let r = 0; r < replicas2; r++) instances2.push({ service: svc, gpu, container });
-    });
-    const cache = cacheSize2(topology, svc);
-    services.push({
-      service: svc,
-      containers: gpus2.length,
-      replicasPerContainer: replicas2,
-      concurrency: concurrency2,
-      capacity: gpus2.length * replicas2 * concurrency2,
-      instances: instances2,
-      ...cache !== void 0 ? { cacheSize: cache } : {}
-    });
-  }
-  const inFlight2 = services.length ? Math.min(...services.map((s) => s.capacity)) : 0;
-  const gpus = [];
-  for (let g = 0; g < profile.gpu.count; g++) {
-    gpus.push({ gpu: g, totalGb: profile.gpu.memory_gb, usedGb: 0, parts: [], containers: 0 });
-  }
-  let hostMemoryGb = (profile.host.base_used_gb ?? 0) + (profile.runtime.memory_gb ?? 0) * nrWorkers2(topology);
-  for (const s of services) {
-    const cost = profile.services[s.service];
-    const perInstance = (cost.memory_gb ?? 0) + (s.cacheSize ?? 0) * (cost.scene_memory_gb ?? 0);
-    hostMemoryGb += (cost.host_memory_gb ?? 0) * s.instances.length;
-    const containersOn = /* @__PURE__ */ new Map();
-    const instancesOn = /* @__PURE__ */ new Map();
-    for (const inst of s.instances) {
-      if (inst.gpu === null) continue;
-      instancesOn.set(inst.gpu, (instancesOn.get(inst.gpu) ?? 0) + 1);
-    }
-    const spec = topology.services?.[s.service];
-    if (Array.isArray(spec?.gpus))
-      for (const g of spec.gpus) containersOn.set(g, (containersOn.get(g) ?? 0) + 1);
-    for (const [g, n] of instancesOn) {
-      const entry = gpus[g];
-      if (!entry) continue;
-      const gb = n * perInstance + (containersOn.get(g) ?? 0) * (profile.gpu.context_gb ?? 0);
-      entry.parts.push({ service: s.service, instances: n, gb });
-      entry.usedGb += gb;
-      entry.containers += containersOn.get(g) ?? 0;
-    }
-  }
-  return { services, inFlight: inFlight2, nrWorkers: nrWorkers2(topology), gpus, hostMemoryGb };
-}
-function nrWorkers2(topology) {
-  return Math.max(1, topology.runtime?.nr_workers ?? 1);
-}
-function predictedOom(l3) {
-  for (const g of l3.gpus) {
-    if (g.usedGb <= g.totalGb) continue;
-    let acc = 0;
-    for (const p of g.parts) {
-      const per = p.gb / Math.max(1, p.instances);
-      for (let i = 0; i < p.instances; i++) {
-        if (acc + per > g.totalGb) return { gpu: g.gpu, triedGb: per, usedGb: acc, totalGb: g.totalGb };
-        acc += per;
-      }
-    }
-    return { gpu: g.gpu, triedGb: g.usedGb - g.totalGb, usedGb: g.totalGb, totalGb: g.totalGb };
-  }
-  return void 0;
-}
-
-// src/sim/model.ts
-var LOAD_GPU_FRACTION = 0.1;
-function buildStations(l3, profile, cpuScale = 1) {
-  const stations = [];
-  const gpuShared = /* @__PURE__ */ new Map();
-  const contention = profile.gpu.contention ?? 0;
-  const interference = profile.effects?.gpu_interference ?? 0;
-  const cpu = { kind: "queue", demand: 0, owners: {} };
-  const cpuDelay = { kind: "delay", demand: 0, owners: {} };
-  const latency = { kind: "delay", demand: 0, owners: {} };
-  const cores = profile.cpu.cores;
-  for (const s of l3.services) {
-    const cost = profile.services[s.service];
-    const call = cost.call_ms / 1e3;
-    const share = cost.gpu_share ?? 0;
-    const visits = 1 / s.instances.length;
-    for (const inst of s.instances) {
-      const onGpu = inst.gpu !== null;
-      const serial = onGpu ? call * (1 - share) : call * cpuScale;
-      stations.push({ kind: "queue", demand: visits * serial, owners: { [s.service]: 1 } });
-      if (onGpu && share > 0) {
-        const g = inst.gpu;
-        const st = gpuShared.get(g) ?? { kind: "queue", demand: 0, owners: {}, gpu: g };
-        const others = Math.max(0, (l3.gpus[g]?.parts.length ?? 1) - 1);
-        const slowdown = 1 + contention * Math.max(0, (l3.gpus[g]?.containers ?? 1) - 1) + interference * others;
-        let d2 = visits * call * share * slowdown;
-        const load = cost.scene_load_s ?? 0;
-        if (load > 0) d2 += visits * load * LOAD_GPU_FRACTION / profile.steps_per_rollout;
-        st.demand += d2;
-        st.owners[s.service] = (st.owners[s.service] ?? 0) + d2;
-        gpuShared.set(g, st);
-      }
-    }
-    const cpuS = (cost.cpu_ms ?? 0) / 1e3 * cpuScale;
-    if (cpuS > 0) {
-      cpu.demand += cpuS / cores;
-      cpu.owners[s.service] = (cpu.owners[s.service] ?? 0) + cpuS / cores;
-      cpuDelay.demand += cpuS * (cores - 1) / cores;
-      cpuDelay.owners[s.service] = (cpuDelay.owners[s.service] ?? 0) + cpuS * (cores - 1) / cores;
-    }
-    const lat = (profile.runtime.rpc_latency_ms ?? 0) / 1e3;
-    latency.demand += lat;
-    latency.owners[s.service] = (latency.owners[s.service] ?? 0) + lat;
-  }
-  for (const st of gpuShared.values()) {
-    for (const k2 of Object.keys(st.owners)) st.owners[k2] = (st.owners[k2] ?? 0) / st.demand;
-    stations.push(st);
-  }
-  for (const st of [cpu, cpuDelay, latency]) {
-    if (st.demand <= 0) continue;
-    for (const k2 of Object.keys(st.owners)) st.owners[k2] = (st.owners[k2] ?? 0) / st.demand;
-    stations.push(st);
-  }
-  const work = profile.runtime.step_work_ms / 1e3 * cpuScale;
-  for (let w2 = 0; w2 < l3.nrWorkers; w2++) {
-    stations.push({ kind: "queue", demand: work / l3.nrWorkers, owners: { runtime: 1 }, worker: w2 });
-  }
-  return stations;
-}
-function solveNetwork(topology, profile, maxN) {
-  const l3 = layout(topology, profile);
-  const contention = profile.effects?.cpu_contention ?? 0;
-  let net = solveWith(l3, profile, 1, maxN);
-  if (contention <= 0) return net;
-  let perStep = profile.runtime.step_work_ms / 1e3;
-  for (const s of l3.services) {
-    const cost = profile.services[s.service];
-    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
-    perStep += ((cost.cpu_ms ?? 0) + own) / 1e3;
-  }
-  const top = Math.min(net.raw.length - 1, Math.floor(Math.min(l3.inFlight, net.steppingLimit)));
-  const gap = (scale, n) => {
-    const u = Math.min(1, (n.raw[top]?.x ?? 0) * perStep / profile.cpu.cores);
-    return 1 + contention * u * u - scale;
-  };
-  let a = 1;
-  let ga = gap(a, net);
-  let b2 = 1 + ga;
-  let nb = solveWith(l3, profile, b2, maxN);
-  let gb = gap(b2, nb);
-  for (let i = 0; i < 8 && Math.abs(gb) > 1e-4 && gb !== ga; i++) {
-    const c = Math.max(1, b2 - gb * (b2 - a) / (gb - ga));
-    [a, ga] = [b2, gb];
-    b2 = c;
-    nb = solveWith(l3, profile, b2, maxN);
-    gb = gap(b2, nb);
-  }
-  net = nb;
-  return net;
-}
-function solveWith(l3, profile, cpuScale, maxN) {
-  const stations = buildStations(l3, profile, cpuScale);
-  const { steppingLimit, stall } = cacheEffects(l3, profile);
-  const top = Math.max(1, Math.min(maxN ?? l3.inFlight, l3.inFlight));
-  const q2 = new Float64Array(stations.length);
-  const r = new Float64Array(stations.length);
-  const points = [emptyPoint(l3)];
-  const raw = [{ cycle: 0, x: 0, r: new Float64Array(stations.length) }];
-  for (let n = 1; n <= top; n++) {
-    let cycle = 0;
-    for (let k2 = 0; k2 < stations.length; k2++) {
-      const st = stations[k2];
-      r[k2] = st.kind === "queue" ? st.demand * (1 + q2[k2]) : st.demand;
-      cycle += r[k2];
-    }
-    const x2 = n / cycle;
-    for (let k2 = 0; k2 < stations.length; k2++) q2[k2] = x2 * r[k2];
-    raw.push({ cycle, x: x2, r: r.slice() });
-  }
-  return { layout: l3, points, raw, stations, profile, steppingLimit, stallSecondsPerRollout: stall };
-}
-function emptyPoint(l3) {
-  return {
-    n: 0,
-    stepSeconds: 0,
-    stepsPerSecond: 0,
-    rpcSeconds: {},
-    atService: {},
-    workerUtilization: 0,
-    gpuUtilization: l3.gpus.map(() => 0),
-    cpuCores: {}
-  };
-}
-function summarise(n, cycle, x2, stations, r, l3, profile) {
-  const rpcSeconds = {};
-  const gpuUtilization = l3.gpus.map(() => 0);
-  let workerUtilization = 0;
-  stations.forEach((st, k2) => {
-    for (const [owner, share] of Object.entries(st.owners)) {
-      if (owner === "runtime") continue;
-      const svc = owner;
-      rpcSeconds[svc] = (rpcSeconds[svc] ?? 0) + r[k2] * (share ?? 0);
-    }
-    if (st.gpu !== void 0) gpuUtilization[st.gpu] = Math.min(1, x2 * st.demand);
-    if (st.worker !== void 0) workerUtilization = Math.min(1, x2 * st.demand);
-  });
-  for (const s of l3.services) {
-    const cost = profile.services[s.service];
-    for (const inst of s.instances) {
-      if (inst.gpu === null) continue;
-      const busy = x2 / s.instances.length * (cost.call_ms / 1e3) * (1 - (cost.gpu_share ?? 0)) * 0.3;
-      gpuUtilization[inst.gpu] = Math.min(1, (gpuUtilization[inst.gpu] ?? 0) + busy);
-    }
-  }
-  const atService = {};
-  for (const [svc, sec] of Object.entries(rpcSeconds)) atService[svc] = x2 * (sec ?? 0);
-  const cpuCores = { runtime: x2 * (profile.runtime.step_work_ms / 1e3) };
-  for (const s of l3.services) {
-    const cost = profile.services[s.service];
-    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
-    cpuCores[s.service] = x2 * ((cost.cpu_ms ?? 0) + own) / 1e3;
-  }
-  return {
-    n,
-    stepSeconds: cycle,
-    stepsPerSecond: x2,
-    rpcSeconds,
-    atService,
-    workerUtilization,
-    gpuUtilization,
-    cpuCores
-  };
-}
-function cacheEffects(l3, profile) {
-  let steppingLimit = l3.inFlight;
-  let stall = 0;
-  const k2 = profile.effects?.cache_miss_exponent ?? 0;
-  for (const s of l3.services) {
-    if (s.cacheSize === void 0) continue;
-    const load = profile.services[s.service].scene_load_s ?? 0;
-    const perInstanceInFlight = l3.inFlight / s.instances.length;
-    if (s.cacheSize < s.concurrency + 1 && s.cacheSize < perInstanceInFlight + 1) stall += load;
-    else if (k2 > 0) stall += load * Math.min(1, (perInstanceInFlight / Math.max(1, s.cacheSize)) ** k2);
-    if (s.cacheSize < perInstanceInFlight) {
-      steppingLimit = Math.min(steppingLimit, Math.max(1, s.cacheSize) * s.instances.length);
-    }
-  }
-  return { steppingLimit, stall };
-}
-function steadyState(topology, profile) {
-  return steadyFromNetwork(solveNetwork(topology, profile), profile);
-}
-function steadyFromNetwork(net, profile) {
-  const l3 = net.layout;
-  const stepping = steppingRollouts(net, profile, 1);
-  const p = pointAt(net, stepping);
-  const steps = profile.steps_per_rollout;
-  const rolloutSeconds = steps * p.stepSeconds + net.stallSecondsPerRollout;
-  const rps = l3.inFlight > 0 ? Math.min(l3.inFlight, net.steppingLimit) / rolloutSeconds : 0;
-  const queueDepth = {};
-  for (const s of l3.services) {
-    let depth = depthSeenAtStart(net, stepping, s.service);
-    if (s.service === "renderer") depth += waitingForScenes(net, stepping) / l3.nrWorkers;
-    queueDepth[METRIC_SERVICE_LABEL[s.service]] = depth;
-  }
-  const oom = predictedOom(l3);
-  let bottleneck;
-  let best = -1;
-  for (const s of l3.services) {
-    const d2 = queueDepth[METRIC_SERVICE_LABEL[s.service]] ?? 0;
-    if (d2 > best) {
-      best = d2;
-      bottleneck = s.service;
-    }
-  }
-  const capacities = {};
-  for (const s of l3.services) capacities[s.service] = s.capacity;
-  return {
-    inFlight: l3.inFlight,
-    capacities,
-    stepping,
-    stepSeconds: p.stepSeconds,
-    rolloutSeconds,
-    stallSecondsPerRollout: net.stallSecondsPerRollout,
-    rolloutsPerSecond: rps,
-    secondsPerRollout: rps > 0 ? 1 / rps : Number.POSITIVE_INFINITY,
-    queueDepth,
-    rpcSeconds: p.rpcSeconds,
-    idleFraction: 1 - p.workerUtilization,
-    gpuUtilization: p.gpuUtilization,
-    gpuMemoryGb: l3.gpus.map((g) => g.usedGb),
-    gpuMemoryTotalGb: profile.gpu.memory_gb,
-    cpuCores: p.cpuCores,
-    hostMemoryGb: l3.hostMemoryGb,
-    ...oom ? { oom } : {},
-    bottleneck
-  };
-}
-function depthSeenAtStart(net, n, service2) {
-  const workers = net.layout.nrWorkers;
-  const others = Math.max(0, n / workers - 1);
-  if (others === 0 || n <= 1) return 0;
-  const before = pointAt(net, n - 1);
-  return (before.atService[service2] ?? 0) / (n - 1) * others;
-}
-function steppingRollouts(net, profile, slowdown) {
-  const limit = Math.min(net.layout.inFlight, net.steppingLimit);
-  if (net.stallSecondsPerRollout <= 0 || limit <= 0) return limit;
-  let n = limit;
-  for (let i = 0; i < 30; i++) {
-    const p = pointAt(net, n);
-    const busy = profile.steps_per_rollout * p.stepSeconds * slowdown;
-    n = limit * busy / (busy + net.stallSecondsPerRollout);
-  }
-  return n;
-}
-function waitingForScenes(net, stepping) {
-  return Math.max(0, net.layout.inFlight - stepping);
-}
-function pointAt(net, n) {
-  const top = net.raw.length - 1;
-  const pts = {
-    at(i) {
-      let p = net.points[i];
-      if (!p) {
-        const raw = net.raw[i];
-        p = summarise(i, raw.cycle, raw.x, net.stations, raw.r, net.layout, net.profile);
-        net.points[i] = p;
-      }
-      return p;
-    }
-  };
-  if (n <= 0) return pts.at(0);
-  if (n >= top) return pts.at(top);
-  const lo = Math.floor(n);
-  const f = n - lo;
-  const a = pts.at(lo);
-  const b2 = pts.at(Math.min(top, lo + 1));
-  if (f === 0 || lo === 0) return f === 0 ? a : scalePoint(b2, n);
-  const mix = (x2, y2) => x2 + (y2 - x2) * f;
-  const rec = (x2, y2) => {
-    const out = {};
-    for (const k2 of Object.keys(y2)) out[k2] = mix(x2[k2] ?? 0, y2[k2] ?? 0);
-    return out;
-  };
-  return {
-    n,
-    stepSeconds: mix(a.stepSeconds, b2.stepSeconds),
-    stepsPerSecond: mix(a.stepsPerSecond, b2.stepsPerSecond),
-    rpcSeconds: rec(a.rpcSeconds, b2.rpcSeconds),
-    atService: rec(a.atService, b2.atService),
-    workerUtilization: mix(a.workerUtilization, b2.workerUtilization),
-    gpuUtilization: b2.gpuUtilization.map((v2, i) => mix(a.gpuUtilization[i] ?? 0, v2)),
-    cpuCores: rec(a.cpuCores, b2.cpuCores)
-  };
-}
-function scalePoint(p, n) {
-  const f = n / p.n;
-  const scale = (x2) => {
-    const out = {};
-    for (const k2 of Object.keys(x2)) out[k2] = (x2[k2] ?? 0) * f;
-    return out;
-  };
-  return {
-    ...p,
-    n,
-    stepsPerSecond: p.stepsPerSecond * f,
-    atService: scale(p.atService),
-    workerUtilization: p.workerUtilization * f,
-    gpuUtilization: p.gpuUtilization.map((v2) => v2 * f),
-    cpuCores: scale(p.cpuCores)
-  };
-}
-
-// src/suggest/model-search.ts
-var BEAM = 4;
-var DEPTH = 3;
-function neighbours(t, ctx, util) {
-  const out = [];
-  const total = inFlight(t);
-  const idlest = [...Array(ctx.gpusPerNode).keys()].sort((a, b2) => (util[a] ?? 0) - (util[b2] ?? 0));
-  for (const svc of activeServices(t)) {
-    const gpus = gpusOf(t, svc);
-    if (gpus) {
-      const where = idlest.find((g) => !gpus.includes(g)) ?? idlest[0];
-      if (where !== void 0) {
-        const more = clone2(t);
-        setGpus(more, svc, [...gpus, where]);
-        retarget(more, svc, total);
-        out.push({
-          topology: more,
-          what: `${svc} ${gpus.length} \u2192 ${gpus.length + 1} containers (GPU ${where})`
-        });
-      }
-    }
-    if (svc === "renderer") continue;
-    const r = replicas(t, svc);
-    for (const next of [r + 1, Math.ceil(r * 1.5), r - 1]) {
-      if (next < 1 || next === r) continue;
-      const u = clone2(t);
-      setReplicas(u, svc, next);
-      retarget(u, svc, total);
-      out.push({ topology: u, what: `${svc} ${changeText("replicas_per_container", r, next)}` });
-    }
-  }
-  for (const factor of [1.25, 1.5, 0.8]) {
-    const target = Math.max(1, Math.round(total * factor));
-    const u = clone2(t);
-    for (const svc of activeServices(u)) retarget(u, svc, target);
-    if (inFlight(u) !== total)
-      out.push({ topology: u, what: `rollouts in flight ${total} \u2192 ${inFlight(u)}` });
-  }
-  const w2 = nrWorkers(t);
-  const cap = Math.max(1, Math.min(total, Math.floor(ctx.cpusPerNode / 2)));
-  for (const next of [Math.ceil(w2 * 1.5), w2 * 2, Math.floor(w2 * 0.75)]) {
-    if (next < 1 || next === w2 || next > cap) continue;
-    const u = clone2(t);
-    u.runtime ??= {};
-    u.runtime.nr_workers = next;
-    out.push({ topology: u, what: changeText("runtime.nr_workers", w2, next) });
-  }
-  return out;
-}
-function searchPredicted(parent, cal, ctx, options2, count2 = 2) {
-  const model = (t) => steadyState(t, cal.profile);
-  const start = model(parent).secondsPerRollout;
-  if (!Number.isFinite(start)) return [];
-  const fits2 = (t) => ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
-  const seen = /* @__PURE__ */ new Map();
-  let beam = [{ topology: parent, steps: [], util: model(parent).gpuUtilization }];
-  seen.set(topologyHash(parent), { topology: parent, seconds: start, steps: [] });
-  for (let depth = 0; depth < DEPTH; depth++) {
-    const next = [];
-    for (const node of beam) {
-      for (const step of neighbours(node.topology, ctx, node.util)) {
-        const h = topologyHash(step.topology);
-        if (seen.has(h) || !fits2(step.topology) || options2.problems(step.topology).length > 0) continue;
-        const ss = model(step.topology);
-        if (!Number.isFinite(ss.secondsPerRollout)) continue;
-        const steps = [...node.steps, step.what];
-        seen.set(h, { topology: step.topology, seconds: ss.secondsPerRollout, steps });
-        next.push({ topology: step.topology, steps, util: ss.gpuUtilization, seconds: ss.secondsPerRollout });
-      }
-    }
-    next.sort((a, b2) => a.seconds - b2.seconds);
-    beam = next.slice(0, BEAM);
-    if (beam.length === 0) break;
-  }
-  const best = [...seen.entries()].filter(([h, v2]) => v2.steps.length > 1 && !options2.exclude.has(h) && v2.seconds < start).sort((a, b2) => a[1].seconds - b2[1].seconds).slice(0, count2);
-  return best.map(([, v2]) => {
-    const gain = 1 - v2.seconds / start;
-    return {
-      kind: "model-search",
-      topology: v2.topology,
-      priority: 0.9,
-      change: v2.steps.join("; "),
-      hypothesis: `The twin's model calibrated on ${cal.runs.length} measured run(s) (${cal.runs.join(", ")}) predicts this combination fastest among ${seen.size} topologies within ${DEPTH} rule-shaped changes of the parent: ${v2.steps.join(", then ")}. Each change alone moves the bottleneck; together they keep every service fed.`,
-      expectedEffect: `seconds per rollout down by about ${Math.round(gain * 1e3) / 10}% (the model's prediction; see the interval), queue depths spread over the services.`
-    };
-  });
-}
-
-// src/suggest/predict.ts
-var PREDICTION_LEVEL = 0.9;
-var Z = 1.645;
-var STRUCTURAL_ERROR = 0.25;
-var FLOOR = 0.01;
-var COLOCATION_ERROR = 0.15;
-var MAX_MISFIT = 4;
-var MISFIT_ERROR = 0.03;
-var PRIOR = {
-  renderer: { callMs: 50, share: 0.8, cpuMs: 2, loadS: 10 },
-  driver: { callMs: 80, share: 0.5, cpuMs: 4, loadS: 0 },
-  physics: { callMs: 30, share: 0.3, cpuMs: 2, loadS: 2 },
-  controller: { callMs: 40, share: 0, cpuMs: 6, loadS: 0 },
-  trafficsim: { callMs: 30, share: 0.5, cpuMs: 2, loadS: 0 }
-};
-var PRIOR_RUNTIME = { workMs: 10, latencyMs: 2, contention: 0.03 };
-var STEPS = 200;
-var logit = (p) => Math.log(p / (1 - p));
-var sigmoid = (x2) => 1 / (1 + Math.exp(-x2));
-function measurementOf(run3) {
-  if (run3.status === "failed" || run3.observation?.failure) return void 0;
-  const o = run3.observation;
-  const steady = o?.verdict?.steady_seconds_per_rollout;
-  const seconds3 = steady?.value ?? secondsPerRollout(run3);
-  if (seconds3 === void 0 || !(seconds3 > 0)) return void 0;
-  const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
-  const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
-  const m2 = o?.stable_metrics;
-  const queues = {};
-  for (const [name, q2] of Object.entries(m2?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
-    const svc = SERVICES.includes(name) ? name : void 0;
-    if (svc && q2.worker_max != null && q2.worker_min != null)
-      queues[svc] = { max: q2.worker_max, min: q2.worker_min };
-  }
-  const gpuUtil = /* @__PURE__ */ new Map();
-  for (const [gpu, u] of Object.entries(m2?.resource_usage?.gpu_by_index ?? {})) {
-    const mean2 = u.utilization_percent?.mean;
-    if (typeof mean2 === "number" && Number.isFinite(mean2)) gpuUtil.set(Number(gpu), mean2 / 100);
-  }
-  const cpuCores = /* @__PURE__ */ new Map();
-  for (const [group, c] of Object.entries(
-    m2?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
-  )) {
-    if (typeof c.mean === "number" && Number.isFinite(c.mean)) cpuCores.set(group, c.mean / 100);
-  }
-  const idle = m2?.runtime_idle_fraction;
-  return {
-    name: run3.name,
-    topology: run3.topology,
-    seconds: seconds3,
-    logSe: Math.max(3e-3, logSe2),
-    queues,
-    ...typeof idle === "number" ? { idle } : {},
-    gpuUtil,
-    cpuCores
-  };
-}
-function expectedMaxNormal(w2) {
-  if (w2 <= 1) return 0;
-  return normalQuantile((w2 - 0.375) / (w2 + 0.25));
-}
-function normalQuantile(p) {
-  const a = [
-    -39.69683028665376,
-    220.9460984245205,
-    -275.9285104469687,
-    138.357751867269,
-    -30.66479806614716,
-    2.506628277459239
-  ];
-  const b2 = [
-    -54.47609879822406,
-    161.5858368580409,
-    -155.6989798598866,
-    66.80131188771972,
-    -13.28068155288572
-  ];
-  const c = [
-    -0.007784894002430293,
-    -0.3223964580411365,
-    -2.400758277161838,
-    -2.549732539343734,
-    4.374664141464968,
-    2.938163982698783
-  ];
-  const d2 = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const lo = 0.02425;
-  if (p < lo) {
-    const q3 = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q3 + c[1]) * q3 + c[2]) * q3 + c[3]) * q3 + c[4]) * q3 + c[5]) / ((((d2[0] * q3 + d2[1]) * q3 + d2[2]) * q3 + d2[3]) * q3 + 1);
-  }
-  if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q2 = p - 0.5;
-  const r = q2 * q2;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q2 / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
-}
-function baseProfile(cluster) {
-  const svc = (s) => ({
-    call_ms: PRIOR[s].callMs,
-    gpu_share: PRIOR[s].share,
-    cpu_ms: PRIOR[s].cpuMs,
-    scene_load_s: PRIOR[s].loadS
-  });
-  return {
-    name: "calibrated",
-    description: "the twin model calibrated on measured runs",
-    gpu: { count: cluster.gpusPerNode, memory_gb: 1e9, contention: PRIOR_RUNTIME.contention },
-    cpu: { cores: cluster.cpusPerNode },
-    host: { memory_gb: 1e9 },
-    steps_per_rollout: STEPS,
-    services: {
-      renderer: svc("renderer"),
-      driver: svc("driver"),
-      physics: svc("physics"),
-      controller: svc("controller"),
-      trafficsim: svc("trafficsim")
-    },
-    runtime: { step_work_ms: PRIOR_RUNTIME.workMs, rpc_latency_ms: PRIOR_RUNTIME.latencyMs },
-    timeline: { startup_s: 300 }
-  };
-}
-function parameters(services, onGpu) {
-  const out = [];
-  for (const s of services) {
-    out.push({
-      name: `${s}.call_ms`,
-      prior: Math.log(PRIOR[s].callMs),
-      sd: Math.log(4),
-      set: (p, x2) => {
-        p.services[s].call_ms = Math.exp(x2);
-      }
-    });
-    if (onGpu.has(s))
-      out.push({
-        name: `${s}.gpu_share`,
-        prior: logit(Math.min(0.95, Math.max(0.05, PRIOR[s].share))),
-        sd: 1.5,
-        set: (p, x2) => {
-          p.services[s].gpu_share = sigmoid(x2);
-        }
-      });
-    out.push({
-      name: `${s}.cpu_ms`,
-      prior: Math.log(PRIOR[s].cpuMs),
-      sd: Math.log(4),
-      set: (p, x2) => {
-        p.services[s].cpu_ms = Math.exp(x2);
-      }
-    });
-  }
-  out.push(
-    {
-      name: "runtime.step_work_ms",
-      prior: Math.log(PRIOR_RUNTIME.workMs),
-      sd: Math.log(4),
-      set: (p, x2) => {
-        p.runtime.step_work_ms = Math.exp(x2);
-      }
-    },
-    {
-      name: "runtime.rpc_latency_ms",
-      prior: Math.log(PRIOR_RUNTIME.latencyMs),
-      sd: Math.log(3),
-      set: (p, x2) => {
-        p.runtime.rpc_latency_ms = Math.exp(x2);
-      }
-    },
-    {
-      name: "gpu.contention",
-      prior: Math.log(PRIOR_RUNTIME.contention),
-      sd: Math.log(3),
-      set: (p, x2) => {
-        p.gpu.contention = Math.exp(x2);
-      }
-    }
-  );
-  return out;
-}
-function profileAt(base, params, x2) {
-  const p = structuredClone(base);
-  for (const [i, q2] of params.entries()) q2.set(p, x2[i]);
-  return p;
-}
-function runResiduals(m2, ss, out) {
-  out.push((Math.log(m2.seconds) - Math.log(ss.secondsPerRollout)) / m2.logSe);
-  if (m2.idle !== void 0) out.push((m2.idle - ss.idleFraction) / 0.02);
-  for (const [gpu, u] of m2.gpuUtil) {
-    const model = ss.gpuUtilization[gpu];
-    if (model === void 0) continue;
-    out.push(u >= 0.97 && model >= 0.95 ? 0 : (u - model) / 0.04);
-  }
-  const workers = Math.max(1, m2.topology.runtime?.nr_workers ?? 1);
-  const e = expectedMaxNormal(workers);
-  for (const [svc, q2] of Object.entries(m2.queues)) {
-    const mean2 = ss.queueDepth[METRIC_SERVICE_LABEL[svc]];
-    if (mean2 === void 0) continue;
-    const spread = Math.sqrt(Math.max(0, mean2)) * e;
-    const max = mean2 + spread;
-    const min = Math.max(0, mean2 - spread);
-    out.push((q2.max - max) / (0.3 + 0.15 * max), (q2.min - min) / (0.3 + 0.15 * max));
-  }
-  for (const [group, cores] of m2.cpuCores) {
-    const model = ss.cpuCores[group];
-    if (model === void 0 || cores < 0.05 && model < 0.05) continue;
-    out.push((Math.log(cores + 0.05) - Math.log(model + 0.05)) / 0.15);
-  }
-}
-function colocatedPairs(t) {
-  const onGpu = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(t)) {
-    const gpus = t.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const g of gpus) onGpu.set(g, (onGpu.get(g) ?? /* @__PURE__ */ new Set()).add(svc));
-  }
-  const pairs = /* @__PURE__ */ new Set();
-  for (const services of onGpu.values()) {
-    const list = [...services].sort();
-    for (let i = 0; i < list.length; i++)
-      for (let j2 = i + 1; j2 < list.length; j2++) pairs.add(`${list[i]}+${list[j2]}`);
-  }
-  return pairs;
-}
-function newlyShared(t, measured3) {
-  const onGpu = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(t)) {
-    const gpus = t.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const g of gpus) onGpu.set(g, (onGpu.get(g) ?? /* @__PURE__ */ new Set()).add(svc));
-  }
-  if (onGpu.size === 0) return 0;
-  let fresh = 0;
-  for (const services of onGpu.values()) {
-    const list = [...services].sort();
-    let isNew = false;
-    for (let i = 0; i < list.length; i++)
-      for (let j2 = i + 1; j2 < list.length; j2++) if (!measured3.has(`${list[i]}+${list[j2]}`)) isNew = true;
-    if (isNew) fresh++;
-  }
-  return fresh / onGpu.size;
-}
-function calibrate(tried, cluster, options2 = {}) {
-  const measured3 = tried.map(measurementOf).filter((m2) => !!m2);
-  if (measured3.length === 0) return null;
-  const used = measured3.slice(-(options2.maxRuns ?? 8));
-  const services = [...new Set(used.flatMap((m2) => activeServices(m2.topology)))];
-  const onGpu = new Set(
-    services.filter((s) => used.some((m2) => Array.isArray(m2.topology.services?.[s]?.gpus)))
-  );
-  const base = baseProfile(cluster);
-  const params = parameters(services, onGpu);
-  const prior = params.map((p) => p.prior);
-  const startX = options2.start && options2.start.params.join() === params.map((p) => p.name).join() ? options2.start.x : prior;
-  const residuals = (x2) => {
-    const profile = profileAt(base, params, x2);
-    const out = [];
-    for (const m2 of used) runResiduals(m2, steadyState(m2.topology, profile), out);
-    for (const [i, p] of params.entries()) out.push((x2[i] - p.prior) / p.sd);
-    return out;
-  };
-  const fit = levenbergMarquardt(residuals, startX, options2.start ? 8 : 20);
-  const dataCount = fit.r.length - params.length;
-  const chi2 = fit.r.slice(0, dataCount).reduce((a, v2) => a + v2 * v2, 0);
-  const misfit = Math.max(1, chi2 / Math.max(1, dataCount - Math.min(params.length, dataCount - 1)));
-  const cov = invert(fit.jtj).map((row) => row.map((v2) => v2 * misfit));
-  const errors = [];
-  for (const p of options2.previous ?? []) {
-    const m2 = measured3.find((x2) => x2.name === p.name);
-    if (m2 && p.predictedSeconds > 0) errors.push(Math.log(m2.seconds / p.predictedSeconds));
-  }
-  return {
-    profile: profileAt(base, params, fit.x),
-    runs: used.map((m2) => m2.name),
-    covariance: cov,
-    misfit,
-    calibrationError: errors.length ? Math.sqrt(errors.reduce((a, e) => a + e * e, 0) / errors.length) : null,
-    params: params.map((p) => p.name),
-    x: fit.x,
-    colocated: [...new Set(used.flatMap((m2) => [...colocatedPairs(m2.topology)]))].sort()
-  };
-}
-function expectedDecisionMinutes(gain) {
-  const g = Math.abs(gain);
-  if (!(g > 0)) return 120;
-  return Math.min(120, 15 + 0.025 / (g * g));
-}
-var DROP_Z = 0.84;
-function predictSeconds(cal, topology, parent) {
-  const base = cal.profile;
-  const model = (p, t) => steadyState(t, p).secondsPerRollout;
-  const ratioAt = (p) => Math.log(model(p, topology)) - Math.log(model(p, parent.topology));
-  const r = ratioAt(base);
-  if (!Number.isFinite(r)) return null;
-  const h = 1e-3;
-  const grad = cal.x.map((_2, i) => {
-    const x2 = [...cal.x];
-    x2[i] += h;
-    return (ratioAt(withParam(cal, x2)) - r) / h;
-  });
-  let variance = 0;
-  for (let i = 0; i < grad.length; i++)
-    for (let j2 = 0; j2 < grad.length; j2++) variance += grad[i] * (cal.covariance[i]?.[j2] ?? 0) * grad[j2];
-  const structural = STRUCTURAL_ERROR * Math.abs(r);
-  const colocation = COLOCATION_ERROR * newlyShared(topology, new Set(cal.colocated));
-  const misfit = MISFIT_ERROR * Math.sqrt(Math.max(0, cal.misfit - 1));
-  const sd = Math.sqrt(
-    Math.max(0, variance) + structural ** 2 + colocation ** 2 + misfit ** 2 + (parent.logSe ?? 0) ** 2 + (cal.calibrationError ?? 0) ** 2 + FLOOR ** 2
-  );
-  const seconds3 = parent.seconds * Math.exp(r);
-  const low = seconds3 * Math.exp(-Z * sd);
-  const high = seconds3 * Math.exp(Z * sd);
-  return {
-    seconds: seconds3,
-    low,
-    high,
-    gain: 1 - seconds3 / parent.seconds,
-    gainLow: 1 - high / parent.seconds,
-    gainHigh: 1 - low / parent.seconds,
-    parent: parent.name,
-    logSd: sd
-  };
-}
-function withParam(cal, x2) {
-  const p = structuredClone(cal.profile);
-  cal.params.forEach((name, i) => {
-    const [head, field] = name.split(".");
-    const v2 = x2[i];
-    if (head === "runtime") p.runtime[field] = Math.exp(v2);
-    else if (head === "gpu") p.gpu.contention = Math.exp(v2);
-    else {
-      const s = p.services[head];
-      s[field] = field === "gpu_share" ? sigmoid(v2) : Math.exp(v2);
-    }
-  });
-  return p;
-}
-function levenbergMarquardt(f, x0, iterations) {
-  let x2 = [...x0];
-  let r = f(x2);
-  let cost = r.reduce((a, v2) => a + v2 * v2, 0);
-  let lambda = 0.01;
-  let jtj = [];
-  const n = x2.length;
-  for (let it = 0; it < iterations; it++) {
-    const J2 = jacobian(f, x2, r);
-    jtj = Array.from(
-      { length: n },
-      (_2, i) => Array.from({ length: n }, (_3, j2) => J2.reduce((a, row) => a + row[i] * row[j2], 0))
-    );
-    const jtr = Array.from({ length: n }, (_2, i) => J2.reduce((a, row, k2) => a + row[i] * r[k2], 0));
-    let improved = false;
-    for (let tries = 0; tries < 6; tries++) {
-      const A = jtj.map((row, i) => row.map((v2, j2) => i === j2 ? v2 * (1 + lambda) + 1e-9 : v2));
-      const step = solve2(
-        A,
-        jtr.map((v2) => -v2)
-      );
-      if (!step) {
-        lambda *= 10;
-        continue;
-      }
-      const next = x2.map((v2, i) => v2 + Math.max(-2, Math.min(2, step[i])));
-      const rn = f(next);
-      const cn = rn.reduce((a, v2) => a + v2 * v2, 0);
-      if (Number.isFinite(cn) && cn < cost) {
-        const gain = cost - cn;
-        x2 = next;
-        r = rn;
-        cost = cn;
-        lambda = Math.max(1e-6, lambda / 5);
-        improved = true;
-        if (gain < 1e-6 * cost) it = iterations;
-        break;
-      }
-      lambda *= 8;
-    }
-    if (!improved) break;
-  }
-  if (jtj.length === 0) {
-    const J2 = jacobian(f, x2, r);
-    jtj = Array.from(
-      { length: n },
-      (_2, i) => Array.from({ length: n }, (_3, j2) => J2.reduce((a, row) => a + row[i] * row[j2], 0))
-    );
-  }
-  return { x: x2, r, jtj };
-}
-function jacobian(f, x2, r) {
-  const h = 1e-4;
-  const cols = x2.map((_2, i) => {
-    const xp = [...x2];
-    xp[i] += h;
-    const rp = f(xp);
-    return rp.map((v2, k2) => (v2 - r[k2]) / h);
-  });
-  return r.map((_2, k2) => cols.map((c) => c[k2]));
-}
-function solve2(A, b2) {
-  const n = b2.length;
-  const M2 = A.map((row, i) => [...row, b2[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let i = c + 1; i < n; i++) if (Math.abs(M2[i][c]) > Math.abs(M2[p][c])) p = i;
-    if (Math.abs(M2[p][c]) < 1e-12) return null;
-    [M2[c], M2[p]] = [M2[p], M2[c]];
-    for (let i = c + 1; i < n; i++) {
-      const f = M2[i][c] / M2[c][c];
-      for (let j2 = c; j2 <= n; j2++) M2[i][j2] -= f * M2[c][j2];
-    }
-  }
-  const x2 = new Array(n).fill(0);
-  for (let i = n - 1; i >= 0; i--) {
-    let s = M2[i][n];
-    for (let j2 = i + 1; j2 < n; j2++) s -= M2[i][j2] * x2[j2];
-    x2[i] = s / M2[i][i];
-  }
-  return x2;
-}
-function invert(A) {
-  const n = A.length;
-  return Array.from({ length: n }, (_2, j2) => {
-    const e = Array.from({ length: n }, (_3, i) => i === j2 ? 1 : 0);
-    return solve2(A, e) ?? e.map(() => 0);
-  }).reduce(
-    (cols, col, j2) => {
-      col.forEach((v2, i) => {
-        cols[i][j2] = v2;
-      });
-      return cols;
-    },
-    Array.from({ length: n }, () => new Array(n).fill(0))
-  );
-}
-
-// src/suggest/suggest.ts
-var DEFAULT_PATIENCE_ROUNDS = 2;
-var DEFAULT_MIN_IMPROVEMENT2 = 0.02;
-function proposalProblems(t, base, gpusPerNode) {
-  const problems = [];
-  for (const svc of SERVICES) {
-    const before = base.runtime?.endpoints?.[svc]?.skip ?? false;
-    const after = t.runtime?.endpoints?.[svc]?.skip ?? false;
-    if (before !== after) problems.push(`runtime.endpoints.${svc}.skip changed (${before} \u2192 ${after})`);
-    if (base.services?.[svc] === void 0 !== (t.services?.[svc] === void 0)) {
-      problems.push(`services.${svc} added or removed`);
-    }
-  }
-  if (canonicalJson(t.trafficsim) !== canonicalJson(base.trafficsim))
-    problems.push("trafficsim.server changed");
-  if (canonicalJson(t.eval) !== canonicalJson(base.eval)) problems.push("eval changed");
-  for (const svc of activeServices(t)) {
-    for (const gpu of gpusOf(t, svc) ?? []) {
-      if (!Number.isInteger(gpu) || gpu < 0 || gpu >= gpusPerNode) {
-        problems.push(`services.${svc}.gpus has ${gpu}, outside 0..${gpusPerNode - 1}`);
-      }
-    }
-    const n = t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    if (!Number.isInteger(n) || n < 1)
-      problems.push(`runtime.endpoints.${svc}.n_concurrent_rollouts is ${n}`);
-    const r = replicas(t, svc);
-    if (!Number.isInteger(r) || r < 1) problems.push(`services.${svc}.replicas_per_container is ${r}`);
-  }
-  if (replicas(t, "renderer") > 1)
-    problems.push("services.renderer.replicas_per_container > 1 (NRE supports one)");
-  const workers = t.runtime?.nr_workers ?? 1;
-  if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
-  const summary = capacitySummary(t);
-  if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT && summary.imbalance > capacitySummary(base).imbalance)
-    problems.push(
-      `capacities differ by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
-    );
-  for (const svc of ["renderer", "physics"]) {
-    const cache = activeServices(t).includes(svc) ? cacheSize(t, svc) : void 0;
-    if (cache !== void 0 && cache < concurrency(t, svc) + 1)
-      problems.push(`${svc} cache ${cache} below n_concurrent_rollouts + 1 (${concurrency(t, svc) + 1})`);
-  }
-  return problems;
-}
-function pickParent(tried, currentBest) {
-  const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
-  if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured3 = tried.filter(
-    (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
-  );
-  measured3.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
-  return measured3[0];
-}
-var SHORT2 = {
-  "scale-bottleneck": "scale",
-  "raise-workers": "workers",
-  "lower-total": "lower-total",
-  "raise-total": "raise-total",
-  rebalance: "rebalance",
-  "resize-caches": "caches",
-  "place-free": "place",
-  "fit-memory": "fit-memory",
-  "model-search": "model"
-};
-function uniqueName(base, taken) {
-  const stem = base.slice(0, 36).replace(/-+$/, "");
-  let name = stem;
-  for (let i = 2; taken.has(name); i++) name = `${stem}-${i}`;
-  taken.add(name);
-  return name;
-}
-function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
-  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
-  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const measured3 = new Set(memory.measuredSets ?? []);
-  return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
-    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
-    const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
-    const gib = Math.max(p.gib, scaled, novel);
-    return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
-  });
-}
-function suggest2(input, options2 = {}) {
-  const hash = options2.hash ?? topologyHash;
-  const memory = respectFailures(
-    fitMemoryModel(input.tried, input.cluster.memoryModel),
-    input.tried,
-    input.cluster.gpuMemoryGiB
-  );
-  const count2 = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
-  const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
-  const parent = pickParent(input.tried, input.currentBest);
-  const rejected = [];
-  if (!parent) {
-    const waiting = input.tried.length > 0;
-    const failures = input.tried.filter((r) => r.status === "failed" || r.observation?.failure);
-    const allFailed = waiting && failures.length === input.tried.length;
-    const first2 = failures[0]?.observation?.failure;
-    const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === "gpu-oom") : void 0;
-    if (oom) {
-      const fitted = afterOutOfMemory(input, oom, memory, options2, rejected);
-      if (fitted.length) {
-        const names = new Set(input.tried.map((r) => r.name));
-        return {
-          proposals: fitted.map((f) => ({
-            ...f,
-            candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) }
-          })),
-          stop: {
-            stop: false,
-            reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`
-          },
-          memory,
-          parent: oom.name,
-          rejected
-        };
-      }
-    }
-    return {
-      proposals: [],
-      stop: allFailed ? {
-        stop: true,
-        reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`
-      } : {
-        stop: false,
-        reason: waiting ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
-      },
-      memory,
-      parent: null,
-      rejected
-    };
-  }
-  const noProgress = stopForNoProgress(input.tried, patience, input.maxParallel);
-  const evidence = readEvidence(parent);
-  const ctx = {
-    gpusPerNode: input.cluster.gpusPerNode,
-    gpuMemoryGiB: input.cluster.gpuMemoryGiB,
-    cpusPerNode: input.cluster.cpusPerNode,
-    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
-    // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
-    // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
-    memoryLimit: GPU_MEMORY_LIMITS.error
-  };
-  const calibration = input.predict === false ? null : calibrate(input.tried, input.cluster, {
-    previous: input.previousPredictions ?? []
-  });
-  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
-  const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
-  const strict = {
-    ...ctx,
-    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology, true)
-  };
-  const moves = [
-    ...movesFor(clone2(parent.topology), evidence, ctx),
-    // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
-    ...reliable && calibration ? searchPredicted(
-      parent.topology,
-      calibration,
-      strict,
-      {
-        problems: (t) => [
-          ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
-          ...options2.validate?.(t) ?? []
-        ],
-        exclude: /* @__PURE__ */ new Set([...triedHashes, ...options2.exclude ?? []])
-      },
-      1
-    ) : []
-  ];
-  const byName = new Map(input.tried.map((r) => [r.name, r]));
-  const failedHere = /* @__PURE__ */ new Map();
-  for (const run3 of input.tried) {
-    if (run3.parent !== parent.name) continue;
-    const outcome = outcomeOf2(run3, byName);
-    if (outcome === "better" || outcome === "unknown") continue;
-    for (const tag of classifyChange(parent.topology, run3.topology)) {
-      failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
-    }
-  }
-  const grandparent = parent.parent ? byName.get(parent.parent) : void 0;
-  const momentum = grandparent ? new Set(classifyChange(grandparent.topology, parent.topology)) : /* @__PURE__ */ new Set();
-  const tried = triedHashes;
-  const seen = /* @__PURE__ */ new Set();
-  const scored = [];
-  const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT2;
-  for (const move of moves) {
-    const h = hash(move.topology);
-    if (tried.has(h)) {
-      rejected.push({ change: move.change, reason: "already tried (same normalised topology)" });
-      continue;
-    }
-    if (seen.has(h)) continue;
-    if (options2.exclude?.has(h)) {
-      rejected.push({ change: move.change, reason: "refused by the topology validator" });
-      continue;
-    }
-    const problems = [
-      ...proposalProblems(move.topology, input.baseTopology, input.cluster.gpusPerNode),
-      ...options2.validate?.(move.topology) ?? []
-    ];
-    if (problems.length > 0) {
-      rejected.push({ change: move.change, reason: `fails validation: ${problems.join("; ")}` });
-      continue;
-    }
-    const over = (move.kind === "model-search" ? strict : ctx).predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
-    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
-    if (over.length > 0) {
-      rejected.push({
-        change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q2) => q2.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
-      });
-      continue;
-    }
-    seen.add(h);
-    const tag = moveTag(move.kind, move.service);
-    let score = move.priority * (failedHere.get(tag) ?? 1);
-    if (momentum.has(tag)) score *= 1.15;
-    const peak = Math.max(0, ...predicted.map((p) => p.fraction));
-    score -= 0.01 * peak;
-    const prediction = calibration ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode) : void 0;
-    if (prediction && reliable) {
-      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.logSd) / prediction.parentSeconds < minImprovement) {
-        rejected.push({
-          change: move.change,
-          reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
-        });
-        continue;
-      }
-      score = prediction.gainPerGpuHour * (1 + 0.01 * score);
-    }
-    scored.push({ move, hash: h, score, predicted, ...prediction ? { prediction } : {} });
-  }
-  const picked = [];
-  const pool = [...scored];
-  while (picked.length < count2 && pool.length > 0) {
-    const adjusted = pool.map((s) => {
-      const same = picked.filter(
-        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
-      ).length;
-      return { s, value: s.score * 0.75 ** same };
-    });
-    adjusted.sort((a, b2) => b2.value - a.value);
-    const best = adjusted[0].s;
-    picked.push(best);
-    pool.splice(pool.indexOf(best), 1);
-  }
-  const taken = new Set(input.tried.map((r) => r.name));
-  const parentValue = secondsPerRollout(parent);
-  const proposals = picked.map(({ move, hash: h, score, predicted, prediction }) => {
-    const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
-    const name = uniqueName(detail, taken);
-    const peak = predicted.reduce((a, b2) => b2.fraction > a.fraction ? b2 : a, {
-      gpu: -1,
-      gib: 0,
-      fraction: 0
-    });
-    const memoryText = peak.gpu >= 0 ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).` : "";
-    return {
-      candidate: {
-        name,
-        parent: parent.name,
-        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}`,
-        expected_effect: `${move.expectedEffect}${memoryText}`,
-        ...prediction ? { prediction: candidatePrediction(prediction) } : {},
-        topology: move.topology
-      },
-      kind: move.kind,
-      ...move.service ? { service: move.service } : {},
-      change: move.change,
-      hash: h,
-      predictedMemory: predicted,
-      ...prediction ? { prediction } : {},
-      score: Math.round(score * 1e6) / 1e6
-    };
-  });
-  let stop = noProgress;
-  if (!stop && proposals.length === 0) {
-    const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
-    const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
-    stop = {
-      stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct4(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
-    };
-  }
-  return {
-    proposals,
-    stop: stop ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
-    memory,
-    parent: parent.name,
-    rejected,
-    ...calibration ? {
-      calibration: {
-        runs: calibration.runs,
-        misfit: Math.round(calibration.misfit * 100) / 100,
-        ranked: reliable,
-        calibrationError: calibration.calibrationError === null ? null : Math.round(calibration.calibrationError * 1e4) / 1e4,
-        level: PREDICTION_LEVEL
-      }
-    } : {}
-  };
-}
-var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
-function afterOutOfMemory(input, failed, memory, options2, rejected) {
-  const hash = options2.hash ?? topologyHash;
-  const tried = new Set(input.tried.map((r) => hash(r.topology)));
-  const gib = input.cluster.gpuMemoryGiB;
-  const failure = failed.observation?.failure;
-  const fitted = fitInMemory(
-    {
-      failed: failed.topology,
-      predict: (t) => limitView(t, memory, gib, failed.topology),
-      gpuMemoryGiB: gib,
-      problems: (t) => [
-        ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
-        ...options2.validate?.(t) ?? [],
-        ...tried.has(hash(t)) || options2.exclude?.has(hash(t)) ? ["already tried"] : []
-      ]
-    },
-    Math.max(1, Math.min(input.count ?? input.maxParallel, input.maxParallel))
-  );
-  if (fitted.length === 0)
-    rejected.push({
-      change: "shrink the failed topology to fit",
-      reason: `no smaller topology is predicted under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% of ${gib} GiB on every GPU`
-    });
-  return fitted.map((f) => {
-    const why = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
-    return {
-      candidate: {
-        name: "fit-memory",
-        parent: failed.name,
-        hypothesis: `${why}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
-        expected_effect: `runs without running out of GPU memory: predicted peak ${f.after.gib.toFixed(1)} GiB on GPU ${f.after.gpu} (${Math.round(f.after.fraction * 100)}%, ${memory.source} model); its measured memory then fits the model for the next round.`,
-        topology: f.topology
-      },
-      kind: "fit-memory",
-      change: f.change,
-      hash: hash(f.topology),
-      predictedMemory: predictConservative(f.topology, memory, gib),
-      score: 1
-    };
-  });
-}
-function candidatePrediction(p) {
-  return {
-    seconds_per_rollout: p.seconds,
-    low: p.low,
-    high: p.high,
-    level: p.level,
-    gain: p.gain,
-    parent: p.parent,
-    parent_seconds_per_rollout: p.parentSeconds,
-    calibrated_on: p.calibration.runs
-  };
-}
-function predictionSentence(p) {
-  return `Predicted ${pct4(p.gain)} faster [${pct4(p.gainLow)}, ${pct4(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
-}
-function predictionFor(cal, topology, parent, gpus) {
-  const m2 = measurementOf(parent);
-  if (!m2) return void 0;
-  const seconds3 = m2.seconds;
-  const p = predictSeconds(cal, topology, {
-    name: parent.name,
-    topology: parent.topology,
-    seconds: seconds3,
-    logSe: m2.logSe
-  });
-  if (!p) return void 0;
-  const expectedGpuHours = gpus * (TIMELINE.startupMinutes + expectedDecisionMinutes(p.gain)) / 60;
-  const r = (x2, d2 = 4) => Math.round(x2 * 10 ** d2) / 10 ** d2;
-  return {
-    seconds: r(p.seconds),
-    low: r(p.low),
-    high: r(p.high),
-    level: PREDICTION_LEVEL,
-    gain: r(p.gain),
-    gainLow: r(p.gainLow),
-    gainHigh: r(p.gainHigh),
-    logSd: r(p.logSd),
-    parent: parent.name,
-    parentSeconds: r(seconds3),
-    expectedGpuHours: r(expectedGpuHours, 2),
-    gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
-    calibration: {
-      runs: cal.runs,
-      misfit: r(cal.misfit, 2),
-      calibrationError: cal.calibrationError === null ? null : r(cal.calibrationError)
-    }
-  };
-}
-
-// src/usecases/suggest.ts
-var DEFAULT_MAX_PARALLEL2 = 3;
-var SuggestError = class extends Error {
-};
-var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-async function mustRead(files, path, what) {
-  const text2 = await files.read(path);
-  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
-  return text2;
-}
-function blockAgainstBase(base, expanded) {
-  const block = {};
-  for (const change of topologyDiff(base, expanded)) {
-    if (change.to === void 0) continue;
-    const path = change.key.split(".");
-    let node = block;
-    for (const key of path.slice(0, -1)) {
-      node[key] ??= {};
-      node = node[key];
-    }
-    node[path[path.length - 1]] = change.to;
-  }
-  return block;
-}
-function candidateFileText(proposal, base, parentTopology) {
-  const candidate = {
-    ...proposal.candidate,
-    topology: blockAgainstBase(base, proposal.candidate.topology)
-  };
-  const changes = Object.entries(topologyChange(parentTopology ?? base, proposal.candidate.topology)).map(([k2, v2]) => `#   ${k2}: ${v2}`).join("\n");
-  const header2 = `# Proposed by \`topo suggest\` (${proposal.kind}${proposal.service ? `, ${proposal.service}` : ""}).
-# Against ${proposal.candidate.parent ?? "the base preset"}:
-${changes}
-`;
-  const doc = new import_yaml4.Document(candidate);
-  (0, import_yaml4.visit)(doc, {
-    Seq(_2, node) {
-      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
-    }
-  });
-  return `${header2}${doc.toString({ lineWidth: 0 })}`;
-}
-function overlay(files, extra) {
-  return {
-    async read(path) {
-      return extra.get(posix4.normalize(path)) ?? files.read(path);
-    },
-    async list(dir) {
-      const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix4.dirname(p) === posix4.normalize(dir)).map((p) => posix4.basename(p));
-      const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
-      return all.length ? all : void 0;
-    }
-  };
-}
-async function runSuggest(options2) {
-  const { files, experimentId } = options2;
-  if (!EXPERIMENT_ID2.test(experimentId)) {
-    throw new SuggestError(
-      `experiment "${experimentId}" is not a valid experiment id (lowercase letters, digits, . _ -)`
-    );
-  }
-  const experimentDir = `topologies/${experimentId}`;
-  const experimentFile = `${experimentDir}/experiment.yaml`;
-  const experimentChecked = checkExperiment(
-    await mustRead(files, experimentFile, `no experiment ${experimentId} (create it with \`topo init\`)`),
-    experimentFile
-  );
-  const experiment = experimentChecked.value;
-  if (!experiment) {
-    const first2 = experimentChecked.issues[0];
-    throw new SuggestError(
-      `${experimentFile}:${first2?.line}: ${first2?.message} (run \`topo validate ${experimentFile}\`)`
-    );
-  }
-  const clustersFile = options2.clustersFile ?? "topologies/clusters.yaml";
-  const clustersChecked = checkClusters(
-    await mustRead(files, clustersFile, "the cluster definitions"),
-    clustersFile
-  );
-  const cluster = clustersChecked.value?.clusters[experiment.cluster];
-  if (!cluster) {
-    throw new SuggestError(
-      clustersChecked.value ? `cluster \`${experiment.cluster}\` of ${experimentFile} is not defined in ${clustersFile}` : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`
-    );
-  }
-  const found = await readPreset(experiment.base_topology, files, options2.presets);
-  if (!found)
-    throw new SuggestError(
-      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, options2.presets)}`
-    );
-  const presetFile = found.path;
-  const preset = checkPreset(found.text, presetFile);
-  if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
-  const base = expandPreset(preset.value, experiment);
-  const recordFile2 = recordPaths(experimentId).json;
-  const recordText = await files.read(recordFile2);
-  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
-  const candidateFiles2 = /* @__PURE__ */ new Map();
-  for (const name of await files.list(experimentDir) ?? []) {
-    if (!/\.ya?ml$/.test(name) || name === "experiment.yaml" || name === "experiment.yml") continue;
-    const path = `${experimentDir}/${name}`;
-    const checked2 = checkCandidate(await files.read(path) ?? "", path);
-    if (checked2.value) candidateFiles2.set(name.replace(/\.ya?ml$/, ""), checked2.value);
-  }
-  for (const [name, candidate] of options2.elsewhere ?? [])
-    if (!candidateFiles2.has(name)) candidateFiles2.set(name, candidate);
-  const maxParallel = experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2;
-  const input = {
-    experimentId,
-    baseTopology: base,
-    cluster: {
-      gpusPerNode: experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
-      gpuMemoryGiB: cluster.gpu_memory_gib,
-      cpusPerNode: cluster.cpus_per_node,
-      ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
-    },
-    maxParallel,
-    ...options2.count !== void 0 ? { count: options2.count } : {},
-    tried: triedFromRecord(record, base, candidateFiles2),
-    currentBest: record?.current_best.topology ?? null,
-    ...experiment.min_improvement !== void 0 ? { minImprovement: experiment.min_improvement } : {},
-    previousPredictions: (record?.runs ?? []).flatMap(
-      (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
-    )
-  };
-  const exclude = /* @__PURE__ */ new Set();
-  const invalid = [];
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const result2 = suggest2(input, { hash: topologyHash, exclude });
-    if (result2.stop.stop && !options2.force)
-      return { result: result2, proposals: [], experiment, experimentDir, invalid };
-    const byName = new Map(input.tried.map((t) => [t.name, t]));
-    const written = result2.proposals.map((p) => {
-      const path = `${experimentDir}/${p.candidate.name}.yaml`;
-      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? "")?.topology) };
-    });
-    const extra = new Map(written.map((w2) => [w2.path, w2.text]));
-    const clustersWithModel = withMemoryModel(
-      await files.read(clustersFile) ?? "",
-      experiment.cluster,
-      result2.memory.source === "fitted" ? result2.memory.model : void 0
-    );
-    extra.set(posix4.normalize(clustersFile), clustersWithModel);
-    const parentFile = `${experimentDir}/${result2.parent}.yaml`;
-    const withParent = result2.parent && await files.read(parentFile) !== void 0;
-    const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
-      files: overlay(files, extra),
-      clustersFile,
-      newFiles: written.map((w2) => w2.path),
-      ...options2.presets ? { presets: options2.presets } : {}
-    });
-    const inherited = new Set(
-      report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
-    );
-    const failed = report.files.filter((f) => f.path !== parentFile).map((f) => ({ f, problems: [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))] })).filter(({ problems }) => problems.length > 0);
-    if (failed.length === 0) return { result: result2, proposals: written, experiment, experimentDir, invalid };
-    for (const { f, problems } of failed) {
-      const proposal = written.find((w2) => w2.path === f.path);
-      if (!proposal) continue;
-      exclude.add(proposal.hash);
-      invalid.push({
-        name: proposal.candidate.name,
-        errors: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`)
-      });
-    }
-  }
-  const result = suggest2(input, { hash: topologyHash, exclude });
-  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
-}
-function withMemoryModel(text2, clusterName, model) {
-  if (!model) return text2;
-  const doc = (0, import_yaml4.parse)(text2);
-  const cluster = doc?.clusters?.[clusterName];
-  if (!cluster) return text2;
-  cluster.memory_model = model;
-  return (0, import_yaml4.stringify)(doc, { lineWidth: 0 });
-}
-function pullBody(p, result) {
-  const memory = p.predictedMemory.map((m2) => `| ${m2.gpu} | ${m2.gib.toFixed(1)} | ${Math.round(m2.fraction * 100)}% |`).join("\n");
-  return [
-    `Proposed by \`topo suggest\` from the evidence of **${p.candidate.parent}**.`,
-    "",
-    `**Hypothesis.** ${p.candidate.hypothesis}`,
-    "",
-    `**Expected effect.** ${p.candidate.expected_effect}`,
-    "",
-    ...p.prediction ? [`**Predicted.** ${predictionSentence(p.prediction)}.`, ""] : [],
-    `**Change.** ${p.change}`,
-    "",
-    `Predicted GPU memory (${result.memory.source} memory model, ${result.memory.notes.join("; ")}):`,
-    "",
-    "| GPU | GiB | of the GPU |",
-    "|---|---|---|",
-    memory,
-    "",
-    "Comment `/topo submit` to run it."
-  ].join("\n");
-}
-async function candidatesInOpenPulls(octokit, target, experimentId) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const dir = `topologies/${experimentId}/`;
-  const out = /* @__PURE__ */ new Map();
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
-  for (const pull of pulls) {
-    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-      ...repo,
-      pull_number: pull.number,
-      per_page: 100
-    });
-    for (const file of files) {
-      if (file.status === "removed" || !file.filename.startsWith(dir) || !/\.ya?ml$/.test(file.filename))
-        continue;
-      if (/\/experiment\.ya?ml$/.test(file.filename)) continue;
-      const source = githubFileSource(octokit, { ...repo, ref: pull.head.sha });
-      const checked2 = checkCandidate(await source.read(file.filename) ?? "", file.filename);
-      if (checked2.value) out.set(checked2.value.name, checked2.value);
-    }
-  }
-  return out;
-}
-async function openPullRequests(octokit, target, outcome) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const baseBranch = target.base ?? (await octokit.rest.repos.get(repo)).data.default_branch;
-  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${baseBranch}` })).data.object.sha;
-  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
-  const opened = [];
-  for (const p of outcome.proposals) {
-    const branch = `topo/${outcome.experiment.experiment_id}/${p.candidate.name}`;
-    const existing = await octokit.rest.pulls.list({
-      ...repo,
-      state: "open",
-      head: `${target.owner}:${branch}`
-    });
-    const found = existing.data[0];
-    if (found) {
-      opened.push({
-        name: p.candidate.name,
-        branch,
-        number: found.number,
-        url: found.html_url,
-        created: false
-      });
-      continue;
-    }
-    const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: "utf-8" });
-    const tree = await octokit.rest.git.createTree({
-      ...repo,
-      base_tree: baseTree,
-      tree: [{ path: p.path, mode: "100644", type: "blob", sha: blob.data.sha }]
-    });
-    const commit = await octokit.rest.git.createCommit({
-      ...repo,
-      message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
-      tree: tree.data.sha,
-      parents: [baseSha]
-    });
-    try {
-      await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
-    } catch (error) {
-      if (error.status !== 422) throw error;
-      await octokit.rest.git.updateRef({
-        ...repo,
-        ref: `heads/${branch}`,
-        sha: commit.data.sha,
-        force: true
-      });
-    }
-    const pull = await octokit.rest.pulls.create({
-      ...repo,
-      title: `${outcome.experiment.experiment_id}: ${p.candidate.name} (${p.kind}${p.service ? ` ${p.service}` : ""})`,
-      head: branch,
-      base: baseBranch,
-      body: pullBody(p, outcome.result)
-    });
-    opened.push({
-      name: p.candidate.name,
-      branch,
-      number: pull.data.number,
-      url: pull.data.html_url,
-      created: true
-    });
-  }
-  return opened;
 }
 
 // src/demo/cluster.ts
@@ -78107,19 +78553,19 @@ ${u}` : u, i = i ? `${i}
 ${c}` : c;
         let g = this.lexer.state.top;
         if (this.lexer.state.top = true, this.lexer.blockTokens(c, s, true), this.lexer.state.top = g, n.length === 0) break;
-        let h = s.at(-1);
-        if (h?.type === "code") break;
-        if (h?.type === "blockquote") {
-          let R = h, f = R.raw + `
+        let h2 = s.at(-1);
+        if (h2?.type === "code") break;
+        if (h2?.type === "blockquote") {
+          let R = h2, f = R.raw + `
 ` + n.join(`
 `), O = this.blockquote(f);
           s[s.length - 1] = O, r = r.substring(0, r.length - R.raw.length) + O.raw, i = i.substring(0, i.length - R.text.length) + O.text;
           break;
-        } else if (h?.type === "list") {
-          let R = h, f = R.raw + `
+        } else if (h2?.type === "list") {
+          let R = h2, f = R.raw + `
 ` + n.join(`
 `), O = this.list(f);
-          s[s.length - 1] = O, r = r.substring(0, r.length - h.raw.length) + O.raw, i = i.substring(0, i.length - R.raw.length) + O.raw, n = f.substring(s.at(-1).raw.length).split(`
+          s[s.length - 1] = O, r = r.substring(0, r.length - h2.raw.length) + O.raw, i = i.substring(0, i.length - R.raw.length) + O.raw, n = f.substring(s.at(-1).raw.length).split(`
 `);
           continue;
         }
@@ -78138,23 +78584,23 @@ ${c}` : c;
         if (!(t = s.exec(e)) || this.rules.block.hr.test(e)) break;
         u = t[0], e = e.substring(u.length);
         let g = t[2].split(`
-`, 1)[0].replace(this.rules.other.listReplaceTabs, (H) => " ".repeat(3 * H.length)), h = e.split(`
+`, 1)[0].replace(this.rules.other.listReplaceTabs, (H) => " ".repeat(3 * H.length)), h2 = e.split(`
 `, 1)[0], R = !g.trim(), f = 0;
-        if (this.options.pedantic ? (f = 2, c = g.trimStart()) : R ? f = t[1].length + 1 : (f = t[2].search(this.rules.other.nonSpaceChar), f = f > 4 ? 1 : f, c = g.slice(f), f += t[1].length), R && this.rules.other.blankLine.test(h) && (u += h + `
-`, e = e.substring(h.length + 1), p = true), !p) {
+        if (this.options.pedantic ? (f = 2, c = g.trimStart()) : R ? f = t[1].length + 1 : (f = t[2].search(this.rules.other.nonSpaceChar), f = f > 4 ? 1 : f, c = g.slice(f), f += t[1].length), R && this.rules.other.blankLine.test(h2) && (u += h2 + `
+`, e = e.substring(h2.length + 1), p = true), !p) {
           let H = this.rules.other.nextBulletRegex(f), ee = this.rules.other.hrRegex(f), te = this.rules.other.fencesBeginRegex(f), ne = this.rules.other.headingBeginRegex(f), xe = this.rules.other.htmlBeginRegex(f);
           for (; e; ) {
             let Z2 = e.split(`
 `, 1)[0], A;
-            if (h = Z2, this.options.pedantic ? (h = h.replace(this.rules.other.listReplaceNesting, "  "), A = h) : A = h.replace(this.rules.other.tabCharGlobal, "    "), te.test(h) || ne.test(h) || xe.test(h) || H.test(h) || ee.test(h)) break;
-            if (A.search(this.rules.other.nonSpaceChar) >= f || !h.trim()) c += `
+            if (h2 = Z2, this.options.pedantic ? (h2 = h2.replace(this.rules.other.listReplaceNesting, "  "), A = h2) : A = h2.replace(this.rules.other.tabCharGlobal, "    "), te.test(h2) || ne.test(h2) || xe.test(h2) || H.test(h2) || ee.test(h2)) break;
+            if (A.search(this.rules.other.nonSpaceChar) >= f || !h2.trim()) c += `
 ` + A.slice(f);
             else {
               if (R || g.replace(this.rules.other.tabCharGlobal, "    ").search(this.rules.other.nonSpaceChar) >= 4 || te.test(g) || ne.test(g) || ee.test(g)) break;
               c += `
-` + h;
+` + h2;
             }
-            !R && !h.trim() && (R = true), u += Z2 + `
+            !R && !h2.trim() && (R = true), u += Z2 + `
 `, e = e.substring(Z2.length + 1), g = A.slice(f);
           }
         }
@@ -78272,13 +78718,13 @@ ${c}` : c;
         }
         if (p -= o, p > 0) continue;
         o = Math.min(o, o + p + u);
-        let g = [...r[0]][0].length, h = e.slice(0, s + r.index + g + o);
+        let g = [...r[0]][0].length, h2 = e.slice(0, s + r.index + g + o);
         if (Math.min(s, o) % 2) {
-          let f = h.slice(1, -1);
-          return { type: "em", raw: h, text: f, tokens: this.lexer.inlineTokens(f) };
+          let f = h2.slice(1, -1);
+          return { type: "em", raw: h2, text: f, tokens: this.lexer.inlineTokens(f) };
         }
-        let R = h.slice(2, -2);
-        return { type: "strong", raw: h, text: R, tokens: this.lexer.inlineTokens(R) };
+        let R = h2.slice(2, -2);
+        return { type: "strong", raw: h2, text: R, tokens: this.lexer.inlineTokens(R) };
       }
     }
   }
@@ -78514,8 +78960,8 @@ var x = class l {
       let p = e;
       if (this.options.extensions?.startInline) {
         let u = 1 / 0, c = e.slice(1), g;
-        this.options.extensions.startInline.forEach((h) => {
-          g = h.call({ lexer: this }, c), typeof g == "number" && g >= 0 && (u = Math.min(u, g));
+        this.options.extensions.startInline.forEach((h2) => {
+          g = h2.call({ lexer: this }, c), typeof g == "number" && g >= 0 && (u = Math.min(u, g));
         }), u < 1 / 0 && u >= 0 && (p = e.substring(0, u + 1));
       }
       if (o = this.tokenizer.inlineText(p)) {
@@ -78994,8 +79440,8 @@ var B = class {
       if (s.hooks && (s.hooks.options = s, s.hooks.block = e), s.async) return (async () => {
         let o = s.hooks ? await s.hooks.preprocess(n) : n, u = await (s.hooks ? await s.hooks.provideLexer() : e ? x.lex : x.lexInline)(o, s), c = s.hooks ? await s.hooks.processAllTokens(u) : u;
         s.walkTokens && await Promise.all(this.walkTokens(c, s.walkTokens));
-        let h = await (s.hooks ? await s.hooks.provideParser() : e ? b.parse : b.parseInline)(c, s);
-        return s.hooks ? await s.hooks.postprocess(h) : h;
+        let h2 = await (s.hooks ? await s.hooks.provideParser() : e ? b.parse : b.parseInline)(c, s);
+        return s.hooks ? await s.hooks.postprocess(h2) : h2;
       })().catch(a);
       try {
         s.hooks && (n = s.hooks.preprocess(n));
@@ -79253,14 +79699,14 @@ async function runBatch(title, candidates, ctx) {
   while (runs.some((r) => !r.outcome)) {
     if (signal.aborted) throw new DemoAborted(signal.reason ?? "SIGINT");
     const best = ctx.best();
-    const live2 = runs.filter((x2) => !x2.outcome);
+    const live3 = runs.filter((x2) => !x2.outcome);
     const observed = await parts.observe(
       prepared,
-      live2.map((r) => r.run),
+      live3.map((r) => r.run),
       env,
       ctx.reference()
     );
-    for (const [i, r] of live2.entries()) {
+    for (const [i, r] of live3.entries()) {
       const look = observed[i];
       if (!look) continue;
       r.last = look;
@@ -79364,17 +79810,17 @@ async function runDemo(options2, deps) {
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
     settle2(await runBatch("baseline", [baseline], ctx));
-    for (let round2 = 1; round2 <= options2.rounds; round2++) {
+    for (let round3 = 1; round3 <= options2.rounds; round3++) {
       const suggestion = await parts.suggest(record, prepared, options2.perRound);
       if (suggestion.proposals.length === 0) {
-        log(`round ${round2}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ""}; stopping`);
+        log(`round ${round3}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ""}; stopping`);
         break;
       }
       for (const c of suggestion.proposals) {
         output.write(candidateFile(experimentId, c.name), suggestion.files?.[c.name] ?? (0, import_yaml5.stringify)(c));
-        log(`round ${round2}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
+        log(`round ${round3}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
       }
-      settle2(await runBatch(`round ${round2} of ${options2.rounds}`, suggestion.proposals, ctx));
+      settle2(await runBatch(`round ${round3} of ${options2.rounds}`, suggestion.proposals, ctx));
     }
     const report = parts.finalReport(record, prepared);
     const reportFile = `experiments/${experimentId}-report.md`;
@@ -80354,8 +80800,8 @@ function isDefined(value) {
 function isKeyOperator(operator) {
   return operator === ";" || operator === "&" || operator === "?";
 }
-function getValues(context3, operator, key, modifier) {
-  var value = context3[key], result = [];
+function getValues(context4, operator, key, modifier) {
+  var value = context4[key], result = [];
   if (isDefined(value) && value !== "") {
     if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
       value = value.toString();
@@ -80419,7 +80865,7 @@ function parseUrl(template) {
     expand: expand.bind(null, template)
   };
 }
-function expand(template, context3) {
+function expand(template, context4) {
   var operators = ["+", "#", ".", "/", ";", "?", "&"];
   template = template.replace(
     /\{([^\{\}]+)\}|([^\{\}]+)/g,
@@ -80433,7 +80879,7 @@ function expand(template, context3) {
         }
         expression.split(/,/g).forEach(function(variable) {
           var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context3, operator, tmp[1], tmp[2] || tmp[3]));
+          values.push(getValues(context4, operator, tmp[1], tmp[2] || tmp[3]));
         });
         if (operator && operator !== "+") {
           var separator = ",";
@@ -80762,7 +81208,7 @@ var isContextSourceSupported = () => {
   try {
     const result = JSON.parse(
       "1",
-      (_2, __, context3) => !!context3?.source && context3.source === "1"
+      (_2, __, context4) => !!context4?.source && context4.source === "1"
     );
     featureCache.set(parseFingerprint, result);
     return result;
@@ -80771,26 +81217,26 @@ var isContextSourceSupported = () => {
     return false;
   }
 };
-var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
+var convertMarkedBigIntsReviver = (key, value, context4, userReviver) => {
   const isCustomFormatBigInt = typeof value === "string" && customFormat.test(value);
   if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
   const isNoiseValue = typeof value === "string" && noiseValue.test(value);
   if (isNoiseValue) return value.slice(0, -1);
   const hasUserReviver = typeof userReviver === "function";
   if (!hasUserReviver) return value;
-  return userReviver(key, value, context3);
+  return userReviver(key, value, context4);
 };
 var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context3) => {
+  return JSON.parse(text2, (key, value, context4) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
-    const isInt = context3 && intRegex.test(context3.source);
+    const isInt = context4 && intRegex.test(context4.source);
     const isBigInt = isBigNumber && isInt;
-    if (isBigInt) return BigInt(context3.source);
+    if (isBigInt) return BigInt(context4.source);
     const hasCustomReviver = typeof reviver === "function";
     if (!hasCustomReviver) return value;
-    return reviver(key, value, context3);
+    return reviver(key, value, context4);
   });
 };
 var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
@@ -80861,7 +81307,7 @@ var JSONParse = (text2, reviver) => {
     const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
-      (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
+      (key, value, context4) => convertMarkedBigIntsReviver(key, value, context4, reviver)
     );
   } catch (error) {
     if (error instanceof RangeError) {
@@ -83938,7 +84384,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = VERSION6;
 
 // node_modules/@actions/github/lib/utils.js
-var context = new Context();
+var context2 = new Context();
 var baseUrl = getApiBaseUrl();
 var defaults = {
   baseUrl,
@@ -83962,7 +84408,7 @@ function getOctokitOptions(token, options2) {
 }
 
 // node_modules/@actions/github/lib/github.js
-var context2 = new Context();
+var context3 = new Context();
 function getOctokit(token, options2, ...additionalPlugins) {
   const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
   return new GitHubWithPlugins(getOctokitOptions(token, options2));
@@ -84676,7 +85122,7 @@ function definedClusters(file) {
 // src/cli/commands/jobs.ts
 import { existsSync as existsSync11, readdirSync as readdirSync5, readFileSync as readFileSync11 } from "node:fs";
 import { join as join12, resolve as resolve10 } from "node:path";
-var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
+var EXPERIMENT_ID4 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
 function experimentCluster(experiment, io) {
   const root = resolve10(io.cwd, "topologies");
   if (!existsSync11(root)) return void 0;
@@ -84705,7 +85151,7 @@ var jobsCommand = {
     const parsed = parseOptions(jobsCommand.help.options, args, io.env);
     if (parsed.positionals.length !== 1) throw new UsageError("name exactly one experiment id");
     const experiment = parsed.positionals[0];
-    if (!EXPERIMENT_ID3.test(experiment))
+    if (!EXPERIMENT_ID4.test(experiment))
       throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
     const clustersPath = clustersFileOption(str(parsed, "clusters"), io) ?? "topologies/clusters.yaml";
     const abs = resolve10(io.cwd, clustersPath);
@@ -85635,7 +86081,7 @@ function processList(l3) {
     out.push({ group: "runtime", pid: String(pid++), port: "", gpus: [], share: 1 / l3.nrWorkers });
   return out;
 }
-function observe(h, buckets, mean2, cv, count2, rng) {
+function observe(h2, buckets, mean2, cv, count2, rng) {
   if (count2 <= 0) return;
   const draws = cv > 0 ? Math.min(count2, 3) : 1;
   let left = count2;
@@ -85645,10 +86091,10 @@ function observe(h, buckets, mean2, cv, count2, rng) {
     const v2 = mean2 * rng.factor(cv);
     let b2 = buckets.findIndex((le2) => v2 <= le2);
     if (b2 < 0) b2 = buckets.length;
-    h.counts[b2] += weight;
-    h.sum += v2 * weight;
+    h2.counts[b2] += weight;
+    h2.sum += v2 * weight;
   }
-  h.count += count2;
+  h2.count += count2;
 }
 
 // src/sim/metrics.ts
@@ -86708,10 +87154,10 @@ import { dirname as dirname9, join as join19, relative as relative6, resolve as 
 
 // src/site/markdown.ts
 function safeHref(href) {
-  const h = href.trim();
-  if (/^https?:\/\//i.test(h) || h.startsWith("#")) return h;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(h) || h.startsWith("//")) return void 0;
-  return h;
+  const h2 = href.trim();
+  if (/^https?:\/\//i.test(h2) || h2.startsWith("#")) return h2;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(h2) || h2.startsWith("//")) return void 0;
+  return h2;
 }
 var marked = new B({
   gfm: true,
@@ -87407,6 +87853,7 @@ var commands = [
   analyzeCommand,
   reportCommand,
   suggestCommand,
+  autopilotCommand,
   siteCommand,
   simCommand,
   demoCommand
