@@ -1,7 +1,7 @@
 // Benchmark (printed, not asserted): the local GitHub API's OpenAPI validation overhead, the
 // REST calls each library operation costs, and the monitor's requests per pass and per hour at
 // 10 experiments × 3 running candidates + 50 idle PRs, through the monitor's real ports and
-// reconcile pass (the API budget of an action: 1,000 requests per hour per repository for
+// monitor pass (the API budget of an action: 1,000 requests per hour per repository for
 // GITHUB_TOKEN).
 //
 // Run: npm run bench -- github-api
@@ -11,7 +11,7 @@ import { setStateLabel } from '../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../src/github/permissions.js';
 import { reactToComment } from '../src/github/reactions.js';
 import { upsertStickyComment } from '../src/github/sticky-comment.js';
-import { reconcile } from '../src/usecases/reconcile.js';
+import { monitorPass } from '../src/monitor/pass.js';
 import { startGitHubServer } from '../test/support/github-server/index.js';
 import { openApi } from '../test/support/github-server/openapi.js';
 import { budgetWorld, countCalls } from '../test/support/monitor-budget.js';
@@ -112,17 +112,17 @@ console.log(`violations: ${gh.violations().length}`);
 await gh.close();
 
 // The monitor's API budget, measured on its REAL code path: actions/monitor/ports.ts and the
-// reconcile pass over the local GitHub API at 10 experiments × 3 running candidates + 50 idle pull
+// monitor pass over the local GitHub API at 10 experiments × 3 running candidates + 50 idle pull
 // requests (80 open), Slurm and Prometheus faked (jobs running, synthetic traces whose numbers
 // move every pass). An hour of 5-minute passes, then a pass where nothing changed, then /topo status.
 const MINUTE = 60;
 const NOW = 1_800_000_000;
 const w = await budgetWorld({ experiments: 10, running: 3, idle: 50, now: NOW });
-async function monitorPass(options: { onlyPull?: number } = {}) {
+async function measuredPass(options: { onlyPull?: number } = {}) {
   w.gh.resetCalls();
   const ports = w.ports(options);
   try {
-    const report = await reconcile(ports, { tickSeconds: 60, lagSeconds: 10 });
+    const report = await monitorPass(ports, { tickSeconds: 60, lagSeconds: 10 });
     if (report.errors.length) console.log(`  errors: ${report.errors.join('; ')}`);
     const states = new Map<string, number>();
     for (const c of report.candidates) states.set(c.state, (states.get(c.state) ?? 0) + 1);
@@ -136,28 +136,28 @@ async function monitorPass(options: { onlyPull?: number } = {}) {
     await ports.close();
   }
 }
-const line = (label: string, r: Awaited<ReturnType<typeof monitorPass>>) =>
+const line = (label: string, r: Awaited<ReturnType<typeof measuredPass>>) =>
   console.log(
     `  ${label.padEnd(34)} ${String(r.reads).padStart(2)} reads ${String(r.writes).padStart(3)} writes  ${String(r.changed).padStart(2)} PRs changed  (${r.states})`,
   );
 console.log(
-  '\nmonitor API budget (real ports + reconcile), 10 experiments × 3 running + 50 idle PRs (80 open):',
+  '\nmonitor API budget (real ports + monitor pass), 10 experiments × 3 running + 50 idle PRs (80 open):',
 );
-line('first pass (all written)', await monitorPass());
+line('first pass (all written)', await measuredPass());
 let reads = 0;
 let writes = 0;
 let maxReads = 0;
 for (let pass = 1; pass <= 12; pass++) {
   w.world.setNow(NOW + pass * 5 * MINUTE);
-  const r = await monitorPass();
+  const r = await measuredPass();
   reads += r.reads;
   writes += r.writes;
   maxReads = Math.max(maxReads, r.reads);
   line(`pass ${pass} (minute ${pass * 5})`, r);
 }
-const unchanged = await monitorPass();
+const unchanged = await measuredPass();
 line('same moment again (nothing changed)', unchanged);
-const status = await monitorPass({ onlyPull: w.candidatePulls[0] as number });
+const status = await measuredPass({ onlyPull: w.candidatePulls[0] as number });
 line('/topo status (one PR)', status);
 console.log(`  reads per pass: at most ${maxReads} (goal ≤ 5)`);
 console.log(

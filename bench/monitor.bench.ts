@@ -1,11 +1,13 @@
-// Benchmark of one monitor reconcile pass over 30 live candidates (printed, not asserted): GitHub API
+// Benchmark of one monitor pass over 30 live candidates (printed, not asserted): GitHub API
 // calls, Prometheus queries, Slurm calls and wall time, for a first pass (every comment written) and
 // a second pass at the same moment (nothing changed: no write). Ports are the in-memory fakes of the
-// reconcile unit tests; Prometheus serves synthetic 5-second traces.
+// monitor pass's unit tests; Prometheus serves synthetic 5-second traces.
+
+import { monitorPass } from '../src/monitor/pass.js';
+import type { MonitorExperiment } from '../src/monitor/ports.js';
 import type { Experiment } from '../src/types/generated/experiment.js';
-import { type MonitorExperiment, reconcile } from '../src/usecases/reconcile.js';
 import { PROFILES } from '../test/fixtures/traces/synthetic.js';
-import { fakeWorld, runJob } from '../test/unit/reconcile/fakes.js';
+import { fakeWorld, runJob } from '../test/support/monitor-fakes.js';
 
 const S = 1; // production: time scale 1, 5-second scrape
 const now = 1_800_000_000;
@@ -48,7 +50,7 @@ for (const exp of experiments)
 async function pass(label: string) {
   const before = { ...world.counters };
   const t0 = performance.now();
-  const report = await reconcile(world.ports, { tickSeconds: 60, lagSeconds: 10 });
+  const report = await monitorPass(world.ports, { tickSeconds: 60, lagSeconds: 10 });
   const ms = performance.now() - t0;
   const d = (key: keyof typeof before) => world.counters[key] - before[key];
   const states = new Map<string, number>();

@@ -355,7 +355,7 @@ try {
   const evalSeconds = (Date.now() - t0) / 1000 - genSeconds;
 
   // 4b. the decisions, one experiment (a baseline and its candidates) at a time and look by look,
-  // as the monitor's pass makes them (src/usecases/reconcile.ts): each running candidate against
+  // as the monitor's pass makes them (src/monitor/decide.ts): each running candidate against
   // the baseline, and one still open there against the leading candidate (the pruner: the best
   // usable projection among the others, frozen where that one stopped); stopped once decided.
   type VerdictOf = (r: BenchRun, minute: number) => Promise<VerdictLike> | VerdictLike;

@@ -1,9 +1,10 @@
-// Entry of the monitor action (self-hosted runner, schedule or by hand): one reconcile pass over
-// every experiment. Runs only default-branch code and configuration; pull requests are data.
+// Entry of the monitor action (self-hosted runner, schedule or by hand): one monitor pass over
+// every experiment (src/monitor). Runs only default-branch code and configuration; pull requests are data.
 import * as core from '@actions/core';
 import { countRequests, createOctokit, splitRepository } from '../../src/github/client.js';
+import { monitorPass } from '../../src/monitor/pass.js';
+import type { MonitorExperiment } from '../../src/monitor/ports.js';
 import { renderMonitorSummary } from '../../src/report/monitor-summary.js';
-import { type MonitorExperiment, reconcile } from '../../src/usecases/reconcile.js';
 import { buildMonitorPorts } from './ports.js';
 import { monitorSummaryInput } from './summary.js';
 
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     return seen;
   };
   try {
-    const report = await reconcile({ ...ports, experiments }, { tickSeconds: tick });
+    const report = await monitorPass({ ...ports, experiments }, { tickSeconds: tick });
     const changed = report.candidates.filter((c) => c.changed).length;
     core.setOutput('candidates', String(report.candidates.length));
     core.setOutput('changed', String(changed));

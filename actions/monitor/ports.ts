@@ -24,6 +24,8 @@ import {
   withOutcome,
   withRun,
 } from '../../src/lifecycle/model.js';
+import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../src/monitor/adapters.js';
+import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
 import { baselineRun, bestRun, recordPaths, referenceOf } from '../../src/record/model.js';
 import { parseRecord } from '../../src/record/validate.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
@@ -41,14 +43,6 @@ import {
   writeMonitorComment,
 } from '../../src/usecases/monitor-comment.js';
 import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
-import {
-  githubMonitorPort,
-  MONITOR_CHECK_NAME,
-  type MonitorCandidate,
-  type MonitorExperiment,
-  type MonitorPorts,
-  slurmMonitorPort,
-} from '../../src/usecases/reconcile.js';
 import { refuseOrphanedRequest, refuseRequest } from '../../src/usecases/refuse.js';
 import { submitCandidate } from '../../src/usecases/submit.js';
 

@@ -1,12 +1,14 @@
 // The monitor's job summary input for one pass (src/report/monitor-summary.ts renders it): every
 // experiment of the pass, even one without candidates, with its candidates in queue order (request
 // time, as the queue is served). Pure.
+
+import type { MonitorExperiment } from '../../src/monitor/ports.js';
+import type { PassReport } from '../../src/monitor/report.js';
 import type { MonitorSummaryInput, SummaryExperiment } from '../../src/report/monitor-summary.js';
-import type { MonitorExperiment, ReconcileReport } from '../../src/usecases/reconcile.js';
 
 export function monitorSummaryInput(
   experiments: readonly MonitorExperiment[],
-  report: ReconcileReport,
+  report: PassReport,
   extra: Omit<MonitorSummaryInput, 'experiments' | 'errors'> = {},
 ): MonitorSummaryInput {
   const requestedAt = new Map<string, number>();

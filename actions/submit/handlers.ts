@@ -25,6 +25,8 @@ import {
 } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
 import { RunStateError } from '../../src/lifecycle/state-block.js';
+import { monitorPass } from '../../src/monitor/pass.js';
+import { requestsStateLabel } from '../../src/report/state-label.js';
 import { CommandTimeoutError, ConnectionLostError } from '../../src/slurm/errors.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -44,7 +46,6 @@ import {
   withRunName,
 } from '../../src/usecases/prepare.js';
 import { type RebuildResult, rebuildRunState } from '../../src/usecases/rebuild.js';
-import { reconcile } from '../../src/usecases/reconcile.js';
 import { submitPurpose } from '../../src/usecases/refuse.js';
 import { concludeHandler } from '../../src/usecases/report.js';
 import { cancelCandidate, type SubmitResult, submitCandidate } from '../../src/usecases/submit.js';
@@ -260,7 +261,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       if (one.requested) requested++;
     }
     const fresh = await readRunState(ctx.octokit, target(ctx));
-    await setStateLabel(ctx.octokit, target(ctx), labelOf(fresh, ctx.headSha));
+    await setStateLabel(ctx.octokit, target(ctx), requestsStateLabel(fresh, ctx.headSha));
     return { ok: requested > 0, message: lines.join('\n\n') };
   };
 
@@ -323,7 +324,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
         await setStateLabel(
           ctx.octokit,
           target(ctx),
-          labelOf(await readRunState(ctx.octokit, target(ctx)), ctx.headSha),
+          requestsStateLabel(await readRunState(ctx.octokit, target(ctx)), ctx.headSha),
         );
       return { ok: true, message: lines.join('\n\n') };
     };
@@ -355,7 +356,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
   };
 
   /**
-   * One reconcile pass for this pull request, now: the monitor's own ports, limited to this pull
+   * One monitor pass for this pull request, now: the monitor's own ports, limited to this pull
    * request, every candidate's comment refreshed. It never submits: the queue is served by the
    * scheduled pass, by request time.
    */
@@ -373,7 +374,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     });
     try {
       // refresh: the comments are written now whatever comment_interval_minutes says, so the reply is true
-      const report = await reconcile({ ...ports, submit: async () => undefined }, { refresh: true });
+      const report = await monitorPass({ ...ports, submit: async () => undefined }, { refresh: true });
       if (report.errors.length) throw new Error(report.errors.join('; '));
       return statusReply(report.candidates);
     } finally {
@@ -427,16 +428,6 @@ function newRequest(ctx: PullRequestContext, c: PreparedCandidate, at: string): 
     login: ctx.actor,
     requestedAt: at,
   };
-}
-
-/**
- * The pull request's one state label from its standing Requests: `running` when any has a job,
- * else `queued` when any waits, else none (the monitor refines it as runs progress).
- */
-function labelOf(state: RunState, headSha: string): 'running' | 'queued' | null {
-  const standing = standingRequests(state, headSha);
-  if (standing.some((r) => state.runs[r.id])) return 'running';
-  return standing.length ? 'queued' : null;
 }
 
 /** Keeps what `local` added (superseded Outcomes) on top of a fresh read (of Requests it still holds). */

@@ -2,12 +2,14 @@
 // part that owns it, so the demo shows exactly what the product does on a cluster:
 //   prepare  → topology init (parseRunCommand + buildExperiment)
 //   submit   → renderSubmission + submitCandidate (Slurm part), cancel → cancelCandidate
-//   observe  → the monitor's reconcile pass (detector, bottleneck, resources, sticky comment), with
+//   observe  → the monitor's pass (detector, bottleneck, resources, sticky comment), with
 //              the pull request's comment kept in memory instead of on GitHub
 //   record   → createRecord / apply / renderRecordMarkdown, report → renderFinalReport
 //   suggest  → `topo suggest` (runSuggest) over the output folder, read as the experiment's repository
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorPass } from '../monitor/pass.js';
+import type { MonitorJob } from '../monitor/ports.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { createRecord, recordPaths } from '../record/model.js';
@@ -37,7 +39,6 @@ import type {
   Reference,
   SubmittedRun,
 } from '../usecases/demo.js';
-import { type MonitorJob, reconcile } from '../usecases/reconcile.js';
 import { cancelCandidate, experimentPrefix, submitCandidate } from '../usecases/submit.js';
 import { runSuggest } from '../usecases/suggest.js';
 import { type FileSource, fileSystemSource } from '../usecases/validate.js';
@@ -210,7 +211,7 @@ export function realDemoParts(
         const value = intervalOf(x?.observation);
         return x && value ? { name: x.name, value } : null;
       };
-      const report = await reconcile(
+      const report = await monitorPass(
         {
           experiments: async () => [
             {

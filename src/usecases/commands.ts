@@ -214,7 +214,7 @@ export async function routeLabel(
   return { outcome: 'refused', command: 'label', message };
 }
 
-/** What `/topo status` reports of one candidate (src/usecases/reconcile.ts CandidateOutcome). */
+/** What `/topo status` reports of one candidate (src/monitor/report.ts CandidateReport). */
 export interface StatusOfCandidate {
   candidate: string;
   runName: string;

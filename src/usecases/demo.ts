@@ -90,7 +90,7 @@ export interface DemoParts<R> {
   submit(experiment: Experiment, candidate: Candidate, env: ClusterEnv): Promise<SubmittedRun>;
   cancel(run: SubmittedRun, env: ClusterEnv): Promise<void>;
   /**
-   * One look at every run of a batch (the monitor's reconcile pass): one Observed per run, in order.
+   * One look at every run of a batch (the monitor's pass, src/monitor): one Observed per run, in order.
    * `reference`: the baseline and the current best, for the comparison the monitor writes.
    */
   observe(

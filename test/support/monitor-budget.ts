@@ -2,7 +2,7 @@
 // on the local GitHub API with E experiments × R running candidates (each a pull request with the
 // bot-owned run state: a Request and its Run) and I idle pull requests, a default-branch workspace
 // with the experiments, and the REAL monitor ports (actions/monitor/ports.ts) over it. Slurm and
-// Prometheus are the reconcile fakes (jobs RUNNING, synthetic traces): only GitHub is measured.
+// Prometheus are the monitor pass's fakes (jobs RUNNING, synthetic traces): only GitHub is measured.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,14 +12,14 @@ import { renderRunStateComment } from '../../src/github/run-state.js';
 import { stickyMarker } from '../../src/github/sticky-comment.js';
 import { emptyRunState, withRequest, withRun } from '../../src/lifecycle/model.js';
 import { runNameFor } from '../../src/lifecycle/run-name.js';
+import type { MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
 import { expandCandidate, expandPreset, hash8 } from '../../src/topology/expand.js';
 import { checkCandidate, checkExperiment, checkPreset } from '../../src/topology/files.js';
 import { jobName } from '../../src/topology/render.js';
-import type { MonitorExperiment, MonitorPorts } from '../../src/usecases/reconcile.js';
 import { PROFILES } from '../fixtures/traces/synthetic.js';
-import { type FakeWorld, fakeWorld, runJob } from '../unit/reconcile/fakes.js';
 import { repoRoot as checkoutRoot } from './cluster.js';
 import { type GitHubServer, type Repo, startGitHubServer } from './github-server/index.js';
+import { type FakeWorld, fakeWorld, runJob } from './monitor-fakes.js';
 
 // A bench runs bundled elsewhere: it names the checkout in TOPO_REPO_ROOT.
 const repoRoot = process.env.TOPO_REPO_ROOT ?? checkoutRoot;

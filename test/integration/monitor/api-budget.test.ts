@@ -1,5 +1,5 @@
 // The monitor's GitHub API budget, counted on the local GitHub API (every request checked against
-// GitHub's OpenAPI description and GraphQL schema): the real monitor ports and reconcile pass over
+// GitHub's OpenAPI description and GraphQL schema): the real monitor ports and monitor pass over
 // 10 experiments × 3 running candidates + 50 idle pull requests read at most 5 times a pass (one
 // paginated GraphQL query, one for the candidates' files and check runs), and a pass where nothing
 // changed writes nothing. `/topo status` reads its own pull request only.
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderRunStateComment } from '../../../src/github/run-state.js';
 import { withRequest } from '../../../src/lifecycle/model.js';
 import { parseRunStateBlock } from '../../../src/lifecycle/state-block.js';
-import { reconcile } from '../../../src/usecases/reconcile.js';
+import { monitorPass } from '../../../src/monitor/pass.js';
 import { type BudgetWorld, budgetWorld, countCalls } from '../../support/monitor-budget.js';
 
 const NOW = 1_800_000_000;
@@ -23,7 +23,7 @@ async function pass(options: { onlyPull?: number } = {}) {
   w.gh.resetCalls();
   const ports = w.ports(options);
   try {
-    const report = await reconcile(ports, { tickSeconds: 60, lagSeconds: 10 });
+    const report = await monitorPass(ports, { tickSeconds: 60, lagSeconds: 10 });
     return { report, ...countCalls(w.gh), calls: w.gh.calls() };
   } finally {
     await ports.close();

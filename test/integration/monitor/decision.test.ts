@@ -1,5 +1,5 @@
 // The monitor acts on the decision, end to end on real parts: a baseline and two candidates of the
-// twin submitted by reconcile passes to the local Slurm, scraped by the local Prometheus, reported
+// twin submitted by monitor passes to the local Slurm, scraped by the local Prometheus, reported
 // on pull requests of the local GitHub API. The clearly slower candidate (2 GPUs) is decided `worse`
 // against the running baseline and CANCELLED by the monitor (stop_when_decided, the default) before
 // the clearly faster one (64 rollouts in flight) is stable; the next passes say "CANCELLED by the
@@ -8,18 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { createOctokit } from '../../../src/github/client.js';
 import type { Outcome, RunRecord, RunRequest } from '../../../src/lifecycle/model.js';
+import { githubMonitorPort, slurmMonitorPort } from '../../../src/monitor/adapters.js';
+import { monitorPass } from '../../../src/monitor/pass.js';
+import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
+import type { PassReport } from '../../../src/monitor/report.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { parseOverrides } from '../../../src/sim/overrides.js';
 import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import {
-  githubMonitorPort,
-  type MonitorCandidate,
-  type MonitorExperiment,
-  type MonitorPorts,
-  type ReconcileReport,
-  reconcile,
-  slurmMonitorPort,
-} from '../../../src/usecases/reconcile.js';
 import { submitTwinJob, useActionTestbed } from '../../support/action-fixture.js';
 import { repoRoot } from '../../support/cluster.js';
 
@@ -115,14 +110,14 @@ const commentOf = (role: Role) =>
 describe('the monitor stops a candidate on its decision (local cluster, twin)', () => {
   it('decides the slower candidate (worse, or not-better: it cannot win) and cancels it before the faster one is stable', async () => {
     const history: string[] = [];
-    const at = (r: ReconcileReport, role: Role) => r.candidates.find((c) => c.candidate === role);
+    const at = (r: PassReport, role: Role) => r.candidates.find((c) => c.candidate === role);
     let cancelledAtPass: number | undefined;
     let betterStableAtPass: number | undefined;
     let betterAtCancel: string | undefined;
     let pass = 0;
     const deadline = Date.now() + 420_000;
     while (Date.now() < deadline) {
-      const report = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
+      const report = await monitorPass(ports(), { tickSeconds: 1, lagSeconds: 2 });
       pass++;
       expect(report.errors).toEqual([]);
       const line = ROLES.map((role) => {

@@ -4,12 +4,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { slurmMonitorPort } from '../../../src/monitor/adapters.js';
 import { createSlurmClient } from '../../../src/slurm/client.js';
 import { SBATCH_EXPORT_FLAG } from '../../../src/slurm/environment.js';
 import { UnsafeArgumentError } from '../../../src/slurm/errors.js';
 import { createLocalTransport } from '../../../src/slurm/local-transport.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
-import { slurmMonitorPort } from '../../../src/usecases/reconcile.js';
 import { requireCluster } from '../../support/cluster.js';
 import { experimentId, jobName, makeClient, sbatchArgv, waitForJob } from './helpers.js';
 

@@ -2,10 +2,11 @@
 // candidates), its slots, its candidates in queue order (request time, then the older PR).
 import { describe, expect, it } from 'vitest';
 import { monitorSummaryInput } from '../../../actions/monitor/summary.js';
+import type { MonitorExperiment } from '../../../src/monitor/ports.js';
+import type { CandidateReport } from '../../../src/monitor/report.js';
 import { renderMonitorSummary } from '../../../src/report/monitor-summary.js';
 import type { CandidateView } from '../../../src/report/pr-comment.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
-import type { CandidateOutcome, MonitorExperiment } from '../../../src/usecases/reconcile.js';
 
 const experiment = (id: string, maxParallel?: number): Experiment => ({
   experiment_id: id,
@@ -37,7 +38,7 @@ function outcome(experimentId: string, candidate: string, pr: number, state: Can
     verdict: 'warming',
     changed: false,
     view,
-  } as CandidateOutcome;
+  } as CandidateReport;
 }
 
 describe('monitorSummaryInput', () => {

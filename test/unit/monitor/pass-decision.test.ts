@@ -6,17 +6,21 @@
 // comment_interval_minutes unless its state or decision changes.
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/lifecycle/model.js';
+import { stopReason } from '../../../src/monitor/decide.js';
+import { monitorPass } from '../../../src/monitor/pass.js';
+import type { MonitorCandidate, MonitorExperiment } from '../../../src/monitor/ports.js';
 import { parseCommentStamp } from '../../../src/report/comment-throttle.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
-import {
-  type MonitorCandidate,
-  type MonitorExperiment,
-  reconcile,
-  stopReason,
-} from '../../../src/usecases/reconcile.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
-import { EXPERIMENT_ID, type FakeWorld, fakeWorld, requestedCandidate, runJob, T0 } from './fakes.js';
+import {
+  EXPERIMENT_ID,
+  type FakeWorld,
+  fakeWorld,
+  requestedCandidate,
+  runJob,
+  T0,
+} from '../../support/monitor-fakes.js';
 
 const S = 60;
 const NOW = T0 + 200;
@@ -71,13 +75,13 @@ function setup(
   return { w, exp, outcomes, run };
 }
 
-const byName = (r: Awaited<ReturnType<typeof reconcile>>, name: string) =>
+const byName = (r: Awaited<ReturnType<typeof monitorPass>>, name: string) =>
   r.candidates.find((c) => c.candidate === name);
 
-describe('the decision in the reconcile pass', () => {
+describe('the decision in the monitor pass', () => {
   it('decides a clearly slower candidate worse, cancels it, and says so until its Outcome is `decided`', async () => {
     const { w, outcomes, run } = setup([['slow', slow, 60]]);
-    const first = await reconcile(w.ports, opts);
+    const first = await monitorPass(w.ports, opts);
     expect(first.errors).toEqual([]);
     const slowNow = byName(first, 'slow');
     const d = slowNow?.view.observation.decision;
@@ -96,7 +100,7 @@ describe('the decision in the reconcile pass', () => {
 
     // the next pass sees a CANCELLED job: stopped by the decision, not failed
     w.setNow(NOW + 2);
-    const second = byName(await reconcile(w.ports, opts), 'slow');
+    const second = byName(await monitorPass(w.ports, opts), 'slow');
     expect(second?.state).toBe('stopped');
     expect(second?.view.stoppedBy).toBe('decision');
     expect(second?.view.finalJobState).toBe('CANCELLED');
@@ -109,7 +113,7 @@ describe('the decision in the reconcile pass', () => {
 
     // once final: one Outcome, kind decided, with the decision as evidence
     w.setNow(NOW + 10);
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     const outcome = outcomes.get('00000001');
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.jobId).toBe('11');
@@ -122,7 +126,7 @@ describe('the decision in the reconcile pass', () => {
 
   it('with stop_when_decided: false the decided job keeps running and the comment offers /topo stop', async () => {
     const { w } = setup([['slow', slow, 60]], { stop_when_decided: false });
-    const r = byName(await reconcile(w.ports, opts), 'slow');
+    const r = byName(await monitorPass(w.ports, opts), 'slow');
     expect(r?.view.observation.decision?.state).toBe('worse');
     expect(r?.cancelled).toBeUndefined();
     expect(w.counters.cancels).toBe(0);
@@ -139,7 +143,7 @@ describe('the decision in the reconcile pass', () => {
       ],
       { stop_when_decided: false },
     );
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     expect(byName(report, 'fast')?.view.observation.decision?.state).toBe('better');
     expect(w.checks.get(1)?.conclusion).toBe('success');
     expect(w.comments.get(1)).toContain('**Recommended: merge — best so far.**');
@@ -157,7 +161,7 @@ describe('the decision in the reconcile pass', () => {
         best: { name: 'fast', value: { value: 3.6, low: 3.55, high: 3.65 } },
       },
     );
-    const r = byName(await reconcile(w.ports, opts), 'slow');
+    const r = byName(await monitorPass(w.ports, opts), 'slow');
     expect(r?.view.observation.decision?.against).toBe('current best fast');
     expect(r?.view.observation.decision?.state).toBe('worse');
     expect(r?.view.baseline).toEqual({ name: 'baseline', secondsPerRollout: 5 });
@@ -176,7 +180,7 @@ describe('the decision in the reconcile pass', () => {
       {},
       {},
     );
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     const b = byName(report, 'baseline');
     expect(b?.view.observation.decision?.state).toBe('reference');
     expect(b?.cancelled).toBeUndefined();
@@ -189,7 +193,7 @@ describe('the decision in the reconcile pass', () => {
     expect(s?.view.baseline?.secondsPerRollout).toBeGreaterThan(3); // its live projection (≈ 3.6)
     // the baseline goes on; a later pass does not cancel it either
     w.setNow(NOW + 30);
-    const later = await reconcile(w.ports, opts);
+    const later = await monitorPass(w.ports, opts);
     expect(byName(later, 'baseline')?.cancelled).toBeUndefined();
     expect(w.counters.cancels).toBe(1);
   });
@@ -203,10 +207,10 @@ describe('the decision in the reconcile pass', () => {
       { stop_when_decided: false },
       {},
     );
-    expect(byName(await reconcile(w.ports, opts), 'slow')?.view.observation.decision?.state).toBe('worse');
+    expect(byName(await monitorPass(w.ports, opts), 'slow')?.view.observation.decision?.state).toBe('worse');
     exp.candidates.splice(0, 1); // the baseline's pull request was merged: no reference in this pass
     w.setNow(NOW + 20);
-    const later = byName(await reconcile(w.ports, opts), 'slow');
+    const later = byName(await monitorPass(w.ports, opts), 'slow');
     expect(later?.view.observation.decision?.state).toBe('worse');
     expect(later?.view.observation.decision?.against).toBe('baseline baseline');
     expect(w.checks.get(2)?.conclusion).toBe('failure');
@@ -214,20 +218,20 @@ describe('the decision in the reconcile pass', () => {
 
   it('never cancels on a decision while the metrics are unavailable', async () => {
     const { w, exp } = setup([['slow', slow, 60]], { stop_when_decided: false });
-    await reconcile(w.ports, opts); // decided worse, left running
+    await monitorPass(w.ports, opts); // decided worse, left running
     exp.experiment.stop_when_decided = true;
     const range = w.ports.prometheus.range;
     w.ports.prometheus.range = async () => {
       throw new Error('connect ECONNREFUSED 127.0.0.1:9093');
     };
     w.setNow(NOW + 5);
-    const down = byName(await reconcile(w.ports, opts), 'slow');
+    const down = byName(await monitorPass(w.ports, opts), 'slow');
     expect(down?.cancelled).toBeUndefined();
     expect(w.counters.cancels).toBe(0);
     expect(w.comments.get(1)).toMatch(/^> ⚠️ Metrics unavailable since /);
     w.ports.prometheus.range = range;
     w.setNow(NOW + 10);
-    expect(byName(await reconcile(w.ports, opts), 'slow')?.cancelled).toBe('11');
+    expect(byName(await monitorPass(w.ports, opts), 'slow')?.cancelled).toBe('11');
   });
 
   it('a job cancelled by someone else, with no decision, is failed (cancelled); /topo stop is stopped by the user', async () => {
@@ -244,7 +248,7 @@ describe('the decision in the reconcile pass', () => {
       at: new Date(NOW * 1000).toISOString(),
       evidence: ['/topo stop by alice'],
     };
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     expect(byName(report, 'young')?.state).toBe('failed');
     expect(byName(report, 'young')?.view.observation.failure?.kind).toBe('cancelled');
     expect(byName(report, 'other')?.state).toBe('stopped');
@@ -268,7 +272,7 @@ describe('the pruner: the leading candidate', () => {
 
   it('stops a candidate that cannot be min_improvement faster than the leading one, while it is still open against the baseline', async () => {
     const { w } = leadAndMid();
-    const first = await reconcile(w.ports, opts);
+    const first = await monitorPass(w.ports, opts);
     expect(first.errors).toEqual([]);
     const d = byName(first, 'mid')?.view.observation.decision;
     // (the pruner only acts on a candidate whose decision against the baseline is still open)
@@ -291,12 +295,12 @@ describe('the pruner: the leading candidate', () => {
 
   it('a pruned decision is final, also when the job runs on (stop_when_decided: false)', async () => {
     const { w } = leadAndMid({ stop_when_decided: false });
-    const first = byName(await reconcile(w.ports, opts), 'mid');
+    const first = byName(await monitorPass(w.ports, opts), 'mid');
     expect(first?.view.observation.decision?.state).toBe('not-better');
     expect(first?.cancelled).toBeFalsy();
     // 120 run-minutes later the job still runs: it is still not-better against the leader
     w.setNow(NOW + 120);
-    const later = byName(await reconcile(w.ports, opts), 'mid');
+    const later = byName(await monitorPass(w.ports, opts), 'mid');
     expect(later?.view.observation.decision?.state).toBe('not-better');
     expect(later?.view.observation.decision?.against).toBe('leading candidate lead (#1)');
     expect(later?.view.observation.decision?.relative_change).toEqual(
@@ -309,7 +313,7 @@ describe('the pruner: the leading candidate', () => {
       ['slow', slow, 60],
       ['slow2', { ...slow, seed: 6 }, 60],
     ]);
-    const r = await reconcile(w.ports, opts);
+    const r = await monitorPass(w.ports, opts);
     for (const name of ['slow', 'slow2']) {
       const d = byName(r, name)?.view.observation.decision;
       expect(d?.against).toBe('baseline baseline');
@@ -357,7 +361,7 @@ describe('stopReason', () => {
 describe('the comment throttle', () => {
   it('rewrites a running candidate whose numbers moved at most every comment_interval_minutes', async () => {
     const { w } = setup([['fast', fast, 110]], { comment_interval_minutes: 1, stop_when_decided: false });
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     const stamp = parseCommentStamp(w.comments.get(1));
     expect(stamp).toMatchObject({ state: 'stable', outcome: 'better', writtenAtMs: NOW * 1000 });
     const writes = w.counters.githubWrites;
@@ -365,7 +369,7 @@ describe('the comment throttle', () => {
     const body = w.comments.get(1);
     // 30 s later (30 run-minutes): the numbers moved, the state and the decision did not
     w.setNow(NOW + 30);
-    const r = byName(await reconcile(w.ports, opts), 'fast');
+    const r = byName(await monitorPass(w.ports, opts), 'fast');
     expect(r?.state).toBe('stable');
     expect(r?.view.observation.decision?.state).toBe('better');
     expect(r?.view.observation.stable_metrics.completed_rollouts).not.toBe(
@@ -378,7 +382,7 @@ describe('the comment throttle', () => {
     // once the interval has passed the comment is written again, but not the check run: what it
     // says (stable, better) did not change
     w.setNow(NOW + 65);
-    const again = byName(await reconcile(w.ports, opts), 'fast');
+    const again = byName(await monitorPass(w.ports, opts), 'fast');
     expect(again?.changed).toBe(true);
     expect(parseCommentStamp(w.comments.get(1))?.writtenAtMs).toBe((NOW + 65) * 1000);
     expect(w.checks.get(1)).toBe(check);
@@ -387,24 +391,24 @@ describe('the comment throttle', () => {
 
   it('a pass a person asked for (refresh: /topo status) writes a moved comment inside the interval, never an unchanged one', async () => {
     const { w } = setup([['fast', fast, 110]], { stop_when_decided: false });
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     const writes = w.counters.githubWrites;
-    await reconcile(w.ports, { ...opts, refresh: true }); // same tick: unchanged
+    await monitorPass(w.ports, { ...opts, refresh: true }); // same tick: unchanged
     expect(w.counters.githubWrites).toBe(writes);
     w.setNow(NOW + 30);
-    expect(byName(await reconcile(w.ports, opts), 'fast')?.changed).toBe(false);
-    expect(byName(await reconcile(w.ports, { ...opts, refresh: true }), 'fast')?.changed).toBe(true);
+    expect(byName(await monitorPass(w.ports, opts), 'fast')?.changed).toBe(false);
+    expect(byName(await monitorPass(w.ports, { ...opts, refresh: true }), 'fast')?.changed).toBe(true);
     expect(parseCommentStamp(w.comments.get(1))?.writtenAtMs).toBe((NOW + 30) * 1000);
   });
 
   it('writes at once when the state or the decision changes', async () => {
     const { w } = setup([['slow', slow, 20]], { stop_when_decided: false });
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     const before = parseCommentStamp(w.comments.get(1));
     expect(before?.outcome).toBe('measuring');
     // 40 run-minutes later, well inside the 15-minute interval: decided
     w.setNow(NOW + 40);
-    const r = byName(await reconcile(w.ports, opts), 'slow');
+    const r = byName(await monitorPass(w.ports, opts), 'slow');
     expect(r?.view.observation.decision?.state).toBe('worse');
     expect(r?.changed).toBe(true);
     expect(parseCommentStamp(w.comments.get(1))?.outcome).toBe('worse');

@@ -2,10 +2,12 @@
 // its own, the pull request gets ONE check run on its head over all of them and ONE state label
 // computed from all of them, and a Request the ports refuse at its turn leaves the pass.
 import { describe, expect, it } from 'vitest';
+import { monitorPass } from '../../../src/monitor/pass.js';
+import type { MonitorExperiment } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { type MonitorExperiment, pullLabel, reconcile } from '../../../src/usecases/reconcile.js';
+import { pullStateLabel as pullLabel } from '../../../src/report/state-label.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
-import { fakeWorld, runJob } from './fakes.js';
+import { fakeWorld, runJob } from '../../support/monitor-fakes.js';
 
 const S = 60;
 const T0 = 1_800_000_000;
@@ -47,7 +49,7 @@ function setup(candidates = ['a', 'b']) {
 describe('two candidates of one pull request', () => {
   it('get a comment each, one check run over both and one label', async () => {
     const { world } = setup();
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     expect(report.errors).toEqual([]);
     expect(report.candidates.map((c) => [c.candidate, c.pr])).toEqual([
       ['a', 7],
@@ -73,9 +75,9 @@ describe('two candidates of one pull request', () => {
 
   it('a second pass in the same tick writes nothing (the candidates do not overwrite each other)', async () => {
     const { world } = setup();
-    await reconcile(world.ports, opts);
+    await monitorPass(world.ports, opts);
     const writes = world.counters.githubWrites;
-    const second = await reconcile(world.ports, opts);
+    const second = await monitorPass(world.ports, opts);
     expect(second.candidates.every((c) => !c.changed)).toBe(true);
     expect(world.counters.githubWrites).toBe(writes);
     expect(parseObservationBlock(world.candidateComments.get('7/a') as string)?.run_name).toBe(run('a'));
@@ -83,7 +85,7 @@ describe('two candidates of one pull request', () => {
 
   it('one failed candidate fails the pull request’s check and label, the other keeps its comment', async () => {
     const { world, now } = setup();
-    await reconcile(world.ports, opts);
+    await monitorPass(world.ports, opts);
     const aBefore = world.candidateComments.get('7/a');
     const b = world.jobs.find((j) => j.jobId === '12');
     if (!b) throw new Error('no job 12');
@@ -93,7 +95,7 @@ describe('two candidates of one pull request', () => {
       failure: { kind: 'host-oom', message: 'out of memory' },
     });
     world.setNow(now + 30);
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     expect(report.errors).toEqual([]);
     expect(report.candidates.find((c) => c.candidate === 'b')?.state).toBe('failed');
     expect(world.checkWrites.at(-1)?.check.conclusion).toBe('failure');
@@ -112,7 +114,7 @@ describe('two candidates of one pull request', () => {
       asked.push(c.candidate);
       return { refused: true };
     };
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     expect(report.errors).toEqual([]);
     expect(report.candidates.map((c) => c.candidate).sort()).toEqual(['a', 'b']);
     expect(world.candidateComments.has('7/c')).toBe(false);

@@ -2,8 +2,9 @@
 // lost, never resubmitted; an outage is never a verdict; an ended run gets one Outcome, judged at its end.
 import { describe, expect, it } from 'vitest';
 import type { Outcome, RunRecord } from '../../../src/lifecycle/model.js';
+import { monitorPass } from '../../../src/monitor/pass.js';
+import type { MonitorCandidate, MonitorExperiment } from '../../../src/monitor/ports.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
-import { type MonitorCandidate, type MonitorExperiment, reconcile } from '../../../src/usecases/reconcile.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import {
   requestedCandidate as candidate,
@@ -12,7 +13,7 @@ import {
   fakeWorld,
   runJob,
   T0,
-} from './fakes.js';
+} from '../../support/monitor-fakes.js';
 
 const S = 60;
 const ID = EXPERIMENT_ID;
@@ -53,12 +54,12 @@ function job(w: FakeWorld, c: MonitorCandidate, id: string, ago = 110) {
   return w.jobs.find((j) => j.jobId === id)!;
 }
 
-describe('reconcile under the lifecycle', () => {
+describe('the monitor pass under the lifecycle', () => {
   it('submits a standing Request and remembers its job; a candidate without one never runs', async () => {
     const a = candidate('a', 1);
     const unasked = { ...candidate('b', 2), request: undefined, requested: false };
     const { w, runs } = world([a, unasked]);
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     expect(report.errors).toEqual([]);
     expect(w.counters.submits).toBe(1);
     expect(runs.get('00000001')?.jobId).toBeDefined();
@@ -69,7 +70,7 @@ describe('reconcile under the lifecycle', () => {
     const later = candidate('a', 1, { requestedAt: T0 * 1000 + 9_000 });
     const earlier = candidate('b', 2, { requestedAt: T0 * 1000 + 1_000 });
     const { w } = world([later, earlier], { max_parallel: 1 });
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     expect(report.candidates.find((c) => c.candidate === 'b')?.submitted).toBeDefined();
     expect(report.candidates.find((c) => c.candidate === 'a')?.state).toBe('queued');
   });
@@ -78,7 +79,7 @@ describe('reconcile under the lifecycle', () => {
     const a = candidate('a', 1, { currentHeadSha: PUSHED, run: { jobId: '11', submittedAt: 'x' } });
     const { w, outcomes } = world([a]);
     const j = job(w, a, '11');
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     expect(j.state).toBe('CANCELLED');
     expect(outcomes.get('00000001')).toMatchObject({ kind: 'superseded', jobId: '11' });
     expect(outcomes.get('00000001')?.evidence[0]).toContain('/topo submit');
@@ -89,8 +90,8 @@ describe('reconcile under the lifecycle', () => {
   it('a job Slurm forgot is lost, never submitted again', async () => {
     const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
     const { w, outcomes } = world([a]);
-    await reconcile(w.ports, opts);
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
+    await monitorPass(w.ports, opts);
     expect(w.counters.submits).toBe(0);
     expect(outcomes.get('00000001')).toMatchObject({ kind: 'lost', jobId: '11' });
   });
@@ -99,7 +100,7 @@ describe('reconcile under the lifecycle', () => {
     const outcome: Outcome = { kind: 'failed', at: new Date(T0 * 1000).toISOString(), evidence: ['x'] };
     const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' }, outcome });
     const { w } = world([a]);
-    const report = await reconcile(w.ports, opts);
+    const report = await monitorPass(w.ports, opts);
     expect(w.counters.submits).toBe(0);
     expect(report.candidates).toEqual([]);
   });
@@ -108,7 +109,7 @@ describe('reconcile under the lifecycle', () => {
     const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
     const { w, outcomes } = world([a]);
     const j = job(w, a, '11');
-    await reconcile(w.ports, opts); // a healthy, stable pass first
+    await monitorPass(w.ports, opts); // a healthy, stable pass first
     const range = w.ports.prometheus.range;
     w.ports.prometheus.range = async () => {
       throw new Error('connect ECONNREFUSED 127.0.0.1:9093');
@@ -116,7 +117,7 @@ describe('reconcile under the lifecycle', () => {
     j.state = 'COMPLETED';
     j.endTs = T0 + 205;
     w.setNow(T0 + 260);
-    const down = await reconcile(w.ports, opts);
+    const down = await monitorPass(w.ports, opts);
     expect(down.candidates[0]?.state).not.toBe('failed');
     expect(w.comments.get(1)).toContain('Metrics unavailable since');
     expect(w.checks.get(1)?.conclusion).not.toBe('failure');
@@ -124,7 +125,7 @@ describe('reconcile under the lifecycle', () => {
     expect(outcomes.size).toBe(0);
     w.ports.prometheus.range = range;
     w.setNow(T0 + 270);
-    const back = await reconcile(w.ports, opts);
+    const back = await monitorPass(w.ports, opts);
     expect(back.candidates[0]?.state).toBe('finished');
     expect(w.comments.get(1)).not.toContain('Metrics unavailable since');
     expect(outcomes.get('00000001')).toMatchObject({ kind: 'finished', jobId: '11' });
@@ -137,7 +138,7 @@ describe('reconcile under the lifecycle', () => {
     const { w } = world([a, b], { max_parallel: 1 });
     const j = job(w, a, '11');
     j.state = 'UNKNOWN';
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     expect(w.counters.submits).toBe(0);
   });
 
@@ -145,13 +146,13 @@ describe('reconcile under the lifecycle', () => {
     const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
     const { w, outcomes } = world([a]);
     job(w, a, '11');
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     const jobs = w.ports.slurm.jobs;
     w.ports.slurm.jobs = async () => {
       throw new Error('ssh: connect ECONNREFUSED');
     };
     const checks = w.counters.githubWrites;
-    const down = await reconcile(w.ports, opts);
+    const down = await monitorPass(w.ports, opts);
     expect(down.errors.join()).toContain('ECONNREFUSED');
     expect(w.comments.get(1)).toMatch(/^> ⚠️ Cluster unreachable since /);
     expect(w.counters.githubWrites).toBe(checks + 1); // the notice only
@@ -159,7 +160,7 @@ describe('reconcile under the lifecycle', () => {
     expect(outcomes.size).toBe(0);
     w.ports.slurm.jobs = jobs;
     w.setNow(T0 + 230);
-    await reconcile(w.ports, opts);
+    await monitorPass(w.ports, opts);
     expect(w.comments.get(1)).not.toContain('Cluster unreachable');
   });
 });

@@ -1,4 +1,4 @@
-// The monitor end to end on real parts: the twin submitted by a reconcile pass to the local Slurm,
+// The monitor end to end on real parts: the twin submitted by a monitor pass to the local Slurm,
 // scraped by the local Prometheus, read back through the query catalog, judged by the detector, and
 // reported on a pull request of the local GitHub API (sticky comment, check run, label); stopped by
 // stop_when_stable. Then a second pass at the same moment writes nothing.
@@ -8,15 +8,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { createOctokit } from '../../../src/github/client.js';
+import { githubMonitorPort, slurmMonitorPort } from '../../../src/monitor/adapters.js';
+import { monitorPass } from '../../../src/monitor/pass.js';
+import type { MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import {
-  githubMonitorPort,
-  type MonitorExperiment,
-  type MonitorPorts,
-  reconcile,
-  slurmMonitorPort,
-} from '../../../src/usecases/reconcile.js';
 import { submitTwinJob, useActionTestbed } from '../../support/action-fixture.js';
 import { repoRoot } from '../../support/cluster.js';
 import { mermaidBlocks, mermaidParse } from '../../unit/report/mermaid-parser.js';
@@ -87,13 +83,13 @@ async function monitorComment(): Promise<string> {
   return t.gh.state.commentsOn(t.repo, pull().number).find((c) => c.user.login === t.gh.botLogin)?.body ?? '';
 }
 
-describe('monitor reconcile pass on the local cluster', () => {
+describe('monitor pass on the local cluster', () => {
   it('submits, follows the run to a stable verdict, stops it, and reports it on the pull request', async () => {
     const seen: string[] = [];
     const deadline = Date.now() + 200_000;
-    let last: Awaited<ReturnType<typeof reconcile>> | undefined;
+    let last: Awaited<ReturnType<typeof monitorPass>> | undefined;
     while (Date.now() < deadline) {
-      last = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
+      last = await monitorPass(ports(), { tickSeconds: 1, lagSeconds: 2 });
       expect(last.errors).toEqual([]);
       const state = last.candidates[0]?.state;
       if (state && seen.at(-1) !== state)
@@ -193,7 +189,7 @@ describe('monitor reconcile pass on the local cluster', () => {
 
     // a second pass: nothing changed, no write call
     t.gh.resetCalls();
-    const again = await reconcile(ports(), { tickSeconds: 1, lagSeconds: 2 });
+    const again = await monitorPass(ports(), { tickSeconds: 1, lagSeconds: 2 });
     expect(again.candidates[0]?.changed).toBe(false);
     expect(t.gh.calls().filter((c) => c.method !== 'GET')).toEqual([]);
   });

@@ -1,8 +1,6 @@
-// In-memory ports for the reconcile pass's unit tests and benchmark: a GitHub that stores comments,
+// In-memory ports for the monitor pass's unit tests and benchmark: a GitHub that stores comments,
 // checks and labels and counts calls, a Slurm with jobs, and a Prometheus that serves synthetic traces.
-import type { RunRequest } from '../../../src/lifecycle/model.js';
-import type { PrometheusClient, PromResult, PromSeries } from '../../../src/telemetry/prometheus.js';
-import { QUANTITIES, type Quantity, queryCatalog } from '../../../src/telemetry/queries.js';
+import type { RunRequest } from '../../src/lifecycle/model.js';
 import type {
   LabelState,
   MonitorCandidate,
@@ -10,8 +8,10 @@ import type {
   MonitorExperiment,
   MonitorJob,
   MonitorPorts,
-} from '../../../src/usecases/reconcile.js';
-import { simulateTrace, type Trace, type TraceProfile } from '../../fixtures/traces/synthetic.js';
+} from '../../src/monitor/ports.js';
+import type { PrometheusClient, PromResult, PromSeries } from '../../src/telemetry/prometheus.js';
+import { QUANTITIES, type Quantity, queryCatalog } from '../../src/telemetry/queries.js';
+import { simulateTrace, type Trace, type TraceProfile } from '../fixtures/traces/synthetic.js';
 
 export interface Counters {
   githubReads: number;

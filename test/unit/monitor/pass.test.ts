@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { monitorPass } from '../../../src/monitor/pass.js';
+import type { MonitorExperiment } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
-import { type MonitorExperiment, reconcile } from '../../../src/usecases/reconcile.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
-import { fakeWorld, runJob } from './fakes.js';
+import { fakeWorld, runJob } from '../../support/monitor-fakes.js';
 
 const S = 60; // local time scale: one real second is one run-minute
 const T0 = 1_800_000_000;
@@ -19,7 +20,7 @@ function experiment(over: Partial<Experiment> = {}): MonitorExperiment {
       base_topology: '8gpu_64rollouts',
       fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
       max_parallel: 2,
-      // these tests follow runs past their decision; test/unit/reconcile/decision.test.ts stops them
+      // these tests follow runs past their decision; test/unit/monitor/pass-decision.test.ts stops them
       stop_when_decided: false,
       ...over,
     },
@@ -48,10 +49,10 @@ function setup(over: Partial<Experiment> = {}) {
 
 const opts = { tickSeconds: 5, lagSeconds: 0 };
 
-describe('reconcile pass', () => {
+describe('monitor pass', () => {
   it('computes each candidate’s state, writes comment, check and label', async () => {
     const { world } = setup();
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     expect(report.errors).toEqual([]);
     const byName = Object.fromEntries(report.candidates.map((c) => [c.candidate, c]));
     expect(byName.a?.state).toBe('stable');
@@ -75,18 +76,18 @@ describe('reconcile pass', () => {
 
   it('a second pass at the same moment costs no write', async () => {
     const { world } = setup();
-    await reconcile(world.ports, opts);
+    await monitorPass(world.ports, opts);
     const writes = world.counters.githubWrites;
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     expect(report.candidates.every((c) => !c.changed)).toBe(true);
     expect(world.counters.githubWrites).toBe(writes);
   });
 
   it('two passes at once leave the same state as one', async () => {
     const one = setup();
-    await reconcile(one.world.ports, opts);
+    await monitorPass(one.world.ports, opts);
     const two = setup();
-    await Promise.all([reconcile(two.world.ports, opts), reconcile(two.world.ports, opts)]);
+    await Promise.all([monitorPass(two.world.ports, opts), monitorPass(two.world.ports, opts)]);
     expect([...two.world.comments.entries()]).toEqual([...one.world.comments.entries()]);
     expect([...two.world.labels.entries()]).toEqual([...one.world.labels.entries()]);
     expect(two.world.jobs.length).toBe(one.world.jobs.length);
@@ -94,14 +95,14 @@ describe('reconcile pass', () => {
 
   it('submits a queued candidate when a slot frees', async () => {
     const { world } = setup();
-    await reconcile(world.ports, opts);
+    await monitorPass(world.ports, opts);
     const a = world.jobs.find((j) => j.name === run('a'));
     if (a) {
       a.state = 'COMPLETED';
       a.endTs = T0 + 200;
     }
     world.setNow(T0 + 210);
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     const c = report.candidates.find((x) => x.candidate === 'c');
     expect(c?.submitted).toBeDefined();
     expect(c?.state).toBe('submitted');
@@ -125,7 +126,7 @@ describe('reconcile pass', () => {
     const a = world.jobs.find((j) => j.name === run('a'))!;
     a.state = 'COMPLETED';
     a.endTs = now;
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     const byName = Object.fromEntries(report.candidates.map((c) => [c.candidate, c]));
     expect(byName.c?.submitted).toBeDefined();
     expect(byName.b?.submitted).toBeUndefined();
@@ -134,10 +135,10 @@ describe('reconcile pass', () => {
 
   it('stop_when_stable cancels a stable candidate, then shows it stopped', async () => {
     const { world } = setup({ stop_when_stable: true });
-    const first = await reconcile(world.ports, opts);
+    const first = await monitorPass(world.ports, opts);
     expect(first.candidates.find((c) => c.candidate === 'a')?.cancelled).toBe('11');
     world.setNow(T0 + 205);
-    const second = await reconcile(world.ports, opts);
+    const second = await monitorPass(world.ports, opts);
     expect(second.candidates.find((c) => c.candidate === 'a')?.state).toBe('stopped');
     expect(world.labels.get(1)).toEqual(['topology:stable']);
   });
@@ -150,7 +151,7 @@ describe('reconcile pass', () => {
       b.endTs = T0 + 195;
       b.failure = { kind: 'gpu-oom', message: 'CUDA out of memory', gpu: 4, slurm_state: 'OUT_OF_MEMORY' };
     }
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     expect(report.candidates.find((c) => c.candidate === 'b')?.state).toBe('failed');
     expect(world.labels.get(2)).toEqual(['topology:failed']);
     expect(world.checks.get(2)?.conclusion).toBe('failure');
@@ -161,13 +162,13 @@ describe('reconcile pass', () => {
     const exp = experiment();
     const world = fakeWorld([exp], { now: T0 + 100, timeScale: S });
     world.jobs.push({ jobId: '7', name: run('a'), state: 'RUNNING', submitTs: T0, startTs: T0 });
-    const report = await reconcile(world.ports, opts);
+    const report = await monitorPass(world.ports, opts);
     const a = report.candidates.find((c) => c.candidate === 'a');
     expect(a?.state).toBe('failed');
     expect(a?.view.observation.failure?.kind).toBe('no-telemetry');
     // shortly after the start it is only starting
     world.setNow(T0 + 5);
-    expect((await reconcile(world.ports, opts)).candidates.find((c) => c.candidate === 'a')?.state).toBe(
+    expect((await monitorPass(world.ports, opts)).candidates.find((c) => c.candidate === 'a')?.state).toBe(
       'starting',
     );
   });

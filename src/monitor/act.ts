@@ -1,0 +1,97 @@
+// Stage `act`: the pass's effects on Slurm and on the Requests, as `decide` planned them. What a
+// Request's lifecycle asks (a push supersedes: cancel and record; a forgotten job is recorded lost;
+// a job its Outcome ended is cancelled), then the queue (submitted while slots are free; a Request
+// that no longer passes is refused by the ports and leaves the pass), then the stops on a decision
+// or a stable verdict (with the GPU-minutes they save). Only a standing Request starts a job, and
+// only the experiment's own jobs are cancelled (the ports list and cancel by exact run name).
+import { withGpuMinutes } from '../analysis/decision.js';
+import type { Outcome } from '../lifecycle/model.js';
+import { DECISION_STOP } from './decide.js';
+import { gpuInput, judgeCandidate } from './judge.js';
+import type { MonitorPorts } from './ports.js';
+import { type CandidatePass, type ExperimentPass, eachExperiment, type PassState } from './state.js';
+
+export async function act(state: PassState, ports: MonitorPorts): Promise<void> {
+  await eachExperiment(state, 'act', async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state, ports, e, p);
+    await serveQueue(state, ports, e);
+    for (const p of e.candidates) await stop(ports, e, p);
+  });
+}
+
+const isoNow = (ports: MonitorPorts) => new Date(ports.now() * 1000).toISOString();
+
+/** A superseded or lost Request gets its Outcome and leaves the pass; a leftover live job is cancelled. */
+async function applyLifecycle(state: PassState, ports: MonitorPorts, e: ExperimentPass, p: CandidatePass) {
+  const intent = p.decided?.lifecycle;
+  const request = p.c.request;
+  if (!intent || !request) return;
+  if (intent.jobId && intent.kind !== 'lost') await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === 'cancel') return;
+  const outcome: Outcome =
+    intent.kind === 'supersede'
+      ? superseded(request.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports))
+      : {
+          kind: 'lost',
+          at: isoNow(ports),
+          jobId: intent.jobId,
+          evidence: [
+            `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`,
+          ],
+        };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request.id, outcome);
+  leave(state, p); // its pull request's label is recomputed from the candidates that stay
+}
+
+function superseded(from: string, to: string, jobId: string | null, at: string): Outcome {
+  return {
+    kind: 'superseded',
+    at,
+    ...(jobId ? { jobId } : {}),
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...(jobId ? [`cancelled Slurm job ${jobId}`] : []),
+    ],
+  };
+}
+
+function leave(state: PassState, p: CandidatePass): void {
+  p.acted = { ...p.acted, left: true };
+  state.left.set(p.c.pr, p.c.labels);
+}
+
+/**
+ * Submits queued candidates while slots are free, in the queue's order; each submission is
+ * remembered as the Request's Run and its candidate judged again as submitted.
+ */
+async function serveQueue(state: PassState, ports: MonitorPorts, e: ExperimentPass): Promise<void> {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && 'refused' in r) leave(state, p);
+    if (!r || 'refused' in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, state: 'PENDING', submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) p.decided.view = judgeCandidate(e, p);
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports),
+      });
+  }
+}
+
+/** Cancels a live job `decide` said to stop; a stop on the decision fills in the GPU-minutes it saves. */
+async function stop(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass): Promise<void> {
+  const reason = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d = view.observation.decision;
+  const gpu = gpuInput(e, p, true);
+  if (d && reason.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
+}

@@ -1,0 +1,92 @@
+// The monitor's ports over the project's adapters: Slurm (src/slurm: one `jobs(prefix)` call per
+// experiment, a failed job's log tail read to classify its failure) and GitHub (src/github: the
+// candidate's sticky comment, the pull request's check run and its state label).
+import { upsertCheckRun } from '../github/check-runs.js';
+import type { Octokit } from '../github/client.js';
+import { setStateLabel } from '../github/labels.js';
+import { classifyFailure } from '../slurm/classify.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
+import { isLive, type SlurmClient } from '../slurm/types.js';
+import type { Failure } from '../types/generated/metrics.js';
+import { readMonitorComment, writeMonitorComment } from '../usecases/monitor-comment.js';
+import { ownJobs } from '../usecases/queue.js';
+import type { MonitorJob, MonitorPorts } from './ports.js';
+
+/** Slurm's times are printed in UTC (our commands run with TZ=UTC), whatever the runner's zone. */
+const slurmTs = slurmTimeToUnix;
+
+/**
+ * The monitor's Slurm port over the Slurm adapter: one `jobs(prefix)` call per experiment; a failed
+ * job's log tail is read to classify its failure (src/slurm/classify.ts).
+ */
+export function slurmMonitorPort(
+  slurm: SlurmClient,
+  knownExperimentIds: readonly string[] = [],
+): MonitorPorts['slurm'] {
+  return {
+    async jobs(experimentId) {
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
+      return Promise.all(
+        jobs.map(async (j): Promise<MonitorJob> => {
+          let failure: Failure | null = null;
+          if (!isLive(j.state) && !(j.state === 'COMPLETED' && (j.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j, 200).catch(() => [] as string[]);
+            failure = classifyFailure(j, log);
+          }
+          return {
+            jobId: j.id,
+            name: j.name,
+            state: j.state,
+            submitTs: slurmTs(j.submitTime),
+            startTs: slurmTs(j.startTime),
+            endTs: slurmTs(j.endTime),
+            failure,
+          };
+        }),
+      );
+    },
+    cancel: (jobId) => slurm.cancel(jobId),
+  };
+}
+
+/**
+ * Name of the monitor's check run on a pull request's head commit: one per commit, over all the
+ * pull request's candidates at it (src/report/check-conclusion.ts pullRequestCheckRun), so branch
+ * protection can require one fixed name whatever the candidates are called.
+ */
+export const MONITOR_CHECK_NAME = 'topo/monitor';
+
+/**
+ * The monitor's GitHub port over src/github: sticky comment `monitor-<candidate>`
+ * (src/usecases/monitor-comment.ts), check run, state label.
+ */
+export function githubMonitorPort(
+  octokit: Octokit,
+  repo: { owner: string; repo: string; botLogin: string },
+): MonitorPorts['github'] {
+  const target = (pr: number) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    botLogin: repo.botLogin,
+  });
+  return {
+    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target(pr), candidate, body);
+    },
+    async writeCheck(_pr, headSha, check) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check.title,
+        summary: check.summary,
+        ...(check.conclusion ? { conclusion: check.conclusion } : {}),
+      });
+    },
+    setLabel: (pr, state, current) =>
+      setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state, current),
+  };
+}

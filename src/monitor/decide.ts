@@ -1,0 +1,86 @@
+// Stage `decide`: what each candidate is and what the pass will do about it, with no effect yet.
+// Per experiment: the reference and the leading candidate; per candidate its view (the state
+// machine, the Decision against the reference, the pruner's and futility's not-better: ./judge.ts)
+// and its stop intent; what its Request's lifecycle asks (supersede, lost, a leftover cancel); and
+// the queue (who is submitted when slots free, first come, first served). Pure over the state.
+import { shouldStopOnDecision } from '../analysis/decision.js';
+import type { CandidateView } from '../report/pr-comment.js';
+import { isLive } from '../slurm/types.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import { judgeCandidate } from './judge.js';
+import type { MonitorCandidate } from './ports.js';
+import { leaderOf, referenceOf } from './reference.js';
+import {
+  type CandidatePass,
+  type ExperimentPass,
+  eachExperiment,
+  type LifecycleIntent,
+  type PassState,
+} from './state.js';
+
+export async function decide(state: PassState): Promise<void> {
+  await eachExperiment(state, 'decide', (e) => decideExperiment(e));
+}
+
+export function decideExperiment(e: ExperimentPass): void {
+  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
+  e.reference = referenceOf(e.exp, runs);
+  e.leader = leaderOf(e.exp, runs, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live = !!p.job && isLive(p.job.state);
+    const stop = view && live && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p);
+    p.decided = { view, stop, ...(lifecycle ? { lifecycle } : {}) };
+  }
+  e.queue = queueOf(e);
+}
+
+/** What the Request's phase asks besides judging (src/lifecycle/model.ts Phase). */
+function lifecycleIntent({ phase }: CandidatePass): LifecycleIntent | undefined {
+  if (phase?.phase === 'supersede') return { kind: 'supersede', jobId: phase.jobId };
+  if (phase?.phase === 'lost') return { kind: 'lost', jobId: phase.jobId };
+  if (phase?.phase === 'done' && phase.cancelLive) return { kind: 'cancel', jobId: phase.cancelLive };
+  return undefined;
+}
+
+/**
+ * The queue: requested candidates without a job, strictly by request time (then the older pull
+ * request), and the slots free now (max_parallel less the experiment's live jobs as read).
+ */
+function queueOf(e: ExperimentPass): ExperimentPass['queue'] {
+  const maxParallel = e.exp.experiment.max_parallel ?? 3;
+  const live = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
+  const order = e.candidates
+    .filter((p) => p.inPass && p.c.requested && !p.job)
+    .sort((a, b) => byRequest(a.c, b.c));
+  return { order, free: Math.max(0, maxParallel - live) };
+}
+
+/** First come, first served by request time; unknown sorts last. */
+function byRequest(a: MonitorCandidate, b: MonitorCandidate): number {
+  const at = (c: MonitorCandidate) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
+}
+
+/** The prefix of a stop on the candidate's decision (its GPU-minutes saved are written then). */
+export const DECISION_STOP = 'decided';
+
+/**
+ * THE stop decision of a running candidate (the one place): why to stop it now, or null.
+ * stop_when_stable: once stable. stop_when_decided (default true): once its decision says it
+ * cannot win or is settled (src/analysis/decision.ts shouldStopOnDecision); a reference never
+ * stops on a decision. Never asked while metrics are unavailable.
+ */
+export function stopReason(
+  experiment: Experiment,
+  view: Pick<CandidateView, 'state' | 'observation'>,
+): string | null {
+  const d = view.observation.decision;
+  if (d && !['failed', 'finished', 'stopped'].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === 'stable' && experiment.stop_when_stable) return 'stable (stop_when_stable)';
+  return null;
+}

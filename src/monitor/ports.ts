@@ -1,0 +1,110 @@
+// The monitor's ports, all in one file: what a pass reads and writes through (the pull requests
+// and Requests, Slurm, Prometheus, GitHub, the bot's run state) and the shapes it reads them as.
+// Adapters over src/slurm and src/github are in ./adapters.ts; the action's, over the pass's one
+// snapshot of the pull requests, in actions/monitor/ports.ts.
+import type { LabelState } from '../github/labels.js';
+import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
+import type { PrometheusClient } from '../telemetry/prometheus.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Failure, Interval } from '../types/generated/metrics.js';
+import type { Topology } from '../types/generated/topology.js';
+
+export type { LabelState };
+
+/** One candidate of an experiment, as the pass reads it (from a Request, or from the demo). */
+export interface MonitorCandidate {
+  candidate: string;
+  runName: string;
+  pr: number;
+  headSha: string;
+  labels: string[];
+  topology?: Topology;
+  /** The user asked for it to run (submit command or queued label): queued while it has no job. */
+  requested: boolean;
+  /** When it was asked to run (ms since the epoch), for first come, first served; unknown sorts last. */
+  requestedAt?: number;
+  /**
+   * The bot-owned Request this candidate runs for (src/lifecycle). With it, the lifecycle decides:
+   * `requested` is ignored, a push supersedes, a forgotten job is `lost` (never resubmitted).
+   */
+  request?: RunRequest;
+  run?: RunRecord;
+  outcome?: Outcome;
+  /** The pull request's current head (differs from request.headSha after a push). */
+  currentHeadSha?: string;
+}
+
+/** One experiment of the default branch with its candidates and recorded references. */
+export interface MonitorExperiment {
+  experiment: Experiment;
+  /** 1 for real AlpaSim; the twin's compression factor. */
+  timeScale: number;
+  /** Prometheus scrape interval of the cluster, seconds (5 in production, 1 locally). */
+  scrapeSeconds?: number;
+  grafanaUrl?: string | null;
+  /** The experiment cluster's Prometheus; the ports' default when absent. */
+  prometheus?: PrometheusClient;
+  baseline?: { name: string; value: Interval } | null;
+  best?: { name: string; value: Interval } | null;
+  /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
+  gpusPerNode?: number;
+  /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */
+  recordChartUrl?: string | null;
+  candidates: MonitorCandidate[];
+}
+
+/** A Slurm job as the monitor needs it (times in unix seconds). */
+export interface MonitorJob {
+  jobId: string;
+  name: string;
+  /** Slurm state: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, … */
+  state: string;
+  submitTs?: number | null;
+  startTs?: number | null;
+  endTs?: number | null;
+  /** The Slurm adapter's classification when the job failed. */
+  failure?: Failure | null;
+}
+
+/** The pull request's check run on one head commit, over all its candidates at that commit. */
+export interface MonitorCheck {
+  title: string;
+  summary: string;
+  conclusion?: 'success' | 'failure' | 'neutral';
+}
+
+export interface MonitorPorts {
+  /** The default branch's experiments with their candidates (the pull requests' Requests) and records. */
+  experiments(): Promise<MonitorExperiment[]>;
+  slurm: {
+    /** Every job of the experiment (live and recent), one call. */
+    jobs(experimentId: string): Promise<MonitorJob[]>;
+    cancel(jobId: string, experimentId: string): Promise<void>;
+  };
+  /**
+   * Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function).
+   * `refused`: its Request no longer passes at its turn (the ports wrote the refusal): this pass
+   * leaves the candidate out. Undefined: not submitted now (no slot, an error), tried next pass.
+   */
+  submit(
+    experiment: MonitorExperiment,
+    candidate: MonitorCandidate,
+  ): Promise<{ jobId: string } | { refused: true } | undefined>;
+  prometheus: PrometheusClient;
+  github: {
+    /** Candidate `candidate`'s sticky comment (src/github/monitor-comment.ts): one per candidate. */
+    readComment(pr: number, candidate: string): Promise<string | undefined>;
+    writeComment(pr: number, candidate: string, body: string): Promise<void>;
+    /** The pull request's check run on `headSha`, over all its candidates at that commit. */
+    writeCheck(pr: number, headSha: string, check: MonitorCheck): Promise<void>;
+    /** The pull request's state label, from all its candidates. */
+    setLabel(pr: number, state: LabelState | null, current: string[]): Promise<boolean>;
+  };
+  /** Where Runs and Outcomes are remembered (the pull request's bot-owned run state). */
+  lifecycle?: {
+    recordRun(pr: number, requestId: string, run: RunRecord): Promise<void>;
+    recordOutcome(pr: number, requestId: string, outcome: Outcome): Promise<void>;
+  };
+  /** Unix seconds. */
+  now(): number;
+}

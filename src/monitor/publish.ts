@@ -1,0 +1,138 @@
+// Stage `publish`: what people see, written only where it changed. Per pull request, when any of
+// its candidates' comments is due: its check run on each head commit with a due candidate and its
+// state label, both over ALL its candidates (never one candidate's alone); then each due comment
+// (written last: it is the pass's commit marker); then each run's Outcome once its comment is
+// final (judged as of the job's end, written once). An experiment whose cluster was unreachable
+// gets a notice on its requested candidates' last comments, and its pull requests keep their check
+// and label.
+import { savingsText } from '../analysis/decision.js';
+import type { Outcome } from '../lifecycle/model.js';
+import { pullRequestCheckRun } from '../report/check-conclusion.js';
+import { type CandidateView, monitorCheck } from '../report/pr-comment.js';
+import { pullStateLabel } from '../report/state-label.js';
+import { type CommentPlan, planComment, unavailableSince, withUnavailableNotice } from './comment.js';
+import { iso } from './judge.js';
+import type { MonitorCheck, MonitorJob, MonitorPorts } from './ports.js';
+import { type CandidatePass, type ExperimentPass, heldPulls, judged, type PassState } from './state.js';
+
+export async function publish(state: PassState, ports: MonitorPorts): Promise<void> {
+  for (const e of state.experiments)
+    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+  const held = heldPulls(state);
+  for (const [pr, plans] of pullPlans(state, ports)) {
+    try {
+      await writePull(ports, pr, plans, { held: held.has(pr), left: state.left.get(pr) });
+      for (const p of plans) p.p.published = { changed: p.plan.text !== undefined };
+    } catch (error) {
+      state.pullErrors.push(`#${pr}: ${(error as Error).message}`);
+      for (const p of plans) p.p.published = { changed: false };
+    }
+  }
+}
+
+/** A judged candidate and its comment plan. */
+interface Planned {
+  p: CandidatePass;
+  plan: CommentPlan;
+}
+
+/** The judged candidates' comment plans grouped by pull request (in the pass's order), and pull requests a candidate left. */
+function pullPlans(state: PassState, ports: MonitorPorts): Map<number, Planned[]> {
+  const byPull = new Map<number, Planned[]>();
+  for (const e of state.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const plan = planComment(p.decided.view, {
+        job: p.job,
+        ended: p.observed?.ended ?? false,
+        current: p.observed?.current,
+        evalTs: e.clock.evalTs,
+        scrape: e.clock.scrape,
+        unavailable: e.unavailable,
+        refresh: state.options.refresh === true,
+        now: ports.now(),
+      });
+      p.decided.view = plan.view;
+      byPull.set(p.c.pr, [...(byPull.get(p.c.pr) ?? []), { p, plan }]);
+    }
+  }
+  for (const pr of state.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  return byPull;
+}
+
+async function writePull(
+  ports: MonitorPorts,
+  pr: number,
+  plans: readonly Planned[],
+  pull: { held: boolean; left?: string[] },
+): Promise<void> {
+  const hold = pull.held || plans.some((x) => x.plan.held);
+  const due = plans.filter((x) => x.plan.text !== undefined);
+  const views = plans.map((x) => x.plan.view);
+  if (!hold) {
+    for (const sha of new Set(due.filter((x) => x.plan.checkDue).map((x) => x.p.c.headSha)))
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view)),
+      );
+    if (due.length || pull.left)
+      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+  }
+  for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text as string);
+  for (const { p, plan } of plans)
+    if (plan.final && p.job && p.c.request && !p.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        p.c.request.id,
+        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
+      );
+}
+
+/** The check run of a pull request's head commit over its candidates at that commit. */
+export function pullCheck(views: readonly CandidateView[]): MonitorCheck {
+  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+}
+
+/** Says so on top of each requested candidate's last judged comment; the next pass retries. */
+async function noteClusterUnreachable(ports: MonitorPorts, e: ExperimentPass, reason: string): Promise<void> {
+  for (const c of e.exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr, c.candidate);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
+      const noted = withUnavailableNotice(current, since, reason, 'Cluster unreachable');
+      if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
+    } catch (error) {
+      e.errors.push(`#${c.pr}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** The Outcome of a run whose comment just became final (judged as of the job's end). */
+export function finalOutcome(view: CandidateView, job: MonitorJob, at: string): Outcome {
+  const v = view.observation.verdict;
+  const d = view.observation.decision;
+  if (view.state === 'stopped' && view.stoppedBy === 'decision' && d)
+    return {
+      kind: 'decided',
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ''}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d.evidence,
+        ...(savingsText(d) ? [savingsText(d) as string] : []),
+      ],
+    };
+  const kind: Outcome['kind'] =
+    view.state === 'failed' ? 'failed' : view.state === 'stopped' ? 'stopped' : 'finished';
+  const evidence =
+    kind === 'failed'
+      ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`]
+      : [
+          v.value
+            ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]`
+            : `ended without a stable value (${v.state})`,
+        ];
+  return { kind, at, jobId: job.jobId, evidence };
+}

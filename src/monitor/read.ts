@@ -1,0 +1,98 @@
+// Stage `read`: one snapshot of what the pass works from. The default branch's experiments with
+// their candidates (the pull requests' Requests, the record's references: ports.experiments), then
+// every job of each experiment (one Slurm call each) and, for each Request, what its lifecycle
+// says it needs (src/lifecycle/model.ts phaseOf). No decision and no write.
+import { defaultRunEndMinutes } from '../analysis/detector.js';
+import { slurmTimeToMinutes } from '../analysis/observe.js';
+import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
+import { jobForRun } from '../lifecycle/jobs.js';
+import { phaseOf } from '../lifecycle/model.js';
+import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
+import {
+  type CandidatePass,
+  ClusterUnreachable,
+  type ExperimentPass,
+  eachExperiment,
+  type PassClock,
+  type PassOptions,
+  type PassState,
+} from './state.js';
+
+export async function read(state: PassState, ports: MonitorPorts): Promise<void> {
+  const experiments = await ports.experiments();
+  state.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state.options, ports.now())));
+  await readJobs(state, ports);
+}
+
+/** Every job of each experiment and the candidates' jobs and phases (the Slurm half of `read`). */
+export async function readJobs(state: PassState, ports: MonitorPorts): Promise<void> {
+  await eachExperiment(state, 'read', async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err: Error) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+
+export function experimentPass(exp: MonitorExperiment, clock: PassClock): ExperimentPass {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: [],
+  };
+}
+
+/** The experiment's clock: evaluations aligned to the tick, `lag` behind now. */
+export function clockOf(exp: MonitorExperiment, options: PassOptions, now: number): PassClock {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes:
+      (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
+      defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+  };
+}
+
+/** The job that stands for each run name (src/lifecycle/jobs.ts jobForRun). */
+export function jobsByRunName(jobs: readonly MonitorJob[]): Map<string, MonitorJob> {
+  const byRun = new Map<string, MonitorJob>();
+  for (const name of new Set(jobs.map((j) => j.name))) {
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+
+/**
+ * A candidate with its job and its Request's phase: a superseded or lost Request, and a consumed
+ * one without a job, are not judged; a queued one is `requested`; a consumed one is judged (while
+ * its job's comment is not final) but never submitted.
+ */
+export function candidatePass(c: MonitorCandidate, job: MonitorJob | undefined): CandidatePass {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha,
+  });
+  if (phase.phase === 'supersede' || phase.phase === 'lost') return { c, job, phase, inPass: false };
+  if (phase.phase !== 'done') return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ['superseded', 'cancelled', 'lost'].includes(phase.outcome.kind);
+  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+}

@@ -1,0 +1,183 @@
+// The one typed state a monitor pass carries from stage to stage. Each stage fills its own section
+// of every candidate (`observed`, `decided`, `acted`, `published`) and of every experiment, and
+// reads only what earlier stages wrote; a stage run again overwrites its section (the quick loop of
+// observe → decide → act reuses one state). Pure data and small pure helpers.
+import type { VerdictLike } from '../analysis/decision.js';
+import type { RunAnalysis } from '../analysis/observe.js';
+import type { Phase } from '../lifecycle/model.js';
+import type { CandidateView } from '../report/pr-comment.js';
+import type { ExperimentTelemetry } from '../telemetry/queries.js';
+import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
+import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
+
+export interface PassOptions {
+  /** Evaluations are aligned to this many seconds, so passes inside one tick write nothing new. */
+  tickSeconds?: number;
+  /** Samples newer than this are not read (Prometheus may still be ingesting them). */
+  lagSeconds?: number;
+  /** Run-minutes of RUNNING without any telemetry before the candidate fails with no-telemetry. */
+  telemetryDeadlineMinutes?: number;
+  /**
+   * Write every comment whose content changed now, whatever comment_interval_minutes says (the
+   * pass a person asked for: `/topo status`). Unchanged comments are still not written.
+   */
+  refresh?: boolean;
+}
+
+/** The experiment's clock for this pass (read stage). */
+export interface PassClock {
+  /** Time compression (1 for real AlpaSim). */
+  S: number;
+  /** Prometheus scrape interval, seconds. */
+  scrape: number;
+  /** The evaluation time (unix seconds), aligned to the tick. */
+  evalTs: number;
+  /** The job's wall time in job-minutes. */
+  wallMinutes: number;
+  expectedRollouts: number | null;
+}
+
+/**
+ * What the candidates of a pass are decided against: the current best, else the baseline (both
+ * measured, from the record), else a baseline running in this pass (its live projection).
+ */
+export interface Reference {
+  /** "current best" or "baseline"; "leading candidate" for the pruner's reference. */
+  role: 'current best' | 'baseline' | 'leading candidate';
+  name: string;
+  verdict: VerdictLike;
+  /** Its value for the fixed-sample comparison (the record's, or a live run's stable value). */
+  value: Interval | null;
+  /** A run of this pass, not a measured one. */
+  live: boolean;
+  /** The leading candidate's pull request (named when it is another one's). */
+  pr?: number;
+}
+
+/** What the lifecycle of a candidate's Request asks this pass to do besides judging it (decide). */
+export type LifecycleIntent =
+  | { kind: 'supersede'; jobId: string | null }
+  | { kind: 'lost'; jobId: string }
+  /** Consumed, but Slurm still runs the job its Outcome ended. */
+  | { kind: 'cancel'; jobId: string };
+
+/** One candidate through the pass. */
+export interface CandidatePass {
+  /** As read; `requested` as its Request's phase says (read). */
+  c: MonitorCandidate;
+  /** The job that stands for its run name (read; act sets the one it submits). */
+  job?: MonitorJob;
+  /** Its Request's lifecycle phase (read; none without a Request). */
+  phase?: Phase;
+  /** Judged this pass: not superseded, lost, or consumed without a job (read). */
+  inPass: boolean;
+  observed?: {
+    analysis?: RunAnalysis;
+    /** The sticky comment as it stands, and the observation its last pass wrote. */
+    current?: string;
+    previous?: CandidateObservation;
+    ended: boolean;
+  };
+  decided?: {
+    /** Its view (state machine, observation, comparisons, the Decision); null: not asked to run. */
+    view: CandidateView | null;
+    /** Why to stop its live job now (stop_when_decided, stop_when_stable), or null. */
+    stop: string | null;
+    lifecycle?: LifecycleIntent;
+  };
+  acted?: {
+    /** The job id submitted this pass. */
+    submitted?: string;
+    /** The job id cancelled this pass on a stop. */
+    cancelled?: string;
+    /** Left the pass (superseded, lost, refused): not published; its pull request's label is recomputed. */
+    left?: boolean;
+  };
+  published?: { changed: boolean };
+}
+
+/** One experiment through the pass. */
+export interface ExperimentPass {
+  exp: MonitorExperiment;
+  id: string;
+  clock: PassClock;
+  /** Every job of the experiment (read). */
+  jobs: MonitorJob[];
+  candidates: CandidatePass[];
+  /** Experiment-wide metrics, one query per quantity (observe). */
+  telemetry?: ExperimentTelemetry;
+  /** An outage: with any quantity unreadable, nothing is judged, failed, stopped or recorded (observe). */
+  unavailable: string | null;
+  /** The reference and the leading candidate (decide). */
+  reference: Reference | null;
+  leader: Reference | null;
+  /** Candidates waiting for a slot, in the order they are served, and the slots free (decide). */
+  queue: { order: CandidatePass[]; free: number };
+  /** The stage that failed for this experiment: its candidates are left as they were. */
+  failed?: { stage: string; message: string; clusterUnreachable: boolean };
+  /** Its errors, in the order they happened. */
+  errors: string[];
+}
+
+export interface PassState {
+  options: PassOptions;
+  experiments: ExperimentPass[];
+  /** Pull requests a candidate left this pass (superseded, lost, refused): their labels, to recompute. */
+  left: Map<number, string[]>;
+  /** Errors of writing one pull request (publish). */
+  pullErrors: string[];
+}
+
+/**
+ * A stage: a module exports its `run`, one async function over the pass state (./pass.ts STAGES
+ * names them). It reads what earlier stages wrote and writes its own section: it mutates the state
+ * it is given and returns nothing. An experiment it fails on is marked failed (eachExperiment) and
+ * later stages leave it alone.
+ */
+export interface Stage {
+  name: string;
+  run(state: PassState, ports: MonitorPorts): Promise<void>;
+}
+
+export function newPassState(options: PassOptions = {}): PassState {
+  return { options, experiments: [], left: new Map(), pullErrors: [] };
+}
+
+/** The experiment's cluster could not be listed: an outage, never a verdict. */
+export class ClusterUnreachable extends Error {
+  override name = 'ClusterUnreachable';
+}
+
+/**
+ * Runs `step` for every experiment no earlier stage failed; an error fails that experiment alone
+ * (its pull requests keep their check and label) and the pass goes on with the others.
+ */
+export async function eachExperiment(
+  state: PassState,
+  stage: string,
+  step: (e: ExperimentPass) => Promise<void> | void,
+): Promise<void> {
+  for (const e of state.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error) {
+      const message = (error as Error).message;
+      e.failed = { stage, message, clusterUnreachable: error instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message}`);
+    }
+  }
+}
+
+/** Pull requests with a candidate of an experiment that failed this pass: their check and label are kept. */
+export function heldPulls(state: PassState): Set<number> {
+  return new Set(state.experiments.flatMap((e) => (e.failed ? e.exp.candidates.map((c) => c.pr) : [])));
+}
+
+/** The candidates the pass judges (in the pass, not left), with their view. */
+export function judged(e: ExperimentPass): Array<CandidatePass & { decided: { view: CandidateView } }> {
+  return e.candidates.filter(
+    (p): p is CandidatePass & { decided: { view: CandidateView } } =>
+      p.inPass && !p.acted?.left && !!p.decided?.view,
+  );
+}
