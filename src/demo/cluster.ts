@@ -2,7 +2,7 @@
 // (owned by the Slurm part). Argv arrays only, never a shell string.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { ClusterEnv, DemoCluster } from '../usecases/demo.js';
+import type { ClusterEnv, DemoCluster } from './run.js';
 
 interface Ran {
   code: number;

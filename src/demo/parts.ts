@@ -1,4 +1,4 @@
-// The real parts behind the demo's seams (DemoParts in src/usecases/demo.ts): each seam calls the
+// The real parts behind the demo's seams (DemoParts in src/demo/run.ts): each seam calls the
 // part that owns it, so the demo shows exactly what the product does on a cluster:
 //   prepare  → topology init (parseRunCommand + buildExperiment)
 //   submit   → renderSubmission + submitCandidate (Slurm part), cancel → cancelCandidate
@@ -31,18 +31,11 @@ import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
-import type {
-  ClusterEnv,
-  DemoParts,
-  Observed,
-  PreparedExperiment,
-  Reference,
-  SubmittedRun,
-} from '../usecases/demo.js';
 import { cancelCandidate, experimentPrefix, submitCandidate } from '../usecases/submit.js';
 import { runSuggest } from '../usecases/suggest.js';
 import { type FileSource, fileSystemSource } from '../usecases/validate.js';
 import { localCluster } from './cluster.js';
+import type { ClusterEnv, DemoParts, Observed, PreparedExperiment, Reference, SubmittedRun } from './run.js';
 
 /** The cluster of clusters.yaml the demo submits to (transport local). */
 export const DEMO_CLUSTER = 'local';

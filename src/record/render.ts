@@ -1,8 +1,9 @@
 // experiments/<id>.md, rendered from the JSON record only: the progress table, a Mermaid chart of
 // every candidate's stabilised seconds per rollout against the baseline, one section per candidate.
+
+import { decidedBarChart } from '../chart/mermaid.js';
+import { barChartSvg } from '../chart/svg.js';
 import { safeText } from '../github/user-text.js';
-import { decidedBarChart } from '../report/mermaid.js';
-import { barChartSvg } from '../report/svg.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { describeChange } from './change.js';
 import { cell, comparisonText, interval, num, percentOfFraction, seconds } from './format.js';

@@ -1,12 +1,13 @@
 // The final report (`topo report`, `/topo conclude`): the seed's five parts, rendered from the
 // experiment record alone. Pure.
+
+import { barChart } from '../chart/mermaid.js';
 import { describeChange, hydraValue } from '../record/change.js';
 import { cell, comparisonText, interval, num, seconds } from '../record/format.js';
 import { baselineRun, bestRun, recordPaths, stabilisedValue } from '../record/model.js';
 import { gpuTable, secondsPerRolloutChart } from '../record/render.js';
 import { topologyLeaves } from '../topology/expand.js';
 import type { ExperimentRecord, RecordRun, SkillReflection } from '../types/generated/record.js';
-import { barChart } from './mermaid.js';
 
 type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
 

@@ -5,10 +5,10 @@
 import { savingsText } from '../analysis/decision.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
+import { chartLegend, lineChart } from '../chart/mermaid.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
-import { chartLegend, lineChart } from './mermaid.js';
 import { renderObservationBlock } from './observation-block.js';
 import {
   code,

@@ -1,5 +1,5 @@
-import { renderCancelComment } from '../../report/submit-comment.js';
 import { cancelCandidate } from '../../usecases/submit.js';
+import { renderCancelComment } from '../../usecases/submit-comment.js';
 import { flag } from '../args.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../errors.js';

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newRunLabel, parseRunName, runNameFor } from '../../lifecycle/run-name.js';
-import { renderSubmitComment } from '../../report/submit-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { formatIssue } from '../../topology/issues.js';
 import { withRunName } from '../../usecases/prepare.js';
 import { liveRunOf, type SubmitResult, submitCandidate } from '../../usecases/submit.js';
+import { renderSubmitComment } from '../../usecases/submit-comment.js';
 import { renderCandidateFile } from '../../usecases/validate.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';

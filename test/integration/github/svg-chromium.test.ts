@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { barChartSvg, OUTCOME_COLOUR } from '../../../src/chart/svg.js';
 import { apply } from '../../../src/record/apply.js';
 import { createRecord } from '../../../src/record/model.js';
 import { recordChartSvg } from '../../../src/record/render.js';
-import { barChartSvg, OUTCOME_COLOUR } from '../../../src/report/svg.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 
 const CHROMIUM_FLAGS = [

@@ -5,8 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { Cleanup } from '../../../src/demo/cleanup.js';
 import { LiveView } from '../../../src/demo/live-view.js';
 import { DemoOutput } from '../../../src/demo/output.js';
-import type { Candidate } from '../../../src/types/generated/candidate.js';
-import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
 import {
   type ClusterEnv,
   type DemoOptions,
@@ -16,7 +14,9 @@ import {
   INSTALL_COMMAND,
   oneWinner,
   runDemo,
-} from '../../../src/usecases/demo.js';
+} from '../../../src/demo/run.js';
+import type { Candidate } from '../../../src/types/generated/candidate.js';
+import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
 
 const env: ClusterEnv = {
   stateDir: '/s',

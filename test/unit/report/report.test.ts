@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../../src/analysis/detector.js';
-import { barChart, lineChart } from '../../../src/report/mermaid.js';
+import { barChart, lineChart } from '../../../src/chart/mermaid.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import {
   type CandidateView,

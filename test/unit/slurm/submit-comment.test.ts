@@ -1,6 +1,6 @@
 // The pull request's reply to /topo submit and /topo cancel.
 import { describe, expect, it } from 'vitest';
-import { renderCancelComment, renderSubmitComment } from '../../../src/report/submit-comment.js';
+import { renderCancelComment, renderSubmitComment } from '../../../src/usecases/submit-comment.js';
 
 const base = {
   jobName: 'topo-e-a-0123abcd',

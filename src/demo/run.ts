@@ -5,13 +5,13 @@
 // reached through `DemoParts` (wired in src/demo/parts.ts) so the loop itself is testable.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { type Cleanup, signalExitCode } from '../demo/cleanup.js';
-import { type HtmlSection, renderIndexHtml } from '../demo/index-html.js';
-import type { CandidateRow, LiveView } from '../demo/live-view.js';
-import type { DemoOutput } from '../demo/output.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
+import { type Cleanup, signalExitCode } from './cleanup.js';
+import { type HtmlSection, renderIndexHtml } from './index-html.js';
+import type { CandidateRow, LiveView } from './live-view.js';
+import type { DemoOutput } from './output.js';
 
 /** `scripts/local-cluster env --json`. */
 export interface ClusterEnv {

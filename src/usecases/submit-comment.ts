@@ -1,6 +1,6 @@
 // The pull request's reply to a submit: job id, cluster, the exact command (shell-quoted for reading),
 // the place in the queue when there is no free slot. Pure: SubmitResult in, Markdown out.
-import type { CancelResult, SubmitResult } from '../usecases/submit.js';
+import type { CancelResult, SubmitResult } from './submit.js';
 
 /** A fenced block that no backtick run inside `text` can close early. */
 function codeBlock(text: string, lang = 'sh'): string {
