@@ -29833,7 +29833,7 @@ var require_SFTP = __commonJS({
         let handle;
         let bytesRead = 0;
         const flag2 = options2.flag || "r";
-        const read = () => {
+        const read2 = () => {
           if (size === 0) {
             buffer = Buffer.allocUnsafe(8192);
             this.read(handle, buffer, 0, 8192, bytesRead, afterRead);
@@ -29861,10 +29861,10 @@ var require_SFTP = __commonJS({
             if (pos === size)
               close();
             else
-              read();
+              read2();
           } else {
             buffers.push(bufferSlice(buffer, 0, nbytes));
-            read();
+            read2();
           }
         };
         afterRead._wantEOFError = true;
@@ -29899,10 +29899,10 @@ var require_SFTP = __commonJS({
             size = st.size || 0;
             if (size === 0) {
               buffers = [];
-              return read();
+              return read2();
             }
             buffer = Buffer.allocUnsafe(size);
-            read();
+            read2();
           };
           this.fstat(handle, tryStat);
         });
@@ -58576,14 +58576,14 @@ var require_histogram = __commonJS({
        * @returns {void}
        */
       observeWithoutExemplar(labels, value) {
-        observe2.call(this, labels === 0 ? 0 : labels || {})(value);
+        observe3.call(this, labels === 0 ? 0 : labels || {})(value);
       }
       observeWithExemplar({
         labels = this.defaultLabels,
         value,
         exemplarLabels = this.defaultExemplarLabelSet
       } = {}) {
-        observe2.call(this, labels === 0 ? 0 : labels || {})(value);
+        observe3.call(this, labels === 0 ? 0 : labels || {})(value);
         this.updateExemplar(labels, value, exemplarLabels);
       }
       updateExemplar(labels, value, exemplarLabels) {
@@ -58656,7 +58656,7 @@ var require_histogram = __commonJS({
         const labels = getLabels(this.labelNames, args);
         validateLabel(this.labelNames, labels);
         return {
-          observe: observe2.call(this, labels),
+          observe: observe3.call(this, labels),
           startTimer: startTimer.call(this, labels)
         };
       }
@@ -58714,7 +58714,7 @@ var require_histogram = __commonJS({
       }
       return -1;
     }
-    function observe2(labels) {
+    function observe3(labels) {
       return (value) => {
         const labelValuePair = convertLabelsAndValues(labels, value);
         validateLabel(this.labelNames, labelValuePair.labels);
@@ -59610,7 +59610,7 @@ var require_summary = __commonJS({
        * @returns {void}
        */
       observe(labels, value) {
-        observe2.call(this, labels === 0 ? 0 : labels || {})(value);
+        observe3.call(this, labels === 0 ? 0 : labels || {})(value);
       }
       async get() {
         if (this.collect) {
@@ -59666,7 +59666,7 @@ var require_summary = __commonJS({
         const labels = getLabels(this.labelNames, args);
         validateLabel(this.labelNames, labels);
         return {
-          observe: observe2.call(this, labels),
+          observe: observe3.call(this, labels),
           startTimer: startTimer.call(this, labels)
         };
       }
@@ -59711,7 +59711,7 @@ var require_summary = __commonJS({
         };
       };
     }
-    function observe2(labels) {
+    function observe3(labels) {
       return (value) => {
         const labelValuePair = convertLabelsAndValues(labels, value);
         validateLabel(this.labelNames, labels);
@@ -63370,6 +63370,99 @@ function shouldStopOnDecision(decisions, options2 = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
+// src/chart/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num2(x2) {
+  return String(round(x2, 3));
+}
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_2, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x2) => valueAt(s.samples, x2)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    ...lines.map(
+      (l3) => `  line [${l3.map((v2) => num2(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
+}
+function barChart(bars, o) {
+  const rows = bars.filter((b2) => Number.isFinite(b2.value));
+  if (!rows.length) return "";
+  const line = rows.every((b2) => b2.line !== void 0 && Number.isFinite(b2.line)) ? rows.map((b2) => b2.line) : [];
+  const yMax = Math.max(...rows.map((b2) => b2.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    `  bar [${rows.map((b2) => num2(b2.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
+}
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b2) => Number.isFinite(b2.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b2) => b2.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b2) => b2.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b2) => num2(b2.group === g.key ? b2.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
+}
+
 // src/catalog/generated/config-keys.json
 var config_keys_default = {
   source: {
@@ -64518,99 +64611,6 @@ ${c.check.summary}`).join("\n\n");
     summary,
     ...worst ? { conclusion: worst } : {}
   };
-}
-
-// src/report/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num2(x2) {
-  return String(round(x2, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_2, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x2) => valueAt(s.samples, x2)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    ...lines.map(
-      (l3) => `  line [${l3.map((v2) => num2(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-function barChart(bars, o) {
-  const rows = bars.filter((b2) => Number.isFinite(b2.value));
-  if (!rows.length) return "";
-  const line = rows.every((b2) => b2.line !== void 0 && Number.isFinite(b2.line)) ? rows.map((b2) => b2.line) : [];
-  const yMax = Math.max(...rows.map((b2) => b2.value), ...line) * 1.1 || 1;
-  return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    `  bar [${rows.map((b2) => num2(b2.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
-    "```"
-  ].join("\n");
-}
-function decidedBarChart(bars, groups2, references, o) {
-  const rows = bars.filter((b2) => Number.isFinite(b2.value));
-  if (!rows.length) return { chart: "", legend: "" };
-  const present = groups2.filter((g) => rows.some((b2) => b2.group === g.key));
-  const refs = references.filter((r) => Number.isFinite(r.value));
-  const yMax = Math.max(...rows.map((b2) => b2.value), ...refs.map((r) => r.value)) * 1.1 || 1;
-  const palette = [...present, ...refs].map((p) => p.colour).join(",");
-  const chart = [
-    "```mermaid",
-    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b2) => num2(b2.group === g.key ? b2.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
-    "```"
-  ].join("\n");
-  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
-  return { chart, legend };
 }
 
 // src/report/observation-block.ts
@@ -68538,16 +68538,16 @@ function observeRun(input) {
   const series = runSeries(input, t);
   const verdict = detect(detectorInput(input, t, series));
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read = steadyReader(input.series, fromTs);
+  const read2 = steadyReader(input.series, fromTs);
   const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read);
-  const bottleneck = bottleneckOf(input, read, cap);
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
   const stable_metrics = {
     warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
     ...countsOf(series),
-    rollout_duration_p95_s: read.mean(first(input.series, "rolloutDurationP95")),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
     rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read),
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
     runtime_idle_fraction: bottleneck.idle,
     resource_usage: resources,
     bottleneck: bottleneck.bottleneck,
@@ -68634,25 +68634,25 @@ function steadyReader(series, fromTs) {
     }
   };
 }
-function bottleneckOf(input, read, cap) {
+function bottleneckOf(input, read2, cap) {
   const queue = {};
   const queueMax = {};
   const queueMin = {};
-  const maxes = read.byLabel("queueDepthMax", "service");
-  const mins = read.byLabel("queueDepthMin", "service");
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
   for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
     const svc = serviceFromMetricLabel(label);
-    const mx = read.mean(maxes.get(label));
-    const mn = read.mean(mins.get(label));
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
     queue[svc ?? label] = { worker_min: mn, worker_max: mx };
     if (svc) {
       queueMax[svc] = mx;
       queueMin[svc] = mn;
     }
   }
-  const idle = read.mean(first(input.series, "idleFraction"));
+  const idle = read2.mean(first(input.series, "idleFraction"));
   const cpuMean = {};
-  for (const [g, v2] of processCpu(read)) cpuMean[g] = v2.length ? mean(v2) : null;
+  for (const [g, v2] of processCpu(read2)) cpuMean[g] = v2.length ? mean(v2) : null;
   const bottleneck = analyseBottleneck({
     queueMax,
     queueMin,
@@ -68663,27 +68663,27 @@ function bottleneckOf(input, read, cap) {
   });
   return { queue, idle, bottleneck };
 }
-function processCpu(read) {
+function processCpu(read2) {
   const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read.byLabel("processCpu", "groupname")) cpu.set(g, read.values(s));
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
   return cpu;
 }
-function rpcP95ByMethod(read) {
+function rpcP95ByMethod(read2) {
   const methods = {};
-  for (const [m2, s] of read.byLabel("rpcDurationP95", "method")) {
-    const v2 = read.values(s);
+  for (const [m2, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v2 = read2.values(s);
     methods[m2] = v2.length ? round(median(v2)) : null;
   }
   return methods;
 }
-function resourcesOf(input, read) {
+function resourcesOf(input, read2) {
   const gpus = /* @__PURE__ */ new Map();
   const addGpu = (q2, field) => {
     for (const s of input.series[q2] ?? []) {
       const g = s.labels.gpu;
       if (g === void 0) continue;
       const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read.values(s)];
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
       gpus.set(g, rec);
     }
   };
@@ -68695,9 +68695,9 @@ function resourcesOf(input, read) {
   return analyseResources({
     gpus,
     services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read)
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
   });
 }
 function countsOf(series) {
@@ -68736,7 +68736,7 @@ async function analyzeRun(i) {
     }
   );
   const series = telemetry.byRun.get(i.runName) ?? {};
-  const observe2 = (nowTs, ended2) => observeRun({
+  const observe3 = (nowTs, ended2) => observeRun({
     runName: i.runName,
     series,
     timeScale: i.timeScale,
@@ -68748,10 +68748,10 @@ async function analyzeRun(i) {
     settings: i.settings,
     ended: ended2
   });
-  let analysis = observe2(at, false);
+  let analysis = observe3(at, false);
   const staleS = Math.max(3 * i.stepSeconds, 180 / i.timeScale);
   const ended = i.atTs == null && analysis.lastTs !== null && at - analysis.lastTs > staleS;
-  if (ended && analysis.lastTs !== null) analysis = observe2(analysis.lastTs, true);
+  if (ended && analysis.lastTs !== null) analysis = observe3(analysis.lastTs, true);
   return { analysis, telemetry, atTs: ended && analysis.lastTs !== null ? analysis.lastTs : at, ended };
 }
 function parseAt(text2) {
@@ -69279,9 +69279,9 @@ function planStep(input) {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
   const { state: state2, current } = campaignOf(runs);
-  const plan = (actions, waiting) => ({
+  const plan = (actions, waiting2) => ({
     actions,
-    waiting,
+    waiting: waiting2,
     budget,
     campaign: state2,
     round: current
@@ -69308,23 +69308,23 @@ function endingReason(input, budget) {
   return null;
 }
 function submitsOf(input, budget, current) {
-  const waiting = input.runs.filter(
+  const waiting2 = input.runs.filter(
     (r) => r.round === current && r.origin === "bot" && r.request === "none" && r.pull === "open" && !r.takenOver
   );
-  if (waiting.length === 0) return { actions: [], waiting: null };
+  if (waiting2.length === 0) return { actions: [], waiting: null };
   if (input.policy.submit === "approval")
     return {
       actions: [],
-      waiting: `waiting for a writer's /topo submit on ${waiting.map((r) => `#${r.pr}`).join(", ")}`
+      waiting: `waiting for a writer's /topo submit on ${waiting2.map((r) => `#${r.pr}`).join(", ")}`
     };
   const actions = [];
   let committed = budget.committed;
-  for (const r of waiting) {
+  for (const r of waiting2) {
     if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
     committed += input.runGpuHours;
     actions.push({ kind: "submit", name: r.name, pr: r.pr });
   }
-  const held = waiting.length - actions.length;
+  const held = waiting2.length - actions.length;
   return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
 }
 function nextRound(input, state2, budget) {
@@ -71884,9 +71884,9 @@ function suggest2(input, options2 = {}) {
   const parent = pickParent(input.tried, input.currentBest);
   const rejected = [];
   if (!parent) {
-    const waiting = input.tried.length > 0;
+    const waiting2 = input.tried.length > 0;
     const failures = input.tried.filter((r) => r.status === "failed" || r.observation?.failure);
-    const allFailed = waiting && failures.length === input.tried.length;
+    const allFailed = waiting2 && failures.length === input.tried.length;
     const first2 = failures[0]?.observation?.failure;
     const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === "gpu-oom") : void 0;
     if (oom) {
@@ -71915,7 +71915,7 @@ function suggest2(input, options2 = {}) {
         reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`
       } : {
         stop: false,
-        reason: waiting ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
+        reason: waiting2 ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
       },
       memory,
       parent: null,
@@ -72065,18 +72065,18 @@ function suggest2(input, options2 = {}) {
       score: Math.round(score * 1e6) / 1e6
     };
   });
-  let stop = noProgress;
-  if (!stop && proposals.length === 0) {
+  let stop2 = noProgress;
+  if (!stop2 && proposals.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
-    stop = {
+    stop2 = {
       stop: true,
       reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct4(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
     proposals,
-    stop: stop ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    stop: stop2 ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -73407,66 +73407,6 @@ var autopilotCommand = {
   }
 };
 
-// src/report/submit-comment.ts
-function codeBlock(text2, lang = "sh") {
-  const longest = Math.max(2, ...[...text2.matchAll(/`+/g)].map((m2) => m2[0].length));
-  const fence = "`".repeat(longest + 1);
-  return `${fence}${lang}
-${text2}
-${fence}`;
-}
-function code2(text2) {
-  return `\`${text2.replace(/`/g, "'")}\``;
-}
-function ordinal(n) {
-  if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`;
-  return `${n}${["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
-}
-function renderSubmitComment(result) {
-  const lines = [];
-  switch (result.status) {
-    case "submitted":
-      lines.push(`### Submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)}`);
-      break;
-    case "existing":
-      lines.push(
-        `### Already submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)} (${result.state.toLowerCase()})`,
-        "",
-        "A job with this name (same experiment, candidate and topology) exists, so nothing new was submitted."
-      );
-      break;
-    case "queued":
-      lines.push(
-        `### Queued: ${ordinal(result.position)} in line on cluster ${code2(result.cluster)}`,
-        "",
-        `${result.live} of ${result.maxParallel} candidates of this experiment are running or pending (max_parallel ${result.maxParallel}). This candidate is submitted when a slot frees, first come, first served.`
-      );
-      break;
-    case "dry-run":
-      lines.push(
-        `### Dry run: would be ${result.wouldBe === "queued" ? `queued (${ordinal(result.position ?? 1)} in line)` : "submitted"} on cluster ${code2(result.cluster)}`
-      );
-      break;
-  }
-  lines.push("", `Job name: ${code2(result.jobName)}`, "", "Command:", "", codeBlock(result.command));
-  return `${lines.join("\n")}
-`;
-}
-function renderCancelComment(result, cluster) {
-  if (result.cancelled.length > 0) {
-    const ids = result.cancelled.map(code2).join(", ");
-    return `### Cancelled job ${ids} on cluster ${code2(cluster)}
-
-Job name: ${code2(result.jobName)}
-`;
-  }
-  const state2 = result.job ? `its job ${code2(result.job.id)} is ${result.job.state.toLowerCase()}` : "Slurm knows no job of this name";
-  return `### Nothing to cancel on cluster ${code2(cluster)}
-
-No pending or running job is named ${code2(result.jobName)}: ${state2}.
-`;
-}
-
 // src/usecases/submit.ts
 import { dirname as dirname3 } from "node:path";
 
@@ -73643,11 +73583,11 @@ async function submitCandidate(deps, request2) {
   if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
   const me2 = { jobName: jobName2 };
   const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
-  const waiting = plan.queued.find((q2) => q2.request === me2);
+  const waiting2 = plan.queued.find((q2) => q2.request === me2);
   if (request2.dryRun) {
-    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
-  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
   const output = argv.find((a) => a.startsWith("--output="));
   if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
@@ -73724,6 +73664,66 @@ async function cancelCandidate(deps, request2) {
     cancelled: live3.map((j2) => j2.id),
     job: newest ? representativeJob(mine, newest.name) : null
   };
+}
+
+// src/usecases/submit-comment.ts
+function codeBlock(text2, lang = "sh") {
+  const longest = Math.max(2, ...[...text2.matchAll(/`+/g)].map((m2) => m2[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${lang}
+${text2}
+${fence}`;
+}
+function code2(text2) {
+  return `\`${text2.replace(/`/g, "'")}\``;
+}
+function ordinal(n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`;
+  return `${n}${["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
+}
+function renderSubmitComment(result) {
+  const lines = [];
+  switch (result.status) {
+    case "submitted":
+      lines.push(`### Submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)}`);
+      break;
+    case "existing":
+      lines.push(
+        `### Already submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)} (${result.state.toLowerCase()})`,
+        "",
+        "A job with this name (same experiment, candidate and topology) exists, so nothing new was submitted."
+      );
+      break;
+    case "queued":
+      lines.push(
+        `### Queued: ${ordinal(result.position)} in line on cluster ${code2(result.cluster)}`,
+        "",
+        `${result.live} of ${result.maxParallel} candidates of this experiment are running or pending (max_parallel ${result.maxParallel}). This candidate is submitted when a slot frees, first come, first served.`
+      );
+      break;
+    case "dry-run":
+      lines.push(
+        `### Dry run: would be ${result.wouldBe === "queued" ? `queued (${ordinal(result.position ?? 1)} in line)` : "submitted"} on cluster ${code2(result.cluster)}`
+      );
+      break;
+  }
+  lines.push("", `Job name: ${code2(result.jobName)}`, "", "Command:", "", codeBlock(result.command));
+  return `${lines.join("\n")}
+`;
+}
+function renderCancelComment(result, cluster) {
+  if (result.cancelled.length > 0) {
+    const ids = result.cancelled.map(code2).join(", ");
+    return `### Cancelled job ${ids} on cluster ${code2(cluster)}
+
+Job name: ${code2(result.jobName)}
+`;
+  }
+  const state2 = result.job ? `its job ${code2(result.job.id)} is ${result.job.state.toLowerCase()}` : "Slurm knows no job of this name";
+  return `### Nothing to cancel on cluster ${code2(cluster)}
+
+No pending or running job is named ${code2(result.jobName)}: ${state2}.
+`;
 }
 
 // src/cli/json.ts
@@ -75641,6 +75641,841 @@ function mermaidScriptPath(root) {
 import { readFileSync as readFileSync6 } from "node:fs";
 import { join as join8 } from "node:path";
 
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/monitor/reference.ts
+function baselineName(exp) {
+  return exp.baseline?.name ?? "baseline";
+}
+var measured = (role, r) => ({
+  role,
+  name: r.name,
+  verdict: { state: "stable", projected_full_run: r.value },
+  value: r.value,
+  live: false
+});
+function referenceOf(exp, observed) {
+  if (exp.best) return measured("current best", exp.best);
+  if (exp.baseline) return measured("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+function leaderOf(exp, observed, reference) {
+  const runs = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr
+  } : null;
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
+function compareCandidate(exp, c, observation, context4 = {}) {
+  const value = observation.verdict.value ?? null;
+  const comparisons = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
+  const ref = context4.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context4);
+  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    minImprovement,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v2 = analysis?.observation.verdict.state;
+  const stable = isStable(v2);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive2(job.state)) {
+    if (!analysis || v2 === "no-data") return "starting";
+    if (v2 === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function judgeCandidate(e, p) {
+  const { c, job } = p;
+  const analysis = p.observed?.analysis;
+  const stoppedBy = stoppedByOf(e, p);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
+  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state2 === null) return null;
+  const observation = analysis?.observation ?? waiting(c, job);
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
+  const previous = p.observed?.previous;
+  const comparisons = compareCandidate(e.exp, c, observation, {
+    reference: e.reference,
+    leader: e.leader,
+    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
+    ended: p.observed?.ended,
+    gpu: gpuInput(e, p, stoppedBy === "decision")
+  });
+  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
+}
+function waiting(c, job) {
+  return {
+    run_name: c.runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(c, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function viewOf(e, p, j2) {
+  const { exp, telemetry, reference } = e;
+  const { c, job } = p;
+  const { analysis, ended = false } = p.observed ?? {};
+  const x2 = exp.experiment;
+  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: e.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: j2.state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(e, p, j2.observation.verdict.warmup_end_minutes),
+    observation: j2.observation,
+    comparisons: j2.comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: x2.stop_when_decided !== false,
+    baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
+    best: seconds3(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy: j2.stoppedBy,
+    commentIntervalMinutes: x2.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(e, { job, observed }, warmupEnd) {
+  const firstTs = observed?.analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+    },
+    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
+  ];
+}
+function stoppedByOf(e, { job, c, observed }) {
+  if (job?.state !== "CANCELLED") return null;
+  if (c.outcome?.kind === "stopped") return "user";
+  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
+  const x2 = e.exp.experiment;
+  if (x2.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x2.stop_when_stable && isStable(verdict)) return "stable";
+  return null;
+}
+function gpuInput(e, { job, c, observed }, stopped) {
+  if (!job?.startTs) return null;
+  const { evalTs, S: S2, wallMinutes } = e.clock;
+  const analysis = observed?.analysis;
+  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
+  const minutesRunning = (until - job.startTs) * S2 / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/monitor/state.ts
+function newPassState(options2 = {}) {
+  return { options: options2, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error) {
+      const message2 = error.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/decide.ts
+async function decide(state2) {
+  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
+}
+function decideExperiment(e) {
+  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
+  e.reference = referenceOf(e.exp, runs);
+  e.leader = leaderOf(e.exp, runs, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live3 = !!p.job && isLive2(p.job.state);
+    const stop2 = view && live3 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p);
+    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+  }
+  e.queue = queueOf(e);
+}
+function lifecycleIntent({ phase }) {
+  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
+  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
+  return void 0;
+}
+function queueOf(e) {
+  const maxParallel = e.exp.experiment.max_parallel ?? 3;
+  const live3 = new Set(e.jobs.filter((j2) => isLive2(j2.state)).map((j2) => j2.name)).size;
+  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c));
+  return { order, free: Math.max(0, maxParallel - live3) };
+}
+function byRequest(a, b2) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b2) || a.pr - b2.pr;
+}
+var DECISION_STOP = "decided";
+function stopReason(experiment, view) {
+  const d2 = view.observation.decision;
+  if (d2 && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d2], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
+  return null;
+}
+
+// src/monitor/act.ts
+async function act(state2, ports) {
+  await eachExperiment(state2, "act", async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
+    await serveQueue(state2, ports, e);
+    for (const p of e.candidates) await stop(ports, e, p);
+  });
+}
+var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
+async function applyLifecycle(state2, ports, e, p) {
+  const intent = p.decided?.lifecycle;
+  const request2 = p.c.request;
+  if (!intent || !request2) return;
+  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === "cancel") return;
+  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
+    kind: "lost",
+    at: isoNow(ports),
+    jobId: intent.jobId,
+    evidence: [
+      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+    ]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
+  leave(state2, p);
+}
+function superseded(from, to, jobId2, at) {
+  return {
+    kind: "superseded",
+    at,
+    ...jobId2 ? { jobId: jobId2 } : {},
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+    ]
+  };
+}
+function leave(state2, p) {
+  p.acted = { ...p.acted, left: true };
+  state2.left.set(p.c.pr, p.c.labels);
+}
+async function serveQueue(state2, ports, e) {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && "refused" in r) leave(state2, p);
+    if (!r || "refused" in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) p.decided.view = judgeCandidate(e, p);
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports)
+      });
+  }
+}
+async function stop(ports, e, p) {
+  const reason2 = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d2 = view.observation.decision;
+  const gpu = gpuInput(e, p, true);
+  if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
+}
+
+// src/monitor/observe.ts
+async function observe(state2, ports) {
+  await eachExperiment(state2, "observe", async (e) => {
+    e.telemetry = await experimentTelemetry(ports, e);
+    const error = e.telemetry?.errors[0];
+    e.unavailable = error ? `Prometheus: ${error.quantity}: ${error.message}` : null;
+    for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state2.options);
+  });
+}
+async function experimentTelemetry(ports, e) {
+  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j2) => !!j2?.startTs);
+  if (!started.length) return void 0;
+  const { scrape, evalTs } = e.clock;
+  const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
+  return fetchTelemetry(
+    e.exp.prometheus ?? ports.prometheus,
+    experimentSelector(e.id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
+  );
+}
+async function observeCandidate(ports, e, p, options2) {
+  const { job, c } = p;
+  const ended = job !== void 0 && !isLive2(job.state);
+  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options2) : void 0;
+  const current = await ports.github.readComment(c.pr, c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
+}
+function seriesOf(t, runName) {
+  return t?.byRun.get(runName) ?? {};
+}
+function analyse(e, { c }, job, startTs, options2) {
+  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const live3 = isLive2(job.state);
+  const nowTs = job.endTs && !live3 ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(e.telemetry, c.runName),
+    timeScale: S2,
+    nowTs,
+    stepSeconds: scrape,
+    jobStartTs: startTs,
+    wallMinutes,
+    expectedRollouts,
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    missing: e.telemetry?.missing,
+    ended: !live3
+  });
+  const minutesRunning = (nowTs - startTs) * S2 / 60;
+  const deadline = options2.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!e.unavailable && analysis.startTs === null && (!live3 || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return analysis;
+}
+var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
+function keepLastLiveVerdict({ c, observed }) {
+  const { analysis, ended, previous } = observed ?? { ended: false };
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+
+// src/lifecycle/model.ts
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
+function phaseOf(input) {
+  const { request: request2, run: run3, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive2(job.state);
+  if (outcome)
+    return {
+      phase: "done",
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
+    };
+  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
+  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
+  if (run3) return { phase: "lost", jobId: run3.jobId };
+  return { phase: "queued" };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
+  return null;
+}
+
+// src/monitor/comment.ts
+import { createHash as createHash3 } from "node:crypto";
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k2, v2] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v2))
+      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m2 = all[all.length - 1];
+  if (!m2) return void 0;
+  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
+}
+
+// src/monitor/comment.ts
+var HASH_MARK = "topo:monitor-hash:";
+var UNAVAILABLE_MARK = "topo:unavailable-since:";
+var FINAL_MARK = "final-job:";
+function planComment(view, x2) {
+  if (x2.unavailable && x2.job?.startTs) return heldComment(view, x2, x2.unavailable);
+  const body = renderMonitorComment(view);
+  const { job, current, evalTs } = x2;
+  const finalMark = job && x2.ended && job.endTs && evalTs >= job.endTs + 3 * x2.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const due = !isFinal && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
+  const text2 = due ? `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}` : void 0;
+  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+}
+function heldComment(view, x2, reason2) {
+  const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
+  const noted = withUnavailableNotice(x2.current, since, reason2);
+  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  const text2 = noted !== void 0 && noted !== x2.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+}
+function contentHash(body) {
+  return createHash3("sha256").update(body).digest("hex").slice(0, 16);
+}
+function unavailableSince(comment) {
+  const m2 = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m2?.[1] ?? null;
+}
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
+  if (comment === void 0) return void 0;
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+
+${body}`;
+}
+
+// src/monitor/publish.ts
+async function publish(state2, ports) {
+  for (const e of state2.experiments)
+    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+  const held = heldPulls(state2);
+  for (const [pr, plans] of pullPlans(state2, ports)) {
+    try {
+      await writePull(ports, pr, plans, { held: held.has(pr), left: state2.left.get(pr) });
+      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
+    } catch (error) {
+      state2.pullErrors.push(`#${pr}: ${error.message}`);
+      for (const p of plans) p.p.published = { changed: false };
+    }
+  }
+}
+function pullPlans(state2, ports) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const plan = planComment(p.decided.view, {
+        job: p.job,
+        ended: p.observed?.ended ?? false,
+        current: p.observed?.current,
+        evalTs: e.clock.evalTs,
+        scrape: e.clock.scrape,
+        unavailable: e.unavailable,
+        refresh: state2.options.refresh === true,
+        now: ports.now()
+      });
+      p.decided.view = plan.view;
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+    }
+  }
+  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  return byPull;
+}
+async function writePull(ports, pr, plans, pull) {
+  const hold = pull.held || plans.some((x2) => x2.plan.held);
+  const due = plans.filter((x2) => x2.plan.text !== void 0);
+  const views = plans.map((x2) => x2.plan.view);
+  if (!hold) {
+    for (const sha of new Set(due.filter((x2) => x2.plan.checkDue).map((x2) => x2.p.c.headSha)))
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((x2) => x2.p.c.headSha === sha).map((x2) => x2.plan.view))
+      );
+    if (due.length || pull.left)
+      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+  }
+  for (const x2 of due) await ports.github.writeComment(pr, x2.p.c.candidate, x2.plan.text);
+  for (const { p, plan } of plans)
+    if (plan.final && p.job && p.c.request && !p.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        p.c.request.id,
+        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+}
+function pullCheck(views) {
+  return pullRequestCheckRun(views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })));
+}
+async function noteClusterUnreachable(ports, e, reason2) {
+  for (const c of e.exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr, c.candidate);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
+    } catch (error) {
+      e.errors.push(`#${c.pr}: ${error.message}`);
+    }
+  }
+}
+function finalOutcome(view, job, at) {
+  const v2 = view.observation.verdict;
+  const d2 = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d2)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d2.state} against ${d2.against}${d2.decided_at_minutes != null ? ` at run-minute ${d2.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d2.evidence,
+        ...savingsText(d2) ? [savingsText(d2)] : []
+      ]
+    };
+  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
+  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
+    v2.value ? `${v2.state}: ${v2.value.value} s/rollout [${v2.value.low}, ${v2.value.high}]` : `ended without a stable value (${v2.state})`
+  ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options2, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options2.tickSeconds ?? 60;
+  const lag = options2.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j2) => j2.name))) {
+    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+}
+
+// src/monitor/report.ts
+function passReport(state2) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const { view } = p.decided;
+      const report = {
+        experimentId: e.id,
+        candidate: p.c.candidate,
+        runName: p.c.runName,
+        pr: p.c.pr,
+        state: view.state,
+        verdict: view.observation.verdict.state,
+        changed: p.published?.changed ?? false,
+        submitted: p.acted?.submitted,
+        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
+        view
+      };
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
+    }
+  }
+  return {
+    candidates: [...byPull.values()].flat(),
+    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
+  };
+}
+
+// src/monitor/pass.ts
+var STAGES = [
+  { name: "read", run: read },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide },
+  { name: "act", run: act },
+  { name: "publish", run: publish }
+];
+async function runStages(state2, ports, stages = STAGES) {
+  for (const stage of stages) await stage.run(state2, ports);
+  return state2;
+}
+async function monitorPass(ports, options2 = {}, stages = STAGES) {
+  return passReport(await runStages(newPassState(options2), ports, stages));
+}
+
 // src/record/format.ts
 function seconds(value) {
   if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
@@ -75704,7 +76539,7 @@ function failureReason(failures) {
   const last = failures?.at(-1);
   return last ? `${last.kind}: ${last.message}` : null;
 }
-function decide(kind, run3, outcome) {
+function decide2(kind, run3, outcome) {
   const derived = kind === "failed" ? failureReason(run3.failures) ?? verdictReason(run3) : verdictReason(run3);
   const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
   const next = outcome.next ?? run3.decision?.next ?? run3.failures?.at(-1)?.likely_fix ?? null;
@@ -75756,7 +76591,7 @@ function mergeRun(existing, outcome) {
   const prediction = outcome.prediction ?? run3.prediction;
   if (prediction) run3.prediction = againstMeasured(prediction, run3, outcome.kind);
   run3.status = STATUS[outcome.kind];
-  run3.decision = decide(outcome.kind, run3, outcome);
+  run3.decision = decide2(outcome.kind, run3, outcome);
   return run3;
 }
 function againstMeasured(p, run3, kind) {
@@ -75828,7 +76663,7 @@ function apply(record, outcome) {
   return next;
 }
 
-// src/report/svg.ts
+// src/chart/svg.ts
 var OUTCOME_COLOUR = {
   accepted: "#2da44e",
   rejected: "#cf222e",
@@ -76333,7 +77168,7 @@ function relativeChange(value, base) {
   const pct5 = (value - base) / base * 100;
   return `${pct5 > 0 ? "+" : ""}${num3(pct5, 1)}%`;
 }
-function measured(run3) {
+function measured2(run3) {
   const value = stabilisedValue(run3);
   if (value === null)
     return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
@@ -76494,7 +77329,7 @@ function renderFinalReport(record, options2 = {}) {
       cell2(describeChange(run3.change, !run3.parent)),
       cell2(run3.hypothesis),
       cell2(run3.expected_effect),
-      cell2(measured(run3)),
+      cell2(measured2(run3)),
       run3 === base ? "baseline" : relativeChange(value, baseValue),
       cell2(resourceLine(run3.stable_metrics)),
       cell2(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
@@ -76627,7 +77462,7 @@ var MESSAGES = {
   preempted: "was preempted by another job",
   "no-telemetry": "produced no telemetry"
 };
-var FIXES = {
+var FIXES2 = {
   "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
   "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
   crash: "read the traceback in the evidence; fix the cause and submit again",
@@ -76695,7 +77530,7 @@ function classifyFailure(job, log = []) {
     evidence: dedupe2(evidence)
   };
   if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES[kind];
+  const fix = FIXES2[kind];
   if (fix) failure.likely_fix = fix;
   return failure;
 }
@@ -77254,754 +78089,6 @@ function prepareExperiment(command, dir, options2 = {}) {
   return { ...built, preset: found };
 }
 
-// src/usecases/reconcile.ts
-import { createHash as createHash3 } from "node:crypto";
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES2 = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES2[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/lifecycle/model.ts
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
-function phaseOf(input) {
-  const { request: request2, run: run3, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
-  if (outcome)
-    return {
-      phase: "done",
-      outcome,
-      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
-    };
-  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
-  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run3) return { phase: "lost", jobId: run3.jobId };
-  return { phase: "queued" };
-}
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k2, v2] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v2))
-      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m2 = all[all.length - 1];
-  if (!m2) return void 0;
-  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
-}
-
-// src/usecases/reconcile.ts
-var LIVE = { has: (state2) => isLive2(state2) };
-var HASH_MARK = "topo:monitor-hash:";
-var UNAVAILABLE_MARK = "topo:unavailable-since:";
-var FINAL_MARK = "final-job:";
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v2 = analysis?.observation.verdict.state;
-  const stable = v2 === "stable" || v2 === "cyclic";
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (LIVE.has(job.state)) {
-    if (!analysis || v2 === "no-data") return "starting";
-    if (v2 === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.state === "COMPLETED")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
-  return "failed";
-}
-function labelFor(state2, hasValue) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return hasValue ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function contentHash(body) {
-  return createHash3("sha256").update(body).digest("hex").slice(0, 16);
-}
-function seriesOf(t, runName) {
-  return t?.byRun.get(runName) ?? {};
-}
-async function reconcile(ports, options2 = {}) {
-  const report = { candidates: [], errors: [] };
-  const experiments = await ports.experiments();
-  const pulls = { held: /* @__PURE__ */ new Set(), left: /* @__PURE__ */ new Map() };
-  const planned = [];
-  for (const exp of experiments) {
-    try {
-      planned.push(...await reconcileExperiment(ports, exp, options2, pulls));
-    } catch (e) {
-      report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
-      for (const c of exp.candidates) pulls.held.add(c.pr);
-      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
-    }
-  }
-  const byPull = /* @__PURE__ */ new Map();
-  for (const p of planned) byPull.set(p.o.c.pr, [...byPull.get(p.o.c.pr) ?? [], p]);
-  for (const pr of pulls.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
-  for (const [pr, plans] of byPull) {
-    try {
-      report.candidates.push(...await writePull(ports, pr, plans, pulls));
-    } catch (e) {
-      report.errors.push(`#${pr}: ${e.message}`);
-      report.candidates.push(...plans.map((p) => outcomeOf2(p.pass, p.o.c, p.view, false, p.cancelled)));
-    }
-  }
-  return report;
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function noteClusterUnreachable(ports, exp, reason2, report) {
-  for (const c of exp.candidates) {
-    if (!c.request || c.outcome) continue;
-    try {
-      const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
-    } catch (e) {
-      report.errors.push(`#${c.pr}: ${e.message}`);
-    }
-  }
-}
-async function reconcileExperiment(ports, exp, options2, pulls) {
-  const id = exp.experiment.experiment_id;
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options2.tickSeconds ?? 60;
-  const lag = options2.lagSeconds ?? 2 * scrape;
-  const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const { allJobs, jobByRun } = await listJobs(ports, id);
-  const candidates = [];
-  for (const c of exp.candidates) {
-    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
-    if (kept) candidates.push(kept);
-    else if (c.request && !c.outcome) pulls.left.set(c.pr, c.labels);
-  }
-  const { submitted, refused } = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
-  for (const c of refused) pulls.left.set(c.pr, c.labels);
-  const running = candidates.filter((c) => !refused.has(c));
-  const telemetry = await experimentTelemetry(ports, exp, running, jobByRun, evalTs, scrape);
-  const pass = passOf({ ports, exp, options: options2, id, scrape, evalTs, telemetry, submitted });
-  const observed = [];
-  for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
-  const reference = referenceOf(exp, observed);
-  const leader = leaderOf(exp, observed, reference);
-  const planned = [];
-  for (const o of observed) {
-    const view = judgeCandidate(pass, o, reference, leader);
-    if (!view) continue;
-    const cancelled = await stopCandidate(pass, o, view);
-    planned.push(planCandidate(pass, o, view, cancelled));
-  }
-  return planned;
-}
-function passOf(p) {
-  const fi = p.exp.experiment.fixed_inputs;
-  const error = p.telemetry?.errors[0];
-  return {
-    ...p,
-    S: p.exp.timeScale,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
-    unavailable: error ? `Prometheus: ${error.quantity}: ${error.message}` : null
-  };
-}
-async function listJobs(ports, id) {
-  const allJobs = await ports.slurm.jobs(id).catch((e) => {
-    throw new ClusterUnreachable(`Slurm: ${e.message}`);
-  });
-  const jobByRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(allJobs.map((j2) => j2.name))) {
-    const job = jobForRun(allJobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-    if (job) jobByRun.set(name, job);
-  }
-  return { allJobs, jobByRun };
-}
-async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
-  const maxParallel = exp.experiment.max_parallel ?? 3;
-  let live3 = new Set(allJobs.filter((j2) => LIVE.has(j2.state)).map((j2) => j2.name)).size;
-  const submitted = /* @__PURE__ */ new Map();
-  const refused = /* @__PURE__ */ new Set();
-  for (const c of [...candidates].sort(byRequest)) {
-    if (live3 >= maxParallel) break;
-    if (!c.requested || jobByRun.has(c.runName)) continue;
-    const r = await ports.submit(exp, c);
-    if (r && "refused" in r) refused.add(c);
-    if (!r || "refused" in r) continue;
-    submitted.set(c.runName, r.jobId);
-    jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
-    live3++;
-    if (c.request)
-      await ports.lifecycle?.recordRun(c.pr, c.request.id, {
-        jobId: r.jobId,
-        submittedAt: new Date(ports.now() * 1e3).toISOString()
-      });
-  }
-  return { submitted, refused };
-}
-async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
-  const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j2) => !!j2?.startTs);
-  if (!started.length) return void 0;
-  const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
-  return fetchTelemetry(
-    exp.prometheus ?? ports.prometheus,
-    experimentSelector(exp.experiment.experiment_id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: exp.timeScale, scrapeSeconds: scrape }
-  );
-}
-async function observeCandidate(pass, c, job) {
-  const ended = job !== void 0 && !LIVE.has(job.state);
-  const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
-  const current = await pass.ports.github.readComment(c.pr, c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  const o = { c, job, analysis, current, previous, ended };
-  keepLastLiveVerdict(o);
-  return o;
-}
-function analyse(pass, c, job, startTs) {
-  const { S: S2, evalTs, exp } = pass;
-  const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
-    runName: c.runName,
-    series: seriesOf(pass.telemetry, c.runName),
-    timeScale: S2,
-    nowTs,
-    stepSeconds: pass.scrape,
-    jobStartTs: startTs,
-    wallMinutes: pass.wallMinutes,
-    expectedRollouts: pass.expectedRollouts,
-    topology: c.topology,
-    settings: exp.experiment.stabilisation,
-    missing: pass.telemetry?.missing,
-    ended: !LIVE.has(job.state)
-  });
-  const minutesRunning = (nowTs - startTs) * S2 / 60;
-  const deadline = pass.options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!pass.unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return analysis;
-}
-function keepLastLiveVerdict({ analysis, ended, previous, c }) {
-  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
-    return;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-function judgeCandidate(pass, o, reference, leader = null) {
-  const { exp } = pass;
-  const { c, job, analysis } = o;
-  const stoppedBy = stoppedByOf(exp, o);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
-  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-  if (state2 === null) return null;
-  const observation = analysis?.observation ?? {
-    run_name: c.runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
-  const comparisons = compareCandidate(exp, c, observation, {
-    reference,
-    leader,
-    previous: o.previous?.run_name === c.runName ? o.previous.decision ?? null : null,
-    ended: o.ended,
-    gpu: gpuInput(pass, o, stoppedBy === "decision")
-  });
-  return viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy);
-}
-function failureOf(c, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: c.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy) {
-  const { exp, telemetry } = pass;
-  const { c, job, analysis, ended } = o;
-  const e = exp.experiment;
-  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
-  return {
-    experimentId: pass.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    state: state2,
-    jobId: job?.jobId ?? null,
-    slurmState: job?.state ?? null,
-    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
-    observation,
-    comparisons,
-    chart: analysis?.chart,
-    opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
-    grafanaUrl: exp.grafanaUrl ?? null,
-    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
-    minImprovement: e.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: e.stop_when_decided !== false,
-    baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
-    best: seconds3(exp.best),
-    finalJobState: ended ? job?.state ?? null : null,
-    stoppedBy,
-    commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
-    recordChartUrl: exp.recordChartUrl ?? null
-  };
-}
-function timelineOf(pass, { job, analysis, ended }, warmupEnd) {
-  const firstTs = analysis?.startTs;
-  return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
-    {
-      label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
-    },
-    { label: "ended", at: ended ? iso(job?.endTs) : null }
-  ];
-}
-async function stopCandidate(pass, o, view) {
-  const { job } = o;
-  if (pass.unavailable || !job || !LIVE.has(job.state)) return void 0;
-  const reason2 = stopReason(pass.exp.experiment, view);
-  if (reason2 === null) return void 0;
-  await pass.ports.slurm.cancel(job.jobId, pass.id);
-  const d2 = view.observation.decision;
-  const gpu = gpuInput(pass, o, true);
-  if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
-  return job.jobId;
-}
-function planCandidate(pass, o, view, cancelled) {
-  const { evalTs, scrape } = pass;
-  const { job, current } = o;
-  if (pass.unavailable && job?.startTs) {
-    const since = unavailableSince(current) ?? iso(pass.ports.now()) ?? "";
-    const noted = withUnavailableNotice(current, since, pass.unavailable);
-    const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
-    const text3 = noted !== void 0 && noted !== current ? noted : void 0;
-    return { pass, o, view: { ...view, notes }, held: true, final: false, ...text3 ? { text: text3 } : {} };
-  }
-  const body = renderMonitorComment(view);
-  const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-  const hash = contentHash(`${body}${finalMark}`);
-  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
-  const previous = parseCommentStamp(current);
-  const due = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
-  const text2 = due ? `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}` : void 0;
-  const checkDue = due && (wasUnavailable || pass.options.refresh === true || shouldWriteCheck(previous, stamp));
-  return {
-    pass,
-    o,
-    view,
-    cancelled,
-    held: false,
-    final: finalMark !== "",
-    checkDue,
-    ...text2 ? { text: text2 } : {}
-  };
-}
-function pullLabel(views) {
-  const labels = new Set(views.map((v2) => labelFor(v2.state, !!v2.observation.verdict.value)));
-  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
-  return null;
-}
-function pullCheck(views) {
-  return pullRequestCheckRun(views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })));
-}
-async function writePull(ports, pr, plans, pulls) {
-  const hold = pulls.held.has(pr) || plans.some((p) => p.held);
-  const due = plans.filter((p) => p.text !== void 0);
-  if (!hold) {
-    const shas = new Set(due.filter((p) => p.checkDue).map((p) => p.o.c.headSha));
-    for (const sha of shas)
-      await ports.github.writeCheck(
-        pr,
-        sha,
-        pullCheck(plans.filter((p) => p.o.c.headSha === sha).map((p) => p.view))
-      );
-    const labels = plans[0]?.o.c.labels ?? pulls.left.get(pr) ?? [];
-    if (due.length || pulls.left.has(pr))
-      await ports.github.setLabel(pr, pullLabel(plans.map((p) => p.view)), labels);
-  }
-  for (const p of due) await ports.github.writeComment(pr, p.o.c.candidate, p.text);
-  for (const { o, view, final } of plans)
-    if (final && o.job && o.c.request && !o.c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        pr,
-        o.c.request.id,
-        finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-  return plans.map((p) => outcomeOf2(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
-}
-function outcomeOf2(pass, c, view, changed, cancelled) {
-  return {
-    experimentId: pass.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    pr: c.pr,
-    state: view.state,
-    verdict: view.observation.verdict.state,
-    changed,
-    submitted: pass.submitted.get(c.runName),
-    ...cancelled ? { cancelled } : {},
-    view
-  };
-}
-async function applyLifecycle(ports, experimentId, c, job) {
-  if (!c.request) return c;
-  const request2 = c.request;
-  const headSha = c.currentHeadSha ?? c.headSha;
-  const phase = phaseOf({
-    request: request2,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha
-  });
-  const at = new Date(ports.now() * 1e3).toISOString();
-  switch (phase.phase) {
-    case "supersede": {
-      if (phase.jobId) await ports.slurm.cancel(phase.jobId, experimentId);
-      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
-        kind: "superseded",
-        at,
-        ...phase.jobId ? { jobId: phase.jobId } : {},
-        evidence: [
-          `the pull request moved from ${request2.headSha.slice(0, 7)} to ${headSha.slice(0, 7)}: the new head waits for a new /topo submit`,
-          ...phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []
-        ]
-      });
-      return null;
-    }
-    case "lost":
-      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
-        kind: "lost",
-        at,
-        jobId: phase.jobId,
-        evidence: [
-          `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
-        ]
-      });
-      return null;
-    case "done":
-      if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
-      if (!job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind)) return null;
-      return { ...c, requested: false };
-    default:
-      return { ...c, requested: true };
-  }
-}
-function finalOutcome(view, job, at) {
-  const v2 = view.observation.verdict;
-  const d2 = view.observation.decision;
-  if (view.state === "stopped" && view.stoppedBy === "decision" && d2)
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `${d2.state} against ${d2.against}${d2.decided_at_minutes != null ? ` at run-minute ${d2.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
-        ...d2.evidence,
-        ...savingsText(d2) ? [savingsText(d2)] : []
-      ]
-    };
-  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
-  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
-    v2.value ? `${v2.state}: ${v2.value.value} s/rollout [${v2.value.low}, ${v2.value.high}]` : `ended without a stable value (${v2.state})`
-  ];
-  return { kind, at, jobId: job.jobId, evidence };
-}
-function baselineName(exp) {
-  return exp.baseline?.name ?? "baseline";
-}
-var measured2 = (role, r) => ({
-  role,
-  name: r.name,
-  verdict: { state: "stable", projected_full_run: r.value },
-  value: r.value,
-  live: false
-});
-function referenceOf(exp, observed) {
-  if (exp.best) return measured2("current best", exp.best);
-  if (exp.baseline) return measured2("baseline", exp.baseline);
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr
-  } : null;
-}
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
-function stoppedByOf(exp, o) {
-  if (o.job?.state !== "CANCELLED") return null;
-  if (o.c.outcome?.kind === "stopped") return "user";
-  const previous = o.previous?.run_name === o.c.runName ? o.previous : void 0;
-  if (exp.experiment.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = o.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (exp.experiment.stop_when_stable && isStable(verdict)) return "stable";
-  return null;
-}
-function gpuInput(pass, o, stopped) {
-  const { job, analysis, c } = o;
-  if (!job?.startTs) return null;
-  const until = o.ended && job.endTs ? Math.min(pass.evalTs, job.endTs) : pass.evalTs;
-  const minutesRunning = (until - job.startTs) * pass.S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * pass.S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
-  const gpus = pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? pass.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-function compareCandidate(exp, c, observation, context4 = {}) {
-  const comparisons = [];
-  if (exp.best && exp.best.name !== c.candidate)
-    comparisons.push(
-      compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`)
-    );
-  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-    comparisons.push(
-      compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
-    );
-  const ref = context4.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context4);
-  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    minImprovement,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
-}
-function decidedAgainst(r, pr) {
-  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
-}
-var DECISION_STOP = "decided";
-function stopReason(experiment, view) {
-  const d2 = view.observation.decision;
-  if (d2 && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d2], { stopWhenDecided: experiment.stop_when_decided !== false });
-    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
-  }
-  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
-  return null;
-}
-function unavailableSince(comment) {
-  const m2 = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
-  return m2?.[1] ?? null;
-}
-function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
-  if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
-
-${body}`;
-}
-function byRequest(a, b2) {
-  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
-  return at(a) - at(b2) || a.pr - b2.pr;
-}
-var slurmTs = slurmTimeToUnix;
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
-  return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j2) => {
-          let failure = null;
-          if (!isLive2(j2.state) && !(j2.state === "COMPLETED" && (j2.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j2, 200).catch(() => []);
-            failure = classifyFailure(j2, log);
-          }
-          return {
-            jobId: j2.id,
-            name: j2.name,
-            state: j2.state,
-            submitTs: slurmTs(j2.submitTime),
-            startTs: slurmTs(j2.startTime),
-            endTs: slurmTs(j2.endTime),
-            failure
-          };
-        })
-      );
-    },
-    cancel: (jobId2) => slurm.cancel(jobId2)
-  };
-}
-
 // src/demo/cluster.ts
 import { spawn } from "node:child_process";
 import { join as join7 } from "node:path";
@@ -78193,7 +78280,7 @@ function realDemoParts(root, env, outDir) {
         const value = intervalOf(x2?.observation);
         return x2 && value ? { name: x2.name, value } : null;
       };
-      const report = await reconcile(
+      const report = await monitorPass(
         {
           experiments: async () => [
             {
@@ -78319,26 +78406,7 @@ function realDemoParts(root, env, outDir) {
   };
 }
 
-// src/demo/sample.ts
-var DEMO_DEPLOY = "twin-driver-bound";
-var SAMPLE_COMMAND = [
-  "sbatch --account=demo --partition=gpu --gpus-per-node=8",
-  "src/tools/run-on-slurm/submit.sh",
-  `deploy=${DEMO_DEPLOY}`,
-  "topology=8gpu_12rollouts",
-  "driver=vavam",
-  "scenes.test_suite_id=public_2601",
-  "runtime.simulation_config.n_rollouts=1"
-].join(" ");
-var DEMO_MODES = {
-  full: { rounds: 2, perRound: 3, maxSimulatedMinutes: 120 },
-  quick: { rounds: 1, perRound: 3, maxSimulatedMinutes: 120 }
-};
-function dateStamp(date) {
-  return date.toISOString().slice(0, 10).replace(/-/g, "");
-}
-
-// src/usecases/demo.ts
+// src/demo/run.ts
 var import_yaml5 = __toESM(require_dist(), 1);
 import { setTimeout as sleep3 } from "node:timers/promises";
 
@@ -79607,7 +79675,7 @@ ${sections}
 `;
 }
 
-// src/usecases/demo.ts
+// src/demo/run.ts
 var INSTALL_COMMAND = "sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server";
 var DemoAborted = class extends Error {
   constructor(signal) {
@@ -79620,7 +79688,7 @@ function judgedValue(observation) {
   const v2 = observation?.verdict;
   return v2?.projected_full_run?.value ?? v2?.value?.value ?? observation?.stable_metrics.seconds_per_rollout_full_run ?? v2?.current_full_run ?? null;
 }
-function decide2(observation, best, reachedVerdict, isBaseline = best === null) {
+function decide3(observation, best, reachedVerdict, isBaseline = best === null) {
   if (observation?.failure) {
     return { decision: "failed", reason: `${observation.failure.kind}: ${observation.failure.message}` };
   }
@@ -79713,7 +79781,7 @@ async function runBatch(title, candidates, ctx) {
       const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
       if (look.done || overTime) {
         const isBaseline = r.run.candidate.name === prepared.baseline.name;
-        const { decision, reason: reason2 } = decide2(look.observation, best, look.done, isBaseline);
+        const { decision, reason: reason2 } = decide3(look.observation, best, look.done, isBaseline);
         r.outcome = {
           candidate: r.run.candidate,
           run: r.run,
@@ -79867,6 +79935,25 @@ function writeIndex(output, options2, experimentId, outcomes, recordMd, report, 
 }
 function readComment(output, name) {
   return output.read(`comments/${name}.md`);
+}
+
+// src/demo/sample.ts
+var DEMO_DEPLOY = "twin-driver-bound";
+var SAMPLE_COMMAND = [
+  "sbatch --account=demo --partition=gpu --gpus-per-node=8",
+  "src/tools/run-on-slurm/submit.sh",
+  `deploy=${DEMO_DEPLOY}`,
+  "topology=8gpu_12rollouts",
+  "driver=vavam",
+  "scenes.test_suite_id=public_2601",
+  "runtime.simulation_config.n_rollouts=1"
+].join(" ");
+var DEMO_MODES = {
+  full: { rounds: 2, perRound: 3, maxSimulatedMinutes: 120 },
+  quick: { rounds: 1, perRound: 3, maxSimulatedMinutes: 120 }
+};
+function dateStamp(date) {
+  return date.toISOString().slice(0, 10).replace(/-/g, "");
 }
 
 // src/cli/commands/demo.ts
@@ -85926,9 +86013,9 @@ var Simulation = class {
     const p = pointAt(this.net, n);
     const slow = this.slowdown(now) * slot.factor;
     const cv = this.profile.noise?.rpc_cv ?? 0.5;
-    observe(w2.stepDuration, BUCKETS.stepDuration, p.stepSeconds * slow, 0.15, k2, this.rng);
+    observe2(w2.stepDuration, BUCKETS.stepDuration, p.stepSeconds * slow, 0.15, k2, this.rng);
     const barrier = (p.rpcSeconds.renderer ?? 0) * slow;
-    observe(w2.observationBarrier, BUCKETS.observationBarrier, Math.max(1e-3, barrier), cv, k2, this.extra);
+    observe2(w2.observationBarrier, BUCKETS.observationBarrier, Math.max(1e-3, barrier), cv, k2, this.extra);
     const l3 = this.net.layout;
     const workerLoad = p.workerUtilization;
     const workPerCall = this.profile.runtime.step_work_ms / 1e3 / 6;
@@ -85940,8 +86027,8 @@ var Simulation = class {
         const key = `${label}|${m2.method}`;
         w2.rpcDuration[key] ??= emptyHist(BUCKETS.rpcDuration);
         w2.rpcBlocking[key] ??= emptyHist(BUCKETS.rpcBlocking);
-        observe(w2.rpcDuration[key], BUCKETS.rpcDuration, rpc * m2.share, cv, k2, this.rng);
-        observe(w2.rpcBlocking[key], BUCKETS.rpcBlocking, blocking, 1, k2, this.rng);
+        observe2(w2.rpcDuration[key], BUCKETS.rpcDuration, rpc * m2.share, cv, k2, this.rng);
+        observe2(w2.rpcBlocking[key], BUCKETS.rpcBlocking, blocking, 1, k2, this.rng);
       }
       let mean2 = depthSeenAtStart(this.net, n, s.service);
       if (s.service === "renderer") mean2 += this.waitingAtRenderer() / l3.nrWorkers;
@@ -85954,7 +86041,7 @@ var Simulation = class {
     w2.activeRollouts++;
     w2.rolloutsStarted[kind] = (w2.rolloutsStarted[kind] ?? 0) + 1;
     w2.schedulerWait[kind] ??= emptyHist(BUCKETS.schedulerWait);
-    observe(w2.schedulerWait[kind], BUCKETS.schedulerWait, Math.max(5e-3, waitS), 0.3, 1, this.extra);
+    observe2(w2.schedulerWait[kind], BUCKETS.schedulerWait, Math.max(5e-3, waitS), 0.3, 1, this.extra);
     this.updateJobQueue();
   }
   /** Rollout jobs not yet started, spread over the workers (0 when the run is unbounded). */
@@ -85976,7 +86063,7 @@ var Simulation = class {
     if (failed) w2.failed++;
     else w2.completed++;
     w2.elapsed = now;
-    observe(w2.rolloutDuration, BUCKETS.rolloutDuration, now - slot.startedAt, 0, 1, this.rng);
+    observe2(w2.rolloutDuration, BUCKETS.rolloutDuration, now - slot.startedAt, 0, 1, this.rng);
     w2.activeRollouts = Math.max(0, w2.activeRollouts - 1);
     if (this.dispatched >= this.totalRollouts) {
       slot.phase = "idle";
@@ -86081,7 +86168,7 @@ function processList(l3) {
     out.push({ group: "runtime", pid: String(pid++), port: "", gpus: [], share: 1 / l3.nrWorkers });
   return out;
 }
-function observe(h2, buckets, mean2, cv, count2, rng) {
+function observe2(h2, buckets, mean2, cv, count2, rng) {
   if (count2 <= 0) return;
   const draws = cv > 0 ? Math.min(count2, 3) : 1;
   let left = count2;
@@ -86100,11 +86187,11 @@ function observe(h2, buckets, mean2, cv, count2, rng) {
 // src/sim/metrics.ts
 var import_prom_client = __toESM(require_prom_client(), 1);
 var StateHistogram = class {
-  constructor(name, help, buckets, read) {
+  constructor(name, help, buckets, read2) {
     this.name = name;
     this.help = help;
     this.buckets = buckets;
-    this.read = read;
+    this.read = read2;
   }
   name;
   help;
@@ -86280,7 +86367,7 @@ function gpuLabels(g, hostname2) {
     Hostname: hostname2
   };
 }
-function workerRegistry(worker, read) {
+function workerRegistry(worker, read2) {
   const registry = new import_prom_client.Registry();
   const id = String(worker);
   const rollouts = new import_prom_client.Counter({
@@ -86301,7 +86388,7 @@ function workerRegistry(worker, read) {
   const idle = gauge(RAW_METRICS.eventLoopIdle, "Total event loop idle time (blocking waits for I/O)");
   const poll = gauge(RAW_METRICS.eventLoopPoll, "Total event loop poll time (non-blocking I/O checks)");
   const work = gauge(RAW_METRICS.eventLoopWork, "Total event loop work time (executing Python code)");
-  const rpcHist = (key) => () => Object.entries(read()[key]).map(([k2, hist]) => {
+  const rpcHist = (key) => () => Object.entries(read2()[key]).map(([k2, hist]) => {
     const [service2, method] = k2.split("|");
     return { labels: { service: service2, method, worker_id: id }, hist };
   });
@@ -86329,13 +86416,13 @@ function workerRegistry(worker, read) {
       RAW_METRICS.rolloutDuration,
       "Total rollout execution time",
       BUCKETS.rolloutDuration,
-      () => [{ labels: { worker_id: id }, hist: read().rolloutDuration }]
+      () => [{ labels: { worker_id: id }, hist: read2().rolloutDuration }]
     )
   );
   register2(
     registry,
     new StateHistogram(RAW_METRICS.stepDuration, "Per-step execution time", BUCKETS.stepDuration, () => [
-      { labels: { worker_id: id }, hist: read().stepDuration }
+      { labels: { worker_id: id }, hist: read2().stepDuration }
     ])
   );
   register2(
@@ -86344,7 +86431,7 @@ function workerRegistry(worker, read) {
       "alpasim_observation_barrier_seconds",
       "Wall time awaiting the pre-drive observation barrier",
       BUCKETS.observationBarrier,
-      () => [{ labels: { worker_id: id }, hist: read().observationBarrier }]
+      () => [{ labels: { worker_id: id }, hist: read2().observationBarrier }]
     )
   );
   register2(
@@ -86353,7 +86440,7 @@ function workerRegistry(worker, read) {
       "alpasim_renderer_scheduler_wait_seconds",
       "Time a renderer-backed rollout waited for scheduler assignment",
       BUCKETS.schedulerWait,
-      () => Object.entries(read().schedulerWait).map(([kind, hist]) => ({
+      () => Object.entries(read2().schedulerWait).map(([kind, hist]) => ({
         labels: { kind, worker_id: id },
         hist
       }))
@@ -87418,6 +87505,37 @@ var siteCommand = {
 // src/cli/commands/status.ts
 import { readFileSync as readFileSync18 } from "node:fs";
 import { join as join20, resolve as resolve16 } from "node:path";
+
+// src/monitor/adapters.ts
+var slurmTs = slurmTimeToUnix;
+function slurmMonitorPort(slurm, knownExperimentIds = []) {
+  return {
+    async jobs(experimentId) {
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
+      return Promise.all(
+        jobs.map(async (j2) => {
+          let failure = null;
+          if (!isLive2(j2.state) && !(j2.state === "COMPLETED" && (j2.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j2, 200).catch(() => []);
+            failure = classifyFailure(j2, log);
+          }
+          return {
+            jobId: j2.id,
+            name: j2.name,
+            state: j2.state,
+            submitTs: slurmTs(j2.submitTime),
+            startTs: slurmTs(j2.startTime),
+            endTs: slurmTs(j2.endTime),
+            failure
+          };
+        })
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
+  };
+}
+
+// src/cli/commands/status.ts
 function loadExperiment(io, id, dir) {
   const file = join20(resolve16(io.cwd, dir), id, "experiment.yaml");
   let text2;

@@ -43847,7 +43847,7 @@ var require_SFTP = __commonJS({
         let handle;
         let bytesRead = 0;
         const flag = options.flag || "r";
-        const read = () => {
+        const read2 = () => {
           if (size2 === 0) {
             buffer = Buffer.allocUnsafe(8192);
             this.read(handle, buffer, 0, 8192, bytesRead, afterRead);
@@ -43875,10 +43875,10 @@ var require_SFTP = __commonJS({
             if (pos === size2)
               close();
             else
-              read();
+              read2();
           } else {
             buffers.push(bufferSlice(buffer, 0, nbytes));
-            read();
+            read2();
           }
         };
         afterRead._wantEOFError = true;
@@ -43913,10 +43913,10 @@ var require_SFTP = __commonJS({
             size2 = st.size || 0;
             if (size2 === 0) {
               buffers = [];
-              return read();
+              return read2();
             }
             buffer = Buffer.allocUnsafe(size2);
-            read();
+            read2();
           };
           this.fstat(handle, tryStat);
         });
@@ -62645,8 +62645,8 @@ function createOctokit(options) {
 function countRequests(octokit) {
   const counts = { reads: 0, writes: 0 };
   octokit.hook.before("request", (o) => {
-    const read = (o.method ?? "GET") === "GET" || String(o.url).endsWith("/graphql");
-    if (read) counts.reads++;
+    const read2 = (o.method ?? "GET") === "GET" || String(o.url).endsWith("/graphql");
+    if (read2) counts.reads++;
     else counts.writes++;
   });
   return counts;
@@ -63059,6 +63059,2128 @@ function shouldStopOnDecision(decisions, options = {}) {
       reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
     };
   return { stop: false, reason: "still measuring" };
+}
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
+    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1];
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  const name = pr?.[1] ?? full;
+  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
+  const outcome = classify(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  switch (d.state) {
+    case "reference":
+      return { ...base, outcome: "reference" };
+    case "better":
+      return {
+        ...base,
+        outcome: d.relative_change && d.relative_change.value > -min ? "equivalent" : "better"
+      };
+    case "worse":
+      return { ...base, outcome: "worse" };
+    case "equivalent":
+      return { ...base, outcome: "equivalent" };
+    case "not-better":
+      return { ...base, outcome: "not-better" };
+    default:
+      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+        ...base,
+        outcome: "measuring",
+        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+      };
+  }
+}
+function classify(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/monitor/reference.ts
+function baselineName(exp) {
+  return exp.baseline?.name ?? "baseline";
+}
+var measured = (role, r) => ({
+  role,
+  name: r.name,
+  verdict: { state: "stable", projected_full_run: r.value },
+  value: r.value,
+  live: false
+});
+function referenceOf(exp, observed) {
+  if (exp.best) return measured("current best", exp.best);
+  if (exp.baseline) return measured("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+function leaderOf(exp, observed, reference) {
+  const runs = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr
+  } : null;
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function compareCandidate(exp, c, observation, context3 = {}) {
+  const value = observation.verdict.value ?? null;
+  const comparisons = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    minImprovement,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var isStable = (v) => v === "stable" || v === "cyclic";
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = isStable(v);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive(job.state)) {
+    if (!analysis || v === "no-data") return "starting";
+    if (v === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function judgeCandidate(e, p) {
+  const { c, job } = p;
+  const analysis = p.observed?.analysis;
+  const stoppedBy = stoppedByOf(e, p);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
+  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state2 === null) return null;
+  const observation = analysis?.observation ?? waiting(c, job);
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
+  const previous = p.observed?.previous;
+  const comparisons = compareCandidate(e.exp, c, observation, {
+    reference: e.reference,
+    leader: e.leader,
+    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
+    ended: p.observed?.ended,
+    gpu: gpuInput(e, p, stoppedBy === "decision")
+  });
+  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
+}
+function waiting(c, job) {
+  return {
+    run_name: c.runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(c, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function viewOf(e, p, j) {
+  const { exp, telemetry, reference } = e;
+  const { c, job } = p;
+  const { analysis, ended = false } = p.observed ?? {};
+  const x = exp.experiment;
+  const seconds = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: e.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: j.state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
+    observation: j.observation,
+    comparisons: j.comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: x.stop_when_decided !== false,
+    baseline: seconds(exp.baseline) ?? seconds(liveBaseline),
+    best: seconds(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy: j.stoppedBy,
+    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(e, { job, observed }, warmupEnd) {
+  const firstTs = observed?.analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+    },
+    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
+  ];
+}
+function stoppedByOf(e, { job, c, observed }) {
+  if (job?.state !== "CANCELLED") return null;
+  if (c.outcome?.kind === "stopped") return "user";
+  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
+  const x = e.exp.experiment;
+  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_stable && isStable(verdict)) return "stable";
+  return null;
+}
+function gpuInput(e, { job, c, observed }, stopped) {
+  if (!job?.startTs) return null;
+  const { evalTs, S, wallMinutes } = e.clock;
+  const analysis = observed?.analysis;
+  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/monitor/state.ts
+function newPassState(options = {}) {
+  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error2) {
+      const message2 = error2.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/decide.ts
+async function decide(state2) {
+  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
+}
+function decideExperiment(e) {
+  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
+  e.reference = referenceOf(e.exp, runs);
+  e.leader = leaderOf(e.exp, runs, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live2 = !!p.job && isLive(p.job.state);
+    const stop2 = view && live2 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p);
+    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+  }
+  e.queue = queueOf(e);
+}
+function lifecycleIntent({ phase }) {
+  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
+  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
+  return void 0;
+}
+function queueOf(e) {
+  const maxParallel = e.exp.experiment.max_parallel ?? 3;
+  const live2 = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
+  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c));
+  return { order, free: Math.max(0, maxParallel - live2) };
+}
+function byRequest(a, b) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
+}
+var DECISION_STOP = "decided";
+function stopReason(experiment, view) {
+  const d = view.observation.decision;
+  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
+  return null;
+}
+
+// src/monitor/act.ts
+async function act(state2, ports) {
+  await eachExperiment(state2, "act", async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
+    await serveQueue(state2, ports, e);
+    for (const p of e.candidates) await stop(ports, e, p);
+  });
+}
+var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
+async function applyLifecycle(state2, ports, e, p) {
+  const intent = p.decided?.lifecycle;
+  const request2 = p.c.request;
+  if (!intent || !request2) return;
+  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === "cancel") return;
+  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
+    kind: "lost",
+    at: isoNow(ports),
+    jobId: intent.jobId,
+    evidence: [
+      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+    ]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
+  leave(state2, p);
+}
+function superseded(from, to, jobId2, at) {
+  return {
+    kind: "superseded",
+    at,
+    ...jobId2 ? { jobId: jobId2 } : {},
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+    ]
+  };
+}
+function leave(state2, p) {
+  p.acted = { ...p.acted, left: true };
+  state2.left.set(p.c.pr, p.c.labels);
+}
+async function serveQueue(state2, ports, e) {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && "refused" in r) leave(state2, p);
+    if (!r || "refused" in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) p.decided.view = judgeCandidate(e, p);
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports)
+      });
+  }
+}
+async function stop(ports, e, p) {
+  const reason2 = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d = view.observation.decision;
+  const gpu = gpuInput(e, p, true);
+  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/estimators.ts
+function increase(s, a, b) {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num2 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num2 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num2 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return void 0;
+  const start = to - k * batch;
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
+  const span = k * batch;
+  const L = inFlight ?? Math.max(1, r);
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight.value > 0)) return void 0;
+  const start = to - k * batch;
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
+  const W = S / C;
+  const cBar = C / k;
+  const residuals = ds.map((s, j) => s - W * dc[j]);
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
+  const swing = (j) => cycle ? cycle.fitted[j] : 0;
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const s = ds[j] - swing(j);
+    const c = dc[j];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
+  }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
+  const rate = inFlight.value / (W / 60);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
+  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function littleNotes(C, W, inFlight, cycle) {
+  return [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y, periods) {
+  const m = y.length;
+  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre);
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
+    const w2 = 2 * Math.PI / period;
+    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a2, v, i) => {
+      const r = rows[i];
+      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  const w = 2 * Math.PI / best.period;
+  const [, , a, b] = best.beta;
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried
+  };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
+}
+function leastSquares(rows, y) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      row[n] = row[n] + r[p] * y[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k = row[c] / pivot[c];
+      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
+}
+function combineRates(c, l) {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch, autocorrelated = true) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate)
+  );
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
+}
+function harmonicCycle(y, minPeriod, exclude = () => false) {
+  const m = y.length;
+  if (m < 12) return void 0;
+  const span = y[m - 1].t - y[0].t;
+  const mu = mean(y.map((p) => p.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const step = span / (m - 1);
+  const fit = harmonicFit(
+    y.map((p) => p.t),
+    y.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h * 60 + m - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = monotone(n.samples);
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  const measured2 = e.samples.filter((x) => x.v > 0);
+  const offset = measured2.length ? Math.max(...measured2.map((x) => x.v - 60 * x.t)) : 0;
+  return {
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
+  const dt = Math.max(0, horizon.end - t);
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
+}
+function requeuedEnd(t, need, wallEnd, input) {
+  const n = input.expectedRollouts;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
+}
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
+  const rate = combineRates(c, l);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
+}
+function countWander(n, a, b) {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v)
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b) {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
+  const step = Math.max(minStep, 10 / overall);
+  const m = Math.floor((to - from) / step);
+  const out = [];
+  for (let i = 0; i < m; i++) {
+    const a = from + i * step;
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
+  }
+  return out;
+}
+function interval(value, a, b, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b), digits),
+    high: round(Math.max(a, b), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
+    return {
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
+    };
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state2, why, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
+  const t0 = Math.min(...all.map((x) => x.t));
+  const tLast = Math.max(...all.map((x) => x.t));
+  const now = input.now ?? tLast;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(now - t0, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W = s.window_minutes;
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
+  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W = s.window_minutes;
+  const floor = t0 + s.warmup_floor_minutes;
+  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
+    );
+  const minutes = f.now - f.t0;
+  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W = s.window_minutes;
+  const inFlight = inFlightOf(f, warmupEnd);
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan = {
+    warmupEnd,
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
+    inFlight
+  };
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W = f.s.window_minutes;
+  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
+  const checks = [];
+  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
+    const t = f.tLast - j * H;
+    const settled = j === 0 || settledAt(t);
+    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
+  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  f.evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
+    estimator: r.method
+  };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
+  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j = 0; j < s.consecutive_windows; j++) {
+    const reason2 = fails(j);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
+      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
+      if (ok) heldFrom = k;
+    }
+  }
+  evidence.push(
+    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
+    );
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
+  return {
+    ...common,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    value: done ? common.projected_full_run : null,
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
+    evidence
+  };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration2 = meanDuration(p, from, to);
+  if (duration2 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b = n[i];
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
+}
+function significantDrift(d, s) {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d) {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m = Math.floor((to - from) / block);
+  if (m < 6) return void 0;
+  const start = to - m * block;
+  const x = [];
+  for (let i = 0; i < m; i++) {
+    const a = start + i * block;
+    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat2 = new Array(m).fill(Number.NaN);
+  for (let d = m - 1; d >= 0; d--) {
+    const xi = x[d];
+    sum += xi;
+    sq += xi * xi;
+    const k = m - d;
+    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
+  }
+  const limit = Math.floor(m / 2);
+  for (let d = 0; d <= limit; d++) {
+    const v = stat2[d];
+    if (v < best * (1 - 1e-9) - 1e-15) {
+      best = v;
+      bestD = d;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s, factor = 1) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
+  if (!(ci <= factor * s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k, v] of Object.entries(o))
+    if (v !== void 0 && v !== null) out[k] = v;
+  return out;
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q) {
+  return series[q]?.[0];
+}
+function observeRun(input) {
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const verdict = detect(detectorInput(input, t, series));
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read2 = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q) => first(input.series, q)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S = input.timeScale;
+  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S = input.timeScale;
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
+    settings: input.settings
+  };
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
+    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v]) => v);
+  };
+  const byLabel = (q, label) => {
+    const m = /* @__PURE__ */ new Map();
+    for (const s of series[q] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m.set(key, s);
+    }
+    return m;
+  };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read2, cap) {
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const idle = read2.mean(first(input.series, "idleFraction"));
+  const cpuMean = {};
+  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read2) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read2) {
+  const methods = {};
+  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v = read2.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read2) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q, field) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
+  });
+}
+function countsOf(series) {
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const R = RAW_METRICS;
+  const w5m = window2(300, options);
+  const w1m = window2(60, options);
+  const w30s = window2(30, options);
+  const q = (quantity, rule, fallback) => ({
+    quantity,
+    rule,
+    fallback
+  });
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    ),
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    ),
+    ...throughputQueries(sel, by)
+  };
+}
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
+async function fetchTelemetry(client, selector, range, options = {}) {
+  const catalog = queryCatalog(selector, options);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run = s.labels.run_name;
+        if (!run) continue;
+        const rec = out.byRun.get(run) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}
+
+// src/monitor/observe.ts
+async function observe(state2, ports) {
+  await eachExperiment(state2, "observe", async (e) => {
+    e.telemetry = await experimentTelemetry(ports, e);
+    const error2 = e.telemetry?.errors[0];
+    e.unavailable = error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null;
+    for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state2.options);
+  });
+}
+async function experimentTelemetry(ports, e) {
+  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j) => !!j?.startTs);
+  if (!started.length) return void 0;
+  const { scrape, evalTs } = e.clock;
+  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
+  return fetchTelemetry(
+    e.exp.prometheus ?? ports.prometheus,
+    experimentSelector(e.id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
+  );
+}
+async function observeCandidate(ports, e, p, options) {
+  const { job, c } = p;
+  const ended = job !== void 0 && !isLive(job.state);
+  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options) : void 0;
+  const current = await ports.github.readComment(c.pr, c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
+}
+function seriesOf(t, runName) {
+  return t?.byRun.get(runName) ?? {};
+}
+function analyse(e, { c }, job, startTs, options) {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const live2 = isLive(job.state);
+  const nowTs = job.endTs && !live2 ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(e.telemetry, c.runName),
+    timeScale: S,
+    nowTs,
+    stepSeconds: scrape,
+    jobStartTs: startTs,
+    wallMinutes,
+    expectedRollouts,
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    missing: e.telemetry?.missing,
+    ended: !live2
+  });
+  const minutesRunning = (nowTs - startTs) * S / 60;
+  const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!e.unavailable && analysis.startTs === null && (!live2 || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return analysis;
+}
+var isStable2 = (v) => v === "stable" || v === "cyclic";
+function keepLastLiveVerdict({ c, observed }) {
+  const { analysis, ended, previous } = observed ?? { ended: false };
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct2(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/chart/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num(x) {
+  return String(round(x, 3));
+}
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
 }
 
 // src/catalog/generated/config-keys.json
@@ -64043,252 +66165,6 @@ function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
   return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
 }
 
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
-function describeReference(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1];
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  const name = pr?.[1] ?? full;
-  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
-  const outcome = classify(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  switch (d.state) {
-    case "reference":
-      return { ...base, outcome: "reference" };
-    case "better":
-      return {
-        ...base,
-        outcome: d.relative_change && d.relative_change.value > -min ? "equivalent" : "better"
-      };
-    case "worse":
-      return { ...base, outcome: "worse" };
-    case "equivalent":
-      return { ...base, outcome: "equivalent" };
-    case "not-better":
-      return { ...base, outcome: "not-better" };
-    default:
-      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-        ...base,
-        outcome: "measuring",
-        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-      };
-  }
-}
-function classify(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
-}
-
-// src/report/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num(x) {
-  return String(round(x, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...lines.map(
-      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
 // src/report/pr-comment.ts
 var STATE_ICON = {
   queued: "\u23F3",
@@ -64374,12 +66250,12 @@ function valueLine(v) {
   if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
   return void 0;
 }
-function isLive(v) {
+function isLive2(v) {
   return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
 }
 function nextStep(v, s = viewStanding(v)) {
   const ref = s.against ?? "the reference";
-  const free = isLive(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
   switch (s.outcome) {
     case "better":
       return `**Recommended: merge \u2014 best so far.**${free}`;
@@ -64593,6 +66469,433 @@ function secondsChart(v) {
 ${chartLegend(series, references)}` : "";
 }
 
+// src/lifecycle/model.ts
+var OUTCOME_KINDS = [
+  "decided",
+  "finished",
+  "failed",
+  "stopped",
+  "cancelled",
+  "superseded",
+  "lost",
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  "refused",
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  "closed"
+];
+function emptyRunState() {
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
+}
+var UnknownRequestError = class extends Error {
+  name = "UnknownRequestError";
+};
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
+function phaseOf(input) {
+  const { request: request2, run, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive(job.state);
+  if (outcome)
+    return {
+      phase: "done",
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
+    };
+  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
+  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
+  if (run) return { phase: "lost", jobId: run.jobId };
+  return { phase: "queued" };
+}
+function latestRequests(state2) {
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+function byRequestTime(a, b) {
+  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+function knowsRequest(state2, id) {
+  if (state2.requests.some((r) => r.id === id)) return "whole";
+  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+}
+function withRun(state2, requestId, run) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended")
+    return {
+      ...state2,
+      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
+    };
+  if (state2.runs[requestId]) return state2;
+  return { ...state2, runs: { ...state2.runs, [requestId]: run } };
+}
+var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
+var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
+function boundedEvidence(evidence) {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    let line = sentence.replace(/\s+/g, " ");
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}\u2026`;
+  });
+}
+function withOutcome(state2, requestId, outcome) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+
+// src/monitor/comment.ts
+import { createHash } from "node:crypto";
+
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text2, maxLength = 500) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function codeBlock(text2, language = "text") {
+  const clean3 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}
+${clean3}
+${fence}`;
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval2 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval2 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/monitor/comment.ts
+var HASH_MARK = "topo:monitor-hash:";
+var UNAVAILABLE_MARK = "topo:unavailable-since:";
+var FINAL_MARK = "final-job:";
+function planComment(view, x) {
+  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable);
+  const body = renderMonitorComment(view);
+  const { job, current, evalTs } = x;
+  const finalMark = job && x.ended && job.endTs && evalTs >= job.endTs + 3 * x.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval2 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const due = !isFinal && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval2));
+  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
+  const text2 = due ? `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}` : void 0;
+  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+}
+function heldComment(view, x, reason2) {
+  const since = unavailableSince(x.current) ?? iso(x.now) ?? "";
+  const noted = withUnavailableNotice(x.current, since, reason2);
+  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  const text2 = noted !== void 0 && noted !== x.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+}
+function contentHash(body) {
+  return createHash("sha256").update(body).digest("hex").slice(0, 16);
+}
+function unavailableSince(comment) {
+  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m?.[1] ?? null;
+}
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
+  if (comment === void 0) return void 0;
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+
+${body}`;
+}
+
+// src/monitor/publish.ts
+async function publish(state2, ports) {
+  for (const e of state2.experiments)
+    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+  const held = heldPulls(state2);
+  for (const [pr, plans] of pullPlans(state2, ports)) {
+    try {
+      await writePull(ports, pr, plans, { held: held.has(pr), left: state2.left.get(pr) });
+      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
+    } catch (error2) {
+      state2.pullErrors.push(`#${pr}: ${error2.message}`);
+      for (const p of plans) p.p.published = { changed: false };
+    }
+  }
+}
+function pullPlans(state2, ports) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const plan = planComment(p.decided.view, {
+        job: p.job,
+        ended: p.observed?.ended ?? false,
+        current: p.observed?.current,
+        evalTs: e.clock.evalTs,
+        scrape: e.clock.scrape,
+        unavailable: e.unavailable,
+        refresh: state2.options.refresh === true,
+        now: ports.now()
+      });
+      p.decided.view = plan.view;
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+    }
+  }
+  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  return byPull;
+}
+async function writePull(ports, pr, plans, pull) {
+  const hold = pull.held || plans.some((x) => x.plan.held);
+  const due = plans.filter((x) => x.plan.text !== void 0);
+  const views = plans.map((x) => x.plan.view);
+  if (!hold) {
+    for (const sha of new Set(due.filter((x) => x.plan.checkDue).map((x) => x.p.c.headSha)))
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view))
+      );
+    if (due.length || pull.left)
+      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+  }
+  for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
+  for (const { p, plan } of plans)
+    if (plan.final && p.job && p.c.request && !p.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        p.c.request.id,
+        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+}
+function pullCheck(views) {
+  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+}
+async function noteClusterUnreachable(ports, e, reason2) {
+  for (const c of e.exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr, c.candidate);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
+    } catch (error2) {
+      e.errors.push(`#${c.pr}: ${error2.message}`);
+    }
+  }
+}
+function finalOutcome(view, job, at) {
+  const v = view.observation.verdict;
+  const d = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d.evidence,
+        ...savingsText(d) ? [savingsText(d)] : []
+      ]
+    };
+  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
+  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
+    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
+  ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j) => j.name))) {
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+}
+
+// src/monitor/report.ts
+function passReport(state2) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const { view } = p.decided;
+      const report = {
+        experimentId: e.id,
+        candidate: p.c.candidate,
+        runName: p.c.runName,
+        pr: p.c.pr,
+        state: view.state,
+        verdict: view.observation.verdict.state,
+        changed: p.published?.changed ?? false,
+        submitted: p.acted?.submitted,
+        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
+        view
+      };
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
+    }
+  }
+  return {
+    candidates: [...byPull.values()].flat(),
+    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
+  };
+}
+
+// src/monitor/pass.ts
+var STAGES = [
+  { name: "read", run: read },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide },
+  { name: "act", run: act },
+  { name: "publish", run: publish }
+];
+async function runStages(state2, ports, stages = STAGES) {
+  for (const stage of stages) await stage.run(state2, ports);
+  return state2;
+}
+async function monitorPass(ports, options = {}, stages = STAGES) {
+  return passReport(await runStages(newPassState(options), ports, stages));
+}
+
 // src/report/monitor-summary.ts
 var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
 function cell2(s) {
@@ -64634,1212 +66937,9 @@ function renderMonitorSummary(input) {
   return out.join("\n");
 }
 
-// src/usecases/reconcile.ts
-import { createHash } from "node:crypto";
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
-// src/analysis/estimators.ts
-function increase(s, a, b) {
-  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-function lag1(xs) {
-  if (xs.length < 4) return 0;
-  const m = mean(xs);
-  let num2 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d = xs[i] - m;
-    den += d * d;
-    if (i > 0) num2 += d * (xs[i - 1] - m);
-  }
-  return den > 0 ? num2 / den : 0;
-}
-function inflation(rho) {
-  const r = Math.min(0.8, Math.max(0, rho));
-  return (1 + r) / (1 - r);
-}
-function tWiden(batches) {
-  return tQuantile975(batches - 1) / 1.96;
-}
-function completionRate(n, from, to, batch, inFlight) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2) return void 0;
-  const start = to - k * batch;
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
-  }
-  const rates = perBatch.map((b) => b.rate);
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const rho = lag1(rates);
-  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
-  const span = k * batch;
-  const L = inFlight ?? Math.max(1, r);
-  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
-  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
-  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
-  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
-}
-function meanInFlight(active, from, to) {
-  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
-  return inside.length ? mean(inside) : void 0;
-}
-function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2 || !(inFlight.value > 0)) return void 0;
-  const start = to - k * batch;
-  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
-  const centres = starts.map((a) => a + batch / 2);
-  const ds = starts.map((a) => increase(sum, a, a + batch));
-  const dc = starts.map((a) => increase(count2, a, a + batch));
-  const S = ds.reduce((a, b) => a + b, 0);
-  const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
-  const W = S / C;
-  const cBar = C / k;
-  const residuals = ds.map((s, j) => s - W * dc[j]);
-  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
-  const swing = (j) => cycle ? cycle.fitted[j] : 0;
-  const resid = residuals.map((e, j) => e - swing(j));
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const s = ds[j] - swing(j);
-    const c = dc[j];
-    if (c > 0 && (!cycle || s > 0))
-      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
-  }
-  if (perBatch.length < 2) return void 0;
-  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
-  const df = cycle ? k - 3 : k - 1;
-  const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
-  const rate = inFlight.value / (W / 60);
-  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
-  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
-  return {
-    rate,
-    se: rate * relSe,
-    method: "littles-law",
-    batches: k,
-    batchMinutes: batch,
-    perBatch,
-    notes,
-    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
-  };
-}
-function littleNotes(C, W, inFlight, cycle) {
-  return [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
-}
-function harmonicFit(t, y, periods) {
-  const m = y.length;
-  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
-  const centre = mean(t);
-  const x = t.map((v) => v - centre);
-  const lf = linearFit(x, y);
-  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
-  if (!(sse0 > 0)) return void 0;
-  let best;
-  let tried = 0;
-  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
-    if (periods.exclude?.(period)) continue;
-    const w2 = 2 * Math.PI / period;
-    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
-    const beta = leastSquares(rows, y);
-    if (!beta) continue;
-    tried++;
-    const sse = y.reduce((a2, v, i) => {
-      const r = rows[i];
-      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
-    }, 0);
-    if (!best || sse < best.sse) best = { period, sse, beta };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m - 4;
-  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  const w = 2 * Math.PI / best.period;
-  const [, , a, b] = best.beta;
-  return {
-    period: best.period,
-    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
-    amplitude: Math.hypot(a, b),
-    p,
-    tried
-  };
-}
-function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
-  if (!(maxPeriod > minPeriod)) return void 0;
-  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
-  return fit && fit.p < alpha ? fit : void 0;
-}
-function leastSquares(rows, y) {
-  const n = rows[0].length;
-  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
-  rows.forEach((r, i) => {
-    for (let p = 0; p < n; p++) {
-      const row = a[p];
-      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
-      row[n] = row[n] + r[p] * y[i];
-    }
-  });
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
-    const pivot = a[piv];
-    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
-    a[piv] = a[c];
-    a[c] = pivot;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const row = a[r];
-      const k = row[c] / pivot[c];
-      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
-    }
-  }
-  return a.map((row, c) => row[n] / row[c]);
-}
-function combineRates(c, l) {
-  if (!c || !l) return c ?? l;
-  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
-  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
-    return {
-      ...c,
-      notes: [
-        ...c.notes,
-        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
-      ]
-    };
-  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
-  const rate = wl * l.rate + (1 - wl) * c.rate;
-  const se = wl * l.se + (1 - wl) * c.se;
-  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
-  const main2 = method === "completions" ? c : l;
-  return {
-    rate,
-    se,
-    method,
-    batches: main2.batches,
-    batchMinutes: main2.batchMinutes,
-    perBatch: main2.perBatch,
-    notes: [
-      ...l.notes,
-      ...c.notes,
-      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
-    ]
-  };
-}
-function driftOf(perBatch, autocorrelated = true) {
-  if (perBatch.length < 3) return void 0;
-  const r = mean(perBatch.map((b) => b.rate));
-  if (!(r > 0)) return void 0;
-  const fit = linearFit(
-    perBatch.map((b) => b.t),
-    perBatch.map((b) => b.rate)
-  );
-  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
-  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
-}
-function harmonicCycle(y, minPeriod, exclude = () => false) {
-  const m = y.length;
-  if (m < 12) return void 0;
-  const span = y[m - 1].t - y[0].t;
-  const mu = mean(y.map((p) => p.v));
-  if (!(mu > 0) || !(span > 0)) return void 0;
-  const step = span / (m - 1);
-  const fit = harmonicFit(
-    y.map((p) => p.t),
-    y.map((p) => p.v),
-    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
-  );
-  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
-}
-
-// src/analysis/detector.ts
-var DEFAULT_DETECTOR_SETTINGS = {
-  warmup_floor_minutes: 10,
-  window_minutes: 5,
-  max_relative_range: 0.02,
-  max_relative_slope_per_hour: 0.05,
-  consecutive_windows: 3,
-  max_ci_relative: 0.03,
-  stale_after_minutes: 3,
-  stall_minutes: 10,
-  max_failure_rate: 0.05,
-  min_cycle_amplitude: 0.1
-};
-function defaultRunEndMinutes() {
-  const [h, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h * 60 + m - TIMELINE.startupMinutes;
-}
-function prepare(input, evidence) {
-  const f = clean(input.fullRun);
-  const n = clean(input.completed);
-  const e = clean(input.elapsed);
-  const dropped = f.dropped + n.dropped + e.dropped;
-  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = monotone(n.samples);
-  let es = e.samples;
-  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
-  if (es.length === 0) {
-    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
-  }
-  if (ns.length === 0 && f.samples.length) {
-    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
-    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
-  }
-  const measured2 = e.samples.filter((x) => x.v > 0);
-  const offset = measured2.length ? Math.max(...measured2.map((x) => x.v - 60 * x.t)) : 0;
-  return {
-    n: ns,
-    e: es,
-    f: f.samples,
-    offset: Number.isFinite(offset) ? offset : 0,
-    sum: monotone(clean(input.durationSum).samples),
-    count: monotone(clean(input.durationCount).samples),
-    active: clean(input.activeRollouts).samples
-  };
-}
-function project(p, t, r, input) {
-  const nNow = valueAt(p.n, t) ?? 0;
-  const eNow = valueAt(p.e, t) ?? 0;
-  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
-  let horizon = {
-    end: wallEnd,
-    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
-  };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
-    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
-  const dt = Math.max(0, horizon.end - t);
-  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
-  const total = nNow + r * dt;
-  return { value: eEnd / total, horizon, future: r * dt, total };
-}
-function requeuedEnd(t, need, wallEnd, input) {
-  const n = input.expectedRollouts;
-  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
-  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
-  const perJob = wallEnd - REQUEUE.leadMinutes;
-  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
-  if (requeues <= 0 || perJob <= 0) return null;
-  const beyond = need - Math.max(0, perJob - t);
-  const jobs = Math.ceil(beyond / perJob);
-  if (jobs > requeues)
-    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
-  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
-}
-function fitAt(p, input, plan, t) {
-  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
-  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
-  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
-  const rate = combineRates(c, l);
-  if (!rate) return void 0;
-  const proj = project(p, t, rate.rate, input);
-  const relRate = rate.se / rate.rate * (proj.future / proj.total);
-  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
-  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
-  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
-  const trend = driftOf(rate.perBatch);
-  return {
-    rate,
-    proj,
-    lo: proj.value * Math.exp(-1.96 * rel),
-    hi: proj.value * Math.exp(1.96 * rel),
-    drift,
-    trend
-  };
-}
-function countWander(n, a, b) {
-  const inside = n.filter((x) => x.t >= a && x.t <= b);
-  if (inside.length < 4) return 0;
-  const fit = linearFit(
-    inside.map((x) => x.t),
-    inside.map((x) => x.v)
-  );
-  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
-  return Math.sqrt(ss / (inside.length - 2));
-}
-function meanDuration(p, a, b) {
-  const c = increase(p.count, a, b);
-  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
-}
-function rateSteps(n, from, to, minStep) {
-  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return [];
-  const step = Math.max(minStep, 10 / overall);
-  const m = Math.floor((to - from) / step);
-  const out = [];
-  for (let i = 0; i < m; i++) {
-    const a = from + i * step;
-    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
-  }
-  return out;
-}
-function interval(value, a, b, digits = 4) {
-  return {
-    value: round(value, digits),
-    low: round(Math.min(a, b), digits),
-    high: round(Math.max(a, b), digits)
-  };
-}
-function detect(input) {
-  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
-  const evidence = [];
-  const p = prepare(input, evidence);
-  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
-  const f = frameOf(input, s, p, evidence);
-  const unhealthy = healthProblems(f);
-  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
-  const warmup = warmupOf(f, firstProduction);
-  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
-    return unsettledVerdict(f, firstProduction, warmup.floor);
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
-  const { plan, cycle } = fitPlan(f, warmup.end);
-  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
-  const latest = checks[0]?.fit;
-  if (!latest)
-    return {
-      ...f.base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmup.end - f.t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
-      ]
-    };
-  const common = steadyFields(f, plan, latest);
-  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
-}
-function early(f, state2, why, more = {}) {
-  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
-}
-function noData(input, evidence) {
-  return {
-    state: input.targetsUp === false ? "unhealthy" : "no-data",
-    minutes_of_data: 0,
-    warmup_end_minutes: null,
-    current_full_run: null,
-    value: null,
-    projected_full_run: null,
-    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
-  };
-}
-function frameOf(input, s, p, evidence) {
-  const all = [...p.f, ...p.n];
-  const t0 = Math.min(...all.map((x) => x.t));
-  const tLast = Math.max(...all.map((x) => x.t));
-  const now = input.now ?? tLast;
-  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
-  const base = {
-    minutes_of_data: round(now - t0, 2),
-    current_full_run: lastF === null ? null : round(lastF, 4)
-  };
-  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
-  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
-}
-function healthProblems(f) {
-  const { input, s, p, t0, tLast, now, step } = f;
-  const W = s.window_minutes;
-  const unhealthy = [];
-  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
-  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
-  if (now - tLast > stale)
-    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
-  const nLast = p.n[p.n.length - 1].v;
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== void 0) {
-    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
-    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
-  }
-  const failed = clean(input.failed).samples;
-  if (failed.length && tLast - t0 >= W) {
-    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
-    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
-      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
-  }
-  return unhealthy;
-}
-function warmupOf(f, firstProduction) {
-  const { s, p, t0, tLast, step } = f;
-  const W = s.window_minutes;
-  const floor = t0 + s.warmup_floor_minutes;
-  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
-  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
-    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
-  return {
-    end,
-    floor,
-    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
-  };
-}
-function unsettledVerdict(f, firstProduction, floor) {
-  const { s, p, tLast } = f;
-  const W = s.window_minutes;
-  const half = firstProduction + (tLast - firstProduction) / 2;
-  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
-  const trend = trendOf(Math.max(half, floor));
-  const drift = significantDrift(trend, s);
-  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return early(
-      f,
-      "drifting",
-      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
-      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
-    );
-  const minutes = f.now - f.t0;
-  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why]);
-}
-function inFlightOf(f, warmupEnd) {
-  const W = f.s.window_minutes;
-  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
-  const cap = f.input.inFlightCapacity;
-  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
-}
-function fitPlan(f, warmupEnd) {
-  const { s, p, tLast, step } = f;
-  const W = s.window_minutes;
-  const inFlight = inFlightOf(f, warmupEnd);
-  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
-  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
-  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
-  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
-  const plan = {
-    warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing a rollout's duration
-    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
-    littleFrom: warmupEnd + (dHat ?? 0),
-    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    littleBatch: W / 2,
-    // a batch holds at least about ten finished rollouts and four scrapes
-    littleFloor: Math.max(
-      4 * (Number.isFinite(step) ? step : 0),
-      recentRate > 0 ? 10 / recentRate : W / 2,
-      W / 10
-    ),
-    ...cycle ? { cycleBlock } : {},
-    inFlight
-  };
-  return { plan, cycle };
-}
-function cycleOf(f, warmupEnd, dHat) {
-  const W = f.s.window_minutes;
-  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
-  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
-}
-function checkpoints(f, plan, settledAt) {
-  const H = f.s.window_minutes / 2;
-  const checks = [];
-  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
-    const t = f.tLast - j * H;
-    const settled = j === 0 || settledAt(t);
-    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
-  }
-  return checks;
-}
-function steadyFields(f, plan, latest) {
-  const projected = interval(latest.proj.value, latest.lo, latest.hi);
-  const r = latest.rate;
-  const steady = interval(
-    60 / r.rate,
-    60 / (r.rate + 1.96 * r.se),
-    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
-  );
-  f.evidence.push(
-    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
-    ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
-  );
-  return {
-    ...f.base,
-    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
-    estimator: r.method
-  };
-}
-function driftingVerdict(f, plan, latest, common) {
-  const { s, tLast } = f;
-  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
-  const lateDrift = significantDrift(late?.drift, s);
-  const drift = significantDrift(latest.drift, s);
-  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
-    return void 0;
-  return {
-    ...common,
-    state: "drifting",
-    value: null,
-    cycle: null,
-    drift: { slope_relative_per_hour: round(drift, 4) },
-    evidence: [...f.evidence, driftEvidence(latest.drift)]
-  };
-}
-function windowVerdict(f, checks, latest, cycle, common) {
-  const { s, evidence } = f;
-  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
-  let streak = 0;
-  let firstFailure = "";
-  for (let j = 0; j < s.consecutive_windows; j++) {
-    const reason2 = fails(j);
-    if (reason2) {
-      firstFailure = reason2;
-      break;
-    }
-    streak++;
-  }
-  let heldFrom = 0;
-  if (streak < s.consecutive_windows) {
-    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
-      let ok = true;
-      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
-      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
-      if (ok) heldFrom = k;
-    }
-  }
-  evidence.push(
-    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
-  );
-  if (latest.trend)
-    evidence.push(
-      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
-    );
-  if (cycle)
-    evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
-    );
-  const done = streak >= s.consecutive_windows || heldFrom > 0;
-  return {
-    ...common,
-    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
-    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
-    evidence
-  };
-}
-function stallMinutes(p, from, to, s) {
-  const n = p.n;
-  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration2 = meanDuration(p, from, to);
-  if (duration2 === void 0) return s.stall_minutes;
-  let longest = 0;
-  let since = from;
-  for (let i = 1; i < n.length; i++) {
-    const a = n[i - 1];
-    const b = n[i];
-    if (a.t < from) continue;
-    if (b.v > a.v) {
-      longest = Math.max(longest, a.t - since);
-      since = b.t;
-    }
-  }
-  if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
-}
-function significantDrift(d, s) {
-  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
-  const slope = Math.abs(d.slopeRelPerHour);
-  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
-    return -d.slopeRelPerHour;
-  return void 0;
-}
-function driftEvidence(d) {
-  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
-}
-function mserWarmupEnd(n, from, to, block, floor) {
-  const m = Math.floor((to - from) / block);
-  if (m < 6) return void 0;
-  const start = to - m * block;
-  const x = [];
-  for (let i = 0; i < m; i++) {
-    const a = start + i * block;
-    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-  }
-  let sum = 0;
-  let sq = 0;
-  let best = Number.POSITIVE_INFINITY;
-  let bestD = -1;
-  const stat2 = new Array(m).fill(Number.NaN);
-  for (let d = m - 1; d >= 0; d--) {
-    const xi = x[d];
-    sum += xi;
-    sq += xi * xi;
-    const k = m - d;
-    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
-  }
-  const limit = Math.floor(m / 2);
-  for (let d = 0; d <= limit; d++) {
-    const v = stat2[d];
-    if (v < best * (1 - 1e-9) - 1e-15) {
-      best = v;
-      bestD = d;
-    }
-  }
-  if (bestD < 0 || bestD >= limit) return void 0;
-  return Math.max(start + bestD * block, floor);
-}
-function windowFailure(c, prev, s, factor = 1) {
-  if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  const f = c?.fit;
-  if (!f) return "not enough steady data";
-  const v = f.proj.value;
-  const ci = (f.hi - f.lo) / 2 / v;
-  if (!(ci <= factor * s.max_ci_relative))
-    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  for (const [d, z] of [
-    [f.trend, 2],
-    [f.drift, 3]
-  ]) {
-    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
-    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
-      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
-  }
-  const t = f.trend;
-  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
-    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
-  if (!prev?.fit) return void 0;
-  const range = Math.abs(v - prev.fit.proj.value) / v;
-  if (!(range <= factor * s.max_relative_range))
-    return `projection moved ${round(100 * range, 1)}% in one window`;
-  return void 0;
-}
-function definedOnly(o) {
-  const out = {};
-  if (!o) return out;
-  for (const [k, v] of Object.entries(o))
-    if (v !== void 0 && v !== null) out[k] = v;
-  return out;
-}
-
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
-    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
-}
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
-}
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
-}
-
-// src/analysis/observe.ts
-function first(series, q) {
-  return series[q]?.[0];
-}
-function observeRun(input) {
-  const t = timeLine(input);
-  const series = runSeries(input, t);
-  const verdict = detect(detectorInput(input, t, series));
-  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read = steadyReader(input.series, fromTs);
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read);
-  const bottleneck = bottleneckOf(input, read, cap);
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    ...countsOf(series),
-    rollout_duration_p95_s: read.mean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read),
-    runtime_idle_fraction: bottleneck.idle,
-    resource_usage: resources,
-    bottleneck: bottleneck.bottleneck,
-    telemetry_quality: {
-      missing_metrics: input.missing ?? [],
-      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
-      notes: null
-    }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs: t.startTs,
-    lastTs: t.lastTs,
-    chart: {
-      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck.bottleneck)
-  };
-}
-function timeLine(input) {
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q) => first(input.series, q)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
-}
-function runSeries(input, t) {
-  const S = input.timeScale;
-  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
-  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
-  return {
-    fullRun: mins("secondsPerRolloutAvg"),
-    rate5m: mins("secondsPerRolloutRate5m"),
-    completed: mins("rolloutsTotal"),
-    failed: mins("rolloutsFailed"),
-    elapsed: mins("elapsed"),
-    // Little's law inputs: the duration histogram per worker, the in-flight gauge
-    durationSum: sumCounters(perWorker("rolloutDurationSum")),
-    durationCount: sumCounters(perWorker("rolloutDurationCount")),
-    activeRollouts: mins("activeRollouts")
-  };
-}
-function detectorInput(input, t, series) {
-  const S = input.timeScale;
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  return {
-    ...series,
-    targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
-    settings: input.settings
-  };
-}
-function steadyReader(series, fromTs) {
-  const values = (s) => {
-    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v]) => v);
-  };
-  const byLabel = (q, label) => {
-    const m = /* @__PURE__ */ new Map();
-    for (const s of series[q] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m.set(key, s);
-    }
-    return m;
-  };
-  return {
-    series,
-    values,
-    byLabel,
-    mean: (s) => {
-      const v = values(s);
-      return v.length ? round(mean(v)) : null;
-    }
-  };
-}
-function bottleneckOf(input, read, cap) {
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = read.byLabel("queueDepthMax", "service");
-  const mins = read.byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const mx = read.mean(maxes.get(label));
-    const mn = read.mean(mins.get(label));
-    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const idle = read.mean(first(input.series, "idleFraction"));
-  const cpuMean = {};
-  for (const [g, v] of processCpu(read)) cpuMean[g] = v.length ? mean(v) : null;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  return { queue, idle, bottleneck };
-}
-function processCpu(read) {
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read.byLabel("processCpu", "groupname")) cpu.set(g, read.values(s));
-  return cpu;
-}
-function rpcP95ByMethod(read) {
-  const methods = {};
-  for (const [m, s] of read.byLabel("rpcDurationP95", "method")) {
-    const v = read.values(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  return methods;
-}
-function resourcesOf(input, read) {
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q, field) => {
-    for (const s of input.series[q] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read.values(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryFree", "memoryFreeGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  return analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read)
-  });
-}
-function countsOf(series) {
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(series.completed);
-  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
-  return {
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(series.rate5m),
-    seconds_per_rollout_full_run: lastOf(series.fullRun)
-  };
-}
-function slurmTimeToMinutes(time2) {
-  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m) return null;
-  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
-}
+// actions/monitor/ports.ts
+import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { join as join4 } from "node:path";
 
 // src/github/comment-split.ts
 var GITHUB_COMMENT_LIMIT = 65536;
@@ -66038,873 +67138,6 @@ async function setStateLabel(octokit, target, state2, current) {
   return plan.remove.length > 0 || plan.add.length > 0;
 }
 
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
-}
-function codeBlock(text2, language = "text") {
-  const clean3 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
-  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${language}
-${clean3}
-${fence}`;
-}
-
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive2(view(j).state)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
-// src/lifecycle/model.ts
-var OUTCOME_KINDS = [
-  "decided",
-  "finished",
-  "failed",
-  "stopped",
-  "cancelled",
-  "superseded",
-  "lost",
-  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
-  "refused",
-  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
-  "closed"
-];
-function emptyRunState() {
-  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
-}
-var UnknownRequestError = class extends Error {
-  name = "UnknownRequestError";
-};
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
-function phaseOf(input) {
-  const { request: request2, run, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
-  if (outcome)
-    return {
-      phase: "done",
-      outcome,
-      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
-    };
-  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
-  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run) return { phase: "lost", jobId: run.jobId };
-  return { phase: "queued" };
-}
-function latestRequests(state2) {
-  const byCandidate = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests].sort(byRequestTime))
-    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
-  return [...byCandidate.values()].sort(byRequestTime);
-}
-function byRequestTime(a, b) {
-  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-function knowsRequest(state2, id) {
-  if (state2.requests.some((r) => r.id === id)) return "whole";
-  return state2.ended.some((e) => e.id === id) ? "ended" : null;
-}
-function withRun(state2, requestId, run) {
-  const known = knowsRequest(state2, requestId);
-  if (known === null)
-    throw new UnknownRequestError(
-      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
-    );
-  if (known === "ended")
-    return {
-      ...state2,
-      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
-    };
-  if (state2.runs[requestId]) return state2;
-  return { ...state2, runs: { ...state2.runs, [requestId]: run } };
-}
-var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
-var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
-function boundedEvidence(evidence) {
-  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
-    let line = sentence.replace(/\s+/g, " ");
-    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
-    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
-    return `${line}\u2026`;
-  });
-}
-function withOutcome(state2, requestId, outcome) {
-  const known = knowsRequest(state2, requestId);
-  if (known === null)
-    throw new UnknownRequestError(
-      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
-    );
-  if (known === "ended" || state2.outcomes[requestId]) return state2;
-  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
-  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
-}
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval2 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval2 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m = /GPU (\d+)/.exec(line);
-  return m?.[1] ? Number(m[1]) : null;
-}
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
-};
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
-  }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
-}
-function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
-}
-function dedupe(lines) {
-  return [...new Set(lines)];
-}
-
-// src/slurm/errors.ts
-var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
-  return JSON.stringify(t);
-}
-var SlurmError = class extends Error {
-  name = "SlurmError";
-};
-var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code2, stdout, stderr, where) {
-    super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
-    );
-    this.argv = argv;
-    this.code = code2;
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.where = where;
-  }
-  argv;
-  code;
-  stdout;
-  stderr;
-  where;
-  name = "SlurmCommandError";
-};
-var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
-var ControllerUnreachableError = class extends SlurmCommandError {
-  name = "ControllerUnreachableError";
-  static matches(stderr, stdout = "") {
-    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
-  }
-};
-var SlurmOutputError = class extends SlurmError {
-  constructor(command, problem, output) {
-    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
-    this.command = command;
-    this.problem = problem;
-    this.output = output;
-  }
-  command;
-  problem;
-  output;
-  name = "SlurmOutputError";
-};
-var ConnectionLostError = class extends SlurmError {
-  name = "ConnectionLostError";
-};
-var CommandTimeoutError = class extends SlurmError {
-  name = "CommandTimeoutError";
-};
-var HostKeyMismatchError = class extends SlurmError {
-  name = "HostKeyMismatchError";
-};
-var UnsafeArgumentError = class extends SlurmError {
-  name = "UnsafeArgumentError";
-};
-
-// src/slurm/parse.ts
-var SQUEUE_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "exit_code",
-  "RestartCnt",
-  "SubmitTime",
-  "StartTime",
-  "EndTime",
-  "TimeLimit",
-  "TimeUsed",
-  "NodeList",
-  "STDOUT",
-  "Name"
-];
-var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
-  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
-).join(",");
-var SACCT_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Timelimit",
-  "Elapsed",
-  "NodeList",
-  "JobName"
-];
-var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
-var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
-var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
-  if (STATE_SET.has(word)) return word;
-  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
-}
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
-  return STATE_SET.has(word) ? {} : { rawState: word };
-}
-function jobId(text2, command, line) {
-  if (!JOB_ID.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
-}
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
-}
-function duration(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
-}
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
-}
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
-}
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
-}
-function decodeWaitStatus(status2) {
-  const signal = status2 & 127;
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status2 >> 8 & 255, signal: null };
-}
-function decodeExitPair(text2, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
-  if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
-  const signal = Number(m[2]);
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: Number(m[1]), signal: null };
-}
-function expandOutputPattern(pattern, job) {
-  const [arrayJob, arrayTask] = job.id.split("_");
-  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
-    const width = pad === "" ? 0 : Number(pad);
-    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
-    switch (key) {
-      case "%":
-        return "%";
-      case "j":
-      case "J":
-        return padded(job.id);
-      case "A":
-        return padded(arrayJob ?? job.id);
-      case "a":
-        return arrayTask !== void 0 ? padded(arrayTask) : whole;
-      case "x":
-        return job.name;
-      case "N":
-        return job.nodes ? firstHost(job.nodes) : whole;
-      default:
-        return whole;
-    }
-  });
-}
-function firstHost(hostlist) {
-  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
-  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
-}
-function live(s, exit) {
-  return isLive2(s) ? { exitCode: null, signal: null } : exit;
-}
-function parseSqueue(output) {
-  const command = "squeue";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SQUEUE_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
-    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    const exitText2 = exit ?? "";
-    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
-    const job = {
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live(s, exitDecoded),
-      restarts: count(restarts ?? "", "restart count", command, line),
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(used ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "squeue"
-    };
-    const out = stdout ?? "";
-    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
-    jobs.push(job);
-  }
-  return jobs;
-}
-function parseSacct(output) {
-  const command = "sacct";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SACCT_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
-    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    jobs.push({
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(elapsed ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    });
-  }
-  return jobs;
-}
-function scontrolFields(line) {
-  const fields = /* @__PURE__ */ new Map();
-  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
-    fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  return fields;
-}
-function parseScontrolJobs(output) {
-  const command = "scontrol show job";
-  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const f = scontrolFields(line);
-    const need = (key) => {
-      const v = f.get(key);
-      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
-      return v;
-    };
-    const arrayJob = f.get("ArrayJobId");
-    const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
-    const stdout = f.get("StdOut");
-    jobs.push({
-      id: jobId(id, command, line),
-      name: need("JobName"),
-      state: s,
-      ...rawState(need("JobState")),
-      reason: reason(need("Reason")),
-      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
-      nodes: nodes(need("NodeList")),
-      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
-      source: "scontrol"
-    });
-  }
-  return jobs;
-}
-function parseSbatchParsable(stdout) {
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  const last = lines.at(-1)?.trim() ?? "";
-  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
-  if (lines.length !== 1 || !m?.[1]) {
-    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
-  }
-  return m[1];
-}
-function accountingEnabled(showConfig) {
-  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
-  if (!m?.[1])
-    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
-  return m[1] !== "accounting_storage/none";
-}
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
-}
-
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
-  "gpuMemoryFree",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp",
-  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
-  "rpcBlockingP95",
-  "processCpuMaxByGroup",
-  // throughput estimators (Little's law): see throughputQueries
-  "rolloutDurationSum",
-  "rolloutDurationCount",
-  "activeRollouts"
-];
-var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-function promRegexLiteral(s) {
-  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
-}
-function experimentSelector(experimentId) {
-  if (!EXPERIMENT_ID.test(experimentId))
-    throw new Error(
-      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
-    );
-  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const R = RAW_METRICS;
-  const w5m = window2(300, options);
-  const w1m = window2(60, options);
-  const w30s = window2(30, options);
-  const q = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
-  return {
-    secondsPerRolloutAvg: q(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
-    queueDepthMax: q(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
-    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
-    processCpu: q(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
-    rpcBlockingP95: q(
-      "rpcBlockingP95",
-      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
-    ),
-    processCpuMaxByGroup: q(
-      "processCpuMaxByGroup",
-      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
-      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    ),
-    ...throughputQueries(sel, by)
-  };
-}
-function throughputQueries(sel, by) {
-  const R = RAW_METRICS;
-  const perWorker = `${by}, worker_id`;
-  return {
-    rolloutDurationSum: {
-      quantity: "rolloutDurationSum",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
-    },
-    rolloutDurationCount: {
-      quantity: "rolloutDurationCount",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
-    },
-    activeRollouts: {
-      quantity: "activeRollouts",
-      rule: null,
-      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
-    }
-  };
-}
-var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
-async function fetchTelemetry(client, selector, range, options = {}) {
-  const catalog = queryCatalog(selector, options);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run = s.labels.run_name;
-        if (!run) continue;
-        const rec = out.byRun.get(run) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
-  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
-  return out;
-}
-
 // src/github/sticky-comment.ts
 function stickyMarker(purpose, part = 1) {
   if (!/^[a-z][a-z0-9-]*$/.test(purpose))
@@ -66968,762 +67201,6 @@ ${part}`
   }
   return { id: parts[0]?.id ?? 0, changed, parts };
 }
-
-// src/lifecycle/run-name.ts
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
-
-// src/usecases/monitor-comment.ts
-function monitorPurpose(candidate) {
-  return `monitor-${candidate}`;
-}
-var LEGACY_MONITOR_PURPOSE = "monitor";
-function isRunOfCandidate(runName, candidate) {
-  return candidateOfRunName(runName) === candidate;
-}
-function monitorCommentParts(comments, candidate, botLogin) {
-  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
-  if (own.length) return own;
-  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text2 = stickyText(legacy);
-  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
-  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
-}
-async function findMonitorComment(octokit, target, candidate) {
-  const listed = await listComments(octokit, target);
-  return monitorCommentParts(listed, candidate, target.botLogin);
-}
-async function listComments(octokit, target) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
-    per_page: 100
-  });
-  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
-}
-async function readMonitorComment(octokit, target, candidate) {
-  return stickyText(await findMonitorComment(octokit, target, candidate));
-}
-async function writeMonitorComment(octokit, target, candidate, body, known) {
-  const existing = known ?? await findMonitorComment(octokit, target, candidate);
-  return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
-}
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive2(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
-// src/usecases/reconcile.ts
-var LIVE = { has: (state2) => isLive2(state2) };
-var HASH_MARK = "topo:monitor-hash:";
-var UNAVAILABLE_MARK = "topo:unavailable-since:";
-var FINAL_MARK = "final-job:";
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var isStable = (v) => v === "stable" || v === "cyclic";
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v = analysis?.observation.verdict.state;
-  const stable = v === "stable" || v === "cyclic";
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (LIVE.has(job.state)) {
-    if (!analysis || v === "no-data") return "starting";
-    if (v === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.state === "COMPLETED")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
-  return "failed";
-}
-function labelFor(state2, hasValue) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return hasValue ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function contentHash(body) {
-  return createHash("sha256").update(body).digest("hex").slice(0, 16);
-}
-function seriesOf(t, runName) {
-  return t?.byRun.get(runName) ?? {};
-}
-async function reconcile(ports, options = {}) {
-  const report = { candidates: [], errors: [] };
-  const experiments = await ports.experiments();
-  const pulls = { held: /* @__PURE__ */ new Set(), left: /* @__PURE__ */ new Map() };
-  const planned = [];
-  for (const exp of experiments) {
-    try {
-      planned.push(...await reconcileExperiment(ports, exp, options, pulls));
-    } catch (e) {
-      report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
-      for (const c of exp.candidates) pulls.held.add(c.pr);
-      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
-    }
-  }
-  const byPull = /* @__PURE__ */ new Map();
-  for (const p of planned) byPull.set(p.o.c.pr, [...byPull.get(p.o.c.pr) ?? [], p]);
-  for (const pr of pulls.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
-  for (const [pr, plans] of byPull) {
-    try {
-      report.candidates.push(...await writePull(ports, pr, plans, pulls));
-    } catch (e) {
-      report.errors.push(`#${pr}: ${e.message}`);
-      report.candidates.push(...plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, false, p.cancelled)));
-    }
-  }
-  return report;
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function noteClusterUnreachable(ports, exp, reason2, report) {
-  for (const c of exp.candidates) {
-    if (!c.request || c.outcome) continue;
-    try {
-      const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
-    } catch (e) {
-      report.errors.push(`#${c.pr}: ${e.message}`);
-    }
-  }
-}
-async function reconcileExperiment(ports, exp, options, pulls) {
-  const id = exp.experiment.experiment_id;
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options.tickSeconds ?? 60;
-  const lag = options.lagSeconds ?? 2 * scrape;
-  const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const { allJobs, jobByRun } = await listJobs(ports, id);
-  const candidates = [];
-  for (const c of exp.candidates) {
-    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
-    if (kept) candidates.push(kept);
-    else if (c.request && !c.outcome) pulls.left.set(c.pr, c.labels);
-  }
-  const { submitted, refused } = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
-  for (const c of refused) pulls.left.set(c.pr, c.labels);
-  const running = candidates.filter((c) => !refused.has(c));
-  const telemetry = await experimentTelemetry(ports, exp, running, jobByRun, evalTs, scrape);
-  const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
-  const observed = [];
-  for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
-  const reference = referenceOf(exp, observed);
-  const leader = leaderOf(exp, observed, reference);
-  const planned = [];
-  for (const o of observed) {
-    const view = judgeCandidate(pass, o, reference, leader);
-    if (!view) continue;
-    const cancelled = await stopCandidate(pass, o, view);
-    planned.push(planCandidate(pass, o, view, cancelled));
-  }
-  return planned;
-}
-function passOf(p) {
-  const fi = p.exp.experiment.fixed_inputs;
-  const error2 = p.telemetry?.errors[0];
-  return {
-    ...p,
-    S: p.exp.timeScale,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
-    unavailable: error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null
-  };
-}
-async function listJobs(ports, id) {
-  const allJobs = await ports.slurm.jobs(id).catch((e) => {
-    throw new ClusterUnreachable(`Slurm: ${e.message}`);
-  });
-  const jobByRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(allJobs.map((j) => j.name))) {
-    const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
-    if (job) jobByRun.set(name, job);
-  }
-  return { allJobs, jobByRun };
-}
-async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
-  const maxParallel = exp.experiment.max_parallel ?? 3;
-  let live2 = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
-  const submitted = /* @__PURE__ */ new Map();
-  const refused = /* @__PURE__ */ new Set();
-  for (const c of [...candidates].sort(byRequest)) {
-    if (live2 >= maxParallel) break;
-    if (!c.requested || jobByRun.has(c.runName)) continue;
-    const r = await ports.submit(exp, c);
-    if (r && "refused" in r) refused.add(c);
-    if (!r || "refused" in r) continue;
-    submitted.set(c.runName, r.jobId);
-    jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
-    live2++;
-    if (c.request)
-      await ports.lifecycle?.recordRun(c.pr, c.request.id, {
-        jobId: r.jobId,
-        submittedAt: new Date(ports.now() * 1e3).toISOString()
-      });
-  }
-  return { submitted, refused };
-}
-async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
-  const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
-  if (!started.length) return void 0;
-  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
-  return fetchTelemetry(
-    exp.prometheus ?? ports.prometheus,
-    experimentSelector(exp.experiment.experiment_id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: exp.timeScale, scrapeSeconds: scrape }
-  );
-}
-async function observeCandidate(pass, c, job) {
-  const ended = job !== void 0 && !LIVE.has(job.state);
-  const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
-  const current = await pass.ports.github.readComment(c.pr, c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  const o = { c, job, analysis, current, previous, ended };
-  keepLastLiveVerdict(o);
-  return o;
-}
-function analyse(pass, c, job, startTs) {
-  const { S, evalTs, exp } = pass;
-  const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
-    runName: c.runName,
-    series: seriesOf(pass.telemetry, c.runName),
-    timeScale: S,
-    nowTs,
-    stepSeconds: pass.scrape,
-    jobStartTs: startTs,
-    wallMinutes: pass.wallMinutes,
-    expectedRollouts: pass.expectedRollouts,
-    topology: c.topology,
-    settings: exp.experiment.stabilisation,
-    missing: pass.telemetry?.missing,
-    ended: !LIVE.has(job.state)
-  });
-  const minutesRunning = (nowTs - startTs) * S / 60;
-  const deadline = pass.options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!pass.unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return analysis;
-}
-function keepLastLiveVerdict({ analysis, ended, previous, c }) {
-  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
-    return;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-function judgeCandidate(pass, o, reference, leader = null) {
-  const { exp } = pass;
-  const { c, job, analysis } = o;
-  const stoppedBy = stoppedByOf(exp, o);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
-  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-  if (state2 === null) return null;
-  const observation = analysis?.observation ?? {
-    run_name: c.runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
-  const comparisons = compareCandidate(exp, c, observation, {
-    reference,
-    leader,
-    previous: o.previous?.run_name === c.runName ? o.previous.decision ?? null : null,
-    ended: o.ended,
-    gpu: gpuInput(pass, o, stoppedBy === "decision")
-  });
-  return viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy);
-}
-function failureOf(c, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: c.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy) {
-  const { exp, telemetry } = pass;
-  const { c, job, analysis, ended } = o;
-  const e = exp.experiment;
-  const seconds = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
-  return {
-    experimentId: pass.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    state: state2,
-    jobId: job?.jobId ?? null,
-    slurmState: job?.state ?? null,
-    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
-    observation,
-    comparisons,
-    chart: analysis?.chart,
-    opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
-    grafanaUrl: exp.grafanaUrl ?? null,
-    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
-    minImprovement: e.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: e.stop_when_decided !== false,
-    baseline: seconds(exp.baseline) ?? seconds(liveBaseline),
-    best: seconds(exp.best),
-    finalJobState: ended ? job?.state ?? null : null,
-    stoppedBy,
-    commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
-    recordChartUrl: exp.recordChartUrl ?? null
-  };
-}
-function timelineOf(pass, { job, analysis, ended }, warmupEnd) {
-  const firstTs = analysis?.startTs;
-  return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
-    {
-      label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
-    },
-    { label: "ended", at: ended ? iso(job?.endTs) : null }
-  ];
-}
-async function stopCandidate(pass, o, view) {
-  const { job } = o;
-  if (pass.unavailable || !job || !LIVE.has(job.state)) return void 0;
-  const reason2 = stopReason(pass.exp.experiment, view);
-  if (reason2 === null) return void 0;
-  await pass.ports.slurm.cancel(job.jobId, pass.id);
-  const d = view.observation.decision;
-  const gpu = gpuInput(pass, o, true);
-  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
-  return job.jobId;
-}
-function planCandidate(pass, o, view, cancelled) {
-  const { evalTs, scrape } = pass;
-  const { job, current } = o;
-  if (pass.unavailable && job?.startTs) {
-    const since = unavailableSince(current) ?? iso(pass.ports.now()) ?? "";
-    const noted = withUnavailableNotice(current, since, pass.unavailable);
-    const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
-    const text3 = noted !== void 0 && noted !== current ? noted : void 0;
-    return { pass, o, view: { ...view, notes }, held: true, final: false, ...text3 ? { text: text3 } : {} };
-  }
-  const body = renderMonitorComment(view);
-  const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-  const hash = contentHash(`${body}${finalMark}`);
-  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval2 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
-  const previous = parseCommentStamp(current);
-  const due = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval2));
-  const text2 = due ? `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}` : void 0;
-  const checkDue = due && (wasUnavailable || pass.options.refresh === true || shouldWriteCheck(previous, stamp));
-  return {
-    pass,
-    o,
-    view,
-    cancelled,
-    held: false,
-    final: finalMark !== "",
-    checkDue,
-    ...text2 ? { text: text2 } : {}
-  };
-}
-function pullLabel(views) {
-  const labels = new Set(views.map((v) => labelFor(v.state, !!v.observation.verdict.value)));
-  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
-  return null;
-}
-function pullCheck(views) {
-  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
-}
-async function writePull(ports, pr, plans, pulls) {
-  const hold = pulls.held.has(pr) || plans.some((p) => p.held);
-  const due = plans.filter((p) => p.text !== void 0);
-  if (!hold) {
-    const shas = new Set(due.filter((p) => p.checkDue).map((p) => p.o.c.headSha));
-    for (const sha of shas)
-      await ports.github.writeCheck(
-        pr,
-        sha,
-        pullCheck(plans.filter((p) => p.o.c.headSha === sha).map((p) => p.view))
-      );
-    const labels = plans[0]?.o.c.labels ?? pulls.left.get(pr) ?? [];
-    if (due.length || pulls.left.has(pr))
-      await ports.github.setLabel(pr, pullLabel(plans.map((p) => p.view)), labels);
-  }
-  for (const p of due) await ports.github.writeComment(pr, p.o.c.candidate, p.text);
-  for (const { o, view, final } of plans)
-    if (final && o.job && o.c.request && !o.c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        pr,
-        o.c.request.id,
-        finalOutcome(view, o.job, iso(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-  return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
-}
-function outcomeOf(pass, c, view, changed, cancelled) {
-  return {
-    experimentId: pass.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    pr: c.pr,
-    state: view.state,
-    verdict: view.observation.verdict.state,
-    changed,
-    submitted: pass.submitted.get(c.runName),
-    ...cancelled ? { cancelled } : {},
-    view
-  };
-}
-async function applyLifecycle(ports, experimentId, c, job) {
-  if (!c.request) return c;
-  const request2 = c.request;
-  const headSha = c.currentHeadSha ?? c.headSha;
-  const phase = phaseOf({
-    request: request2,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha
-  });
-  const at = new Date(ports.now() * 1e3).toISOString();
-  switch (phase.phase) {
-    case "supersede": {
-      if (phase.jobId) await ports.slurm.cancel(phase.jobId, experimentId);
-      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
-        kind: "superseded",
-        at,
-        ...phase.jobId ? { jobId: phase.jobId } : {},
-        evidence: [
-          `the pull request moved from ${request2.headSha.slice(0, 7)} to ${headSha.slice(0, 7)}: the new head waits for a new /topo submit`,
-          ...phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []
-        ]
-      });
-      return null;
-    }
-    case "lost":
-      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
-        kind: "lost",
-        at,
-        jobId: phase.jobId,
-        evidence: [
-          `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
-        ]
-      });
-      return null;
-    case "done":
-      if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
-      if (!job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind)) return null;
-      return { ...c, requested: false };
-    default:
-      return { ...c, requested: true };
-  }
-}
-function finalOutcome(view, job, at) {
-  const v = view.observation.verdict;
-  const d = view.observation.decision;
-  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
-        ...d.evidence,
-        ...savingsText(d) ? [savingsText(d)] : []
-      ]
-    };
-  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
-  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
-    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
-  ];
-  return { kind, at, jobId: job.jobId, evidence };
-}
-function baselineName(exp) {
-  return exp.baseline?.name ?? "baseline";
-}
-var measured = (role, r) => ({
-  role,
-  name: r.name,
-  verdict: { state: "stable", projected_full_run: r.value },
-  value: r.value,
-  live: false
-});
-function referenceOf(exp, observed) {
-  if (exp.best) return measured("current best", exp.best);
-  if (exp.baseline) return measured("baseline", exp.baseline);
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr
-  } : null;
-}
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d) => !!d && DECIDED.has(d.state);
-function stoppedByOf(exp, o) {
-  if (o.job?.state !== "CANCELLED") return null;
-  if (o.c.outcome?.kind === "stopped") return "user";
-  const previous = o.previous?.run_name === o.c.runName ? o.previous : void 0;
-  if (exp.experiment.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = o.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (exp.experiment.stop_when_stable && isStable(verdict)) return "stable";
-  return null;
-}
-function gpuInput(pass, o, stopped) {
-  const { job, analysis, c } = o;
-  if (!job?.startTs) return null;
-  const until = o.ended && job.endTs ? Math.min(pass.evalTs, job.endTs) : pass.evalTs;
-  const minutesRunning = (until - job.startTs) * pass.S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * pass.S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
-  const gpus = pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? pass.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-function compareCandidate(exp, c, observation, context3 = {}) {
-  const comparisons = [];
-  if (exp.best && exp.best.name !== c.candidate)
-    comparisons.push(
-      compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`)
-    );
-  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-    comparisons.push(
-      compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
-    );
-  const ref = context3.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    minImprovement,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
-}
-function decidedAgainst(r, pr) {
-  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
-}
-var DECISION_STOP = "decided";
-function stopReason(experiment, view) {
-  const d = view.observation.decision;
-  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
-    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
-  }
-  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
-  return null;
-}
-function unavailableSince(comment) {
-  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
-  return m?.[1] ?? null;
-}
-function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
-  if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
-
-${body}`;
-}
-function byRequest(a, b) {
-  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
-  return at(a) - at(b) || a.pr - b.pr;
-}
-var slurmTs = slurmTimeToUnix;
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
-  return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j) => {
-          let failure = null;
-          if (!isLive2(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j, 200).catch(() => []);
-            failure = classifyFailure(j, log);
-          }
-          return {
-            jobId: j.id,
-            name: j.name,
-            state: j.state,
-            submitTs: slurmTs(j.submitTime),
-            startTs: slurmTs(j.startTime),
-            endTs: slurmTs(j.endTime),
-            failure
-          };
-        })
-      );
-    },
-    cancel: (jobId2) => slurm.cancel(jobId2)
-  };
-}
-var MONITOR_CHECK_NAME = "topo/monitor";
-function githubMonitorPort(octokit, repo) {
-  const target = (pr) => ({
-    owner: repo.owner,
-    repo: repo.repo,
-    issue_number: pr,
-    botLogin: repo.botLogin
-  });
-  return {
-    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
-    async writeComment(pr, candidate, body) {
-      await writeMonitorComment(octokit, target(pr), candidate, body);
-    },
-    async writeCheck(_pr, headSha, check2) {
-      await upsertCheckRun(octokit, {
-        owner: repo.owner,
-        repo: repo.repo,
-        name: MONITOR_CHECK_NAME,
-        head_sha: headSha,
-        title: check2.title,
-        summary: check2.summary,
-        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
-      });
-    },
-    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
-  };
-}
-
-// actions/monitor/ports.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join4 } from "node:path";
 
 // src/github/pull-snapshots.ts
 var PULLS_PER_PAGE = 30;
@@ -67962,12 +67439,12 @@ function parseRunStateBlock(body) {
   return checkRunState(data);
 }
 var SHA = /^[0-9a-f]{40}$/;
-var HEX82 = /^[0-9a-f]{8}$/;
+var HEX8 = /^[0-9a-f]{8}$/;
 var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
 var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
-var JOB_ID2 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
 function fail(where, what) {
   throw new RunStateError(`run-state block: ${where}: ${what}`);
@@ -67994,13 +67471,13 @@ function checkRequest(v, i) {
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
   return {
-    id: str(o, "id", HEX82, where),
+    id: str(o, "id", HEX8, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
     candidate: str(o, "candidate", NAME, where),
     path: str(o, "path", PATH, where),
     pr,
     headSha: str(o, "headSha", SHA, where),
-    topologyHash: str(o, "topologyHash", HEX82, where),
+    topologyHash: str(o, "topologyHash", HEX8, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
     requestedAt: str(o, "requestedAt", "iso", where)
@@ -68008,7 +67485,7 @@ function checkRequest(v, i) {
 }
 function checkRun(v, where) {
   const o = obj(v, where);
-  return { jobId: str(o, "jobId", JOB_ID2, where), submittedAt: str(o, "submittedAt", "iso", where) };
+  return { jobId: str(o, "jobId", JOB_ID, where), submittedAt: str(o, "submittedAt", "iso", where) };
 }
 function checkOutcome(v, where) {
   const o = obj(v, where);
@@ -68017,21 +67494,21 @@ function checkOutcome(v, where) {
   if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
     fail(`${where}.evidence`, "not a list of sentences");
   const out = { kind, at: str(o, "at", "iso", where), evidence };
-  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID2, where);
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
   return out;
 }
 function checkEnded(v, i) {
   const where = `ended[${i}]`;
   const o = obj(v, where);
   const out = {
-    id: str(o, "id", HEX82, where),
+    id: str(o, "id", HEX8, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
     candidate: str(o, "candidate", NAME, where),
     runName: str(o, "runName", RUN_NAME, where),
     kind: kindOf(o.kind, `${where}.kind`),
     at: str(o, "at", "iso", where)
   };
-  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID2, where);
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
   return out;
 }
 function checkForgotten(v) {
@@ -68272,6 +67749,645 @@ function pullRunStates(snapshots, repo) {
     }
   }
   return { pulls: out, corrupt };
+}
+
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m = /GPU (\d+)/.exec(line);
+  return m?.[1] ? Number(m[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
+    }
+  }
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
+}
+function message(job, kind, traceback) {
+  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
+  return `${text2}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
+}
+function dedupe(lines) {
+  return [...new Set(lines)];
+}
+
+// src/slurm/errors.ts
+var QUOTE_LIMIT = 2e3;
+function quoteOutput(text2) {
+  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+  return JSON.stringify(t);
+}
+var SlurmError = class extends Error {
+  name = "SlurmError";
+};
+var SlurmCommandError = class extends SlurmError {
+  constructor(argv, code2, stdout, stderr, where) {
+    super(
+      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
+    );
+    this.argv = argv;
+    this.code = code2;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.where = where;
+  }
+  argv;
+  code;
+  stdout;
+  stderr;
+  where;
+  name = "SlurmCommandError";
+};
+var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+var ControllerUnreachableError = class extends SlurmCommandError {
+  name = "ControllerUnreachableError";
+  static matches(stderr, stdout = "") {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
+  }
+};
+var SlurmOutputError = class extends SlurmError {
+  constructor(command, problem, output) {
+    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
+    this.command = command;
+    this.problem = problem;
+    this.output = output;
+  }
+  command;
+  problem;
+  output;
+  name = "SlurmOutputError";
+};
+var ConnectionLostError = class extends SlurmError {
+  name = "ConnectionLostError";
+};
+var CommandTimeoutError = class extends SlurmError {
+  name = "CommandTimeoutError";
+};
+var HostKeyMismatchError = class extends SlurmError {
+  name = "HostKeyMismatchError";
+};
+var UnsafeArgumentError = class extends SlurmError {
+  name = "UnsafeArgumentError";
+};
+
+// src/slurm/parse.ts
+var SQUEUE_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "exit_code",
+  "RestartCnt",
+  "SubmitTime",
+  "StartTime",
+  "EndTime",
+  "TimeLimit",
+  "TimeUsed",
+  "NodeList",
+  "STDOUT",
+  "Name"
+];
+var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
+  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
+).join(",");
+var SACCT_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "ExitCode",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "Elapsed",
+  "NodeList",
+  "JobName"
+];
+var SACCT_FORMAT = SACCT_FIELDS.join(",");
+var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var STATE_SET = new Set(SLURM_JOB_STATES);
+function state(text2, command, line) {
+  const word = text2.split(" ")[0] ?? "";
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+}
+function rawState(text2) {
+  const word = text2.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
+}
+function jobId(text2, command, line) {
+  if (!JOB_ID2.test(text2))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
+  return text2;
+}
+function time(text2, command, line) {
+  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
+    return null;
+  if (!TIME.test(text2))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text2;
+}
+function duration(text2, command, line) {
+  if (text2 === "" || text2 === "N/A") return null;
+  if (!DURATION.test(text2))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
+  return text2;
+}
+function reason(text2) {
+  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+}
+function nodes(text2) {
+  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+}
+function count(text2, what, command, line) {
+  if (!/^[0-9]+$/.test(text2))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
+  return Number(text2);
+}
+function decodeWaitStatus(status2) {
+  const signal = status2 & 127;
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: status2 >> 8 & 255, signal: null };
+}
+function decodeExitPair(text2, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
+  if (!m)
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+  const signal = Number(m[2]);
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: Number(m[1]), signal: null };
+}
+function expandOutputPattern(pattern, job) {
+  const [arrayJob, arrayTask] = job.id.split("_");
+  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
+    const width = pad === "" ? 0 : Number(pad);
+    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
+    switch (key) {
+      case "%":
+        return "%";
+      case "j":
+      case "J":
+        return padded(job.id);
+      case "A":
+        return padded(arrayJob ?? job.id);
+      case "a":
+        return arrayTask !== void 0 ? padded(arrayTask) : whole;
+      case "x":
+        return job.name;
+      case "N":
+        return job.nodes ? firstHost(job.nodes) : whole;
+      default:
+        return whole;
+    }
+  });
+}
+function firstHost(hostlist) {
+  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
+  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
+}
+function live(s, exit) {
+  return isLive(s) ? { exitCode: null, signal: null } : exit;
+}
+function parseSqueue(output) {
+  const command = "squeue";
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    if (parts.length < SQUEUE_FIELDS.length) {
+      throw new SlurmOutputError(
+        command,
+        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
+        line
+      );
+    }
+    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
+    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
+    const s = state(st ?? "", command, line);
+    const exitText2 = exit ?? "";
+    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
+    const job = {
+      id: jobId(id ?? "", command, line),
+      name,
+      state: s,
+      ...rawState(st ?? ""),
+      reason: reason(why ?? ""),
+      ...live(s, exitDecoded),
+      restarts: count(restarts ?? "", "restart count", command, line),
+      submitTime: time(submit ?? "", command, line),
+      startTime: time(start ?? "", command, line),
+      endTime: time(end ?? "", command, line),
+      timeLimit: duration(limit ?? "", command, line),
+      elapsed: duration(used ?? "", command, line),
+      nodes: nodes(nodeList ?? ""),
+      stdoutPath: null,
+      source: "squeue"
+    };
+    const out = stdout ?? "";
+    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
+    jobs.push(job);
+  }
+  return jobs;
+}
+function parseSacct(output) {
+  const command = "sacct";
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    if (parts.length < SACCT_FIELDS.length) {
+      throw new SlurmOutputError(
+        command,
+        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
+        line
+      );
+    }
+    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
+    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
+    const s = state(st ?? "", command, line);
+    jobs.push({
+      id: jobId(id ?? "", command, line),
+      name,
+      state: s,
+      ...rawState(st ?? ""),
+      reason: reason(why ?? ""),
+      ...live(s, decodeExitPair(exit ?? "", command, line)),
+      restarts: null,
+      submitTime: time(submit ?? "", command, line),
+      startTime: time(start ?? "", command, line),
+      endTime: time(end ?? "", command, line),
+      timeLimit: duration(limit ?? "", command, line),
+      elapsed: duration(elapsed ?? "", command, line),
+      nodes: nodes(nodeList ?? ""),
+      stdoutPath: null,
+      source: "sacct"
+    });
+  }
+  return jobs;
+}
+function scontrolFields(line) {
+  const fields = /* @__PURE__ */ new Map();
+  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0)
+      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+function parseScontrolJobs(output) {
+  const command = "scontrol show job";
+  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const f = scontrolFields(line);
+    const need = (key) => {
+      const v = f.get(key);
+      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
+      return v;
+    };
+    const arrayJob = f.get("ArrayJobId");
+    const arrayTask = f.get("ArrayTaskId");
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
+    const s = state(need("JobState"), command, line);
+    const stdout = f.get("StdOut");
+    jobs.push({
+      id: jobId(id, command, line),
+      name: need("JobName"),
+      state: s,
+      ...rawState(need("JobState")),
+      reason: reason(need("Reason")),
+      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
+      restarts: count(need("Restarts"), "restart count", command, line),
+      submitTime: time(need("SubmitTime"), command, line),
+      startTime: time(need("StartTime"), command, line),
+      endTime: time(need("EndTime"), command, line),
+      timeLimit: duration(need("TimeLimit"), command, line),
+      elapsed: duration(need("RunTime"), command, line),
+      nodes: nodes(need("NodeList")),
+      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
+      source: "scontrol"
+    });
+  }
+  return jobs;
+}
+function parseSbatchParsable(stdout) {
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  const last = lines.at(-1)?.trim() ?? "";
+  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
+  if (lines.length !== 1 || !m?.[1]) {
+    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
+  }
+  return m[1];
+}
+function accountingEnabled(showConfig) {
+  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
+  if (!m?.[1])
+    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
+  return m[1] !== "accounting_storage/none";
+}
+function slurmTimeToUnix(text2) {
+  if (!text2 || !TIME.test(text2)) return null;
+  const ms = Date.parse(`${text2}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
+// src/lifecycle/run-name.ts
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX82 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
+  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return candidateOfRunName(runName) === candidate;
+}
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text2 = stickyText(legacy);
+  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target, candidate) {
+  const listed = await listComments(octokit, target);
+  return monitorCommentParts(listed, candidate, target.botLogin);
+}
+async function listComments(octokit, target) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target, candidate) {
+  return stickyText(await findMonitorComment(octokit, target, candidate));
+}
+async function writeMonitorComment(octokit, target, candidate, body, known) {
+  const existing = known ?? await findMonitorComment(octokit, target, candidate);
+  return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live2 = liveNames.size;
+  let free = Math.max(0, maxParallel - live2);
+  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/monitor/adapters.ts
+var slurmTs = slurmTimeToUnix;
+function slurmMonitorPort(slurm, knownExperimentIds = []) {
+  return {
+    async jobs(experimentId) {
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
+      return Promise.all(
+        jobs.map(async (j) => {
+          let failure = null;
+          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j, 200).catch(() => []);
+            failure = classifyFailure(j, log);
+          }
+          return {
+            jobId: j.id,
+            name: j.name,
+            state: j.state,
+            submitTs: slurmTs(j.submitTime),
+            startTs: slurmTs(j.startTime),
+            endTs: slurmTs(j.endTime),
+            failure
+          };
+        })
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
+  };
+}
+var MONITOR_CHECK_NAME = "topo/monitor";
+function githubMonitorPort(octokit, repo) {
+  const target = (pr) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    botLogin: repo.botLogin
+  });
+  return {
+    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target(pr), candidate, body);
+    },
+    async writeCheck(_pr, headSha, check2) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check2.title,
+        summary: check2.summary,
+        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
+      });
+    },
+    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
+  };
 }
 
 // src/record/model.ts
@@ -73465,18 +73581,18 @@ async function submitCandidate(deps, request2) {
   const own = (listed) => ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
   let jobs = own(await slurm.jobs(prefix));
   const found = representativeJob(jobs, jobName2);
-  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
+  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
   if (found) jobs = jobs.filter((j) => j.name !== jobName2);
   const me = { jobName: jobName2 };
   const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting = plan.queued.find((q) => q.request === me);
+  const waiting2 = plan.queued.find((q) => q.request === me);
   if (request2.dryRun) {
-    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
-  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
   const output = argv.find((a) => a.startsWith("--output="));
   if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
@@ -73490,7 +73606,7 @@ async function submitCandidate(deps, request2) {
       log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
     }
     const after = own(await slurm.jobs(prefix));
-    const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+    const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
     if (mine.length === 0) {
       if (submittedId === void 0 && attempt < 3) continue;
       throw new Error(
@@ -73500,7 +73616,7 @@ async function submitCandidate(deps, request2) {
     const keeper = mine[0];
     const ours = submittedId === void 0 || keeper.id === submittedId;
     const liveByName = /* @__PURE__ */ new Map();
-    for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
       if (!liveByName.has(j.name)) liveByName.set(j.name, j);
     const youngest = [...liveByName.values()].sort(byJobId).at(-1);
     if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
@@ -73513,11 +73629,11 @@ async function submitCandidate(deps, request2) {
   }
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
   const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
   for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
   }
@@ -73780,8 +73896,8 @@ function buildMonitorPorts(octokit, config) {
       for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
       const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
       checkRuns.clear();
-      const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
-      for (const [sha, id] of read) checkRuns.set(sha, id);
+      const read2 = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+      for (const [sha, id] of read2) checkRuns.set(sha, id);
       return [...experiments.values()].map(
         (l) => ({
           experiment: l.experiment,
@@ -73896,7 +74012,7 @@ async function main() {
     return seen;
   };
   try {
-    const report = await reconcile({ ...ports, experiments }, { tickSeconds: tick });
+    const report = await monitorPass({ ...ports, experiments }, { tickSeconds: tick });
     const changed = report.candidates.filter((c) => c.changed).length;
     setOutput("candidates", String(report.candidates.length));
     setOutput("changed", String(changed));

@@ -69431,7 +69431,7 @@ function describeChange(change, isBaseline) {
   return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
 }
 
-// src/report/mermaid.ts
+// src/chart/mermaid.ts
 function text(s) {
   return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
@@ -69460,7 +69460,7 @@ function decidedBarChart(bars, groups2, references, o) {
   return { chart, legend };
 }
 
-// src/report/svg.ts
+// src/chart/svg.ts
 var OUTCOME_COLOUR = {
   accepted: "#2da44e",
   rejected: "#cf222e",

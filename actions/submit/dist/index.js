@@ -36367,7 +36367,7 @@ var require_SFTP = __commonJS({
         let handle;
         let bytesRead = 0;
         const flag = options.flag || "r";
-        const read = () => {
+        const read2 = () => {
           if (size2 === 0) {
             buffer = Buffer.allocUnsafe(8192);
             this.read(handle, buffer, 0, 8192, bytesRead, afterRead);
@@ -36395,10 +36395,10 @@ var require_SFTP = __commonJS({
             if (pos === size2)
               close();
             else
-              read();
+              read2();
           } else {
             buffers.push(bufferSlice(buffer, 0, nbytes));
-            read();
+            read2();
           }
         };
         afterRead._wantEOFError = true;
@@ -36433,10 +36433,10 @@ var require_SFTP = __commonJS({
             size2 = st.size || 0;
             if (size2 === 0) {
               buffers = [];
-              return read();
+              return read2();
             }
             buffer = Buffer.allocUnsafe(size2);
-            read();
+            read2();
           };
           this.fstat(handle, tryStat);
         });
@@ -64043,1597 +64043,6 @@ function looksLikeLongerExperiment(name, experimentId) {
   return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
-// src/slurm/errors.ts
-var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
-  return JSON.stringify(t);
-}
-var SlurmError = class extends Error {
-  name = "SlurmError";
-};
-var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code2, stdout, stderr, where) {
-    super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
-    );
-    this.argv = argv;
-    this.code = code2;
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.where = where;
-  }
-  argv;
-  code;
-  stdout;
-  stderr;
-  where;
-  name = "SlurmCommandError";
-};
-var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
-var ControllerUnreachableError = class extends SlurmCommandError {
-  name = "ControllerUnreachableError";
-  static matches(stderr, stdout = "") {
-    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
-  }
-};
-var SlurmOutputError = class extends SlurmError {
-  constructor(command, problem, output) {
-    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
-    this.command = command;
-    this.problem = problem;
-    this.output = output;
-  }
-  command;
-  problem;
-  output;
-  name = "SlurmOutputError";
-};
-var ConnectionLostError = class extends SlurmError {
-  name = "ConnectionLostError";
-};
-var CommandTimeoutError = class extends SlurmError {
-  name = "CommandTimeoutError";
-};
-var HostKeyMismatchError = class extends SlurmError {
-  name = "HostKeyMismatchError";
-};
-var UnsafeArgumentError = class extends SlurmError {
-  name = "UnsafeArgumentError";
-};
-
-// src/slurm/for-cluster.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-
-// src/slurm/environment.ts
-var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
-var SUBMIT_SCRIPT_VARIABLES = [
-  "LOGDIR",
-  "DESCRIPTION",
-  "SUBMITTER",
-  "ALPASIM_MAX_REQUEUES"
-];
-var SBATCH_EXPORTED_VARIABLES = [
-  ...BASE_EXPORTED_VARIABLES,
-  ...SUBMIT_SCRIPT_VARIABLES
-];
-var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
-var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
-var SLURM_TIME_ZONE = "UTC";
-var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
-var VALUE = /^[\x20-\x7e]{0,4096}$/;
-function plainCommandEnvironment(from, extra = {}) {
-  const env = {};
-  for (const key of COMMAND_INHERITED_VARIABLES) {
-    const value = from[key];
-    if (value !== void 0 && value !== "") env[key] = value;
-  }
-  env.TZ = SLURM_TIME_ZONE;
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === void 0) continue;
-    if (!SUBMIT_VARIABLE_SET.has(key))
-      throw new Error(
-        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
-      );
-    if (!VALUE.test(value))
-      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
-    env[key] = value;
-  }
-  return env;
-}
-function withExportAllowlist(argv) {
-  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
-  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
-    throw new Error(
-      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
-    );
-  if (exports.length > 0) return [...argv];
-  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
-}
-
-// src/slurm/parse.ts
-var SQUEUE_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "exit_code",
-  "RestartCnt",
-  "SubmitTime",
-  "StartTime",
-  "EndTime",
-  "TimeLimit",
-  "TimeUsed",
-  "NodeList",
-  "STDOUT",
-  "Name"
-];
-var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
-  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
-).join(",");
-var SACCT_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Timelimit",
-  "Elapsed",
-  "NodeList",
-  "JobName"
-];
-var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
-var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
-var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
-  if (STATE_SET.has(word)) return word;
-  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
-}
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
-  return STATE_SET.has(word) ? {} : { rawState: word };
-}
-function jobId(text2, command, line) {
-  if (!JOB_ID2.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
-}
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
-}
-function duration(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
-}
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
-}
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
-}
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
-}
-function decodeWaitStatus(status3) {
-  const signal = status3 & 127;
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status3 >> 8 & 255, signal: null };
-}
-function decodeExitPair(text2, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
-  if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
-  const signal = Number(m[2]);
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: Number(m[1]), signal: null };
-}
-function expandOutputPattern(pattern, job) {
-  const [arrayJob, arrayTask] = job.id.split("_");
-  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
-    const width = pad === "" ? 0 : Number(pad);
-    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
-    switch (key) {
-      case "%":
-        return "%";
-      case "j":
-      case "J":
-        return padded(job.id);
-      case "A":
-        return padded(arrayJob ?? job.id);
-      case "a":
-        return arrayTask !== void 0 ? padded(arrayTask) : whole;
-      case "x":
-        return job.name;
-      case "N":
-        return job.nodes ? firstHost(job.nodes) : whole;
-      default:
-        return whole;
-    }
-  });
-}
-function firstHost(hostlist) {
-  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
-  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
-}
-function live(s, exit) {
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
-}
-function parseSqueue(output) {
-  const command = "squeue";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SQUEUE_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
-    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    const exitText2 = exit ?? "";
-    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
-    const job = {
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live(s, exitDecoded),
-      restarts: count(restarts ?? "", "restart count", command, line),
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(used ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "squeue"
-    };
-    const out = stdout ?? "";
-    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
-    jobs.push(job);
-  }
-  return jobs;
-}
-function parseSacct(output) {
-  const command = "sacct";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SACCT_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
-    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    jobs.push({
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(elapsed ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    });
-  }
-  return jobs;
-}
-function scontrolFields(line) {
-  const fields = /* @__PURE__ */ new Map();
-  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
-    fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  return fields;
-}
-function parseScontrolJobs(output) {
-  const command = "scontrol show job";
-  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const f = scontrolFields(line);
-    const need = (key) => {
-      const v = f.get(key);
-      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
-      return v;
-    };
-    const arrayJob = f.get("ArrayJobId");
-    const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
-    const stdout = f.get("StdOut");
-    jobs.push({
-      id: jobId(id, command, line),
-      name: need("JobName"),
-      state: s,
-      ...rawState(need("JobState")),
-      reason: reason(need("Reason")),
-      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
-      nodes: nodes(need("NodeList")),
-      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
-      source: "scontrol"
-    });
-  }
-  return jobs;
-}
-function parseSbatchParsable(stdout) {
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  const last = lines.at(-1)?.trim() ?? "";
-  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
-  if (lines.length !== 1 || !m?.[1]) {
-    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
-  }
-  return m[1];
-}
-function accountingEnabled(showConfig) {
-  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
-  if (!m?.[1])
-    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
-  return m[1] !== "accounting_storage/none";
-}
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
-}
-
-// src/slurm/client.ts
-var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
-var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
-var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
-var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
-function checked(value, pattern, what) {
-  if (!pattern.test(value))
-    throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
-  return value;
-}
-function createSlurmClient(transport, options = {}) {
-  let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
-  async function run(argv, idempotent, timeoutMs, env) {
-    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0) {
-      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
-      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
-        argv,
-        result.code,
-        result.stdout,
-        result.stderr,
-        transport.description
-      );
-    }
-    return result;
-  }
-  function historySource() {
-    history ??= run(["scontrol", "show", "config"], true).then(
-      (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
-    );
-    return history;
-  }
-  return {
-    transport,
-    async submit(argv, env) {
-      if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
-        throw new UnsafeArgumentError(
-          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
-        );
-      }
-      let exported;
-      try {
-        exported = withExportAllowlist(argv);
-      } catch (error2) {
-        throw new UnsafeArgumentError(error2.message);
-      }
-      const result = await run(exported, false, 6e4, env);
-      return parseSbatchParsable(result.stdout);
-    },
-    async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const source = await historySource();
-      let jobs;
-      if (source === "sacct") {
-        const hours = options.sacctHours ?? 72;
-        const r = await run(
-          [
-            "sacct",
-            "--parsable2",
-            "--noheader",
-            "--allocations",
-            `--starttime=now-${hours}hours`,
-            `--format=${SACCT_FORMAT}`
-          ],
-          true
-        );
-        jobs = parseSacct(r.stdout);
-      } else {
-        const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-        jobs = parseSqueue(r.stdout);
-      }
-      return jobs.filter((j) => j.name.startsWith(namePrefix));
-    },
-    async cancel(jobId2) {
-      await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
-    },
-    async release(jobId2) {
-      await run(["scontrol", "release", checked(jobId2, JOB_ID3, "job id")], true);
-    },
-    async rename(jobId2, name) {
-      await run(
-        [
-          "scontrol",
-          "update",
-          `JobId=${checked(jobId2, JOB_ID3, "job id")}`,
-          `JobName=${checked(name, JOB_NAME, "job name")}`
-        ],
-        true
-      );
-    },
-    async tail(job, lines) {
-      if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
-        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
-      let path;
-      if (typeof job === "string") {
-        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID3, "job id")], true);
-        const found = parseScontrolJobs(r2.stdout);
-        if (found.length !== 1 || !found[0])
-          throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
-        path = found[0].stdoutPath;
-      } else {
-        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
-      }
-      if (!path)
-        throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
-      const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
-      return out === "" ? [] : out.split("\n");
-    },
-    async ensureDir(path) {
-      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
-    },
-    close: () => transport.close()
-  };
-}
-
-// src/slurm/local-transport.ts
-import { execFile } from "node:child_process";
-
-// src/slurm/shell.ts
-var SAFE_ARG = /^[\x20-\x7e]{0,4096}$/;
-var SAFE_PROGRAM = /^(\/[A-Za-z0-9._/-]+|[A-Za-z0-9._-]+)$/;
-function assertSafeArgv(argv) {
-  if (argv.length === 0) throw new UnsafeArgumentError("refusing to run an empty command");
-  const [program, ...args] = argv;
-  if (program === void 0 || !SAFE_PROGRAM.test(program)) {
-    throw new UnsafeArgumentError(
-      `refusing to run program ${JSON.stringify(program)}: not a plain command name or absolute path`
-    );
-  }
-  for (const arg of args) {
-    if (typeof arg !== "string" || !SAFE_ARG.test(arg)) {
-      throw new UnsafeArgumentError(
-        `refusing to pass argument ${JSON.stringify(arg)} to ${program}: only printable ASCII (no control characters), at most 4096 characters`
-      );
-    }
-  }
-}
-function quoteForRemoteShell(arg) {
-  if (/^[A-Za-z0-9_./-][A-Za-z0-9_@%+=:,./-]*$/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-function remoteCommandLine(argv) {
-  assertSafeArgv(argv);
-  return argv.map(quoteForRemoteShell).join(" ");
-}
-
-// src/slurm/local-transport.ts
-function createLocalTransport(options = {}) {
-  const defaultTimeout = options.timeoutMs ?? 3e4;
-  const base = { ...options.inherit ?? process.env, ...options.env };
-  return {
-    description: "the local login node",
-    run(argv, runOptions = {}) {
-      assertSafeArgv(argv);
-      const [file, ...args] = argv;
-      const timeout = runOptions.timeoutMs ?? defaultTimeout;
-      const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve4, reject) => {
-        execFile(
-          file,
-          args,
-          { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
-          (error2, stdout, stderr) => {
-            if (!error2) return resolve4({ stdout, stderr, code: 0 });
-            const e = error2;
-            if (e.killed) {
-              return reject(
-                new CommandTimeoutError(
-                  `\`${argv.join(" ")}\` did not finish within ${timeout} ms (stopped)`
-                )
-              );
-            }
-            if (typeof e.code === "number") return resolve4({ stdout, stderr, code: e.code });
-            if (e.code === "ENOENT") {
-              return reject(
-                new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
-              );
-            }
-            reject(new SlurmError(`\`${argv.join(" ")}\` could not run: ${e.message}`));
-          }
-        );
-      });
-    },
-    async close() {
-    }
-  };
-}
-
-// src/slurm/ssh-transport.ts
-import { createHash } from "node:crypto";
-
-// node_modules/node-ssh/lib/esm/index.mjs
-var import_is_stream = __toESM(require_is_stream(), 1);
-var import_make_dir = __toESM(require_make_dir(), 1);
-import invariant2, { AssertionError } from "assert";
-import fs4 from "fs";
-import fsPath2 from "path";
-
-// node_modules/sb-promise-queue/lib/esm/index.mjs
-var PromiseQueue = class {
-  constructor({ concurrency = 1 } = {}) {
-    this.options = { concurrency };
-    this.running = 0;
-    this.queue = [];
-    this.idleCallbacks = [];
-  }
-  clear() {
-    this.queue = [];
-  }
-  onIdle(callback) {
-    this.idleCallbacks.push(callback);
-    return () => {
-      const index = this.idleCallbacks.indexOf(callback);
-      if (index !== -1) {
-        this.idleCallbacks.splice(index, 1);
-      }
-    };
-  }
-  waitTillIdle() {
-    return new Promise((resolve4) => {
-      if (this.running === 0) {
-        resolve4();
-        return;
-      }
-      const dispose = this.onIdle(() => {
-        dispose();
-        resolve4();
-      });
-    });
-  }
-  add(callback) {
-    return new Promise((resolve4, reject) => {
-      const runCallback = () => {
-        this.running += 1;
-        try {
-          Promise.resolve(callback()).then((val) => {
-            resolve4(val);
-            this.processNext();
-          }, (err) => {
-            reject(err);
-            this.processNext();
-          });
-        } catch (err) {
-          reject(err);
-          this.processNext();
-        }
-      };
-      if (this.running >= this.options.concurrency) {
-        this.queue.push(runCallback);
-      } else {
-        runCallback();
-      }
-    });
-  }
-  // Internal function, don't use
-  processNext() {
-    this.running -= 1;
-    const callback = this.queue.shift();
-    if (callback) {
-      callback();
-    } else if (this.running === 0) {
-      this.idleCallbacks.forEach((item) => item());
-    }
-  }
-};
-
-// node_modules/sb-scandir/lib/esm/index.mjs
-import fs3 from "fs";
-import fsPath from "path";
-import invariant from "assert";
-var defaultFilesystem = {
-  join(pathA, pathB) {
-    return fsPath.join(pathA, pathB);
-  },
-  basename(path) {
-    return fsPath.basename(path);
-  },
-  stat(path) {
-    return new Promise((resolve4, reject) => {
-      fs3.stat(path, (err, res) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  },
-  readdir(path) {
-    return new Promise((resolve4, reject) => {
-      fs3.readdir(path, (err, res) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  }
-};
-async function scanDirectoryInternal({ path, recursive, validate, result, fileSystem, queue, reject }) {
-  const itemStat = await fileSystem.stat(path);
-  if (itemStat.isFile()) {
-    result.files.push(path);
-  } else if (itemStat.isDirectory()) {
-    result.directories.push(path);
-  }
-  if (!itemStat.isDirectory() || recursive === "none") {
-    return;
-  }
-  const contents = await fileSystem.readdir(path);
-  contents.forEach((item) => {
-    const itemPath = fileSystem.join(path, item);
-    if (!validate(itemPath)) {
-      return;
-    }
-    queue.add(() => scanDirectoryInternal({
-      path: itemPath,
-      recursive: recursive === "shallow" ? "none" : "deep",
-      validate,
-      result,
-      fileSystem,
-      queue,
-      reject
-    })).catch(reject);
-  });
-}
-async function scanDirectory(path, { recursive = true, validate = null, concurrency = Infinity, fileSystem = defaultFilesystem } = {}) {
-  invariant(path && typeof path === "string", "path must be a valid string");
-  invariant(typeof recursive === "boolean", "options.recursive must be a valid boolean");
-  invariant(validate === null || typeof validate === "function", "options.validate must be a valid function");
-  invariant(typeof concurrency === "number", "options.concurrency must be a valid number");
-  invariant(fileSystem !== null && typeof fileSystem === "object", "options.fileSystem must be a valid object");
-  const queue = new PromiseQueue({
-    concurrency
-  });
-  const result = { files: [], directories: [] };
-  const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve4, reject) => {
-    scanDirectoryInternal({
-      path,
-      recursive: recursive ? "deep" : "shallow",
-      validate: validate != null ? validate : (item) => mergedFileSystem.basename(item).slice(0, 1) !== ".",
-      result,
-      fileSystem: mergedFileSystem,
-      queue,
-      reject
-    }).then(() => queue.waitTillIdle()).then(resolve4, reject);
-  });
-  return result;
-}
-var esm_default = scanDirectory;
-
-// node_modules/node-ssh/lib/esm/index.mjs
-var import_shell_escape = __toESM(require_shell_escape(), 1);
-var import_ssh2 = __toESM(require_lib3(), 1);
-var DEFAULT_CONCURRENCY = 1;
-var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
-var DEFAULT_TICK = () => {
-};
-var SSHError = class extends Error {
-  constructor(message2, code2 = null) {
-    super(message2);
-    this.code = code2;
-  }
-};
-function unixifyPath(path) {
-  if (path.includes("\\")) {
-    return path.split("\\").join("/");
-  }
-  return path;
-}
-async function readFile(filePath) {
-  return new Promise((resolve4, reject) => {
-    fs4.readFile(filePath, "utf8", (err, res) => {
-      if (err) {
-        reject(err);
-      } else {
-        resolve4(res);
-      }
-    });
-  });
-}
-var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
-async function makeDirectoryWithSftp(path, sftp) {
-  let stats = null;
-  try {
-    stats = await new Promise((resolve4, reject) => {
-      sftp.stat(path, (err, res) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  } catch (_) {
-  }
-  if (stats) {
-    if (stats.isDirectory()) {
-      return;
-    }
-    throw new Error("mkdir() failed, target already exists and is not a directory");
-  }
-  try {
-    await new Promise((resolve4, reject) => {
-      sftp.mkdir(path, (err) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4();
-        }
-      });
-    });
-  } catch (err) {
-    if (err != null && typeof err.stack === "string") {
-      const matches = SFTP_MKDIR_ERR_CODE_REGEXP.exec(err.stack);
-      if (matches != null) {
-        throw new SSHError(err.message, matches[1]);
-      }
-      throw err;
-    }
-  }
-}
-var NodeSSH = class {
-  constructor() {
-    this.connection = null;
-  }
-  getConnection() {
-    const { connection } = this;
-    if (connection == null) {
-      throw new Error("Not connected to server");
-    }
-    return connection;
-  }
-  async connect(givenConfig) {
-    invariant2(givenConfig != null && typeof givenConfig === "object", "config must be a valid object");
-    const config = { ...givenConfig };
-    invariant2(config.username != null && typeof config.username === "string", "config.username must be a valid string");
-    if (config.host != null) {
-      invariant2(typeof config.host === "string", "config.host must be a valid string");
-    } else if (config.sock != null) {
-      invariant2(typeof config.sock === "object", "config.sock must be a valid object");
-    } else {
-      throw new AssertionError({ message: "Either config.host or config.sock must be provided" });
-    }
-    if (config.privateKey != null || config.privateKeyPath != null) {
-      if (config.privateKey != null) {
-        invariant2(typeof config.privateKey === "string", "config.privateKey must be a valid string");
-        invariant2(config.privateKeyPath == null, "config.privateKeyPath must not be specified when config.privateKey is specified");
-      } else if (config.privateKeyPath != null) {
-        invariant2(typeof config.privateKeyPath === "string", "config.privateKeyPath must be a valid string");
-        invariant2(config.privateKey == null, "config.privateKey must not be specified when config.privateKeyPath is specified");
-      }
-      invariant2(config.passphrase == null || typeof config.passphrase === "string", "config.passphrase must be null or a valid string");
-      if (config.privateKeyPath != null) {
-        try {
-          config.privateKey = await readFile(config.privateKeyPath);
-        } catch (err) {
-          if (err != null && err.code === "ENOENT") {
-            throw new AssertionError({ message: "config.privateKeyPath does not exist at given fs path" });
-          }
-          throw err;
-        }
-      }
-    } else if (config.password != null) {
-      invariant2(typeof config.password === "string", "config.password must be a valid string");
-    }
-    if (config.tryKeyboard != null) {
-      invariant2(typeof config.tryKeyboard === "boolean", "config.tryKeyboard must be a valid boolean");
-    }
-    if (config.tryKeyboard) {
-      const { password } = config;
-      if (config.onKeyboardInteractive != null) {
-        invariant2(typeof config.onKeyboardInteractive === "function", "config.onKeyboardInteractive must be a valid function");
-      } else if (password != null) {
-        config.onKeyboardInteractive = (name, instructions, instructionsLang, prompts, finish) => {
-          if (prompts.length > 0 && prompts[0].prompt.toLowerCase().includes("password")) {
-            finish([password]);
-          }
-        };
-      }
-    }
-    const connection = new import_ssh2.default.Client();
-    this.connection = connection;
-    await new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      if (config.onKeyboardInteractive) {
-        connection.on("keyboard-interactive", config.onKeyboardInteractive);
-      }
-      connection.on("ready", () => {
-        connection.removeListener("error", reject);
-        resolve4();
-      });
-      connection.on("end", () => {
-        if (this.connection === connection) {
-          this.connection = null;
-        }
-      });
-      connection.on("close", () => {
-        if (this.connection === connection) {
-          this.connection = null;
-        }
-        reject(new SSHError("No response from server", "ETIMEDOUT"));
-      });
-      connection.connect(config);
-    });
-    return this;
-  }
-  isConnected() {
-    return this.connection != null;
-  }
-  async requestShell(options) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      const callback = (err, res) => {
-        connection.removeListener("error", reject);
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      };
-      if (options == null) {
-        connection.shell(callback);
-      } else {
-        connection.shell(options, callback);
-      }
-    });
-  }
-  async withShell(callback, options) {
-    invariant2(typeof callback === "function", "callback must be a valid function");
-    const shell = await this.requestShell(options);
-    try {
-      await callback(shell);
-    } finally {
-      shell.destroy();
-    }
-  }
-  async requestSFTP() {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      connection.sftp((err, res) => {
-        connection.removeListener("error", reject);
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  }
-  async withSFTP(callback) {
-    invariant2(typeof callback === "function", "callback must be a valid function");
-    const sftp = await this.requestSFTP();
-    try {
-      await callback(sftp);
-    } finally {
-      sftp.end();
-    }
-  }
-  async execCommand(givenCommand, options = {}) {
-    invariant2(typeof givenCommand === "string", "command must be a valid string");
-    invariant2(options != null && typeof options === "object", "options must be a valid object");
-    invariant2(options.cwd == null || typeof options.cwd === "string", "options.cwd must be a valid string");
-    invariant2(options.stdin == null || typeof options.stdin === "string" || import_is_stream.default.readable(options.stdin), "options.stdin must be a valid string or readable stream");
-    invariant2(options.execOptions == null || typeof options.execOptions === "object", "options.execOptions must be a valid object");
-    invariant2(options.encoding == null || typeof options.encoding === "string", "options.encoding must be a valid string");
-    invariant2(options.onChannel == null || typeof options.onChannel === "function", "options.onChannel must be a valid function");
-    invariant2(options.onStdout == null || typeof options.onStdout === "function", "options.onStdout must be a valid function");
-    invariant2(options.onStderr == null || typeof options.onStderr === "function", "options.onStderr must be a valid function");
-    invariant2(options.noTrim == null || typeof options.noTrim === "boolean", "options.noTrim must be a boolean");
-    let command = givenCommand;
-    if (options.cwd) {
-      command = `cd ${(0, import_shell_escape.default)([options.cwd])} ; ${command}`;
-    }
-    const connection = this.getConnection();
-    const output = { stdout: [], stderr: [] };
-    return new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
-        connection.removeListener("error", reject);
-        if (err) {
-          reject(err);
-          return;
-        }
-        if (options.onChannel) {
-          options.onChannel(channel);
-        }
-        channel.on("data", (chunk) => {
-          if (options.onStdout)
-            options.onStdout(chunk);
-          output.stdout.push(chunk.toString(options.encoding));
-        });
-        channel.stderr.on("data", (chunk) => {
-          if (options.onStderr)
-            options.onStderr(chunk);
-          output.stderr.push(chunk.toString(options.encoding));
-        });
-        if (options.stdin != null) {
-          if (import_is_stream.default.readable(options.stdin)) {
-            options.stdin.pipe(channel, {
-              end: true
-            });
-          } else {
-            channel.write(options.stdin);
-            channel.end();
-          }
-        } else {
-          channel.end();
-        }
-        let code2 = null;
-        let signal = null;
-        channel.on("exit", (code_, signal_) => {
-          code2 = code_ !== null && code_ !== void 0 ? code_ : null;
-          signal = signal_ !== null && signal_ !== void 0 ? signal_ : null;
-        });
-        channel.on("close", () => {
-          let stdout = output.stdout.join("");
-          let stderr = output.stderr.join("");
-          if (options.noTrim !== true) {
-            stdout = stdout.trim();
-            stderr = stderr.trim();
-          }
-          resolve4({
-            code: code2 != null ? code2 : null,
-            signal: signal != null ? signal : null,
-            stdout,
-            stderr
-          });
-        });
-      });
-    });
-  }
-  async exec(command, parameters, options = {}) {
-    invariant2(typeof command === "string", "command must be a valid string");
-    invariant2(Array.isArray(parameters), "parameters must be a valid array");
-    invariant2(options != null && typeof options === "object", "options must be a valid object");
-    invariant2(options.stream == null || ["both", "stdout", "stderr"].includes(options.stream), "options.stream must be one of both, stdout, stderr");
-    for (let i = 0, { length } = parameters; i < length; i += 1) {
-      invariant2(typeof parameters[i] === "string", `parameters[${i}] must be a valid string`);
-    }
-    const completeCommand = `${command}${parameters.length > 0 ? ` ${(0, import_shell_escape.default)(parameters)}` : ""}`;
-    const response = await this.execCommand(completeCommand, options);
-    if (options.stream == null || options.stream === "stdout") {
-      if (response.stderr) {
-        throw new Error(response.stderr);
-      }
-      return response.stdout;
-    }
-    if (options.stream === "stderr") {
-      return response.stderr;
-    }
-    return response;
-  }
-  async mkdir(path, method = "sftp", givenSftp = null) {
-    invariant2(typeof path === "string", "path must be a valid string");
-    invariant2(typeof method === "string" && (method === "sftp" || method === "exec"), "method must be either sftp or exec");
-    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
-    if (method === "exec") {
-      await this.exec("mkdir", ["-p", unixifyPath(path)]);
-      return;
-    }
-    const sftp = givenSftp || await this.requestSFTP();
-    const makeSftpDirectory = async (retry2) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
-      if (!retry2 || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
-        throw error2;
-      }
-      await this.mkdir(fsPath2.dirname(path), "sftp", sftp);
-      await makeSftpDirectory(false);
-    });
-    try {
-      await makeSftpDirectory(true);
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async getFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
-    invariant2(typeof localFile === "string", "localFile must be a valid string");
-    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
-    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
-    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    const sftp = givenSftp || await this.requestSFTP();
-    try {
-      await new Promise((resolve4, reject) => {
-        sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
-          if (err) {
-            reject(err);
-          } else {
-            resolve4();
-          }
-        });
-      });
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async putFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
-    invariant2(typeof localFile === "string", "localFile must be a valid string");
-    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
-    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
-    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve4) => {
-      fs4.access(localFile, fs4.constants.R_OK, (err) => {
-        resolve4(err === null);
-      });
-    }), `localFile does not exist at ${localFile}`);
-    const sftp = givenSftp || await this.requestSFTP();
-    const putFile = (retry2) => {
-      return new Promise((resolve4, reject) => {
-        sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
-          if (err == null) {
-            resolve4();
-            return;
-          }
-          if (err.message === "No such file" && retry2) {
-            resolve4(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
-          } else {
-            reject(err);
-          }
-        });
-      });
-    };
-    try {
-      await putFile(true);
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async putFiles(files, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {} } = {}) {
-    invariant2(Array.isArray(files), "files must be an array");
-    for (let i = 0, { length } = files; i < length; i += 1) {
-      const file = files[i];
-      invariant2(file, "files items must be valid objects");
-      invariant2(file.local && typeof file.local === "string", `files[${i}].local must be a string`);
-      invariant2(file.remote && typeof file.remote === "string", `files[${i}].remote must be a string`);
-    }
-    const transferred = [];
-    const sftp = givenSftp || await this.requestSFTP();
-    const queue = new PromiseQueue({ concurrency });
-    try {
-      await new Promise((resolve4, reject) => {
-        files.forEach((file) => {
-          queue.add(async () => {
-            await this.putFile(file.local, file.remote, sftp, transferOptions);
-            transferred.push(file);
-          }).catch(reject);
-        });
-        queue.waitTillIdle().then(resolve4);
-      });
-    } catch (error2) {
-      if (error2 != null) {
-        error2.transferred = transferred;
-      }
-      throw error2;
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
-    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
-    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve4) => {
-      fs4.stat(localDirectory, (err, stat2) => {
-        resolve4(stat2 || null);
-      });
-    });
-    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
-    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
-    const sftp = givenSftp || await this.requestSFTP();
-    const scanned = await esm_default(localDirectory, {
-      recursive,
-      validate
-    });
-    const files = scanned.files.map((item) => fsPath2.relative(localDirectory, item));
-    const directories = scanned.directories.map((item) => fsPath2.relative(localDirectory, item));
-    directories.sort((a, b) => a.length - b.length);
-    let failed = false;
-    try {
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
-        directories.forEach((directory) => {
-          queue.add(async () => {
-            await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
-        files.forEach((file) => {
-          queue.add(async () => {
-            const localFile = fsPath2.join(localDirectory, file);
-            const remoteFile = fsPath2.join(remoteDirectory, file);
-            try {
-              await this.putFile(localFile, remoteFile, sftp, transferOptions);
-              tick(localFile, remoteFile, null);
-            } catch (_) {
-              failed = true;
-              tick(localFile, remoteFile, _);
-            }
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-    return !failed;
-  }
-  async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
-    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
-    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve4) => {
-      fs4.stat(localDirectory, (err, stat2) => {
-        resolve4(stat2 || null);
-      });
-    });
-    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
-    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
-    const sftp = givenSftp || await this.requestSFTP();
-    const scanned = await esm_default(remoteDirectory, {
-      recursive,
-      validate,
-      concurrency,
-      fileSystem: {
-        basename(path) {
-          return fsPath2.posix.basename(path);
-        },
-        join(pathA, pathB) {
-          return fsPath2.posix.join(pathA, pathB);
-        },
-        readdir(path) {
-          return new Promise((resolve4, reject) => {
-            sftp.readdir(path, (err, res) => {
-              if (err) {
-                reject(err);
-              } else {
-                resolve4(res.map((item) => item.filename));
-              }
-            });
-          });
-        },
-        stat(path) {
-          return new Promise((resolve4, reject) => {
-            sftp.stat(path, (err, res) => {
-              if (err) {
-                reject(err);
-              } else {
-                resolve4(res);
-              }
-            });
-          });
-        }
-      }
-    });
-    const files = scanned.files.map((item) => fsPath2.relative(remoteDirectory, item));
-    const directories = scanned.directories.map((item) => fsPath2.relative(remoteDirectory, item));
-    directories.sort((a, b) => a.length - b.length);
-    let failed = false;
-    try {
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
-        directories.forEach((directory) => {
-          queue.add(async () => {
-            await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
-        files.forEach((file) => {
-          queue.add(async () => {
-            const localFile = fsPath2.join(localDirectory, file);
-            const remoteFile = fsPath2.join(remoteDirectory, file);
-            try {
-              await this.getFile(localFile, remoteFile, sftp, transferOptions);
-              tick(localFile, remoteFile, null);
-            } catch (_) {
-              failed = true;
-              tick(localFile, remoteFile, _);
-            }
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-    return !failed;
-  }
-  forwardIn(remoteAddr, remotePort, onConnection) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        const handler2 = (details, acceptConnection, rejectConnection) => {
-          if (details.destIP === remoteAddr && details.destPort === port) {
-            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
-          }
-        };
-        if (onConnection) {
-          connection.on("tcp connection", handler2);
-        }
-        const dispose = () => {
-          return new Promise((_resolve, _reject) => {
-            connection.off("tcp connection", handler2);
-            connection.unforwardIn(remoteAddr, port, (_error) => {
-              if (_error) {
-                _reject(error2);
-              }
-              _resolve();
-            });
-          });
-        };
-        resolve4({ port, dispose });
-      });
-    });
-  }
-  forwardOut(srcIP, srcPort, dstIP, dstPort) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        resolve4(channel);
-      });
-    });
-  }
-  forwardInStreamLocal(socketPath, onConnection) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        const handler2 = (details, acceptConnection, rejectConnection) => {
-          if (details.socketPath === socketPath) {
-            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
-          }
-        };
-        if (onConnection) {
-          connection.on("unix connection", handler2);
-        }
-        const dispose = () => {
-          return new Promise((_resolve, _reject) => {
-            connection.off("unix connection", handler2);
-            connection.openssh_unforwardInStreamLocal(socketPath, (_error) => {
-              if (_error) {
-                _reject(_error);
-              }
-              _resolve();
-            });
-          });
-        };
-        resolve4({ dispose });
-      });
-    });
-  }
-  forwardOutStreamLocal(socketPath) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        resolve4(channel);
-      });
-    });
-  }
-  dispose() {
-    if (this.connection) {
-      this.connection.end();
-      this.connection = null;
-    }
-  }
-};
-
-// src/slurm/ssh-transport.ts
-var HOST_KEY_ALGORITHMS = {
-  "ssh-ed25519": ["ssh-ed25519"],
-  "ssh-rsa": ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"],
-  "ecdsa-sha2-nistp256": ["ecdsa-sha2-nistp256"],
-  "ecdsa-sha2-nistp384": ["ecdsa-sha2-nistp384"],
-  "ecdsa-sha2-nistp521": ["ecdsa-sha2-nistp521"]
-};
-function fingerprint(blob) {
-  return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
-}
-function parseKnownHostKey(text2) {
-  const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text2.trim()
-  );
-  if (!m?.[1] || !m[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
-  }
-  return { type: m[1], blob: Buffer.from(m[2], "base64") };
-}
-var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-function transient(error2) {
-  const e = error2;
-  if (error2 instanceof HostKeyMismatchError) return false;
-  if (e.level === "client-authentication") return false;
-  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "ENETUNREACH"].includes(
-    e.code ?? ""
-  ) || /timed out|closed|ECONNRESET|Not connected|No response/i.test(e.message ?? "");
-}
-function createSshTransport(options) {
-  const known = parseKnownHostKey(options.knownHostKey);
-  const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
-  const where = `${options.user}@${options.host}:${options.port}`;
-  const connectAttempts = options.connectAttempts ?? 4;
-  const commandRetries = options.commandRetries ?? 2;
-  const backoff = options.backoffMs ?? 500;
-  const envPrefix = Object.entries(options.env ?? {}).map(([k, v]) => {
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(k))
-      throw new SlurmError(`environment name ${JSON.stringify(k)} is not NAME`);
-    return `${k}=${v}`;
-  });
-  let ssh;
-  let connecting;
-  async function connectOnce() {
-    let seen;
-    const client = new NodeSSH();
-    try {
-      await client.connect({
-        host: options.host,
-        port: options.port,
-        username: options.user,
-        privateKey: options.privateKey,
-        readyTimeout: options.connectTimeoutMs ?? 1e4,
-        keepaliveInterval: 5e3,
-        keepaliveCountMax: 3,
-        tryKeyboard: false,
-        algorithms: { serverHostKey: algorithms },
-        hostVerifier: (key) => {
-          seen = key;
-          return key.equals(known.blob);
-        }
-      });
-    } catch (error2) {
-      client.dispose();
-      if (seen && !seen.equals(known.blob)) {
-        throw new HostKeyMismatchError(
-          `refusing ${where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
-        );
-      }
-      throw error2;
-    }
-    client.connection?.on("close", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    client.connection?.on("error", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    return client;
-  }
-  async function connect() {
-    if (ssh?.isConnected()) return ssh;
-    connecting ??= (async () => {
-      let last;
-      for (let attempt = 1; attempt <= connectAttempts; attempt++) {
-        try {
-          ssh = await connectOnce();
-          return ssh;
-        } catch (error2) {
-          last = error2;
-          if (!transient(error2) || attempt === connectAttempts) break;
-          await sleep(backoff * 2 ** (attempt - 1));
-        }
-      }
-      if (last instanceof SlurmError) throw last;
-      const e = last;
-      if (e?.level === "client-authentication") {
-        throw new SlurmError(
-          `SSH to ${where} refused the private key (key authentication only): ${e.message}`
-        );
-      }
-      throw new ConnectionLostError(
-        `cannot connect to ${where} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
-      );
-    })().finally(() => {
-      connecting = void 0;
-    });
-    return connecting;
-  }
-  async function runOnce(argv, timeout, commandEnv) {
-    const client = await connect();
-    assertSafeArgv(argv);
-    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
-    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
-    let channel;
-    let timer;
-    const timedOut = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        channel?.close();
-        reject(
-          new CommandTimeoutError(
-            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
-          )
-        );
-      }, timeout);
-    });
-    try {
-      const result = await Promise.race([
-        client.execCommand(line, {
-          noTrim: true,
-          onChannel: (c) => {
-            channel = c;
-          }
-        }),
-        timedOut
-      ]);
-      if (result.code === null) {
-        if (ssh === client) ssh = void 0;
-        client.dispose();
-        throw new ConnectionLostError(
-          `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
-        );
-      }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
-    } catch (error2) {
-      if (error2 instanceof SlurmError) throw error2;
-      if (ssh === client) ssh = void 0;
-      client.dispose();
-      throw new ConnectionLostError(
-        `connection to ${where} failed while running \`${argv.join(" ")}\`: ${error2.message}`
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  return {
-    description: where,
-    async run(argv, runOptions = {}) {
-      const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await runOnce(argv, timeout, runOptions.env);
-        } catch (error2) {
-          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
-          if (!retry2) throw error2;
-          await sleep(backoff * 2 ** attempt);
-        }
-      }
-    },
-    async close() {
-      ssh?.dispose();
-      ssh = void 0;
-    }
-  };
-}
-
-// src/slurm/for-cluster.ts
-function sshPrivateKey(env) {
-  const text2 = env.TOPO_SSH_KEY;
-  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
-`;
-  const file = env.TOPO_SSH_KEY_FILE;
-  if (file && file.trim() !== "") {
-    try {
-      return readFileSync3(file, "utf8");
-    } catch (error2) {
-      throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
-    }
-  }
-  throw new SlurmError(
-    "the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)"
-  );
-}
-function slurmClientForCluster(name, cluster, options = {}) {
-  return createSlurmClient(transportForCluster(name, cluster, options), options);
-}
-function transportForCluster(name, cluster, options = {}) {
-  const env = options.env ?? process.env;
-  if (cluster.transport === "local") {
-    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
-  }
-  if (!cluster.host || !cluster.user || !cluster.known_host_key) {
-    throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
-  }
-  return createSshTransport({
-    host: cluster.host,
-    port: cluster.port ?? 22,
-    user: cluster.user,
-    knownHostKey: cluster.known_host_key,
-    privateKey: sshPrivateKey(env),
-    commandTimeoutMs: options.commandTimeoutMs,
-    connectTimeoutMs: options.connectTimeoutMs
-  });
-}
-
-// src/usecases/prepare.ts
-import { posix as posix4 } from "node:path";
-
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -65728,59 +64137,2425 @@ var RECORDING_RULES = {
   rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
 };
 
-// src/github/contents.ts
-var status = (e) => e.status;
-function githubFileSource(octokit, at) {
-  const cache = /* @__PURE__ */ new Map();
-  const get = (path) => {
-    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache.get(clean3);
-    if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status(e) === 404) return void 0;
-        throw e;
-      });
-      cache.set(clean3, pending);
+// src/analysis/series.ts
+function clean(series) {
+  if (!series) return { samples: [], dropped: 0 };
+  let dropped = 0;
+  const byTime = /* @__PURE__ */ new Map();
+  for (const s of series) {
+    if (!Number.isFinite(s.t) || !Number.isFinite(s.v) || s.v < 0) {
+      dropped++;
+      continue;
     }
-    return pending;
-  };
-  return {
-    async read(path) {
-      const data = await get(path);
-      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
-        return void 0;
-      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-      if (data.path !== void 0 && data.path !== clean3) return void 0;
-      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
-    },
-    async list(dir) {
-      const data = await get(dir);
-      if (!Array.isArray(data)) return void 0;
-      return data.map((entry) => entry.name).sort();
-    }
-  };
+    byTime.set(s.t, s.v);
+  }
+  const samples = [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ t, v }));
+  return { samples, dropped };
 }
-async function changedFiles(octokit, pull) {
-  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pull, per_page: 100 });
-  return files.filter((f) => f.status !== "removed").map((f) => ({ path: f.filename, status: f.status }));
+function lastAtOrBefore(s, x) {
+  let lo = 0;
+  let hi = s.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    if (s[mid].t <= x) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
 }
-
-// src/topology/issues.ts
-function formatKeyPath(path) {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
+function valueAt(s, x) {
+  if (s.length === 0) return void 0;
+  const i = lastAtOrBefore(s, x);
+  if (i < 0) return s[0].v;
+  if (i >= s.length - 1) return s[s.length - 1].v;
+  const a = s[i];
+  const b = s[i + 1];
+  if (b.t === a.t) return b.v;
+  return a.v + (b.v - a.v) * (x - a.t) / (b.t - a.t);
+}
+function mean(xs) {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN;
+}
+function stdev(xs) {
+  if (xs.length < 2) return Number.NaN;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+function median(xs) {
+  if (!xs.length) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+function linearFit(xs, ys) {
+  const n = xs.length;
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (xs[i] - mx) ** 2;
+    sxy += (xs[i] - mx) * (ys[i] - my);
+  }
+  const b = sxx > 0 ? sxy / sxx : 0;
+  const a = my - b * mx;
+  let sse = 0;
+  for (let i = 0; i < n; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
+  const seB = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : Number.POSITIVE_INFINITY;
+  return { a, b, seB };
+}
+var T975 = [
+  12.706,
+  4.303,
+  3.182,
+  2.776,
+  2.571,
+  2.447,
+  2.365,
+  2.306,
+  2.262,
+  2.228,
+  2.201,
+  2.179,
+  2.16,
+  2.145,
+  2.131,
+  2.12,
+  2.11,
+  2.101,
+  2.093,
+  2.086,
+  2.08,
+  2.074,
+  2.069,
+  2.064,
+  2.06,
+  2.056,
+  2.052,
+  2.048,
+  2.045,
+  2.042
+];
+function tQuantile975(df) {
+  if (df < 1) return Number.POSITIVE_INFINITY;
+  return df <= 30 ? T975[Math.floor(df) - 1] : 1.96 + 2.4 / df;
+}
+function medianStep(s) {
+  const d = [];
+  for (let i = 1; i < s.length; i++) d.push(s[i].t - s[i - 1].t);
+  return median(d);
+}
+function gaps(s, factor = 3) {
+  const step = medianStep(s);
+  if (!Number.isFinite(step) || step <= 0) return [];
+  const out = [];
+  for (let i = 1; i < s.length; i++) {
+    const a = s[i - 1].t;
+    const b = s[i].t;
+    if (b - a > factor * step) out.push([a, b]);
   }
   return out;
 }
-function sortIssues(issues) {
-  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+function round(x, digits = 3) {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
 }
-function formatIssue(issue2) {
-  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
-  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
+function toRunMinutes(points, ts0, timeScale) {
+  return points.map(([ts, v]) => ({ t: (ts - ts0) * timeScale / 60, v }));
+}
+function minMeanMax(values) {
+  const f = values.filter(Number.isFinite);
+  if (!f.length) return { min: null, mean: null, max: null };
+  return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
+}
+function monotone(s) {
+  let offset = 0;
+  let prev = 0;
+  return s.map((p) => {
+    if (p.v < prev) offset += prev;
+    prev = p.v;
+    return { t: p.t, v: p.v + offset };
+  });
+}
+function sumCounters(series) {
+  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
+  const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
+  return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method };
+  if (options.isReference)
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
+    return prev;
+  if (!reference)
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+  const cv = candidate.projected_full_run;
+  const rv = reference.verdict.projected_full_run;
+  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
+    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+  }
+  const d = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
+  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
+  const r = csRadius(s, alpha, s0);
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
+  const evidence = [
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
+  ];
+  if (state2 === "measuring") {
+    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
+    return {
+      ...base,
+      state: state2,
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [
+        ...evidence,
+        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
+      ]
+    };
+  }
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
+  };
+}
+var pct = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, alpha, s0) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const lm = Math.log(1 - m);
+  const need = Math.max(
+    d,
+    // worse (when positive)
+    lm - d,
+    // better
+    d - lm
+    // not-better
+  );
+  if (!(need > 0)) return null;
+  let lo = 0;
+  let hi = s;
+  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (csRadius(mid, alpha, s0) > need) hi = mid;
+    else lo = mid;
+  }
+  const target2 = lo;
+  if (!(target2 > 0)) return null;
+  const more = steady * ((s / target2) ** 2 - 1);
+  return Number.isFinite(more) ? round(now + more, 0) : null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const d = decideCandidate(candidate, leader, options);
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+      best = c;
+  const ref = reference?.projected_full_run?.value;
+  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  return best;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
+    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1];
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  const name = pr?.[1] ?? full;
+  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
+  const outcome = classify(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  switch (d.state) {
+    case "reference":
+      return { ...base, outcome: "reference" };
+    case "better":
+      return {
+        ...base,
+        outcome: d.relative_change && d.relative_change.value > -min ? "equivalent" : "better"
+      };
+    case "worse":
+      return { ...base, outcome: "worse" };
+    case "equivalent":
+      return { ...base, outcome: "equivalent" };
+    case "not-better":
+      return { ...base, outcome: "not-better" };
+    default:
+      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+        ...base,
+        outcome: "measuring",
+        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+      };
+  }
+}
+function classify(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/monitor/reference.ts
+function baselineName(exp) {
+  return exp.baseline?.name ?? "baseline";
+}
+var measured = (role, r) => ({
+  role,
+  name: r.name,
+  verdict: { state: "stable", projected_full_run: r.value },
+  value: r.value,
+  live: false
+});
+function referenceOf(exp, observed) {
+  if (exp.best) return measured("current best", exp.best);
+  if (exp.baseline) return measured("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+function leaderOf(exp, observed, reference) {
+  const runs = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr
+  } : null;
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function compareCandidate(exp, c, observation, context3 = {}) {
+  const value = observation.verdict.value ?? null;
+  const comparisons = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    minImprovement,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var isStable = (v) => v === "stable" || v === "cyclic";
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = isStable(v);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive(job.state)) {
+    if (!analysis || v === "no-data") return "starting";
+    if (v === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function judgeCandidate(e, p) {
+  const { c, job } = p;
+  const analysis = p.observed?.analysis;
+  const stoppedBy = stoppedByOf(e, p);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
+  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state2 === null) return null;
+  const observation = analysis?.observation ?? waiting(c, job);
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
+  const previous = p.observed?.previous;
+  const comparisons = compareCandidate(e.exp, c, observation, {
+    reference: e.reference,
+    leader: e.leader,
+    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
+    ended: p.observed?.ended,
+    gpu: gpuInput(e, p, stoppedBy === "decision")
+  });
+  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
+}
+function waiting(c, job) {
+  return {
+    run_name: c.runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(c, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function viewOf(e, p, j) {
+  const { exp, telemetry, reference } = e;
+  const { c, job } = p;
+  const { analysis, ended = false } = p.observed ?? {};
+  const x = exp.experiment;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: e.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: j.state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
+    observation: j.observation,
+    comparisons: j.comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: x.stop_when_decided !== false,
+    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
+    best: seconds2(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy: j.stoppedBy,
+    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(e, { job, observed }, warmupEnd) {
+  const firstTs = observed?.analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+    },
+    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
+  ];
+}
+function stoppedByOf(e, { job, c, observed }) {
+  if (job?.state !== "CANCELLED") return null;
+  if (c.outcome?.kind === "stopped") return "user";
+  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
+  const x = e.exp.experiment;
+  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_stable && isStable(verdict)) return "stable";
+  return null;
+}
+function gpuInput(e, { job, c, observed }, stopped) {
+  if (!job?.startTs) return null;
+  const { evalTs, S, wallMinutes } = e.clock;
+  const analysis = observed?.analysis;
+  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/monitor/state.ts
+function newPassState(options = {}) {
+  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error2) {
+      const message2 = error2.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/decide.ts
+async function decide(state2) {
+  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
+}
+function decideExperiment(e) {
+  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
+  e.reference = referenceOf(e.exp, runs);
+  e.leader = leaderOf(e.exp, runs, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live2 = !!p.job && isLive(p.job.state);
+    const stop2 = view && live2 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p);
+    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+  }
+  e.queue = queueOf(e);
+}
+function lifecycleIntent({ phase }) {
+  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
+  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
+  return void 0;
+}
+function queueOf(e) {
+  const maxParallel = e.exp.experiment.max_parallel ?? 3;
+  const live2 = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
+  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c));
+  return { order, free: Math.max(0, maxParallel - live2) };
+}
+function byRequest(a, b) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
+}
+var DECISION_STOP = "decided";
+function stopReason(experiment, view) {
+  const d = view.observation.decision;
+  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
+  return null;
+}
+
+// src/monitor/act.ts
+async function act(state2, ports) {
+  await eachExperiment(state2, "act", async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
+    await serveQueue(state2, ports, e);
+    for (const p of e.candidates) await stop(ports, e, p);
+  });
+}
+var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
+async function applyLifecycle(state2, ports, e, p) {
+  const intent = p.decided?.lifecycle;
+  const request2 = p.c.request;
+  if (!intent || !request2) return;
+  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === "cancel") return;
+  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
+    kind: "lost",
+    at: isoNow(ports),
+    jobId: intent.jobId,
+    evidence: [
+      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+    ]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
+  leave(state2, p);
+}
+function superseded(from, to, jobId2, at) {
+  return {
+    kind: "superseded",
+    at,
+    ...jobId2 ? { jobId: jobId2 } : {},
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+    ]
+  };
+}
+function leave(state2, p) {
+  p.acted = { ...p.acted, left: true };
+  state2.left.set(p.c.pr, p.c.labels);
+}
+async function serveQueue(state2, ports, e) {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && "refused" in r) leave(state2, p);
+    if (!r || "refused" in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) p.decided.view = judgeCandidate(e, p);
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports)
+      });
+  }
+}
+async function stop(ports, e, p) {
+  const reason2 = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d = view.observation.decision;
+  const gpu = gpuInput(e, p, true);
+  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/estimators.ts
+function increase(s, a, b) {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num3 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num3 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num3 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return void 0;
+  const start = to - k * batch;
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
+  const span = k * batch;
+  const L = inFlight ?? Math.max(1, r);
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight.value > 0)) return void 0;
+  const start = to - k * batch;
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
+  const W = S / C;
+  const cBar = C / k;
+  const residuals = ds.map((s, j) => s - W * dc[j]);
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
+  const swing = (j) => cycle ? cycle.fitted[j] : 0;
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const s = ds[j] - swing(j);
+    const c = dc[j];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
+  }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
+  const rate = inFlight.value / (W / 60);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
+  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function littleNotes(C, W, inFlight, cycle) {
+  return [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y, periods) {
+  const m = y.length;
+  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre);
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
+    const w2 = 2 * Math.PI / period;
+    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a2, v, i) => {
+      const r = rows[i];
+      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  const w = 2 * Math.PI / best.period;
+  const [, , a, b] = best.beta;
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried
+  };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
+}
+function leastSquares(rows, y) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      row[n] = row[n] + r[p] * y[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k = row[c] / pivot[c];
+      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
+}
+function combineRates(c, l) {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch, autocorrelated = true) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate)
+  );
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
+}
+function harmonicCycle(y, minPeriod, exclude = () => false) {
+  const m = y.length;
+  if (m < 12) return void 0;
+  const span = y[m - 1].t - y[0].t;
+  const mu = mean(y.map((p) => p.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const step = span / (m - 1);
+  const fit = harmonicFit(
+    y.map((p) => p.t),
+    y.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h * 60 + m - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = monotone(n.samples);
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  const measured3 = e.samples.filter((x) => x.v > 0);
+  const offset = measured3.length ? Math.max(...measured3.map((x) => x.v - 60 * x.t)) : 0;
+  return {
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
+  const dt = Math.max(0, horizon.end - t);
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
+}
+function requeuedEnd(t, need, wallEnd, input) {
+  const n = input.expectedRollouts;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
+}
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
+  const rate = combineRates(c, l);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
+}
+function countWander(n, a, b) {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v)
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b) {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
+  const step = Math.max(minStep, 10 / overall);
+  const m = Math.floor((to - from) / step);
+  const out = [];
+  for (let i = 0; i < m; i++) {
+    const a = from + i * step;
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
+  }
+  return out;
+}
+function interval(value, a, b, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b), digits),
+    high: round(Math.max(a, b), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
+    return {
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
+    };
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state2, why, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
+  const t0 = Math.min(...all.map((x) => x.t));
+  const tLast = Math.max(...all.map((x) => x.t));
+  const now = input.now ?? tLast;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(now - t0, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W = s.window_minutes;
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
+  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W = s.window_minutes;
+  const floor = t0 + s.warmup_floor_minutes;
+  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
+    );
+  const minutes = f.now - f.t0;
+  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W = s.window_minutes;
+  const inFlight = inFlightOf(f, warmupEnd);
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan = {
+    warmupEnd,
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
+    inFlight
+  };
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W = f.s.window_minutes;
+  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
+  const checks = [];
+  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
+    const t = f.tLast - j * H;
+    const settled = j === 0 || settledAt(t);
+    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
+  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  f.evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
+    estimator: r.method
+  };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
+  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j = 0; j < s.consecutive_windows; j++) {
+    const reason2 = fails(j);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
+      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
+      if (ok) heldFrom = k;
+    }
+  }
+  evidence.push(
+    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
+    );
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
+  return {
+    ...common,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    value: done ? common.projected_full_run : null,
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
+    evidence
+  };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration2 = meanDuration(p, from, to);
+  if (duration2 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b = n[i];
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
+}
+function significantDrift(d, s) {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d) {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m = Math.floor((to - from) / block);
+  if (m < 6) return void 0;
+  const start = to - m * block;
+  const x = [];
+  for (let i = 0; i < m; i++) {
+    const a = start + i * block;
+    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat2 = new Array(m).fill(Number.NaN);
+  for (let d = m - 1; d >= 0; d--) {
+    const xi = x[d];
+    sum += xi;
+    sq += xi * xi;
+    const k = m - d;
+    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
+  }
+  const limit = Math.floor(m / 2);
+  for (let d = 0; d <= limit; d++) {
+    const v = stat2[d];
+    if (v < best * (1 - 1e-9) - 1e-15) {
+      best = v;
+      bestD = d;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s, factor = 1) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
+  if (!(ci <= factor * s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k, v] of Object.entries(o))
+    if (v !== void 0 && v !== null) out[k] = v;
+  return out;
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q) {
+  return series[q]?.[0];
+}
+function observeRun(input) {
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const verdict = detect(detectorInput(input, t, series));
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read2 = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q) => first(input.series, q)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S = input.timeScale;
+  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S = input.timeScale;
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
+    settings: input.settings
+  };
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
+    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v]) => v);
+  };
+  const byLabel = (q, label) => {
+    const m = /* @__PURE__ */ new Map();
+    for (const s of series[q] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m.set(key, s);
+    }
+    return m;
+  };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read2, cap) {
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const idle = read2.mean(first(input.series, "idleFraction"));
+  const cpuMean = {};
+  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read2) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read2) {
+  const methods = {};
+  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v = read2.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read2) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q, field) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
+  });
+}
+function countsOf(series) {
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const R = RAW_METRICS;
+  const w5m = window2(300, options);
+  const w1m = window2(60, options);
+  const w30s = window2(30, options);
+  const q = (quantity, rule, fallback) => ({
+    quantity,
+    rule,
+    fallback
+  });
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    ),
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    ),
+    ...throughputQueries(sel, by)
+  };
+}
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
+async function fetchTelemetry(client, selector, range, options = {}) {
+  const catalog = queryCatalog(selector, options);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run = s.labels.run_name;
+        if (!run) continue;
+        const rec = out.byRun.get(run) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}
+
+// src/monitor/observe.ts
+async function observe(state2, ports) {
+  await eachExperiment(state2, "observe", async (e) => {
+    e.telemetry = await experimentTelemetry(ports, e);
+    const error2 = e.telemetry?.errors[0];
+    e.unavailable = error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null;
+    for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state2.options);
+  });
+}
+async function experimentTelemetry(ports, e) {
+  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j) => !!j?.startTs);
+  if (!started.length) return void 0;
+  const { scrape, evalTs } = e.clock;
+  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
+  return fetchTelemetry(
+    e.exp.prometheus ?? ports.prometheus,
+    experimentSelector(e.id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
+  );
+}
+async function observeCandidate(ports, e, p, options) {
+  const { job, c } = p;
+  const ended = job !== void 0 && !isLive(job.state);
+  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options) : void 0;
+  const current = await ports.github.readComment(c.pr, c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
+}
+function seriesOf(t, runName) {
+  return t?.byRun.get(runName) ?? {};
+}
+function analyse(e, { c }, job, startTs, options) {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const live2 = isLive(job.state);
+  const nowTs = job.endTs && !live2 ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(e.telemetry, c.runName),
+    timeScale: S,
+    nowTs,
+    stepSeconds: scrape,
+    jobStartTs: startTs,
+    wallMinutes,
+    expectedRollouts,
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    missing: e.telemetry?.missing,
+    ended: !live2
+  });
+  const minutesRunning = (nowTs - startTs) * S / 60;
+  const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!e.unavailable && analysis.startTs === null && (!live2 || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return analysis;
+}
+var isStable2 = (v) => v === "stable" || v === "cyclic";
+function keepLastLiveVerdict({ c, observed }) {
+  const { analysis, ended, previous } = observed ?? { ended: false };
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct2(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/chart/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num(x) {
+  return String(round(x, 3));
+}
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
+}
+function barChart(bars, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return "";
+  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
+  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
+}
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
 }
 
 // src/catalog/generated/config-keys.json
@@ -66750,6 +67525,2304 @@ function configGroup(name) {
   return CONFIG_CATALOG.groups[name];
 }
 
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run.runName });
+  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
+}
+
+// src/report/pr-comment.ts
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt(x, digits = 3) {
+  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
+}
+function cell(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  return grafanaDashboardUrl(base, { runName }, range);
+}
+function viewStanding(v) {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    comparisons: v.comparisons,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null
+  });
+}
+function byHowMuch(change) {
+  if (!change) return "";
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
+}
+function signed(x) {
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
+}
+function headlineText(s) {
+  const ref = s.against ?? "the reference";
+  switch (s.outcome) {
+    case "better":
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case "worse":
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case "equivalent":
+      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "not-better":
+      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+    case "reference":
+      return "the reference the candidates are compared with";
+    case "failed":
+      return `failed (${s.reason ?? "unknown"})`;
+    case "undecided":
+      return `ended without a decision: ${s.reason ?? "no value"}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
+      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
+    }
+  }
+}
+function thousands(x) {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function throughput(seconds2) {
+  return `${fmt(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
+}
+function valueLine(v) {
+  const verdict = v.observation.verdict;
+  const value = verdict.value ?? verdict.projected_full_run;
+  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
+  const ref = v.best ?? v.baseline;
+  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
+  if (value && value.value > 0)
+    return `**${throughput(value.value)}** (${verdict.value ? "projected full run" : "provisional projection"}, 95% interval ${fmt(value.low)}\u2013${fmt(value.high)} s)${refText}`;
+  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
+  return void 0;
+}
+function isLive2(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
+}
+function nextStep(v, s = viewStanding(v)) {
+  const ref = s.against ?? "the reference";
+  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  switch (s.outcome) {
+    case "better":
+      return `**Recommended: merge \u2014 best so far.**${free}`;
+    case "worse":
+      return `**Close: slower than ${ref}.**${free}`;
+    case "equivalent":
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "not-better":
+      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
+    case "reference":
+      return "**Keep: candidates are compared with this run.**";
+    case "failed":
+      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
+    case "undecided":
+      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
+    default:
+      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
+      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
+  }
+}
+var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function jobLine(v) {
+  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
+  const terminal = TERMINAL2.has(v.state);
+  let state2 = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
+  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
+  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
+}
+function renderHeadline(v) {
+  const s = viewStanding(v);
+  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
+  const value = valueLine(v);
+  if (value) out.push(value, "");
+  out.push(nextStep(v, s), "");
+  out.push(
+    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
+    ""
+  );
+  return out;
+}
+function monitorCheck(v) {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
+}
+function comparisonLine(c) {
+  const ref = describeReference(c.against);
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${ref} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const change = c.ratio.value - 1;
+  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
+}
+function renderMonitorComment(v) {
+  const o = v.observation;
+  const verdict = o.verdict;
+  const m = o.stable_metrics;
+  const out = [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    ""
+  ];
+  const reached = v.timeline.filter((t) => t.at);
+  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
+  out.push(`#### Verdict: \`${verdict.state}\``);
+  out.push("");
+  if (verdict.value)
+    out.push(
+      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  for (const c of v.comparisons)
+    out.push(`- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${comparisonLine(c)}`);
+  if (v.comparisons.length) out.push("");
+  const d = o.decision;
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (verdict.evidence.length) {
+    out.push("Evidence:", "");
+    for (const e of verdict.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  out.push("#### Metrics");
+  out.push("");
+  out.push("| Metric | Value |", "|---|---|");
+  const row = (k, val) => out.push(`| ${k} | ${cell(val)} |`);
+  row("Full-run s/rollout (now)", fmt(m.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt(m.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
+    out.push("");
+  }
+  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    for (const [g, u] of gpus) {
+      const mm = (x, d2 = 0) => `${fmt(x?.min, d2)} / ${fmt(x?.mean, d2)} / ${fmt(x?.max, d2)}`;
+      out.push(
+        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+      );
+    }
+    out.push("");
+  }
+  const host = m.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m.bottleneck) {
+    const b = m.bottleneck;
+    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
+    for (const e of b.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (v.opportunities?.length) {
+    out.push("**Opportunities:**");
+    for (const e of v.opportunities) out.push(`- ${e}`);
+    out.push("");
+  }
+  out.push("</details>", "");
+  const chart = secondsChart(v);
+  if (chart)
+    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
+  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
+  const missing2 = m.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
+  if (v.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q of v.queries)
+      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
+    out.push("```", "", "</details>", "");
+  }
+  out.push(renderObservationBlock(o));
+  return out.join("\n");
+}
+function secondsChart(v) {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const series = [
+    { name: "full-run s/rollout", samples: v.chart.fullRun },
+    { name: "5-min s/rollout", samples: v.chart.rate5m }
+  ];
+  const verdict = v.observation.verdict;
+  const projected = verdict.projected_full_run?.value;
+  const references = [];
+  if (projected) references.push({ name: "projected full run at run end", value: projected });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({
+      name: describeReference(`baseline ${v.baseline.name}`),
+      value: v.baseline.secondsPerRollout
+    });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({
+      name: describeReference(`current best ${v.best.name}`),
+      value: v.best.secondsPerRollout
+    });
+  const ref = Math.max(
+    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value)
+  );
+  const chart = lineChart(series, {
+    title: "Seconds per rollout (lower is better)",
+    xLabel: "run minutes",
+    yLabel: "s/rollout",
+    yMax: ref > 0 ? ref * 2 : void 0,
+    references
+  });
+  return chart ? `${chart}
+
+${chartLegend(series, references)}` : "";
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+function requestsStateLabel(state2, headSha) {
+  return pullStateLabel(
+    standingRequests(state2, headSha).map((r) => ({ state: state2.runs[r.id] ? "submitted" : "queued" }))
+  );
+}
+
+// src/monitor/comment.ts
+import { createHash } from "node:crypto";
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/monitor/comment.ts
+var HASH_MARK = "topo:monitor-hash:";
+var UNAVAILABLE_MARK = "topo:unavailable-since:";
+var FINAL_MARK = "final-job:";
+function planComment(view, x) {
+  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable);
+  const body = renderMonitorComment(view);
+  const { job, current, evalTs } = x;
+  const finalMark = job && x.ended && job.endTs && evalTs >= job.endTs + 3 * x.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const due = !isFinal && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
+  const text2 = due ? `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}` : void 0;
+  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+}
+function heldComment(view, x, reason2) {
+  const since = unavailableSince(x.current) ?? iso(x.now) ?? "";
+  const noted = withUnavailableNotice(x.current, since, reason2);
+  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  const text2 = noted !== void 0 && noted !== x.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+}
+function contentHash(body) {
+  return createHash("sha256").update(body).digest("hex").slice(0, 16);
+}
+function unavailableSince(comment) {
+  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m?.[1] ?? null;
+}
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
+  if (comment === void 0) return void 0;
+  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+
+${body}`;
+}
+
+// src/monitor/publish.ts
+async function publish(state2, ports) {
+  for (const e of state2.experiments)
+    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+  const held = heldPulls(state2);
+  for (const [pr, plans] of pullPlans(state2, ports)) {
+    try {
+      await writePull(ports, pr, plans, { held: held.has(pr), left: state2.left.get(pr) });
+      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
+    } catch (error2) {
+      state2.pullErrors.push(`#${pr}: ${error2.message}`);
+      for (const p of plans) p.p.published = { changed: false };
+    }
+  }
+}
+function pullPlans(state2, ports) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const plan = planComment(p.decided.view, {
+        job: p.job,
+        ended: p.observed?.ended ?? false,
+        current: p.observed?.current,
+        evalTs: e.clock.evalTs,
+        scrape: e.clock.scrape,
+        unavailable: e.unavailable,
+        refresh: state2.options.refresh === true,
+        now: ports.now()
+      });
+      p.decided.view = plan.view;
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+    }
+  }
+  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  return byPull;
+}
+async function writePull(ports, pr, plans, pull) {
+  const hold = pull.held || plans.some((x) => x.plan.held);
+  const due = plans.filter((x) => x.plan.text !== void 0);
+  const views = plans.map((x) => x.plan.view);
+  if (!hold) {
+    for (const sha of new Set(due.filter((x) => x.plan.checkDue).map((x) => x.p.c.headSha)))
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view))
+      );
+    if (due.length || pull.left)
+      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+  }
+  for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
+  for (const { p, plan } of plans)
+    if (plan.final && p.job && p.c.request && !p.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        p.c.request.id,
+        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+}
+function pullCheck(views) {
+  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+}
+async function noteClusterUnreachable(ports, e, reason2) {
+  for (const c of e.exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr, c.candidate);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
+    } catch (error2) {
+      e.errors.push(`#${c.pr}: ${error2.message}`);
+    }
+  }
+}
+function finalOutcome(view, job, at) {
+  const v = view.observation.verdict;
+  const d = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d.evidence,
+        ...savingsText(d) ? [savingsText(d)] : []
+      ]
+    };
+  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
+  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
+    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
+  ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j) => j.name))) {
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+}
+
+// src/monitor/report.ts
+function passReport(state2) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const { view } = p.decided;
+      const report = {
+        experimentId: e.id,
+        candidate: p.c.candidate,
+        runName: p.c.runName,
+        pr: p.c.pr,
+        state: view.state,
+        verdict: view.observation.verdict.state,
+        changed: p.published?.changed ?? false,
+        submitted: p.acted?.submitted,
+        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
+        view
+      };
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
+    }
+  }
+  return {
+    candidates: [...byPull.values()].flat(),
+    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
+  };
+}
+
+// src/monitor/pass.ts
+var STAGES = [
+  { name: "read", run: read },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide },
+  { name: "act", run: act },
+  { name: "publish", run: publish }
+];
+async function runStages(state2, ports, stages = STAGES) {
+  for (const stage of stages) await stage.run(state2, ports);
+  return state2;
+}
+async function monitorPass(ports, options = {}, stages = STAGES) {
+  return passReport(await runStages(newPassState(options), ports, stages));
+}
+
+// src/slurm/errors.ts
+var QUOTE_LIMIT = 2e3;
+function quoteOutput(text2) {
+  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+  return JSON.stringify(t);
+}
+var SlurmError = class extends Error {
+  name = "SlurmError";
+};
+var SlurmCommandError = class extends SlurmError {
+  constructor(argv, code2, stdout, stderr, where) {
+    super(
+      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
+    );
+    this.argv = argv;
+    this.code = code2;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.where = where;
+  }
+  argv;
+  code;
+  stdout;
+  stderr;
+  where;
+  name = "SlurmCommandError";
+};
+var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+var ControllerUnreachableError = class extends SlurmCommandError {
+  name = "ControllerUnreachableError";
+  static matches(stderr, stdout = "") {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
+  }
+};
+var SlurmOutputError = class extends SlurmError {
+  constructor(command, problem, output) {
+    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
+    this.command = command;
+    this.problem = problem;
+    this.output = output;
+  }
+  command;
+  problem;
+  output;
+  name = "SlurmOutputError";
+};
+var ConnectionLostError = class extends SlurmError {
+  name = "ConnectionLostError";
+};
+var CommandTimeoutError = class extends SlurmError {
+  name = "CommandTimeoutError";
+};
+var HostKeyMismatchError = class extends SlurmError {
+  name = "HostKeyMismatchError";
+};
+var UnsafeArgumentError = class extends SlurmError {
+  name = "UnsafeArgumentError";
+};
+
+// src/slurm/for-cluster.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+
+// src/slurm/environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SLURM_TIME_ZONE = "UTC";
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+var VALUE = /^[\x20-\x7e]{0,4096}$/;
+function plainCommandEnvironment(from, extra = {}) {
+  const env = {};
+  for (const key of COMMAND_INHERITED_VARIABLES) {
+    const value = from[key];
+    if (value !== void 0 && value !== "") env[key] = value;
+  }
+  env.TZ = SLURM_TIME_ZONE;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === void 0) continue;
+    if (!SUBMIT_VARIABLE_SET.has(key))
+      throw new Error(
+        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
+      );
+    if (!VALUE.test(value))
+      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
+    env[key] = value;
+  }
+  return env;
+}
+function withExportAllowlist(argv) {
+  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
+  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
+    throw new Error(
+      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
+    );
+  if (exports.length > 0) return [...argv];
+  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
+}
+
+// src/slurm/parse.ts
+var SQUEUE_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "exit_code",
+  "RestartCnt",
+  "SubmitTime",
+  "StartTime",
+  "EndTime",
+  "TimeLimit",
+  "TimeUsed",
+  "NodeList",
+  "STDOUT",
+  "Name"
+];
+var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
+  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
+).join(",");
+var SACCT_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "ExitCode",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "Elapsed",
+  "NodeList",
+  "JobName"
+];
+var SACCT_FORMAT = SACCT_FIELDS.join(",");
+var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var STATE_SET = new Set(SLURM_JOB_STATES);
+function state(text2, command, line) {
+  const word = text2.split(" ")[0] ?? "";
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+}
+function rawState(text2) {
+  const word = text2.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
+}
+function jobId(text2, command, line) {
+  if (!JOB_ID2.test(text2))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
+  return text2;
+}
+function time(text2, command, line) {
+  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
+    return null;
+  if (!TIME.test(text2))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text2;
+}
+function duration(text2, command, line) {
+  if (text2 === "" || text2 === "N/A") return null;
+  if (!DURATION.test(text2))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
+  return text2;
+}
+function reason(text2) {
+  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+}
+function nodes(text2) {
+  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+}
+function count(text2, what, command, line) {
+  if (!/^[0-9]+$/.test(text2))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
+  return Number(text2);
+}
+function decodeWaitStatus(status3) {
+  const signal = status3 & 127;
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: status3 >> 8 & 255, signal: null };
+}
+function decodeExitPair(text2, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
+  if (!m)
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+  const signal = Number(m[2]);
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: Number(m[1]), signal: null };
+}
+function expandOutputPattern(pattern, job) {
+  const [arrayJob, arrayTask] = job.id.split("_");
+  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
+    const width = pad === "" ? 0 : Number(pad);
+    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
+    switch (key) {
+      case "%":
+        return "%";
+      case "j":
+      case "J":
+        return padded(job.id);
+      case "A":
+        return padded(arrayJob ?? job.id);
+      case "a":
+        return arrayTask !== void 0 ? padded(arrayTask) : whole;
+      case "x":
+        return job.name;
+      case "N":
+        return job.nodes ? firstHost(job.nodes) : whole;
+      default:
+        return whole;
+    }
+  });
+}
+function firstHost(hostlist) {
+  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
+  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
+}
+function live(s, exit) {
+  return isLive(s) ? { exitCode: null, signal: null } : exit;
+}
+function parseSqueue(output) {
+  const command = "squeue";
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    if (parts.length < SQUEUE_FIELDS.length) {
+      throw new SlurmOutputError(
+        command,
+        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
+        line
+      );
+    }
+    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
+    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
+    const s = state(st ?? "", command, line);
+    const exitText2 = exit ?? "";
+    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
+    const job = {
+      id: jobId(id ?? "", command, line),
+      name,
+      state: s,
+      ...rawState(st ?? ""),
+      reason: reason(why ?? ""),
+      ...live(s, exitDecoded),
+      restarts: count(restarts ?? "", "restart count", command, line),
+      submitTime: time(submit ?? "", command, line),
+      startTime: time(start ?? "", command, line),
+      endTime: time(end ?? "", command, line),
+      timeLimit: duration(limit ?? "", command, line),
+      elapsed: duration(used ?? "", command, line),
+      nodes: nodes(nodeList ?? ""),
+      stdoutPath: null,
+      source: "squeue"
+    };
+    const out = stdout ?? "";
+    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
+    jobs.push(job);
+  }
+  return jobs;
+}
+function parseSacct(output) {
+  const command = "sacct";
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    if (parts.length < SACCT_FIELDS.length) {
+      throw new SlurmOutputError(
+        command,
+        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
+        line
+      );
+    }
+    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
+    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
+    const s = state(st ?? "", command, line);
+    jobs.push({
+      id: jobId(id ?? "", command, line),
+      name,
+      state: s,
+      ...rawState(st ?? ""),
+      reason: reason(why ?? ""),
+      ...live(s, decodeExitPair(exit ?? "", command, line)),
+      restarts: null,
+      submitTime: time(submit ?? "", command, line),
+      startTime: time(start ?? "", command, line),
+      endTime: time(end ?? "", command, line),
+      timeLimit: duration(limit ?? "", command, line),
+      elapsed: duration(elapsed ?? "", command, line),
+      nodes: nodes(nodeList ?? ""),
+      stdoutPath: null,
+      source: "sacct"
+    });
+  }
+  return jobs;
+}
+function scontrolFields(line) {
+  const fields = /* @__PURE__ */ new Map();
+  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0)
+      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+function parseScontrolJobs(output) {
+  const command = "scontrol show job";
+  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const f = scontrolFields(line);
+    const need = (key) => {
+      const v = f.get(key);
+      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
+      return v;
+    };
+    const arrayJob = f.get("ArrayJobId");
+    const arrayTask = f.get("ArrayTaskId");
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
+    const s = state(need("JobState"), command, line);
+    const stdout = f.get("StdOut");
+    jobs.push({
+      id: jobId(id, command, line),
+      name: need("JobName"),
+      state: s,
+      ...rawState(need("JobState")),
+      reason: reason(need("Reason")),
+      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
+      restarts: count(need("Restarts"), "restart count", command, line),
+      submitTime: time(need("SubmitTime"), command, line),
+      startTime: time(need("StartTime"), command, line),
+      endTime: time(need("EndTime"), command, line),
+      timeLimit: duration(need("TimeLimit"), command, line),
+      elapsed: duration(need("RunTime"), command, line),
+      nodes: nodes(need("NodeList")),
+      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
+      source: "scontrol"
+    });
+  }
+  return jobs;
+}
+function parseSbatchParsable(stdout) {
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  const last = lines.at(-1)?.trim() ?? "";
+  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
+  if (lines.length !== 1 || !m?.[1]) {
+    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
+  }
+  return m[1];
+}
+function accountingEnabled(showConfig) {
+  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
+  if (!m?.[1])
+    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
+  return m[1] !== "accounting_storage/none";
+}
+function slurmTimeToUnix(text2) {
+  if (!text2 || !TIME.test(text2)) return null;
+  const ms = Date.parse(`${text2}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
+// src/slurm/client.ts
+var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
+var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
+var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+function checked(value, pattern, what) {
+  if (!pattern.test(value))
+    throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+  return value;
+}
+function createSlurmClient(transport, options = {}) {
+  let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
+  async function run(argv, idempotent, timeoutMs, env) {
+    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
+    if (result.code !== 0) {
+      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+        argv,
+        result.code,
+        result.stdout,
+        result.stderr,
+        transport.description
+      );
+    }
+    return result;
+  }
+  function historySource() {
+    history ??= run(["scontrol", "show", "config"], true).then(
+      (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
+    );
+    return history;
+  }
+  return {
+    transport,
+    async submit(argv, env) {
+      if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
+        throw new UnsafeArgumentError(
+          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
+        );
+      }
+      let exported;
+      try {
+        exported = withExportAllowlist(argv);
+      } catch (error2) {
+        throw new UnsafeArgumentError(error2.message);
+      }
+      const result = await run(exported, false, 6e4, env);
+      return parseSbatchParsable(result.stdout);
+    },
+    async jobs(namePrefix) {
+      checked(namePrefix, NAME_PREFIX, "job name prefix");
+      const source = await historySource();
+      let jobs;
+      if (source === "sacct") {
+        const hours = options.sacctHours ?? 72;
+        const r = await run(
+          [
+            "sacct",
+            "--parsable2",
+            "--noheader",
+            "--allocations",
+            `--starttime=now-${hours}hours`,
+            `--format=${SACCT_FORMAT}`
+          ],
+          true
+        );
+        jobs = parseSacct(r.stdout);
+      } else {
+        const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+        jobs = parseSqueue(r.stdout);
+      }
+      return jobs.filter((j) => j.name.startsWith(namePrefix));
+    },
+    async cancel(jobId2) {
+      await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
+    },
+    async release(jobId2) {
+      await run(["scontrol", "release", checked(jobId2, JOB_ID3, "job id")], true);
+    },
+    async rename(jobId2, name) {
+      await run(
+        [
+          "scontrol",
+          "update",
+          `JobId=${checked(jobId2, JOB_ID3, "job id")}`,
+          `JobName=${checked(name, JOB_NAME, "job name")}`
+        ],
+        true
+      );
+    },
+    async tail(job, lines) {
+      if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
+        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
+      let path;
+      if (typeof job === "string") {
+        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID3, "job id")], true);
+        const found = parseScontrolJobs(r2.stdout);
+        if (found.length !== 1 || !found[0])
+          throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
+        path = found[0].stdoutPath;
+      } else {
+        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
+      }
+      if (!path)
+        throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
+      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
+      const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
+      return out === "" ? [] : out.split("\n");
+    },
+    async ensureDir(path) {
+      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
+    },
+    close: () => transport.close()
+  };
+}
+
+// src/slurm/local-transport.ts
+import { execFile } from "node:child_process";
+
+// src/slurm/shell.ts
+var SAFE_ARG = /^[\x20-\x7e]{0,4096}$/;
+var SAFE_PROGRAM = /^(\/[A-Za-z0-9._/-]+|[A-Za-z0-9._-]+)$/;
+function assertSafeArgv(argv) {
+  if (argv.length === 0) throw new UnsafeArgumentError("refusing to run an empty command");
+  const [program, ...args] = argv;
+  if (program === void 0 || !SAFE_PROGRAM.test(program)) {
+    throw new UnsafeArgumentError(
+      `refusing to run program ${JSON.stringify(program)}: not a plain command name or absolute path`
+    );
+  }
+  for (const arg of args) {
+    if (typeof arg !== "string" || !SAFE_ARG.test(arg)) {
+      throw new UnsafeArgumentError(
+        `refusing to pass argument ${JSON.stringify(arg)} to ${program}: only printable ASCII (no control characters), at most 4096 characters`
+      );
+    }
+  }
+}
+function quoteForRemoteShell(arg) {
+  if (/^[A-Za-z0-9_./-][A-Za-z0-9_@%+=:,./-]*$/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+function remoteCommandLine(argv) {
+  assertSafeArgv(argv);
+  return argv.map(quoteForRemoteShell).join(" ");
+}
+
+// src/slurm/local-transport.ts
+function createLocalTransport(options = {}) {
+  const defaultTimeout = options.timeoutMs ?? 3e4;
+  const base = { ...options.inherit ?? process.env, ...options.env };
+  return {
+    description: "the local login node",
+    run(argv, runOptions = {}) {
+      assertSafeArgv(argv);
+      const [file, ...args] = argv;
+      const timeout = runOptions.timeoutMs ?? defaultTimeout;
+      const env = plainCommandEnvironment(base, runOptions.env);
+      return new Promise((resolve4, reject) => {
+        execFile(
+          file,
+          args,
+          { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
+          (error2, stdout, stderr) => {
+            if (!error2) return resolve4({ stdout, stderr, code: 0 });
+            const e = error2;
+            if (e.killed) {
+              return reject(
+                new CommandTimeoutError(
+                  `\`${argv.join(" ")}\` did not finish within ${timeout} ms (stopped)`
+                )
+              );
+            }
+            if (typeof e.code === "number") return resolve4({ stdout, stderr, code: e.code });
+            if (e.code === "ENOENT") {
+              return reject(
+                new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
+              );
+            }
+            reject(new SlurmError(`\`${argv.join(" ")}\` could not run: ${e.message}`));
+          }
+        );
+      });
+    },
+    async close() {
+    }
+  };
+}
+
+// src/slurm/ssh-transport.ts
+import { createHash as createHash2 } from "node:crypto";
+
+// node_modules/node-ssh/lib/esm/index.mjs
+var import_is_stream = __toESM(require_is_stream(), 1);
+var import_make_dir = __toESM(require_make_dir(), 1);
+import invariant2, { AssertionError } from "assert";
+import fs4 from "fs";
+import fsPath2 from "path";
+
+// node_modules/sb-promise-queue/lib/esm/index.mjs
+var PromiseQueue = class {
+  constructor({ concurrency = 1 } = {}) {
+    this.options = { concurrency };
+    this.running = 0;
+    this.queue = [];
+    this.idleCallbacks = [];
+  }
+  clear() {
+    this.queue = [];
+  }
+  onIdle(callback) {
+    this.idleCallbacks.push(callback);
+    return () => {
+      const index = this.idleCallbacks.indexOf(callback);
+      if (index !== -1) {
+        this.idleCallbacks.splice(index, 1);
+      }
+    };
+  }
+  waitTillIdle() {
+    return new Promise((resolve4) => {
+      if (this.running === 0) {
+        resolve4();
+        return;
+      }
+      const dispose = this.onIdle(() => {
+        dispose();
+        resolve4();
+      });
+    });
+  }
+  add(callback) {
+    return new Promise((resolve4, reject) => {
+      const runCallback = () => {
+        this.running += 1;
+        try {
+          Promise.resolve(callback()).then((val) => {
+            resolve4(val);
+            this.processNext();
+          }, (err) => {
+            reject(err);
+            this.processNext();
+          });
+        } catch (err) {
+          reject(err);
+          this.processNext();
+        }
+      };
+      if (this.running >= this.options.concurrency) {
+        this.queue.push(runCallback);
+      } else {
+        runCallback();
+      }
+    });
+  }
+  // Internal function, don't use
+  processNext() {
+    this.running -= 1;
+    const callback = this.queue.shift();
+    if (callback) {
+      callback();
+    } else if (this.running === 0) {
+      this.idleCallbacks.forEach((item) => item());
+    }
+  }
+};
+
+// node_modules/sb-scandir/lib/esm/index.mjs
+import fs3 from "fs";
+import fsPath from "path";
+import invariant from "assert";
+var defaultFilesystem = {
+  join(pathA, pathB) {
+    return fsPath.join(pathA, pathB);
+  },
+  basename(path) {
+    return fsPath.basename(path);
+  },
+  stat(path) {
+    return new Promise((resolve4, reject) => {
+      fs3.stat(path, (err, res) => {
+        if (err) {
+          reject(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  },
+  readdir(path) {
+    return new Promise((resolve4, reject) => {
+      fs3.readdir(path, (err, res) => {
+        if (err) {
+          reject(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  }
+};
+async function scanDirectoryInternal({ path, recursive, validate, result, fileSystem, queue, reject }) {
+  const itemStat = await fileSystem.stat(path);
+  if (itemStat.isFile()) {
+    result.files.push(path);
+  } else if (itemStat.isDirectory()) {
+    result.directories.push(path);
+  }
+  if (!itemStat.isDirectory() || recursive === "none") {
+    return;
+  }
+  const contents = await fileSystem.readdir(path);
+  contents.forEach((item) => {
+    const itemPath = fileSystem.join(path, item);
+    if (!validate(itemPath)) {
+      return;
+    }
+    queue.add(() => scanDirectoryInternal({
+      path: itemPath,
+      recursive: recursive === "shallow" ? "none" : "deep",
+      validate,
+      result,
+      fileSystem,
+      queue,
+      reject
+    })).catch(reject);
+  });
+}
+async function scanDirectory(path, { recursive = true, validate = null, concurrency = Infinity, fileSystem = defaultFilesystem } = {}) {
+  invariant(path && typeof path === "string", "path must be a valid string");
+  invariant(typeof recursive === "boolean", "options.recursive must be a valid boolean");
+  invariant(validate === null || typeof validate === "function", "options.validate must be a valid function");
+  invariant(typeof concurrency === "number", "options.concurrency must be a valid number");
+  invariant(fileSystem !== null && typeof fileSystem === "object", "options.fileSystem must be a valid object");
+  const queue = new PromiseQueue({
+    concurrency
+  });
+  const result = { files: [], directories: [] };
+  const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
+  await new Promise((resolve4, reject) => {
+    scanDirectoryInternal({
+      path,
+      recursive: recursive ? "deep" : "shallow",
+      validate: validate != null ? validate : (item) => mergedFileSystem.basename(item).slice(0, 1) !== ".",
+      result,
+      fileSystem: mergedFileSystem,
+      queue,
+      reject
+    }).then(() => queue.waitTillIdle()).then(resolve4, reject);
+  });
+  return result;
+}
+var esm_default = scanDirectory;
+
+// node_modules/node-ssh/lib/esm/index.mjs
+var import_shell_escape = __toESM(require_shell_escape(), 1);
+var import_ssh2 = __toESM(require_lib3(), 1);
+var DEFAULT_CONCURRENCY = 1;
+var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
+var DEFAULT_TICK = () => {
+};
+var SSHError = class extends Error {
+  constructor(message2, code2 = null) {
+    super(message2);
+    this.code = code2;
+  }
+};
+function unixifyPath(path) {
+  if (path.includes("\\")) {
+    return path.split("\\").join("/");
+  }
+  return path;
+}
+async function readFile(filePath) {
+  return new Promise((resolve4, reject) => {
+    fs4.readFile(filePath, "utf8", (err, res) => {
+      if (err) {
+        reject(err);
+      } else {
+        resolve4(res);
+      }
+    });
+  });
+}
+var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
+async function makeDirectoryWithSftp(path, sftp) {
+  let stats = null;
+  try {
+    stats = await new Promise((resolve4, reject) => {
+      sftp.stat(path, (err, res) => {
+        if (err) {
+          reject(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  } catch (_) {
+  }
+  if (stats) {
+    if (stats.isDirectory()) {
+      return;
+    }
+    throw new Error("mkdir() failed, target already exists and is not a directory");
+  }
+  try {
+    await new Promise((resolve4, reject) => {
+      sftp.mkdir(path, (err) => {
+        if (err) {
+          reject(err);
+        } else {
+          resolve4();
+        }
+      });
+    });
+  } catch (err) {
+    if (err != null && typeof err.stack === "string") {
+      const matches = SFTP_MKDIR_ERR_CODE_REGEXP.exec(err.stack);
+      if (matches != null) {
+        throw new SSHError(err.message, matches[1]);
+      }
+      throw err;
+    }
+  }
+}
+var NodeSSH = class {
+  constructor() {
+    this.connection = null;
+  }
+  getConnection() {
+    const { connection } = this;
+    if (connection == null) {
+      throw new Error("Not connected to server");
+    }
+    return connection;
+  }
+  async connect(givenConfig) {
+    invariant2(givenConfig != null && typeof givenConfig === "object", "config must be a valid object");
+    const config = { ...givenConfig };
+    invariant2(config.username != null && typeof config.username === "string", "config.username must be a valid string");
+    if (config.host != null) {
+      invariant2(typeof config.host === "string", "config.host must be a valid string");
+    } else if (config.sock != null) {
+      invariant2(typeof config.sock === "object", "config.sock must be a valid object");
+    } else {
+      throw new AssertionError({ message: "Either config.host or config.sock must be provided" });
+    }
+    if (config.privateKey != null || config.privateKeyPath != null) {
+      if (config.privateKey != null) {
+        invariant2(typeof config.privateKey === "string", "config.privateKey must be a valid string");
+        invariant2(config.privateKeyPath == null, "config.privateKeyPath must not be specified when config.privateKey is specified");
+      } else if (config.privateKeyPath != null) {
+        invariant2(typeof config.privateKeyPath === "string", "config.privateKeyPath must be a valid string");
+        invariant2(config.privateKey == null, "config.privateKey must not be specified when config.privateKeyPath is specified");
+      }
+      invariant2(config.passphrase == null || typeof config.passphrase === "string", "config.passphrase must be null or a valid string");
+      if (config.privateKeyPath != null) {
+        try {
+          config.privateKey = await readFile(config.privateKeyPath);
+        } catch (err) {
+          if (err != null && err.code === "ENOENT") {
+            throw new AssertionError({ message: "config.privateKeyPath does not exist at given fs path" });
+          }
+          throw err;
+        }
+      }
+    } else if (config.password != null) {
+      invariant2(typeof config.password === "string", "config.password must be a valid string");
+    }
+    if (config.tryKeyboard != null) {
+      invariant2(typeof config.tryKeyboard === "boolean", "config.tryKeyboard must be a valid boolean");
+    }
+    if (config.tryKeyboard) {
+      const { password } = config;
+      if (config.onKeyboardInteractive != null) {
+        invariant2(typeof config.onKeyboardInteractive === "function", "config.onKeyboardInteractive must be a valid function");
+      } else if (password != null) {
+        config.onKeyboardInteractive = (name, instructions, instructionsLang, prompts, finish) => {
+          if (prompts.length > 0 && prompts[0].prompt.toLowerCase().includes("password")) {
+            finish([password]);
+          }
+        };
+      }
+    }
+    const connection = new import_ssh2.default.Client();
+    this.connection = connection;
+    await new Promise((resolve4, reject) => {
+      connection.on("error", reject);
+      if (config.onKeyboardInteractive) {
+        connection.on("keyboard-interactive", config.onKeyboardInteractive);
+      }
+      connection.on("ready", () => {
+        connection.removeListener("error", reject);
+        resolve4();
+      });
+      connection.on("end", () => {
+        if (this.connection === connection) {
+          this.connection = null;
+        }
+      });
+      connection.on("close", () => {
+        if (this.connection === connection) {
+          this.connection = null;
+        }
+        reject(new SSHError("No response from server", "ETIMEDOUT"));
+      });
+      connection.connect(config);
+    });
+    return this;
+  }
+  isConnected() {
+    return this.connection != null;
+  }
+  async requestShell(options) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject) => {
+      connection.on("error", reject);
+      const callback = (err, res) => {
+        connection.removeListener("error", reject);
+        if (err) {
+          reject(err);
+        } else {
+          resolve4(res);
+        }
+      };
+      if (options == null) {
+        connection.shell(callback);
+      } else {
+        connection.shell(options, callback);
+      }
+    });
+  }
+  async withShell(callback, options) {
+    invariant2(typeof callback === "function", "callback must be a valid function");
+    const shell = await this.requestShell(options);
+    try {
+      await callback(shell);
+    } finally {
+      shell.destroy();
+    }
+  }
+  async requestSFTP() {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject) => {
+      connection.on("error", reject);
+      connection.sftp((err, res) => {
+        connection.removeListener("error", reject);
+        if (err) {
+          reject(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  }
+  async withSFTP(callback) {
+    invariant2(typeof callback === "function", "callback must be a valid function");
+    const sftp = await this.requestSFTP();
+    try {
+      await callback(sftp);
+    } finally {
+      sftp.end();
+    }
+  }
+  async execCommand(givenCommand, options = {}) {
+    invariant2(typeof givenCommand === "string", "command must be a valid string");
+    invariant2(options != null && typeof options === "object", "options must be a valid object");
+    invariant2(options.cwd == null || typeof options.cwd === "string", "options.cwd must be a valid string");
+    invariant2(options.stdin == null || typeof options.stdin === "string" || import_is_stream.default.readable(options.stdin), "options.stdin must be a valid string or readable stream");
+    invariant2(options.execOptions == null || typeof options.execOptions === "object", "options.execOptions must be a valid object");
+    invariant2(options.encoding == null || typeof options.encoding === "string", "options.encoding must be a valid string");
+    invariant2(options.onChannel == null || typeof options.onChannel === "function", "options.onChannel must be a valid function");
+    invariant2(options.onStdout == null || typeof options.onStdout === "function", "options.onStdout must be a valid function");
+    invariant2(options.onStderr == null || typeof options.onStderr === "function", "options.onStderr must be a valid function");
+    invariant2(options.noTrim == null || typeof options.noTrim === "boolean", "options.noTrim must be a boolean");
+    let command = givenCommand;
+    if (options.cwd) {
+      command = `cd ${(0, import_shell_escape.default)([options.cwd])} ; ${command}`;
+    }
+    const connection = this.getConnection();
+    const output = { stdout: [], stderr: [] };
+    return new Promise((resolve4, reject) => {
+      connection.on("error", reject);
+      connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
+        connection.removeListener("error", reject);
+        if (err) {
+          reject(err);
+          return;
+        }
+        if (options.onChannel) {
+          options.onChannel(channel);
+        }
+        channel.on("data", (chunk) => {
+          if (options.onStdout)
+            options.onStdout(chunk);
+          output.stdout.push(chunk.toString(options.encoding));
+        });
+        channel.stderr.on("data", (chunk) => {
+          if (options.onStderr)
+            options.onStderr(chunk);
+          output.stderr.push(chunk.toString(options.encoding));
+        });
+        if (options.stdin != null) {
+          if (import_is_stream.default.readable(options.stdin)) {
+            options.stdin.pipe(channel, {
+              end: true
+            });
+          } else {
+            channel.write(options.stdin);
+            channel.end();
+          }
+        } else {
+          channel.end();
+        }
+        let code2 = null;
+        let signal = null;
+        channel.on("exit", (code_, signal_) => {
+          code2 = code_ !== null && code_ !== void 0 ? code_ : null;
+          signal = signal_ !== null && signal_ !== void 0 ? signal_ : null;
+        });
+        channel.on("close", () => {
+          let stdout = output.stdout.join("");
+          let stderr = output.stderr.join("");
+          if (options.noTrim !== true) {
+            stdout = stdout.trim();
+            stderr = stderr.trim();
+          }
+          resolve4({
+            code: code2 != null ? code2 : null,
+            signal: signal != null ? signal : null,
+            stdout,
+            stderr
+          });
+        });
+      });
+    });
+  }
+  async exec(command, parameters, options = {}) {
+    invariant2(typeof command === "string", "command must be a valid string");
+    invariant2(Array.isArray(parameters), "parameters must be a valid array");
+    invariant2(options != null && typeof options === "object", "options must be a valid object");
+    invariant2(options.stream == null || ["both", "stdout", "stderr"].includes(options.stream), "options.stream must be one of both, stdout, stderr");
+    for (let i = 0, { length } = parameters; i < length; i += 1) {
+      invariant2(typeof parameters[i] === "string", `parameters[${i}] must be a valid string`);
+    }
+    const completeCommand = `${command}${parameters.length > 0 ? ` ${(0, import_shell_escape.default)(parameters)}` : ""}`;
+    const response = await this.execCommand(completeCommand, options);
+    if (options.stream == null || options.stream === "stdout") {
+      if (response.stderr) {
+        throw new Error(response.stderr);
+      }
+      return response.stdout;
+    }
+    if (options.stream === "stderr") {
+      return response.stderr;
+    }
+    return response;
+  }
+  async mkdir(path, method = "sftp", givenSftp = null) {
+    invariant2(typeof path === "string", "path must be a valid string");
+    invariant2(typeof method === "string" && (method === "sftp" || method === "exec"), "method must be either sftp or exec");
+    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
+    if (method === "exec") {
+      await this.exec("mkdir", ["-p", unixifyPath(path)]);
+      return;
+    }
+    const sftp = givenSftp || await this.requestSFTP();
+    const makeSftpDirectory = async (retry2) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
+      if (!retry2 || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
+        throw error2;
+      }
+      await this.mkdir(fsPath2.dirname(path), "sftp", sftp);
+      await makeSftpDirectory(false);
+    });
+    try {
+      await makeSftpDirectory(true);
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async getFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
+    invariant2(typeof localFile === "string", "localFile must be a valid string");
+    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
+    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
+    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
+    const sftp = givenSftp || await this.requestSFTP();
+    try {
+      await new Promise((resolve4, reject) => {
+        sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
+          if (err) {
+            reject(err);
+          } else {
+            resolve4();
+          }
+        });
+      });
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async putFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
+    invariant2(typeof localFile === "string", "localFile must be a valid string");
+    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
+    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
+    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
+    invariant2(await new Promise((resolve4) => {
+      fs4.access(localFile, fs4.constants.R_OK, (err) => {
+        resolve4(err === null);
+      });
+    }), `localFile does not exist at ${localFile}`);
+    const sftp = givenSftp || await this.requestSFTP();
+    const putFile = (retry2) => {
+      return new Promise((resolve4, reject) => {
+        sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
+          if (err == null) {
+            resolve4();
+            return;
+          }
+          if (err.message === "No such file" && retry2) {
+            resolve4(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+          } else {
+            reject(err);
+          }
+        });
+      });
+    };
+    try {
+      await putFile(true);
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async putFiles(files, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {} } = {}) {
+    invariant2(Array.isArray(files), "files must be an array");
+    for (let i = 0, { length } = files; i < length; i += 1) {
+      const file = files[i];
+      invariant2(file, "files items must be valid objects");
+      invariant2(file.local && typeof file.local === "string", `files[${i}].local must be a string`);
+      invariant2(file.remote && typeof file.remote === "string", `files[${i}].remote must be a string`);
+    }
+    const transferred = [];
+    const sftp = givenSftp || await this.requestSFTP();
+    const queue = new PromiseQueue({ concurrency });
+    try {
+      await new Promise((resolve4, reject) => {
+        files.forEach((file) => {
+          queue.add(async () => {
+            await this.putFile(file.local, file.remote, sftp, transferOptions);
+            transferred.push(file);
+          }).catch(reject);
+        });
+        queue.waitTillIdle().then(resolve4);
+      });
+    } catch (error2) {
+      if (error2 != null) {
+        error2.transferred = transferred;
+      }
+      throw error2;
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
+    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
+    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
+    const localDirectoryStat = await new Promise((resolve4) => {
+      fs4.stat(localDirectory, (err, stat2) => {
+        resolve4(stat2 || null);
+      });
+    });
+    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
+    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
+    const sftp = givenSftp || await this.requestSFTP();
+    const scanned = await esm_default(localDirectory, {
+      recursive,
+      validate
+    });
+    const files = scanned.files.map((item) => fsPath2.relative(localDirectory, item));
+    const directories = scanned.directories.map((item) => fsPath2.relative(localDirectory, item));
+    directories.sort((a, b) => a.length - b.length);
+    let failed = false;
+    try {
+      await new Promise((resolve4, reject) => {
+        const queue = new PromiseQueue({ concurrency });
+        directories.forEach((directory) => {
+          queue.add(async () => {
+            await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
+          }).catch(reject);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+      await new Promise((resolve4, reject) => {
+        const queue = new PromiseQueue({ concurrency });
+        files.forEach((file) => {
+          queue.add(async () => {
+            const localFile = fsPath2.join(localDirectory, file);
+            const remoteFile = fsPath2.join(remoteDirectory, file);
+            try {
+              await this.putFile(localFile, remoteFile, sftp, transferOptions);
+              tick(localFile, remoteFile, null);
+            } catch (_) {
+              failed = true;
+              tick(localFile, remoteFile, _);
+            }
+          }).catch(reject);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+    return !failed;
+  }
+  async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
+    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
+    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
+    const localDirectoryStat = await new Promise((resolve4) => {
+      fs4.stat(localDirectory, (err, stat2) => {
+        resolve4(stat2 || null);
+      });
+    });
+    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
+    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
+    const sftp = givenSftp || await this.requestSFTP();
+    const scanned = await esm_default(remoteDirectory, {
+      recursive,
+      validate,
+      concurrency,
+      fileSystem: {
+        basename(path) {
+          return fsPath2.posix.basename(path);
+        },
+        join(pathA, pathB) {
+          return fsPath2.posix.join(pathA, pathB);
+        },
+        readdir(path) {
+          return new Promise((resolve4, reject) => {
+            sftp.readdir(path, (err, res) => {
+              if (err) {
+                reject(err);
+              } else {
+                resolve4(res.map((item) => item.filename));
+              }
+            });
+          });
+        },
+        stat(path) {
+          return new Promise((resolve4, reject) => {
+            sftp.stat(path, (err, res) => {
+              if (err) {
+                reject(err);
+              } else {
+                resolve4(res);
+              }
+            });
+          });
+        }
+      }
+    });
+    const files = scanned.files.map((item) => fsPath2.relative(remoteDirectory, item));
+    const directories = scanned.directories.map((item) => fsPath2.relative(remoteDirectory, item));
+    directories.sort((a, b) => a.length - b.length);
+    let failed = false;
+    try {
+      await new Promise((resolve4, reject) => {
+        const queue = new PromiseQueue({ concurrency });
+        directories.forEach((directory) => {
+          queue.add(async () => {
+            await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
+          }).catch(reject);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+      await new Promise((resolve4, reject) => {
+        const queue = new PromiseQueue({ concurrency });
+        files.forEach((file) => {
+          queue.add(async () => {
+            const localFile = fsPath2.join(localDirectory, file);
+            const remoteFile = fsPath2.join(remoteDirectory, file);
+            try {
+              await this.getFile(localFile, remoteFile, sftp, transferOptions);
+              tick(localFile, remoteFile, null);
+            } catch (_) {
+              failed = true;
+              tick(localFile, remoteFile, _);
+            }
+          }).catch(reject);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+    return !failed;
+  }
+  forwardIn(remoteAddr, remotePort, onConnection) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject) => {
+      connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
+        if (error2) {
+          reject(error2);
+          return;
+        }
+        const handler2 = (details, acceptConnection, rejectConnection) => {
+          if (details.destIP === remoteAddr && details.destPort === port) {
+            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
+          }
+        };
+        if (onConnection) {
+          connection.on("tcp connection", handler2);
+        }
+        const dispose = () => {
+          return new Promise((_resolve, _reject) => {
+            connection.off("tcp connection", handler2);
+            connection.unforwardIn(remoteAddr, port, (_error) => {
+              if (_error) {
+                _reject(error2);
+              }
+              _resolve();
+            });
+          });
+        };
+        resolve4({ port, dispose });
+      });
+    });
+  }
+  forwardOut(srcIP, srcPort, dstIP, dstPort) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject) => {
+      connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
+        if (error2) {
+          reject(error2);
+          return;
+        }
+        resolve4(channel);
+      });
+    });
+  }
+  forwardInStreamLocal(socketPath, onConnection) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject) => {
+      connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
+        if (error2) {
+          reject(error2);
+          return;
+        }
+        const handler2 = (details, acceptConnection, rejectConnection) => {
+          if (details.socketPath === socketPath) {
+            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
+          }
+        };
+        if (onConnection) {
+          connection.on("unix connection", handler2);
+        }
+        const dispose = () => {
+          return new Promise((_resolve, _reject) => {
+            connection.off("unix connection", handler2);
+            connection.openssh_unforwardInStreamLocal(socketPath, (_error) => {
+              if (_error) {
+                _reject(_error);
+              }
+              _resolve();
+            });
+          });
+        };
+        resolve4({ dispose });
+      });
+    });
+  }
+  forwardOutStreamLocal(socketPath) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject) => {
+      connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
+        if (error2) {
+          reject(error2);
+          return;
+        }
+        resolve4(channel);
+      });
+    });
+  }
+  dispose() {
+    if (this.connection) {
+      this.connection.end();
+      this.connection = null;
+    }
+  }
+};
+
+// src/slurm/ssh-transport.ts
+var HOST_KEY_ALGORITHMS = {
+  "ssh-ed25519": ["ssh-ed25519"],
+  "ssh-rsa": ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"],
+  "ecdsa-sha2-nistp256": ["ecdsa-sha2-nistp256"],
+  "ecdsa-sha2-nistp384": ["ecdsa-sha2-nistp384"],
+  "ecdsa-sha2-nistp521": ["ecdsa-sha2-nistp521"]
+};
+function fingerprint(blob) {
+  return `SHA256:${createHash2("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
+}
+function parseKnownHostKey(text2) {
+  const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
+    text2.trim()
+  );
+  if (!m?.[1] || !m[2]) {
+    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
+  }
+  return { type: m[1], blob: Buffer.from(m[2], "base64") };
+}
+var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function transient(error2) {
+  const e = error2;
+  if (error2 instanceof HostKeyMismatchError) return false;
+  if (e.level === "client-authentication") return false;
+  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "ENETUNREACH"].includes(
+    e.code ?? ""
+  ) || /timed out|closed|ECONNRESET|Not connected|No response/i.test(e.message ?? "");
+}
+function createSshTransport(options) {
+  const known = parseKnownHostKey(options.knownHostKey);
+  const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
+  const where = `${options.user}@${options.host}:${options.port}`;
+  const connectAttempts = options.connectAttempts ?? 4;
+  const commandRetries = options.commandRetries ?? 2;
+  const backoff = options.backoffMs ?? 500;
+  const envPrefix = Object.entries(options.env ?? {}).map(([k, v]) => {
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(k))
+      throw new SlurmError(`environment name ${JSON.stringify(k)} is not NAME`);
+    return `${k}=${v}`;
+  });
+  let ssh;
+  let connecting;
+  async function connectOnce() {
+    let seen;
+    const client = new NodeSSH();
+    try {
+      await client.connect({
+        host: options.host,
+        port: options.port,
+        username: options.user,
+        privateKey: options.privateKey,
+        readyTimeout: options.connectTimeoutMs ?? 1e4,
+        keepaliveInterval: 5e3,
+        keepaliveCountMax: 3,
+        tryKeyboard: false,
+        algorithms: { serverHostKey: algorithms },
+        hostVerifier: (key) => {
+          seen = key;
+          return key.equals(known.blob);
+        }
+      });
+    } catch (error2) {
+      client.dispose();
+      if (seen && !seen.equals(known.blob)) {
+        throw new HostKeyMismatchError(
+          `refusing ${where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
+        );
+      }
+      throw error2;
+    }
+    client.connection?.on("close", () => {
+      if (ssh === client) ssh = void 0;
+    });
+    client.connection?.on("error", () => {
+      if (ssh === client) ssh = void 0;
+    });
+    return client;
+  }
+  async function connect() {
+    if (ssh?.isConnected()) return ssh;
+    connecting ??= (async () => {
+      let last;
+      for (let attempt = 1; attempt <= connectAttempts; attempt++) {
+        try {
+          ssh = await connectOnce();
+          return ssh;
+        } catch (error2) {
+          last = error2;
+          if (!transient(error2) || attempt === connectAttempts) break;
+          await sleep(backoff * 2 ** (attempt - 1));
+        }
+      }
+      if (last instanceof SlurmError) throw last;
+      const e = last;
+      if (e?.level === "client-authentication") {
+        throw new SlurmError(
+          `SSH to ${where} refused the private key (key authentication only): ${e.message}`
+        );
+      }
+      throw new ConnectionLostError(
+        `cannot connect to ${where} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
+      );
+    })().finally(() => {
+      connecting = void 0;
+    });
+    return connecting;
+  }
+  async function runOnce(argv, timeout, commandEnv) {
+    const client = await connect();
+    assertSafeArgv(argv);
+    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
+    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    let channel;
+    let timer;
+    const timedOut = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        channel?.close();
+        reject(
+          new CommandTimeoutError(
+            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+          )
+        );
+      }, timeout);
+    });
+    try {
+      const result = await Promise.race([
+        client.execCommand(line, {
+          noTrim: true,
+          onChannel: (c) => {
+            channel = c;
+          }
+        }),
+        timedOut
+      ]);
+      if (result.code === null) {
+        if (ssh === client) ssh = void 0;
+        client.dispose();
+        throw new ConnectionLostError(
+          `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
+        );
+      }
+      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+    } catch (error2) {
+      if (error2 instanceof SlurmError) throw error2;
+      if (ssh === client) ssh = void 0;
+      client.dispose();
+      throw new ConnectionLostError(
+        `connection to ${where} failed while running \`${argv.join(" ")}\`: ${error2.message}`
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return {
+    description: where,
+    async run(argv, runOptions = {}) {
+      const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await runOnce(argv, timeout, runOptions.env);
+        } catch (error2) {
+          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
+          if (!retry2) throw error2;
+          await sleep(backoff * 2 ** attempt);
+        }
+      }
+    },
+    async close() {
+      ssh?.dispose();
+      ssh = void 0;
+    }
+  };
+}
+
+// src/slurm/for-cluster.ts
+function sshPrivateKey(env) {
+  const text2 = env.TOPO_SSH_KEY;
+  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
+`;
+  const file = env.TOPO_SSH_KEY_FILE;
+  if (file && file.trim() !== "") {
+    try {
+      return readFileSync3(file, "utf8");
+    } catch (error2) {
+      throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
+    }
+  }
+  throw new SlurmError(
+    "the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)"
+  );
+}
+function slurmClientForCluster(name, cluster, options = {}) {
+  return createSlurmClient(transportForCluster(name, cluster, options), options);
+}
+function transportForCluster(name, cluster, options = {}) {
+  const env = options.env ?? process.env;
+  if (cluster.transport === "local") {
+    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
+  }
+  if (!cluster.host || !cluster.user || !cluster.known_host_key) {
+    throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
+  }
+  return createSshTransport({
+    host: cluster.host,
+    port: cluster.port ?? 22,
+    user: cluster.user,
+    knownHostKey: cluster.known_host_key,
+    privateKey: sshPrivateKey(env),
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs
+  });
+}
+
+// src/usecases/prepare.ts
+import { posix as posix4 } from "node:path";
+
+// src/github/contents.ts
+var status = (e) => e.status;
+function githubFileSource(octokit, at) {
+  const cache = /* @__PURE__ */ new Map();
+  const get = (path) => {
+    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache.get(clean3);
+    if (!pending) {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
+        if (status(e) === 404) return void 0;
+        throw e;
+      });
+      cache.set(clean3, pending);
+    }
+    return pending;
+  };
+  return {
+    async read(path) {
+      const data = await get(path);
+      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
+        return void 0;
+      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean3) return void 0;
+      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+    },
+    async list(dir) {
+      const data = await get(dir);
+      if (!Array.isArray(data)) return void 0;
+      return data.map((entry) => entry.name).sort();
+    }
+  };
+}
+async function changedFiles(octokit, pull) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pull, per_page: 100 });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ path: f.filename, status: f.status }));
+}
+
+// src/topology/issues.ts
+function formatKeyPath(path) {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+function sortIssues(issues) {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
+function formatIssue(issue2) {
+  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
+  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
+}
+
 // src/topology/overrides.ts
 var OVERRIDE_SYNTAX = /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
 var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
@@ -66906,7 +69979,7 @@ function placeholderIssues(loaded, under = [], severity = "warning") {
 import { posix as posix2 } from "node:path";
 
 // src/topology/expand.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 function isPlainObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -67069,7 +70142,7 @@ function canonicalJson(value) {
   return JSON.stringify(value);
 }
 function topologyHash(expanded) {
-  return createHash2("sha256").update(canonicalJson(normalise(expanded))).digest("hex");
+  return createHash3("sha256").update(canonicalJson(normalise(expanded))).digest("hex");
 }
 function hash8(expanded) {
   return topologyHash(expanded).slice(0, 8);
@@ -68951,1271 +72024,6 @@ function clustersRuleIssues(loaded, file) {
 import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
-    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
-// src/analysis/series.ts
-function clean(series) {
-  if (!series) return { samples: [], dropped: 0 };
-  let dropped = 0;
-  const byTime = /* @__PURE__ */ new Map();
-  for (const s of series) {
-    if (!Number.isFinite(s.t) || !Number.isFinite(s.v) || s.v < 0) {
-      dropped++;
-      continue;
-    }
-    byTime.set(s.t, s.v);
-  }
-  const samples = [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ t, v }));
-  return { samples, dropped };
-}
-function lastAtOrBefore(s, x) {
-  let lo = 0;
-  let hi = s.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (s[mid].t <= x) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-function valueAt(s, x) {
-  if (s.length === 0) return void 0;
-  const i = lastAtOrBefore(s, x);
-  if (i < 0) return s[0].v;
-  if (i >= s.length - 1) return s[s.length - 1].v;
-  const a = s[i];
-  const b = s[i + 1];
-  if (b.t === a.t) return b.v;
-  return a.v + (b.v - a.v) * (x - a.t) / (b.t - a.t);
-}
-function mean(xs) {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN;
-}
-function stdev(xs) {
-  if (xs.length < 2) return Number.NaN;
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
-}
-function median(xs) {
-  if (!xs.length) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-function linearFit(xs, ys) {
-  const n = xs.length;
-  const mx = mean(xs);
-  const my = mean(ys);
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < n; i++) {
-    sxx += (xs[i] - mx) ** 2;
-    sxy += (xs[i] - mx) * (ys[i] - my);
-  }
-  const b = sxx > 0 ? sxy / sxx : 0;
-  const a = my - b * mx;
-  let sse = 0;
-  for (let i = 0; i < n; i++) sse += (ys[i] - a - b * xs[i]) ** 2;
-  const seB = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : Number.POSITIVE_INFINITY;
-  return { a, b, seB };
-}
-var T975 = [
-  12.706,
-  4.303,
-  3.182,
-  2.776,
-  2.571,
-  2.447,
-  2.365,
-  2.306,
-  2.262,
-  2.228,
-  2.201,
-  2.179,
-  2.16,
-  2.145,
-  2.131,
-  2.12,
-  2.11,
-  2.101,
-  2.093,
-  2.086,
-  2.08,
-  2.074,
-  2.069,
-  2.064,
-  2.06,
-  2.056,
-  2.052,
-  2.048,
-  2.045,
-  2.042
-];
-function tQuantile975(df) {
-  if (df < 1) return Number.POSITIVE_INFINITY;
-  return df <= 30 ? T975[Math.floor(df) - 1] : 1.96 + 2.4 / df;
-}
-function medianStep(s) {
-  const d = [];
-  for (let i = 1; i < s.length; i++) d.push(s[i].t - s[i - 1].t);
-  return median(d);
-}
-function gaps(s, factor = 3) {
-  const step = medianStep(s);
-  if (!Number.isFinite(step) || step <= 0) return [];
-  const out = [];
-  for (let i = 1; i < s.length; i++) {
-    const a = s[i - 1].t;
-    const b = s[i].t;
-    if (b - a > factor * step) out.push([a, b]);
-  }
-  return out;
-}
-function round(x, digits = 3) {
-  if (!Number.isFinite(x)) return x;
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-function toRunMinutes(points, ts0, timeScale) {
-  return points.map(([ts, v]) => ({ t: (ts - ts0) * timeScale / 60, v }));
-}
-function minMeanMax(values) {
-  const f = values.filter(Number.isFinite);
-  if (!f.length) return { min: null, mean: null, max: null };
-  return { min: round(Math.min(...f)), mean: round(mean(f)), max: round(Math.max(...f)) };
-}
-function monotone(s) {
-  let offset = 0;
-  let prev = 0;
-  return s.map((p) => {
-    if (p.v < prev) offset += prev;
-    prev = p.v;
-    return { t: p.t, v: p.v + offset };
-  });
-}
-function sumCounters(series) {
-  const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
-  const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
-  return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
-}
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
-// src/analysis/estimators.ts
-function increase(s, a, b) {
-  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-function lag1(xs) {
-  if (xs.length < 4) return 0;
-  const m = mean(xs);
-  let num3 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d = xs[i] - m;
-    den += d * d;
-    if (i > 0) num3 += d * (xs[i - 1] - m);
-  }
-  return den > 0 ? num3 / den : 0;
-}
-function inflation(rho) {
-  const r = Math.min(0.8, Math.max(0, rho));
-  return (1 + r) / (1 - r);
-}
-function tWiden(batches) {
-  return tQuantile975(batches - 1) / 1.96;
-}
-function completionRate(n, from, to, batch, inFlight) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2) return void 0;
-  const start = to - k * batch;
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
-  }
-  const rates = perBatch.map((b) => b.rate);
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const rho = lag1(rates);
-  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
-  const span = k * batch;
-  const L = inFlight ?? Math.max(1, r);
-  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
-  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
-  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
-  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
-}
-function meanInFlight(active, from, to) {
-  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
-  return inside.length ? mean(inside) : void 0;
-}
-function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2 || !(inFlight.value > 0)) return void 0;
-  const start = to - k * batch;
-  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
-  const centres = starts.map((a) => a + batch / 2);
-  const ds = starts.map((a) => increase(sum, a, a + batch));
-  const dc = starts.map((a) => increase(count2, a, a + batch));
-  const S = ds.reduce((a, b) => a + b, 0);
-  const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
-  const W = S / C;
-  const cBar = C / k;
-  const residuals = ds.map((s, j) => s - W * dc[j]);
-  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
-  const swing = (j) => cycle ? cycle.fitted[j] : 0;
-  const resid = residuals.map((e, j) => e - swing(j));
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const s = ds[j] - swing(j);
-    const c = dc[j];
-    if (c > 0 && (!cycle || s > 0))
-      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
-  }
-  if (perBatch.length < 2) return void 0;
-  const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
-  const df = cycle ? k - 3 : k - 1;
-  const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
-  const rate = inFlight.value / (W / 60);
-  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
-  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
-  return {
-    rate,
-    se: rate * relSe,
-    method: "littles-law",
-    batches: k,
-    batchMinutes: batch,
-    perBatch,
-    notes,
-    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
-  };
-}
-function littleNotes(C, W, inFlight, cycle) {
-  return [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
-}
-function harmonicFit(t, y, periods) {
-  const m = y.length;
-  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
-  const centre = mean(t);
-  const x = t.map((v) => v - centre);
-  const lf = linearFit(x, y);
-  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
-  if (!(sse0 > 0)) return void 0;
-  let best;
-  let tried = 0;
-  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
-    if (periods.exclude?.(period)) continue;
-    const w2 = 2 * Math.PI / period;
-    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
-    const beta = leastSquares(rows, y);
-    if (!beta) continue;
-    tried++;
-    const sse = y.reduce((a2, v, i) => {
-      const r = rows[i];
-      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
-    }, 0);
-    if (!best || sse < best.sse) best = { period, sse, beta };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m - 4;
-  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  const w = 2 * Math.PI / best.period;
-  const [, , a, b] = best.beta;
-  return {
-    period: best.period,
-    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
-    amplitude: Math.hypot(a, b),
-    p,
-    tried
-  };
-}
-function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
-  if (!(maxPeriod > minPeriod)) return void 0;
-  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
-  return fit && fit.p < alpha ? fit : void 0;
-}
-function leastSquares(rows, y) {
-  const n = rows[0].length;
-  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
-  rows.forEach((r, i) => {
-    for (let p = 0; p < n; p++) {
-      const row = a[p];
-      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
-      row[n] = row[n] + r[p] * y[i];
-    }
-  });
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
-    const pivot = a[piv];
-    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
-    a[piv] = a[c];
-    a[c] = pivot;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const row = a[r];
-      const k = row[c] / pivot[c];
-      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
-    }
-  }
-  return a.map((row, c) => row[n] / row[c]);
-}
-function combineRates(c, l) {
-  if (!c || !l) return c ?? l;
-  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
-  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
-    return {
-      ...c,
-      notes: [
-        ...c.notes,
-        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
-      ]
-    };
-  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
-  const rate = wl * l.rate + (1 - wl) * c.rate;
-  const se = wl * l.se + (1 - wl) * c.se;
-  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
-  const main2 = method === "completions" ? c : l;
-  return {
-    rate,
-    se,
-    method,
-    batches: main2.batches,
-    batchMinutes: main2.batchMinutes,
-    perBatch: main2.perBatch,
-    notes: [
-      ...l.notes,
-      ...c.notes,
-      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
-    ]
-  };
-}
-function driftOf(perBatch, autocorrelated = true) {
-  if (perBatch.length < 3) return void 0;
-  const r = mean(perBatch.map((b) => b.rate));
-  if (!(r > 0)) return void 0;
-  const fit = linearFit(
-    perBatch.map((b) => b.t),
-    perBatch.map((b) => b.rate)
-  );
-  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
-  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
-}
-function harmonicCycle(y, minPeriod, exclude = () => false) {
-  const m = y.length;
-  if (m < 12) return void 0;
-  const span = y[m - 1].t - y[0].t;
-  const mu = mean(y.map((p) => p.v));
-  if (!(mu > 0) || !(span > 0)) return void 0;
-  const step = span / (m - 1);
-  const fit = harmonicFit(
-    y.map((p) => p.t),
-    y.map((p) => p.v),
-    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
-  );
-  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
-}
-
-// src/analysis/detector.ts
-var DEFAULT_DETECTOR_SETTINGS = {
-  warmup_floor_minutes: 10,
-  window_minutes: 5,
-  max_relative_range: 0.02,
-  max_relative_slope_per_hour: 0.05,
-  consecutive_windows: 3,
-  max_ci_relative: 0.03,
-  stale_after_minutes: 3,
-  stall_minutes: 10,
-  max_failure_rate: 0.05,
-  min_cycle_amplitude: 0.1
-};
-function defaultRunEndMinutes() {
-  const [h, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h * 60 + m - TIMELINE.startupMinutes;
-}
-function prepare(input, evidence) {
-  const f = clean(input.fullRun);
-  const n = clean(input.completed);
-  const e = clean(input.elapsed);
-  const dropped = f.dropped + n.dropped + e.dropped;
-  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = monotone(n.samples);
-  let es = e.samples;
-  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
-  if (es.length === 0) {
-    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
-  }
-  if (ns.length === 0 && f.samples.length) {
-    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
-    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
-  }
-  const measured3 = e.samples.filter((x) => x.v > 0);
-  const offset = measured3.length ? Math.max(...measured3.map((x) => x.v - 60 * x.t)) : 0;
-  return {
-    n: ns,
-    e: es,
-    f: f.samples,
-    offset: Number.isFinite(offset) ? offset : 0,
-    sum: monotone(clean(input.durationSum).samples),
-    count: monotone(clean(input.durationCount).samples),
-    active: clean(input.activeRollouts).samples
-  };
-}
-function project(p, t, r, input) {
-  const nNow = valueAt(p.n, t) ?? 0;
-  const eNow = valueAt(p.e, t) ?? 0;
-  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
-  let horizon = {
-    end: wallEnd,
-    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
-  };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
-    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
-  const dt = Math.max(0, horizon.end - t);
-  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
-  const total = nNow + r * dt;
-  return { value: eEnd / total, horizon, future: r * dt, total };
-}
-function requeuedEnd(t, need, wallEnd, input) {
-  const n = input.expectedRollouts;
-  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
-  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
-  const perJob = wallEnd - REQUEUE.leadMinutes;
-  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
-  if (requeues <= 0 || perJob <= 0) return null;
-  const beyond = need - Math.max(0, perJob - t);
-  const jobs = Math.ceil(beyond / perJob);
-  if (jobs > requeues)
-    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
-  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
-}
-function fitAt(p, input, plan, t) {
-  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
-  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
-  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
-  const rate = combineRates(c, l);
-  if (!rate) return void 0;
-  const proj = project(p, t, rate.rate, input);
-  const relRate = rate.se / rate.rate * (proj.future / proj.total);
-  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
-  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
-  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
-  const trend = driftOf(rate.perBatch);
-  return {
-    rate,
-    proj,
-    lo: proj.value * Math.exp(-1.96 * rel),
-    hi: proj.value * Math.exp(1.96 * rel),
-    drift,
-    trend
-  };
-}
-function countWander(n, a, b) {
-  const inside = n.filter((x) => x.t >= a && x.t <= b);
-  if (inside.length < 4) return 0;
-  const fit = linearFit(
-    inside.map((x) => x.t),
-    inside.map((x) => x.v)
-  );
-  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
-  return Math.sqrt(ss / (inside.length - 2));
-}
-function meanDuration(p, a, b) {
-  const c = increase(p.count, a, b);
-  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
-}
-function rateSteps(n, from, to, minStep) {
-  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return [];
-  const step = Math.max(minStep, 10 / overall);
-  const m = Math.floor((to - from) / step);
-  const out = [];
-  for (let i = 0; i < m; i++) {
-    const a = from + i * step;
-    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
-  }
-  return out;
-}
-function interval(value, a, b, digits = 4) {
-  return {
-    value: round(value, digits),
-    low: round(Math.min(a, b), digits),
-    high: round(Math.max(a, b), digits)
-  };
-}
-function detect(input) {
-  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
-  const evidence = [];
-  const p = prepare(input, evidence);
-  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
-  const f = frameOf(input, s, p, evidence);
-  const unhealthy = healthProblems(f);
-  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
-  const warmup = warmupOf(f, firstProduction);
-  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
-    return unsettledVerdict(f, firstProduction, warmup.floor);
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
-  const { plan, cycle } = fitPlan(f, warmup.end);
-  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
-  const latest = checks[0]?.fit;
-  if (!latest)
-    return {
-      ...f.base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmup.end - f.t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
-      ]
-    };
-  const common = steadyFields(f, plan, latest);
-  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
-}
-function early(f, state2, why, more = {}) {
-  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
-}
-function noData(input, evidence) {
-  return {
-    state: input.targetsUp === false ? "unhealthy" : "no-data",
-    minutes_of_data: 0,
-    warmup_end_minutes: null,
-    current_full_run: null,
-    value: null,
-    projected_full_run: null,
-    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
-  };
-}
-function frameOf(input, s, p, evidence) {
-  const all = [...p.f, ...p.n];
-  const t0 = Math.min(...all.map((x) => x.t));
-  const tLast = Math.max(...all.map((x) => x.t));
-  const now = input.now ?? tLast;
-  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
-  const base = {
-    minutes_of_data: round(now - t0, 2),
-    current_full_run: lastF === null ? null : round(lastF, 4)
-  };
-  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
-  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
-}
-function healthProblems(f) {
-  const { input, s, p, t0, tLast, now, step } = f;
-  const W = s.window_minutes;
-  const unhealthy = [];
-  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
-  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
-  if (now - tLast > stale)
-    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
-  const nLast = p.n[p.n.length - 1].v;
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== void 0) {
-    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
-    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
-  }
-  const failed = clean(input.failed).samples;
-  if (failed.length && tLast - t0 >= W) {
-    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
-    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
-      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
-  }
-  return unhealthy;
-}
-function warmupOf(f, firstProduction) {
-  const { s, p, t0, tLast, step } = f;
-  const W = s.window_minutes;
-  const floor = t0 + s.warmup_floor_minutes;
-  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
-  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
-    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
-  return {
-    end,
-    floor,
-    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
-  };
-}
-function unsettledVerdict(f, firstProduction, floor) {
-  const { s, p, tLast } = f;
-  const W = s.window_minutes;
-  const half = firstProduction + (tLast - firstProduction) / 2;
-  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
-  const trend = trendOf(Math.max(half, floor));
-  const drift = significantDrift(trend, s);
-  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return early(
-      f,
-      "drifting",
-      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
-      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
-    );
-  const minutes = f.now - f.t0;
-  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why]);
-}
-function inFlightOf(f, warmupEnd) {
-  const W = f.s.window_minutes;
-  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
-  const cap = f.input.inFlightCapacity;
-  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
-}
-function fitPlan(f, warmupEnd) {
-  const { s, p, tLast, step } = f;
-  const W = s.window_minutes;
-  const inFlight = inFlightOf(f, warmupEnd);
-  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
-  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
-  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
-  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
-  const plan = {
-    warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing a rollout's duration
-    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
-    littleFrom: warmupEnd + (dHat ?? 0),
-    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    littleBatch: W / 2,
-    // a batch holds at least about ten finished rollouts and four scrapes
-    littleFloor: Math.max(
-      4 * (Number.isFinite(step) ? step : 0),
-      recentRate > 0 ? 10 / recentRate : W / 2,
-      W / 10
-    ),
-    ...cycle ? { cycleBlock } : {},
-    inFlight
-  };
-  return { plan, cycle };
-}
-function cycleOf(f, warmupEnd, dHat) {
-  const W = f.s.window_minutes;
-  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
-  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
-}
-function checkpoints(f, plan, settledAt) {
-  const H = f.s.window_minutes / 2;
-  const checks = [];
-  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
-    const t = f.tLast - j * H;
-    const settled = j === 0 || settledAt(t);
-    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
-  }
-  return checks;
-}
-function steadyFields(f, plan, latest) {
-  const projected = interval(latest.proj.value, latest.lo, latest.hi);
-  const r = latest.rate;
-  const steady = interval(
-    60 / r.rate,
-    60 / (r.rate + 1.96 * r.se),
-    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
-  );
-  f.evidence.push(
-    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
-    ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
-  );
-  return {
-    ...f.base,
-    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
-    estimator: r.method
-  };
-}
-function driftingVerdict(f, plan, latest, common) {
-  const { s, tLast } = f;
-  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
-  const lateDrift = significantDrift(late?.drift, s);
-  const drift = significantDrift(latest.drift, s);
-  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
-    return void 0;
-  return {
-    ...common,
-    state: "drifting",
-    value: null,
-    cycle: null,
-    drift: { slope_relative_per_hour: round(drift, 4) },
-    evidence: [...f.evidence, driftEvidence(latest.drift)]
-  };
-}
-function windowVerdict(f, checks, latest, cycle, common) {
-  const { s, evidence } = f;
-  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
-  let streak = 0;
-  let firstFailure = "";
-  for (let j = 0; j < s.consecutive_windows; j++) {
-    const reason2 = fails(j);
-    if (reason2) {
-      firstFailure = reason2;
-      break;
-    }
-    streak++;
-  }
-  let heldFrom = 0;
-  if (streak < s.consecutive_windows) {
-    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
-      let ok = true;
-      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
-      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
-      if (ok) heldFrom = k;
-    }
-  }
-  evidence.push(
-    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
-  );
-  if (latest.trend)
-    evidence.push(
-      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
-    );
-  if (cycle)
-    evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
-    );
-  const done = streak >= s.consecutive_windows || heldFrom > 0;
-  return {
-    ...common,
-    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
-    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
-    evidence
-  };
-}
-function stallMinutes(p, from, to, s) {
-  const n = p.n;
-  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration2 = meanDuration(p, from, to);
-  if (duration2 === void 0) return s.stall_minutes;
-  let longest = 0;
-  let since = from;
-  for (let i = 1; i < n.length; i++) {
-    const a = n[i - 1];
-    const b = n[i];
-    if (a.t < from) continue;
-    if (b.v > a.v) {
-      longest = Math.max(longest, a.t - since);
-      since = b.t;
-    }
-  }
-  if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
-}
-function significantDrift(d, s) {
-  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
-  const slope = Math.abs(d.slopeRelPerHour);
-  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
-    return -d.slopeRelPerHour;
-  return void 0;
-}
-function driftEvidence(d) {
-  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
-}
-function mserWarmupEnd(n, from, to, block, floor) {
-  const m = Math.floor((to - from) / block);
-  if (m < 6) return void 0;
-  const start = to - m * block;
-  const x = [];
-  for (let i = 0; i < m; i++) {
-    const a = start + i * block;
-    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-  }
-  let sum = 0;
-  let sq = 0;
-  let best = Number.POSITIVE_INFINITY;
-  let bestD = -1;
-  const stat2 = new Array(m).fill(Number.NaN);
-  for (let d = m - 1; d >= 0; d--) {
-    const xi = x[d];
-    sum += xi;
-    sq += xi * xi;
-    const k = m - d;
-    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
-  }
-  const limit = Math.floor(m / 2);
-  for (let d = 0; d <= limit; d++) {
-    const v = stat2[d];
-    if (v < best * (1 - 1e-9) - 1e-15) {
-      best = v;
-      bestD = d;
-    }
-  }
-  if (bestD < 0 || bestD >= limit) return void 0;
-  return Math.max(start + bestD * block, floor);
-}
-function windowFailure(c, prev, s, factor = 1) {
-  if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  const f = c?.fit;
-  if (!f) return "not enough steady data";
-  const v = f.proj.value;
-  const ci = (f.hi - f.lo) / 2 / v;
-  if (!(ci <= factor * s.max_ci_relative))
-    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  for (const [d, z] of [
-    [f.trend, 2],
-    [f.drift, 3]
-  ]) {
-    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
-    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
-      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
-  }
-  const t = f.trend;
-  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
-    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
-  if (!prev?.fit) return void 0;
-  const range = Math.abs(v - prev.fit.proj.value) / v;
-  if (!(range <= factor * s.max_relative_range))
-    return `projection moved ${round(100 * range, 1)}% in one window`;
-  return void 0;
-}
-function definedOnly(o) {
-  const out = {};
-  if (!o) return out;
-  for (const [k, v] of Object.entries(o))
-    if (v !== void 0 && v !== null) out[k] = v;
-  return out;
-}
-
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
-}
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
-}
-
-// src/analysis/observe.ts
-function first(series, q) {
-  return series[q]?.[0];
-}
-function observeRun(input) {
-  const t = timeLine(input);
-  const series = runSeries(input, t);
-  const verdict = detect(detectorInput(input, t, series));
-  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read = steadyReader(input.series, fromTs);
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read);
-  const bottleneck = bottleneckOf(input, read, cap);
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    ...countsOf(series),
-    rollout_duration_p95_s: read.mean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read),
-    runtime_idle_fraction: bottleneck.idle,
-    resource_usage: resources,
-    bottleneck: bottleneck.bottleneck,
-    telemetry_quality: {
-      missing_metrics: input.missing ?? [],
-      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
-      notes: null
-    }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs: t.startTs,
-    lastTs: t.lastTs,
-    chart: {
-      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck.bottleneck)
-  };
-}
-function timeLine(input) {
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q) => first(input.series, q)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
-}
-function runSeries(input, t) {
-  const S = input.timeScale;
-  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
-  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
-  return {
-    fullRun: mins("secondsPerRolloutAvg"),
-    rate5m: mins("secondsPerRolloutRate5m"),
-    completed: mins("rolloutsTotal"),
-    failed: mins("rolloutsFailed"),
-    elapsed: mins("elapsed"),
-    // Little's law inputs: the duration histogram per worker, the in-flight gauge
-    durationSum: sumCounters(perWorker("rolloutDurationSum")),
-    durationCount: sumCounters(perWorker("rolloutDurationCount")),
-    activeRollouts: mins("activeRollouts")
-  };
-}
-function detectorInput(input, t, series) {
-  const S = input.timeScale;
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  return {
-    ...series,
-    targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
-    settings: input.settings
-  };
-}
-function steadyReader(series, fromTs) {
-  const values = (s) => {
-    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v]) => v);
-  };
-  const byLabel = (q, label) => {
-    const m = /* @__PURE__ */ new Map();
-    for (const s of series[q] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m.set(key, s);
-    }
-    return m;
-  };
-  return {
-    series,
-    values,
-    byLabel,
-    mean: (s) => {
-      const v = values(s);
-      return v.length ? round(mean(v)) : null;
-    }
-  };
-}
-function bottleneckOf(input, read, cap) {
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = read.byLabel("queueDepthMax", "service");
-  const mins = read.byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const mx = read.mean(maxes.get(label));
-    const mn = read.mean(mins.get(label));
-    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const idle = read.mean(first(input.series, "idleFraction"));
-  const cpuMean = {};
-  for (const [g, v] of processCpu(read)) cpuMean[g] = v.length ? mean(v) : null;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  return { queue, idle, bottleneck };
-}
-function processCpu(read) {
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read.byLabel("processCpu", "groupname")) cpu.set(g, read.values(s));
-  return cpu;
-}
-function rpcP95ByMethod(read) {
-  const methods = {};
-  for (const [m, s] of read.byLabel("rpcDurationP95", "method")) {
-    const v = read.values(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  return methods;
-}
-function resourcesOf(input, read) {
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q, field) => {
-    for (const s of input.series[q] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read.values(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryFree", "memoryFreeGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  return analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read)
-  });
-}
-function countsOf(series) {
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(series.completed);
-  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
-  return {
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(series.rate5m),
-    seconds_per_rollout_full_run: lastOf(series.fullRun)
-  };
-}
-function slurmTimeToMinutes(time2) {
-  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m) return null;
-  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
-}
-
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
 var DEFAULT_DECISION_HORIZON_MINUTES = 120;
@@ -71248,20 +73056,6 @@ async function experimentOnDefaultBranch(source, experimentId) {
 import { existsSync as existsSync4, readdirSync as readdirSync3 } from "node:fs";
 import { join as join4 } from "node:path";
 
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
 // src/lifecycle/rebuild.ts
 var RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
 function runsInHistory(comments, experimentIds) {
@@ -71448,7 +73242,7 @@ function experimentFolders(source) {
   if (!existsSync4(root)) return [];
   return readdirSync3(root, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync4(join4(root, d.name, "experiment.yaml"))).map((d) => d.name);
 }
-var iso = (slurmTime) => {
+var iso2 = (slurmTime) => {
   const ts = slurmTimeToUnix(slurmTime ?? null);
   return ts ? new Date(ts * 1e3).toISOString() : null;
 };
@@ -71475,7 +73269,7 @@ async function rebuildRunState(deps, pull) {
     listed2.set(id, { exp, jobs: all });
     for (const r of runs.filter((r2) => r2.experiment === id)) {
       const job = jobForRun(all, r.runName, (j) => j);
-      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
+      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso2(job.submitTime) });
     }
   }
   const live2 = new Set(
@@ -71519,1323 +73313,6 @@ async function rebuildRunState(deps, pull) {
   };
 }
 
-// src/usecases/reconcile.ts
-import { createHash as createHash3 } from "node:crypto";
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method };
-  if (options.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
-  const d = Math.log(cv.value / rv.value);
-  const s = Math.hypot(logSe(cv), logSe(rv));
-  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
-  const r = csRadius(s, alpha, s0);
-  const change = {
-    value: round(Math.exp(d) - 1, 4),
-    low: round(Math.exp(d - r) - 1, 4),
-    high: round(Math.exp(d + r) - 1, 4)
-  };
-  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
-  ];
-  if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
-    return {
-      ...base,
-      state: state2,
-      relative_change: change,
-      expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
-    };
-  }
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
-  };
-}
-var pct = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf(state2, m) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, alpha, s0) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
-  const lm = Math.log(1 - m);
-  const need = Math.max(
-    d,
-    // worse (when positive)
-    lm - d,
-    // better
-    d - lm
-    // not-better
-  );
-  if (!(need > 0)) return null;
-  let lo = 0;
-  let hi = s;
-  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha, s0) > need) hi = mid;
-    else lo = mid;
-  }
-  const target2 = lo;
-  if (!(target2 > 0)) return null;
-  const more = steady * ((s / target2) ** 2 - 1);
-  return Number.isFinite(more) ? round(now + more, 0) : null;
-}
-function pruneByLeader(candidate, leader, options = {}) {
-  const d = decideCandidate(candidate, leader, options);
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
-      best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
-  return best;
-}
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
-  return { used, saved, savedVsSeed };
-}
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return {
-    ...d,
-    gpu_minutes_used: g.used,
-    gpu_minutes_saved: g.saved,
-    gpu_minutes_saved_vs_seed: g.savedVsSeed
-  };
-}
-function savingsText(d) {
-  if (d.gpu_minutes_saved == null) return null;
-  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
-  const seed = d.gpu_minutes_saved_vs_seed;
-  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
-  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
-}
-
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/github/check-runs.ts
-var ANNOTATIONS_PER_REQUEST = 50;
-var TEXT_LIMIT = 65535;
-async function reusableRun(octokit, input) {
-  const existing = await octokit.rest.checks.listForRef({
-    owner: input.owner,
-    repo: input.repo,
-    ref: input.head_sha,
-    check_name: input.name,
-    filter: "latest"
-  });
-  return existing.data.check_runs.find(
-    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
-  );
-}
-function annotationBatches(annotations) {
-  const batches = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches.length ? batches : [[]];
-}
-function clean2(a) {
-  if (a.start_line === a.end_line) return a;
-  const { start_column: _s, end_column: _e, ...rest } = a;
-  return rest;
-}
-async function upsertCheckRun(octokit, input, known) {
-  const { owner, repo, name, head_sha } = input;
-  const annotations = (input.annotations ?? []).map(clean2);
-  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
-  const batches = annotationBatches(annotations);
-  const output = (batch) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  });
-  const common = {
-    ...input.details_url ? { details_url: input.details_url } : {},
-    ...input.external_id ? { external_id: input.external_id } : {}
-  };
-  const last = batches.length - 1;
-  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
-  let id;
-  let created = false;
-  if (reusable) {
-    id = reusable.id;
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-  } else {
-    const run = await octokit.rest.checks.create({
-      owner,
-      repo,
-      name,
-      head_sha,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-    id = run.data.id;
-    created = true;
-  }
-  for (let i = 1; i < batches.length; i++) {
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...finish(i),
-      output: output(batches[i] ?? [])
-    });
-  }
-  return { id, created };
-}
-
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
-function describeReference(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1];
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  const name = pr?.[1] ?? full;
-  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
-  const outcome = classify(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  switch (d.state) {
-    case "reference":
-      return { ...base, outcome: "reference" };
-    case "better":
-      return {
-        ...base,
-        outcome: d.relative_change && d.relative_change.value > -min ? "equivalent" : "better"
-      };
-    case "worse":
-      return { ...base, outcome: "worse" };
-    case "equivalent":
-      return { ...base, outcome: "equivalent" };
-    case "not-better":
-      return { ...base, outcome: "not-better" };
-    default:
-      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-        ...base,
-        outcome: "measuring",
-        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-      };
-  }
-}
-function classify(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
-}
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
-// src/telemetry/grafana.ts
-var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
-function dashboardSlug(title) {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run.runName });
-  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
-  params.set("from", String(range?.fromMs ?? "now-6h"));
-  params.set("to", String(range?.toMs ?? "now"));
-  const slug = dashboardSlug(dashboard.title);
-  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
-  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
-}
-
-// src/report/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num(x) {
-  return String(round(x, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...lines.map(
-      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-function barChart(bars, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return "";
-  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
-  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
-  return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
-    "```"
-  ].join("\n");
-}
-function decidedBarChart(bars, groups2, references, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return { chart: "", legend: "" };
-  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
-  const refs = references.filter((r) => Number.isFinite(r.value));
-  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
-  const palette = [...present, ...refs].map((p) => p.colour).join(",");
-  const chart = [
-    "```mermaid",
-    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
-    "```"
-  ].join("\n");
-  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
-  return { chart, legend };
-}
-
-// src/report/pr-comment.ts
-var STATE_ICON = {
-  queued: "\u23F3",
-  submitted: "\u{1F4E8}",
-  starting: "\u{1F680}",
-  warming: "\u{1F525}",
-  stabilising: "\u{1F4C8}",
-  stable: "\u2705",
-  finished: "\u{1F3C1}",
-  stopped: "\u23F9\uFE0F",
-  failed: "\u274C"
-};
-function fmt(x, digits = 3) {
-  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
-}
-function fmtInterval(i) {
-  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
-}
-function cell(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function grafanaLink(base, runName, range) {
-  return grafanaDashboardUrl(base, { runName }, range);
-}
-function viewStanding(v) {
-  return standingOf({
-    state: v.state,
-    failure: v.observation.failure ?? null,
-    decision: v.observation.decision ?? null,
-    comparisons: v.comparisons,
-    hasValue: !!v.observation.verdict.value,
-    minImprovement: v.minImprovement,
-    minutesOfData: v.observation.verdict.minutes_of_data ?? null
-  });
-}
-function byHowMuch(change) {
-  if (!change) return "";
-  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
-  const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
-}
-function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
-}
-function headlineText(s) {
-  const ref = s.against ?? "the reference";
-  switch (s.outcome) {
-    case "better":
-      return `better than ${ref}${byHowMuch(s.change)}`;
-    case "worse":
-      return `worse than ${ref}${byHowMuch(s.change)}`;
-    case "equivalent":
-      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
-    case "not-better":
-      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
-    case "reference":
-      return "the reference the candidates are compared with";
-    case "failed":
-      return `failed (${s.reason ?? "unknown"})`;
-    case "undecided":
-      return `ended without a decision: ${s.reason ?? "no value"}`;
-    default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
-      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
-      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
-    }
-  }
-}
-function thousands(x) {
-  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function throughput(seconds2) {
-  return `${fmt(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
-}
-function valueLine(v) {
-  const verdict = v.observation.verdict;
-  const value = verdict.value ?? verdict.projected_full_run;
-  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
-  const ref = v.best ?? v.baseline;
-  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (value && value.value > 0)
-    return `**${throughput(value.value)}** (${verdict.value ? "projected full run" : "provisional projection"}, 95% interval ${fmt(value.low)}\u2013${fmt(value.high)} s)${refText}`;
-  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
-  return void 0;
-}
-function isLive2(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
-}
-function nextStep(v, s = viewStanding(v)) {
-  const ref = s.against ?? "the reference";
-  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
-  switch (s.outcome) {
-    case "better":
-      return `**Recommended: merge \u2014 best so far.**${free}`;
-    case "worse":
-      return `**Close: slower than ${ref}.**${free}`;
-    case "equivalent":
-      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
-    case "not-better":
-      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
-    case "reference":
-      return "**Keep: candidates are compared with this run.**";
-    case "failed":
-      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
-    case "undecided":
-      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
-    default:
-      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
-  }
-}
-var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function jobLine(v) {
-  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
-  const terminal = TERMINAL2.has(v.state);
-  let state2 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
-  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
-  const d = v.observation.decision;
-  const savings = d ? savingsText(d) : null;
-  const savedText = by && savings ? ` (${savings})` : "";
-  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
-}
-function renderHeadline(v) {
-  const s = viewStanding(v);
-  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
-  const value = valueLine(v);
-  if (value) out.push(value, "");
-  out.push(nextStep(v, s), "");
-  out.push(
-    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
-    ""
-  );
-  return out;
-}
-function monitorCheck(v) {
-  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
-}
-function comparisonLine(c) {
-  const ref = describeReference(c.against);
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${ref} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
-}
-function renderMonitorComment(v) {
-  const o = v.observation;
-  const verdict = o.verdict;
-  const m = o.stable_metrics;
-  const out = [
-    ...renderHeadline(v),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    ""
-  ];
-  const reached = v.timeline.filter((t) => t.at);
-  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
-  out.push(`#### Verdict: \`${verdict.state}\``);
-  out.push("");
-  if (verdict.value)
-    out.push(
-      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
-      ""
-    );
-  else if (verdict.projected_full_run)
-    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
-  if (verdict.cycle)
-    out.push(
-      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
-      ""
-    );
-  if (o.failure) {
-    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
-    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
-    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
-    out.push("");
-  }
-  for (const c of v.comparisons)
-    out.push(`- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${comparisonLine(c)}`);
-  if (v.comparisons.length) out.push("");
-  const d = o.decision;
-  if (d) {
-    out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
-    );
-    for (const e of d.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (verdict.evidence.length) {
-    out.push("Evidence:", "");
-    for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("#### Metrics");
-  out.push("");
-  out.push("| Metric | Value |", "|---|---|");
-  const row = (k, val) => out.push(`| ${k} | ${cell(val)} |`);
-  row("Full-run s/rollout (now)", fmt(m.seconds_per_rollout_full_run));
-  row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
-  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
-  row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
-  row(
-    "Run-minutes of data / warm-up ends at",
-    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
-  );
-  row(
-    "Runtime event-loop idle",
-    m.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m.runtime_idle_fraction, 0)}%`
-  );
-  row("Rollout duration p95 (s)", fmt(m.rollout_duration_p95_s));
-  out.push("");
-  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (queue.length) {
-    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
-    out.push("");
-  }
-  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length) {
-    out.push(
-      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
-      "|---|---|---|---|---|---|---|"
-    );
-    for (const [g, u] of gpus) {
-      const mm = (x, d2 = 0) => `${fmt(x?.min, d2)} / ${fmt(x?.mean, d2)} / ${fmt(x?.max, d2)}`;
-      out.push(
-        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
-      );
-    }
-    out.push("");
-  }
-  const host = m.resource_usage?.host_memory;
-  if (host && (host.available_gb_min != null || host.total_gb != null))
-    out.push(
-      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
-      ""
-    );
-  if (m.bottleneck) {
-    const b = m.bottleneck;
-    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
-    for (const e of b.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (v.opportunities?.length) {
-    out.push("**Opportunities:**");
-    for (const e of v.opportunities) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("</details>", "");
-  const chart = secondsChart(v);
-  if (chart)
-    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
-  if (v.recordChartUrl)
-    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
-  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing2 = m.telemetry_quality?.missing_metrics ?? [];
-  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
-  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
-  if (v.queries?.length) {
-    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q of v.queries)
-      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
-    out.push("```", "", "</details>", "");
-  }
-  out.push(renderObservationBlock(o));
-  return out.join("\n");
-}
-function secondsChart(v) {
-  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
-  const series = [
-    { name: "full-run s/rollout", samples: v.chart.fullRun },
-    { name: "5-min s/rollout", samples: v.chart.rate5m }
-  ];
-  const verdict = v.observation.verdict;
-  const projected = verdict.projected_full_run?.value;
-  const references = [];
-  if (projected) references.push({ name: "projected full run at run end", value: projected });
-  if (v.baseline && v.baseline.name !== v.candidate)
-    references.push({
-      name: describeReference(`baseline ${v.baseline.name}`),
-      value: v.baseline.secondsPerRollout
-    });
-  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
-    references.push({
-      name: describeReference(`current best ${v.best.name}`),
-      value: v.best.secondsPerRollout
-    });
-  const ref = Math.max(
-    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
-    ...references.map((r) => r.value)
-  );
-  const chart = lineChart(series, {
-    title: "Seconds per rollout (lower is better)",
-    xLabel: "run minutes",
-    yLabel: "s/rollout",
-    yMax: ref > 0 ? ref * 2 : void 0,
-    references
-  });
-  return chart ? `${chart}
-
-${chartLegend(series, references)}` : "";
-}
-
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m = /GPU (\d+)/.exec(line);
-  return m?.[1] ? Number(m[1]) : null;
-}
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
-};
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
-  }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe2(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
-}
-function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
-}
-function dedupe2(lines) {
-  return [...new Set(lines)];
-}
-
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
-  "gpuMemoryFree",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp",
-  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
-  "rpcBlockingP95",
-  "processCpuMaxByGroup",
-  // throughput estimators (Little's law): see throughputQueries
-  "rolloutDurationSum",
-  "rolloutDurationCount",
-  "activeRollouts"
-];
-var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-function promRegexLiteral(s) {
-  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
-}
-function experimentSelector(experimentId) {
-  if (!EXPERIMENT_ID.test(experimentId))
-    throw new Error(
-      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
-    );
-  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const R = RAW_METRICS;
-  const w5m = window2(300, options);
-  const w1m = window2(60, options);
-  const w30s = window2(30, options);
-  const q = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
-  return {
-    secondsPerRolloutAvg: q(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
-    queueDepthMax: q(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
-    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
-    processCpu: q(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
-    rpcBlockingP95: q(
-      "rpcBlockingP95",
-      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
-    ),
-    processCpuMaxByGroup: q(
-      "processCpuMaxByGroup",
-      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
-      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    ),
-    ...throughputQueries(sel, by)
-  };
-}
-function throughputQueries(sel, by) {
-  const R = RAW_METRICS;
-  const perWorker = `${by}, worker_id`;
-  return {
-    rolloutDurationSum: {
-      quantity: "rolloutDurationSum",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
-    },
-    rolloutDurationCount: {
-      quantity: "rolloutDurationCount",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
-    },
-    activeRollouts: {
-      quantity: "activeRollouts",
-      rule: null,
-      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
-    }
-  };
-}
-var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
-async function fetchTelemetry(client, selector, range, options = {}) {
-  const catalog = queryCatalog(selector, options);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run = s.labels.run_name;
-        if (!run) continue;
-        const rec = out.byRun.get(run) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
-  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
-  return out;
-}
-
 // src/usecases/monitor-comment.ts
 function monitorPurpose(candidate) {
   return `monitor-${candidate}`;
@@ -72871,639 +73348,6 @@ async function readMonitorComment(octokit, target2, candidate) {
 async function writeMonitorComment(octokit, target2, candidate, body, known) {
   const existing = known ?? await findMonitorComment(octokit, target2, candidate);
   return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
-}
-
-// src/usecases/reconcile.ts
-var LIVE = { has: (state2) => isLive(state2) };
-var HASH_MARK = "topo:monitor-hash:";
-var UNAVAILABLE_MARK = "topo:unavailable-since:";
-var FINAL_MARK = "final-job:";
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var isStable = (v) => v === "stable" || v === "cyclic";
-var iso2 = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v = analysis?.observation.verdict.state;
-  const stable = v === "stable" || v === "cyclic";
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (LIVE.has(job.state)) {
-    if (!analysis || v === "no-data") return "starting";
-    if (v === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.state === "COMPLETED")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
-  return "failed";
-}
-function labelFor(state2, hasValue) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return hasValue ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function contentHash(body) {
-  return createHash3("sha256").update(body).digest("hex").slice(0, 16);
-}
-function seriesOf(t, runName) {
-  return t?.byRun.get(runName) ?? {};
-}
-async function reconcile(ports, options = {}) {
-  const report = { candidates: [], errors: [] };
-  const experiments = await ports.experiments();
-  const pulls = { held: /* @__PURE__ */ new Set(), left: /* @__PURE__ */ new Map() };
-  const planned = [];
-  for (const exp of experiments) {
-    try {
-      planned.push(...await reconcileExperiment(ports, exp, options, pulls));
-    } catch (e) {
-      report.errors.push(`${exp.experiment.experiment_id}: ${e.message}`);
-      for (const c of exp.candidates) pulls.held.add(c.pr);
-      if (e instanceof ClusterUnreachable) await noteClusterUnreachable(ports, exp, e.message, report);
-    }
-  }
-  const byPull = /* @__PURE__ */ new Map();
-  for (const p of planned) byPull.set(p.o.c.pr, [...byPull.get(p.o.c.pr) ?? [], p]);
-  for (const pr of pulls.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
-  for (const [pr, plans] of byPull) {
-    try {
-      report.candidates.push(...await writePull(ports, pr, plans, pulls));
-    } catch (e) {
-      report.errors.push(`#${pr}: ${e.message}`);
-      report.candidates.push(...plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, false, p.cancelled)));
-    }
-  }
-  return report;
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function noteClusterUnreachable(ports, exp, reason2, report) {
-  for (const c of exp.candidates) {
-    if (!c.request || c.outcome) continue;
-    try {
-      const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso2(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
-    } catch (e) {
-      report.errors.push(`#${c.pr}: ${e.message}`);
-    }
-  }
-}
-async function reconcileExperiment(ports, exp, options, pulls) {
-  const id = exp.experiment.experiment_id;
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options.tickSeconds ?? 60;
-  const lag = options.lagSeconds ?? 2 * scrape;
-  const evalTs = Math.floor((ports.now() - lag) / tick) * tick;
-  const { allJobs, jobByRun } = await listJobs(ports, id);
-  const candidates = [];
-  for (const c of exp.candidates) {
-    const kept = await applyLifecycle(ports, id, c, jobByRun.get(c.runName));
-    if (kept) candidates.push(kept);
-    else if (c.request && !c.outcome) pulls.left.set(c.pr, c.labels);
-  }
-  const { submitted, refused } = await submitQueued(ports, exp, candidates, jobByRun, allJobs);
-  for (const c of refused) pulls.left.set(c.pr, c.labels);
-  const running = candidates.filter((c) => !refused.has(c));
-  const telemetry = await experimentTelemetry(ports, exp, running, jobByRun, evalTs, scrape);
-  const pass = passOf({ ports, exp, options, id, scrape, evalTs, telemetry, submitted });
-  const observed = [];
-  for (const c of running) observed.push(await observeCandidate(pass, c, jobByRun.get(c.runName)));
-  const reference = referenceOf(exp, observed);
-  const leader = leaderOf(exp, observed, reference);
-  const planned = [];
-  for (const o of observed) {
-    const view = judgeCandidate(pass, o, reference, leader);
-    if (!view) continue;
-    const cancelled = await stopCandidate(pass, o, view);
-    planned.push(planCandidate(pass, o, view, cancelled));
-  }
-  return planned;
-}
-function passOf(p) {
-  const fi = p.exp.experiment.fixed_inputs;
-  const error2 = p.telemetry?.errors[0];
-  return {
-    ...p,
-    S: p.exp.timeScale,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
-    unavailable: error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null
-  };
-}
-async function listJobs(ports, id) {
-  const allJobs = await ports.slurm.jobs(id).catch((e) => {
-    throw new ClusterUnreachable(`Slurm: ${e.message}`);
-  });
-  const jobByRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(allJobs.map((j) => j.name))) {
-    const job = jobForRun(allJobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
-    if (job) jobByRun.set(name, job);
-  }
-  return { allJobs, jobByRun };
-}
-async function submitQueued(ports, exp, candidates, jobByRun, allJobs) {
-  const maxParallel = exp.experiment.max_parallel ?? 3;
-  let live2 = new Set(allJobs.filter((j) => LIVE.has(j.state)).map((j) => j.name)).size;
-  const submitted = /* @__PURE__ */ new Map();
-  const refused = /* @__PURE__ */ new Set();
-  for (const c of [...candidates].sort(byRequest)) {
-    if (live2 >= maxParallel) break;
-    if (!c.requested || jobByRun.has(c.runName)) continue;
-    const r = await ports.submit(exp, c);
-    if (r && "refused" in r) refused.add(c);
-    if (!r || "refused" in r) continue;
-    submitted.set(c.runName, r.jobId);
-    jobByRun.set(c.runName, { jobId: r.jobId, name: c.runName, state: "PENDING", submitTs: null });
-    live2++;
-    if (c.request)
-      await ports.lifecycle?.recordRun(c.pr, c.request.id, {
-        jobId: r.jobId,
-        submittedAt: new Date(ports.now() * 1e3).toISOString()
-      });
-  }
-  return { submitted, refused };
-}
-async function experimentTelemetry(ports, exp, candidates, jobByRun, evalTs, scrape) {
-  const started = candidates.map((c) => jobByRun.get(c.runName)).filter((j) => !!j?.startTs);
-  if (!started.length) return void 0;
-  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
-  return fetchTelemetry(
-    exp.prometheus ?? ports.prometheus,
-    experimentSelector(exp.experiment.experiment_id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: exp.timeScale, scrapeSeconds: scrape }
-  );
-}
-async function observeCandidate(pass, c, job) {
-  const ended = job !== void 0 && !LIVE.has(job.state);
-  const analysis = job?.startTs ? analyse(pass, c, job, job.startTs) : void 0;
-  const current = await pass.ports.github.readComment(c.pr, c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  const o = { c, job, analysis, current, previous, ended };
-  keepLastLiveVerdict(o);
-  return o;
-}
-function analyse(pass, c, job, startTs) {
-  const { S, evalTs, exp } = pass;
-  const nowTs = job.endTs && !LIVE.has(job.state) ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
-    runName: c.runName,
-    series: seriesOf(pass.telemetry, c.runName),
-    timeScale: S,
-    nowTs,
-    stepSeconds: pass.scrape,
-    jobStartTs: startTs,
-    wallMinutes: pass.wallMinutes,
-    expectedRollouts: pass.expectedRollouts,
-    topology: c.topology,
-    settings: exp.experiment.stabilisation,
-    missing: pass.telemetry?.missing,
-    ended: !LIVE.has(job.state)
-  });
-  const minutesRunning = (nowTs - startTs) * S / 60;
-  const deadline = pass.options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!pass.unavailable && analysis.startTs === null && (!LIVE.has(job.state) || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return analysis;
-}
-function keepLastLiveVerdict({ analysis, ended, previous, c }) {
-  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
-    return;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-function judgeCandidate(pass, o, reference, leader = null) {
-  const { exp } = pass;
-  const { c, job, analysis } = o;
-  const stoppedBy = stoppedByOf(exp, o);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && exp.experiment.stop_when_stable === true;
-  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-  if (state2 === null) return null;
-  const observation = analysis?.observation ?? {
-    run_name: c.runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
-  const comparisons = compareCandidate(exp, c, observation, {
-    reference,
-    leader,
-    previous: o.previous?.run_name === c.runName ? o.previous.decision ?? null : null,
-    ended: o.ended,
-    gpu: gpuInput(pass, o, stoppedBy === "decision")
-  });
-  return viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy);
-}
-function failureOf(c, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: c.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function viewOf(pass, o, state2, observation, comparisons, reference, stoppedBy) {
-  const { exp, telemetry } = pass;
-  const { c, job, analysis, ended } = o;
-  const e = exp.experiment;
-  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
-  return {
-    experimentId: pass.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    state: state2,
-    jobId: job?.jobId ?? null,
-    slurmState: job?.state ?? null,
-    timeline: timelineOf(pass, o, observation.verdict.warmup_end_minutes),
-    observation,
-    comparisons,
-    chart: analysis?.chart,
-    opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
-    grafanaUrl: exp.grafanaUrl ?? null,
-    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
-    minImprovement: e.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: e.stop_when_decided !== false,
-    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
-    best: seconds2(exp.best),
-    finalJobState: ended ? job?.state ?? null : null,
-    stoppedBy,
-    commentIntervalMinutes: e.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
-    recordChartUrl: exp.recordChartUrl ?? null
-  };
-}
-function timelineOf(pass, { job, analysis, ended }, warmupEnd) {
-  const firstTs = analysis?.startTs;
-  return [
-    { label: "submitted", at: iso2(job?.submitTs) },
-    { label: "started", at: iso2(job?.startTs) },
-    { label: "first metrics", at: iso2(firstTs) },
-    {
-      label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso2(Math.round(firstTs + warmupEnd * 60 / pass.S)) : null
-    },
-    { label: "ended", at: ended ? iso2(job?.endTs) : null }
-  ];
-}
-async function stopCandidate(pass, o, view) {
-  const { job } = o;
-  if (pass.unavailable || !job || !LIVE.has(job.state)) return void 0;
-  const reason2 = stopReason(pass.exp.experiment, view);
-  if (reason2 === null) return void 0;
-  await pass.ports.slurm.cancel(job.jobId, pass.id);
-  const d = view.observation.decision;
-  const gpu = gpuInput(pass, o, true);
-  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
-  return job.jobId;
-}
-function planCandidate(pass, o, view, cancelled) {
-  const { evalTs, scrape } = pass;
-  const { job, current } = o;
-  if (pass.unavailable && job?.startTs) {
-    const since = unavailableSince(current) ?? iso2(pass.ports.now()) ?? "";
-    const noted = withUnavailableNotice(current, since, pass.unavailable);
-    const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
-    const text3 = noted !== void 0 && noted !== current ? noted : void 0;
-    return { pass, o, view: { ...view, notes }, held: true, final: false, ...text3 ? { text: text3 } : {} };
-  }
-  const body = renderMonitorComment(view);
-  const finalMark = job && o.ended && job.endTs && evalTs >= job.endTs + 3 * scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-  const hash = contentHash(`${body}${finalMark}`);
-  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
-  const previous = parseCommentStamp(current);
-  const due = !isFinal && (wasUnavailable || pass.options.refresh === true && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
-  const text2 = due ? `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}` : void 0;
-  const checkDue = due && (wasUnavailable || pass.options.refresh === true || shouldWriteCheck(previous, stamp));
-  return {
-    pass,
-    o,
-    view,
-    cancelled,
-    held: false,
-    final: finalMark !== "",
-    checkDue,
-    ...text2 ? { text: text2 } : {}
-  };
-}
-function pullLabel(views) {
-  const labels = new Set(views.map((v) => labelFor(v.state, !!v.observation.verdict.value)));
-  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
-  return null;
-}
-function pullCheck(views) {
-  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
-}
-async function writePull(ports, pr, plans, pulls) {
-  const hold = pulls.held.has(pr) || plans.some((p) => p.held);
-  const due = plans.filter((p) => p.text !== void 0);
-  if (!hold) {
-    const shas = new Set(due.filter((p) => p.checkDue).map((p) => p.o.c.headSha));
-    for (const sha of shas)
-      await ports.github.writeCheck(
-        pr,
-        sha,
-        pullCheck(plans.filter((p) => p.o.c.headSha === sha).map((p) => p.view))
-      );
-    const labels = plans[0]?.o.c.labels ?? pulls.left.get(pr) ?? [];
-    if (due.length || pulls.left.has(pr))
-      await ports.github.setLabel(pr, pullLabel(plans.map((p) => p.view)), labels);
-  }
-  for (const p of due) await ports.github.writeComment(pr, p.o.c.candidate, p.text);
-  for (const { o, view, final } of plans)
-    if (final && o.job && o.c.request && !o.c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        pr,
-        o.c.request.id,
-        finalOutcome(view, o.job, iso2(o.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-  return plans.map((p) => outcomeOf(p.pass, p.o.c, p.view, p.text !== void 0, p.cancelled));
-}
-function outcomeOf(pass, c, view, changed, cancelled) {
-  return {
-    experimentId: pass.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    pr: c.pr,
-    state: view.state,
-    verdict: view.observation.verdict.state,
-    changed,
-    submitted: pass.submitted.get(c.runName),
-    ...cancelled ? { cancelled } : {},
-    view
-  };
-}
-async function applyLifecycle(ports, experimentId, c, job) {
-  if (!c.request) return c;
-  const request2 = c.request;
-  const headSha = c.currentHeadSha ?? c.headSha;
-  const phase = phaseOf({
-    request: request2,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha
-  });
-  const at = new Date(ports.now() * 1e3).toISOString();
-  switch (phase.phase) {
-    case "supersede": {
-      if (phase.jobId) await ports.slurm.cancel(phase.jobId, experimentId);
-      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
-        kind: "superseded",
-        at,
-        ...phase.jobId ? { jobId: phase.jobId } : {},
-        evidence: [
-          `the pull request moved from ${request2.headSha.slice(0, 7)} to ${headSha.slice(0, 7)}: the new head waits for a new /topo submit`,
-          ...phase.jobId ? [`cancelled Slurm job ${phase.jobId}`] : []
-        ]
-      });
-      return null;
-    }
-    case "lost":
-      await ports.lifecycle?.recordOutcome(c.pr, request2.id, {
-        kind: "lost",
-        at,
-        jobId: phase.jobId,
-        evidence: [
-          `Slurm no longer knows job ${phase.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
-        ]
-      });
-      return null;
-    case "done":
-      if (phase.cancelLive) await ports.slurm.cancel(phase.cancelLive, experimentId);
-      if (!job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind)) return null;
-      return { ...c, requested: false };
-    default:
-      return { ...c, requested: true };
-  }
-}
-function finalOutcome(view, job, at) {
-  const v = view.observation.verdict;
-  const d = view.observation.decision;
-  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
-        ...d.evidence,
-        ...savingsText(d) ? [savingsText(d)] : []
-      ]
-    };
-  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
-  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
-    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
-  ];
-  return { kind, at, jobId: job.jobId, evidence };
-}
-function baselineName(exp) {
-  return exp.baseline?.name ?? "baseline";
-}
-var measured = (role, r) => ({
-  role,
-  name: r.name,
-  verdict: { state: "stable", projected_full_run: r.value },
-  value: r.value,
-  live: false
-});
-function referenceOf(exp, observed) {
-  if (exp.best) return measured("current best", exp.best);
-  if (exp.baseline) return measured("baseline", exp.baseline);
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr
-  } : null;
-}
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d) => !!d && DECIDED.has(d.state);
-function stoppedByOf(exp, o) {
-  if (o.job?.state !== "CANCELLED") return null;
-  if (o.c.outcome?.kind === "stopped") return "user";
-  const previous = o.previous?.run_name === o.c.runName ? o.previous : void 0;
-  if (exp.experiment.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = o.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (exp.experiment.stop_when_stable && isStable(verdict)) return "stable";
-  return null;
-}
-function gpuInput(pass, o, stopped) {
-  const { job, analysis, c } = o;
-  if (!job?.startTs) return null;
-  const until = o.ended && job.endTs ? Math.min(pass.evalTs, job.endTs) : pass.evalTs;
-  const minutesRunning = (until - job.startTs) * pass.S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * pass.S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(pass.wallMinutes, offset + end) : pass.wallMinutes;
-  const gpus = pass.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? pass.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-function compareCandidate(exp, c, observation, context3 = {}) {
-  const comparisons = [];
-  if (exp.best && exp.best.name !== c.candidate)
-    comparisons.push(
-      compare(observation.verdict.value ?? null, exp.best.value, `current best ${exp.best.name}`)
-    );
-  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-    comparisons.push(
-      compare(observation.verdict.value ?? null, exp.baseline.value, `baseline ${exp.baseline.name}`)
-    );
-  const ref = context3.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(observation.verdict.value ?? null, ref.value, `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    minImprovement,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
-}
-function decidedAgainst(r, pr) {
-  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
-}
-var DECISION_STOP = "decided";
-function stopReason(experiment, view) {
-  const d = view.observation.decision;
-  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
-    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
-  }
-  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
-  return null;
-}
-function unavailableSince(comment) {
-  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
-  return m?.[1] ?? null;
-}
-function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
-  if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
-
-${body}`;
-}
-function byRequest(a, b) {
-  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
-  return at(a) - at(b) || a.pr - b.pr;
-}
-var slurmTs = slurmTimeToUnix;
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
-  return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j) => {
-          let failure = null;
-          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j, 200).catch(() => []);
-            failure = classifyFailure(j, log);
-          }
-          return {
-            jobId: j.id,
-            name: j.name,
-            state: j.state,
-            submitTs: slurmTs(j.submitTime),
-            startTs: slurmTs(j.startTime),
-            endTs: slurmTs(j.endTime),
-            failure
-          };
-        })
-      );
-    },
-    cancel: (jobId2) => slurm.cancel(jobId2)
-  };
-}
-var MONITOR_CHECK_NAME = "topo/monitor";
-function githubMonitorPort(octokit, repo) {
-  const target2 = (pr) => ({
-    owner: repo.owner,
-    repo: repo.repo,
-    issue_number: pr,
-    botLogin: repo.botLogin
-  });
-  return {
-    readComment: (pr, candidate) => readMonitorComment(octokit, target2(pr), candidate),
-    async writeComment(pr, candidate, body) {
-      await writeMonitorComment(octokit, target2(pr), candidate, body);
-    },
-    async writeCheck(_pr, headSha, check2) {
-      await upsertCheckRun(octokit, {
-        owner: repo.owner,
-        repo: repo.repo,
-        name: MONITOR_CHECK_NAME,
-        head_sha: headSha,
-        title: check2.title,
-        summary: check2.summary,
-        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
-      });
-    },
-    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
-  };
 }
 
 // src/usecases/refuse.ts
@@ -73710,7 +73554,7 @@ function referenceOf2(run) {
   return run && value ? { name: run.name, value } : null;
 }
 
-// src/report/svg.ts
+// src/chart/svg.ts
 var OUTCOME_COLOUR = {
   accepted: "#2da44e",
   rejected: "#cf222e",
@@ -74953,11 +74797,11 @@ async function submitCandidate(deps, request2) {
   if (found) jobs = jobs.filter((j) => j.name !== jobName2);
   const me = { jobName: jobName2 };
   const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting = plan.queued.find((q) => q.request === me);
+  const waiting2 = plan.queued.find((q) => q.request === me);
   if (request2.dryRun) {
-    return waiting ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
-  if (waiting) return { ...base, status: "queued", position: waiting.position, live: plan.live, maxParallel };
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
   const output = argv.find((a) => a.startsWith("--output="));
   if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
@@ -75035,6 +74879,283 @@ async function cancelCandidate(deps, request2) {
 // actions/monitor/ports.ts
 import { existsSync as existsSync5, readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
 import { join as join5 } from "node:path";
+
+// src/github/check-runs.ts
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  });
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const last = batches.length - 1;
+  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m = /GPU (\d+)/.exec(line);
+  return m?.[1] ? Number(m[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
+    }
+  }
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
+}
+function message(job, kind, traceback) {
+  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
+  return `${text2}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
+}
+
+// src/monitor/adapters.ts
+var slurmTs = slurmTimeToUnix;
+function slurmMonitorPort(slurm, knownExperimentIds = []) {
+  return {
+    async jobs(experimentId) {
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
+      return Promise.all(
+        jobs.map(async (j) => {
+          let failure = null;
+          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j, 200).catch(() => []);
+            failure = classifyFailure(j, log);
+          }
+          return {
+            jobId: j.id,
+            name: j.name,
+            state: j.state,
+            submitTs: slurmTs(j.submitTime),
+            startTs: slurmTs(j.startTime),
+            endTs: slurmTs(j.endTime),
+            failure
+          };
+        })
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
+  };
+}
+var MONITOR_CHECK_NAME = "topo/monitor";
+function githubMonitorPort(octokit, repo) {
+  const target2 = (pr) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    botLogin: repo.botLogin
+  });
+  return {
+    readComment: (pr, candidate) => readMonitorComment(octokit, target2(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target2(pr), candidate, body);
+    },
+    async writeCheck(_pr, headSha, check2) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check2.title,
+        summary: check2.summary,
+        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
+      });
+    },
+    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
+  };
+}
 
 // src/telemetry/prometheus.ts
 var PrometheusError = class extends Error {
@@ -75470,8 +75591,8 @@ function buildMonitorPorts(octokit, config) {
       for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
       const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
       checkRuns.clear();
-      const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
-      for (const [sha, id] of read) checkRuns.set(sha, id);
+      const read2 = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+      for (const [sha, id] of read2) checkRuns.set(sha, id);
       return [...experiments.values()].map(
         (l) => ({
           experiment: l.experiment,
@@ -75712,7 +75833,7 @@ function buildSubmitHandlers(config) {
       if (one.requested) requested++;
     }
     const fresh = await readRunState(ctx.octokit, target(ctx));
-    await setStateLabel(ctx.octokit, target(ctx), labelOf(fresh, ctx.headSha));
+    await setStateLabel(ctx.octokit, target(ctx), requestsStateLabel(fresh, ctx.headSha));
     return { ok: requested > 0, message: lines.join("\n\n") };
   };
   const rebuildFor = (ctx) => rebuildRunState(
@@ -75762,7 +75883,7 @@ function buildSubmitHandlers(config) {
       await setStateLabel(
         ctx.octokit,
         target(ctx),
-        labelOf(await readRunState(ctx.octokit, target(ctx)), ctx.headSha)
+        requestsStateLabel(await readRunState(ctx.octokit, target(ctx)), ctx.headSha)
       );
     return { ok: true, message: lines.join("\n\n") };
   };
@@ -75804,7 +75925,7 @@ function buildSubmitHandlers(config) {
       onlyPull: ctx.pullNumber
     });
     try {
-      const report = await reconcile({ ...ports, submit: async () => void 0 }, { refresh: true });
+      const report = await monitorPass({ ...ports, submit: async () => void 0 }, { refresh: true });
       if (report.errors.length) throw new Error(report.errors.join("; "));
       return statusReply(report.candidates);
     } finally {
@@ -75845,11 +75966,6 @@ function newRequest(ctx, c, at) {
     login: ctx.actor,
     requestedAt: at
   };
-}
-function labelOf(state2, headSha) {
-  const standing = standingRequests(state2, headSha);
-  if (standing.some((r) => state2.runs[r.id])) return "running";
-  return standing.length ? "queued" : null;
 }
 function mergeInto(fresh, local) {
   let out = fresh;
