@@ -351,6 +351,113 @@ function snapshotGithubPort(
   };
 }
 
+/** One Slurm and one Prometheus client per cluster, made on first use; `close()` ends the Slurm connections. */
+function clusterClients(config: MonitorConfig, experiments: Map<string, Loaded>) {
+  const slurm = new Map<string, SlurmClient>();
+  const prom = new Map<string, PrometheusClient>();
+  const loaded = (id: string) => {
+    const l = experiments.get(id);
+    if (!l) throw new Error(`unknown experiment ${id}`);
+    return l;
+  };
+  return {
+    loaded,
+    slurmFor(id: string): SlurmClient {
+      const { experiment, cluster } = loaded(id);
+      let c = slurm.get(experiment.cluster);
+      if (!c) {
+        c = slurmClientForCluster(experiment.cluster, cluster, { env: config.env });
+        slurm.set(experiment.cluster, c);
+      }
+      return c;
+    },
+    promFor(name: string, cluster: Cluster): PrometheusClient {
+      let p = prom.get(name);
+      if (!p) {
+        p = createPrometheusClient({ baseUrl: cluster.prometheus_url });
+        prom.set(name, p);
+      }
+      return p;
+    },
+    async close() {
+      for (const c of slurm.values()) await c.close();
+    },
+  };
+}
+type ClusterClients = ReturnType<typeof clusterClients>;
+
+/**
+ * The submit port: only a standing Request is ever submitted, re-validated at its head against the
+ * default branch; one no longer valid is refused (its Outcome and comment) and left out of the pass.
+ */
+function submitPort(
+  octokit: Octokit,
+  config: MonitorConfig,
+  experiments: Map<string, Loaded>,
+  clients: ClusterClients,
+): MonitorPorts['submit'] {
+  return async (exp, c) => {
+    if (!c.request) return undefined;
+    const { experiment } = clients.loaded(exp.experiment.experiment_id);
+    const prepared = await prepareCandidateAt(
+      octokit,
+      { owner: config.owner, repo: config.repo },
+      c.request.headSha,
+      c.request.path,
+      {
+        workspace: config.workspace,
+        clustersFile: config.clustersFile,
+        topologiesDir: config.topologiesDir,
+        presetsDir: presetOverrideDir(config.env, config.workspace),
+      },
+    );
+    if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
+      const errors = prepared.ok
+        ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`]
+        : prepared.errors;
+      config.log(`${c.runName}: refused: ${errors.join('; ')}`);
+      // the pass leaves it out and recomputes its pull request's label from the candidates that stay
+      await refuseRequest(octokit, repoOf(config), c.request, errors, new Date().toISOString(), {
+        keepLabel: true,
+      });
+      return { refused: true };
+    }
+    const result = await submitCandidate(
+      { slurm: clients.slurmFor(experiment.experiment_id), log: config.log },
+      {
+        experimentId: experiment.experiment_id,
+        cluster: experiment.cluster,
+        submission: withRunName(prepared.candidate.submission, c.request.runName),
+        maxParallel: experiment.max_parallel,
+        knownExperimentIds: [...experiments.keys()],
+      },
+    );
+    config.log(`${c.runName}: ${result.status}`);
+    return result.status === 'submitted' || result.status === 'existing'
+      ? { jobId: result.jobId }
+      : undefined;
+  };
+}
+
+/** An experiment as the pass reads it: its cluster's settings, its record's references, its candidates. */
+function monitorExperiment(
+  config: MonitorConfig,
+  l: Loaded,
+  clients: ClusterClients,
+  candidates: MonitorCandidate[],
+): MonitorExperiment {
+  return {
+    experiment: l.experiment,
+    timeScale: l.cluster.time_scale ?? 1,
+    scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
+    grafanaUrl: l.cluster.grafana_url ?? null,
+    prometheus: clients.promFor(l.experiment.cluster, l.cluster),
+    gpusPerNode: l.cluster.gpus_per_node,
+    ...recordReferences(config, l.experiment.experiment_id),
+    candidates,
+  };
+}
+
 /** Ports for one pass; `close()` ends the Slurm connections. */
 export function buildMonitorPorts(
   octokit: Octokit,
@@ -358,30 +465,7 @@ export function buildMonitorPorts(
 ): MonitorPorts & { close(): Promise<void> } {
   const experiments = loadExperiments(config);
   const stateTarget = (pr: number) => ({ ...repoOf(config), issue_number: pr });
-  const slurm = new Map<string, SlurmClient>();
-  const prom = new Map<string, PrometheusClient>();
-  const clusterOf = (id: string) => {
-    const l = experiments.get(id);
-    if (!l) throw new Error(`unknown experiment ${id}`);
-    return l;
-  };
-  const slurmFor = (id: string) => {
-    const { experiment, cluster } = clusterOf(id);
-    let c = slurm.get(experiment.cluster);
-    if (!c) {
-      c = slurmClientForCluster(experiment.cluster, cluster, { env: config.env });
-      slurm.set(experiment.cluster, c);
-    }
-    return c;
-  };
-  const promFor = (name: string, cluster: Cluster) => {
-    let p = prom.get(name);
-    if (!p) {
-      p = createPrometheusClient({ baseUrl: cluster.prometheus_url });
-      prom.set(name, p);
-    }
-    return p;
-  };
+  const clients = clusterClients(config, experiments);
   // The pass's snapshot of the open pull requests: every comment read and written below starts from it.
   const snapshots = new Map<number, PullSnapshot>();
   const snapshotOf = (pr: number) => snapshots.get(pr);
@@ -400,65 +484,15 @@ export function buildMonitorPorts(
       checkRuns.clear();
       const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
       for (const [sha, id] of read) checkRuns.set(sha, id);
-      return [...experiments.values()].map(
-        (l): MonitorExperiment => ({
-          experiment: l.experiment,
-          timeScale: l.cluster.time_scale ?? 1,
-          scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
-          grafanaUrl: l.cluster.grafana_url ?? null,
-          prometheus: promFor(l.experiment.cluster, l.cluster),
-          gpusPerNode: l.cluster.gpus_per_node,
-          ...recordReferences(config, l.experiment.experiment_id),
-          candidates: candidates.get(l.experiment.experiment_id) ?? [],
-        }),
+      return [...experiments.values()].map((l) =>
+        monitorExperiment(config, l, clients, candidates.get(l.experiment.experiment_id) ?? []),
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(slurmFor(id), [...experiments.keys()]).jobs(id),
-      cancel: (jobId, id) => slurmFor(id).cancel(jobId),
+      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()]).jobs(id),
+      cancel: (jobId, id) => clients.slurmFor(id).cancel(jobId),
     },
-    async submit(exp, c) {
-      // Only a standing Request is ever submitted, re-validated at its head against the default branch.
-      if (!c.request) return undefined;
-      const { experiment } = clusterOf(exp.experiment.experiment_id);
-      const prepared = await prepareCandidateAt(
-        octokit,
-        { owner: config.owner, repo: config.repo },
-        c.request.headSha,
-        c.request.path,
-        {
-          workspace: config.workspace,
-          clustersFile: config.clustersFile,
-          topologiesDir: config.topologiesDir,
-          presetsDir: presetOverrideDir(config.env, config.workspace),
-        },
-      );
-      if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
-        const errors = prepared.ok
-          ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`]
-          : prepared.errors;
-        config.log(`${c.runName}: refused: ${errors.join('; ')}`);
-        // the pass leaves it out and recomputes its pull request's label from the candidates that stay
-        await refuseRequest(octokit, repoOf(config), c.request, errors, new Date().toISOString(), {
-          keepLabel: true,
-        });
-        return { refused: true };
-      }
-      const result = await submitCandidate(
-        { slurm: slurmFor(experiment.experiment_id), log: config.log },
-        {
-          experimentId: experiment.experiment_id,
-          cluster: experiment.cluster,
-          submission: withRunName(prepared.candidate.submission, c.request.runName),
-          maxParallel: experiment.max_parallel,
-          knownExperimentIds: [...experiments.keys()],
-        },
-      );
-      config.log(`${c.runName}: ${result.status}`);
-      return result.status === 'submitted' || result.status === 'existing'
-        ? { jobId: result.jobId }
-        : undefined;
-    },
+    submit: submitPort(octokit, config, experiments, clients),
     prometheus: {
       baseUrl: 'per-experiment',
       instant: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
@@ -470,8 +504,6 @@ export function buildMonitorPorts(
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
     },
     now: () => Date.now() / 1000,
-    async close() {
-      for (const c of slurm.values()) await c.close();
-    },
+    close: () => clients.close(),
   };
 }
