@@ -73854,33 +73854,92 @@ function snapshotGithubPort(octokit, config, comments, checkRuns) {
     setLabel: direct.setLabel
   };
 }
-function buildMonitorPorts(octokit, config) {
-  const experiments = loadExperiments(config);
-  const stateTarget = (pr) => ({ ...repoOf(config), issue_number: pr });
+function clusterClients(config, experiments) {
   const slurm = /* @__PURE__ */ new Map();
   const prom = /* @__PURE__ */ new Map();
-  const clusterOf = (id) => {
+  const loaded = (id) => {
     const l = experiments.get(id);
     if (!l) throw new Error(`unknown experiment ${id}`);
     return l;
   };
-  const slurmFor = (id) => {
-    const { experiment, cluster } = clusterOf(id);
-    let c = slurm.get(experiment.cluster);
-    if (!c) {
-      c = slurmClientForCluster(experiment.cluster, cluster, { env: config.env });
-      slurm.set(experiment.cluster, c);
+  return {
+    loaded,
+    slurmFor(id) {
+      const { experiment, cluster } = loaded(id);
+      let c = slurm.get(experiment.cluster);
+      if (!c) {
+        c = slurmClientForCluster(experiment.cluster, cluster, { env: config.env });
+        slurm.set(experiment.cluster, c);
+      }
+      return c;
+    },
+    promFor(name, cluster) {
+      let p = prom.get(name);
+      if (!p) {
+        p = createPrometheusClient({ baseUrl: cluster.prometheus_url });
+        prom.set(name, p);
+      }
+      return p;
+    },
+    async close() {
+      for (const c of slurm.values()) await c.close();
     }
-    return c;
   };
-  const promFor = (name, cluster) => {
-    let p = prom.get(name);
-    if (!p) {
-      p = createPrometheusClient({ baseUrl: cluster.prometheus_url });
-      prom.set(name, p);
+}
+function submitPort(octokit, config, experiments, clients) {
+  return async (exp, c) => {
+    if (!c.request) return void 0;
+    const { experiment } = clients.loaded(exp.experiment.experiment_id);
+    const prepared = await prepareCandidateAt(
+      octokit,
+      { owner: config.owner, repo: config.repo },
+      c.request.headSha,
+      c.request.path,
+      {
+        workspace: config.workspace,
+        clustersFile: config.clustersFile,
+        topologiesDir: config.topologiesDir,
+        presetsDir: presetOverrideDir(config.env, config.workspace)
+      }
+    );
+    if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
+      const errors = prepared.ok ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`] : prepared.errors;
+      config.log(`${c.runName}: refused: ${errors.join("; ")}`);
+      await refuseRequest(octokit, repoOf(config), c.request, errors, (/* @__PURE__ */ new Date()).toISOString(), {
+        keepLabel: true
+      });
+      return { refused: true };
     }
-    return p;
+    const result = await submitCandidate(
+      { slurm: clients.slurmFor(experiment.experiment_id), log: config.log },
+      {
+        experimentId: experiment.experiment_id,
+        cluster: experiment.cluster,
+        submission: withRunName(prepared.candidate.submission, c.request.runName),
+        maxParallel: experiment.max_parallel,
+        knownExperimentIds: [...experiments.keys()]
+      }
+    );
+    config.log(`${c.runName}: ${result.status}`);
+    return result.status === "submitted" || result.status === "existing" ? { jobId: result.jobId } : void 0;
   };
+}
+function monitorExperiment(config, l, clients, candidates) {
+  return {
+    experiment: l.experiment,
+    timeScale: l.cluster.time_scale ?? 1,
+    scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
+    grafanaUrl: l.cluster.grafana_url ?? null,
+    prometheus: clients.promFor(l.experiment.cluster, l.cluster),
+    gpusPerNode: l.cluster.gpus_per_node,
+    ...recordReferences(config, l.experiment.experiment_id),
+    candidates
+  };
+}
+function buildMonitorPorts(octokit, config) {
+  const experiments = loadExperiments(config);
+  const stateTarget = (pr) => ({ ...repoOf(config), issue_number: pr });
+  const clients = clusterClients(config, experiments);
   const snapshots = /* @__PURE__ */ new Map();
   const snapshotOf = (pr) => snapshots.get(pr);
   const monitorComments = monitorCommentCache(octokit, config, snapshotOf);
@@ -73899,58 +73958,14 @@ function buildMonitorPorts(octokit, config) {
       const read2 = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
       for (const [sha, id] of read2) checkRuns.set(sha, id);
       return [...experiments.values()].map(
-        (l) => ({
-          experiment: l.experiment,
-          timeScale: l.cluster.time_scale ?? 1,
-          scrapeSeconds: (l.cluster.time_scale ?? 1) > 1 ? 1 : 5,
-          grafanaUrl: l.cluster.grafana_url ?? null,
-          prometheus: promFor(l.experiment.cluster, l.cluster),
-          gpusPerNode: l.cluster.gpus_per_node,
-          ...recordReferences(config, l.experiment.experiment_id),
-          candidates: candidates.get(l.experiment.experiment_id) ?? []
-        })
+        (l) => monitorExperiment(config, l, clients, candidates.get(l.experiment.experiment_id) ?? [])
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(slurmFor(id), [...experiments.keys()]).jobs(id),
-      cancel: (jobId2, id) => slurmFor(id).cancel(jobId2)
+      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()]).jobs(id),
+      cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
     },
-    async submit(exp, c) {
-      if (!c.request) return void 0;
-      const { experiment } = clusterOf(exp.experiment.experiment_id);
-      const prepared = await prepareCandidateAt(
-        octokit,
-        { owner: config.owner, repo: config.repo },
-        c.request.headSha,
-        c.request.path,
-        {
-          workspace: config.workspace,
-          clustersFile: config.clustersFile,
-          topologiesDir: config.topologiesDir,
-          presetsDir: presetOverrideDir(config.env, config.workspace)
-        }
-      );
-      if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
-        const errors = prepared.ok ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`] : prepared.errors;
-        config.log(`${c.runName}: refused: ${errors.join("; ")}`);
-        await refuseRequest(octokit, repoOf(config), c.request, errors, (/* @__PURE__ */ new Date()).toISOString(), {
-          keepLabel: true
-        });
-        return { refused: true };
-      }
-      const result = await submitCandidate(
-        { slurm: slurmFor(experiment.experiment_id), log: config.log },
-        {
-          experimentId: experiment.experiment_id,
-          cluster: experiment.cluster,
-          submission: withRunName(prepared.candidate.submission, c.request.runName),
-          maxParallel: experiment.max_parallel,
-          knownExperimentIds: [...experiments.keys()]
-        }
-      );
-      config.log(`${c.runName}: ${result.status}`);
-      return result.status === "submitted" || result.status === "existing" ? { jobId: result.jobId } : void 0;
-    },
+    submit: submitPort(octokit, config, experiments, clients),
     prometheus: {
       baseUrl: "per-experiment",
       instant: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus")),
@@ -73962,9 +73977,7 @@ function buildMonitorPorts(octokit, config) {
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome))
     },
     now: () => Date.now() / 1e3,
-    async close() {
-      for (const c of slurm.values()) await c.close();
-    }
+    close: () => clients.close()
   };
 }
 
