@@ -224,11 +224,27 @@ export async function validateFiles(
   paths: readonly string[],
   options: ValidateOptions,
 ): Promise<ValidationReport> {
+  const run = validationRun(options);
+  const reports: FileReport[] = [];
+  for (const raw of paths) reports.push(await fileReport(raw, run));
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0),
+  };
+}
+
+/** One validation's options and caches: each experiment folder and clusters file is read once. */
+interface ValidationRun {
+  options: ValidateOptions;
+  fresh: ReadonlySet<string>;
+  context(dir: string): Promise<ExperimentContext>;
+}
+
+function validationRun(options: ValidateOptions): ValidationRun {
   const config = options.config ?? options.files;
   const contexts = new Map<string, Promise<ExperimentContext>>();
   const clustersCache = new Map<string, Promise<Checked<ClustersFile> | undefined>>();
-  const fresh = new Set((options.newFiles ?? []).map((p) => posix.normalize(p)));
-
   const loadClusters = (file: string) => {
     let p = clustersCache.get(file);
     if (!p) {
@@ -237,68 +253,56 @@ export async function validateFiles(
     }
     return p;
   };
-
-  const context = (dir: string) => {
-    let p = contexts.get(dir);
-    if (!p) {
-      p = buildContext(dir, options, config, loadClusters);
-      contexts.set(dir, p);
-    }
-    return p;
-  };
-
-  const reports: FileReport[] = [];
-  for (const raw of paths) {
-    const path = posix.normalize(raw);
-    const kind = fileKind(path);
-    let issues: Issue[] = [];
-    let candidate: CandidateDetails | undefined;
-    try {
-      ({ issues, candidate } = await validateOne(path, kind));
-    } catch (e) {
-      if (!(e instanceof UnsafeFileError)) throw e;
-      issues = [fileIssue(path, 'unsafe-file', e.message)];
-    }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === 'error'),
-      warnings: sorted.filter((i) => i.severity === 'warning'),
-      ...(candidate ? { candidate } : {}),
-    });
-  }
   return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0),
-  };
-
-  async function validateOne(
-    path: string,
-    kind: FileKind,
-  ): Promise<{ issues: Issue[]; candidate?: CandidateDetails }> {
-    let issues: Issue[];
-    let candidate: CandidateDetails | undefined;
-    if (kind === 'candidate') {
-      const ctx = await context(posix.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options, fresh));
-    } else if (kind === 'experiment') {
-      const ctx = await context(posix.dirname(path));
-      issues = experimentIssues(ctx);
-    } else if (kind === 'clusters') {
-      const text = await options.files.read(path);
-      if (text === undefined) issues = [missing(path)];
-      else {
-        const checked = checkClusters(text, path);
-        issues = checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues;
+    options,
+    fresh: new Set((options.newFiles ?? []).map((p) => posix.normalize(p))),
+    context(dir) {
+      let p = contexts.get(dir);
+      if (!p) {
+        p = buildContext(dir, options, config, loadClusters);
+        contexts.set(dir, p);
       }
-    } else {
-      const text = await options.files.read(path);
-      issues = text === undefined ? [missing(path)] : checkPreset(text, path).issues;
-    }
-    return { issues, ...(candidate ? { candidate } : {}) };
+      return p;
+    },
+  };
+}
+
+async function fileReport(raw: string, run: ValidationRun): Promise<FileReport> {
+  const path = posix.normalize(raw);
+  const kind = fileKind(path);
+  let issues: Issue[] = [];
+  let candidate: CandidateDetails | undefined;
+  try {
+    ({ issues, candidate } = await validateOne(path, kind, run));
+  } catch (e) {
+    if (!(e instanceof UnsafeFileError)) throw e;
+    issues = [fileIssue(path, 'unsafe-file', e.message)];
   }
+  const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+  return {
+    path: raw,
+    kind,
+    errors: sorted.filter((i) => i.severity === 'error'),
+    warnings: sorted.filter((i) => i.severity === 'warning'),
+    ...(candidate ? { candidate } : {}),
+  };
+}
+
+async function validateOne(
+  path: string,
+  kind: FileKind,
+  run: ValidationRun,
+): Promise<{ issues: Issue[]; candidate?: CandidateDetails }> {
+  if (kind === 'candidate') {
+    const ctx = await run.context(posix.dirname(path));
+    return validateCandidate(path, ctx, run.options, run.fresh);
+  }
+  if (kind === 'experiment') return { issues: experimentIssues(await run.context(posix.dirname(path))) };
+  const text = await run.options.files.read(path);
+  if (text === undefined) return { issues: [missing(path)] };
+  if (kind === 'preset') return { issues: checkPreset(text, path).issues };
+  const checked = checkClusters(text, path);
+  return { issues: checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues };
 }
 
 function missing(path: string): Issue {
@@ -324,138 +328,180 @@ async function buildContext(
   loadClusters: (file: string) => Promise<Checked<ClustersFile> | undefined>,
 ): Promise<ExperimentContext> {
   const topologiesDir = posix.dirname(dir);
-  const experimentFile = posix.join(dir, 'experiment.yaml');
-  const clustersFile = options.clustersFile ?? posix.join(topologiesDir, 'clusters.yaml');
   const ctx: ExperimentContext = {
     dir,
-    experimentFile,
-    clustersFile,
+    experimentFile: posix.join(dir, 'experiment.yaml'),
+    clustersFile: options.clustersFile ?? posix.join(topologiesDir, 'clusters.yaml'),
     blockers: [],
     candidates: new Map(),
     byHash: new Map(),
     depths: new Map(),
   };
+  await readExperiment(ctx, options.files);
+  await readClusters(ctx, loadClusters);
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    await readBase(ctx, experiment, config, { ...options.presets, topologiesDir });
+    pickCluster(ctx, experiment, options.clusterName);
+  }
+  if (experiment && ctx.cluster && ctx.base)
+    await fitMemoryModel(ctx, { experiment, cluster: ctx.cluster, base: ctx.base }, config, topologiesDir);
+  await readSiblings(ctx, options.files);
+  blockOnOverrideErrors(ctx);
+  return ctx;
+}
 
-  const experimentText = await options.files.read(experimentFile);
-  if (experimentText === undefined) {
+async function readExperiment(ctx: ExperimentContext, files: FileSource): Promise<void> {
+  const text = await files.read(ctx.experimentFile);
+  if (text === undefined) {
     ctx.blockers.push({
       rule: 'experiment-missing',
-      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`,
+      message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`,
     });
-  } else {
-    ctx.experiment = checkExperiment(experimentText, experimentFile);
-    if (!ctx.experiment.value) {
-      ctx.blockers.push({
-        rule: 'experiment-invalid',
-        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`,
-      });
-    }
+    return;
   }
+  ctx.experiment = checkExperiment(text, ctx.experimentFile);
+  if (!ctx.experiment.value) {
+    ctx.blockers.push({
+      rule: 'experiment-invalid',
+      message: `${ctx.experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`,
+    });
+  }
+}
+
+async function readClusters(
+  ctx: ExperimentContext,
+  loadClusters: (file: string) => Promise<Checked<ClustersFile> | undefined>,
+): Promise<void> {
+  const { clustersFile } = ctx;
   ctx.clusters = await loadClusters(clustersFile);
   if (!ctx.clusters) {
     ctx.blockers.push({
       rule: 'clusters-missing',
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`,
     });
-  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    return;
+  }
+  if (ctx.clusters.value && !ctx.clusters.issues.length) {
     // Only errors make the file unusable; a placeholder left by setup is a warning on clusters.yaml itself.
     const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
       (i) => i.severity === 'error',
     );
     if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
-  if (ctx.clusters && !ctx.clusters.value) {
+  if (!ctx.clusters.value) {
     ctx.blockers.push({
       rule: 'clusters-invalid',
       message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`,
     });
   }
-  const experiment = ctx.experiment?.value;
-  if (experiment) {
-    const presetOptions = { ...options.presets, topologiesDir };
-    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
-    if (!ctx.preset) {
-      const inRepository = ((await config.list(posix.join(topologiesDir, 'presets'))) ?? [])
-        .filter((f) => f.endsWith('.yaml'))
-        .map((f) => f.slice(0, -'.yaml'.length));
-      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
-      ctx.blockers.push({
-        rule: 'preset-unknown',
-        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`,
-      });
-    } else {
-      const presetFile = ctx.preset.path;
-      const preset = checkPreset(ctx.preset.text, presetFile);
-      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else
-        ctx.blockers.push({
-          rule: 'preset-invalid',
-          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`,
-        });
-    }
-    const clusters = ctx.clusters?.value;
-    if (clusters) {
-      const wanted = options.clusterName ?? experiment.cluster;
-      ctx.clusterName = wanted;
-      ctx.cluster = clusters.clusters[wanted];
-      if (!ctx.cluster) {
-        ctx.blockers.push({
-          rule: 'cluster-unknown',
-          message: `cluster \`${wanted}\`${options.clusterName ? ' (--cluster)' : ' of experiment.yaml'} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(', ')}): fix ${options.clusterName ? 'the --cluster option' : 'experiment.yaml'} or the clusters file`,
-        });
-      }
-    }
-  }
+}
 
-  // Once the experiment's record holds measured runs, GPU memory is predicted with the model fitted
-  // from them (the same one `topo suggest` uses) instead of clusters.yaml's estimate.
-  if (experiment && ctx.cluster && ctx.base) {
-    const recordFile = posix.join(
-      posix.dirname(topologiesDir),
-      'experiments',
-      `${experiment.experiment_id}.json`,
-    );
-    const recordText = await config.read(recordFile);
-    if (recordText !== undefined) {
-      try {
-        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === 'fitted') {
-          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
-          ctx.memoryModelFitted = true;
-        }
-      } catch {
-        // An unreadable record is reported by the record action; validation keeps clusters.yaml's model.
-      }
-    }
+async function readBase(
+  ctx: ExperimentContext,
+  experiment: Experiment,
+  config: FileSource,
+  presetOptions: PresetOptions & { topologiesDir: string },
+): Promise<void> {
+  ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+  if (!ctx.preset) {
+    const inRepository = ((await config.list(posix.join(presetOptions.topologiesDir, 'presets'))) ?? [])
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.slice(0, -'.yaml'.length));
+    ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
+    ctx.blockers.push({
+      rule: 'preset-unknown',
+      message: `base topology preset of ${ctx.experimentFile}: ${ctx.presetMissing}`,
+    });
+    return;
   }
+  const preset = checkPreset(ctx.preset.text, ctx.preset.path);
+  if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+  else
+    ctx.blockers.push({
+      rule: 'preset-invalid',
+      message: `preset ${ctx.preset.path} does not match the topology schema: ${preset.issues[0]?.message}`,
+    });
+}
 
-  // Every candidate of the experiment: parents and earlier duplicates are looked up among them.
-  for (const name of ((await options.files.list(dir)) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix.join(dir, name)) !== 'candidate') continue;
-    const file = posix.join(dir, name);
-    const text = await options.files.read(file);
+function pickCluster(ctx: ExperimentContext, experiment: Experiment, override: string | undefined): void {
+  const clusters = ctx.clusters?.value;
+  if (!clusters) return;
+  const wanted = override ?? experiment.cluster;
+  ctx.clusterName = wanted;
+  ctx.cluster = clusters.clusters[wanted];
+  if (ctx.cluster) return;
+  const where = override ? 'the --cluster option' : 'experiment.yaml';
+  ctx.blockers.push({
+    rule: 'cluster-unknown',
+    message: `cluster \`${wanted}\`${override ? ' (--cluster)' : ' of experiment.yaml'} is not defined in ${ctx.clustersFile} (known: ${Object.keys(clusters.clusters).join(', ')}): fix ${where} or the clusters file`,
+  });
+}
+
+/**
+ * Once the experiment's record holds measured runs, GPU memory is predicted with the model fitted
+ * from them (the same one `topo suggest` uses) instead of clusters.yaml's estimate.
+ */
+async function fitMemoryModel(
+  ctx: ExperimentContext,
+  { experiment, cluster, base }: { experiment: Experiment; cluster: Cluster; base: Topology },
+  config: FileSource,
+  topologiesDir: string,
+): Promise<void> {
+  const recordFile = posix.join(
+    posix.dirname(topologiesDir),
+    'experiments',
+    `${experiment.experiment_id}.json`,
+  );
+  const recordText = await config.read(recordFile);
+  if (recordText === undefined) return;
+  try {
+    const fitted = fittedMemoryModel(JSON.parse(recordText), base, cluster.memory_model);
+    if (fitted.source === 'fitted') {
+      ctx.cluster = { ...cluster, memory_model: fitted.model };
+      ctx.memoryModelFitted = true;
+    }
+  } catch {
+    // An unreadable record is reported by the record action; validation keeps clusters.yaml's model.
+  }
+}
+
+/** Every candidate of the experiment: parents and earlier duplicates are looked up among them. */
+async function readSiblings(ctx: ExperimentContext, files: FileSource): Promise<void> {
+  for (const name of ((await files.list(ctx.dir)) ?? []).sort()) {
+    const file = posix.join(ctx.dir, name);
+    if (!isYamlFile(name) || fileKind(file) !== 'candidate') continue;
+    const text = await files.read(file);
     if (text === undefined) continue;
-    const checked = checkCandidate(text, file);
-    const sibling: SiblingCandidate = { file, stem: stemOf(file), checked };
-    if (checked.value && ctx.base) {
-      sibling.expanded = expandCandidate(ctx.base, checked.value.topology);
-      sibling.hash = topologyHash(sibling.expanded);
-    }
+    const sibling = siblingOf(file, text, ctx.base);
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...(ctx.byHash.get(sibling.hash) ?? []), sibling]);
   }
-  // An override render would refuse (unknown key, hydra.*, reserved, topology) stops every candidate here,
-  // at validation, rather than at render.
-  const overrideErrors = ctx.experiment?.value
-    ? experimentIssues(ctx).filter((i) => i.severity === 'error' && i.rule.startsWith('override-'))
-    : [];
-  if (overrideErrors[0]) {
-    ctx.blockers.push({
-      rule: 'experiment-invalid',
-      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`,
-    });
+}
+
+/** A candidate file checked and, against a usable base, expanded and hashed. */
+function siblingOf(file: string, text: string, base: Topology | undefined): SiblingCandidate {
+  const checked = checkCandidate(text, file);
+  const sibling: SiblingCandidate = { file, stem: stemOf(file), checked };
+  if (checked.value && base) {
+    sibling.expanded = expandCandidate(base, checked.value.topology);
+    sibling.hash = topologyHash(sibling.expanded);
   }
-  return ctx;
+  return sibling;
+}
+
+/**
+ * An override render would refuse (unknown key, hydra.*, reserved, topology) stops every candidate
+ * here, at validation, rather than at render.
+ */
+function blockOnOverrideErrors(ctx: ExperimentContext): void {
+  if (!ctx.experiment?.value) return;
+  const first = experimentIssues(ctx).find((i) => i.severity === 'error' && i.rule.startsWith('override-'));
+  if (!first) return;
+  ctx.blockers.push({
+    rule: 'experiment-invalid',
+    message: `${ctx.experimentFile} line ${first.line}: ${first.message}; fix it first: every candidate runs with the experiment's overrides`,
+  });
 }
 
 function experimentIssues(ctx: ExperimentContext): Issue[] {
@@ -501,19 +547,8 @@ async function validateCandidate(
   options: ValidateOptions,
   fresh: ReadonlySet<string>,
 ): Promise<{ issues: Issue[]; candidate?: CandidateDetails }> {
-  const files = options.files;
-  const stem = stemOf(path);
-  let own = ctx.candidates.get(stem);
-  if (!own || own.file !== path) {
-    const text = await files.read(path);
-    if (text === undefined) return { issues: [missing(path)] };
-    const checked = checkCandidate(text, path);
-    own = { file: path, stem, checked };
-    if (checked.value && ctx.base) {
-      own.expanded = expandCandidate(ctx.base, checked.value.topology);
-      own.hash = topologyHash(own.expanded);
-    }
-  }
+  const own = await ownCandidate(path, ctx, options.files);
+  if (!own) return { issues: [missing(path)] };
   const issues = [
     ...own.checked.issues,
     ...reservedNameIssues(own.checked),
@@ -533,27 +568,19 @@ async function validateCandidate(
   const parent = parentSibling?.expanded
     ? { name: parentName as string, expanded: parentSibling.expanded }
     : undefined;
-
-  const ownNew = fresh.has(path);
-  const ownOrder = [depthOf(ctx, stem), stem] as const;
-  const earlier: EarlierCandidate[] = [];
-  for (const other of ctx.byHash.get(own.hash) ?? []) {
-    if (other.stem === stem) continue;
-    const otherNew = fresh.has(other.file);
-    const otherOrder = [depthOf(ctx, other.stem), other.stem] as const;
-    const isEarlier =
-      otherNew !== ownNew
-        ? !otherNew
-        : otherOrder[0] < ownOrder[0] || (otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1]);
-    if (isEarlier)
-      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
-  }
-
+  const checked: CheckedCandidate = {
+    value,
+    expanded: own.expanded,
+    hash: own.hash,
+    experiment,
+    cluster,
+    base: ctx.base,
+  };
   issues.push(
     ...candidateRuleIssues({
       loaded: own.checked.loaded,
       candidate: value,
-      stem,
+      stem: own.stem,
       expanded: own.expanded,
       base: ctx.base,
       baseName: experiment.base_topology,
@@ -563,14 +590,69 @@ async function validateCandidate(
       parent,
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
-      earlier,
+      earlier: earlierDuplicates(ctx, own, own.hash, fresh),
       memoryModelFitted: ctx.memoryModelFitted === true,
       allowUnmeasuredMemory: options.allowUnmeasuredMemory === true,
     }),
   );
+  return { issues, candidate: candidateDetails(ctx, checked, parent) };
+}
 
-  const summary = capacitySummary(own.expanded);
-  const details: CandidateDetails = {
+/** The candidate as read with its siblings, or read again when the path is not the sibling's file. */
+async function ownCandidate(
+  path: string,
+  ctx: ExperimentContext,
+  files: FileSource,
+): Promise<SiblingCandidate | undefined> {
+  const sibling = ctx.candidates.get(stemOf(path));
+  if (sibling && sibling.file === path) return sibling;
+  const text = await files.read(path);
+  return text === undefined ? undefined : siblingOf(path, text, ctx.base);
+}
+
+/**
+ * Candidates of the same topology that came first: an unchanged file before one new in this change,
+ * else the one closer to the baseline in the parent chain, then by name.
+ */
+function earlierDuplicates(
+  ctx: ExperimentContext,
+  own: SiblingCandidate,
+  hash: string,
+  fresh: ReadonlySet<string>,
+): EarlierCandidate[] {
+  const ownNew = fresh.has(own.file);
+  const ownDepth = depthOf(ctx, own.stem);
+  const earlier: EarlierCandidate[] = [];
+  for (const other of ctx.byHash.get(hash) ?? []) {
+    if (other.stem === own.stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherDepth = depthOf(ctx, other.stem);
+    const isEarlier =
+      otherNew !== ownNew
+        ? !otherNew
+        : otherDepth < ownDepth || (otherDepth === ownDepth && other.stem < own.stem);
+    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash, file: other.file });
+  }
+  return earlier;
+}
+
+interface CheckedCandidate {
+  value: Candidate;
+  expanded: Topology;
+  hash: string;
+  experiment: Experiment;
+  cluster: Cluster;
+  base: Topology;
+}
+
+/** What the summary, the submit action and `--json` show of a candidate that passed the schema. */
+function candidateDetails(
+  ctx: ExperimentContext,
+  { value, expanded, hash, experiment, cluster, base }: CheckedCandidate,
+  parent: { name: string; expanded: Topology } | undefined,
+): CandidateDetails {
+  const summary = capacitySummary(expanded);
+  return {
     name: value.name,
     parent: value.parent ?? null,
     experimentId: experiment.experiment_id,
@@ -581,30 +663,29 @@ async function validateCandidate(
       path: ctx.preset?.path ?? '',
       overridesShipped: ctx.preset?.overridesShipped ?? false,
     },
-    hash: own.hash,
-    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
-    expanded: own.expanded,
-    base: ctx.base,
+    hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, expanded),
+    expanded,
+    base,
     capacity: Object.entries(summary.byService).map(([service, capacity]) => ({
       service: service as ServiceName,
       capacity: capacity as number,
     })),
     inFlight: summary.inFlight,
     binding: summary.binding,
-    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    gpuMap: [...gpuMap(expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
     ...(cluster.memory_model
       ? {
-          memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+          memory: predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib),
           memoryModelFitted: ctx.memoryModelFitted === true,
         }
       : {}),
     gpuMemoryGiB: cluster.gpu_memory_gib,
-    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
+    diff: topologyDiff(parent?.expanded ?? base, expanded),
     diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
     experimentConfig: experiment,
     clusterConfig: cluster,
   };
-  return { issues, candidate: details };
 }
 
 /**

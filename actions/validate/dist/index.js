@@ -45019,10 +45019,19 @@ function stemOf(path) {
   return posix2.basename(path).replace(/\.ya?ml$/, "");
 }
 async function validateFiles(paths, options) {
+  const run = validationRun(options);
+  const reports = [];
+  for (const raw of paths) reports.push(await fileReport(raw, run));
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+}
+function validationRun(options) {
   const config = options.config ?? options.files;
   const contexts = /* @__PURE__ */ new Map();
   const clustersCache = /* @__PURE__ */ new Map();
-  const fresh = new Set((options.newFiles ?? []).map((p) => posix2.normalize(p)));
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
@@ -45031,62 +45040,50 @@ async function validateFiles(paths, options) {
     }
     return p;
   };
-  const context3 = (dir) => {
-    let p = contexts.get(dir);
-    if (!p) {
-      p = buildContext(dir, options, config, loadClusters);
-      contexts.set(dir, p);
-    }
-    return p;
-  };
-  const reports = [];
-  for (const raw of paths) {
-    const path = posix2.normalize(raw);
-    const kind = fileKind(path);
-    let issues = [];
-    let candidate;
-    try {
-      ({ issues, candidate } = await validateOne(path, kind));
-    } catch (e) {
-      if (!(e instanceof UnsafeFileError)) throw e;
-      issues = [fileIssue(path, "unsafe-file", e.message)];
-    }
-    const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-    reports.push({
-      path: raw,
-      kind,
-      errors: sorted.filter((i) => i.severity === "error"),
-      warnings: sorted.filter((i) => i.severity === "warning"),
-      ...candidate ? { candidate } : {}
-    });
-  }
   return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
-  async function validateOne(path, kind) {
-    let issues;
-    let candidate;
-    if (kind === "candidate") {
-      const ctx = await context3(posix2.dirname(path));
-      ({ issues, candidate } = await validateCandidate(path, ctx, options, fresh));
-    } else if (kind === "experiment") {
-      const ctx = await context3(posix2.dirname(path));
-      issues = experimentIssues(ctx);
-    } else if (kind === "clusters") {
-      const text = await options.files.read(path);
-      if (text === void 0) issues = [missing(path)];
-      else {
-        const checked = checkClusters(text, path);
-        issues = checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues;
+    options,
+    fresh: new Set((options.newFiles ?? []).map((p) => posix2.normalize(p))),
+    context(dir) {
+      let p = contexts.get(dir);
+      if (!p) {
+        p = buildContext(dir, options, config, loadClusters);
+        contexts.set(dir, p);
       }
-    } else {
-      const text = await options.files.read(path);
-      issues = text === void 0 ? [missing(path)] : checkPreset(text, path).issues;
+      return p;
     }
-    return { issues, ...candidate ? { candidate } : {} };
+  };
+}
+async function fileReport(raw, run) {
+  const path = posix2.normalize(raw);
+  const kind = fileKind(path);
+  let issues = [];
+  let candidate;
+  try {
+    ({ issues, candidate } = await validateOne(path, kind, run));
+  } catch (e) {
+    if (!(e instanceof UnsafeFileError)) throw e;
+    issues = [fileIssue(path, "unsafe-file", e.message)];
   }
+  const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+  return {
+    path: raw,
+    kind,
+    errors: sorted.filter((i) => i.severity === "error"),
+    warnings: sorted.filter((i) => i.severity === "warning"),
+    ...candidate ? { candidate } : {}
+  };
+}
+async function validateOne(path, kind, run) {
+  if (kind === "candidate") {
+    const ctx = await run.context(posix2.dirname(path));
+    return validateCandidate(path, ctx, run.options, run.fresh);
+  }
+  if (kind === "experiment") return { issues: experimentIssues(await run.context(posix2.dirname(path))) };
+  const text = await run.options.files.read(path);
+  if (text === void 0) return { issues: [missing(path)] };
+  if (kind === "preset") return { issues: checkPreset(text, path).issues };
+  const checked = checkClusters(text, path);
+  return { issues: checked.value ? clustersRuleIssues(checked.loaded, checked.value) : checked.issues };
 }
 function missing(path) {
   return {
@@ -45104,124 +45101,145 @@ function fileIssue(file, rule, message) {
 }
 async function buildContext(dir, options, config, loadClusters) {
   const topologiesDir = posix2.dirname(dir);
-  const experimentFile = posix2.join(dir, "experiment.yaml");
-  const clustersFile = options.clustersFile ?? posix2.join(topologiesDir, "clusters.yaml");
   const ctx = {
     dir,
-    experimentFile,
-    clustersFile,
+    experimentFile: posix2.join(dir, "experiment.yaml"),
+    clustersFile: options.clustersFile ?? posix2.join(topologiesDir, "clusters.yaml"),
     blockers: [],
     candidates: /* @__PURE__ */ new Map(),
     byHash: /* @__PURE__ */ new Map(),
     depths: /* @__PURE__ */ new Map()
   };
-  const experimentText = await options.files.read(experimentFile);
-  if (experimentText === void 0) {
+  await readExperiment(ctx, options.files);
+  await readClusters(ctx, loadClusters);
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    await readBase(ctx, experiment, config, { ...options.presets, topologiesDir });
+    pickCluster(ctx, experiment, options.clusterName);
+  }
+  if (experiment && ctx.cluster && ctx.base)
+    await fitMemoryModel2(ctx, { experiment, cluster: ctx.cluster, base: ctx.base }, config, topologiesDir);
+  await readSiblings(ctx, options.files);
+  blockOnOverrideErrors(ctx);
+  return ctx;
+}
+async function readExperiment(ctx, files) {
+  const text = await files.read(ctx.experimentFile);
+  if (text === void 0) {
     ctx.blockers.push({
       rule: "experiment-missing",
-      message: `no experiment.yaml in ${dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
+      message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
     });
-  } else {
-    ctx.experiment = checkExperiment(experimentText, experimentFile);
-    if (!ctx.experiment.value) {
-      ctx.blockers.push({
-        rule: "experiment-invalid",
-        message: `${experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
-      });
-    }
+    return;
   }
+  ctx.experiment = checkExperiment(text, ctx.experimentFile);
+  if (!ctx.experiment.value) {
+    ctx.blockers.push({
+      rule: "experiment-invalid",
+      message: `${ctx.experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
+    });
+  }
+}
+async function readClusters(ctx, loadClusters) {
+  const { clustersFile } = ctx;
   ctx.clusters = await loadClusters(clustersFile);
   if (!ctx.clusters) {
     ctx.blockers.push({
       rule: "clusters-missing",
       message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
     });
-  } else if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    return;
+  }
+  if (ctx.clusters.value && !ctx.clusters.issues.length) {
     const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
       (i) => i.severity === "error"
     );
     if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
   }
-  if (ctx.clusters && !ctx.clusters.value) {
+  if (!ctx.clusters.value) {
     ctx.blockers.push({
       rule: "clusters-invalid",
       message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
     });
   }
-  const experiment = ctx.experiment?.value;
-  if (experiment) {
-    const presetOptions = { ...options.presets, topologiesDir };
-    ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
-    if (!ctx.preset) {
-      const inRepository = (await config.list(posix2.join(topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
-      ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
-      ctx.blockers.push({
-        rule: "preset-unknown",
-        message: `base topology preset of ${experimentFile}: ${ctx.presetMissing}`
-      });
-    } else {
-      const presetFile = ctx.preset.path;
-      const preset = checkPreset(ctx.preset.text, presetFile);
-      if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-      else
-        ctx.blockers.push({
-          rule: "preset-invalid",
-          message: `preset ${presetFile} does not match the topology schema: ${preset.issues[0]?.message}`
-        });
-    }
-    const clusters = ctx.clusters?.value;
-    if (clusters) {
-      const wanted = options.clusterName ?? experiment.cluster;
-      ctx.clusterName = wanted;
-      ctx.cluster = clusters.clusters[wanted];
-      if (!ctx.cluster) {
-        ctx.blockers.push({
-          rule: "cluster-unknown",
-          message: `cluster \`${wanted}\`${options.clusterName ? " (--cluster)" : " of experiment.yaml"} is not defined in ${clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${options.clusterName ? "the --cluster option" : "experiment.yaml"} or the clusters file`
-        });
-      }
-    }
+}
+async function readBase(ctx, experiment, config, presetOptions) {
+  ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+  if (!ctx.preset) {
+    const inRepository = (await config.list(posix2.join(presetOptions.topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+    ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
+    ctx.blockers.push({
+      rule: "preset-unknown",
+      message: `base topology preset of ${ctx.experimentFile}: ${ctx.presetMissing}`
+    });
+    return;
   }
-  if (experiment && ctx.cluster && ctx.base) {
-    const recordFile = posix2.join(
-      posix2.dirname(topologiesDir),
-      "experiments",
-      `${experiment.experiment_id}.json`
-    );
-    const recordText = await config.read(recordFile);
-    if (recordText !== void 0) {
-      try {
-        const fitted = fittedMemoryModel(JSON.parse(recordText), ctx.base, ctx.cluster.memory_model);
-        if (fitted.source === "fitted") {
-          ctx.cluster = { ...ctx.cluster, memory_model: fitted.model };
-          ctx.memoryModelFitted = true;
-        }
-      } catch {
-      }
+  const preset = checkPreset(ctx.preset.text, ctx.preset.path);
+  if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+  else
+    ctx.blockers.push({
+      rule: "preset-invalid",
+      message: `preset ${ctx.preset.path} does not match the topology schema: ${preset.issues[0]?.message}`
+    });
+}
+function pickCluster(ctx, experiment, override) {
+  const clusters = ctx.clusters?.value;
+  if (!clusters) return;
+  const wanted = override ?? experiment.cluster;
+  ctx.clusterName = wanted;
+  ctx.cluster = clusters.clusters[wanted];
+  if (ctx.cluster) return;
+  const where = override ? "the --cluster option" : "experiment.yaml";
+  ctx.blockers.push({
+    rule: "cluster-unknown",
+    message: `cluster \`${wanted}\`${override ? " (--cluster)" : " of experiment.yaml"} is not defined in ${ctx.clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${where} or the clusters file`
+  });
+}
+async function fitMemoryModel2(ctx, { experiment, cluster, base }, config, topologiesDir) {
+  const recordFile = posix2.join(
+    posix2.dirname(topologiesDir),
+    "experiments",
+    `${experiment.experiment_id}.json`
+  );
+  const recordText = await config.read(recordFile);
+  if (recordText === void 0) return;
+  try {
+    const fitted = fittedMemoryModel(JSON.parse(recordText), base, cluster.memory_model);
+    if (fitted.source === "fitted") {
+      ctx.cluster = { ...cluster, memory_model: fitted.model };
+      ctx.memoryModelFitted = true;
     }
+  } catch {
   }
-  for (const name of (await options.files.list(dir) ?? []).sort()) {
-    if (!isYamlFile(name) || fileKind(posix2.join(dir, name)) !== "candidate") continue;
-    const file = posix2.join(dir, name);
-    const text = await options.files.read(file);
+}
+async function readSiblings(ctx, files) {
+  for (const name of (await files.list(ctx.dir) ?? []).sort()) {
+    const file = posix2.join(ctx.dir, name);
+    if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
+    const text = await files.read(file);
     if (text === void 0) continue;
-    const checked = checkCandidate(text, file);
-    const sibling = { file, stem: stemOf(file), checked };
-    if (checked.value && ctx.base) {
-      sibling.expanded = expandCandidate(ctx.base, checked.value.topology);
-      sibling.hash = topologyHash(sibling.expanded);
-    }
+    const sibling = siblingOf(file, text, ctx.base);
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
   }
-  const overrideErrors = ctx.experiment?.value ? experimentIssues(ctx).filter((i) => i.severity === "error" && i.rule.startsWith("override-")) : [];
-  if (overrideErrors[0]) {
-    ctx.blockers.push({
-      rule: "experiment-invalid",
-      message: `${experimentFile} line ${overrideErrors[0].line}: ${overrideErrors[0].message}; fix it first: every candidate runs with the experiment's overrides`
-    });
+}
+function siblingOf(file, text, base) {
+  const checked = checkCandidate(text, file);
+  const sibling = { file, stem: stemOf(file), checked };
+  if (checked.value && base) {
+    sibling.expanded = expandCandidate(base, checked.value.topology);
+    sibling.hash = topologyHash(sibling.expanded);
   }
-  return ctx;
+  return sibling;
+}
+function blockOnOverrideErrors(ctx) {
+  if (!ctx.experiment?.value) return;
+  const first = experimentIssues(ctx).find((i) => i.severity === "error" && i.rule.startsWith("override-"));
+  if (!first) return;
+  ctx.blockers.push({
+    rule: "experiment-invalid",
+    message: `${ctx.experimentFile} line ${first.line}: ${first.message}; fix it first: every candidate runs with the experiment's overrides`
+  });
 }
 function experimentIssues(ctx) {
   if (!ctx.experiment)
@@ -45257,19 +45275,8 @@ function chainLength(ctx, stem) {
   return depth;
 }
 async function validateCandidate(path, ctx, options, fresh) {
-  const files = options.files;
-  const stem = stemOf(path);
-  let own = ctx.candidates.get(stem);
-  if (!own || own.file !== path) {
-    const text = await files.read(path);
-    if (text === void 0) return { issues: [missing(path)] };
-    const checked = checkCandidate(text, path);
-    own = { file: path, stem, checked };
-    if (checked.value && ctx.base) {
-      own.expanded = expandCandidate(ctx.base, checked.value.topology);
-      own.hash = topologyHash(own.expanded);
-    }
-  }
+  const own = await ownCandidate(path, ctx, options.files);
+  if (!own) return { issues: [missing(path)] };
   const issues = [
     ...own.checked.issues,
     ...reservedNameIssues(own.checked),
@@ -45286,22 +45293,19 @@ async function validateCandidate(path, ctx, options, fresh) {
   const parentName = value.parent ?? void 0;
   const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
   const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
-  const ownNew = fresh.has(path);
-  const ownOrder = [depthOf(ctx, stem), stem];
-  const earlier = [];
-  for (const other of ctx.byHash.get(own.hash) ?? []) {
-    if (other.stem === stem) continue;
-    const otherNew = fresh.has(other.file);
-    const otherOrder = [depthOf(ctx, other.stem), other.stem];
-    const isEarlier = otherNew !== ownNew ? !otherNew : otherOrder[0] < ownOrder[0] || otherOrder[0] === ownOrder[0] && otherOrder[1] < ownOrder[1];
-    if (isEarlier)
-      earlier.push({ name: other.checked.value?.name ?? other.stem, hash: own.hash, file: other.file });
-  }
+  const checked = {
+    value,
+    expanded: own.expanded,
+    hash: own.hash,
+    experiment,
+    cluster,
+    base: ctx.base
+  };
   issues.push(
     ...candidateRuleIssues({
       loaded: own.checked.loaded,
       candidate: value,
-      stem,
+      stem: own.stem,
       expanded: own.expanded,
       base: ctx.base,
       baseName: experiment.base_topology,
@@ -45311,13 +45315,35 @@ async function validateCandidate(path, ctx, options, fresh) {
       parent,
       parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
       hash: own.hash,
-      earlier,
+      earlier: earlierDuplicates(ctx, own, own.hash, fresh),
       memoryModelFitted: ctx.memoryModelFitted === true,
       allowUnmeasuredMemory: options.allowUnmeasuredMemory === true
     })
   );
-  const summary2 = capacitySummary(own.expanded);
-  const details = {
+  return { issues, candidate: candidateDetails(ctx, checked, parent) };
+}
+async function ownCandidate(path, ctx, files) {
+  const sibling = ctx.candidates.get(stemOf(path));
+  if (sibling && sibling.file === path) return sibling;
+  const text = await files.read(path);
+  return text === void 0 ? void 0 : siblingOf(path, text, ctx.base);
+}
+function earlierDuplicates(ctx, own, hash, fresh) {
+  const ownNew = fresh.has(own.file);
+  const ownDepth = depthOf(ctx, own.stem);
+  const earlier = [];
+  for (const other of ctx.byHash.get(hash) ?? []) {
+    if (other.stem === own.stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherDepth = depthOf(ctx, other.stem);
+    const isEarlier = otherNew !== ownNew ? !otherNew : otherDepth < ownDepth || otherDepth === ownDepth && other.stem < own.stem;
+    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash, file: other.file });
+  }
+  return earlier;
+}
+function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, base }, parent) {
+  const summary2 = capacitySummary(expanded);
+  return {
     name: value.name,
     parent: value.parent ?? null,
     experimentId: experiment.experiment_id,
@@ -45328,28 +45354,27 @@ async function validateCandidate(path, ctx, options, fresh) {
       path: ctx.preset?.path ?? "",
       overridesShipped: ctx.preset?.overridesShipped ?? false
     },
-    hash: own.hash,
-    jobName: safeJobName(experiment.experiment_id, value.name, own.expanded),
-    expanded: own.expanded,
-    base: ctx.base,
+    hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, expanded),
+    expanded,
+    base,
     capacity: Object.entries(summary2.byService).map(([service, capacity2]) => ({
       service,
       capacity: capacity2
     })),
     inFlight: summary2.inFlight,
     binding: summary2.binding,
-    gpuMap: [...gpuMap(own.expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    gpuMap: [...gpuMap(expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
     ...cluster.memory_model ? {
-      memory: predictGpuMemory(own.expanded, cluster.memory_model, cluster.gpu_memory_gib),
+      memory: predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib),
       memoryModelFitted: ctx.memoryModelFitted === true
     } : {},
     gpuMemoryGiB: cluster.gpu_memory_gib,
-    diff: topologyDiff(parent?.expanded ?? ctx.base, own.expanded),
+    diff: topologyDiff(parent?.expanded ?? base, expanded),
     diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
     experimentConfig: experiment,
     clusterConfig: cluster
   };
-  return { issues, candidate: details };
 }
 var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
 function reservedNameIssues(checked) {
