@@ -73025,6 +73025,35 @@ function overlay(files, extra) {
   };
 }
 async function runSuggest(options2) {
+  const setup = await readSetup(options2);
+  const { experiment, experimentDir, base } = setup;
+  const recordFile2 = recordPaths(options2.experimentId).json;
+  const recordText = await options2.files.read(recordFile2);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
+  const candidateFiles2 = await readCandidateFiles(options2.files, experimentDir, options2.elsewhere);
+  const input = suggestInput(options2, setup, record, candidateFiles2);
+  const exclude = /* @__PURE__ */ new Set();
+  const invalid = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const result2 = suggest2(input, { hash: topologyHash, exclude });
+    if (result2.stop.stop && !options2.force)
+      return { result: result2, proposals: [], experiment, experimentDir, invalid };
+    const byName = new Map(input.tried.map((t) => [t.name, t]));
+    const written = result2.proposals.map((p) => {
+      const path = `${experimentDir}/${p.candidate.name}.yaml`;
+      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? "")?.topology) };
+    });
+    const failed = await refusedProposals(options2, setup, result2, written);
+    if (failed.length === 0) return { result: result2, proposals: written, experiment, experimentDir, invalid };
+    for (const { proposal, problems } of failed) {
+      exclude.add(proposal.hash);
+      invalid.push({ name: proposal.candidate.name, errors: problems });
+    }
+  }
+  const result = suggest2(input, { hash: topologyHash, exclude });
+  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+}
+async function readSetup(options2) {
   const { files, experimentId } = options2;
   if (!EXPERIMENT_ID3.test(experimentId)) {
     throw new SuggestError(
@@ -73055,18 +73084,20 @@ async function runSuggest(options2) {
       clustersChecked.value ? `cluster \`${experiment.cluster}\` of ${experimentFile} is not defined in ${clustersFile}` : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`
     );
   }
-  const found = await readPreset(experiment.base_topology, files, options2.presets);
+  const base = await readBase2(files, experiment, experimentFile, options2.presets);
+  return { experiment, experimentDir, clustersFile, cluster, base };
+}
+async function readBase2(files, experiment, experimentFile, presets) {
+  const found = await readPreset(experiment.base_topology, files, presets);
   if (!found)
     throw new SuggestError(
-      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, options2.presets)}`
+      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, presets)}`
     );
-  const presetFile = found.path;
-  const preset = checkPreset(found.text, presetFile);
-  if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
-  const base = expandPreset(preset.value, experiment);
-  const recordFile2 = recordPaths(experimentId).json;
-  const recordText = await files.read(recordFile2);
-  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
+  const preset = checkPreset(found.text, found.path);
+  if (!preset.value) throw new SuggestError(`${found.path}: ${preset.issues[0]?.message}`);
+  return expandPreset(preset.value, experiment);
+}
+async function readCandidateFiles(files, experimentDir, elsewhere) {
   const candidateFiles2 = /* @__PURE__ */ new Map();
   for (const name of await files.list(experimentDir) ?? []) {
     if (!/\.ya?ml$/.test(name) || name === "experiment.yaml" || name === "experiment.yml") continue;
@@ -73074,11 +73105,13 @@ async function runSuggest(options2) {
     const checked2 = checkCandidate(await files.read(path) ?? "", path);
     if (checked2.value) candidateFiles2.set(name.replace(/\.ya?ml$/, ""), checked2.value);
   }
-  for (const [name, candidate] of options2.elsewhere ?? [])
+  for (const [name, candidate] of elsewhere ?? [])
     if (!candidateFiles2.has(name)) candidateFiles2.set(name, candidate);
-  const maxParallel = experiment.max_parallel ?? DEFAULT_MAX_PARALLEL;
-  const input = {
-    experimentId,
+  return candidateFiles2;
+}
+function suggestInput(options2, { experiment, cluster, base }, record, candidateFiles2) {
+  return {
+    experimentId: options2.experimentId,
     baseTopology: base,
     cluster: {
       gpusPerNode: experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
@@ -73086,7 +73119,7 @@ async function runSuggest(options2) {
       cpusPerNode: cluster.cpus_per_node,
       ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
     },
-    maxParallel,
+    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL,
     ...options2.count !== void 0 ? { count: options2.count } : {},
     tried: triedFromRecord(record, base, candidateFiles2),
     currentBest: record?.current_best.topology ?? null,
@@ -73095,49 +73128,33 @@ async function runSuggest(options2) {
       (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
     )
   };
-  const exclude = /* @__PURE__ */ new Set();
-  const invalid = [];
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const result2 = suggest2(input, { hash: topologyHash, exclude });
-    if (result2.stop.stop && !options2.force)
-      return { result: result2, proposals: [], experiment, experimentDir, invalid };
-    const byName = new Map(input.tried.map((t) => [t.name, t]));
-    const written = result2.proposals.map((p) => {
-      const path = `${experimentDir}/${p.candidate.name}.yaml`;
-      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? "")?.topology) };
-    });
-    const extra = new Map(written.map((w2) => [w2.path, w2.text]));
-    const clustersWithModel = withMemoryModel(
-      await files.read(clustersFile) ?? "",
-      experiment.cluster,
-      result2.memory.source === "fitted" ? result2.memory.model : void 0
-    );
-    extra.set(posix4.normalize(clustersFile), clustersWithModel);
-    const parentFile = `${experimentDir}/${result2.parent}.yaml`;
-    const withParent = result2.parent && await files.read(parentFile) !== void 0;
-    const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
-      files: overlay(files, extra),
-      clustersFile,
-      newFiles: written.map((w2) => w2.path),
-      ...options2.presets ? { presets: options2.presets } : {}
-    });
-    const inherited = new Set(
-      report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
-    );
-    const failed = report.files.filter((f) => f.path !== parentFile).map((f) => ({ f, problems: [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))] })).filter(({ problems }) => problems.length > 0);
-    if (failed.length === 0) return { result: result2, proposals: written, experiment, experimentDir, invalid };
-    for (const { f, problems } of failed) {
-      const proposal = written.find((w2) => w2.path === f.path);
-      if (!proposal) continue;
-      exclude.add(proposal.hash);
-      invalid.push({
-        name: proposal.candidate.name,
-        errors: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`)
-      });
-    }
-  }
-  const result = suggest2(input, { hash: topologyHash, exclude });
-  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+}
+async function refusedProposals(options2, { experiment, experimentDir, clustersFile }, result, written) {
+  const { files } = options2;
+  const extra = new Map(written.map((w2) => [w2.path, w2.text]));
+  const clustersWithModel = withMemoryModel(
+    await files.read(clustersFile) ?? "",
+    experiment.cluster,
+    result.memory.source === "fitted" ? result.memory.model : void 0
+  );
+  extra.set(posix4.normalize(clustersFile), clustersWithModel);
+  const parentFile = `${experimentDir}/${result.parent}.yaml`;
+  const withParent = result.parent && await files.read(parentFile) !== void 0;
+  const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
+    files: overlay(files, extra),
+    clustersFile,
+    newFiles: written.map((w2) => w2.path),
+    ...options2.presets ? { presets: options2.presets } : {}
+  });
+  const inherited = new Set(
+    report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
+  );
+  return report.files.flatMap((f) => {
+    const proposal = f.path === parentFile ? void 0 : written.find((w2) => w2.path === f.path);
+    const problems = [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))];
+    if (!proposal || problems.length === 0) return [];
+    return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
+  });
 }
 function withMemoryModel(text2, clusterName, model) {
   if (!model) return text2;

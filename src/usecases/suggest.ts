@@ -122,6 +122,47 @@ function overlay(files: FileSource, extra: ReadonlyMap<string, string>): FileSou
 }
 
 export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcome> {
+  const setup = await readSetup(options);
+  const { experiment, experimentDir, base } = setup;
+  const recordFile = recordPaths(options.experimentId).json;
+  const recordText = await options.files.read(recordFile);
+  const record = recordText === undefined ? undefined : parseRecord(recordText, recordFile);
+  const candidateFiles = await readCandidateFiles(options.files, experimentDir, options.elsewhere);
+  const input = suggestInput(options, setup, record, candidateFiles);
+
+  // A proposal the validator refuses is excluded and the suggester asked again, a bounded number of times.
+  const exclude = new Set<string>();
+  const invalid: SuggestOutcome['invalid'] = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const result = suggest(input, { hash: topologyHash, exclude });
+    if (result.stop.stop && !options.force)
+      return { result, proposals: [], experiment, experimentDir, invalid };
+    const byName = new Map(input.tried.map((t) => [t.name, t]));
+    const written: WrittenProposal[] = result.proposals.map((p) => {
+      const path = `${experimentDir}/${p.candidate.name}.yaml`;
+      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? '')?.topology) };
+    });
+    const failed = await refusedProposals(options, setup, result, written);
+    if (failed.length === 0) return { result, proposals: written, experiment, experimentDir, invalid };
+    for (const { proposal, problems } of failed) {
+      exclude.add(proposal.hash);
+      invalid.push({ name: proposal.candidate.name, errors: problems });
+    }
+  }
+  const result = suggest(input, { hash: topologyHash, exclude });
+  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+}
+
+/** What the suggester reads besides the record: the experiment, its cluster and its expanded base. */
+interface SuggestSetup {
+  experiment: Experiment;
+  experimentDir: string;
+  clustersFile: string;
+  cluster: Cluster;
+  base: Topology;
+}
+
+async function readSetup(options: SuggestOptions): Promise<SuggestSetup> {
   const { files, experimentId } = options;
   if (!EXPERIMENT_ID.test(experimentId)) {
     throw new SuggestError(
@@ -154,20 +195,32 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
         : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`,
     );
   }
-  const found = await readPreset(experiment.base_topology, files, options.presets);
+  const base = await readBase(files, experiment, experimentFile, options.presets);
+  return { experiment, experimentDir, clustersFile, cluster, base };
+}
+
+async function readBase(
+  files: FileSource,
+  experiment: Experiment,
+  experimentFile: string,
+  presets: SuggestOptions['presets'],
+): Promise<Topology> {
+  const found = await readPreset(experiment.base_topology, files, presets);
   if (!found)
     throw new SuggestError(
-      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, options.presets)}`,
+      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, presets)}`,
     );
-  const presetFile = found.path;
-  const preset = checkPreset(found.text, presetFile);
-  if (!preset.value) throw new SuggestError(`${presetFile}: ${preset.issues[0]?.message}`);
-  const base = expandPreset(preset.value, experiment);
+  const preset = checkPreset(found.text, found.path);
+  if (!preset.value) throw new SuggestError(`${found.path}: ${preset.issues[0]?.message}`);
+  return expandPreset(preset.value, experiment);
+}
 
-  const recordFile = recordPaths(experimentId).json;
-  const recordText = await files.read(recordFile);
-  const record = recordText === undefined ? undefined : parseRecord(recordText, recordFile);
-
+/** The experiment's candidate files by name, then those of open pull requests (tried, never proposed again). */
+async function readCandidateFiles(
+  files: FileSource,
+  experimentDir: string,
+  elsewhere: SuggestOptions['elsewhere'],
+): Promise<Map<string, Candidate>> {
   const candidateFiles = new Map<string, Candidate>();
   for (const name of (await files.list(experimentDir)) ?? []) {
     if (!/\.ya?ml$/.test(name) || name === 'experiment.yaml' || name === 'experiment.yml') continue;
@@ -175,13 +228,19 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
     const checked = checkCandidate((await files.read(path)) ?? '', path);
     if (checked.value) candidateFiles.set(name.replace(/\.ya?ml$/, ''), checked.value);
   }
-
-  for (const [name, candidate] of options.elsewhere ?? [])
+  for (const [name, candidate] of elsewhere ?? [])
     if (!candidateFiles.has(name)) candidateFiles.set(name, candidate);
+  return candidateFiles;
+}
 
-  const maxParallel = experiment.max_parallel ?? DEFAULT_MAX_PARALLEL;
-  const input: SuggestInput = {
-    experimentId,
+function suggestInput(
+  options: SuggestOptions,
+  { experiment, cluster, base }: SuggestSetup,
+  record: ReturnType<typeof parseRecord> | undefined,
+  candidateFiles: ReadonlyMap<string, Candidate>,
+): SuggestInput {
+  return {
+    experimentId: options.experimentId,
     baseTopology: base,
     cluster: {
       gpusPerNode: experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
@@ -189,7 +248,7 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
       cpusPerNode: cluster.cpus_per_node,
       ...(cluster.memory_model ? { memoryModel: cluster.memory_model } : {}),
     },
-    maxParallel,
+    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL,
     ...(options.count !== undefined ? { count: options.count } : {}),
     tried: triedFromRecord(record, base, candidateFiles),
     currentBest: record?.current_best.topology ?? null,
@@ -198,56 +257,44 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
       r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : [],
     ),
   };
+}
 
-  // Validation sees the fitted memory model, exactly as `topo validate` will once it is in clusters.yaml.
-  // A proposal is refused on any error and on any warning its parent does not already carry: suggest
-  // never proposes what `topo validate` would warn about.
-  const exclude = new Set<string>();
-  const invalid: SuggestOutcome['invalid'] = [];
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const result = suggest(input, { hash: topologyHash, exclude });
-    if (result.stop.stop && !options.force)
-      return { result, proposals: [], experiment, experimentDir, invalid };
-    const byName = new Map(input.tried.map((t) => [t.name, t]));
-    const written: WrittenProposal[] = result.proposals.map((p) => {
-      const path = `${experimentDir}/${p.candidate.name}.yaml`;
-      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? '')?.topology) };
-    });
-    const extra = new Map(written.map((w) => [w.path, w.text]));
-    const clustersWithModel = withMemoryModel(
-      (await files.read(clustersFile)) ?? '',
-      experiment.cluster,
-      result.memory.source === 'fitted' ? result.memory.model : undefined,
-    );
-    extra.set(posix.normalize(clustersFile), clustersWithModel);
-    const parentFile = `${experimentDir}/${result.parent}.yaml`;
-    const withParent = result.parent && (await files.read(parentFile)) !== undefined;
-    const report = await validateFiles([...written.map((w) => w.path), ...(withParent ? [parentFile] : [])], {
-      files: overlay(files, extra),
-      clustersFile,
-      newFiles: written.map((w) => w.path),
-      ...(options.presets ? { presets: options.presets } : {}),
-    });
-    const inherited = new Set(
-      report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule)),
-    );
-    const failed = report.files
-      .filter((f) => f.path !== parentFile)
-      .map((f) => ({ f, problems: [...f.errors, ...f.warnings.filter((w) => !inherited.has(w.rule))] }))
-      .filter(({ problems }) => problems.length > 0);
-    if (failed.length === 0) return { result, proposals: written, experiment, experimentDir, invalid };
-    for (const { f, problems } of failed) {
-      const proposal = written.find((w) => w.path === f.path);
-      if (!proposal) continue;
-      exclude.add(proposal.hash);
-      invalid.push({
-        name: proposal.candidate.name,
-        errors: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`),
-      });
-    }
-  }
-  const result = suggest(input, { hash: topologyHash, exclude });
-  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+/**
+ * The proposals the validator refuses, seeing the fitted memory model exactly as `topo validate` will
+ * once it is in clusters.yaml: any error, and any warning the parent does not already carry (suggest
+ * never proposes what `topo validate` would warn about).
+ */
+async function refusedProposals(
+  options: SuggestOptions,
+  { experiment, experimentDir, clustersFile }: SuggestSetup,
+  result: SuggestResult,
+  written: readonly WrittenProposal[],
+): Promise<Array<{ proposal: WrittenProposal; problems: string[] }>> {
+  const { files } = options;
+  const extra = new Map(written.map((w) => [w.path, w.text]));
+  const clustersWithModel = withMemoryModel(
+    (await files.read(clustersFile)) ?? '',
+    experiment.cluster,
+    result.memory.source === 'fitted' ? result.memory.model : undefined,
+  );
+  extra.set(posix.normalize(clustersFile), clustersWithModel);
+  const parentFile = `${experimentDir}/${result.parent}.yaml`;
+  const withParent = result.parent && (await files.read(parentFile)) !== undefined;
+  const report = await validateFiles([...written.map((w) => w.path), ...(withParent ? [parentFile] : [])], {
+    files: overlay(files, extra),
+    clustersFile,
+    newFiles: written.map((w) => w.path),
+    ...(options.presets ? { presets: options.presets } : {}),
+  });
+  const inherited = new Set(
+    report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule)),
+  );
+  return report.files.flatMap((f) => {
+    const proposal = f.path === parentFile ? undefined : written.find((w) => w.path === f.path);
+    const problems = [...f.errors, ...f.warnings.filter((w) => !inherited.has(w.rule))];
+    if (!proposal || problems.length === 0) return [];
+    return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
+  });
 }
 
 /** clusters.yaml text with the cluster's memory_model replaced by the fitted one (comments kept where yaml can). */
