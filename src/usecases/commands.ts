@@ -6,7 +6,7 @@
 import type { Octokit } from '../github/client.js';
 import { type CommandName, helpText, parseCommand } from '../github/commands.js';
 import { STATE_LABELS } from '../github/labels.js';
-import { checkCommandAllowed, type PullRequestOrigin, pullOrigin } from '../github/permissions.js';
+import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
 import { reactToComment } from '../github/reactions.js';
 import { inlineText, quotedText } from '../github/user-text.js';
 
@@ -81,61 +81,25 @@ export async function routeComment(
   if (event.comment.user.type === 'Bot' || event.comment.user.login === options.botLogin) {
     return { outcome: 'ignored', why: `comment by bot ${event.comment.user.login}` };
   }
-  const { owner, repo } = event;
-  const commentRef = { owner, repo, comment_id: event.comment.id };
-  const reply = (text: string) =>
-    octokit.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: event.issueNumber,
-      body: `${quote(event.comment.body)}\n\n${text}`,
-    });
-  await reactToComment(octokit, commentRef, 'received');
-
-  if (!event.isPullRequest) {
-    const message = '`/topo` commands work on pull requests that add or change a candidate topology.';
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'refused');
-    return { outcome: 'invalid', message };
-  }
-  if (parsed.kind === 'invalid') {
-    const message = helpText(parsed.reason);
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'refused');
-    return { outcome: 'invalid', message };
-  }
+  const answer = answerer(octokit, event);
+  await reactToComment(octokit, answer.commentRef, 'received');
+  if (!event.isPullRequest)
+    return answer(
+      {
+        outcome: 'invalid',
+        message: '`/topo` commands work on pull requests that add or change a candidate topology.',
+      },
+      'refused',
+    );
+  if (parsed.kind === 'invalid')
+    return answer({ outcome: 'invalid', message: helpText(parsed.reason) }, 'refused');
   const command = parsed.name;
-  if (command === 'help') {
-    const message = helpText();
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'succeeded');
-    return { outcome: 'done', command, message };
-  }
+  if (command === 'help') return answer({ outcome: 'done', command, message: helpText() }, 'succeeded');
 
+  const { owner, repo } = event;
   const { data: pull } = await octokit.rest.pulls.get({ owner, repo, pull_number: event.issueNumber });
-  const origin: PullRequestOrigin = pullOrigin(pull);
-  if (!NO_PERMISSION_NEEDED.has(command)) {
-    const decision = await checkCommandAllowed(octokit, {
-      owner,
-      repo,
-      username: event.comment.user.login,
-      command,
-      pull: origin,
-    });
-    if (!decision.allowed) {
-      await reply(decision.reason);
-      await reactToComment(octokit, commentRef, 'refused');
-      return { outcome: 'refused', command, message: decision.reason };
-    }
-  }
-  // the report, and the state's rebuild (the record of a closed pull request needs a readable state)
-  if (pull.state !== 'open' && command !== 'conclude' && command !== 'state') {
-    const message = `This pull request is ${pull.merged_at ? 'merged' : 'closed'}: \`/topo ${command}\` only works on open pull requests.`;
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'refused');
-    return { outcome: 'refused', command, message };
-  }
-
+  const refusal = await refusalOf(octokit, event, command, pull);
+  if (refusal) return answer({ outcome: 'refused', command, message: refusal }, 'refused');
   const ctx: PullRequestContext = {
     octokit,
     owner,
@@ -149,34 +113,88 @@ export async function routeComment(
     botLogin: options.botLogin,
     argument: parsed.argument,
   };
+  return answer(...(await runHandler(handlers, command, ctx)));
+}
 
+type Reaction = Parameters<typeof reactToComment>[2];
+type Answer = ((
+  outcome: Exclude<RouteOutcome, { outcome: 'ignored' }>,
+  reaction: Reaction,
+) => Promise<RouteOutcome>) & {
+  commentRef: { owner: string; repo: string; comment_id: number };
+};
+
+/** Replies (quoting the command) with the outcome's message when it has one, then reacts. */
+function answerer(octokit: Octokit, event: CommentEvent): Answer {
+  const { owner, repo } = event;
+  const commentRef = { owner, repo, comment_id: event.comment.id };
+  const answer = async (outcome: Exclude<RouteOutcome, { outcome: 'ignored' }>, reaction: Reaction) => {
+    if (outcome.message)
+      await octokit.rest.issues.createComment({
+        owner,
+        repo,
+        issue_number: event.issueNumber,
+        body: `${quote(event.comment.body)}\n\n${outcome.message}`,
+      });
+    await reactToComment(octokit, commentRef, reaction);
+    return outcome;
+  };
+  return Object.assign(answer, { commentRef });
+}
+
+/** Why this commenter may not run this command on this pull request now, or null. */
+async function refusalOf(
+  octokit: Octokit,
+  event: CommentEvent,
+  command: string,
+  pull: Parameters<typeof pullOrigin>[0] & { state: string; merged_at: string | null },
+): Promise<string | null> {
+  if (!NO_PERMISSION_NEEDED.has(command)) {
+    const decision = await checkCommandAllowed(octokit, {
+      owner: event.owner,
+      repo: event.repo,
+      username: event.comment.user.login,
+      command,
+      pull: pullOrigin(pull),
+    });
+    if (!decision.allowed) return decision.reason;
+  }
+  // the report, and the state's rebuild (the record of a closed pull request needs a readable state)
+  if (pull.state !== 'open' && command !== 'conclude' && command !== 'state')
+    return `This pull request is ${pull.merged_at ? 'merged' : 'closed'}: \`/topo ${command}\` only works on open pull requests.`;
+  return null;
+}
+
+/** The command's handler, a note for the commands read back at close, or unavailable; a throw is a failure. */
+async function runHandler(
+  handlers: CommandHandlers,
+  command: Exclude<CommandName, 'help'>,
+  ctx: PullRequestContext,
+): Promise<[Exclude<RouteOutcome, { outcome: 'ignored' }>, Reaction]> {
   const handler = handlers[command];
-  if (!handler && RECORDED_AT_CLOSE[command]) {
-    const message = RECORDED_AT_CLOSE[command] as string;
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'succeeded');
-    return { outcome: 'done', command, message };
-  }
-  if (!handler) {
-    const message = `\`/topo ${command}\` is not available in this installation.`;
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'refused');
-    return { outcome: 'unavailable', command, message };
-  }
+  const noted = RECORDED_AT_CLOSE[command];
+  if (!handler && noted) return [{ outcome: 'done', command, message: noted }, 'succeeded'];
+  if (!handler)
+    return [
+      {
+        outcome: 'unavailable',
+        command,
+        message: `\`/topo ${command}\` is not available in this installation.`,
+      },
+      'refused',
+    ];
   let result: HandlerResult;
   try {
     result = await handler(ctx);
   } catch (e) {
-    const message = `\`/topo ${command}\` failed: ${(e as Error).message}`;
-    await reply(message);
-    await reactToComment(octokit, commentRef, 'refused');
-    return { outcome: 'failed', command, message };
+    return [
+      { outcome: 'failed', command, message: `\`/topo ${command}\` failed: ${(e as Error).message}` },
+      'refused',
+    ];
   }
-  if (result.message) await reply(result.message);
-  await reactToComment(octokit, commentRef, result.ok ? 'succeeded' : 'refused');
   return result.ok
-    ? { outcome: 'done', command, message: result.message }
-    : { outcome: 'refused', command, message: result.message };
+    ? [{ outcome: 'done', command, message: result.message }, 'succeeded']
+    : [{ outcome: 'refused', command, message: result.message }, 'refused'];
 }
 
 /**

@@ -62973,58 +62973,24 @@ async function routeComment(octokit, event, handlers, options) {
   if (event.comment.user.type === "Bot" || event.comment.user.login === options.botLogin) {
     return { outcome: "ignored", why: `comment by bot ${event.comment.user.login}` };
   }
-  const { owner, repo } = event;
-  const commentRef = { owner, repo, comment_id: event.comment.id };
-  const reply = (text2) => octokit.rest.issues.createComment({
-    owner,
-    repo,
-    issue_number: event.issueNumber,
-    body: `${quote(event.comment.body)}
-
-${text2}`
-  });
-  await reactToComment(octokit, commentRef, "received");
-  if (!event.isPullRequest) {
-    const message2 = "`/topo` commands work on pull requests that add or change a candidate topology.";
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "invalid", message: message2 };
-  }
-  if (parsed.kind === "invalid") {
-    const message2 = helpText(parsed.reason);
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "invalid", message: message2 };
-  }
+  const answer = answerer(octokit, event);
+  await reactToComment(octokit, answer.commentRef, "received");
+  if (!event.isPullRequest)
+    return answer(
+      {
+        outcome: "invalid",
+        message: "`/topo` commands work on pull requests that add or change a candidate topology."
+      },
+      "refused"
+    );
+  if (parsed.kind === "invalid")
+    return answer({ outcome: "invalid", message: helpText(parsed.reason) }, "refused");
   const command = parsed.name;
-  if (command === "help") {
-    const message2 = helpText();
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "succeeded");
-    return { outcome: "done", command, message: message2 };
-  }
+  if (command === "help") return answer({ outcome: "done", command, message: helpText() }, "succeeded");
+  const { owner, repo } = event;
   const { data: pull } = await octokit.rest.pulls.get({ owner, repo, pull_number: event.issueNumber });
-  const origin = pullOrigin(pull);
-  if (!NO_PERMISSION_NEEDED.has(command)) {
-    const decision = await checkCommandAllowed(octokit, {
-      owner,
-      repo,
-      username: event.comment.user.login,
-      command,
-      pull: origin
-    });
-    if (!decision.allowed) {
-      await reply(decision.reason);
-      await reactToComment(octokit, commentRef, "refused");
-      return { outcome: "refused", command, message: decision.reason };
-    }
-  }
-  if (pull.state !== "open" && command !== "conclude" && command !== "state") {
-    const message2 = `This pull request is ${pull.merged_at ? "merged" : "closed"}: \`/topo ${command}\` only works on open pull requests.`;
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "refused", command, message: message2 };
-  }
+  const refusal = await refusalOf(octokit, event, command, pull);
+  if (refusal) return answer({ outcome: "refused", command, message: refusal }, "refused");
   const ctx = {
     octokit,
     owner,
@@ -63038,31 +63004,64 @@ ${text2}`
     botLogin: options.botLogin,
     argument: parsed.argument
   };
+  return answer(...await runHandler(handlers, command, ctx));
+}
+function answerer(octokit, event) {
+  const { owner, repo } = event;
+  const commentRef = { owner, repo, comment_id: event.comment.id };
+  const answer = async (outcome, reaction) => {
+    if (outcome.message)
+      await octokit.rest.issues.createComment({
+        owner,
+        repo,
+        issue_number: event.issueNumber,
+        body: `${quote(event.comment.body)}
+
+${outcome.message}`
+      });
+    await reactToComment(octokit, commentRef, reaction);
+    return outcome;
+  };
+  return Object.assign(answer, { commentRef });
+}
+async function refusalOf(octokit, event, command, pull) {
+  if (!NO_PERMISSION_NEEDED.has(command)) {
+    const decision = await checkCommandAllowed(octokit, {
+      owner: event.owner,
+      repo: event.repo,
+      username: event.comment.user.login,
+      command,
+      pull: pullOrigin(pull)
+    });
+    if (!decision.allowed) return decision.reason;
+  }
+  if (pull.state !== "open" && command !== "conclude" && command !== "state")
+    return `This pull request is ${pull.merged_at ? "merged" : "closed"}: \`/topo ${command}\` only works on open pull requests.`;
+  return null;
+}
+async function runHandler(handlers, command, ctx) {
   const handler2 = handlers[command];
-  if (!handler2 && RECORDED_AT_CLOSE[command]) {
-    const message2 = RECORDED_AT_CLOSE[command];
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "succeeded");
-    return { outcome: "done", command, message: message2 };
-  }
-  if (!handler2) {
-    const message2 = `\`/topo ${command}\` is not available in this installation.`;
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "unavailable", command, message: message2 };
-  }
+  const noted = RECORDED_AT_CLOSE[command];
+  if (!handler2 && noted) return [{ outcome: "done", command, message: noted }, "succeeded"];
+  if (!handler2)
+    return [
+      {
+        outcome: "unavailable",
+        command,
+        message: `\`/topo ${command}\` is not available in this installation.`
+      },
+      "refused"
+    ];
   let result;
   try {
     result = await handler2(ctx);
   } catch (e) {
-    const message2 = `\`/topo ${command}\` failed: ${e.message}`;
-    await reply(message2);
-    await reactToComment(octokit, commentRef, "refused");
-    return { outcome: "failed", command, message: message2 };
+    return [
+      { outcome: "failed", command, message: `\`/topo ${command}\` failed: ${e.message}` },
+      "refused"
+    ];
   }
-  if (result.message) await reply(result.message);
-  await reactToComment(octokit, commentRef, result.ok ? "succeeded" : "refused");
-  return result.ok ? { outcome: "done", command, message: result.message } : { outcome: "refused", command, message: result.message };
+  return result.ok ? [{ outcome: "done", command, message: result.message }, "succeeded"] : [{ outcome: "refused", command, message: result.message }, "refused"];
 }
 async function routeLabel(octokit, event, options) {
   const { owner, repo, pullNumber, label } = event;
