@@ -392,51 +392,8 @@ async function recordCandidate(
   const id = experiment.experiment_id;
   const name = c.candidate;
   const paths = recordPaths(id);
-  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
-  const gaps = [...described.gaps];
-  const runName = request.runName;
-  const lifecycle = closed.state.outcomes[request.id];
-  const job = jobForRun(closed.jobs.get(id) ?? [], runName, (j) => j) ?? undefined;
-  const observation = await observationOf(deps, pull, experiment, request, described, job, gaps);
-  const note = closingNote(closed, request);
-  if (note.gap) gaps.push(note.gap);
-  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
-  const candidate = described.candidate;
-  const reason =
-    facts.rejectReason && kind !== 'accepted'
-      ? facts.rejectReason
-      : kind !== 'accepted'
-        ? note.reason
-        : undefined;
-  const outcome: RecordOutcome = {
-    candidate: name,
-    kind,
-    at: pull.closed_at,
-    parent: candidate ? (candidate.parent ?? null) : undefined,
-    run_name: observation?.run_name ?? runName,
-    job_id: job?.id ?? undefined,
-    run_dir: job?.stdoutPath ? posix.dirname(posix.dirname(job.stdoutPath)) : undefined,
-    topology: {
-      base: `topology=${experiment.base_topology}`,
-      hash: described.hash,
-      block: candidate?.topology ?? null,
-      file: c.file,
-    },
-    change: described.change,
-    hypothesis: candidate?.hypothesis,
-    expected_effect: candidate?.expected_effect,
-    prediction: candidate?.prediction,
-    observation: observation ?? null,
-    reason,
-    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
-    telemetry_gaps: gaps,
-    pull_request: {
-      number: pull.number,
-      url: pull.html_url,
-      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null,
-    },
-  };
-
+  const outcome = await closedOutcome(deps, pull, c, experiment, request, closed, facts);
+  const { kind } = outcome;
   let elsewhere: RecordRun | undefined;
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
@@ -463,23 +420,73 @@ async function recordCandidate(
       candidate: name,
       file: c.file,
       refused: Boolean(pull.merged),
-      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`,
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${request.runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`,
     };
   log(
     commit.committed
       ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})`
       : `${paths.json} already records ${name} as ${kind}: nothing to commit`,
   );
+  const cancelled = closed.ended.get(request.id)?.cancelled;
   return {
     experimentId: id,
     candidate: name,
     kind,
-    runName: observation?.run_name ?? runName,
-    cancelledJobs: closed.ended.get(request.id)?.cancelled
-      ? [closed.ended.get(request.id)?.cancelled as string]
-      : [],
-    telemetryGaps: gaps,
+    runName: outcome.run_name ?? request.runName,
+    cancelledJobs: cancelled ? [cancelled] : [],
+    telemetryGaps: outcome.telemetry_gaps ?? [],
     commit,
+  };
+}
+
+/** The record's entry for a candidate of a closed pull request: its run, observation, reason and gaps. */
+async function closedOutcome(
+  deps: RecordDeps,
+  pull: ClosedPullRequest,
+  c: CandidateFile,
+  experiment: Experiment,
+  request: RunRequest,
+  closed: Closed,
+  facts: CommentFacts,
+): Promise<RecordOutcome> {
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps = [...described.gaps];
+  const lifecycle = closed.state.outcomes[request.id];
+  const job =
+    jobForRun(closed.jobs.get(experiment.experiment_id) ?? [], request.runName, (j) => j) ?? undefined;
+  const observation = await observationOf(deps, pull, experiment, request, described, job, gaps);
+  const note = closingNote(closed, request);
+  if (note.gap) gaps.push(note.gap);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason = kind === 'accepted' ? undefined : facts.rejectReason || note.reason;
+  return {
+    candidate: c.candidate,
+    kind,
+    at: pull.closed_at,
+    parent: candidate ? (candidate.parent ?? null) : undefined,
+    run_name: observation?.run_name ?? request.runName,
+    job_id: job?.id ?? undefined,
+    run_dir: job?.stdoutPath ? posix.dirname(posix.dirname(job.stdoutPath)) : undefined,
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash: described.hash,
+      block: candidate?.topology ?? null,
+      file: c.file,
+    },
+    change: described.change,
+    hypothesis: candidate?.hypothesis,
+    expected_effect: candidate?.expected_effect,
+    prediction: candidate?.prediction,
+    observation: observation ?? null,
+    reason,
+    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
+    telemetry_gaps: gaps,
+    pull_request: {
+      number: pull.number,
+      url: pull.html_url,
+      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null,
+    },
   };
 }
 

@@ -71241,45 +71241,8 @@ async function recordCandidate(deps, pull, c, experiment, request2, closed, fact
   const id = experiment.experiment_id;
   const name = c.candidate;
   const paths = recordPaths(id);
-  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
-  const gaps2 = [...described.gaps];
-  const runName = request2.runName;
-  const lifecycle = closed.state.outcomes[request2.id];
-  const job = jobForRun(closed.jobs.get(id) ?? [], runName, (j) => j) ?? void 0;
-  const observation = await observationOf(deps, pull, experiment, request2, described, job, gaps2);
-  const note = closingNote(closed, request2);
-  if (note.gap) gaps2.push(note.gap);
-  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
-  const candidate = described.candidate;
-  const reason2 = facts.rejectReason && kind !== "accepted" ? facts.rejectReason : kind !== "accepted" ? note.reason : void 0;
-  const outcome = {
-    candidate: name,
-    kind,
-    at: pull.closed_at,
-    parent: candidate ? candidate.parent ?? null : void 0,
-    run_name: observation?.run_name ?? runName,
-    job_id: job?.id ?? void 0,
-    run_dir: job?.stdoutPath ? posix4.dirname(posix4.dirname(job.stdoutPath)) : void 0,
-    topology: {
-      base: `topology=${experiment.base_topology}`,
-      hash: described.hash,
-      block: candidate?.topology ?? null,
-      file: c.file
-    },
-    change: described.change,
-    hypothesis: candidate?.hypothesis,
-    expected_effect: candidate?.expected_effect,
-    prediction: candidate?.prediction,
-    observation: observation ?? null,
-    reason: reason2,
-    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
-    telemetry_gaps: gaps2,
-    pull_request: {
-      number: pull.number,
-      url: pull.html_url,
-      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null
-    }
-  };
+  const outcome = await closedOutcome2(deps, pull, c, experiment, request2, closed, facts);
+  const { kind } = outcome;
   let elsewhere;
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
@@ -71304,19 +71267,60 @@ async function recordCandidate(deps, pull, c, experiment, request2, closed, fact
       candidate: name,
       file: c.file,
       refused: Boolean(pull.merged),
-      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${request2.runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`
     };
   log(
     commit.committed ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})` : `${paths.json} already records ${name} as ${kind}: nothing to commit`
   );
+  const cancelled = closed.ended.get(request2.id)?.cancelled;
   return {
     experimentId: id,
     candidate: name,
     kind,
-    runName: observation?.run_name ?? runName,
-    cancelledJobs: closed.ended.get(request2.id)?.cancelled ? [closed.ended.get(request2.id)?.cancelled] : [],
-    telemetryGaps: gaps2,
+    runName: outcome.run_name ?? request2.runName,
+    cancelledJobs: cancelled ? [cancelled] : [],
+    telemetryGaps: outcome.telemetry_gaps ?? [],
     commit
+  };
+}
+async function closedOutcome2(deps, pull, c, experiment, request2, closed, facts) {
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps2 = [...described.gaps];
+  const lifecycle = closed.state.outcomes[request2.id];
+  const job = jobForRun(closed.jobs.get(experiment.experiment_id) ?? [], request2.runName, (j) => j) ?? void 0;
+  const observation = await observationOf(deps, pull, experiment, request2, described, job, gaps2);
+  const note = closingNote(closed, request2);
+  if (note.gap) gaps2.push(note.gap);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason2 = kind === "accepted" ? void 0 : facts.rejectReason || note.reason;
+  return {
+    candidate: c.candidate,
+    kind,
+    at: pull.closed_at,
+    parent: candidate ? candidate.parent ?? null : void 0,
+    run_name: observation?.run_name ?? request2.runName,
+    job_id: job?.id ?? void 0,
+    run_dir: job?.stdoutPath ? posix4.dirname(posix4.dirname(job.stdoutPath)) : void 0,
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash: described.hash,
+      block: candidate?.topology ?? null,
+      file: c.file
+    },
+    change: described.change,
+    hypothesis: candidate?.hypothesis,
+    expected_effect: candidate?.expected_effect,
+    prediction: candidate?.prediction,
+    observation: observation ?? null,
+    reason: reason2,
+    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
+    telemetry_gaps: gaps2,
+    pull_request: {
+      number: pull.number,
+      url: pull.html_url,
+      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null
+    }
   };
 }
 async function withoutRun(deps, pull, c, experiment) {
