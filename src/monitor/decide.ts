@@ -68,9 +68,11 @@ export const DECISION_STOP = 'decided';
 
 /**
  * THE stop decision of a running candidate (the one place): why to stop it now, or null.
- * stop_when_stable: once stable. stop_when_decided (default true): once its decision says it
- * cannot win or is settled (src/analysis/decision.ts shouldStopOnDecision); a reference never
- * stops on a decision. Never asked while metrics are unavailable.
+ * stop_when_decided (default true): once its decision says it cannot win or is settled
+ * (src/analysis/decision.ts shouldStopOnDecision); a reference never stops on a decision.
+ * stop_when_stable: only the reference, once stable. A candidate is never stopped as stable: a
+ * stable verdict is not a decision, and a candidate stopped before its decision leaves every
+ * surface without one. Never asked while metrics are unavailable.
  */
 export function stopReason(
   experiment: Experiment,
@@ -81,6 +83,7 @@ export function stopReason(
     const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
     if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
   }
-  if (view.state === 'stable' && experiment.stop_when_stable) return 'stable (stop_when_stable)';
+  if (view.state === 'stable' && experiment.stop_when_stable && d?.state === 'reference')
+    return 'stable (stop_when_stable)';
   return null;
 }

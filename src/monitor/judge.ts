@@ -171,7 +171,8 @@ function stoppedByOf(e: ExperimentPass, { job, c, observed }: CandidatePass): Ca
   const x = e.exp.experiment;
   if (x.stop_when_decided !== false && isDecided(previous?.decision)) return 'decision';
   const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x.stop_when_stable && isStable(verdict)) return 'stable';
+  // only a reference is stopped as stable (./decide.ts stopReason)
+  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === 'reference') return 'stable';
   return null;
 }
 

@@ -26,7 +26,7 @@ export interface Experiment {
    */
   max_parallel?: number;
   /**
-   * Cancel a candidate's job once its verdict is in, to save GPU-hours.
+   * Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided).
    */
   stop_when_stable?: boolean;
   /**

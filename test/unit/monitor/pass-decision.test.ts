@@ -350,10 +350,15 @@ describe('stopReason', () => {
     expect(stopReason(exp({ stop_when_stable: true }), view('stable', 'reference'))).toMatch(/^stable/);
   });
 
-  it('stop_when_decided: false leaves it to stop_when_stable', () => {
+  it('stop_when_stable stops only the reference: a stable candidate is never stopped before (or instead of) its decision', () => {
+    const stable = exp({ stop_when_stable: true });
+    expect(stopReason(stable, view('stable', 'measuring'))).toBeNull();
     expect(stopReason(exp({ stop_when_decided: false }), view('stabilising', 'worse'))).toBeNull();
     expect(
       stopReason(exp({ stop_when_decided: false, stop_when_stable: true }), view('stable', 'worse')),
+    ).toBeNull();
+    expect(
+      stopReason(exp({ stop_when_decided: false, stop_when_stable: true }), view('stable', 'reference')),
     ).toMatch(/^stable/);
   });
 });

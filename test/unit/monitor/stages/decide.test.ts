@@ -50,7 +50,7 @@ describe('stage decide', () => {
     expect(e.candidates[0]?.decided?.stop).toBeNull();
   });
 
-  it('a stable candidate stops under stop_when_stable; a live baseline is the others’ reference and never stops on a decision', async () => {
+  it('stop_when_stable stops the live baseline (the reference) once stable, never a stable candidate still measuring', async () => {
     const base = requestedCandidate('baseline', 1);
     const fast = requestedCandidate('fast', 2);
     const state = readState([
@@ -63,16 +63,20 @@ describe('stage decide', () => {
     if (!e) throw new Error('no experiment');
     const stable = { state: 'stable' as const, value: { value: 3.6, low: 3.58, high: 3.62 } };
     observeWith(e, {
-      baseline: analysisOf(base.runName, { projected_full_run: { value: 3.6, low: 3.5, high: 3.7 } }),
+      baseline: analysisOf(base.runName, {
+        ...stable,
+        projected_full_run: { value: 3.6, low: 3.5, high: 3.7 },
+      }),
       fast: analysisOf(fast.runName, { ...stable, projected_full_run: stable.value }),
     });
     await decide(state);
     expect(e.reference).toMatchObject({ role: 'baseline', name: 'baseline', live: true });
     const [b, f] = e.candidates;
     expect(b?.decided?.view?.observation.decision?.state).toBe('reference');
-    expect(b?.decided?.stop).toBeNull();
+    expect(b?.decided?.stop).toBe('stable (stop_when_stable)');
     expect(f?.decided?.view?.state).toBe('stable');
-    expect(f?.decided?.stop).toBe('stable (stop_when_stable)');
+    expect(f?.decided?.view?.observation.decision?.state).toBe('measuring');
+    expect(f?.decided?.stop).toBeNull();
   });
 
   it('plans the lifecycle’s effects and the queue: first come, first served into the free slots', async () => {
