@@ -63533,7 +63533,7 @@ function stoppedByOf(e, { job, c, observed }) {
   const x = e.exp.experiment;
   if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
   const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x.stop_when_stable && isStable(verdict)) return "stable";
+  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
   return null;
 }
 function gpuInput(e, { job, c, observed }, stopped) {
@@ -63617,7 +63617,8 @@ function stopReason(experiment, view) {
     const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
     if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
   }
-  if (view.state === "stable" && experiment.stop_when_stable) return "stable (stop_when_stable)";
+  if (view.state === "stable" && experiment.stop_when_stable && d?.state === "reference")
+    return "stable (stop_when_stable)";
   return null;
 }
 
@@ -71540,7 +71541,7 @@ var experiment_schema_default = {
     stop_when_stable: {
       type: "boolean",
       default: false,
-      description: "Cancel a candidate's job once its verdict is in, to save GPU-hours."
+      description: "Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided)."
     },
     min_improvement: {
       type: "number",

@@ -42923,7 +42923,7 @@ var experiment_schema_default = {
     stop_when_stable: {
       type: "boolean",
       default: false,
-      description: "Cancel a candidate's job once its verdict is in, to save GPU-hours."
+      description: "Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided)."
     },
     min_improvement: {
       type: "number",
