@@ -73607,16 +73607,12 @@ function experimentPrefix(experimentId) {
 }
 var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
 async function submitCandidate(deps, request2) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv, shellLine: shellLine2 } = request2.submission;
+  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
   const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL2;
   const prefix = experimentPrefix(request2.experimentId);
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  const own = (listed) => ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-  let jobs = own(await slurm.jobs(prefix));
+  let jobs = await experimentJobs(deps, request2);
   const found = representativeJob(jobs, jobName2);
   if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
@@ -73630,6 +73626,17 @@ async function submitCandidate(deps, request2) {
     return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
   if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  return submitHeld(deps, request2, base, maxParallel);
+}
+async function experimentJobs(deps, request2) {
+  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+}
+async function submitHeld(deps, request2, base, maxParallel) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv } = request2.submission;
   const output = argv.find((a) => a.startsWith("--output="));
   if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
@@ -73642,7 +73649,7 @@ async function submitCandidate(deps, request2) {
       if (!(error instanceof ConnectionLostError)) throw error;
       log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
     }
-    const after = own(await slurm.jobs(prefix));
+    const after = await experimentJobs(deps, request2);
     const mine = after.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
     if (mine.length === 0) {
       if (submittedId === void 0 && attempt < 3) continue;
@@ -73652,18 +73659,23 @@ async function submitCandidate(deps, request2) {
     }
     const keeper = mine[0];
     const ours = submittedId === void 0 || keeper.id === submittedId;
-    const liveByName = /* @__PURE__ */ new Map();
-    for (const j2 of after.filter((x2) => isLive2(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
-      if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
-    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-    if (ours && liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "")) {
+    const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+    if (live3 !== null) {
       for (const j2 of mine) await retire(deps, j2, jobName2);
-      log(`${jobName2}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: "queued", position: 1, live: liveByName.size - 1, maxParallel };
+      log(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+      return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
     }
     const kept = await settle(deps, after, jobName2, keeper);
     return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
+}
+function liveOverLimit(after, keeper, maxParallel) {
+  const liveByName = /* @__PURE__ */ new Map();
+  for (const j2 of after.filter((x2) => isLive2(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
+    if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
+  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {
   const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);

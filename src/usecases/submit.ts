@@ -77,17 +77,13 @@ export function experimentPrefix(experimentId: string): string {
 const HELD_REASONS = new Set(['JobHeldUser']);
 
 export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest): Promise<SubmitResult> {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {});
-  const { jobName, argv, shellLine } = request.submission;
+  const { jobName, shellLine } = request.submission;
   const maxParallel = request.maxParallel ?? DEFAULT_MAX_PARALLEL;
   const prefix = experimentPrefix(request.experimentId);
   if (!jobName.startsWith(prefix)) throw new Error(`job name ${jobName} does not start with ${prefix}`);
   const base = { jobName, cluster: request.cluster, command: shellLine };
 
-  const own = (listed: readonly SlurmJob[]) =>
-    ownJobs(listed, request.experimentId, request.knownExperimentIds);
-  let jobs = own(await slurm.jobs(prefix));
+  let jobs = await experimentJobs(deps, request);
   const found = representativeJob(jobs, jobName);
   if (found && (isLive(found.state) || !request.resubmitFinished)) {
     const kept = request.dryRun ? found : await settle(deps, jobs, jobName, undefined);
@@ -104,7 +100,29 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
       : { ...base, status: 'dry-run', wouldBe: 'submitted' };
   }
   if (waiting) return { ...base, status: 'queued', position: waiting.position, live: plan.live, maxParallel };
+  return submitHeld(deps, request, base, maxParallel);
+}
 
+/** The experiment's jobs as Slurm lists them (another experiment's of a longer id excluded). */
+async function experimentJobs(deps: SubmitDeps, request: SubmitRequest): Promise<SlurmJob[]> {
+  const listed = await deps.slurm.jobs(experimentPrefix(request.experimentId));
+  return ownJobs(listed, request.experimentId, request.knownExperimentIds);
+}
+
+/**
+ * sbatch --hold, then the job looked up by name (a lost connection may have submitted it or not),
+ * then released: the oldest live job of the name is kept, and the youngest yields when another
+ * candidate was submitted at the same moment over max_parallel.
+ */
+async function submitHeld(
+  deps: SubmitDeps,
+  request: SubmitRequest,
+  base: ResultBase,
+  maxParallel: number,
+): Promise<SubmitResult> {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {});
+  const { jobName, argv } = request.submission;
   const output = argv.find((a) => a.startsWith('--output='));
   if (output) await slurm.ensureDir(dirname(output.slice('--output='.length)));
   const held = [argv[0] ?? 'sbatch', '--hold', ...argv.slice(1)];
@@ -118,7 +136,7 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
       if (!(error instanceof ConnectionLostError)) throw error;
       log(`connection lost during sbatch of ${jobName}: looking it up by name`);
     }
-    const after = own(await slurm.jobs(prefix));
+    const after = await experimentJobs(deps, request);
     const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
     if (mine.length === 0) {
       if (submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm: try again
@@ -128,28 +146,31 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
     }
     const keeper = mine[0] as SlurmJob;
     const ours = submittedId === undefined || keeper.id === submittedId;
-
-    // Over the limit because another candidate was submitted at the same moment: the youngest yields.
-    const liveByName = new Map<string, SlurmJob>();
-    for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
-      if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-    const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-    if (
-      ours &&
-      liveByName.size > maxParallel &&
-      youngest?.id === keeper.id &&
-      HELD_REASONS.has(keeper.reason ?? '')
-    ) {
+    const live = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+    if (live !== null) {
       for (const j of mine) await retire(deps, j, jobName);
-      log(`${jobName}: ${liveByName.size} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: 'queued', position: 1, live: liveByName.size - 1, maxParallel };
+      log(`${jobName}: ${live} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+      return { ...base, status: 'queued', position: 1, live: live - 1, maxParallel };
     }
-
     const kept = await settle(deps, after, jobName, keeper);
     return ours
       ? { ...base, status: 'submitted', jobId: kept.id }
       : { ...base, status: 'existing', jobId: kept.id, state: kept.state };
   }
+}
+
+/**
+ * The number of live candidates when the still-held keeper is the youngest of more than
+ * max_parallel (another candidate was submitted at the same moment: the youngest yields), else null.
+ */
+function liveOverLimit(after: readonly SlurmJob[], keeper: SlurmJob, maxParallel: number): number | null {
+  const liveByName = new Map<string, SlurmJob>();
+  for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields =
+    liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? '');
+  return yields ? liveByName.size : null;
 }
 
 /** Keeps the oldest live job of the name, retires younger duplicates, releases the keeper if held. */
