@@ -53,28 +53,30 @@ describe('sequential decision on twin runs under Slurm', () => {
       return { role, name, inFlight: capacitySummary(topology).inFlight };
     });
     const S = cluster.timeScale;
-    // wait until each run has RUN_MINUTES run-minutes of metrics
+    // each run's first sample; then each look waits only until every run has that many run-minutes
+    // of metrics (plus a few seconds of scrapes), so the test ends at the look that settles both
     const starts = new Map<string, number>();
     await waitFor(
-      `${RUN_MINUTES} run-minutes of every run`,
+      'the first sample of every run',
       async () => {
         for (const r of runs) {
+          if (starts.has(r.name)) continue;
           const q = await promQuery(
             cluster.prometheusUrl,
             `min_over_time(timestamp(sum(alpasim_rollouts_total{run_name="${r.name}"}))[30m:1s])`,
           );
           if (q.length) starts.set(r.name, Number(q[0]?.value[1]));
         }
-        const now = Date.now() / 1000;
-        return runs.every(
-          (r) => starts.has(r.name) && ((now - (starts.get(r.name) as number)) * S) / 60 > RUN_MINUTES,
-        )
-          ? true
-          : undefined;
+        return runs.every((r) => starts.has(r.name)) ? true : undefined;
       },
       240_000,
       2000,
     );
+    const lastStart = Math.max(...starts.values());
+    const reach = async (minute: number) => {
+      const due = (lastStart + (minute * 60) / S + 3) * 1000;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    };
     const prometheus = createPrometheusClient({ baseUrl: cluster.prometheusUrl });
     const judge = async (name: string, minute: number, inFlight: number): Promise<Verdict> => {
       const at = (starts.get(name) as number) + (minute * 60) / S;
@@ -95,6 +97,7 @@ describe('sequential decision on twin runs under Slurm', () => {
     let decision: Decision | null = null;
     let stableAt: number | undefined;
     for (let m = 10; m <= RUN_MINUTES && (decidedAt === undefined || stableAt === undefined); m += 5) {
+      await reach(m);
       const bv = await judge(baseline.name, m, baseline.inFlight);
       if (decidedAt === undefined) {
         const wv = await judge(worse.name, m, worse.inFlight);
