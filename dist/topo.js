@@ -69761,6 +69761,10 @@ var record_schema_default = {
         },
         verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
         comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
+        monitor_decision: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
+          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
+        },
         stable_metrics: {
           oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
           description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
@@ -76547,6 +76551,14 @@ function interval2(value, unit = " s") {
   if (!value) return "\u2014";
   return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
 }
+function decisionText(d2) {
+  if (!d2) return null;
+  const pc = (x2) => `${x2 < 0 ? "\u2212" : x2 > 0 ? "+" : ""}${num3(Math.abs(x2) * 100)}%`;
+  const change = d2.relative_change ? `: change ${pc(d2.relative_change.value)} [${pc(d2.relative_change.low)}, ${pc(d2.relative_change.high)}]` : "";
+  if (d2.state === "reference") return "the reference the others were decided against";
+  const head = d2.state === "measuring" ? "no decision (measuring)" : `decided ${d2.state}`;
+  return `${head} against ${d2.against}${change}`;
+}
 function comparisonText(comparison) {
   if (!comparison) return null;
   const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
@@ -76586,7 +76598,7 @@ function verdictReason(run3) {
   else if (run3.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run3.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  const compared = comparisonText(run3.comparison);
+  const compared = run3.monitor_decision ? decisionText(run3.monitor_decision) : comparisonText(run3.comparison);
   if (compared) parts.push(compared);
   return parts.length ? parts.join("; ") : null;
 }
@@ -76621,6 +76633,7 @@ function mergeRun(existing, outcome) {
     run3.verdict = clone3(outcome.observation.verdict);
     run3.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
     run3.stable_metrics = clone3(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run3.monitor_decision = clone3(outcome.observation.decision);
   }
   if (outcome.telemetry_gaps?.length) {
     const metrics = run3.stable_metrics ?? {};
@@ -77026,8 +77039,10 @@ function metricsList(run3) {
         `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
+  const decided = decisionText(run3.monitor_decision);
   const compared = comparisonText(run3.comparison);
-  if (compared) lines.push(`- Comparison: ${compared}`);
+  if (decided) lines.push(`- Decision: ${decided}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m2) {
     const pairs = [
       ["Full-run seconds per rollout", seconds(m2.seconds_per_rollout_full_run)],
@@ -77402,8 +77417,10 @@ function renderFinalReport(record, options2 = {}) {
       "",
       `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
     );
+    const decided = decisionText(best.monitor_decision);
     const compared = comparisonText(best.comparison);
-    if (compared) out.push(`- Statistical comparison: ${compared}`);
+    if (decided) out.push(`- Decision: ${decided}`);
+    else if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain2.length > 1) {
       out.push("- Changes from the baseline, step by step:");
       for (const step of chain2.slice(1))
@@ -78307,7 +78324,8 @@ function realDemoParts(root, env, outDir) {
           `-${DEMO_CLUSTER}-${dateStamp2}`,
           `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp2}`
         ),
-        // The monitor cancels a candidate once its verdict is in: the demo's GPU-hours are seconds.
+        // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
+        // baseline once stable: the demo's GPU-hours are seconds.
         stop_when_stable: true
       };
       const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
@@ -78318,7 +78336,9 @@ function realDemoParts(root, env, outDir) {
         slurm: slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv }),
         timeScale: clusterEnv.timeScale,
         prometheusUrl: clusterEnv.prometheusUrl,
-        comments: /* @__PURE__ */ new Map()
+        comments: /* @__PURE__ */ new Map(),
+        checks: /* @__PURE__ */ new Map(),
+        labels: /* @__PURE__ */ new Map()
       };
       return { experiment, baseline: built.baseline };
     },
@@ -78331,6 +78351,7 @@ function realDemoParts(root, env, outDir) {
       const c = need();
       const { experiment } = prepared;
       const prs = new Map(runs.map((r, i) => [i + 1, r]));
+      const nameOf = (pr) => prs.get(pr)?.candidate.name ?? `#${pr}`;
       const ref = (x2) => {
         const value = intervalOf(x2?.observation);
         return x2 && value ? { name: x2.name, value } : null;
@@ -78372,9 +78393,13 @@ function realDemoParts(root, env, outDir) {
             writeComment: async (_pr, candidate, body) => {
               c.comments.set(candidate, body);
             },
-            writeCheck: async () => {
+            writeCheck: async (pr, _sha, check2) => {
+              c.checks.set(nameOf(pr), check2);
             },
-            setLabel: async () => false
+            setLabel: async (pr, state2) => {
+              c.labels.set(nameOf(pr), state2);
+              return true;
+            }
           },
           now: () => Date.now() / 1e3
         },
@@ -78391,7 +78416,10 @@ function realDemoParts(root, env, outDir) {
             secondsPerRollout: null,
             observation: null,
             comment: "",
-            done: false
+            done: false,
+            standing: null,
+            check: null,
+            label: null
           };
         }
         const observation = outcome.view.observation;
@@ -78402,7 +78430,10 @@ function realDemoParts(root, env, outDir) {
           secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
           observation,
           comment: c.comments.get(run3.candidate.name) ?? "",
-          done: FINAL_STATES.has(outcome.state)
+          done: FINAL_STATES.has(outcome.state),
+          standing: viewStanding(outcome.view),
+          check: c.checks.get(run3.candidate.name) ?? null,
+          label: c.labels.get(run3.candidate.name) ?? null
         };
       });
     },
@@ -79743,39 +79774,28 @@ function judgedValue(observation) {
   const v2 = observation?.verdict;
   return v2?.projected_full_run?.value ?? v2?.value?.value ?? observation?.stable_metrics.seconds_per_rollout_full_run ?? v2?.current_full_run ?? null;
 }
-function decide3(observation, best, reachedVerdict, isBaseline = best === null) {
-  if (observation?.failure) {
-    return { decision: "failed", reason: `${observation.failure.kind}: ${observation.failure.message}` };
-  }
-  const value = judgedValue(observation);
-  if (!reachedVerdict || value === null) {
-    return { decision: "stopped", reason: "no final verdict within the demo time budget" };
-  }
-  if (observation?.verdict.state === "unhealthy") {
-    return { decision: "rejected", reason: `unhealthy run: ${observation.verdict.evidence.join("; ")}` };
-  }
-  if (isBaseline)
-    return { decision: "accepted", reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
-  if (!best)
-    return {
-      decision: "accepted",
-      reason: `${value.toFixed(2)} s/rollout; the baseline has no value to compare with`
-    };
-  const bestValue = judgedValue(best.observation);
-  const outcome = observation?.comparison?.outcome;
-  const beats = `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? "?"})`;
-  if (outcome === "better") return { decision: "accepted", reason: beats };
-  if (outcome === void 0 || outcome === "not-comparable") {
-    const bar = best.observation?.verdict.value?.low ?? best.observation?.verdict.projected_full_run?.low ?? bestValue;
-    if (bar !== null && bar !== void 0 && value < bar) {
-      return { decision: "accepted", reason: `${beats}, below its interval (no stable verdict of its own)` };
+function decide3(standing, observation) {
+  if (!standing) return { decision: "stopped", reason: "not judged within the demo time budget" };
+  const reason2 = standingTitle(standing);
+  switch (standing.outcome) {
+    case "reference": {
+      const value = judgedValue(observation);
+      return {
+        decision: "accepted",
+        reason: value === null ? reason2 : `${reason2}: ${value.toFixed(2)} s/rollout`
+      };
     }
+    case "better":
+      return { decision: "accepted", reason: reason2 };
+    case "worse":
+    case "not-better":
+    case "equivalent":
+      return { decision: "rejected", reason: reason2 };
+    case "failed":
+      return { decision: "failed", reason: reason2 };
+    default:
+      return { decision: "stopped", reason: reason2 };
   }
-  const how = outcome === "indistinguishable" ? "indistinguishable from" : "not better than";
-  return {
-    decision: "rejected",
-    reason: `${value.toFixed(2)} s/rollout is ${how} ${best.name} (${bestValue?.toFixed(2) ?? "?"})`
-  };
 }
 function oneWinner(batch) {
   const accepted = batch.filter((o) => o.decision === "accepted");
@@ -79791,13 +79811,12 @@ function oneWinner(batch) {
   );
 }
 function verdictText(o, outcome) {
-  const v2 = o.observation?.verdict;
-  if (outcome) {
-    const value = judgedValue(outcome.observation);
-    const comparison = outcome.observation?.comparison?.outcome;
-    const word = outcome.decision === "failed" || outcome.decision === "stopped" ? outcome.decision : !outcome.candidate.parent ? "baseline" : !comparison || comparison === "not-comparable" ? outcome.decision === "accepted" ? "better" : "not better" : comparison;
-    return `${word}${value === null ? "" : ` (${value.toFixed(2)} s)`}`;
+  const s = o.standing;
+  if (outcome || s && s.outcome !== "measuring") {
+    const value = judgedValue(o.observation);
+    return `${s?.outcome ?? outcome?.decision}${value === null ? "" : ` (${value.toFixed(2)} s)`}`;
   }
+  const v2 = o.observation?.verdict;
   if (!v2 || v2.state === "no-data") return null;
   return v2.state;
 }
@@ -79821,7 +79840,6 @@ async function runBatch(title, candidates, ctx) {
   view.update(title, runs.map(row));
   while (runs.some((r) => !r.outcome)) {
     if (signal.aborted) throw new DemoAborted(signal.reason ?? "SIGINT");
-    const best = ctx.best();
     const live3 = runs.filter((x2) => !x2.outcome);
     const observed = await parts.observe(
       prepared,
@@ -79834,9 +79852,8 @@ async function runBatch(title, candidates, ctx) {
       if (!look) continue;
       r.last = look;
       const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
-      if (look.done || overTime) {
-        const isBaseline = r.run.candidate.name === prepared.baseline.name;
-        const { decision, reason: reason2 } = decide3(look.observation, best, look.done, isBaseline);
+      if (look.done || r.cancelled) {
+        const { decision, reason: reason2 } = decide3(look.standing, look.observation);
         r.outcome = {
           candidate: r.run.candidate,
           run: r.run,
@@ -79844,9 +79861,15 @@ async function runBatch(title, candidates, ctx) {
           decision,
           reason: reason2
         };
-        output.write(`comments/${r.run.candidate.name}.md`, look.comment);
+        const name = r.run.candidate.name;
+        output.write(`comments/${name}.md`, look.comment);
+        output.write(`checks/${name}.json`, `${JSON.stringify(checkFile2(look), null, 2)}
+`);
         await parts.cancel(r.run, env);
         r.unregister();
+      } else if (overTime) {
+        await parts.cancel(r.run, env);
+        r.cancelled = true;
       }
     }
     view.update(title, runs.map(row));
@@ -79860,6 +79883,15 @@ async function runBatch(title, candidates, ctx) {
   }
   view.freeze();
   return runs.map((r) => r.outcome);
+}
+function checkFile2(look) {
+  return {
+    title: look.check?.title ?? null,
+    conclusion: look.check?.conclusion ?? null,
+    summary: look.check?.summary ?? null,
+    label: look.label,
+    standing: look.standing?.outcome ?? null
+  };
 }
 function candidateFile(experimentId, name) {
   return `topologies/${experimentId}/${name}.yaml`;
@@ -79917,7 +79949,7 @@ async function runDemo(options2, deps) {
       baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
       best: best?.observation ? { name: best.name, observation: best.observation } : null
     });
-    const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, best: () => best, reference };
+    const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
     const settle2 = (batch) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);

@@ -16,7 +16,12 @@ for (const file of readdirSync(schemaDir)
   .filter((f) => f.endsWith('.schema.json'))
   .sort()) {
   const schema = JSON.parse(readFileSync(join(schemaDir, file), 'utf8'));
-  const imports = importExternalRefs(schema);
+  const local = new Set(
+    Object.values(schema.$defs ?? {})
+      .map((d) => d?.title)
+      .filter(Boolean),
+  );
+  const imports = importExternalRefs(schema, new Map(), local);
   const importLines = [...imports]
     .map(([module, names]) => `import type { ${[...names].sort().join(', ')} } from './${module}.js';`)
     .join('\n');
@@ -44,9 +49,9 @@ if (stale) process.exit(1);
  * A `$ref` to another schema file becomes an import of that file's type instead of an inlined copy:
  * the node is replaced by `tsType: <Title>` and the import is collected (module → names).
  */
-function importExternalRefs(node, imports = new Map()) {
+function importExternalRefs(node, imports = new Map(), local = new Set()) {
   if (Array.isArray(node)) {
-    for (const item of node) importExternalRefs(item, imports);
+    for (const item of node) importExternalRefs(item, imports, local);
   } else if (node && typeof node === 'object') {
     const ref = node.$ref;
     if (typeof ref === 'string' && !ref.startsWith('#')) {
@@ -59,11 +64,15 @@ function importExternalRefs(node, imports = new Map()) {
       if (!def?.title) throw new Error(`${ref}: the referenced schema needs a title to be imported by name`);
       const module = target.replace('.schema.json', '');
       if (!imports.has(module)) imports.set(module, new Set());
-      imports.get(module).add(def.title);
+      // a title the importing schema defines too is imported under its module's prefix
+      const alias = local.has(def.title)
+        ? `${module[0].toUpperCase()}${module.slice(1).replace(/-(.)/g, (_, c) => c.toUpperCase())}${def.title}`
+        : def.title;
+      imports.get(module).add(alias === def.title ? def.title : `${def.title} as ${alias}`);
       delete node.$ref;
-      node.tsType = def.title;
+      node.tsType = alias;
     }
-    for (const value of Object.values(node)) importExternalRefs(value, imports);
+    for (const value of Object.values(node)) importExternalRefs(value, imports, local);
   }
   return imports;
 }

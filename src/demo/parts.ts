@@ -8,13 +8,15 @@
 //   suggest  → `topo suggest` (runSuggest) over the output folder, read as the experiment's repository
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LabelState } from '../github/labels.js';
 import { monitorPass } from '../monitor/pass.js';
-import type { MonitorJob } from '../monitor/ports.js';
+import type { MonitorCheck, MonitorJob } from '../monitor/ports.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { createRecord, recordPaths } from '../record/model.js';
 import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
+import { viewStanding } from '../report/pr-comment.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmClientForCluster } from '../slurm/for-cluster.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
@@ -41,8 +43,9 @@ import type { ClusterEnv, DemoParts, Observed, PreparedExperiment, Reference, Su
 export const DEMO_CLUSTER = 'local';
 
 /** States after which the monitor has nothing more to say about a candidate. */
-// `stable` is not final: the monitor cancels the job at its verdict (stop_when_stable) and the next
-// pass writes the comment a reviewer keeps (the job's end state, who stopped it).
+// `stable` is not final: the monitor cancels a candidate on its decision (stop_when_decided) and the
+// baseline once stable (stop_when_stable), and the next pass writes the comment a reviewer keeps
+// (the job's end state, who stopped it).
 const FINAL_STATES = new Set(['finished', 'stopped', 'failed']);
 
 interface Context {
@@ -54,6 +57,9 @@ interface Context {
   experimentId: string;
   /** The sticky comment of each candidate's (imaginary) pull request, by candidate name. */
   comments: Map<string, string>;
+  /** The check run and state label the monitor last wrote on each candidate's pull request. */
+  checks: Map<string, MonitorCheck>;
+  labels: Map<string, LabelState | null>;
 }
 
 /** Slurm's times are printed in UTC (our commands run with TZ=UTC). */
@@ -168,7 +174,8 @@ export function realDemoParts(
           `-${DEMO_CLUSTER}-${dateStamp}`,
           `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp}`,
         ),
-        // The monitor cancels a candidate once its verdict is in: the demo's GPU-hours are seconds.
+        // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
+        // baseline once stable: the demo's GPU-hours are seconds.
         stop_when_stable: true,
       };
       const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? '') };
@@ -180,6 +187,8 @@ export function realDemoParts(
         timeScale: clusterEnv.timeScale,
         prometheusUrl: clusterEnv.prometheusUrl,
         comments: new Map(),
+        checks: new Map(),
+        labels: new Map(),
       };
       return { experiment, baseline: built.baseline };
     },
@@ -200,6 +209,7 @@ export function realDemoParts(
       const c = need();
       const { experiment } = prepared;
       const prs = new Map(runs.map((r, i) => [i + 1, r]));
+      const nameOf = (pr: number) => prs.get(pr)?.candidate.name ?? `#${pr}`;
       const ref = (x: Reference['baseline']) => {
         const value = intervalOf(x?.observation);
         return x && value ? { name: x.name, value } : null;
@@ -241,8 +251,13 @@ export function realDemoParts(
             writeComment: async (_pr, candidate, body) => {
               c.comments.set(candidate, body);
             },
-            writeCheck: async () => {},
-            setLabel: async () => false,
+            writeCheck: async (pr, _sha, check) => {
+              c.checks.set(nameOf(pr), check);
+            },
+            setLabel: async (pr, state) => {
+              c.labels.set(nameOf(pr), state);
+              return true;
+            },
           },
           now: () => Date.now() / 1000,
         },
@@ -260,6 +275,9 @@ export function realDemoParts(
             observation: null,
             comment: '',
             done: false,
+            standing: null,
+            check: null,
+            label: null,
           };
         }
         const observation = outcome.view.observation;
@@ -272,6 +290,9 @@ export function realDemoParts(
           observation,
           comment: c.comments.get(run.candidate.name) ?? '',
           done: FINAL_STATES.has(outcome.state),
+          standing: viewStanding(outcome.view),
+          check: c.checks.get(run.candidate.name) ?? null,
+          label: c.labels.get(run.candidate.name) ?? null,
         };
       });
     },

@@ -5,6 +5,10 @@
 // reached through `DemoParts` (wired in src/demo/parts.ts) so the loop itself is testable.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
+import type { LabelState } from '../github/labels.js';
+import type { MonitorCheck } from '../monitor/ports.js';
+import { standingTitle } from '../report/check-conclusion.js';
+import type { Standing } from '../report/standing.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
@@ -56,6 +60,14 @@ export interface Observed {
   observation: CandidateObservation | null;
   /** The sticky comment exactly as the monitor renders it. */
   comment: string;
+  /**
+   * Where it stands against the reference: the monitor's one model (src/report/standing.ts), the
+   * one its comment's headline, check run and the demo's decision read. Null before it is judged.
+   */
+  standing: Standing | null;
+  /** The check run and the state label the monitor last wrote for its pull request. */
+  check: MonitorCheck | null;
+  label: LabelState | null;
   /** True when the verdict is final (stable, cyclic, unhealthy) or the run failed or ended. */
   done: boolean;
 }
@@ -154,48 +166,38 @@ export function judgedValue(observation: CandidateObservation | null): number | 
   );
 }
 
-/** The decision the demo records for a finished candidate (the human's merge/close in a real experiment). */
+/**
+ * The decision the demo records for a finished candidate (the person's merge or close in a real
+ * experiment), read from the monitor's standing: the one its comment, check run and label show,
+ * worded as the check's title. The reference (the baseline) and a candidate decided better are
+ * accepted; worse, not-better and equivalent are rejected; a failed run failed; one that ended
+ * without a decision (or before it was judged) is stopped. No rule of its own (issue 25).
+ */
 export function decide(
+  standing: Standing | null,
   observation: CandidateObservation | null,
-  best: { name: string; observation: CandidateObservation | null } | null,
-  reachedVerdict: boolean,
-  isBaseline = best === null,
 ): { decision: DemoOutcome['decision']; reason: string } {
-  if (observation?.failure) {
-    return { decision: 'failed', reason: `${observation.failure.kind}: ${observation.failure.message}` };
-  }
-  const value = judgedValue(observation);
-  if (!reachedVerdict || value === null) {
-    return { decision: 'stopped', reason: 'no final verdict within the demo time budget' };
-  }
-  if (observation?.verdict.state === 'unhealthy') {
-    return { decision: 'rejected', reason: `unhealthy run: ${observation.verdict.evidence.join('; ')}` };
-  }
-  if (isBaseline)
-    return { decision: 'accepted', reason: `baseline measured at ${value.toFixed(2)} s/rollout` };
-  if (!best)
-    return {
-      decision: 'accepted',
-      reason: `${value.toFixed(2)} s/rollout; the baseline has no value to compare with`,
-    };
-  const bestValue = judgedValue(best.observation);
-  const outcome = observation?.comparison?.outcome;
-  const beats = `${value.toFixed(2)} s/rollout beats ${best.name} (${bestValue?.toFixed(2) ?? '?'})`;
-  if (outcome === 'better') return { decision: 'accepted', reason: beats };
-  if (outcome === undefined || outcome === 'not-comparable') {
-    // No interval to compare (e.g. the run ended before a stable verdict): its full-run value at the
-    // end must fall below the lower bound of the best's 95% interval to count as better.
-    const bar =
-      best.observation?.verdict.value?.low ?? best.observation?.verdict.projected_full_run?.low ?? bestValue;
-    if (bar !== null && bar !== undefined && value < bar) {
-      return { decision: 'accepted', reason: `${beats}, below its interval (no stable verdict of its own)` };
+  if (!standing) return { decision: 'stopped', reason: 'not judged within the demo time budget' };
+  const reason = standingTitle(standing);
+  switch (standing.outcome) {
+    case 'reference': {
+      const value = judgedValue(observation);
+      return {
+        decision: 'accepted',
+        reason: value === null ? reason : `${reason}: ${value.toFixed(2)} s/rollout`,
+      };
     }
+    case 'better':
+      return { decision: 'accepted', reason };
+    case 'worse':
+    case 'not-better':
+    case 'equivalent':
+      return { decision: 'rejected', reason };
+    case 'failed':
+      return { decision: 'failed', reason };
+    default:
+      return { decision: 'stopped', reason };
   }
-  const how = outcome === 'indistinguishable' ? 'indistinguishable from' : 'not better than';
-  return {
-    decision: 'rejected',
-    reason: `${value.toFixed(2)} s/rollout is ${how} ${best.name} (${bestValue?.toFixed(2) ?? '?'})`,
-  };
 }
 
 /**
@@ -218,25 +220,14 @@ export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
   );
 }
 
+/** The live view's verdict column: the monitor's standing once decided, else the detector's verdict. */
 function verdictText(o: Observed, outcome?: DemoOutcome): string | null {
-  const v = o.observation?.verdict;
-  if (outcome) {
-    // The round's decision comes once all its candidates are in (one winner per round): until then
-    // the view shows how this one compares, or why it ended.
-    const value = judgedValue(outcome.observation);
-    const comparison = outcome.observation?.comparison?.outcome;
-    const word =
-      outcome.decision === 'failed' || outcome.decision === 'stopped'
-        ? outcome.decision
-        : !outcome.candidate.parent
-          ? 'baseline'
-          : !comparison || comparison === 'not-comparable'
-            ? outcome.decision === 'accepted'
-              ? 'better'
-              : 'not better'
-            : comparison;
-    return `${word}${value === null ? '' : ` (${value.toFixed(2)} s)`}`;
+  const s = o.standing;
+  if (outcome || (s && s.outcome !== 'measuring')) {
+    const value = judgedValue(o.observation);
+    return `${s?.outcome ?? outcome?.decision}${value === null ? '' : ` (${value.toFixed(2)} s)`}`;
   }
+  const v = o.observation?.verdict;
   if (!v || v.state === 'no-data') return null;
   return v.state;
 }
@@ -254,14 +245,19 @@ async function runBatch<R>(
     output: DemoOutput;
     cleanup: Cleanup;
     signal: AbortSignal;
-    best: () => { name: string; observation: CandidateObservation | null } | null;
     reference: () => Reference;
   },
 ): Promise<DemoOutcome[]> {
   const { parts, prepared, env, options, view, output, cleanup, signal } = ctx;
   const { experiment } = prepared;
-  const runs: { run: SubmittedRun; unregister: () => void; last: Observed | null; outcome?: DemoOutcome }[] =
-    [];
+  const runs: {
+    run: SubmittedRun;
+    unregister: () => void;
+    last: Observed | null;
+    outcome?: DemoOutcome;
+    /** The demo cancelled it at its time budget: the next look is its last. */
+    cancelled?: boolean;
+  }[] = [];
   for (const candidate of candidates) {
     const run = await parts.submit(experiment, candidate, env);
     const unregister = cleanup.add(`cancel ${run.runName} (job ${run.jobId})`, () => parts.cancel(run, env));
@@ -278,7 +274,6 @@ async function runBatch<R>(
   view.update(title, runs.map(row));
   while (runs.some((r) => !r.outcome)) {
     if (signal.aborted) throw new DemoAborted((signal.reason as NodeJS.Signals) ?? 'SIGINT');
-    const best = ctx.best();
     const live = runs.filter((x) => !x.outcome);
     const observed = await parts.observe(
       prepared,
@@ -291,9 +286,8 @@ async function runBatch<R>(
       if (!look) continue;
       r.last = look;
       const overTime = (look.simulatedMinutes ?? 0) >= options.maxSimulatedMinutes;
-      if (look.done || overTime) {
-        const isBaseline = r.run.candidate.name === prepared.baseline.name;
-        const { decision, reason } = decide(look.observation, best, look.done, isBaseline);
+      if (look.done || r.cancelled) {
+        const { decision, reason } = decide(look.standing, look.observation);
         r.outcome = {
           candidate: r.run.candidate,
           run: r.run,
@@ -301,10 +295,15 @@ async function runBatch<R>(
           decision,
           reason,
         };
-        output.write(`comments/${r.run.candidate.name}.md`, look.comment);
-        // Stop the job once judged: the verdict is in, the rest of the run would only burn GPU-hours.
-        await parts.cancel(r.run, env);
+        const name = r.run.candidate.name;
+        output.write(`comments/${name}.md`, look.comment);
+        output.write(`checks/${name}.json`, `${JSON.stringify(checkFile(look), null, 2)}\n`);
+        await parts.cancel(r.run, env); // idempotent: the monitor has stopped it or it ended
         r.unregister();
+      } else if (overTime) {
+        // Its time budget is spent: cancel it, and let one more look write what the monitor says then.
+        await parts.cancel(r.run, env);
+        r.cancelled = true;
       }
     }
     view.update(title, runs.map(row));
@@ -318,6 +317,17 @@ async function runBatch<R>(
   }
   view.freeze();
   return runs.map((r) => r.outcome!);
+}
+
+/** What the demo keeps of a candidate's pull request besides its comment: the check run and the label. */
+function checkFile(look: Observed) {
+  return {
+    title: look.check?.title ?? null,
+    conclusion: look.check?.conclusion ?? null,
+    summary: look.check?.summary ?? null,
+    label: look.label,
+    standing: look.standing?.outcome ?? null,
+  };
 }
 
 function candidateFile(experimentId: string, name: string): string {
@@ -394,7 +404,7 @@ export async function runDemo<R>(
       baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
       best: best?.observation ? { name: best.name, observation: best.observation } : null,
     });
-    const ctx = { parts, prepared, env, options, view, output, cleanup, signal, best: () => best, reference };
+    const ctx = { parts, prepared, env, options, view, output, cleanup, signal, reference };
     const settle = (batch: DemoOutcome[]) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);

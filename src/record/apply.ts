@@ -10,7 +10,7 @@ import type {
   RunTopology,
   SkillReflection,
 } from '../types/generated/record.js';
-import { comparisonText, interval, seconds } from './format.js';
+import { comparisonText, decisionText, interval, seconds } from './format.js';
 import { stabilisedValue } from './model.js';
 
 export type OutcomeKind = 'accepted' | 'rejected' | 'failed' | 'stopped';
@@ -74,7 +74,7 @@ export function verdictReason(run: RecordRun): string | null {
   else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run.verdict && run.verdict.state !== 'stable') parts.push(`verdict ${run.verdict.state}`);
-  const compared = comparisonText(run.comparison);
+  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
   if (compared) parts.push(compared);
   return parts.length ? parts.join('; ') : null;
 }
@@ -123,6 +123,8 @@ function mergeRun(existing: RecordRun | undefined, outcome: RecordOutcome): Reco
     run.verdict = clone(outcome.observation.verdict);
     run.comparison = outcome.observation.comparison ? clone(outcome.observation.comparison) : null;
     run.stable_metrics = clone(outcome.observation.stable_metrics);
+    // the decision the comment, check and label showed (absent from older observations)
+    if (outcome.observation.decision) run.monitor_decision = clone(outcome.observation.decision);
   }
   if (outcome.telemetry_gaps?.length) {
     const metrics = run.stable_metrics ?? {};

@@ -1,5 +1,5 @@
 // Number and text formatting shared by the record's Markdown and the final report.
-import type { Comparison, Interval } from '../types/generated/metrics.js';
+import type { Comparison, Decision, Interval } from '../types/generated/metrics.js';
 
 /** Seconds with 2 decimals (3 below 1 s); an em dash when unknown. */
 export function seconds(value: number | null | undefined): string {
@@ -22,6 +22,22 @@ export function percentOfFraction(value: number | null | undefined): string {
 export function interval(value: Interval | null | undefined, unit = ' s'): string {
   if (!value) return '—';
   return `${seconds(value.value)}${unit} [${seconds(value.low)}–${seconds(value.high)}]`;
+}
+
+/**
+ * The monitor's decision as the record keeps it: `decided better against baseline b: change −8.1%
+ * [−10.0%, −6.2%]`, or `measuring against …` when none was reached. The record shows this where a
+ * decision exists, never the fixed-sample comparison beside it (one truth: issue 25).
+ */
+export function decisionText(d: Decision | null | undefined): string | null {
+  if (!d) return null;
+  const pc = (x: number) => `${x < 0 ? '−' : x > 0 ? '+' : ''}${num(Math.abs(x) * 100)}%`;
+  const change = d.relative_change
+    ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]`
+    : '';
+  if (d.state === 'reference') return 'the reference the others were decided against';
+  const head = d.state === 'measuring' ? 'no decision (measuring)' : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
 }
 
 /** `better than baseline (ratio 0.91 [0.89–0.93])`. */

@@ -6,7 +6,7 @@ import { barChartSvg } from '../chart/svg.js';
 import { safeText } from '../github/user-text.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { describeChange } from './change.js';
-import { cell, comparisonText, interval, num, percentOfFraction, seconds } from './format.js';
+import { cell, comparisonText, decisionText, interval, num, percentOfFraction, seconds } from './format.js';
 import { baselineRun, bestRun, recordPaths, stabilisedValue } from './model.js';
 
 type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
@@ -249,8 +249,10 @@ function metricsList(run: RecordRun): string[] {
         `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`,
       );
   }
+  const decided = decisionText(run.monitor_decision);
   const compared = comparisonText(run.comparison);
-  if (compared) lines.push(`- Comparison: ${compared}`);
+  if (decided) lines.push(`- Decision: ${decided}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs: [string, string][] = [
       ['Full-run seconds per rollout', seconds(m.seconds_per_rollout_full_run)],

@@ -3,7 +3,7 @@
 
 import { barChart } from '../chart/mermaid.js';
 import { describeChange, hydraValue } from '../record/change.js';
-import { cell, comparisonText, interval, num, seconds } from '../record/format.js';
+import { cell, comparisonText, decisionText, interval, num, seconds } from '../record/format.js';
 import { baselineRun, bestRun, recordPaths, stabilisedValue } from '../record/model.js';
 import { gpuTable, secondsPerRolloutChart } from '../record/render.js';
 import { topologyLeaves } from '../topology/expand.js';
@@ -246,8 +246,10 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
       '',
       `- Why it won: ${cell(record.current_best.decision_reasoning ?? 'lowest stabilised value among accepted candidates')}`,
     );
+    const decided = decisionText(best.monitor_decision);
     const compared = comparisonText(best.comparison);
-    if (compared) out.push(`- Statistical comparison: ${compared}`);
+    if (decided) out.push(`- Decision: ${decided}`);
+    else if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain.length > 1) {
       out.push('- Changes from the baseline, step by step:');
       for (const step of chain.slice(1))

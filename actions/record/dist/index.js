@@ -69178,6 +69178,14 @@ function interval2(value, unit = " s") {
   if (!value) return "\u2014";
   return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
 }
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
 function comparisonText(comparison) {
   if (!comparison) return null;
   const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
@@ -69285,7 +69293,7 @@ function verdictReason(run) {
   else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  const compared = comparisonText(run.comparison);
+  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
   if (compared) parts.push(compared);
   return parts.length ? parts.join("; ") : null;
 }
@@ -69320,6 +69328,7 @@ function mergeRun(existing, outcome) {
     run.verdict = clone2(outcome.observation.verdict);
     run.comparison = outcome.observation.comparison ? clone2(outcome.observation.comparison) : null;
     run.stable_metrics = clone2(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run.monitor_decision = clone2(outcome.observation.decision);
   }
   if (outcome.telemetry_gaps?.length) {
     const metrics = run.stable_metrics ?? {};
@@ -69768,8 +69777,10 @@ function metricsList(run) {
         `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
+  const decided = decisionText(run.monitor_decision);
   const compared = comparisonText(run.comparison);
-  if (compared) lines.push(`- Comparison: ${compared}`);
+  if (decided) lines.push(`- Decision: ${decided}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
       ["Full-run seconds per rollout", seconds(m.seconds_per_rollout_full_run)],
@@ -70131,6 +70142,10 @@ var record_schema_default = {
         },
         verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
         comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
+        monitor_decision: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
+          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
+        },
         stable_metrics: {
           oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
           description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."

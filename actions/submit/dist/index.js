@@ -73723,6 +73723,14 @@ function interval2(value, unit = " s") {
   if (!value) return "\u2014";
   return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
 }
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
 function comparisonText(comparison) {
   if (!comparison) return null;
   const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
@@ -73924,8 +73932,10 @@ function metricsList(run) {
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
+  const decided = decisionText(run.monitor_decision);
   const compared = comparisonText(run.comparison);
-  if (compared) lines.push(`- Comparison: ${compared}`);
+  if (decided) lines.push(`- Decision: ${decided}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
       ["Full-run seconds per rollout", seconds(m.seconds_per_rollout_full_run)],
@@ -74287,6 +74297,10 @@ var record_schema_default = {
         },
         verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
         comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
+        monitor_decision: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
+          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
+        },
         stable_metrics: {
           oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
           description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
@@ -74604,8 +74618,10 @@ function renderFinalReport(record, options = {}) {
       "",
       `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
     );
+    const decided = decisionText(best.monitor_decision);
     const compared = comparisonText(best.comparison);
-    if (compared) out.push(`- Statistical comparison: ${compared}`);
+    if (decided) out.push(`- Decision: ${decided}`);
+    else if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain.length > 1) {
       out.push("- Changes from the baseline, step by step:");
       for (const step of chain.slice(1))

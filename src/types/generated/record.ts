@@ -1,6 +1,13 @@
 /* Generated from topologies/schema/record.schema.json by scripts/gen-types.mjs. Do not edit. */
 import type {Topology} from './topology.js';
-import type {Comparison, Failure, Prediction, StableMetrics, Verdict} from './metrics.js';
+import type {
+  Comparison,
+  Decision as MetricsDecision,
+  Failure,
+  Prediction,
+  StableMetrics,
+  Verdict
+} from './metrics.js';
 
 /**
  * experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.
@@ -117,6 +124,10 @@ export interface RecordRun {
   };
   verdict?: null | Verdict;
   comparison?: null | Comparison;
+  /**
+   * The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads).
+   */
+  monitor_decision?: null | MetricsDecision;
   /**
    * Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps).
    */

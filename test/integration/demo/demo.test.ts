@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordProblems } from '../../../src/record/validate.js';
+import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
 import { repoRoot, requireCluster } from '../../support/cluster.js';
 
@@ -138,6 +139,66 @@ describe('topo demo --quick', () => {
       // the comment a reviewer keeps is the one after the job ended: its end state, never RUNNING
       expect(body, c).not.toMatch(/Slurm job \d+: RUNNING/);
       expect(body, c).toMatch(/Slurm job \d+: (CANCELLED|COMPLETED|FAILED|TIMEOUT|OUT_OF_MEMORY)/);
+    }
+  });
+
+  it('one truth: the terminal, the comment, the check run, the label, the record and the report say the same decision for every candidate', () => {
+    const id = readdirSync(join(out, 'topologies'))[0]!;
+    const record = JSON.parse(
+      readFileSync(join(out, 'experiments', `${id}.json`), 'utf8'),
+    ) as ExperimentRecord;
+    const recordMd = readFileSync(join(out, 'experiments', `${id}.md`), 'utf8');
+    const report = readFileSync(join(out, 'experiments', `${id}-report.md`), 'utf8');
+    const kinds: Record<string, string[]> = {
+      reference: ['accepted'],
+      better: ['accepted', 'rejected'], // rejected only when a faster one of its round is merged
+      worse: ['rejected'],
+      'not-better': ['rejected'],
+      equivalent: ['rejected'],
+      failed: ['failed'],
+      undecided: ['stopped'],
+      measuring: ['stopped'],
+    };
+    const conclusions: Record<string, string | null> = {
+      reference: 'success',
+      better: 'success',
+      worse: 'failure',
+      'not-better': 'failure',
+      failed: 'failure',
+      equivalent: 'neutral',
+      undecided: 'neutral',
+      measuring: null,
+    };
+    expect(record.runs.length).toBeGreaterThanOrEqual(2);
+    for (const run of record.runs) {
+      const name = run.name;
+      const check = JSON.parse(readFileSync(join(out, 'checks', `${name}.json`), 'utf8')) as {
+        title: string;
+        conclusion: string | null;
+        summary: string;
+        label: string | null;
+        standing: string;
+      };
+      const comment = readFileSync(join(out, 'comments', `${name}.md`), 'utf8');
+      const block = parseObservationBlock(comment);
+      const where = `${name}: ${JSON.stringify(check)}\n${run.status}: ${run.decision.reason}`;
+      // the check run: its conclusion is the standing's, its summary the comment's headline
+      expect(check.conclusion, where).toBe(conclusions[check.standing]);
+      expect(check.title, where).toBeTruthy();
+      expect(comment.startsWith(check.summary.split('\n')[0]!), where).toBe(true);
+      // the comment's observation block carries the same decision the record keeps
+      expect(run.monitor_decision?.state ?? null, where).toBe(block?.decision?.state ?? null);
+      // the label: failed exactly when the decision is a failure of the run
+      expect(check.label === 'failed', where).toBe(check.standing === 'failed');
+      // the record: its status follows the standing, its reason is the check's title
+      expect(kinds[check.standing], where).toContain(run.status);
+      expect(run.decision.reason?.startsWith(check.title), where).toBe(true);
+      if (check.standing === 'better' && run.status === 'rejected')
+        expect(run.decision.reason, where).toMatch(/of the same round is faster/);
+      // the terminal, the record's Markdown and the final report print that same line
+      expect(ran.stdout, where).toContain(`${name}: ${run.status} — ${run.decision.reason}`);
+      expect(recordMd, where).toContain(check.title);
+      expect(report, where).toContain(`${run.decision.outcome}: ${run.decision.reason}`);
     }
   });
 

@@ -15,6 +15,7 @@ import {
   oneWinner,
   runDemo,
 } from '../../../src/demo/run.js';
+import type { Standing } from '../../../src/report/standing.js';
 import type { Candidate } from '../../../src/types/generated/candidate.js';
 import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
 
@@ -82,13 +83,26 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
         looks.set(run.candidate.name, n);
         const value = values[run.candidate.name] ?? 50;
         const done = n >= 3;
+        const standing = !done
+          ? null
+          : run.candidate.name === 'baseline'
+            ? ({ outcome: 'reference', minImprovement: 0.02 } as const)
+            : ({
+                outcome: value < 40 ? 'better' : 'worse',
+                against: 'the baseline',
+                change: { value: value / 40 - 1, low: value / 40 - 1.01, high: value / 40 - 0.99 },
+                minImprovement: 0.02,
+              } as const);
         return {
-          state: done ? 'stable' : 'warming',
+          state: done ? 'stopped' : 'warming',
           simulatedMinutes: n * 10,
           secondsPerRollout: value + 1,
           observation: done ? observation(run.candidate.name, value) : null,
           comment: `## ${run.candidate.name}\n\n\`\`\`mermaid\nxychart-beta\n  line [1, 2]\n\`\`\`\n`,
           done,
+          standing,
+          check: null,
+          label: null,
         };
       }),
     createRecord: () => ({ runs: [] }),
@@ -185,7 +199,12 @@ describe('runDemo', () => {
     expect(
       readFileSync(join(h.out.dir, 'experiments/topology-opt-vavam-local-20261202-report.md'), 'utf8'),
     ).toContain('best: c1');
-    expect(h.text()).toContain('c2: rejected — 45.00 s/rollout is not better than baseline (40.00)');
+    // the terminal words the decision as the check run's title (the monitor's standing)
+    expect(h.text()).toContain('c2: rejected — Worse than the baseline by 12.5%');
+    expect(h.text()).toContain('c1: accepted — Better than the baseline by 12.5%');
+    expect(h.text()).toContain(
+      'baseline: accepted — Reference run (baseline or current best): 40.00 s/rollout',
+    );
   });
 
   it('brings the cluster up as root and takes it down at the end', async () => {
@@ -229,33 +248,40 @@ describe('runDemo', () => {
   });
 });
 
-describe('decide', () => {
-  const best = { name: 'baseline', observation: observation('baseline', 40) };
-  it('accepts the baseline and a faster candidate, rejects a slower one', () => {
-    expect(decide(observation('baseline', 40), null, true).decision).toBe('accepted');
-    expect(decide(observation('c1', 35), best, true).decision).toBe('accepted');
-    expect(decide(observation('c2', 41), best, true).decision).toBe('rejected');
+describe('decide: the monitor’s standing, never a rule of its own', () => {
+  const standing = (outcome: Standing['outcome']): Standing => ({
+    outcome,
+    against: 'the baseline',
+    change: { value: -0.081, low: -0.1, high: -0.06 },
+    minImprovement: 0.02,
+    reason: 'the run ended before a decision',
   });
-  it('follows the detector comparison when there is one', () => {
-    const o = {
-      ...observation('c1', 39.9),
-      comparison: { against: 'baseline', outcome: 'indistinguishable' as const },
-    };
-    expect(decide(o, best, true)).toEqual({
-      decision: 'rejected',
-      reason: '39.90 s/rollout is indistinguishable from baseline (40.00)',
+  it('accepts the reference and a candidate decided better, worded as the check title', () => {
+    expect(decide(standing('reference'), observation('baseline', 40))).toEqual({
+      decision: 'accepted',
+      reason: 'Reference run (baseline or current best): 40.00 s/rollout',
+    });
+    expect(decide(standing('better'), observation('c1', 35))).toEqual({
+      decision: 'accepted',
+      reason: 'Better than the baseline by 8.1%',
     });
   });
-  it('fails a crashed run and stops one without a verdict', () => {
-    const crashed = {
-      ...observation('c3', 40),
-      failure: { kind: 'gpu-oom' as const, message: 'CUDA out of memory on GPU 4' },
-    };
-    expect(decide(crashed, best, true)).toEqual({
+  it('rejects worse, not-better and equivalent; fails a failed run', () => {
+    for (const o of ['worse', 'not-better', 'equivalent'] as const)
+      expect(decide(standing(o), observation('c', 40)).decision).toBe('rejected');
+    expect(decide({ ...standing('failed'), reason: 'gpu-oom: CUDA out of memory' }, null)).toEqual({
       decision: 'failed',
-      reason: 'gpu-oom: CUDA out of memory on GPU 4',
+      reason: 'Failed: gpu-oom: CUDA out of memory',
     });
-    expect(decide(observation('c4', 40, 'warming'), best, false).decision).toBe('stopped');
+  });
+  it('a run that ended without a decision is stopped, never accepted by an interval rule (issue 25)', () => {
+    // the old demo accepted a stable run whose value fell below the baseline's interval, while its
+    // pull request's comment said it ended without a decision
+    expect(decide(standing('undecided'), observation('c', 30))).toEqual({
+      decision: 'stopped',
+      reason: 'Ended without a decision (the run ended before a decision)',
+    });
+    expect(decide(null, null).decision).toBe('stopped');
   });
 });
 
@@ -279,22 +305,5 @@ describe('oneWinner', () => {
   it('leaves a round with one accepted candidate as it is', () => {
     const batch = [outcome('a', 10.3, 'accepted'), outcome('c', 11, 'rejected')];
     expect(oneWinner(batch)).toEqual(batch);
-  });
-});
-
-describe('decide without a stable interval', () => {
-  const best = { name: 'baseline', observation: observation('baseline', 40) }; // interval 39.9–40.1
-  const ended = (value: number): CandidateObservation => ({
-    run_name: 'topo-x-c-0',
-    verdict: { state: 'stabilising', evidence: [] },
-    stable_metrics: { seconds_per_rollout_full_run: value },
-    comparison: { against: 'baseline', outcome: 'not-comparable' },
-  });
-  it('accepts a finished run only below the lower bound of the best interval', () => {
-    expect(decide(ended(39.5), best, true)).toEqual({
-      decision: 'accepted',
-      reason: '39.50 s/rollout beats baseline (40.00), below its interval (no stable verdict of its own)',
-    });
-    expect(decide(ended(39.95), best, true).decision).toBe('rejected');
   });
 });
