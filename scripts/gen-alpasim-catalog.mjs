@@ -2,11 +2,12 @@
 // Generates catalogues of facts (names, keys, types, expressions) from AlpaSim's public repository at a pinned
 // commit into src/catalog/generated/*.json: config keys and groups, metric names/types/label keys, recording
 // rules, the dashboard's identity and variables. Facts only: no code or prose is copied.
-//   node scripts/gen-alpasim-catalog.mjs [--git-dir DIR] [--commit SHA] [--check]
-// DIR is a clone or bare mirror of NVlabs/alpasim (default /work/.mirror/NVlabs+alpasim/repo, or
-// $ALPASIM_GIT_DIR). `--check` exits 1 when a committed catalogue differs from what this script generates,
-// and 3 (with a message) when the mirror is absent, so callers can tell "stale" from "cannot check".
+//   node scripts/gen-alpasim-catalog.mjs --git-dir DIR [--commit SHA] [--out DIR] [--check]
+// DIR is a clone or bare mirror of NVlabs/alpasim (or $ALPASIM_GIT_DIR). Beside the catalogues it writes
+// manifest.json: the commit and each file's sha256. `--check` exits 1 when a committed file differs from what
+// this script generates, 2 without a git dir and 3 when it is absent, so "stale" and "cannot check" differ.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -307,36 +308,75 @@ export function generate(gitDir, commit) {
   };
 }
 
-function arg(name) {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
+/** The manifest beside the catalogues: the pinned commit and each file's sha256, so a test can check the
+ *  committed catalogues are exactly what this script wrote without AlpaSim's repository at hand. */
+export function manifest(files, commit) {
+  return {
+    generator: 'scripts/gen-alpasim-catalog.mjs',
+    source: { repo: REPO, commit },
+    files: Object.fromEntries(
+      Object.entries(files)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, text]) => [name, createHash('sha256').update(text).digest('hex')]),
+    ),
+  };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const gitDir = arg('--git-dir') ?? process.env.ALPASIM_GIT_DIR ?? '/work/.mirror/NVlabs+alpasim/repo';
-  const commit = arg('--commit') ?? PINNED_COMMIT;
-  const check = process.argv.includes('--check');
-  if (!existsSync(gitDir)) {
-    console.error(
-      `gen-alpasim-catalog: no AlpaSim git directory at ${gitDir} (clone NVlabs/alpasim, pass --git-dir)`,
-    );
-    process.exit(3);
+export const MANIFEST = 'manifest.json';
+
+/** Every file the generator writes (catalogues and manifest) as name -> text. */
+export function render(gitDir, commit) {
+  const files = Object.fromEntries(
+    Object.entries(generate(gitDir, commit)).map(([f, data]) => [f, `${JSON.stringify(data, null, 2)}\n`]),
+  );
+  return { ...files, [MANIFEST]: `${JSON.stringify(manifest(files, commit), null, 2)}\n` };
+}
+
+function arg(argv, name) {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+const USAGE =
+  'usage: node scripts/gen-alpasim-catalog.mjs --git-dir <NVlabs/alpasim clone or mirror> [--commit SHA] [--out DIR] [--check]\n' +
+  '  (or set ALPASIM_GIT_DIR; fetch it with `git clone --mirror https://github.com/NVlabs/alpasim`)';
+
+/** The command line: returns the exit code (0 written/fresh, 1 stale, 2 usage, 3 no AlpaSim git dir). */
+export function main(argv, env = process.env, { out = console.log, err = console.error } = {}) {
+  const gitDir = arg(argv, '--git-dir') ?? env.ALPASIM_GIT_DIR;
+  const commit = arg(argv, '--commit') ?? PINNED_COMMIT;
+  const outDir = arg(argv, '--out') ?? OUT_DIR;
+  const check = argv.includes('--check');
+  if (!gitDir) {
+    err(`gen-alpasim-catalog: no AlpaSim git directory given\n${USAGE}`);
+    return 2;
   }
-  const full = git(gitDir, ['rev-parse', `${commit}^{commit}`]).trim();
-  mkdirSync(OUT_DIR, { recursive: true });
+  if (!existsSync(gitDir)) {
+    err(`gen-alpasim-catalog: no AlpaSim git directory at ${gitDir}\n${USAGE}`);
+    return 3;
+  }
+  let full;
+  try {
+    full = git(gitDir, ['rev-parse', '--verify', '--quiet', `${commit}^{commit}`]).trim();
+  } catch {
+    err(`gen-alpasim-catalog: ${gitDir} has no commit ${commit} (fetch it, or pass --commit)`);
+    return 3;
+  }
+  mkdirSync(outDir, { recursive: true });
   let stale = 0;
-  for (const [file, data] of Object.entries(generate(gitDir, full))) {
-    const path = join(OUT_DIR, file);
-    const text = `${JSON.stringify(data, null, 2)}\n`;
+  for (const [file, text] of Object.entries(render(gitDir, full))) {
+    const path = join(outDir, file);
     if (check) {
       if (!existsSync(path) || readFileSync(path, 'utf8') !== text) {
         stale++;
-        console.error(`stale catalogue: ${path}; run \`node scripts/gen-alpasim-catalog.mjs\``);
+        err(`stale catalogue: ${path}; run \`node scripts/gen-alpasim-catalog.mjs --git-dir ${gitDir}\``);
       }
     } else {
       writeFileSync(path, text);
-      console.log(`generated src/catalog/generated/${file} (${REPO}@${full.slice(0, 12)})`);
+      out(`generated ${path} (${REPO}@${full.slice(0, 12)})`);
     }
   }
-  if (stale) process.exit(1);
+  return stale ? 1 : 0;
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exit(main(process.argv.slice(2)));
