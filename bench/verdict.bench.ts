@@ -578,7 +578,7 @@ try {
       state: 'stabilising' as const,
       minutes_of_data: minute,
       projected_full_run: { value, low: value * Math.exp(-1.96 * rel), high: value * Math.exp(1.96 * rel) },
-      drift: { slope: fit.b * 60, se: fit.seB * 60 },
+      trend: { slope: fit.b * 60, se: fit.seB * 60 },
     };
   };
   const oracleRows = runs.filter(
@@ -601,7 +601,7 @@ try {
       if (ciAt === END && ok) ciAt = minute;
       // and a steep drift ruled out: the durations' trend against their start, one-sided 95% upper
       // bound under 20%/h (4 × max_relative_slope_per_hour), as `stable` needs
-      if (ok && cv.drift && Math.abs(cv.drift.slope) + 1.645 * cv.drift.se < 0.2) {
+      if (ok && cv.trend && Math.abs(cv.trend.slope) + 1.645 * cv.trend.se < 0.2) {
         stableAt = minute;
         break;
       }

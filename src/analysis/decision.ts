@@ -18,7 +18,7 @@ export const CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 } as const;
 
 /** What the decision reads from a verdict. */
 export type VerdictLike = Pick<Verdict, 'state' | 'projected_full_run' | 'minutes_of_data'> &
-  Partial<Pick<Verdict, 'warmup_end_minutes'>>;
+  Partial<Pick<Verdict, 'warmup_end_minutes' | 'drift'>>;
 
 export interface DecideOptions {
   /** The experiment's `min_improvement` (default 0.02). */
@@ -49,12 +49,50 @@ export function csRadius(
   return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
 }
 
+/** A projection the decision can read: drifting runs included (see `driftGuard`). */
 const usable = (v: VerdictLike | null | undefined) =>
   !!v?.projected_full_run &&
   v.projected_full_run.value > 0 &&
   v.projected_full_run.low > 0 &&
   v.projected_full_run.high >= v.projected_full_run.low &&
-  !['drifting', 'unhealthy', 'no-data', 'warming'].includes(v.state);
+  !['unhealthy', 'no-data', 'warming'].includes(v.state);
+
+/** Usable and not drifting: what a leader, and a `better` or `equivalent` claim, needs. */
+const steadyUsable = (v: VerdictLike | null | undefined) => usable(v) && v?.state !== 'drifting';
+
+const slopeText = (v: VerdictLike) => {
+  const s = v.drift?.slope_relative_per_hour;
+  return s == null ? 'drifting' : `drifting ${s > 0 ? '+' : ''}${round(100 * s, 1)}%/h`;
+};
+
+/**
+ * The drift guard. A drift bends the projection, so a claim that a run is faster (`better`) or as
+ * fast (`equivalent`) is held back while the candidate or the reference drifts. `worse` and
+ * `not-better` stay open: they end a candidate that cannot win, and a candidate that keeps slowing
+ * down only gets further from winning. Returns the state allowed and the evidence to add.
+ */
+function driftGuard(
+  state: Decision['state'],
+  lo: number,
+  m: number,
+  candidate: VerdictLike,
+  reference: VerdictLike,
+  shown: string,
+): { state: Decision['state']; evidence: string[] } {
+  if (state !== 'better' && state !== 'equivalent') return { state, evidence: [] };
+  const who = [
+    candidate.state === 'drifting' ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === 'drifting' ? `${shown} (${slopeText(reference)})` : null,
+  ].filter((x): x is string => !!x);
+  if (!who.length)
+    return {
+      state,
+      evidence: ['drift guard: neither run drifts (the detector rules out a significant trend)'],
+    };
+  const held = `drift guard: ${state} held back while ${who.join(' and ')} drifts`;
+  // `equivalent` implies `not-better` (its interval lies above −m), which a drift does not block
+  return lo > -m ? { state: 'not-better', evidence: [held] } : { state: 'measuring', evidence: [held] };
+}
 
 /**
  * One candidate against one reference. `measuring` until the confidence sequence of the relative
@@ -76,19 +114,31 @@ export function decideCandidate(
   const shown = reference?.label ?? against;
   const base = { against, min_improvement: m, method };
   if (options.isReference)
-    return { ...base, state: 'reference', evidence: ['this candidate is the reference'] };
+    return {
+      ...base,
+      state: 'reference',
+      evidence: ['this candidate is the reference'],
+    };
   const prev = options.previous;
   if (prev && prev.state !== 'measuring' && prev.state !== 'reference' && prev.against === against)
     return prev;
   if (!reference)
-    return { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] };
+    return {
+      ...base,
+      state: 'measuring',
+      evidence: ['no reference with a projected value yet'],
+    };
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate)
       ? `the candidate (${candidate.state})`
       : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: 'measuring', evidence: [`no usable projection for ${who} yet`] };
+    return {
+      ...base,
+      state: 'measuring',
+      evidence: [`no usable projection for ${who} yet`],
+    };
   }
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
@@ -99,9 +149,18 @@ export function decideCandidate(
     low: round(Math.exp(d - r) - 1, 4),
     high: round(Math.exp(d + r) - 1, 4),
   };
-  const state = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
+  const guard = driftGuard(
+    stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m),
+    Math.exp(d - r) - 1,
+    m,
+    candidate,
+    reference.verdict,
+    shown,
+  );
+  const state = guard.state;
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
+    ...guard.evidence,
   ];
   if (state === 'measuring') {
     const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
@@ -200,8 +259,10 @@ function expectedMinutes(
  * min_improvement faster than the leading candidate of its experiment cannot win, even while its
  * comparison with the reference is still open. `not-better` against the leader once the confidence
  * sequence settles that (worse than it, within ±min_improvement of it, or not min_improvement
- * faster), else null. Each such claim keeps the sequence's error rate; the leader being the best
- * of a few projections makes it a little optimistic, which only makes the pruner later.
+ * faster), else null. The leader is the best of a few projections, so it is optimistic: a candidate
+ * looks worse against it than against the true best, and the pruner stops it earlier and more often
+ * wrongly than one comparison's error rate says (see docs/monitor.md). A drifting run is never the
+ * leader; a drifting candidate may be pruned (not-better is not held back by the drift guard).
  */
 export function pruneByLeader(
   candidate: VerdictLike,
@@ -233,7 +294,7 @@ export function leadingCandidate<T extends { name: string; verdict: VerdictLike 
   let best: T | null = null;
   for (const c of candidates)
     if (
-      usable(c.verdict) &&
+      steadyUsable(c.verdict) &&
       (!best ||
         (c.verdict.projected_full_run?.value as number) < (best.verdict.projected_full_run?.value as number))
     )

@@ -21,7 +21,11 @@ const v = (
   state,
   minutes_of_data: minutes,
   warmup_end_minutes: 12,
-  projected_full_run: { value, low: value * Math.exp(-rel), high: value * Math.exp(rel) },
+  projected_full_run: {
+    value,
+    low: value * Math.exp(-rel),
+    high: value * Math.exp(rel),
+  },
 });
 const base = (rel = 0.01) => ({ name: 'baseline', verdict: v(3, rel) });
 
@@ -71,7 +75,11 @@ describe('decideCandidate', () => {
     expect(d.against).toBe('baseline');
   });
   it('names the reference in its evidence by its label, and keeps its name as `against`', () => {
-    const d = decideCandidate(v(3.6, 0.06), { ...base(), name: 'baseline baseline', label: 'the baseline' });
+    const d = decideCandidate(v(3.6, 0.06), {
+      ...base(),
+      name: 'baseline baseline',
+      label: 'the baseline',
+    });
     expect(d.against).toBe('baseline baseline');
     expect(d.evidence.join(' ')).toContain('slower than the baseline');
     expect(d.evidence.join(' ')).not.toContain('baseline baseline');
@@ -92,14 +100,18 @@ describe('decideCandidate', () => {
   it('a candidate that cannot be min_improvement faster is not-better long before it is equivalent (futility)', () => {
     // +1% with ±0.6% per run: the change's sequence is about [−1%, +3%]; not settled as a tie,
     // and it cannot win by 2%
-    const d = decideCandidate(v(3.03, 0.006), base(0.006), { minImprovement: 0.02 });
+    const d = decideCandidate(v(3.03, 0.006), base(0.006), {
+      minImprovement: 0.02,
+    });
     expect(d.state).toBe('not-better');
     expect(d.relative_change?.low).toBeGreaterThan(-0.02);
     expect(d.relative_change?.high).toBeGreaterThan(0.02);
     expect(d.evidence.join(' ')).toContain('not faster by 2% or more than baseline');
     expect(shouldStopOnDecision([d]).stop).toBe(true);
     // the same estimate 1% faster could still win: measuring, with a forecast
-    const maybe = decideCandidate(v(2.97, 0.006), base(0.006), { minImprovement: 0.02 });
+    const maybe = decideCandidate(v(2.97, 0.006), base(0.006), {
+      minImprovement: 0.02,
+    });
     expect(maybe.state).toBe('measuring');
     expect(maybe.expected_minutes_to_decision).toBeGreaterThan(30);
   });
@@ -108,11 +120,8 @@ describe('decideCandidate', () => {
     const later = decideCandidate(v(3.05, 0.2), base(), { previous: first });
     expect(later).toEqual(first);
   });
-  it('no reference, an unusable verdict or a drifting run: measuring, with the reason', () => {
+  it('no reference or an unusable verdict: measuring, with the reason', () => {
     expect(decideCandidate(v(3, 0.01), null).state).toBe('measuring');
-    const drifting = decideCandidate(v(3.6, 0.01, 60, 'drifting'), base());
-    expect(drifting.state).toBe('measuring');
-    expect(drifting.evidence.join(' ')).toMatch(/drifting/);
     expect(decideCandidate({ state: 'warming', projected_full_run: null }, base()).state).toBe('measuring');
     expect(decideCandidate(v(3, 0.01), base(), { isReference: true }).state).toBe('reference');
   });
@@ -130,38 +139,111 @@ describe('stopping and GPU-minutes', () => {
     expect(shouldStopOnDecision([ref, worse]).stop).toBe(false);
   });
   it('GPU-minutes used and saved when stopped on the decision', () => {
-    expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: true })).toEqual({
+    expect(
+      gpuMinutes({
+        gpus: 8,
+        minutesRunning: 30,
+        runEndMinutes: 239,
+        stopped: true,
+      }),
+    ).toEqual({
       used: 240,
       saved: 1672,
       savedVsSeed: 160,
     });
-    expect(gpuMinutes({ gpus: 8, minutesRunning: 30, runEndMinutes: 239, stopped: false }).saved).toBeNull();
-    const d = withGpuMinutes(worse, { gpus: 8, minutesRunning: 35, runEndMinutes: 239, stopped: true });
+    expect(
+      gpuMinutes({
+        gpus: 8,
+        minutesRunning: 30,
+        runEndMinutes: 239,
+        stopped: false,
+      }).saved,
+    ).toBeNull();
+    const d = withGpuMinutes(worse, {
+      gpus: 8,
+      minutesRunning: 35,
+      runEndMinutes: 239,
+      stopped: true,
+    });
     expect(d.gpu_minutes_saved).toBe(8 * 204);
   });
   it("counts the savings against the seed's 45-minute read, not only the job's wall time", () => {
     // decided at run-minute 29 of a 4-hour job: 5 minutes of start-up + 29, against the seed's 5 + 45
-    const d = withGpuMinutes(worse, { gpus: 8, minutesRunning: 34, runEndMinutes: 239, stopped: true });
+    const d = withGpuMinutes(worse, {
+      gpus: 8,
+      minutesRunning: 34,
+      runEndMinutes: 239,
+      stopped: true,
+    });
     expect(d.gpu_minutes_saved_vs_seed).toBe(8 * 16);
     expect(savingsText(d)).toBe(
       "128 GPU-minutes saved against the seed's 45-minute read (1640 against the job's wall time)",
     );
     // a decision that took longer than the seed's read says so
-    const late = withGpuMinutes(worse, { gpus: 8, minutesRunning: 65, runEndMinutes: 239, stopped: true });
+    const late = withGpuMinutes(worse, {
+      gpus: 8,
+      minutesRunning: 65,
+      runEndMinutes: 239,
+      stopped: true,
+    });
     expect(late.gpu_minutes_saved_vs_seed).toBe(-120);
     expect(savingsText(late)).toMatch(/^120 GPU-minutes more than the seed's 45-minute read/);
     expect(savingsText({ gpu_minutes_saved: null })).toBeNull();
   });
 });
 
+describe('the drift guard (on `better` and `equivalent` only)', () => {
+  const drifting = (value: number, slope: number) => ({
+    ...v(value, 0.01, 60, 'drifting'),
+    drift: { slope_relative_per_hour: slope },
+  });
+  it('a drifting candidate that is clearly slower is stopped as worse', () => {
+    const d = decideCandidate(drifting(3.6, 0.2), base());
+    expect(d.state).toBe('worse');
+    expect(shouldStopOnDecision([d]).stop).toBe(true);
+  });
+  it('a drifting candidate within ±min_improvement is not-better, never equivalent', () => {
+    const d = decideCandidate(drifting(3.0, 0.2), base(0.005), {
+      minImprovement: 0.02,
+    });
+    expect(d.state).toBe('not-better');
+    expect(d.evidence.join(' ')).toContain(
+      'drift guard: equivalent held back while the candidate (drifting +20%/h) drifts',
+    );
+  });
+  it('a drifting candidate that looks faster is held back (measuring), naming the drift', () => {
+    const d = decideCandidate(drifting(2.5, -0.15), base());
+    expect(d.state).toBe('measuring');
+    expect(d.evidence.join(' ')).toContain('better held back while the candidate (drifting -15%/h) drifts');
+  });
+  it('a drifting reference holds back better too, and the claim names the drift it ruled out', () => {
+    const ref = { name: 'baseline', verdict: drifting(3, 0.1) };
+    expect(decideCandidate(v(2.5, 0.01), ref).state).toBe('measuring');
+    const ok = decideCandidate(v(2.5, 0.01), base());
+    expect(ok.state).toBe('better');
+    expect(ok.evidence.join(' ')).toContain('drift guard: neither run drifts');
+  });
+});
+
 describe('the pruner (pruneByLeader, leadingCandidate)', () => {
-  const lead = { name: 'leading candidate a', label: 'the leading candidate `a`', verdict: v(3.0, 0.01) };
+  const lead = {
+    name: 'leading candidate a',
+    label: 'the leading candidate `a`',
+    verdict: v(3.0, 0.01),
+  };
   it('a candidate clearly slower than the leader is not-better against it: it cannot win', () => {
     const d = pruneByLeader(v(3.3, 0.01), lead, { minImprovement: 0.02 });
     expect(d?.state).toBe('not-better');
     expect(d?.against).toBe('leading candidate a');
     expect(d?.evidence.join(' ')).toContain('not 2% faster than the leading candidate `a`');
     expect(shouldStopOnDecision([d as never]).stop).toBe(true);
+  });
+  it('a drifting candidate that cannot beat the leader is pruned too', () => {
+    expect(
+      pruneByLeader(v(3.3, 0.01, 60, 'drifting'), lead, {
+        minImprovement: 0.02,
+      })?.state,
+    ).toBe('not-better');
   });
   it('one that may still beat the leader by min_improvement is not pruned (null)', () => {
     expect(pruneByLeader(v(2.9, 0.02), lead, { minImprovement: 0.02 })).toBeNull();
@@ -172,7 +254,7 @@ describe('the pruner (pruneByLeader, leadingCandidate)', () => {
       { name: 'a', verdict: v(3.1, 0.02) },
       { name: 'b', verdict: v(2.9, 0.02) },
       { name: 'c', verdict: v(2.5, 0.02, 30, 'warming') }, // not usable
-      { name: 'd', verdict: v(2.4, 0.02, 30, 'drifting') }, // not usable
+      { name: 'd', verdict: v(2.4, 0.02, 30, 'drifting') }, // drifting: never the leader
     ];
     expect(leadingCandidate(runs, v(3.2, 0.01))?.name).toBe('b');
     expect(leadingCandidate(runs, null)?.name).toBe('b');
