@@ -63219,7 +63219,26 @@ function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE
   const I2 = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
 }
-var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v2.state);
+var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["unhealthy", "no-data", "warming"].includes(v2.state);
+var steadyUsable = (v2) => usable(v2) && v2?.state !== "drifting";
+var slopeText = (v2) => {
+  const s = v2.drift?.slope_relative_per_hour;
+  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
+};
+function driftGuard(state2, lo, m2, candidate, reference, shown) {
+  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
+  const who = [
+    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
+  ].filter((x2) => !!x2);
+  if (!who.length)
+    return {
+      state: state2,
+      evidence: ["drift guard: neither run drifts (the detector rules out a significant trend)"]
+    };
+  const held = `drift guard: ${state2} held back while ${who.join(" and ")} drifts`;
+  return lo > -m2 ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
+}
 function decideCandidate(candidate, reference, options2 = {}) {
   const m2 = options2.minImprovement ?? 0.02;
   const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
@@ -63228,17 +63247,29 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const shown = reference?.label ?? against;
   const base = { against, min_improvement: m2, method };
   if (options2.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+    return {
+      ...base,
+      state: "reference",
+      evidence: ["this candidate is the reference"]
+    };
   const prev = options2.previous;
   if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
     return prev;
   if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+    return {
+      ...base,
+      state: "measuring",
+      evidence: ["no reference with a projected value yet"]
+    };
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+    return {
+      ...base,
+      state: "measuring",
+      evidence: [`no usable projection for ${who} yet`]
+    };
   }
   const d2 = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
@@ -63249,9 +63280,18 @@ function decideCandidate(candidate, reference, options2 = {}) {
     low: round(Math.exp(d2 - r) - 1, 4),
     high: round(Math.exp(d2 + r) - 1, 4)
   };
-  const state2 = stateOf(Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1, m2);
+  const guard = driftGuard(
+    stateOf(Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1, m2),
+    Math.exp(d2 - r) - 1,
+    m2,
+    candidate,
+    reference.verdict,
+    shown
+  );
+  const state2 = guard.state;
   const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`,
+    ...guard.evidence
   ];
   if (state2 === "measuring") {
     const eta = expectedMinutes(candidate, d2, s, m2, alpha, s0);
@@ -63326,7 +63366,7 @@ function pruneByLeader(candidate, leader, options2 = {}) {
 function leadingCandidate(candidates, reference) {
   let best = null;
   for (const c of candidates)
-    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+    if (steadyUsable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
       best = c;
   const ref = reference?.projected_full_run?.value;
   if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;

@@ -62910,7 +62910,26 @@ function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE
   const I = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
 }
-var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["drifting", "unhealthy", "no-data", "warming"].includes(v.state);
+var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["unhealthy", "no-data", "warming"].includes(v.state);
+var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
+var slopeText = (v) => {
+  const s = v.drift?.slope_relative_per_hour;
+  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
+};
+function driftGuard(state2, lo, m, candidate, reference, shown) {
+  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
+  const who = [
+    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
+  ].filter((x) => !!x);
+  if (!who.length)
+    return {
+      state: state2,
+      evidence: ["drift guard: neither run drifts (the detector rules out a significant trend)"]
+    };
+  const held = `drift guard: ${state2} held back while ${who.join(" and ")} drifts`;
+  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
+}
 function decideCandidate(candidate, reference, options = {}) {
   const m = options.minImprovement ?? 0.02;
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
@@ -62919,17 +62938,29 @@ function decideCandidate(candidate, reference, options = {}) {
   const shown = reference?.label ?? against;
   const base = { against, min_improvement: m, method };
   if (options.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
+    return {
+      ...base,
+      state: "reference",
+      evidence: ["this candidate is the reference"]
+    };
   const prev = options.previous;
   if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
     return prev;
   if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
+    return {
+      ...base,
+      state: "measuring",
+      evidence: ["no reference with a projected value yet"]
+    };
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
+    return {
+      ...base,
+      state: "measuring",
+      evidence: [`no usable projection for ${who} yet`]
+    };
   }
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
@@ -62940,9 +62971,18 @@ function decideCandidate(candidate, reference, options = {}) {
     low: round(Math.exp(d - r) - 1, 4),
     high: round(Math.exp(d + r) - 1, 4)
   };
-  const state2 = stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m);
+  const guard = driftGuard(
+    stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m),
+    Math.exp(d - r) - 1,
+    m,
+    candidate,
+    reference.verdict,
+    shown
+  );
+  const state2 = guard.state;
   const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`,
+    ...guard.evidence
   ];
   if (state2 === "measuring") {
     const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
@@ -63017,7 +63057,7 @@ function pruneByLeader(candidate, leader, options = {}) {
 function leadingCandidate(candidates, reference) {
   let best = null;
   for (const c of candidates)
-    if (usable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+    if (steadyUsable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
       best = c;
   const ref = reference?.projected_full_run?.value;
   if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
