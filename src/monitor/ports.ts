@@ -2,12 +2,15 @@
 // and Requests, Slurm, Prometheus, GitHub, the bot's run state) and the shapes it reads them as.
 // Adapters over src/slurm and src/github are in ./adapters.ts; the action's, over the pass's one
 // snapshot of the pull requests, in actions/monitor/ports.ts.
+import type { Controls } from '../autopilot/core.js';
+import type { BotPull } from '../autopilot/pulls.js';
 import type { LabelState } from '../github/labels.js';
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Failure, Interval } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
+import type { AutopilotContext } from '../usecases/autopilot.js';
 
 export type { LabelState };
 
@@ -105,6 +108,46 @@ export interface MonitorPorts {
     recordRun(pr: number, requestId: string, run: RunRecord): Promise<void>;
     recordOutcome(pr: number, requestId: string, outcome: Outcome): Promise<void>;
   };
+  /** The autopilot's GitHub side (stage `autopilot`); without it the stage does nothing. */
+  autopilot?: AutopilotPort;
   /** Unix seconds. */
   now(): number;
+}
+
+/** What the autopilot stage reads of one experiment: its policy and record, bot pulls, controls. */
+export interface AutopilotView {
+  context: AutopilotContext;
+  pulls: BotPull[];
+  controls: Controls;
+  /** Its dashboard is closed: the experiment concluded. */
+  concluded?: { reason: string };
+}
+
+/** One proposal of `topo suggest` as a bot pull request opens it. */
+export interface BotProposal {
+  candidate: string;
+  /** The candidate file, repository-relative, and its text: the pull request's only change. */
+  path: string;
+  text: string;
+  /** The bottleneck it answers, expected effect and predicted GPU memory (suggest's pull body). */
+  reasoning: string;
+}
+
+/** The autopilot's writes, each keyed by the bot branch so a pass run twice repeats nothing. */
+export interface AutopilotPort {
+  /** Null: the experiment has no autopilot block on the default branch. */
+  read(experiment: MonitorExperiment): Promise<AutopilotView | null>;
+  /** Up to `count` proposals, none named in `exclude` (tried, open or withdrawn). */
+  propose(experiment: MonitorExperiment, count: number, exclude: readonly string[]): Promise<BotProposal[]>;
+  /** Branch `topo/autopilot/<experiment>/<candidate>` then its pull request; an existing branch is the lock. */
+  open(
+    experiment: MonitorExperiment,
+    proposal: BotProposal & { round: number; body: string },
+  ): Promise<{ pr: number; created: boolean } | null>;
+  /** The Request of a bot pull request, as a person's `/topo submit` makes it (validated on the default branch). */
+  request(experiment: MonitorExperiment, pull: BotPull): Promise<void>;
+  /** Closes a decided pull request with its decision; the record keeps it as a closed candidate. */
+  close(experiment: MonitorExperiment, pr: number, comment: string): Promise<void>;
+  /** Writes the dashboard issue (created once, found by its marker); closed with the conclusion. */
+  dashboard(experiment: MonitorExperiment, body: string, concluded: string | null): Promise<void>;
 }

@@ -4,6 +4,7 @@
 // observe → decide → act reuses one state). Pure data and small pure helpers.
 import type { VerdictLike } from '../analysis/decision.js';
 import type { RunAnalysis } from '../analysis/observe.js';
+import type { PilotAction } from '../autopilot/core.js';
 import type { Phase } from '../lifecycle/model.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import type { ExperimentTelemetry } from '../telemetry/queries.js';
@@ -113,6 +114,8 @@ export interface ExperimentPass {
   leader: Reference | null;
   /** Candidates waiting for a slot, in the order they are served, and the slots free (decide). */
   queue: { order: CandidatePass[]; free: number };
+  /** What the autopilot stage did (its plan's actions) or why it waits. */
+  autopilot?: { actions: PilotAction[]; waiting: string | null };
   /** The stage that failed for this experiment: its candidates are left as they were. */
   failed?: { stage: string; message: string; clusterUnreachable: boolean };
   /** Its errors, in the order they happened. */

@@ -1,0 +1,131 @@
+// The autopilot's pull requests, pure: the text it opens them with (the reasoning and a hidden
+// marker with the round), the marker read back, the text it closes decided ones with, and the
+// experiment's runs as the live pass sees them (PilotRun) from its candidates and its bot pull
+// requests. The round lives in the marker and in the candidate's hypothesis (./runs.ts).
+import type { RunOutcome } from '../campaign/rounds.js';
+import { inlineText } from '../github/user-text.js';
+import type { PilotAction, PilotRun } from './core.js';
+
+/** A bot pull request as the GitHub adapter reads it. */
+export interface BotPull {
+  pr: number;
+  candidate: string;
+  round: number;
+  state: 'open' | 'closed' | 'merged';
+  headSha: string;
+  /** Someone else pushed to its branch: the person's now, the autopilot leaves it alone. */
+  takenOver: boolean;
+}
+
+const MARKER =
+  /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+
+export function botMarker(experimentId: string, candidate: string, round: number): string {
+  return `<!-- topo:autopilot experiment=${experimentId} candidate=${candidate} round=${round} -->`;
+}
+
+/** The marker of a bot pull request's body, or null (a person's pull request, or another experiment). */
+export function readBotMarker(
+  body: string | null | undefined,
+  experimentId: string,
+): { candidate: string; round: number } | null {
+  const m = MARKER.exec(body ?? '');
+  if (!m || m[1] !== experimentId) return null;
+  return { candidate: m[2] as string, round: Number(m[3]) };
+}
+
+export function botPullTitle(experimentId: string, candidate: string, round: number): string {
+  return `autopilot round ${round}: ${experimentId}/${candidate}`;
+}
+
+/** The body: round, the reasoning `topo suggest` gives (bottleneck, expected effect, predicted memory). */
+export function botPullBody(
+  experimentId: string,
+  candidate: string,
+  round: number,
+  reasoning: string,
+): string {
+  return [
+    botMarker(experimentId, candidate, round),
+    `**Autopilot, round ${round}** of experiment \`${experimentId}\` (policy: \`autopilot\` in its experiment.yaml on the default branch).`,
+    '',
+    reasoning.replace(/Comment `\/topo submit` to run it\.\s*$/, '').trimEnd(),
+    '',
+    'This pull request changes only its candidate file. The autopilot requests its run (`submit: auto`) or waits for a writer’s `/topo submit` (`submit: approval`). Push to this branch and it is yours: the autopilot leaves it alone. Close it and the candidate is withdrawn, never proposed again in this experiment.',
+  ].join('\n');
+}
+
+/** The comment a decided loser or a superseded winner is closed with. */
+export function closingText(a: Extract<PilotAction, { kind: 'close' }>, evidence: string | null): string {
+  const why =
+    a.why === 'superseded'
+      ? `superseded: a later round's \`${a.by ?? 'winner'}\` beats it`
+      : 'rejected by its decision';
+  return [
+    `Closed by the autopilot: \`${a.name}\` is ${why}.`,
+    ...(evidence ? ['', `Decision: ${inlineText(evidence, 600)}`] : []),
+    '',
+    'The record keeps it, with its evidence, as a closed candidate.',
+  ].join('\n');
+}
+
+/** A live candidate's decision as the campaign counts it (null while it measures). */
+export function liveOutcome(state: string | undefined, ended: boolean, failed: boolean): RunOutcome | null {
+  if (failed) return 'failed';
+  if (state === 'better' || state === 'worse' || state === 'equivalent' || state === 'not-better')
+    return state;
+  return ended ? 'undecided' : null;
+}
+
+/** What the pass knows of one candidate with a Request. */
+export interface LiveCandidate {
+  name: string;
+  pr: number;
+  /** Its Request stands (queued or running). */
+  live: boolean;
+  outcome: RunOutcome | null;
+  seconds?: number;
+  gpuHours: number;
+}
+
+/**
+ * The live runs: each candidate with a Request (a bot's when its pull request is one), then each
+ * bot pull request without one (opened, waiting for its Request; or closed by a person). A closed
+ * one the record holds is the record's (a decided loser the autopilot closed).
+ */
+export function liveRuns(
+  candidates: readonly LiveCandidate[],
+  pulls: readonly BotPull[],
+  recorded: ReadonlySet<string> = new Set(),
+): PilotRun[] {
+  const botOf = (name: string, pr: number) => pulls.find((b) => b.pr === pr && b.candidate === name);
+  const runs: PilotRun[] = candidates.map((c) => {
+    const bot = botOf(c.name, c.pr);
+    return {
+      name: c.name,
+      round: bot ? bot.round : null,
+      origin: bot ? 'bot' : 'person',
+      pr: c.pr,
+      pull: bot ? bot.state : 'open',
+      ...(bot?.takenOver ? { takenOver: true } : {}),
+      request: c.live ? 'live' : 'ended',
+      outcome: c.live ? null : c.outcome,
+      ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
+      gpuHours: c.gpuHours,
+    };
+  });
+  for (const b of pulls)
+    if (!runs.some((r) => r.name === b.candidate) && !(b.state !== 'open' && recorded.has(b.candidate)))
+      runs.push({
+        name: b.candidate,
+        round: b.round,
+        origin: 'bot',
+        pr: b.pr,
+        pull: b.state,
+        ...(b.takenOver ? { takenOver: true } : {}),
+        request: 'none',
+        outcome: null,
+        gpuHours: 0,
+      });
+  return runs;
+}

@@ -1,0 +1,152 @@
+// Stage `autopilot` over a pass state built in memory and an AutopilotPort that keeps its pull
+// requests in a list: what it opens, requests, closes and stops, and that a second pass over what
+// the first left repeats nothing. The GitHub adapter of the port is tested on the local GitHub API
+// (test/integration/github/autopilot-github.test.ts).
+import { describe, expect, it } from 'vitest';
+import type { Controls, PilotRun } from '../../../../src/autopilot/core.js';
+import { type AutopilotPolicy, policyOf } from '../../../../src/autopilot/policy.js';
+import type { BotPull } from '../../../../src/autopilot/pulls.js';
+import { readBotMarker } from '../../../../src/autopilot/pulls.js';
+import { autopilot } from '../../../../src/monitor/autopilot.js';
+import { runStages, stagesNamed, withStage } from '../../../../src/monitor/pass.js';
+import type { AutopilotPort, MonitorCandidate, MonitorExperiment } from '../../../../src/monitor/ports.js';
+import type { Experiment } from '../../../../src/types/generated/experiment.js';
+import type { AutopilotContext } from '../../../../src/usecases/autopilot.js';
+import {
+  analysisOf,
+  EXPERIMENT_ID,
+  experimentOf,
+  observeWith,
+  readState,
+  recordingPorts,
+  requestedCandidate,
+  runningJob,
+} from '../../../support/monitor-state.js';
+
+const BLOCK = { enabled: true, gpu_hours: 120, parallel: 2, max_rounds: 4 };
+const baseline: PilotRun = {
+  name: 'baseline',
+  round: 0,
+  origin: 'person',
+  pull: 'merged',
+  request: 'ended',
+  outcome: 'equivalent',
+  seconds: 100,
+  gpuHours: 10,
+};
+
+function context(exp: MonitorExperiment, policy: Partial<AutopilotPolicy> = {}, recorded = [baseline]) {
+  const base = policyOf(exp.experiment) as AutopilotPolicy;
+  return { experiment: exp.experiment, policy: { ...base, ...policy }, runGpuHours: 10, recorded };
+}
+
+/** The port's world: its pull requests, the Requests it made, the dashboard, every call. */
+function world(ctx: () => AutopilotContext, controls: Controls = { paused: false, stopLive: false }) {
+  const pulls: BotPull[] = [];
+  const calls: string[] = [];
+  const dashboard: { body?: string; concluded?: string | null } = {};
+  let next = 100;
+  const port: AutopilotPort = {
+    read: async () => ({ context: ctx(), pulls: pulls.map((p) => ({ ...p })), controls }),
+    propose: async (_e, count, exclude) => {
+      calls.push(`propose ${count} excluding ${[...exclude].sort().join(',')}`);
+      return ['p1', 'p2', 'p3', 'p4']
+        .filter((n) => !exclude.includes(n))
+        .slice(0, count)
+        .map((n) => ({
+          candidate: n,
+          path: `topologies/${EXPERIMENT_ID}/${n}.yaml`,
+          text: 'x',
+          reasoning: `why ${n}`,
+        }));
+    },
+    open: async (_e, p) => {
+      if (pulls.some((b) => b.candidate === p.candidate)) return null; // the branch is the lock
+      const marker = readBotMarker(p.body, EXPERIMENT_ID);
+      pulls.push({
+        pr: next,
+        candidate: p.candidate,
+        round: marker?.round ?? -1,
+        state: 'open',
+        headSha: 'h',
+        takenOver: false,
+      });
+      calls.push(`open ${p.candidate} round ${p.round} #${next}`);
+      return { pr: next++, created: true };
+    },
+    request: async (_e, b) => void calls.push(`request ${b.candidate} #${b.pr}`),
+    close: async (_e, pr, comment) => void calls.push(`close #${pr}: ${comment.split('\n')[0]}`),
+    dashboard: async (_e, body, concluded) => void Object.assign(dashboard, { body, concluded }),
+  };
+  return { port, pulls, calls, dashboard };
+}
+
+const withAutopilot = (exp: Partial<Experiment> = {}, candidates: MonitorCandidate[] = []) =>
+  experimentOf(candidates, { autopilot: BLOCK, ...exp } as Partial<Experiment>);
+
+describe('stage autopilot', () => {
+  it('opens round 1 once the baseline is decided, requests each bot pull once, and a second pass repeats nothing', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    const ports = { ...recordingPorts(), autopilot: w.port };
+    await autopilot(readState([{ exp }]), ports);
+    expect(w.calls).toEqual(['propose 2 excluding baseline', 'open p1 round 1 #100', 'open p2 round 1 #101']);
+    expect(w.pulls.map((p) => p.round)).toEqual([1, 1]);
+    expect(w.dashboard.body).toContain('open round 1: up to 2 proposal(s)');
+    w.calls.length = 0;
+    await autopilot(readState([{ exp }]), ports);
+    expect(w.calls).toEqual(['request p1 #100', 'request p2 #101']);
+  });
+
+  it('under submit: approval it waits for a writer and says so on the dashboard', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp, { submit: 'approval' }));
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.calls).toEqual([]);
+    expect(w.dashboard.body).toContain("waiting for a writer's /topo submit on #7");
+  });
+
+  it('a bot pull a person closed is withdrawn: never proposed again, and its round goes on', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'closed', headSha: 'h', takenOver: false });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.calls[0]).toBe('propose 2 excluding baseline,p1');
+    expect(w.calls.slice(1)).toEqual(['open p2 round 2 #100', 'open p3 round 2 #101']);
+  });
+
+  it('a person’s push takes a bot pull over: no Request is made for it', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: true });
+    w.pulls.push({ pr: 8, candidate: 'p2', round: 1, state: 'open', headSha: 'h', takenOver: false });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.calls).toEqual(['request p2 #8']);
+  });
+
+  it('pause holds the next round; the budget spent stops the bot’s live run through act and concludes', async () => {
+    const exp0 = withAutopilot();
+    const paused = world(() => context(exp0), { paused: true, stopLive: false });
+    await autopilot(readState([{ exp: exp0 }]), { ...recordingPorts(), autopilot: paused.port });
+    expect(paused.calls).toEqual([]);
+    expect(paused.dashboard.body).toContain('paused on the dashboard');
+
+    const a = requestedCandidate('p1', 7);
+    const exp = withAutopilot({}, [a]);
+    const spent: PilotRun = { ...baseline, gpuHours: 200 };
+    const w = world(() => context(exp, {}, [spent]));
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
+    const state = readState([{ exp, jobs: [runningJob(a.runName, '42', 600)] }]);
+    const ports = { ...recordingPorts(), autopilot: w.port };
+    observeWith(state.experiments[0] as never, { p1: analysisOf(a.runName, { state: 'warming' }, 10) });
+    const stages = withStage(
+      stagesNamed('decide', 'act'),
+      { name: 'autopilot', run: autopilot },
+      { after: 'decide' },
+    );
+    await runStages(state, ports, stages);
+    expect(ports.calls.map((c) => `${c.port} ${c.args[0]}`)).toContain('slurm.cancel 42');
+    expect(w.dashboard.concluded).toMatch(/^budget: 20\d\.\d of 120 GPU-hours spent/);
+  });
+});
