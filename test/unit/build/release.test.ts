@@ -6,8 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without types
-import { changelogHas, isAfter, parseVersion, pointAtMajor, release } from '../../../scripts/release.mjs';
+import * as releaseScript from '../../../scripts/release.mjs';
 import { repoRoot } from '../../support/run-action.js';
+
+const { changelogHas, isAfter, parseVersion, pinToSha, release, repositoryOf, unpinnedUses, verify } =
+  releaseScript;
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -32,10 +35,40 @@ describe('release rules', () => {
     expect(changelogHas('## [1.2.01]\n', '1.2.0')).toBe(false);
   });
 
-  it('moves only this repository actions to the new major', () => {
-    const text = 'uses: alpasim-topo/alpasim-topo/actions/submit@v1\nuses: other/x/actions/y@v1\n';
-    expect(pointAtMajor(text, 'alpasim-topo/alpasim-topo', 2)).toBe(
-      'uses: alpasim-topo/alpasim-topo/actions/submit@v2\nuses: other/x/actions/y@v1\n',
+  it('pins only this repository actions, from any ref, to a full SHA', () => {
+    const sha = 'b'.repeat(40);
+    const text =
+      'uses: alpasim-topo/alpasim-topo/actions/submit@v1\n' +
+      "  - uses: 'alpasim-topo/alpasim-topo/actions/record@0123456789012345678901234567890123456789' # v1.0.0\n" +
+      'uses: other/x/actions/y@v1\n';
+    expect(pinToSha(text, 'alpasim-topo/alpasim-topo', sha, 'v1.1.0')).toBe(
+      `uses: alpasim-topo/alpasim-topo/actions/submit@${sha} # v1.1.0\n` +
+        `  - uses: 'alpasim-topo/alpasim-topo/actions/record@${sha} # v1.1.0\n` +
+        'uses: other/x/actions/y@v1\n',
+    );
+    expect(() => pinToSha(text, 'a/b', 'v1', 'v1')).toThrow('not a full commit SHA');
+  });
+
+  it('finds every remote uses: that is not a full SHA', () => {
+    const text = [
+      '      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2',
+      '        uses: o/n/actions/submit@v1',
+      '    uses: ./.github/workflows/reusable-validate.yml',
+      '      - uses: o/n/actions/record@1bd7190 # short',
+      '      - uses: docker://alpine:3',
+      '      # uses: o/n/actions/x@main (a comment)',
+    ].join('\n');
+    expect(unpinnedUses(text)).toEqual([
+      { line: 2, uses: 'o/n/actions/submit@v1' },
+      { line: 4, uses: 'o/n/actions/record@1bd7190' },
+    ]);
+  });
+
+  it("reads owner/name from package.json's repository", () => {
+    expect(repositoryOf({ repository: { url: 'https://github.com/acme/topo.git' } })).toBe('acme/topo');
+    expect(repositoryOf({ repository: 'github:acme/topo' })).toBe('acme/topo');
+    expect(() => repositoryOf({ repository: { url: 'https://gitlab.com/a/b' } })).toThrow(
+      'not a GitHub owner/name',
     );
   });
 });
@@ -71,11 +104,57 @@ describe('scripts/release.mjs on a clone', () => {
     writeFileSync(join(dir, 'stray.txt'), 'x');
     expect(() => release(dir, '1.1.0', { log })).toThrow('not clean');
     git(dir, 'clean', '-qf');
-    expect(release(dir, '1.1.0', { log })).toEqual({ tag: 'v1.1.0', major: 'v1' });
-    expect(git(dir, 'rev-parse', 'v1.1.0^{commit}')).toBe(git(dir, 'rev-parse', 'HEAD'));
-    expect(git(dir, 'rev-parse', 'v1^{commit}')).toBe(git(dir, 'rev-parse', 'HEAD'));
+    const before = git(dir, 'rev-parse', 'HEAD');
+    const dry = release(dir, '1.1.0', { log, dryRun: true });
+    expect(git(dir, 'rev-parse', 'HEAD'), 'a dry run leaves the repository as it was').toBe(before);
+    expect(git(dir, 'tag', '--list')).toBe('');
+    expect(dry.pins.length).toBeGreaterThanOrEqual(4);
+    const r = release(dir, '1.1.0', { log });
+    expect(r).toMatchObject({ tag: 'v1.1.0', major: 'v1', releaseSha: git(dir, 'rev-parse', 'HEAD') });
+    // The branch gets the release commit; the tag is its child, whose workflows pin the release commit.
+    expect(git(dir, 'rev-parse', 'v1.1.0^{commit}^')).toBe(r.releaseSha);
+    expect(git(dir, 'rev-parse', 'v1^{commit}')).toBe(git(dir, 'rev-parse', 'v1.1.0^{commit}'));
     expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version).toBe('1.1.0');
     expect(git(dir, 'log', '-1', '--format=%s')).toBe('Release v1.1.0');
+    for (const f of ['monitor', 'record', 'submit', 'validate']) {
+      const text = git(dir, 'show', `v1.1.0:.github/workflows/reusable-${f}.yml`);
+      expect(unpinnedUses(text)).toEqual([]);
+      expect(text).toContain(`alpasim-topo/alpasim-topo/actions/${f}@${r.releaseSha} # v1.1.0`);
+    }
+    expect(verify(dir, 'v1.1.0').length).toBe(r.pins.length);
+    expect(() => verify(dir, 'HEAD')).toThrow(
+      /reusable-submit\.yml:\d+: alpasim-topo\/alpasim-topo\/actions\/submit@v1 is not pinned/,
+    );
     expect(() => release(dir, '1.1.0', { log })).toThrow('exists already');
-  }, 180_000);
+    // A pin to a commit whose actions differ from the tag's own fails verification.
+    git(dir, 'checkout', '-q', '--detach', 'v1.1.0');
+    writeFileSync(
+      join(dir, 'actions/submit/action.yml'),
+      `${readFileSync(join(dir, 'actions/submit/action.yml'), 'utf8')}\n`,
+    );
+    git(dir, 'commit', '-qam', 'actions changed after the pin');
+    expect(() => verify(dir, 'HEAD')).toThrow("runs actions other than HEAD's own");
+    // The command line: --verify exits 1 with the faults, 0 on the tag.
+    const cli = (...a: string[]) => {
+      try {
+        return {
+          status: 0,
+          out: execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), ...a], {
+            cwd: dir,
+            encoding: 'utf8',
+            stdio: 'pipe',
+          }),
+        };
+      } catch (e) {
+        const err = e as { status: number; stderr: string };
+        return { status: err.status, out: err.stderr };
+      }
+    };
+    const good = cli('--verify', 'v1.1.0');
+    expect(good.out).toContain('every workflow');
+    expect(good.status).toBe(0);
+    const bad = cli('--verify', r.releaseSha);
+    expect(bad.status).toBe(1);
+    expect(bad.out).toContain('is not pinned to a full commit SHA');
+  }, 240_000);
 });
