@@ -157,6 +157,8 @@ export function realDemoParts(
   return {
     cluster: localCluster(root, env),
 
+    jobLog: (run) => need().slurm.tail(run.jobId, 40),
+
     async prepare(command: string, clusterEnv: ClusterEnv, dateStamp: string): Promise<PreparedExperiment> {
       const cluster = loadCluster(clusterEnv);
       clustersFile = clusterEnv.clustersFile;

@@ -111,6 +111,8 @@ export interface DemoParts<R> {
     env: ClusterEnv,
     reference: Reference,
   ): Promise<Observed[]>;
+  /** The last lines of a run's Slurm job output (empty when it cannot be read). */
+  jobLog(run: SubmittedRun, env: ClusterEnv): Promise<string[]>;
   createRecord(prepared: PreparedExperiment): R;
   apply(record: R, outcome: DemoOutcome): R;
   recordJson(record: R): string;
@@ -334,6 +336,30 @@ function candidateFile(experimentId: string, name: string): string {
   return `topologies/${experimentId}/${name}.yaml`;
 }
 
+/** Lines of a job's log that name a cause, most telling first (else its last line). */
+export function causeLine(lines: readonly string[]): string | null {
+  const text = lines.map((l) => l.trim()).filter((l) => l !== '');
+  const cause = /error|fail|fatal|cannot|can't|no such|not found|denied|refused|traceback|exception|killed/i;
+  return text.findLast((l) => cause.test(l)) ?? text.at(-1) ?? null;
+}
+
+/**
+ * The cause when the baseline failed for a reason other than GPU memory (which the suggester sizes
+ * around): its failure and the job's log line that names it. Null when the baseline did not fail so.
+ */
+async function brokenBaseline<R>(
+  outcome: DemoOutcome | undefined,
+  parts: DemoParts<R>,
+  env: ClusterEnv,
+): Promise<string | null> {
+  if (outcome?.decision !== 'failed') return null;
+  const failure = outcome.observation?.failure;
+  if (failure?.kind === 'gpu-oom') return null;
+  const line = causeLine(await parts.jobLog(outcome.run, env).catch(() => []));
+  const what = failure ? `${failure.kind}: ${failure.message}` : outcome.reason;
+  return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? '(nothing: the job wrote no output)'}`;
+}
+
 /** The whole demo. Never throws for an interruption: returns its exit code after cleaning up. */
 export async function runDemo<R>(
   options: DemoOptions,
@@ -423,6 +449,12 @@ export async function runDemo<R>(
 
     // 3. The baseline, then the rounds of suggestions.
     settle(await runBatch('baseline', [baseline], ctx));
+    const broken = await brokenBaseline(outcomes[0], parts, env);
+    if (broken) {
+      log(`the demo measured nothing: ${broken}`);
+      log('no suggestion can come from a baseline that did not run; fix that cause and run the demo again');
+      return result(1);
+    }
     for (let round = 1; round <= options.rounds; round++) {
       const suggestion = await parts.suggest(record, prepared, options.perRound);
       if (suggestion.proposals.length === 0) {

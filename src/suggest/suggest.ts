@@ -201,7 +201,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       stop: allFailed
         ? {
             stop: true,
-            reason: `every run so far failed (${failures[0]?.name}${first ? `: ${first.kind}: ${first.message}` : ''}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`,
+            reason: `every run so far failed (${failures[0]?.name}${first ? `: ${first.kind}: ${first.message}` : ''}): there is no evidence to suggest from; ${first?.kind === 'gpu-oom' ? 'fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)' : "fix that cause (the job's log says more) and run the baseline again"}`,
           }
         : {
             stop: false,

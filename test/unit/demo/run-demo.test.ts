@@ -7,6 +7,7 @@ import { LiveView } from '../../../src/demo/live-view.js';
 import { DemoOutput } from '../../../src/demo/output.js';
 import {
   type ClusterEnv,
+  causeLine,
   type DemoOptions,
   type DemoOutcome,
   type DemoParts,
@@ -105,6 +106,10 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
           label: null,
         };
       }),
+    jobLog: async (run) => {
+      log.calls.push(`log ${run.candidate.name}`);
+      return ['twin: starting', 'twin: cannot read /s/twin.env: No such file or directory', 'twin: exiting'];
+    },
     createRecord: () => ({ runs: [] }),
     apply: (record, outcome) => ({
       runs: [...record.runs.filter((r) => r.candidate.name !== outcome.candidate.name), outcome],
@@ -205,6 +210,82 @@ describe('runDemo', () => {
     expect(h.text()).toContain(
       'baseline: accepted — Reference run (baseline or current best): 40.00 s/rollout',
     );
+  });
+
+  it('a baseline without telemetry ends the demo non-zero, naming the job log line, never GPU memory (issue 24)', async () => {
+    const h = harness(true);
+    const deps = h.deps();
+    deps.parts.observe = async (_e, runs) =>
+      runs.map((run) => ({
+        state: 'failed',
+        simulatedMinutes: 30,
+        secondsPerRollout: null,
+        observation: {
+          run_name: run.runName,
+          stable_metrics: {},
+          failure: {
+            kind: 'no-telemetry',
+            message: 'no metrics for run_name="x" 30 run-minutes after the job started',
+          },
+        } as CandidateObservation,
+        comment: '## failed\n',
+        done: true,
+        standing: { outcome: 'failed', reason: 'no-telemetry: no metrics', minImprovement: 0.02 } as Standing,
+        check: null,
+        label: null,
+      }));
+    const suggest = deps.parts.suggest;
+    deps.parts.suggest = async (...args) => {
+      h.log.calls.push('suggest');
+      return suggest(...args);
+    };
+    const result = await runDemo(options(), deps);
+    expect(result.exitCode).toBe(1);
+    expect(result.outcomes.map((o) => [o.candidate.name, o.decision])).toEqual([['baseline', 'failed']]);
+    expect(h.log.calls).not.toContain('suggest');
+    expect(h.log.calls).toContain('log baseline');
+    expect(h.text()).toContain(
+      'the demo measured nothing: baseline failed (no-telemetry: no metrics for run_name="x" 30 run-minutes after the job started); the log of Slurm job 1 says: twin: cannot read /s/twin.env: No such file or directory',
+    );
+    expect(h.text()).not.toMatch(/GPU memory|smaller preset/i);
+  });
+
+  it('a baseline out of GPU memory goes on to the suggester, which sizes around it', async () => {
+    const h = harness(true);
+    const deps = h.deps();
+    const observe = deps.parts.observe;
+    deps.parts.observe = async (e, runs, ...rest) => {
+      if (runs[0]?.candidate.name !== 'baseline') return observe(e, runs, ...rest);
+      return runs.map((run) => ({
+        state: 'failed',
+        simulatedMinutes: 5,
+        secondsPerRollout: null,
+        observation: {
+          run_name: run.runName,
+          stable_metrics: {},
+          failure: { kind: 'gpu-oom', message: 'CUDA out of memory' },
+        } as CandidateObservation,
+        comment: '## failed\n',
+        done: true,
+        standing: {
+          outcome: 'failed',
+          reason: 'gpu-oom: CUDA out of memory',
+          minImprovement: 0.02,
+        } as Standing,
+        check: null,
+        label: null,
+      }));
+    };
+    const result = await runDemo(options(), deps);
+    expect(result.outcomes[0]?.decision).toBe('failed');
+    expect(result.outcomes.map((o) => o.candidate.name)).toContain('c1');
+    expect(h.log.calls).not.toContain('log baseline');
+  });
+
+  it('names the log line that states a cause, else the last one', () => {
+    expect(causeLine(['a', 'Error: boom', 'b', ''])).toBe('Error: boom');
+    expect(causeLine(['a', 'last', '  '])).toBe('last');
+    expect(causeLine([])).toBeNull();
   });
 
   it('brings the cluster up as root and takes it down at the end', async () => {
