@@ -71956,7 +71956,7 @@ function suggest2(input, options2 = {}) {
       proposals: [],
       stop: allFailed ? {
         stop: true,
-        reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; fix the baseline (e.g. a smaller preset for this GPU memory) and run it again`
+        reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; ${first2?.kind === "gpu-oom" ? "fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)" : "fix that cause (the job's log says more) and run the baseline again"}`
       } : {
         stop: false,
         reason: waiting2 ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
@@ -78347,6 +78347,7 @@ function realDemoParts(root, env, outDir) {
   };
   return {
     cluster: localCluster(root, env),
+    jobLog: (run3) => need().slurm.tail(run3.jobId, 40),
     async prepare(command, clusterEnv, dateStamp2) {
       const cluster = loadCluster(clusterEnv);
       clustersFile = clusterEnv.clustersFile;
@@ -79936,6 +79937,19 @@ function checkFile2(look) {
 function candidateFile(experimentId, name) {
   return `topologies/${experimentId}/${name}.yaml`;
 }
+function causeLine(lines) {
+  const text2 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
+  const cause = /error|fail|fatal|cannot|can't|no such|not found|denied|refused|traceback|exception|killed/i;
+  return text2.findLast((l3) => cause.test(l3)) ?? text2.at(-1) ?? null;
+}
+async function brokenBaseline(outcome, parts, env) {
+  if (outcome?.decision !== "failed") return null;
+  const failure = outcome.observation?.failure;
+  if (failure?.kind === "gpu-oom") return null;
+  const line = causeLine(await parts.jobLog(outcome.run, env).catch(() => []));
+  const what = failure ? `${failure.kind}: ${failure.message}` : outcome.reason;
+  return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? "(nothing: the job wrote no output)"}`;
+}
 async function runDemo(options2, deps) {
   const { parts, view, output, cleanup, signal } = deps;
   const now = deps.now ?? Date.now;
@@ -80005,6 +80019,12 @@ async function runDemo(options2, deps) {
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
     settle2(await runBatch("baseline", [baseline], ctx));
+    const broken = await brokenBaseline(outcomes[0], parts, env);
+    if (broken) {
+      log(`the demo measured nothing: ${broken}`);
+      log("no suggestion can come from a baseline that did not run; fix that cause and run the demo again");
+      return result(1);
+    }
     for (let round3 = 1; round3 <= options2.rounds; round3++) {
       const suggestion = await parts.suggest(record, prepared, options2.perRound);
       if (suggestion.proposals.length === 0) {
