@@ -23,7 +23,7 @@ export function entries() {
 
 /**
  * Files shipped beside the bundles: mermaid.min.js draws the demo page's charts in the browser
- * (mermaid is a build-time dependency; `npm ci --omit=dev && npx topo demo` needs no node_modules).
+ * (mermaid is a build-time dependency; `npm ci --omit=dev && node bin/topo.js demo` needs no node_modules).
  */
 export function vendored() {
   return [

@@ -1,4 +1,4 @@
-// `npm ci --omit=dev && npx topo …`: the CLI bundle runs from a copy of the package with no
+// `npm ci --omit=dev && node bin/topo.js …`: the CLI bundle runs from a copy of the package with no
 // node_modules at all (what --omit=dev leaves is not even needed), and the demo finds what it reads
 // at run time (mermaid.min.js beside the bundle, the local-cluster script, the twin's profiles).
 import { execFileSync, spawnSync } from 'node:child_process';
