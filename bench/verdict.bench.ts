@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   decideCandidate,
+  decisionOptions,
   leadingCandidate,
   pruneByLeader,
   type VerdictLike,
@@ -360,11 +361,18 @@ try {
   // usable projection among the others, frozen where that one stopped); stopped once decided.
   type VerdictOf = (r: BenchRun, minute: number) => Promise<VerdictLike> | VerdictLike;
   /** Decisions of one experiment, look by look; per candidate its decision and the look it came at. */
+  // the decision looks every minute, as the monitor's loop does, to max_decision_minutes
+  // (TOPO_BENCH_BOUNDARY=always-valid: the confidence sequence instead of alpha spending)
+  const decision = decisionOptions({
+    min_improvement: 0.02,
+    ...(process.env.TOPO_BENCH_BOUNDARY === 'always-valid' ? { decision_boundary: 'always-valid' } : {}),
+  });
+  const DECISION_LOOKS = Array.from({ length: (decision.maxDecisionMinutes ?? 120) - 5 }, (_, i) => 6 + i);
   const decideExperiment = async (base: BenchRun, group: BenchRun[], verdictOf: VerdictOf) => {
     const stopAt = new Map<string, number>();
     const decided = new Map<string, { d: Decision; at: number }>();
     const previous = new Map<string, Decision | null>();
-    for (const minute of LOOKS) {
+    for (const minute of DECISION_LOOKS) {
       const bv = await verdictOf(base, minute);
       const views = await Promise.all(
         group.map(async (r) => ({
@@ -380,7 +388,7 @@ try {
           v,
           { name: 'baseline', verdict: bv },
           {
-            minImprovement: 0.02,
+            ...decision,
             previous: previous.get(r.name) ?? null,
             ...(process.env.TOPO_BENCH_S0 ? { s0: Number(process.env.TOPO_BENCH_S0) } : {}),
           },
@@ -392,7 +400,7 @@ try {
           leader.name !== r.name &&
           process.env.TOPO_BENCH_PRUNE !== '0'
         )
-          d = pruneByLeader(v, leader, { minImprovement: 0.02 }) ?? d;
+          d = pruneByLeader(v, leader, { ...decision, leaders: Math.max(1, group.length - 1) }) ?? d;
         previous.set(r.name, d);
         if (TRACE && r.name.includes(TRACE))
           console.log(

@@ -1,20 +1,31 @@
 // Decide, don't only measure: is a candidate better or worse than a reference (the baseline or the
 // current best), or within the experiment's `min_improvement` of it? Pure.
 //
-// The monitor looks every few minutes and would stop a job on the first look that seems to settle
-// it, so a fixed-sample 95% interval would be wrong far more often than 5% of the time. Instead the
-// relative change is read through an always-valid confidence sequence (Robbins' normal mixture):
-// with s the standard error of log(candidate ÷ reference) at this look, the radius is
-//   s · √((1 + 1/I) · ln((1 + I) ÷ α²)),  I = (s₀ ÷ s)²,
-// which covers the true change at every look at once with probability 1 − α, as long as the
-// estimate behaves like a Gaussian random walk in information time (batch means: it does,
-// approximately). s₀ = 3% puts the sequence's tightest point where the decisions usually fall; the
-// radius is then about 3.1 s over the useful range (1.96 s for one look).
+// The monitor looks every minute or few and stops a job on the first look that settles it, so a
+// fixed-sample 95% interval would be wrong far more often than 5% of the time. Two boundaries are
+// valid under repeated looks (`decision_boundary`, docs/monitor.md):
+// - `alpha-spending` (default): each claim is one-sided, and spends its error α over the horizon
+//   `max_decision_minutes` with Lan–DeMets Pocock-type spending (src/analysis/boundaries.ts): exact
+//   for a Gaussian random walk, about 2.3–3.2 standard errors one-sided over a 120-minute horizon.
+// - `always-valid`: Robbins' normal-mixture confidence sequence, two-sided over an unlimited
+//   horizon, s · √((1 + 1/I) · ln((1 + I) ÷ α²)), I = (s₀ ÷ s)² (about 3.1 s over the useful range).
+//   It spends about a seventh of α on the one-sided claims a decision makes: the price of no horizon.
 import { TIMELINE } from '../catalog/alpasim.js';
 import type { Decision, Interval, Verdict } from '../types/generated/metrics.js';
+import { boundaryAt, lookIndex } from './boundaries.js';
 import { round } from './series.js';
 
 export const CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 } as const;
+
+export type DecisionBoundary = 'alpha-spending' | 'always-valid';
+
+/** Defaults of the experiment's decision settings (experiment.yaml). */
+export const DECISION_DEFAULTS = {
+  boundary: 'alpha-spending' as DecisionBoundary,
+  maxDecisionMinutes: 120,
+  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  minSteadyMinutes: 5,
+} as const;
 
 /** What the decision reads from a verdict. */
 export type VerdictLike = Pick<Verdict, 'state' | 'projected_full_run' | 'minutes_of_data'> &
@@ -31,6 +42,62 @@ export interface DecideOptions {
   isReference?: boolean;
   /** Standard error where the sequence is tightest (default CONFIDENCE_SEQUENCE.s0). */
   s0?: number;
+  /** `alpha-spending` (default) or `always-valid` (the experiment's `decision_boundary`). */
+  boundary?: DecisionBoundary;
+  /** The horizon the alpha-spending boundary spends α over (default 120). */
+  maxDecisionMinutes?: number;
+}
+
+/** The experiment.yaml keys that set the decision (absent: the defaults). */
+export interface DecisionSettings {
+  min_improvement?: number;
+  decision_boundary?: DecisionBoundary;
+  max_decision_minutes?: number;
+}
+
+/** DecideOptions from an experiment's settings: the one mapping every path (monitor, CLI) uses. */
+export function decisionOptions(x: DecisionSettings | null | undefined): DecideOptions {
+  return {
+    minImprovement: x?.min_improvement ?? 0.02,
+    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes,
+  };
+}
+
+/**
+ * The radius (on the log scale) a one-sided claim must clear at this look, or why none can be made
+ * (the small-sample guard, or past the horizon).
+ */
+export function claimRadius(
+  candidate: VerdictLike,
+  s: number,
+  options: DecideOptions,
+): { radius: number; text: string } | { radius: null; why: string } {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === 'always-valid')
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, α ${alpha})`,
+    };
+  const minutes = candidate.minutes_of_data ?? 0;
+  const warmupEnd = candidate.warmup_end_minutes ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`,
+    };
+  const c = boundaryAt({ minutes, warmupEnd, maxMinutes: max }, alpha);
+  if (c === null)
+    return {
+      radius: null,
+      why: `past max_decision_minutes (${max}): the error allowed is spent, no claim is made any more`,
+    };
+  const look = lookIndex({ minutes, warmupEnd, maxMinutes: max });
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type α spending, α ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+  };
 }
 
 /** Standard error of log(value) from a 95% interval. */
@@ -109,41 +176,42 @@ export function decideCandidate(
 ): Decision {
   const m = options.minImprovement ?? 0.02;
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const method = `always-valid confidence sequence (normal mixture, α ${alpha}) on log(candidate ÷ reference) of the projected full-run s/rollout`;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  const method =
+    boundary === 'always-valid'
+      ? `always-valid confidence sequence (normal mixture, α ${alpha}) on log(candidate ÷ reference) of the projected full-run s/rollout`
+      : `one-sided group-sequential boundaries (Lan–DeMets Pocock-type α spending, α ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate ÷ reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? 'none';
   const shown = reference?.label ?? against;
   const base = { against, min_improvement: m, method };
   if (options.isReference)
-    return {
-      ...base,
-      state: 'reference',
-      evidence: ['this candidate is the reference'],
-    };
+    return { ...base, state: 'reference', evidence: ['this candidate is the reference'] };
   const prev = options.previous;
   if (prev && prev.state !== 'measuring' && prev.state !== 'reference' && prev.against === against)
     return prev;
   if (!reference)
-    return {
-      ...base,
-      state: 'measuring',
-      evidence: ['no reference with a projected value yet'],
-    };
+    return { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] };
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate)
       ? `the candidate (${candidate.state})`
       : `${shown} (${reference.verdict.state})`;
-    return {
-      ...base,
-      state: 'measuring',
-      evidence: [`no usable projection for ${who} yet`],
-    };
+    return { ...base, state: 'measuring', evidence: [`no usable projection for ${who} yet`] };
   }
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
-  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
-  const r = csRadius(s, alpha, s0);
+  const claim = claimRadius(candidate, s, options);
+  if (claim.radius === null) {
+    const value = round(Math.exp(d) - 1, 4);
+    return {
+      ...base,
+      state: 'measuring',
+      relative_change: { value, low: value, high: value },
+      evidence: [`change vs ${shown}: ${pct(value)}; ${claim.why}`],
+    };
+  }
+  const r = claim.radius;
   const change: Interval = {
     value: round(Math.exp(d) - 1, 4),
     low: round(Math.exp(d - r) - 1, 4),
@@ -159,11 +227,11 @@ export function decideCandidate(
   );
   const state = guard.state;
   const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale)`,
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
     ...guard.evidence,
   ];
   if (state === 'measuring') {
-    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
+    const eta = expectedMinutes(candidate, d, s, m, options);
     return {
       ...base,
       state,
@@ -224,34 +292,26 @@ function expectedMinutes(
   d: number,
   s: number,
   m: number,
-  alpha: number,
-  s0: number,
+  options: DecideOptions,
 ): number | null {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const warmupEnd = v.warmup_end_minutes ?? now / 3;
+  const steady = Math.max(1, now - warmupEnd);
   const lm = Math.log(1 - m);
   // the largest radius that settles it, for each outcome the estimate points to
   // (not-better, d − lm, is never harder than equivalent, so equivalent's own need adds nothing)
-  const need = Math.max(
-    d, // worse (when positive)
-    lm - d, // better
-    d - lm, // not-better
-  );
+  const need = Math.max(d, lm - d, d - lm);
   if (!(need > 0)) return null;
-  // find the s whose radius is `need` (the radius grows with s)
-  let lo = 0;
-  let hi = s;
-  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha, s0) > need) hi = mid;
-    else lo = mid;
+  // step forward a minute at a time: s shrinks like 1 ÷ √(steady minutes), the boundary moves
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === 'always-valid' ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
+    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
   }
-  const target = lo;
-  if (!(target > 0)) return null;
-  const more = steady * ((s / target) ** 2 - 1);
-  return Number.isFinite(more) ? round(now + more, 0) : null;
+  return null;
 }
 
 /**
@@ -261,15 +321,19 @@ function expectedMinutes(
  * sequence settles that (worse than it, within ±min_improvement of it, or not min_improvement
  * faster), else null. The leader is the best of a few projections, so it is optimistic: a candidate
  * looks worse against it than against the true best, and the pruner stops it earlier and more often
- * wrongly than one comparison's error rate says (see docs/monitor.md). A drifting run is never the
+ * wrongly than one comparison's error rate says (see docs/monitor.md). So its error is split over
+ * the possible leaders (`leaders`: the candidates that could lead, Bonferroni): whichever one leads,
+ * the claim against it keeps α ÷ leaders, and the claims together α. A drifting run is never the
  * leader; a drifting candidate may be pruned (not-better is not held back by the drift guard).
  */
 export function pruneByLeader(
   candidate: VerdictLike,
   leader: { name: string; verdict: VerdictLike; label?: string },
-  options: Pick<DecideOptions, 'minImprovement' | 'alpha' | 'previous' | 's0'> = {},
+  options: Omit<DecideOptions, 'isReference'> & { leaders?: number } = {},
 ): Decision | null {
-  const d = decideCandidate(candidate, leader, options);
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const d = decideCandidate(candidate, leader, { ...options, alpha });
   if (d.state !== 'worse' && d.state !== 'equivalent' && d.state !== 'not-better') return null;
   const m = options.minImprovement ?? 0.02;
   const shown = leader.label ?? leader.name;
@@ -278,7 +342,7 @@ export function pruneByLeader(
     state: 'not-better',
     evidence: [
       ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`,
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (α split over ${leaders} possible leader${leaders === 1 ? '' : 's'}): it cannot win`,
     ],
   };
 }

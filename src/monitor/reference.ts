@@ -5,6 +5,7 @@
 import { compare } from '../analysis/comparison.js';
 import {
   decideCandidate,
+  decisionOptions,
   type GpuMinutesInput,
   leadingCandidate,
   pruneByLeader,
@@ -72,6 +73,7 @@ export function leaderOf(
         value: null,
         live: true,
         pr: lead.pr,
+        contenders: runs.length,
       }
     : null;
 }
@@ -132,14 +134,19 @@ function decisionOf(
   const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
   // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
   if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const options = {
+    ...decisionOptions(exp.experiment),
+    minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+  };
   const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    minImprovement,
+    ...options,
     previous,
     isReference,
   });
   if (decision.state !== 'measuring' || isReference || !lead) return decision;
-  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+  // the pruner's error is split over the candidates that could lead (all but this one)
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
 }
 
 /**

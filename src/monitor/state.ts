@@ -53,6 +53,8 @@ export interface Reference {
   live: boolean;
   /** The leading candidate's pull request (named when it is another one's). */
   pr?: number;
+  /** For the leading candidate: how many candidates it was picked among (the pruner splits its error). */
+  contenders?: number;
 }
 
 /** What the lifecycle of a candidate's Request asks this pass to do besides judging it (decide). */

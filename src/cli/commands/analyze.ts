@@ -2,7 +2,7 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { decideCandidate } from '../../analysis/decision.js';
+import { decideCandidate, decisionOptions } from '../../analysis/decision.js';
 import type { RunAnalysis } from '../../analysis/observe.js';
 import type { CandidateState } from '../../report/pr-comment.js';
 import { renderMonitorComment } from '../../report/pr-comment.js';
@@ -229,7 +229,7 @@ export const analyzeCommand: Command = {
         type: 'string',
         value: 'RUN_NAME',
         description:
-          "decide the run against another one (a baseline run), judged as of the same moment, with the monitor's always-valid confidence sequence: better, worse, equivalent, not-better or measuring",
+          "decide the run against another one (a baseline run), judged as of the same moment, with the monitor's decision (the same function and defaults: one-sided alpha-spending boundaries over 120 minutes): better, worse, equivalent, not-better or measuring",
       },
       {
         name: 'min-improvement',
@@ -303,7 +303,7 @@ export const analyzeCommand: Command = {
       analysis.observation.decision = decideCandidate(
         analysis.observation.verdict,
         { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
-        { minImprovement },
+        decisionOptions({ min_improvement: minImprovement }),
       );
     }
     // JSON carries it in the document (stdout and stderr may be read together); people get a note

@@ -34,6 +34,14 @@ export interface Experiment {
    */
   min_improvement?: number;
   /**
+   * How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan–DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md.
+   */
+  decision_boundary?: 'alpha-spending' | 'always-valid';
+  /**
+   * Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more).
+   */
+  max_decision_minutes?: number;
+  /**
    * Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time.
    */
   stop_when_decided?: boolean;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   csRadius,
   decideCandidate,
+  decisionOptions,
   gpuMinutes,
   leadingCandidate,
   pruneByLeader,
@@ -260,5 +261,58 @@ describe('the pruner (pruneByLeader, leadingCandidate)', () => {
     expect(leadingCandidate(runs, null)?.name).toBe('b');
     expect(leadingCandidate(runs, v(2.8, 0.01))).toBeNull();
     expect(leadingCandidate([], v(2.8, 0.01))).toBeNull();
+  });
+});
+
+describe('the boundary: alpha spending (default) or always-valid', () => {
+  it('alpha spending settles a change the always-valid sequence leaves open', () => {
+    // 3% slower, with a log-scale s.e. of ≈ 1.1%: one-sided ≈ 2.5 s.e. clears it, 3.1 s.e. two-sided does not
+    const c = v(3.09, 0.0155, 60);
+    const ref = { name: 'baseline', verdict: v(3, 0.0155, 60) };
+    const spend = decideCandidate(c, ref);
+    expect(spend.state).toBe('worse');
+    expect(spend.method).toContain('Pocock-type');
+    expect(spend.evidence.join(' ')).toMatch(/one-sided boundary 2\.\d+ s\.e\./);
+    const av = decideCandidate(c, ref, { boundary: 'always-valid' });
+    expect(av.state).not.toBe('worse');
+    expect(av.relative_change?.low).toBeLessThan(0);
+    expect(av.method).toContain('always-valid');
+  });
+  it('the small-sample guard: no claim on less than 5 steady minutes, however wide the gap', () => {
+    const early = { ...v(4, 0.01, 15), warmup_end_minutes: 12 };
+    const d = decideCandidate(early, base());
+    expect(d.state).toBe('measuring');
+    expect(d.evidence.join(' ')).toContain('small-sample guard: 3 of 5 steady minutes');
+  });
+  it('past max_decision_minutes no claim is made (the error is spent)', () => {
+    const late = v(3.3, 0.01, 130);
+    expect(decideCandidate(late, base(), { maxDecisionMinutes: 120 }).state).toBe('measuring');
+    expect(decideCandidate(late, base(), { maxDecisionMinutes: 120 }).evidence.join(' ')).toContain(
+      'past max_decision_minutes (120)',
+    );
+    expect(decideCandidate(late, base(), { maxDecisionMinutes: 180 }).state).toBe('worse');
+  });
+  it('decisionOptions maps experiment.yaml keys with the defaults', () => {
+    expect(decisionOptions({})).toEqual({
+      minImprovement: 0.02,
+      boundary: 'alpha-spending',
+      maxDecisionMinutes: 120,
+    });
+    expect(
+      decisionOptions({ decision_boundary: 'always-valid', max_decision_minutes: 60, min_improvement: 0.05 }),
+    ).toEqual({
+      minImprovement: 0.05,
+      boundary: 'always-valid',
+      maxDecisionMinutes: 60,
+    });
+  });
+  it('the pruner splits its error over the possible leaders: with more of them it needs a wider margin', () => {
+    const lead = { name: 'a', verdict: v(3.0, 0.0155, 60) };
+    const c = v(3.04, 0.0155, 60); // 1.3% slower: not-better needs the interval above −2%
+    expect(pruneByLeader(c, lead, { leaders: 1 })?.state).toBe('not-better');
+    expect(pruneByLeader(c, lead, { leaders: 1 })?.evidence.join(' ')).toContain(
+      'α split over 1 possible leader)',
+    );
+    expect(pruneByLeader(c, lead, { leaders: 50 })).toBeNull();
   });
 });
