@@ -15763,8 +15763,8 @@ var require_cache = __commonJS({
        * @returns {requestResponseList}
        */
       #batchCacheOperations(operations) {
-        const cache = this.#relevantRequestResponseList;
-        const backupCache = [...cache];
+        const cache2 = this.#relevantRequestResponseList;
+        const backupCache = [...cache2];
         const addedItems = [];
         const resultList = [];
         try {
@@ -15791,9 +15791,9 @@ var require_cache = __commonJS({
                 return [];
               }
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
             } else if (operation.type === "put") {
               if (operation.response == null) {
@@ -15823,11 +15823,11 @@ var require_cache = __commonJS({
               }
               requestResponses = this.#queryCache(operation.request);
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
-              cache.push([operation.request, operation.response]);
+              cache2.push([operation.request, operation.response]);
               addedItems.push([operation.request, operation.response]);
             }
             resultList.push([operation.request, operation.response]);
@@ -16001,13 +16001,13 @@ var require_cachestorage = __commonJS({
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
-            const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            return await cache2.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
-            const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            const response = await cache2.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -16037,12 +16037,12 @@ var require_cachestorage = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
         if (this.#caches.has(cacheName)) {
-          const cache2 = this.#caches.get(cacheName);
-          return new Cache(kConstruct, cache2);
+          const cache3 = this.#caches.get(cacheName);
+          return new Cache(kConstruct, cache3);
         }
-        const cache = [];
-        this.#caches.set(cacheName, cache);
-        return new Cache(kConstruct, cache);
+        const cache2 = [];
+        this.#caches.set(cacheName, cache2);
+        return new Cache(kConstruct, cache2);
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
@@ -62050,9 +62050,9 @@ var handler = {
   set(target, methodName, value) {
     return target.cache[methodName] = value;
   },
-  get({ octokit, scope, cache }, methodName) {
-    if (cache[methodName]) {
-      return cache[methodName];
+  get({ octokit, scope, cache: cache2 }, methodName) {
+    if (cache2[methodName]) {
+      return cache2[methodName];
     }
     const method = endpointMethodsMap.get(scope).get(methodName);
     if (!method) {
@@ -62060,7 +62060,7 @@ var handler = {
     }
     const { endpointDefaults, decorations } = method;
     if (decorations) {
-      cache[methodName] = decorate(
+      cache2[methodName] = decorate(
         octokit,
         scope,
         methodName,
@@ -62068,9 +62068,9 @@ var handler = {
         decorations
       );
     } else {
-      cache[methodName] = octokit.request.defaults(endpointDefaults);
+      cache2[methodName] = octokit.request.defaults(endpointDefaults);
     }
-    return cache[methodName];
+    return cache2[methodName];
   }
 };
 function endpointsToMethods(octokit) {
@@ -62751,6 +62751,96 @@ var RECORDING_RULES = {
   rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
 };
 
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h - sj);
+      }
+    const tail = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail(mid) > target) a = mid;
+      else b = mid;
+    }
+    const bound = (a + b) / 2;
+    spent += tail(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
+}
+
 // src/analysis/series.ts
 function clean(series) {
   if (!series) return { samples: [], dropped: 0 };
@@ -62902,6 +62992,46 @@ function sumCounters(series) {
 
 // src/analysis/decision.ts
 var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: "alpha-spending",
+  maxDecisionMinutes: 120,
+  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  minSteadyMinutes: 5
+};
+function decisionOptions(x) {
+  return {
+    minImprovement: x?.min_improvement ?? 0.02,
+    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
+    };
+  const minutes = candidate.minutes_of_data ?? 0;
+  const warmupEnd = candidate.warmup_end_minutes ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
+    };
+  const c = boundaryAt({ minutes, warmupEnd, maxMinutes: max }, alpha);
+  if (c === null)
+    return {
+      radius: null,
+      why: `past max_decision_minutes (${max}): the error allowed is spent, no claim is made any more`
+    };
+  const look = lookIndex({ minutes, warmupEnd, maxMinutes: max });
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`
+  };
+}
 function logSe(i) {
   return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
 }
@@ -62933,39 +63063,37 @@ function driftGuard(state2, lo, m, candidate, reference, shown) {
 function decideCandidate(candidate, reference, options = {}) {
   const m = options.minImprovement ?? 0.02;
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const method = `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  const method = boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? "none";
   const shown = reference?.label ?? against;
   const base = { against, min_improvement: m, method };
   if (options.isReference)
-    return {
-      ...base,
-      state: "reference",
-      evidence: ["this candidate is the reference"]
-    };
+    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
   const prev = options.previous;
   if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
     return prev;
   if (!reference)
-    return {
-      ...base,
-      state: "measuring",
-      evidence: ["no reference with a projected value yet"]
-    };
+    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
   const cv = candidate.projected_full_run;
   const rv = reference.verdict.projected_full_run;
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return {
-      ...base,
-      state: "measuring",
-      evidence: [`no usable projection for ${who} yet`]
-    };
+    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
   }
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
-  const s0 = options.s0 ?? CONFIDENCE_SEQUENCE.s0;
-  const r = csRadius(s, alpha, s0);
+  const claim = claimRadius(candidate, s, options);
+  if (claim.radius === null) {
+    const value = round(Math.exp(d) - 1, 4);
+    return {
+      ...base,
+      state: "measuring",
+      relative_change: { value, low: value, high: value },
+      evidence: [`change vs ${shown}: ${pct(value)}; ${claim.why}`]
+    };
+  }
+  const r = claim.radius;
   const change = {
     value: round(Math.exp(d) - 1, 4),
     low: round(Math.exp(d - r) - 1, 4),
@@ -62981,11 +63109,11 @@ function decideCandidate(candidate, reference, options = {}) {
   );
   const state2 = guard.state;
   const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale)`,
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     ...guard.evidence
   ];
   if (state2 === "measuring") {
-    const eta = expectedMinutes(candidate, d, s, m, alpha, s0);
+    const eta = expectedMinutes(candidate, d, s, m, options);
     return {
       ...base,
       state: state2,
@@ -63013,35 +63141,27 @@ function stateOf(lo, hi, m) {
 function claimOf(state2, m) {
   return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
 }
-function expectedMinutes(v, d, s, m, alpha, s0) {
+function expectedMinutes(v, d, s, m, options) {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const steady = Math.max(1, now - (v.warmup_end_minutes ?? now / 3));
+  const warmupEnd = v.warmup_end_minutes ?? now / 3;
+  const steady = Math.max(1, now - warmupEnd);
   const lm = Math.log(1 - m);
-  const need = Math.max(
-    d,
-    // worse (when positive)
-    lm - d,
-    // better
-    d - lm
-    // not-better
-  );
+  const need = Math.max(d, lm - d, d - lm);
   if (!(need > 0)) return null;
-  let lo = 0;
-  let hi = s;
-  if (csRadius(s, alpha, s0) <= need) return round(now, 0);
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (csRadius(mid, alpha, s0) > need) hi = mid;
-    else lo = mid;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
+    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
   }
-  const target = lo;
-  if (!(target > 0)) return null;
-  const more = steady * ((s / target) ** 2 - 1);
-  return Number.isFinite(more) ? round(now + more, 0) : null;
+  return null;
 }
 function pruneByLeader(candidate, leader, options = {}) {
-  const d = decideCandidate(candidate, leader, options);
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const d = decideCandidate(candidate, leader, { ...options, alpha });
   if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
   const m = options.minImprovement ?? 0.02;
   const shown = leader.label ?? leader.name;
@@ -63050,7 +63170,7 @@ function pruneByLeader(candidate, leader, options = {}) {
     state: "not-better",
     evidence: [
       ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence: it cannot win`
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
     ]
   };
 }
@@ -63416,7 +63536,8 @@ function leaderOf(exp, observed, reference) {
     verdict: lead.verdict,
     value: null,
     live: true,
-    pr: lead.pr
+    pr: lead.pr,
+    contenders: runs.length
   } : null;
 }
 var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
@@ -63443,14 +63564,18 @@ function decisionOf(exp, c, observation, { reference, leader, previous, ended })
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
   if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const minImprovement = exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT;
+  const options = {
+    ...decisionOptions(exp.experiment),
+    minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  };
   const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    minImprovement,
+    ...options,
     previous,
     isReference
   });
   if (decision.state !== "measuring" || isReference || !lead) return decision;
-  return pruneByLeader(observation.verdict, lead, { minImprovement, previous }) ?? decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
 }
 function decidedAgainst(r, pr) {
   const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
@@ -71594,6 +71719,19 @@ var experiment_schema_default = {
       default: 0.02,
       description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
     },
+    decision_boundary: {
+      type: "string",
+      enum: ["alpha-spending", "always-valid"],
+      default: "alpha-spending",
+      description: "How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan\u2013DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md."
+    },
+    max_decision_minutes: {
+      type: "number",
+      minimum: 10,
+      maximum: 1440,
+      default: 120,
+      description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
+    },
     stop_when_decided: {
       type: "boolean",
       default: true,
@@ -72509,17 +72647,17 @@ import { posix as posix4 } from "node:path";
 // src/github/contents.ts
 var status = (e) => e.status;
 function githubFileSource(octokit, at) {
-  const cache = /* @__PURE__ */ new Map();
+  const cache2 = /* @__PURE__ */ new Map();
   const get = (path) => {
     const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
     if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache.get(clean3);
+    let pending = cache2.get(clean3);
     if (!pending) {
       pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
         if (status(e) === 404) return void 0;
         throw e;
       });
-      cache.set(clean3, pending);
+      cache2.set(clean3, pending);
     }
     return pending;
   };
@@ -72998,13 +73136,13 @@ function candidateRuleIssues(input) {
     ["physics", "physics_cache_size"]
   ]) {
     if (!active.includes(svc)) continue;
-    const cache = expanded.defines?.[key];
+    const cache2 = expanded.defines?.[key];
     const concurrency = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    if (cache === void 0 || cache >= concurrency + 1) continue;
+    if (cache2 === void 0 || cache2 >= concurrency + 1) continue;
     add(
       "cache-size",
       inFile(["defines", key]) ? T("defines", key) : T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
+      `defines.${key} is ${cache2}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
     );
   }
   const workers = expanded.runtime?.nr_workers;
@@ -73890,7 +74028,7 @@ function runStateCache(octokit, config, snapshotOf) {
 }
 function monitorCommentCache(octokit, config, snapshotOf) {
   const target = (pr) => ({ ...repoOf(config), issue_number: pr });
-  const cache = partsCache(
+  const cache2 = partsCache(
     ({ pr, candidate }) => `${pr}/${candidate}`,
     async ({ pr, candidate }) => {
       const snap = snapshotOf(pr);
@@ -73898,17 +74036,17 @@ function monitorCommentCache(octokit, config, snapshotOf) {
     }
   );
   return {
-    read: async (pr, candidate) => stickyText(await cache.get({ pr, candidate })),
+    read: async (pr, candidate) => stickyText(await cache2.get({ pr, candidate })),
     /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
     async write(pr, candidate, body) {
-      const known = await cache.get({ pr, candidate });
+      const known = await cache2.get({ pr, candidate });
       const written = await writeMonitorComment(octokit, target(pr), candidate, body, known).catch(
         (e) => {
           if (e.status !== 404) throw e;
           return writeMonitorComment(octokit, target(pr), candidate, body);
         }
       );
-      cache.set({ pr, candidate }, written.parts);
+      cache2.set({ pr, candidate }, written.parts);
     }
   };
 }

@@ -66301,6 +66301,19 @@ var experiment_schema_default = {
       default: 0.02,
       description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
     },
+    decision_boundary: {
+      type: "string",
+      enum: ["alpha-spending", "always-valid"],
+      default: "alpha-spending",
+      description: "How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan\u2013DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md."
+    },
+    max_decision_minutes: {
+      type: "number",
+      minimum: 10,
+      maximum: 1440,
+      default: 120,
+      description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
+    },
     stop_when_decided: {
       type: "boolean",
       default: true,
