@@ -74,20 +74,42 @@ function jobMinutes(d: Decided): number {
   return d.run.oom ? STARTUP : STARTUP + d.stoppedAt;
 }
 
+/**
+ * The baseline measured alone to a reference. One that crashes (a trace crash, not out of memory) is
+ * rerun once right after, as a person would, and both jobs are charged. `start`: when the job measured
+ * started.
+ */
+export function measureBaseline(ctx: Context, ledger: Ledger): { run: SimRun; b: Decided; start: number } {
+  const { world, policy } = ctx;
+  let run = world.run(ctx.base);
+  let b = measureReference(world, run, policy, ctx.look);
+  ledger.add(0, jobMinutes(b), run.oom);
+  let start = 0;
+  if (world.crashes(run) && b.outcome === 'failed') {
+    start = ledger.end();
+    run = world.run(ctx.base, 1);
+    b = measureReference(world, run, policy, ctx.look);
+    ledger.add(start, jobMinutes(b), run.oom);
+  }
+  return { run, b, start };
+}
+
 // ------------------------------------------------------------------------------- topo (the project)
 
 /** The project's campaign: the loop of src/campaign/rounds.ts, suggest's proposals, the monitor's decisions. */
 export function topoCampaign(ctx: Context): MethodResult {
   const { world, policy } = ctx;
   const ledger = new Ledger();
-  const run0 = world.run(ctx.base);
-  const b = measureReference(world, run0, policy, ctx.look);
-  ledger.add(0, jobMinutes(b), run0.oom);
+  const { run: run0, b, start: baseStart } = measureBaseline(ctx, ledger);
   let wall = ledger.end();
   const baseSeconds = b.verdict?.projected_full_run?.value ?? null;
   // the baseline is the answer from its first usable projection on
   if (baseSeconds !== null)
-    ledger.setIncumbent(STARTUP + (b.decidedAt ?? b.stoppedAt), run0.truth.secondsPerRollout, 'baseline');
+    ledger.setIncumbent(
+      baseStart + STARTUP + (b.decidedAt ?? b.stoppedAt),
+      run0.truth.secondsPerRollout,
+      'baseline',
+    );
   const tried: TriedCandidate[] = [
     world.tried('baseline', run0, null, b.verdict, baseSeconds === null ? 'failed' : 'accepted'),
   ];
@@ -195,9 +217,16 @@ export function manualCampaign(ctx: Context): MethodResult {
     projected_full_run: { value: v, low: v * 0.995, high: v * 1.005 },
     minutes_of_data: SEED_READ,
   });
-  const run0 = world.run(ctx.base);
-  const r0 = read(run0);
+  let run0 = world.run(ctx.base);
+  let r0 = read(run0);
   ledger.add(0, r0.minutes, run0.oom);
+  // a baseline that crashed is rerun once
+  if (world.crashes(run0) && r0.value === null) {
+    const start = ledger.end();
+    run0 = world.run(ctx.base, 1);
+    r0 = read(run0);
+    ledger.add(start, r0.minutes, run0.oom);
+  }
   let wall = ledger.end();
   if (r0.value !== null) ledger.setIncumbent(wall, run0.truth.secondsPerRollout, 'baseline');
   const tried: TriedCandidate[] = [
@@ -296,14 +325,16 @@ export function randomCampaign(ctx: Context): MethodResult {
   const { world, policy } = ctx;
   const rand = mulberry32(world.seed * 7919 + 17);
   const ledger = new Ledger();
-  const run0 = world.run(ctx.base);
-  const b = measureReference(world, run0, policy, ctx.look);
-  ledger.add(0, jobMinutes(b), run0.oom);
+  const { run: run0, b, start: baseStart } = measureBaseline(ctx, ledger);
   let wall = ledger.end();
   const baseSeconds = b.verdict?.projected_full_run?.value ?? null;
   // the baseline is the answer from its first usable projection on
   if (baseSeconds !== null)
-    ledger.setIncumbent(STARTUP + (b.decidedAt ?? b.stoppedAt), run0.truth.secondsPerRollout, 'baseline');
+    ledger.setIncumbent(
+      baseStart + STARTUP + (b.decidedAt ?? b.stoppedAt),
+      run0.truth.secondsPerRollout,
+      'baseline',
+    );
   const verdicts = new Map<string, VerdictLike | null>([['baseline', b.verdict]]);
   const seen = new Set([pointKey(ctx.basePoint)]);
   let state = startCampaign({ name: 'baseline', seconds: baseSeconds, gpuHours: ledger.total() });

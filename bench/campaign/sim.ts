@@ -33,7 +33,10 @@ export const SCRAPE_SECONDS = 15;
 const START_UNIX = 1_800_000_000;
 
 export interface SimRun {
+  /** The topology's hash. */
   key: string;
+  /** This job's id: the key, or the key and its attempt for a rerun (its own noise and incidents). */
+  id: string;
   topology: Topology;
   truth: SteadyState;
   /** Runs out of GPU memory at start-up. */
@@ -89,11 +92,13 @@ export class World {
     return ss;
   }
 
-  run(t: Topology): SimRun {
+  /** A job of a topology; `attempt` > 0 is a rerun of it: the same truth, its own noise and incidents. */
+  run(t: Topology, attempt = 0): SimRun {
     const key = topologyHash(t);
+    const id = attempt ? `${key}#${attempt}` : key;
     const truth = this.steady(t);
     const inFlight = Math.max(1, capacitySummary(t).inFlight);
-    const h = hash32(`${this.seed}:${key}`);
+    const h = hash32(`${this.seed}:${id}`);
     const incident = h % 20;
     const workers = Math.max(1, Math.min(inFlight, t.runtime?.nr_workers ?? 1));
     const shape: Shape = {
@@ -107,28 +112,33 @@ export class World {
       ...(incident === 1 ? { driftPerHour: 0.25 } : {}),
     };
     shape.name = `${this.shape.name}${incident === 0 ? `+crash@${shape.crashAtMinutes}` : incident === 1 ? '+drift' : ''}`;
-    return { key, topology: t, truth, oom: !!truth.oom, shape, inFlight };
+    return { key, id, topology: t, truth, oom: !!truth.oom, shape, inFlight };
   }
 
   /** The trace family's spec of a run (its seed is the world's and the topology's). */
   spec(r: SimRun): RunSpec {
     return {
       shape: r.shape,
-      seed: hash32(`${this.seed}/${r.key}`),
+      seed: hash32(`${this.seed}/${r.id}`),
       factor: 1,
-      runName: `run-${r.key.slice(0, 12)}`,
+      runName: `run-${r.id.slice(0, 12)}`,
       endMinutes: MAX_MINUTES + 1,
       scrapeSeconds: SCRAPE_SECONDS,
     };
   }
 
   trace(r: SimRun): TraceSeries {
-    let tr = this.traces.get(r.key);
+    let tr = this.traces.get(r.id);
     if (!tr) {
       tr = traceSeries(this.spec(r), START_UNIX);
-      this.traces.set(r.key, tr);
+      this.traces.set(r.id, tr);
     }
     return tr;
+  }
+
+  /** The run crashes (a trace-family crash, not running out of memory). */
+  crashes(r: SimRun): boolean {
+    return !r.oom && r.shape.crashAtMinutes !== undefined;
   }
 
   /** The run crashed before this run-minute (its data ends). */
@@ -139,7 +149,7 @@ export class World {
   /** The monitor's verdict at a look (observeRun on the series up to then), cached per run and minute. */
   verdict(r: SimRun, minute: number): Verdict {
     const m = r.shape.crashAtMinutes !== undefined ? Math.min(minute, r.shape.crashAtMinutes) : minute;
-    const k = `${r.key}@${m}`;
+    const k = `${r.id}@${m}`;
     let v = this.verdicts.get(k);
     if (!v) {
       const tr = this.trace(r);
