@@ -281,6 +281,17 @@ describe('triggers and concurrency', () => {
     const text = readFileSync(join(workflowDir, 'ci.yml'), 'utf8');
     expect(text).toContain('node scripts/build.mjs --check');
   });
+
+  it('ci: a release tag fails unless its workflows pin every action by full SHA', () => {
+    const wf = parse(readFileSync(join(workflowDir, 'ci.yml'), 'utf8')) as {
+      jobs: { check: { steps: { if?: string; run?: string; with?: Record<string, unknown> }[] } };
+    };
+    const steps = wf.jobs.check.steps;
+    const verify = steps.find((s) => s.run?.includes('scripts/release.mjs --verify'));
+    expect(verify?.if).toBe("startsWith(github.ref, 'refs/tags/v')");
+    // the release commit the tag's workflows pin is the tag's parent: the checkout must hold it
+    expect(steps[0]?.with?.['fetch-depth']).toBe(2);
+  });
 });
 
 describe('action.yml files', () => {
