@@ -68547,8 +68547,8 @@ function windowVerdict(f, checks, latest, cycle, common) {
 function stallMinutes(p, from, to, s) {
   const n = p.n;
   const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration2 = meanDuration(p, from, to);
-  if (duration2 === void 0) return s.stall_minutes;
+  const duration3 = meanDuration(p, from, to);
+  if (duration3 === void 0) return s.stall_minutes;
   let longest = 0;
   let since = from;
   for (let i = 1; i < n.length; i++) {
@@ -68561,7 +68561,7 @@ function stallMinutes(p, from, to, s) {
     }
   }
   if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
 }
 function significantDrift(d2, s) {
   if (!d2 || !Number.isFinite(d2.seRelPerHour)) return void 0;
@@ -76312,12 +76312,140 @@ async function stop(ports, e, p) {
   p.acted = { ...p.acted, cancelled: p.job.jobId };
 }
 
+// src/lifecycle/model.ts
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
+function phaseOf(input) {
+  const { request: request2, run: run3, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive2(job.state);
+  if (outcome)
+    return {
+      phase: "done",
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
+    };
+  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
+  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
+  if (run3) return { phase: "lost", jobId: run3.jobId };
+  return { phase: "queued" };
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options2, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options2.tickSeconds ?? 60;
+  const lag = options2.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j2) => j2.name))) {
+    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+}
+
+// src/monitor/clock.ts
+var MAX_SKEW_SECONDS = 60;
+async function prometheusNow(prometheus) {
+  try {
+    const r = await prometheus.instant("time()");
+    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
+    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
+  } catch {
+    return null;
+  }
+}
+function slurmLatest(jobs) {
+  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive2(j2.state) ? null : j2.endTs]).filter((t) => !!t);
+  return times.length ? Math.max(...times) : null;
+}
+function duration2(seconds3) {
+  const s = Math.round(Math.abs(seconds3));
+  if (s < 120) return `${s} s`;
+  const m2 = Math.round(s / 60);
+  return m2 < 120 ? `${m2} min` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
+}
+function clockSkew(runner, ref) {
+  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
+  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso2(runner)}) is ${duration2(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso2(runner)}) is at least ${duration2(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  return null;
+}
+async function readClock(e, ports, options2) {
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  const runner = ports.now();
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
+  e.clock = {
+    ...clockOf(e.exp, options2, prometheus ?? runner),
+    source: prometheus !== null ? "prometheus" : "runner",
+    ...skew ? { skew } : {}
+  };
+}
+
 // src/monitor/observe.ts
 async function observe(state2, ports) {
   await eachExperiment(state2, "observe", async (e) => {
+    await readClock(e, ports, state2.options);
     e.telemetry = await experimentTelemetry(ports, e);
     const error = e.telemetry?.errors[0];
     e.unavailable = error ? `Prometheus: ${error.quantity}: ${error.message}` : null;
+    if (e.clock.skew) {
+      e.unavailable = e.clock.skew;
+      e.errors.push(`${e.id}: ${e.clock.skew}`);
+    }
     for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state2.options);
   });
 }
@@ -76380,23 +76508,6 @@ function keepLastLiveVerdict({ c, observed }) {
   const note = "verdict of the last pass before the run ended";
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
-// src/lifecycle/model.ts
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
-function phaseOf(input) {
-  const { request: request2, run: run3, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
-  if (outcome)
-    return {
-      phase: "done",
-      outcome,
-      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
-    };
-  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
-  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run3) return { phase: "lost", jobId: run3.jobId };
-  return { phase: "queued" };
 }
 
 // src/report/state-label.ts
@@ -76468,7 +76579,7 @@ var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
 function planComment(view, x2) {
-  if (x2.unavailable && x2.job?.startTs) return heldComment(view, x2, x2.unavailable);
+  if (x2.unavailable && x2.job?.startTs) return heldComment(view, x2, x2.unavailable, x2.heldBy);
   const body = renderMonitorComment(view);
   const { job, current, evalTs } = x2;
   const finalMark = job && x2.ended && job.endTs && evalTs >= job.endTs + 3 * x2.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
@@ -76485,10 +76596,10 @@ function planComment(view, x2) {
 ${renderCommentStamp(stamp)}` : void 0;
   return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
 }
-function heldComment(view, x2, reason2) {
+function heldComment(view, x2, reason2, what = "Metrics unavailable") {
   const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
-  const noted = withUnavailableNotice(x2.current, since, reason2);
-  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  const noted = withUnavailableNotice(x2.current, since, reason2, what);
+  const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
   const text2 = noted !== void 0 && noted !== x2.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
 }
@@ -76501,8 +76612,11 @@ function unavailableSince(comment) {
 }
 function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
   if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+  const body = comment.replace(
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
+    ""
+  );
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
 
 ${body}`;
 }
@@ -76534,6 +76648,7 @@ function pullPlans(state2, ports) {
         evalTs: e.clock.evalTs,
         scrape: e.clock.scrape,
         unavailable: e.unavailable,
+        ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
         refresh: state2.options.refresh === true,
         now: ports.now()
       });
@@ -76602,71 +76717,6 @@ function finalOutcome(view, job, at) {
     v2.value ? `${v2.state}: ${v2.value.value} s/rollout [${v2.value.low}, ${v2.value.high}]` : `ended without a stable value (${v2.state})`
   ];
   return { kind, at, jobId: job.jobId, evidence };
-}
-
-// src/monitor/read.ts
-async function read(state2, ports) {
-  const experiments = await ports.experiments();
-  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
-  await readJobs(state2, ports);
-}
-async function readJobs(state2, ports) {
-  await eachExperiment(state2, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
-  });
-}
-function experimentPass(exp, clock) {
-  return {
-    exp,
-    id: exp.experiment.experiment_id,
-    clock,
-    jobs: [],
-    candidates: [],
-    unavailable: null,
-    reference: null,
-    leader: null,
-    queue: { order: [], free: 0 },
-    errors: []
-  };
-}
-function clockOf(exp, options2, now) {
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options2.tickSeconds ?? 60;
-  const lag = options2.lagSeconds ?? 2 * scrape;
-  const fi = exp.experiment.fixed_inputs;
-  return {
-    S: exp.timeScale,
-    scrape,
-    evalTs: Math.floor((now - lag) / tick) * tick,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
-  };
-}
-function jobsByRunName(jobs) {
-  const byRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(jobs.map((j2) => j2.name))) {
-    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-    if (job) byRun.set(name, job);
-  }
-  return byRun;
-}
-function candidatePass(c, job) {
-  if (!c.request) return { c, job, inPass: true };
-  const phase = phaseOf({
-    request: c.request,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha: c.currentHeadSha ?? c.headSha
-  });
-  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
-  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
-  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
 }
 
 // src/monitor/report.ts
@@ -86773,8 +86823,8 @@ async function exportOpenMetrics(topology, profile, file, opts) {
     ...opts.totalRollouts !== void 0 ? { totalRollouts: opts.totalRollouts } : {}
   });
   const interval3 = opts.intervalS ?? 15;
-  const duration2 = opts.minutes * 60;
-  const startUnix = Math.floor(opts.startUnix ?? Date.now() / 1e3 - duration2 - 60);
+  const duration3 = opts.minutes * 60;
+  const startUnix = Math.floor(opts.startUnix ?? Date.now() / 1e3 - duration3 - 60);
   const node = opts.node ?? "twin-node";
   const base = {
     run_uuid: opts.runUuid,
@@ -86795,7 +86845,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
   ];
   const families = /* @__PURE__ */ new Map();
   let timestamps = 0;
-  for (let t = 0; t <= duration2 + 1e-9; t += interval3) {
+  for (let t = 0; t <= duration3 + 1e-9; t += interval3) {
     regs.update(sim.advanceTo(t));
     const ts = startUnix + t;
     for (const { r, labels } of targets) {

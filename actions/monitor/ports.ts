@@ -458,6 +458,18 @@ function monitorExperiment(
   };
 }
 
+/**
+ * The runner's wall clock (unix seconds). TOPO_TEST_CLOCK_OFFSET_SECONDS shifts it, to test a
+ * runner whose clock is off Prometheus's and Slurm's (src/monitor/clock.ts holds such a pass).
+ */
+export function runnerClock(env: NodeJS.ProcessEnv): () => number {
+  const raw = env.TOPO_TEST_CLOCK_OFFSET_SECONDS;
+  const offset = raw === undefined || raw === '' ? 0 : Number(raw);
+  if (!Number.isFinite(offset))
+    throw new Error(`TOPO_TEST_CLOCK_OFFSET_SECONDS must be a number of seconds, got "${raw}"`);
+  return () => Date.now() / 1000 + offset;
+}
+
 /** Ports for one pass; `close()` ends the Slurm connections. */
 export function buildMonitorPorts(
   octokit: Octokit,
@@ -503,7 +515,7 @@ export function buildMonitorPorts(
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
     },
-    now: () => Date.now() / 1000,
+    now: runnerClock(config.env),
     close: () => clients.close(),
   };
 }

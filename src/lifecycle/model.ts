@@ -1,4 +1,4 @@
-// The run lifecycle: Request -> Run -> Outcome (docs/security.md, /work/shared/docs/lifecycle.md).
+// The run lifecycle: Request -> Run -> Outcome (docs/security.md, docs/github.md).
 // Pure. A Request is written only by the bot after the permission check and validation against the
 // default branch; a Run is what Slurm did for it (found by its exact run name); an Outcome consumes
 // the Request: nothing runs for it again, whatever Slurm remembers or forgets. The state is bounded:

@@ -19,6 +19,9 @@ const HASH_MARK = 'topo:monitor-hash:';
 const UNAVAILABLE_MARK = 'topo:unavailable-since:';
 export const FINAL_MARK = 'final-job:';
 
+/** Why a candidate's comment is held (only the notice on top of its last comment changes). */
+export type HeldBy = 'Metrics unavailable' | 'Runner clock off';
+
 /** A judged candidate's comment for this pass. */
 export interface CommentPlan {
   /** The view as published (with the unavailability note when held). */
@@ -43,12 +46,14 @@ export interface CommentContext {
   scrape: number;
   /** Why the metrics are unavailable this pass, if they are. */
   unavailable: string | null;
+  /** What the notice calls it (metrics unavailable unless the runner's clock is off). */
+  heldBy?: HeldBy;
   refresh: boolean;
   now: number;
 }
 
 export function planComment(view: CandidateView, x: CommentContext): CommentPlan {
-  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable);
+  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable, x.heldBy);
   const body = renderMonitorComment(view);
   // An ended run's comment is final once the data has settled (a few scrapes after the end):
   // later passes leave it alone even if Prometheus drops or ages the run's series.
@@ -75,10 +80,15 @@ export function planComment(view: CandidateView, x: CommentContext): CommentPlan
 }
 
 /** Metrics unavailable: the last comment with the notice on top; nothing else changes. */
-function heldComment(view: CandidateView, x: CommentContext, reason: string): CommentPlan {
+function heldComment(
+  view: CandidateView,
+  x: CommentContext,
+  reason: string,
+  what: HeldBy = 'Metrics unavailable',
+): CommentPlan {
   const since = unavailableSince(x.current) ?? iso(x.now) ?? '';
-  const noted = withUnavailableNotice(x.current, since, reason);
-  const notes = [...(view.notes ?? []), `metrics unavailable since ${since}`];
+  const noted = withUnavailableNotice(x.current, since, reason, what);
+  const notes = [...(view.notes ?? []), `${what.toLowerCase()} since ${since}`];
   const text = noted !== undefined && noted !== x.current ? noted : undefined;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...(text ? { text } : {}) };
 }
@@ -98,9 +108,12 @@ export function withUnavailableNotice(
   comment: string | undefined,
   since: string,
   reason: string,
-  what: 'Metrics unavailable' | 'Cluster unreachable' = 'Metrics unavailable',
+  what: HeldBy | 'Cluster unreachable' = 'Metrics unavailable',
 ): string | undefined {
   if (comment === undefined) return undefined;
-  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, '');
-  return `> ⚠️ ${what} since ${since} (${inlineText(reason, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->\n\n${body}`;
+  const body = comment.replace(
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
+    '',
+  );
+  return `> ⚠️ ${what} since ${since} (${inlineText(reason, 300)}): nothing is judged until ${what === 'Runner clock off' ? 'the clocks agree' : 'it is back'}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->\n\n${body}`;
 }

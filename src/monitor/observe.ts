@@ -8,6 +8,7 @@ import { TIMELINE } from '../catalog/alpasim.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 import { isLive } from '../slurm/types.js';
 import { type ExperimentTelemetry, experimentSelector, fetchTelemetry } from '../telemetry/queries.js';
+import { readClock } from './clock.js';
 import type { MonitorJob, MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
@@ -19,9 +20,15 @@ import {
 
 export async function observe(state: PassState, ports: MonitorPorts): Promise<void> {
   await eachExperiment(state, 'observe', async (e) => {
+    await readClock(e, ports, state.options);
     e.telemetry = await experimentTelemetry(ports, e);
     const error = e.telemetry?.errors[0];
     e.unavailable = error ? `Prometheus: ${error.quantity}: ${error.message}` : null;
+    // a wrong runner clock is held like an outage: no verdict from it, and the pass reports it
+    if (e.clock.skew) {
+      e.unavailable = e.clock.skew;
+      e.errors.push(`${e.id}: ${e.clock.skew}`);
+    }
     // Every candidate is observed before any is judged: a live baseline is the others' reference.
     for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state.options);
   });

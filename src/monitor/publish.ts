@@ -49,6 +49,7 @@ function pullPlans(state: PassState, ports: MonitorPorts): Map<number, Planned[]
         evalTs: e.clock.evalTs,
         scrape: e.clock.scrape,
         unavailable: e.unavailable,
+        ...(e.clock.skew ? { heldBy: 'Runner clock off' as const } : {}),
         refresh: state.options.refresh === true,
         now: ports.now(),
       });

@@ -36,6 +36,10 @@ export interface PassClock {
   /** The job's wall time in job-minutes. */
   wallMinutes: number;
   expectedRollouts: number | null;
+  /** Whose now `evalTs` comes from (./clock.ts): Prometheus's once a run is counted, else the runner's. */
+  source?: 'prometheus' | 'runner';
+  /** Why the runner's clock is not trusted this pass (off Prometheus's or Slurm's): nothing is judged. */
+  skew?: string;
 }
 
 /**

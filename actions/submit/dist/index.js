@@ -65922,8 +65922,8 @@ function windowVerdict(f, checks, latest, cycle, common) {
 function stallMinutes(p, from, to, s) {
   const n = p.n;
   const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration2 = meanDuration(p, from, to);
-  if (duration2 === void 0) return s.stall_minutes;
+  const duration3 = meanDuration(p, from, to);
+  if (duration3 === void 0) return s.stall_minutes;
   let longest = 0;
   let since = from;
   for (let i = 1; i < n.length; i++) {
@@ -65936,7 +65936,7 @@ function stallMinutes(p, from, to, s) {
     }
   }
   if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration2));
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
 }
 function significantDrift(d, s) {
   if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
@@ -66498,12 +66498,137 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j) => j.name))) {
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+}
+
+// src/monitor/clock.ts
+var MAX_SKEW_SECONDS = 60;
+async function prometheusNow(prometheus) {
+  try {
+    const r = await prometheus.instant("time()");
+    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
+    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
+  } catch {
+    return null;
+  }
+}
+function slurmLatest(jobs) {
+  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive(j.state) ? null : j.endTs]).filter((t) => !!t);
+  return times.length ? Math.max(...times) : null;
+}
+function duration(seconds2) {
+  const s = Math.round(Math.abs(seconds2));
+  if (s < 120) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+function clockSkew(runner, ref) {
+  const iso3 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
+  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso3(runner)}) is ${duration(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso3(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso3(runner)}) is at least ${duration(ref.slurm - runner)} behind a time Slurm printed (${iso3(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  return null;
+}
+async function readClock(e, ports, options) {
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  const runner = ports.now();
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
+  e.clock = {
+    ...clockOf(e.exp, options, prometheus ?? runner),
+    source: prometheus !== null ? "prometheus" : "runner",
+    ...skew ? { skew } : {}
+  };
+}
+
 // src/monitor/observe.ts
 async function observe(state2, ports) {
   await eachExperiment(state2, "observe", async (e) => {
+    await readClock(e, ports, state2.options);
     e.telemetry = await experimentTelemetry(ports, e);
     const error2 = e.telemetry?.errors[0];
     e.unavailable = error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null;
+    if (e.clock.skew) {
+      e.unavailable = e.clock.skew;
+      e.errors.push(`${e.id}: ${e.clock.skew}`);
+    }
     for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state2.options);
   });
 }
@@ -68083,7 +68208,7 @@ var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
 function planComment(view, x) {
-  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable);
+  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable, x.heldBy);
   const body = renderMonitorComment(view);
   const { job, current, evalTs } = x;
   const finalMark = job && x.ended && job.endTs && evalTs >= job.endTs + 3 * x.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
@@ -68100,10 +68225,10 @@ function planComment(view, x) {
 ${renderCommentStamp(stamp)}` : void 0;
   return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
 }
-function heldComment(view, x, reason2) {
+function heldComment(view, x, reason2, what = "Metrics unavailable") {
   const since = unavailableSince(x.current) ?? iso(x.now) ?? "";
-  const noted = withUnavailableNotice(x.current, since, reason2);
-  const notes = [...view.notes ?? [], `metrics unavailable since ${since}`];
+  const noted = withUnavailableNotice(x.current, since, reason2, what);
+  const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
   const text2 = noted !== void 0 && noted !== x.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
 }
@@ -68116,8 +68241,11 @@ function unavailableSince(comment) {
 }
 function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
   if (comment === void 0) return void 0;
-  const body = comment.replace(/^> ⚠️ (Metrics unavailable|Cluster unreachable) since [^\n]*\n\n/, "");
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until it is back; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+  const body = comment.replace(
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
+    ""
+  );
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
 
 ${body}`;
 }
@@ -68149,6 +68277,7 @@ function pullPlans(state2, ports) {
         evalTs: e.clock.evalTs,
         scrape: e.clock.scrape,
         unavailable: e.unavailable,
+        ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
         refresh: state2.options.refresh === true,
         now: ports.now()
       });
@@ -68217,85 +68346,6 @@ function finalOutcome(view, job, at) {
     v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
   ];
   return { kind, at, jobId: job.jobId, evidence };
-}
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
-// src/monitor/read.ts
-async function read(state2, ports) {
-  const experiments = await ports.experiments();
-  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
-  await readJobs(state2, ports);
-}
-async function readJobs(state2, ports) {
-  await eachExperiment(state2, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
-  });
-}
-function experimentPass(exp, clock) {
-  return {
-    exp,
-    id: exp.experiment.experiment_id,
-    clock,
-    jobs: [],
-    candidates: [],
-    unavailable: null,
-    reference: null,
-    leader: null,
-    queue: { order: [], free: 0 },
-    errors: []
-  };
-}
-function clockOf(exp, options, now) {
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options.tickSeconds ?? 60;
-  const lag = options.lagSeconds ?? 2 * scrape;
-  const fi = exp.experiment.fixed_inputs;
-  return {
-    S: exp.timeScale,
-    scrape,
-    evalTs: Math.floor((now - lag) / tick) * tick,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
-  };
-}
-function jobsByRunName(jobs) {
-  const byRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(jobs.map((j) => j.name))) {
-    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
-    if (job) byRun.set(name, job);
-  }
-  return byRun;
-}
-function candidatePass(c, job) {
-  if (!c.request) return { c, job, inPass: true };
-  const phase = phaseOf({
-    request: c.request,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha: c.currentHeadSha ?? c.headSha
-  });
-  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
-  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
-  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
 }
 
 // src/monitor/report.ts
@@ -68509,7 +68559,7 @@ function time(text2, command, line) {
     throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
   return text2;
 }
-function duration(text2, command, line) {
+function duration2(text2, command, line) {
   if (text2 === "" || text2 === "N/A") return null;
   if (!DURATION.test(text2))
     throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
@@ -68599,8 +68649,8 @@ function parseSqueue(output) {
       submitTime: time(submit ?? "", command, line),
       startTime: time(start ?? "", command, line),
       endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(used ?? "", command, line),
+      timeLimit: duration2(limit ?? "", command, line),
+      elapsed: duration2(used ?? "", command, line),
       nodes: nodes(nodeList ?? ""),
       stdoutPath: null,
       source: "squeue"
@@ -68638,8 +68688,8 @@ function parseSacct(output) {
       submitTime: time(submit ?? "", command, line),
       startTime: time(start ?? "", command, line),
       endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(elapsed ?? "", command, line),
+      timeLimit: duration2(limit ?? "", command, line),
+      elapsed: duration2(elapsed ?? "", command, line),
       nodes: nodes(nodeList ?? ""),
       stdoutPath: null,
       source: "sacct"
@@ -68685,8 +68735,8 @@ function parseScontrolJobs(output) {
       submitTime: time(need("SubmitTime"), command, line),
       startTime: time(need("StartTime"), command, line),
       endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
+      timeLimit: duration2(need("TimeLimit"), command, line),
+      elapsed: duration2(need("RunTime"), command, line),
       nodes: nodes(need("NodeList")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
@@ -75862,6 +75912,13 @@ function monitorExperiment(config, l, clients, candidates) {
     candidates
   };
 }
+function runnerClock(env) {
+  const raw = env.TOPO_TEST_CLOCK_OFFSET_SECONDS;
+  const offset = raw === void 0 || raw === "" ? 0 : Number(raw);
+  if (!Number.isFinite(offset))
+    throw new Error(`TOPO_TEST_CLOCK_OFFSET_SECONDS must be a number of seconds, got "${raw}"`);
+  return () => Date.now() / 1e3 + offset;
+}
 function buildMonitorPorts(octokit, config) {
   const experiments = loadExperiments(config);
   const stateTarget = (pr) => ({ ...repoOf(config), issue_number: pr });
@@ -75902,7 +75959,7 @@ function buildMonitorPorts(octokit, config) {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome))
     },
-    now: () => Date.now() / 1e3,
+    now: runnerClock(config.env),
     close: () => clients.close()
   };
 }
