@@ -11,6 +11,8 @@ import { setStateLabel } from '../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../src/github/permissions.js';
 import { reactToComment } from '../src/github/reactions.js';
 import { upsertStickyComment } from '../src/github/sticky-comment.js';
+import { DEFAULT_YIELD_TO, queuedWorkflowRuns } from '../src/github/workflow-runs.js';
+import { watchPass } from '../src/monitor/loop.js';
 import { monitorPass } from '../src/monitor/pass.js';
 import { startGitHubServer } from '../test/support/github-server/index.js';
 import { openApi } from '../test/support/github-server/openapi.js';
@@ -166,3 +168,47 @@ console.log(
 console.log(`  writes in a pass where nothing changed: ${unchanged.writes} (goal 0)`);
 console.log(`violations: ${w.gh.violations().length}`);
 await w.close();
+
+// The watch loop (watch-minutes 4, the reusable workflow's): the pass, then a look every minute for
+// 4 minutes over the same world, clock advanced by the loop's own waits. Each look's GitHub
+// requests are counted: the queued-command checks (2 a minute) and the writes of its stops only.
+const ww = await budgetWorld({ experiments: 10, running: 3, idle: 50, now: NOW });
+{
+  let now = NOW;
+  const ports = ww.ports();
+  const atLook: Array<{ reads: number; writes: number }> = [];
+  ww.gh.resetCalls();
+  try {
+    const watched = await watchPass(
+      { ...ports, now: () => now },
+      { tickSeconds: 60, lagSeconds: 10 },
+      { minutes: 4 },
+      {
+        queued: async () => {
+          atLook.push(countCalls(ww.gh));
+          return queuedWorkflowRuns(ww.octokit, { owner: 'acme', repo: 'budget' }, DEFAULT_YIELD_TO);
+        },
+        sleep: async (seconds) => {
+          now += seconds;
+          ww.world.setNow(now);
+        },
+      },
+    );
+    const total = countCalls(ww.gh);
+    const pass = atLook[0] ?? total;
+    const stopped = watched.looks.flatMap((l) => l.stopped).length;
+    const looks = watched.looks.length;
+    console.log('\nwatch loop (watch-minutes 4, a look a minute), same world:');
+    console.log(`  the pass: ${pass.reads} reads, ${pass.writes} writes`);
+    console.log(
+      `  ${looks} looks: ${total.reads - pass.reads} reads (the queued-command checks, ${((total.reads - pass.reads) / Math.max(1, looks)).toFixed(1)} per look), ${total.writes - pass.writes} writes (${stopped} candidates stopped; goal: writes only for those), ended: ${watched.ended}`,
+    );
+    console.log(
+      `  per hour with the loop (12 × pass + looks): about ${12 * (total.reads + total.writes)} requests (GITHUB_TOKEN allows 1,000)`,
+    );
+    console.log(`violations: ${ww.gh.violations().length}`);
+  } finally {
+    await ports.close();
+    await ww.close();
+  }
+}

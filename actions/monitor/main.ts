@@ -2,7 +2,8 @@
 // every experiment (src/monitor). Runs only default-branch code and configuration; pull requests are data.
 import * as core from '@actions/core';
 import { countRequests, createOctokit, splitRepository } from '../../src/github/client.js';
-import { monitorPass } from '../../src/monitor/pass.js';
+import { DEFAULT_YIELD_TO, queuedWorkflowRuns } from '../../src/github/workflow-runs.js';
+import { type WatchOptions, watchPass } from '../../src/monitor/loop.js';
 import type { MonitorExperiment } from '../../src/monitor/ports.js';
 import { renderMonitorSummary } from '../../src/report/monitor-summary.js';
 import { buildMonitorPorts } from './ports.js';
@@ -16,9 +17,9 @@ async function main(): Promise<void> {
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
   const octokit = createOctokit({ token, baseUrl: process.env.GITHUB_API_URL });
   const api = countRequests(octokit);
-  const tick = Number(core.getInput('tick-seconds') || '60');
-  if (!(tick > 0))
-    throw new Error(`input tick-seconds must be a positive number, got "${core.getInput('tick-seconds')}"`);
+  const tick = positiveInput('tick-seconds', '60');
+  const watch = watchInputs();
+  const yieldTo = (core.getInput('yield-to') || DEFAULT_YIELD_TO.join(',')).split(/[\s,]+/).filter(Boolean);
   const ports = buildMonitorPorts(octokit, {
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     topologiesDir: core.getInput('topologies-dir') || 'topologies',
@@ -36,7 +37,12 @@ async function main(): Promise<void> {
     return seen;
   };
   try {
-    const report = await monitorPass({ ...ports, experiments }, { tickSeconds: tick });
+    const watched = await watchPass({ ...ports, experiments }, { tickSeconds: tick }, watch, {
+      queued: () => queuedWorkflowRuns(octokit, { owner, repo }, yieldTo),
+      log: (line) => core.info(line),
+    });
+    const report = { ...watched.pass, errors: watched.errors };
+    if (watch.minutes > 0) core.info(watchLine(watched));
     const changed = report.candidates.filter((c) => c.changed).length;
     core.setOutput('candidates', String(report.candidates.length));
     core.setOutput('changed', String(changed));
@@ -57,6 +63,26 @@ async function main(): Promise<void> {
   } finally {
     await ports.close();
   }
+}
+
+function positiveInput(name: string, fallback: string): number {
+  const value = Number(core.getInput(name) || fallback);
+  if (!(value > 0)) throw new Error(`input ${name} must be a positive number, got "${core.getInput(name)}"`);
+  return value;
+}
+
+/** watch-minutes (0: one pass) and the seconds between looks. */
+function watchInputs(): WatchOptions {
+  const minutes = Number(core.getInput('watch-minutes') || '0');
+  if (!(minutes >= 0 && minutes <= 60))
+    throw new Error(`input watch-minutes must be between 0 and 60, got "${core.getInput('watch-minutes')}"`);
+  return { minutes, lookSeconds: positiveInput('watch-look-seconds', '60') };
+}
+
+function watchLine(w: Awaited<ReturnType<typeof watchPass>>): string {
+  const stopped = w.looks.flatMap((l) => l.stopped);
+  const why = w.ended === 'yielded' ? `yielded to ${w.yieldedTo.join(', ')}` : w.ended;
+  return `watch: ${w.looks.length} look(s), ${stopped.length} stopped${stopped.length ? ` (${stopped.join(', ')})` : ''}; ended: ${why}`;
 }
 
 main().catch((e: Error) => core.setFailed(e.message));

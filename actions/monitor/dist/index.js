@@ -44105,7 +44105,7 @@ var require_SFTP = __commonJS({
         if (typeof where === "string") {
           const entries = [];
           let e = 0;
-          const reread = (err, handle) => {
+          const reread2 = (err, handle) => {
             if (err)
               return cb(err);
             this.readdir(handle, opts, (err2, list) => {
@@ -44121,10 +44121,10 @@ var require_SFTP = __commonJS({
               }
               for (let i = 0; i < list.length; ++i, ++e)
                 entries[e] = list[i];
-              reread(void 0, handle);
+              reread2(void 0, handle);
             });
           };
-          return this.opendir(where, reread);
+          return this.opendir(where, reread2);
         }
         const handleLen = where.length;
         let p = 9;
@@ -62657,6 +62657,72 @@ function splitRepository(fullName) {
   return { owner: m[1], repo: m[2] };
 }
 
+// src/github/workflow-runs.ts
+var DEFAULT_YIELD_TO = [
+  ".github/workflows/topology-submit.yml",
+  ".github/workflows/topology-record.yml"
+];
+async function queuedWorkflowRuns(octokit, repo, workflows) {
+  const { data } = await octokit.rest.actions.listWorkflowRunsForRepo({
+    ...repo,
+    status: "queued",
+    per_page: 100
+  });
+  const wanted = (path) => workflows.some((w) => path === w || path.endsWith(`/${w}`));
+  return data.workflow_runs.filter((r) => wanted(r.path.replace(/@.*$/, ""))).map((r) => `${r.name ?? r.path} #${r.run_number}`);
+}
+
+// src/monitor/loop.ts
+import { setTimeout as sleepMs } from "node:timers/promises";
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -63220,54 +63286,6 @@ function shouldStopOnDecision(decisions, options = {}) {
     };
   return { stop: false, reason: "still measuring" };
 }
-
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
 
 // src/topology/capacity.ts
 function containers(topology, svc) {
@@ -67108,8 +67126,125 @@ async function runStages(state2, ports, stages = STAGES) {
   for (const stage of stages) await stage.run(state2, ports);
   return state2;
 }
-async function monitorPass(ports, options = {}, stages = STAGES) {
-  return passReport(await runStages(newPassState(options), ports, stages));
+
+// src/monitor/loop.ts
+async function reread(state2, ports) {
+  const now = ports.now();
+  for (const e of state2.experiments) {
+    e.failed = void 0;
+    e.clock = clockOf(e.exp, state2.options, now);
+  }
+  await readJobs(state2, ports);
+}
+async function stopsOnly(state2) {
+  for (const e of state2.experiments) {
+    e.queue = { order: [], free: 0 };
+    for (const p of e.candidates)
+      if (p.decided?.lifecycle && p.decided.lifecycle.kind !== "cancel") delete p.decided.lifecycle;
+  }
+}
+async function publishStops(state2, ports) {
+  const ok = state2.experiments.filter((e) => !e.failed);
+  const stopped = new Set(
+    ok.flatMap((e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.pr))
+  );
+  if (!stopped.size) return;
+  const only = {
+    ...state2,
+    left: /* @__PURE__ */ new Map(),
+    pullErrors: [],
+    experiments: ok.map((e) => ({ ...e, candidates: e.candidates.filter((p) => stopped.has(p.c.pr)) }))
+  };
+  await publish(only, ports);
+  state2.pullErrors.push(...only.pullErrors);
+}
+var WATCH_STAGES = [
+  { name: "reread", run: reread },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide },
+  { name: "stops-only", run: stopsOnly },
+  { name: "act", run: act },
+  { name: "publish-stops", run: publishStops }
+];
+async function watchPass(ports, options, watch, deps) {
+  const cached = withCommentCache(ports);
+  const start = ports.now();
+  const state2 = await runStages(newPassState(options), cached, STAGES);
+  const report = {
+    pass: passReport(state2),
+    looks: [],
+    ended: "one pass",
+    yieldedTo: [],
+    errors: []
+  };
+  const done = (ended, yieldedTo = []) => ({
+    ...report,
+    ended,
+    yieldedTo,
+    errors: [...report.pass.errors, ...report.looks.flatMap((l) => l.errors)]
+  });
+  if (!(watch.minutes > 0)) return done("one pass");
+  const look = watch.lookSeconds ?? 60;
+  const deadline = start + watch.minutes * 60;
+  for (; ; ) {
+    if (!hasLive(state2)) return done("no live candidates");
+    const next = ports.now() + look;
+    if (next > deadline) return done("time");
+    const waiting2 = await waitOrYield(ports, deps, next, watch.yieldCheckSeconds ?? 30);
+    if (waiting2.length) {
+      deps.log?.(`yielding the runner to ${waiting2.join(", ")}`);
+      return done("yielded", waiting2);
+    }
+    report.looks.push(await lookOnce(state2, cached));
+  }
+}
+async function lookOnce(state2, ports) {
+  const at = ports.now();
+  for (const e of state2.experiments) e.errors = [];
+  state2.pullErrors = [];
+  await runStages(state2, ports, WATCH_STAGES);
+  return {
+    at,
+    stopped: state2.experiments.flatMap(
+      (e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.runName)
+    ),
+    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
+  };
+}
+async function waitOrYield(ports, deps, until, check2) {
+  const sleep3 = deps.sleep ?? ((s) => sleepMs(s * 1e3));
+  for (; ; ) {
+    const waiting2 = await deps.queued();
+    if (waiting2.length) return waiting2;
+    const left = until - ports.now();
+    if (left <= 0) return [];
+    await sleep3(Math.min(check2, left));
+    if (ports.now() >= until) return [];
+  }
+}
+function hasLive(state2) {
+  return state2.experiments.some(
+    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.cancelled)
+  );
+}
+function withCommentCache(ports) {
+  const known = /* @__PURE__ */ new Map();
+  const key = (pr, candidate) => `${pr}/${candidate}`;
+  return {
+    ...ports,
+    github: {
+      ...ports.github,
+      async readComment(pr, candidate) {
+        const k = key(pr, candidate);
+        if (!known.has(k)) known.set(k, await ports.github.readComment(pr, candidate));
+        return known.get(k);
+      },
+      async writeComment(pr, candidate, body) {
+        await ports.github.writeComment(pr, candidate, body);
+        known.set(key(pr, candidate), body);
+      }
+    }
+  };
 }
 
 // src/report/monitor-summary.ts
@@ -74283,9 +74418,9 @@ async function main() {
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token, baseUrl: process.env.GITHUB_API_URL });
   const api = countRequests(octokit);
-  const tick = Number(getInput("tick-seconds") || "60");
-  if (!(tick > 0))
-    throw new Error(`input tick-seconds must be a positive number, got "${getInput("tick-seconds")}"`);
+  const tick = positiveInput("tick-seconds", "60");
+  const watch = watchInputs();
+  const yieldTo = (getInput("yield-to") || DEFAULT_YIELD_TO.join(",")).split(/[\s,]+/).filter(Boolean);
   const ports = buildMonitorPorts(octokit, {
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     topologiesDir: getInput("topologies-dir") || "topologies",
@@ -74302,7 +74437,12 @@ async function main() {
     return seen;
   };
   try {
-    const report = await monitorPass({ ...ports, experiments }, { tickSeconds: tick });
+    const watched = await watchPass({ ...ports, experiments }, { tickSeconds: tick }, watch, {
+      queued: () => queuedWorkflowRuns(octokit, { owner, repo }, yieldTo),
+      log: (line) => info(line)
+    });
+    const report = { ...watched.pass, errors: watched.errors };
+    if (watch.minutes > 0) info(watchLine(watched));
     const changed = report.candidates.filter((c) => c.changed).length;
     setOutput("candidates", String(report.candidates.length));
     setOutput("changed", String(changed));
@@ -74323,5 +74463,21 @@ async function main() {
   } finally {
     await ports.close();
   }
+}
+function positiveInput(name, fallback) {
+  const value = Number(getInput(name) || fallback);
+  if (!(value > 0)) throw new Error(`input ${name} must be a positive number, got "${getInput(name)}"`);
+  return value;
+}
+function watchInputs() {
+  const minutes = Number(getInput("watch-minutes") || "0");
+  if (!(minutes >= 0 && minutes <= 60))
+    throw new Error(`input watch-minutes must be between 0 and 60, got "${getInput("watch-minutes")}"`);
+  return { minutes, lookSeconds: positiveInput("watch-look-seconds", "60") };
+}
+function watchLine(w) {
+  const stopped = w.looks.flatMap((l) => l.stopped);
+  const why = w.ended === "yielded" ? `yielded to ${w.yieldedTo.join(", ")}` : w.ended;
+  return `watch: ${w.looks.length} look(s), ${stopped.length} stopped${stopped.length ? ` (${stopped.join(", ")})` : ""}; ended: ${why}`;
 }
 main().catch((e) => setFailed(e.message));

@@ -11,7 +11,7 @@ import { Renderer } from './render.js';
 import { ERROR_DOCS, HttpError, type RouteContext, requiredPermission, routes } from './routes.js';
 import { type FileMap, GitHubState, type Identity, type Permission, type Pull, type Repo } from './state.js';
 
-export type { FileMap, Permission, Pull, Repo, Runner } from './state.js';
+export type { FileMap, Permission, Pull, Repo, Runner, WorkflowRun } from './state.js';
 export { GitHubState } from './state.js';
 
 export interface CallRecord {

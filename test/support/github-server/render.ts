@@ -2,7 +2,17 @@
 // every field the schema requires) and is overwritten with the state's values; the server then
 // validates the result against the response schema, so a drift here is reported, not hidden.
 import type { OpenApiValidator } from './openapi.js';
-import type { CheckRun, Comment, GitHubState, Label, Pull, Reaction, Repo, User } from './state.js';
+import type {
+  CheckRun,
+  Comment,
+  GitHubState,
+  Label,
+  Pull,
+  Reaction,
+  Repo,
+  User,
+  WorkflowRun,
+} from './state.js';
 
 type Json = Record<string, unknown>;
 
@@ -331,6 +341,39 @@ export class Renderer {
       user: this.user(reaction.user),
       content: reaction.content,
       created_at: reaction.createdAt,
+    };
+  }
+
+  workflowRun(repo: Repo, run: WorkflowRun): Json {
+    const url = `${this.repoUrl(repo)}/actions/runs/${run.id}`;
+    return {
+      id: run.id,
+      name: run.name,
+      node_id: `WFR_${run.id}`,
+      head_branch: run.headBranch,
+      head_sha: run.headSha,
+      path: run.path,
+      display_title: run.name,
+      run_number: run.id,
+      event: run.event,
+      status: run.status,
+      conclusion: null,
+      workflow_id: 1,
+      url,
+      html_url: `${this.web}/${repo.owner.login}/${repo.name}/actions/runs/${run.id}`,
+      pull_requests: [],
+      created_at: run.createdAt,
+      updated_at: run.createdAt,
+      jobs_url: `${url}/jobs`,
+      logs_url: `${url}/logs`,
+      check_suite_url: `${this.repoUrl(repo)}/check-suites/${run.id}`,
+      artifacts_url: `${url}/artifacts`,
+      cancel_url: `${url}/cancel`,
+      rerun_url: `${url}/rerun`,
+      workflow_url: `${this.repoUrl(repo)}/actions/workflows/1`,
+      head_commit: null,
+      repository: this.repository(repo),
+      head_repository: this.repository(repo),
     };
   }
 

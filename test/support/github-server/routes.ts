@@ -192,6 +192,17 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
     return { status: 200, body: { total_count: runners.length, runners } };
   },
 
+  // The monitor's loop asks whether a command waits for the runner (status=queued).
+  'actions/list-workflow-runs-for-repo': (ctx) => {
+    const repo = repoOf(ctx);
+    const status = ctx.query.status;
+    const runs = (ctx.state.workflowRuns.get(repo.id) ?? [])
+      .filter((r) => status === undefined || r.status === status)
+      .map((r) => ctx.render.workflowRun(repo, r));
+    const page = paginate(ctx, runs, '/actions/runs');
+    return { ...page, body: { total_count: runs.length, workflow_runs: page.body } };
+  },
+
   'repos/get-collaborator-permission-level': (ctx) => {
     const repo = repoOf(ctx);
     const login = String(ctx.params.username);
@@ -773,6 +784,7 @@ export function requiredPermission(operationId: string, method: string): [string
   if (group === 'pulls') return ['pull-requests', level];
   if (group === 'issues' || group === 'reactions') return ['issues|pull-requests', level];
   if (operationId === 'repos/get-content') return ['contents', 'read'];
+  if (operationId === 'actions/list-workflow-runs-for-repo') return ['actions', 'read'];
   return ['metadata', 'read'];
 }
 

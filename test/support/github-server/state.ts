@@ -113,6 +113,19 @@ export interface Runner {
   labels: string[];
 }
 
+/** A workflow run of a repository (Actions), as far as the monitor's loop reads it: queued or not. */
+export interface WorkflowRun {
+  id: number;
+  name: string;
+  /** `.github/workflows/<file>.yml`. */
+  path: string;
+  event: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'waiting' | 'pending';
+  headSha: string;
+  headBranch: string;
+  createdAt: string;
+}
+
 export interface FileMap {
   [path: string]: string | null;
 }
@@ -133,6 +146,8 @@ export class GitHubState {
   readonly tokens = new Map<string, Identity>();
   /** Self-hosted runners by repository id. */
   readonly runners = new Map<number, Runner[]>();
+  /** Workflow runs by repository id (tests queue them: a command waiting for the self-hosted runner). */
+  readonly workflowRuns = new Map<number, WorkflowRun[]>();
   private nextId = 1000;
 
   id(): number {

@@ -65,6 +65,8 @@ function validate(path: string): { ok: boolean; output: string } {
 }
 
 const WRITE = { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' } as const;
+/** The monitor also reads the queued workflow runs its watch loop yields to. */
+const MONITOR = { ...WRITE, actions: 'read' } as const;
 /** Each caller, the reusable workflow it calls and the permissions it grants. */
 const CALLERS = {
   'topology-validate.yml': {
@@ -72,7 +74,7 @@ const CALLERS = {
     permissions: { checks: 'write', contents: 'read', 'pull-requests': 'read' },
   },
   'topology-submit.yml': { calls: 'reusable-submit.yml', permissions: WRITE },
-  'topology-monitor.yml': { calls: 'reusable-monitor.yml', permissions: WRITE },
+  'topology-monitor.yml': { calls: 'reusable-monitor.yml', permissions: MONITOR },
   'topology-record.yml': {
     calls: 'reusable-record.yml',
     permissions: { contents: 'write', 'pull-requests': 'write' },
@@ -82,7 +84,7 @@ const CALLERS = {
 const REUSABLE = {
   'reusable-validate.yml': { selfHosted: false, permissions: CALLERS['topology-validate.yml'].permissions },
   'reusable-submit.yml': { selfHosted: true, permissions: WRITE },
-  'reusable-monitor.yml': { selfHosted: true, permissions: WRITE },
+  'reusable-monitor.yml': { selfHosted: true, permissions: MONITOR },
   'reusable-record.yml': { selfHosted: true, permissions: CALLERS['topology-record.yml'].permissions },
 } as const;
 const OTHERS = {
@@ -265,6 +267,21 @@ describe('triggers and concurrency', () => {
       group: 'topology-monitor',
       'cancel-in-progress': false,
     });
+  });
+
+  it('monitor: the watch loop ends before the next scheduled pass and inside the job timeout', () => {
+    const reusable = load('reusable-monitor.yml');
+    const input = (reusable.on.workflow_call as { inputs: Record<string, { default?: unknown }> }).inputs[
+      'watch-minutes'
+    ];
+    const minutes = Number(input?.default);
+    // cron every 5 minutes: the loop gives the runner back a minute before the next pass
+    expect(minutes).toBe(4);
+    const job = reusable.jobs.monitor as Job & { 'timeout-minutes'?: number };
+    expect(job['timeout-minutes']).toBeGreaterThan(minutes + 2);
+    const step = (job.steps ?? []).find((x) => String(x.uses ?? '').includes('actions/monitor'));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression, not a template
+    expect(step?.with?.['watch-minutes']).toBe('${{ inputs.watch-minutes }}');
   });
 
   it('record: pull request closed or by hand for one pull request (input pr), not for forks', () => {
