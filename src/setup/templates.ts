@@ -33,6 +33,8 @@ export function callerWorkflows(o: SetupOptions): SetupFile[] {
   // An environment secret must still be passed by name: the reusable job, which enters the
   // environment, then reads the environment's value (a repository secret would reach any branch).
   const secret = `    secrets:\n      # A secret of the "slurm" environment (deployment branches: the default branch only), never a\n      # repository secret; passed by name, the job that enters the environment reads its value.\n      TOPO_SSH_PRIVATE_KEY: \${{ secrets.TOPO_SSH_PRIVATE_KEY }}\n`;
+  // the monitor's watch loop also lists the queued workflow runs it yields the runner to
+  const monitorWrite = write.replace('    permissions:\n', '    permissions:\n      actions: read\n');
   const runner = `      runner-label: ${label}\n`;
   return [
     {
@@ -45,7 +47,7 @@ export function callerWorkflows(o: SetupOptions): SetupFile[] {
     },
     {
       path: '.github/workflows/topology-monitor.yml',
-      text: `${header(o, `One reconcile pass every 5 minutes and on demand (self-hosted runner labelled ${label}).`)}name: topology-monitor\n\non:\n  schedule:\n    - cron: '*/5 * * * *'\n  workflow_dispatch: {}\n\npermissions: {}\n\njobs:\n  monitor:\n${write}    uses: ${uses('monitor')}\n    with:\n${runner}${secret}`,
+      text: `${header(o, `One reconcile pass every 5 minutes and on demand, then a look every minute while candidates run (self-hosted runner labelled ${label}).`)}name: topology-monitor\n\non:\n  schedule:\n    - cron: '*/5 * * * *'\n  workflow_dispatch: {}\n\npermissions: {}\n\njobs:\n  monitor:\n${monitorWrite}    uses: ${uses('monitor')}\n    with:\n${runner}${secret}`,
     },
     {
       path: '.github/workflows/topology-record.yml',
