@@ -53,6 +53,14 @@ const LOOK = Number(process.env.CAMPAIGN_LOOK ?? 5);
 const BUDGET = 120; // GPU-hours, every method
 const WITHIN = 0.02;
 const METHODS = (process.env.CAMPAIGN_METHODS ?? 'topo,manual,random,asha,optuna').split(',');
+// CAMPAIGN_REFERENCE_PRECISION: the reference's precision (± of its projection) before a round starts
+// against it; the policy's default unless set (for studying its cost).
+const POLICY = {
+  ...DEFAULT_POLICY,
+  ...(process.env.CAMPAIGN_REFERENCE_PRECISION
+    ? { referencePrecision: Number(process.env.CAMPAIGN_REFERENCE_PRECISION) }
+    : {}),
+};
 const BASE_POINT: Point = { renderer: 0, driver: 8, physics: 4, total: 64, workers: 8 };
 
 interface Row {
@@ -109,7 +117,7 @@ async function main(): Promise<number> {
     log(optuna ? `optuna: ${optuna} (TPE sampler, Hyperband pruner)` : OPTUNA_MISSING);
   const seeds = [...Array(SEEDS).keys()].map((i) => SEED0 + i);
   log(
-    `campaign bench: baseline 8gpu_64rollouts; ${seeds.length} seeds (${seeds[0]}-${seeds.at(-1)}); looks every ${LOOK} run-minute(s); budget ${BUDGET} GPU-hours per campaign; policy: parallel ${DEFAULT_POLICY.parallel}, min_improvement ${pct(DEFAULT_POLICY.minImprovement)}, stop after ${DEFAULT_POLICY.stopAfter} rounds without a decided gain, a reference measured to ±${pct(DEFAULT_POLICY.referencePrecision)}; target: within ${pct(WITHIN)} of the space's best.\n`,
+    `campaign bench: baseline 8gpu_64rollouts; ${seeds.length} seeds (${seeds[0]}-${seeds.at(-1)}); looks every ${LOOK} run-minute(s); budget ${BUDGET} GPU-hours per campaign; policy: parallel ${POLICY.parallel}, min_improvement ${pct(POLICY.minImprovement)}, stop after ${POLICY.stopAfter} rounds without a decided gain, a reference measured to ±${pct(POLICY.referencePrecision)}; target: within ${pct(WITHIN)} of the space's best.\n`,
   );
   // the in-memory path against a real Prometheus, on a few runs (not in quick mode)
   if (process.env.CAMPAIGN_PROMETHEUS ? process.env.CAMPAIGN_PROMETHEUS === '1' : !QUICK)
@@ -136,7 +144,7 @@ async function main(): Promise<number> {
         world,
         base,
         basePoint: BASE_POINT,
-        policy: DEFAULT_POLICY,
+        policy: POLICY,
         cluster: {
           gpusPerNode: profile.gpu.count,
           gpuMemoryGiB: profile.gpu.memory_gb,
@@ -168,7 +176,7 @@ async function main(): Promise<number> {
           );
       }
       knownBest.push(knownBestCost(ctx, truth.optimumPoint));
-      floor.push(informationFloor(ctx, truth.optimumPoint, DEFAULT_POLICY.minImprovement));
+      floor.push(informationFloor(ctx, truth.optimumPoint, POLICY.minImprovement));
     }
     log('');
     log(
