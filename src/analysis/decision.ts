@@ -29,7 +29,28 @@ export const DECISION_DEFAULTS = {
 
 /** What the decision reads from a verdict. */
 export type VerdictLike = Pick<Verdict, 'state' | 'projected_full_run' | 'minutes_of_data'> &
-  Partial<Pick<Verdict, 'warmup_end_minutes' | 'drift'>>;
+  Partial<Pick<Verdict, 'warmup_end_minutes' | 'drift' | 'decision_estimate'>>;
+
+/**
+ * What a decision reads: the estimate from the rollouts (src/analysis/rollouts.ts: the first wave
+ * dropped, rollouts in flight censored) when there is one, else the verdict's projection.
+ */
+export function decisionProjection(v: VerdictLike | null | undefined): Interval | null {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+
+/** Where the steady data the decision reads starts (the first wave's end, else the verdict's warm-up). */
+function steadyFrom(v: VerdictLike): number | undefined {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? undefined;
+}
+
+/** What the estimate of one run used, for the evidence. */
+function usedText(v: VerdictLike, who: string): string {
+  const e = v.decision_estimate;
+  return e
+    ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored`
+    : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
 
 export interface DecideOptions {
   /** The experiment's `min_improvement` (default 0.02). */
@@ -80,7 +101,7 @@ export function claimRadius(
       text: `always-valid confidence sequence (normal mixture, α ${alpha})`,
     };
   const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = candidate.warmup_end_minutes ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
   const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
     return {
@@ -117,12 +138,12 @@ export function csRadius(
 }
 
 /** A projection the decision can read: drifting runs included (see `driftGuard`). */
-const usable = (v: VerdictLike | null | undefined) =>
-  !!v?.projected_full_run &&
-  v.projected_full_run.value > 0 &&
-  v.projected_full_run.low > 0 &&
-  v.projected_full_run.high >= v.projected_full_run.low &&
-  !['unhealthy', 'no-data', 'warming'].includes(v.state);
+const usable = (v: VerdictLike | null | undefined) => {
+  const p = decisionProjection(v);
+  // the verdict's warm-up rule does not hold back a decision that has its own estimate
+  const blocked = v?.decision_estimate ? ['unhealthy', 'no-data'] : ['unhealthy', 'no-data', 'warming'];
+  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+};
 
 /** Usable and not drifting: what a leader, and a `better` or `equivalent` claim, needs. */
 const steadyUsable = (v: VerdictLike | null | undefined) => usable(v) && v?.state !== 'drifting';
@@ -191,8 +212,8 @@ export function decideCandidate(
     return prev;
   if (!reference)
     return { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
+  const cv = decisionProjection(candidate);
+  const rv = decisionProjection(reference.verdict);
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate)
       ? `the candidate (${candidate.state})`
@@ -229,6 +250,7 @@ export function decideCandidate(
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
     ...guard.evidence,
+    `estimates: ${usedText(candidate, 'the candidate')}; ${usedText(reference.verdict, shown)}`,
   ];
   if (state === 'measuring') {
     const eta = expectedMinutes(candidate, d, s, m, options);
@@ -296,7 +318,7 @@ function expectedMinutes(
 ): number | null {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const warmupEnd = v.warmup_end_minutes ?? now / 3;
+  const warmupEnd = steadyFrom(v) ?? now / 3;
   const steady = Math.max(1, now - warmupEnd);
   const lm = Math.log(1 - m);
   // the largest radius that settles it, for each outcome the estimate points to
@@ -360,11 +382,12 @@ export function leadingCandidate<T extends { name: string; verdict: VerdictLike 
     if (
       steadyUsable(c.verdict) &&
       (!best ||
-        (c.verdict.projected_full_run?.value as number) < (best.verdict.projected_full_run?.value as number))
+        (decisionProjection(c.verdict)?.value as number) <
+          (decisionProjection(best.verdict)?.value as number))
     )
       best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== undefined && !((best.verdict.projected_full_run?.value as number) < ref)) return null;
+  const ref = decisionProjection(reference)?.value;
+  if (best && ref !== undefined && !((decisionProjection(best.verdict)?.value as number) < ref)) return null;
   return best;
 }
 

@@ -2,11 +2,12 @@
 // verdict, the stable metrics, the bottleneck, resources and opportunities. Pure.
 import { type ServiceName, serviceFromMetricLabel, TIMELINE } from '../catalog/alpasim.js';
 import { capacitySummary, gpuMap } from '../topology/capacity.js';
-import type { CandidateObservation, StableMetrics } from '../types/generated/metrics.js';
+import type { CandidateObservation, StableMetrics, Verdict } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
 import { analyseBottleneck } from './bottleneck.js';
 import { type DetectorInput, type DetectorSettings, defaultRunEndMinutes, detect } from './detector.js';
 import { analyseResources, opportunities } from './resources.js';
+import { perWorkerMinutes, reconstructRollouts, rolloutEstimate } from './rollouts.js';
 import { type LabeledSeries, mean, median, round, type Sample, sumCounters, toRunMinutes } from './series.js';
 
 /** Series of one run keyed by quantity name (see src/telemetry/queries.ts QUANTITIES). */
@@ -55,7 +56,9 @@ function first(series: RunSeries, q: string): LabeledSeries | undefined {
 export function observeRun(input: ObserveInput): RunAnalysis {
   const t = timeLine(input);
   const series = runSeries(input, t);
-  const verdict = detect(detectorInput(input, t, series));
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
   // steady window for aggregates: after the warm-up when one was found
   const fromTs =
     verdict.warmup_end_minutes != null
@@ -154,6 +157,38 @@ function detectorInput(
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings,
   };
+}
+
+/** The decision's estimate from the reconstructed rollouts (src/analysis/rollouts.ts), or null. */
+function decisionEstimate(
+  input: ObserveInput,
+  t: TimeLine,
+  series: ReturnType<typeof runSeries>,
+  d: DetectorInput,
+  verdict: Verdict,
+): Verdict['decision_estimate'] {
+  const S = input.timeScale;
+  const toMin = (points: LabeledSeries['points']) => toRunMinutes(points, t.ts0, S);
+  const batches = reconstructRollouts(
+    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
+    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
+    60, // durations are run-seconds (the twin records its simulated durations)
+  );
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight = active.length ? mean(active.map((p) => p.v)) : (d.inFlightCapacity ?? null);
+  if (lastCount === undefined || !batches.length) return null;
+  const est = rolloutEstimate({
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
+    inFlight,
+    completed: lastCount,
+    step: (input.stepSeconds * S) / 60,
+  });
+  if (!est) return null;
+  return est;
 }
 
 /** Reads a series' values after the warm-up (all of them when none is after it). */

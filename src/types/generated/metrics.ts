@@ -63,6 +63,24 @@ export interface Verdict {
    * The estimator that decided the value (e.g. completions, littles-law, combined).
    */
   estimator?: string | null;
+  /**
+   * What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.
+   */
+  decision_estimate?: null | {
+    projected_full_run: Interval;
+    /**
+     * Run-minute the steady data starts at (the first wave's starts end).
+     */
+    first_wave_end_minutes: number;
+    mean_duration_minutes?: number;
+    steady_rollouts: number;
+    censored_rollouts: number;
+    first_wave_rollouts?: number;
+    /**
+     * What the estimate used.
+     */
+    evidence: string;
+  };
 }
 /**
  * This interface was referenced by `CandidateObservation`'s JSON-Schema

@@ -316,3 +316,43 @@ describe('the boundary: alpha spending (default) or always-valid', () => {
     expect(pruneByLeader(c, lead, { leaders: 50 })).toBeNull();
   });
 });
+
+describe('the decision reads the estimate from rollouts', () => {
+  const est = (value: number, rel: number) => ({
+    projected_full_run: { value, low: value * Math.exp(-rel), high: value * Math.exp(rel) },
+    first_wave_end_minutes: 0.25,
+    steady_rollouts: 400,
+    censored_rollouts: 64,
+    evidence: 'decision estimate from rollouts: …',
+  });
+  it('decides while the verdict still warms up (its own warm-up rule), and says what the estimate used', () => {
+    const cand: VerdictLike = {
+      state: 'warming',
+      minutes_of_data: 20,
+      projected_full_run: null,
+      decision_estimate: est(3.3, 0.01),
+    };
+    const ref = {
+      name: 'baseline',
+      verdict: { ...v(3, 0.05, 20, 'warming'), decision_estimate: est(3, 0.01) },
+    };
+    const d = decideCandidate(cand, ref);
+    expect(d.state).toBe('worse');
+    expect(d.evidence.join(' ')).toContain(
+      'estimates: the candidate: 400 rollouts after the first wave (from run-minute 0.3), 64 in flight censored; baseline: 400 rollouts',
+    );
+  });
+  it('prefers the estimate to the verdict’s projection, and falls back to it, saying so', () => {
+    const cand = { ...v(3.6, 0.01, 40), decision_estimate: est(3.0, 0.01) };
+    expect(decideCandidate(cand, base(0.01)).state).not.toBe('worse');
+    const plain = decideCandidate(v(3.6, 0.01, 40), base(0.01));
+    expect(plain.state).toBe('worse');
+    expect(plain.evidence.join(' ')).toContain(
+      "the candidate: the verdict's projection (no rollout estimate yet)",
+    );
+  });
+  it('an unhealthy run is never decided, estimate or not', () => {
+    const cand = { ...v(3.6, 0.01, 40, 'unhealthy'), decision_estimate: est(3.6, 0.01) };
+    expect(decideCandidate(cand, base()).state).toBe('measuring');
+  });
+});
