@@ -63307,6 +63307,16 @@ var DECISION_DEFAULTS = {
   /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
   minSteadyMinutes: 5
 };
+function decisionProjection(v2) {
+  return v2?.decision_estimate?.projected_full_run ?? v2?.projected_full_run ?? null;
+}
+function steadyFrom(v2) {
+  return v2.decision_estimate?.first_wave_end_minutes ?? v2.warmup_end_minutes ?? void 0;
+}
+function usedText(v2, who) {
+  const e = v2.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
 function decisionOptions(x2) {
   return {
     minImprovement: x2?.min_improvement ?? 0.02,
@@ -63322,7 +63332,7 @@ function claimRadius(candidate, s, options2) {
       text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
     };
   const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = candidate.warmup_end_minutes ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
   const max = options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
     return {
@@ -63349,7 +63359,11 @@ function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE
   const I2 = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
 }
-var usable = (v2) => !!v2?.projected_full_run && v2.projected_full_run.value > 0 && v2.projected_full_run.low > 0 && v2.projected_full_run.high >= v2.projected_full_run.low && !["unhealthy", "no-data", "warming"].includes(v2.state);
+var usable = (v2) => {
+  const p = decisionProjection(v2);
+  const blocked = v2?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
+  return !!v2 && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v2.state);
+};
 var steadyUsable = (v2) => usable(v2) && v2?.state !== "drifting";
 var slopeText = (v2) => {
   const s = v2.drift?.slope_relative_per_hour;
@@ -63384,8 +63398,8 @@ function decideCandidate(candidate, reference, options2 = {}) {
     return prev;
   if (!reference)
     return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
+  const cv = decisionProjection(candidate);
+  const rv = decisionProjection(reference.verdict);
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
     return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
@@ -63419,7 +63433,8 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const state2 = guard.state;
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    ...guard.evidence
+    ...guard.evidence,
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference.verdict, shown)}`
   ];
   if (state2 === "measuring") {
     const eta = expectedMinutes(candidate, d2, s, m2, options2);
@@ -63453,7 +63468,7 @@ function claimOf(state2, m2) {
 function expectedMinutes(v2, d2, s, m2, options2) {
   const now = v2.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const warmupEnd = v2.warmup_end_minutes ?? now / 3;
+  const warmupEnd = steadyFrom(v2) ?? now / 3;
   const steady = Math.max(1, now - warmupEnd);
   const lm = Math.log(1 - m2);
   const need = Math.max(d2, lm - d2, d2 - lm);
@@ -63486,10 +63501,10 @@ function pruneByLeader(candidate, leader, options2 = {}) {
 function leadingCandidate(candidates, reference) {
   let best = null;
   for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
       best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  const ref = decisionProjection(reference)?.value;
+  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
   return best;
 }
 var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
@@ -66748,6 +66763,35 @@ var metrics_schema_default = {
         estimator: {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
+        },
+        decision_estimate: {
+          description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "projected_full_run",
+                "first_wave_end_minutes",
+                "steady_rollouts",
+                "censored_rollouts",
+                "evidence"
+              ],
+              properties: {
+                projected_full_run: { $ref: "#/$defs/interval" },
+                first_wave_end_minutes: {
+                  type: "number",
+                  description: "Run-minute the steady data starts at (the first wave's starts end)."
+                },
+                mean_duration_minutes: { type: "number" },
+                steady_rollouts: { type: "integer", minimum: 0 },
+                censored_rollouts: { type: "integer", minimum: 0 },
+                first_wave_rollouts: { type: "integer", minimum: 0 },
+                evidence: { type: "string", description: "What the estimate used." }
+              }
+            }
+          ]
         }
       }
     },
@@ -68702,6 +68746,133 @@ function opportunities(usage, bottleneck) {
   return out;
 }
 
+// src/analysis/rollouts.ts
+function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
+  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
+  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
+  const out = [];
+  for (const c of count2) {
+    const worker = key(c.labels);
+    const sp = sums.get(worker);
+    if (!sp) continue;
+    const sAt = new Map(sp.map((p) => [p.t, p.v]));
+    let prev = null;
+    for (const p of c.points) {
+      const s = sAt.get(p.t);
+      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
+      if (prev && p.v >= prev.n && s >= prev.s) {
+        const dn = Math.round(p.v - prev.n);
+        if (dn > 0) {
+          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
+          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
+        }
+      }
+      prev = { n: p.v, s };
+    }
+  }
+  return out.sort((a, b2) => a.end - b2.end);
+}
+var MIN_STEADY_ROLLOUTS = 20;
+function rolloutEstimate(i) {
+  const I2 = i.inFlight;
+  if (!I2 || !(I2 > 0) || !i.batches.length) return null;
+  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
+  const n = steady.reduce((a, b2) => a + b2.n, 0);
+  if (n < MIN_STEADY_ROLLOUTS) return null;
+  const ends = i.batches.filter((b2) => b2.end <= i.now).flatMap((b2) => Array(b2.n).fill(b2.end));
+  const inFlightStarts = ends.slice(-Math.min(I2, ends.length)).filter((s) => s > firstWaveEnd);
+  const W2 = kaplanMeierMean(
+    steady.map((b2) => ({ t: b2.duration, n: b2.n })),
+    inFlightStarts.map((s) => i.now - s)
+  );
+  if (!(W2 > 0)) return null;
+  const se2 = durationSe(steady, W2, n, i.now);
+  const rate = I2 / W2;
+  const future = rate * Math.max(0, i.runEnd - i.now);
+  const value = 60 * i.runEnd / (i.completed + future);
+  const rel = se2 / W2 * (future / (i.completed + future));
+  const projected = {
+    value: round(value, 4),
+    low: round(value * Math.exp(-1.96 * rel), 4),
+    high: round(value * Math.exp(1.96 * rel), 4)
+  };
+  return {
+    projected_full_run: projected,
+    first_wave_end_minutes: round(firstWaveEnd, 2),
+    mean_duration_minutes: round(W2, 4),
+    steady_rollouts: n,
+    censored_rollouts: inFlightStarts.length,
+    first_wave_rollouts: firstWave,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W2, 1)} s \xB1 ${round(100 * (se2 / W2), 1)}% \u2192 ${round(rate, 2)} rollouts/min with ${I2} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+  };
+}
+function splitFirstWave(batches, now, step) {
+  const t0 = Math.min(...batches.map((b2) => b2.start));
+  const firstEnd = Math.min(...batches.map((b2) => b2.end));
+  const firstWaveEnd = t0 + step;
+  const steady = [];
+  let firstWave = 0;
+  for (const b2 of batches) {
+    if (b2.end > now) continue;
+    if (b2.start <= firstWaveEnd) {
+      firstWave += b2.n;
+      continue;
+    }
+    const longest = b2.end - firstEnd + step;
+    let k2 = 0;
+    let rest = b2.duration;
+    while (k2 < b2.n && rest > longest) {
+      k2++;
+      rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
+    }
+    firstWave += k2;
+    if (k2 < b2.n && rest > 0) steady.push({ ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest });
+  }
+  return { steady, firstWave, firstWaveEnd };
+}
+function kaplanMeierMean(events, censored) {
+  const all = [
+    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
+    ...censored.map((t) => ({ t, d: 0, c: 1 }))
+  ].sort((a, b2) => a.t - b2.t || b2.d - a.d);
+  let atRisk = all.reduce((a, x2) => a + x2.d + x2.c, 0);
+  let S2 = 1;
+  let area = 0;
+  let last = 0;
+  for (const x2 of all) {
+    if (x2.d > 0) {
+      area += S2 * (x2.t - last);
+      last = x2.t;
+      S2 *= 1 - x2.d / atRisk;
+    }
+    atRisk -= x2.d + x2.c;
+  }
+  return area;
+}
+function durationSe(steady, W2, n, now) {
+  const B2 = steady.length;
+  const iid = B2 > 1 ? Math.sqrt(steady.reduce((a, b2) => a + b2.n * (b2.duration - W2) ** 2, 0) / (B2 - 1) / n) : W2;
+  const longest = Math.max(...steady.map((b2) => b2.duration));
+  const blocks = /* @__PURE__ */ new Map();
+  for (const b2 of steady) {
+    if (b2.start > now - longest) continue;
+    const k2 = Math.floor(b2.start / 5);
+    const x2 = blocks.get(k2) ?? { s: 0, n: 0 };
+    x2.s += b2.n * b2.duration;
+    x2.n += b2.n;
+    blocks.set(k2, x2);
+  }
+  const xs = [...blocks.values()];
+  if (xs.length < 3) return iid;
+  const means = xs.map((x2) => x2.s / x2.n);
+  const m2 = mean(means);
+  const blockVar = means.reduce((a, x2) => a + (x2 - m2) ** 2, 0) / (means.length - 1);
+  return Math.max(iid, Math.sqrt(blockVar * mean(xs.map((x2) => x2.n)) / n));
+}
+function perWorkerMinutes(series, toMinutes) {
+  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
+}
+
 // src/analysis/observe.ts
 function first(series, q2) {
   return series[q2]?.[0];
@@ -68709,7 +68880,9 @@ function first(series, q2) {
 function observeRun(input) {
   const t = timeLine(input);
   const series = runSeries(input, t);
-  const verdict = detect(detectorInput(input, t, series));
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
   const cap = input.topology ? capacitySummary(input.topology) : void 0;
@@ -68782,6 +68955,31 @@ function detectorInput(input, t, series) {
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
   };
+}
+function decisionEstimate(input, t, series, d2, verdict) {
+  const S2 = input.timeScale;
+  const toMin = (points) => toRunMinutes(points, t.ts0, S2);
+  const batches = reconstructRollouts(
+    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
+    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
+    60
+    // durations are run-seconds (the twin records its simulated durations)
+  );
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d2.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S2 / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d2.inFlightCapacity ?? null;
+  if (lastCount === void 0 || !batches.length) return null;
+  const est = rolloutEstimate({
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d2.runEndMinutes ?? now,
+    inFlight: inFlight2,
+    completed: lastCount,
+    step: input.stepSeconds * S2 / 60
+  });
+  if (!est) return null;
+  return est;
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {

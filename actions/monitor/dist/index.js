@@ -63064,6 +63064,16 @@ var DECISION_DEFAULTS = {
   /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
   minSteadyMinutes: 5
 };
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
+}
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
 function decisionOptions(x) {
   return {
     minImprovement: x?.min_improvement ?? 0.02,
@@ -63079,7 +63089,7 @@ function claimRadius(candidate, s, options) {
       text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
     };
   const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = candidate.warmup_end_minutes ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
   const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
     return {
@@ -63106,7 +63116,11 @@ function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE
   const I = (s0 / s) ** 2;
   return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
 }
-var usable = (v) => !!v?.projected_full_run && v.projected_full_run.value > 0 && v.projected_full_run.low > 0 && v.projected_full_run.high >= v.projected_full_run.low && !["unhealthy", "no-data", "warming"].includes(v.state);
+var usable = (v) => {
+  const p = decisionProjection(v);
+  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
+  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+};
 var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
 var slopeText = (v) => {
   const s = v.drift?.slope_relative_per_hour;
@@ -63141,8 +63155,8 @@ function decideCandidate(candidate, reference, options = {}) {
     return prev;
   if (!reference)
     return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = candidate.projected_full_run;
-  const rv = reference.verdict.projected_full_run;
+  const cv = decisionProjection(candidate);
+  const rv = decisionProjection(reference.verdict);
   if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
     const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
     return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
@@ -63176,7 +63190,8 @@ function decideCandidate(candidate, reference, options = {}) {
   const state2 = guard.state;
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    ...guard.evidence
+    ...guard.evidence,
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference.verdict, shown)}`
   ];
   if (state2 === "measuring") {
     const eta = expectedMinutes(candidate, d, s, m, options);
@@ -63210,7 +63225,7 @@ function claimOf(state2, m) {
 function expectedMinutes(v, d, s, m, options) {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const warmupEnd = v.warmup_end_minutes ?? now / 3;
+  const warmupEnd = steadyFrom(v) ?? now / 3;
   const steady = Math.max(1, now - warmupEnd);
   const lm = Math.log(1 - m);
   const need = Math.max(d, lm - d, d - lm);
@@ -63243,10 +63258,10 @@ function pruneByLeader(candidate, leader, options = {}) {
 function leadingCandidate(candidates, reference) {
   let best = null;
   for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || c.verdict.projected_full_run?.value < best.verdict.projected_full_run?.value))
+    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
       best = c;
-  const ref = reference?.projected_full_run?.value;
-  if (best && ref !== void 0 && !(best.verdict.projected_full_run?.value < ref)) return null;
+  const ref = decisionProjection(reference)?.value;
+  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
   return best;
 }
 var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
@@ -64758,6 +64773,133 @@ function opportunities(usage, bottleneck) {
   return out;
 }
 
+// src/analysis/rollouts.ts
+function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
+  const key = (l) => l.worker_id ?? JSON.stringify(l);
+  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
+  const out = [];
+  for (const c of count2) {
+    const worker = key(c.labels);
+    const sp = sums.get(worker);
+    if (!sp) continue;
+    const sAt = new Map(sp.map((p) => [p.t, p.v]));
+    let prev = null;
+    for (const p of c.points) {
+      const s = sAt.get(p.t);
+      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
+      if (prev && p.v >= prev.n && s >= prev.s) {
+        const dn = Math.round(p.v - prev.n);
+        if (dn > 0) {
+          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
+          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
+        }
+      }
+      prev = { n: p.v, s };
+    }
+  }
+  return out.sort((a, b) => a.end - b.end);
+}
+var MIN_STEADY_ROLLOUTS = 20;
+function rolloutEstimate(i) {
+  const I = i.inFlight;
+  if (!I || !(I > 0) || !i.batches.length) return null;
+  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
+  const n = steady.reduce((a, b) => a + b.n, 0);
+  if (n < MIN_STEADY_ROLLOUTS) return null;
+  const ends = i.batches.filter((b) => b.end <= i.now).flatMap((b) => Array(b.n).fill(b.end));
+  const inFlightStarts = ends.slice(-Math.min(I, ends.length)).filter((s) => s > firstWaveEnd);
+  const W = kaplanMeierMean(
+    steady.map((b) => ({ t: b.duration, n: b.n })),
+    inFlightStarts.map((s) => i.now - s)
+  );
+  if (!(W > 0)) return null;
+  const se = durationSe(steady, W, n, i.now);
+  const rate = I / W;
+  const future = rate * Math.max(0, i.runEnd - i.now);
+  const value = 60 * i.runEnd / (i.completed + future);
+  const rel = se / W * (future / (i.completed + future));
+  const projected = {
+    value: round(value, 4),
+    low: round(value * Math.exp(-1.96 * rel), 4),
+    high: round(value * Math.exp(1.96 * rel), 4)
+  };
+  return {
+    projected_full_run: projected,
+    first_wave_end_minutes: round(firstWaveEnd, 2),
+    mean_duration_minutes: round(W, 4),
+    steady_rollouts: n,
+    censored_rollouts: inFlightStarts.length,
+    first_wave_rollouts: firstWave,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+  };
+}
+function splitFirstWave(batches, now, step) {
+  const t0 = Math.min(...batches.map((b) => b.start));
+  const firstEnd = Math.min(...batches.map((b) => b.end));
+  const firstWaveEnd = t0 + step;
+  const steady = [];
+  let firstWave = 0;
+  for (const b of batches) {
+    if (b.end > now) continue;
+    if (b.start <= firstWaveEnd) {
+      firstWave += b.n;
+      continue;
+    }
+    const longest = b.end - firstEnd + step;
+    let k = 0;
+    let rest = b.duration;
+    while (k < b.n && rest > longest) {
+      k++;
+      rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
+    }
+    firstWave += k;
+    if (k < b.n && rest > 0) steady.push({ ...b, n: b.n - k, duration: rest, start: b.end - rest });
+  }
+  return { steady, firstWave, firstWaveEnd };
+}
+function kaplanMeierMean(events, censored) {
+  const all = [
+    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
+    ...censored.map((t) => ({ t, d: 0, c: 1 }))
+  ].sort((a, b) => a.t - b.t || b.d - a.d);
+  let atRisk = all.reduce((a, x) => a + x.d + x.c, 0);
+  let S = 1;
+  let area = 0;
+  let last = 0;
+  for (const x of all) {
+    if (x.d > 0) {
+      area += S * (x.t - last);
+      last = x.t;
+      S *= 1 - x.d / atRisk;
+    }
+    atRisk -= x.d + x.c;
+  }
+  return area;
+}
+function durationSe(steady, W, n, now) {
+  const B = steady.length;
+  const iid = B > 1 ? Math.sqrt(steady.reduce((a, b) => a + b.n * (b.duration - W) ** 2, 0) / (B - 1) / n) : W;
+  const longest = Math.max(...steady.map((b) => b.duration));
+  const blocks = /* @__PURE__ */ new Map();
+  for (const b of steady) {
+    if (b.start > now - longest) continue;
+    const k = Math.floor(b.start / 5);
+    const x = blocks.get(k) ?? { s: 0, n: 0 };
+    x.s += b.n * b.duration;
+    x.n += b.n;
+    blocks.set(k, x);
+  }
+  const xs = [...blocks.values()];
+  if (xs.length < 3) return iid;
+  const means = xs.map((x) => x.s / x.n);
+  const m = mean(means);
+  const blockVar = means.reduce((a, x) => a + (x - m) ** 2, 0) / (means.length - 1);
+  return Math.max(iid, Math.sqrt(blockVar * mean(xs.map((x) => x.n)) / n));
+}
+function perWorkerMinutes(series, toMinutes) {
+  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
+}
+
 // src/analysis/observe.ts
 function first(series, q) {
   return series[q]?.[0];
@@ -64765,7 +64907,9 @@ function first(series, q) {
 function observeRun(input) {
   const t = timeLine(input);
   const series = runSeries(input, t);
-  const verdict = detect(detectorInput(input, t, series));
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
   const cap = input.topology ? capacitySummary(input.topology) : void 0;
@@ -64838,6 +64982,31 @@ function detectorInput(input, t, series) {
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
   };
+}
+function decisionEstimate(input, t, series, d, verdict) {
+  const S = input.timeScale;
+  const toMin = (points) => toRunMinutes(points, t.ts0, S);
+  const batches = reconstructRollouts(
+    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
+    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
+    60
+    // durations are run-seconds (the twin records its simulated durations)
+  );
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
+  if (lastCount === void 0 || !batches.length) return null;
+  const est = rolloutEstimate({
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
+    inFlight,
+    completed: lastCount,
+    step: input.stepSeconds * S / 60
+  });
+  if (!est) return null;
+  return est;
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {
@@ -68960,6 +69129,35 @@ var metrics_schema_default = {
         estimator: {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
+        },
+        decision_estimate: {
+          description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "projected_full_run",
+                "first_wave_end_minutes",
+                "steady_rollouts",
+                "censored_rollouts",
+                "evidence"
+              ],
+              properties: {
+                projected_full_run: { $ref: "#/$defs/interval" },
+                first_wave_end_minutes: {
+                  type: "number",
+                  description: "Run-minute the steady data starts at (the first wave's starts end)."
+                },
+                mean_duration_minutes: { type: "number" },
+                steady_rollouts: { type: "integer", minimum: 0 },
+                censored_rollouts: { type: "integer", minimum: 0 },
+                first_wave_rollouts: { type: "integer", minimum: 0 },
+                evidence: { type: "string", description: "What the estimate used." }
+              }
+            }
+          ]
         }
       }
     },

@@ -43359,6 +43359,35 @@ var metrics_schema_default = {
         estimator: {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
+        },
+        decision_estimate: {
+          description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "projected_full_run",
+                "first_wave_end_minutes",
+                "steady_rollouts",
+                "censored_rollouts",
+                "evidence"
+              ],
+              properties: {
+                projected_full_run: { $ref: "#/$defs/interval" },
+                first_wave_end_minutes: {
+                  type: "number",
+                  description: "Run-minute the steady data starts at (the first wave's starts end)."
+                },
+                mean_duration_minutes: { type: "number" },
+                steady_rollouts: { type: "integer", minimum: 0 },
+                censored_rollouts: { type: "integer", minimum: 0 },
+                first_wave_rollouts: { type: "integer", minimum: 0 },
+                evidence: { type: "string", description: "What the estimate used." }
+              }
+            }
+          ]
         }
       }
     },
