@@ -203,8 +203,9 @@ const ww = await budgetWorld({ experiments: 10, running: 3, idle: 50, now: NOW }
     console.log(
       `  ${looks} looks: ${total.reads - pass.reads} reads (the queued-command checks, ${((total.reads - pass.reads) / Math.max(1, looks)).toFixed(1)} per look), ${total.writes - pass.writes} writes (${stopped} candidates stopped; goal: writes only for those), ended: ${watched.ended}`,
     );
+    const loopHour = 12 * (total.reads - pass.reads + total.writes - pass.writes);
     console.log(
-      `  per hour with the loop (12 × pass + looks): about ${12 * (total.reads + total.writes)} requests (GITHUB_TOKEN allows 1,000)`,
+      `  per hour: the passes' ${reads + writes} above + the loops' ${loopHour} (12 × its looks) = ${reads + writes + loopHour} requests, plus 3 writes per candidate a look stops (GITHUB_TOKEN allows 1,000)`,
     );
     console.log(`violations: ${ww.gh.violations().length}`);
   } finally {
