@@ -65,3 +65,23 @@ describe('a crashed baseline in the campaign bench', () => {
     expect(ledger.runs).toHaveLength(1);
   });
 });
+
+describe('the information floor beside the figures', () => {
+  it('is below what the project, the seed rule and knowing the best beforehand spent to reach the best', async () => {
+    const { groundTruth } = await import('../../../bench/campaign/space.js');
+    const { informationFloor, knownBestCost } = await import('../../../bench/campaign/bound.js');
+    const { topoCampaign } = await import('../../../bench/campaign/methods.js');
+    const truth = groundTruth(base, profile);
+    for (const seed of [100, 101]) {
+      const ctx = context(new World(profile, seed));
+      const floor = informationFloor(ctx, truth.optimumPoint, DEFAULT_POLICY.minImprovement);
+      // the baseline and one run of the best, each at least start-up plus one steady rollout
+      expect(floor).toBeGreaterThanOrEqual((2 * GPUS * STARTUP) / 60);
+      expect(floor).toBeLessThanOrEqual(knownBestCost(ctx, truth.optimumPoint));
+      for (const result of [topoCampaign(ctx), manualCampaign(ctx)]) {
+        const reached = result.ledger.reached(truth.optimum, 0.02);
+        if (reached) expect(floor).toBeLessThanOrEqual(reached.gpuHours);
+      }
+    }
+  }, 120_000);
+});
