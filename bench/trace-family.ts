@@ -24,6 +24,8 @@ export interface Shape {
   cycle?: { periodMinutes: number; amplitude: number };
   /** Relative growth of rollout durations per hour. */
   driftPerHour?: number;
+  /** The same, on the candidates only (the baseline, the run named `…-base`, keeps still). */
+  candidateDriftPerHour?: number;
   /** Workers (the first n) whose rollouts are 30% slower with 3× the noise. */
   noisyWorkers?: number;
   crashAtMinutes?: number;
@@ -111,6 +113,18 @@ export const SHAPES: Shape[] = [
   },
 ];
 
+/** Only the candidates drift (the verdict bench's extra shape; not one of SHAPES, which others share). */
+export const CANDIDATE_DRIFT: Shape = {
+  name: 'candidate-drift',
+  inFlight: 64,
+  workers: 4,
+  steadySeconds: 3,
+  congestion: 1,
+  congestionMinutes: 12,
+  jitter: 0.15,
+  candidateDriftPerHour: 0.25,
+};
+
 export interface RunSpec {
   shape: Shape;
   seed: number;
@@ -155,6 +169,8 @@ export function completions(spec: RunSpec): Completion[] {
   const r = rng(spec.seed * 7919 + Math.round(spec.factor * 1000));
   const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
   const base = (s.inFlight * s.steadySeconds * spec.factor) / 60;
+  const driftPerHour =
+    s.driftPerHour ?? (spec.runName.endsWith('-base') ? 0 : (s.candidateDriftPerHour ?? 0));
   const out: Completion[] = [];
   for (let slot = 0; slot < s.inFlight; slot++) {
     const worker = slot % s.workers;
@@ -163,7 +179,7 @@ export function completions(spec: RunSpec): Completion[] {
     while (t < spec.endMinutes) {
       const cong = s.congestion * Math.max(0, 1 - t / s.congestionMinutes);
       const cyc = s.cycle ? 1 + s.cycle.amplitude * Math.sin((2 * Math.PI * t) / s.cycle.periodMinutes) : 1;
-      const drift = 1 + ((s.driftPerHour ?? 0) * t) / 60;
+      const drift = 1 + (driftPerHour * t) / 60;
       const noise = Math.exp((noisy ? 3 : 1) * s.jitter * gauss()) * (noisy ? 1.3 : 1);
       const d = base * (1 + cong) * cyc * drift * noise;
       t += d;

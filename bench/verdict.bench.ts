@@ -31,7 +31,14 @@ import { capacitySummary } from '../src/topology/capacity.js';
 import type { Decision, Verdict } from '../src/types/generated/metrics.js';
 import type { Topology } from '../src/types/generated/topology.js';
 import { analyzeRun } from '../src/usecases/analyze-run.js';
-import { completions, type GeneratedRun, type RunSpec, SHAPES, writeFamily } from './trace-family.js';
+import {
+  CANDIDATE_DRIFT,
+  completions,
+  type GeneratedRun,
+  type RunSpec,
+  SHAPES,
+  writeFamily,
+} from './trace-family.js';
 
 const QUICK = process.env.TOPO_BENCH_QUICK === '1';
 // TOPO_BENCH_SEEDS=5,6,7: other seeds (fresh ones never tuned on); seeds 0 and 1 are the tuning seeds
@@ -105,7 +112,8 @@ const t0 = Date.now();
 try {
   const runs: BenchRun[] = [];
   // 1. the trace family, one OpenMetrics file per shape
-  for (const shape of SHAPES) {
+  // the candidate-only drift: an early `better` on a candidate that alone drifts is the risk
+  for (const shape of [...SHAPES, CANDIDATE_DRIFT]) {
     const specs: RunSpec[] = [];
     for (const seed of SEEDS)
       for (const f of FACTORS)
@@ -135,7 +143,7 @@ try {
         truth: g.truth,
         at45: g.at45,
         ...(shape.crashAtMinutes !== undefined ? { crashAt: shape.crashAtMinutes } : {}),
-        drift: !!shape.driftPerHour,
+        drift: !!shape.driftPerHour || (!!shape.candidateDriftPerHour && variant !== 'base'),
         cyclic: !!shape.cycle,
         // without the in-flight gauge, the capacity comes from the topology (`topo analyze --in-flight`)
         ...(shape.noActiveGauge ? { inFlight: shape.inFlight } : {}),
@@ -647,6 +655,49 @@ try {
   boundLine(
     'a decision, through the same confidence sequence and pruner (valid under repeated looks)',
     (o) => o.at,
+  );
+  // 7. the floor and the one summary line (reported seeds of the trace family, crash shape aside):
+  // the floor of a candidate is its GPUs × (start-up + its first wave + one steady rollout duration),
+  // the least any decision needs (before it there is no steady rollout to read)
+  const reported = rows.filter(
+    (r) => r.run.baseline && r.run.spec && !TUNE_SEEDS.has(r.run.seed) && r.run.crashAt === undefined,
+  );
+  const floorOf = (r: BenchRun) => {
+    const all = rollouts.get(r.name) ?? completions(r.spec as RunSpec);
+    rollouts.set(r.name, all);
+    const first = all.filter((c) => c.t - c.d < 1e-9);
+    const later = all.filter((c) => c.t - c.d >= 1e-9 && c.t <= END);
+    return GPUS * (STARTUP + mean(first.map((c) => c.t)) + mean(later.map((c) => c.d)));
+  };
+  const floor = mean(reported.map((r) => floorOf(r.run)));
+  const decidedRows = reported.filter((r) => r.decidedAt !== null);
+  const decT = decidedRows.map((r) => r.decidedAt as number);
+  const gpuPer = reported.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decidedRows.length);
+  const trueChange = (r: Row) => r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1;
+  const wrongN = reported.filter((r) => r.rightWay === false).length;
+  const big = reported.filter((r) => Math.abs(trueChange(r)) >= 0.05);
+  const bigWrong = big.filter((r) => r.rightWay === false).length;
+  const plainRuns = rows.filter(
+    (r) =>
+      r.run.name.startsWith('fam-') &&
+      !TUNE_SEEDS.has(r.run.seed) &&
+      !r.run.drift &&
+      r.run.crashAt === undefined,
+  );
+  const stableT = plainRuns.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
+  const driftStable = rows.filter(
+    (r) =>
+      r.run.name.startsWith('fam-') && !TUNE_SEEDS.has(r.run.seed) && r.run.drift && r.falseVerdicts.length,
+  ).length;
+  const undecided = reported.length - decidedRows.length;
+  console.log(
+    `\n## Summary (trace family, seeds ${SEEDS.filter((x) => !TUNE_SEEDS.has(x)).join(', ')} not tuned on; ${reported.length} candidates, crash shape aside; ${undecided} undecided by run-minute ${decision.maxDecisionMinutes}; boundary ${decision.boundary})\n`,
+  );
+  console.log(
+    `floor: start-up (${STARTUP} min) + the first wave + one steady rollout duration, × ${GPUS} GPUs: ${Math.round(floor)} GPU-minutes per candidate on average`,
+  );
+  console.log(
+    `verdict bench: decision median ${fmt(med(decT))} run-min (worst ${fmt(worst(decT))}), GPU-min per decided ${Math.round(gpuPer)} (floor ${Math.round(floor)}), wrong ${wrongN} of ${reported.length} (${bigWrong} of ${big.length} ≥ 5% off), stable median ${fmt(med(stableT))}, drifting called stable ${driftStable}`,
   );
   console.log(
     `\n${runs.length} runs backfilled in ${genSeconds.toFixed(0)} s; ${evaluations} looks (${verdicts.size} analyzeRun calls on Prometheus) in ${evalSeconds.toFixed(0)} s`,
