@@ -64,8 +64,8 @@ export function pullRequestEvent(
 
 /** `issue_comment` `created` for a comment already in the local state. */
 export function issueCommentEvent(gh: GitHubServer, comment: Comment, action = 'created'): EventFile {
-  const pull = gh.state.pull(comment.repo, comment.issueNumber);
-  if (!pull) throw new Error(`comment ${comment.id} is not on a pull request`);
+  const pull = gh.state.item(comment.repo, comment.issueNumber);
+  if (!pull) throw new Error(`comment ${comment.id} is not on an issue or a pull request`);
   const payload = example('issue_comment', action);
   payload.action = action;
   payload.issue = gh.render.issue(pull);

@@ -257,10 +257,10 @@ export class Renderer {
       labels_url: `${url}/labels{/name}`,
       comments_url: `${url}/comments`,
       events_url: `${url}/events`,
-      html_url: `${this.web}/${repo.owner.login}/${repo.name}/pull/${pull.number}`,
+      html_url: `${this.web}/${repo.owner.login}/${repo.name}/${pull.isIssue ? 'issues' : 'pull'}/${pull.number}`,
       number: pull.number,
       state: pull.state,
-      state_reason: null,
+      state_reason: pull.isIssue && pull.state === 'closed' ? 'completed' : null,
       title: pull.title,
       body: pull.body,
       user: this.user(pull.user),
@@ -296,6 +296,7 @@ export class Renderer {
         rocket: 0,
       },
     };
+    if (pull.isIssue) delete out.pull_request;
     delete out.repository;
     delete out.type;
     delete out.issue_field_values;

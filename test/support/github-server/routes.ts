@@ -40,8 +40,10 @@ function repoOf(ctx: RouteContext): Repo {
   return repo;
 }
 
+/** A pull request by `pull_number`; by `issue_number`, an issue or a pull request (both are issues). */
 function pullOf(ctx: RouteContext, repo: Repo, key = 'pull_number'): Pull {
-  const pull = ctx.state.pull(repo, Number(ctx.params[key]));
+  const n = Number(ctx.params[key]);
+  const pull = key === 'issue_number' ? ctx.state.item(repo, n) : ctx.state.pull(repo, n);
   if (!pull) throw new HttpError(404, 'Not Found');
   return pull;
 }
@@ -321,6 +323,27 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
         errors: [{ resource: 'PullRequest', field: 'head', code: 'invalid' }],
       });
     const baseRef = String(ctx.body.base);
+    // GitHub allows one open pull request per head and base.
+    if (
+      ctx.state
+        .pullsOf(repo)
+        .some(
+          (p) =>
+            p.state === 'open' &&
+            p.head.repo === headRepo &&
+            p.head.ref === headRef &&
+            p.base.ref === baseRef,
+        )
+    )
+      throw new HttpError(422, 'Validation Failed', {
+        errors: [
+          {
+            resource: 'PullRequest',
+            code: 'custom',
+            message: `A pull request already exists for ${headOwner}:${headRef}.`,
+          },
+        ],
+      });
     const baseSha = ctx.state.branchSha(repo, baseRef);
     const pull = ctx.state.addPull({
       repo,
@@ -392,15 +415,46 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
     const state = String(ctx.query.state ?? 'open');
     const wanted = typeof ctx.query.labels === 'string' ? ctx.query.labels.split(',').filter(Boolean) : [];
     const pulls = ctx.state
-      .pullsOf(repo)
+      .itemsOf(repo)
       .filter((p) => state === 'all' || p.state === state)
       .filter((p) => wanted.every((w) => p.labels.some((l) => l.toLowerCase() === w.toLowerCase())))
+      .filter((p) => ctx.query.creator === undefined || p.user.login === ctx.query.creator)
       .sort((a, b) => b.number - a.number);
     return paginate(
       ctx,
       pulls.map((p) => ctx.render.issue(p)),
       '/issues',
     );
+  },
+
+  'issues/create': (ctx) => {
+    const repo = repoOf(ctx);
+    const user = actor(ctx);
+    if (typeof ctx.body.title !== 'string' || ctx.body.title === '')
+      throw new HttpError(422, 'Validation Failed', {
+        errors: [{ resource: 'Issue', field: 'title', code: 'missing_field' }],
+      });
+    const body = typeof ctx.body.body === 'string' ? ctx.body.body : null;
+    if (body !== null) checkCommentBody(ctx, body);
+    const issue = ctx.state.addIssue(repo, user, ctx.body.title, body);
+    for (const l of (ctx.body.labels as string[] | undefined) ?? []) issue.labels.push(String(l));
+    return { status: 201, body: ctx.render.issue(issue) };
+  },
+
+  'issues/update': (ctx) => {
+    const repo = repoOf(ctx);
+    const issue = pullOf(ctx, repo, 'issue_number');
+    actor(ctx);
+    if (typeof ctx.body.title === 'string') issue.title = ctx.body.title;
+    if (typeof ctx.body.body === 'string') {
+      checkCommentBody(ctx, ctx.body.body);
+      issue.body = ctx.body.body;
+    }
+    if (ctx.body.state === 'closed' && issue.state === 'open') ctx.state.closePull(issue);
+    if (ctx.body.state === 'open' && issue.state === 'closed' && !issue.merged)
+      Object.assign(issue, { state: 'open', closedAt: null });
+    issue.updatedAt = new Date().toISOString();
+    return { status: 200, body: ctx.render.issue(issue) };
   },
 
   'issues/list-comments': (ctx) => {
@@ -782,6 +836,8 @@ export function requiredPermission(operationId: string, method: string): [string
   if (group === 'checks') return ['checks', level];
   if (group === 'git') return ['contents', level];
   if (group === 'pulls') return ['pull-requests', level];
+  // A new issue (the autopilot's dashboard) needs `issues: write`; pull-requests does not cover it.
+  if (operationId === 'issues/create') return ['issues', level];
   if (group === 'issues' || group === 'reactions') return ['issues|pull-requests', level];
   if (operationId === 'repos/get-content') return ['contents', 'read'];
   if (operationId === 'actions/list-workflow-runs-for-repo') return ['actions', 'read'];

@@ -49,6 +49,8 @@ export interface Pull {
   labels: string[];
   createdAt: string;
   updatedAt: string;
+  /** An issue, not a pull request (numbers share one sequence; its base and head are unused). */
+  isIssue?: boolean;
 }
 
 export interface Comment {
@@ -260,7 +262,13 @@ export class GitHubState {
     return undefined;
   }
 
+  /** The repository's pull requests (issues are left out: itemsOf holds both). */
   pullsOf(repo: Repo): Pull[] {
+    return this.itemsOf(repo).filter((p) => !p.isIssue);
+  }
+
+  /** Issues and pull requests, in number order. */
+  itemsOf(repo: Repo): Pull[] {
     const key = `${repo.owner.login}/${repo.name}`.toLowerCase();
     let list = this.pulls.get(key);
     if (!list) {
@@ -272,7 +280,7 @@ export class GitHubState {
 
   /** Issue and pull request numbers share one sequence per repository. */
   nextNumber(repo: Repo): number {
-    return this.pullsOf(repo).length + 1;
+    return this.itemsOf(repo).length + 1;
   }
 
   /**
@@ -324,8 +332,22 @@ export class GitHubState {
       createdAt: stamp,
       updatedAt: stamp,
     };
-    this.pullsOf(repo).push(pull);
+    this.itemsOf(repo).push(pull);
     return pull;
+  }
+
+  /** Records a new open issue (`issues/create`). */
+  addIssue(repo: Repo, user: User, title: string, body: string | null): Pull {
+    const sha = this.branchSha(repo, repo.defaultBranch);
+    const side = { repo, ref: repo.defaultBranch, sha };
+    const issue = this.addPull({ repo, user, title, body, base: side, head: side });
+    issue.isIssue = true;
+    return issue;
+  }
+
+  /** An issue or a pull request by its number. */
+  item(repo: Repo, number: number): Pull | undefined {
+    return this.itemsOf(repo).find((p) => p.number === number);
   }
 
   pull(repo: Repo, number: number): Pull | undefined {

@@ -1,0 +1,237 @@
+// The autopilot's GitHub side: bot pull requests on `topo/autopilot/<experiment>/<candidate>` (the
+// branch is the lock: a second pass finding it does not open another; a pass that died between the
+// branch and the pull request opens it from the branch), the bot pull requests read back (their
+// round from the bot's own marker, a person's push as a take-over), and the dashboard issue with
+// its controls, each from a commenter with write access (the /topo permission check).
+
+import type { ControlComment } from '../autopilot/controls.js';
+import { botBranch } from '../autopilot/core.js';
+import { type BotPull, readBotMarker } from '../autopilot/pulls.js';
+import type { Octokit } from './client.js';
+import { checkCommandAllowed } from './permissions.js';
+
+export interface AutopilotRepo {
+  owner: string;
+  repo: string;
+  botLogin: string;
+}
+
+/** The trailer of the bot's one commit on a bot branch: a head without it was pushed by a person. */
+export function botTrailer(experimentId: string, candidate: string): string {
+  return `Topo-Autopilot: ${experimentId}/${candidate}`;
+}
+
+const status = (e: unknown) => (e as { status?: number }).status;
+
+export interface BotPullRequest {
+  experimentId: string;
+  candidate: string;
+  path: string;
+  text: string;
+  title: string;
+  body: string;
+}
+
+/**
+ * Opens the bot pull request of one candidate; its branch is created first, as the lock. An
+ * existing branch with an open pull request is that one (`created: false`); with a closed one the
+ * candidate was withdrawn or decided (null: never again); with none, the pass that made it died
+ * before the pull request, which is opened now from the branch as it stands.
+ */
+export async function openBotPull(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  p: BotPullRequest,
+): Promise<{ pr: number; created: boolean } | null> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: baseTree,
+    tree: [{ path: p.path, mode: '100644', type: 'blob', content: p.text }],
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.title}\n\n${botTrailer(p.experimentId, p.candidate)}`,
+    tree: tree.data.sha,
+    parents: [baseSha],
+  });
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+  } catch (error) {
+    if (status(error) !== 422) throw error;
+    const pulls = await pullsOfBranch(octokit, target, branch);
+    const open = pulls.find((x) => x.state === 'open');
+    if (open) return { pr: open.number, created: false };
+    if (pulls.length > 0) return null;
+  }
+  try {
+    const pull = await octokit.rest.pulls.create({
+      ...repo,
+      head: branch,
+      base,
+      title: p.title,
+      body: p.body,
+    });
+    return { pr: pull.data.number, created: true };
+  } catch (error) {
+    // Another pass opened it between our look and our create (GitHub allows one open per head).
+    if (status(error) !== 422) throw error;
+    const open = (await pullsOfBranch(octokit, target, branch)).find((x) => x.state === 'open');
+    if (!open) throw error;
+    return { pr: open.number, created: false };
+  }
+}
+
+async function pullsOfBranch(octokit: Octokit, target: AutopilotRepo, branch: string) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: target.owner,
+    repo: target.repo,
+    state: 'all',
+    head: `${target.owner}:${branch}`,
+    per_page: 100,
+  });
+  return data;
+}
+
+/**
+ * The experiment's bot pull requests, open and closed: opened by the bot on a bot branch of the
+ * repository itself with the bot's marker (a person's marker or a fork's branch is not one).
+ */
+export async function listBotPulls(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  experimentId: string,
+): Promise<BotPull[]> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const prefix = `topo/autopilot/${experimentId}/`;
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: 'all', per_page: 100 });
+  const out: BotPull[] = [];
+  for (const pull of pulls) {
+    const marker = readBotMarker(pull.body, experimentId);
+    if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
+      continue;
+    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
+    const head = await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha });
+    out.push({
+      pr: pull.number,
+      candidate: marker.candidate,
+      round: marker.round,
+      state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed',
+      headSha: pull.head.sha,
+      takenOver: !head.data.message.includes(botTrailer(experimentId, marker.candidate)),
+    });
+  }
+  return out;
+}
+
+/** The files a pull request changes (a bot pull request may change its one candidate file only). */
+export async function changedFiles(octokit: Octokit, target: AutopilotRepo, pr: number): Promise<string[]> {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: pr,
+    per_page: 100,
+  });
+  return files.map((f) => f.filename);
+}
+
+/** Closes a pull request with a comment saying why. */
+export async function closeWithComment(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  pr: number,
+  comment: string,
+): Promise<void> {
+  const repo = { owner: target.owner, repo: target.repo };
+  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: 'closed' });
+}
+
+export interface Dashboard {
+  number: number;
+  state: 'open' | 'closed';
+  body: string;
+}
+
+/** The experiment's dashboard issue: the bot's issue carrying `marker`, open or closed (the newest). */
+export async function findDashboard(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  marker: string,
+): Promise<Dashboard | null> {
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner: target.owner,
+    repo: target.repo,
+    state: 'all',
+    creator: target.botLogin,
+    per_page: 100,
+  });
+  const found = issues.find(
+    (i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? '').startsWith(marker),
+  );
+  return found
+    ? { number: found.number, state: found.state === 'open' ? 'open' : 'closed', body: found.body ?? '' }
+    : null;
+}
+
+/** Creates or updates the dashboard (unchanged text is not written); closed once concluded. */
+export async function writeDashboard(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  input: { marker: string; title: string; body: string; close: boolean; found?: Dashboard | null },
+): Promise<number> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const found = input.found === undefined ? await findDashboard(octokit, target, input.marker) : input.found;
+  if (!found) {
+    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    if (input.close)
+      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: 'closed' });
+    return made.data.number;
+  }
+  const close = input.close && found.state === 'open';
+  if (found.body !== input.body || close)
+    await octokit.rest.issues.update({
+      ...repo,
+      issue_number: found.number,
+      body: input.body,
+      ...(close ? { state: 'closed' as const } : {}),
+    });
+  return found.number;
+}
+
+/** The dashboard's /topo comments, oldest first, each with its author's permission checked. */
+export async function dashboardControls(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  issue: number,
+): Promise<ControlComment[]> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue,
+    per_page: 100,
+  });
+  const full = `${target.owner}/${target.repo}`;
+  const out: ControlComment[] = [];
+  const allowed = new Map<string, boolean>();
+  for (const c of comments) {
+    const login = c.user?.login;
+    const body = c.body ?? '';
+    if (!login || !body.trimStart().startsWith('/topo')) continue;
+    if (!allowed.has(login)) {
+      const decision = await checkCommandAllowed(octokit, {
+        ...repo,
+        username: login,
+        command: 'pause',
+        pull: { headRepoFullName: full, baseRepoFullName: full, state: 'open' },
+      });
+      allowed.set(login, decision.allowed);
+    }
+    out.push({ login, body, allowed: allowed.get(login) === true });
+  }
+  return out;
+}

@@ -1,0 +1,187 @@
+// The autopilot's GitHub side on the local GitHub API (every request checked against GitHub's
+// OpenAPI description): the bot branch as the lock (two passes at once, a pass that died between
+// the branch and the pull request), the bot pull requests read back (a person's push, a person's
+// close, a forged marker), and the dashboard issue with its permission-checked controls.
+import { describe, expect, it } from 'vitest';
+import { controlsOf } from '../../../src/autopilot/controls.js';
+import { botBranch } from '../../../src/autopilot/core.js';
+import { dashboardMarker, dashboardTitle } from '../../../src/autopilot/dashboard.js';
+import { botPullBody, botPullTitle } from '../../../src/autopilot/pulls.js';
+import {
+  botTrailer,
+  changedFiles,
+  closeWithComment,
+  dashboardControls,
+  findDashboard,
+  listBotPulls,
+  openBotPull,
+  writeDashboard,
+} from '../../../src/github/autopilot.js';
+import { createOctokit } from '../../../src/github/client.js';
+import { useLocalGitHub } from '../../support/local-github.js';
+
+const { gh, octokit } = useLocalGitHub({ strict: false });
+const EXP = 'topology-opt-vam-local-20260101';
+const target = () => ({ owner: 'acme', repo: 'sim', botLogin: gh.botLogin });
+let n = 0;
+
+function freshRepo() {
+  const name = `sim${++n}`;
+  const repo = gh.createRepo(`acme/${name}`, { files: { [`topologies/${EXP}/experiment.yaml`]: 'x: 1\n' } });
+  gh.addCollaborator(repo, 'alice', 'write');
+  gh.addCollaborator(repo, 'rita', 'read');
+  return { repo, t: { ...target(), repo: name } };
+}
+
+const request = (candidate: string, round = 1) => ({
+  experimentId: EXP,
+  candidate,
+  path: `topologies/${EXP}/${candidate}.yaml`,
+  text: `name: ${candidate}\n`,
+  title: botPullTitle(EXP, candidate, round),
+  body: botPullBody(EXP, candidate, round, `**Hypothesis.** ${candidate} helps`),
+});
+
+describe('bot pull requests on the local GitHub API', () => {
+  it('two passes opening the same candidate at once make one branch and one pull request', async () => {
+    const { repo, t } = freshRepo();
+    const gate = gh.holdTogether({ match: /^POST \/repos\/acme\/sim\d+\/git\/refs$/, count: 2 });
+    const [a, b] = await Promise.all([
+      openBotPull(octokit, t, request('p1')),
+      openBotPull(octokit, t, request('p1')),
+    ]);
+    expect(gate.met()).toBe(true);
+    expect(a?.pr).toBe(b?.pr);
+    expect([a?.created, b?.created].sort()).toEqual([false, true]);
+    expect(gh.state.pullsOf(repo).map((p) => p.head.ref)).toEqual([botBranch(EXP, 'p1')]);
+    expect(await changedFiles(octokit, t, a?.pr as number)).toEqual([`topologies/${EXP}/p1.yaml`]);
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('a pass that died between the branch and the pull request: the next opens it from the branch', async () => {
+    const { repo, t } = freshRepo();
+    // the branch alone, as a pass killed after createRef leaves it
+    gh.failNext({ match: /^POST \/repos\/acme\/sim\d+\/pulls$/, status: 403 }); // the pass dies here
+    await expect(openBotPull(octokit, t, request('p2'))).rejects.toThrow();
+    expect(gh.state.pullsOf(repo)).toHaveLength(0);
+    expect(repo.refs.has(`refs/heads/${botBranch(EXP, 'p2')}`)).toBe(true);
+    const again = await openBotPull(octokit, t, request('p2'));
+    expect(again).toMatchObject({ created: true });
+    expect(await openBotPull(octokit, t, request('p2'))).toEqual({ pr: again?.pr, created: false });
+    expect(gh.state.pullsOf(repo)).toHaveLength(1);
+    const [pull] = await listBotPulls(octokit, t, EXP);
+    expect(pull).toMatchObject({ candidate: 'p2', round: 1, state: 'open', takenOver: false });
+  });
+
+  it('a person closes one: it reads as closed and is never opened again; a person pushes to one: taken over', async () => {
+    const { repo, t } = freshRepo();
+    const closed = await openBotPull(octokit, t, request('p3'));
+    const pushed = await openBotPull(octokit, t, request('p4', 2));
+    gh.closePull(gh.state.pull(repo, closed?.pr as number) as never);
+    expect(await openBotPull(octokit, t, request('p3'))).toBeNull();
+    // alice pushes a commit of her own on the bot's branch
+    const alice = createOctokit({ token: gh.createToken('alice', { kind: 'user' }), baseUrl: gh.url });
+    const ref = `heads/${botBranch(EXP, 'p4')}`;
+    const head = (await alice.rest.git.getRef({ owner: 'acme', repo: t.repo, ref })).data.object.sha;
+    const tree = (await alice.rest.git.getCommit({ owner: 'acme', repo: t.repo, commit_sha: head })).data.tree
+      .sha;
+    const mine = await alice.rest.git.createCommit({
+      owner: 'acme',
+      repo: t.repo,
+      message: 'my own take',
+      tree,
+      parents: [head],
+    });
+    await alice.rest.git.updateRef({ owner: 'acme', repo: t.repo, ref, sha: mine.data.sha });
+    gh.state.pull(repo, pushed?.pr as number)!.head.sha = mine.data.sha;
+    // a person's pull request quoting the marker is not the bot's
+    gh.openPull({
+      repo,
+      author: 'alice',
+      title: 'forged',
+      head: botBranch(EXP, 'p9'),
+      body: botPullBody(EXP, 'p9', 1, 'x'),
+      files: { [`topologies/${EXP}/p9.yaml`]: 'name: p9\n' },
+    });
+    const pulls = await listBotPulls(octokit, t, EXP);
+    expect(pulls.map((p) => [p.candidate, p.round, p.state, p.takenOver]).sort()).toEqual([
+      ['p3', 1, 'closed', false],
+      ['p4', 2, 'open', true],
+    ]);
+    expect(botTrailer(EXP, 'p4')).toBe(`Topo-Autopilot: ${EXP}/p4`);
+  });
+
+  it('closes a decided pull request with its decision', async () => {
+    const { repo, t } = freshRepo();
+    const opened = await openBotPull(octokit, t, request('p5'));
+    await closeWithComment(
+      octokit,
+      t,
+      opened?.pr as number,
+      'Closed by the autopilot: `p5` is rejected by its decision.',
+    );
+    const pull = gh.state.pull(repo, opened?.pr as number);
+    expect(pull?.state).toBe('closed');
+    expect(gh.state.commentsOn(repo, opened?.pr as number).map((c) => c.body)).toEqual([
+      'Closed by the autopilot: `p5` is rejected by its decision.',
+    ]);
+  });
+});
+
+describe('the dashboard issue', () => {
+  it('is created once, rewritten only when its text changes, closed with the conclusion; a person’s copy is not it', async () => {
+    const { repo, t } = freshRepo();
+    const marker = dashboardMarker(EXP);
+    const input = { marker, title: dashboardTitle(EXP), close: false };
+    // a person's issue quoting the marker is not the dashboard
+    gh.state.addIssue(repo, gh.state.user('alice'), 'copy', `${marker}\nfake`);
+    const number = await writeDashboard(octokit, t, { ...input, body: `${marker}\nround 1` });
+    gh.resetCalls();
+    expect(await writeDashboard(octokit, t, { ...input, body: `${marker}\nround 1` })).toBe(number);
+    expect(gh.calls().filter((c) => c.method !== 'GET')).toEqual([]);
+    await writeDashboard(octokit, t, { ...input, body: `${marker}\nconcluded`, close: true });
+    expect(await findDashboard(octokit, t, marker)).toEqual({
+      number,
+      state: 'closed',
+      body: `${marker}\nconcluded`,
+    });
+    // an issue is not a pull request
+    expect(gh.state.pullsOf(repo).map((p) => p.number)).not.toContain(number);
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('takes controls from writers only, in order', async () => {
+    const { repo, t } = freshRepo();
+    const marker = dashboardMarker(EXP);
+    const number = await writeDashboard(octokit, t, {
+      marker,
+      title: 'd',
+      body: `${marker}\nx`,
+      close: false,
+    });
+    gh.comment(repo, number, 'alice', '/topo pause');
+    gh.comment(repo, number, 'rita', '/topo resume');
+    gh.comment(repo, number, 'alice', 'a remark');
+    const comments = await dashboardControls(octokit, t, number);
+    expect(comments.map((c) => [c.login, c.allowed])).toEqual([
+      ['alice', true],
+      ['rita', false],
+    ]);
+    expect(controlsOf(comments)).toEqual({ paused: true, stopLive: false });
+  });
+
+  it('needs issues: write: a workflow token with pull-requests: write alone cannot create it', async () => {
+    const { t } = freshRepo();
+    const token = gh.createToken(gh.botLogin, {
+      kind: 'installation',
+      permissions: { contents: 'write', 'pull-requests': 'write', metadata: 'read' },
+    });
+    const limited = createOctokit({ token, baseUrl: gh.url });
+    const marker = dashboardMarker(EXP);
+    await expect(
+      writeDashboard(limited, t, { marker, title: 'd', body: marker, close: false }),
+    ).rejects.toMatchObject({
+      status: 403,
+    });
+  });
+});
