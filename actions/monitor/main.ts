@@ -3,7 +3,9 @@
 import * as core from '@actions/core';
 import { countRequests, createOctokit, splitRepository } from '../../src/github/client.js';
 import { DEFAULT_YIELD_TO, queuedWorkflowRuns } from '../../src/github/workflow-runs.js';
+import { autopilot } from '../../src/monitor/autopilot.js';
 import { type WatchOptions, watchPass } from '../../src/monitor/loop.js';
+import { STAGES, withStage } from '../../src/monitor/pass.js';
 import type { MonitorExperiment } from '../../src/monitor/ports.js';
 import { renderMonitorSummary } from '../../src/report/monitor-summary.js';
 import { buildMonitorPorts } from './ports.js';
@@ -37,10 +39,18 @@ async function main(): Promise<void> {
     return seen;
   };
   try {
-    const watched = await watchPass({ ...ports, experiments }, { tickSeconds: tick }, watch, {
-      queued: () => queuedWorkflowRuns(octokit, { owner, repo }, yieldTo),
-      log: (line) => core.info(line),
-    });
+    // The autopilot runs between decide and act of the full pass: its stops go through act, its
+    // Requests are submitted by the next pass's queue like a person's; the looks leave it out.
+    const stages = withStage(STAGES, { name: 'autopilot', run: autopilot }, { after: 'decide' });
+    const watched = await watchPass(
+      { ...ports, experiments },
+      { tickSeconds: tick },
+      { ...watch, stages },
+      {
+        queued: () => queuedWorkflowRuns(octokit, { owner, repo }, yieldTo),
+        log: (line) => core.info(line),
+      },
+    );
     const report = { ...watched.pass, errors: watched.errors };
     if (watch.minutes > 0) core.info(watchLine(watched));
     const changed = report.candidates.filter((c) => c.changed).length;

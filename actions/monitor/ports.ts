@@ -45,6 +45,7 @@ import {
 import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import { refuseOrphanedRequest, refuseRequest } from '../../src/usecases/refuse.js';
 import { submitCandidate } from '../../src/usecases/submit.js';
+import { autopilotPort } from './autopilot.js';
 
 export interface MonitorConfig {
   workspace: string;
@@ -511,6 +512,15 @@ export function buildMonitorPorts(
       range: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
     },
     github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
+    autopilot: autopilotPort(octokit, repoOf(config), {
+      workspace: config.workspace,
+      clustersFile: config.clustersFile,
+      topologiesDir: config.topologiesDir,
+      ...(presetOverrideDir(config.env, config.workspace)
+        ? { presetsDir: presetOverrideDir(config.env, config.workspace) as string }
+        : {}),
+      log: config.log,
+    }),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),

@@ -170,9 +170,10 @@ export async function findDashboard(
     creator: target.botLogin,
     per_page: 100,
   });
-  const found = issues.find(
-    (i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? '').startsWith(marker),
-  );
+  // The oldest is the dashboard: a second one two passes made at once is closed as its duplicate.
+  const found = issues
+    .filter((i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? '').startsWith(marker))
+    .sort((a, b) => a.number - b.number)[0];
   return found
     ? { number: found.number, state: found.state === 'open' ? 'open' : 'closed', body: found.body ?? '' }
     : null;
@@ -188,6 +189,17 @@ export async function writeDashboard(
   const found = input.found === undefined ? await findDashboard(octokit, target, input.marker) : input.found;
   if (!found) {
     const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    const oldest = await findDashboard(octokit, target, input.marker);
+    if (oldest && oldest.number !== made.data.number) {
+      // another pass made one first: ours is a duplicate, closed; theirs is written below
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: made.data.number,
+        state: 'closed',
+        body: `${input.marker.replace('topo:autopilot-dashboard', 'topo:autopilot-duplicate')}\nA duplicate of #${oldest.number}, the dashboard.`,
+      });
+      return writeDashboard(octokit, target, { ...input, found: oldest });
+    }
     if (input.close)
       await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: 'closed' });
     return made.data.number;

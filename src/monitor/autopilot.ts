@@ -35,10 +35,8 @@ export async function autopilot(state: PassState, ports: Parameters<Stage['run']
     const live = liveRuns(liveCandidates(e), view.pulls, recorded);
     const { runs, plan } = planFor(view.context, live, view.controls, view.concluded);
     let concluded: string | null = null;
-    for (const a of plan.actions) {
-      if (a.kind === 'conclude') concluded = a.reason;
-      await carryOut(port, e, view, a, new Set(runs.map((r) => r.name)));
-    }
+    for (const a of plan.actions)
+      concluded ??= await carryOut(port, e, view, a, new Set(runs.map((r) => r.name)));
     e.autopilot = { actions: plan.actions, waiting: plan.waiting };
     await port.dashboard(e.exp, renderDashboard(e.id, runs, plan), concluded);
   });
@@ -50,33 +48,38 @@ async function carryOut(
   view: AutopilotView,
   a: PilotAction,
   known: ReadonlySet<string>,
-): Promise<void> {
+): Promise<string | null> {
   const pull = (pr: number) => view.pulls.find((b) => b.pr === pr);
   switch (a.kind) {
     case 'open': {
       const exclude = [...new Set([...known, ...view.pulls.map((b) => b.candidate)])];
-      for (const p of await port.propose(e.exp, a.count, exclude))
+      const proposals = await port.propose(e.exp, a.count, exclude);
+      // nothing untried fits the resources: the seed's "no free resources left" conclusion
+      if (proposals.length === 0)
+        return `no proposal left for round ${a.round}: nothing untried fits the resources`;
+      for (const p of proposals)
         await port.open(e.exp, {
           ...p,
           round: a.round,
           body: botPullBody(e.id, p.candidate, a.round, p.reasoning),
         });
-      return;
+      return null;
     }
     case 'submit': {
       const b = pull(a.pr);
       if (b) await port.request(e.exp, b);
-      return;
+      return null;
     }
     case 'close':
-      return port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
+      await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
+      return null;
     case 'stop': {
       const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
       if (p?.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-      return;
+      return null;
     }
     case 'conclude':
-      return;
+      return a.reason;
   }
 }
 

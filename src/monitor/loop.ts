@@ -75,6 +75,8 @@ export interface WatchOptions {
   lookSeconds?: number;
   /** Seconds between two checks for a queued command while it waits (30). */
   yieldCheckSeconds?: number;
+  /** The full pass's stages (STAGES, or with a plugged-in stage such as the autopilot); the looks keep theirs. */
+  stages?: readonly Stage[];
 }
 
 export interface WatchDeps {
@@ -112,7 +114,7 @@ export async function watchPass(
 ): Promise<WatchReport> {
   const cached = withCommentCache(ports);
   const start = ports.now();
-  const state = await runStages(newPassState(options), cached, STAGES);
+  const state = await runStages(newPassState(options), cached, watch.stages ?? STAGES);
   const report: WatchReport = {
     pass: passReport(state),
     looks: [],

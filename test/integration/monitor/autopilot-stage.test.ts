@@ -1,0 +1,147 @@
+// Stage `autopilot` with the monitor action's port (actions/monitor/autopilot.ts) on the local
+// GitHub API and a default-branch checkout whose record holds the twin-measured baseline: a round
+// opened once by two passes at once, each bot pull request validated by the pass that opened it
+// (GITHUB_TOKEN starts no workflow), Requests made once by the next passes (as after a pass killed
+// between opening and requesting), the dashboard's pause holding and resume going on, a person's
+// close withdrawing a candidate for good, and a bot pull request another file was pushed to refused.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { autopilotPort, VALIDATE_CHECK_NAME } from '../../../actions/monitor/autopilot.js';
+import { dashboardMarker } from '../../../src/autopilot/dashboard.js';
+import { RUN_STATE_PURPOSE, runStateOf } from '../../../src/github/run-state.js';
+import { stickyMarker } from '../../../src/github/sticky-comment.js';
+import { autopilot } from '../../../src/monitor/autopilot.js';
+import type { MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
+import { experimentPass } from '../../../src/monitor/read.js';
+import { newPassState } from '../../../src/monitor/state.js';
+import type { Experiment } from '../../../src/types/generated/experiment.js';
+import { useLocalGitHub } from '../../support/local-github.js';
+import { createExperimentRepo, EXPERIMENT_ID } from '../suggest/experiment-repo.js';
+
+const { gh, octokit } = useLocalGitHub();
+const POLICY = { enabled: true, gpu_hours: 400, parallel: 2, max_rounds: 3 };
+let n = 0;
+
+/** A default-branch checkout with the measured baseline and an autopilot policy, and its repository. */
+function setup(policy: Record<string, unknown> = POLICY) {
+  const checkout = createExperimentRepo('twin-renderer-bound');
+  checkout.addRun('baseline', null, {}, 'accepted');
+  const experiment = { ...checkout.experiment, autopilot: policy } as Experiment;
+  writeFileSync(join(checkout.dir, 'topologies', EXPERIMENT_ID, 'experiment.yaml'), stringify(experiment));
+  const name = `sim${++n}`;
+  const repo = gh.createRepo(`acme/${name}`, { files: checkout.files() });
+  gh.addCollaborator(repo, 'alice', 'write');
+  gh.addCollaborator(repo, 'rita', 'read');
+  const log: string[] = [];
+  const port = autopilotPort(
+    octokit,
+    { owner: 'acme', repo: name, botLogin: gh.botLogin },
+    {
+      workspace: checkout.dir,
+      clustersFile: 'topologies/clusters.yaml',
+      topologiesDir: 'topologies',
+      log: (l) => log.push(l),
+    },
+  );
+  const exp: MonitorExperiment = { experiment, timeScale: 60, candidates: [] };
+  /** One pass of the stage alone (no candidate runs yet: the round's Requests wait for act). */
+  const pass = async () => {
+    const state = newPassState();
+    state.experiments = [
+      experimentPass(exp, { S: 60, scrape: 1, evalTs: 0, wallMinutes: 0, expectedRollouts: null }),
+    ];
+    await autopilot(state, { autopilot: port } as unknown as MonitorPorts);
+    expect(state.experiments[0]?.errors).toEqual([]);
+    return state.experiments[0]?.autopilot;
+  };
+  const pulls = () => gh.state.pullsOf(repo);
+  const requests = (pr: number) =>
+    runStateOf(
+      gh.state
+        .commentsOn(repo, pr)
+        .filter((c) => c.user.login === gh.botLogin && c.body.includes(stickyMarker(RUN_STATE_PURPOSE)))
+        .map((c) => ({ id: c.id, body: c.body })) as never,
+    ).requests;
+  const dashboard = () =>
+    gh.state.itemsOf(repo).find((i) => i.isIssue && i.body?.startsWith(dashboardMarker(EXPERIMENT_ID)));
+  return { repo, pass, pulls, requests, dashboard, log };
+}
+
+describe('stage autopilot on the local GitHub API', () => {
+  it('two passes at once open one round; the pass that opened a pull request validated it; the next passes request each once', async () => {
+    const t = setup();
+    const done = await Promise.all([t.pass(), t.pass()]);
+    const pulls = t.pulls();
+    expect(pulls, JSON.stringify([done, t.log])).toHaveLength(2);
+    expect(pulls).toHaveLength(2);
+    for (const p of pulls) {
+      expect(p.head.ref).toMatch(new RegExp(`^topo/autopilot/${EXPERIMENT_ID}/`));
+      expect(p.user.login).toBe(gh.botLogin);
+      expect(p.body).toContain('**Autopilot, round 1**');
+      expect(p.body).toMatch(/\*\*Hypothesis\.\*\*/);
+      expect(p.body).toContain('Predicted GPU memory');
+      // the candidate file is the only change, its hypothesis carries the round for the record
+      const files = gh.files(t.repo, p.head.ref);
+      const changed = [...files.keys()].filter((f) => !gh.files(t.repo, 'main').has(f));
+      expect(changed).toHaveLength(1);
+      expect((parse(files.get(changed[0] as string) as string) as { hypothesis: string }).hypothesis).toMatch(
+        /^Autopilot round 1: /,
+      );
+      const checks = gh.state.checkRuns.filter(
+        (r) => r.headSha === p.head.sha && r.name === VALIDATE_CHECK_NAME,
+      );
+      expect(checks.map((c) => c.conclusion)).toContain('success');
+    }
+    // killed after opening, before the Requests: the next passes (two at once) make each once
+    await Promise.all([t.pass(), t.pass()]);
+    await t.pass();
+    for (const p of pulls) {
+      const rs = t.requests(p.number);
+      expect(rs).toHaveLength(1);
+      expect(rs[0]).toMatchObject({ login: gh.botLogin, headSha: p.head.sha, experiment: EXPERIMENT_ID });
+    }
+    expect(t.pulls()).toHaveLength(2);
+    // one dashboard: the one of the two first passes that came second closed its own as a duplicate
+    expect(gh.state.itemsOf(t.repo).filter((i) => i.isIssue && i.state === 'open')).toHaveLength(1);
+    expect(t.dashboard()?.body).toContain('**Round:** 1');
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('pause on the dashboard holds; a reader’s resume is ignored; a writer’s resume goes on', async () => {
+    const t = setup();
+    await t.pass(); // the first pass writes the dashboard with the round it opens
+    const [first] = t.pulls();
+    const d = t.dashboard();
+    expect(d).toBeDefined();
+    gh.comment(t.repo, d!.number, 'alice', '/topo pause');
+    gh.closePull(first!); // a person closes one: withdrawn, the round goes on without it
+    const paused = await t.pass();
+    expect(paused?.waiting).toMatch(/^paused on the dashboard/);
+    expect(t.pulls()).toHaveLength(2);
+    gh.comment(t.repo, d!.number, 'rita', '/topo resume');
+    expect((await t.pass())?.waiting).toMatch(/^paused/);
+    gh.comment(t.repo, d!.number, 'alice', '/topo resume');
+    await t.pass();
+    const [, second] = t.pulls();
+    expect(t.requests(second!.number)).toHaveLength(1);
+    expect(t.requests(first!.number)).toHaveLength(0);
+    expect(t.dashboard()?.body).toContain('withdrawn');
+  });
+
+  it('a person’s push to a bot branch leaves it to the person: no Request', async () => {
+    const t = setup();
+    await t.pass();
+    const [first] = t.pulls();
+    const files = gh.files(t.repo, first!.head.ref);
+    const path = [...files.keys()].find(
+      (f) => f.endsWith('.yaml') && f.includes('/topology-opt') && !gh.files(t.repo, 'main').has(f),
+    );
+    gh.state.pushToPull(first!, { [path as string]: `${files.get(path as string)}# mine\n` }, 'my own take');
+    await t.pass();
+    expect(t.requests(first!.number)).toHaveLength(0);
+    const [, second] = t.pulls();
+    expect(t.requests(second!.number)).toHaveLength(1);
+  });
+});
