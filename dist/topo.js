@@ -80941,7 +80941,8 @@ async function checkGrafana(cluster, fetcher = fetch) {
 var WORKFLOW_PERMISSIONS = {
   "topology-validate.yml": { checks: "write", contents: "read", "pull-requests": "read" },
   "topology-submit.yml": { contents: "read", checks: "write", issues: "write", "pull-requests": "write" },
-  "topology-monitor.yml": { contents: "read", checks: "write", issues: "write", "pull-requests": "write" },
+  // contents: write for the autopilot's bot branches; issues: write for its dashboard
+  "topology-monitor.yml": { contents: "write", checks: "write", issues: "write", "pull-requests": "write" },
   "topology-record.yml": { contents: "write", "pull-requests": "write" }
 };
 function checkWorkflowPermissions(repoDir) {
@@ -85985,7 +85986,7 @@ function callerWorkflows(o) {
       # repository secret; passed by name, the job that enters the environment reads its value.
       TOPO_SSH_PRIVATE_KEY: \${{ secrets.TOPO_SSH_PRIVATE_KEY }}
 `;
-  const monitorWrite = write.replace("    permissions:\n", "    permissions:\n      actions: read\n");
+  const monitorWrite = write.replace("contents: read", "contents: write");
   const runner = `      runner-label: ${label}
 `;
   return [
@@ -86030,7 +86031,7 @@ ${runner}${secret}`
     },
     {
       path: ".github/workflows/topology-monitor.yml",
-      text: `${header(o, `One reconcile pass every 5 minutes and on demand, then a look every minute while candidates run (self-hosted runner labelled ${label}).`)}name: topology-monitor
+      text: `${header(o, `One reconcile pass every 5 minutes and on demand (self-hosted runner labelled ${label}).`)}name: topology-monitor
 
 on:
   schedule:

@@ -1,5 +1,5 @@
 // The monitor action's autopilot port (src/monitor/ports.ts AutopilotPort) over the default-branch
-// checkout (the policy, the record, suggest) and the GitHub API (src/github/autopilot.ts). Pull
+// checkout (the policy, the record, suggest) and the GitHub API (src/usecases/autopilot-github.ts). Pull
 // requests made with a workflow's GITHUB_TOKEN start no workflow, so the pass that opens a bot pull
 // request posts its validate check itself (the same use case and check name as the validate action).
 import { parseDocument } from 'yaml';
@@ -8,6 +8,15 @@ import { dashboardMarker, dashboardTitle } from '../../src/autopilot/dashboard.j
 import { policyOf } from '../../src/autopilot/policy.js';
 import { botPullTitle } from '../../src/autopilot/pulls.js';
 import { roundHypothesis } from '../../src/autopilot/runs.js';
+import { postSummaryCheckRun } from '../../src/github/check-runs.js';
+import type { Octokit } from '../../src/github/client.js';
+import { githubFileSource } from '../../src/github/contents.js';
+import { updateRunState } from '../../src/github/run-state.js';
+import { admitRequest } from '../../src/lifecycle/bounds.js';
+import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
+import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
+import type { AutopilotPort } from '../../src/monitor/ports.js';
+import { readAutopilot } from '../../src/usecases/autopilot.js';
 import {
   type AutopilotRepo,
   changedFiles,
@@ -18,16 +27,7 @@ import {
   listBotPulls,
   openBotPull,
   writeDashboard,
-} from '../../src/github/autopilot.js';
-import { postSummaryCheckRun } from '../../src/github/check-runs.js';
-import type { Octokit } from '../../src/github/client.js';
-import { githubFileSource } from '../../src/github/contents.js';
-import { updateRunState } from '../../src/github/run-state.js';
-import { admitRequest } from '../../src/lifecycle/bounds.js';
-import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
-import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
-import type { AutopilotPort } from '../../src/monitor/ports.js';
-import { readAutopilot } from '../../src/usecases/autopilot.js';
+} from '../../src/usecases/autopilot-github.js';
 import { prepareCandidateAt } from '../../src/usecases/prepare.js';
 import { pullBody, runSuggest } from '../../src/usecases/suggest.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';

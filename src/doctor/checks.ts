@@ -377,7 +377,8 @@ export async function checkGrafana(cluster: Cluster, fetcher: typeof fetch = fet
 export const WORKFLOW_PERMISSIONS: Record<string, Record<string, string>> = {
   'topology-validate.yml': { checks: 'write', contents: 'read', 'pull-requests': 'read' },
   'topology-submit.yml': { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
-  'topology-monitor.yml': { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' },
+  // contents: write for the autopilot's bot branches; issues: write for its dashboard
+  'topology-monitor.yml': { contents: 'write', checks: 'write', issues: 'write', 'pull-requests': 'write' },
   'topology-record.yml': { contents: 'write', 'pull-requests': 'write' },
 };
 

@@ -33,8 +33,11 @@ export function callerWorkflows(o: SetupOptions): SetupFile[] {
   // An environment secret must still be passed by name: the reusable job, which enters the
   // environment, then reads the environment's value (a repository secret would reach any branch).
   const secret = `    secrets:\n      # A secret of the "slurm" environment (deployment branches: the default branch only), never a\n      # repository secret; passed by name, the job that enters the environment reads its value.\n      TOPO_SSH_PRIVATE_KEY: \${{ secrets.TOPO_SSH_PRIVATE_KEY }}\n`;
-  // the monitor's watch loop also lists the queued workflow runs it yields the runner to
-  const monitorWrite = write.replace('    permissions:\n', '    permissions:\n      actions: read\n');
+  // the monitor's watch loop also lists the queued workflow runs it yields the runner to; its
+  // autopilot pushes its bot branches (one candidate file each; docs/security.md)
+  const monitorWrite = write
+    .replace('    permissions:\n', '    permissions:\n      actions: read\n')
+    .replace('contents: read', 'contents: write');
   const runner = `      runner-label: ${label}\n`;
   return [
     {

@@ -7,6 +7,7 @@ import { controlsOf } from '../../../src/autopilot/controls.js';
 import { botBranch } from '../../../src/autopilot/core.js';
 import { dashboardMarker, dashboardTitle } from '../../../src/autopilot/dashboard.js';
 import { botPullBody, botPullTitle } from '../../../src/autopilot/pulls.js';
+import { createOctokit } from '../../../src/github/client.js';
 import {
   botTrailer,
   changedFiles,
@@ -16,8 +17,7 @@ import {
   listBotPulls,
   openBotPull,
   writeDashboard,
-} from '../../../src/github/autopilot.js';
-import { createOctokit } from '../../../src/github/client.js';
+} from '../../../src/usecases/autopilot-github.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const { gh, octokit } = useLocalGitHub({ strict: false });

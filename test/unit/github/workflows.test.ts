@@ -65,8 +65,9 @@ function validate(path: string): { ok: boolean; output: string } {
 }
 
 const WRITE = { contents: 'read', checks: 'write', issues: 'write', 'pull-requests': 'write' } as const;
-/** The monitor also reads the queued workflow runs its watch loop yields to. */
-const MONITOR = { ...WRITE, actions: 'read' } as const;
+/** The monitor also reads the queued workflow runs its watch loop yields to (actions), pushes the
+ * autopilot's bot branches (contents) and writes its dashboard issue (issues). */
+const MONITOR = { ...WRITE, actions: 'read', contents: 'write' } as const;
 /** Each caller, the reusable workflow it calls and the permissions it grants. */
 const CALLERS = {
   'topology-validate.yml': {

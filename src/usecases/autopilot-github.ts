@@ -1,14 +1,14 @@
-// The autopilot's GitHub side: bot pull requests on `topo/autopilot/<experiment>/<candidate>` (the
-// branch is the lock: a second pass finding it does not open another; a pass that died between the
-// branch and the pull request opens it from the branch), the bot pull requests read back (their
-// round from the bot's own marker, a person's push as a take-over), and the dashboard issue with
-// its controls, each from a commenter with write access (the /topo permission check).
-
+// The autopilot's GitHub side, a use case over src/github: bot pull requests on
+// `topo/autopilot/<experiment>/<candidate>` (the branch is the lock: a second pass finding it does
+// not open another; a pass that died between the branch and the pull request opens it from the
+// branch), the bot pull requests read back (their round from the bot's own marker, a person's push
+// as a take-over), and the dashboard issue with its controls, each from a commenter with write
+// access (the /topo permission check).
 import type { ControlComment } from '../autopilot/controls.js';
 import { botBranch } from '../autopilot/core.js';
 import { type BotPull, readBotMarker } from '../autopilot/pulls.js';
-import type { Octokit } from './client.js';
-import { checkCommandAllowed } from './permissions.js';
+import type { Octokit } from '../github/client.js';
+import { checkCommandAllowed } from '../github/permissions.js';
 
 export interface AutopilotRepo {
   owner: string;
