@@ -246,6 +246,22 @@ describe('topo doctor', () => {
     expect(r.byName('workflow topology-validate.yml')?.status).toBe('ok');
   });
 
+  it('the monitor workflow needs issues: write (the dashboard) and contents: write (bot branches)', async () => {
+    const dir = await setupRepo();
+    const file = join(dir, '.github/workflows/topology-monitor.yml');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toMatch(/contents: write/);
+    writeFileSync(
+      file,
+      text.replace('      issues: write\n', '').replace(/contents: write[^\n]*/, 'contents: read'),
+    );
+    const r = await doctor(dir, ['--cluster', 'local']);
+    expect(r.byName('workflow topology-monitor.yml')).toMatchObject({ status: 'fail' });
+    expect(r.byName('workflow topology-monitor.yml')?.detail).toContain(
+      'job monitor: contents: write, job monitor: issues: write',
+    );
+  });
+
   it('a read-only token, an invalid token, and no runner with the label each fail', async () => {
     const dir = await setupRepo();
     const reader = github.createToken('bob', { kind: 'user' });
