@@ -974,7 +974,7 @@ var require_util = __commonJS({
     var net = __require("node:net");
     var { Blob: Blob2 } = __require("node:buffer");
     var nodeUtil = __require("node:util");
-    var { stringify } = __require("node:querystring");
+    var { stringify: stringify2 } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var { InvalidArgumentError } = require_errors();
     var { headerNameLowerCasedRecord } = require_constants();
@@ -1034,7 +1034,7 @@ var require_util = __commonJS({
       if (url.includes("?") || url.includes("#")) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify(queryParams);
+      const stringified = stringify2(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -3550,9 +3550,9 @@ var require_data_url = __commonJS({
     }
     function serializeAMimeType(mimeType) {
       assert(mimeType !== "failure");
-      const { parameters, essence } = mimeType;
+      const { parameters: parameters2, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name, value] of parameters2.entries()) {
         serialization += ";";
         serialization += name;
         serialization += "=";
@@ -10709,10 +10709,10 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildHeadersFromArray(headers) {
-      const clone2 = headers.slice();
+      const clone3 = headers.slice();
       const entries = [];
-      for (let index = 0; index < clone2.length; index += 2) {
-        entries.push([clone2[index], clone2[index + 1]]);
+      for (let index = 0; index < clone3.length; index += 2) {
+        entries.push([clone3[index], clone3[index + 1]]);
       }
       return Object.fromEntries(entries);
     }
@@ -12426,21 +12426,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status3 = 302) {
+      static redirect(url, status4 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status3 = webidl.converters["unsigned short"](status3);
+        status4 = webidl.converters["unsigned short"](status4);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status3)) {
-          throw new RangeError(`Invalid status code ${status3}`);
+        if (!redirectStatusSet.has(status4)) {
+          throw new RangeError(`Invalid status code ${status4}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status3;
+        responseObject[kState].status = status4;
         const value = isomorphicEncode(URLSerializer(parsedURL));
         responseObject[kState].headersList.append("location", value, true);
         return responseObject;
@@ -14332,13 +14332,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status: status3, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status: status4, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status: status3, statusText, headersList, socket });
+          response = makeResponse({ status: status4, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status: status3, statusText, headersList });
+          response = makeResponse({ status: status4, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14462,8 +14462,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status3, rawHeaders, resume, statusText) {
-              if (status3 < 200) {
+            onHeaders(status4, rawHeaders, resume, statusText) {
+              if (status4 < 200) {
                 return;
               }
               let location = "";
@@ -14473,8 +14473,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status3);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status3) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status4);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status4) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -14512,7 +14512,7 @@ var require_fetch = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve4({
-                status: status3,
+                status: status4,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -14546,8 +14546,8 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error2);
               reject(error2);
             },
-            onUpgrade(status3, rawHeaders, socket) {
-              if (status3 !== 101) {
+            onUpgrade(status4, rawHeaders, socket) {
+              if (status4 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -14555,8 +14555,8 @@ var require_fetch = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve4({
-                status: status3,
-                statusText: STATUS_CODES[status3],
+                status: status4,
+                statusText: STATUS_CODES[status4],
                 headersList,
                 socket
               });
@@ -16241,7 +16241,7 @@ var require_util6 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify(cookie) {
+    function stringify2(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -16299,7 +16299,7 @@ var require_util6 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify
+      stringify: stringify2
     };
   }
 });
@@ -16445,7 +16445,7 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
-    var { stringify } = require_util6();
+    var { stringify: stringify2 } = require_util6();
     var { webidl } = require_webidl();
     var { Headers: Headers2 } = require_headers();
     function getCookies(headers) {
@@ -16488,7 +16488,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify(cookie);
+      const str2 = stringify2(cookie);
       if (str2) {
         headers.append("Set-Cookie", str2);
       }
@@ -19932,7 +19932,7 @@ var require_dist = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.format = format;
-    exports.parse = parse3;
+    exports.parse = parse4;
     var TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
     var TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
     var QUOTE_REGEXP = /[\\"]/g;
@@ -19944,22 +19944,22 @@ var require_dist = __commonJS({
       return C;
     })();
     function format(obj2) {
-      const { type, parameters } = obj2;
+      const { type, parameters: parameters2 } = obj2;
       if (!type || !TYPE_REGEXP.test(type)) {
         throw new TypeError(`Invalid type: ${type}`);
       }
       let result = type;
-      if (parameters) {
-        for (const param of Object.keys(parameters)) {
+      if (parameters2) {
+        for (const param of Object.keys(parameters2)) {
           if (!TOKEN_REGEXP.test(param)) {
             throw new TypeError(`Invalid parameter name: ${param}`);
           }
-          result += `; ${param}=${qstring(parameters[param])}`;
+          result += `; ${param}=${qstring(parameters2[param])}`;
         }
       }
       return result;
     }
-    function parse3(header, options) {
+    function parse4(header, options) {
       const stopChar = options?.comma === true ? COMMA : 65536;
       const len = header.length;
       let index = skipOWS(header, options?.start ?? 0, len);
@@ -19980,7 +19980,7 @@ var require_dist = __commonJS({
     var BSLASH = 92;
     var COMMA = 44;
     function parseParameters(header, type, index, len, stopChar) {
-      const parameters = new NullObject();
+      const parameters2 = new NullObject();
       parameter: while (index < len) {
         if (header.charCodeAt(index) === stopChar)
           break;
@@ -20003,8 +20003,8 @@ var require_dist = __commonJS({
                 const code3 = header.charCodeAt(index++);
                 if (code3 === DQUOTE) {
                   index = skipValue(header, index, len, stopChar);
-                  if (parameters[key] === void 0)
-                    parameters[key] = value;
+                  if (parameters2[key] === void 0)
+                    parameters2[key] = value;
                   break;
                 }
                 if (code3 === BSLASH && index < len) {
@@ -20017,16 +20017,16 @@ var require_dist = __commonJS({
             }
             const valueStart = index;
             index = skipValue(header, index, len, stopChar);
-            if (parameters[key] === void 0) {
+            if (parameters2[key] === void 0) {
               const valueEnd = trailingOWS(header, valueStart, index);
-              parameters[key] = header.slice(valueStart, valueEnd);
+              parameters2[key] = header.slice(valueStart, valueEnd);
             }
             continue parameter;
           }
           index++;
         }
       }
-      return { type, index, parameters };
+      return { type, index, parameters: parameters2 };
     }
     function skipValue(str2, index, len, stopChar) {
       while (index < len) {
@@ -20203,12 +20203,12 @@ var require_light = __commonJS({
             }
           };
         }
-        _addListener(name, status3, cb) {
+        _addListener(name, status4, cb) {
           var base;
           if ((base = this._events)[name] == null) {
             base[name] = [];
           }
-          this._events[name].push({ cb, status: status3 });
+          this._events[name].push({ cb, status: status4 });
           return this.instance;
         }
         listenerCount(name) {
@@ -20381,10 +20381,10 @@ var require_light = __commonJS({
           }
         }
         _assertStatus(expected) {
-          var status3;
-          status3 = this._states.jobStatus(this.options.id);
-          if (!(status3 === expected || expected === "DONE" && status3 === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status3}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          var status4;
+          status4 = this._states.jobStatus(this.options.id);
+          if (!(status4 === expected || expected === "DONE" && status4 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status4}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
           }
         }
         doReceive() {
@@ -20688,10 +20688,10 @@ var require_light = __commonJS({
           var ref;
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
-        statusJobs(status3) {
+        statusJobs(status4) {
           var k, pos, ref, results, v;
-          if (status3 != null) {
-            pos = this.status.indexOf(status3);
+          if (status4 != null) {
+            pos = this.status.indexOf(status4);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
@@ -21049,8 +21049,8 @@ var require_light = __commonJS({
           jobStatus(id) {
             return this._states.jobStatus(id);
           }
-          jobs(status3) {
-            return this._states.statusJobs(status3);
+          jobs(status4) {
+            return this._states.statusJobs(status4);
           }
           counts() {
             return this._states.statusCounts();
@@ -21533,8 +21533,8 @@ var require_semver = __commonJS({
       }
     }
     var i;
-    exports.parse = parse3;
-    function parse3(version, options) {
+    exports.parse = parse4;
+    function parse4(version, options) {
       if (!options || typeof options !== "object") {
         options = {
           loose: !!options,
@@ -21562,12 +21562,12 @@ var require_semver = __commonJS({
     }
     exports.valid = valid;
     function valid(version, options) {
-      var v = parse3(version, options);
+      var v = parse4(version, options);
       return v ? v.version : null;
     }
     exports.clean = clean3;
     function clean3(version, options) {
-      var s = parse3(version.trim().replace(/^[=v]+/, ""), options);
+      var s = parse4(version.trim().replace(/^[=v]+/, ""), options);
       return s ? s.version : null;
     }
     exports.SemVer = SemVer;
@@ -21803,8 +21803,8 @@ var require_semver = __commonJS({
       if (eq(version1, version2)) {
         return null;
       } else {
-        var v1 = parse3(version1);
-        var v2 = parse3(version2);
+        var v1 = parse4(version1);
+        var v2 = parse4(version2);
         var prefix = "";
         if (v1.prerelease.length || v2.prerelease.length) {
           prefix = "pre";
@@ -22691,7 +22691,7 @@ var require_semver = __commonJS({
     }
     exports.prerelease = prerelease;
     function prerelease(version, options) {
-      var parsed = parse3(version, options);
+      var parsed = parse4(version, options);
       return parsed && parsed.prerelease.length ? parsed.prerelease : null;
     }
     exports.intersects = intersects;
@@ -22728,7 +22728,7 @@ var require_semver = __commonJS({
       if (match === null) {
         return null;
       }
-      return parse3(match[2] + "." + (match[3] || "0") + "." + (match[4] || "0"), options);
+      return parse4(match[2] + "." + (match[3] || "0") + "." + (match[4] || "0"), options);
     }
   }
 });
@@ -24228,7 +24228,7 @@ var require_nacl_fast = __commonJS({
       function A(o, a, b) {
         for (var i = 0; i < 16; i++) o[i] = a[i] + b[i];
       }
-      function Z(o, a, b) {
+      function Z2(o, a, b) {
         for (var i = 0; i < 16; i++) o[i] = a[i] - b[i];
       }
       function M(o, a, b) {
@@ -24678,17 +24678,17 @@ var require_nacl_fast = __commonJS({
           sel25519(a, b, r);
           sel25519(c, d, r);
           A(e, a, c);
-          Z(a, a, c);
+          Z2(a, a, c);
           A(c, b, d);
-          Z(b, b, d);
+          Z2(b, b, d);
           S(d, e);
           S(f, a);
           M(a, c, a);
           M(c, b, e);
           A(e, a, c);
-          Z(a, a, c);
+          Z2(a, a, c);
           S(b, a);
-          Z(c, d, f);
+          Z2(c, d, f);
           M(a, c, _121665);
           A(a, a, d);
           M(c, c, a);
@@ -25225,8 +25225,8 @@ var require_nacl_fast = __commonJS({
       }
       function add(p, q) {
         var a = gf(), b = gf(), c = gf(), d = gf(), e = gf(), f = gf(), g = gf(), h = gf(), t = gf();
-        Z(a, p[1], p[0]);
-        Z(t, q[1], q[0]);
+        Z2(a, p[1], p[0]);
+        Z2(t, q[1], q[0]);
         M(a, a, t);
         A(b, p[0], p[1]);
         A(t, q[0], q[1]);
@@ -25235,8 +25235,8 @@ var require_nacl_fast = __commonJS({
         M(c, c, D2);
         M(d, p[2], q[2]);
         A(d, d, d);
-        Z(e, b, a);
-        Z(f, d, c);
+        Z2(e, b, a);
+        Z2(f, d, c);
         A(g, d, c);
         A(h, b, a);
         M(p[0], e, f);
@@ -25359,7 +25359,7 @@ var require_nacl_fast = __commonJS({
         unpack25519(r[1], p);
         S(num3, r[1]);
         M(den, num3, D);
-        Z(num3, num3, r[2]);
+        Z2(num3, num3, r[2]);
         A(den, r[2], den);
         S(den2, den);
         S(den4, den2);
@@ -25377,7 +25377,7 @@ var require_nacl_fast = __commonJS({
         S(chk, r[0]);
         M(chk, chk, den);
         if (neq25519(chk, num3)) return -1;
-        if (par25519(r[0]) === p[31] >> 7) Z(r[0], gf0, r[0]);
+        if (par25519(r[0]) === p[31] >> 7) Z2(r[0], gf0, r[0]);
         M(r[3], r[0], r[1]);
         return 0;
       }
@@ -26869,9 +26869,9 @@ var require_bcrypt_pbkdf = __commonJS({
         out[4 * i + 0] = cdata[i];
       }
     }
-    function bcrypt_pbkdf(pass, passlen, salt, saltlen, key, keylen, rounds) {
+    function bcrypt_pbkdf(pass, passlen, salt, saltlen, key, keylen, rounds2) {
       var sha2pass = new Uint8Array(64), sha2salt = new Uint8Array(64), out = new Uint8Array(BCRYPT_HASHSIZE), tmpout = new Uint8Array(BCRYPT_HASHSIZE), countsalt = new Uint8Array(saltlen + 4), i, j, amt, stride, dest, count2, origkeylen = keylen;
-      if (rounds < 1)
+      if (rounds2 < 1)
         return -1;
       if (passlen === 0 || saltlen === 0 || keylen === 0 || keylen > out.byteLength * out.byteLength || saltlen > 1 << 20)
         return -1;
@@ -26889,7 +26889,7 @@ var require_bcrypt_pbkdf = __commonJS({
         bcrypt_hash(sha2pass, sha2salt, tmpout);
         for (i = out.byteLength; i--; )
           out[i] = tmpout[i];
-        for (i = 1; i < rounds; i++) {
+        for (i = 1; i < rounds2; i++) {
           crypto_hash_sha512(sha2salt, tmpout, tmpout.byteLength);
           bcrypt_hash(sha2pass, sha2salt, tmpout);
           for (j = 0; j < out.byteLength; j++)
@@ -28008,10 +28008,10 @@ var require_poly1305 = __commonJS({
         };
         var Y;
         U = function ta() {
-          Y || Z();
+          Y || Z2();
           Y || (U = ta);
         };
-        function Z() {
+        function Z2() {
           function a() {
             if (!Y && (Y = true, b.calledRun = true, !M)) {
               X(ka);
@@ -28035,9 +28035,9 @@ var require_poly1305 = __commonJS({
             }, 1)) : a());
           }
         }
-        b.run = Z;
+        b.run = Z2;
         if (b.preInit) for ("function" == typeof b.preInit && (b.preInit = [b.preInit]); 0 < b.preInit.length; ) b.preInit.pop()();
-        Z();
+        Z2();
         return createPoly13052.ready;
       });
     })();
@@ -29945,7 +29945,7 @@ ${formatted}-----END ${type} KEY-----`;
               const salt = readString(kdfOptions, 0);
               if (salt === void 0 || kdfOptions._pos + 4 > kdfOptions.length)
                 return new Error("Malformed OpenSSH private key");
-              const rounds = readUInt32BE(kdfOptions, kdfOptions._pos);
+              const rounds2 = readUInt32BE(kdfOptions, kdfOptions._pos);
               const gen = Buffer.allocUnsafe(encInfo.keyLen + encInfo.ivLen);
               const r = bcrypt_pbkdf(
                 passphrase,
@@ -29954,7 +29954,7 @@ ${formatted}-----END ${type} KEY-----`;
                 salt.length,
                 gen,
                 gen.length,
-                rounds
+                rounds2
               );
               if (r !== 0)
                 return new Error("Failed to generate information to decrypt key");
@@ -35458,7 +35458,7 @@ var require_Protocol = __commonJS({
         }
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      exitStatus(chan, status3) {
+      exitStatus(chan, status4) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         let p = this._packetRW.write.allocStart;
@@ -35468,9 +35468,9 @@ var require_Protocol = __commonJS({
         writeUInt32BE(packet, 11, p += 4);
         packet.utf8Write("exit-status", p += 4, 11);
         packet[p += 11] = 0;
-        writeUInt32BE(packet, status3, ++p);
+        writeUInt32BE(packet, status4, ++p);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status3})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status4})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -37107,8 +37107,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} lsetstat@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} lsetstat@openssh.com`);
         }
       }
       ext_openssh_expandPath(path, cb) {
@@ -37141,8 +37141,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} expand-path@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} expand-path@openssh.com`);
         }
       }
       ext_copy_data(srcHandle, srcOffset, len, dstHandle, dstOffset, cb) {
@@ -37195,8 +37195,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} copy-data`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} copy-data`);
         }
       }
       ext_home_dir(username, cb) {
@@ -37240,8 +37240,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} home-directory`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} home-directory`);
         }
       }
       ext_users_groups(uids, gids, cb) {
@@ -37292,8 +37292,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { extended: "users-groups-by-id@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} users-groups-by-id@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} users-groups-by-id@openssh.com`);
         }
       }
       // ===========================================================================
@@ -37559,7 +37559,7 @@ var require_SFTP = __commonJS({
       );
     }
     function fastXfer(src, dst, srcPath, dstPath, opts, cb) {
-      let concurrency = 64;
+      let concurrency2 = 64;
       let chunkSize = 32768;
       let onstep;
       let mode;
@@ -37568,7 +37568,7 @@ var require_SFTP = __commonJS({
         cb = opts;
       } else if (typeof opts === "object" && opts !== null) {
         if (typeof opts.concurrency === "number" && opts.concurrency > 0 && !isNaN(opts.concurrency)) {
-          concurrency = opts.concurrency;
+          concurrency2 = opts.concurrency;
         }
         if (typeof opts.chunkSize === "number" && opts.chunkSize > 0 && !isNaN(opts.chunkSize)) {
           chunkSize = opts.chunkSize;
@@ -37588,7 +37588,7 @@ var require_SFTP = __commonJS({
       let srcHandle;
       let dstHandle;
       let readbuf;
-      let bufsize = chunkSize * concurrency;
+      let bufsize = chunkSize * concurrency2;
       function onerror(err) {
         if (hadError)
           return;
@@ -37640,12 +37640,12 @@ var require_SFTP = __commonJS({
             if (fsize <= 0)
               return onerror();
             while (bufsize > fsize) {
-              if (concurrency === 1) {
+              if (concurrency2 === 1) {
                 bufsize = fsize;
                 break;
               }
               bufsize -= chunkSize;
-              --concurrency;
+              --concurrency2;
             }
             readbuf = tryCreateBuffer(bufsize);
             if (readbuf instanceof Error)
@@ -37712,7 +37712,7 @@ var require_SFTP = __commonJS({
             function startReads() {
               let reads = 0;
               let psrc = 0;
-              while (pdst < fsize && reads < concurrency) {
+              while (pdst < fsize && reads < concurrency2) {
                 const chunk = pdst + chunkSize > fsize ? fsize - pdst : chunkSize;
                 singleRead(psrc, pdst, chunk);
                 psrc += chunk;
@@ -42791,12 +42791,12 @@ var require_keygen = __commonJS({
           if (cipher === void 0)
             throw new Error("Invalid cipher name");
           if (format === "new") {
-            let rounds = DEFAULT_ROUNDS;
+            let rounds2 = DEFAULT_ROUNDS;
             if (opts.rounds !== void 0) {
               if (!Number.isInteger(opts.rounds))
                 throw new TypeError("rounds must be an integer");
               if (opts.rounds > 0)
-                rounds = opts.rounds;
+                rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
             const salt = randomBytes2(SALT_LEN);
@@ -42807,7 +42807,7 @@ var require_keygen = __commonJS({
               salt.length,
               gen,
               gen.length,
-              rounds
+              rounds2
             );
             if (r !== 0)
               return new Error("Failed to generate information to encrypt key");
@@ -42816,7 +42816,7 @@ var require_keygen = __commonJS({
               let pos = 0;
               kdfOptions.writeUInt32BE(salt.length, pos += 0);
               kdfOptions.set(salt, pos += 4);
-              kdfOptions.writeUInt32BE(rounds, pos += salt.length);
+              kdfOptions.writeUInt32BE(rounds2, pos += salt.length);
             }
             encrypted = {
               cipher,
@@ -43124,10 +43124,10 @@ var require_code = __commonJS({
     function interpolate(x) {
       return typeof x == "number" || typeof x == "boolean" || x === null ? x : safeStringify(Array.isArray(x) ? x.join(",") : x);
     }
-    function stringify(x) {
+    function stringify2(x) {
       return new _Code(safeStringify(x));
     }
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
     function safeStringify(x) {
       return JSON.stringify(x).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
     }
@@ -46834,7 +46834,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse3(serialize(uri, options), options);
+        parse4(serialize(uri, options), options);
       }
       return uri;
     }
@@ -46877,8 +46877,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative2, options, skipNormalization) {
       const target2 = {};
       if (!skipNormalization) {
-        base = parse3(serialize(base, options), options);
-        relative2 = parse3(serialize(relative2, options), options);
+        base = parse4(serialize(base, options), options);
+        relative2 = parse4(serialize(relative2, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative2.scheme) {
@@ -47196,7 +47196,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse3(uri, opts) {
+    function parse4(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -47233,7 +47233,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse: parse3
+      parse: parse4
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -49797,11 +49797,11 @@ var require_format = __commonJS({
           }
           function getFormat(fmtDef) {
             const code2 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt2 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
+            const fmt4 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
-              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt2}.validate`];
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt4}.validate`];
             }
-            return ["string", fmtDef, fmt2];
+            return ["string", fmtDef, fmt4];
           }
           function validCondition() {
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
@@ -50492,7 +50492,7 @@ var require_identity = __commonJS({
     var isMap2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection2(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -50529,7 +50529,7 @@ var require_identity = __commonJS({
     exports.isNode = isNode;
     exports.isPair = isPair;
     exports.isScalar = isScalar2;
-    exports.isSeq = isSeq2;
+    exports.isSeq = isSeq3;
   }
 });
 
@@ -50541,7 +50541,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit(node, visitor) {
+    function visit2(node, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
@@ -50550,9 +50550,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node, visitor_, Object.freeze([]));
     }
-    visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
-    visit.REMOVE = REMOVE;
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
     function visit_(key, node, visitor, path) {
       const ctrl = callVisitor(key, node, visitor, path);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -50686,7 +50686,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit;
+    exports.visit = visit2;
     exports.visitAsync = visitAsync;
   }
 });
@@ -50696,7 +50696,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit = require_visit();
+    var visit2 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -50840,7 +50840,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit.visit(doc.contents, (_key, node) => {
+          visit2.visit(doc.contents, (_key, node) => {
             if (identity.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
@@ -50867,7 +50867,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit = require_visit();
+    var visit2 = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
         const sa = JSON.stringify(anchor);
@@ -50878,7 +50878,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit.visit(root, {
+      visit2.visit(root, {
         Value(_key, node) {
           if (node.anchor)
             anchors.add(node.anchor);
@@ -51058,7 +51058,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit = require_visit();
+    var visit2 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -51084,7 +51084,7 @@ var require_Alias = __commonJS({
           nodes2 = ctx.aliasResolveCache;
         } else {
           nodes2 = [];
-          visit.visit(doc, {
+          visit2.visit(doc, {
             Node: (_key, node) => {
               if (identity.isAlias(node) || identity.hasAnchor(node))
                 nodes2.push(node);
@@ -51946,7 +51946,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify(item, ctx, onComment, onChompKeep) {
+    function stringify2(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -51975,7 +51975,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str2}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
@@ -51985,7 +51985,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -52007,7 +52007,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str2 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str2 = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -52059,7 +52059,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -52200,7 +52200,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log = require_log();
     var merge2 = require_merge();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
@@ -52236,7 +52236,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
           strCtx.anchors.add(node.anchor);
@@ -52303,12 +52303,12 @@ var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options);
+      const stringify3 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify3(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -52333,7 +52333,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str3 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -52400,7 +52400,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
+        let str2 = stringify2.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
         if (i < items.length - 1) {
           str2 += ",";
@@ -53761,7 +53761,7 @@ var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -53776,7 +53776,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options);
+      const ctx = stringify2.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -53798,7 +53798,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -53806,7 +53806,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines.push(stringify2.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -53851,7 +53851,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document = class _Document {
+    var Document2 = class _Document {
       constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -54141,7 +54141,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports.Document = Document;
+    exports.Document = Document2;
   }
 });
 
@@ -55506,13 +55506,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
-    var Document = require_Document();
+    var Document2 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document.Document(void 0, opts);
+      const doc = new Document2.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -55551,7 +55551,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var errors = require_errors4();
     var identity = require_identity();
     var composeDoc = require_compose_doc();
@@ -55740,7 +55740,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document.Document(void 0, opts);
+          const doc = new Document2.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -55942,7 +55942,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -55995,7 +55995,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value);
       return res;
     }
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
@@ -56006,15 +56006,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit(cst, visitor) {
+    function visit2(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
-    visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path) => {
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
+    visit2.itemAtPath = (cst, path) => {
       let item = cst;
       for (const [field, index] of path) {
         const tok = item?.[field];
@@ -56025,8 +56025,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path) => {
-      const parent = visit.itemAtPath(cst, path.slice(0, -1));
+    visit2.parentCollection = (cst, path) => {
+      const parent = visit2.itemAtPath(cst, path.slice(0, -1));
       const field = path[path.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -56057,7 +56057,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
     }
-    exports.visit = visit;
+    exports.visit = visit2;
   }
 });
 
@@ -57662,7 +57662,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var errors = require_errors4();
     var log = require_log();
     var identity = require_identity();
@@ -57687,7 +57687,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument(source, options = {}) {
+    function parseDocument2(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -57706,14 +57706,14 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse3(src, reviver, options) {
+    function parse4(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument(src, options);
+      const doc = parseDocument2(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
@@ -57725,7 +57725,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value, replacer, options) {
+    function stringify2(value, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -57745,12 +57745,12 @@ var require_public_api = __commonJS({
       }
       if (identity.isDocument(value) && !_replacer)
         return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
+      return new Document2.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse3;
+    exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments2;
-    exports.parseDocument = parseDocument;
-    exports.stringify = stringify;
+    exports.parseDocument = parseDocument2;
+    exports.stringify = stringify2;
   }
 });
 
@@ -57759,7 +57759,7 @@ var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors4();
     var Alias = require_Alias();
@@ -57773,9 +57773,9 @@ var require_dist2 = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit = require_visit();
+    var visit2 = require_visit();
     exports.Composer = composer.Composer;
-    exports.Document = Document.Document;
+    exports.Document = Document2.Document;
     exports.Schema = Schema.Schema;
     exports.YAMLError = errors.YAMLError;
     exports.YAMLParseError = errors.YAMLParseError;
@@ -57801,8 +57801,8 @@ var require_dist2 = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit.visit;
-    exports.visitAsync = visit.visitAsync;
+    exports.visit = visit2.visit;
+    exports.visitAsync = visit2.visitAsync;
   }
 });
 
@@ -58615,17 +58615,17 @@ function merge(defaults2, route, options) {
   }
   return mergedOptions;
 }
-function addQueryParameters(url, parameters) {
+function addQueryParameters(url, parameters2) {
   const separator = /\?/.test(url) ? "&" : "?";
-  const names = Object.keys(parameters);
+  const names = Object.keys(parameters2);
   if (names.length === 0) {
     return url;
   }
   return url + separator + names.map((name) => {
     if (name === "q") {
-      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+      return "q=" + parameters2.q.split("+").map(encodeURIComponent).join("+");
     }
-    return `${name}=${encodeURIComponent(parameters[name])}`;
+    return `${name}=${encodeURIComponent(parameters2[name])}`;
   }).join("&");
 }
 var urlVariableRegex = /\{[^{}}]+\}/g;
@@ -58783,7 +58783,7 @@ function parse(options) {
   let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
   let body;
-  let parameters = omit(options, [
+  let parameters2 = omit(options, [
     "method",
     "baseUrl",
     "url",
@@ -58792,12 +58792,12 @@ function parse(options) {
     "mediaType"
   ]);
   const urlVariableNames = extractUrlVariableNames(url);
-  url = parseUrl(url).expand(parameters);
+  url = parseUrl(url).expand(parameters2);
   if (!/^http/.test(url)) {
     url = options.baseUrl + url;
   }
   const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
-  const remainingParameters = omit(parameters, omittedParameters);
+  const remainingParameters = omit(parameters2, omittedParameters);
   const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
   if (!isBinaryRequest) {
     if (options.mediaType.format) {
@@ -59299,7 +59299,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error2;
     throw requestError;
   }
-  const status3 = fetchResponse.status;
+  const status4 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -59307,7 +59307,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url,
-    status: status3,
+    status: status4,
     headers: responseHeaders,
     data: ""
   };
@@ -59318,28 +59318,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status3 === 204 || status3 === 205) {
+  if (status4 === 204 || status4 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status3 < 400) {
+    if (status4 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status3, {
+    throw new RequestError(fetchResponse.statusText, status4, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status3 === 304) {
+  if (status4 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status3, {
+    throw new RequestError("Not modified", status4, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status3 >= 400) {
+  if (status4 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status3, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status4, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -59392,14 +59392,14 @@ function toErrorMessage(data) {
 }
 function withDefaults2(oldEndpoint, newDefaults) {
   const endpoint2 = oldEndpoint.defaults(newDefaults);
-  const newApi = function(route, parameters) {
-    const endpointOptions = endpoint2.merge(route, parameters);
+  const newApi = function(route, parameters2) {
+    const endpointOptions = endpoint2.merge(route, parameters2);
     if (!endpointOptions.request || !endpointOptions.request.hook) {
       return fetchWrapper(endpoint2.parse(endpointOptions));
     }
-    const request2 = (route2, parameters2) => {
+    const request2 = (route2, parameters22) => {
       return fetchWrapper(
-        endpoint2.parse(endpoint2.merge(route2, parameters2))
+        endpoint2.parse(endpoint2.merge(route2, parameters22))
       );
     };
     Object.assign(request2, {
@@ -59547,10 +59547,10 @@ function withAuthorizationPrefix(token) {
   }
   return `token ${token}`;
 }
-async function hook(token, request2, route, parameters) {
+async function hook(token, request2, route, parameters2) {
   const endpoint2 = request2.endpoint.merge(
     route,
-    parameters
+    parameters2
   );
   endpoint2.headers.authorization = withAuthorizationPrefix(token);
   return request2(endpoint2);
@@ -62174,8 +62174,8 @@ function normalizePaginatedListResponse(response) {
   response.data.total_commits = totalCommits;
   return response;
 }
-function iterator(octokit, route, parameters) {
-  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
+function iterator(octokit, route, parameters2) {
+  const options = typeof route === "function" ? route.endpoint(parameters2) : octokit.request.endpoint(route, parameters2);
   const requestMethod = typeof route === "function" ? route : octokit.request;
   const method = options.method;
   const headers = options.headers;
@@ -62216,15 +62216,15 @@ function iterator(octokit, route, parameters) {
     })
   };
 }
-function paginate(octokit, route, parameters, mapFn) {
-  if (typeof parameters === "function") {
-    mapFn = parameters;
-    parameters = void 0;
+function paginate(octokit, route, parameters2, mapFn) {
+  if (typeof parameters2 === "function") {
+    mapFn = parameters2;
+    parameters2 = void 0;
   }
   return gather(
     octokit,
     [],
-    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
+    iterator(octokit, route, parameters2)[Symbol.asyncIterator](),
     mapFn
   );
 }
@@ -62724,6 +62724,16 @@ function readPresetFromCheckout(name, root, options = {}) {
     locations,
     locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
   );
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
 }
 function localPresetNames(options = {}) {
   const dirs = [
@@ -64634,20 +64644,20 @@ function activeServices(topology) {
 }
 function capacity(topology, svc) {
   const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
 }
 function capacitySummary(topology) {
   const byService = {};
   for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
   const values = Object.values(byService);
-  const inFlight = values.length ? Math.min(...values) : 0;
+  const inFlight2 = values.length ? Math.min(...values) : 0;
   const max = values.length ? Math.max(...values) : 0;
   return {
     byService,
-    inFlight,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight),
-    imbalance: inFlight > 0 ? max / inFlight : Number.POSITIVE_INFINITY
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
   };
 }
 function gpuMap(topology) {
@@ -65353,7 +65363,7 @@ function inflation(rho) {
 function tWiden(batches) {
   return tQuantile975(batches - 1) / 1.96;
 }
-function completionRate(n, from, to, batch, inFlight) {
+function completionRate(n, from, to, batch, inFlight2) {
   const k = Math.floor((to - from) / batch + 1e-9);
   if (k < 2) return void 0;
   const start = to - k * batch;
@@ -65368,7 +65378,7 @@ function completionRate(n, from, to, batch, inFlight) {
   const rho = lag1(rates);
   const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
   const span = k * batch;
-  const L = inFlight ?? Math.max(1, r);
+  const L = inFlight2 ?? Math.max(1, r);
   const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
   const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
   const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
@@ -65378,9 +65388,9 @@ function meanInFlight(active, from, to) {
   const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
   return inside.length ? mean(inside) : void 0;
 }
-function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
+function littleRate(sum, count2, inFlight2, from, to, batch, options = {}) {
   const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2 || !(inFlight.value > 0)) return void 0;
+  if (k < 2 || !(inFlight2.value > 0)) return void 0;
   const start = to - k * batch;
   const starts = Array.from({ length: k }, (_, j) => start + j * batch);
   const centres = starts.map((a) => a + batch / 2);
@@ -65400,17 +65410,17 @@ function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
     const s = ds[j] - swing(j);
     const c = dc[j];
     if (c > 0 && (!cycle || s > 0))
-      perBatch.push({ t: centres[j], rate: inFlight.value / (s / c / 60) });
+      perBatch.push({ t: centres[j], rate: inFlight2.value / (s / c / 60) });
   }
   if (perBatch.length < 2) return void 0;
   const partial = cycle ? cycle.fitted.reduce((a, h) => a + h, 0) / C / W : 0;
   const df = cycle ? k - 3 : k - 1;
   const rho = lag1(resid);
   const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
-  const rate = inFlight.value / (W / 60);
+  const rate = inFlight2.value / (W / 60);
   const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
   const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = littleNotes(C, W, inFlight, cycle && { ...cycle, amplitude });
+  const notes = littleNotes(C, W, inFlight2, cycle && { ...cycle, amplitude });
   return {
     rate,
     se: rate * relSe,
@@ -65422,9 +65432,9 @@ function littleRate(sum, count2, inFlight, from, to, batch, options = {}) {
     ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
   };
 }
-function littleNotes(C, W, inFlight, cycle) {
+function littleNotes(C, W, inFlight2, cycle) {
   return [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight.value.toFixed(1)} in flight (${inFlight.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
     ...cycle ? [
       `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
     ] : []
@@ -65812,9 +65822,9 @@ function inFlightOf(f, warmupEnd) {
 function fitPlan(f, warmupEnd) {
   const { s, p, tLast, step } = f;
   const W = s.window_minutes;
-  const inFlight = inFlightOf(f, warmupEnd);
+  const inFlight2 = inFlightOf(f, warmupEnd);
   const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
-  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight && recentRate > 0 ? inFlight.value / recentRate : void 0);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
   const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
   const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
   const plan = {
@@ -65831,7 +65841,7 @@ function fitPlan(f, warmupEnd) {
       W / 10
     ),
     ...cycle ? { cycleBlock } : {},
-    inFlight
+    inFlight: inFlight2
   };
   return { plan, cycle };
 }
@@ -68745,10 +68755,10 @@ function count(text2, what, command, line) {
     throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
   return Number(text2);
 }
-function decodeWaitStatus(status3) {
-  const signal = status3 & 127;
+function decodeWaitStatus(status4) {
+  const signal = status4 & 127;
   if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status3 >> 8 & 255, signal: null };
+  return { exitCode: status4 >> 8 & 255, signal: null };
 }
 function decodeExitPair(text2, command, line) {
   const m = /^([0-9]+):([0-9]+)$/.exec(text2);
@@ -69135,8 +69145,8 @@ import fsPath2 from "path";
 
 // node_modules/sb-promise-queue/lib/esm/index.mjs
 var PromiseQueue = class {
-  constructor({ concurrency = 1 } = {}) {
-    this.options = { concurrency };
+  constructor({ concurrency: concurrency2 = 1 } = {}) {
+    this.options = { concurrency: concurrency2 };
     this.running = 0;
     this.queue = [];
     this.idleCallbacks = [];
@@ -69262,14 +69272,14 @@ async function scanDirectoryInternal({ path, recursive, validate, result, fileSy
     })).catch(reject);
   });
 }
-async function scanDirectory(path, { recursive = true, validate = null, concurrency = Infinity, fileSystem = defaultFilesystem } = {}) {
+async function scanDirectory(path, { recursive = true, validate = null, concurrency: concurrency2 = Infinity, fileSystem = defaultFilesystem } = {}) {
   invariant(path && typeof path === "string", "path must be a valid string");
   invariant(typeof recursive === "boolean", "options.recursive must be a valid boolean");
   invariant(validate === null || typeof validate === "function", "options.validate must be a valid function");
-  invariant(typeof concurrency === "number", "options.concurrency must be a valid number");
+  invariant(typeof concurrency2 === "number", "options.concurrency must be a valid number");
   invariant(fileSystem !== null && typeof fileSystem === "object", "options.fileSystem must be a valid object");
   const queue = new PromiseQueue({
-    concurrency
+    concurrency: concurrency2
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
@@ -69571,15 +69581,15 @@ var NodeSSH = class {
       });
     });
   }
-  async exec(command, parameters, options = {}) {
+  async exec(command, parameters2, options = {}) {
     invariant2(typeof command === "string", "command must be a valid string");
-    invariant2(Array.isArray(parameters), "parameters must be a valid array");
+    invariant2(Array.isArray(parameters2), "parameters must be a valid array");
     invariant2(options != null && typeof options === "object", "options must be a valid object");
     invariant2(options.stream == null || ["both", "stdout", "stderr"].includes(options.stream), "options.stream must be one of both, stdout, stderr");
-    for (let i = 0, { length } = parameters; i < length; i += 1) {
-      invariant2(typeof parameters[i] === "string", `parameters[${i}] must be a valid string`);
+    for (let i = 0, { length } = parameters2; i < length; i += 1) {
+      invariant2(typeof parameters2[i] === "string", `parameters[${i}] must be a valid string`);
     }
-    const completeCommand = `${command}${parameters.length > 0 ? ` ${(0, import_shell_escape.default)(parameters)}` : ""}`;
+    const completeCommand = `${command}${parameters2.length > 0 ? ` ${(0, import_shell_escape.default)(parameters2)}` : ""}`;
     const response = await this.execCommand(completeCommand, options);
     if (options.stream == null || options.stream === "stdout") {
       if (response.stderr) {
@@ -69672,7 +69682,7 @@ var NodeSSH = class {
       }
     }
   }
-  async putFiles(files, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {} } = {}) {
+  async putFiles(files, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {} } = {}) {
     invariant2(Array.isArray(files), "files must be an array");
     for (let i = 0, { length } = files; i < length; i += 1) {
       const file = files[i];
@@ -69682,7 +69692,7 @@ var NodeSSH = class {
     }
     const transferred = [];
     const sftp = givenSftp || await this.requestSFTP();
-    const queue = new PromiseQueue({ concurrency });
+    const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
       await new Promise((resolve4, reject) => {
         files.forEach((file) => {
@@ -69704,7 +69714,7 @@ var NodeSSH = class {
       }
     }
   }
-  async putDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
+  async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
     const localDirectoryStat = await new Promise((resolve4) => {
@@ -69725,7 +69735,7 @@ var NodeSSH = class {
     let failed = false;
     try {
       await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
@@ -69734,7 +69744,7 @@ var NodeSSH = class {
         resolve4(queue.waitTillIdle());
       });
       await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
             const localFile = fsPath2.join(localDirectory, file);
@@ -69757,7 +69767,7 @@ var NodeSSH = class {
     }
     return !failed;
   }
-  async getDirectory(localDirectory, remoteDirectory, { concurrency = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
+  async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
     const localDirectoryStat = await new Promise((resolve4) => {
@@ -69771,7 +69781,7 @@ var NodeSSH = class {
     const scanned = await esm_default(remoteDirectory, {
       recursive,
       validate,
-      concurrency,
+      concurrency: concurrency2,
       fileSystem: {
         basename(path) {
           return fsPath2.posix.basename(path);
@@ -69809,7 +69819,7 @@ var NodeSSH = class {
     let failed = false;
     try {
       await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
@@ -69818,7 +69828,7 @@ var NodeSSH = class {
         resolve4(queue.waitTillIdle());
       });
       await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency });
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
             const localFile = fsPath2.join(localDirectory, file);
@@ -72537,14 +72547,14 @@ function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
   }
   const overhead = memoryModel.per_gpu_overhead_gib ?? 0;
   return [...perGpu.entries()].sort((a, b) => a[0] - b[0]).map(([gpu, row]) => {
-    const services = [...row.entries()].map(([svc, instances]) => {
+    const services = [...row.entries()].map(([svc, instances2]) => {
       const cacheKey = CACHE_KEYS[svc];
       const perScene = memoryModel.per_cached_scene_gib?.[svc];
-      const cachedScenes = cacheKey && perScene !== void 0 ? instances * (topology.defines?.[cacheKey] ?? 0) : 0;
+      const cachedScenes = cacheKey && perScene !== void 0 ? instances2 * (topology.defines?.[cacheKey] ?? 0) : 0;
       return {
         service: svc,
-        instances,
-        replicaGiB: instances * (memoryModel.per_replica_gib[svc] ?? 0),
+        instances: instances2,
+        replicaGiB: instances2 * (memoryModel.per_replica_gib[svc] ?? 0),
         cachedScenes,
         cacheGiB: cachedScenes * (perScene ?? 0)
       };
@@ -72557,17 +72567,51 @@ function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
 }
 
 // src/suggest/topology-ops.ts
+function clone2(value) {
+  return structuredClone(value);
+}
 function replicas(t, svc) {
   return t.services?.[svc]?.replicas_per_container ?? 1;
+}
+function concurrency(t, svc) {
+  return t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+}
+function instances(t, svc) {
+  return containers(t, svc) * replicas(t, svc);
 }
 function gpusOf(t, svc) {
   const gpus = t.services?.[svc]?.gpus;
   return Array.isArray(gpus) ? [...gpus] : null;
 }
+function setGpus(t, svc, gpus) {
+  const service = t.services?.[svc];
+  if (!service) throw new Error(`service ${svc} is not in the topology`);
+  service.gpus = [...gpus].sort((a, b) => a - b);
+}
+function setReplicas(t, svc, value) {
+  const service = t.services?.[svc];
+  if (!service) throw new Error(`service ${svc} is not in the topology`);
+  service.replicas_per_container = value;
+}
+function setConcurrency(t, svc, value) {
+  t.runtime ??= {};
+  t.runtime.endpoints ??= {};
+  t.runtime.endpoints[svc] = { ...t.runtime.endpoints[svc] ?? {}, n_concurrent_rollouts: value };
+}
 function cacheSize(t, svc) {
   const value = t.defines?.[CACHE_KEYS[svc]];
   if (value !== void 0) return value;
   return svc === "physics" ? DEFAULT_PHYSICS_CACHE_SIZE : void 0;
+}
+function setCacheSize(t, svc, value) {
+  t.defines ??= {};
+  t.defines[CACHE_KEYS[svc]] = value;
+}
+function nrWorkers(t) {
+  return t.runtime?.nr_workers ?? 1;
+}
+function inFlight(t) {
+  return capacitySummary(t).inFlight;
 }
 function instancesByGpu(t) {
   const out = /* @__PURE__ */ new Map();
@@ -72624,6 +72668,13 @@ function fromVector(x) {
     },
     per_gpu_overhead_gib: round2(x[0] ?? 0)
   };
+}
+function predictMemory(t, model, gpuMemoryGiB) {
+  return predictGpuMemory(t, model, gpuMemoryGiB).map((p) => ({
+    gpu: p.gpu,
+    gib: p.totalGiB,
+    fraction: p.fraction
+  }));
 }
 function solve(a, b) {
   const n = b.length;
@@ -72691,6 +72742,13 @@ function fitWithPrior(informative, prior) {
   });
   return nnls(rows, b);
 }
+function predictConservative(t, fitted, gpuMemoryGiB) {
+  const all = [fitted.model, ...fitted.envelope ?? []].map((m) => predictMemory(t, m, gpuMemoryGiB));
+  return all[0].map((row, i) => {
+    const gib = Math.max(...all.map((rows) => rows[i]?.gib ?? 0)) + fitted.marginGiB;
+    return { gpu: row.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
 function fitMemoryModel(tried, prior) {
   const base = prior ?? DEFAULT_MEMORY_MODEL;
   const samples = memorySamples(tried);
@@ -72736,6 +72794,41 @@ function fitMemoryModel(tried, prior) {
     notes: [
       `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
     ]
+  };
+}
+function respectFailures(fitted, tried, gpuMemoryGiB) {
+  let model = fitted.model;
+  const notes = [];
+  for (const run of tried) {
+    const f = run.observation?.failure;
+    if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
+    const row = instancesByGpu(run.topology).get(f.gpu);
+    const predicted = predictMemory(run.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
+    if (!row || predicted === void 0 || predicted >= gpuMemoryGiB) continue;
+    const factor = 1.05 * gpuMemoryGiB / predicted;
+    const services = Object.keys(row);
+    const perReplica = { ...model.per_replica_gib };
+    const perScene = { ...model.per_cached_scene_gib ?? {} };
+    for (const s of services) {
+      perReplica[s] = Math.round((perReplica[s] ?? 0) * factor * 1e3) / 1e3;
+      if (s === "renderer" || s === "physics")
+        perScene[s] = Math.round((perScene[s] ?? 0) * factor * 1e3) / 1e3;
+    }
+    model = { ...model, per_replica_gib: perReplica, per_cached_scene_gib: perScene };
+    notes.push(
+      `${run.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
+    );
+  }
+  if (!notes.length) return fitted;
+  const scale = (m) => ({
+    ...m,
+    per_replica_gib: { ...m.per_replica_gib, ...model.per_replica_gib }
+  });
+  return {
+    ...fitted,
+    model,
+    ...fitted.envelope ? { envelope: fitted.envelope.map(scale) } : {},
+    notes: [...fitted.notes, ...notes]
   };
 }
 
@@ -72905,12 +72998,12 @@ function candidateRuleIssues(input) {
   ]) {
     if (!active.includes(svc)) continue;
     const cache2 = expanded.defines?.[key];
-    const concurrency = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    if (cache2 === void 0 || cache2 >= concurrency + 1) continue;
+    const concurrency2 = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (cache2 === void 0 || cache2 >= concurrency2 + 1) continue;
     add(
       "cache-size",
       inFile(["defines", key]) ? T("defines", key) : T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `defines.${key} is ${cache2}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
+      `defines.${key} is ${cache2}${source(["defines", key])} but ${svc} serves ${concurrency2} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency2 + 1}`
     );
   }
   const workers = expanded.runtime?.nr_workers;
@@ -73412,6 +73505,78 @@ async function renderCandidateFile(path, options) {
     c.clusterConfig
   );
   return { report, submission };
+}
+function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
+  const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return changedPaths.map((p) => posix3.normalize(p)).filter((p) => p.startsWith(prefix) && isYamlFile(p)).filter((p) => {
+    const parts = p.slice(prefix.length).split("/");
+    return parts.length === 1 ? fileKind(p) === "clusters" : parts.length === 2;
+  }).sort();
+}
+async function validatePullRequest(input, options, reporter) {
+  const paths = topologyFilesOf(input.changedPaths, input.topologiesDir);
+  if (paths.length === 0) {
+    reporter.info("no topology files changed in this pull request: nothing to validate");
+    await reporter.summary("## Topology validation\n\nNo topology files changed in this pull request.\n");
+    return { files: [], errorCount: 0, warningCount: 0 };
+  }
+  reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
+  const report = await validateFiles(paths, { ...options, newFiles: paths });
+  for (const file of report.files)
+    for (const issue2 of [...file.errors, ...file.warnings]) reporter.annotate(issue2);
+  await reporter.summary(validationSummary(report));
+  return report;
+}
+var fmt2 = (v) => v === void 0 ? "\u2014" : `\`${JSON.stringify(v)}\``;
+function validationSummary(report) {
+  const lines = ["## Topology validation", ""];
+  const verdict = report.errorCount ? `\u274C ${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)` : `\u2705 ${report.files.length} file(s) valid${report.warningCount ? `, ${report.warningCount} warning(s)` : ""}`;
+  lines.push(verdict, "");
+  for (const file of report.files) {
+    const c = file.candidate;
+    const state2 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
+    lines.push(`### ${state2} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
+    for (const i of [...file.errors, ...file.warnings]) {
+      lines.push(
+        `- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ""}: ${i.message}`
+      );
+    }
+    if (file.errors.length || file.warnings.length) lines.push("");
+    if (!c) continue;
+    const origin = c.basePreset.origin === "shipped" ? "" : ` (${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })})`;
+    lines.push(
+      `Job name: \`${c.jobName}\` \xB7 parent: ${c.parent ? `\`${c.parent}\`` : "\u2014"} \xB7 base preset: \`${c.baseTopology}\`${origin} \xB7 cluster: \`${c.cluster}\``,
+      ""
+    );
+    lines.push(
+      `**Capacity** (containers \xD7 replicas \xD7 concurrent rollouts) \u2014 in flight: **${c.inFlight}** (bound by ${c.binding.join(", ")})`,
+      ""
+    );
+    lines.push("| service | capacity |", "|---|---:|");
+    for (const row of c.capacity) lines.push(`| ${row.service} | ${row.capacity} |`);
+    lines.push("");
+    const memory = new Map((c.memory ?? []).map((m) => [m.gpu, m]));
+    lines.push(
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? c.memoryModelFitted ? "; model fitted from measured runs" : "; unmeasured: clusters.yaml's estimate" : "; no memory model for this cluster"})`,
+      ""
+    );
+    lines.push("| GPU | services | predicted GiB | share |", "|---:|---|---:|---:|");
+    for (const { gpu, services } of c.gpuMap) {
+      const m = memory.get(gpu);
+      const share = m ? `${Math.round(m.fraction * 100)}%${m.level === "error" ? " \u274C" : m.level === "warning" ? " \u26A0\uFE0F" : ""}` : "\u2014";
+      lines.push(`| ${gpu} | ${services.join(", ")} | ${m ? m.totalGiB.toFixed(1) : "\u2014"} | ${share} |`);
+    }
+    lines.push("");
+    lines.push(`**Changes from ${c.diffFrom}**`, "");
+    if (c.diff.length === 0) lines.push("None: same topology.", "");
+    else {
+      lines.push("| key | before | after |", "|---|---|---|");
+      for (const d of c.diff) lines.push(`| \`${d.key}\` | ${fmt2(d.from)} | ${fmt2(d.to)} |`);
+      lines.push("");
+    }
+  }
+  return `${lines.join("\n")}
+`;
 }
 
 // src/usecases/prepare.ts
@@ -74126,6 +74291,10 @@ function legendLayout(items, left, width) {
 // src/record/change.ts
 function hydraValue2(value) {
   return value === void 0 ? "unset" : hydraValue(value);
+}
+function topologyChange(parent, candidate) {
+  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b) => a.key.localeCompare(b.key));
+  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
 }
 function describeChange(change, isBaseline) {
   const entries = Object.entries(change ?? {});
@@ -74862,8 +75031,8 @@ function resourceLine(m) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct3 = (value - base) / base * 100;
-  return `${pct3 > 0 ? "+" : ""}${num2(pct3, 1)}%`;
+  const pct5 = (value - base) / base * 100;
+  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
 }
 function measured2(run) {
   const value = stabilisedValue(run);
@@ -75113,16 +75282,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct3 = (x) => `${num2(100 * x, 1)}%`;
+  const pct5 = (x) => `${num2(100 * x, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct3(median2)} median, ${pct3(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct3(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -75438,6 +75607,20 @@ async function upsertCheckRun(octokit, input, known) {
     });
   }
   return { id, created };
+}
+async function postSummaryCheckRun(octokit, input) {
+  try {
+    await upsertCheckRun(octokit, input);
+    return { place: "check-run" };
+  } catch (e) {
+    const status4 = e.status;
+    if (status4 === 403 || status4 === 404)
+      return {
+        place: "job-summary",
+        reason: `the token may not write check runs (HTTP ${status4}: ${e.message}); give the job \`checks: write\` to see the summary in the pull request`
+      };
+    throw e;
+  }
 }
 
 // src/slurm/classify.ts
@@ -75823,6 +76006,2540 @@ function createPrometheusClient(options) {
   };
 }
 
+// actions/monitor/autopilot.ts
+var import_yaml4 = __toESM(require_dist2(), 1);
+
+// src/autopilot/controls.ts
+var CONTROL_HELP = [
+  "`/topo pause`: no new runs; running ones go on to their decision",
+  "`/topo pause --now`: running ones stop too",
+  "`/topo resume`: go on",
+  "`/topo conclude`: conclude now with the best so far"
+];
+function parseControl(body) {
+  const text2 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text2);
+  if (!m) return { kind: "none" };
+  const words = text2.slice(m[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
+  const [word, ...rest] = words;
+  const only = (control) => rest.length === 0 ? { kind: "control", control } : {
+    kind: "invalid",
+    reason: `\`/topo ${word}\` takes no argument here; the dashboard takes: ${CONTROL_HELP.join("; ")}`
+  };
+  if (word === "pause" && rest.length === 1 && rest[0] === "--now")
+    return { kind: "control", control: "pause-now" };
+  if (word === "pause") return only("pause");
+  if (word === "resume") return only("resume");
+  if (word === "conclude") return only("conclude");
+  return {
+    kind: "invalid",
+    reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
+  };
+}
+function controlsOf(comments) {
+  const controls = { paused: false, stopLive: false };
+  for (const c of comments) {
+    if (!c.allowed) continue;
+    const parsed = parseControl(c.body);
+    if (parsed.kind !== "control") continue;
+    if (parsed.control === "conclude") controls.concludedBy ??= c.login;
+    else if (parsed.control === "resume") Object.assign(controls, { paused: false, stopLive: false });
+    else Object.assign(controls, { paused: true, stopLive: parsed.control === "pause-now" });
+  }
+  return controls;
+}
+
+// src/autopilot/dashboard.ts
+function dashboardMarker(experimentId) {
+  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
+}
+function dashboardTitle(experimentId) {
+  return `Autopilot dashboard: ${experimentId}`;
+}
+
+// src/autopilot/pulls.ts
+var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function readBotMarker(body, experimentId) {
+  const m = MARKER.exec(body ?? "");
+  if (!m || m[1] !== experimentId) return null;
+  return { candidate: m[2], round: Number(m[3]) };
+}
+function botPullTitle(experimentId, candidate, round2) {
+  return `autopilot round ${round2}: ${experimentId}/${candidate}`;
+}
+
+// src/autopilot/runs.ts
+var ROUND = /^Autopilot round (\d{1,3}): /;
+function roundHypothesis(round2, hypothesis) {
+  return `Autopilot round ${round2}: ${hypothesis.replace(ROUND, "")}`;
+}
+function roundOf(hypothesis) {
+  const m = ROUND.exec(hypothesis ?? "");
+  return m ? Number(m[1]) : null;
+}
+function recordedOutcome(run) {
+  if (run.status === "pending" || run.status === "running") return null;
+  if (run.status === "failed") return "failed";
+  if (run.status === "accepted") return "better";
+  const c = run.comparison?.outcome;
+  if (c === "worse") return "worse";
+  if (c === "indistinguishable") return "equivalent";
+  return run.status === "rejected" ? "not-better" : "undecided";
+}
+function recordedGpuHours(run, gpusPerRun2) {
+  const minutes = run.verdict?.minutes_of_data ?? 0;
+  return gpusPerRun2 * minutes / 60;
+}
+function runsFromRecord(record, gpusPerRun2) {
+  if (!record) return [];
+  const base = baselineRun(record);
+  return record.runs.map((run) => {
+    const round2 = run === base ? 0 : roundOf(run.hypothesis);
+    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
+    const seconds2 = stabilisedValue(run);
+    return {
+      name: run.name,
+      round: round2,
+      origin: round2 !== null && round2 > 0 ? "bot" : "person",
+      ...run.pull_request ? { pr: run.pull_request.number } : {},
+      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
+      request: outcome === null ? "live" : "ended",
+      outcome,
+      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
+      gpuHours: recordedGpuHours(run, gpusPerRun2)
+    };
+  });
+}
+
+// src/autopilot/core.ts
+function botBranch(experimentId, candidate) {
+  return `topo/autopilot/${experimentId}/${candidate}`;
+}
+
+// src/usecases/autopilot.ts
+var AutopilotConfigError = class extends Error {
+  name = "AutopilotConfigError";
+};
+var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
+  if (!EXPERIMENT_ID2.test(experimentId))
+    throw new AutopilotConfigError(
+      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
+    );
+  const file = `topologies/${experimentId}/experiment.yaml`;
+  const text2 = await files.read(file);
+  if (text2 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text2, file);
+  if (!checked2.value) {
+    const i = checked2.issues[0];
+    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
+  }
+  const experiment = checked2.value;
+  const policy = policyOf(experiment);
+  if (!policy)
+    throw new AutopilotConfigError(
+      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
+    );
+  const clustersText = await files.read(clustersFile);
+  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const recordFile = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
+  return {
+    experiment,
+    policy,
+    ...cluster ? { cluster } : {},
+    ...record ? { record } : {},
+    runGpuHours: runCost(experiment, cluster).gpuHours,
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+  };
+}
+
+// src/usecases/autopilot-github.ts
+function botTrailer(experimentId, candidate) {
+  return `Topo-Autopilot: ${experimentId}/${candidate}`;
+}
+var status3 = (e) => e.status;
+async function openBotPull(octokit, target2, p) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: baseTree,
+    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.title}
+
+${botTrailer(p.experimentId, p.candidate)}`,
+    tree: tree.data.sha,
+    parents: [baseSha]
+  });
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+  } catch (error2) {
+    if (status3(error2) !== 422) throw error2;
+    const pulls = await pullsOfBranch(octokit, target2, branch);
+    const open2 = pulls.find((x) => x.state === "open");
+    if (open2) return { pr: open2.number, created: false };
+    if (pulls.length > 0) return null;
+  }
+  try {
+    const pull = await octokit.rest.pulls.create({
+      ...repo,
+      head: branch,
+      base,
+      title: p.title,
+      body: p.body
+    });
+    return { pr: pull.data.number, created: true };
+  } catch (error2) {
+    if (status3(error2) !== 422) throw error2;
+    const open2 = (await pullsOfBranch(octokit, target2, branch)).find((x) => x.state === "open");
+    if (!open2) throw error2;
+    return { pr: open2.number, created: false };
+  }
+}
+async function pullsOfBranch(octokit, target2, branch) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: target2.owner,
+    repo: target2.repo,
+    state: "all",
+    head: `${target2.owner}:${branch}`,
+    per_page: 100
+  });
+  return data;
+}
+async function listBotPulls(octokit, target2, experimentId) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const prefix = `topo/autopilot/${experimentId}/`;
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    const marker = readBotMarker(pull.body, experimentId);
+    if (!marker || pull.user?.login !== target2.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
+      continue;
+    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
+    const head = await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha });
+    out.push({
+      pr: pull.number,
+      candidate: marker.candidate,
+      round: marker.round,
+      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
+      headSha: pull.head.sha,
+      takenOver: !head.data.message.includes(botTrailer(experimentId, marker.candidate))
+    });
+  }
+  return out;
+}
+async function changedFiles2(octokit, target2, pr) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: target2.owner,
+    repo: target2.repo,
+    pull_number: pr,
+    per_page: 100
+  });
+  return files.map((f) => f.filename);
+}
+async function closeWithComment(octokit, target2, pr, comment) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+}
+async function findDashboard(octokit, target2, marker) {
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner: target2.owner,
+    repo: target2.repo,
+    state: "all",
+    creator: target2.botLogin,
+    per_page: 100
+  });
+  const found = issues.filter((i) => !i.pull_request && i.user?.login === target2.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b) => a.number - b.number)[0];
+  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
+}
+async function writeDashboard(octokit, target2, input) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const found = input.found === void 0 ? await findDashboard(octokit, target2, input.marker) : input.found;
+  if (!found) {
+    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    const oldest = await findDashboard(octokit, target2, input.marker);
+    if (oldest && oldest.number !== made.data.number) {
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: made.data.number,
+        state: "closed",
+        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
+A duplicate of #${oldest.number}, the dashboard.`
+      });
+      return writeDashboard(octokit, target2, { ...input, found: oldest });
+    }
+    if (input.close)
+      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
+    return made.data.number;
+  }
+  const close = input.close && found.state === "open";
+  if (found.body !== input.body || close)
+    await octokit.rest.issues.update({
+      ...repo,
+      issue_number: found.number,
+      body: input.body,
+      ...close ? { state: "closed" } : {}
+    });
+  return found.number;
+}
+async function dashboardControls(octokit, target2, issue2) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue2,
+    per_page: 100
+  });
+  const full = `${target2.owner}/${target2.repo}`;
+  const out = [];
+  const allowed = /* @__PURE__ */ new Map();
+  for (const c of comments) {
+    const login = c.user?.login;
+    const body = c.body ?? "";
+    if (!login || !body.trimStart().startsWith("/topo")) continue;
+    if (!allowed.has(login)) {
+      const decision = await checkCommandAllowed(octokit, {
+        ...repo,
+        username: login,
+        command: "pause",
+        pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
+      });
+      allowed.set(login, decision.allowed);
+    }
+    out.push({ login, body, allowed: allowed.get(login) === true });
+  }
+  return out;
+}
+
+// src/usecases/suggest.ts
+var import_yaml3 = __toESM(require_dist2(), 1);
+import { posix as posix5 } from "node:path";
+
+// src/suggest/evidence.ts
+var SATURATED_UTILISATION = 90;
+function secondsPerRollout(run) {
+  const o = run.observation;
+  const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
+}
+function isService(name) {
+  return SERVICES.includes(name);
+}
+function queueReadings(run) {
+  const out = {};
+  const byService = run.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
+  for (const [name, q] of Object.entries(byService)) {
+    if (!isService(name)) continue;
+    out[name] = { max: q.worker_max ?? 0, min: q.worker_min ?? 0 };
+  }
+  return out;
+}
+var HIGH_QUEUE = 4;
+function bottleneckFromQueues(queues) {
+  const entries = Object.entries(queues);
+  if (entries.length === 0)
+    return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
+  entries.sort((a, b) => b[1].max - a[1].max);
+  const [top, second] = entries;
+  const text2 = entries.map(([s, q]) => `${s} ${q.max}`).join(", ");
+  if (!top || top[1].max < HIGH_QUEUE) {
+    return {
+      kind: "not-enough-load",
+      evidence: [`queue-depth max low everywhere (${text2})`],
+      confidence: "medium"
+    };
+  }
+  if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
+    return {
+      kind: "total-capacity-too-high",
+      evidence: [`queue-depth max high on several services (${text2})`],
+      confidence: "medium"
+    };
+  }
+  return {
+    kind: "service",
+    service: top[0],
+    evidence: [
+      `queue-depth max ${top[0]} ${top[1].max} vs ${second ? `${second[0]} ${second[1].max}` : "no other"}`
+    ],
+    confidence: "medium"
+  };
+}
+function readEvidence(run) {
+  const m = run.observation?.stable_metrics;
+  const queues = queueReadings(run);
+  const given = m?.bottleneck;
+  const bottleneck = given && given.kind !== "unknown" ? given : bottleneckFromQueues(queues);
+  const gpus = /* @__PURE__ */ new Map();
+  for (const [index, usage] of Object.entries(m?.resource_usage?.gpu_by_index ?? {})) {
+    const gpu = Number(index);
+    if (!Number.isInteger(gpu)) continue;
+    gpus.set(gpu, {
+      utilisation: usage.utilization_percent?.mean ?? void 0,
+      memoryGiB: usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean ?? void 0,
+      totalGiB: usage.memory_total_gb ?? void 0
+    });
+  }
+  const maxima = Object.values(queues).map((q) => q.max);
+  const top = maxima.length ? Math.max(...maxima) : 0;
+  const queued = Object.entries(queues).filter(([, q]) => q.max >= HIGH_QUEUE && q.max >= top / 2).map(([s]) => s);
+  const utilisations = [...gpus.values()].map((g) => g.utilisation).filter((u) => typeof u === "number");
+  const cpuGroups = Object.values(m?.resource_usage?.process_cpu_utilization_percent_by_group ?? {});
+  const cpuPercents = cpuGroups.map((g) => g.max ?? g.mean).filter((v) => typeof v === "number" && Number.isFinite(v));
+  return {
+    ...cpuPercents.length ? { cpuBusyCores: cpuPercents.reduce((a, b) => a + b, 0) / 100 } : {},
+    saturated: utilisations.length > 0 && utilisations.every((u) => u >= SATURATED_UTILISATION),
+    secondsPerRollout: secondsPerRollout(run),
+    bottleneck,
+    queues,
+    idleFraction: m?.runtime_idle_fraction ?? void 0,
+    gpus,
+    queued
+  };
+}
+function queueSentence(evidence, service) {
+  const own = evidence.queues[service];
+  if (!own) return "";
+  const others = Object.entries(evidence.queues).filter(([s]) => s !== service).sort((a, b) => b[1].max - a[1].max);
+  const next = others[0];
+  return `${service} queue-depth max ${fmt3(own.max)} vs ${next ? `${next[0]} ${fmt3(next[1].max)}` : "no other service"}`;
+}
+function fmt3(value, digits = 2) {
+  return Number.isInteger(value) ? String(value) : value.toFixed(digits).replace(/\.?0+$/, "");
+}
+
+// src/suggest/moves.ts
+var NO_REPLICAS = ["renderer"];
+function retarget(t, svc, target2, spreadOver = instances(t, svc)) {
+  const before = concurrency(t, svc);
+  const after = Math.max(1, Math.ceil(target2 / spreadOver));
+  setConcurrency(t, svc, after);
+  if (svc === "renderer" || svc === "physics") {
+    const cache2 = cacheSize(t, svc);
+    if (cache2 !== void 0 && after !== before) {
+      setCacheSize(t, svc, Math.max(after + 1, Math.ceil(cache2 * (after + 1) / (before + 1))));
+    }
+  }
+}
+function fits(t, ctx) {
+  return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
+}
+function freestGpu(t, svc, evidence, ctx, target2 = inFlight(t), finalInstances) {
+  const current = gpusOf(t, svc) ?? [];
+  const options = [];
+  for (let gpu = 0; gpu < ctx.gpusPerNode; gpu++) {
+    const trial = clone2(t);
+    setGpus(trial, svc, [...current, gpu]);
+    retarget(trial, svc, target2, finalInstances);
+    const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
+    options.push({
+      gpu,
+      fitsNow: fits(trial, ctx) ? 0 : 1,
+      own: current.filter((g) => g === gpu).length,
+      util: evidence.gpus.get(gpu)?.utilisation ?? 0,
+      fraction
+    });
+  }
+  const bucket = (u) => Math.floor(u / 10);
+  options.sort(
+    (a, b) => bucket(a.util) - bucket(b.util) || a.own - b.own || a.fitsNow - b.fitsNow || a.fraction - b.fraction || a.gpu - b.gpu
+  );
+  return options[0]?.gpu;
+}
+function overLimit(t, ctx) {
+  return ctx.predict(t).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b) => b.gib - a.gib);
+}
+function idleService(evidence, svc) {
+  const q = evidence.queues[svc]?.max;
+  const top = Math.max(0, ...Object.values(evidence.queues).map((v) => v?.max ?? 0));
+  return q !== void 0 && (q <= 2 || q < 0.25 * top);
+}
+function makeRoom(t, keep, evidence, ctx) {
+  let current = clone2(t);
+  const notes = [];
+  const target2 = inFlight(t);
+  for (let step = 0; step < 12; step++) {
+    const over = overLimit(current, ctx);
+    if (over.length === 0) return { topology: current, notes: coalesce(t, current, notes) };
+    const gpu = over[0].gpu;
+    const before = over[0].gib;
+    const onGpu = activeServices(current).filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu)).sort((a, b) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b]?.max ?? 0));
+    const gibOn = (trial) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
+    const options = [];
+    for (const svc of onGpu) {
+      const r = replicas(current, svc);
+      if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
+      const trial = clone2(current);
+      const fewer = Math.max(1, Math.floor(r * 3 / 4));
+      setReplicas(trial, svc, fewer);
+      retarget(trial, svc, target2);
+      const saved = before - gibOn(trial);
+      if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
+        options.push({
+          topology: trial,
+          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt3(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
+          rank: 0,
+          saved
+        });
+      }
+    }
+    const headroom = ctx.predict(current);
+    const fraction = (g) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
+    const targets = [...Array(ctx.gpusPerNode).keys()].filter((g) => g !== gpu).sort((a, b) => fraction(a) - fraction(b));
+    for (const svc of onGpu) {
+      const gpus = gpusOf(current, svc) ?? [];
+      for (const to of targets) {
+        const trial = clone2(current);
+        const moved = [...gpus];
+        moved.splice(moved.indexOf(gpu), 1, to);
+        setGpus(trial, svc, moved);
+        const destination = ctx.predict(trial).find((p) => p.gpu === to);
+        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
+        options.push({
+          topology: trial,
+          note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
+          rank: 1,
+          saved: before - gibOn(trial)
+        });
+        break;
+      }
+    }
+    options.sort((a, b) => a.rank - b.rank || b.saved - a.saved);
+    const next = options.find((o) => o.saved > 0);
+    if (!next) return void 0;
+    current = next.topology;
+    notes.push(next.note);
+  }
+  return overLimit(current, ctx).length === 0 ? { topology: current, notes: coalesce(t, current, notes) } : void 0;
+}
+function coalesce(from, to, notes) {
+  const out = [];
+  const shrunk = /* @__PURE__ */ new Set();
+  for (const note of notes) {
+    const m = /^(\w+) replicas_per_container \d+ → \d+ (\(.*\))$/.exec(note);
+    if (!m) {
+      out.push(note);
+      continue;
+    }
+    const svc = m[1];
+    if (shrunk.has(svc)) continue;
+    shrunk.add(svc);
+    out.push(`${svc} replicas_per_container ${replicas(from, svc)} \u2192 ${replicas(to, svc)} ${m[2]}`);
+  }
+  return out;
+}
+function pct3(value) {
+  return `${Math.round(value * 100)}%`;
+}
+function changeText(key, from, to) {
+  return from === to ? "" : `${key} ${from ?? "unset"} \u2192 ${to ?? "unset"}`;
+}
+function bottleneckWords(evidence, svc) {
+  const queue = queueSentence(evidence, svc);
+  const named = evidence.bottleneck.service === svc;
+  return `${queue || `${svc} has the deepest queue`}: ${svc} is the bottleneck${named ? ` (confidence ${evidence.bottleneck.confidence})` : ""}`;
+}
+function scaleBottleneck(parent, svc, evidence, ctx) {
+  const moves = [];
+  const target2 = inFlight(parent);
+  const why = bottleneckWords(evidence, svc);
+  const before = instances(parent, svc);
+  const beforeConc = concurrency(parent, svc);
+  const describe3 = (t, how) => {
+    const after = instances(t, svc);
+    const gain = 1 - before / after;
+    const parts = [
+      how,
+      changeText("n_concurrent_rollouts", beforeConc, concurrency(t, svc)),
+      changeText("capacity", capacity(parent, svc), capacity(t, svc))
+    ].filter(Boolean);
+    return {
+      change: `${svc}: ${parts.join("; ")}`,
+      hypothesis: `${why}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct3(gain)} while ${svc} stays the limit, less once another service binds.`
+    };
+  };
+  const gpus = gpusOf(parent, svc);
+  if (gpus) {
+    for (const add of [.../* @__PURE__ */ new Set([1, Math.max(2, gpus.length)])]) {
+      const t = clone2(parent);
+      const placed = [];
+      for (let i = 0; i < add; i++) {
+        const gpu = freestGpu(t, svc, evidence, ctx, target2, (gpus.length + add) * replicas(t, svc));
+        if (gpu === void 0) break;
+        setGpus(t, svc, [...gpusOf(t, svc) ?? [], gpu]);
+        placed.push(gpu);
+      }
+      if (placed.length < add) continue;
+      retarget(t, svc, target2);
+      const repeated = placed.some((g) => gpus.includes(g));
+      moves.push({
+        kind: "scale-bottleneck",
+        service: svc,
+        topology: t,
+        priority: (add === 1 ? 0.95 : 0.9) * (evidence.saturated ? 0.7 : 1),
+        ...describe3(
+          t,
+          `${containers(parent, svc)} \u2192 ${containers(t, svc)} containers (new on GPU ${placed.join(", ")}${repeated && svc === "renderer" ? ", a repeated GPU entry" : ""})`
+        )
+      });
+    }
+  }
+  if (!NO_REPLICAS.includes(svc)) {
+    const r = replicas(parent, svc);
+    for (const next of [.../* @__PURE__ */ new Set([r + 1, Math.ceil(r * 1.5)])]) {
+      const t = clone2(parent);
+      setReplicas(t, svc, next);
+      retarget(t, svc, target2);
+      moves.push({
+        kind: "scale-bottleneck",
+        service: svc,
+        topology: t,
+        priority: (gpus ? 0.85 : 0.95) * (evidence.saturated && gpus ? 0.7 : 1),
+        ...describe3(t, `replicas_per_container ${r} \u2192 ${next}`)
+      });
+    }
+  }
+  return moves;
+}
+function raiseWorkers(parent, evidence, ctx) {
+  const idle = evidence.idleFraction;
+  const runtimeBound = evidence.bottleneck.kind === "runtime-bound";
+  if (!runtimeBound && (idle === void 0 || idle >= RUNTIME_IDLE.low)) return [];
+  const n = nrWorkers(parent);
+  const busy = idle === void 0 ? 0.5 : 1 - idle;
+  const aim = 1 - (RUNTIME_IDLE.target[0] + RUNTIME_IDLE.target[1]) / 2;
+  const limit = Math.max(1, Math.min(inFlight(parent), Math.floor(ctx.cpusPerNode / 2)));
+  const spare = evidence.cpuBusyCores === void 0 ? Number.POSITIVE_INFINITY : Math.floor(ctx.cpusPerNode * 0.9 - evidence.cpuBusyCores);
+  const next = Math.min(limit, n + Math.max(0, spare), Math.max(n + 1, Math.ceil(n * busy / aim)));
+  if (next <= n) return [];
+  const t = clone2(parent);
+  t.runtime ??= {};
+  t.runtime.nr_workers = next;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct3(idle)} < ${pct3(RUNTIME_IDLE.low)}`;
+  return [
+    {
+      kind: "raise-workers",
+      topology: t,
+      priority: 0.93,
+      change: `runtime.nr_workers ${n} \u2192 ${next}`,
+      hypothesis: `${idleText}: the runtime's event loop is the contention point, so spreading the ${inFlight(parent)} rollouts over ${next} workers lets it accept service results sooner.`,
+      expectedEffect: `runtime idle fraction up toward 70-80%; RPC blocking p95 and seconds per rollout down; services' queue depths unchanged or higher.`
+    }
+  ];
+}
+function scaleTotal(parent, factor) {
+  const now = inFlight(parent);
+  const target2 = Math.max(1, Math.round(now * factor));
+  if (target2 === now) return void 0;
+  const t = clone2(parent);
+  for (const svc of activeServices(t)) retarget(t, svc, target2);
+  return inFlight(t) === now ? void 0 : t;
+}
+function lowerTotal(parent, evidence) {
+  const several = evidence.bottleneck.kind === "total-capacity-too-high" || evidence.queued.length >= 2;
+  if (!several) return [];
+  const t = scaleTotal(parent, 0.75);
+  if (!t) return [];
+  const queues = evidence.queued.map((s) => `${s} ${fmt3(evidence.queues[s]?.max ?? 0)}`).join(", ");
+  return [
+    {
+      kind: "lower-total",
+      topology: t,
+      priority: evidence.bottleneck.kind === "total-capacity-too-high" ? 0.92 : 0.7,
+      change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts lowered, caches with them)`,
+      hypothesis: `queue-depth max high on several services (${queues || evidence.bottleneck.evidence.join("; ")}): total capacity is higher than the services can serve, so rollouts only wait longer.`,
+      expectedEffect: `queue depths fall on every service at about the same seconds per rollout or better; smaller caches free GPU memory for the next move.`
+    }
+  ];
+}
+function raiseTotal(parent, evidence) {
+  const lowLoad = evidence.bottleneck.kind === "not-enough-load";
+  if (!lowLoad && !evidence.saturated) return [];
+  const moves = [];
+  const queues = Object.entries(evidence.queues).map(([s, q]) => `${s} ${fmt3(q?.max ?? 0)}`).join(", ");
+  const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
+  for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
+    const t = scaleTotal(parent, factor);
+    if (!t) continue;
+    moves.push({
+      kind: "raise-total",
+      topology: t,
+      priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
+      change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
+      hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct3(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+    });
+  }
+  return moves;
+}
+function rebalance(parent) {
+  const now = inFlight(parent);
+  const t = clone2(parent);
+  const changed = [];
+  for (const svc of activeServices(t)) {
+    if (capacity(t, svc) > now * 1.25) {
+      const before = capacity(t, svc);
+      retarget(t, svc, now);
+      if (capacity(t, svc) < before) changed.push(`${svc} ${before} \u2192 ${capacity(t, svc)}`);
+    }
+  }
+  if (changed.length === 0) return [];
+  return [
+    {
+      kind: "rebalance",
+      topology: t,
+      priority: 0.5,
+      change: `capacities lowered to the ${now} rollouts in flight: ${changed.join(", ")}`,
+      hypothesis: `capacities differ by more than 25% (${changed.join(", ")} against ${now} in flight): the excess is never used but costs cache memory.`,
+      expectedEffect: `same seconds per rollout, less GPU memory on the rebalanced services' GPUs.`
+    }
+  ];
+}
+function resizeCaches(parent) {
+  const t = clone2(parent);
+  const changed = [];
+  for (const svc of ["renderer", "physics"]) {
+    if (!activeServices(t).includes(svc)) continue;
+    const want = concurrency(t, svc) + 1;
+    const have = cacheSize(t, svc);
+    if (have !== void 0 && have < want) {
+      setCacheSize(t, svc, want);
+      changed.push(`${svc === "renderer" ? "nre_cache_size" : "physics_cache_size"} ${have} \u2192 ${want}`);
+    }
+  }
+  if (changed.length === 0) return [];
+  return [
+    {
+      kind: "resize-caches",
+      topology: t,
+      priority: 0.4,
+      change: changed.join(", "),
+      hypothesis: `cache sizes below n_concurrent_rollouts + 1 (${changed.join(", ")}): a cache smaller than the rollouts it serves reloads scenes (~10 s each).`,
+      expectedEffect: `fewer scene loads; seconds per rollout equal or better, at the cost of the added scenes' GPU memory.`
+    }
+  ];
+}
+function placeFree(parent, svc, evidence, ctx) {
+  const gpus = gpusOf(parent, svc);
+  if (!gpus || evidence.gpus.size === 0) return [];
+  const util = (g) => evidence.gpus.get(g)?.utilisation ?? 0;
+  const busiest = [...new Set(gpus)].sort((a, b) => util(b) - util(a))[0];
+  if (busiest === void 0) return [];
+  const without = clone2(parent);
+  const rest = [...gpus];
+  rest.splice(rest.indexOf(busiest), 1);
+  if (rest.length === 0) return [];
+  setGpus(without, svc, rest);
+  const target2 = freestGpu(without, svc, evidence, ctx, inFlight(parent));
+  if (target2 === void 0 || target2 === busiest || util(busiest) - util(target2) < 30) return [];
+  const t = clone2(without);
+  setGpus(t, svc, [...rest, target2]);
+  return [
+    {
+      kind: "place-free",
+      service: svc,
+      topology: t,
+      priority: 0.6,
+      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target2}`,
+      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target2} runs at ${Math.round(util(target2))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
+      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target2}; ${svc} RPC p95 and seconds per rollout down.`
+    }
+  ];
+}
+function movesFor(parent, evidence, ctx) {
+  return rawMoves(parent, evidence, ctx).map((move) => {
+    if (overLimit(move.topology, ctx).length === 0) return move;
+    const room = makeRoom(move.topology, move.service, evidence, ctx);
+    if (!room) return move;
+    const how = room.notes.join("; ");
+    return {
+      ...move,
+      topology: room.topology,
+      change: `${move.change}; to stay under ${Math.round(ctx.memoryLimit * 100)}% GPU memory: ${how}`,
+      hypothesis: `${move.hypothesis} Memory is made by ${how}.`
+    };
+  });
+}
+function rawMoves(parent, evidence, ctx) {
+  const moves = [];
+  const active = activeServices(parent);
+  const b = evidence.bottleneck;
+  const bottleneck = b.kind === "service" && b.service && active.includes(b.service) ? b.service : void 0;
+  if (bottleneck) {
+    moves.push(...scaleBottleneck(parent, bottleneck, evidence, ctx));
+    moves.push(...placeFree(parent, bottleneck, evidence, ctx));
+  }
+  moves.push(...raiseWorkers(parent, evidence, ctx));
+  moves.push(...lowerTotal(parent, evidence));
+  moves.push(...raiseTotal(parent, evidence));
+  moves.push(...rebalance(parent));
+  moves.push(...resizeCaches(parent));
+  const ranked = Object.entries(evidence.queues).filter(([s, q]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q.max > 0).sort((a, b2) => b2[1].max - a[1].max);
+  for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
+    const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
+    for (const m of scaleBottleneck(parent, svc, evidence, ctx)) {
+      moves.push({
+        ...m,
+        priority: m.priority * (bottleneck ? 0.5 : 0.65),
+        hypothesis: `${why}. ${m.hypothesis.slice(m.hypothesis.indexOf(". ") + 2)}`
+      });
+    }
+  }
+  return moves;
+}
+
+// src/suggest/fit-memory.ts
+var TOTAL_STEPS = [1, 7 / 8, 3 / 4, 5 / 8, 1 / 2, 3 / 8, 1 / 4, 1 / 8];
+var REPLICA_STEPS = [1, 3 / 4, 1 / 2, 1 / 4];
+var peakOf = (ps) => ps.reduce((a, b) => b.gib > a.gib ? b : a, { gpu: -1, gib: 0, fraction: 0 });
+function fitInMemory(input, count2 = 1) {
+  const limit = GPU_MEMORY_LIMITS.error * input.gpuMemoryGiB;
+  const failed = input.failed;
+  const onGpu = activeServices(failed).filter((s) => gpusOf(failed, s) !== null && replicas(failed, s) > 1);
+  const total = inFlight(failed);
+  const found = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const keepTotal of TOTAL_STEPS) {
+    for (const keepReplicas of REPLICA_STEPS) {
+      if (keepReplicas < 1 && onGpu.length === 0) continue;
+      const t = clone2(failed);
+      const target2 = Math.max(1, Math.round(total * keepTotal));
+      const changes = [];
+      for (const svc of onGpu) {
+        const r = replicas(t, svc);
+        const next = Math.max(1, Math.round(r * keepReplicas));
+        if (next !== r) {
+          setReplicas(t, svc, next);
+          changes.push(`${svc} replicas_per_container ${r} \u2192 ${next}`);
+        }
+      }
+      for (const svc of activeServices(t)) retarget(t, svc, target2);
+      if (inFlight(t) !== total) changes.unshift(`rollouts in flight ${total} \u2192 ${inFlight(t)}`);
+      const key = JSON.stringify(t);
+      if (changes.length === 0 || seen.has(key)) continue;
+      seen.add(key);
+      const predicted = input.predict(t);
+      const peak = peakOf(predicted);
+      if (peak.gib > limit || input.problems(t).length > 0) continue;
+      const inst = activeServices(t).reduce((a, s) => a + instances(t, s), 0);
+      found.push({ t, flight: inFlight(t), inst, gib: peak.gib, change: changes.join(", ") });
+    }
+  }
+  found.sort((a, b) => b.flight - a.flight || b.inst - a.inst || a.gib - b.gib);
+  const picked = found.filter((f, i) => found.findIndex((g) => g.flight === f.flight) === i);
+  const before = peakOf(input.predict(failed));
+  return picked.slice(0, count2).map((f) => ({
+    topology: f.t,
+    change: f.change,
+    before,
+    after: peakOf(input.predict(f.t))
+  }));
+}
+
+// src/suggest/history.ts
+var SIGNIFICANT_GAIN = 0.01;
+function classifyChange(parent, child) {
+  const tags = [];
+  for (const svc of activeServices(child)) {
+    if (instances(child, svc) > instances(parent, svc)) tags.push(`scale-bottleneck:${svc}`);
+  }
+  if (nrWorkers(child) > nrWorkers(parent)) tags.push("raise-workers");
+  if (inFlight(child) < inFlight(parent)) tags.push("lower-total");
+  if (inFlight(child) > inFlight(parent)) tags.push("raise-total");
+  return tags;
+}
+function moveTag(kind, service) {
+  return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service}` : kind;
+}
+function outcomeOf(run, byName) {
+  if (run.status === "failed" || run.observation?.failure) return "failed";
+  const verdict = run.observation?.comparison?.outcome;
+  if (verdict === "better") return "better";
+  if (verdict === "worse" || verdict === "indistinguishable") return "not-better";
+  const own = secondsPerRollout(run);
+  const parent = run.parent ? byName.get(run.parent) : void 0;
+  const reference = parent ? secondsPerRollout(parent) : void 0;
+  if (own === void 0 || reference === void 0) return "unknown";
+  return own < reference * (1 - SIGNIFICANT_GAIN) ? "better" : "not-better";
+}
+function rounds(tried, maxParallel) {
+  const out = [];
+  for (const run of tried) {
+    if (!run.parent) continue;
+    const last = out[out.length - 1];
+    if (last && last[0]?.parent === run.parent && last.length < maxParallel) last.push(run);
+    else out.push([run]);
+  }
+  return out;
+}
+function stopForNoProgress(tried, patience, maxParallel) {
+  const byName = new Map(tried.map((r) => [r.name, r]));
+  const all = rounds(tried, maxParallel);
+  const finished = all.filter(
+    (round2) => round2.every((r) => r.status !== "pending" && r.status !== "running")
+  );
+  if (finished.length < patience) return void 0;
+  const recent = finished.slice(-patience);
+  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf(r, byName)}`);
+  if (recent.some((round2) => round2.some((r) => outcomeOf(r, byName) === "better"))) return void 0;
+  return {
+    stop: true,
+    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours`
+  };
+}
+
+// src/sim/layout.ts
+function cacheSize2(topology, svc) {
+  if (svc === "renderer") return topology.defines?.[CACHE_KEYS.renderer] ?? void 0;
+  if (svc === "physics") return topology.defines?.[CACHE_KEYS.physics] ?? DEFAULT_PHYSICS_CACHE_SIZE;
+  return void 0;
+}
+function layout(topology, profile) {
+  const services = [];
+  for (const svc of activeServices(topology)) {
+    const spec = topology.services?.[svc];
+    const gpus2 = Array.isArray(spec?.gpus) ? spec.gpus : [null];
+    const replicas2 = spec?.replicas_per_container ?? 1;
+    const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    const instances2 = [];
+    gpus2.forEach((gpu, container) => {
+      for (let r = 0; r < replicas2; r++) instances2.push({ service: svc, gpu, container });
+    });
+    const cache2 = cacheSize2(topology, svc);
+    services.push({
+      service: svc,
+      containers: gpus2.length,
+      replicasPerContainer: replicas2,
+      concurrency: concurrency2,
+      capacity: gpus2.length * replicas2 * concurrency2,
+      instances: instances2,
+      ...cache2 !== void 0 ? { cacheSize: cache2 } : {}
+    });
+  }
+  const inFlight2 = services.length ? Math.min(...services.map((s) => s.capacity)) : 0;
+  const gpus = [];
+  for (let g = 0; g < profile.gpu.count; g++) {
+    gpus.push({ gpu: g, totalGb: profile.gpu.memory_gb, usedGb: 0, parts: [], containers: 0 });
+  }
+  let hostMemoryGb = (profile.host.base_used_gb ?? 0) + (profile.runtime.memory_gb ?? 0) * nrWorkers2(topology);
+  for (const s of services) {
+    const cost = profile.services[s.service];
+    const perInstance = (cost.memory_gb ?? 0) + (s.cacheSize ?? 0) * (cost.scene_memory_gb ?? 0);
+    hostMemoryGb += (cost.host_memory_gb ?? 0) * s.instances.length;
+    const containersOn = /* @__PURE__ */ new Map();
+    const instancesOn = /* @__PURE__ */ new Map();
+    for (const inst of s.instances) {
+      if (inst.gpu === null) continue;
+      instancesOn.set(inst.gpu, (instancesOn.get(inst.gpu) ?? 0) + 1);
+    }
+    const spec = topology.services?.[s.service];
+    if (Array.isArray(spec?.gpus))
+      for (const g of spec.gpus) containersOn.set(g, (containersOn.get(g) ?? 0) + 1);
+    for (const [g, n] of instancesOn) {
+      const entry = gpus[g];
+      if (!entry) continue;
+      const gb = n * perInstance + (containersOn.get(g) ?? 0) * (profile.gpu.context_gb ?? 0);
+      entry.parts.push({ service: s.service, instances: n, gb });
+      entry.usedGb += gb;
+      entry.containers += containersOn.get(g) ?? 0;
+    }
+  }
+  return { services, inFlight: inFlight2, nrWorkers: nrWorkers2(topology), gpus, hostMemoryGb };
+}
+function nrWorkers2(topology) {
+  return Math.max(1, topology.runtime?.nr_workers ?? 1);
+}
+function predictedOom(l) {
+  for (const g of l.gpus) {
+    if (g.usedGb <= g.totalGb) continue;
+    let acc = 0;
+    for (const p of g.parts) {
+      const per = p.gb / Math.max(1, p.instances);
+      for (let i = 0; i < p.instances; i++) {
+        if (acc + per > g.totalGb) return { gpu: g.gpu, triedGb: per, usedGb: acc, totalGb: g.totalGb };
+        acc += per;
+      }
+    }
+    return { gpu: g.gpu, triedGb: g.usedGb - g.totalGb, usedGb: g.totalGb, totalGb: g.totalGb };
+  }
+  return void 0;
+}
+
+// src/sim/model.ts
+var LOAD_GPU_FRACTION = 0.1;
+function buildStations(l, profile, cpuScale = 1) {
+  const stations = [];
+  const gpuShared = /* @__PURE__ */ new Map();
+  const contention = profile.gpu.contention ?? 0;
+  const interference = profile.effects?.gpu_interference ?? 0;
+  const cpu = { kind: "queue", demand: 0, owners: {} };
+  const cpuDelay = { kind: "delay", demand: 0, owners: {} };
+  const latency = { kind: "delay", demand: 0, owners: {} };
+  const cores = profile.cpu.cores;
+  for (const s of l.services) {
+    const cost = profile.services[s.service];
+    const call = cost.call_ms / 1e3;
+    const share = cost.gpu_share ?? 0;
+    const visits = 1 / s.instances.length;
+    for (const inst of s.instances) {
+      const onGpu = inst.gpu !== null;
+      const serial = onGpu ? call * (1 - share) : call * cpuScale;
+      stations.push({ kind: "queue", demand: visits * serial, owners: { [s.service]: 1 } });
+      if (onGpu && share > 0) {
+        const g = inst.gpu;
+        const st = gpuShared.get(g) ?? { kind: "queue", demand: 0, owners: {}, gpu: g };
+        const others = Math.max(0, (l.gpus[g]?.parts.length ?? 1) - 1);
+        const slowdown = 1 + contention * Math.max(0, (l.gpus[g]?.containers ?? 1) - 1) + interference * others;
+        let d = visits * call * share * slowdown;
+        const load = cost.scene_load_s ?? 0;
+        if (load > 0) d += visits * load * LOAD_GPU_FRACTION / profile.steps_per_rollout;
+        st.demand += d;
+        st.owners[s.service] = (st.owners[s.service] ?? 0) + d;
+        gpuShared.set(g, st);
+      }
+    }
+    const cpuS = (cost.cpu_ms ?? 0) / 1e3 * cpuScale;
+    if (cpuS > 0) {
+      cpu.demand += cpuS / cores;
+      cpu.owners[s.service] = (cpu.owners[s.service] ?? 0) + cpuS / cores;
+      cpuDelay.demand += cpuS * (cores - 1) / cores;
+      cpuDelay.owners[s.service] = (cpuDelay.owners[s.service] ?? 0) + cpuS * (cores - 1) / cores;
+    }
+    const lat = (profile.runtime.rpc_latency_ms ?? 0) / 1e3;
+    latency.demand += lat;
+    latency.owners[s.service] = (latency.owners[s.service] ?? 0) + lat;
+  }
+  for (const st of gpuShared.values()) {
+    for (const k of Object.keys(st.owners)) st.owners[k] = (st.owners[k] ?? 0) / st.demand;
+    stations.push(st);
+  }
+  for (const st of [cpu, cpuDelay, latency]) {
+    if (st.demand <= 0) continue;
+    for (const k of Object.keys(st.owners)) st.owners[k] = (st.owners[k] ?? 0) / st.demand;
+    stations.push(st);
+  }
+  const work = profile.runtime.step_work_ms / 1e3 * cpuScale;
+  for (let w = 0; w < l.nrWorkers; w++) {
+    stations.push({ kind: "queue", demand: work / l.nrWorkers, owners: { runtime: 1 }, worker: w });
+  }
+  return stations;
+}
+function solveNetwork(topology, profile, maxN) {
+  const l = layout(topology, profile);
+  const contention = profile.effects?.cpu_contention ?? 0;
+  let net = solveWith(l, profile, 1, maxN);
+  if (contention <= 0) return net;
+  let perStep = profile.runtime.step_work_ms / 1e3;
+  for (const s of l.services) {
+    const cost = profile.services[s.service];
+    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
+    perStep += ((cost.cpu_ms ?? 0) + own) / 1e3;
+  }
+  const top = Math.min(net.raw.length - 1, Math.floor(Math.min(l.inFlight, net.steppingLimit)));
+  const gap = (scale, n) => {
+    const u = Math.min(1, (n.raw[top]?.x ?? 0) * perStep / profile.cpu.cores);
+    return 1 + contention * u * u - scale;
+  };
+  let a = 1;
+  let ga = gap(a, net);
+  let b = 1 + ga;
+  let nb = solveWith(l, profile, b, maxN);
+  let gb = gap(b, nb);
+  for (let i = 0; i < 8 && Math.abs(gb) > 1e-4 && gb !== ga; i++) {
+    const c = Math.max(1, b - gb * (b - a) / (gb - ga));
+    [a, ga] = [b, gb];
+    b = c;
+    nb = solveWith(l, profile, b, maxN);
+    gb = gap(b, nb);
+  }
+  net = nb;
+  return net;
+}
+function solveWith(l, profile, cpuScale, maxN) {
+  const stations = buildStations(l, profile, cpuScale);
+  const { steppingLimit, stall } = cacheEffects(l, profile);
+  const top = Math.max(1, Math.min(maxN ?? l.inFlight, l.inFlight));
+  const q = new Float64Array(stations.length);
+  const r = new Float64Array(stations.length);
+  const points = [emptyPoint(l)];
+  const raw = [{ cycle: 0, x: 0, r: new Float64Array(stations.length) }];
+  for (let n = 1; n <= top; n++) {
+    let cycle = 0;
+    for (let k = 0; k < stations.length; k++) {
+      const st = stations[k];
+      r[k] = st.kind === "queue" ? st.demand * (1 + q[k]) : st.demand;
+      cycle += r[k];
+    }
+    const x = n / cycle;
+    for (let k = 0; k < stations.length; k++) q[k] = x * r[k];
+    raw.push({ cycle, x, r: r.slice() });
+  }
+  return { layout: l, points, raw, stations, profile, steppingLimit, stallSecondsPerRollout: stall };
+}
+function emptyPoint(l) {
+  return {
+    n: 0,
+    stepSeconds: 0,
+    stepsPerSecond: 0,
+    rpcSeconds: {},
+    atService: {},
+    workerUtilization: 0,
+    gpuUtilization: l.gpus.map(() => 0),
+    cpuCores: {}
+  };
+}
+function summarise(n, cycle, x, stations, r, l, profile) {
+  const rpcSeconds = {};
+  const gpuUtilization = l.gpus.map(() => 0);
+  let workerUtilization = 0;
+  stations.forEach((st, k) => {
+    for (const [owner, share] of Object.entries(st.owners)) {
+      if (owner === "runtime") continue;
+      const svc = owner;
+      rpcSeconds[svc] = (rpcSeconds[svc] ?? 0) + r[k] * (share ?? 0);
+    }
+    if (st.gpu !== void 0) gpuUtilization[st.gpu] = Math.min(1, x * st.demand);
+    if (st.worker !== void 0) workerUtilization = Math.min(1, x * st.demand);
+  });
+  for (const s of l.services) {
+    const cost = profile.services[s.service];
+    for (const inst of s.instances) {
+      if (inst.gpu === null) continue;
+      const busy = x / s.instances.length * (cost.call_ms / 1e3) * (1 - (cost.gpu_share ?? 0)) * 0.3;
+      gpuUtilization[inst.gpu] = Math.min(1, (gpuUtilization[inst.gpu] ?? 0) + busy);
+    }
+  }
+  const atService = {};
+  for (const [svc, sec] of Object.entries(rpcSeconds)) atService[svc] = x * (sec ?? 0);
+  const cpuCores = { runtime: x * (profile.runtime.step_work_ms / 1e3) };
+  for (const s of l.services) {
+    const cost = profile.services[s.service];
+    const own = s.instances.every((i) => i.gpu === null) ? cost.call_ms : 0.15 * cost.call_ms;
+    cpuCores[s.service] = x * ((cost.cpu_ms ?? 0) + own) / 1e3;
+  }
+  return {
+    n,
+    stepSeconds: cycle,
+    stepsPerSecond: x,
+    rpcSeconds,
+    atService,
+    workerUtilization,
+    gpuUtilization,
+    cpuCores
+  };
+}
+function cacheEffects(l, profile) {
+  let steppingLimit = l.inFlight;
+  let stall = 0;
+  const k = profile.effects?.cache_miss_exponent ?? 0;
+  for (const s of l.services) {
+    if (s.cacheSize === void 0) continue;
+    const load = profile.services[s.service].scene_load_s ?? 0;
+    const perInstanceInFlight = l.inFlight / s.instances.length;
+    if (s.cacheSize < s.concurrency + 1 && s.cacheSize < perInstanceInFlight + 1) stall += load;
+    else if (k > 0) stall += load * Math.min(1, (perInstanceInFlight / Math.max(1, s.cacheSize)) ** k);
+    if (s.cacheSize < perInstanceInFlight) {
+      steppingLimit = Math.min(steppingLimit, Math.max(1, s.cacheSize) * s.instances.length);
+    }
+  }
+  return { steppingLimit, stall };
+}
+function steadyState(topology, profile) {
+  return steadyFromNetwork(solveNetwork(topology, profile), profile);
+}
+function steadyFromNetwork(net, profile) {
+  const l = net.layout;
+  const stepping = steppingRollouts(net, profile, 1);
+  const p = pointAt(net, stepping);
+  const steps = profile.steps_per_rollout;
+  const rolloutSeconds = steps * p.stepSeconds + net.stallSecondsPerRollout;
+  const rps = l.inFlight > 0 ? Math.min(l.inFlight, net.steppingLimit) / rolloutSeconds : 0;
+  const queueDepth = {};
+  for (const s of l.services) {
+    let depth = depthSeenAtStart(net, stepping, s.service);
+    if (s.service === "renderer") depth += waitingForScenes(net, stepping) / l.nrWorkers;
+    queueDepth[METRIC_SERVICE_LABEL[s.service]] = depth;
+  }
+  const oom = predictedOom(l);
+  let bottleneck;
+  let best = -1;
+  for (const s of l.services) {
+    const d = queueDepth[METRIC_SERVICE_LABEL[s.service]] ?? 0;
+    if (d > best) {
+      best = d;
+      bottleneck = s.service;
+    }
+  }
+  const capacities = {};
+  for (const s of l.services) capacities[s.service] = s.capacity;
+  return {
+    inFlight: l.inFlight,
+    capacities,
+    stepping,
+    stepSeconds: p.stepSeconds,
+    rolloutSeconds,
+    stallSecondsPerRollout: net.stallSecondsPerRollout,
+    rolloutsPerSecond: rps,
+    secondsPerRollout: rps > 0 ? 1 / rps : Number.POSITIVE_INFINITY,
+    queueDepth,
+    rpcSeconds: p.rpcSeconds,
+    idleFraction: 1 - p.workerUtilization,
+    gpuUtilization: p.gpuUtilization,
+    gpuMemoryGb: l.gpus.map((g) => g.usedGb),
+    gpuMemoryTotalGb: profile.gpu.memory_gb,
+    cpuCores: p.cpuCores,
+    hostMemoryGb: l.hostMemoryGb,
+    ...oom ? { oom } : {},
+    bottleneck
+  };
+}
+function depthSeenAtStart(net, n, service) {
+  const workers = net.layout.nrWorkers;
+  const others = Math.max(0, n / workers - 1);
+  if (others === 0 || n <= 1) return 0;
+  const before = pointAt(net, n - 1);
+  return (before.atService[service] ?? 0) / (n - 1) * others;
+}
+function steppingRollouts(net, profile, slowdown) {
+  const limit = Math.min(net.layout.inFlight, net.steppingLimit);
+  if (net.stallSecondsPerRollout <= 0 || limit <= 0) return limit;
+  let n = limit;
+  for (let i = 0; i < 30; i++) {
+    const p = pointAt(net, n);
+    const busy = profile.steps_per_rollout * p.stepSeconds * slowdown;
+    n = limit * busy / (busy + net.stallSecondsPerRollout);
+  }
+  return n;
+}
+function waitingForScenes(net, stepping) {
+  return Math.max(0, net.layout.inFlight - stepping);
+}
+function pointAt(net, n) {
+  const top = net.raw.length - 1;
+  const pts = {
+    at(i) {
+      let p = net.points[i];
+      if (!p) {
+        const raw = net.raw[i];
+        p = summarise(i, raw.cycle, raw.x, net.stations, raw.r, net.layout, net.profile);
+        net.points[i] = p;
+      }
+      return p;
+    }
+  };
+  if (n <= 0) return pts.at(0);
+  if (n >= top) return pts.at(top);
+  const lo = Math.floor(n);
+  const f = n - lo;
+  const a = pts.at(lo);
+  const b = pts.at(Math.min(top, lo + 1));
+  if (f === 0 || lo === 0) return f === 0 ? a : scalePoint(b, n);
+  const mix = (x, y) => x + (y - x) * f;
+  const rec = (x, y) => {
+    const out = {};
+    for (const k of Object.keys(y)) out[k] = mix(x[k] ?? 0, y[k] ?? 0);
+    return out;
+  };
+  return {
+    n,
+    stepSeconds: mix(a.stepSeconds, b.stepSeconds),
+    stepsPerSecond: mix(a.stepsPerSecond, b.stepsPerSecond),
+    rpcSeconds: rec(a.rpcSeconds, b.rpcSeconds),
+    atService: rec(a.atService, b.atService),
+    workerUtilization: mix(a.workerUtilization, b.workerUtilization),
+    gpuUtilization: b.gpuUtilization.map((v, i) => mix(a.gpuUtilization[i] ?? 0, v)),
+    cpuCores: rec(a.cpuCores, b.cpuCores)
+  };
+}
+function scalePoint(p, n) {
+  const f = n / p.n;
+  const scale = (x) => {
+    const out = {};
+    for (const k of Object.keys(x)) out[k] = (x[k] ?? 0) * f;
+    return out;
+  };
+  return {
+    ...p,
+    n,
+    stepsPerSecond: p.stepsPerSecond * f,
+    atService: scale(p.atService),
+    workerUtilization: p.workerUtilization * f,
+    gpuUtilization: p.gpuUtilization.map((v) => v * f),
+    cpuCores: scale(p.cpuCores)
+  };
+}
+
+// src/suggest/model-search.ts
+var BEAM = 4;
+var DEPTH = 3;
+function neighbours(t, ctx, util) {
+  const out = [];
+  const total = inFlight(t);
+  const idlest = [...Array(ctx.gpusPerNode).keys()].sort((a, b) => (util[a] ?? 0) - (util[b] ?? 0));
+  for (const svc of activeServices(t)) {
+    const gpus = gpusOf(t, svc);
+    if (gpus) {
+      const where = idlest.find((g) => !gpus.includes(g)) ?? idlest[0];
+      if (where !== void 0) {
+        const more = clone2(t);
+        setGpus(more, svc, [...gpus, where]);
+        retarget(more, svc, total);
+        out.push({
+          topology: more,
+          what: `${svc} ${gpus.length} \u2192 ${gpus.length + 1} containers (GPU ${where})`
+        });
+      }
+    }
+    if (svc === "renderer") continue;
+    const r = replicas(t, svc);
+    for (const next of [r + 1, Math.ceil(r * 1.5), r - 1]) {
+      if (next < 1 || next === r) continue;
+      const u = clone2(t);
+      setReplicas(u, svc, next);
+      retarget(u, svc, total);
+      out.push({ topology: u, what: `${svc} ${changeText("replicas_per_container", r, next)}` });
+    }
+  }
+  for (const factor of [1.25, 1.5, 0.8]) {
+    const target2 = Math.max(1, Math.round(total * factor));
+    const u = clone2(t);
+    for (const svc of activeServices(u)) retarget(u, svc, target2);
+    if (inFlight(u) !== total)
+      out.push({ topology: u, what: `rollouts in flight ${total} \u2192 ${inFlight(u)}` });
+  }
+  const w = nrWorkers(t);
+  const cap = Math.max(1, Math.min(total, Math.floor(ctx.cpusPerNode / 2)));
+  for (const next of [Math.ceil(w * 1.5), w * 2, Math.floor(w * 0.75)]) {
+    if (next < 1 || next === w || next > cap) continue;
+    const u = clone2(t);
+    u.runtime ??= {};
+    u.runtime.nr_workers = next;
+    out.push({ topology: u, what: changeText("runtime.nr_workers", w, next) });
+  }
+  return out;
+}
+function searchPredicted(parent, cal, ctx, options, count2 = 2) {
+  const model = (t) => steadyState(t, cal.profile);
+  const start = model(parent).secondsPerRollout;
+  if (!Number.isFinite(start)) return [];
+  const fits2 = (t) => ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
+  const seen = /* @__PURE__ */ new Map();
+  let beam = [{ topology: parent, steps: [], util: model(parent).gpuUtilization }];
+  seen.set(topologyHash(parent), { topology: parent, seconds: start, steps: [] });
+  for (let depth = 0; depth < DEPTH; depth++) {
+    const next = [];
+    for (const node of beam) {
+      for (const step of neighbours(node.topology, ctx, node.util)) {
+        const h = topologyHash(step.topology);
+        if (seen.has(h) || !fits2(step.topology) || options.problems(step.topology).length > 0) continue;
+        const ss = model(step.topology);
+        if (!Number.isFinite(ss.secondsPerRollout)) continue;
+        const steps = [...node.steps, step.what];
+        seen.set(h, { topology: step.topology, seconds: ss.secondsPerRollout, steps });
+        next.push({ topology: step.topology, steps, util: ss.gpuUtilization, seconds: ss.secondsPerRollout });
+      }
+    }
+    next.sort((a, b) => a.seconds - b.seconds);
+    beam = next.slice(0, BEAM);
+    if (beam.length === 0) break;
+  }
+  const best = [...seen.entries()].filter(([h, v]) => v.steps.length > 1 && !options.exclude.has(h) && v.seconds < start).sort((a, b) => a[1].seconds - b[1].seconds).slice(0, count2);
+  return best.map(([, v]) => {
+    const gain = 1 - v.seconds / start;
+    return {
+      kind: "model-search",
+      topology: v.topology,
+      priority: 0.9,
+      change: v.steps.join("; "),
+      hypothesis: `The twin's model calibrated on ${cal.runs.length} measured run(s) (${cal.runs.join(", ")}) predicts this combination fastest among ${seen.size} topologies within ${DEPTH} rule-shaped changes of the parent: ${v.steps.join(", then ")}. Each change alone moves the bottleneck; together they keep every service fed.`,
+      expectedEffect: `seconds per rollout down by about ${Math.round(gain * 1e3) / 10}% (the model's prediction; see the interval), queue depths spread over the services.`
+    };
+  });
+}
+
+// src/suggest/predict.ts
+var PREDICTION_LEVEL = 0.9;
+var Z = 1.645;
+var STRUCTURAL_ERROR = 0.25;
+var FLOOR = 0.01;
+var COLOCATION_ERROR = 0.15;
+var MAX_MISFIT = 4;
+var MISFIT_ERROR = 0.03;
+var PRIOR = {
+  renderer: { callMs: 50, share: 0.8, cpuMs: 2, loadS: 10 },
+  driver: { callMs: 80, share: 0.5, cpuMs: 4, loadS: 0 },
+  physics: { callMs: 30, share: 0.3, cpuMs: 2, loadS: 2 },
+  controller: { callMs: 40, share: 0, cpuMs: 6, loadS: 0 },
+  trafficsim: { callMs: 30, share: 0.5, cpuMs: 2, loadS: 0 }
+};
+var PRIOR_RUNTIME = { workMs: 10, latencyMs: 2, contention: 0.03 };
+var STEPS = 200;
+var logit = (p) => Math.log(p / (1 - p));
+var sigmoid = (x) => 1 / (1 + Math.exp(-x));
+function measurementOf(run) {
+  if (run.status === "failed" || run.observation?.failure) return void 0;
+  const o = run.observation;
+  const steady = o?.verdict?.steady_seconds_per_rollout;
+  const seconds2 = steady?.value ?? secondsPerRollout(run);
+  if (seconds2 === void 0 || !(seconds2 > 0)) return void 0;
+  const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
+  const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
+  const m = o?.stable_metrics;
+  const queues = {};
+  for (const [name, q] of Object.entries(m?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
+    const svc = SERVICES.includes(name) ? name : void 0;
+    if (svc && q.worker_max != null && q.worker_min != null)
+      queues[svc] = { max: q.worker_max, min: q.worker_min };
+  }
+  const gpuUtil = /* @__PURE__ */ new Map();
+  for (const [gpu, u] of Object.entries(m?.resource_usage?.gpu_by_index ?? {})) {
+    const mean2 = u.utilization_percent?.mean;
+    if (typeof mean2 === "number" && Number.isFinite(mean2)) gpuUtil.set(Number(gpu), mean2 / 100);
+  }
+  const cpuCores = /* @__PURE__ */ new Map();
+  for (const [group, c] of Object.entries(
+    m?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+  )) {
+    if (typeof c.mean === "number" && Number.isFinite(c.mean)) cpuCores.set(group, c.mean / 100);
+  }
+  const idle = m?.runtime_idle_fraction;
+  return {
+    name: run.name,
+    topology: run.topology,
+    seconds: seconds2,
+    logSe: Math.max(3e-3, logSe2),
+    queues,
+    ...typeof idle === "number" ? { idle } : {},
+    gpuUtil,
+    cpuCores
+  };
+}
+function expectedMaxNormal(w) {
+  if (w <= 1) return 0;
+  return normalQuantile((w - 0.375) / (w + 0.25));
+}
+function normalQuantile(p) {
+  const a = [
+    -39.69683028665376,
+    220.9460984245205,
+    -275.9285104469687,
+    138.357751867269,
+    -30.66479806614716,
+    2.506628277459239
+  ];
+  const b = [
+    -54.47609879822406,
+    161.5858368580409,
+    -155.6989798598866,
+    66.80131188771972,
+    -13.28068155288572
+  ];
+  const c = [
+    -0.007784894002430293,
+    -0.3223964580411365,
+    -2.400758277161838,
+    -2.549732539343734,
+    4.374664141464968,
+    2.938163982698783
+  ];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q2 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+function baseProfile(cluster) {
+  const svc = (s) => ({
+    call_ms: PRIOR[s].callMs,
+    gpu_share: PRIOR[s].share,
+    cpu_ms: PRIOR[s].cpuMs,
+    scene_load_s: PRIOR[s].loadS
+  });
+  return {
+    name: "calibrated",
+    description: "the twin model calibrated on measured runs",
+    gpu: { count: cluster.gpusPerNode, memory_gb: 1e9, contention: PRIOR_RUNTIME.contention },
+    cpu: { cores: cluster.cpusPerNode },
+    host: { memory_gb: 1e9 },
+    steps_per_rollout: STEPS,
+    services: {
+      renderer: svc("renderer"),
+      driver: svc("driver"),
+      physics: svc("physics"),
+      controller: svc("controller"),
+      trafficsim: svc("trafficsim")
+    },
+    runtime: { step_work_ms: PRIOR_RUNTIME.workMs, rpc_latency_ms: PRIOR_RUNTIME.latencyMs },
+    timeline: { startup_s: 300 }
+  };
+}
+function parameters(services, onGpu) {
+  const out = [];
+  for (const s of services) {
+    out.push({
+      name: `${s}.call_ms`,
+      prior: Math.log(PRIOR[s].callMs),
+      sd: Math.log(4),
+      set: (p, x) => {
+        p.services[s].call_ms = Math.exp(x);
+      }
+    });
+    if (onGpu.has(s))
+      out.push({
+        name: `${s}.gpu_share`,
+        prior: logit(Math.min(0.95, Math.max(0.05, PRIOR[s].share))),
+        sd: 1.5,
+        set: (p, x) => {
+          p.services[s].gpu_share = sigmoid(x);
+        }
+      });
+    out.push({
+      name: `${s}.cpu_ms`,
+      prior: Math.log(PRIOR[s].cpuMs),
+      sd: Math.log(4),
+      set: (p, x) => {
+        p.services[s].cpu_ms = Math.exp(x);
+      }
+    });
+  }
+  out.push(
+    {
+      name: "runtime.step_work_ms",
+      prior: Math.log(PRIOR_RUNTIME.workMs),
+      sd: Math.log(4),
+      set: (p, x) => {
+        p.runtime.step_work_ms = Math.exp(x);
+      }
+    },
+    {
+      name: "runtime.rpc_latency_ms",
+      prior: Math.log(PRIOR_RUNTIME.latencyMs),
+      sd: Math.log(3),
+      set: (p, x) => {
+        p.runtime.rpc_latency_ms = Math.exp(x);
+      }
+    },
+    {
+      name: "gpu.contention",
+      prior: Math.log(PRIOR_RUNTIME.contention),
+      sd: Math.log(3),
+      set: (p, x) => {
+        p.gpu.contention = Math.exp(x);
+      }
+    }
+  );
+  return out;
+}
+function profileAt(base, params, x) {
+  const p = structuredClone(base);
+  for (const [i, q] of params.entries()) q.set(p, x[i]);
+  return p;
+}
+function runResiduals(m, ss, out) {
+  out.push((Math.log(m.seconds) - Math.log(ss.secondsPerRollout)) / m.logSe);
+  if (m.idle !== void 0) out.push((m.idle - ss.idleFraction) / 0.02);
+  for (const [gpu, u] of m.gpuUtil) {
+    const model = ss.gpuUtilization[gpu];
+    if (model === void 0) continue;
+    out.push(u >= 0.97 && model >= 0.95 ? 0 : (u - model) / 0.04);
+  }
+  const workers = Math.max(1, m.topology.runtime?.nr_workers ?? 1);
+  const e = expectedMaxNormal(workers);
+  for (const [svc, q] of Object.entries(m.queues)) {
+    const mean2 = ss.queueDepth[METRIC_SERVICE_LABEL[svc]];
+    if (mean2 === void 0) continue;
+    const spread = Math.sqrt(Math.max(0, mean2)) * e;
+    const max = mean2 + spread;
+    const min = Math.max(0, mean2 - spread);
+    out.push((q.max - max) / (0.3 + 0.15 * max), (q.min - min) / (0.3 + 0.15 * max));
+  }
+  for (const [group, cores] of m.cpuCores) {
+    const model = ss.cpuCores[group];
+    if (model === void 0 || cores < 0.05 && model < 0.05) continue;
+    out.push((Math.log(cores + 0.05) - Math.log(model + 0.05)) / 0.15);
+  }
+}
+function colocatedPairs(t) {
+  const onGpu = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = t.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const g of gpus) onGpu.set(g, (onGpu.get(g) ?? /* @__PURE__ */ new Set()).add(svc));
+  }
+  const pairs = /* @__PURE__ */ new Set();
+  for (const services of onGpu.values()) {
+    const list = [...services].sort();
+    for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) pairs.add(`${list[i]}+${list[j]}`);
+  }
+  return pairs;
+}
+function newlyShared(t, measured3) {
+  const onGpu = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(t)) {
+    const gpus = t.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const g of gpus) onGpu.set(g, (onGpu.get(g) ?? /* @__PURE__ */ new Set()).add(svc));
+  }
+  if (onGpu.size === 0) return 0;
+  let fresh = 0;
+  for (const services of onGpu.values()) {
+    const list = [...services].sort();
+    let isNew = false;
+    for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) if (!measured3.has(`${list[i]}+${list[j]}`)) isNew = true;
+    if (isNew) fresh++;
+  }
+  return fresh / onGpu.size;
+}
+function calibrate(tried, cluster, options = {}) {
+  const measured3 = tried.map(measurementOf).filter((m) => !!m);
+  if (measured3.length === 0) return null;
+  const used = measured3.slice(-(options.maxRuns ?? 8));
+  const services = [...new Set(used.flatMap((m) => activeServices(m.topology)))];
+  const onGpu = new Set(
+    services.filter((s) => used.some((m) => Array.isArray(m.topology.services?.[s]?.gpus)))
+  );
+  const base = baseProfile(cluster);
+  const params = parameters(services, onGpu);
+  const prior = params.map((p) => p.prior);
+  const startX = options.start && options.start.params.join() === params.map((p) => p.name).join() ? options.start.x : prior;
+  const residuals = (x) => {
+    const profile = profileAt(base, params, x);
+    const out = [];
+    for (const m of used) runResiduals(m, steadyState(m.topology, profile), out);
+    for (const [i, p] of params.entries()) out.push((x[i] - p.prior) / p.sd);
+    return out;
+  };
+  const fit = levenbergMarquardt(residuals, startX, options.start ? 8 : 20);
+  const dataCount = fit.r.length - params.length;
+  const chi2 = fit.r.slice(0, dataCount).reduce((a, v) => a + v * v, 0);
+  const misfit = Math.max(1, chi2 / Math.max(1, dataCount - Math.min(params.length, dataCount - 1)));
+  const cov = invert(fit.jtj).map((row) => row.map((v) => v * misfit));
+  const errors = [];
+  for (const p of options.previous ?? []) {
+    const m = measured3.find((x) => x.name === p.name);
+    if (m && p.predictedSeconds > 0) errors.push(Math.log(m.seconds / p.predictedSeconds));
+  }
+  return {
+    profile: profileAt(base, params, fit.x),
+    runs: used.map((m) => m.name),
+    covariance: cov,
+    misfit,
+    calibrationError: errors.length ? Math.sqrt(errors.reduce((a, e) => a + e * e, 0) / errors.length) : null,
+    params: params.map((p) => p.name),
+    x: fit.x,
+    colocated: [...new Set(used.flatMap((m) => [...colocatedPairs(m.topology)]))].sort()
+  };
+}
+function expectedDecisionMinutes(gain) {
+  const g = Math.abs(gain);
+  if (!(g > 0)) return 120;
+  return Math.min(120, 15 + 0.025 / (g * g));
+}
+var DROP_Z = 0.84;
+function predictSeconds(cal, topology, parent) {
+  const base = cal.profile;
+  const model = (p, t) => steadyState(t, p).secondsPerRollout;
+  const ratioAt = (p) => Math.log(model(p, topology)) - Math.log(model(p, parent.topology));
+  const r = ratioAt(base);
+  if (!Number.isFinite(r)) return null;
+  const h = 1e-3;
+  const grad = cal.x.map((_, i) => {
+    const x = [...cal.x];
+    x[i] += h;
+    return (ratioAt(withParam(cal, x)) - r) / h;
+  });
+  let variance = 0;
+  for (let i = 0; i < grad.length; i++)
+    for (let j = 0; j < grad.length; j++) variance += grad[i] * (cal.covariance[i]?.[j] ?? 0) * grad[j];
+  const structural = STRUCTURAL_ERROR * Math.abs(r);
+  const colocation = COLOCATION_ERROR * newlyShared(topology, new Set(cal.colocated));
+  const misfit = MISFIT_ERROR * Math.sqrt(Math.max(0, cal.misfit - 1));
+  const sd = Math.sqrt(
+    Math.max(0, variance) + structural ** 2 + colocation ** 2 + misfit ** 2 + (parent.logSe ?? 0) ** 2 + (cal.calibrationError ?? 0) ** 2 + FLOOR ** 2
+  );
+  const seconds2 = parent.seconds * Math.exp(r);
+  const low = seconds2 * Math.exp(-Z * sd);
+  const high = seconds2 * Math.exp(Z * sd);
+  return {
+    seconds: seconds2,
+    low,
+    high,
+    gain: 1 - seconds2 / parent.seconds,
+    gainLow: 1 - high / parent.seconds,
+    gainHigh: 1 - low / parent.seconds,
+    parent: parent.name,
+    logSd: sd
+  };
+}
+function withParam(cal, x) {
+  const p = structuredClone(cal.profile);
+  cal.params.forEach((name, i) => {
+    const [head, field] = name.split(".");
+    const v = x[i];
+    if (head === "runtime") p.runtime[field] = Math.exp(v);
+    else if (head === "gpu") p.gpu.contention = Math.exp(v);
+    else {
+      const s = p.services[head];
+      s[field] = field === "gpu_share" ? sigmoid(v) : Math.exp(v);
+    }
+  });
+  return p;
+}
+function levenbergMarquardt(f, x0, iterations) {
+  let x = [...x0];
+  let r = f(x);
+  let cost = r.reduce((a, v) => a + v * v, 0);
+  let lambda = 0.01;
+  let jtj = [];
+  const n = x.length;
+  for (let it = 0; it < iterations; it++) {
+    const J = jacobian(f, x, r);
+    jtj = Array.from(
+      { length: n },
+      (_, i) => Array.from({ length: n }, (_2, j) => J.reduce((a, row) => a + row[i] * row[j], 0))
+    );
+    const jtr = Array.from({ length: n }, (_, i) => J.reduce((a, row, k) => a + row[i] * r[k], 0));
+    let improved = false;
+    for (let tries = 0; tries < 6; tries++) {
+      const A = jtj.map((row, i) => row.map((v, j) => i === j ? v * (1 + lambda) + 1e-9 : v));
+      const step = solve2(
+        A,
+        jtr.map((v) => -v)
+      );
+      if (!step) {
+        lambda *= 10;
+        continue;
+      }
+      const next = x.map((v, i) => v + Math.max(-2, Math.min(2, step[i])));
+      const rn = f(next);
+      const cn = rn.reduce((a, v) => a + v * v, 0);
+      if (Number.isFinite(cn) && cn < cost) {
+        const gain = cost - cn;
+        x = next;
+        r = rn;
+        cost = cn;
+        lambda = Math.max(1e-6, lambda / 5);
+        improved = true;
+        if (gain < 1e-6 * cost) it = iterations;
+        break;
+      }
+      lambda *= 8;
+    }
+    if (!improved) break;
+  }
+  if (jtj.length === 0) {
+    const J = jacobian(f, x, r);
+    jtj = Array.from(
+      { length: n },
+      (_, i) => Array.from({ length: n }, (_2, j) => J.reduce((a, row) => a + row[i] * row[j], 0))
+    );
+  }
+  return { x, r, jtj };
+}
+function jacobian(f, x, r) {
+  const h = 1e-4;
+  const cols = x.map((_, i) => {
+    const xp = [...x];
+    xp[i] += h;
+    const rp = f(xp);
+    return rp.map((v, k) => (v - r[k]) / h);
+  });
+  return r.map((_, k) => cols.map((c) => c[k]));
+}
+function solve2(A, b) {
+  const n = b.length;
+  const M = A.map((row, i) => [...row, b[i]]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let i = c + 1; i < n; i++) if (Math.abs(M[i][c]) > Math.abs(M[p][c])) p = i;
+    if (Math.abs(M[p][c]) < 1e-12) return null;
+    [M[c], M[p]] = [M[p], M[c]];
+    for (let i = c + 1; i < n; i++) {
+      const f = M[i][c] / M[c][c];
+      for (let j = c; j <= n; j++) M[i][j] -= f * M[c][j];
+    }
+  }
+  const x = new Array(n).fill(0);
+  for (let i = n - 1; i >= 0; i--) {
+    let s = M[i][n];
+    for (let j = i + 1; j < n; j++) s -= M[i][j] * x[j];
+    x[i] = s / M[i][i];
+  }
+  return x;
+}
+function invert(A) {
+  const n = A.length;
+  return Array.from({ length: n }, (_, j) => {
+    const e = Array.from({ length: n }, (_2, i) => i === j ? 1 : 0);
+    return solve2(A, e) ?? e.map(() => 0);
+  }).reduce(
+    (cols, col, j) => {
+      col.forEach((v, i) => {
+        cols[i][j] = v;
+      });
+      return cols;
+    },
+    Array.from({ length: n }, () => new Array(n).fill(0))
+  );
+}
+
+// src/suggest/suggest.ts
+var DEFAULT_PATIENCE_ROUNDS = 2;
+var DEFAULT_MIN_IMPROVEMENT2 = 0.02;
+function proposalProblems(t, base, gpusPerNode) {
+  const problems = [];
+  for (const svc of SERVICES) {
+    const before = base.runtime?.endpoints?.[svc]?.skip ?? false;
+    const after = t.runtime?.endpoints?.[svc]?.skip ?? false;
+    if (before !== after) problems.push(`runtime.endpoints.${svc}.skip changed (${before} \u2192 ${after})`);
+    if (base.services?.[svc] === void 0 !== (t.services?.[svc] === void 0)) {
+      problems.push(`services.${svc} added or removed`);
+    }
+  }
+  if (canonicalJson(t.trafficsim) !== canonicalJson(base.trafficsim))
+    problems.push("trafficsim.server changed");
+  if (canonicalJson(t.eval) !== canonicalJson(base.eval)) problems.push("eval changed");
+  for (const svc of activeServices(t)) {
+    for (const gpu of gpusOf(t, svc) ?? []) {
+      if (!Number.isInteger(gpu) || gpu < 0 || gpu >= gpusPerNode) {
+        problems.push(`services.${svc}.gpus has ${gpu}, outside 0..${gpusPerNode - 1}`);
+      }
+    }
+    const n = t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (!Number.isInteger(n) || n < 1)
+      problems.push(`runtime.endpoints.${svc}.n_concurrent_rollouts is ${n}`);
+    const r = replicas(t, svc);
+    if (!Number.isInteger(r) || r < 1) problems.push(`services.${svc}.replicas_per_container is ${r}`);
+  }
+  if (replicas(t, "renderer") > 1)
+    problems.push("services.renderer.replicas_per_container > 1 (NRE supports one)");
+  const workers = t.runtime?.nr_workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
+  const summary2 = capacitySummary(t);
+  if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT && summary2.imbalance > capacitySummary(base).imbalance)
+    problems.push(
+      `capacities differ by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
+    );
+  for (const svc of ["renderer", "physics"]) {
+    const cache2 = activeServices(t).includes(svc) ? cacheSize(t, svc) : void 0;
+    if (cache2 !== void 0 && cache2 < concurrency(t, svc) + 1)
+      problems.push(`${svc} cache ${cache2} below n_concurrent_rollouts + 1 (${concurrency(t, svc) + 1})`);
+  }
+  return problems;
+}
+function pickParent(tried, currentBest) {
+  const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
+  if (named && secondsPerRollout(named) !== void 0) return named;
+  const measured3 = tried.filter(
+    (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
+  );
+  measured3.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  return measured3[0];
+}
+var SHORT = {
+  "scale-bottleneck": "scale",
+  "raise-workers": "workers",
+  "lower-total": "lower-total",
+  "raise-total": "raise-total",
+  rebalance: "rebalance",
+  "resize-caches": "caches",
+  "place-free": "place",
+  "fit-memory": "fit-memory",
+  "model-search": "model"
+};
+function uniqueName(base, taken) {
+  const stem = base.slice(0, 36).replace(/-+$/, "");
+  let name = stem;
+  for (let i = 2; taken.has(name); i++) name = `${stem}-${i}`;
+  taken.add(name);
+  return name;
+}
+function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
+  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
+  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const measured3 = new Set(memory.measuredSets ?? []);
+  return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
+    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
+    const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
+    const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const gib = Math.max(p.gib, scaled, novel);
+    return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
+  });
+}
+function suggest2(input, options = {}) {
+  const hash = options.hash ?? topologyHash;
+  const memory = respectFailures(
+    fitMemoryModel(input.tried, input.cluster.memoryModel),
+    input.tried,
+    input.cluster.gpuMemoryGiB
+  );
+  const count2 = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
+  const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
+  const parent = pickParent(input.tried, input.currentBest);
+  const rejected = [];
+  if (!parent) {
+    const waiting2 = input.tried.length > 0;
+    const failures = input.tried.filter((r) => r.status === "failed" || r.observation?.failure);
+    const allFailed = waiting2 && failures.length === input.tried.length;
+    const first2 = failures[0]?.observation?.failure;
+    const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === "gpu-oom") : void 0;
+    if (oom) {
+      const fitted = afterOutOfMemory(input, oom, memory, options, rejected);
+      if (fitted.length) {
+        const names = new Set(input.tried.map((r) => r.name));
+        return {
+          proposals: fitted.map((f) => ({
+            ...f,
+            candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) }
+          })),
+          stop: {
+            stop: false,
+            reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`
+          },
+          memory,
+          parent: oom.name,
+          rejected
+        };
+      }
+    }
+    return {
+      proposals: [],
+      stop: allFailed ? {
+        stop: true,
+        reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; ${first2?.kind === "gpu-oom" ? "fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)" : "fix that cause (the job's log says more) and run the baseline again"}`
+      } : {
+        stop: false,
+        reason: waiting2 ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
+      },
+      memory,
+      parent: null,
+      rejected
+    };
+  }
+  const noProgress = stopForNoProgress(input.tried, patience, input.maxParallel);
+  const evidence = readEvidence(parent);
+  const ctx = {
+    gpusPerNode: input.cluster.gpusPerNode,
+    gpuMemoryGiB: input.cluster.gpuMemoryGiB,
+    cpusPerNode: input.cluster.cpusPerNode,
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
+    // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
+    // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
+    memoryLimit: GPU_MEMORY_LIMITS.error
+  };
+  const calibration = input.predict === false ? null : calibrate(input.tried, input.cluster, {
+    previous: input.previousPredictions ?? []
+  });
+  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
+  const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
+  const strict = {
+    ...ctx,
+    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology, true)
+  };
+  const moves = [
+    ...movesFor(clone2(parent.topology), evidence, ctx),
+    // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
+    ...reliable && calibration ? searchPredicted(
+      parent.topology,
+      calibration,
+      strict,
+      {
+        problems: (t) => [
+          ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
+          ...options.validate?.(t) ?? []
+        ],
+        exclude: /* @__PURE__ */ new Set([...triedHashes, ...options.exclude ?? []])
+      },
+      1
+    ) : []
+  ];
+  const byName = new Map(input.tried.map((r) => [r.name, r]));
+  const failedHere = /* @__PURE__ */ new Map();
+  for (const run of input.tried) {
+    if (run.parent !== parent.name) continue;
+    const outcome = outcomeOf(run, byName);
+    if (outcome === "better" || outcome === "unknown") continue;
+    for (const tag of classifyChange(parent.topology, run.topology)) {
+      failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
+    }
+  }
+  const grandparent = parent.parent ? byName.get(parent.parent) : void 0;
+  const momentum = grandparent ? new Set(classifyChange(grandparent.topology, parent.topology)) : /* @__PURE__ */ new Set();
+  const tried = triedHashes;
+  const seen = /* @__PURE__ */ new Set();
+  const scored = [];
+  const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT2;
+  for (const move of moves) {
+    const h = hash(move.topology);
+    if (tried.has(h)) {
+      rejected.push({ change: move.change, reason: "already tried (same normalised topology)" });
+      continue;
+    }
+    if (seen.has(h)) continue;
+    if (options.exclude?.has(h)) {
+      rejected.push({ change: move.change, reason: "refused by the topology validator" });
+      continue;
+    }
+    const problems = [
+      ...proposalProblems(move.topology, input.baseTopology, input.cluster.gpusPerNode),
+      ...options.validate?.(move.topology) ?? []
+    ];
+    if (problems.length > 0) {
+      rejected.push({ change: move.change, reason: `fails validation: ${problems.join("; ")}` });
+      continue;
+    }
+    const over = (move.kind === "model-search" ? strict : ctx).predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
+    if (over.length > 0) {
+      rejected.push({
+        change: move.change,
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q) => q.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
+      });
+      continue;
+    }
+    seen.add(h);
+    const tag = moveTag(move.kind, move.service);
+    let score = move.priority * (failedHere.get(tag) ?? 1);
+    if (momentum.has(tag)) score *= 1.15;
+    const peak = Math.max(0, ...predicted.map((p) => p.fraction));
+    score -= 0.01 * peak;
+    const prediction = calibration ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode) : void 0;
+    if (prediction && reliable) {
+      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.logSd) / prediction.parentSeconds < minImprovement) {
+        rejected.push({
+          change: move.change,
+          reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
+        });
+        continue;
+      }
+      score = prediction.gainPerGpuHour * (1 + 0.01 * score);
+    }
+    scored.push({ move, hash: h, score, predicted, ...prediction ? { prediction } : {} });
+  }
+  const picked = [];
+  const pool = [...scored];
+  while (picked.length < count2 && pool.length > 0) {
+    const adjusted = pool.map((s) => {
+      const same = picked.filter(
+        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
+      ).length;
+      return { s, value: s.score * 0.75 ** same };
+    });
+    adjusted.sort((a, b) => b.value - a.value);
+    const best = adjusted[0].s;
+    picked.push(best);
+    pool.splice(pool.indexOf(best), 1);
+  }
+  const taken = new Set(input.tried.map((r) => r.name));
+  const parentValue = secondsPerRollout(parent);
+  const proposals = picked.map(({ move, hash: h, score, predicted, prediction }) => {
+    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+    const name = uniqueName(detail, taken);
+    const peak = predicted.reduce((a, b) => b.fraction > a.fraction ? b : a, {
+      gpu: -1,
+      gib: 0,
+      fraction: 0
+    });
+    const memoryText = peak.gpu >= 0 ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).` : "";
+    return {
+      candidate: {
+        name,
+        parent: parent.name,
+        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}`,
+        expected_effect: `${move.expectedEffect}${memoryText}`,
+        ...prediction ? { prediction: candidatePrediction(prediction) } : {},
+        topology: move.topology
+      },
+      kind: move.kind,
+      ...move.service ? { service: move.service } : {},
+      change: move.change,
+      hash: h,
+      predictedMemory: predicted,
+      ...prediction ? { prediction } : {},
+      score: Math.round(score * 1e6) / 1e6
+    };
+  });
+  let stop2 = noProgress;
+  if (!stop2 && proposals.length === 0) {
+    const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
+    const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
+    stop2 = {
+      stop: true,
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct4(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+    };
+  }
+  return {
+    proposals,
+    stop: stop2 ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    memory,
+    parent: parent.name,
+    rejected,
+    ...calibration ? {
+      calibration: {
+        runs: calibration.runs,
+        misfit: Math.round(calibration.misfit * 100) / 100,
+        ranked: reliable,
+        calibrationError: calibration.calibrationError === null ? null : Math.round(calibration.calibrationError * 1e4) / 1e4,
+        level: PREDICTION_LEVEL
+      }
+    } : {}
+  };
+}
+var pct4 = (x) => `${Math.round(1e3 * x) / 10}%`;
+function afterOutOfMemory(input, failed, memory, options, rejected) {
+  const hash = options.hash ?? topologyHash;
+  const tried = new Set(input.tried.map((r) => hash(r.topology)));
+  const gib = input.cluster.gpuMemoryGiB;
+  const failure = failed.observation?.failure;
+  const fitted = fitInMemory(
+    {
+      failed: failed.topology,
+      predict: (t) => limitView(t, memory, gib, failed.topology),
+      gpuMemoryGiB: gib,
+      problems: (t) => [
+        ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
+        ...options.validate?.(t) ?? [],
+        ...tried.has(hash(t)) || options.exclude?.has(hash(t)) ? ["already tried"] : []
+      ]
+    },
+    Math.max(1, Math.min(input.count ?? input.maxParallel, input.maxParallel))
+  );
+  if (fitted.length === 0)
+    rejected.push({
+      change: "shrink the failed topology to fit",
+      reason: `no smaller topology is predicted under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% of ${gib} GiB on every GPU`
+    });
+  return fitted.map((f) => {
+    const why = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
+    return {
+      candidate: {
+        name: "fit-memory",
+        parent: failed.name,
+        hypothesis: `${why}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
+        expected_effect: `runs without running out of GPU memory: predicted peak ${f.after.gib.toFixed(1)} GiB on GPU ${f.after.gpu} (${Math.round(f.after.fraction * 100)}%, ${memory.source} model); its measured memory then fits the model for the next round.`,
+        topology: f.topology
+      },
+      kind: "fit-memory",
+      change: f.change,
+      hash: hash(f.topology),
+      predictedMemory: predictConservative(f.topology, memory, gib),
+      score: 1
+    };
+  });
+}
+function candidatePrediction(p) {
+  return {
+    seconds_per_rollout: p.seconds,
+    low: p.low,
+    high: p.high,
+    level: p.level,
+    gain: p.gain,
+    parent: p.parent,
+    parent_seconds_per_rollout: p.parentSeconds,
+    calibrated_on: p.calibration.runs
+  };
+}
+function predictionSentence(p) {
+  return `Predicted ${pct4(p.gain)} faster [${pct4(p.gainLow)}, ${pct4(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+}
+function predictionFor(cal, topology, parent, gpus) {
+  const m = measurementOf(parent);
+  if (!m) return void 0;
+  const seconds2 = m.seconds;
+  const p = predictSeconds(cal, topology, {
+    name: parent.name,
+    topology: parent.topology,
+    seconds: seconds2,
+    logSe: m.logSe
+  });
+  if (!p) return void 0;
+  const expectedGpuHours = gpus * (TIMELINE.startupMinutes + expectedDecisionMinutes(p.gain)) / 60;
+  const r = (x, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+  return {
+    seconds: r(p.seconds),
+    low: r(p.low),
+    high: r(p.high),
+    level: PREDICTION_LEVEL,
+    gain: r(p.gain),
+    gainLow: r(p.gainLow),
+    gainHigh: r(p.gainHigh),
+    logSd: r(p.logSd),
+    parent: parent.name,
+    parentSeconds: r(seconds2),
+    expectedGpuHours: r(expectedGpuHours, 2),
+    gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
+    calibration: {
+      runs: cal.runs,
+      misfit: r(cal.misfit, 2),
+      calibrationError: cal.calibrationError === null ? null : r(cal.calibrationError)
+    }
+  };
+}
+
+// src/usecases/suggest.ts
+var DEFAULT_MAX_PARALLEL2 = 3;
+var SuggestError = class extends Error {
+};
+var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function mustRead(files, path, what) {
+  const text2 = await files.read(path);
+  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
+  return text2;
+}
+function blockAgainstBase(base, expanded) {
+  const block = {};
+  for (const change of topologyDiff(base, expanded)) {
+    if (change.to === void 0) continue;
+    const path = change.key.split(".");
+    let node = block;
+    for (const key of path.slice(0, -1)) {
+      node[key] ??= {};
+      node = node[key];
+    }
+    node[path[path.length - 1]] = change.to;
+  }
+  return block;
+}
+function candidateFileText(proposal, base, parentTopology) {
+  const candidate = {
+    ...proposal.candidate,
+    topology: blockAgainstBase(base, proposal.candidate.topology)
+  };
+  const changes = Object.entries(topologyChange(parentTopology ?? base, proposal.candidate.topology)).map(([k, v]) => `#   ${k}: ${v}`).join("\n");
+  const header = `# Proposed by \`topo suggest\` (${proposal.kind}${proposal.service ? `, ${proposal.service}` : ""}).
+# Against ${proposal.candidate.parent ?? "the base preset"}:
+${changes}
+`;
+  const doc = new import_yaml3.Document(candidate);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+    }
+  });
+  return `${header}${doc.toString({ lineWidth: 0 })}`;
+}
+function overlay(files, extra) {
+  return {
+    async read(path) {
+      return extra.get(posix5.normalize(path)) ?? files.read(path);
+    },
+    async list(dir) {
+      const own = await files.list(dir) ?? [];
+      const added = [...extra.keys()].filter((p) => posix5.dirname(p) === posix5.normalize(dir)).map((p) => posix5.basename(p));
+      const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
+      return all.length ? all : void 0;
+    }
+  };
+}
+async function runSuggest(options) {
+  const setup = await readSetup(options);
+  const { experiment, experimentDir, base } = setup;
+  const recordFile = recordPaths(options.experimentId).json;
+  const recordText = await options.files.read(recordFile);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
+  const candidateFiles = await readCandidateFiles(options.files, experimentDir, options.elsewhere);
+  const input = suggestInput(options, setup, record, candidateFiles);
+  const exclude = /* @__PURE__ */ new Set();
+  const invalid = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const result2 = suggest2(input, { hash: topologyHash, exclude });
+    if (result2.stop.stop && !options.force)
+      return { result: result2, proposals: [], experiment, experimentDir, invalid };
+    const byName = new Map(input.tried.map((t) => [t.name, t]));
+    const written = result2.proposals.map((p) => {
+      const path = `${experimentDir}/${p.candidate.name}.yaml`;
+      return { ...p, path, text: candidateFileText(p, base, byName.get(p.candidate.parent ?? "")?.topology) };
+    });
+    const failed = await refusedProposals(options, setup, result2, written);
+    if (failed.length === 0) return { result: result2, proposals: written, experiment, experimentDir, invalid };
+    for (const { proposal, problems } of failed) {
+      exclude.add(proposal.hash);
+      invalid.push({ name: proposal.candidate.name, errors: problems });
+    }
+  }
+  const result = suggest2(input, { hash: topologyHash, exclude });
+  return { result: { ...result, proposals: [] }, proposals: [], experiment, experimentDir, invalid };
+}
+async function readSetup(options) {
+  const { files, experimentId } = options;
+  if (!EXPERIMENT_ID3.test(experimentId)) {
+    throw new SuggestError(
+      `experiment "${experimentId}" is not a valid experiment id (lowercase letters, digits, . _ -)`
+    );
+  }
+  const experimentDir = `topologies/${experimentId}`;
+  const experimentFile = `${experimentDir}/experiment.yaml`;
+  const experimentChecked = checkExperiment(
+    await mustRead(files, experimentFile, `no experiment ${experimentId} (create it with \`topo init\`)`),
+    experimentFile
+  );
+  const experiment = experimentChecked.value;
+  if (!experiment) {
+    const first2 = experimentChecked.issues[0];
+    throw new SuggestError(
+      `${experimentFile}:${first2?.line}: ${first2?.message} (run \`topo validate ${experimentFile}\`)`
+    );
+  }
+  const clustersFile = options.clustersFile ?? "topologies/clusters.yaml";
+  const clustersChecked = checkClusters(
+    await mustRead(files, clustersFile, "the cluster definitions"),
+    clustersFile
+  );
+  const cluster = clustersChecked.value?.clusters[experiment.cluster];
+  if (!cluster) {
+    throw new SuggestError(
+      clustersChecked.value ? `cluster \`${experiment.cluster}\` of ${experimentFile} is not defined in ${clustersFile}` : `${clustersFile}:${clustersChecked.issues[0]?.line}: ${clustersChecked.issues[0]?.message}`
+    );
+  }
+  const base = await readBase2(files, experiment, experimentFile, options.presets);
+  return { experiment, experimentDir, clustersFile, cluster, base };
+}
+async function readBase2(files, experiment, experimentFile, presets) {
+  const found = await readPreset(experiment.base_topology, files, presets);
+  if (!found)
+    throw new SuggestError(
+      `base topology preset of ${experimentFile}: ${presetNotFound(experiment.base_topology, presets)}`
+    );
+  const preset = checkPreset(found.text, found.path);
+  if (!preset.value) throw new SuggestError(`${found.path}: ${preset.issues[0]?.message}`);
+  return expandPreset(preset.value, experiment);
+}
+async function readCandidateFiles(files, experimentDir, elsewhere) {
+  const candidateFiles = /* @__PURE__ */ new Map();
+  for (const name of await files.list(experimentDir) ?? []) {
+    if (!/\.ya?ml$/.test(name) || name === "experiment.yaml" || name === "experiment.yml") continue;
+    const path = `${experimentDir}/${name}`;
+    const checked2 = checkCandidate(await files.read(path) ?? "", path);
+    if (checked2.value) candidateFiles.set(name.replace(/\.ya?ml$/, ""), checked2.value);
+  }
+  for (const [name, candidate] of elsewhere ?? [])
+    if (!candidateFiles.has(name)) candidateFiles.set(name, candidate);
+  return candidateFiles;
+}
+function suggestInput(options, { experiment, cluster, base }, record, candidateFiles) {
+  return {
+    experimentId: options.experimentId,
+    baseTopology: base,
+    cluster: {
+      gpusPerNode: experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+      gpuMemoryGiB: cluster.gpu_memory_gib,
+      cpusPerNode: cluster.cpus_per_node,
+      ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
+    },
+    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
+    ...options.count !== void 0 ? { count: options.count } : {},
+    tried: triedFromRecord(record, base, candidateFiles),
+    currentBest: record?.current_best.topology ?? null,
+    ...experiment.min_improvement !== void 0 ? { minImprovement: experiment.min_improvement } : {},
+    previousPredictions: (record?.runs ?? []).flatMap(
+      (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
+    )
+  };
+}
+async function refusedProposals(options, { experiment, experimentDir, clustersFile }, result, written) {
+  const { files } = options;
+  const extra = new Map(written.map((w) => [w.path, w.text]));
+  const clustersWithModel = withMemoryModel(
+    await files.read(clustersFile) ?? "",
+    experiment.cluster,
+    result.memory.source === "fitted" ? result.memory.model : void 0
+  );
+  extra.set(posix5.normalize(clustersFile), clustersWithModel);
+  const parentFile = `${experimentDir}/${result.parent}.yaml`;
+  const withParent = result.parent && await files.read(parentFile) !== void 0;
+  const report = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
+    files: overlay(files, extra),
+    clustersFile,
+    newFiles: written.map((w) => w.path),
+    ...options.presets ? { presets: options.presets } : {}
+  });
+  const inherited = new Set(
+    report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule))
+  );
+  return report.files.flatMap((f) => {
+    const proposal = f.path === parentFile ? void 0 : written.find((w) => w.path === f.path);
+    const problems = [...f.errors, ...f.warnings.filter((w) => !inherited.has(w.rule))];
+    if (!proposal || problems.length === 0) return [];
+    return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
+  });
+}
+function withMemoryModel(text2, clusterName, model) {
+  if (!model) return text2;
+  const doc = (0, import_yaml3.parse)(text2);
+  const cluster = doc?.clusters?.[clusterName];
+  if (!cluster) return text2;
+  cluster.memory_model = model;
+  return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+}
+function pullBody(p, result) {
+  const memory = p.predictedMemory.map((m) => `| ${m.gpu} | ${m.gib.toFixed(1)} | ${Math.round(m.fraction * 100)}% |`).join("\n");
+  return [
+    `Proposed by \`topo suggest\` from the evidence of **${p.candidate.parent}**.`,
+    "",
+    `**Hypothesis.** ${p.candidate.hypothesis}`,
+    "",
+    `**Expected effect.** ${p.candidate.expected_effect}`,
+    "",
+    ...p.prediction ? [`**Predicted.** ${predictionSentence(p.prediction)}.`, ""] : [],
+    `**Change.** ${p.change}`,
+    "",
+    `Predicted GPU memory (${result.memory.source} memory model, ${result.memory.notes.join("; ")}):`,
+    "",
+    "| GPU | GiB | of the GPU |",
+    "|---|---|---|",
+    memory,
+    "",
+    "Comment `/topo submit` to run it."
+  ].join("\n");
+}
+
+// actions/monitor/autopilot.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
+function autopilotPort(octokit, target2, config) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const files = fileSystemSource(config.workspace);
+  const dashboards = /* @__PURE__ */ new Map();
+  return {
+    async read(exp) {
+      const id = exp.experiment.experiment_id;
+      if (!policyOf(exp.experiment)) return null;
+      const context3 = await readAutopilot(files, id, config.clustersFile);
+      const pulls = await listBotPulls(octokit, target2, id);
+      const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
+      dashboards.set(id, dashboard);
+      const controls = dashboard ? controlsOf(await dashboardControls(octokit, target2, dashboard.number)) : { paused: false, stopLive: false };
+      const concluded = dashboard?.state === "closed" ? { reason: "its dashboard is closed" } : void 0;
+      return { context: context3, pulls, controls, ...concluded ? { concluded } : {} };
+    },
+    async propose(exp, count2, exclude) {
+      const id = exp.experiment.experiment_id;
+      const outcome = await runSuggest({
+        experimentId: id,
+        files,
+        count: count2 + exclude.length,
+        clustersFile: config.clustersFile
+      });
+      if (outcome.proposals.length === 0)
+        config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
+      return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+        candidate: p.candidate.name,
+        path: p.path,
+        text: p.text,
+        reasoning: pullBody(p, outcome.result)
+      }));
+    },
+    async open(exp, p) {
+      const id = exp.experiment.experiment_id;
+      const doc = (0, import_yaml4.parseDocument)(p.text);
+      doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
+      const opened = await openBotPull(octokit, target2, {
+        experimentId: id,
+        candidate: p.candidate,
+        path: p.path,
+        text: doc.toString({ lineWidth: 0 }),
+        title: botPullTitle(id, p.candidate, p.round),
+        body: p.body
+      });
+      if (opened) await validateCheck(octokit, target2, config, opened.pr);
+      config.log(
+        `autopilot ${id}: ${p.candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
+      );
+      return opened;
+    },
+    async request(exp, pull) {
+      const id = exp.experiment.experiment_id;
+      const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
+      const changed = await changedFiles2(octokit, target2, pull.pr);
+      if (changed.length !== 1 || changed[0] !== path) {
+        config.log(
+          `autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`
+        );
+        return;
+      }
+      const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
+      if (!prepared.ok) {
+        config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
+        return;
+      }
+      const c = prepared.candidate;
+      const label = newRunLabel();
+      const request2 = {
+        id: label,
+        experiment: id,
+        candidate: pull.candidate,
+        path,
+        pr: pull.pr,
+        headSha: pull.headSha,
+        topologyHash: c.topologyHash,
+        runName: runNameFor(c.submission.jobName, label),
+        login: target2.botLogin,
+        requestedAt: (/* @__PURE__ */ new Date()).toISOString()
+      };
+      await updateRunState(
+        octokit,
+        { ...repo, issue_number: pull.pr, botLogin: target2.botLogin },
+        (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
+      );
+    },
+    close: (_exp, pr, comment) => closeWithComment(octokit, target2, pr, comment),
+    async dashboard(exp, body, concluded) {
+      const id = exp.experiment.experiment_id;
+      const text2 = concluded ? `${body}
+
+**Concluded:** ${concluded}` : body;
+      const found = dashboards.get(id);
+      await writeDashboard(octokit, target2, {
+        marker: dashboardMarker(id),
+        title: dashboardTitle(id),
+        body: text2,
+        close: !!concluded,
+        ...found !== void 0 ? { found } : {}
+      });
+    }
+  };
+}
+async function validateCheck(octokit, target2, config, pr) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
+  let summary2 = "";
+  const report = await validatePullRequest(
+    { changedPaths: await changedFiles2(octokit, target2, pr), topologiesDir: config.topologiesDir },
+    {
+      files: githubFileSource(octokit, { ...repo, ref: head }),
+      config: fileSystemSource(config.workspace),
+      clustersFile: config.clustersFile,
+      presets: config.presetsDir ? { overrideDir: config.presetsDir } : {}
+    },
+    { annotate: () => {
+    }, summary: async (m) => void (summary2 += m), info: config.log }
+  );
+  await postSummaryCheckRun(octokit, {
+    ...repo,
+    name: VALIDATE_CHECK_NAME,
+    head_sha: head,
+    conclusion: report.errorCount > 0 ? "failure" : "success",
+    title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
+    summary: summary2 || "No topology files changed."
+  });
+}
+
 // actions/monitor/ports.ts
 var repoOf = (config) => ({
   owner: config.owner,
@@ -76153,6 +78870,13 @@ function buildMonitorPorts(octokit, config) {
       range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
     },
     github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
+    autopilot: autopilotPort(octokit, repoOf(config), {
+      workspace: config.workspace,
+      clustersFile: config.clustersFile,
+      topologiesDir: config.topologiesDir,
+      ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
+      log: config.log
+    }),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome))
@@ -76411,7 +79135,7 @@ function buildSubmitHandlers(config) {
     const kept = verb === "stopped" ? " Its metrics stay in Prometheus; the monitor keeps the verdict." : "";
     return `\`${request2.runName}\`: ${verb} job ${result.cancelled.join(", ")}.${kept}`;
   };
-  const status3 = async (ctx) => {
+  const status4 = async (ctx) => {
     const ports = buildMonitorPorts(ctx.octokit, {
       workspace: config.workspace,
       topologiesDir: config.topologiesDir,
@@ -76433,7 +79157,7 @@ function buildSubmitHandlers(config) {
   };
   return {
     submit,
-    status: status3,
+    status: status4,
     cancel: cancel("cancelled"),
     stop: cancel("stopped"),
     conclude: concludeHandler,
