@@ -85986,7 +85986,7 @@ function callerWorkflows(o) {
       # repository secret; passed by name, the job that enters the environment reads its value.
       TOPO_SSH_PRIVATE_KEY: \${{ secrets.TOPO_SSH_PRIVATE_KEY }}
 `;
-  const monitorWrite = write.replace("contents: read", "contents: write");
+  const monitorWrite = write.replace("    permissions:\n", "    permissions:\n      actions: read\n").replace("contents: read", "contents: write");
   const runner = `      runner-label: ${label}
 `;
   return [
@@ -86031,7 +86031,7 @@ ${runner}${secret}`
     },
     {
       path: ".github/workflows/topology-monitor.yml",
-      text: `${header(o, `One reconcile pass every 5 minutes and on demand (self-hosted runner labelled ${label}).`)}name: topology-monitor
+      text: `${header(o, `One reconcile pass every 5 minutes and on demand, then a look every minute while candidates run (self-hosted runner labelled ${label}).`)}name: topology-monitor
 
 on:
   schedule:
