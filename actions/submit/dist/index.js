@@ -66324,13 +66324,13 @@ function decisionEstimate(input, t, series, d, verdict) {
   const lastCount = series.durationCount.at(-1)?.v;
   const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
-  const inFlight = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
+  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
   const est = rolloutEstimate({
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight,
+    inFlight: inFlight2,
     completed: lastCount,
     step: input.stepSeconds * S / 60
   });
