@@ -26,7 +26,7 @@ import {
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
 import { RunStateError } from '../../src/lifecycle/state-block.js';
 import { monitorPass } from '../../src/monitor/pass.js';
-import { requestsStateLabel } from '../../src/report/state-label.js';
+import { endedCandidate, ranRequests, requestsStateLabel } from '../../src/report/state-label.js';
 import { CommandTimeoutError, ConnectionLostError } from '../../src/slurm/errors.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -36,6 +36,7 @@ import {
   type PullRequestContext,
   statusReply,
 } from '../../src/usecases/commands.js';
+import { readMonitorComment } from '../../src/usecases/monitor-comment.js';
 import {
   type CandidateSource,
   candidateNameOf,
@@ -59,6 +60,23 @@ export type SubmitActionConfig = CandidateSource & {
 
 function target(ctx: PullRequestContext) {
   return { owner: ctx.owner, repo: ctx.repo, issue_number: ctx.pullNumber, botLogin: ctx.botLogin };
+}
+
+/**
+ * The pull request's label by the one rule (src/report/state-label.ts): its standing Requests and
+ * the candidates whose runs ended, as their final monitor comments say (whatever Slurm forgot).
+ */
+async function pullLabel(ctx: PullRequestContext, state: RunState) {
+  const ended = await Promise.all(
+    ranRequests(state).map(async (r) =>
+      endedCandidate(r.candidate, await readMonitorComment(ctx.octokit, target(ctx), r.candidate)),
+    ),
+  );
+  return requestsStateLabel(
+    state,
+    ctx.headSha,
+    ended.filter((c) => c !== null),
+  );
 }
 
 /** Runs `use` with a Slurm client of the experiment's cluster, always closed afterwards. */
@@ -261,7 +279,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       if (one.requested) requested++;
     }
     const fresh = await readRunState(ctx.octokit, target(ctx));
-    await setStateLabel(ctx.octokit, target(ctx), requestsStateLabel(fresh, ctx.headSha));
+    await setStateLabel(ctx.octokit, target(ctx), await pullLabel(ctx, fresh));
     return { ok: requested > 0, message: lines.join('\n\n') };
   };
 
@@ -324,7 +342,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
         await setStateLabel(
           ctx.octokit,
           target(ctx),
-          requestsStateLabel(await readRunState(ctx.octokit, target(ctx)), ctx.headSha),
+          await pullLabel(ctx, await readRunState(ctx.octokit, target(ctx))),
         );
       return { ok: true, message: lines.join('\n\n') };
     };

@@ -31,6 +31,9 @@ export async function observe(state: PassState, ports: MonitorPorts): Promise<vo
     }
     // Every candidate is observed before any is judged: a live baseline is the others' reference.
     for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state.options);
+    // a run that ended and that Slurm forgot: its final comment keeps it in its pull request's check
+    for (const p of e.candidates.filter((x) => x.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
   });
 }
 

@@ -9,7 +9,7 @@ import { savingsText } from '../analysis/decision.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { pullRequestCheckRun } from '../report/check-conclusion.js';
 import { type CandidateView, monitorCheck } from '../report/pr-comment.js';
-import { pullStateLabel } from '../report/state-label.js';
+import { endedCandidate, pullStateLabel } from '../report/state-label.js';
 import { type CommentPlan, planComment, unavailableSince, withUnavailableNotice } from './comment.js';
 import { iso } from './judge.js';
 import type { MonitorCheck, MonitorJob, MonitorPorts } from './ports.js';
@@ -21,7 +21,11 @@ export async function publish(state: PassState, ports: MonitorPorts): Promise<vo
   const held = heldPulls(state);
   for (const [pr, plans] of pullPlans(state, ports)) {
     try {
-      await writePull(ports, pr, plans, { held: held.has(pr), left: state.left.get(pr) });
+      await writePull(ports, pr, plans, {
+        held: held.has(pr),
+        left: state.left.get(pr),
+        remembered: rememberedOf(state, pr),
+      });
       for (const p of plans) p.p.published = { changed: p.plan.text !== undefined };
     } catch (error) {
       state.pullErrors.push(`#${pr}: ${(error as Error).message}`);
@@ -61,11 +65,25 @@ function pullPlans(state: PassState, ports: MonitorPorts): Map<number, Planned[]
   return byPull;
 }
 
+/** A candidate whose run ended and that Slurm forgot, as its final comment says (src/report/state-label.ts). */
+type Remembered = NonNullable<ReturnType<typeof endedCandidate>> & { sha: string; candidate: string };
+
+/** The pull request's candidates whose runs ended and that Slurm forgot, read from their final comments. */
+function rememberedOf(state: PassState, pr: number): Remembered[] {
+  return state.experiments
+    .filter((e) => !e.failed)
+    .flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr))
+    .flatMap((p) => {
+      const ended = endedCandidate(p.c.candidate, p.observed?.current);
+      return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
+    });
+}
+
 async function writePull(
   ports: MonitorPorts,
   pr: number,
   plans: readonly Planned[],
-  pull: { held: boolean; left?: string[] },
+  pull: { held: boolean; left?: string[]; remembered: readonly Remembered[] },
 ): Promise<void> {
   const hold = pull.held || plans.some((x) => x.plan.held);
   const due = plans.filter((x) => x.plan.text !== undefined);
@@ -75,10 +93,17 @@ async function writePull(
       await ports.github.writeCheck(
         pr,
         sha,
-        pullCheck(plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view)),
+        pullCheck(
+          plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view),
+          pull.remembered.filter((r) => r.sha === sha),
+        ),
       );
     if (due.length || pull.left)
-      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+      await ports.github.setLabel(
+        pr,
+        pullStateLabel([...views, ...pull.remembered]),
+        plans[0]?.p.c.labels ?? pull.left ?? [],
+      );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text as string);
   for (const { p, plan } of plans)
@@ -90,9 +115,18 @@ async function writePull(
       );
 }
 
-/** The check run of a pull request's head commit over its candidates at that commit. */
-export function pullCheck(views: readonly CandidateView[]): MonitorCheck {
-  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+/**
+ * The check run of a pull request's head commit over its candidates at that commit: those judged,
+ * and those whose runs ended and Slurm forgot (as their final comments say).
+ */
+export function pullCheck(
+  views: readonly CandidateView[],
+  remembered: ReadonlyArray<{ candidate: string; check: MonitorCheck }> = [],
+): MonitorCheck {
+  return pullRequestCheckRun([
+    ...views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })),
+    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check })),
+  ]);
 }
 
 /** Says so on top of each requested candidate's last judged comment; the next pass retries. */

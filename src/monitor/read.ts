@@ -7,6 +7,7 @@ import { slurmTimeToMinutes } from '../analysis/observe.js';
 import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { phaseOf } from '../lifecycle/model.js';
+import { ranAndEnded } from '../report/state-label.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
@@ -94,5 +95,12 @@ export function candidatePass(c: MonitorCandidate, job: MonitorJob | undefined):
   if (phase.phase === 'supersede' || phase.phase === 'lost') return { c, job, phase, inPass: false };
   if (phase.phase !== 'done') return { c: { ...c, requested: true }, job, phase, inPass: true };
   const consumedWithoutJob = !job || ['superseded', 'cancelled', 'lost'].includes(phase.outcome.kind);
-  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...(remembered ? { remembered } : {}),
+  };
 }

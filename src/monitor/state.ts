@@ -78,6 +78,11 @@ export interface CandidatePass {
   phase?: Phase;
   /** Judged this pass: not superseded, lost, or consumed without a job (read). */
   inPass: boolean;
+  /**
+   * Its run ran and ended, and Slurm forgot the job (read): not judged, but its final comment
+   * (observe reads it) keeps it in its pull request's check and label (publish).
+   */
+  remembered?: boolean;
   observed?: {
     analysis?: RunAnalysis;
     /** The sticky comment as it stands, and the observation its last pass wrote. */

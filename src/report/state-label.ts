@@ -3,8 +3,18 @@
 // candidate's state from its run; the submit action, before any run is judged, from the standing
 // Requests (one with a job is running, one without waits). Pure.
 import type { LabelState } from '../github/labels.js';
-import { type RunState, standingRequests } from '../lifecycle/model.js';
+import {
+  latestRequests,
+  type OutcomeKind,
+  type RunRequest,
+  type RunState,
+  standingRequests,
+} from '../lifecycle/model.js';
+import { checkConclusion, type MonitorCheckRun } from './check-conclusion.js';
+import { parseCommentStamp } from './comment-throttle.js';
+import { parseObservationBlock } from './observation-block.js';
 import type { CandidateState } from './pr-comment.js';
+import type { Standing } from './standing.js';
 
 /** What a candidate contributes to its pull request's label. */
 export interface LabelledCandidate {
@@ -41,9 +51,61 @@ export function pullStateLabel(candidates: readonly LabelledCandidate[]): LabelS
   return null;
 }
 
-/** The label from the pull request's standing Requests alone: submitted ones run, the others wait. */
-export function requestsStateLabel(state: RunState, headSha: string): LabelState | null {
-  return pullStateLabel(
-    standingRequests(state, headSha).map((r) => ({ state: state.runs[r.id] ? 'submitted' : 'queued' })),
-  );
+/** Outcomes of a Request whose run ran and ended: its final monitor comment still says what it is. */
+const RAN: ReadonlySet<OutcomeKind> = new Set<OutcomeKind>(['finished', 'decided', 'stopped', 'failed']);
+
+/** Whether a Request with this Outcome had a run that ran and ended. */
+export const ranAndEnded = (kind: OutcomeKind | undefined): boolean => kind !== undefined && RAN.has(kind);
+
+/** The latest Request of each candidate whose run ran and ended (it stays in the label and the check). */
+export function ranRequests(state: RunState): RunRequest[] {
+  return latestRequests(state).filter((r) => {
+    const kind = state.outcomes[r.id]?.kind;
+    return kind !== undefined && RAN.has(kind);
+  });
+}
+
+/**
+ * What a candidate whose run ended contributes, read back from its final monitor comment (the
+ * stamp's state and standing, the observation's verdict), whatever Slurm still remembers of the
+ * job: to the label (as the monitor judged it) and to the check run (its conclusion, its headline).
+ */
+export function endedCandidate(
+  candidate: string,
+  comment: string | undefined,
+): (LabelledCandidate & { check: MonitorCheckRun }) | null {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !['finished', 'stopped', 'failed'].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome } as Standing);
+  const headline = comment
+    .split('<details>')[0]
+    ?.replace(/^<!--[^\n]*-->\n/, '')
+    .trim();
+  return {
+    state: stamp.state as CandidateState,
+    ...(observation ? { observation: { verdict: observation.verdict } } : {}),
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...(conclusion ? { conclusion } : {}),
+    },
+  };
+}
+
+/**
+ * The label from the pull request's standing Requests (submitted ones run, the others wait) and the
+ * candidates whose runs ended (`ended`, endedCandidate): the rule the monitor applies to its views.
+ */
+export function requestsStateLabel(
+  state: RunState,
+  headSha: string,
+  ended: readonly LabelledCandidate[] = [],
+): LabelState | null {
+  return pullStateLabel([
+    ...standingRequests(state, headSha).map((r) => ({
+      state: (state.runs[r.id] ? 'submitted' : 'queued') as CandidateState,
+    })),
+    ...ended,
+  ]);
 }

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { Outcome, RunRecord } from '../../../src/lifecycle/model.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
 import type { MonitorCandidate, MonitorExperiment } from '../../../src/monitor/ports.js';
+import { renderCommentStamp } from '../../../src/report/comment-throttle.js';
+import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import {
@@ -162,5 +164,54 @@ describe('the monitor pass under the lifecycle', () => {
     w.setNow(T0 + 230);
     await monitorPass(w.ports, opts);
     expect(w.comments.get(1)).not.toContain('Cluster unreachable');
+  });
+});
+
+describe('a finished candidate whose job Slurm forgot', () => {
+  it('stays in its pull request’s check and label, as its final comment says', async () => {
+    const finished: Outcome = {
+      kind: 'finished',
+      at: new Date(T0 * 1000).toISOString(),
+      jobId: '7',
+      evidence: [],
+    };
+    const a = candidate('a', 1, { run: { jobId: '7', submittedAt: 'x' }, outcome: finished });
+    const b0 = candidate('b', 1);
+    const runName = b0.runName.replace(/00000001$/, '0000000b');
+    const b = {
+      ...b0,
+      runName,
+      request: { ...(b0.request as NonNullable<typeof b0.request>), id: '0000000b', runName },
+    };
+    const { w } = world([a, b]);
+    const value = { value: 2.5, low: 2.4, high: 2.6 };
+    w.candidateComments.set(
+      `1/a`,
+      [
+        '<!-- topo:sticky:monitor-a -->',
+        '### ✅ `a`: 12% faster than the baseline',
+        '<details><summary>Verdict</summary></details>',
+        renderObservationBlock({
+          run_name: a.runName,
+          verdict: { state: 'stable', evidence: [], value },
+          stable_metrics: {},
+        }),
+        '<!-- topo:monitor-hash:0123456789abcdef final-job:7 -->',
+        renderCommentStamp({
+          state: 'finished',
+          outcome: 'better',
+          hash: '0123456789abcdef',
+          writtenAtMs: T0 * 1000,
+        }),
+      ].join('\n'),
+    );
+    job(w, b, '12');
+    const report = await monitorPass(w.ports, opts);
+    expect(report.candidates.map((c) => c.candidate)).toEqual(['b']);
+    const check = w.checks.get(1);
+    expect(check?.title).toMatch(/^2 candidates: /);
+    expect(check?.title).toContain('a: a finished (better), as its final comment says');
+    expect(check?.summary).toContain('12% faster than the baseline');
+    expect(w.labels.get(1)).toEqual(['topology:stable']);
   });
 });
