@@ -76527,6 +76527,85 @@ function phaseOf(input) {
   return { phase: "queued" };
 }
 
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k2, v2] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v2))
+      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m2 = all[all.length - 1];
+  if (!m2) return void 0;
+  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+
 // src/monitor/read.ts
 async function read(state2, ports) {
   const experiments = await ports.experiments();
@@ -76589,7 +76668,14 @@ function candidatePass(c, job) {
   if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
   if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
   const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...remembered ? { remembered } : {}
+  };
 }
 
 // src/monitor/clock.ts
@@ -76645,6 +76731,8 @@ async function observe(state2, ports) {
       e.errors.push(`${e.id}: ${e.clock.skew}`);
     }
     for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state2.options);
+    for (const p of e.candidates.filter((x2) => x2.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
   });
 }
 async function experimentTelemetry(ports, e) {
@@ -76708,71 +76796,8 @@ function keepLastLiveVerdict({ c, observed }) {
   analysis.observation.verdict = { ...previous.verdict, evidence };
 }
 
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
-  return null;
-}
-
 // src/monitor/comment.ts
 import { createHash as createHash3 } from "node:crypto";
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k2, v2] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v2))
-      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m2 = all[all.length - 1];
-  if (!m2) return void 0;
-  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
-}
-
-// src/monitor/comment.ts
 var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
@@ -76826,7 +76851,11 @@ async function publish(state2, ports) {
   const held = heldPulls(state2);
   for (const [pr, plans] of pullPlans(state2, ports)) {
     try {
-      await writePull(ports, pr, plans, { held: held.has(pr), left: state2.left.get(pr) });
+      await writePull(ports, pr, plans, {
+        held: held.has(pr),
+        left: state2.left.get(pr),
+        remembered: rememberedOf(state2, pr)
+      });
       for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
     } catch (error) {
       state2.pullErrors.push(`#${pr}: ${error.message}`);
@@ -76857,6 +76886,12 @@ function pullPlans(state2, ports) {
   for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
   return byPull;
 }
+function rememberedOf(state2, pr) {
+  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
+    const ended = endedCandidate(p.c.candidate, p.observed?.current);
+    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
+  });
+}
 async function writePull(ports, pr, plans, pull) {
   const hold = pull.held || plans.some((x2) => x2.plan.held);
   const due = plans.filter((x2) => x2.plan.text !== void 0);
@@ -76866,10 +76901,17 @@ async function writePull(ports, pr, plans, pull) {
       await ports.github.writeCheck(
         pr,
         sha,
-        pullCheck(plans.filter((x2) => x2.p.c.headSha === sha).map((x2) => x2.plan.view))
+        pullCheck(
+          plans.filter((x2) => x2.p.c.headSha === sha).map((x2) => x2.plan.view),
+          pull.remembered.filter((r) => r.sha === sha)
+        )
       );
     if (due.length || pull.left)
-      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+      await ports.github.setLabel(
+        pr,
+        pullStateLabel([...views, ...pull.remembered]),
+        plans[0]?.p.c.labels ?? pull.left ?? []
+      );
   }
   for (const x2 of due) await ports.github.writeComment(pr, x2.p.c.candidate, x2.plan.text);
   for (const { p, plan } of plans)
@@ -76880,8 +76922,11 @@ async function writePull(ports, pr, plans, pull) {
         finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
 }
-function pullCheck(views) {
-  return pullRequestCheckRun(views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })));
+function pullCheck(views, remembered = []) {
+  return pullRequestCheckRun([
+    ...views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })),
+    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
+  ]);
 }
 async function noteClusterUnreachable(ports, e, reason2) {
   for (const c of e.exp.candidates) {

@@ -69672,6 +69672,147 @@ function standingRequests(state2, headSha) {
   return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
 }
 
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct2(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval2 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval2 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+
 // src/monitor/read.ts
 async function read(state2, ports) {
   const experiments = await ports.experiments();
@@ -69734,7 +69875,14 @@ function candidatePass(c, job) {
   if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
   if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
   const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...remembered ? { remembered } : {}
+  };
 }
 
 // src/monitor/clock.ts
@@ -69790,6 +69938,8 @@ async function observe(state2, ports) {
       e.errors.push(`${e.id}: ${e.clock.skew}`);
     }
     for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state2.options);
+    for (const p of e.candidates.filter((x) => x.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
   });
 }
 async function experimentTelemetry(ports, e) {
@@ -69851,68 +70001,6 @@ function keepLastLiveVerdict({ c, observed }) {
   const note = "verdict of the last pass before the run ended";
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
 }
 
 // src/chart/mermaid.ts
@@ -70290,71 +70378,8 @@ function secondsChart(v) {
 ${chartLegend(series, references)}` : "";
 }
 
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
-  return null;
-}
-
 // src/monitor/comment.ts
 import { createHash as createHash2 } from "node:crypto";
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval2 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval2 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/monitor/comment.ts
 var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
@@ -70408,7 +70433,11 @@ async function publish(state2, ports) {
   const held = heldPulls(state2);
   for (const [pr, plans] of pullPlans(state2, ports)) {
     try {
-      await writePull(ports, pr, plans, { held: held.has(pr), left: state2.left.get(pr) });
+      await writePull(ports, pr, plans, {
+        held: held.has(pr),
+        left: state2.left.get(pr),
+        remembered: rememberedOf(state2, pr)
+      });
       for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
     } catch (error2) {
       state2.pullErrors.push(`#${pr}: ${error2.message}`);
@@ -70439,6 +70468,12 @@ function pullPlans(state2, ports) {
   for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
   return byPull;
 }
+function rememberedOf(state2, pr) {
+  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
+    const ended = endedCandidate(p.c.candidate, p.observed?.current);
+    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
+  });
+}
 async function writePull(ports, pr, plans, pull) {
   const hold = pull.held || plans.some((x) => x.plan.held);
   const due = plans.filter((x) => x.plan.text !== void 0);
@@ -70448,10 +70483,17 @@ async function writePull(ports, pr, plans, pull) {
       await ports.github.writeCheck(
         pr,
         sha,
-        pullCheck(plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view))
+        pullCheck(
+          plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view),
+          pull.remembered.filter((r) => r.sha === sha)
+        )
       );
     if (due.length || pull.left)
-      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+      await ports.github.setLabel(
+        pr,
+        pullStateLabel([...views, ...pull.remembered]),
+        plans[0]?.p.c.labels ?? pull.left ?? []
+      );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
   for (const { p, plan } of plans)
@@ -70462,8 +70504,11 @@ async function writePull(ports, pr, plans, pull) {
         finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
 }
-function pullCheck(views) {
-  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+function pullCheck(views, remembered = []) {
+  return pullRequestCheckRun([
+    ...views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })),
+    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
+  ]);
 }
 async function noteClusterUnreachable(ports, e, reason2) {
   for (const c of e.exp.candidates) {

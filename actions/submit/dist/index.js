@@ -66691,6 +66691,161 @@ function jobForRun(jobs, runName, view) {
   return mine.sort(order).at(-1) ?? null;
 }
 
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct2(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function ranRequests(state2) {
+  return latestRequests(state2).filter((r) => {
+    const kind = state2.outcomes[r.id]?.kind;
+    return kind !== void 0 && RAN.has(kind);
+  });
+}
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+function requestsStateLabel(state2, headSha, ended = []) {
+  return pullStateLabel([
+    ...standingRequests(state2, headSha).map((r) => ({
+      state: state2.runs[r.id] ? "submitted" : "queued"
+    })),
+    ...ended
+  ]);
+}
+
 // src/monitor/read.ts
 async function read(state2, ports) {
   const experiments = await ports.experiments();
@@ -66753,7 +66908,14 @@ function candidatePass(c, job) {
   if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
   if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
   const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  return { c: { ...c, requested: false }, job, phase, inPass: !consumedWithoutJob };
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...remembered ? { remembered } : {}
+  };
 }
 
 // src/monitor/clock.ts
@@ -66809,6 +66971,8 @@ async function observe(state2, ports) {
       e.errors.push(`${e.id}: ${e.clock.skew}`);
     }
     for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state2.options);
+    for (const p of e.candidates.filter((x) => x.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
   });
 }
 async function experimentTelemetry(ports, e) {
@@ -66870,68 +67034,6 @@ function keepLastLiveVerdict({ c, observed }) {
   const note = "verdict of the last pass before the run ended";
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
 }
 
 // src/chart/mermaid.ts
@@ -68313,76 +68415,8 @@ function secondsChart(v) {
 ${chartLegend(series, references)}` : "";
 }
 
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
-  return null;
-}
-function requestsStateLabel(state2, headSha) {
-  return pullStateLabel(
-    standingRequests(state2, headSha).map((r) => ({ state: state2.runs[r.id] ? "submitted" : "queued" }))
-  );
-}
-
 // src/monitor/comment.ts
 import { createHash } from "node:crypto";
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/monitor/comment.ts
 var HASH_MARK = "topo:monitor-hash:";
 var UNAVAILABLE_MARK = "topo:unavailable-since:";
 var FINAL_MARK = "final-job:";
@@ -68436,7 +68470,11 @@ async function publish(state2, ports) {
   const held = heldPulls(state2);
   for (const [pr, plans] of pullPlans(state2, ports)) {
     try {
-      await writePull(ports, pr, plans, { held: held.has(pr), left: state2.left.get(pr) });
+      await writePull(ports, pr, plans, {
+        held: held.has(pr),
+        left: state2.left.get(pr),
+        remembered: rememberedOf(state2, pr)
+      });
       for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
     } catch (error2) {
       state2.pullErrors.push(`#${pr}: ${error2.message}`);
@@ -68467,6 +68505,12 @@ function pullPlans(state2, ports) {
   for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
   return byPull;
 }
+function rememberedOf(state2, pr) {
+  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
+    const ended = endedCandidate(p.c.candidate, p.observed?.current);
+    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
+  });
+}
 async function writePull(ports, pr, plans, pull) {
   const hold = pull.held || plans.some((x) => x.plan.held);
   const due = plans.filter((x) => x.plan.text !== void 0);
@@ -68476,10 +68520,17 @@ async function writePull(ports, pr, plans, pull) {
       await ports.github.writeCheck(
         pr,
         sha,
-        pullCheck(plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view))
+        pullCheck(
+          plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view),
+          pull.remembered.filter((r) => r.sha === sha)
+        )
       );
     if (due.length || pull.left)
-      await ports.github.setLabel(pr, pullStateLabel(views), plans[0]?.p.c.labels ?? pull.left ?? []);
+      await ports.github.setLabel(
+        pr,
+        pullStateLabel([...views, ...pull.remembered]),
+        plans[0]?.p.c.labels ?? pull.left ?? []
+      );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
   for (const { p, plan } of plans)
@@ -68490,8 +68541,11 @@ async function writePull(ports, pr, plans, pull) {
         finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
 }
-function pullCheck(views) {
-  return pullRequestCheckRun(views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })));
+function pullCheck(views, remembered = []) {
+  return pullRequestCheckRun([
+    ...views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })),
+    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
+  ]);
 }
 async function noteClusterUnreachable(ports, e, reason2) {
   for (const c of e.exp.candidates) {
@@ -70157,6 +70211,43 @@ function transportForCluster(name, cluster, options = {}) {
     commandTimeoutMs: options.commandTimeoutMs,
     connectTimeoutMs: options.connectTimeoutMs
   });
+}
+
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return candidateOfRunName(runName) === candidate;
+}
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text2 = stickyText(legacy);
+  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target2, candidate) {
+  const listed2 = await listComments(octokit, target2);
+  return monitorCommentParts(listed2, candidate, target2.botLogin);
+}
+async function listComments(octokit, target2) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target2, candidate) {
+  return stickyText(await findMonitorComment(octokit, target2, candidate));
+}
+async function writeMonitorComment(octokit, target2, candidate, body, known) {
+  const existing = known ?? await findMonitorComment(octokit, target2, candidate);
+  return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
 }
 
 // src/usecases/prepare.ts
@@ -73927,43 +74018,6 @@ async function rebuildRunState(deps, pull) {
     unreachable,
     wasReadable
   };
-}
-
-// src/usecases/monitor-comment.ts
-function monitorPurpose(candidate) {
-  return `monitor-${candidate}`;
-}
-var LEGACY_MONITOR_PURPOSE = "monitor";
-function isRunOfCandidate(runName, candidate) {
-  return candidateOfRunName(runName) === candidate;
-}
-function monitorCommentParts(comments, candidate, botLogin) {
-  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
-  if (own.length) return own;
-  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text2 = stickyText(legacy);
-  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
-  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
-}
-async function findMonitorComment(octokit, target2, candidate) {
-  const listed2 = await listComments(octokit, target2);
-  return monitorCommentParts(listed2, candidate, target2.botLogin);
-}
-async function listComments(octokit, target2) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target2.owner,
-    repo: target2.repo,
-    issue_number: target2.issue_number,
-    per_page: 100
-  });
-  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
-}
-async function readMonitorComment(octokit, target2, candidate) {
-  return stickyText(await findMonitorComment(octokit, target2, candidate));
-}
-async function writeMonitorComment(octokit, target2, candidate, body, known) {
-  const existing = known ?? await findMonitorComment(octokit, target2, candidate);
-  return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
 }
 
 // src/usecases/refuse.ts
@@ -78890,6 +78944,18 @@ function buildMonitorPorts(octokit, config) {
 function target(ctx) {
   return { owner: ctx.owner, repo: ctx.repo, issue_number: ctx.pullNumber, botLogin: ctx.botLogin };
 }
+async function pullLabel(ctx, state2) {
+  const ended = await Promise.all(
+    ranRequests(state2).map(
+      async (r) => endedCandidate(r.candidate, await readMonitorComment(ctx.octokit, target(ctx), r.candidate))
+    )
+  );
+  return requestsStateLabel(
+    state2,
+    ctx.headSha,
+    ended.filter((c) => c !== null)
+  );
+}
 async function withSlurm(config, clusterName, cluster, use) {
   const slurm = slurmClientForCluster(clusterName, cluster, { env: config.env ?? process.env });
   try {
@@ -79056,7 +79122,7 @@ function buildSubmitHandlers(config) {
       if (one.requested) requested++;
     }
     const fresh = await readRunState(ctx.octokit, target(ctx));
-    await setStateLabel(ctx.octokit, target(ctx), requestsStateLabel(fresh, ctx.headSha));
+    await setStateLabel(ctx.octokit, target(ctx), await pullLabel(ctx, fresh));
     return { ok: requested > 0, message: lines.join("\n\n") };
   };
   const rebuildFor = (ctx) => rebuildRunState(
@@ -79106,7 +79172,7 @@ function buildSubmitHandlers(config) {
       await setStateLabel(
         ctx.octokit,
         target(ctx),
-        requestsStateLabel(await readRunState(ctx.octokit, target(ctx)), ctx.headSha)
+        await pullLabel(ctx, await readRunState(ctx.octokit, target(ctx)))
       );
     return { ok: true, message: lines.join("\n\n") };
   };
