@@ -79,6 +79,10 @@ describe('detector on hand-made series', () => {
     const finalValue = (60 * 234) / (r * (234 - 4));
     expect(Math.abs((v.value?.value as number) / finalValue - 1)).toBeLessThan(0.005);
     expect(v.evidence.join(' ')).toMatch(/derived from elapsed/);
+    // the verdict names the drift it has ruled out (a noiseless steady rate: a small bound)
+    const ruled = /no drift steeper than (\d+)%\/h \(one-sided 95% bound/.exec(v.evidence.join(' '));
+    expect(ruled, v.evidence.join(' | ')).not.toBeNull();
+    expect(Number(ruled?.[1])).toBeLessThanOrEqual(20);
   });
 
   it('slow drift of the steady rate → not stable, evidence names the drift', () => {
