@@ -63733,6 +63733,11 @@ function steadyFields(f, plan, latest) {
     ...r.notes,
     `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
   );
+  const t = latest.trend;
+  if (t && Number.isFinite(t.seRelPerHour))
+    f.evidence.push(
+      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
+    );
   return {
     ...f.base,
     warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
