@@ -61,4 +61,19 @@ describe('a pull request closed with a running and a queued Request', () => {
     expect(record.summary).toContain('open run request(s) ended with it');
     expect(t.gh.violations()).toEqual([]);
   });
+
+  it('reopened, nothing runs without a new /topo submit', async () => {
+    Object.assign(pull(), { state: 'open', closedAt: null, mergedAt: null });
+    await t.monitor({ pull: pull() });
+    await t.monitor({ pull: pull() });
+    expect(await t.live()).toEqual([]);
+    const s = state();
+    expect(s.requests.map((r) => [r.candidate, s.outcomes[r.id]?.kind])).toEqual([
+      ['alpha', 'closed'],
+      ['bravo', 'closed'],
+    ]);
+    const bravo = s.requests.find((r) => r.candidate === 'bravo');
+    expect(s.runs[bravo?.id ?? '']).toBeUndefined();
+    expect(t.gh.violations()).toEqual([]);
+  });
 });
