@@ -11,7 +11,7 @@ import { jobForRun } from '../lifecycle/jobs.js';
 import type { RunState } from '../lifecycle/model.js';
 import { planRebuild, type RebuildJob, runsInHistory, underCurrent } from '../lifecycle/rebuild.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
-import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import { isLive, type SlurmClient } from '../slurm/types.js';
 import {
   type CandidateSource,
   candidateNameOf,
@@ -114,25 +114,7 @@ export async function rebuildRunState(
   const texts = await botTexts(deps, pull.number);
   // every experiment of the default branch may own a run name (the longest id wins)
   const runs = runsInHistory(texts, experimentFolders(deps.source));
-  const jobs = new Map<string, RebuildJob>();
-  const listed = new Map<
-    string,
-    { exp: Extract<ExperimentOnDefaultBranch, { ok: true }>; jobs: SlurmJob[] }
-  >();
-  const unreachable: string[] = [];
-  for (const id of new Set(runs.map((r) => r.experiment))) {
-    const exp = await experimentOnDefaultBranch(deps.source, id);
-    if (!exp.ok) {
-      unreachable.push(id);
-      continue;
-    }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
-    listed.set(id, { exp, jobs: all });
-    for (const r of runs.filter((r) => r.experiment === id)) {
-      const job = jobForRun(all, r.runName, (j) => j);
-      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
-    }
-  }
+  const { jobs, listed, unreachable } = await jobsOfRuns(deps, runs);
   const live = new Set(
     runs
       .filter((r) => isLive(jobs.get(r.runName)?.state ?? 'COMPLETED'))
@@ -160,7 +142,7 @@ export async function rebuildRunState(
   });
   const cancelled: string[] = [];
   for (const c of plan.cancel.filter((c) => added.has(c.runName.slice(-8)))) {
-    const exp = listed.get(c.experiment)?.exp;
+    const exp = listed.get(c.experiment);
     if (!exp) continue;
     await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
     cancelled.push(c.jobId);
@@ -174,4 +156,30 @@ export async function rebuildRunState(
     unreachable,
     wasReadable,
   };
+}
+
+type ReadyExperiment = Extract<ExperimentOnDefaultBranch, { ok: true }>;
+
+/** Slurm's job of each run the history names, per experiment of the default branch (else unreachable). */
+async function jobsOfRuns(
+  deps: RebuildDeps,
+  runs: ReturnType<typeof runsInHistory>,
+): Promise<{ jobs: Map<string, RebuildJob>; listed: Map<string, ReadyExperiment>; unreachable: string[] }> {
+  const jobs = new Map<string, RebuildJob>();
+  const listed = new Map<string, ReadyExperiment>();
+  const unreachable: string[] = [];
+  for (const id of new Set(runs.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed.set(id, exp);
+    for (const r of runs.filter((r) => r.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j) => j);
+      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
+    }
+  }
+  return { jobs, listed, unreachable };
 }

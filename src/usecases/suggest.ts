@@ -407,30 +407,7 @@ export async function openPullRequests(
       });
       continue;
     }
-    const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: 'utf-8' });
-    const tree = await octokit.rest.git.createTree({
-      ...repo,
-      base_tree: baseTree,
-      tree: [{ path: p.path, mode: '100644', type: 'blob', sha: blob.data.sha }],
-    });
-    const commit = await octokit.rest.git.createCommit({
-      ...repo,
-      message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
-      tree: tree.data.sha,
-      parents: [baseSha],
-    });
-    try {
-      await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
-    } catch (error) {
-      // The branch survives from an earlier run whose pull request was closed: point it at the new commit.
-      if ((error as { status?: number }).status !== 422) throw error;
-      await octokit.rest.git.updateRef({
-        ...repo,
-        ref: `heads/${branch}`,
-        sha: commit.data.sha,
-        force: true,
-      });
-    }
+    await pushProposal(octokit, repo, { branch, baseSha, baseTree }, p);
     const pull = await octokit.rest.pulls.create({
       ...repo,
       title: `${outcome.experiment.experiment_id}: ${p.candidate.name} (${p.kind}${p.service ? ` ${p.service}` : ''})`,
@@ -447,4 +424,37 @@ export async function openPullRequests(
     });
   }
   return opened;
+}
+
+/** The proposal's candidate file as one commit on the base, at the branch (made, or moved there). */
+async function pushProposal(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  at: { branch: string; baseSha: string; baseTree: string },
+  p: WrittenProposal,
+): Promise<void> {
+  const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: 'utf-8' });
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: at.baseTree,
+    tree: [{ path: p.path, mode: '100644', type: 'blob', sha: blob.data.sha }],
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
+    tree: tree.data.sha,
+    parents: [at.baseSha],
+  });
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${at.branch}`, sha: commit.data.sha });
+  } catch (error) {
+    // The branch survives from an earlier run whose pull request was closed: point it at the new commit.
+    if ((error as { status?: number }).status !== 422) throw error;
+    await octokit.rest.git.updateRef({
+      ...repo,
+      ref: `heads/${at.branch}`,
+      sha: commit.data.sha,
+      force: true,
+    });
+  }
 }
