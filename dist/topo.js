@@ -63385,25 +63385,12 @@ function driftGuard(state2, lo, m2, candidate, reference, shown) {
 }
 function decideCandidate(candidate, reference, options2 = {}) {
   const m2 = options2.minImprovement ?? 0.02;
-  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options2.boundary ?? DECISION_DEFAULTS.boundary;
-  const method = boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? "none";
   const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m2, method };
-  if (options2.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options2.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = decisionProjection(candidate);
-  const rv = decisionProjection(reference.verdict);
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
+  const base = { against, min_improvement: m2, method: methodText(options2) };
+  const read2 = comparable(candidate, reference, base, shown, options2);
+  if ("decision" in read2) return read2.decision;
+  const { cv, rv, ref } = read2;
   const d2 = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
   const claim = claimRadius(candidate, s, options2);
@@ -63417,46 +63404,57 @@ function decideCandidate(candidate, reference, options2 = {}) {
     };
   }
   const r = claim.radius;
-  const change = {
-    value: round(Math.exp(d2) - 1, 4),
-    low: round(Math.exp(d2 - r) - 1, 4),
-    high: round(Math.exp(d2 + r) - 1, 4)
-  };
-  const guard = driftGuard(
-    stateOf(Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1, m2),
-    Math.exp(d2 - r) - 1,
-    m2,
-    candidate,
-    reference.verdict,
-    shown
-  );
-  const state2 = guard.state;
+  const [lo, hi] = [Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1];
+  const change = { value: round(Math.exp(d2) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const guard = driftGuard(stateOf(lo, hi, m2), lo, m2, candidate, ref.verdict, shown);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     ...guard.evidence,
-    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference.verdict, shown)}`
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
-  if (state2 === "measuring") {
+  if (guard.state === "measuring") {
     const eta = expectedMinutes(candidate, d2, s, m2, options2);
+    const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
     return {
       ...base,
-      state: state2,
+      state: "measuring",
       relative_change: change,
       expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
+      evidence: [...evidence, when]
     };
   }
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: state2,
+    state: guard.state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${claimOf(state2, m2)} than ${shown} at every look's confidence`]
+    evidence: [
+      ...evidence,
+      `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
+    ]
   };
+}
+function methodText(options2) {
+  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options2.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function comparable(candidate, reference, base, shown, options2) {
+  if (options2.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options2.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const cv = decisionProjection(candidate);
+  const rv = decisionProjection(reference.verdict);
+  if (usable(candidate) && usable(reference.verdict) && cv && rv) return { cv, rv, ref: reference };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
 }
 var pct = (x2) => `${round(100 * x2, 1)}%`;
 function stateOf(lo, hi, m2) {
@@ -73611,29 +73609,7 @@ async function openPullRequests(octokit, target, outcome) {
       });
       continue;
     }
-    const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: "utf-8" });
-    const tree = await octokit.rest.git.createTree({
-      ...repo,
-      base_tree: baseTree,
-      tree: [{ path: p.path, mode: "100644", type: "blob", sha: blob.data.sha }]
-    });
-    const commit = await octokit.rest.git.createCommit({
-      ...repo,
-      message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
-      tree: tree.data.sha,
-      parents: [baseSha]
-    });
-    try {
-      await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
-    } catch (error) {
-      if (error.status !== 422) throw error;
-      await octokit.rest.git.updateRef({
-        ...repo,
-        ref: `heads/${branch}`,
-        sha: commit.data.sha,
-        force: true
-      });
-    }
+    await pushProposal(octokit, repo, { branch, baseSha, baseTree }, p);
     const pull = await octokit.rest.pulls.create({
       ...repo,
       title: `${outcome.experiment.experiment_id}: ${p.candidate.name} (${p.kind}${p.service ? ` ${p.service}` : ""})`,
@@ -73650,6 +73626,31 @@ async function openPullRequests(octokit, target, outcome) {
     });
   }
   return opened;
+}
+async function pushProposal(octokit, repo, at, p) {
+  const blob = await octokit.rest.git.createBlob({ ...repo, content: p.text, encoding: "utf-8" });
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: at.baseTree,
+    tree: [{ path: p.path, mode: "100644", type: "blob", sha: blob.data.sha }]
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.candidate.name}: ${p.change}`.slice(0, 200),
+    tree: tree.data.sha,
+    parents: [at.baseSha]
+  });
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${at.branch}`, sha: commit.data.sha });
+  } catch (error) {
+    if (error.status !== 422) throw error;
+    await octokit.rest.git.updateRef({
+      ...repo,
+      ref: `heads/${at.branch}`,
+      sha: commit.data.sha,
+      force: true
+    });
+  }
 }
 
 // src/cli/commands/validate.ts

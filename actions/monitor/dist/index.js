@@ -68665,25 +68665,12 @@ function driftGuard(state2, lo, m, candidate, reference, shown) {
 }
 function decideCandidate(candidate, reference, options = {}) {
   const m = options.minImprovement ?? 0.02;
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  const method = boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? "none";
   const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method };
-  if (options.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = decisionProjection(candidate);
-  const rv = decisionProjection(reference.verdict);
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
+  const base = { against, min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const { cv, rv, ref } = read2;
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
   const claim = claimRadius(candidate, s, options);
@@ -68697,46 +68684,57 @@ function decideCandidate(candidate, reference, options = {}) {
     };
   }
   const r = claim.radius;
-  const change = {
-    value: round(Math.exp(d) - 1, 4),
-    low: round(Math.exp(d - r) - 1, 4),
-    high: round(Math.exp(d + r) - 1, 4)
-  };
-  const guard = driftGuard(
-    stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m),
-    Math.exp(d - r) - 1,
-    m,
-    candidate,
-    reference.verdict,
-    shown
-  );
-  const state2 = guard.state;
+  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
+  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const guard = driftGuard(stateOf(lo, hi, m), lo, m, candidate, ref.verdict, shown);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     ...guard.evidence,
-    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference.verdict, shown)}`
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
-  if (state2 === "measuring") {
+  if (guard.state === "measuring") {
     const eta = expectedMinutes(candidate, d, s, m, options);
+    const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
     return {
       ...base,
-      state: state2,
+      state: "measuring",
       relative_change: change,
       expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
+      evidence: [...evidence, when]
     };
   }
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: state2,
+    state: guard.state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
+    evidence: [
+      ...evidence,
+      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
+    ]
   };
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const cv = decisionProjection(candidate);
+  const rv = decisionProjection(reference.verdict);
+  if (usable(candidate) && usable(reference.verdict) && cv && rv) return { cv, rv, ref: reference };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
 }
 var pct = (x) => `${round(100 * x, 1)}%`;
 function stateOf(lo, hi, m) {

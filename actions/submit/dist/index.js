@@ -64471,25 +64471,12 @@ function driftGuard(state2, lo, m, candidate, reference, shown) {
 }
 function decideCandidate(candidate, reference, options = {}) {
   const m = options.minImprovement ?? 0.02;
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  const method = boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
   const against = reference?.name ?? "none";
   const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method };
-  if (options.isReference)
-    return { ...base, state: "reference", evidence: ["this candidate is the reference"] };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === against)
-    return prev;
-  if (!reference)
-    return { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] };
-  const cv = decisionProjection(candidate);
-  const rv = decisionProjection(reference.verdict);
-  if (!usable(candidate) || !usable(reference.verdict) || !cv || !rv) {
-    const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-    return { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] };
-  }
+  const base = { against, min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const { cv, rv, ref } = read2;
   const d = Math.log(cv.value / rv.value);
   const s = Math.hypot(logSe(cv), logSe(rv));
   const claim = claimRadius(candidate, s, options);
@@ -64503,46 +64490,57 @@ function decideCandidate(candidate, reference, options = {}) {
     };
   }
   const r = claim.radius;
-  const change = {
-    value: round(Math.exp(d) - 1, 4),
-    low: round(Math.exp(d - r) - 1, 4),
-    high: round(Math.exp(d + r) - 1, 4)
-  };
-  const guard = driftGuard(
-    stateOf(Math.exp(d - r) - 1, Math.exp(d + r) - 1, m),
-    Math.exp(d - r) - 1,
-    m,
-    candidate,
-    reference.verdict,
-    shown
-  );
-  const state2 = guard.state;
+  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
+  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const guard = driftGuard(stateOf(lo, hi, m), lo, m, candidate, ref.verdict, shown);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     ...guard.evidence,
-    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference.verdict, shown)}`
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
-  if (state2 === "measuring") {
+  if (guard.state === "measuring") {
     const eta = expectedMinutes(candidate, d, s, m, options);
+    const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
     return {
       ...base,
-      state: state2,
+      state: "measuring",
       relative_change: change,
       expected_minutes_to_decision: eta,
-      evidence: [
-        ...evidence,
-        eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`
-      ]
+      evidence: [...evidence, when]
     };
   }
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: state2,
+    state: guard.state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [...evidence, `${state2}: ${claimOf(state2, m)} than ${shown} at every look's confidence`]
+    evidence: [
+      ...evidence,
+      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
+    ]
   };
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const cv = decisionProjection(candidate);
+  const rv = decisionProjection(reference.verdict);
+  if (usable(candidate) && usable(reference.verdict) && cv && rv) return { cv, rv, ref: reference };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
 }
 var pct = (x) => `${round(100 * x, 1)}%`;
 function stateOf(lo, hi, m) {
@@ -73968,22 +73966,7 @@ async function rebuildRunState(deps, pull) {
   };
   const texts = await botTexts(deps, pull.number);
   const runs = runsInHistory(texts, experimentFolders(deps.source));
-  const jobs = /* @__PURE__ */ new Map();
-  const listed2 = /* @__PURE__ */ new Map();
-  const unreachable = [];
-  for (const id of new Set(runs.map((r) => r.experiment))) {
-    const exp = await experimentOnDefaultBranch(deps.source, id);
-    if (!exp.ok) {
-      unreachable.push(id);
-      continue;
-    }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
-    listed2.set(id, { exp, jobs: all });
-    for (const r of runs.filter((r2) => r2.experiment === id)) {
-      const job = jobForRun(all, r.runName, (j) => j);
-      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso2(job.submitTime) });
-    }
-  }
+  const { jobs, listed: listed2, unreachable } = await jobsOfRuns(deps, runs);
   const live2 = new Set(
     runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED")).map((r) => `${r.experiment}/${r.candidate}`)
   );
@@ -74009,7 +73992,7 @@ async function rebuildRunState(deps, pull) {
   });
   const cancelled = [];
   for (const c of plan.cancel.filter((c2) => added.has(c2.runName.slice(-8)))) {
-    const exp = listed2.get(c.experiment)?.exp;
+    const exp = listed2.get(c.experiment);
     if (!exp) continue;
     await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
     cancelled.push(c.jobId);
@@ -74023,6 +74006,25 @@ async function rebuildRunState(deps, pull) {
     unreachable,
     wasReadable
   };
+}
+async function jobsOfRuns(deps, runs) {
+  const jobs = /* @__PURE__ */ new Map();
+  const listed2 = /* @__PURE__ */ new Map();
+  const unreachable = [];
+  for (const id of new Set(runs.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed2.set(id, exp);
+    for (const r of runs.filter((r2) => r2.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j) => j);
+      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso2(job.submitTime) });
+    }
+  }
+  return { jobs, listed: listed2, unreachable };
 }
 
 // src/usecases/refuse.ts
