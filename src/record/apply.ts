@@ -10,6 +10,7 @@ import type {
   RunTopology,
   SkillReflection,
 } from '../types/generated/record.js';
+import { bestReasoning, bestSteps } from './best.js';
 import { comparisonText, decisionText, interval, seconds } from './format.js';
 import { stabilisedValue } from './model.js';
 
@@ -168,62 +169,36 @@ export function againstMeasured(p: Prediction, run: RecordRun, kind: OutcomeKind
   };
 }
 
-function bestReasoning(run: RecordRun, previous: CurrentBest): string {
-  const value = stabilisedValue(run);
-  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : '';
-  const before =
-    previous.topology && previous.topology !== run.name
-      ? ` vs ${seconds(previous.stabilized_seconds_per_rollout_full_run)} s/rollout of ${previous.topology}`
-      : previous.topology === run.name
-        ? ''
-        : ' (first accepted candidate)';
-  const compared = comparisonText(run.comparison);
-  return `${run.name} accepted${pr}: ${seconds(value)} s/rollout${before}${compared ? `; ${compared}` : ''}`;
-}
-
-function bestOf(runs: RecordRun[]): RecordRun | undefined {
-  let best: RecordRun | undefined;
-  for (const run of runs) {
-    const value = stabilisedValue(run);
-    if (run.status !== 'accepted' || value === null) continue;
-    const bestValue = best ? stabilisedValue(best) : null;
-    if (bestValue === null || value < bestValue) best = run;
-  }
-  return best;
-}
-
+/**
+ * The record's best after `run` was applied: the last of the succession over the accepted runs
+ * (./best.ts), so re-applying an outcome changes nothing and the merge order does not matter.
+ */
 function updateBest(record: ExperimentRecord, run: RecordRun): CurrentBest {
-  const current = record.current_best;
-  const value = stabilisedValue(run);
-  if (run.status === 'accepted' && value !== null) {
-    const currentValue = current.stabilized_seconds_per_rollout_full_run;
-    // Re-applying the best candidate's own outcome changes nothing (idempotence).
-    if (current.topology === run.name && currentValue === value) return current;
-    if (current.topology === run.name || currentValue === null || value < currentValue) {
-      return {
-        topology: run.name,
-        run_name: run.run_name ?? null,
-        stabilized_seconds_per_rollout_full_run: value,
-        decision_reasoning: bestReasoning(run, current),
-      };
-    }
-    return current;
-  }
-  if (current.topology !== run.name) return current;
-  // The best candidate was re-recorded as not accepted: fall back to the best remaining one.
-  const fallback = bestOf(record.runs.filter((r) => r.name !== run.name));
-  if (!fallback)
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
     return {
       topology: null,
       run_name: null,
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null,
     };
+  const value = stabilisedValue(step.run);
+  const reasoning = bestReasoning(step);
+  // the same best for the same reason: a note on how it came back stays (re-applying changes nothing)
+  if (
+    previous.topology === step.run.name &&
+    previous.stabilized_seconds_per_rollout_full_run === value &&
+    previous.decision_reasoning?.startsWith(reasoning)
+  )
+    return previous;
+  // The best candidate was re-recorded as not accepted: the best remaining one took its place.
+  const fallback = previous.topology === run.name && run.status !== 'accepted' && step.run.name !== run.name;
   return {
-    topology: fallback.name,
-    run_name: fallback.run_name ?? null,
-    stabilized_seconds_per_rollout_full_run: stabilisedValue(fallback),
-    decision_reasoning: `${bestReasoning(fallback, { ...current, topology: null })}; ${run.name} was re-recorded as ${run.status}`,
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning,
   };
 }
 

@@ -2,7 +2,16 @@
 // is none): the one answer the comment's headline, the check run and the job summary all show.
 // Pure. The sequential Decision (observation.decision) is authoritative; without one (older
 // observations) the first comparison is read with the same min_improvement rule.
+import {
+  changeOutcome,
+  comparisonChange,
+  DEFAULT_MIN_IMPROVEMENT,
+  decisionOutcome,
+  parseAgainst,
+} from '../analysis/outcome.js';
 import type { Comparison, Decision, Interval } from '../types/generated/metrics.js';
+
+export { DEFAULT_MIN_IMPROVEMENT };
 
 export type Outcome =
   | 'better'
@@ -39,8 +48,6 @@ export interface Standing {
   reason?: string;
 }
 
-export const DEFAULT_MIN_IMPROVEMENT = 0.02;
-
 /** Slurm states of a job that still holds its allocation (or waits for one). */
 export const LIVE_SLURM_STATES: ReadonlySet<string> = new Set([
   'PENDING',
@@ -59,12 +66,8 @@ export const LIVE_SLURM_STATES: ReadonlySet<string> = new Set([
  * candidate name cannot inject Markdown.
  */
 export function describeReference(against: string): string {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1];
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === 'leading candidate' ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  const name = pr?.[1] ?? full;
-  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
   if (!role) return quoted;
   if (name === 'baseline') return role === 'baseline' ? 'the baseline' : 'the baseline (the current best)';
   return `the ${role} ${quoted}`;
@@ -109,10 +112,8 @@ export function standingOf(i: StandingInput): Standing {
       : { outcome: 'measuring', minImprovement: min };
   }
   const against = describeReference(cmp.against);
-  const change = cmp.ratio
-    ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 }
-    : null;
-  const outcome = classify(change, min);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
   if (outcome === 'measuring' && ended)
     return {
       outcome: 'undecided',
@@ -130,40 +131,15 @@ function fromDecision(d: Decision, min: number, ended: boolean, minutesOfData: n
     change: d.relative_change ?? null,
     minImprovement: min,
   };
-  switch (d.state) {
-    case 'reference':
-      return { ...base, outcome: 'reference' };
-    case 'better':
-      // Success is only ever "decided at least min_improvement faster": a decision whose own
-      // estimate is smaller than that is shown (and checked) as equivalent.
-      return {
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== 'measuring') return { ...base, outcome };
+  return ended
+    ? { ...base, outcome: 'undecided', reason: 'the run ended before a decision' }
+    : {
         ...base,
-        outcome: d.relative_change && d.relative_change.value > -min ? 'equivalent' : 'better',
+        outcome: 'measuring',
+        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData),
       };
-    case 'worse':
-      return { ...base, outcome: 'worse' };
-    case 'equivalent':
-      return { ...base, outcome: 'equivalent' };
-    case 'not-better':
-      return { ...base, outcome: 'not-better' };
-    default:
-      return ended
-        ? { ...base, outcome: 'undecided', reason: 'the run ended before a decision' }
-        : {
-            ...base,
-            outcome: 'measuring',
-            expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData),
-          };
-  }
-}
-
-/** The fixed-sample reading of a relative-change interval against ±min_improvement. */
-function classify(change: Interval | null, min: number): Outcome {
-  if (!change) return 'measuring';
-  if (change.high <= -min) return 'better';
-  if (change.low > 0) return 'worse';
-  if (change.low >= -min && change.high <= min) return 'equivalent';
-  return 'measuring';
 }
 
 /** The decision is forecast at a run-minute; what a reader wants is how long is left. */

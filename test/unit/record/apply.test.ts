@@ -3,7 +3,8 @@ import { apply, type RecordOutcome } from '../../../src/record/apply.js';
 import { createRecord, stabilisedValue } from '../../../src/record/model.js';
 import { recordProblems } from '../../../src/record/validate.js';
 import { predictionLines } from '../../../src/report/final-report.js';
-import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
+import type { Decision } from '../../../src/types/generated/metrics.js';
+import { EXPERIMENT, OUTCOMES, observation } from '../../fixtures/record/scenario.js';
 
 const fresh = () => createRecord(EXPERIMENT);
 const all = () => OUTCOMES.reduce(apply, fresh());
@@ -46,7 +47,7 @@ describe('apply', () => {
     );
   });
 
-  it('moves current_best only to a better accepted candidate, using the projected full-run value', () => {
+  it('moves current_best only to an accepted candidate decided better (here by the comparison of an older observation)', () => {
     const afterBaseline = apply(fresh(), OUTCOMES[0]!);
     expect(afterBaseline.current_best.topology).toBe('baseline');
     expect(afterBaseline.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(5.2 * 1.01, 6);
@@ -161,5 +162,144 @@ describe('apply', () => {
       /calibration error [\d.]+% median, [\d.]+% RMS over 1 predicted run\(s\); 1 of 1 inside their 90% interval/,
     );
     expect(report).toContain(`| \`${predicted.candidate}\` | 4.00 |`);
+  });
+});
+
+// One truth for the best (the CI failure of the demo): the decisions say which candidate is better,
+// and current_best follows them, not the verdict's projection they did not read.
+describe('current_best follows the decisions', () => {
+  const decided = (
+    candidate: string,
+    at: string,
+    values: { projected: number; estimate: number },
+    decision: { state: Decision['state']; against: string; change: number } | null,
+  ): RecordOutcome => {
+    const obs = observation(`topo-x-${candidate}-00000000`, values.projected / 1.01);
+    obs.verdict.decision_estimate = {
+      projected_full_run: {
+        value: values.estimate,
+        low: values.estimate * 0.98,
+        high: values.estimate * 1.02,
+      },
+      first_wave_end_minutes: 12,
+      steady_rollouts: 40,
+      censored_rollouts: 4,
+      evidence: 'test',
+    };
+    if (decision)
+      obs.decision = {
+        state: decision.state,
+        against: decision.against,
+        min_improvement: 0.02,
+        relative_change: {
+          value: decision.change,
+          low: decision.change - 0.02,
+          high: decision.change + 0.02,
+        },
+        evidence: ['test'],
+      };
+    return { candidate, kind: 'accepted', at, parent: 'baseline', observation: obs };
+  };
+  const baseline = decided(
+    'baseline',
+    '2026-12-02T09:00:00Z',
+    { projected: 10.0, estimate: 10.1 },
+    { state: 'reference', against: 'baseline baseline', change: 0 },
+  );
+  const best = (outcomes: RecordOutcome[]) => outcomes.reduce(apply, fresh()).current_best;
+
+  it('an accepted candidate decided better than the current best becomes the best, though its projection is not lower', () => {
+    // decided 6% faster on the decision estimate; the verdict's projection is 1% slower
+    const model = decided(
+      'model',
+      '2026-12-02T10:00:00Z',
+      { projected: 10.1, estimate: 9.5 },
+      { state: 'better', against: 'current best baseline', change: -0.06 },
+    );
+    const record = [baseline, model].reduce(apply, fresh());
+    expect(record.runs.map((r) => r.decision.outcome)).toEqual(['accept', 'accept']);
+    expect(record.current_best.topology).toBe('model');
+    expect(record.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(10.1, 6);
+    expect(record.current_best.decision_reasoning).toMatch(
+      /^model accepted: 10\.10 s\/rollout vs 10\.00 s\/rollout of baseline; decided better against current best baseline: change −6%/,
+    );
+    expect(recordProblems(record)).toEqual([]);
+    expect(apply(record, model)).toEqual(record);
+  });
+
+  it('a candidate merged though decided not faster than the best does not displace it, though its projection is lower', () => {
+    for (const state of ['worse', 'equivalent', 'not-better'] as const) {
+      const merged = decided(
+        'merged',
+        '2026-12-02T10:00:00Z',
+        { projected: 9.0, estimate: 10.05 },
+        { state, against: 'current best baseline', change: state === 'worse' ? 0.05 : -0.005 },
+      );
+      expect(best([baseline, merged]).topology, state).toBe('baseline');
+    }
+    // `better` by less than min_improvement is shown (and checked) as equivalent: not a new best either
+    const small = decided(
+      'small',
+      '2026-12-02T10:00:00Z',
+      { projected: 9.0, estimate: 9.95 },
+      { state: 'better', against: 'current best baseline', change: -0.01 },
+    );
+    expect(best([baseline, small]).topology).toBe('baseline');
+  });
+
+  it('two candidates decided better than an older reference, not against each other: the lower decision estimate wins, in any merge order', () => {
+    const a = decided(
+      'a',
+      '2026-12-02T10:00:00Z',
+      { projected: 9.0, estimate: 9.4 },
+      { state: 'better', against: 'current best baseline', change: -0.07 },
+    );
+    const b = decided(
+      'b',
+      '2026-12-02T10:05:00Z',
+      { projected: 9.2, estimate: 9.2 },
+      { state: 'better', against: 'current best baseline', change: -0.09 },
+    );
+    for (const order of [
+      [baseline, a, b],
+      [baseline, b, a],
+      [b, a, baseline],
+      [a, baseline, b],
+    ]) {
+      const current = best(order);
+      expect(current.topology, order.map((o) => o.candidate).join(' ')).toBe('b');
+      expect(current.decision_reasoning).toMatch(
+        /b accepted: 9\.20 s\/rollout vs 9\.00 s\/rollout of a; not decided against each other, so chosen by the decision estimate \(9\.20 against 9\.40 s\/rollout\)/,
+      );
+    }
+    // the next round is decided against that best, and its winner takes over
+    const c = decided(
+      'c',
+      '2026-12-02T11:00:00Z',
+      { projected: 9.3, estimate: 8.8 },
+      { state: 'better', against: 'current best b', change: -0.04 },
+    );
+    expect(best([baseline, a, b, c]).topology).toBe('c');
+    expect(best([c, b, baseline, a]).topology).toBe('c');
+  });
+
+  it('the same candidate recorded again (closed unmerged, then merged; or re-run) names one best', () => {
+    const model = decided(
+      'model',
+      '2026-12-02T10:00:00Z',
+      { projected: 10.1, estimate: 9.5 },
+      { state: 'better', against: 'current best baseline', change: -0.06 },
+    );
+    const closed: RecordOutcome = { ...model, kind: 'rejected', reason: 'closed' };
+    const afterClose = [baseline, closed].reduce(apply, fresh());
+    expect(afterClose.current_best.topology).toBe('baseline');
+    const merged = apply(afterClose, model);
+    expect(merged.current_best.topology).toBe('model');
+    expect(apply(merged, model)).toEqual(merged);
+    // re-recorded as rejected (a revert): the baseline is the best again, and the reasoning says why
+    const reverted = apply(merged, closed);
+    expect(reverted.current_best.topology).toBe('baseline');
+    expect(reverted.current_best.decision_reasoning).toContain('model was re-recorded as rejected');
+    expect(apply(reverted, closed)).toEqual(reverted);
   });
 });
