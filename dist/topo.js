@@ -64618,6 +64618,30 @@ function grafanaDashboardUrl(base, run3, range, dashboard = ALPASIM_DASHBOARD) {
   return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
 }
 
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d2, min = d2.min_improvement) {
+  if (d2.state === "better" && d2.relative_change && d2.relative_change.value > -min) return "equivalent";
+  return d2.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m2 = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m2?.[1] ?? null;
+  const full = (m2?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+
 // src/report/standing.ts
 var OUTCOME_ICON = {
   better: "\u{1F7E2}",
@@ -64629,7 +64653,6 @@ var OUTCOME_ICON = {
   failed: "\u274C",
   reference: "\u{1F4CF}"
 };
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "PENDING",
   "RUNNING",
@@ -64640,12 +64663,8 @@ var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "SUSPENDED"
 ]);
 function describeReference(against) {
-  const m2 = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m2?.[1];
-  const full = (m2?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  const name = pr?.[1] ?? full;
-  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
   if (!role) return quoted;
   if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
   return `the ${role} ${quoted}`;
@@ -64672,8 +64691,8 @@ function standingOf(i) {
     return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
   }
   const against = describeReference(cmp.against);
-  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
-  const outcome = classify(change, min);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
   if (outcome === "measuring" && ended)
     return {
       outcome: "undecided",
@@ -64690,34 +64709,13 @@ function fromDecision(d2, min, ended, minutesOfData) {
     change: d2.relative_change ?? null,
     minImprovement: min
   };
-  switch (d2.state) {
-    case "reference":
-      return { ...base, outcome: "reference" };
-    case "better":
-      return {
-        ...base,
-        outcome: d2.relative_change && d2.relative_change.value > -min ? "equivalent" : "better"
-      };
-    case "worse":
-      return { ...base, outcome: "worse" };
-    case "equivalent":
-      return { ...base, outcome: "equivalent" };
-    case "not-better":
-      return { ...base, outcome: "not-better" };
-    default:
-      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-        ...base,
-        outcome: "measuring",
-        expectedMinutes: minutesLeft(d2.expected_minutes_to_decision, minutesOfData)
-      };
-  }
-}
-function classify(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
+  const outcome = decisionOutcome(d2, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d2.expected_minutes_to_decision, minutesOfData)
+  };
 }
 function minutesLeft(expectedAt, now) {
   if (expectedAt == null || now == null) return null;
@@ -77047,6 +77045,69 @@ function cell2(text2) {
   return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
 
+// src/record/best.ts
+function decisionValue(run3) {
+  return decisionProjection(run3.verdict)?.value ?? stabilisedValue(run3);
+}
+function decidedAgainst2(run3) {
+  const d2 = run3.monitor_decision;
+  if (d2) {
+    const outcome2 = decisionOutcome(d2);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    return { reference: parseAgainst(d2.against).name, better: outcome2 === "better", text: decisionText(d2) };
+  }
+  const c = run3.comparison;
+  if (!c) return null;
+  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
+}
+function recordedOrder(a, b2) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b2) || (a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
+}
+function displaces(run3, best) {
+  const mine = decidedAgainst2(run3);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst2(best);
+  if (theirs?.reference === run3.name) return theirs.better ? null : "reverse";
+  return decisionValue(run3) < decisionValue(best) ? "estimate" : null;
+}
+function bestSteps(runs) {
+  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d2 = decidedAgainst2(r);
+    return !!d2 && !d2.better && d2.reference !== r.name && names.has(d2.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run3 of [...eligible].sort(recordedOrder)) {
+    const best = steps.at(-1)?.run;
+    if (!best) {
+      steps.push({ run: run3, over: null, how: "first" });
+      continue;
+    }
+    const how = displaces(run3, best);
+    if (how) steps.push({ run: run3, over: best, how });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run: run3, over, how } = step;
+  const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
+  const head = `${run3.name} accepted${pr}: ${seconds(stabilisedValue(run3))} s/rollout`;
+  const claim = decidedAgainst2(run3)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run3))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
+}
+
 // src/record/apply.ts
 var STATUS = {
   accepted: "accepted",
@@ -77149,53 +77210,26 @@ function againstMeasured(p, run3, kind) {
     covered: measured3 === null ? null : p.low <= measured3 && measured3 <= p.high
   };
 }
-function bestReasoning(run3, previous) {
-  const value = stabilisedValue(run3);
-  const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
-  const before = previous.topology && previous.topology !== run3.name ? ` vs ${seconds(previous.stabilized_seconds_per_rollout_full_run)} s/rollout of ${previous.topology}` : previous.topology === run3.name ? "" : " (first accepted candidate)";
-  const compared = comparisonText(run3.comparison);
-  return `${run3.name} accepted${pr}: ${seconds(value)} s/rollout${before}${compared ? `; ${compared}` : ""}`;
-}
-function bestOf(runs) {
-  let best;
-  for (const run3 of runs) {
-    const value = stabilisedValue(run3);
-    if (run3.status !== "accepted" || value === null) continue;
-    const bestValue = best ? stabilisedValue(best) : null;
-    if (bestValue === null || value < bestValue) best = run3;
-  }
-  return best;
-}
 function updateBest(record, run3) {
-  const current = record.current_best;
-  const value = stabilisedValue(run3);
-  if (run3.status === "accepted" && value !== null) {
-    const currentValue = current.stabilized_seconds_per_rollout_full_run;
-    if (current.topology === run3.name && currentValue === value) return current;
-    if (current.topology === run3.name || currentValue === null || value < currentValue) {
-      return {
-        topology: run3.name,
-        run_name: run3.run_name ?? null,
-        stabilized_seconds_per_rollout_full_run: value,
-        decision_reasoning: bestReasoning(run3, current)
-      };
-    }
-    return current;
-  }
-  if (current.topology !== run3.name) return current;
-  const fallback = bestOf(record.runs.filter((r) => r.name !== run3.name));
-  if (!fallback)
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
     return {
       topology: null,
       run_name: null,
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
     };
+  const value = stabilisedValue(step.run);
+  const reasoning = bestReasoning(step);
+  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
+    return previous;
+  const fallback = previous.topology === run3.name && run3.status !== "accepted" && step.run.name !== run3.name;
   return {
-    topology: fallback.name,
-    run_name: fallback.run_name ?? null,
-    stabilized_seconds_per_rollout_full_run: stabilisedValue(fallback),
-    decision_reasoning: `${bestReasoning(fallback, { ...current, topology: null })}; ${run3.name} was re-recorded as ${run3.status}`
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run3.name} was re-recorded as ${run3.status}` : reasoning
   };
 }
 function apply(record, outcome) {

@@ -69363,6 +69363,39 @@ function jobForRun(jobs, runName, view) {
   return mine.sort(order).at(-1) ?? null;
 }
 
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+
+// src/analysis/decision.ts
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+
 // src/record/format.ts
 function seconds(value) {
   if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
@@ -69464,6 +69497,69 @@ function baselineRun(record) {
 function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+
+// src/record/best.ts
+function decisionValue(run) {
+  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
+}
+function decidedAgainst(run) {
+  const d = run.monitor_decision;
+  if (d) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    return { reference: parseAgainst(d.against).name, better: outcome2 === "better", text: decisionText(d) };
+  }
+  const c = run.comparison;
+  if (!c) return null;
+  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
+}
+function recordedOrder(a, b) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+function displaces(run, best) {
+  const mine = decidedAgainst(run);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst(best);
+  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
+  return decisionValue(run) < decisionValue(best) ? "estimate" : null;
+}
+function bestSteps(runs) {
+  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d = decidedAgainst(r);
+    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run of [...eligible].sort(recordedOrder)) {
+    const best = steps.at(-1)?.run;
+    if (!best) {
+      steps.push({ run, over: null, how: "first" });
+      continue;
+    }
+    const how = displaces(run, best);
+    if (how) steps.push({ run, over: best, how });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run, over, how } = step;
+  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
+  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
+  const claim = decidedAgainst(run)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
 }
 
 // src/record/apply.ts
@@ -69568,53 +69664,26 @@ function againstMeasured(p, run, kind) {
     covered: measured === null ? null : p.low <= measured && measured <= p.high
   };
 }
-function bestReasoning(run, previous) {
-  const value = stabilisedValue(run);
-  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
-  const before = previous.topology && previous.topology !== run.name ? ` vs ${seconds(previous.stabilized_seconds_per_rollout_full_run)} s/rollout of ${previous.topology}` : previous.topology === run.name ? "" : " (first accepted candidate)";
-  const compared = comparisonText(run.comparison);
-  return `${run.name} accepted${pr}: ${seconds(value)} s/rollout${before}${compared ? `; ${compared}` : ""}`;
-}
-function bestOf(runs) {
-  let best;
-  for (const run of runs) {
-    const value = stabilisedValue(run);
-    if (run.status !== "accepted" || value === null) continue;
-    const bestValue = best ? stabilisedValue(best) : null;
-    if (bestValue === null || value < bestValue) best = run;
-  }
-  return best;
-}
 function updateBest(record, run) {
-  const current = record.current_best;
-  const value = stabilisedValue(run);
-  if (run.status === "accepted" && value !== null) {
-    const currentValue = current.stabilized_seconds_per_rollout_full_run;
-    if (current.topology === run.name && currentValue === value) return current;
-    if (current.topology === run.name || currentValue === null || value < currentValue) {
-      return {
-        topology: run.name,
-        run_name: run.run_name ?? null,
-        stabilized_seconds_per_rollout_full_run: value,
-        decision_reasoning: bestReasoning(run, current)
-      };
-    }
-    return current;
-  }
-  if (current.topology !== run.name) return current;
-  const fallback = bestOf(record.runs.filter((r) => r.name !== run.name));
-  if (!fallback)
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
     return {
       topology: null,
       run_name: null,
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
     };
+  const value = stabilisedValue(step.run);
+  const reasoning = bestReasoning(step);
+  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
+    return previous;
+  const fallback = previous.topology === run.name && run.status !== "accepted" && step.run.name !== run.name;
   return {
-    topology: fallback.name,
-    run_name: fallback.run_name ?? null,
-    stabilized_seconds_per_rollout_full_run: stabilisedValue(fallback),
-    decision_reasoning: `${bestReasoning(fallback, { ...current, topology: null })}; ${run.name} was re-recorded as ${run.status}`
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning
   };
 }
 function apply(record, outcome) {

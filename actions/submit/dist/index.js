@@ -64734,6 +64734,30 @@ function isSpare(u) {
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+
 // src/report/standing.ts
 var OUTCOME_ICON = {
   better: "\u{1F7E2}",
@@ -64745,7 +64769,6 @@ var OUTCOME_ICON = {
   failed: "\u274C",
   reference: "\u{1F4CF}"
 };
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "PENDING",
   "RUNNING",
@@ -64756,12 +64779,8 @@ var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "SUSPENDED"
 ]);
 function describeReference(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1];
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  const name = pr?.[1] ?? full;
-  const quoted = pr ? `${code(name)} (#${pr[2]})` : code(name);
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
   if (!role) return quoted;
   if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
   return `the ${role} ${quoted}`;
@@ -64788,8 +64807,8 @@ function standingOf(i) {
     return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
   }
   const against = describeReference(cmp.against);
-  const change = cmp.ratio ? { value: cmp.ratio.value - 1, low: cmp.ratio.low - 1, high: cmp.ratio.high - 1 } : null;
-  const outcome = classify(change, min);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
   if (outcome === "measuring" && ended)
     return {
       outcome: "undecided",
@@ -64806,34 +64825,13 @@ function fromDecision(d, min, ended, minutesOfData) {
     change: d.relative_change ?? null,
     minImprovement: min
   };
-  switch (d.state) {
-    case "reference":
-      return { ...base, outcome: "reference" };
-    case "better":
-      return {
-        ...base,
-        outcome: d.relative_change && d.relative_change.value > -min ? "equivalent" : "better"
-      };
-    case "worse":
-      return { ...base, outcome: "worse" };
-    case "equivalent":
-      return { ...base, outcome: "equivalent" };
-    case "not-better":
-      return { ...base, outcome: "not-better" };
-    default:
-      return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-        ...base,
-        outcome: "measuring",
-        expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-      };
-  }
-}
-function classify(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+  };
 }
 function minutesLeft(expectedAt, now) {
   if (expectedAt == null || now == null) return null;
