@@ -31,6 +31,12 @@ export interface PrivateClusterOptions {
   accounting?: boolean;
   /** Which private cluster of the test (1, 2, …): each gets ports of its own. */
   slot?: number;
+  /**
+   * A folder that stands for /etc/slurm while the script runs (bind-mounted over it in a mount
+   * namespace of its own, so the host's /etc/slurm is never touched): a test sets up the link the
+   * host would hold, e.g. the default cluster's while that cluster is down, and reads it afterwards.
+   */
+  etcSlurm?: string;
 }
 
 /** Ports: the shared cluster's (the helper's or the defaults) plus an offset per slot. */
@@ -66,8 +72,23 @@ export function startPrivateCluster(options: PrivateClusterOptions = {}): Privat
     TOPO_CLUSTER_ACCOUNTING: options.accounting ? 'on' : 'off',
   };
   delete scriptEnv.SLURM_CONF; // the script sets its own
+  const argv = (args: string[]) =>
+    options.etcSlurm
+      ? [
+          'unshare',
+          '--mount',
+          '--propagation',
+          'private',
+          'sh',
+          '-c',
+          'mount --bind "$0" /etc/slurm && exec bash "$@"',
+          options.etcSlurm,
+          script,
+          ...args,
+        ]
+      : ['bash', script, ...args];
   const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-    execFileSync('bash', [script, ...args], {
+    execFileSync(argv(args)[0]!, argv(args).slice(1), {
       env: { ...scriptEnv, ...extra },
       encoding: 'utf8',
       timeout: 180_000,

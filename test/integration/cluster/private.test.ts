@@ -3,7 +3,18 @@
 // job of each cluster publishes its targets into its own file-SD folder and only its own Prometheus
 // sees the run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, requireCluster } from '../../support/cluster.js';
@@ -12,6 +23,11 @@ import { type PrivateCluster, startPrivateCluster } from '../../support/private-
 const shared = requireCluster();
 const clusters: PrivateCluster[] = [];
 let linkBefore = '';
+// What /etc/slurm holds for the second cluster (see startPrivateCluster's etcSlurm): the link of a
+// default cluster that is down (its state folder is there, its slurmctld is not running). A link
+// the default state would take again is exactly the case where a private cluster must not take it.
+const etcSlurm = mkdtempSync(join(tmpdir(), 'topo-etc-slurm-'));
+const downDefaultConf = join(etcSlurm, 'default-state', 'slurm.conf');
 
 function link(): string {
   try {
@@ -42,17 +58,28 @@ async function prometheusSees(url: string, runName: string): Promise<boolean> {
 
 beforeAll(() => {
   linkBefore = link();
-  clusters.push(startPrivateCluster({ slot: 1 }), startPrivateCluster({ slot: 2 }));
+  mkdirSync(join(etcSlurm, 'default-state', 'run'), { recursive: true });
+  writeFileSync(downDefaultConf, '# the default local cluster, down\n');
+  writeFileSync(join(etcSlurm, 'default-state', 'twin.env'), '');
+  symlinkSync(downDefaultConf, join(etcSlurm, 'slurm.conf'));
+  clusters.push(startPrivateCluster({ slot: 1 }), startPrivateCluster({ slot: 2, etcSlurm }));
 });
 
 afterAll(() => {
   for (const c of clusters) c.stop();
+  rmSync(etcSlurm, { recursive: true, force: true });
 });
 
 describe('a private cluster is private', () => {
   it('leaves /etc/slurm/slurm.conf to the default state', () => {
     expect(link()).toBe(linkBefore);
     for (const c of clusters) expect(linkBefore).not.toContain(c.env.stateDir);
+  });
+
+  it('leaves /etc/slurm/slurm.conf alone while the default cluster is down, too', () => {
+    // The second cluster came up with a free link (the default cluster's, not running): only the
+    // default state may take it, so it still names the default state's slurm.conf.
+    expect(readlinkSync(join(etcSlurm, 'slurm.conf'))).toBe(downDefaultConf);
   });
 
   it('names no file outside its own state in its configuration, and its daemons open none', () => {
