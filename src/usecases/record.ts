@@ -379,20 +379,26 @@ export function recordedElsewhere(record: ExperimentRecord, name: string, pr: nu
 
 const fromPull = (run: RecordRun) => (run.pull_request ? `#${run.pull_request.number}` : 'an earlier record');
 
+/** A candidate of a closed pull request that ran for a Request: what recording it reads. */
+interface RanCandidate {
+  pull: ClosedPullRequest;
+  c: CandidateFile;
+  experiment: Experiment;
+  request: RunRequest;
+  closed: Closed;
+  facts: CommentFacts;
+}
+
 async function recordCandidate(
   deps: RecordDeps,
-  pull: ClosedPullRequest,
-  c: CandidateFile,
-  experiment: Experiment,
-  request: RunRequest,
-  closed: Closed,
-  facts: CommentFacts,
+  ran: RanCandidate,
 ): Promise<RecordedCandidate | NotRecorded> {
+  const { pull, c, experiment, request, closed } = ran;
   const log = deps.log ?? (() => {});
   const id = experiment.experiment_id;
   const name = c.candidate;
   const paths = recordPaths(id);
-  const outcome = await closedOutcome(deps, pull, c, experiment, request, closed, facts);
+  const outcome = await closedOutcome(deps, ran);
   const { kind } = outcome;
   let elsewhere: RecordRun | undefined;
   const commit = await commitWithCompareAndSwap(deps.octokit, {
@@ -440,15 +446,8 @@ async function recordCandidate(
 }
 
 /** The record's entry for a candidate of a closed pull request: its run, observation, reason and gaps. */
-async function closedOutcome(
-  deps: RecordDeps,
-  pull: ClosedPullRequest,
-  c: CandidateFile,
-  experiment: Experiment,
-  request: RunRequest,
-  closed: Closed,
-  facts: CommentFacts,
-): Promise<RecordOutcome> {
+async function closedOutcome(deps: RecordDeps, ran: RanCandidate): Promise<RecordOutcome> {
+  const { pull, c, experiment, request, closed, facts } = ran;
   const described = await describeCandidate(deps, c, experiment, pull.head.sha);
   const gaps = [...described.gaps];
   const lifecycle = closed.state.outcomes[request.id];
@@ -599,7 +598,7 @@ export async function recordClosedPullRequest(
     );
     const request = latestRequests({ ...closed.state, requests: mine }).at(-1);
     const result = request
-      ? await recordCandidate(deps, pull, c, experiment, request, closed, facts)
+      ? await recordCandidate(deps, { pull, c, experiment, request, closed, facts })
       : await withoutRun(deps, pull, c, experiment);
     if ('commit' in result) recorded.push(result);
     else notRecorded.push(result);
