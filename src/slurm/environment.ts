@@ -1,30 +1,10 @@
-// What crosses from the runner to a Slurm job: nothing but this allowlist. sbatch defaults to
-// --export=ALL, which would hand the action's environment (tokens, the SSH key) to slurmctld's
-// spool and the job's processes. submit.sh is a plain bash script that runs `uv` from PATH, so
-// --export=NONE alone would break it: these are the variables it and the shell need.
-
-/** Variables of the runner account's plain environment a job may see. */
-export const BASE_EXPORTED_VARIABLES = ['PATH', 'HOME', 'USER', 'LANG'] as const;
-
-/** Variables AlpaSim's submit.sh reads; set per submission by render, values pattern-checked. */
-export const SUBMIT_SCRIPT_VARIABLES = [
-  'LOGDIR',
-  'DESCRIPTION',
-  'SUBMITTER',
-  'ALPASIM_MAX_REQUEUES',
-] as const;
-
-export type ExportedVariable =
-  | (typeof BASE_EXPORTED_VARIABLES)[number]
-  | (typeof SUBMIT_SCRIPT_VARIABLES)[number];
-
-export const SBATCH_EXPORTED_VARIABLES: readonly ExportedVariable[] = [
-  ...BASE_EXPORTED_VARIABLES,
-  ...SUBMIT_SCRIPT_VARIABLES,
-];
-
-/** The sbatch flag that limits the job's environment to the allowlist. */
-export const SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(',')}`;
+// The environment of Slurm commands and the sbatch argv's --export: only the allowlist of the
+// rendered submission (src/topology/job-environment.ts) crosses from the runner to a job.
+import {
+  BASE_EXPORTED_VARIABLES,
+  SBATCH_EXPORT_FLAG,
+  SUBMIT_SCRIPT_VARIABLES,
+} from '../topology/job-environment.js';
 
 /**
  * Variables of the runner's environment a Slurm COMMAND (sbatch, squeue, …) may see: the plain

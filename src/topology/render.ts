@@ -9,11 +9,11 @@ import {
   SERVICES,
   SUBMIT_DEFAULTS,
 } from '../catalog/alpasim.js';
-import { SBATCH_EXPORT_FLAG } from '../slurm/environment.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { hash8, hydraValue, topologyDiff } from './expand.js';
+import { SBATCH_EXPORT_FLAG } from './job-environment.js';
 import { overrideProblem } from './overrides.js';
 
 export interface Submission {
@@ -24,7 +24,7 @@ export interface Submission {
   /** The argv shell-quoted, for people to read (never executed). */
   shellLine: string;
   /**
-   * Values of submit.sh's variables (src/slurm/environment.ts SUBMIT_SCRIPT_VARIABLES) for this
+   * Values of submit.sh's variables (./job-environment.ts SUBMIT_SCRIPT_VARIABLES) for this
    * submission, pattern-checked. The transport sets exactly these plus the runner account's plain
    * PATH/HOME/USER/LANG; argv carries SBATCH_EXPORT_FLAG so nothing else reaches the job.
    */

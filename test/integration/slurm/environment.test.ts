@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { slurmMonitorPort } from '../../../src/monitor/adapters.js';
 import { createSlurmClient } from '../../../src/slurm/client.js';
-import { SBATCH_EXPORT_FLAG } from '../../../src/slurm/environment.js';
 import { UnsafeArgumentError } from '../../../src/slurm/errors.js';
 import { createLocalTransport } from '../../../src/slurm/local-transport.js';
 import type { SlurmClient } from '../../../src/slurm/types.js';
+import { SBATCH_EXPORT_FLAG } from '../../../src/topology/job-environment.js';
 import { requireCluster } from '../../support/cluster.js';
 import { experimentId, jobName, makeClient, sbatchArgv, waitForJob } from './helpers.js';
 

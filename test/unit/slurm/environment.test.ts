@@ -1,10 +1,7 @@
 // Nothing of the action's environment reaches a Slurm command or a job.
 import { describe, expect, it } from 'vitest';
-import {
-  plainCommandEnvironment,
-  SBATCH_EXPORT_FLAG,
-  withExportAllowlist,
-} from '../../../src/slurm/environment.js';
+import { plainCommandEnvironment, withExportAllowlist } from '../../../src/slurm/environment.js';
+import { SBATCH_EXPORT_FLAG } from '../../../src/topology/job-environment.js';
 
 describe('the plain environment of Slurm commands', () => {
   const action = {

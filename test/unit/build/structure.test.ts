@@ -1,0 +1,138 @@
+// The structure issue 22 asks for, held by a test: no file or folder cycle in src/ and actions/,
+// imports flowing one way (cli/actions → usecases/monitor → report/record → analysis/suggest →
+// telemetry/slurm/github → topology/catalog), and functions that fit a screen in the monitor, the
+// use cases and the analysis. Relative imports are read as text, type-only ones included: a cycle
+// of types is still a cycle to read.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../support/run-action.js';
+
+/** The tiers, top to bottom; an import may stay in its tier (without a cycle) or go down, never up. */
+const TIERS: readonly (readonly string[])[] = [
+  ['cli', 'actions', 'demo', 'site'],
+  ['monitor', 'usecases', 'doctor', 'setup'],
+  ['report', 'record', 'autopilot'],
+  ['analysis', 'suggest', 'campaign', 'chart', 'sim'],
+  ['telemetry', 'slurm', 'github', 'lifecycle'],
+  ['topology', 'catalog', 'types'],
+];
+const MAX_FUNCTION_LINES = 60;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? e.name === 'dist' || e.name === 'node_modules'
+        ? []
+        : tsFiles(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [
+    ...text.matchAll(/^(?:import|export)[^;]*? from '(\.[^']+)';/gms),
+    ...text.matchAll(/\bimport\('(\.[^']+)'\)/g),
+  ];
+  return specs.map((m) => resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')));
+}
+
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+/** `src/<folder>/…` → folder; `actions/…` → actions. */
+function folderOf(file: string): string {
+  const [top, folder] = relative(repoRoot, file).split('/');
+  return top === 'src' ? (folder as string) : (top as string);
+}
+
+const files = [...tsFiles(join(repoRoot, 'src')), ...tsFiles(join(repoRoot, 'actions'))];
+const fileGraph = new Map(files.map((f) => [f, importsOf(f)]));
+const folderArrows = new Map<string, string>(); // "a → b" → one file import that draws it
+for (const [file, imports] of fileGraph)
+  for (const target of imports) {
+    const [from, to] = [folderOf(file), folderOf(target)];
+    if (from !== to && fileGraph.has(target))
+      folderArrows.set(
+        `${from} → ${to}`,
+        `${relative(repoRoot, file)} imports ${relative(repoRoot, target)}`,
+      );
+  }
+
+describe('the import graph of src/ and actions/', () => {
+  it('has no file cycle', () => {
+    const found = cycles(fileGraph).map((c) => c.map((f) => relative(repoRoot, f)).join(' → '));
+    expect(files.length).toBeGreaterThan(150);
+    expect(found).toEqual([]);
+  });
+
+  it('has no folder cycle', () => {
+    const graph = new Map<string, string[]>();
+    for (const arrow of folderArrows.keys()) {
+      const [from, to] = arrow.split(' → ') as [string, string];
+      graph.set(from, [...(graph.get(from) ?? []), to]);
+      if (!graph.has(to)) graph.set(to, []);
+    }
+    expect(cycles(graph).map((c) => c.join(' → '))).toEqual([]);
+  });
+
+  it('flows one way, down the tiers', () => {
+    const tier = (folder: string) => TIERS.findIndex((t) => t.includes(folder));
+    const folders = new Set(files.map(folderOf));
+    expect(
+      [...folders].filter((f) => tier(f) < 0),
+      'folders missing from TIERS',
+    ).toEqual([]);
+    const upward = [...folderArrows]
+      .filter(([arrow]) => {
+        const [from, to] = arrow.split(' → ') as [string, string];
+        return tier(to) < tier(from);
+      })
+      .map(([arrow, why]) => `${arrow}: ${why}`);
+    expect(upward).toEqual([]);
+  });
+});
+
+describe('functions in src/monitor, src/usecases and src/analysis', () => {
+  it(`fit a screen (at most ${MAX_FUNCTION_LINES} lines)`, () => {
+    const long: string[] = [];
+    const dirs = ['monitor', 'usecases', 'analysis'].map((d) => join(repoRoot, 'src', d));
+    for (const file of dirs.flatMap(tsFiles)) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+          const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+          const name =
+            node.name?.getText(source) ??
+            (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : '(anonymous)');
+          if (end - start + 1 > MAX_FUNCTION_LINES)
+            long.push(`${relative(repoRoot, file)}:${start + 1} ${name}: ${end - start + 1} lines`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(long).toEqual([]);
+  });
+});
