@@ -12,6 +12,7 @@ import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.j
 import { renderObservationBlock } from './observation-block.js';
 import {
   code,
+  comparisonIcon,
   describeReference,
   LIVE_SLURM_STATES,
   OUTCOME_ICON,
@@ -319,8 +320,7 @@ export function renderMonitorComment(v: CandidateView): string {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push('');
   }
-  for (const c of v.comparisons)
-    out.push(`- ${c.outcome === 'better' ? '🟢' : c.outcome === 'worse' ? '🔴' : '⚪'} ${comparisonLine(c)}`);
+  for (const c of v.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
   if (v.comparisons.length) out.push('');
   const d = o.decision;
   if (d) {

@@ -35,6 +35,11 @@ export const OUTCOME_ICON: Record<Outcome, string> = {
   reference: '📏',
 };
 
+/** A comparison's icon, from the same table: faster 🟢, slower 🔴, anything else ⚪ (undecided). */
+export function comparisonIcon(outcome: Comparison['outcome']): string {
+  return OUTCOME_ICON[outcome === 'better' || outcome === 'worse' ? outcome : 'undecided'];
+}
+
 export interface Standing {
   outcome: Outcome;
   /** Display name of the reference, e.g. "the current best `scale-driver-2`". */
