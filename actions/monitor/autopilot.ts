@@ -167,7 +167,13 @@ async function validateCheck(octokit: Octokit, target: AutopilotRepo, config: Au
       clustersFile: config.clustersFile,
       presets: config.presetsDir ? { overrideDir: config.presetsDir } : {},
     },
-    { annotate: () => {}, summary: async (m) => void (summary += m), info: config.log },
+    {
+      annotate: () => {},
+      summary: async (m) => {
+        summary += m;
+      },
+      info: config.log,
+    },
   );
   await postSummaryCheckRun(octokit, {
     ...repo,
