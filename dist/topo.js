@@ -64653,6 +64653,9 @@ var OUTCOME_ICON = {
   failed: "\u274C",
   reference: "\u{1F4CF}"
 };
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "PENDING",
   "RUNNING",
@@ -64983,8 +64986,7 @@ function renderMonitorComment(v2) {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push("");
   }
-  for (const c of v2.comparisons)
-    out.push(`- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${comparisonLine(c)}`);
+  for (const c of v2.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
   if (v2.comparisons.length) out.push("");
   const d2 = o.decision;
   if (d2) {
@@ -65684,52 +65686,6 @@ function placeholderIssues(loaded, under = [], severity = "warning") {
 // src/topology/render.ts
 import { posix } from "node:path";
 
-// src/slurm/environment.ts
-var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
-var SUBMIT_SCRIPT_VARIABLES = [
-  "LOGDIR",
-  "DESCRIPTION",
-  "SUBMITTER",
-  "ALPASIM_MAX_REQUEUES"
-];
-var SBATCH_EXPORTED_VARIABLES = [
-  ...BASE_EXPORTED_VARIABLES,
-  ...SUBMIT_SCRIPT_VARIABLES
-];
-var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
-var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
-var SLURM_TIME_ZONE = "UTC";
-var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
-var VALUE = /^[\x20-\x7e]{0,4096}$/;
-function plainCommandEnvironment(from, extra = {}) {
-  const env = {};
-  for (const key of COMMAND_INHERITED_VARIABLES) {
-    const value = from[key];
-    if (value !== void 0 && value !== "") env[key] = value;
-  }
-  env.TZ = SLURM_TIME_ZONE;
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === void 0) continue;
-    if (!SUBMIT_VARIABLE_SET.has(key))
-      throw new Error(
-        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
-      );
-    if (!VALUE.test(value))
-      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
-    env[key] = value;
-  }
-  return env;
-}
-function withExportAllowlist(argv) {
-  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
-  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
-    throw new Error(
-      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
-    );
-  if (exports.length > 0) return [...argv];
-  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
-}
-
 // src/topology/expand.ts
 import { createHash } from "node:crypto";
 function isPlainObject(value) {
@@ -65928,6 +65884,20 @@ function hydraValue(value) {
   if (Array.isArray(value)) return `[${value.map(hydraValue).join(",")}]`;
   return String(value);
 }
+
+// src/topology/job-environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
 
 // src/topology/render.ts
 var RenderError = class extends Error {
@@ -74228,6 +74198,40 @@ import { resolve as resolve6 } from "node:path";
 
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync4 } from "node:fs";
+
+// src/slurm/environment.ts
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SLURM_TIME_ZONE = "UTC";
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+var VALUE = /^[\x20-\x7e]{0,4096}$/;
+function plainCommandEnvironment(from, extra = {}) {
+  const env = {};
+  for (const key of COMMAND_INHERITED_VARIABLES) {
+    const value = from[key];
+    if (value !== void 0 && value !== "") env[key] = value;
+  }
+  env.TZ = SLURM_TIME_ZONE;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === void 0) continue;
+    if (!SUBMIT_VARIABLE_SET.has(key))
+      throw new Error(
+        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
+      );
+    if (!VALUE.test(value))
+      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
+    env[key] = value;
+  }
+  return env;
+}
+function withExportAllowlist(argv) {
+  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
+  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
+    throw new Error(
+      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
+    );
+  if (exports.length > 0) return [...argv];
+  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
+}
 
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [

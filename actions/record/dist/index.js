@@ -63053,7 +63053,7 @@ function checkRunState(data) {
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// src/slurm/environment.ts
+// src/topology/job-environment.ts
 var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
 var SUBMIT_SCRIPT_VARIABLES = [
   "LOGDIR",
@@ -63066,6 +63066,8 @@ var SBATCH_EXPORTED_VARIABLES = [
   ...SUBMIT_SCRIPT_VARIABLES
 ];
 var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+
+// src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
@@ -71520,13 +71522,14 @@ function recordedElsewhere(record, name, pr) {
   return run;
 }
 var fromPull = (run) => run.pull_request ? `#${run.pull_request.number}` : "an earlier record";
-async function recordCandidate(deps, pull, c, experiment, request2, closed, facts) {
+async function recordCandidate(deps, ran) {
+  const { pull, c, experiment, request: request2, closed } = ran;
   const log = deps.log ?? (() => {
   });
   const id = experiment.experiment_id;
   const name = c.candidate;
   const paths = recordPaths(id);
-  const outcome = await closedOutcome2(deps, pull, c, experiment, request2, closed, facts);
+  const outcome = await closedOutcome2(deps, ran);
   const { kind } = outcome;
   let elsewhere;
   const commit = await commitWithCompareAndSwap(deps.octokit, {
@@ -71568,7 +71571,8 @@ async function recordCandidate(deps, pull, c, experiment, request2, closed, fact
     commit
   };
 }
-async function closedOutcome2(deps, pull, c, experiment, request2, closed, facts) {
+async function closedOutcome2(deps, ran) {
+  const { pull, c, experiment, request: request2, closed, facts } = ran;
   const described = await describeCandidate(deps, c, experiment, pull.head.sha);
   const gaps2 = [...described.gaps];
   const lifecycle = closed.state.outcomes[request2.id];
@@ -71680,7 +71684,7 @@ async function recordClosedPullRequest(deps, pull) {
       (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
     );
     const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
-    const result = request2 ? await recordCandidate(deps, pull, c, experiment, request2, closed, facts) : await withoutRun(deps, pull, c, experiment);
+    const result = request2 ? await recordCandidate(deps, { pull, c, experiment, request: request2, closed, facts }) : await withoutRun(deps, pull, c, experiment);
     if ("commit" in result) recorded.push(result);
     else notRecorded.push(result);
   }

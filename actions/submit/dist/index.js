@@ -64769,6 +64769,9 @@ var OUTCOME_ICON = {
   failed: "\u274C",
   reference: "\u{1F4CF}"
 };
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
 var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
   "PENDING",
   "RUNNING",
@@ -68289,8 +68292,7 @@ function renderMonitorComment(v) {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push("");
   }
-  for (const c of v.comparisons)
-    out.push(`- ${c.outcome === "better" ? "\u{1F7E2}" : c.outcome === "worse" ? "\u{1F534}" : "\u26AA"} ${comparisonLine(c)}`);
+  for (const c of v.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
   if (v.comparisons.length) out.push("");
   const d = o.decision;
   if (d) {
@@ -68688,7 +68690,7 @@ var UnsafeArgumentError = class extends SlurmError {
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 
-// src/slurm/environment.ts
+// src/topology/job-environment.ts
 var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
 var SUBMIT_SCRIPT_VARIABLES = [
   "LOGDIR",
@@ -68701,6 +68703,8 @@ var SBATCH_EXPORTED_VARIABLES = [
   ...SUBMIT_SCRIPT_VARIABLES
 ];
 var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
+
+// src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
@@ -78586,8 +78590,14 @@ async function validateCheck(octokit, target2, config, pr) {
       clustersFile: config.clustersFile,
       presets: config.presetsDir ? { overrideDir: config.presetsDir } : {}
     },
-    { annotate: () => {
-    }, summary: async (m) => void (summary2 += m), info: config.log }
+    {
+      annotate: () => {
+      },
+      summary: async (m) => {
+        summary2 += m;
+      },
+      info: config.log
+    }
   );
   await postSummaryCheckRun(octokit, {
     ...repo,

@@ -42450,22 +42450,6 @@ function placeholderIssues(loaded, under = [], severity = "warning") {
   return issues;
 }
 
-// src/slurm/environment.ts
-var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
-var SUBMIT_SCRIPT_VARIABLES = [
-  "LOGDIR",
-  "DESCRIPTION",
-  "SUBMITTER",
-  "ALPASIM_MAX_REQUEUES"
-];
-var SBATCH_EXPORTED_VARIABLES = [
-  ...BASE_EXPORTED_VARIABLES,
-  ...SUBMIT_SCRIPT_VARIABLES
-];
-var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
-var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
-var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
-
 // src/topology/expand.ts
 import { createHash } from "node:crypto";
 function isPlainObject3(value) {
@@ -42659,6 +42643,20 @@ function topologyDiff(from, to) {
   for (const [key, before] of a) changes.push({ key, from: before, to: void 0 });
   return changes;
 }
+
+// src/topology/job-environment.ts
+var BASE_EXPORTED_VARIABLES = ["PATH", "HOME", "USER", "LANG"];
+var SUBMIT_SCRIPT_VARIABLES = [
+  "LOGDIR",
+  "DESCRIPTION",
+  "SUBMITTER",
+  "ALPASIM_MAX_REQUEUES"
+];
+var SBATCH_EXPORTED_VARIABLES = [
+  ...BASE_EXPORTED_VARIABLES,
+  ...SUBMIT_SCRIPT_VARIABLES
+];
+var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
 
 // src/topology/render.ts
 var RenderError = class extends Error {
