@@ -24,12 +24,16 @@ export function figuresOf(outDir) {
   const best = record.current_best?.stabilized_seconds_per_rollout_full_run ?? null;
   const bestName = record.current_best?.topology ?? null;
   // The change the monitor decided on (what the demo's terminal, comment and record say), else the ratio.
-  const decided = record.runs.find((r) => r.name === bestName)?.monitor_decision?.relative_change?.value;
+  const decision = record.runs.find((r) => r.name === bestName)?.monitor_decision;
+  const decided = decision?.relative_change;
   return {
     baseline,
     best,
     bestName,
-    change: decided ?? (baseline && best ? best / baseline - 1 : null),
+    change: decided?.value ?? (baseline && best ? best / baseline - 1 : null),
+    // The decision's own spread: its 95% interval and the run-minute it was decided at.
+    interval: decided && typeof decided.low === 'number' ? { low: decided.low, high: decided.high } : null,
+    decidedAt: decision?.decided_at_minutes ?? null,
   };
 }
 
@@ -43,13 +47,13 @@ const pct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
 /** The markdown table and the summary line of several runs ({ figures, wallSeconds }). */
 export function summarise(runs) {
   const lines = [
-    '| run | wall time | baseline s/rollout | best s/rollout (candidate) | change |',
-    '|---|---|---|---|---|',
+    '| run | wall time | baseline s/rollout | best s/rollout (candidate) | change (decided) | its 95% interval | decided at |',
+    '|---|---|---|---|---|---|---|',
   ];
   runs.forEach((r, i) => {
     const f = r.figures;
     lines.push(
-      `| ${i + 1} | ${r.wallSeconds === null ? '—' : `${Math.round(r.wallSeconds)} s`} | ${f.baseline?.toFixed(2) ?? '—'} | ${f.best?.toFixed(2) ?? '—'} (${f.bestName ?? '—'}) | ${f.change === null ? '—' : pct(f.change)} |`,
+      `| ${i + 1} | ${r.wallSeconds === null ? '—' : `${Math.round(r.wallSeconds)} s`} | ${f.baseline?.toFixed(2) ?? '—'} | ${f.best?.toFixed(2) ?? '—'} (${f.bestName ?? '—'}) | ${f.change === null ? '—' : pct(f.change)} | ${f.interval ? `${pct(f.interval.low)} to ${pct(f.interval.high)}` : '—'} | ${f.decidedAt === null || f.decidedAt === undefined ? '—' : `run-minute ${f.decidedAt}`} |`,
     );
   });
   const changes = runs.map((r) => r.figures.change).filter((c) => c !== null);

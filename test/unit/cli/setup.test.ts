@@ -114,6 +114,30 @@ describe('topo setup', () => {
     }
   });
 
+  it('the callers, setup and the docs agree where the SSH key lives: a secret of the default-branch-only "slurm" environment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    const r = await topo(['setup', '--transport', 'ssh'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const says = /secret of the "slurm" environment \(deployment branches: the default branch only\)/;
+    for (const file of WORKFLOWS.filter((f) => !f.includes('validate'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const written = parse(text);
+      const [job] = Object.values(written.jobs) as { secrets?: Record<string, string> }[];
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+      expect(job?.secrets?.TOPO_SSH_PRIVATE_KEY, file).toBe('${{ secrets.TOPO_SSH_PRIVATE_KEY }}');
+      expect(text.replace(/\n\s*# /g, ' '), file).toMatch(says);
+      expect(text, file).toMatch(/never a\s+(# )?repository secret/);
+    }
+    expect(r.stdout).toMatch(
+      /create the "slurm" environment \(deployment branches: the default branch only\) with the secret TOPO_SSH_PRIVATE_KEY/,
+    );
+    const adopting = readFileSync(join(repoRoot, 'docs/adopting.md'), 'utf8');
+    expect(adopting).toMatch(
+      /New environment `slurm`; \*Deployment branches and\s+tags\*: your default branch only/,
+    );
+    expect(adopting).toMatch(/add the secret `TOPO_SSH_PRIVATE_KEY`\s+there/);
+  });
+
   it('refuses bad values with exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
     expect((await topo(['setup', '--ref', 'main; rm -rf /'], dir)).code).toBe(2);

@@ -17,7 +17,13 @@ function demoOut(baseline: number, best: number, change: number | null): string 
       {
         name: 'model',
         parent: 'baseline',
-        monitor_decision: change === null ? null : { relative_change: { value: change } },
+        monitor_decision:
+          change === null
+            ? null
+            : {
+                relative_change: { value: change, low: -0.3, high: -0.1 },
+                decided_at_minutes: 9,
+              },
       },
     ],
   };
@@ -32,6 +38,8 @@ describe('demo figures', () => {
       best: 8,
       bestName: 'model',
       change: -0.21,
+      interval: { low: -0.3, high: -0.1 },
+      decidedAt: 9,
     });
     expect(figures.figuresOf(demoOut(10, 9, null)).change).toBeCloseTo(-0.1);
   });
@@ -40,10 +48,22 @@ describe('demo figures', () => {
     const runs = [
       { figures: { baseline: 10.8, best: 8.4, bestName: 'model', change: -0.223 }, wallSeconds: 140 },
       { figures: { baseline: 10.7, best: 8.3, bestName: 'model', change: -0.214 }, wallSeconds: 150 },
-      { figures: { baseline: 10.9, best: 9.9, bestName: 'scale-driver', change: -0.09 }, wallSeconds: 160 },
+      {
+        figures: {
+          baseline: 10.9,
+          best: 9.9,
+          bestName: 'scale-driver',
+          change: -0.09,
+          interval: { low: -0.15, high: -0.03 },
+          decidedAt: 7,
+        },
+        wallSeconds: 160,
+      },
     ];
     const text = figures.summarise(runs);
-    expect(text).toContain('| 3 | 160 s | 10.90 | 9.90 (scale-driver) | −9.0% |');
+    expect(text).toContain(
+      '| 3 | 160 s | 10.90 | 9.90 (scale-driver) | −9.0% | −15.0% to −3.0% | run-minute 7 |',
+    );
     expect(text).toContain(
       'median −21.4%, range −22.3% to −9.0% over 3 run(s); wall time median 150 s, range 140–160 s',
     );
