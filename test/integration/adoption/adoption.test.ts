@@ -1,7 +1,7 @@
 // The adoption path as a new team walks it (issue 24), on one private local cluster with accounting:
 // `topo setup` in an empty repository, the cluster described, `topo init` from a realistic AlpaSim
 // command, `topo validate`, `topo doctor` green only while the cluster really works (it fails with
-// slurmctld killed and with accounting off), and a release dry run whose tagged workflows name every
+// slurmctld killed, when every Slurm command exits 3 on both transports, and with accounting off), and a release dry run whose tagged workflows name every
 // action by a full commit SHA.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -136,6 +136,24 @@ describe('a team adopts alpasim-topo', () => {
     const killed = await doctor();
     expect(killed.code).toBe(1);
     expect(killed.byName('slurm controller')?.status).toBe('fail');
+    // The CLI's contract with the controller down: exit 3 and an `unreachable` error document on
+    // either transport (217b54c exited 1 with "`scontrol show config` failed").
+    for (const name of ['local', 'local-ssh']) {
+      const jobs = await runTopo(
+        ['jobs', 'topology-opt-vavam-local-20261205', '--json', '--cluster', name],
+        dir,
+        {
+          SLURM_CONF: cluster.env.slurmConf,
+          TOPO_SSH_KEY_FILE: cluster.env.sshKeyPath,
+          TOPO_CLUSTERS_FILE: join(cluster.env.stateDir, 'clusters.yaml'),
+        },
+      );
+      expect(jobs.code, `${name}: ${jobs.stdout}${jobs.stderr}`).toBe(3);
+      const doc = JSON.parse(jobs.stdout);
+      expect(cliSchemaErrors('error', doc)).toEqual([]);
+      expect(doc.error, name).toMatchObject({ kind: 'unreachable', exit_code: 3 });
+      expect(doc.error.message, name).toMatch(/slurmctld/);
+    }
 
     cluster.up({ TOPO_CLUSTER_ACCOUNTING: 'off' });
     const noAccounting = await doctor();
