@@ -6,17 +6,11 @@
 // decision" and record a `decided` Outcome; the baseline is never stopped by a decision.
 // Under load (2 cores for several clusters) it asserts order and state, never timings.
 import { describe, expect, it } from 'vitest';
-import { createOctokit } from '../../../src/github/client.js';
-import type { Outcome, RunRecord, RunRequest } from '../../../src/lifecycle/model.js';
-import { githubMonitorPort, slurmMonitorPort } from '../../../src/monitor/adapters.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
-import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import type { PassReport } from '../../../src/monitor/report.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { parseOverrides } from '../../../src/sim/overrides.js';
-import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import { submitTwinJob, useActionTestbed } from '../../support/action-fixture.js';
-import { repoRoot } from '../../support/cluster.js';
+import { useActionTestbed } from '../../support/action-fixture.js';
+import { twinRoles } from '../../support/twin-monitor.js';
 
 // on twin-balanced: 8gpu_12rollouts ≈ 5.8 s/rollout, 2gpu ≈ 9.9 (worse), 8gpu_64rollouts ≈ 2.4 (better)
 const PRESETS = { baseline: '8gpu_12rollouts', worse: '2gpu', better: '8gpu_64rollouts' } as const;
@@ -27,82 +21,7 @@ const t = useActionTestbed({
   tag: 'dec',
   pulls: Object.fromEntries(ROLES.map((role) => [role, { files: { [`${role}.yaml`]: `name: ${role}\n` } }])),
 });
-const experimentId = t.experimentId;
-const runs = new Map<string, RunRecord>();
-const outcomes = new Map<string, Outcome>();
-
-// 8 rollouts per scene: no run finishes its scenes inside the test's window
-const overrides = (role: Role) => [
-  'deploy=twin-balanced',
-  `topology=${PRESETS[role]}`,
-  'driver=vavam',
-  'runtime.simulation_config.n_rollouts=8',
-];
-
-function request(role: Role, pr: number): RunRequest {
-  const id = `0000000${pr}`;
-  return {
-    id,
-    experiment: experimentId,
-    candidate: role,
-    path: `topologies/${experimentId}/${role}.yaml`,
-    pr,
-    headSha: t.pull(role).head.sha,
-    topologyHash: '0123abcd',
-    runName: `topo-${experimentId}-${role}-0123abcd-${id}`,
-    login: 'alice',
-    requestedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, pr)).toISOString(),
-  };
-}
-
-function ports(): MonitorPorts {
-  const { gh, cluster, slurm } = t;
-  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-  const candidates = ROLES.map((role): MonitorCandidate => {
-    const pull = t.pull(role);
-    const r = request(role, pull.number);
-    return {
-      candidate: role,
-      runName: r.runName,
-      pr: pull.number,
-      headSha: pull.head.sha,
-      currentHeadSha: pull.head.sha,
-      labels: [...pull.labels],
-      topology: parseOverrides(overrides(role), { repoRoot, gpusPerNode: 8 }).topology,
-      requested: false,
-      request: r,
-      ...(runs.has(r.id) ? { run: runs.get(r.id) } : {}),
-      ...(outcomes.has(r.id) ? { outcome: outcomes.get(r.id) } : {}),
-    };
-  });
-  const experiment: MonitorExperiment = {
-    experiment: {
-      experiment_id: experimentId,
-      cluster: 'local',
-      base_topology: '8gpu_12rollouts',
-      max_parallel: 3,
-      // stop_when_decided and min_improvement: the schema's defaults (true, 0.02)
-      fixed_inputs: { deploy: 'twin-balanced', driver: 'vavam', slurm: { time: '04:00:00' } },
-    },
-    timeScale: cluster.timeScale,
-    scrapeSeconds: 1,
-    // each job asks for the whole node (--gpus-per-node=8), whatever its topology uses
-    gpusPerNode: 8,
-    candidates,
-  };
-  return {
-    experiments: async () => [experiment],
-    slurm: slurmMonitorPort(slurm),
-    submit: async (_exp, c) => ({ jobId: await submitTwinJob(t, c.runName, overrides(c.candidate as Role)) }),
-    prometheus: createPrometheusClient({ baseUrl: cluster.prometheusUrl, timeoutMs: 5000 }),
-    github: githubMonitorPort(octokit, { owner: 'acme', repo: 'sim', botLogin: gh.botLogin }),
-    lifecycle: {
-      recordRun: async (_pr, id, run) => void (runs.has(id) || runs.set(id, run)),
-      recordOutcome: async (_pr, id, outcome) => void (outcomes.has(id) || outcomes.set(id, outcome)),
-    },
-    now: () => Date.now() / 1000,
-  };
-}
+const { ports, request, outcomes } = twinRoles(t, PRESETS);
 
 const commentOf = (role: Role) =>
   t.gh.state.commentsOn(t.repo, t.pull(role).number).find((c) => c.user.login === t.gh.botLogin)?.body ?? '';
@@ -169,13 +88,13 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
       /Slurm job \d+: CANCELLED by the decision \(\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)\)/,
     );
     expect(body).toContain('⏹️ stopped');
-    const worseRequest = request('worse', t.pull('worse').number);
+    const worseRequest = request('worse');
     const outcome = outcomes.get(worseRequest.id);
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.evidence[0]).toMatch(
       /^(worse|not-better) against (baseline baseline|leading candidate better)/,
     );
-    const job = (await t.slurm.jobs(`topo-${experimentId}-`)).find((j) => j.name === worseRequest.runName);
+    const job = (await t.jobs('worse')).find((j) => j.name === worseRequest.runName);
     expect(job?.state).toBe('CANCELLED');
 
     // the check runs carry the decision: the regression fails, the baseline is the reference

@@ -7,14 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { createOctokit } from '../../../src/github/client.js';
-import { githubMonitorPort, slurmMonitorPort } from '../../../src/monitor/adapters.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
 import type { MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import { submitTwinJob, useActionTestbed } from '../../support/action-fixture.js';
+import { useActionTestbed } from '../../support/action-fixture.js';
 import { repoRoot } from '../../support/cluster.js';
+import { twinMonitorPorts } from '../../support/twin-monitor.js';
 import { mermaidBlocks, mermaidParse } from '../../unit/report/mermaid-parser.js';
 
 const t = useActionTestbed({
@@ -26,9 +24,7 @@ const runName = `topo-${experimentId}-baseline-0123abcd`;
 const pull = () => t.pull('baseline');
 
 function ports(): MonitorPorts {
-  const { gh, cluster, slurm } = t;
   const pull = t.pull('baseline');
-  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
   const experiment: MonitorExperiment = {
     experiment: {
       experiment_id: experimentId,
@@ -47,7 +43,7 @@ function ports(): MonitorPorts {
         slurm: { time: '04:00:00' },
       },
     },
-    timeScale: cluster.timeScale,
+    timeScale: t.cluster.timeScale,
     scrapeSeconds: 1,
     grafanaUrl: 'http://127.0.0.1:3003',
     candidates: [
@@ -61,22 +57,17 @@ function ports(): MonitorPorts {
       },
     ],
   };
-  return {
-    experiments: async () => [experiment],
-    slurm: slurmMonitorPort(slurm),
-    submit: async (_exp, c) => ({
-      jobId: await submitTwinJob(t, c.runName, [
-        'deploy=twin-balanced',
-        'topology=8gpu_64rollouts',
-        'driver=vavam',
-        'scenes.test_suite_id=public_2601',
-        'runtime.simulation_config.n_rollouts=4',
-      ]),
-    }),
-    prometheus: createPrometheusClient({ baseUrl: cluster.prometheusUrl, timeoutMs: 5000 }),
-    github: githubMonitorPort(octokit, { owner: 'acme', repo: 'sim', botLogin: gh.botLogin }),
-    now: () => Date.now() / 1000,
-  };
+  return twinMonitorPorts(
+    t,
+    () => experiment,
+    () => [
+      'deploy=twin-balanced',
+      'topology=8gpu_64rollouts',
+      'driver=vavam',
+      'scenes.test_suite_id=public_2601',
+      'runtime.simulation_config.n_rollouts=4',
+    ],
+  );
 }
 
 async function monitorComment(): Promise<string> {

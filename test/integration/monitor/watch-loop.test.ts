@@ -8,16 +8,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOctokit } from '../../../src/github/client.js';
 import { queuedWorkflowRuns } from '../../../src/github/workflow-runs.js';
-import type { RunRecord, RunRequest } from '../../../src/lifecycle/model.js';
-import { githubMonitorPort, slurmMonitorPort } from '../../../src/monitor/adapters.js';
 import { watchPass } from '../../../src/monitor/loop.js';
-import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
-import { parseOverrides } from '../../../src/sim/overrides.js';
-import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
-import { submitTwinJob, useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
-import { repoRoot } from '../../support/cluster.js';
+import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
 import type { Repo } from '../../support/github-server/index.js';
+import { twinRoles } from '../../support/twin-monitor.js';
 
 // on twin-balanced: 8gpu_12rollouts ≈ 5.8 s/rollout, 2gpu ≈ 9.9 (worse)
 const PRESETS = { baseline: '8gpu_12rollouts', worse: '2gpu' } as const;
@@ -32,76 +27,7 @@ const t = useActionTestbed({
     workers: { files: { 'workers.yaml': workersCandidate('workers', 16) } },
   },
 });
-const runs = new Map<string, RunRecord>();
-
-const overrides = (role: Role) => [
-  'deploy=twin-balanced',
-  `topology=${PRESETS[role]}`,
-  'driver=vavam',
-  'runtime.simulation_config.n_rollouts=8',
-];
-
-function request(role: Role, pr: number): RunRequest {
-  const id = `0000000${pr}`;
-  return {
-    id,
-    experiment: t.experimentId,
-    candidate: role,
-    path: `topologies/${t.experimentId}/${role}.yaml`,
-    pr,
-    headSha: t.pull(role).head.sha,
-    topologyHash: '0123abcd',
-    runName: `topo-${t.experimentId}-${role}-0123abcd-${id}`,
-    login: 'alice',
-    requestedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, pr)).toISOString(),
-  };
-}
-
-function ports(): MonitorPorts {
-  const { gh, cluster, slurm } = t;
-  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-  const candidates = ROLES.map((role): MonitorCandidate => {
-    const pull = t.pull(role);
-    const r = request(role, pull.number);
-    return {
-      candidate: role,
-      runName: r.runName,
-      pr: pull.number,
-      headSha: pull.head.sha,
-      currentHeadSha: pull.head.sha,
-      labels: [...pull.labels],
-      topology: parseOverrides(overrides(role), { repoRoot, gpusPerNode: 8 }).topology,
-      requested: false,
-      request: r,
-      ...(runs.has(r.id) ? { run: runs.get(r.id) } : {}),
-    };
-  });
-  const experiment: MonitorExperiment = {
-    experiment: {
-      experiment_id: t.experimentId,
-      cluster: 'local',
-      base_topology: '8gpu_12rollouts',
-      max_parallel: 3,
-      fixed_inputs: { deploy: 'twin-balanced', driver: 'vavam', slurm: { time: '04:00:00' } },
-    },
-    timeScale: cluster.timeScale,
-    scrapeSeconds: 1,
-    gpusPerNode: 8,
-    candidates,
-  };
-  return {
-    experiments: async () => [experiment],
-    slurm: slurmMonitorPort(slurm),
-    submit: async (_exp, c) => ({ jobId: await submitTwinJob(t, c.runName, overrides(c.candidate as Role)) }),
-    prometheus: createPrometheusClient({ baseUrl: cluster.prometheusUrl, timeoutMs: 5000 }),
-    github: githubMonitorPort(octokit, { owner: 'acme', repo: 'sim', botLogin: gh.botLogin }),
-    lifecycle: {
-      recordRun: async (_pr, id, run) => void (runs.has(id) || runs.set(id, run)),
-      recordOutcome: async () => {},
-    },
-    now: () => Date.now() / 1000,
-  };
-}
+const { ports, request } = twinRoles(t, PRESETS);
 
 /** Queues a workflow run on the local GitHub API (a run waiting for the self-hosted runner). */
 function queueRun(repo: Repo, file: string, event: string): number {
@@ -149,7 +75,7 @@ describe('the watch loop (local cluster, local GitHub API)', () => {
         },
       },
     };
-    const worse = request('worse', t.pull('worse').number).runName;
+    const worse = request('worse').runName;
     const report = await watchPass(
       p,
       { tickSeconds: 1, lagSeconds: 2 },
@@ -174,7 +100,7 @@ describe('the watch loop (local cluster, local GitHub API)', () => {
     const i = report.looks.findIndex((l) => l.stopped.includes(worse));
     expect(i, history.join('\n')).toBeGreaterThanOrEqual(0);
     expect(report.looks.flatMap((l) => l.stopped)).toEqual([worse]); // never the baseline
-    const job = (await t.slurm.jobs(`topo-${t.experimentId}-`)).find((j) => j.name === worse);
+    const job = (await t.jobs('worse')).find((j) => j.name === worse);
     expect(job?.state).toBe('CANCELLED');
     const body =
       t.gh.state
