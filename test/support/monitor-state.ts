@@ -24,6 +24,12 @@ export { EXPERIMENT_ID, requestedCandidate, T0 } from './monitor-fakes.js';
 /** Now in the stage tests: 200 s after T0. */
 export const NOW = T0 + 200;
 
+/** A recorded baseline at 3.6 s per rollout (±0.05). */
+export const BASELINE: NonNullable<MonitorExperiment['baseline']> = {
+  name: 'baseline',
+  value: { value: 3.6, low: 3.55, high: 3.65 },
+};
+
 export function experimentOf(
   candidates: MonitorCandidate[],
   over: Partial<Experiment> = {},

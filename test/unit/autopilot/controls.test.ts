@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { controlsOf, parseControl } from '../../../src/autopilot/controls.js';
 import { type PilotRun, planStep } from '../../../src/autopilot/core.js';
 import { dashboardMarker, renderDashboard } from '../../../src/autopilot/dashboard.js';
+import { BASELINE_RUN, botRun, pilotInput } from '../../support/pilot.js';
 
 describe('parseControl', () => {
   it('reads the four controls and nothing else', () => {
@@ -52,56 +53,11 @@ describe('controlsOf', () => {
 describe('renderDashboard', () => {
   it('shows the rounds, the budget, the best against the baseline and what comes next', () => {
     const runs: PilotRun[] = [
-      {
-        name: 'baseline',
-        round: 0,
-        origin: 'person',
-        pull: 'merged',
-        request: 'ended',
-        outcome: 'equivalent',
-        seconds: 100,
-        gpuHours: 10,
-      },
-      {
-        name: 'driver-up',
-        round: 1,
-        origin: 'bot',
-        pr: 12,
-        pull: 'open',
-        request: 'ended',
-        outcome: 'better',
-        seconds: 80,
-        gpuHours: 8,
-      },
-      {
-        name: 'cache',
-        round: 1,
-        origin: 'bot',
-        pr: 13,
-        pull: 'open',
-        request: 'ended',
-        outcome: 'worse',
-        seconds: 120,
-        gpuHours: 6,
-      },
+      BASELINE_RUN,
+      botRun('driver-up', 1, 12, { outcome: 'better', seconds: 80 }),
+      botRun('cache', 1, 13, { seconds: 120, gpuHours: 6 }),
     ];
-    const policy = {
-      enabled: true,
-      maxRounds: 6,
-      gpuHours: 120,
-      parallel: 3,
-      stopAfter: 2,
-      submit: 'auto' as const,
-      merge: 'manual' as const,
-      requiredChecks: [],
-    };
-    const plan = planStep({
-      experimentId: 'e',
-      policy,
-      runs,
-      controls: { paused: false, stopLive: false },
-      runGpuHours: 10,
-    });
+    const plan = planStep(pilotInput('e', runs));
     const text = renderDashboard('e', runs, plan);
     expect(text.startsWith(dashboardMarker('e'))).toBe(true);
     expect(text).toContain('**GPU-hours:** 24.0 spent, 0.0 committed to live runs, 96.0 left of 120.0.');

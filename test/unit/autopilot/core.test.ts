@@ -9,51 +9,15 @@ import {
   type PilotRun,
   planStep,
 } from '../../../src/autopilot/core.js';
-import type { AutopilotPolicy } from '../../../src/autopilot/policy.js';
+import { BASELINE_RUN, botRun, POLICY, pilotInput } from '../../support/pilot.js';
 
 const EXP = 'topology-opt-vavam-ord-20261202';
-const POLICY: AutopilotPolicy = {
-  enabled: true,
-  maxRounds: 6,
-  gpuHours: 120,
-  parallel: 3,
-  stopAfter: 2,
-  submit: 'auto',
-  merge: 'manual',
-  requiredChecks: [],
-};
 const COST = 10;
-const baseline: PilotRun = {
-  name: 'baseline',
-  round: 0,
-  origin: 'person',
-  pull: 'merged',
-  request: 'ended',
-  outcome: 'equivalent',
-  seconds: 100,
-  gpuHours: 10,
-};
+const baseline = BASELINE_RUN;
 let pr = 10;
-const bot = (name: string, round: number, more: Partial<PilotRun> = {}): PilotRun => ({
-  name,
-  round,
-  origin: 'bot',
-  pr: pr++,
-  pull: 'open',
-  request: 'ended',
-  outcome: 'worse',
-  seconds: 110,
-  gpuHours: 8,
-  ...more,
-});
-const input = (runs: PilotRun[], more: Partial<PilotInput> = {}): PilotInput => ({
-  experimentId: EXP,
-  policy: POLICY,
-  runs,
-  controls: { paused: false, stopLive: false },
-  runGpuHours: COST,
-  ...more,
-});
+const bot = (name: string, round: number, more: Partial<PilotRun> = {}): PilotRun =>
+  botRun(name, round, pr++, more);
+const input = (runs: PilotRun[], more: Partial<PilotInput> = {}): PilotInput => pilotInput(EXP, runs, more);
 const kinds = (i: PilotInput) => planStep(i).actions.map((a) => a.kind);
 
 describe('bot branches', () => {

@@ -3,40 +3,27 @@
 import { describe, expect, it } from 'vitest';
 import type { Outcome, RunRecord } from '../../../src/lifecycle/model.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
-import type { MonitorCandidate, MonitorExperiment } from '../../../src/monitor/ports.js';
+import type { MonitorCandidate } from '../../../src/monitor/ports.js';
 import { renderCommentStamp } from '../../../src/report/comment-throttle.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import {
   requestedCandidate as candidate,
-  EXPERIMENT_ID,
   type FakeWorld,
   fakeWorld,
   runJob,
   T0,
 } from '../../support/monitor-fakes.js';
+import { experimentOf } from '../../support/monitor-state.js';
 
 const S = 60;
-const ID = EXPERIMENT_ID;
 const PUSHED = 'b'.repeat(40);
 const profile: TraceProfile = { ...BALANCED_64, name: 'p' };
 const opts = { tickSeconds: 5, lagSeconds: 0 };
 
 function world(candidates: MonitorCandidate[], over: Partial<Experiment> = {}) {
-  const exp: MonitorExperiment = {
-    experiment: {
-      experiment_id: ID,
-      cluster: 'local',
-      base_topology: '8gpu_64rollouts',
-      fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
-      max_parallel: 2,
-      ...over,
-    },
-    timeScale: S,
-    scrapeSeconds: 1,
-    candidates,
-  };
+  const exp = experimentOf(candidates, { max_parallel: 2, ...over });
   const w = fakeWorld([exp], { now: T0 + 200, timeScale: S });
   const runs = new Map<string, RunRecord>();
   const outcomes = new Map<string, Outcome>();

@@ -3,33 +3,20 @@
 // computed from all of them, and a Request the ports refuse at its turn leaves the pass.
 import { describe, expect, it } from 'vitest';
 import { monitorPass } from '../../../src/monitor/pass.js';
-import type { MonitorExperiment } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { pullStateLabel as pullLabel } from '../../../src/report/state-label.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import { fakeWorld, runJob } from '../../support/monitor-fakes.js';
+import { BASELINE, experimentOf, EXPERIMENT_ID as ID, T0 } from '../../support/monitor-state.js';
 
 const S = 60;
-const T0 = 1_800_000_000;
-const ID = 'topology-opt-vam-local-20260101';
 const profile: TraceProfile = { ...BALANCED_64, name: 'p' };
 const run = (c: string) => `topo-${ID}-${c}-0123abcd`;
 const opts = { tickSeconds: 5, lagSeconds: 0 };
 
 function setup(candidates = ['a', 'b']) {
-  const exp: MonitorExperiment = {
-    experiment: {
-      experiment_id: ID,
-      cluster: 'local',
-      base_topology: '8gpu_64rollouts',
-      fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
-      max_parallel: 2,
-      stop_when_decided: false,
-    },
-    timeScale: S,
-    scrapeSeconds: 1,
-    baseline: { name: 'baseline', value: { value: 3.6, low: 3.55, high: 3.65 } },
-    candidates: candidates.map((c, i) => ({
+  const exp = experimentOf(
+    candidates.map((c, i) => ({
       candidate: c,
       runName: run(c),
       pr: 7,
@@ -38,7 +25,9 @@ function setup(candidates = ['a', 'b']) {
       requested: true,
       requestedAt: i,
     })),
-  };
+    { max_parallel: 2, stop_when_decided: false },
+    { baseline: BASELINE },
+  );
   const now = T0 + 200;
   const world = fakeWorld([exp], { now, timeScale: S });
   runJob(world, run('a'), profile, now - 110, S, '11'); // ~105 run-minutes: stable, better

@@ -5,36 +5,28 @@ import { parseObservationBlock } from '../../../src/report/observation-block.js'
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
 import { fakeWorld, runJob } from '../../support/monitor-fakes.js';
+import { BASELINE, experimentOf, EXPERIMENT_ID as ID, T0 } from '../../support/monitor-state.js';
 
 const S = 60; // local time scale: one real second is one run-minute
-const T0 = 1_800_000_000;
-const ID = 'topology-opt-vam-local-20260101';
 const profile: TraceProfile = { ...BALANCED_64, name: 'p' };
 const run = (c: string) => `topo-${ID}-${c}-0123abcd`;
 
 function experiment(over: Partial<Experiment> = {}): MonitorExperiment {
-  return {
-    experiment: {
-      experiment_id: ID,
-      cluster: 'local',
-      base_topology: '8gpu_64rollouts',
-      fixed_inputs: { deploy: 'twin-balanced', driver: 'vam' },
-      max_parallel: 2,
-      // these tests follow runs past their decision; test/unit/monitor/pass-decision.test.ts stops them
-      stop_when_decided: false,
-      ...over,
-    },
-    timeScale: S,
-    scrapeSeconds: 1,
-    grafanaUrl: 'http://127.0.0.1:3003',
-    baseline: { name: 'baseline', value: { value: 3.6, low: 3.55, high: 3.65 } },
-    candidates: [
-      { candidate: 'a', runName: run('a'), pr: 1, headSha: 'sha1', labels: [], requested: true },
-      { candidate: 'b', runName: run('b'), pr: 2, headSha: 'sha2', labels: [], requested: true },
-      { candidate: 'c', runName: run('c'), pr: 3, headSha: 'sha3', labels: [], requested: true },
-      { candidate: 'd', runName: run('d'), pr: 4, headSha: 'sha4', labels: [], requested: false },
-    ],
-  };
+  const candidates = ['a', 'b', 'c', 'd'].map((c, i) => ({
+    candidate: c,
+    runName: run(c),
+    pr: i + 1,
+    headSha: `sha${i + 1}`,
+    labels: [],
+    requested: c !== 'd',
+  }));
+  // these tests follow runs past their decision; test/unit/monitor/pass-decision.test.ts stops them
+  const exp = experimentOf(
+    candidates,
+    { max_parallel: 2, stop_when_decided: false, ...over },
+    { baseline: BASELINE },
+  );
+  return { ...exp, grafanaUrl: 'http://127.0.0.1:3003' };
 }
 
 function setup(over: Partial<Experiment> = {}) {

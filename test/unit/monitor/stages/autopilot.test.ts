@@ -22,18 +22,10 @@ import {
   requestedCandidate,
   runningJob,
 } from '../../../support/monitor-state.js';
+import { BASELINE_RUN } from '../../../support/pilot.js';
 
 const BLOCK = { enabled: true, gpu_hours: 120, parallel: 2, max_rounds: 4 };
-const baseline: PilotRun = {
-  name: 'baseline',
-  round: 0,
-  origin: 'person',
-  pull: 'merged',
-  request: 'ended',
-  outcome: 'equivalent',
-  seconds: 100,
-  gpuHours: 10,
-};
+const baseline = BASELINE_RUN;
 
 function context(exp: MonitorExperiment, policy: Partial<AutopilotPolicy> = {}, recorded = [baseline]) {
   const base = policyOf(exp.experiment) as AutopilotPolicy;
