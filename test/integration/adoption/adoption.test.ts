@@ -161,6 +161,8 @@ describe('a team adopts alpasim-topo', () => {
     expect(noAccounting.byName('slurm controller')?.status).toBe('ok');
     expect(noAccounting.byName('slurm accounting')?.status).toBe('fail');
     expect(noAccounting.byName('slurm accounting')?.detail).toContain('job accounting is disabled');
+    // "ok slurm sacct" says only that the command is installed, never that accounting works.
+    expect(noAccounting.byName('slurm sacct')?.detail).toMatch(/^installed \(slurm-wlm [\d.]+\) on /);
   });
 
   it('a release dry run tags workflows that name every action by a full commit SHA', () => {
