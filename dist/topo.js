@@ -80827,7 +80827,11 @@ async function commandChecks(t, clusterName, cluster, where) {
       continue;
     }
     checks.push(
-      r.code === 0 ? ok(`slurm ${command}`, `${(r.stdout || r.stderr).trim().split("\n")[0]} on ${where}`) : fail(
+      r.code === 0 ? ok(
+        `slurm ${command}`,
+        // Installed only: whether slurmctld and accounting answer are the checks after these.
+        `installed (${(r.stdout || r.stderr).trim().split("\n")[0]}) on ${where}`
+      ) : fail(
         `slurm ${command}`,
         `\`${command} --version\` exited ${r.code} on ${where}: ${said(r)}`,
         pathFix
