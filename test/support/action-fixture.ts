@@ -3,7 +3,7 @@
 // useActionTestbed puts them together, so an action test is its pull requests and its assertions.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { parse } from 'yaml';
 import { type ClientForClusterOptions, slurmClientForCluster } from '../../src/slurm/for-cluster.js';
@@ -94,10 +94,15 @@ export function clusterSlurm(
   return slurmClientForCluster(name, cluster, options);
 }
 
-/** The repository `acme/sim` with the experiment on its default branch and `alice` as a writer. */
-export function experimentRepo(gh: GitHubServer, experimentId: string, experimentYaml: string): Repo {
+/** The repository `acme/sim` with the experiment (and `files`) on its default branch and `alice` as a writer. */
+export function experimentRepo(
+  gh: GitHubServer,
+  experimentId: string,
+  experimentYaml: string,
+  files: Record<string, string> = {},
+): Repo {
   const repo = gh.createRepo('acme/sim', {
-    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml },
+    files: { [`topologies/${experimentId}/experiment.yaml`]: experimentYaml, ...files },
   });
   gh.addCollaborator(repo, 'alice', 'write');
   return repo;
@@ -124,6 +129,10 @@ export interface TestbedOptions {
   pulls?: Record<string, PullSpec>;
   /** State labels the repository has (ensureStateLabels's by default). */
   labels?: string[];
+  /** More files of the default branch by whole path: in the repository and in its checkout. */
+  defaultBranch?: (experimentId: string, experimentYaml: string) => Record<string, string>;
+  /** Fail the file when any request broke GitHub's OpenAPI description (as useLocalGitHub's strict). */
+  strict?: boolean;
 }
 
 export interface ActionRunOptions {
@@ -241,18 +250,25 @@ export function useActionTestbed(options: TestbedOptions): ActionTestbed {
       experimentYaml,
       clustersFile: cluster.clustersFile,
     });
+    const files = options.defaultBranch?.(experimentId, experimentYaml) ?? {};
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(workspace, path)), { recursive: true });
+      writeFileSync(join(workspace, path), text);
+    }
     const gh = await startGitHubServer();
-    const repo = experimentRepo(gh, experimentId, experimentYaml);
+    const repo = experimentRepo(gh, experimentId, experimentYaml, files);
     world = { gh, repo, workspace, cluster, slurm, actionEnv, pulls: new Map() };
     for (const [name, spec] of Object.entries(options.pulls ?? {})) openPull(name, spec);
     ensureStateLabels(gh, repo, options.labels);
   }, 180_000);
 
   afterAll(async () => {
+    const violations = world?.gh.violations() ?? [];
     await cancelLiveJobs(world?.slurm, experimentId).catch(() => {});
     await world?.slurm.close();
     await world?.gh.close();
     privateCluster?.stop();
+    if (options.strict) expect(violations).toEqual([]);
   });
 
   const run = async (name: string, event: EventFile, o: ActionRunOptions = {}) => {

@@ -4,7 +4,7 @@
 // a comment); a run of a recorded candidate in another pull request is not recorded over it; two
 // experiments' candidates of one name in one pull request are refused at validate and at submit.
 // The real validate, submit and record actions (their bundles), the local GitHub API.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -17,17 +17,13 @@ import { checkExperiment } from '../../../src/topology/files.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
 import type { Topology } from '../../../src/types/generated/topology.js';
 import { EXPERIMENT, OUTCOMES, observation } from '../../fixtures/record/scenario.js';
-import { defaultBranchWorkspace, twinExperimentYaml, uniqueSuffix } from '../../support/action-fixture.js';
-import { type LocalClusterEnv, requireCluster } from '../../support/cluster.js';
+import { twinExperimentYaml, uniqueSuffix, useActionTestbed } from '../../support/action-fixture.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
-import { runActionOn, useLocalGitHub } from '../../support/local-github.js';
+import type { Pull } from '../../support/github-server/index.js';
 import { repoRoot } from '../../support/run-action.js';
 import { postRequests } from '../record/requested.js';
 
-const suffix = uniqueSuffix();
-const ID = `topology-opt-rk${suffix}-local-20261202`;
-const OTHER = `topology-opt-rko${suffix}-local-20261202`;
+const OTHER = `topology-opt-rko${uniqueSuffix()}-local-20261202`;
 const PRESET = readFileSync(join(repoRoot, 'topologies/presets/8gpu_64rollouts.yaml'), 'utf8');
 const RENDERER_X6 = {
   name: 'renderer-x6',
@@ -35,65 +31,49 @@ const RENDERER_X6 = {
   hypothesis: 'renderer bound',
   topology: { services: { renderer: { gpus: [0, 1, 2, 3, 4, 5] } } },
 };
-const recordPath = `experiments/${ID}.json`;
 
-const { gh } = useLocalGitHub({ strict: true });
-let cluster: LocalClusterEnv;
-let repo: Repo;
-let workspace: string;
+// acme/sim holds the experiment with its record, and a second experiment (OTHER) with its checkout
+const t = useActionTestbed({
+  tag: 'rk',
+  strict: true,
+  defaultBranch: (id, experimentYaml) => ({
+    'topologies/presets/8gpu_64rollouts.yaml': PRESET,
+    [`topologies/${id}/baseline.yaml`]: stringify({ name: 'baseline', topology: {} }),
+    [`topologies/${id}/renderer-x6.yaml`]: stringify(RENDERER_X6),
+    [`topologies/${OTHER}/experiment.yaml`]: twinExperimentYaml(OTHER),
+    ...acceptedRecord(id, experimentYaml),
+  }),
+});
+const ID = t.experimentId;
+const recordPath = `experiments/${ID}.json`;
 
 /**
  * The record as the default branch holds it: the baseline (5.25 s/rollout) and renderer-x6 accepted
  * (4.14), measured at the topology its file describes.
  */
-function acceptedRecord(experimentYaml: string): Record<string, string> {
+function acceptedRecord(id: string, experimentYaml: string): Record<string, string> {
   const experiment = checkExperiment(experimentYaml, 'experiment.yaml').value as Experiment;
   const base = expandPreset(parse(PRESET) as Topology, experiment);
   const hash = hash8(expandCandidate(base, RENDERER_X6.topology as Topology));
   const [baseline, x6] = OUTCOMES as [RecordOutcome, RecordOutcome];
-  let record = createRecord({ ...EXPERIMENT, experiment_id: ID });
+  let record = createRecord({ ...EXPERIMENT, experiment_id: id });
   record = apply(record, baseline);
   record = apply(record, { ...x6, topology: { ...(x6.topology as RunTopology), hash } });
   return recordFiles(record);
 }
 
-beforeAll(async () => {
-  cluster = requireCluster();
-  const experimentYaml = twinExperimentYaml(ID);
-  workspace = defaultBranchWorkspace('record-keys', {
-    experimentId: ID,
-    experimentYaml,
-    clustersFile: cluster.clustersFile,
-  });
-  mkdirSync(join(workspace, 'topologies', OTHER));
-  writeFileSync(join(workspace, 'topologies', OTHER, 'experiment.yaml'), twinExperimentYaml(OTHER));
-  repo = gh.createRepo('acme/sim', {
-    files: {
-      'topologies/presets/8gpu_64rollouts.yaml': PRESET,
-      [`topologies/${ID}/experiment.yaml`]: experimentYaml,
-      [`topologies/${ID}/baseline.yaml`]: stringify({ name: 'baseline', topology: {} }),
-      [`topologies/${ID}/renderer-x6.yaml`]: stringify(RENDERER_X6),
-      [`topologies/${OTHER}/experiment.yaml`]: twinExperimentYaml(OTHER),
-      ...acceptedRecord(experimentYaml),
-    },
-  });
-  gh.addCollaborator(repo, 'alice', 'write');
-});
-
-const record = () => JSON.parse(gh.files(repo).get(recordPath) as string);
+const record = () => JSON.parse(t.gh.files(t.repo).get(recordPath) as string);
 
 const recordAction = (pull: Pull) =>
-  runActionOn(gh, 'record', {
-    event: pullRequestEvent(gh, pull, 'closed'),
-    workspace,
+  t.run('record', pullRequestEvent(t.gh, pull, 'closed'), {
     inputs: { 'prometheus-url': 'none' },
-    env: { SLURM_CONF: cluster.slurmConf },
+    expectOk: false,
   });
 
 /** A pull request that fixes a typo in the accepted candidate's hypothesis, never submitted. */
 function typoFix(head: string): Pull {
-  return gh.openPull({
-    repo,
+  return t.gh.openPull({
+    repo: t.repo,
     author: 'alice',
     title: 'typo',
     head,
@@ -105,10 +85,10 @@ function typoFix(head: string): Pull {
 
 describe('a pull request that only edits an accepted candidate’s file', () => {
   it('closed without merge: the record is not changed, current best stays', async () => {
-    const before = gh.files(repo).get(recordPath);
+    const before = t.gh.files(t.repo).get(recordPath);
     expect(record().current_best).toMatchObject({ topology: 'renderer-x6' });
     const pull = typoFix('typo-closed');
-    gh.closePull(pull);
+    t.gh.closePull(pull);
     const run = await recordAction(pull);
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
     expect(run.outputs.committed).toBe('false');
@@ -119,14 +99,14 @@ describe('a pull request that only edits an accepted candidate’s file', () => 
         why: expect.stringContaining('never ran in this pull request'),
       },
     ]);
-    expect(gh.files(repo).get(recordPath)).toBe(before);
+    expect(t.gh.files(t.repo).get(recordPath)).toBe(before);
     expect(record().current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(4.141, 3);
   });
 
   it('merged: refused by the record action with a comment saying why; the entry stays as measured', async () => {
-    const before = gh.files(repo).get(recordPath);
+    const before = t.gh.files(t.repo).get(recordPath);
     const pull = typoFix('typo-merged');
-    gh.merge(pull, 'alice');
+    t.gh.merge(pull, 'alice');
     const run = await recordAction(pull);
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
     expect(run.outputs.committed).toBe('false');
@@ -134,33 +114,33 @@ describe('a pull request that only edits an accepted candidate’s file', () => 
       { candidate: 'renderer-x6', refused: true },
     ]);
     expect(run.annotations.map((a) => a.message).join('\n')).toContain('renderer-x6: refused');
-    expect(gh.files(repo).get(recordPath)).toBe(before);
-    const told = gh.state
-      .commentsOn(repo, pull.number)
-      .find((c) => c.user.login === gh.botLogin && c.body.startsWith('<!-- topo:sticky:record -->'));
+    expect(t.gh.files(t.repo).get(recordPath)).toBe(before);
+    const told = t.gh.state
+      .commentsOn(t.repo, pull.number)
+      .find((c) => c.user.login === t.gh.botLogin && c.body.startsWith('<!-- topo:sticky:record -->'));
     expect(told?.body).toContain('accepted in #2, without a run in this pull request');
     expect(told?.body).toContain('the topology the file describes is unchanged');
   });
 
   it('a run of it in another pull request is not recorded over the entry', async () => {
-    const before = gh.files(repo).get(recordPath);
+    const before = t.gh.files(t.repo).get(recordPath);
     const changed = { ...RENDERER_X6, topology: { services: { renderer: { gpus: [0, 1, 2, 3, 4, 5, 6] } } } };
-    const pull = gh.openPull({
-      repo,
+    const pull = t.gh.openPull({
+      repo: t.repo,
       author: 'alice',
       title: 'renderer x7 under the old name',
       head: 'x7-as-x6',
       files: { [`topologies/${ID}/renderer-x6.yaml`]: stringify(changed) },
     });
     const runName = `topo-${ID}-renderer-x6-0badcafe-12345678`;
-    postRequests(gh, repo, pull, ID, [{ candidate: 'renderer-x6', runName, jobId: '7' }]);
-    gh.comment(
-      repo,
+    postRequests(t.gh, t.repo, pull, ID, [{ candidate: 'renderer-x6', runName, jobId: '7' }]);
+    t.gh.comment(
+      t.repo,
       pull.number,
-      gh.botLogin,
+      t.gh.botLogin,
       `<!-- topo:sticky:monitor-renderer-x6 -->\n${renderObservationBlock(observation(runName, 3.9))}`,
     );
-    gh.merge(pull, 'alice');
+    t.gh.merge(pull, 'alice');
     const run = await recordAction(pull);
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
     expect(JSON.parse(run.outputs['not-recorded'] ?? '[]')).toMatchObject([
@@ -170,8 +150,8 @@ describe('a pull request that only edits an accepted candidate’s file', () => 
         why: expect.stringContaining('already in the record from #2'),
       },
     ]);
-    expect(gh.files(repo).get(recordPath)).toBe(before);
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.files(t.repo).get(recordPath)).toBe(before);
+    expect(t.gh.violations()).toEqual([]);
   });
 });
 
@@ -180,8 +160,8 @@ describe('two experiments with one candidate name in one pull request', () => {
   beforeAll(() => {
     const candidate = (workers: number) =>
       stringify({ name: 'dup', topology: { runtime: { nr_workers: workers } } });
-    pull = gh.openPull({
-      repo,
+    pull = t.gh.openPull({
+      repo: t.repo,
       author: 'alice',
       title: 'the same idea twice',
       head: 'dup',
@@ -193,7 +173,7 @@ describe('two experiments with one candidate name in one pull request', () => {
   });
 
   it('validate refuses both files, saying why', async () => {
-    const run = await runActionOn(gh, 'validate', { event: pullRequestEvent(gh, pull, 'opened'), workspace });
+    const run = await t.run('validate', pullRequestEvent(t.gh, pull, 'opened'), { expectOk: false });
     expect(run.exitCode).toBe(1);
     const errors = run.annotations.filter((a) => a.command === 'error');
     for (const file of [`topologies/${ID}/dup.yaml`, `topologies/${OTHER}/dup.yaml`])
@@ -203,23 +183,20 @@ describe('two experiments with one candidate name in one pull request', () => {
   });
 
   it('/topo submit refuses both; nothing is requested, so closing records nothing', async () => {
-    const submit = await runActionOn(gh, 'submit', {
-      event: issueCommentEvent(gh, gh.comment(repo, pull.number, 'alice', '/topo submit')),
-      workspace,
-      env: { SLURM_CONF: cluster.slurmConf },
-    });
+    const comment = t.gh.comment(t.repo, pull.number, 'alice', '/topo submit');
+    const submit = await t.run('submit', issueCommentEvent(t.gh, comment), { expectOk: false });
     expect(submit.outputs.outcome).toBe('refused');
-    const reply = gh.state.commentsOn(repo, pull.number).at(-1)?.body ?? '';
+    const reply = t.gh.state.commentsOn(t.repo, pull.number).at(-1)?.body ?? '';
     expect(reply.match(/\[shared-name\]/g)).toHaveLength(2);
     expect(
-      gh.state.commentsOn(repo, pull.number).some((c) => c.body.startsWith('<!-- topo:sticky:lifecycle')),
+      t.gh.state.commentsOn(t.repo, pull.number).some((c) => c.body.startsWith('<!-- topo:sticky:lifecycle')),
     ).toBe(false);
-    const before = gh.files(repo).get(recordPath);
-    gh.merge(pull, 'alice');
+    const before = t.gh.files(t.repo).get(recordPath);
+    t.gh.merge(pull, 'alice');
     const run = await recordAction(pull);
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
     expect(JSON.parse(run.outputs.recorded ?? '[]')).toEqual([]);
-    expect(gh.files(repo).get(recordPath)).toBe(before);
-    expect(gh.violations()).toEqual([]);
+    expect(t.gh.files(t.repo).get(recordPath)).toBe(before);
+    expect(t.gh.violations()).toEqual([]);
   });
 });
