@@ -22,11 +22,15 @@ export function uniqueSuffix(): string {
   return `${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`.replace(/[^a-z0-9]/g, '');
 }
 
+export interface TwinExperimentOptions {
+  cluster?: string;
+  maxParallel?: number;
+  /** 1 by default: a run of about 40 s at time scale 60 (913 scenes at about 0.4 rollouts a second). */
+  rolloutsPerScene?: number;
+}
+
 /** An experiment on the twin (8gpu_64rollouts, a 10-minute wall time). */
-export function twinExperimentYaml(
-  experimentId: string,
-  o: { cluster?: string; maxParallel?: number } = {},
-): string {
+export function twinExperimentYaml(experimentId: string, o: TwinExperimentOptions = {}): string {
   return `experiment_id: ${experimentId}
 cluster: ${o.cluster ?? 'local'}
 base_topology: 8gpu_64rollouts
@@ -36,7 +40,7 @@ fixed_inputs:
   driver: vavam
   scenes: public_2601
   scene_count: 913
-  rollouts_per_scene: 1
+  rollouts_per_scene: ${o.rolloutsPerScene ?? 1}
   slurm:
     time: "00:10:00"
 `;
@@ -120,7 +124,7 @@ export interface TestbedOptions {
   /** A few letters naming the experiment (`topology-opt-<tag><unique>-local-20260101`) and its folders. */
   tag: string;
   /** The experiment on the default branch: the twin's, with these settings, or the YAML itself. */
-  experiment?: { cluster?: string; maxParallel?: number } | ((experimentId: string) => string);
+  experiment?: TwinExperimentOptions | ((experimentId: string) => string);
   /** The shared local cluster (default) or a private one of the file's own (it may restart its controller). */
   cluster?: 'shared' | 'private';
   /** The cluster of clusters.yaml the test's own Slurm client talks to (`local`, or `local-ssh`). */
@@ -191,6 +195,13 @@ export interface ActionTestbed {
   runName(candidate: string): RegExp;
 }
 
+/**
+ * The testbed's twin runs last about 7 minutes (under the experiment's 10-minute Slurm limit): longer
+ * than any file's tests on a loaded machine, so a test that acts on a running job finds it still
+ * running. No test here waits for a run to end by itself; the testbed cancels what is left afterwards.
+ */
+const TESTBED_ROLLOUTS_PER_SCENE = 12;
+
 /** Registers the file's hooks and returns its testbed (read its fields inside tests and hooks). */
 export function useActionTestbed(options: TestbedOptions): ActionTestbed {
   const experimentId = `topology-opt-${options.tag}${uniqueSuffix()}-local-20260101`;
@@ -198,7 +209,7 @@ export function useActionTestbed(options: TestbedOptions): ActionTestbed {
   const experimentYaml =
     typeof experiment === 'function'
       ? experiment(experimentId)
-      : twinExperimentYaml(experimentId, experiment);
+      : twinExperimentYaml(experimentId, { rolloutsPerScene: TESTBED_ROLLOUTS_PER_SCENE, ...experiment });
   const dir = `topologies/${experimentId}`;
   const slurmCluster = options.slurmCluster ?? 'local';
   let world:

@@ -2,11 +2,12 @@
 // tests that must disturb the controller itself (kill it, restart it with its state wiped, turn
 // accounting off) without touching the shared cluster's jobs. It runs beside the shared one: its own
 // munged key and socket, slurmctld, slurmd, sshd and Prometheus (and, with accounting, its own
-// MariaDB and slurmdbd), ports offset from the shared cluster's.
+// MariaDB and slurmdbd), ports offset from the shared cluster's (scripts/test-clusters.mjs).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { privateClusterPorts } from '../../scripts/test-clusters.mjs';
 import type { LocalClusterEnv } from './cluster.js';
 import { repoRoot } from './cluster.js';
 
@@ -39,18 +40,6 @@ export interface PrivateClusterOptions {
   etcSlurm?: string;
 }
 
-/** Ports: the shared cluster's (the helper's or the defaults) plus an offset per slot. */
-function privatePorts(slot: number): Record<string, string> {
-  const base = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-  const off = 400 + 100 * slot;
-  return {
-    TOPO_CLUSTER_SLURMCTLD_PORT: String(base('TOPO_CLUSTER_SLURMCTLD_PORT', 16817) + off),
-    TOPO_CLUSTER_SLURMD_PORT: String(base('TOPO_CLUSTER_SLURMD_PORT', 16818) + off),
-    TOPO_CLUSTER_SSH_PORT: String(base('TOPO_CLUSTER_SSH_PORT', 2222) + off),
-    TOPO_CLUSTER_PROMETHEUS_PORT: String(base('TOPO_CLUSTER_PROMETHEUS_PORT', 9093) + 40 + 10 * slot),
-  };
-}
-
 function waitGone(pid: number): void {
   for (let i = 0; i < 100; i++) {
     try {
@@ -67,7 +56,7 @@ export function startPrivateCluster(options: PrivateClusterOptions = {}): Privat
   const state = mkdtempSync(join(tmpdir(), 'topo-private-cluster-'));
   const scriptEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    ...privatePorts(options.slot ?? 1),
+    ...privateClusterPorts(options.slot ?? 1),
     TOPO_CLUSTER_STATE: state,
     TOPO_CLUSTER_ACCOUNTING: options.accounting ? 'on' : 'off',
   };
