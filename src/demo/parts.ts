@@ -13,7 +13,7 @@ import { monitorPass } from '../monitor/pass.js';
 import type { MonitorCheck, MonitorJob } from '../monitor/ports.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
-import { createRecord, recordPaths } from '../record/model.js';
+import { baselineRun, bestRun, createRecord, recordPaths, referenceOf } from '../record/model.js';
 import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import { viewStanding } from '../report/pr-comment.js';
@@ -30,7 +30,6 @@ import { parseRunCommand } from '../topology/run-command.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
 import { cancelCandidate, experimentPrefix, submitCandidate } from '../usecases/submit.js';
@@ -64,10 +63,6 @@ interface Context {
 
 /** Slurm's times are printed in UTC (our commands run with TZ=UTC). */
 const unixSeconds = slurmTimeToUnix;
-
-function intervalOf(observation: CandidateObservation | undefined) {
-  return observation?.verdict.value ?? observation?.verdict.projected_full_run ?? null;
-}
 
 function loadCluster(env: ClusterEnv): Cluster {
   const text = readFileSync(env.clustersFile, 'utf8');
@@ -212,10 +207,6 @@ export function realDemoParts(
       const { experiment } = prepared;
       const prs = new Map(runs.map((r, i) => [i + 1, r]));
       const nameOf = (pr: number) => prs.get(pr)?.candidate.name ?? `#${pr}`;
-      const ref = (x: Reference['baseline']) => {
-        const value = intervalOf(x?.observation);
-        return x && value ? { name: x.name, value } : null;
-      };
       const report = await monitorPass(
         {
           experiments: async () => [
@@ -224,8 +215,8 @@ export function realDemoParts(
               timeScale: c.timeScale,
               scrapeSeconds: 1,
               grafanaUrl: c.cluster.grafana_url ?? null,
-              baseline: ref(reference.baseline),
-              best: ref(reference.best),
+              baseline: reference.baseline,
+              best: reference.best,
               candidates: [...prs].map(([pr, r]) => ({
                 candidate: r.candidate.name,
                 runName: r.runName,
@@ -300,6 +291,13 @@ export function realDemoParts(
     },
 
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
+
+    // as actions/monitor reads the record on the default branch
+    references: (record) => ({
+      baseline: referenceOf(baselineRun(record)),
+      best: referenceOf(bestRun(record)),
+      current: record.current_best.topology,
+    }),
 
     apply(record, outcome) {
       const { base } = need();

@@ -5,13 +5,14 @@
 // reached through `DemoParts` (wired in src/demo/parts.ts) so the loop itself is testable.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
+import { decisionProjection } from '../analysis/decision.js';
 import type { LabelState } from '../github/labels.js';
 import type { MonitorCheck } from '../monitor/ports.js';
 import { standingTitle } from '../report/check-conclusion.js';
 import type { Standing } from '../report/standing.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import type { CandidateObservation } from '../types/generated/metrics.js';
+import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
 import { type Cleanup, signalExitCode } from './cleanup.js';
 import { type HtmlSection, renderIndexHtml } from './index-html.js';
 import type { CandidateRow, LiveView } from './live-view.js';
@@ -72,10 +73,16 @@ export interface Observed {
   done: boolean;
 }
 
-/** The candidates a new one is compared with: the baseline and the current best (both measured). */
+/**
+ * What a new candidate is decided against: the record's baseline and current best, with their
+ * values (src/record/model.ts referenceOf), read from the record exactly as the monitor action reads
+ * it on the default branch, so the demo has no "best" of its own.
+ */
 export interface Reference {
-  baseline: { name: string; observation: CandidateObservation } | null;
-  best: { name: string; observation: CandidateObservation } | null;
+  baseline: { name: string; value: Interval } | null;
+  best: { name: string; value: Interval } | null;
+  /** The record's current_best.topology (also when it has no interval to decide against). */
+  current: string | null;
 }
 
 /** A candidate's end: what goes into the record. */
@@ -103,7 +110,7 @@ export interface DemoParts<R> {
   cancel(run: SubmittedRun, env: ClusterEnv): Promise<void>;
   /**
    * One look at every run of a batch (the monitor's pass, src/monitor): one Observed per run, in order.
-   * `reference`: the baseline and the current best, for the comparison the monitor writes.
+   * `reference`: the record's baseline and current best, for the decision the monitor writes.
    */
   observe(
     prepared: PreparedExperiment,
@@ -115,6 +122,8 @@ export interface DemoParts<R> {
   jobLog(run: SubmittedRun, env: ClusterEnv): Promise<string[]>;
   createRecord(prepared: PreparedExperiment): R;
   apply(record: R, outcome: DemoOutcome): R;
+  /** The record's baseline and current best as the monitor reads them (the one best). */
+  references(record: R): Reference;
   recordJson(record: R): string;
   recordMarkdown(record: R): string;
   suggest(record: R, prepared: PreparedExperiment, count: number): Promise<DemoSuggestion>;
@@ -209,7 +218,12 @@ export function decide(
 export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
   const accepted = batch.filter((o) => o.decision === 'accepted');
   if (accepted.length < 2) return [...batch];
-  const value = (o: DemoOutcome) => judgedValue(o.observation) ?? Number.POSITIVE_INFINITY;
+  // decided against the same reference, not against each other: the decision estimate orders them,
+  // as the record's rule does (src/record/best.ts)
+  const value = (o: DemoOutcome) =>
+    decisionProjection(o.observation?.verdict)?.value ??
+    judgedValue(o.observation) ??
+    Number.POSITIVE_INFINITY;
   const winner = accepted.reduce((a, b) => (value(b) < value(a) ? b : a));
   return batch.map((o) =>
     o.decision === 'accepted' && o !== winner
@@ -360,6 +374,17 @@ async function brokenBaseline<R>(
   return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? '(nothing: the job wrote no output)'}`;
 }
 
+/** The terminal's line on the record's current best (the one the record, report and site name). */
+export function bestLine(reference: Reference, baselineName: string): string {
+  const name = reference.current;
+  if (!name) return 'current best: none yet (no accepted run with a value)';
+  const value = reference.best?.name === name ? reference.best.value.value : null;
+  const at = value === null ? '' : ` (${value.toFixed(2)} s/rollout)`;
+  return name === baselineName
+    ? `current best: ${name}${at}; no candidate beat the baseline so far`
+    : `current best: ${name}${at}`;
+}
+
 /** The whole demo. Never throws for an interruption: returns its exit code after cleaning up. */
 export async function runDemo<R>(
   options: DemoOptions,
@@ -424,25 +449,15 @@ export async function runDemo<R>(
     output.write(candidateFile(experimentId, baseline.name), stringify(baseline));
     let record = parts.createRecord(prepared);
 
-    let best: { name: string; observation: CandidateObservation | null } | null = null;
-    let baselineObservation: CandidateObservation | null = null;
-    const reference = (): Reference => ({
-      baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
-      best: best?.observation ? { name: best.name, observation: best.observation } : null,
-    });
+    const reference = (): Reference => parts.references(record);
     const ctx = { parts, prepared, env, options, view, output, cleanup, signal, reference };
     const settle = (batch: DemoOutcome[]) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
-        const isBaseline = outcome.candidate.name === baseline.name;
-        // The baseline is the reference even when it only got a reading, not a stable verdict.
-        if (outcome.decision === 'accepted' || (isBaseline && outcome.decision === 'stopped'))
-          best = { name: outcome.candidate.name, observation: outcome.observation };
-        if (isBaseline && outcome.observation && outcome.decision !== 'failed')
-          baselineObservation = outcome.observation;
         log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
       }
+      log(bestLine(parts.references(record), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };

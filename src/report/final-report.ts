@@ -2,6 +2,7 @@
 // experiment record alone. Pure.
 
 import { barChart } from '../chart/mermaid.js';
+import { decidedAgainst, decisionValue } from '../record/best.js';
 import { describeChange, hydraValue } from '../record/change.js';
 import { cell, comparisonText, decisionText, interval, num, seconds } from '../record/format.js';
 import { baselineRun, bestRun, recordPaths, stabilisedValue } from '../record/model.js';
@@ -159,6 +160,12 @@ function derivedAdvice(record: ExperimentRecord): string[] {
   return out;
 }
 
+/** The best's own decision, when it has one: what its pull request showed. */
+function bestClaim(best: RecordRun): string {
+  const claim = decidedAgainst(best);
+  return claim?.better ? `; ${claim.text}` : '';
+}
+
 /** The final report as Markdown. */
 export function renderFinalReport(record: ExperimentRecord, options: FinalReportOptions = {}): string {
   const paths = recordPaths(record.experiment_id);
@@ -176,9 +183,13 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
     `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ''}`,
     '',
   ];
-  if (best && base && bestValue !== null && baseValue !== null && best.name !== base.name)
+  // The best is the record's (src/record/best.ts), and the result is told by the estimate the
+  // decisions read, so it never contradicts the decisions the pull requests showed.
+  const bestEstimate = best ? decisionValue(best) : null;
+  const baseEstimate = base ? decisionValue(base) : null;
+  if (best && base && bestEstimate !== null && baseEstimate !== null && best.name !== base.name)
     out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}× the throughput). ${record.runs.length} candidate(s): ${counts.join(', ')}.`,
+      `**Result:** \`${best.name}\` reaches ${seconds(bestEstimate)} s per rollout against the baseline's ${seconds(baseEstimate)} s${best.verdict?.decision_estimate || base.verdict?.decision_estimate ? ' by the decision estimate' : ''} (${relativeChange(bestEstimate, baseEstimate)}; ${num(baseEstimate / bestEstimate, 2)}× the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(', ')}.`,
     );
   else
     out.push(

@@ -1,6 +1,8 @@
 // The experiment's progress as an inline SVG: one point per candidate in the order tried, its
-// interval as a bar, colour by outcome, and the best-so-far line (accepted candidates only).
+// interval as a bar, colour by outcome, and the best-so-far line: the record's current best as it
+// stood after each candidate (src/record/best.ts), ending at the record's current best.
 // Pure; no script, so the site renders the same with JavaScript off.
+import { bestSteps } from '../record/best.js';
 import { stabilisedValue } from '../record/model.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { escapeHtml } from './markdown.js';
@@ -11,33 +13,28 @@ export interface ChartPoint {
   value: number;
   low: number;
   high: number;
+  /** The best's value after this candidate (its own value before any run is accepted). */
+  best: number;
 }
 
 /** Candidates with a value, in the order tried; the interval is the verdict's, else the value itself. */
 export function chartPoints(record: ExperimentRecord): ChartPoint[] {
   const points: ChartPoint[] = [];
-  for (const run of record.runs) {
+  record.runs.forEach((run, i) => {
     const value = stabilisedValue(run);
-    if (value === null || !Number.isFinite(value)) continue;
+    if (value === null || !Number.isFinite(value)) return;
     const interval = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
+    const best = bestSteps(record.runs.slice(0, i + 1)).at(-1)?.run;
     points.push({
       name: run.name,
       status: run.status,
       value,
       low: interval?.low ?? value,
       high: interval?.high ?? value,
+      best: (best && stabilisedValue(best)) ?? points.at(-1)?.best ?? value,
     });
-  }
-  return points;
-}
-
-/** Best value so far after each point (accepted runs only; the first point counts as the start). */
-export function bestSoFar(points: readonly ChartPoint[]): number[] {
-  let best = Number.POSITIVE_INFINITY;
-  return points.map((p, i) => {
-    if (i === 0 || p.status === 'accepted') best = Math.min(best, p.value);
-    return best;
   });
+  return points;
 }
 
 const COLOURS: Record<string, string> = {
@@ -70,9 +67,8 @@ export function progressChart(points: readonly ChartPoint[], href: (name: string
       `<text x="${m.left - 6}" y="${f(y(v) + 4)}" text-anchor="end" font-size="11">${v.toFixed(2)}</text>`,
     );
   }
-  const best = bestSoFar(points);
   parts.push(
-    `<polyline class="best" fill="none" stroke="#8250df" stroke-width="2" stroke-dasharray="6 3" points="${best.map((b, i) => `${f(x(i))},${f(y(b))}`).join(' ')}"/>`,
+    `<polyline class="best" fill="none" stroke="#8250df" stroke-width="2" stroke-dasharray="6 3" points="${points.map((p, i) => `${f(x(i))},${f(y(p.best))}`).join(' ')}"/>`,
   );
   points.forEach((p, i) => {
     const c = COLOURS[p.status] ?? '#57606a';

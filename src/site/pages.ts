@@ -64,13 +64,13 @@ function experimentPage(record: ExperimentRecord, files: Map<RecordRun, string>)
     )
     .join('\n');
   const bestText = best
-    ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? '')}">${escapeHtml(best.name)}</a> at ${seconds(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>`
+    ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? '')}">${escapeHtml(best.name)}</a> at ${seconds(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>${record.current_best.decision_reasoning ? `\n<p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ''}`
     : '<p>No best candidate yet.</p>';
   return [
     `<p>${escapeHtml(record.objective)}</p>`,
     bestText,
     '<h2>Progress</h2>',
-    '<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is the stabilised (projected) value, the bar its interval, the dashed line the best accepted so far. Green accepted, grey rejected, red failed.</p>',
+    '<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is the stabilised (projected) value, the bar its interval, the dashed line the current best as it stood after each candidate. Green accepted, grey rejected, red failed.</p>',
     progressChart(chartPoints(record), fileOf),
     '<h2>Candidates</h2>',
     `<table><thead><tr><th>#</th><th>candidate</th><th>status</th><th>parent</th><th>s/rollout</th><th>decision</th></tr></thead><tbody>\n${rows}\n</tbody></table>`,

@@ -11,6 +11,7 @@ import { recordProblems } from '../../../src/record/validate.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
 import { repoRoot, requireCluster } from '../../support/cluster.js';
+import { bestProblems, shown } from '../../support/one-truth.js';
 
 const CHROMIUM_FLAGS = [
   '--headless',
@@ -93,7 +94,7 @@ describe('topo demo --quick', () => {
     expect(ran.stdout).toContain('index.html');
   });
 
-  it('writes a record that validates, with the baseline and judged candidates; the best is faster than the baseline, or the report says none beat it', () => {
+  it('writes a record that validates, with the baseline and judged candidates; the best is a candidate accepted as better, or the report says none beat the baseline', () => {
     const dir = join(out, 'experiments');
     const jsonFile = readdirSync(dir).find((f) => f.endsWith('.json'));
     expect(jsonFile).toBeDefined();
@@ -105,23 +106,33 @@ describe('topo demo --quick', () => {
     const candidates = record.runs.filter((r) => r.parent);
     expect(candidates.length).toBeGreaterThanOrEqual(1);
     expect(candidates.some((r) => r.verdict && r.verdict.state !== 'no-data')).toBe(true);
-    const value = (r: (typeof record.runs)[number]) =>
-      r.verdict?.projected_full_run?.value ??
-      r.verdict?.value?.value ??
-      r.stable_metrics?.seconds_per_rollout_full_run;
+    // One truth, whatever the noise of a quick run decided (the suggested change gains 2–4% on the
+    // driver-bound twin, about that noise): the best is what the decisions say, never the ordering of
+    // the verdicts' projections, which the decisions do not read and which can disagree with them.
+    const where = JSON.stringify(
+      record.runs.map((r) => [r.name, r.status, r.monitor_decision?.state, r.monitor_decision?.against]),
+    );
+    expect(bestProblems(record), where).toEqual([]);
     const best = record.runs.find((r) => r.name === record.current_best.topology);
-    expect(best, 'current_best names a run').toBeDefined();
-    if (best!.parent) {
-      expect(value(best!)!).toBeLessThan(value(baseline!)!);
-      return;
+    expect(best, `current_best names a run: ${where}`).toBeDefined();
+    const accepted = candidates.filter((c) => c.decision.outcome === 'accept');
+    const report = readFileSync(join(dir, jsonFile!.replace(/\.json$/, '-report.md')), 'utf8');
+    if (accepted.length) {
+      // accepted ⇒ the best is that candidate or a later one accepted as better than it
+      expect(
+        accepted.map((c) => c.name),
+        where,
+      ).toContain(best!.name);
+      for (const c of accepted) expect(shown(c).outcome, `${c.name}: ${where}`).toBe('better');
+      expect(report).toContain(`**Result:** \`${best!.name}\` reaches`);
+    } else {
+      // none accepted ⇒ the baseline stays the best and the report says that none beat it
+      expect(best, where).toBe(baseline);
+      expect(report).toMatch(/\*\*Result:\*\* no candidate beat the baseline/);
     }
-    // The suggested change gains 2–4% on the driver-bound twin, about the noise of a quick run: now
-    // and then it is not shown better. Then the baseline stays the best, no candidate is accepted,
-    // and the report says that none beat the baseline.
-    expect(best).toBe(baseline);
-    for (const c of candidates) expect(c.decision.outcome, c.name).not.toBe('accept');
-    const report = readdirSync(dir).find((f) => f.endsWith('-report.md')) as string;
-    expect(readFileSync(join(dir, report), 'utf8')).toMatch(/\*\*Result:\*\* no candidate beat the baseline/);
+    // the terminal's last word on the best is the record's
+    const said = [...ran.stdout.matchAll(/^current best: (\S+)/gm)].map((m) => m[1]);
+    expect(said.at(-1), ran.stdout).toBe(best!.name);
   });
 
   it('writes the candidate files and one PR comment per candidate', () => {
@@ -200,6 +211,12 @@ describe('topo demo --quick', () => {
       expect(recordMd, where).toContain(check.title);
       expect(report, where).toContain(`${run.decision.outcome}: ${run.decision.reason}`);
     }
+    // and they name one best: the record's, which agrees with those decisions
+    const best = record.current_best.topology!;
+    expect(bestProblems(record)).toEqual([]);
+    expect(recordMd).toContain(`## Current best\n\n**\`${best}\`**`);
+    expect(report).toContain(`## 3. Best topology\n\n\`${best}\``);
+    expect(ran.stdout).toContain(`current best: ${best}`);
   });
 
   it('writes the final report with its five parts', () => {

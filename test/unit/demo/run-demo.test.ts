@@ -6,6 +6,7 @@ import { Cleanup } from '../../../src/demo/cleanup.js';
 import { LiveView } from '../../../src/demo/live-view.js';
 import { DemoOutput } from '../../../src/demo/output.js';
 import {
+  bestLine,
   type ClusterEnv,
   causeLine,
   type DemoOptions,
@@ -41,6 +42,8 @@ const observation = (
 
 interface FakeLog {
   calls: string[];
+  /** The current best each look of the monitor was given. */
+  references?: (string | null)[];
 }
 
 // In-memory parts: baseline measures 40 s/rollout, candidate "c1" 35, "c2" 45; each needs three looks.
@@ -78,8 +81,9 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
     cancel: async (run) => {
       log.calls.push(`cancel ${run.candidate.name}`);
     },
-    observe: async (_e, runs) =>
+    observe: async (_e, runs, _env, reference) =>
       runs.map((run) => {
+        log.references?.push(reference.current);
         const n = (looks.get(run.candidate.name) ?? 0) + 1;
         looks.set(run.candidate.name, n);
         const value = values[run.candidate.name] ?? 50;
@@ -111,6 +115,19 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
       return ['twin: starting', 'twin: cannot read /s/twin.env: No such file or directory', 'twin: exiting'];
     },
     createRecord: () => ({ runs: [] }),
+    // the fake record's best: the last accepted outcome (the real one is src/record/best.ts)
+    references: (record) => {
+      const ref = (o: DemoOutcome | undefined) => {
+        const value = o?.observation?.verdict?.value;
+        return o && value ? { name: o.candidate.name, value } : null;
+      };
+      const best = record.runs.filter((r) => r.decision === 'accepted').at(-1);
+      return {
+        baseline: ref(record.runs.find((r) => r.candidate.name === 'baseline')),
+        best: ref(best),
+        current: best?.candidate.name ?? null,
+      };
+    },
     apply: (record, outcome) => ({
       runs: [...record.runs.filter((r) => r.candidate.name !== outcome.candidate.name), outcome],
     }),
@@ -209,6 +226,22 @@ describe('runDemo', () => {
     expect(h.text()).toContain('c1: accepted — Better than the baseline by 12.5%');
     expect(h.text()).toContain(
       'baseline: accepted — Reference run (baseline or current best): 40.00 s/rollout',
+    );
+  });
+
+  it("decides each batch against the record's current best and prints it after each batch (one truth)", async () => {
+    const h = harness(true);
+    h.log.references = [];
+    const result = await runDemo(options(), h.deps());
+    expect(result.exitCode).toBe(0);
+    // three looks at the baseline with no best yet, then three at c1 and c2 against the baseline
+    expect(h.log.references).toEqual([null, null, null, ...Array(6).fill('baseline')]);
+    expect(h.text()).toContain(
+      'current best: baseline (40.00 s/rollout); no candidate beat the baseline so far',
+    );
+    expect(h.text()).toContain('current best: c1 (35.00 s/rollout)');
+    expect(bestLine({ baseline: null, best: null, current: null }, 'baseline')).toBe(
+      'current best: none yet (no accepted run with a value)',
     );
   });
 

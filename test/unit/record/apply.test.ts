@@ -3,8 +3,7 @@ import { apply, type RecordOutcome } from '../../../src/record/apply.js';
 import { createRecord, stabilisedValue } from '../../../src/record/model.js';
 import { recordProblems } from '../../../src/record/validate.js';
 import { predictionLines } from '../../../src/report/final-report.js';
-import type { Decision } from '../../../src/types/generated/metrics.js';
-import { EXPERIMENT, OUTCOMES, observation } from '../../fixtures/record/scenario.js';
+import { decided, EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 
 const fresh = () => createRecord(EXPERIMENT);
 const all = () => OUTCOMES.reduce(apply, fresh());
@@ -168,38 +167,6 @@ describe('apply', () => {
 // One truth for the best (the CI failure of the demo): the decisions say which candidate is better,
 // and current_best follows them, not the verdict's projection they did not read.
 describe('current_best follows the decisions', () => {
-  const decided = (
-    candidate: string,
-    at: string,
-    values: { projected: number; estimate: number },
-    decision: { state: Decision['state']; against: string; change: number } | null,
-  ): RecordOutcome => {
-    const obs = observation(`topo-x-${candidate}-00000000`, values.projected / 1.01);
-    obs.verdict.decision_estimate = {
-      projected_full_run: {
-        value: values.estimate,
-        low: values.estimate * 0.98,
-        high: values.estimate * 1.02,
-      },
-      first_wave_end_minutes: 12,
-      steady_rollouts: 40,
-      censored_rollouts: 4,
-      evidence: 'test',
-    };
-    if (decision)
-      obs.decision = {
-        state: decision.state,
-        against: decision.against,
-        min_improvement: 0.02,
-        relative_change: {
-          value: decision.change,
-          low: decision.change - 0.02,
-          high: decision.change + 0.02,
-        },
-        evidence: ['test'],
-      };
-    return { candidate, kind: 'accepted', at, parent: 'baseline', observation: obs };
-  };
   const baseline = decided(
     'baseline',
     '2026-12-02T09:00:00Z',
