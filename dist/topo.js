@@ -69867,6 +69867,10 @@ function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
+function referenceOf(run3) {
+  const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
+  return run3 && value ? { name: run3.name, value } : null;
+}
 
 // src/autopilot/runs.ts
 var ROUND = /^Autopilot round (\d{1,3}): /;
@@ -76177,7 +76181,7 @@ var measured = (role, r) => ({
   value: r.value,
   live: false
 });
-function referenceOf(exp, observed) {
+function referenceOf2(exp, observed) {
   if (exp.best) return measured("current best", exp.best);
   if (exp.baseline) return measured("baseline", exp.baseline);
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
@@ -76408,7 +76412,7 @@ async function decide(state2) {
 }
 function decideExperiment(e) {
   const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
-  e.reference = referenceOf(e.exp, runs);
+  e.reference = referenceOf2(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
@@ -77855,6 +77859,10 @@ function derivedAdvice(record) {
     );
   return out;
 }
+function bestClaim(best) {
+  const claim = decidedAgainst2(best);
+  return claim?.better ? `; ${claim.text}` : "";
+}
 function renderFinalReport(record, options2 = {}) {
   const paths = recordPaths(record.experiment_id);
   const base = baselineRun(record);
@@ -77868,9 +77876,11 @@ function renderFinalReport(record, options2 = {}) {
     `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
     ""
   ];
-  if (best && base && bestValue !== null && baseValue !== null && best.name !== base.name)
+  const bestEstimate = best ? decisionValue(best) : null;
+  const baseEstimate = base ? decisionValue(base) : null;
+  if (best && base && bestEstimate !== null && baseEstimate !== null && best.name !== base.name)
     out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s (${relativeChange(bestValue, baseValue)}; ${num3(baseValue / bestValue, 2)}\xD7 the throughput). ${record.runs.length} candidate(s): ${counts.join(", ")}.`
+      `**Result:** \`${best.name}\` reaches ${seconds(bestEstimate)} s per rollout against the baseline's ${seconds(baseEstimate)} s${best.verdict?.decision_estimate || base.verdict?.decision_estimate ? " by the decision estimate" : ""} (${relativeChange(bestEstimate, baseEstimate)}; ${num3(baseEstimate / bestEstimate, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`
     );
   else
     out.push(
@@ -78748,9 +78758,6 @@ function localCluster(root, env) {
 var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 var unixSeconds = slurmTimeToUnix;
-function intervalOf(observation) {
-  return observation?.verdict.value ?? observation?.verdict.projected_full_run ?? null;
-}
 function loadCluster(env) {
   const text2 = readFileSync6(env.clustersFile, "utf8");
   const checked2 = checkClusters(text2, env.clustersFile);
@@ -78868,10 +78875,6 @@ function realDemoParts(root, env, outDir) {
       const { experiment } = prepared;
       const prs = new Map(runs.map((r, i) => [i + 1, r]));
       const nameOf = (pr) => prs.get(pr)?.candidate.name ?? `#${pr}`;
-      const ref = (x2) => {
-        const value = intervalOf(x2?.observation);
-        return x2 && value ? { name: x2.name, value } : null;
-      };
       const report = await monitorPass(
         {
           experiments: async () => [
@@ -78880,8 +78883,8 @@ function realDemoParts(root, env, outDir) {
               timeScale: c.timeScale,
               scrapeSeconds: 1,
               grafanaUrl: c.cluster.grafana_url ?? null,
-              baseline: ref(reference.baseline),
-              best: ref(reference.best),
+              baseline: reference.baseline,
+              best: reference.best,
               candidates: [...prs].map(([pr, r]) => ({
                 candidate: r.candidate.name,
                 runName: r.runName,
@@ -78954,6 +78957,12 @@ function realDemoParts(root, env, outDir) {
       });
     },
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
+    // as actions/monitor reads the record on the default branch
+    references: (record) => ({
+      baseline: referenceOf(baselineRun(record)),
+      best: referenceOf(bestRun(record)),
+      current: record.current_best.topology
+    }),
     apply(record, outcome) {
       const { base } = need();
       const expanded = expandCandidate(base, outcome.candidate.topology);
@@ -80316,7 +80325,7 @@ function decide3(standing, observation) {
 function oneWinner(batch) {
   const accepted = batch.filter((o) => o.decision === "accepted");
   if (accepted.length < 2) return [...batch];
-  const value = (o) => judgedValue(o.observation) ?? Number.POSITIVE_INFINITY;
+  const value = (o) => decisionProjection(o.observation?.verdict)?.value ?? judgedValue(o.observation) ?? Number.POSITIVE_INFINITY;
   const winner = accepted.reduce((a, b2) => value(b2) < value(a) ? b2 : a);
   return batch.map(
     (o) => o.decision === "accepted" && o !== winner ? {
@@ -80425,6 +80434,13 @@ async function brokenBaseline(outcome, parts, env) {
   const what = failure ? `${failure.kind}: ${failure.message}` : outcome.reason;
   return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? "(nothing: the job wrote no output)"}`;
 }
+function bestLine2(reference, baselineName2) {
+  const name = reference.current;
+  if (!name) return "current best: none yet (no accepted run with a value)";
+  const value = reference.best?.name === name ? reference.best.value.value : null;
+  const at = value === null ? "" : ` (${value.toFixed(2)} s/rollout)`;
+  return name === baselineName2 ? `current best: ${name}${at}; no candidate beat the baseline so far` : `current best: ${name}${at}`;
+}
 async function runDemo(options2, deps) {
   const { parts, view, output, cleanup, signal } = deps;
   const now = deps.now ?? Date.now;
@@ -80472,24 +80488,15 @@ async function runDemo(options2, deps) {
     output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml5.stringify)(experiment));
     output.write(candidateFile(experimentId, baseline.name), (0, import_yaml5.stringify)(baseline));
     let record = parts.createRecord(prepared);
-    let best = null;
-    let baselineObservation = null;
-    const reference = () => ({
-      baseline: baselineObservation ? { name: baseline.name, observation: baselineObservation } : null,
-      best: best?.observation ? { name: best.name, observation: best.observation } : null
-    });
+    const reference = () => parts.references(record);
     const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
     const settle2 = (batch) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
-        const isBaseline = outcome.candidate.name === baseline.name;
-        if (outcome.decision === "accepted" || isBaseline && outcome.decision === "stopped")
-          best = { name: outcome.candidate.name, observation: outcome.observation };
-        if (isBaseline && outcome.observation && outcome.decision !== "failed")
-          baselineObservation = outcome.observation;
         log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
       }
+      log(bestLine2(parts.references(record), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
@@ -87902,26 +87909,21 @@ function markdownToSafeHtml(markdown) {
 // src/site/chart.ts
 function chartPoints(record) {
   const points = [];
-  for (const run3 of record.runs) {
+  record.runs.forEach((run3, i) => {
     const value = stabilisedValue(run3);
-    if (value === null || !Number.isFinite(value)) continue;
+    if (value === null || !Number.isFinite(value)) return;
     const interval3 = run3.verdict?.projected_full_run ?? run3.verdict?.value ?? null;
+    const best = bestSteps(record.runs.slice(0, i + 1)).at(-1)?.run;
     points.push({
       name: run3.name,
       status: run3.status,
       value,
       low: interval3?.low ?? value,
-      high: interval3?.high ?? value
+      high: interval3?.high ?? value,
+      best: (best && stabilisedValue(best)) ?? points.at(-1)?.best ?? value
     });
-  }
-  return points;
-}
-function bestSoFar(points) {
-  let best = Number.POSITIVE_INFINITY;
-  return points.map((p, i) => {
-    if (i === 0 || p.status === "accepted") best = Math.min(best, p.value);
-    return best;
   });
+  return points;
 }
 var COLOURS = {
   accepted: "#1a7f37",
@@ -87952,9 +87954,8 @@ function progressChart(points, href) {
       `<text x="${m2.left - 6}" y="${f(y2(v2) + 4)}" text-anchor="end" font-size="11">${v2.toFixed(2)}</text>`
     );
   }
-  const best = bestSoFar(points);
   parts.push(
-    `<polyline class="best" fill="none" stroke="#8250df" stroke-width="2" stroke-dasharray="6 3" points="${best.map((b2, i) => `${f(x2(i))},${f(y2(b2))}`).join(" ")}"/>`
+    `<polyline class="best" fill="none" stroke="#8250df" stroke-width="2" stroke-dasharray="6 3" points="${points.map((p, i) => `${f(x2(i))},${f(y2(p.best))}`).join(" ")}"/>`
   );
   points.forEach((p, i) => {
     const c = COLOURS[p.status] ?? "#57606a";
@@ -88008,12 +88009,13 @@ function experimentPage(record, files) {
   const rows = record.runs.map(
     (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds2(stabilisedValue(run3))}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
   ).join("\n");
-  const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds2(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>` : "<p>No best candidate yet.</p>";
+  const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds2(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>${record.current_best.decision_reasoning ? `
+<p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ""}` : "<p>No best candidate yet.</p>";
   return [
     `<p>${escapeHtml(record.objective)}</p>`,
     bestText,
     "<h2>Progress</h2>",
-    "<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is the stabilised (projected) value, the bar its interval, the dashed line the best accepted so far. Green accepted, grey rejected, red failed.</p>",
+    "<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is the stabilised (projected) value, the bar its interval, the dashed line the current best as it stood after each candidate. Green accepted, grey rejected, red failed.</p>",
     progressChart(chartPoints(record), fileOf),
     "<h2>Candidates</h2>",
     `<table><thead><tr><th>#</th><th>candidate</th><th>status</th><th>parent</th><th>s/rollout</th><th>decision</th></tr></thead><tbody>

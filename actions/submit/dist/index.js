@@ -75075,6 +75075,24 @@ function recordFiles(record) {
   };
 }
 
+// src/record/best.ts
+function decisionValue(run) {
+  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
+}
+function decidedAgainst2(run) {
+  const d = run.monitor_decision;
+  if (d) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    return { reference: parseAgainst(d.against).name, better: outcome2 === "better", text: decisionText(d) };
+  }
+  const c = run.comparison;
+  if (!c) return null;
+  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
+}
+
 // src/report/final-report.ts
 function gpuList(m) {
   return Object.entries(m?.resource_usage?.gpu_by_index ?? {}).sort((a, b) => Number(a[0]) - Number(b[0]));
@@ -75199,6 +75217,10 @@ function derivedAdvice(record) {
     );
   return out;
 }
+function bestClaim(best) {
+  const claim = decidedAgainst2(best);
+  return claim?.better ? `; ${claim.text}` : "";
+}
 function renderFinalReport(record, options = {}) {
   const paths = recordPaths(record.experiment_id);
   const base = baselineRun(record);
@@ -75212,9 +75234,11 @@ function renderFinalReport(record, options = {}) {
     `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ""}`,
     ""
   ];
-  if (best && base && bestValue !== null && baseValue !== null && best.name !== base.name)
+  const bestEstimate = best ? decisionValue(best) : null;
+  const baseEstimate = base ? decisionValue(base) : null;
+  if (best && base && bestEstimate !== null && baseEstimate !== null && best.name !== base.name)
     out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput). ${record.runs.length} candidate(s): ${counts.join(", ")}.`
+      `**Result:** \`${best.name}\` reaches ${seconds(bestEstimate)} s per rollout against the baseline's ${seconds(baseEstimate)} s${best.verdict?.decision_estimate || base.verdict?.decision_estimate ? " by the decision estimate" : ""} (${relativeChange(bestEstimate, baseEstimate)}; ${num2(baseEstimate / bestEstimate, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`
     );
   else
     out.push(
