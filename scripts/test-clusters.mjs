@@ -38,14 +38,10 @@ export function testClusterEnv(index, env = process.env) {
   }
   if (index === 1) return {};
   const shift = index - 1;
-  const port = (name, fallback, stride) => String(Number(env[name] ?? fallback) + stride * shift);
   const state = `${env.TOPO_CLUSTER_STATE || join(repo, '.state/local-cluster')}-${index}`;
   return {
     TOPO_CLUSTER_STATE: state,
-    TOPO_CLUSTER_SLURMCTLD_PORT: port('TOPO_CLUSTER_SLURMCTLD_PORT', 16817, 25),
-    TOPO_CLUSTER_SLURMD_PORT: port('TOPO_CLUSTER_SLURMD_PORT', 16818, 25),
-    TOPO_CLUSTER_SSH_PORT: port('TOPO_CLUSTER_SSH_PORT', 2222, 25),
-    TOPO_CLUSTER_PROMETHEUS_PORT: port('TOPO_CLUSTER_PROMETHEUS_PORT', 9093, 5),
+    ...shiftedPorts(env, 25 * shift, 5 * shift),
     SLURM_CONF: join(state, 'slurm.conf'),
   };
 }
@@ -55,13 +51,25 @@ export function testClusterEnv(index, env = process.env) {
  * cluster that `env` reaches: its ports plus 400+100·slot (Prometheus plus 100+20·slot).
  */
 export function privateClusterPorts(slot, env = process.env) {
-  const port = (name, fallback, shift) => String(Number(env[name] ?? fallback) + shift);
-  return {
-    TOPO_CLUSTER_SLURMCTLD_PORT: port('TOPO_CLUSTER_SLURMCTLD_PORT', 16817, 400 + 100 * slot),
-    TOPO_CLUSTER_SLURMD_PORT: port('TOPO_CLUSTER_SLURMD_PORT', 16818, 400 + 100 * slot),
-    TOPO_CLUSTER_SSH_PORT: port('TOPO_CLUSTER_SSH_PORT', 2222, 400 + 100 * slot),
-    TOPO_CLUSTER_PROMETHEUS_PORT: port('TOPO_CLUSTER_PROMETHEUS_PORT', 9093, 100 + 20 * slot),
-  };
+  return shiftedPorts(env, 400 + 100 * slot, 100 + 20 * slot);
+}
+
+/** scripts/local-cluster's default ports. */
+const DEFAULT_PORTS = {
+  TOPO_CLUSTER_SLURMCTLD_PORT: 16817,
+  TOPO_CLUSTER_SLURMD_PORT: 16818,
+  TOPO_CLUSTER_SSH_PORT: 2222,
+};
+
+/** The ports `env` reaches (or the defaults), Slurm's and sshd's plus `shift`, Prometheus's plus `prometheusShift`. */
+function shiftedPorts(env, shift, prometheusShift) {
+  const ports = {};
+  for (const [name, fallback] of Object.entries(DEFAULT_PORTS))
+    ports[name] = String(Number(env[name] ?? fallback) + shift);
+  ports.TOPO_CLUSTER_PROMETHEUS_PORT = String(
+    Number(env.TOPO_CLUSTER_PROMETHEUS_PORT ?? 9093) + prometheusShift,
+  );
+  return ports;
 }
 
 const quote = (s) => `'${String(s).replaceAll("'", "'\\''")}'`;

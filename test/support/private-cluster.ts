@@ -76,13 +76,15 @@ export function startPrivateCluster(options: PrivateClusterOptions = {}): Privat
           ...args,
         ]
       : ['bash', script, ...args];
-  const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-    execFileSync(argv(args)[0]!, argv(args).slice(1), {
+  const run = (args: string[], extra: NodeJS.ProcessEnv = {}) => {
+    const [command, ...rest] = argv(args);
+    return execFileSync(command!, rest, {
       env: { ...scriptEnv, ...extra },
       encoding: 'utf8',
       timeout: 180_000,
       stdio: 'pipe',
     });
+  };
   try {
     run(['up']);
   } catch (error) {
