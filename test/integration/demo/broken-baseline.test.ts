@@ -2,14 +2,14 @@
 // with no twin profile, as AlpaSim's wizard refuses an unknown deploy) fails for a reason other than
 // GPU memory. The demo must exit 1, name the job log's line, run no suggestion round, never advise
 // GPU memory, and leave no job behind. About 10 s: one job that fails in its first second.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordProblems } from '../../../src/record/validate.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
-import { repoRoot, requireCluster } from '../../support/cluster.js';
+import { type CliProcessRun, spawnTopo } from '../../support/cli-process.js';
+import { clusterCommand, requireCluster } from '../../support/cluster.js';
 
 const COMMAND = [
   'sbatch --account=demo --partition=gpu --gpus-per-node=8',
@@ -19,54 +19,14 @@ const COMMAND = [
   'driver=vavam',
 ].join(' ');
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runDemo(out: string): Promise<Ran> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(repoRoot, 'bin/topo.js'), 'demo', '--quick', '--out', out, '--command', COMMAND],
-      { cwd: repoRoot, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
-}
-
-function squeue(slurmConf: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('squeue', ['--noheader', '--format=%j %T'], {
-      env: { ...process.env, SLURM_CONF: slurmConf },
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', () => resolvePromise(out));
-  });
-}
-
 describe('topo demo whose baseline fails at start-up, not for GPU memory', () => {
   let out: string;
-  let ran: Ran;
+  let ran: CliProcessRun;
 
   beforeAll(async () => {
     requireCluster();
     out = mkdtempSync(join(tmpdir(), 'topo-demo-broken-'));
-    ran = await runDemo(out);
+    ran = await spawnTopo(['demo', '--quick', '--out', out, '--command', COMMAND]);
   });
 
   it('exits 1 naming the failure and the line of the Slurm job log that says why', () => {
@@ -95,7 +55,7 @@ describe('topo demo whose baseline fails at start-up, not for GPU memory', () =>
     expect(recordProblems(record)).toEqual([]);
     expect(record.runs.map((r) => [r.name, r.status])).toEqual([['baseline', 'failed']]);
     const id = jsonFile!.replace(/\.json$/, '');
-    const live = (await squeue(requireCluster().slurmConf))
+    const live = clusterCommand(['squeue', '--noheader', '--format=%j %T'])
       .split('\n')
       .filter((l) => l.startsWith(`topo-${id}-`) && !/COMPLET|CANCEL|FAIL/.test(l));
     expect(live).toEqual([]);

@@ -1,6 +1,5 @@
 // `topo demo --quick` end to end on the local cluster: the real CLI bundle, Slurm, the twin and
 // Prometheus. Then index.html in headless Chromium: every Mermaid chart must render as SVG.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { recordProblems } from '../../../src/record/validate.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
-import { repoRoot, requireCluster } from '../../support/cluster.js';
+import { type CliProcessRun, spawnTopo } from '../../support/cli-process.js';
+import { clusterCommand, repoRoot, requireCluster } from '../../support/cluster.js';
 import { bestProblems, shown } from '../../support/one-truth.js';
 
 const CHROMIUM_FLAGS = [
@@ -25,64 +25,21 @@ const CHROMIUM_FLAGS = [
 ];
 const artifacts = join(repoRoot, 'test-artifacts', 'demo');
 
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runTopo(
-  args: string[],
-  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
-): Promise<Ran> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/topo.js'), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      onStdout?.(stdout, child);
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
-  });
-}
-
 /** Slurm jobs of the experiment still known to squeue (pending or running). */
-function liveJobs(experimentId: string): Promise<string[]> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('squeue', ['--noheader', '--format=%j %T'], {
-      env: { ...process.env, SLURM_CONF: requireCluster().slurmConf },
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', () =>
-      resolvePromise(
-        out.split('\n').filter((l) => l.startsWith(`topo-${experimentId}-`) && !/COMPLET|CANCEL/.test(l)),
-      ),
-    );
-  });
+function liveJobs(experimentId: string): string[] {
+  return clusterCommand(['squeue', '--noheader', '--format=%j %T'])
+    .split('\n')
+    .filter((l) => l.startsWith(`topo-${experimentId}-`) && !/COMPLET|CANCEL/.test(l));
 }
 
 describe('topo demo --quick', () => {
   let out: string;
-  let ran: Ran;
+  let ran: CliProcessRun;
 
   beforeAll(async () => {
     requireCluster();
     out = mkdtempSync(join(tmpdir(), 'topo-demo-'));
-    ran = await runTopo(['demo', '--quick', '--out', out]);
+    ran = await spawnTopo(['demo', '--quick', '--out', out]);
     mkdirSync(artifacts, { recursive: true });
   });
 
@@ -264,7 +221,7 @@ describe('topo demo --quick', () => {
 
   it('leaves no job of the experiment running', async () => {
     const id = readdirSync(join(out, 'topologies'))[0]!;
-    expect(await liveJobs(id)).toEqual([]);
+    expect(liveJobs(id)).toEqual([]);
   });
 });
 
@@ -273,7 +230,7 @@ describe('topo demo interrupted', () => {
     requireCluster();
     const out = mkdtempSync(join(tmpdir(), 'topo-demo-int-'));
     let sent = false;
-    const ran = await runTopo(['demo', '--quick', '--out', out], (stdout, child) => {
+    const ran = await spawnTopo(['demo', '--quick', '--out', out], (stdout, child) => {
       if (!sent && /submitted baseline/.test(stdout)) {
         sent = true;
         child.kill('SIGINT');
@@ -283,7 +240,7 @@ describe('topo demo interrupted', () => {
     expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(130);
     expect(ran.stdout).toMatch(/cancel/i);
     const id = readdirSync(join(out, 'topologies'))[0]!;
-    expect(await liveJobs(id)).toEqual([]);
+    expect(liveJobs(id)).toEqual([]);
     expect(requireCluster().up).toBe(true);
   });
 });
