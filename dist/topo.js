@@ -80496,7 +80496,7 @@ async function runDemo(options2, deps) {
         outcomes.push(outcome);
         log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
       }
-      log(bestLine2(parts.references(record), baseline.name));
+      log(bestLine2(reference(), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };

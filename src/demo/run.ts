@@ -457,7 +457,7 @@ export async function runDemo<R>(
         outcomes.push(outcome);
         log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
       }
-      log(bestLine(parts.references(record), baseline.name));
+      log(bestLine(reference(), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
