@@ -3,11 +3,11 @@
 // requests made with a workflow's GITHUB_TOKEN start no workflow, so the pass that opens a bot pull
 // request posts its validate check itself (the same use case and check name as the validate action).
 import { parseDocument } from 'yaml';
-import { controlsOf } from '../../src/autopilot/controls.js';
 import { dashboardMarker, dashboardTitle } from '../../src/autopilot/dashboard.js';
 import { policyOf } from '../../src/autopilot/policy.js';
 import { botPullTitle } from '../../src/autopilot/pulls.js';
 import { roundHypothesis } from '../../src/autopilot/runs.js';
+import { applyCommands, type CommandReply, type PilotState } from '../../src/autopilot/state.js';
 import { postSummaryCheckRun } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { githubFileSource } from '../../src/github/contents.js';
@@ -26,6 +26,9 @@ import {
   findDashboard,
   listBotPulls,
   openBotPull,
+  type PermissionCache,
+  readPilotState,
+  updatePilotState,
   writeDashboard,
 } from '../../src/usecases/autopilot-github.js';
 import { prepareCandidateAt } from '../../src/usecases/prepare.js';
@@ -50,6 +53,8 @@ export function autopilotPort(
   const repo = { owner: target.owner, repo: target.repo };
   const files = fileSystemSource(config.workspace);
   const dashboards = new Map<string, Dashboard | null>();
+  // one permission check per commenter per port, i.e. per pass
+  const permissions: PermissionCache = new Map();
   return {
     async read(exp) {
       const id = exp.experiment.experiment_id;
@@ -58,12 +63,10 @@ export function autopilotPort(
       const pulls = await listBotPulls(octokit, target, id);
       const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
       dashboards.set(id, dashboard);
-      const controls = dashboard
-        ? controlsOf(await dashboardControls(octokit, target, dashboard.number))
-        : { paused: false, stopLive: false };
-      const concluded = dashboard?.state === 'closed' ? { reason: 'its dashboard is closed' } : undefined;
-      return { context, pulls, controls, ...(concluded ? { concluded } : {}) };
+      const state = await answerCommands(octokit, target, id, dashboard, permissions);
+      return { context, pulls, state };
     },
+    save: (exp, change) => updatePilotState(octokit, target, exp.experiment.experiment_id, change),
     async propose(exp, count, exclude) {
       const id = exp.experiment.experiment_id;
       const outcome = await runSuggest({
@@ -152,6 +155,37 @@ export function autopilotPort(
       });
     },
   };
+}
+
+/**
+ * The bot's state with the dashboard's new /topo comments applied: written first (compare-and-swap,
+ * so a comment is applied once), then each answered on the dashboard.
+ */
+async function answerCommands(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  id: string,
+  dashboard: Dashboard | null,
+  permissions: PermissionCache,
+): Promise<PilotState> {
+  const { state } = await readPilotState(octokit, target, id);
+  if (!dashboard) return state;
+  const comments = await dashboardControls(octokit, target, dashboard.number, state.lastComment, permissions);
+  if (comments.length === 0) return state;
+  let replies: CommandReply[] = [];
+  const written = await updatePilotState(octokit, target, id, (s) => {
+    const applied = applyCommands(s, comments);
+    replies = applied.replies;
+    return applied.state;
+  });
+  for (const r of replies)
+    await octokit.rest.issues.createComment({
+      owner: target.owner,
+      repo: target.repo,
+      issue_number: dashboard.number,
+      body: r.text,
+    });
+  return written;
 }
 
 /** The validate check on a bot pull request's head, from the pass that opened it (GITHUB_TOKEN starts no workflow). */

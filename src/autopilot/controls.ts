@@ -1,9 +1,7 @@
 // The dashboard's controls: /topo pause [--now], /topo resume, /topo conclude on the experiment's
-// dashboard issue. Parsing apart from execution (Atlantis): `parseControl` reads one comment,
-// `controlsOf` folds the permitted ones, oldest first, into the Controls the core plans with. The
-// permission check itself is the one every /topo command uses (src/github/permissions.ts).
-import type { Controls } from './core.js';
-
+// dashboard issue. Parsing apart from execution (Atlantis): `parseControl` reads one comment;
+// ./state.ts folds the new ones into the bot's own state, each answered. The permission check
+// itself is the one every /topo command uses (src/github/permissions.ts).
 export type Control = 'pause' | 'pause-now' | 'resume' | 'conclude';
 
 export type ParsedControl =
@@ -48,18 +46,4 @@ export interface ControlComment {
   body: string;
   /** The author may run /topo commands (write, maintain or admin: decideCommandAllowed). */
   allowed: boolean;
-}
-
-/** The controls now: the permitted controls in order, the latest pause/resume winning; conclude is final. */
-export function controlsOf(comments: readonly ControlComment[]): Controls {
-  const controls: Controls = { paused: false, stopLive: false };
-  for (const c of comments) {
-    if (!c.allowed) continue;
-    const parsed = parseControl(c.body);
-    if (parsed.kind !== 'control') continue;
-    if (parsed.control === 'conclude') controls.concludedBy ??= c.login;
-    else if (parsed.control === 'resume') Object.assign(controls, { paused: false, stopLive: false });
-    else Object.assign(controls, { paused: true, stopLive: parsed.control === 'pause-now' });
-  }
-  return controls;
 }

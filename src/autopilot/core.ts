@@ -46,7 +46,7 @@ export interface PilotRun {
   gpuHours: number;
 }
 
-/** The dashboard's controls, folded from its permitted /topo commands (./commands.ts). */
+/** The controls, from the bot's own state (./state.ts controlsOfState). */
 export interface Controls {
   paused: boolean;
   /** /topo pause --now: running bot runs stop too. */
@@ -62,7 +62,7 @@ export interface PilotInput {
   controls: Controls;
   /** One run's expected GPU-hours (./policy.ts runCost). */
   runGpuHours: number;
-  /** The experiment concluded already (its dashboard closed): nothing more to do. */
+  /** The experiment concluded already (the bot's state, or the record's final report): nothing more to do. */
   concluded?: { reason: string };
 }
 

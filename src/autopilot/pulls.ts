@@ -86,6 +86,8 @@ export interface LiveCandidate {
   outcome: RunOutcome | null;
   seconds?: number;
   gpuHours: number;
+  /** A bot run a pause stopped (`stopped`): it keeps its proposal and waits for a Request again. */
+  stopped?: boolean;
 }
 
 /**
@@ -108,8 +110,8 @@ export function liveRuns(
       pr: c.pr,
       pull: bot ? bot.state : 'open',
       ...(bot?.takenOver ? { takenOver: true } : {}),
-      request: c.live ? 'live' : 'ended',
-      outcome: c.live ? null : c.outcome,
+      request: c.live ? 'live' : c.stopped && bot ? 'none' : 'ended',
+      outcome: c.live || (c.stopped && bot) ? null : c.outcome,
       ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
       gpuHours: c.gpuHours,
     };

@@ -1,10 +1,12 @@
 // Stage `autopilot` (after decide, before act): for each experiment with an `autopilot` policy on the
-// default branch, the core's plan (src/autopilot/core.ts planStep) over the record and this pass's
-// decisions, carried out through ports.autopilot: open a round's bot pull requests (the branch is
-// the lock), make their Requests, close decided losers, and conclude; stopping a live run is left
-// to act (its `decided.stop`), so the job is cancelled and recorded like any other stop. The
-// dashboard issue is written last, from the same plan. Without ports.autopilot it does nothing.
-import type { PilotAction } from '../autopilot/core.js';
+// default branch, the core's plan (src/autopilot/core.ts planStep) over the record, this pass's
+// decisions and the bot's own state (its controls), carried out through ports.autopilot: open a
+// round's bot pull requests (the branch is the lock), make their Requests, close decided losers, and
+// conclude. While paused, concluded or ending it takes the bot's queued Requests out of the queue
+// (every queued one while paused), so act submits none of them. A run a control stops gets the
+// Outcome `stopped` here and act cancels its job; a pause's stops are kept in the bot's state and run
+// again on resume. The dashboard issue is written last, from the same plan.
+import type { PilotAction, PilotPlan } from '../autopilot/core.js';
 import { renderDashboard } from '../autopilot/dashboard.js';
 import { gpusPerRun } from '../autopilot/policy.js';
 import {
@@ -15,8 +17,10 @@ import {
   liveOutcome,
   liveRuns,
 } from '../autopilot/pulls.js';
+import { controlsOfState, type PilotState } from '../autopilot/state.js';
+import type { Outcome } from '../lifecycle/model.js';
 import { planFor } from '../usecases/autopilot.js';
-import type { AutopilotPort, AutopilotView } from './ports.js';
+import type { AutopilotPort, AutopilotView, MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
   type ExperimentPass,
@@ -31,56 +35,150 @@ export async function autopilot(state: PassState, ports: Parameters<Stage['run']
   await eachExperiment(state, 'autopilot', async (e) => {
     const view = await port.read(e.exp);
     if (!view) return; // no autopilot block on the default branch
-    const recorded = new Set(view.context.recorded.map((r) => r.name));
-    const live = liveRuns(liveCandidates(e), view.pulls, recorded);
-    const { runs, plan } = planFor(view.context, live, view.controls, view.concluded);
-    let concluded: string | null = null;
-    for (const a of plan.actions)
-      concluded ??= await carryOut(port, e, view, a, new Set(runs.map((r) => r.name)));
-    e.autopilot = { actions: plan.actions, waiting: plan.waiting };
-    await port.dashboard(e.exp, renderDashboard(e.id, runs, plan), concluded);
+    await pilot({ ports, port, e, view: withRounds(view) });
   });
 }
 
+interface Pass {
+  ports: MonitorPorts;
+  port: AutopilotPort;
+  e: ExperimentPass;
+  view: AutopilotView;
+}
+
+/** The bot's pulls with the round its own state gives them (the marker's for pulls older than it). */
+function withRounds(view: AutopilotView): AutopilotView {
+  const rounds = view.state.rounds;
+  return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds[b.candidate] ?? b.round })) };
+}
+
+async function pilot(x: Pass): Promise<void> {
+  const { e, view, port } = x;
+  const s = view.state;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  const live = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded);
+  const { runs, plan } = planFor(
+    view.context,
+    live,
+    controlsOfState(s),
+    s.concluded ? { reason: s.concluded.reason } : undefined,
+  );
+  holdQueue(
+    e,
+    view.pulls,
+    s,
+    plan.actions.some((a) => a.kind === 'conclude') || !view.context.policy.enabled,
+  );
+  const known = new Set(runs.map((r) => r.name));
+  const stopped: string[] = [];
+  let concluded: PilotState['concluded'] = null;
+  for (const a of plan.actions) {
+    const done = await carryOut(x, a, known, stopped);
+    if (done) concluded ??= { reason: done, winner: winnerOf(plan) };
+  }
+  if (concluded || stopped.length)
+    await port.save(e.exp, (now) => ({
+      ...now,
+      ...(concluded && !now.concluded ? { concluded, concludeBy: null } : {}),
+      stopped: [...new Set([...now.stopped, ...stopped])],
+    }));
+  e.autopilot = { actions: plan.actions, waiting: plan.waiting };
+  const final = concluded ?? s.concluded;
+  const body = renderDashboard(e.id, runs, plan);
+  await port.dashboard(e.exp, body, final ? final.reason : null);
+}
+
+/**
+ * What act may submit: nothing queued of the experiment while paused (a person's control of it);
+ * none of the bot's queued Requests once it concluded, is concluding, or its policy is off.
+ */
+function holdQueue(e: ExperimentPass, pulls: readonly BotPull[], s: PilotState, ending: boolean): void {
+  const bot = (p: CandidatePass) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
+  const off = ending || !!s.concluded || !!s.concludeBy;
+  e.queue = {
+    ...e.queue,
+    order: e.queue.order.filter((p) => !(s.paused || (off && bot(p)))),
+  };
+}
+
+function winnerOf(plan: PilotPlan): string | null {
+  const best = plan.campaign.best;
+  return best && best.name !== plan.campaign.baseline.name ? best.name : null;
+}
+
+/** One action; returns the conclusion's reason when it concludes. */
 async function carryOut(
-  port: AutopilotPort,
-  e: ExperimentPass,
-  view: AutopilotView,
+  x: Pass,
   a: PilotAction,
   known: ReadonlySet<string>,
+  stopped: string[],
 ): Promise<string | null> {
-  const pull = (pr: number) => view.pulls.find((b) => b.pr === pr);
+  const { port, e, view } = x;
   switch (a.kind) {
-    case 'open': {
-      const exclude = [...new Set([...known, ...view.pulls.map((b) => b.candidate)])];
-      const proposals = await port.propose(e.exp, a.count, exclude);
-      // nothing untried fits the resources: the seed's "no free resources left" conclusion
-      if (proposals.length === 0)
-        return `no proposal left for round ${a.round}: nothing untried fits the resources`;
-      for (const p of proposals)
-        await port.open(e.exp, {
-          ...p,
-          round: a.round,
-          body: botPullBody(e.id, p.candidate, a.round, p.reasoning),
-        });
-      return null;
-    }
+    case 'open':
+      return openRound(x, a, known);
     case 'submit': {
-      const b = pull(a.pr);
+      const b = view.pulls.find((p) => p.pr === a.pr);
       if (b) await port.request(e.exp, b);
       return null;
     }
     case 'close':
       await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
       return null;
-    case 'stop': {
-      const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
-      if (p?.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
+    case 'stop':
+      if (await stopRun(x, a)) stopped.push(a.name);
       return null;
-    }
     case 'conclude':
       return a.reason;
   }
+}
+
+/** Opens a round's proposals, their rounds written to the bot's state first; none left concludes. */
+async function openRound(
+  x: Pass,
+  a: Extract<PilotAction, { kind: 'open' }>,
+  known: ReadonlySet<string>,
+): Promise<string | null> {
+  const { port, e, view } = x;
+  const exclude = [...new Set([...known, ...view.pulls.map((b) => b.candidate)])];
+  const proposals = await port.propose(e.exp, a.count, exclude);
+  // nothing untried fits the resources: the seed's "no free resources left" conclusion
+  if (proposals.length === 0)
+    return `no proposal left for round ${a.round}: nothing untried fits the resources`;
+  await port.save(e.exp, (s) => ({
+    ...s,
+    rounds: {
+      ...s.rounds,
+      ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round])),
+    },
+  }));
+  for (const p of proposals)
+    await port.open(e.exp, {
+      ...p,
+      round: a.round,
+      body: botPullBody(e.id, p.candidate, a.round, p.reasoning),
+    });
+  return null;
+}
+
+/**
+ * A bot run a control (or the budget) stops: Outcome `stopped` now, its job cancelled by act. A
+ * queued one has no job: it is held in the queue instead (holdQueue). True: stopped by a pause.
+ */
+async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Promise<boolean> {
+  const { e, ports } = x;
+  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  if (!p?.job || !p.c.request || p.c.outcome) return false;
+  const outcome: Outcome = {
+    kind: 'stopped',
+    at: new Date(ports.now() * 1000).toISOString(),
+    jobId: p.job.jobId,
+    evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`],
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
+  p.c = { ...p.c, outcome };
+  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
+  return !!x.view.state.paused && !x.view.state.concludeBy;
 }
 
 /** The decision's evidence line of a candidate of this pass, for its closing comment. */
@@ -90,10 +188,18 @@ function evidenceOf(e: ExperimentPass, name: string): string | null {
   return d ? `${d.state} against ${d.against}` : null;
 }
 
-/** This pass's candidates with a Request, with their decisions, as the autopilot counts them. */
-export function liveCandidates(e: ExperimentPass): LiveCandidate[] {
+/**
+ * This pass's candidates with a Request, with their decisions, as the autopilot counts them; a bot
+ * run a pause stopped (`stopped`) is waiting for its Request again, its proposal standing.
+ */
+export function liveCandidates(e: ExperimentPass, stoppedByPause: readonly string[] = []): LiveCandidate[] {
   const gpus = e.exp.gpusPerNode ?? gpusPerRun(e.exp.experiment);
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => liveCandidate(p, gpus));
+  return e.candidates
+    .filter((p) => p.c.request && !p.acted?.left)
+    .map((p) => ({
+      ...liveCandidate(p, gpus),
+      ...(p.c.outcome?.kind === 'stopped' && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}),
+    }));
 }
 
 function liveCandidate(p: CandidatePass, gpus: number): LiveCandidate {

@@ -2,8 +2,8 @@
 // and Requests, Slurm, Prometheus, GitHub, the bot's run state) and the shapes it reads them as.
 // Adapters over src/slurm and src/github are in ./adapters.ts; the action's, over the pass's one
 // snapshot of the pull requests, in actions/monitor/ports.ts.
-import type { Controls } from '../autopilot/core.js';
 import type { BotPull } from '../autopilot/pulls.js';
+import type { PilotState } from '../autopilot/state.js';
 import type { LabelState } from '../github/labels.js';
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
@@ -114,13 +114,12 @@ export interface MonitorPorts {
   now(): number;
 }
 
-/** What the autopilot stage reads of one experiment: its policy and record, bot pulls, controls. */
+/** What the autopilot stage reads of one experiment: its policy and record, bot pulls, its own state. */
 export interface AutopilotView {
   context: AutopilotContext;
   pulls: BotPull[];
-  controls: Controls;
-  /** Its dashboard is closed: the experiment concluded. */
-  concluded?: { reason: string };
+  /** The bot's checked state, with the dashboard's new commands applied (and answered) by read. */
+  state: PilotState;
 }
 
 /** One proposal of `topo suggest` as a bot pull request opens it. */
@@ -148,6 +147,8 @@ export interface AutopilotPort {
   request(experiment: MonitorExperiment, pull: BotPull): Promise<void>;
   /** Closes a decided pull request with its decision; the record keeps it as a closed candidate. */
   close(experiment: MonitorExperiment, pr: number, comment: string): Promise<void>;
-  /** Writes the dashboard issue (created once, found by its marker); closed with the conclusion. */
+  /** Changes the bot's state (compare-and-swap); returns it as written. */
+  save(experiment: MonitorExperiment, change: (state: PilotState) => PilotState): Promise<PilotState>;
+  /** Writes the dashboard issue (created once, found by its marker); closed with the conclusion, open otherwise. */
   dashboard(experiment: MonitorExperiment, body: string, concluded: string | null): Promise<void>;
 }

@@ -4,9 +4,16 @@
 // branch), the bot pull requests read back (their round from the bot's own marker, a person's push
 // as a take-over), and the dashboard issue with its controls, each from a commenter with write
 // access (the /topo permission check).
-import type { ControlComment } from '../autopilot/controls.js';
 import { botBranch } from '../autopilot/core.js';
 import { type BotPull, readBotMarker } from '../autopilot/pulls.js';
+import {
+  type DashboardComment,
+  EMPTY_PILOT_STATE,
+  type PilotState,
+  PilotStateError,
+  parsePilotState,
+  renderPilotState,
+} from '../autopilot/state.js';
 import type { Octokit } from '../github/client.js';
 import { checkCommandAllowed } from '../github/permissions.js';
 
@@ -179,7 +186,7 @@ export async function findDashboard(
     : null;
 }
 
-/** Creates or updates the dashboard (unchanged text is not written); closed once concluded. */
+/** Creates or updates the dashboard (unchanged text is not written); closed once concluded, else open. */
 export async function writeDashboard(
   octokit: Octokit,
   target: AutopilotRepo,
@@ -204,46 +211,129 @@ export async function writeDashboard(
       await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: 'closed' });
     return made.data.number;
   }
-  const close = input.close && found.state === 'open';
-  if (found.body !== input.body || close)
+  // Its open state is a view of the bot's: closed with the conclusion, reopened if someone closed it before.
+  const state = input.close ? 'closed' : 'open';
+  if (found.body !== input.body || found.state !== state)
     await octokit.rest.issues.update({
       ...repo,
       issue_number: found.number,
       body: input.body,
-      ...(close ? { state: 'closed' as const } : {}),
+      ...(found.state !== state ? { state } : {}),
     });
   return found.number;
 }
 
-/** The dashboard's /topo comments, oldest first, each with its author's permission checked. */
+/** Whether a login may give /topo commands (write, maintain, admin), asked once per login per pass. */
+export type PermissionCache = Map<string, Promise<boolean>>;
+
+/** The dashboard's /topo comments after comment `since`, oldest first, each with its author's permission checked. */
 export async function dashboardControls(
   octokit: Octokit,
   target: AutopilotRepo,
   issue: number,
-): Promise<ControlComment[]> {
+  since = 0,
+  cache: PermissionCache = new Map(),
+): Promise<DashboardComment[]> {
   const repo = { owner: target.owner, repo: target.repo };
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     ...repo,
     issue_number: issue,
     per_page: 100,
   });
-  const full = `${target.owner}/${target.repo}`;
-  const out: ControlComment[] = [];
-  const allowed = new Map<string, boolean>();
+  const out: DashboardComment[] = [];
   for (const c of comments) {
     const login = c.user?.login;
     const body = c.body ?? '';
-    if (!login || !body.trimStart().startsWith('/topo')) continue;
-    if (!allowed.has(login)) {
-      const decision = await checkCommandAllowed(octokit, {
-        ...repo,
-        username: login,
-        command: 'pause',
-        pull: { headRepoFullName: full, baseRepoFullName: full, state: 'open' },
-      });
-      allowed.set(login, decision.allowed);
-    }
-    out.push({ login, body, allowed: allowed.get(login) === true });
+    if (!login || c.id <= since || login === target.botLogin || !body.trimStart().startsWith('/topo'))
+      continue;
+    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target, login, cache) });
   }
   return out;
+}
+
+function mayCommand(octokit: Octokit, target: AutopilotRepo, login: string, cache: PermissionCache) {
+  let known = cache.get(login);
+  if (!known) {
+    const full = `${target.owner}/${target.repo}`;
+    known = checkCommandAllowed(octokit, {
+      owner: target.owner,
+      repo: target.repo,
+      username: login,
+      command: 'pause',
+      pull: { headRepoFullName: full, baseRepoFullName: full, state: 'open' },
+    }).then((d) => d.allowed);
+    cache.set(login, known);
+  }
+  return known;
+}
+
+/** The bot's own branch holding an experiment's autopilot state (one commit per change). */
+export function pilotStateBranch(experimentId: string): string {
+  return `topo/autopilot-state/${experimentId}`;
+}
+
+const STATE_FILE = 'autopilot-state.json';
+const STATE_HEAD = 'topo autopilot state';
+
+/** The experiment's autopilot state and the commit holding it (none yet: the empty state). */
+export async function readPilotState(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  experimentId: string,
+): Promise<{ state: PilotState; sha: string | null }> {
+  const repo = { owner: target.owner, repo: target.repo };
+  let sha: string;
+  try {
+    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data
+      .object.sha;
+  } catch (error) {
+    if (status(error) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
+    throw error;
+  }
+  const message = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
+  const at = message.indexOf('\n\n');
+  if (!message.startsWith(STATE_HEAD) || at < 0)
+    throw new PilotStateError(
+      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`,
+    );
+  return { state: parsePilotState(message.slice(at + 2)), sha };
+}
+
+/**
+ * Read, change, compare-and-swap: the new commit's parent is the state as read and the branch moves
+ * only fast-forward, so a pass that wrote in between makes ours fail and the change is applied again
+ * to its state. Returns the state as written (or as it stands when the change changes nothing).
+ */
+export async function updatePilotState(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  experimentId: string,
+  change: (state: PilotState) => PilotState,
+  attempts = 8,
+): Promise<PilotState> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const ref = `heads/${pilotStateBranch(experimentId)}`;
+  for (let attempt = 1; ; attempt++) {
+    const read = await readPilotState(octokit, target, experimentId);
+    const next = change(read.state);
+    const text = renderPilotState(next);
+    if (read.sha && text === renderPilotState(read.state)) return next;
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      tree: [{ path: STATE_FILE, mode: '100644', type: 'blob', content: `${text}\n` }],
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${STATE_HEAD} of ${experimentId}\n\n${text}`,
+      tree: tree.data.sha,
+      parents: read.sha ? [read.sha] : [],
+    });
+    try {
+      if (read.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
+      return next;
+    } catch (error) {
+      if (status(error) !== 422 || attempt >= attempts) throw error;
+    }
+  }
 }

@@ -3,10 +3,10 @@
 // the branch and the pull request), the bot pull requests read back (a person's push, a person's
 // close, a forged marker), and the dashboard issue with its permission-checked controls.
 import { describe, expect, it } from 'vitest';
-import { controlsOf } from '../../../src/autopilot/controls.js';
 import { botBranch } from '../../../src/autopilot/core.js';
 import { dashboardMarker, dashboardTitle } from '../../../src/autopilot/dashboard.js';
 import { botPullBody, botPullTitle } from '../../../src/autopilot/pulls.js';
+import { EMPTY_PILOT_STATE, PilotStateError } from '../../../src/autopilot/state.js';
 import { createOctokit } from '../../../src/github/client.js';
 import {
   botTrailer,
@@ -16,6 +16,9 @@ import {
   findDashboard,
   listBotPulls,
   openBotPull,
+  pilotStateBranch,
+  readPilotState,
+  updatePilotState,
   writeDashboard,
 } from '../../../src/usecases/autopilot-github.js';
 import { useLocalGitHub } from '../../support/local-github.js';
@@ -150,7 +153,7 @@ describe('the dashboard issue', () => {
     expect(gh.violations()).toEqual([]);
   });
 
-  it('takes controls from writers only, in order', async () => {
+  it('takes controls from writers only, in order, after the last one answered, one permission check per login', async () => {
     const { repo, t } = freshRepo();
     const marker = dashboardMarker(EXP);
     const number = await writeDashboard(octokit, t, {
@@ -159,15 +162,46 @@ describe('the dashboard issue', () => {
       body: `${marker}\nx`,
       close: false,
     });
-    gh.comment(repo, number, 'alice', '/topo pause');
+    const first = gh.comment(repo, number, 'alice', '/topo pause');
     gh.comment(repo, number, 'rita', '/topo resume');
     gh.comment(repo, number, 'alice', 'a remark');
+    gh.comment(repo, number, 'alice', '/topo resume');
+    gh.resetCalls();
     const comments = await dashboardControls(octokit, t, number);
     expect(comments.map((c) => [c.login, c.allowed])).toEqual([
       ['alice', true],
       ['rita', false],
+      ['alice', true],
     ]);
-    expect(controlsOf(comments)).toEqual({ paused: true, stopLive: false });
+    const checks = gh.calls().filter((c) => c.operationId === 'repos/get-collaborator-permission-level');
+    expect(checks).toHaveLength(2);
+    const later = await dashboardControls(octokit, t, number, first.id);
+    expect(later.map((c) => c.body)).toEqual(['/topo resume', '/topo resume']);
+  });
+
+  it('keeps the bot’s state on its own branch, compare-and-swap: two writers at once both land', async () => {
+    const { t } = freshRepo();
+    expect(await readPilotState(octokit, t, EXP)).toEqual({ state: EMPTY_PILOT_STATE, sha: null });
+    await updatePilotState(octokit, t, EXP, (s) => ({ ...s, rounds: { p0: 1 } }));
+    const gate = gh.holdTogether({ match: /^PATCH \/repos\/acme\/sim\d+\/git\/refs\//, count: 2 });
+    await Promise.all([
+      updatePilotState(octokit, t, EXP, (s) => ({ ...s, paused: { by: 'alice', now: false } })),
+      updatePilotState(octokit, t, EXP, (s) => ({ ...s, rounds: { ...s.rounds, p1: 1 } })),
+    ]);
+    expect(gate.met()).toBe(true);
+    const { state } = await readPilotState(octokit, t, EXP);
+    expect(state.paused).toEqual({ by: 'alice', now: false });
+    expect(state.rounds).toEqual({ p0: 1, p1: 1 });
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('refuses a state branch that does not hold the bot’s state, never reading it as empty', async () => {
+    const { repo, t } = freshRepo();
+    await updatePilotState(octokit, t, EXP, (s) => ({ ...s, concludeBy: 'alice' }));
+    const branch = pilotStateBranch(EXP);
+    const head = gh.state.commitFiles(gh.state.user('alice'), gh.state.branchSha(repo, branch), {}, 'oops');
+    repo.refs.set(`refs/heads/${branch}`, head);
+    await expect(readPilotState(octokit, t, EXP)).rejects.toThrow(PilotStateError);
   });
 
   it('needs issues: write: a workflow token with pull-requests: write alone cannot create it', async () => {

@@ -144,4 +144,32 @@ describe('stage autopilot on the local GitHub API', () => {
     const [, second] = t.pulls();
     expect(t.requests(second!.number)).toHaveLength(1);
   });
+
+  it('the controls live in the bot’s state: a reader closing the dashboard concludes nothing, editing out its marker loses no pause, every command is answered', async () => {
+    const t = setup();
+    await t.pass();
+    const d = t.dashboard();
+    gh.addCollaborator(t.repo, 'tess', 'triage');
+    gh.comment(t.repo, d!.number, 'alice', '/topo pause');
+    gh.comment(t.repo, d!.number, 'tess', '/topo conclude');
+    gh.comment(t.repo, d!.number, 'alice', '/topo pasue');
+    expect((await t.pass())?.waiting).toMatch(/^paused on the dashboard/);
+    const replies = gh.state.commentsOn(t.repo, d!.number).filter((c) => c.user.login === gh.botLogin);
+    expect(replies.map((c) => c.body.split(':').slice(0, 2).join(':'))).toEqual([
+      '@alice: paused',
+      '@tess: refused',
+      '@alice: not done',
+    ]);
+    gh.state.closePull(d!); // a triage user closes it: a view, not a control
+    expect((await t.pass())?.waiting).toMatch(/^paused/);
+    expect(t.dashboard()?.state).toBe('open');
+    d!.body = 'our notes'; // a writer edits its hidden marker out: the next pass makes a new one
+    expect((await t.pass())?.waiting).toMatch(/^paused/);
+    for (const p of t.pulls()) expect(t.requests(p.number)).toHaveLength(0);
+    expect(t.dashboard()?.number).not.toBe(d!.number);
+    await t.pass(); // answered once: no second reply to the same commands
+    expect(gh.state.commentsOn(t.repo, d!.number).filter((c) => c.user.login === gh.botLogin)).toHaveLength(
+      3,
+    );
+  });
 });

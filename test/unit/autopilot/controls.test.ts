@@ -1,8 +1,16 @@
 // The dashboard's controls, parsed apart from their execution, and the dashboard's text.
 import { describe, expect, it } from 'vitest';
-import { controlsOf, parseControl } from '../../../src/autopilot/controls.js';
+import { parseControl } from '../../../src/autopilot/controls.js';
 import { type PilotRun, planStep } from '../../../src/autopilot/core.js';
 import { dashboardMarker, renderDashboard } from '../../../src/autopilot/dashboard.js';
+import {
+  applyCommands,
+  controlsOfState,
+  EMPTY_PILOT_STATE,
+  PilotStateError,
+  parsePilotState,
+  renderPilotState,
+} from '../../../src/autopilot/state.js';
 import { BASELINE_RUN, botRun, pilotInput } from '../../support/pilot.js';
 
 describe('parseControl', () => {
@@ -27,26 +35,57 @@ describe('parseControl', () => {
   });
 });
 
-describe('controlsOf', () => {
-  const c = (body: string, allowed = true, login = 'alice') => ({ body, allowed, login });
+describe('applyCommands (the bot’s state from the dashboard’s commands)', () => {
+  let id = 0;
+  const c = (body: string, allowed = true, login = 'alice') => ({ id: ++id, body, allowed, login });
+
   it('the latest permitted pause or resume wins; a comment without permission changes nothing', () => {
-    expect(controlsOf([c('/topo pause')])).toEqual({ paused: true, stopLive: false });
-    expect(controlsOf([c('/topo pause --now'), c('/topo resume')])).toEqual({
-      paused: false,
-      stopLive: false,
-    });
-    expect(controlsOf([c('/topo pause'), c('/topo resume', false, 'mallory')])).toEqual({
-      paused: true,
-      stopLive: false,
-    });
-    expect(controlsOf([c('/topo conclude', false, 'mallory')])).toEqual({ paused: false, stopLive: false });
+    const paused = applyCommands(EMPTY_PILOT_STATE, [c('/topo pause')]).state;
+    expect(controlsOfState(paused)).toEqual({ paused: true, stopLive: false });
+    const resumed = applyCommands(EMPTY_PILOT_STATE, [c('/topo pause --now'), c('/topo resume')]).state;
+    expect(controlsOfState(resumed)).toEqual({ paused: false, stopLive: false });
+    const held = applyCommands(EMPTY_PILOT_STATE, [
+      c('/topo pause'),
+      c('/topo resume', false, 'mallory'),
+    ]).state;
+    expect(controlsOfState(held)).toEqual({ paused: true, stopLive: false });
+    const none = applyCommands(EMPTY_PILOT_STATE, [c('/topo conclude', false, 'mallory')]).state;
+    expect(controlsOfState(none)).toEqual({ paused: false, stopLive: false });
   });
+
   it('conclude is final and names who concluded', () => {
-    expect(controlsOf([c('/topo conclude', true, 'bob'), c('/topo resume'), c('/topo conclude')])).toEqual({
-      paused: false,
-      stopLive: false,
-      concludedBy: 'bob',
-    });
+    const s = applyCommands(EMPTY_PILOT_STATE, [
+      c('/topo conclude', true, 'bob'),
+      c('/topo resume'),
+      c('/topo conclude'),
+    ]);
+    expect(controlsOfState(s.state)).toEqual({ paused: false, stopLive: false, concludedBy: 'bob' });
+    expect(s.replies.map((r) => r.text.split(':')[0])).toEqual(['@bob', '@alice', '@alice']);
+    expect(s.replies[1]?.text).toContain('a conclusion is final');
+  });
+
+  it('answers every /topo comment once (applied, refused, mistyped) and nothing else', () => {
+    const comments = [c('/topo pause'), c('/topo resume', false, 'rita'), c('/topo pasue'), c('thanks!')];
+    const first = applyCommands(EMPTY_PILOT_STATE, comments);
+    expect(first.replies.map((r) => r.id)).toEqual(comments.slice(0, 3).map((x) => x.id));
+    expect(first.replies[0]?.text).toMatch(/^@alice: paused/);
+    expect(first.replies[1]?.text).toMatch(/^@rita: refused: dashboard commands need write access/);
+    expect(first.replies[2]?.text).toMatch(/^@alice: not done: `pasue` is not a dashboard command/);
+    expect(first.state.lastComment).toBe(comments[3]?.id);
+    // a second pass over the same comments (or one that wrote in between) answers none again
+    expect(applyCommands(first.state, comments)).toEqual({ state: first.state, replies: [] });
+  });
+
+  it('round-trips its stored text and refuses a state that does not parse (never an empty one)', () => {
+    const s = {
+      ...EMPTY_PILOT_STATE,
+      paused: { by: 'alice', now: true },
+      rounds: { p1: 2 },
+      stopped: ['p1'],
+    };
+    expect(parsePilotState(renderPilotState(s))).toEqual(s);
+    for (const text of ['', '{"version":1}', renderPilotState(s).replace('"p1": 2', '"p1": "two"')])
+      expect(() => parsePilotState(text)).toThrow(PilotStateError);
   });
 });
 

@@ -3,10 +3,11 @@
 // the first left repeats nothing. The GitHub adapter of the port is tested on the local GitHub API
 // (test/integration/github/autopilot-github.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { Controls, PilotRun } from '../../../../src/autopilot/core.js';
+import type { PilotRun } from '../../../../src/autopilot/core.js';
 import { type AutopilotPolicy, policyOf } from '../../../../src/autopilot/policy.js';
 import type { BotPull } from '../../../../src/autopilot/pulls.js';
 import { readBotMarker } from '../../../../src/autopilot/pulls.js';
+import { EMPTY_PILOT_STATE, type PilotState } from '../../../../src/autopilot/state.js';
 import { autopilot } from '../../../../src/monitor/autopilot.js';
 import { runStages, stagesNamed, withStage } from '../../../../src/monitor/pass.js';
 import type { AutopilotPort, MonitorCandidate, MonitorExperiment } from '../../../../src/monitor/ports.js';
@@ -14,8 +15,10 @@ import type { Experiment } from '../../../../src/types/generated/experiment.js';
 import type { AutopilotContext } from '../../../../src/usecases/autopilot.js';
 import {
   analysisOf,
+  callLog,
   EXPERIMENT_ID,
   experimentOf,
+  NOW,
   observeWith,
   readState,
   recordingPorts,
@@ -32,14 +35,19 @@ function context(exp: MonitorExperiment, policy: Partial<AutopilotPolicy> = {}, 
   return { experiment: exp.experiment, policy: { ...base, ...policy }, runGpuHours: 10, recorded };
 }
 
-/** The port's world: its pull requests, the Requests it made, the dashboard, every call. */
-function world(ctx: () => AutopilotContext, controls: Controls = { paused: false, stopLive: false }) {
+/** The port's world: its pull requests, the bot's state, the Requests it made, the dashboard, every call. */
+function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
   const pulls: BotPull[] = [];
   const calls: string[] = [];
   const dashboard: { body?: string; concluded?: string | null } = {};
+  const pilot = { state: { ...EMPTY_PILOT_STATE, ...state } };
   let next = 100;
   const port: AutopilotPort = {
-    read: async () => ({ context: ctx(), pulls: pulls.map((p) => ({ ...p })), controls }),
+    read: async () => ({ context: ctx(), pulls: pulls.map((p) => ({ ...p })), state: pilot.state }),
+    save: async (_e, change) => {
+      pilot.state = change(pilot.state);
+      return pilot.state;
+    },
     propose: async (_e, count, exclude) => {
       calls.push(`propose ${count} excluding ${[...exclude].sort().join(',')}`);
       return ['p1', 'p2', 'p3', 'p4']
@@ -70,7 +78,7 @@ function world(ctx: () => AutopilotContext, controls: Controls = { paused: false
     close: async (_e, pr, comment) => void calls.push(`close #${pr}: ${comment.split('\n')[0]}`),
     dashboard: async (_e, body, concluded) => void Object.assign(dashboard, { body, concluded }),
   };
-  return { port, pulls, calls, dashboard };
+  return { port, pulls, calls, dashboard, pilot };
 }
 
 const withAutopilot = (exp: Partial<Experiment> = {}, candidates: MonitorCandidate[] = []) =>
@@ -119,7 +127,7 @@ describe('stage autopilot', () => {
 
   it('pause holds the next round; the budget spent stops the bot’s live run through act and concludes', async () => {
     const exp0 = withAutopilot();
-    const paused = world(() => context(exp0), { paused: true, stopLive: false });
+    const paused = world(() => context(exp0), { paused: { by: 'alice', now: false } });
     await autopilot(readState([{ exp: exp0 }]), { ...recordingPorts(), autopilot: paused.port });
     expect(paused.calls).toEqual([]);
     expect(paused.dashboard.body).toContain('paused on the dashboard');
@@ -140,5 +148,115 @@ describe('stage autopilot', () => {
     await runStages(state, ports, stages);
     expect(ports.calls.map((c) => `${c.port} ${c.args[0]}`)).toContain('slurm.cancel 42');
     expect(w.dashboard.concluded).toMatch(/^budget: 20\d\.\d of 120 GPU-hours spent/);
+  });
+
+  describe('controls that hold (the bot’s own state, queued Requests included)', () => {
+    const stages = withStage(
+      stagesNamed('decide', 'act'),
+      { name: 'autopilot', run: autopilot },
+      { after: 'decide' },
+    );
+    const botPull = (candidate: string, pr: number): BotPull => ({
+      pr,
+      candidate,
+      round: 1,
+      state: 'open',
+      headSha: 'h',
+      takenOver: false,
+    });
+    /** Round 1's two bot Requests (p1 #7, p2 #8) and a person's (h1 #9), all queued: the pass after the one that made them. */
+    function queued(state: Partial<PilotState>, recorded = [baseline]) {
+      const exp = withAutopilot({}, [
+        requestedCandidate('p1', 7),
+        requestedCandidate('p2', 8),
+        requestedCandidate('h1', 9),
+      ]);
+      const w = world(() => context(exp, {}, recorded), state);
+      w.pulls.push(botPull('p1', 7), botPull('p2', 8));
+      let job = 0;
+      const ports = {
+        ...recordingPorts({ submit: async () => ({ jobId: String(++job) }) }),
+        autopilot: w.port,
+      };
+      return { exp, w, ports, submitted: () => callLog(ports.calls).filter((c) => c.startsWith('submit')) };
+    }
+
+    it('a pause that lands after the pass that made the Requests holds every queued one: act submits none', async () => {
+      const t = queued({ paused: { by: 'alice', now: false } });
+      await runStages(readState([{ exp: t.exp }]), t.ports, stages);
+      expect(t.submitted()).toEqual([]);
+      expect(t.w.dashboard.body).toContain('paused on the dashboard');
+    });
+
+    it('a concluded experiment, or one a writer concluded, submits none of the bot’s queued Requests (a person’s runs)', async () => {
+      for (const state of [{ concluded: { reason: 'max_rounds', winner: null } }, { concludeBy: 'alice' }]) {
+        const t = queued(state);
+        await runStages(readState([{ exp: t.exp }]), t.ports, stages);
+        expect(t.submitted()).toEqual(['submit h1']);
+      }
+    });
+
+    it('under pause --now, a conclusion or a spent budget a queued bot Request is never submitted then cancelled', async () => {
+      for (const [state, recorded] of [
+        [{ paused: { by: 'alice', now: true } }, [baseline]],
+        [{ concludeBy: 'alice' }, [baseline]],
+        [{}, [{ ...baseline, gpuHours: 200 }]],
+      ] as Array<[Partial<PilotState>, PilotRun[]]>) {
+        const t = queued(state, recorded);
+        const running = { ...requestedCandidate('p1', 7), requested: true };
+        const exp = { ...t.exp, candidates: [running, ...t.exp.candidates.slice(1)] };
+        const pass = readState([{ exp, jobs: [runningJob(running.runName, '42', 600)] }]);
+        observeWith(pass.experiments[0] as never, {
+          p1: analysisOf(running.runName, { state: 'warming' }, 10),
+        });
+        await runStages(pass, t.ports, stages);
+        const log = callLog(t.ports.calls);
+        expect(log.filter((c) => c.startsWith('submit p'))).toEqual([]);
+        expect(log.filter((c) => c.startsWith('slurm.cancel'))).toEqual(['slurm.cancel 42']);
+        // the run a control stopped is `stopped`, not failed: its Outcome says so now
+        const outcome = t.ports.calls.find((c) => c.port === 'lifecycle.recordOutcome');
+        expect(outcome?.args.slice(0, 2)).toEqual([7, '00000007']);
+        expect(outcome?.args[2]).toMatchObject({ kind: 'stopped' });
+      }
+    });
+
+    it('after pause --now the stopped runs keep their round: not closed while paused, and resume runs them again', async () => {
+      const stopped = (name: string, pr: number) =>
+        requestedCandidate(name, pr, {
+          outcome: { kind: 'stopped', at: '2027-01-01T00:00:00Z', jobId: `4${pr}`, evidence: [] },
+        });
+      const exp = withAutopilot({}, [stopped('p1', 7), stopped('p2', 8)]);
+      const w = world(() => context(exp), { paused: { by: 'alice', now: true }, stopped: ['p1', 'p2'] });
+      w.pulls.push(botPull('p1', 7), botPull('p2', 8));
+      const jobs = [7, 8].map((pr) => ({
+        ...runningJob((exp.candidates[pr - 7] as MonitorCandidate).runName, `4${pr}`, 600),
+        state: 'CANCELLED',
+        endTs: NOW - 30,
+      }));
+      const pass = () => {
+        const state = readState([{ exp, jobs }]);
+        observeWith(state.experiments[0] as never);
+        return state;
+      };
+      const ports = { ...recordingPorts(), autopilot: w.port };
+      await runStages(pass(), ports, stages);
+      expect(w.calls).toEqual([]);
+      expect(w.dashboard.concluded ?? null).toBeNull();
+      w.pilot.state = { ...w.pilot.state, paused: null };
+      await runStages(pass(), ports, stages);
+      expect(w.calls).toEqual(['request p1 #7', 'request p2 #8']);
+      expect(w.dashboard.concluded ?? null).toBeNull();
+    });
+
+    it('a conclusion is written to the bot’s state, and a concluded experiment does nothing more', async () => {
+      const exp = withAutopilot();
+      const w = world(() => context(exp), { concludeBy: 'alice' });
+      await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+      expect(w.pilot.state.concluded?.reason).toBe('concluded on the dashboard by @alice');
+      expect(w.pilot.state.concludeBy).toBeNull();
+      expect(w.dashboard.concluded).toBe('concluded on the dashboard by @alice');
+      await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+      expect(w.calls).toEqual([]);
+    });
   });
 });

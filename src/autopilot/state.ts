@@ -1,0 +1,157 @@
+// The autopilot's own checked state, one per experiment: its controls (paused, a conclusion asked
+// for, the conclusion), the last dashboard comment it answered, the round of each bot candidate and
+// the runs a control stopped. The dashboard issue is a view and an input: deleting it, closing it or
+// editing its marker changes none of this (docs/autopilot.md, "The bot's state"). Pure: parse and
+// render the stored text, and fold new dashboard comments into it, each answered.
+import { inlineText } from '../github/user-text.js';
+import { type ControlComment, parseControl } from './controls.js';
+import type { Controls } from './core.js';
+
+export interface PilotState {
+  version: 1;
+  /** Set by a writer's /topo pause [--now]; cleared by /topo resume. */
+  paused: { by: string; now: boolean } | null;
+  /** A writer's /topo conclude, carried out by the next plan. */
+  concludeBy: string | null;
+  /** Final: the experiment concluded (by its stop rule, the budget or a writer). */
+  concluded: { reason: string; winner: string | null } | null;
+  /** The id of the last dashboard comment answered: later ones are new. */
+  lastComment: number;
+  /** Each bot candidate's round, as the bot opened it (never read from a text a person can write). */
+  rounds: Record<string, number>;
+  /** Bot runs a control stopped (`stopped`, not failed): their proposals stand and run again on resume. */
+  stopped: string[];
+}
+
+export const EMPTY_PILOT_STATE: PilotState = {
+  version: 1,
+  paused: null,
+  concludeBy: null,
+  concluded: null,
+  lastComment: 0,
+  rounds: {},
+  stopped: [],
+};
+
+/** A stored state that does not parse: shown to people, never read as an empty state. */
+export class PilotStateError extends Error {
+  override name = 'PilotStateError';
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
+const NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+
+/** The state in its stored text (JSON); throws PilotStateError on anything else. */
+export function parsePilotState(text: string): PilotState {
+  let x: unknown;
+  try {
+    x = JSON.parse(text);
+  } catch (e) {
+    throw new PilotStateError(`the autopilot state is not JSON: ${(e as Error).message}`);
+  }
+  const bad = (what: string) => new PilotStateError(`the autopilot state is not valid: ${what}`);
+  if (!isObject(x) || x.version !== 1) throw bad('version is not 1');
+  const p = x.paused;
+  if (p !== null && !(isObject(p) && typeof p.by === 'string' && typeof p.now === 'boolean'))
+    throw bad('paused');
+  if (x.concludeBy !== null && typeof x.concludeBy !== 'string') throw bad('concludeBy');
+  const c = x.concluded;
+  if (
+    c !== null &&
+    !(isObject(c) && typeof c.reason === 'string' && (c.winner === null || typeof c.winner === 'string'))
+  )
+    throw bad('concluded');
+  if (!Number.isSafeInteger(x.lastComment) || (x.lastComment as number) < 0) throw bad('lastComment');
+  const rounds = x.rounds;
+  if (!isObject(rounds) || Object.entries(rounds).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
+    throw bad('rounds');
+  if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== 'string' || !NAME.test(s)))
+    throw bad('stopped');
+  return {
+    version: 1,
+    paused: p === null ? null : { by: (p as { by: string }).by, now: (p as { now: boolean }).now },
+    concludeBy: x.concludeBy as string | null,
+    concluded:
+      c === null
+        ? null
+        : { reason: (c as { reason: string }).reason, winner: (c as { winner: string | null }).winner },
+    lastComment: x.lastComment as number,
+    rounds: { ...(rounds as Record<string, number>) },
+    stopped: [...(x.stopped as string[])],
+  };
+}
+
+export function renderPilotState(state: PilotState): string {
+  return JSON.stringify(state, null, 2);
+}
+
+/** The controls the plan reads. */
+export function controlsOfState(state: PilotState): Controls {
+  return {
+    paused: state.paused !== null,
+    stopLive: state.paused?.now === true,
+    ...(state.concludeBy ? { concludedBy: state.concludeBy } : {}),
+  };
+}
+
+/** A dashboard comment with its id (later comments have larger ids). */
+export interface DashboardComment extends ControlComment {
+  id: number;
+}
+
+export interface CommandReply {
+  /** The comment answered. */
+  id: number;
+  text: string;
+}
+
+/**
+ * The /topo comments newer than the last one answered, folded in order: a writer's valid command
+ * changes the state; every one gets a reply (applied, refused, mistyped, or moot once concluded).
+ */
+export function applyCommands(
+  state: PilotState,
+  comments: readonly DashboardComment[],
+): { state: PilotState; replies: CommandReply[] } {
+  let next = state;
+  const replies: CommandReply[] = [];
+  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseControl(c.body);
+    if (parsed.kind === 'none') continue;
+    const who = `@${inlineText(c.login, 40)}`;
+    const reply = (text: string) => replies.push({ id: c.id, text: `${who}: ${text}` });
+    if (!c.allowed) {
+      reply('refused: dashboard commands need write access to the repository; nothing changed.');
+      continue;
+    }
+    if (parsed.kind === 'invalid') {
+      reply(`not done: ${parsed.reason}.`);
+      continue;
+    }
+    if (next.concluded || next.concludeBy) {
+      reply('not done: the experiment has concluded; a conclusion is final.');
+      continue;
+    }
+    const control = parsed.control;
+    if (control === 'conclude') next = { ...next, concludeBy: c.login };
+    else if (control === 'resume') next = { ...next, paused: null };
+    else next = { ...next, paused: { by: c.login, now: control === 'pause-now' } };
+    reply(doneText(control));
+  }
+  return { state: next, replies };
+}
+
+function doneText(control: 'pause' | 'pause-now' | 'resume' | 'conclude'): string {
+  switch (control) {
+    case 'pause':
+      return 'paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.';
+    case 'pause-now':
+      return 'paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.';
+    case 'resume':
+      return 'resumed: the autopilot goes on with its round.';
+    case 'conclude':
+      return 'concluding with the best so far: no new runs start, running bot runs are stopped.';
+  }
+}
