@@ -69629,6 +69629,11 @@ function planStep(input) {
     round: current
   });
   if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.refused?.length)
+    return plan(
+      [],
+      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
+    );
   const ending = endingReason(input, budget);
   if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)], null);
   const housekeeping = closeLosers(runs, state2);
@@ -70242,6 +70247,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     );
   const clustersText = await files.read(clustersFile);
   const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
   const recordFile2 = recordPaths(experimentId).json;
   const recordText = await files.read(recordFile2);
   const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
@@ -70251,6 +70257,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...cluster ? { cluster } : {},
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
@@ -70264,7 +70271,8 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runs,
     controls,
     runGpuHours: ctx.runGpuHours,
-    ...done ? { concluded: done } : {}
+    ...done ? { concluded: done } : {},
+    ...ctx.refused?.length ? { refused: ctx.refused } : {}
   });
   return { runs, plan };
 }

@@ -64,6 +64,8 @@ export interface PilotInput {
   runGpuHours: number;
   /** The experiment concluded already (the bot's state, or the record's final report): nothing more to do. */
   concluded?: { reason: string };
+  /** The policy breaks validate's rules (merged anyway): nothing starts, the dashboard says why. */
+  refused?: string[];
 }
 
 export type PilotAction =
@@ -155,6 +157,11 @@ export function planStep(input: PilotInput): PilotPlan {
     round: current,
   });
   if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.refused?.length)
+    return plan(
+      [],
+      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join('; ')}`,
+    );
   const ending = endingReason(input, budget);
   if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state, ending)], null);
   const housekeeping = closeLosers(runs, state);

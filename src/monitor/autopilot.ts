@@ -63,12 +63,8 @@ async function pilot(x: Pass): Promise<void> {
     controlsOfState(s),
     s.concluded ? { reason: s.concluded.reason } : undefined,
   );
-  holdQueue(
-    e,
-    view.pulls,
-    s,
-    plan.actions.some((a) => a.kind === 'conclude') || !view.context.policy.enabled,
-  );
+  const off = !view.context.policy.enabled || view.context.refused.length > 0;
+  holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === 'conclude'));
   const known = new Set(runs.map((r) => r.name));
   const stopped: string[] = [];
   let concluded: PilotState['concluded'] = null;
@@ -90,7 +86,7 @@ async function pilot(x: Pass): Promise<void> {
 
 /**
  * What act may submit: nothing queued of the experiment while paused (a person's control of it);
- * none of the bot's queued Requests once it concluded, is concluding, or its policy is off.
+ * none of the bot's queued Requests once it concluded, is concluding, or its policy is off or refused.
  */
 function holdQueue(e: ExperimentPass, pulls: readonly BotPull[], s: PilotState, ending: boolean): void {
   const bot = (p: CandidatePass) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);

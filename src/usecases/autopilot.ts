@@ -3,7 +3,7 @@
 // status|plan` call it on a checkout; the monitor's autopilot stage adds the live runs and the
 // dashboard's controls. I/O only through the FileSource.
 import { type Controls, type PilotPlan, type PilotRun, planStep } from '../autopilot/core.js';
-import { type AutopilotPolicy, gpusPerRun, policyOf, runCost } from '../autopilot/policy.js';
+import { type AutopilotPolicy, autopilotIssues, gpusPerRun, policyOf, runCost } from '../autopilot/policy.js';
 import { mergeRuns, runsFromRecord } from '../autopilot/runs.js';
 import { recordPaths } from '../record/model.js';
 import { parseRecord } from '../record/validate.js';
@@ -25,6 +25,8 @@ export interface AutopilotContext {
   record?: ExperimentRecord;
   runGpuHours: number;
   recorded: PilotRun[];
+  /** The policy's errors (validate's rules, file:line: rule: message): the autopilot does nothing while any stands. */
+  refused: string[];
 }
 
 const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
@@ -57,6 +59,10 @@ export async function readAutopilot(
   const cluster = clustersText
     ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster]
     : undefined;
+  // validate's rules, checked again here: a policy merged past a failing check is refused, not run
+  const refused = autopilotIssues(checked.loaded, experiment, cluster ? { cluster } : {})
+    .filter((i) => i.severity === 'error')
+    .map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
   const recordFile = recordPaths(experimentId).json;
   const recordText = await files.read(recordFile);
   const record = recordText === undefined ? undefined : parseRecord(recordText, recordFile);
@@ -66,6 +72,7 @@ export async function readAutopilot(
     ...(cluster ? { cluster } : {}),
     ...(record ? { record } : {}),
     runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster)),
   };
 }
@@ -89,6 +96,7 @@ export function planFor(
     controls,
     runGpuHours: ctx.runGpuHours,
     ...(done ? { concluded: done } : {}),
+    ...(ctx.refused?.length ? { refused: ctx.refused } : {}),
   });
   return { runs, plan };
 }

@@ -67890,6 +67890,11 @@ function planStep(input) {
     round: current
   });
   if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.refused?.length)
+    return plan(
+      [],
+      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
+    );
   const ending = endingReason(input, budget);
   if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)], null);
   const housekeeping = closeLosers(runs, state2);
@@ -68365,6 +68370,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     );
   const clustersText = await files.read(clustersFile);
   const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
   const recordFile = recordPaths(experimentId).json;
   const recordText = await files.read(recordFile);
   const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
@@ -68374,6 +68380,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...cluster ? { cluster } : {},
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
@@ -68387,7 +68394,8 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runs,
     controls,
     runGpuHours: ctx.runGpuHours,
-    ...done ? { concluded: done } : {}
+    ...done ? { concluded: done } : {},
+    ...ctx.refused?.length ? { refused: ctx.refused } : {}
   });
   return { runs, plan };
 }
@@ -68445,12 +68453,8 @@ async function pilot(x) {
     controlsOfState(s),
     s.concluded ? { reason: s.concluded.reason } : void 0
   );
-  holdQueue(
-    e,
-    view.pulls,
-    s,
-    plan.actions.some((a) => a.kind === "conclude") || !view.context.policy.enabled
-  );
+  const off = !view.context.policy.enabled || view.context.refused.length > 0;
+  holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === "conclude"));
   const known = new Set(runs.map((r) => r.name));
   const stopped = [];
   let concluded = null;

@@ -76310,6 +76310,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     );
   const clustersText = await files.read(clustersFile);
   const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
   const recordFile = recordPaths(experimentId).json;
   const recordText = await files.read(recordFile);
   const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
@@ -76319,6 +76320,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...cluster ? { cluster } : {},
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }

@@ -172,4 +172,14 @@ describe('stage autopilot on the local GitHub API', () => {
       3,
     );
   });
+
+  it('refuses a merged policy that breaks validate’s rules (parallel above max_parallel) and says so on the dashboard', async () => {
+    const t = setup({ ...POLICY, parallel: 16 });
+    const done = await t.pass();
+    expect(done?.actions).toEqual([]);
+    expect(t.pulls()).toHaveLength(0);
+    expect(t.dashboard()?.body).toMatch(
+      /refused, nothing starts until it is fixed: .*experiment\.yaml:\d+: autopilot-parallel: parallel 16 is above max_parallel/,
+    );
+  });
 });

@@ -32,7 +32,13 @@ const baseline = BASELINE_RUN;
 
 function context(exp: MonitorExperiment, policy: Partial<AutopilotPolicy> = {}, recorded = [baseline]) {
   const base = policyOf(exp.experiment) as AutopilotPolicy;
-  return { experiment: exp.experiment, policy: { ...base, ...policy }, runGpuHours: 10, recorded };
+  return {
+    experiment: exp.experiment,
+    policy: { ...base, ...policy },
+    runGpuHours: 10,
+    recorded,
+    refused: [],
+  };
 }
 
 /** The port's world: its pull requests, the bot's state, the Requests it made, the dashboard, every call. */
