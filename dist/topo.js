@@ -16205,7 +16205,7 @@ var require_make_dir = __commonJS({
     "use strict";
     var fs3 = __require("fs");
     var path = __require("path");
-    var { promisify } = __require("util");
+    var { promisify: promisify2 } = __require("util");
     var semver = require_semver();
     var useNativeRecursiveOption = semver.satisfies(process.version, ">=10.12.0");
     var checkPath = (pth) => {
@@ -16239,8 +16239,8 @@ var require_make_dir = __commonJS({
     var makeDir2 = async (input, options2) => {
       checkPath(input);
       options2 = processOptions(options2);
-      const mkdir = promisify(options2.fs.mkdir);
-      const stat = promisify(options2.fs.stat);
+      const mkdir = promisify2(options2.fs.mkdir);
+      const stat = promisify2(options2.fs.stat);
       if (useNativeRecursiveOption && options2.fs.mkdir === fs3.mkdir) {
         const pth = path.resolve(input);
         await mkdir(pth, {
@@ -24091,7 +24091,7 @@ var require_agent = __commonJS({
     var { Duplex } = __require("stream");
     var { resolve: resolve18 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
-    var { execFile: execFile2, spawn: spawn2 } = __require("child_process");
+    var { execFile: execFile3, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
       makeBufferParser,
@@ -24312,7 +24312,7 @@ var require_agent = __commonJS({
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
-              execFile2("cygpath", ["-w", socketPath], (err2, stdout, stderr) => {
+              execFile3("cygpath", ["-w", socketPath], (err2, stdout, stderr) => {
                 if (err2 || stdout.length === 0)
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
@@ -47621,7 +47621,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "../../main/node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Client = require_client2();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -47661,7 +47661,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -47674,7 +47674,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "../../main/node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -47714,7 +47714,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -62825,6 +62825,9 @@ var CommandTimeoutError = class extends SlurmError {
 var HostKeyMismatchError = class extends SlurmError {
   name = "HostKeyMismatchError";
 };
+var SlurmConfigError = class extends SlurmError {
+  name = "SlurmConfigError";
+};
 var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
@@ -62851,6 +62854,12 @@ var ConfigError = class extends Error {
 var UnreachableError = class extends Error {
 };
 var FindingError = class extends Error {
+  /** The findings behind it (a candidate's validation errors), one line each; in the --json error too. */
+  constructor(message2, issues = []) {
+    super(message2);
+    this.issues = issues;
+  }
+  issues;
 };
 
 // src/cli/args.ts
@@ -62957,8 +62966,8 @@ function renderHelp(name, summary, help) {
 var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one)";
 
 // src/cli/commands/analyze.ts
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readFileSync as readFileSync2 } from "node:fs";
+import { resolve as resolve2 } from "node:path";
 
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
@@ -69138,6 +69147,93 @@ async function ensurePrometheus(prometheus) {
   }
 }
 
+// src/cli/commands/experiments.ts
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/cli/commands/experiments.ts
+function loadExperiment(io, id, dir = "topologies") {
+  const file = join(resolve(io.cwd, dir), id, "experiment.yaml");
+  let text2;
+  try {
+    text2 = readFileSync(file, "utf8");
+  } catch {
+    throw new ConfigError(
+      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`
+    );
+  }
+  const checked2 = checkExperiment(text2, file);
+  if (!checked2.value)
+    throw new ConfigError(checked2.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join("\n"));
+  return checked2.value;
+}
+function localExperiments(io, dir) {
+  const root = resolve(io.cwd, dir);
+  if (!existsSync(root)) return [];
+  const found = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const file = join(root, entry.name, "experiment.yaml");
+    if (!entry.isDirectory() || !existsSync(file)) continue;
+    const { value } = checkExperiment(readFileSync(file, "utf8"), file);
+    if (value) found.push(value);
+  }
+  return found;
+}
+function clusterOfRun(io, runName, dir = "topologies") {
+  const experiments = localExperiments(io, dir);
+  const owner = ownerExperiment(
+    runName,
+    experiments.map((e) => e.experiment_id)
+  );
+  return experiments.find((e) => e.experiment_id === owner)?.cluster;
+}
+
 // src/cli/commands/options.ts
 var JSON_OPTION = {
   name: "json",
@@ -69151,6 +69247,13 @@ var CLUSTERS_OPTION = {
   description: "the clusters file",
   default: "topologies/clusters.yaml",
   env: "TOPO_CLUSTERS_FILE"
+};
+var TOPOLOGIES_OPTION = {
+  name: "topologies",
+  type: "string",
+  value: "DIR",
+  description: "folder of <experiment>/experiment.yaml",
+  default: "topologies"
 };
 var CLUSTER_OPTION = {
   name: "cluster",
@@ -69215,13 +69318,13 @@ function telemetryValues(parsed) {
   return out;
 }
 function telemetryOptions(options2, io, clusterName) {
-  const file = resolve(io.cwd, options2.clusters ?? io.env.TOPO_CLUSTERS_FILE ?? "topologies/clusters.yaml");
+  const file = resolve2(io.cwd, options2.clusters ?? io.env.TOPO_CLUSTERS_FILE ?? "topologies/clusters.yaml");
   let cluster;
   const name = options2.cluster ?? clusterName;
   if (name) {
     let text2;
     try {
-      text2 = readFileSync(file, "utf8");
+      text2 = readFileSync2(file, "utf8");
     } catch (e) {
       throw new ConfigError(
         `cannot read the clusters file ${file}: ${e.message} (set --clusters or TOPO_CLUSTERS_FILE)`
@@ -69377,7 +69480,7 @@ var analyzeCommand = {
       throw new UsageError(
         `--min-improvement must be a fraction between 0 and 1 (0.02 is 2%), got ${options2["min-improvement"]}`
       );
-    const t = telemetryOptions(options2, io);
+    const t = telemetryOptions(options2, io, clusterOfRun(io, runName));
     const minutes = num(parsed, "minutes") ?? 360;
     await ensurePrometheus(t.prometheus);
     const result = await analyzeRun({
@@ -72396,7 +72499,7 @@ function suggest2(input, options2 = {}) {
   }
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = secondsPerRollout(parent);
-  const proposals = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
+  const proposals2 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
     const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
     const name = uniqueName(detail, taken);
     const peak = predicted.reduce((a, b2) => b2.fraction > a.fraction ? b2 : a, {
@@ -72424,7 +72527,7 @@ function suggest2(input, options2 = {}) {
     };
   });
   let stop2 = noProgress;
-  if (!stop2 && proposals.length === 0) {
+  if (!stop2 && proposals2.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop2 = {
@@ -72433,8 +72536,8 @@ function suggest2(input, options2 = {}) {
     };
   }
   return {
-    proposals,
-    stop: stop2 ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    proposals: proposals2,
+    stop: stop2 ?? { stop: false, reason: `${proposals2.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -72541,17 +72644,17 @@ function predictionFor(cal, topology, parent, gpus) {
 }
 
 // src/topology/presets.ts
-import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
-import { isAbsolute, join as join2, posix as posix2, resolve as resolve3 } from "node:path";
+import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from "node:path";
 
 // src/topology/shipped.ts
-import { existsSync } from "node:fs";
-import { dirname, join, resolve as resolve2 } from "node:path";
+import { existsSync as existsSync2 } from "node:fs";
+import { dirname, join as join2, resolve as resolve3 } from "node:path";
 import { fileURLToPath } from "node:url";
 function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
-  let dir = resolve2(from);
+  let dir = resolve3(from);
   for (; ; ) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "topologies", "presets"))) return dir;
+    if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
     const up = dirname(dir);
     if (up === dir) return void 0;
     dir = up;
@@ -72562,26 +72665,26 @@ function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
 var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
 function shippedPresetsDir() {
   const root = shippedRoot();
-  return root ? join2(root, "topologies", "presets") : void 0;
+  return root ? join3(root, "topologies", "presets") : void 0;
 }
 function presetOverrideDir(env, base) {
   const dir = env.TOPO_PRESETS_DIR;
   if (!dir) return void 0;
-  return isAbsolute(dir) ? dir : resolve3(base, dir);
+  return isAbsolute(dir) ? dir : resolve4(base, dir);
 }
 function presetLocations(name, options2 = {}) {
   if (!PRESET_NAME.test(name)) return [];
   const file = `${name}.yaml`;
   const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
   return [
-    ...options2.overrideDir ? [{ origin: "override", path: join2(options2.overrideDir, file) }] : [],
+    ...options2.overrideDir ? [{ origin: "override", path: join3(options2.overrideDir, file) }] : [],
     { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
-    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+    ...shipped ? [{ origin: "shipped", path: join3(shipped, file) }] : []
   ];
 }
 function readLocal(path) {
   try {
-    return readFileSync2(path, "utf8");
+    return readFileSync3(path, "utf8");
   } catch {
     return void 0;
   }
@@ -72611,7 +72714,7 @@ function readPresetFromCheckout(name, root, options2 = {}) {
   return pick(
     name,
     locations,
-    locations.map((l3) => readLocal(l3.origin === "repository" ? join2(root, l3.path) : l3.path))
+    locations.map((l3) => readLocal(l3.origin === "repository" ? join3(root, l3.path) : l3.path))
   );
 }
 function describePreset(found) {
@@ -72633,7 +72736,7 @@ function localPresetNames(options2 = {}) {
   for (const dir of dirs) {
     if (!dir) continue;
     try {
-      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+      for (const f of readdirSync2(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
     } catch {
     }
   }
@@ -72648,8 +72751,8 @@ function presetNotFound(name, options2 = {}, repositoryNames = []) {
 }
 
 // src/usecases/validate.ts
-import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve4, sep } from "node:path";
+import { lstatSync, readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
 
 // src/topology/rules.ts
 var RULES = {
@@ -72825,12 +72928,12 @@ var UnsafeFileError = class extends Error {
   name = "UnsafeFileError";
 };
 function assertNotLinked(root, path) {
-  const file = resolve4(root, path);
-  const rel = relative(resolve4(root), file);
+  const file = resolve5(root, path);
+  const rel = relative(resolve5(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve4(root) : dirname2(file);
+  let at = inside ? resolve5(root) : dirname2(file);
   for (const part of inside ? rel.split(sep) : [basename(file)]) {
-    at = join3(at, part);
+    at = join4(at, part);
     let link = false;
     try {
       link = lstatSync(at).isSymbolicLink();
@@ -72848,14 +72951,14 @@ function fileSystemSource(root) {
     async read(path) {
       assertNotLinked(root, path);
       try {
-        return readFileSync3(resolve4(root, path), "utf8");
+        return readFileSync4(resolve5(root, path), "utf8");
       } catch {
         return void 0;
       }
     },
     async list(dir) {
       try {
-        return readdirSync2(resolve4(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync3(resolve5(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -73633,25 +73736,88 @@ async function pushProposal(octokit, repo, at, p) {
   }
 }
 
+// src/cli/json.ts
+function jobJson(job) {
+  return {
+    id: job.id,
+    name: job.name,
+    state: job.state,
+    ...job.rawState ? { raw_state: job.rawState } : {},
+    reason: job.reason,
+    exit_code: job.exitCode,
+    signal: job.signal,
+    restarts: job.restarts,
+    submit_time: job.submitTime,
+    start_time: job.startTime,
+    end_time: job.endTime,
+    time_limit: job.timeLimit,
+    elapsed: job.elapsed,
+    nodes: job.nodes,
+    stdout_path: job.stdoutPath,
+    source: job.source
+  };
+}
+function submitJson(result) {
+  const base = { job_name: result.jobName, cluster: result.cluster, command: result.command };
+  switch (result.status) {
+    case "submitted":
+      return { ...base, status: result.status, job_id: result.jobId };
+    case "existing":
+      return { ...base, status: result.status, job_id: result.jobId, state: result.state };
+    case "queued":
+      return {
+        ...base,
+        status: result.status,
+        position: result.position,
+        live: result.live,
+        max_parallel: result.maxParallel
+      };
+    case "dry-run":
+      return {
+        ...base,
+        status: result.status,
+        would_be: result.wouldBe,
+        ...result.position !== void 0 ? { position: result.position } : {}
+      };
+  }
+}
+function cancelJson(result) {
+  return {
+    job_name: result.jobName,
+    cancelled: result.cancelled,
+    job: result.job ? jobJson(result.job) : null
+  };
+}
+function snakeKeys(value) {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k2, v2]) => [
+      k2.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase(),
+      snakeKeys(v2)
+    ])
+  );
+}
+
 // src/cli/commands/validate.ts
-import { existsSync as existsSync2, readdirSync as readdirSync3, statSync } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join4, relative as relative2, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync3, readdirSync as readdirSync4, statSync } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join5, relative as relative2, resolve as resolve6 } from "node:path";
 var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
 function expandPaths(paths, cwd) {
   const out = [];
   const walk = (dir) => {
-    for (const entry of readdirSync3(resolve5(cwd, dir), { withFileTypes: true }).sort(
+    for (const entry of readdirSync4(resolve6(cwd, dir), { withFileTypes: true }).sort(
       (a, b2) => a.name.localeCompare(b2.name)
     )) {
-      const child = join4(dir, entry.name);
+      const child = join5(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name)) walk(child);
       } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
     }
   };
   for (const p of paths) {
-    const abs = resolve5(cwd, p);
-    if (!existsSync2(abs)) throw new ConfigError(`${p}: no such file or folder`);
+    const abs = resolve6(cwd, p);
+    if (!existsSync3(abs)) throw new ConfigError(`${p}: no such file or folder`);
     if (statSync(abs).isDirectory()) walk(p);
     else out.push(p);
   }
@@ -73660,8 +73826,8 @@ function expandPaths(paths, cwd) {
 function clustersFileOption(explicit, io) {
   const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
   if (file === void 0 || file === "") return void 0;
-  const abs = isAbsolute3(file) ? file : resolve5(io.cwd, file);
-  if (!existsSync2(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
+  const abs = isAbsolute3(file) ? file : resolve6(io.cwd, file);
+  if (!existsSync3(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
   return relative2(io.cwd, abs) || abs;
 }
 function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
@@ -73746,7 +73912,7 @@ async function context(experimentId, io, clusters) {
     throw error;
   }
 }
-async function proposalLines(experimentId, io, round3, count2, clusters) {
+async function proposals(experimentId, io, round3, count2, clusters) {
   try {
     const outcome = await runSuggest({
       experimentId,
@@ -73755,18 +73921,39 @@ async function proposalLines(experimentId, io, round3, count2, clusters) {
       presets: presetOptionsFor(io),
       ...clusters ? { clustersFile: clusters } : {}
     });
-    if (outcome.proposals.length === 0)
-      return [`  no proposal: ${outcome.result.stop.reason} (the autopilot concludes then)`];
-    return outcome.proposals.flatMap((p) => [
-      `  ${botBranch(experimentId, p.candidate.name)}  (${p.path})`,
-      `    change:     ${p.change}`,
-      `    hypothesis: ${roundHypothesis(round3, p.candidate.hypothesis ?? "")}`,
-      `    expected:   ${p.candidate.expected_effect ?? ""}`
-    ]);
+    return {
+      stop: outcome.proposals.length === 0 ? outcome.result.stop.reason : null,
+      proposals: outcome.proposals.map((p) => ({
+        branch: botBranch(experimentId, p.candidate.name),
+        path: p.path,
+        change: p.change,
+        hypothesis: roundHypothesis(round3, p.candidate.hypothesis ?? ""),
+        expected_effect: p.candidate.expected_effect ?? ""
+      }))
+    };
   } catch (error) {
     if (error instanceof SuggestError) throw new ConfigError(error.message);
     throw error;
   }
+}
+function proposalLines(found) {
+  if (found.stop !== null) return [`  no proposal: ${found.stop} (the autopilot concludes then)`];
+  return found.proposals.flatMap((p) => [
+    `  ${p.branch}  (${p.path})`,
+    `    change:     ${p.change}`,
+    `    hypothesis: ${p.hypothesis}`,
+    `    expected:   ${p.expected_effect}`
+  ]);
+}
+async function planDocument(experimentId, io, plan, clusters) {
+  const actions = [];
+  for (const a of plan.actions)
+    actions.push({
+      kind: a.kind,
+      text: actionText(a),
+      ...a.kind === "open" ? await proposals(experimentId, io, a.round, a.count, clusters) : {}
+    });
+  return { round: plan.round, waiting: plan.waiting, actions };
 }
 var autopilotCommand = {
   name: "autopilot",
@@ -73774,7 +73961,7 @@ var autopilotCommand = {
   help: {
     synopsis: "topo autopilot <status|plan> <experiment> [options]",
     description: "status: what the experiment's dashboard shows (rounds, decisions, GPU-hours spent, committed and left, the best against the baseline, what comes next or why it waits), from the checkout's experiment.yaml and record. plan: the next actions as the autopilot would take them, with the proposals of a round it would open (branch, change, hypothesis). Both write nothing. Run them on the default branch: the policy is read from there. Exit 2 when the experiment or its autopilot block is missing.",
-    options: [CLUSTERS_OPTION],
+    options: [CLUSTERS_OPTION, JSON_OPTION],
     examples: [
       "topo autopilot status topology-opt-vavam-ord-20261202",
       "topo autopilot plan topology-opt-vavam-ord-20261202"
@@ -73792,17 +73979,28 @@ var autopilotCommand = {
     const clusters = clustersFileOption(str(parsed, "clusters"), io);
     const ctx = await context(experimentId, io, clusters);
     const { runs, plan } = planFor(ctx);
+    const json = flag(parsed, "json");
+    const base = { schema_version: 1, subcommand: sub, experiment_id: experimentId };
     if (sub === "status") {
-      io.stdout(`${renderDashboard(experimentId, runs, plan)}
+      const dashboard = renderDashboard(experimentId, runs, plan);
+      io.stdout(
+        json ? `${JSON.stringify({ ...base, round: plan.round, waiting: plan.waiting, budget: snakeKeys(plan.budget), dashboard })}
+` : `${dashboard}
+`
+      );
+      return EXIT.ok;
+    }
+    const doc = await planDocument(experimentId, io, plan, clusters);
+    if (json) {
+      io.stdout(`${JSON.stringify({ ...base, ...doc })}
 `);
       return EXIT.ok;
     }
     const lines = [`${experimentId}: round ${plan.round}${plan.waiting ? `, waiting: ${plan.waiting}` : ""}`];
-    if (plan.actions.length === 0) lines.push("nothing to do now");
-    for (const a of plan.actions) {
-      lines.push(`- ${actionText(a)}`);
-      if (a.kind === "open")
-        lines.push(...await proposalLines(experimentId, io, a.round, a.count, clusters));
+    if (doc.actions.length === 0) lines.push("nothing to do now");
+    for (const a of doc.actions) {
+      lines.push(`- ${a.text}`);
+      if (a.proposals) lines.push(...proposalLines({ proposals: a.proposals, stop: a.stop ?? null }));
     }
     io.stdout(`${lines.join("\n")}
 `);
@@ -73812,52 +74010,6 @@ var autopilotCommand = {
 
 // src/usecases/submit.ts
 import { dirname as dirname3 } from "node:path";
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
 
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
@@ -74141,75 +74293,12 @@ No pending or running job is named ${code2(result.jobName)}: ${state2}.
 `;
 }
 
-// src/cli/json.ts
-function jobJson(job) {
-  return {
-    id: job.id,
-    name: job.name,
-    state: job.state,
-    ...job.rawState ? { raw_state: job.rawState } : {},
-    reason: job.reason,
-    exit_code: job.exitCode,
-    signal: job.signal,
-    restarts: job.restarts,
-    submit_time: job.submitTime,
-    start_time: job.startTime,
-    end_time: job.endTime,
-    time_limit: job.timeLimit,
-    elapsed: job.elapsed,
-    nodes: job.nodes,
-    stdout_path: job.stdoutPath,
-    source: job.source
-  };
-}
-function submitJson(result) {
-  const base = { job_name: result.jobName, cluster: result.cluster, command: result.command };
-  switch (result.status) {
-    case "submitted":
-      return { ...base, status: result.status, job_id: result.jobId };
-    case "existing":
-      return { ...base, status: result.status, job_id: result.jobId, state: result.state };
-    case "queued":
-      return {
-        ...base,
-        status: result.status,
-        position: result.position,
-        live: result.live,
-        max_parallel: result.maxParallel
-      };
-    case "dry-run":
-      return {
-        ...base,
-        status: result.status,
-        would_be: result.wouldBe,
-        ...result.position !== void 0 ? { position: result.position } : {}
-      };
-  }
-}
-function cancelJson(result) {
-  return {
-    job_name: result.jobName,
-    cancelled: result.cancelled,
-    job: result.job ? jobJson(result.job) : null
-  };
-}
-function snakeKeys(value) {
-  if (Array.isArray(value)) return value.map(snakeKeys);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k2, v2]) => [
-      k2.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase(),
-      snakeKeys(v2)
-    ])
-  );
-}
-
 // src/cli/commands/submit.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { resolve as resolve6 } from "node:path";
+import { existsSync as existsSync5 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
 
 // src/slurm/for-cluster.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
@@ -75694,12 +75783,12 @@ function sshPrivateKey(env) {
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
     try {
-      return readFileSync4(file, "utf8");
+      return readFileSync5(file, "utf8");
     } catch (error) {
-      throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error.message}`);
+      throw new SlurmConfigError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error.message}`);
     }
   }
-  throw new SlurmError(
+  throw new SlurmConfigError(
     "the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)"
   );
 }
@@ -75712,7 +75801,7 @@ function transportForCluster(name, cluster, options2 = {}) {
     return createLocalTransport({ timeoutMs: options2.commandTimeoutMs, inherit: env });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
-    throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
+    throw new SlurmConfigError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
   }
   return createSshTransport({
     host: cluster.host,
@@ -75743,12 +75832,72 @@ function withRunName(submission, runName) {
   return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
 }
 
+// src/cli/commands/render.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { resolve as resolve7 } from "node:path";
+function renderedOrFinding(path, report, submission, io, json, verb) {
+  if (submission && report.candidate) {
+    for (const issue of report.warnings) io.stderr(`${formatIssue(issue)}
+`);
+    return submission;
+  }
+  const issues = [...report.errors, ...report.warnings].map(formatIssue);
+  if (!json) for (const line of issues) io.stdout(`${line}
+`);
+  throw new FindingError(
+    report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report.errors.length} error(s) ${json ? "in issues" : "above"} first`,
+    issues
+  );
+}
+var renderCommand = {
+  name: "render",
+  summary: "Print a candidate's sbatch command (argv) without submitting it",
+  help: {
+    synopsis: "topo render <candidate.yaml> [options]",
+    description: "Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.",
+    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
+    examples: [
+      "topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml",
+      "topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml"
+    ]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(renderCommand.help.options, args, io.env);
+    if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
+    const path = parsed.positionals[0];
+    if (!existsSync4(resolve7(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+    const options2 = validateOptionsFor(
+      io,
+      str(parsed, "clusters"),
+      str(parsed, "cluster"),
+      flag(parsed, "allow-unmeasured-memory")
+    );
+    const { report, submission } = await renderCandidateFile(path, options2);
+    const rendered = renderedOrFinding(path, report, submission, io, flag(parsed, "json"), "rendered");
+    if (flag(parsed, "json"))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, job_name: rendered.jobName, argv: rendered.argv, env: rendered.env ?? {} })}
+`
+      );
+    else {
+      const env = Object.entries(rendered.env ?? {}).map(([k2, v2]) => shellQuote(`${k2}=${v2}`));
+      io.stdout(
+        `# job ${rendered.jobName}
+${env.length ? `# environment: ${env.join(" ")}
+` : ""}${rendered.shellLine}
+`
+      );
+    }
+    return EXIT.ok;
+  }
+};
+
 // src/cli/commands/submit.ts
 async function candidateOnCluster(args, io, options2, purpose = "submit") {
   const parsed = parseOptions(options2, args, io.env);
   if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
   const path = parsed.positionals[0];
-  if (!existsSync3(resolve6(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+  if (!existsSync5(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
   const clusterName = str(parsed, "cluster");
   const { report, submission } = await renderCandidateFile(
     path,
@@ -75760,20 +75909,18 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
       purpose === "cancel" || flag(parsed, "allow-unmeasured-memory")
     )
   );
-  for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
-`);
-  if (!submission || !report.candidate) {
-    io.stderr(
-      report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate
-` : `${path}: not submitted: fix the ${report.errors.length} error(s) above first
-`
-    );
-    return void 0;
-  }
+  const rendered = renderedOrFinding(
+    path,
+    report,
+    submission,
+    io,
+    flag(parsed, "json"),
+    purpose === "cancel" ? "cancelled" : "submitted"
+  );
   const details = report.candidate;
   const cluster = clusterName ?? details.cluster;
   const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
-  return { parsed, submission, details, cluster, slurm };
+  return { parsed, submission: rendered, details, cluster, slurm };
 }
 var submitCommand = {
   name: "submit",
@@ -75801,7 +75948,6 @@ var submitCommand = {
   },
   async run(args, io) {
     const target = await candidateOnCluster(args, io, submitCommand.help.options);
-    if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
       const label = newRunLabel();
@@ -75873,7 +76019,6 @@ var cancelCommand = {
   },
   async run(args, io) {
     const target = await candidateOnCluster(args, io, cancelCommand.help.options, "cancel");
-    if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await cancelCandidate(
@@ -76021,14 +76166,14 @@ var LiveView = class {
 };
 
 // src/demo/output.ts
-import { copyFileSync, existsSync as existsSync4, mkdirSync, readFileSync as readFileSync5, writeFileSync } from "node:fs";
-import { dirname as dirname4, isAbsolute as isAbsolute4, join as join5, relative as relative3, resolve as resolve7 } from "node:path";
+import { copyFileSync, existsSync as existsSync6, mkdirSync, readFileSync as readFileSync6, writeFileSync } from "node:fs";
+import { dirname as dirname4, isAbsolute as isAbsolute4, join as join6, relative as relative3, resolve as resolve9 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var DemoOutput = class {
   dir;
   files = [];
   constructor(dir) {
-    this.dir = resolve7(dir);
+    this.dir = resolve9(dir);
     mkdirSync(this.dir, { recursive: true });
   }
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
@@ -76048,7 +76193,7 @@ var DemoOutput = class {
   }
   /** Reads back a file written earlier. */
   read(path) {
-    return readFileSync5(this.resolveInside(path), "utf8");
+    return readFileSync6(this.resolveInside(path), "utf8");
   }
   /** Files written so far, relative to the folder, in writing order. */
   written() {
@@ -76059,7 +76204,7 @@ var DemoOutput = class {
     if (!this.files.includes(rel)) this.files.push(rel);
   }
   resolveInside(path) {
-    const target = resolve7(this.dir, path);
+    const target = resolve9(this.dir, path);
     const rel = relative3(this.dir, target);
     if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
       throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
@@ -76070,15 +76215,15 @@ var DemoOutput = class {
 function findPackageRoot(from = dirname4(fileURLToPath2(import.meta.url))) {
   let dir = from;
   for (; ; ) {
-    if (existsSync4(join5(dir, "package.json")) && existsSync4(join5(dir, "scripts"))) return dir;
+    if (existsSync6(join6(dir, "package.json")) && existsSync6(join6(dir, "scripts"))) return dir;
     const parent = dirname4(dir);
     if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
     dir = parent;
   }
 }
 function mermaidScriptPath(root) {
-  const path = join5(root, "dist", "mermaid.min.js");
-  if (!existsSync4(path)) {
+  const path = join6(root, "dist", "mermaid.min.js");
+  if (!existsSync6(path)) {
     throw new Error(
       `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
     );
@@ -76087,8 +76232,8 @@ function mermaidScriptPath(root) {
 }
 
 // src/demo/parts.ts
-import { readFileSync as readFileSync6 } from "node:fs";
-import { join as join8 } from "node:path";
+import { readFileSync as readFileSync7 } from "node:fs";
+import { join as join9 } from "node:path";
 
 // src/analysis/failure.ts
 function instancesOnGpu(topology, gpu) {
@@ -78175,8 +78320,8 @@ function dedupe2(lines) {
 
 // src/topology/init.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
-import { basename as basename2, dirname as dirname5, join as join6 } from "node:path";
+import { existsSync as existsSync7, mkdirSync as mkdirSync2, readdirSync as readdirSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { basename as basename2, dirname as dirname5, join as join7 } from "node:path";
 
 // src/topology/run-command.ts
 var RunCommandError = class extends Error {
@@ -78644,11 +78789,11 @@ function toYaml(value, header2) {
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 function writeExperimentFiles(dir, built, options2 = {}) {
-  const experimentDir = join6(dir, built.experiment.experiment_id);
-  const experimentFile = join6(experimentDir, "experiment.yaml");
-  const baselineFile = join6(experimentDir, "baseline.yaml");
+  const experimentDir = join7(dir, built.experiment.experiment_id);
+  const experimentFile = join7(experimentDir, "experiment.yaml");
+  const baselineFile = join7(experimentDir, "baseline.yaml");
   for (const f of [experimentFile, baselineFile]) {
-    if (existsSync5(f) && !options2.force)
+    if (existsSync7(f) && !options2.force)
       throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
   }
   mkdirSync2(experimentDir, { recursive: true });
@@ -78680,7 +78825,7 @@ function prepareExperiment(command, dir, options2 = {}) {
   const presetOptions = { ...options2.presets, topologiesDir: basename2(dir) };
   const found = readPresetFromCheckout(parsed.topology, dirname5(dir), presetOptions);
   if (!found) {
-    const own = existsSync5(join6(dir, "presets")) ? readdirSync4(join6(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
+    const own = existsSync7(join7(dir, "presets")) ? readdirSync5(join7(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
     throw new RunCommandError(
       `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`
     );
@@ -78696,7 +78841,7 @@ function prepareExperiment(command, dir, options2 = {}) {
 
 // src/demo/cluster.ts
 import { spawn } from "node:child_process";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 function run(argv, env, onStderrLine) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -78732,7 +78877,7 @@ function parseClusterEnv(text2) {
   return value;
 }
 function localCluster(root, env) {
-  const script = join7(root, "scripts", "local-cluster");
+  const script = join8(root, "scripts", "local-cluster");
   const readEnv = async () => {
     const ran = await run(["bash", script, "env", "--json"], env);
     if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
@@ -78767,7 +78912,7 @@ var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 var unixSeconds = slurmTimeToUnix;
 function loadCluster(env) {
-  const text2 = readFileSync6(env.clustersFile, "utf8");
+  const text2 = readFileSync7(env.clustersFile, "utf8");
   const checked2 = checkClusters(text2, env.clustersFile);
   const cluster = checked2.value?.clusters[DEMO_CLUSTER];
   if (!cluster) {
@@ -78842,8 +78987,8 @@ function realDemoParts(root, env, outDir) {
       const cluster = loadCluster(clusterEnv);
       clustersFile = clusterEnv.clustersFile;
       const parsed = parseRunCommand(command);
-      const presetFile = join8(root, "topologies", "presets", `${parsed.topology}.yaml`);
-      const preset = checkPreset(readFileSync6(presetFile, "utf8"), presetFile);
+      const presetFile = join9(root, "topologies", "presets", `${parsed.topology}.yaml`);
+      const preset = checkPreset(readFileSync7(presetFile, "utf8"), presetFile);
       if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
       const built = buildExperiment(parsed, preset.value, command, {
         cluster: DEMO_CLUSTER,
@@ -80616,6 +80761,10 @@ var DEMO_OPTIONS = [
     value: '"<run command>"',
     description: "the AlpaSim run command to start from",
     default: "a sample on the twin"
+  },
+  {
+    ...JSON_OPTION,
+    description: "print one JSON document at the end (schemas/cli/demo.schema.json); the live progress goes to stderr"
   }
 ];
 function parseDemoArgs(args) {
@@ -80623,8 +80772,21 @@ function parseDemoArgs(args) {
   if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   return {
     quick: flag(parsed, "quick"),
+    json: flag(parsed, "json"),
     out: str(parsed, "out") ?? "demo-out",
     command: str(parsed, "command") ?? SAMPLE_COMMAND
+  };
+}
+function demoJson(result, out) {
+  return {
+    schema_version: 1,
+    ok: result.exitCode === 0,
+    experiment_id: result.experimentId,
+    out,
+    index: `${out}/index.html`,
+    wall_seconds: Math.round(result.wallSeconds),
+    candidates: result.outcomes.length,
+    files: result.files
   };
 }
 var demoCommand = {
@@ -80640,7 +80802,7 @@ var demoCommand = {
     const parsed = parseDemoArgs(args);
     const root = findPackageRoot();
     const output = new DemoOutput(parsed.out.startsWith("/") ? parsed.out : `${io.cwd}/${parsed.out}`);
-    const view = new LiveView(io.stdout, io.isTTY);
+    const view = new LiveView(parsed.json ? io.stderr : io.stdout, parsed.json ? false : io.isTTY);
     const cleanup = new Cleanup();
     const abort = new AbortController();
     const uninstall = onTermination(
@@ -80669,7 +80831,9 @@ var demoCommand = {
         },
         { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal }
       );
-      if (result.exitCode === 0) {
+      if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}
+`);
+      else if (result.exitCode === 0) {
         io.stdout(
           `
 done in ${result.wallSeconds.toFixed(0)} s: ${result.outcomes.length} candidates judged
@@ -80685,13 +80849,13 @@ open ${output.dir}/index.html
 };
 
 // src/cli/commands/doctor.ts
-import { existsSync as existsSync8, readFileSync as readFileSync9 } from "node:fs";
-import { resolve as resolve8 } from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
+import { resolve as resolve10 } from "node:path";
 
 // src/doctor/checks.ts
 var import_yaml6 = __toESM(require_dist(), 1);
-import { existsSync as existsSync6, readFileSync as readFileSync7 } from "node:fs";
-import { join as join9 } from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync8 } from "node:fs";
+import { join as join10 } from "node:path";
 
 // src/doctor/network.ts
 var DNS = /* @__PURE__ */ new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA"]);
@@ -81055,8 +81219,8 @@ var WORKFLOW_PERMISSIONS = {
 };
 function checkWorkflowPermissions(repoDir) {
   return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
-    const path = join9(repoDir, ".github/workflows", file);
-    if (!existsSync6(path))
+    const path = join10(repoDir, ".github/workflows", file);
+    if (!existsSync8(path))
       return fail(
         `workflow ${file}`,
         `${path} does not exist`,
@@ -81064,7 +81228,7 @@ function checkWorkflowPermissions(repoDir) {
       );
     let doc;
     try {
-      doc = (0, import_yaml6.parse)(readFileSync7(path, "utf8"));
+      doc = (0, import_yaml6.parse)(readFileSync8(path, "utf8"));
     } catch (error) {
       return fail(
         `workflow ${file}`,
@@ -81160,7 +81324,7 @@ async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.gi
 }
 
 // ../../main/node_modules/@actions/github/lib/context.js
-import { readFileSync as readFileSync8, existsSync as existsSync7 } from "fs";
+import { readFileSync as readFileSync9, existsSync as existsSync9 } from "fs";
 import { EOL } from "os";
 var Context = class {
   /**
@@ -81170,8 +81334,8 @@ var Context = class {
     var _a, _b, _c;
     this.payload = {};
     if (process.env.GITHUB_EVENT_PATH) {
-      if (existsSync7(process.env.GITHUB_EVENT_PATH)) {
-        this.payload = JSON.parse(readFileSync8(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
+      if (existsSync9(process.env.GITHUB_EVENT_PATH)) {
+        this.payload = JSON.parse(readFileSync9(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
         const path = process.env.GITHUB_EVENT_PATH;
         process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${EOL}`);
@@ -85555,12 +85719,12 @@ var doctorCommand = {
   async run(args, io) {
     const parsed = parseOptions(doctorCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const repoDir = resolve8(io.cwd, str(parsed, "repo-dir") ?? ".");
+    const repoDir = resolve10(io.cwd, str(parsed, "repo-dir") ?? ".");
     const given = str(parsed, "clusters");
-    const file = given ? resolve8(io.cwd, given) : resolve8(repoDir, "topologies/clusters.yaml");
-    if (!existsSync8(file))
+    const file = given ? resolve10(io.cwd, given) : resolve10(repoDir, "topologies/clusters.yaml");
+    if (!existsSync10(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
-    const checked2 = checkClusters(readFileSync9(file, "utf8"), file);
+    const checked2 = checkClusters(readFileSync10(file, "utf8"), file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const names = Object.keys(checked2.value.clusters);
     const name = str(parsed, "cluster") ?? (names.length === 1 ? names[0] : void 0);
@@ -85623,12 +85787,12 @@ ${failed} check(s) failed
 
 // src/cli/commands/init.ts
 var import_yaml7 = __toESM(require_dist(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
-import { join as join11, relative as relative4, resolve as resolve9 } from "node:path";
+import { existsSync as existsSync12, readFileSync as readFileSync11 } from "node:fs";
+import { join as join12, relative as relative4, resolve as resolve11 } from "node:path";
 
 // src/usecases/record.ts
-import { existsSync as existsSync9, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname6, join as join10, posix as posix5 } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname6, join as join11, posix as posix5 } from "node:path";
 
 // src/record/files.ts
 function recordFiles(record) {
@@ -85696,8 +85860,8 @@ var PULL_SNAPSHOT_QUERY = (
 function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
   const written = [];
   for (const [path, text2] of Object.entries(initialRecordFiles(experiment, cluster))) {
-    const file = join10(repoRoot2, path);
-    if (existsSync9(file) && !options2.overwrite) continue;
+    const file = join11(repoRoot2, path);
+    if (existsSync11(file) && !options2.overwrite) continue;
     mkdirSync3(dirname6(file), { recursive: true });
     writeFileSync3(file, text2);
     written.push(file);
@@ -85749,7 +85913,8 @@ var initCommand = {
         default: "<dir>/clusters.yaml",
         env: "TOPO_CLUSTERS_FILE"
       },
-      { name: "force", short: "f", type: "boolean", description: "overwrite an existing experiment" }
+      { name: "force", short: "f", type: "boolean", description: "overwrite an existing experiment" },
+      JSON_OPTION
     ],
     examples: [
       'topo init --command "sbatch --account=av_alpamayo_sim --gpus-per-node=8 src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"'
@@ -85768,9 +85933,9 @@ var initCommand = {
       );
     const date = str(parsed, "date");
     if (date !== void 0 && !/^[0-9]{8}$/.test(date)) throw new UsageError(`--date ${date}: use YYYYMMDD`);
-    const dir = resolve9(io.cwd, str(parsed, "dir") ?? "topologies");
+    const dir = resolve11(io.cwd, str(parsed, "dir") ?? "topologies");
     const knownClusters = definedClusters(
-      resolve9(io.cwd, str(parsed, "clusters") ?? resolve9(dir, "clusters.yaml"))
+      resolve11(io.cwd, str(parsed, "clusters") ?? resolve11(dir, "clusters.yaml"))
     );
     const force = flag(parsed, "force");
     const rel = (p) => relative4(io.cwd, p) || p;
@@ -85787,42 +85952,47 @@ var initCommand = {
       throw error;
     }
     const id = prepared.experiment.experiment_id;
-    const repoRoot2 = resolve9(dir, "..");
+    const repoRoot2 = resolve11(dir, "..");
     const record = recordPaths(id);
     const existing = [
-      join11(dir, id, "experiment.yaml"),
-      join11(dir, id, "baseline.yaml"),
-      join11(repoRoot2, record.json),
-      join11(repoRoot2, record.markdown)
-    ].filter((f) => existsSync10(f));
+      join12(dir, id, "experiment.yaml"),
+      join12(dir, id, "baseline.yaml"),
+      join12(repoRoot2, record.json),
+      join12(repoRoot2, record.markdown)
+    ].filter((f) => existsSync12(f));
     if (existing.length && !force)
       throw new ConfigError(
         `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
       );
-    const runs = recordedRuns(join11(repoRoot2, record.json));
+    const runs = recordedRuns(join12(repoRoot2, record.json));
     if (force && runs > 0)
       throw new ConfigError(
-        `${rel(join11(repoRoot2, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+        `${rel(join12(repoRoot2, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
       );
     const written = writeExperimentFiles(dir, prepared, { force });
-    io.stdout(`created experiment ${id}
-  ${rel(written.experimentFile)}
-  ${rel(written.baselineFile)}
-`);
-    for (const path of writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force }))
-      io.stdout(`  ${rel(path)}
-`);
-    for (const note of written.notes) io.stdout(`note: ${note}
-`);
-    io.stdout(`next: topo validate ${rel(written.experimentDir)}
-`);
+    const recordFiles2 = writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force });
+    const files = [written.experimentFile, written.baselineFile, ...recordFiles2].map(rel);
+    const next = `topo validate ${rel(written.experimentDir)}`;
+    if (flag(parsed, "json"))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, experiment_id: id, files, notes: written.notes, next })}
+`
+      );
+    else
+      io.stdout(
+        `created experiment ${id}
+${files.map((f) => `  ${f}
+`).join("")}${written.notes.map((n) => `note: ${n}
+`).join("")}next: ${next}
+`
+      );
     return EXIT.ok;
   }
 };
 function recordedRuns(file) {
-  if (!existsSync10(file)) return 0;
+  if (!existsSync12(file)) return 0;
   try {
-    const runs = JSON.parse(readFileSync10(file, "utf8")).runs;
+    const runs = JSON.parse(readFileSync11(file, "utf8")).runs;
     return Array.isArray(runs) ? runs.length : 0;
   } catch (error) {
     throw new ConfigError(
@@ -85831,13 +86001,13 @@ function recordedRuns(file) {
   }
 }
 function definedClusters(file) {
-  if (!existsSync10(file))
+  if (!existsSync12(file))
     throw new ConfigError(
       `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`
     );
   let doc;
   try {
-    doc = (0, import_yaml7.parse)(readFileSync10(file, "utf8"));
+    doc = (0, import_yaml7.parse)(readFileSync11(file, "utf8"));
   } catch (error) {
     throw new ConfigError(
       `${file} is not valid YAML: ${error.message} (run topo validate ${file})`
@@ -85849,19 +86019,23 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync11, readdirSync as readdirSync5, readFileSync as readFileSync11 } from "node:fs";
-import { join as join12, resolve as resolve10 } from "node:path";
-var EXPERIMENT_ID4 = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
-function experimentCluster(experiment, io) {
-  const root = resolve10(io.cwd, "topologies");
-  if (!existsSync11(root)) return void 0;
-  for (const entry of readdirSync5(root, { withFileTypes: true })) {
-    const file = join12(root, entry.name, "experiment.yaml");
-    if (!entry.isDirectory() || !existsSync11(file)) continue;
-    const { value } = checkExperiment(readFileSync11(file, "utf8"), file);
-    if (value && (entry.name === experiment || value.experiment_id === experiment)) return value.cluster;
-  }
-  return void 0;
+import { existsSync as existsSync13, readFileSync as readFileSync12 } from "node:fs";
+import { resolve as resolve12 } from "node:path";
+function jobsCluster(io, explicit, name) {
+  const clustersPath = clustersFileOption(explicit, io) ?? "topologies/clusters.yaml";
+  const abs = resolve12(io.cwd, clustersPath);
+  if (!existsSync13(abs))
+    throw new ConfigError(
+      `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
+    );
+  const checked2 = checkClusters(readFileSync12(abs, "utf8"), clustersPath);
+  if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
+  const cluster = checked2.value.clusters[name];
+  if (!cluster)
+    throw new ConfigError(
+      `cluster ${name} is not in ${clustersPath} (${Object.keys(checked2.value.clusters).join(", ")})`
+    );
+  return { name, cluster };
 }
 var jobsCommand = {
   name: "jobs",
@@ -85869,7 +86043,7 @@ var jobsCommand = {
   help: {
     synopsis: "topo jobs <experiment_id> [options]",
     description: "Every Slurm job of the experiment in one squeue/sacct call, failures classified from the job's log. --json follows schemas/cli/jobs.schema.json.",
-    options: [CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION],
+    options: [CLUSTER_OPTION, CLUSTERS_OPTION, TOPOLOGIES_OPTION, JSON_OPTION],
     examples: [
       "topo jobs topology-opt-vavam-ord-20261202",
       "topo jobs topology-opt-vavam-ord-20261202 --json"
@@ -85880,29 +86054,17 @@ var jobsCommand = {
     const parsed = parseOptions(jobsCommand.help.options, args, io.env);
     if (parsed.positionals.length !== 1) throw new UsageError("name exactly one experiment id");
     const experiment = parsed.positionals[0];
-    if (!EXPERIMENT_ID4.test(experiment))
-      throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
-    const clustersPath = clustersFileOption(str(parsed, "clusters"), io) ?? "topologies/clusters.yaml";
-    const abs = resolve10(io.cwd, clustersPath);
-    if (!existsSync11(abs))
-      throw new ConfigError(
-        `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
-      );
-    const checked2 = checkClusters(readFileSync11(abs, "utf8"), clustersPath);
-    if (!checked2.value) {
-      for (const issue of checked2.issues) io.stderr(`${formatIssue(issue)}
-`);
-      return EXIT.usage;
+    try {
+      experimentSelector(experiment);
+    } catch (error) {
+      throw new UsageError(error.message);
     }
-    const clusters = checked2.value.clusters;
-    const name = str(parsed, "cluster") ?? experimentCluster(experiment, io) ?? (Object.keys(clusters).length === 1 ? Object.keys(clusters)[0] : void 0);
-    if (!name)
-      throw new UsageError(`which cluster? name one with --cluster (${Object.keys(clusters).join(", ")})`);
-    const cluster = clusters[name];
-    if (!cluster)
-      throw new ConfigError(
-        `cluster ${name} is not in ${clustersPath} (${Object.keys(clusters).join(", ")})`
-      );
+    const defined = loadExperiment(io, experiment, str(parsed, "topologies") ?? "topologies");
+    const { name, cluster } = jobsCluster(
+      io,
+      str(parsed, "clusters"),
+      str(parsed, "cluster") ?? defined.cluster
+    );
     const slurm = slurmClientForCluster(name, cluster, { env: io.env });
     try {
       const jobs = ownJobs(await slurm.jobs(experimentPrefix(experiment)), experiment).filter(
@@ -85952,63 +86114,8 @@ var jobsCommand = {
   }
 };
 
-// src/cli/commands/render.ts
-import { existsSync as existsSync12 } from "node:fs";
-import { resolve as resolve11 } from "node:path";
-var renderCommand = {
-  name: "render",
-  summary: "Print a candidate's sbatch command (argv) without submitting it",
-  help: {
-    synopsis: "topo render <candidate.yaml> [options]",
-    description: "Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.",
-    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
-    examples: [
-      "topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml",
-      "topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml"
-    ]
-  },
-  async run(args, io) {
-    const parsed = parseOptions(renderCommand.help.options, args, io.env);
-    if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
-    const path = parsed.positionals[0];
-    if (!existsSync12(resolve11(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
-    const options2 = validateOptionsFor(
-      io,
-      str(parsed, "clusters"),
-      str(parsed, "cluster"),
-      flag(parsed, "allow-unmeasured-memory")
-    );
-    const { report, submission } = await renderCandidateFile(path, options2);
-    for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}
-`);
-    if (!submission) {
-      io.stderr(
-        report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate
-` : `${path}: not rendered: fix the ${report.errors.length} error(s) above first
-`
-      );
-      return EXIT.findings;
-    }
-    if (flag(parsed, "json"))
-      io.stdout(
-        `${JSON.stringify({ schema_version: 1, job_name: submission.jobName, argv: submission.argv, env: submission.env ?? {} })}
-`
-      );
-    else {
-      const env = Object.entries(submission.env ?? {}).map(([k2, v2]) => shellQuote(`${k2}=${v2}`));
-      io.stdout(
-        `# job ${submission.jobName}
-${env.length ? `# environment: ${env.join(" ")}
-` : ""}${submission.shellLine}
-`
-      );
-    }
-    return EXIT.ok;
-  }
-};
-
 // src/cli/commands/report.ts
-import { existsSync as existsSync13, readFileSync as readFileSync12, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync14, readFileSync as readFileSync13, writeFileSync as writeFileSync4 } from "node:fs";
 import { isAbsolute as isAbsolute5, join as join13, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
   if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join13(cwd, arg);
@@ -86037,7 +86144,8 @@ var reportCommand = {
         value: "URL",
         description: "link to the record in the report",
         default: "none"
-      }
+      },
+      JSON_OPTION
     ],
     examples: [
       "topo report topology-opt-vavam-ord-20261202",
@@ -86053,35 +86161,43 @@ var reportCommand = {
     if (!target) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync13(file))
+    if (!existsSync14(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
-    const record = parseRecord(readFileSync12(file, "utf8"), shown);
+    const record = parseRecord(readFileSync13(file, "utf8"), shown);
     const report = renderFinalReport(record, { recordUrl });
-    if (out) {
-      writeFileSync4(isAbsolute5(out) ? out : join13(io.cwd, out), report);
-      io.stderr(`wrote the final report of ${record.experiment_id} to ${out}
-`);
-    } else io.stdout(report);
+    if (out) writeFileSync4(isAbsolute5(out) ? out : join13(io.cwd, out), report);
+    if (flag(parsed, "json"))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report })}
+`
+      );
+    else io.stdout(out ? `wrote the final report of ${record.experiment_id} to ${out}
+` : report);
     return EXIT.ok;
   }
 };
 
 // src/cli/commands/setup.ts
-import { existsSync as existsSync14, mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname7, join as join15, resolve as resolve12 } from "node:path";
+import { execFile as execFile2 } from "node:child_process";
+import { existsSync as existsSync15, mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { dirname as dirname7, join as join15, resolve as resolve13 } from "node:path";
+import { promisify } from "node:util";
 
 // src/setup/templates.ts
 function topoCommand(o) {
-  return `npx --yes github:${o.repository}#${o.ref}`;
+  return `npx --yes github:${o.repository}#${o.sha ?? o.ref}`;
+}
+function pinnedRef(o) {
+  return o.sha && o.sha !== o.ref ? `${o.sha} # ${o.ref}` : o.ref;
 }
 var header = (o, what) => `# ${what}
-# Written by \`topo setup\`: calls alpasim-topo's reusable workflow at ${o.ref}; upgrade by changing the ref.
-# A release tag (v1.2.0) or its commit SHA pins every action that runs; v1 follows every 1.x release.
+# Written by \`topo setup\`: calls alpasim-topo's reusable workflow at ${o.sha ? `commit ${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ""}` : o.ref}.
+# ${o.sha ? "Pinned by full SHA: that tagged tree names its actions by SHA too, so nothing that runs can move. Upgrade by running topo setup --force at the new version (or let Dependabot/Renovate bump the SHA and its tag comment)." : `${o.ref} is a moving tag: every release under it runs here without review. \`topo setup\` without --ref pins a SHA.`}
 `;
 function callerWorkflows(o) {
-  const uses = (name) => `${o.repository}/.github/workflows/reusable-${name}.yml@${o.ref}`;
+  const uses = (name) => `${o.repository}/.github/workflows/reusable-${name}.yml@${pinnedRef(o)}`;
   const label = o.runnerLabel ?? "slurm";
   const write = `    permissions:
       contents: read
@@ -86189,7 +86305,7 @@ function pagesWorkflow(o) {
     path: ".github/workflows/pages.yml",
     text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
 # push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
-# alpasim-topo's \`topo site\` at ${o.ref}, checked out beside the records. Enable Pages with source
+# alpasim-topo's \`topo site\` at ${o.sha ? `${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ""}` : o.ref}, checked out beside the records. Enable Pages with source
 # "GitHub Actions" (Settings \u2192 Pages).
 name: pages
 
@@ -86230,7 +86346,7 @@ jobs:
         uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
         with:
           repository: ${o.repository}
-          ref: ${o.ref}
+          ref: ${pinnedRef(o)}
           path: .alpasim-topo
           persist-credentials: false
       - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
@@ -86274,7 +86390,7 @@ ${ssh}    alpasim_checkout: /TODO/path/to/alpasim           # TODO: AlpaSim's ch
     run_dir: /TODO/path/to/runs                      # TODO: where runs write their logs
     file_sd: /TODO/path/to/prometheus/file-sd        # TODO: the folder Prometheus discovers targets in (or host:/path)
     prometheus_url: http://prometheus.example.org:9090   # TODO: reachable from the runner
-    grafana_url: http://grafana.example.org:3000         # TODO: shown in the comments' links
+    # grafana_url: http://grafana.internal:3000  # optional: the dashboard linked from the comments (doctor skips it when absent)
     gpus_per_node: 8
     gpu_memory_gib: 80
     cpus_per_node: 128
@@ -86296,7 +86412,7 @@ function setupFiles(o) {
 }
 
 // src/cli/package-info.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 import { join as join14 } from "node:path";
 function repositoryOf(repository) {
   const raw = typeof repository === "string" ? repository : repository?.url;
@@ -86307,7 +86423,7 @@ function repositoryOf(repository) {
   return m2?.[1];
 }
 function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync13(join14(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync14(join14(root, "package.json"), "utf8")) : {};
   const version = String(pkg.version ?? "0.0.0");
   const repository = repositoryOf(pkg.repository);
   if (!repository)
@@ -86324,9 +86440,64 @@ function packageInfo(root = shippedRoot()) {
 
 // src/cli/commands/setup.ts
 var REF = /^(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
+var MAJOR = /^v\d+$/;
+var SHA = /^[0-9a-f]{40}$/;
+var execFileAsync = promisify(execFile2);
 var CLUSTER = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 var REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
 var LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+function setupOptions(parsed) {
+  const ref = str(parsed, "ref");
+  const repoOption = str(parsed, "repo");
+  const own = ref && repoOption ? void 0 : packageInfo();
+  const version = ref ?? `v${own?.version}`;
+  if (!REF.test(version)) throw new UsageError(`--ref ${version}: use vN, vN.M.P or a full commit SHA`);
+  const repository = repoOption ?? own?.repository;
+  if (!REPOSITORY.test(repository)) throw new UsageError(`--repo ${repository}: use OWNER/NAME`);
+  const cluster = str(parsed, "cluster") ?? "mycluster";
+  if (!CLUSTER.test(cluster))
+    throw new UsageError(`--cluster ${cluster}: lowercase letters, digits, - and _`);
+  const transport = str(parsed, "transport") ?? "local";
+  if (transport !== "local" && transport !== "ssh")
+    throw new UsageError(`--transport ${transport}: local or ssh`);
+  const runnerLabel = str(parsed, "runner-label") ?? "slurm";
+  if (!LABEL.test(runnerLabel) || runnerLabel === "self-hosted")
+    throw new UsageError(
+      `--runner-label ${runnerLabel}: letters, digits, '.', '_' and '-' (not self-hosted)`
+    );
+  const sha = str(parsed, "sha");
+  if (sha !== void 0 && !SHA.test(sha)) throw new UsageError(`--sha ${sha}: a full 40-hex commit SHA`);
+  if (SHA.test(version) && sha !== void 0 && sha !== version)
+    throw new UsageError(`--ref ${version} is a commit already: --sha must be the same or left out`);
+  const pin = sha !== void 0 || !MAJOR.test(version);
+  return { repository, ref: version, cluster, transport, runnerLabel, pin };
+}
+async function resolveTag(repository, ref, env) {
+  if (SHA.test(ref)) return ref;
+  const url = `${(env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "")}/${repository}.git`;
+  let out;
+  try {
+    out = (await execFileAsync("git", ["ls-remote", url, `refs/tags/${ref}`, `refs/tags/${ref}^{}`], {
+      timeout: 3e4,
+      env: {
+        PATH: env.PATH ?? process.env.PATH ?? "",
+        HOME: env.HOME ?? process.env.HOME ?? "",
+        GIT_TERMINAL_PROMPT: "0"
+      }
+    })).stdout;
+  } catch (error) {
+    throw new UnreachableError(
+      `cannot ask ${url} which commit ${ref} is (${error.message.split("\n")[0]}): pass --sha <commit> (docs/adopting.md)`
+    );
+  }
+  const lines = out.trim().split("\n").filter(Boolean).map((l3) => l3.split("	"));
+  const found = lines.find((l3) => l3[1] === `refs/tags/${ref}^{}`) ?? lines.find((l3) => l3[1] === `refs/tags/${ref}`);
+  if (!found?.[0] || !SHA.test(found[0]))
+    throw new ConfigError(
+      `${url} has no tag ${ref} yet: adopt from your own release tag or a commit (docs/adopting.md, "Before a release"): --ref <your tag> --repo <your fork>, --sha <commit>, or --ref v${ref.slice(1).split(".")[0]} to follow the moving tag`
+    );
+  return found[0];
+}
 var setupCommand = {
   name: "setup",
   summary: "Write the caller workflows, pages.yml and a commented clusters.yaml into a repository",
@@ -86346,8 +86517,15 @@ var setupCommand = {
         name: "ref",
         type: "string",
         value: "REF",
-        description: "version to call: vN (follows N.x), vN.M.P or its full commit SHA (pins every action that runs)",
-        default: "the major tag of this CLI"
+        description: "version to call: a release tag vN.M.P (written as its full commit SHA with the tag in a comment), a commit SHA, or a major tag vN (the moving tag: every N.x release runs without review)",
+        default: "this CLI's release tag, v<version>"
+      },
+      {
+        name: "sha",
+        type: "string",
+        value: "SHA",
+        description: "the full commit SHA --ref names, when you know it (offline, or your own fork's tag): no lookup",
+        default: "looked up with git ls-remote on GITHUB_SERVER_URL"
       },
       {
         name: "repo",
@@ -86377,51 +86555,43 @@ var setupCommand = {
         description: "label of the self-hosted runner the submit, monitor and record jobs run on",
         default: "slurm"
       },
-      { name: "force", short: "f", type: "boolean", description: "overwrite files that exist" }
+      { name: "force", short: "f", type: "boolean", description: "overwrite files that exist" },
+      JSON_OPTION
     ],
     examples: [
       "topo setup",
       "topo setup --dir ../my-topologies --cluster ord --transport ssh --ref v1.0.0",
+      "topo setup --repo my-org/alpasim-topo --ref v1.0.0 --sha 0123456789abcdef0123456789abcdef01234567",
+      "topo setup --ref v1",
       "topo setup --repo my-org/alpasim-topo --runner-label gpu-login"
     ]
   },
   async run(args, io) {
     const parsed = parseOptions(setupCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const ref = str(parsed, "ref");
-    const repoOption = str(parsed, "repo");
-    const own = ref && repoOption ? void 0 : packageInfo();
-    const version = ref ?? own?.major;
-    if (!REF.test(version)) throw new UsageError(`--ref ${version}: use vN, vN.M.P or a full commit SHA`);
-    const repository = repoOption ?? own?.repository;
-    if (!REPOSITORY.test(repository)) throw new UsageError(`--repo ${repository}: use OWNER/NAME`);
-    const cluster = str(parsed, "cluster") ?? "mycluster";
-    if (!CLUSTER.test(cluster))
-      throw new UsageError(`--cluster ${cluster}: lowercase letters, digits, - and _`);
-    const transport = str(parsed, "transport") ?? "local";
-    if (transport !== "local" && transport !== "ssh")
-      throw new UsageError(`--transport ${transport}: local or ssh`);
-    const runnerLabel = str(parsed, "runner-label") ?? "slurm";
-    if (!LABEL.test(runnerLabel) || runnerLabel === "self-hosted")
-      throw new UsageError(
-        `--runner-label ${runnerLabel}: letters, digits, '.', '_' and '-' (not self-hosted)`
-      );
-    const root = resolve12(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync14(root)) throw new ConfigError(`${root} does not exist`);
-    const files = setupFiles({ repository, ref: version, cluster, transport, runnerLabel });
-    const existing = files.filter((f) => existsSync14(join15(root, f.path))).map((f) => f.path);
+    const o = setupOptions(parsed);
+    const root = resolve13(io.cwd, str(parsed, "dir") ?? ".");
+    if (!existsSync15(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync15(join15(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
       );
+    const sha = o.pin ? str(parsed, "sha") ?? await resolveTag(o.repository, o.ref, io.env) : void 0;
+    const options2 = { ...o, ...sha ? { sha } : {} };
+    const files = setupFiles(options2);
     for (const f of files) {
       mkdirSync4(dirname7(join15(root, f.path)), { recursive: true });
       writeFileSync5(join15(root, f.path), f.text);
-      io.stdout(`wrote ${f.path}
-`);
     }
+    const next = `replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${o.runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${o.transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand(options2)} doctor --cluster ${o.cluster}\` (docs/adopting.md)`;
+    const written = files.map((f) => f.path);
     io.stdout(
-      `next: replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand({ repository, ref: version })} doctor --cluster ${cluster}\` (docs/adopting.md)
+      flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, repository: o.repository, ref: o.ref, sha: sha ?? null, files: written, next })}
+` : `${written.map((f) => `wrote ${f}
+`).join("")}${sha ? `pinned to ${sha} (${o.ref})
+` : `following the moving tag ${o.ref}
+`}next: ${next}
 `
     );
     return EXIT.ok;
@@ -86431,8 +86601,8 @@ var setupCommand = {
 // src/cli/commands/sim.ts
 var import_yaml10 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync17, readFileSync as readFileSync16 } from "node:fs";
-import { resolve as resolve14 } from "node:path";
+import { existsSync as existsSync18, readFileSync as readFileSync17 } from "node:fs";
+import { resolve as resolve15 } from "node:path";
 
 // src/sim/openmetrics.ts
 import { createWriteStream } from "node:fs";
@@ -87208,7 +87378,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 
 // src/sim/overrides.ts
 var import_yaml8 = __toESM(require_dist(), 1);
-import { existsSync as existsSync15, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync16, readFileSync as readFileSync15 } from "node:fs";
 import { join as join16 } from "node:path";
 var NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -87288,10 +87458,10 @@ function parseOverrides(argv, opts) {
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync15(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync16(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml8.parse)(readFileSync14(presetFile, "utf8"));
+  const topology = (0, import_yaml8.parse)(readFileSync15(presetFile, "utf8"));
   const inv = {
     deploy: groups2.deploy,
     preset,
@@ -87425,14 +87595,14 @@ function checkGpus(key, gpus, gpusPerNode) {
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
 var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync16, readdirSync as readdirSync6, readFileSync as readFileSync15 } from "node:fs";
-import { dirname as dirname8, join as join17, resolve as resolve13 } from "node:path";
+import { existsSync as existsSync17, readdirSync as readdirSync6, readFileSync as readFileSync16 } from "node:fs";
+import { dirname as dirname8, join as join17, resolve as resolve14 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 function repoRoot(from = dirname8(fileURLToPath3(import.meta.url))) {
-  let dir = resolve13(from);
+  let dir = resolve14(from);
   for (; ; ) {
-    if (existsSync16(join17(dir, "package.json")) && existsSync16(join17(dir, "topologies"))) return dir;
+    if (existsSync17(join17(dir, "package.json")) && existsSync17(join17(dir, "topologies"))) return dir;
     const up = dirname8(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
@@ -87447,7 +87617,7 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync15(join17(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync16(join17(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -87496,12 +87666,12 @@ function loadProfile(name, root = repoRoot()) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
   const file = join17(profilesDir(root), `${name}.yaml`);
-  if (!existsSync16(file)) {
+  if (!existsSync17(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync15(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync16(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -87793,6 +87963,10 @@ var SIM_OPTIONS = [
     value: "UUID",
     description: "--export-openmetrics: run_uuid label",
     default: "random"
+  },
+  {
+    ...JSON_OPTION,
+    description: "accepted for the one convention: `steady` and `--export-openmetrics` always print JSON (with schema_version)"
   }
 ];
 function options(args) {
@@ -87805,10 +87979,10 @@ function loadTopology(spec, profileName, root, cwd) {
   if (PRESETS.includes(spec)) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
-  const file = resolve14(cwd, spec);
-  if (!existsSync17(file))
+  const file = resolve15(cwd, spec);
+  if (!existsSync18(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml10.parse)(readFileSync16(file, "utf8"));
+  const doc = (0, import_yaml10.parse)(readFileSync17(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -87824,7 +87998,7 @@ var simCommand = {
   summary: "Run or export the AlpaSim twin",
   help: {
     synopsis: "topo sim run <hydra overrides\u2026> | topo sim steady [options] | topo sim --export-openmetrics <file> [options]",
-    description: "The AlpaSim twin. `run` plays one AlpaSim run inside a Slurm job (what scripts/alpasim-twin/submit.sh runs; its arguments pass through untouched); `steady` prints the steady state of a topology as JSON; `--export-openmetrics` writes a run as an OpenMetrics file.",
+    description: "The AlpaSim twin. `run` plays one AlpaSim run inside a Slurm job (what scripts/alpasim-twin/submit.sh runs; its arguments pass through untouched); `steady` prints the steady state of a topology as JSON; `--export-openmetrics` writes a run as an OpenMetrics file and prints what it wrote as JSON (both: schemas/cli/sim.schema.json).",
     options: SIM_OPTIONS,
     examples: [
       "topo sim steady --profile twin-driver-bound --topology 8gpu_64rollouts",
@@ -87847,8 +88021,10 @@ var simCommand = {
       const o = options(rest);
       const profile = loadProfile(str(o, "profile") ?? "twin-balanced", root);
       const topology = loadTopology(str(o, "topology") ?? "8gpu_64rollouts", profile.name, root, io.cwd);
-      io.stdout(`${JSON.stringify(snakeKeys(steadyState(topology, profile)), null, 2)}
-`);
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, ...snakeKeys(steadyState(topology, profile)) }, null, 2)}
+`
+      );
       return EXIT.ok;
     }
     if (first2 === "--export-openmetrics") {
@@ -87861,7 +88037,7 @@ var simCommand = {
       const seed = num(o, "seed");
       const start = num(o, "start");
       const rollouts = num(o, "rollouts");
-      const res = await exportOpenMetrics(topology, profile, resolve14(io.cwd, file), {
+      const res = await exportOpenMetrics(topology, profile, resolve15(io.cwd, file), {
         minutes: num(o, "minutes") ?? 45,
         intervalS: num(o, "interval") ?? 15,
         ...seed !== void 0 ? { seed } : {},
@@ -87870,8 +88046,10 @@ var simCommand = {
         runUuid: str(o, "run-uuid") ?? randomUUID2(),
         ...rollouts !== void 0 ? { totalRollouts: rollouts } : {}
       });
-      io.stdout(`${JSON.stringify(snakeKeys({ file: resolve14(io.cwd, file), runName, ...res }))}
-`);
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, ...snakeKeys({ file: resolve15(io.cwd, file), runName, ...res }) })}
+`
+      );
       return EXIT.ok;
     }
     throw new UsageError(first2 ? `unknown sim subcommand "${first2}"` : "missing subcommand");
@@ -87879,8 +88057,8 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync18, mkdirSync as mkdirSync6, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname9, join as join19, relative as relative6, resolve as resolve15 } from "node:path";
+import { existsSync as existsSync19, mkdirSync as mkdirSync6, readdirSync as readdirSync7, readFileSync as readFileSync18, writeFileSync as writeFileSync7 } from "node:fs";
+import { dirname as dirname9, join as join19, relative as relative6, resolve as resolve16 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -88081,13 +88259,13 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync18(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync19(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
   for (const name of readdirSync7(dir).sort()) {
     if (!name.endsWith(".json")) continue;
     const file = join19(dir, name);
     try {
-      records.push(parseRecord(readFileSync17(file, "utf8"), file));
+      records.push(parseRecord(readFileSync18(file, "utf8"), file));
     } catch (error) {
       throw new ConfigError(error.message);
     }
@@ -88116,15 +88294,16 @@ var siteCommand = {
         value: "DIR",
         description: "output folder (created; files are overwritten)",
         default: "site"
-      }
+      },
+      JSON_OPTION
     ],
     examples: ["topo site", "topo site --records experiments --out /tmp/site"]
   },
   async run(args, io) {
     const parsed = parseOptions(siteCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const records = readRecords(resolve15(io.cwd, str(parsed, "records") ?? "experiments"));
-    const out = resolve15(io.cwd, str(parsed, "out") ?? "site");
+    const records = readRecords(resolve16(io.cwd, str(parsed, "records") ?? "experiments"));
+    const out = resolve16(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
       const file = join19(out, p.path);
@@ -88132,17 +88311,15 @@ var siteCommand = {
       writeFileSync7(file, p.html);
     }
     writeFileSync7(join19(out, ".nojekyll"), "");
+    const shown = relative6(io.cwd, out) || out;
     io.stdout(
-      `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${relative6(io.cwd, out) || out}/index.html
+      flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, out: shown, experiments: records.length, pages: pages.map((p) => p.path) })}
+` : `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${shown}/index.html
 `
     );
     return EXIT.ok;
   }
 };
-
-// src/cli/commands/status.ts
-import { readFileSync as readFileSync18 } from "node:fs";
-import { join as join20, resolve as resolve16 } from "node:path";
 
 // src/monitor/adapters.ts
 var slurmTs = slurmTimeToUnix;
@@ -88174,21 +88351,6 @@ function slurmMonitorPort(slurm, knownExperimentIds = []) {
 }
 
 // src/cli/commands/status.ts
-function loadExperiment(io, id, dir) {
-  const file = join20(resolve16(io.cwd, dir), id, "experiment.yaml");
-  let text2;
-  try {
-    text2 = readFileSync18(file, "utf8");
-  } catch {
-    throw new ConfigError(
-      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`
-    );
-  }
-  const checked2 = checkExperiment(text2, file);
-  if (!checked2.value)
-    throw new ConfigError(checked2.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join("\n"));
-  return checked2.value;
-}
 function table(rows) {
   const widths = rows[0]?.map((_2, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
   return rows.map(
@@ -88226,13 +88388,7 @@ var statusCommand = {
         description: "number of refreshes",
         default: "1, or unlimited with --watch"
       },
-      {
-        name: "topologies",
-        type: "string",
-        value: "DIR",
-        description: "folder of <experiment>/experiment.yaml",
-        default: "topologies"
-      },
+      TOPOLOGIES_OPTION,
       JSON_OPTION,
       ...TELEMETRY_OPTIONS
     ],
@@ -88658,9 +88814,16 @@ function wantsHelp(command, rest) {
 function classifyError(error) {
   const message2 = error instanceof Error ? error.message : String(error);
   if (error instanceof UsageError) return { kind: "usage", exit_code: EXIT.usage, message: message2 };
-  if (error instanceof ConfigError) return { kind: "configuration", exit_code: EXIT.usage, message: message2 };
+  if (error instanceof ConfigError || error instanceof SlurmConfigError)
+    return { kind: "configuration", exit_code: EXIT.usage, message: message2 };
   if (error instanceof HostKeyMismatchError) return { kind: "refused", exit_code: EXIT.refused, message: message2 };
-  if (error instanceof FindingError) return { kind: "findings", exit_code: EXIT.findings, message: message2 };
+  if (error instanceof FindingError)
+    return {
+      kind: "findings",
+      exit_code: EXIT.findings,
+      message: message2,
+      ...error.issues.length ? { issues: [...error.issues] } : {}
+    };
   const unreachable = error instanceof UnreachableError ? message2 : serviceFailure(error);
   if (unreachable) return { kind: "unreachable", exit_code: EXIT.unreachable, message: unreachable };
   return { kind: "internal", exit_code: EXIT.findings, message: message2 };

@@ -26,7 +26,15 @@ export class ConfigError extends Error {}
 export class UnreachableError extends Error {}
 
 /** A finding stated in one line (e.g. no series has that run name): exit 1. */
-export class FindingError extends Error {}
+export class FindingError extends Error {
+  /** The findings behind it (a candidate's validation errors), one line each; in the --json error too. */
+  constructor(
+    message: string,
+    readonly issues: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /** What `--json` prints on stdout when a command fails (schemas/cli/error.schema.json). */
 export interface JsonError {
@@ -36,5 +44,7 @@ export interface JsonError {
     kind: 'usage' | 'configuration' | 'unreachable' | 'refused' | 'findings' | 'internal';
     exit_code: number;
     message: string;
+    /** The findings behind a `findings` error (a candidate's validation errors), one line each. */
+    issues?: string[];
   };
 }

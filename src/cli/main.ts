@@ -1,6 +1,6 @@
 // Entry of the `topo` command: dispatches to src/cli/commands/<name>.ts and turns errors into the
 // shared exit codes (and, under --json, into one JSON error document on stdout).
-import { HostKeyMismatchError } from '../slurm/errors.js';
+import { HostKeyMismatchError, SlurmConfigError } from '../slurm/errors.js';
 import { renderHelp } from './args.js';
 import type { CliIO, Command } from './command.js';
 import { commands } from './commands/index.js';
@@ -53,9 +53,16 @@ function wantsHelp(command: Command, rest: string[]): boolean {
 export function classifyError(error: unknown): JsonError['error'] {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof UsageError) return { kind: 'usage', exit_code: EXIT.usage, message };
-  if (error instanceof ConfigError) return { kind: 'configuration', exit_code: EXIT.usage, message };
+  if (error instanceof ConfigError || error instanceof SlurmConfigError)
+    return { kind: 'configuration', exit_code: EXIT.usage, message };
   if (error instanceof HostKeyMismatchError) return { kind: 'refused', exit_code: EXIT.refused, message };
-  if (error instanceof FindingError) return { kind: 'findings', exit_code: EXIT.findings, message };
+  if (error instanceof FindingError)
+    return {
+      kind: 'findings',
+      exit_code: EXIT.findings,
+      message,
+      ...(error.issues.length ? { issues: [...error.issues] } : {}),
+    };
   const unreachable = error instanceof UnreachableError ? message : serviceFailure(error);
   if (unreachable) return { kind: 'unreachable', exit_code: EXIT.unreachable, message: unreachable };
   return { kind: 'internal', exit_code: EXIT.findings, message };

@@ -7,6 +7,8 @@ export interface SetupOptions {
   repository: string;
   /** The version to call: a tag (v1 follows every 1.x release), a full tag (v1.2.0) or a commit SHA. */
   ref: string;
+  /** The full commit SHA `ref` names: when set, every reference is pinned `@<sha> # <ref>`. */
+  sha?: string;
   cluster: string;
   transport: 'local' | 'ssh';
   /** Label of the self-hosted runner (with `self-hosted`); default `slurm`. */
@@ -19,15 +21,24 @@ export interface SetupFile {
 }
 
 /** The project's own command, at the version the callers call (never `npx topo`: another package). */
-export function topoCommand(o: Pick<SetupOptions, 'repository' | 'ref'>): string {
-  return `npx --yes github:${o.repository}#${o.ref}`;
+export function topoCommand(o: Pick<SetupOptions, 'repository' | 'ref' | 'sha'>): string {
+  return `npx --yes github:${o.repository}#${o.sha ?? o.ref}`;
+}
+
+/** `<sha> # <tag>` when pinned (Dependabot and Renovate bump both), else the ref as given. */
+export function pinnedRef(o: Pick<SetupOptions, 'ref' | 'sha'>): string {
+  return o.sha && o.sha !== o.ref ? `${o.sha} # ${o.ref}` : o.ref;
 }
 
 const header = (o: SetupOptions, what: string) =>
-  `# ${what}\n# Written by \`topo setup\`: calls alpasim-topo's reusable workflow at ${o.ref}; upgrade by changing the ref.\n# A release tag (v1.2.0) or its commit SHA pins every action that runs; v1 follows every 1.x release.\n`;
+  `# ${what}\n# Written by \`topo setup\`: calls alpasim-topo's reusable workflow at ${o.sha ? `commit ${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ''}` : o.ref}.\n# ${
+    o.sha
+      ? 'Pinned by full SHA: that tagged tree names its actions by SHA too, so nothing that runs can move. Upgrade by running topo setup --force at the new version (or let Dependabot/Renovate bump the SHA and its tag comment).'
+      : `${o.ref} is a moving tag: every release under it runs here without review. \`topo setup\` without --ref pins a SHA.`
+  }\n`;
 
 export function callerWorkflows(o: SetupOptions): SetupFile[] {
-  const uses = (name: string) => `${o.repository}/.github/workflows/reusable-${name}.yml@${o.ref}`;
+  const uses = (name: string) => `${o.repository}/.github/workflows/reusable-${name}.yml@${pinnedRef(o)}`;
   const label = o.runnerLabel ?? 'slurm';
   const write = `    permissions:\n      contents: read\n      checks: write\n      issues: write\n      pull-requests: write\n`;
   // An environment secret must still be passed by name: the reusable job, which enters the
@@ -68,7 +79,7 @@ export function pagesWorkflow(o: SetupOptions): SetupFile {
     path: '.github/workflows/pages.yml',
     text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
 # push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
-# alpasim-topo's \`topo site\` at ${o.ref}, checked out beside the records. Enable Pages with source
+# alpasim-topo's \`topo site\` at ${o.sha ? `${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ''}` : o.ref}, checked out beside the records. Enable Pages with source
 # "GitHub Actions" (Settings → Pages).
 name: pages
 
@@ -109,7 +120,7 @@ jobs:
         uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
         with:
           repository: ${o.repository}
-          ref: ${o.ref}
+          ref: ${pinnedRef(o)}
           path: .alpasim-topo
           persist-credentials: false
       - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
@@ -161,7 +172,7 @@ ${ssh}    alpasim_checkout: /TODO/path/to/alpasim           # TODO: AlpaSim's ch
     run_dir: /TODO/path/to/runs                      # TODO: where runs write their logs
     file_sd: /TODO/path/to/prometheus/file-sd        # TODO: the folder Prometheus discovers targets in (or host:/path)
     prometheus_url: http://prometheus.example.org:9090   # TODO: reachable from the runner
-    grafana_url: http://grafana.example.org:3000         # TODO: shown in the comments' links
+    # grafana_url: http://grafana.internal:3000  # optional: the dashboard linked from the comments (doctor skips it when absent)
     gpus_per_node: 8
     gpu_memory_gib: 80
     cpus_per_node: 128

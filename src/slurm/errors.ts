@@ -74,6 +74,11 @@ export class HostKeyMismatchError extends SlurmError {
   override name = 'HostKeyMismatchError';
 }
 
+/** The cluster cannot be reached as configured (no SSH key, an incomplete ssh entry): exit 2, not an outage. */
+export class SlurmConfigError extends SlurmError {
+  override name = 'SlurmConfigError';
+}
+
 /** A value refused before it reached a command line. */
 export class UnsafeArgumentError extends SlurmError {
   override name = 'UnsafeArgumentError';

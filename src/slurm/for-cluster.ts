@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Cluster } from '../types/generated/clusters.js';
 import { createSlurmClient, type SlurmClientOptions } from './client.js';
-import { SlurmError } from './errors.js';
+import { SlurmConfigError } from './errors.js';
 import { createLocalTransport } from './local-transport.js';
 import { createSshTransport } from './ssh-transport.js';
 import type { SlurmClient, Transport } from './types.js';
@@ -19,10 +19,10 @@ export function sshPrivateKey(env: NodeJS.ProcessEnv): string {
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${(error as Error).message}`);
+      throw new SlurmConfigError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${(error as Error).message}`);
     }
   }
-  throw new SlurmError(
+  throw new SlurmConfigError(
     'the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)',
   );
 }
@@ -53,7 +53,7 @@ export function transportForCluster(
     return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
-    throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
+    throw new SlurmConfigError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
   }
   return createSshTransport({
     host: cluster.host,

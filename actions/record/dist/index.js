@@ -63156,6 +63156,9 @@ var CommandTimeoutError = class extends SlurmError {
 var HostKeyMismatchError = class extends SlurmError {
   name = "HostKeyMismatchError";
 };
+var SlurmConfigError = class extends SlurmError {
+  name = "SlurmConfigError";
+};
 var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
@@ -64611,10 +64614,10 @@ function sshPrivateKey(env) {
     try {
       return readFileSync2(file, "utf8");
     } catch (error2) {
-      throw new SlurmError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
+      throw new SlurmConfigError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
     }
   }
-  throw new SlurmError(
+  throw new SlurmConfigError(
     "the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)"
   );
 }
@@ -64627,7 +64630,7 @@ function transportForCluster(name, cluster, options = {}) {
     return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
   }
   if (!cluster.host || !cluster.user || !cluster.known_host_key) {
-    throw new SlurmError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
+    throw new SlurmConfigError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
   }
   return createSshTransport({
     host: cluster.host,

@@ -17,6 +17,7 @@ import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, FindingError, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
+import { clusterOfRun } from './experiments.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export interface TelemetryOptions {
@@ -271,7 +272,8 @@ export const analyzeCommand: Command = {
       throw new UsageError(
         `--min-improvement must be a fraction between 0 and 1 (0.02 is 2%), got ${options['min-improvement']}`,
       );
-    const t = telemetryOptions(options, io);
+    // a run of an experiment of this checkout reads its cluster's Prometheus, Grafana and time scale
+    const t = telemetryOptions(options, io, clusterOfRun(io, runName));
     const minutes = num(parsed, 'minutes') ?? 360;
     await ensurePrometheus(t.prometheus);
     const result = await analyzeRun({

@@ -20,7 +20,6 @@ export const cancelCommand: Command = {
   },
   async run(args, io) {
     const target = await candidateOnCluster(args, io, cancelCommand.help.options, 'cancel');
-    if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
       const result = await cancelCandidate(

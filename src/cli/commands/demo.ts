@@ -2,14 +2,16 @@ import { Cleanup, onTermination } from '../../demo/cleanup.js';
 import { LiveView } from '../../demo/live-view.js';
 import { DemoOutput, findPackageRoot, mermaidScriptPath } from '../../demo/output.js';
 import { realDemoParts } from '../../demo/parts.js';
-import { runDemo } from '../../demo/run.js';
+import { type DemoResult, runDemo } from '../../demo/run.js';
 import { DEMO_MODES, dateStamp, SAMPLE_COMMAND } from '../../demo/sample.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { UsageError } from '../errors.js';
+import { JSON_OPTION } from './options.js';
 
 interface DemoArgs {
   quick: boolean;
+  json: boolean;
   out: string;
   command: string;
 }
@@ -37,6 +39,11 @@ const DEMO_OPTIONS: readonly OptionSpec[] = [
     description: 'the AlpaSim run command to start from',
     default: 'a sample on the twin',
   },
+  {
+    ...JSON_OPTION,
+    description:
+      'print one JSON document at the end (schemas/cli/demo.schema.json); the live progress goes to stderr',
+  },
 ];
 
 export function parseDemoArgs(args: string[]): DemoArgs {
@@ -44,8 +51,22 @@ export function parseDemoArgs(args: string[]): DemoArgs {
   if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   return {
     quick: flag(parsed, 'quick'),
+    json: flag(parsed, 'json'),
     out: str(parsed, 'out') ?? 'demo-out',
     command: str(parsed, 'command') ?? SAMPLE_COMMAND,
+  };
+}
+
+function demoJson(result: DemoResult, out: string) {
+  return {
+    schema_version: 1,
+    ok: result.exitCode === 0,
+    experiment_id: result.experimentId,
+    out,
+    index: `${out}/index.html`,
+    wall_seconds: Math.round(result.wallSeconds),
+    candidates: result.outcomes.length,
+    files: result.files,
   };
 }
 
@@ -63,7 +84,8 @@ export const demoCommand: Command = {
     const parsed = parseDemoArgs(args);
     const root = findPackageRoot();
     const output = new DemoOutput(parsed.out.startsWith('/') ? parsed.out : `${io.cwd}/${parsed.out}`);
-    const view = new LiveView(io.stdout, io.isTTY);
+    // under --json stdout holds only the document: the progress is a diagnostic then
+    const view = new LiveView(parsed.json ? io.stderr : io.stdout, parsed.json ? false : io.isTTY);
     const cleanup = new Cleanup();
     const abort = new AbortController();
     const uninstall = onTermination(
@@ -91,7 +113,8 @@ export const demoCommand: Command = {
         },
         { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal },
       );
-      if (result.exitCode === 0) {
+      if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}\n`);
+      else if (result.exitCode === 0) {
         io.stdout(
           `\ndone in ${result.wallSeconds.toFixed(0)} s: ${result.outcomes.length} candidates judged\n` +
             `open ${output.dir}/index.html\n`,

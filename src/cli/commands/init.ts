@@ -8,6 +8,7 @@ import { writeInitialRecord } from '../../usecases/record.js';
 import { flag, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { JSON_OPTION } from './options.js';
 import { presetOptionsFor } from './validate.js';
 
 export const initCommand: Command = {
@@ -55,6 +56,7 @@ export const initCommand: Command = {
         env: 'TOPO_CLUSTERS_FILE',
       },
       { name: 'force', short: 'f', type: 'boolean', description: 'overwrite an existing experiment' },
+      JSON_OPTION,
     ],
     examples: [
       'topo init --command "sbatch --account=av_alpamayo_sim --gpus-per-node=8 src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"',
@@ -112,13 +114,19 @@ export const initCommand: Command = {
         `${rel(join(repoRoot, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`,
       );
     const written = writeExperimentFiles(dir, prepared, { force });
-    io.stdout(`created experiment ${id}\n  ${rel(written.experimentFile)}\n  ${rel(written.baselineFile)}\n`);
     // The experiment record starts with the experiment (experiments/<id>.json and .md), rewritten
     // with it under --force (the record had no runs: checked above).
-    for (const path of writeInitialRecord(repoRoot, written.experiment, undefined, { overwrite: force }))
-      io.stdout(`  ${rel(path)}\n`);
-    for (const note of written.notes) io.stdout(`note: ${note}\n`);
-    io.stdout(`next: topo validate ${rel(written.experimentDir)}\n`);
+    const recordFiles = writeInitialRecord(repoRoot, written.experiment, undefined, { overwrite: force });
+    const files = [written.experimentFile, written.baselineFile, ...recordFiles].map(rel);
+    const next = `topo validate ${rel(written.experimentDir)}`;
+    if (flag(parsed, 'json'))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, experiment_id: id, files, notes: written.notes, next })}\n`,
+      );
+    else
+      io.stdout(
+        `created experiment ${id}\n${files.map((f) => `  ${f}\n`).join('')}${written.notes.map((n) => `note: ${n}\n`).join('')}next: ${next}\n`,
+      );
     return EXIT.ok;
   },
 };

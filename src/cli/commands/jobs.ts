@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { classifyFailure } from '../../slurm/classify.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { isLive, type SlurmJob } from '../../slurm/types.js';
-import { checkClusters, checkExperiment } from '../../topology/files.js';
+import { experimentSelector } from '../../telemetry/queries.js';
+import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Failure } from '../../types/generated/metrics.js';
 import { isRetiredDuplicate, ownJobs } from '../../usecases/queue.js';
@@ -12,22 +13,26 @@ import { flag, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { jobJson } from '../json.js';
-import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
+import { loadExperiment } from './experiments.js';
+import { CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 import { clustersFileOption } from './validate.js';
 
-const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,160}$/;
-
-/** The experiment's cluster from topologies/<folder>/experiment.yaml whose folder or experiment_id matches. */
-function experimentCluster(experiment: string, io: CliIO): string | undefined {
-  const root = resolve(io.cwd, 'topologies');
-  if (!existsSync(root)) return undefined;
-  for (const entry of readdirSync(root, { withFileTypes: true })) {
-    const file = join(root, entry.name, 'experiment.yaml');
-    if (!entry.isDirectory() || !existsSync(file)) continue;
-    const { value } = checkExperiment(readFileSync(file, 'utf8'), file);
-    if (value && (entry.name === experiment || value.experiment_id === experiment)) return value.cluster;
-  }
-  return undefined;
+/** The cluster entry `name` of the clusters file; a missing file, entry or an invalid file is exit 2. */
+function jobsCluster(io: CliIO, explicit: string | undefined, name: string) {
+  const clustersPath = clustersFileOption(explicit, io) ?? 'topologies/clusters.yaml';
+  const abs = resolve(io.cwd, clustersPath);
+  if (!existsSync(abs))
+    throw new ConfigError(
+      `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`,
+    );
+  const checked = checkClusters(readFileSync(abs, 'utf8'), clustersPath);
+  if (!checked.value) throw new ConfigError(checked.issues.map(formatIssue).join('\n'));
+  const cluster = checked.value.clusters[name];
+  if (!cluster)
+    throw new ConfigError(
+      `cluster ${name} is not in ${clustersPath} (${Object.keys(checked.value.clusters).join(', ')})`,
+    );
+  return { name, cluster };
 }
 
 export interface JobRow extends SlurmJob {
@@ -41,7 +46,7 @@ export const jobsCommand: Command = {
     synopsis: 'topo jobs <experiment_id> [options]',
     description:
       "Every Slurm job of the experiment in one squeue/sacct call, failures classified from the job's log. --json follows schemas/cli/jobs.schema.json.",
-    options: [CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION],
+    options: [CLUSTER_OPTION, CLUSTERS_OPTION, TOPOLOGIES_OPTION, JSON_OPTION],
     examples: [
       'topo jobs topology-opt-vavam-ord-20261202',
       'topo jobs topology-opt-vavam-ord-20261202 --json',
@@ -52,32 +57,18 @@ export const jobsCommand: Command = {
     const parsed = parseOptions(jobsCommand.help.options, args, io.env);
     if (parsed.positionals.length !== 1) throw new UsageError('name exactly one experiment id');
     const experiment = parsed.positionals[0] as string;
-    if (!EXPERIMENT_ID.test(experiment))
-      throw new UsageError(`${JSON.stringify(experiment)} is not an experiment id`);
-    const clustersPath = clustersFileOption(str(parsed, 'clusters'), io) ?? 'topologies/clusters.yaml';
-    const abs = resolve(io.cwd, clustersPath);
-    if (!existsSync(abs))
-      throw new ConfigError(
-        `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`,
-      );
-    const checked = checkClusters(readFileSync(abs, 'utf8'), clustersPath);
-    if (!checked.value) {
-      for (const issue of checked.issues) io.stderr(`${formatIssue(issue)}\n`);
-      return EXIT.usage;
+    try {
+      experimentSelector(experiment);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
     }
-    const clusters = checked.value.clusters;
-    const name =
-      str(parsed, 'cluster') ??
-      experimentCluster(experiment, io) ??
-      (Object.keys(clusters).length === 1 ? Object.keys(clusters)[0] : undefined);
-    if (!name)
-      throw new UsageError(`which cluster? name one with --cluster (${Object.keys(clusters).join(', ')})`);
-    const cluster = clusters[name];
-    if (!cluster)
-      throw new ConfigError(
-        `cluster ${name} is not in ${clustersPath} (${Object.keys(clusters).join(', ')})`,
-      );
-
+    // A mistyped experiment is exit 2, as in `status`: it must be in the checkout.
+    const defined = loadExperiment(io, experiment, str(parsed, 'topologies') ?? 'topologies');
+    const { name, cluster } = jobsCluster(
+      io,
+      str(parsed, 'clusters'),
+      str(parsed, 'cluster') ?? defined.cluster,
+    );
     const slurm = slurmClientForCluster(name, cluster, { env: io.env });
     try {
       // Exactly this experiment's runs: never a longer experiment id's (src/lifecycle/run-name.ts).

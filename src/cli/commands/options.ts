@@ -16,6 +16,14 @@ export const CLUSTERS_OPTION: OptionSpec = {
   env: 'TOPO_CLUSTERS_FILE',
 };
 
+export const TOPOLOGIES_OPTION: OptionSpec = {
+  name: 'topologies',
+  type: 'string',
+  value: 'DIR',
+  description: 'folder of <experiment>/experiment.yaml',
+  default: 'topologies',
+};
+
 export const CLUSTER_OPTION: OptionSpec = {
   name: 'cluster',
   type: 'string',

@@ -1,13 +1,41 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatIssue } from '../../topology/issues.js';
+import type { Submission } from '../../topology/render.js';
 import { shellQuote } from '../../topology/render.js';
-import { renderCandidateFile } from '../../usecases/validate.js';
+import { type FileReport, renderCandidateFile } from '../../usecases/validate.js';
 import { flag, parseOptions, str } from '../args.js';
-import type { Command } from '../command.js';
-import { ConfigError, EXIT, UsageError } from '../errors.js';
+import type { CliIO, Command } from '../command.js';
+import { ConfigError, EXIT, FindingError, UsageError } from '../errors.js';
 import { ALLOW_UNMEASURED_MEMORY_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 import { validateOptionsFor } from './validate.js';
+
+/**
+ * The submission of a candidate that rendered; otherwise a finding (exit 1): its errors are the
+ * result, on stdout (with --json in the error document), the reason on stderr. A rendered candidate's
+ * warnings are diagnostics beside the result (stderr).
+ */
+export function renderedOrFinding(
+  path: string,
+  report: FileReport,
+  submission: Submission | undefined,
+  io: CliIO,
+  json: boolean,
+  verb: 'rendered' | 'submitted' | 'cancelled',
+): Submission {
+  if (submission && report.candidate) {
+    for (const issue of report.warnings) io.stderr(`${formatIssue(issue)}\n`);
+    return submission;
+  }
+  const issues = [...report.errors, ...report.warnings].map(formatIssue);
+  if (!json) for (const line of issues) io.stdout(`${line}\n`);
+  throw new FindingError(
+    report.kind !== 'candidate'
+      ? `${path} is a ${report.kind} file, not a candidate`
+      : `${path}: not ${verb}: fix the ${report.errors.length} error(s) ${json ? 'in issues' : 'above'} first`,
+    issues,
+  );
+}
 
 export const renderCommand: Command = {
   name: 'render',
@@ -34,31 +62,23 @@ export const renderCommand: Command = {
       flag(parsed, 'allow-unmeasured-memory'),
     );
     const { report, submission } = await renderCandidateFile(path, options);
-    for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
-    if (!submission) {
-      io.stderr(
-        report.kind !== 'candidate'
-          ? `${path} is a ${report.kind} file, not a candidate\n`
-          : `${path}: not rendered: fix the ${report.errors.length} error(s) above first\n`,
-      );
-      return EXIT.findings;
-    }
+    const rendered = renderedOrFinding(path, report, submission, io, flag(parsed, 'json'), 'rendered');
     if (flag(parsed, 'json'))
       io.stdout(
-        `${JSON.stringify({ schema_version: 1, job_name: submission.jobName, argv: submission.argv, env: submission.env ?? {} })}
+        `${JSON.stringify({ schema_version: 1, job_name: rendered.jobName, argv: rendered.argv, env: rendered.env ?? {} })}
 `,
       );
     else {
       // submit.sh's variables travel in the job's environment (Submission.env), not in the argv.
-      const env = Object.entries(submission.env ?? {}).map(([k, v]) => shellQuote(`${k}=${v}`));
+      const env = Object.entries(rendered.env ?? {}).map(([k, v]) => shellQuote(`${k}=${v}`));
       io.stdout(
-        `# job ${submission.jobName}
+        `# job ${rendered.jobName}
 ${
   env.length
     ? `# environment: ${env.join(' ')}
 `
     : ''
-}${submission.shellLine}
+}${rendered.shellLine}
 `,
       );
     }

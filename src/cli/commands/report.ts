@@ -3,9 +3,10 @@ import { isAbsolute, join, relative } from 'node:path';
 import { recordPaths } from '../../record/model.js';
 import { parseRecord } from '../../record/validate.js';
 import { renderFinalReport } from '../../report/final-report.js';
-import { parseOptions, str } from '../args.js';
+import { flag, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { JSON_OPTION } from './options.js';
 
 /** `<experiment-id>` → experiments/<id>.json under cwd; a path to a .json record is taken as is. */
 function recordFile(arg: string, cwd: string): string {
@@ -38,6 +39,7 @@ export const reportCommand: Command = {
         description: 'link to the record in the report',
         default: 'none',
       },
+      JSON_OPTION,
     ],
     examples: [
       'topo report topology-opt-vavam-ord-20261202',
@@ -59,10 +61,13 @@ export const reportCommand: Command = {
       );
     const record = parseRecord(readFileSync(file, 'utf8'), shown);
     const report = renderFinalReport(record, { recordUrl });
-    if (out) {
-      writeFileSync(isAbsolute(out) ? out : join(io.cwd, out), report);
-      io.stderr(`wrote the final report of ${record.experiment_id} to ${out}\n`);
-    } else io.stdout(report);
+    if (out) writeFileSync(isAbsolute(out) ? out : join(io.cwd, out), report);
+    // what it wrote is the result (stdout), as for setup, init and site
+    if (flag(parsed, 'json'))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report })}\n`,
+      );
+    else io.stdout(out ? `wrote the final report of ${record.experiment_id} to ${out}\n` : report);
     return EXIT.ok;
   },
 };

@@ -1,17 +1,91 @@
 // `topo setup`: the caller workflows, pages.yml and a commented clusters.yaml skeleton, written into
 // a repository.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { setupFiles, topoCommand } from '../../setup/templates.js';
-import { flag, parseOptions, str } from '../args.js';
+import { flag, type Parsed, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
-import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { ConfigError, EXIT, UnreachableError, UsageError } from '../errors.js';
 import { packageInfo } from '../package-info.js';
+import { JSON_OPTION } from './options.js';
 
 const REF = /^(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
+const MAJOR = /^v\d+$/;
+const SHA = /^[0-9a-f]{40}$/;
+const execFileAsync = promisify(execFile);
 const CLUSTER = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/** The checked options; `pin` when the callers get a full SHA (every ref but a major tag vN). */
+function setupOptions(parsed: Parsed) {
+  const ref = str(parsed, 'ref');
+  const repoOption = str(parsed, 'repo');
+  // package.json is the one place owner/name is written; --repo overrides it (a fork, a mirror).
+  const own = ref && repoOption ? undefined : packageInfo();
+  const version = ref ?? `v${own?.version}`;
+  if (!REF.test(version)) throw new UsageError(`--ref ${version}: use vN, vN.M.P or a full commit SHA`);
+  const repository = repoOption ?? (own?.repository as string);
+  if (!REPOSITORY.test(repository)) throw new UsageError(`--repo ${repository}: use OWNER/NAME`);
+  const cluster = str(parsed, 'cluster') ?? 'mycluster';
+  if (!CLUSTER.test(cluster))
+    throw new UsageError(`--cluster ${cluster}: lowercase letters, digits, - and _`);
+  const transport = str(parsed, 'transport') ?? 'local';
+  if (transport !== 'local' && transport !== 'ssh')
+    throw new UsageError(`--transport ${transport}: local or ssh`);
+  const runnerLabel = str(parsed, 'runner-label') ?? 'slurm';
+  if (!LABEL.test(runnerLabel) || runnerLabel === 'self-hosted')
+    throw new UsageError(
+      `--runner-label ${runnerLabel}: letters, digits, '.', '_' and '-' (not self-hosted)`,
+    );
+  const sha = str(parsed, 'sha');
+  if (sha !== undefined && !SHA.test(sha)) throw new UsageError(`--sha ${sha}: a full 40-hex commit SHA`);
+  if (SHA.test(version) && sha !== undefined && sha !== version)
+    throw new UsageError(`--ref ${version} is a commit already: --sha must be the same or left out`);
+  // a SHA names itself; a major tag (vN) follows every N.x release unless --sha pins it
+  const pin = sha !== undefined || !MAJOR.test(version);
+  return { repository, ref: version, cluster, transport: transport as 'local' | 'ssh', runnerLabel, pin };
+}
+
+/**
+ * The commit a tag names on GitHub (`git ls-remote`, the annotated tag peeled), as `npx github:…#tag`
+ * resolves it. A full SHA names itself. The server is GITHUB_SERVER_URL (GitHub Enterprise), else github.com.
+ */
+async function resolveTag(repository: string, ref: string, env: NodeJS.ProcessEnv): Promise<string> {
+  if (SHA.test(ref)) return ref;
+  const url = `${(env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '')}/${repository}.git`;
+  let out: string;
+  try {
+    out = (
+      await execFileAsync('git', ['ls-remote', url, `refs/tags/${ref}`, `refs/tags/${ref}^{}`], {
+        timeout: 30_000,
+        env: {
+          PATH: env.PATH ?? process.env.PATH ?? '',
+          HOME: env.HOME ?? process.env.HOME ?? '',
+          GIT_TERMINAL_PROMPT: '0',
+        },
+      })
+    ).stdout;
+  } catch (error) {
+    throw new UnreachableError(
+      `cannot ask ${url} which commit ${ref} is (${(error as Error).message.split('\n')[0]}): pass --sha <commit> (docs/adopting.md)`,
+    );
+  }
+  const lines = out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'));
+  const found =
+    lines.find((l) => l[1] === `refs/tags/${ref}^{}`) ?? lines.find((l) => l[1] === `refs/tags/${ref}`);
+  if (!found?.[0] || !SHA.test(found[0]))
+    throw new ConfigError(
+      `${url} has no tag ${ref} yet: adopt from your own release tag or a commit (docs/adopting.md, "Before a release"): --ref <your tag> --repo <your fork>, --sha <commit>, or --ref v${ref.slice(1).split('.')[0]} to follow the moving tag`,
+    );
+  return found[0];
+}
 
 export const setupCommand: Command = {
   name: 'setup',
@@ -34,8 +108,16 @@ export const setupCommand: Command = {
         type: 'string',
         value: 'REF',
         description:
-          'version to call: vN (follows N.x), vN.M.P or its full commit SHA (pins every action that runs)',
-        default: 'the major tag of this CLI',
+          'version to call: a release tag vN.M.P (written as its full commit SHA with the tag in a comment), a commit SHA, or a major tag vN (the moving tag: every N.x release runs without review)',
+        default: "this CLI's release tag, v<version>",
+      },
+      {
+        name: 'sha',
+        type: 'string',
+        value: 'SHA',
+        description:
+          "the full commit SHA --ref names, when you know it (offline, or your own fork's tag): no lookup",
+        default: 'looked up with git ls-remote on GITHUB_SERVER_URL',
       },
       {
         name: 'repo',
@@ -66,50 +148,42 @@ export const setupCommand: Command = {
         default: 'slurm',
       },
       { name: 'force', short: 'f', type: 'boolean', description: 'overwrite files that exist' },
+      JSON_OPTION,
     ],
     examples: [
       'topo setup',
       'topo setup --dir ../my-topologies --cluster ord --transport ssh --ref v1.0.0',
+      'topo setup --repo my-org/alpasim-topo --ref v1.0.0 --sha 0123456789abcdef0123456789abcdef01234567',
+      'topo setup --ref v1',
       'topo setup --repo my-org/alpasim-topo --runner-label gpu-login',
     ],
   },
   async run(args, io) {
     const parsed = parseOptions(setupCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const ref = str(parsed, 'ref');
-    const repoOption = str(parsed, 'repo');
-    // package.json is the one place owner/name is written; --repo overrides it (a fork, a mirror).
-    const own = ref && repoOption ? undefined : packageInfo();
-    const version = ref ?? (own?.major as string);
-    if (!REF.test(version)) throw new UsageError(`--ref ${version}: use vN, vN.M.P or a full commit SHA`);
-    const repository = repoOption ?? (own?.repository as string);
-    if (!REPOSITORY.test(repository)) throw new UsageError(`--repo ${repository}: use OWNER/NAME`);
-    const cluster = str(parsed, 'cluster') ?? 'mycluster';
-    if (!CLUSTER.test(cluster))
-      throw new UsageError(`--cluster ${cluster}: lowercase letters, digits, - and _`);
-    const transport = str(parsed, 'transport') ?? 'local';
-    if (transport !== 'local' && transport !== 'ssh')
-      throw new UsageError(`--transport ${transport}: local or ssh`);
-    const runnerLabel = str(parsed, 'runner-label') ?? 'slurm';
-    if (!LABEL.test(runnerLabel) || runnerLabel === 'self-hosted')
-      throw new UsageError(
-        `--runner-label ${runnerLabel}: letters, digits, '.', '_' and '-' (not self-hosted)`,
-      );
+    const o = setupOptions(parsed);
     const root = resolve(io.cwd, str(parsed, 'dir') ?? '.');
     if (!existsSync(root)) throw new ConfigError(`${root} does not exist`);
-    const files = setupFiles({ repository, ref: version, cluster, transport, runnerLabel });
-    const existing = files.filter((f) => existsSync(join(root, f.path))).map((f) => f.path);
+    const existing = setupFiles(o)
+      .filter((f) => existsSync(join(root, f.path)))
+      .map((f) => f.path);
     if (existing.length && !flag(parsed, 'force'))
       throw new ConfigError(
         `not overwriting ${existing.join(', ')} (pass --force to replace them); nothing written`,
       );
+    const sha = o.pin ? (str(parsed, 'sha') ?? (await resolveTag(o.repository, o.ref, io.env))) : undefined;
+    const options = { ...o, ...(sha ? { sha } : {}) };
+    const files = setupFiles(options);
     for (const f of files) {
       mkdirSync(dirname(join(root, f.path)), { recursive: true });
       writeFileSync(join(root, f.path), f.text);
-      io.stdout(`wrote ${f.path}\n`);
     }
+    const next = `replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${o.runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${o.transport === 'ssh' ? ' with the secret TOPO_SSH_PRIVATE_KEY' : ''}, then on the runner host run \`${topoCommand(options)} doctor --cluster ${o.cluster}\` (docs/adopting.md)`;
+    const written = files.map((f) => f.path);
     io.stdout(
-      `next: replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${transport === 'ssh' ? ' with the secret TOPO_SSH_PRIVATE_KEY' : ''}, then on the runner host run \`${topoCommand({ repository, ref: version })} doctor --cluster ${cluster}\` (docs/adopting.md)\n`,
+      flag(parsed, 'json')
+        ? `${JSON.stringify({ schema_version: 1, repository: o.repository, ref: o.ref, sha: sha ?? null, files: written, next })}\n`
+        : `${written.map((f) => `wrote ${f}\n`).join('')}${sha ? `pinned to ${sha} (${o.ref})\n` : `following the moving tag ${o.ref}\n`}next: ${next}\n`,
     );
     return EXIT.ok;
   },

@@ -13,6 +13,7 @@ import { num, type OptionSpec, type Parsed, parseOptions, str } from '../args.js
 import type { Command } from '../command.js';
 import { EXIT, UsageError } from '../errors.js';
 import { snakeKeys } from '../json.js';
+import { JSON_OPTION } from './options.js';
 
 const SIM_OPTIONS: readonly OptionSpec[] = [
   {
@@ -83,6 +84,11 @@ const SIM_OPTIONS: readonly OptionSpec[] = [
     description: '--export-openmetrics: run_uuid label',
     default: 'random',
   },
+  {
+    ...JSON_OPTION,
+    description:
+      'accepted for the one convention: `steady` and `--export-openmetrics` always print JSON (with schema_version)',
+  },
 ];
 
 function options(args: string[]): Parsed {
@@ -119,7 +125,7 @@ export const simCommand: Command = {
     synopsis:
       'topo sim run <hydra overrides…> | topo sim steady [options] | topo sim --export-openmetrics <file> [options]',
     description:
-      'The AlpaSim twin. `run` plays one AlpaSim run inside a Slurm job (what scripts/alpasim-twin/submit.sh runs; its arguments pass through untouched); `steady` prints the steady state of a topology as JSON; `--export-openmetrics` writes a run as an OpenMetrics file.',
+      'The AlpaSim twin. `run` plays one AlpaSim run inside a Slurm job (what scripts/alpasim-twin/submit.sh runs; its arguments pass through untouched); `steady` prints the steady state of a topology as JSON; `--export-openmetrics` writes a run as an OpenMetrics file and prints what it wrote as JSON (both: schemas/cli/sim.schema.json).',
     options: SIM_OPTIONS,
     examples: [
       'topo sim steady --profile twin-driver-bound --topology 8gpu_64rollouts',
@@ -140,7 +146,9 @@ export const simCommand: Command = {
       const o = options(rest);
       const profile = loadProfile(str(o, 'profile') ?? 'twin-balanced', root);
       const topology = loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io.cwd);
-      io.stdout(`${JSON.stringify(snakeKeys(steadyState(topology, profile)), null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, ...(snakeKeys(steadyState(topology, profile)) as object) }, null, 2)}\n`,
+      );
       return EXIT.ok;
     }
     if (first === '--export-openmetrics') {
@@ -162,7 +170,9 @@ export const simCommand: Command = {
         runUuid: str(o, 'run-uuid') ?? randomUUID(),
         ...(rollouts !== undefined ? { totalRollouts: rollouts } : {}),
       });
-      io.stdout(`${JSON.stringify(snakeKeys({ file: resolve(io.cwd, file), runName, ...res }))}\n`);
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, ...(snakeKeys({ file: resolve(io.cwd, file), runName, ...res }) as object) })}\n`,
+      );
       return EXIT.ok;
     }
     throw new UsageError(first ? `unknown sim subcommand "${first}"` : 'missing subcommand');

@@ -4,9 +4,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parseRecord } from '../../record/validate.js';
 import { renderSite } from '../../site/pages.js';
 import type { ExperimentRecord } from '../../types/generated/record.js';
-import { parseOptions, str } from '../args.js';
+import { flag, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { JSON_OPTION } from './options.js';
 
 /** The records of a folder: every `<id>.json` (reports and Markdown are derived from them). */
 export function readRecords(dir: string): ExperimentRecord[] {
@@ -48,6 +49,7 @@ export const siteCommand: Command = {
         description: 'output folder (created; files are overwritten)',
         default: 'site',
       },
+      JSON_OPTION,
     ],
     examples: ['topo site', 'topo site --records experiments --out /tmp/site'],
   },
@@ -64,8 +66,11 @@ export const siteCommand: Command = {
     }
     // GitHub Pages serves the files as they are.
     writeFileSync(join(out, '.nojekyll'), '');
+    const shown = relative(io.cwd, out) || out;
     io.stdout(
-      `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${relative(io.cwd, out) || out}/index.html\n`,
+      flag(parsed, 'json')
+        ? `${JSON.stringify({ schema_version: 1, out: shown, experiments: records.length, pages: pages.map((p) => p.path) })}\n`
+        : `wrote ${pages.length} page(s) for ${records.length} experiment(s) to ${shown}/index.html\n`,
     );
     return EXIT.ok;
   },

@@ -1,7 +1,5 @@
 // `topo status <experiment> [--watch]`: the experiment's runs from Slurm (one call) and Prometheus
 // (one query per quantity), each judged by the detector, as a table; --watch refreshes it.
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { observeRun } from '../../analysis/observe.js';
 import { round } from '../../analysis/series.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
@@ -9,30 +7,13 @@ import { candidateState } from '../../monitor/judge.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { isLive } from '../../slurm/types.js';
 import { experimentSelector, fetchTelemetry } from '../../telemetry/queries.js';
-import { checkExperiment } from '../../topology/files.js';
-import type { Experiment } from '../../types/generated/experiment.js';
 import { flag, num, parseOptions, str } from '../args.js';
-import type { CliIO, Command } from '../command.js';
+import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
 import { TELEMETRY_OPTIONS, telemetryOptions, telemetryValues } from './analyze.js';
-import { JSON_OPTION } from './options.js';
-
-function loadExperiment(io: CliIO, id: string, dir: string): Experiment {
-  const file = join(resolve(io.cwd, dir), id, 'experiment.yaml');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new ConfigError(
-      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`,
-    );
-  }
-  const checked = checkExperiment(text, file);
-  if (!checked.value)
-    throw new ConfigError(checked.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join('\n'));
-  return checked.value;
-}
+import { loadExperiment } from './experiments.js';
+import { JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 
 /** One candidate of `status --json` (schemas/cli/status.schema.json). */
 interface StatusRow {
@@ -93,13 +74,7 @@ export const statusCommand: Command = {
         description: 'number of refreshes',
         default: '1, or unlimited with --watch',
       },
-      {
-        name: 'topologies',
-        type: 'string',
-        value: 'DIR',
-        description: 'folder of <experiment>/experiment.yaml',
-        default: 'topologies',
-      },
+      TOPOLOGIES_OPTION,
       JSON_OPTION,
       ...TELEMETRY_OPTIONS,
     ],

@@ -2,22 +2,22 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newRunLabel, parseRunName, runNameFor } from '../../lifecycle/run-name.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
-import { formatIssue } from '../../topology/issues.js';
 import { withRunName } from '../../usecases/prepare.js';
 import { liveRunOf, type SubmitResult, submitCandidate } from '../../usecases/submit.js';
 import { renderSubmitComment } from '../../usecases/submit-comment.js';
-import { renderCandidateFile } from '../../usecases/validate.js';
+import { type CandidateDetails, renderCandidateFile } from '../../usecases/validate.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { submitJson } from '../json.js';
 import { ALLOW_UNMEASURED_MEMORY_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION } from './options.js';
+import { renderedOrFinding } from './render.js';
 import { validateOptionsFor } from './validate.js';
 
 /**
  * The candidate a `submit`/`cancel` command names: parsed options, the validated and rendered
- * candidate, and a Slurm client for its cluster (close it). Prints the issues when it cannot be
- * rendered and returns undefined.
+ * candidate, and a Slurm client for its cluster (close it). A candidate that cannot be rendered is a
+ * finding (exit 1, renderedOrFinding).
  */
 export async function candidateOnCluster(
   args: string[],
@@ -40,19 +40,18 @@ export async function candidateOnCluster(
       purpose === 'cancel' || flag(parsed, 'allow-unmeasured-memory'),
     ),
   );
-  for (const issue of [...report.errors, ...report.warnings]) io.stderr(`${formatIssue(issue)}\n`);
-  if (!submission || !report.candidate) {
-    io.stderr(
-      report.kind !== 'candidate'
-        ? `${path} is a ${report.kind} file, not a candidate\n`
-        : `${path}: not submitted: fix the ${report.errors.length} error(s) above first\n`,
-    );
-    return undefined;
-  }
-  const details = report.candidate;
+  const rendered = renderedOrFinding(
+    path,
+    report,
+    submission,
+    io,
+    flag(parsed, 'json'),
+    purpose === 'cancel' ? 'cancelled' : 'submitted',
+  );
+  const details = report.candidate as CandidateDetails;
   const cluster = clusterName ?? details.cluster;
   const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
-  return { parsed, submission, details, cluster, slurm };
+  return { parsed, submission: rendered, details, cluster, slurm };
 }
 
 /** What `topo submit` asked for: the run it made, tracked on the cluster by its run name only. */
@@ -94,7 +93,6 @@ export const submitCommand: Command = {
   },
   async run(args, io) {
     const target = await candidateOnCluster(args, io, submitCommand.help.options);
-    if (!target) return EXIT.findings;
     const { parsed, submission, details, cluster, slurm } = target;
     try {
       const label = newRunLabel();

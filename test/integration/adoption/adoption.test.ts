@@ -82,8 +82,11 @@ describe('a team adopts alpasim-topo', () => {
     dir = mkdtempSync(join(tmpdir(), 'topo-adoption-'));
     cleanup.push(dir);
     git(dir, 'init', '-q');
-    const setup = await runTopo(['setup'], dir);
+    // pinned to a commit the team checked (offline: no tag lookup); the release below pins the tag's own
+    const sha = git(repoRoot, 'rev-parse', 'HEAD');
+    const setup = await runTopo(['setup', '--sha', sha], dir);
     expect(setup.code, setup.stderr).toBe(0);
+    expect(readFileSync(join(dir, '.github/workflows/topology-submit.yml'), 'utf8')).toContain(`@${sha} # v`);
     expect(readdirSync(join(dir, '.github/workflows')).sort()).toEqual([
       'pages.yml',
       'topology-monitor.yml',

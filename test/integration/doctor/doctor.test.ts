@@ -52,7 +52,7 @@ async function doctor(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv 
 async function setupRepo(edit: (clusters: Record<string, Record<string, unknown>>) => void = () => {}) {
   const dir = mkdtempSync(join(tmpdir(), 'topo-doctor-'));
   const io: CliIO = { stdout: () => {}, stderr: () => {}, cwd: dir, env: {}, isTTY: false };
-  expect(await main(['setup'], io)).toBe(0);
+  expect(await main(['setup', '--ref', 'v1'], io)).toBe(0);
   const doc = parse(readFileSync(cluster.clustersFile, 'utf8'));
   for (const c of Object.values(doc.clusters) as Record<string, unknown>[]) c.grafana_url = grafanaUrl;
   edit(doc.clusters);
@@ -144,7 +144,9 @@ describe('topo doctor', () => {
 
   it('fails on every value topo setup left to replace, at its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-doctor-'));
-    expect((await runTopo(['setup', '--cluster', 'ord', '--transport', 'ssh'], dir)).code).toBe(0);
+    expect(
+      (await runTopo(['setup', '--cluster', 'ord', '--transport', 'ssh', '--ref', 'v1'], dir)).code,
+    ).toBe(0);
     const r = await doctor(dir, ['--cluster', 'ord']);
     expect(r.code).toBe(1);
     const check = r.byName('clusters.yaml placeholders');

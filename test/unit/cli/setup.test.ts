@@ -3,16 +3,45 @@
 // repository's own callers), pages.yml, and a clusters.yaml that validates with a warning per value
 // left to replace; nothing is overwritten without --force; never `npx topo` (another npm package).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+// @ts-expect-error: a plain .mjs module without types
+import * as releaseScript from '../../../scripts/release.mjs';
+import { checkGrafana } from '../../../src/doctor/checks.js';
 import { runTopo } from '../../support/cli.js';
+import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { repoRoot } from '../../support/run-action.js';
 
-function topo(args: string[], cwd: string) {
-  return runTopo(args, cwd);
+const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version as string;
+
+/**
+ * A git server (GITHUB_SERVER_URL=file://…) holding alpasim-topo/alpasim-topo with the release tag
+ * v<version> (annotated, as scripts/release.mjs makes it): setup looks the tag's commit up there.
+ */
+function gitServer(tags: string[] = [`v${version}`]): { url: string; sha: string } {
+  const root = mkdtempSync(join(tmpdir(), 'topo-git-server-'));
+  const work = join(root, 'work');
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
+  mkdirSync(work);
+  git(work, 'init', '-q');
+  git(work, 'commit', '-q', '--allow-empty', '-m', 'release');
+  for (const tag of tags) git(work, 'tag', '-a', tag, '-m', tag);
+  mkdirSync(join(root, 'alpasim-topo'));
+  git(root, 'clone', '-q', '--bare', work, 'alpasim-topo/alpasim-topo.git');
+  return { url: `file://${root}`, sha: git(work, 'rev-parse', 'HEAD') };
+}
+
+const server = gitServer();
+
+function topo(args: string[], cwd: string, env: NodeJS.ProcessEnv = { GITHUB_SERVER_URL: server.url }) {
+  return runTopo(args, cwd, env);
 }
 
 const WORKFLOWS = ['validate', 'submit', 'monitor', 'record'].map(
@@ -33,15 +62,17 @@ describe('topo setup', () => {
         expect(out.replace(/WARNING: Glob validation.*\n?/g, '')).toBe('');
         const written = parse(readFileSync(join(dir, file), 'utf8'));
         const ours = parse(readFileSync(join(repoRoot, file), 'utf8'));
-        // Same triggers and permissions as this repository's own caller; the reusable workflow at v1.
+        // Same triggers and permissions as this repository's own caller; the reusable workflow at the
+        // release's full SHA, its tag in a comment.
         expect(written.on).toEqual(ours.on);
         expect(written.permissions).toEqual({});
         const [job] = Object.values(written.jobs) as { uses: string; permissions: unknown }[];
         const [own] = Object.values(ours.jobs) as { uses: string; permissions: unknown }[];
         expect(job?.permissions).toEqual(own?.permissions);
-        const m = /^alpasim-topo\/alpasim-topo\/(\.github\/workflows\/reusable-[a-z]+\.yml)@v1$/.exec(
-          job?.uses ?? '',
-        );
+        const m = new RegExp(
+          `^alpasim-topo/alpasim-topo/(\\.github/workflows/reusable-[a-z]+\\.yml)@${server.sha}$`,
+        ).exec(job?.uses ?? '');
+        expect(readFileSync(join(dir, file), 'utf8')).toContain(`@${server.sha} # v${version}\n`);
         expect(m, job?.uses).not.toBeNull();
         expect(own?.uses).toBe(`./${m?.[1]}`);
       }
@@ -60,12 +91,14 @@ describe('topo setup', () => {
       });
       expect(out.replace(/WARNING: Glob validation.*\n?/g, '')).toBe('');
       expect(readFileSync(pages, 'utf8')).toContain(
-        'repository: alpasim-topo/alpasim-topo\n          ref: v1\n',
+        `repository: alpasim-topo/alpasim-topo\n          ref: ${server.sha} # v${version}\n`,
       );
       for (const file of [...WORKFLOWS, '.github/workflows/pages.yml', 'topologies/clusters.yaml'])
         expect(readFileSync(join(dir, file), 'utf8'), file).not.toMatch(/npx (--yes |-y )?topo\b/);
       expect(r.stdout).not.toMatch(/npx (--yes |-y )?topo\b/);
-      expect(r.stdout).toContain('npx --yes github:alpasim-topo/alpasim-topo#v1 doctor --cluster ord');
+      expect(r.stdout).toContain(
+        `npx --yes github:alpasim-topo/alpasim-topo#${server.sha} doctor --cluster ord`,
+      );
       expect(readFileSync(join(dir, 'topologies/clusters.yaml'), 'utf8')).toContain(
         `transport: ${transport}`,
       );
@@ -74,7 +107,7 @@ describe('topo setup', () => {
 
   it('refuses to overwrite, writing nothing, unless --force', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
-    expect((await topo(['setup'], dir)).code).toBe(0);
+    expect((await topo(['setup', '--ref', 'v1'], dir)).code).toBe(0);
     writeFileSync(join(dir, 'topologies/clusters.yaml'), '# mine\n');
     const again = await topo(['setup', '--ref', 'v1.2.3'], dir);
     expect(again.code).toBe(2);
@@ -82,9 +115,11 @@ describe('topo setup', () => {
     expect(again.stderr).toContain('topologies/clusters.yaml');
     expect(readFileSync(join(dir, 'topologies/clusters.yaml'), 'utf8')).toBe('# mine\n');
     expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain('@v1\n');
-    const forced = await topo(['setup', '--ref', 'v1.2.3', '--force'], dir);
+    const forced = await topo(['setup', '--ref', 'v1.2.3', '--sha', 'b'.repeat(40), '--force'], dir);
     expect(forced.code).toBe(0);
-    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain('@v1.2.3\n');
+    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain(
+      `@${'b'.repeat(40)} # v1.2.3\n`,
+    );
   });
 
   it('--repo and --runner-label reach every caller; the self-hosted ones name the label', async () => {
@@ -116,7 +151,7 @@ describe('topo setup', () => {
 
   it('the callers, setup and the docs agree where the SSH key lives: a secret of the default-branch-only "slurm" environment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
-    const r = await topo(['setup', '--transport', 'ssh'], dir);
+    const r = await topo(['setup', '--transport', 'ssh', '--ref', 'v1'], dir);
     expect(r.code, r.stderr).toBe(0);
     const says = /secret of the "slurm" environment \(deployment branches: the default branch only\)/;
     for (const file of WORKFLOWS.filter((f) => !f.includes('validate'))) {
@@ -146,5 +181,100 @@ describe('topo setup', () => {
     expect((await topo(['setup', '--repo', 'not a repo'], dir)).code).toBe(2);
     expect((await topo(['setup', '--runner-label', 'self-hosted'], dir)).code).toBe(2);
     expect(existsSync(join(dir, '.github'))).toBe(false);
+  });
+
+  it('pins a full SHA by default, says which; --ref v1 follows the moving tag; no tag yet is exit 2 with the way out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    const r = await topo(['setup', '--json'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(cliSchemaErrors('setup', doc)).toEqual([]);
+    expect(doc).toMatchObject({
+      ref: `v${version}`,
+      sha: server.sha,
+      repository: 'alpasim-topo/alpasim-topo',
+    });
+    const monitor = readFileSync(join(dir, '.github/workflows/topology-monitor.yml'), 'utf8');
+    expect(monitor).toContain(`reusable-monitor.yml@${server.sha} # v${version}\n`);
+    expect(monitor).toContain('Pinned by full SHA');
+    const moving = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    const v1 = await topo(['setup', '--ref', 'v1'], moving);
+    expect(v1.code).toBe(0);
+    expect(v1.stdout).toContain('following the moving tag v1');
+    expect(readFileSync(join(moving, '.github/workflows/topology-monitor.yml'), 'utf8')).toContain(
+      'reusable-monitor.yml@v1\n',
+    );
+    const untagged = gitServer([]);
+    const none = await topo(['setup'], mkdtempSync(join(tmpdir(), 'topo-setup-')), {
+      GITHUB_SERVER_URL: untagged.url,
+    });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`has no tag v${version} yet`);
+    expect(none.stderr).toContain('docs/adopting.md');
+    const down = await topo(['setup'], mkdtempSync(join(tmpdir(), 'topo-setup-')), {
+      GITHUB_SERVER_URL: 'file:///no/such/server',
+    });
+    expect(down.code).toBe(3);
+    expect(down.stderr).toContain('pass --sha');
+  });
+
+  it('leaves grafana_url out (optional): doctor skips it instead of failing on a placeholder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    expect((await topo(['setup', '--ref', 'v1'], dir)).code).toBe(0);
+    const text = readFileSync(join(dir, 'topologies/clusters.yaml'), 'utf8');
+    const cluster = parse(text).clusters.mycluster;
+    expect(cluster.grafana_url).toBeUndefined();
+    expect(text).toMatch(/# grafana_url: .*optional/);
+    expect((await checkGrafana(cluster)).status).toBe('skip');
+  });
+
+  it("the monitor's contents: write is what the reusable workflow asks, and the README's table says so and why", () => {
+    const reusable = parse(readFileSync(join(repoRoot, '.github/workflows/reusable-monitor.yml'), 'utf8'));
+    expect(reusable.jobs.monitor.permissions.contents).toBe('write');
+    const row = readFileSync(join(repoRoot, 'README.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('| `topology-monitor.yml`'));
+    expect(row).toContain('`contents: write`');
+    expect(row).not.toContain('`contents: read`');
+    const github = readFileSync(join(repoRoot, 'docs/github.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('| `topology-monitor.yml`'));
+    expect(github).toContain('`contents: write`');
+  });
+
+  it("docs/adopting.md's fork steps give a tree the release script pins whole, and setup pins the fork's tag", async () => {
+    const fork = mkdtempSync(join(tmpdir(), 'topo-fork-'));
+    cpSync(join(repoRoot, 'package.json'), join(fork, 'package.json'));
+    cpSync(join(repoRoot, '.github/workflows'), join(fork, '.github/workflows'), { recursive: true });
+    // the two commands of the page, run as written (the clone, commit and release are the script's own)
+    const doc = readFileSync(join(repoRoot, 'docs/adopting.md'), 'utf8');
+    const steps = doc.split('\n').filter((l) => l.startsWith('npm pkg set ') || l.startsWith('sed -i '));
+    expect(steps).toHaveLength(2);
+    for (const step of steps) execFileSync('bash', ['-c', step], { cwd: fork });
+    const pkg = JSON.parse(readFileSync(join(fork, 'package.json'), 'utf8'));
+    expect(releaseScript.repositoryOf(pkg)).toBe('my-org/alpasim-topo');
+    const sha = 'c'.repeat(40);
+    for (const name of ['validate', 'submit', 'monitor', 'record']) {
+      const text = readFileSync(join(fork, `.github/workflows/reusable-${name}.yml`), 'utf8');
+      const pinned = releaseScript.pinToSha(text, 'my-org/alpasim-topo', sha, 'v1.0.0');
+      expect(releaseScript.unpinnedUses(pinned), name).toEqual([]);
+      expect(pinned).toContain(`my-org/alpasim-topo/actions/${name}@${sha} # v1.0.0`);
+    }
+    const server = mkdtempSync(join(tmpdir(), 'topo-git-server-'));
+    const tagged = gitServer();
+    mkdirSync(join(server, 'my-org'));
+    execFileSync(
+      'git',
+      ['clone', '-q', '--bare', `${tagged.url}/alpasim-topo/alpasim-topo.git`, 'my-org/alpasim-topo.git'],
+      { cwd: server },
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    const r = await topo(['setup', '--repo', 'my-org/alpasim-topo', '--ref', 'v1.0.0'], dir, {
+      GITHUB_SERVER_URL: `file://${server}`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, '.github/workflows/topology-submit.yml'), 'utf8')).toContain(
+      `my-org/alpasim-topo/.github/workflows/reusable-submit.yml@${tagged.sha} # v1.0.0\n`,
+    );
   });
 });

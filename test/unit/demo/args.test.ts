@@ -11,11 +11,17 @@ import { dateStamp, SAMPLE_COMMAND } from '../../../src/demo/sample.js';
 
 describe('parseDemoArgs', () => {
   it('defaults to the full demo into ./demo-out from the sample command', () => {
-    expect(parseDemoArgs([])).toEqual({ quick: false, out: 'demo-out', command: SAMPLE_COMMAND });
+    expect(parseDemoArgs([])).toEqual({
+      quick: false,
+      json: false,
+      out: 'demo-out',
+      command: SAMPLE_COMMAND,
+    });
   });
   it('reads --quick, --out and --command in both spellings', () => {
     expect(parseDemoArgs(['--quick', '--out', '/tmp/x', '--command=sbatch a.sh deploy=d'])).toEqual({
       quick: true,
+      json: false,
       out: '/tmp/x',
       command: 'sbatch a.sh deploy=d',
     });
