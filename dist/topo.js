@@ -72252,7 +72252,7 @@ function invert(A) {
 // src/suggest/suggest.ts
 var DEFAULT_PATIENCE_ROUNDS = 2;
 var DEFAULT_MIN_IMPROVEMENT2 = 0.02;
-function proposalProblems(t, base, gpusPerNode) {
+function proposalProblems(t, base, gpusPerNode2) {
   const problems = [];
   for (const svc of SERVICES) {
     const before = base.runtime?.endpoints?.[svc]?.skip ?? false;
@@ -72267,8 +72267,8 @@ function proposalProblems(t, base, gpusPerNode) {
   if (canonicalJson(t.eval) !== canonicalJson(base.eval)) problems.push("eval changed");
   for (const svc of activeServices(t)) {
     for (const gpu of gpusOf(t, svc) ?? []) {
-      if (!Number.isInteger(gpu) || gpu < 0 || gpu >= gpusPerNode) {
-        problems.push(`services.${svc}.gpus has ${gpu}, outside 0..${gpusPerNode - 1}`);
+      if (!Number.isInteger(gpu) || gpu < 0 || gpu >= gpusPerNode2) {
+        problems.push(`services.${svc}.gpus has ${gpu}, outside 0..${gpusPerNode2 - 1}`);
       }
     }
     const n = t.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
@@ -72817,7 +72817,7 @@ function candidateRuleIssues(input) {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
     );
   }
-  const gpusPerNode = Math.min(
+  const gpusPerNode2 = Math.min(
     experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
     cluster.gpus_per_node
   );
@@ -72825,11 +72825,11 @@ function candidateRuleIssues(input) {
     const gpus = expanded.services?.[svc]?.gpus;
     if (!Array.isArray(gpus)) continue;
     gpus.forEach((gpu, i) => {
-      if (gpu < gpusPerNode) return;
+      if (gpu < gpusPerNode2) return;
       add(
         "gpu-index",
         inFile(["services", svc, "gpus"]) ? T2("services", svc, "gpus", i) : T2("services", svc, "gpus"),
-        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode}`
+        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode2} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode2 - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode2}`
       );
     });
   }
@@ -74162,25 +74162,46 @@ async function submitHeld(deps, request2, base, maxParallel) {
       if (!(error instanceof ConnectionLostError)) throw error;
       log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
     }
-    const after = await experimentJobs(deps, request2);
-    const mine = after.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
-    if (mine.length === 0) {
-      if (submittedId === void 0 && attempt < 3) continue;
-      throw new Error(
-        `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-      );
+    try {
+      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
+      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
+      if (done === "not-found")
+        throw new Error(
+          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+        );
+      return done;
+    } catch (error) {
+      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error);
+      throw error;
     }
-    const keeper = mine[0];
-    const ours = submittedId === void 0 || keeper.id === submittedId;
-    const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-    if (live3 !== null) {
-      for (const j2 of mine) await retire(deps, j2, jobName2);
-      log(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
-    }
-    const kept = await settle(deps, after, jobName2, keeper);
-    return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
+}
+async function keepOne(deps, request2, base, maxParallel, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const after = await experimentJobs(deps, request2);
+  const mine = after.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return "not-found";
+  const ours = submittedId === void 0 || keeper.id === submittedId;
+  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live3 !== null) {
+    for (const j2 of mine) await retire(deps, j2, jobName2);
+    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName2, keeper);
+  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+}
+async function withdrawHeld(deps, jobId2, error) {
+  let outcome;
+  try {
+    await deps.slurm.cancel(jobId2);
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran); submit again`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
+  }
+  deps.log?.(outcome);
+  if (error instanceof Error) error.message = `${error.message}; ${outcome}`;
 }
 function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
@@ -74334,6 +74355,13 @@ function withExportAllowlist(argv) {
   return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
 }
 
+// src/slurm/listing.ts
+function mergeJobListings(controller, accounting) {
+  const ids = new Set(controller.map((j2) => j2.id));
+  const endedElsewhere = accounting.filter((j2) => !ids.has(j2.id) && !isLive2(j2.state));
+  return [...controller, ...endedElsewhere];
+}
+
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
   "JobID",
@@ -74347,6 +74375,9 @@ var SQUEUE_FIELDS = [
   "TimeLimit",
   "TimeUsed",
   "NodeList",
+  "NumNodes",
+  "tres-alloc",
+  "tres-per-node",
   "STDOUT",
   "Name"
 ];
@@ -74364,6 +74395,7 @@ var SACCT_FIELDS = [
   "Timelimit",
   "Elapsed",
   "NodeList",
+  "AllocTRES",
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
@@ -74398,6 +74430,30 @@ function duration(text2, command, line) {
   if (!DURATION.test(text2))
     throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
   return text2;
+}
+function slurmDurationToSeconds(text2) {
+  const m2 = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
+    text2 ?? ""
+  );
+  if (!m2) return null;
+  const n = (v2) => Number(v2 ?? 0);
+  if (m2[1] !== void 0) return ((n(m2[1]) * 24 + n(m2[2])) * 60 + n(m2[3])) * 60 + n(m2[4]);
+  return (n(m2[5]) * 60 + n(m2[6])) * 60 + n(m2[7]);
+}
+function gpusFromTres(tres) {
+  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
+  if (untyped) return Number(untyped[1]);
+  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
+  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
+}
+function gpusPerNode(perNode, nodeCount) {
+  const m2 = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
+  const nodesNow = /^([0-9]+)/.exec(nodeCount);
+  return m2 && nodesNow ? Number(m2[1]) * Number(nodesNow[1]) : null;
+}
+function allocation(gpus, elapsed) {
+  const seconds3 = slurmDurationToSeconds(elapsed);
+  return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
 }
 function reason(text2) {
   return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
@@ -74455,65 +74511,73 @@ function live2(s, exit) {
   return isLive2(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
-  const command = "squeue";
-  const jobs = [];
+  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+}
+function fieldLines(output, command, fields) {
+  const lines = [];
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const parts = line.split("|");
-    if (parts.length < SQUEUE_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
-    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    const exitText2 = exit ?? "";
-    const exitDecoded = exitText2 === "N/A" || exitText2 === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText2, "exit status", command, line));
-    const job = {
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live2(s, exitDecoded),
-      restarts: count(restarts ?? "", "restart count", command, line),
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(used ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "squeue"
-    };
-    const out = stdout ?? "";
-    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
-    jobs.push(job);
+    if (parts.length < fields)
+      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
+    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
   }
-  return jobs;
+  return lines;
+}
+function squeueJob(parts, line) {
+  const command = "squeue";
+  const [
+    id,
+    st,
+    why,
+    exit,
+    restarts,
+    submit,
+    start,
+    end,
+    limit,
+    used,
+    nodeList,
+    nodeCount,
+    tres,
+    perNode,
+    stdout,
+    name
+  ] = parts;
+  const s = state(st ?? "", command, line);
+  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
+  const elapsed = duration(used ?? "", command, line);
+  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
+  const job = {
+    id: jobId(id ?? "", command, line),
+    name: name ?? "",
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live2(s, exitDecoded),
+    restarts: count(restarts ?? "", "restart count", command, line),
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpus, elapsed),
+    nodes: nodes(nodeList ?? ""),
+    stdoutPath: null,
+    source: "squeue"
+  };
+  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
+  return job;
 }
 function parseSacct(output) {
   const command = "sacct";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SACCT_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
-    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
+  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
+    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
     const s = state(st ?? "", command, line);
-    jobs.push({
+    const elapsed = duration(used ?? "", command, line);
+    return {
       id: jobId(id ?? "", command, line),
-      name,
+      name: name ?? "",
       state: s,
       ...rawState(st ?? ""),
       reason: reason(why ?? ""),
@@ -74523,13 +74587,13 @@ function parseSacct(output) {
       startTime: time(start ?? "", command, line),
       endTime: time(end ?? "", command, line),
       timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(elapsed ?? "", command, line),
+      elapsed,
+      ...allocation(gpusFromTres(tres ?? ""), elapsed),
       nodes: nodes(nodeList ?? ""),
       stdoutPath: null,
       source: "sacct"
-    });
-  }
-  return jobs;
+    };
+  });
 }
 function scontrolFields(line) {
   const fields = /* @__PURE__ */ new Map();
@@ -74571,6 +74635,10 @@ function parseScontrolJobs(output) {
       endTime: time(need("EndTime"), command, line),
       timeLimit: duration(need("TimeLimit"), command, line),
       elapsed: duration(need("RunTime"), command, line),
+      ...allocation(
+        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
+        duration(need("RunTime"), command, line)
+      ),
       nodes: nodes(need("NodeList")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
@@ -74625,6 +74693,11 @@ function createSlurmClient(transport, options2 = {}) {
     }
     return result;
   }
+  async function accountingJobs() {
+    const hours = options2.sacctHours ?? 72;
+    const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
+    return parseSacct((await run3([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+  }
   function historySource() {
     history ??= run3(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
@@ -74650,27 +74723,9 @@ function createSlurmClient(transport, options2 = {}) {
     },
     async jobs(namePrefix) {
       checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const source = await historySource();
-      let jobs;
-      if (source === "sacct") {
-        const hours = options2.sacctHours ?? 72;
-        const r = await run3(
-          [
-            "sacct",
-            "--parsable2",
-            "--noheader",
-            "--allocations",
-            `--starttime=now-${hours}hours`,
-            `--format=${SACCT_FORMAT}`
-          ],
-          true
-        );
-        jobs = parseSacct(r.stdout);
-      } else {
-        const r = await run3(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-        jobs = parseSqueue(r.stdout);
-      }
-      return jobs.filter((j2) => j2.name.startsWith(namePrefix));
+      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
+      const r = await run3(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j2) => j2.name.startsWith(namePrefix));
     },
     async cancel(jobId2) {
       await run3(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
@@ -81096,11 +81151,12 @@ async function accountingCheck(t, where) {
   const text2 = said(r);
   const consequence = "the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost";
   if (/accounting storage is disabled/i.test(text2))
-    return fail(
-      "slurm accounting",
-      `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): \`sacct\` has no history`,
-      `enable accounting (slurmdbd) or ask the cluster admins: ${consequence}`
-    );
+    return {
+      name: "slurm accounting",
+      status: "warn",
+      detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
+      fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`
+    };
   if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text2))
     return fail(
       "slurm accounting",
@@ -87490,7 +87546,7 @@ function parseOverrides(argv, opts) {
   }
   return inv;
 }
-function applySet(inv, key, value, gpusPerNode) {
+function applySet(inv, key, value, gpusPerNode2) {
   const t = inv.topology;
   const parts = key.split(".");
   if (key === RUN_NAME_OVERRIDE) {
@@ -87523,7 +87579,7 @@ function applySet(inv, key, value, gpusPerNode) {
           `${key}=${String(value)}: expected a non-empty list of GPU indices like [0,1] or null`
         );
       }
-      checkGpus(key, value, gpusPerNode);
+      checkGpus(key, value, gpusPerNode2);
       spec.gpus = value;
       return;
     }
@@ -87581,13 +87637,13 @@ function positiveInt(key, value) {
   }
   return value;
 }
-function checkGpus(key, gpus, gpusPerNode) {
+function checkGpus(key, gpus, gpusPerNode2) {
   for (const g of gpus) {
     if (typeof g !== "number" || !Number.isInteger(g) || g < 0) {
       throw new OverrideError(`${key}: "${String(g)}" is not a GPU index (non-negative integer)`);
     }
-    if (g >= gpusPerNode) {
-      throw new OverrideError(`${key}: GPU index ${g} is not below the node's ${gpusPerNode} GPUs`);
+    if (g >= gpusPerNode2) {
+      throw new OverrideError(`${key}: GPU index ${g} is not below the node's ${gpusPerNode2} GPUs`);
     }
   }
 }

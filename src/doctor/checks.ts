@@ -229,12 +229,14 @@ async function accountingCheck(t: Transport, where: string): Promise<Check> {
   const text = said(r);
   const consequence =
     'the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost';
+  // Without accounting the tool lists jobs through the controller alone: it works, with a shorter memory.
   if (/accounting storage is disabled/i.test(text))
-    return fail(
-      'slurm accounting',
-      `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): \`sacct\` has no history`,
-      `enable accounting (slurmdbd) or ask the cluster admins: ${consequence}`,
-    );
+    return {
+      name: 'slurm accounting',
+      status: 'warn',
+      detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
+      fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`,
+    };
   if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text))
     return fail(
       'slurm accounting',

@@ -7,6 +7,7 @@ import {
   SlurmOutputError,
   UnsafeArgumentError,
 } from './errors.js';
+import { mergeJobListings } from './listing.js';
 import {
   accountingEnabled,
   expandOutputPattern,
@@ -21,9 +22,10 @@ import type { SlurmClient, SlurmJob, Transport } from './types.js';
 
 export interface SlurmClientOptions {
   /**
-   * Where finished jobs come from. `auto` asks `scontrol show config` once: with accounting, `sacct`
-   * (it also lists pending and running jobs); without, `squeue --states=all` (finished jobs stay in the
-   * controller for MinJobAge). Either way, one command per listing.
+   * Where ended jobs come from besides the controller. Live jobs always come from the controller
+   * (`squeue --states=all`, which also holds ended jobs for MinJobAge). `auto` asks `scontrol show
+   * config` once: with accounting, `sacct` adds the ended jobs the controller forgot (two commands per
+   * listing); without (`squeue`), the controller alone (one command).
    */
   history?: 'auto' | 'sacct' | 'squeue';
   /** How far back sacct looks (hours). */
@@ -67,6 +69,12 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     return result;
   }
 
+  async function accountingJobs(): Promise<SlurmJob[]> {
+    const hours = options.sacctHours ?? 72;
+    const argv = ['sacct', '--parsable2', '--noheader', '--allocations', `--starttime=now-${hours}hours`];
+    return parseSacct((await run([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+  }
+
   function historySource(): Promise<'sacct' | 'squeue'> {
     history ??= run(['scontrol', 'show', 'config'], true).then((r) =>
       accountingEnabled(r.stdout) ? 'sacct' : 'squeue',
@@ -95,27 +103,10 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
 
     async jobs(namePrefix) {
       checked(namePrefix, NAME_PREFIX, 'job name prefix');
-      const source = await historySource();
-      let jobs: SlurmJob[];
-      if (source === 'sacct') {
-        const hours = options.sacctHours ?? 72;
-        const r = await run(
-          [
-            'sacct',
-            '--parsable2',
-            '--noheader',
-            '--allocations',
-            `--starttime=now-${hours}hours`,
-            `--format=${SACCT_FORMAT}`,
-          ],
-          true,
-        );
-        jobs = parseSacct(r.stdout);
-      } else {
-        const r = await run(['squeue', '--states=all', '--noheader', `--Format=${SQUEUE_FORMAT}`], true);
-        jobs = parseSqueue(r.stdout);
-      }
-      return jobs.filter((j) => j.name.startsWith(namePrefix));
+      // Accounting first, then the controller: the newer listing decides what is live (listing.ts).
+      const ended = (await historySource()) === 'sacct' ? await accountingJobs() : [];
+      const r = await run(['squeue', '--states=all', '--noheader', `--Format=${SQUEUE_FORMAT}`], true);
+      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
     },
 
     async cancel(jobId) {

@@ -17,6 +17,9 @@ export const SQUEUE_FIELDS = [
   'TimeLimit',
   'TimeUsed',
   'NodeList',
+  'NumNodes',
+  'tres-alloc',
+  'tres-per-node',
   'STDOUT',
   'Name',
 ] as const;
@@ -37,6 +40,7 @@ export const SACCT_FIELDS = [
   'Timelimit',
   'Elapsed',
   'NodeList',
+  'AllocTRES',
   'JobName',
 ] as const;
 export const SACCT_FORMAT = SACCT_FIELDS.join(',');
@@ -79,6 +83,43 @@ function duration(text: string, command: string, line: string): string | null {
   if (!DURATION.test(text))
     throw new SlurmOutputError(command, `duration ${JSON.stringify(text)} is not [D-]HH:MM:SS`, line);
   return text;
+}
+
+/**
+ * Seconds of a Slurm duration in any form its commands print: `1:39` and `0:03` (squeue), `00:01:39`
+ * (sacct, scontrol), `2-03:04:05`, `2-03` and `2-03:04` (days-hours[:minutes]), `01:39.123` (sacct's
+ * CPU times). Null for UNLIMITED, INVALID, N/A, empty or unreadable text.
+ */
+export function slurmDurationToSeconds(text: string | null | undefined): number | null {
+  const m =
+    /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
+      text ?? '',
+    );
+  if (!m) return null;
+  const n = (v: string | undefined) => Number(v ?? 0);
+  if (m[1] !== undefined) return ((n(m[1]) * 24 + n(m[2])) * 60 + n(m[3])) * 60 + n(m[4]);
+  return (n(m[5]) * 60 + n(m[6])) * 60 + n(m[7]);
+}
+
+/** GPUs in a TRES list (`cpu=16,mem=4G,node=1,gres/gpu=8`, or typed `gres/gpu:a100=8`); null when it names none. */
+export function gpusFromTres(tres: string): number | null {
+  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
+  if (untyped) return Number(untyped[1]);
+  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
+  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
+}
+
+/** GPUs asked per node (`gres:gpu:8`, `gres/gpu:a100:8`) times the node count; null when it names none. */
+export function gpusPerNode(perNode: string, nodeCount: string): number | null {
+  const m = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
+  const nodesNow = /^([0-9]+)/.exec(nodeCount);
+  return m && nodesNow ? Number(m[1]) * Number(nodesNow[1]) : null;
+}
+
+/** The allocation's GPUs and GPU-minutes (elapsed × GPUs): what a budget counts. */
+function allocation(gpus: number | null, elapsed: string | null): Pick<SlurmJob, 'gpus' | 'gpuMinutes'> {
+  const seconds = slurmDurationToSeconds(elapsed);
+  return { gpus, gpuMinutes: gpus === null || seconds === null ? null : (gpus * seconds) / 60 };
 }
 
 function reason(text: string): string | null {
@@ -158,70 +199,85 @@ function live(s: SlurmJobState, exit: { exitCode: number | null; signal: number 
 
 /** Parses `squeue --noheader -O SQUEUE_FORMAT` output. */
 export function parseSqueue(output: string): SlurmJob[] {
-  const command = 'squeue';
-  const jobs: SlurmJob[] = [];
+  return fieldLines(output, 'squeue', SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+}
+
+/** The non-empty lines of `|`-separated output, each with at least `fields` fields (the last may hold `|`). */
+function fieldLines(
+  output: string,
+  command: string,
+  fields: number,
+): Array<{ parts: string[]; line: string }> {
+  const lines: Array<{ parts: string[]; line: string }> = [];
   for (const line of output.split('\n')) {
     if (line.trim() === '') continue;
     const parts = line.split('|');
-    if (parts.length < SQUEUE_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line,
-      );
-    }
-    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
-    const name = parts.slice(SQUEUE_FIELDS.length - 1).join('|');
-    const s = state(st ?? '', command, line);
-    const exitText = exit ?? '';
-    const exitDecoded =
-      exitText === 'N/A' || exitText === ''
-        ? { exitCode: null, signal: null }
-        : decodeWaitStatus(count(exitText, 'exit status', command, line));
-    const job: SlurmJob = {
-      id: jobId(id ?? '', command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ''),
-      reason: reason(why ?? ''),
-      ...live(s, exitDecoded),
-      restarts: count(restarts ?? '', 'restart count', command, line),
-      submitTime: time(submit ?? '', command, line),
-      startTime: time(start ?? '', command, line),
-      endTime: time(end ?? '', command, line),
-      timeLimit: duration(limit ?? '', command, line),
-      elapsed: duration(used ?? '', command, line),
-      nodes: nodes(nodeList ?? ''),
-      stdoutPath: null,
-      source: 'squeue',
-    };
-    const out = stdout ?? '';
-    job.stdoutPath = out === '' || out === 'N/A' ? null : expandOutputPattern(out, job);
-    jobs.push(job);
+    if (parts.length < fields)
+      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
+    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join('|')], line });
   }
-  return jobs;
+  return lines;
+}
+
+function squeueJob(parts: string[], line: string): SlurmJob {
+  const command = 'squeue';
+  const [
+    id,
+    st,
+    why,
+    exit,
+    restarts,
+    submit,
+    start,
+    end,
+    limit,
+    used,
+    nodeList,
+    nodeCount,
+    tres,
+    perNode,
+    stdout,
+    name,
+  ] = parts;
+  const s = state(st ?? '', command, line);
+  const exitDecoded =
+    exit === 'N/A' || exit === ''
+      ? { exitCode: null, signal: null }
+      : decodeWaitStatus(count(exit ?? '', 'exit status', command, line));
+  const elapsed = duration(used ?? '', command, line);
+  const gpus = gpusFromTres(tres ?? '') ?? gpusPerNode(perNode ?? '', nodeCount ?? '');
+  const job: SlurmJob = {
+    id: jobId(id ?? '', command, line),
+    name: name ?? '',
+    state: s,
+    ...rawState(st ?? ''),
+    reason: reason(why ?? ''),
+    ...live(s, exitDecoded),
+    restarts: count(restarts ?? '', 'restart count', command, line),
+    submitTime: time(submit ?? '', command, line),
+    startTime: time(start ?? '', command, line),
+    endTime: time(end ?? '', command, line),
+    timeLimit: duration(limit ?? '', command, line),
+    elapsed,
+    ...allocation(gpus, elapsed),
+    nodes: nodes(nodeList ?? ''),
+    stdoutPath: null,
+    source: 'squeue',
+  };
+  job.stdoutPath = stdout === '' || stdout === 'N/A' ? null : expandOutputPattern(stdout ?? '', job);
+  return job;
 }
 
 /** Parses `sacct --parsable2 --noheader --allocations --format=SACCT_FORMAT` output. */
 export function parseSacct(output: string): SlurmJob[] {
   const command = 'sacct';
-  const jobs: SlurmJob[] = [];
-  for (const line of output.split('\n')) {
-    if (line.trim() === '') continue;
-    const parts = line.split('|');
-    if (parts.length < SACCT_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line,
-      );
-    }
-    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
-    const name = parts.slice(SACCT_FIELDS.length - 1).join('|');
+  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
+    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
     const s = state(st ?? '', command, line);
-    jobs.push({
+    const elapsed = duration(used ?? '', command, line);
+    return {
       id: jobId(id ?? '', command, line),
-      name,
+      name: name ?? '',
       state: s,
       ...rawState(st ?? ''),
       reason: reason(why ?? ''),
@@ -231,13 +287,13 @@ export function parseSacct(output: string): SlurmJob[] {
       startTime: time(start ?? '', command, line),
       endTime: time(end ?? '', command, line),
       timeLimit: duration(limit ?? '', command, line),
-      elapsed: duration(elapsed ?? '', command, line),
+      elapsed,
+      ...allocation(gpusFromTres(tres ?? ''), elapsed),
       nodes: nodes(nodeList ?? ''),
       stdoutPath: null,
       source: 'sacct',
-    });
-  }
-  return jobs;
+    } satisfies SlurmJob;
+  });
 }
 
 /** Splits one `scontrol show job --oneliner` line into its Key=Value pairs (values may contain `=`). */
@@ -284,6 +340,10 @@ export function parseScontrolJobs(output: string): SlurmJob[] {
       endTime: time(need('EndTime'), command, line),
       timeLimit: duration(need('TimeLimit'), command, line),
       elapsed: duration(need('RunTime'), command, line),
+      ...allocation(
+        gpusFromTres(f.get('TRES') ?? '') ?? gpusPerNode(f.get('TresPerNode') ?? '', f.get('NumNodes') ?? ''),
+        duration(need('RunTime'), command, line),
+      ),
       nodes: nodes(need('NodeList')),
       stdoutPath: stdout === undefined || stdout === '' || stdout === '(null)' ? null : stdout,
       source: 'scontrol',

@@ -79,7 +79,7 @@ export interface SlurmJob {
   exitCode: number | null;
   /** Signal that ended the batch script, if one did (9 = killed, 15 = terminated). */
   signal: number | null;
-  /** How often the job was requeued; null when the source does not say (sacct). */
+  /** How often the job was requeued; null when the source does not say (sacct, for a job the controller forgot). */
   restarts: number | null;
   /**
    * Times as Slurm prints them, in UTC: every command runs with TZ=UTC (src/slurm/environment.ts);
@@ -89,7 +89,12 @@ export interface SlurmJob {
   startTime: string | null;
   endTime: string | null;
   timeLimit: string | null;
+  /** Durations as printed: squeue `1:39`, sacct/scontrol `00:01:39`; read them with slurmDurationToSeconds. */
   elapsed: string | null;
+  /** GPUs allocated (TRES `gres/gpu`, else the per-node request × nodes); null when Slurm does not say. */
+  gpus: number | null;
+  /** The allocation's GPU-minutes so far (elapsed × gpus): what a budget counts; null when either is unknown. */
+  gpuMinutes: number | null;
   nodes: string | null;
   /** The job's output file, with %j, %x, %u, %A, %a, %N and %% expanded; null when the source does not say. */
   stdoutPath: string | null;
@@ -131,7 +136,10 @@ export interface SlurmClient {
    * refused when another --export is present); `env` = the Submission's submit.sh variables.
    */
   submit(argv: readonly string[], env?: Readonly<Record<string, string | undefined>>): Promise<string>;
-  /** Every job whose name starts with the prefix, live and recently finished, in ONE command. */
+  /**
+   * Every job whose name starts with the prefix: live ones (held included) from the controller, ended
+   * ones from the controller or, with accounting, sacct; one list, one entry per job id (listing.ts).
+   */
   jobs(namePrefix: string): Promise<SlurmJob[]>;
   cancel(jobId: string): Promise<void>;
   /** Releases a job submitted with --hold. */

@@ -136,27 +136,64 @@ async function submitHeld(
       if (!(error instanceof ConnectionLostError)) throw error;
       log(`connection lost during sbatch of ${jobName}: looking it up by name`);
     }
-    const after = await experimentJobs(deps, request);
-    const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
-    if (mine.length === 0) {
-      if (submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm: try again
-      throw new Error(
-        `submitted ${jobName}${submittedId ? ` as job ${submittedId}` : ''} but Slurm lists no live job of that name`,
-      );
+    try {
+      const done = await keepOne(deps, request, base, maxParallel, submittedId);
+      if (done === 'not-found' && submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm
+      if (done === 'not-found')
+        throw new Error(
+          `submitted ${jobName}${submittedId ? ` as job ${submittedId}` : ''} but Slurm lists no live job of that name`,
+        );
+      return done;
+    } catch (error) {
+      if (submittedId !== undefined) await withdrawHeld(deps, submittedId, error);
+      throw error;
     }
-    const keeper = mine[0] as SlurmJob;
-    const ours = submittedId === undefined || keeper.id === submittedId;
-    const live = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-    if (live !== null) {
-      for (const j of mine) await retire(deps, j, jobName);
-      log(`${jobName}: ${live} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-      return { ...base, status: 'queued', position: 1, live: live - 1, maxParallel };
-    }
-    const kept = await settle(deps, after, jobName, keeper);
-    return ours
-      ? { ...base, status: 'submitted', jobId: kept.id }
-      : { ...base, status: 'existing', jobId: kept.id, state: kept.state };
   }
+}
+
+/**
+ * After sbatch: the oldest live job of the name is kept and released (or the youngest yields over
+ * max_parallel); 'not-found' when Slurm lists none.
+ */
+async function keepOne(
+  deps: SubmitDeps,
+  request: SubmitRequest,
+  base: ResultBase,
+  maxParallel: number,
+  submittedId: string | undefined,
+): Promise<SubmitResult | 'not-found'> {
+  const { jobName } = request.submission;
+  const after = await experimentJobs(deps, request);
+  const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return 'not-found';
+  const ours = submittedId === undefined || keeper.id === submittedId;
+  const live = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live !== null) {
+    for (const j of mine) await retire(deps, j, jobName);
+    deps.log?.(`${jobName}: ${live} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: 'queued', position: 1, live: live - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName, keeper);
+  return ours
+    ? { ...base, status: 'submitted', jobId: kept.id }
+    : { ...base, status: 'existing', jobId: kept.id, state: kept.state };
+}
+
+/**
+ * A step after sbatch failed: the held job this submit made is cancelled (it never ran; a release
+ * could start a duplicate nobody checked), never left held. The error's message says which happened.
+ */
+async function withdrawHeld(deps: SubmitDeps, jobId: string, error: unknown): Promise<void> {
+  let outcome: string;
+  try {
+    await deps.slurm.cancel(jobId);
+    outcome = `the held job ${jobId} this submit made was cancelled (it never ran); submit again`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId} this submit made failed too (${(cancelError as Error).message}): it is left held; cancel it with \`scancel ${jobId}\``;
+  }
+  deps.log?.(outcome);
+  if (error instanceof Error) error.message = `${error.message}; ${outcome}`;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface LocalClusterEnv {
   runDir: string;
   /** The cluster's slurm.conf (also linked from /etc/slurm/slurm.conf when that was free). */
   slurmConf: string;
+  /** Whether slurmdbd runs (TOPO_CLUSTER_ACCOUNTING=on): sacct answers. */
+  accounting?: boolean;
   up: boolean;
 }
 
@@ -48,9 +50,8 @@ export function requireCluster(): LocalClusterEnv {
   return env;
 }
 
-/** Runs an admin command on the cluster (scontrol, sinfo...) as a test would type it. */
-export function clusterCommand(argv: string[], timeoutMs = 15_000): string {
-  const env = requireCluster();
+/** Runs an admin command on the cluster (scontrol, sinfo...) as a test would type it; `env`: another cluster. */
+export function clusterCommand(argv: string[], timeoutMs = 15_000, env = requireCluster()): string {
   const [cmd, ...args] = argv;
   if (!cmd) throw new Error('clusterCommand: empty argv');
   return execFileSync(cmd, args, {

@@ -7,14 +7,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { privateClusterPorts } from '../../scripts/test-clusters.mjs';
-import type { LocalClusterEnv } from './cluster.js';
-import { repoRoot } from './cluster.js';
+import { clusterCommand, type LocalClusterEnv, repoRoot, requireCluster } from './cluster.js';
 
 const script = join(repoRoot, 'scripts/local-cluster');
 
 export interface PrivateCluster {
-  env: LocalClusterEnv & { accounting?: boolean };
+  env: LocalClusterEnv;
   /** The environment that reaches this cluster with `scripts/local-cluster` (state folder, ports). */
   scriptEnv: NodeJS.ProcessEnv;
   /** Kills slurmctld and starts it again with an empty state folder (`-c`): Slurm forgets every job. */
@@ -120,4 +120,38 @@ export function startPrivateCluster(options: PrivateClusterOptions = {}): Privat
       }
     },
   };
+}
+
+/** One of the two Slurm setups every adapter test runs on: with accounting (slurmdbd) and without. */
+export interface ClusterVariant {
+  accounting: boolean;
+  label: 'with accounting' | 'without accounting';
+  /** The cluster's env; call it in hooks and tests (the private cluster starts on first use). */
+  env(): LocalClusterEnv;
+  /** An admin command (scontrol, sinfo...) on that cluster. */
+  command(argv: string[], timeoutMs?: number): string;
+}
+
+/**
+ * The shared cluster, and a private one of this test file with the other accounting setting (started
+ * once on first use, ~10 s with accounting, and stopped after the file), without accounting first.
+ * Call it at the top level of a test file.
+ */
+export function accountingVariants(): ClusterVariant[] {
+  const shared = requireCluster();
+  const sharedAccounting = shared.accounting === true;
+  let own: PrivateCluster | undefined;
+  afterAll(() => own?.stop());
+  const privateEnv = () => {
+    own ??= startPrivateCluster({ accounting: !sharedAccounting });
+    return own.env;
+  };
+  const variant = (accounting: boolean, env: () => LocalClusterEnv): ClusterVariant => ({
+    accounting,
+    label: accounting ? 'with accounting' : 'without accounting',
+    env,
+    command: (argv, timeoutMs) => clusterCommand(argv, timeoutMs, env()),
+  });
+  const both = [variant(sharedAccounting, () => shared), variant(!sharedAccounting, privateEnv)];
+  return both.sort((a, b) => Number(a.accounting) - Number(b.accounting));
 }

@@ -63163,6 +63163,13 @@ var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
 
+// src/slurm/listing.ts
+function mergeJobListings(controller, accounting) {
+  const ids = new Set(controller.map((j) => j.id));
+  const endedElsewhere = accounting.filter((j) => !ids.has(j.id) && !isLive(j.state));
+  return [...controller, ...endedElsewhere];
+}
+
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
   "JobID",
@@ -63176,6 +63183,9 @@ var SQUEUE_FIELDS = [
   "TimeLimit",
   "TimeUsed",
   "NodeList",
+  "NumNodes",
+  "tres-alloc",
+  "tres-per-node",
   "STDOUT",
   "Name"
 ];
@@ -63193,6 +63203,7 @@ var SACCT_FIELDS = [
   "Timelimit",
   "Elapsed",
   "NodeList",
+  "AllocTRES",
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
@@ -63227,6 +63238,30 @@ function duration(text2, command, line) {
   if (!DURATION.test(text2))
     throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
   return text2;
+}
+function slurmDurationToSeconds(text2) {
+  const m = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
+    text2 ?? ""
+  );
+  if (!m) return null;
+  const n = (v) => Number(v ?? 0);
+  if (m[1] !== void 0) return ((n(m[1]) * 24 + n(m[2])) * 60 + n(m[3])) * 60 + n(m[4]);
+  return (n(m[5]) * 60 + n(m[6])) * 60 + n(m[7]);
+}
+function gpusFromTres(tres) {
+  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
+  if (untyped) return Number(untyped[1]);
+  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
+  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
+}
+function gpusPerNode(perNode, nodeCount) {
+  const m = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
+  const nodesNow = /^([0-9]+)/.exec(nodeCount);
+  return m && nodesNow ? Number(m[1]) * Number(nodesNow[1]) : null;
+}
+function allocation(gpus, elapsed) {
+  const seconds2 = slurmDurationToSeconds(elapsed);
+  return { gpus, gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60 };
 }
 function reason(text2) {
   return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
@@ -63284,65 +63319,73 @@ function live(s, exit) {
   return isLive(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
-  const command = "squeue";
-  const jobs = [];
+  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+}
+function fieldLines(output, command, fields) {
+  const lines = [];
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const parts = line.split("|");
-    if (parts.length < SQUEUE_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SQUEUE_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, restarts, submit, start, end, limit, used, nodeList, stdout] = parts;
-    const name = parts.slice(SQUEUE_FIELDS.length - 1).join("|");
-    const s = state(st ?? "", command, line);
-    const exitText = exit ?? "";
-    const exitDecoded = exitText === "N/A" || exitText === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exitText, "exit status", command, line));
-    const job = {
-      id: jobId(id ?? "", command, line),
-      name,
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live(s, exitDecoded),
-      restarts: count(restarts ?? "", "restart count", command, line),
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(used ?? "", command, line),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "squeue"
-    };
-    const out = stdout ?? "";
-    job.stdoutPath = out === "" || out === "N/A" ? null : expandOutputPattern(out, job);
-    jobs.push(job);
+    if (parts.length < fields)
+      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
+    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
   }
-  return jobs;
+  return lines;
+}
+function squeueJob(parts, line) {
+  const command = "squeue";
+  const [
+    id,
+    st,
+    why,
+    exit,
+    restarts,
+    submit,
+    start,
+    end,
+    limit,
+    used,
+    nodeList,
+    nodeCount,
+    tres,
+    perNode,
+    stdout,
+    name
+  ] = parts;
+  const s = state(st ?? "", command, line);
+  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
+  const elapsed = duration(used ?? "", command, line);
+  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
+  const job = {
+    id: jobId(id ?? "", command, line),
+    name: name ?? "",
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live(s, exitDecoded),
+    restarts: count(restarts ?? "", "restart count", command, line),
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpus, elapsed),
+    nodes: nodes(nodeList ?? ""),
+    stdoutPath: null,
+    source: "squeue"
+  };
+  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
+  return job;
 }
 function parseSacct(output) {
   const command = "sacct";
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < SACCT_FIELDS.length) {
-      throw new SlurmOutputError(
-        command,
-        `expected ${SACCT_FIELDS.length} |-separated fields, got ${parts.length}`,
-        line
-      );
-    }
-    const [id, st, why, exit, submit, start, end, limit, elapsed, nodeList] = parts;
-    const name = parts.slice(SACCT_FIELDS.length - 1).join("|");
+  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
+    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
     const s = state(st ?? "", command, line);
-    jobs.push({
+    const elapsed = duration(used ?? "", command, line);
+    return {
       id: jobId(id ?? "", command, line),
-      name,
+      name: name ?? "",
       state: s,
       ...rawState(st ?? ""),
       reason: reason(why ?? ""),
@@ -63352,13 +63395,13 @@ function parseSacct(output) {
       startTime: time(start ?? "", command, line),
       endTime: time(end ?? "", command, line),
       timeLimit: duration(limit ?? "", command, line),
-      elapsed: duration(elapsed ?? "", command, line),
+      elapsed,
+      ...allocation(gpusFromTres(tres ?? ""), elapsed),
       nodes: nodes(nodeList ?? ""),
       stdoutPath: null,
       source: "sacct"
-    });
-  }
-  return jobs;
+    };
+  });
 }
 function scontrolFields(line) {
   const fields = /* @__PURE__ */ new Map();
@@ -63400,6 +63443,10 @@ function parseScontrolJobs(output) {
       endTime: time(need("EndTime"), command, line),
       timeLimit: duration(need("TimeLimit"), command, line),
       elapsed: duration(need("RunTime"), command, line),
+      ...allocation(
+        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
+        duration(need("RunTime"), command, line)
+      ),
       nodes: nodes(need("NodeList")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
@@ -63454,6 +63501,11 @@ function createSlurmClient(transport, options = {}) {
     }
     return result;
   }
+  async function accountingJobs() {
+    const hours = options.sacctHours ?? 72;
+    const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
+    return parseSacct((await run([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+  }
   function historySource() {
     history ??= run(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
@@ -63479,27 +63531,9 @@ function createSlurmClient(transport, options = {}) {
     },
     async jobs(namePrefix) {
       checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const source = await historySource();
-      let jobs;
-      if (source === "sacct") {
-        const hours = options.sacctHours ?? 72;
-        const r = await run(
-          [
-            "sacct",
-            "--parsable2",
-            "--noheader",
-            "--allocations",
-            `--starttime=now-${hours}hours`,
-            `--format=${SACCT_FORMAT}`
-          ],
-          true
-        );
-        jobs = parseSacct(r.stdout);
-      } else {
-        const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-        jobs = parseSqueue(r.stdout);
-      }
-      return jobs.filter((j) => j.name.startsWith(namePrefix));
+      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
+      const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
     },
     async cancel(jobId2) {
       await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);

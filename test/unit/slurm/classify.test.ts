@@ -32,6 +32,8 @@ const base: SlurmJob = {
   endTime: null,
   timeLimit: '04:00:00',
   elapsed: null,
+  gpus: null,
+  gpuMinutes: null,
   nodes: 'node2',
   stdoutPath: null,
   source: 'squeue',

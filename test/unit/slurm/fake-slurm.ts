@@ -33,6 +33,8 @@ export class FakeSlurm implements SlurmClient {
       endTime: null,
       timeLimit: null,
       elapsed: null,
+      gpus: null,
+      gpuMinutes: null,
       nodes: null,
       stdoutPath: null,
       source: 'squeue',

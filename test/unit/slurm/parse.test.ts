@@ -8,11 +8,15 @@ import {
   accountingEnabled,
   decodeWaitStatus,
   expandOutputPattern,
+  gpusFromTres,
+  gpusPerNode,
   parseSacct,
   parseSbatchParsable,
   parseScontrolJobs,
   parseSqueue,
+  SACCT_FORMAT,
   SQUEUE_FORMAT,
+  slurmDurationToSeconds,
   slurmTimeToUnix,
 } from '../../../src/slurm/parse.js';
 import { isLive } from '../../../src/slurm/types.js';
@@ -23,6 +27,7 @@ const read = (p: string) => readFileSync(join(dir, p), 'utf8');
 describe('squeue (captured from the local cluster)', () => {
   it('uses the field list the capture script used', () => {
     expect(read('capture.sh')).toContain(`SQUEUE_FORMAT='${SQUEUE_FORMAT}'`);
+    expect(read('capture.sh')).toContain(`SACCT_FORMAT='${SACCT_FORMAT}'`);
   });
 
   it('parses live jobs: pending with reasons, running with nodes', () => {
@@ -47,7 +52,7 @@ describe('squeue (captured from the local cluster)', () => {
     expect(pending?.stdoutPath).toBe('/scratch/topo-capture-exclusive-3_9.log');
     expect(jobs[2]).toMatchObject({
       nodes: 'node1',
-      submitTime: '2026-12-02T12:20:12',
+      submitTime: '2026-12-06T02:49:58',
       timeLimit: '5:00',
       elapsed: '0:03',
     });
@@ -73,14 +78,14 @@ describe('squeue (captured from the local cluster)', () => {
       exitCode: null,
       signal: 9,
     });
-    expect(byName.get('cancelled')).toMatchObject({ state: 'CANCELLED', exitCode: 143, signal: null });
+    expect(byName.get('cancelled')).toMatchObject({ state: 'CANCELLED', exitCode: null, signal: 15 });
     expect(byName.get('timeout')).toMatchObject({
       state: 'TIMEOUT',
       reason: 'TimeLimit',
       signal: 15,
       timeLimit: '1:00',
     });
-    expect(byName.get('node-fail')).toMatchObject({ state: 'NODE_FAIL', reason: 'NodeDown', signal: 15 });
+    expect(byName.get('node-fail')).toMatchObject({ state: 'NODE_FAIL', reason: 'NodeDown', exitCode: 0 });
     expect(byName.get('requeue')).toMatchObject({ state: 'COMPLETED', restarts: 1 });
   });
 
@@ -95,7 +100,7 @@ describe('squeue (captured from the local cluster)', () => {
   });
 
   it('keeps a | inside a job name (the name is the last field)', () => {
-    const [job] = parseSqueue('7|RUNNING|None|0|0|N/A|N/A|N/A|UNLIMITED|0:01||N/A|a|b\n');
+    const [job] = parseSqueue('7|RUNNING|None|0|0|N/A|N/A|N/A|UNLIMITED|0:01||1|N/A|N/A|N/A|a|b\n');
     expect(job).toMatchObject({
       name: 'a|b',
       stdoutPath: null,
@@ -141,6 +146,43 @@ describe('sacct --parsable2 (documented format)', () => {
     expect(jobs[3]).toMatchObject({ startTime: null, endTime: null, nodes: null, reason: 'Resources' });
     expect(jobs[6]).toMatchObject({ exitCode: 1, nodes: 'pool0-[0106-0107]' });
     expect(jobs[7]?.name).toBe('other|name|with|bars');
+  });
+});
+
+describe('durations and GPU allocations, whichever command printed them', () => {
+  it('reads squeue, sacct and scontrol durations alike', () => {
+    expect(slurmDurationToSeconds('1:39')).toBe(99); // squeue
+    expect(slurmDurationToSeconds('00:01:39')).toBe(99); // sacct, scontrol
+    expect(slurmDurationToSeconds('0:03')).toBe(3);
+    expect(slurmDurationToSeconds('1:02:03')).toBe(3723);
+    expect(slurmDurationToSeconds('2-03:04:05')).toBe(2 * 86400 + 3 * 3600 + 4 * 60 + 5);
+    expect(slurmDurationToSeconds('2-03')).toBe(2 * 86400 + 3 * 3600);
+    expect(slurmDurationToSeconds('2-03:04')).toBe(2 * 86400 + 3 * 3600 + 4 * 60);
+    expect(slurmDurationToSeconds('01:39.123')).toBe(99);
+    for (const none of ['UNLIMITED', 'INVALID', 'N/A', '', null, undefined, '1:2:3:4'])
+      expect(slurmDurationToSeconds(none)).toBeNull();
+  });
+
+  it('reads GPUs from TRES (plain or typed) and from the per-node request', () => {
+    expect(gpusFromTres('cpu=16,mem=4G,node=1,billing=16,gres/gpu=8')).toBe(8);
+    expect(gpusFromTres('cpu=16,gres/gpu:a100=4,gres/gpu:h100=2,node=1')).toBe(6);
+    expect(gpusFromTres('cpu=16,gres/gpu=8,gres/gpu:a100=8')).toBe(8);
+    expect(gpusFromTres('cpu=1,mem=256M,node=1,billing=1')).toBeNull();
+    expect(gpusPerNode('gres:gpu:8', '2')).toBe(16); // Slurm 22.05
+    expect(gpusPerNode('gres/gpu:a100:4', '1')).toBe(4); // newer Slurm, typed
+    expect(gpusPerNode('N/A', '1')).toBeNull();
+  });
+
+  it('gives every job its GPU-minutes (elapsed × GPUs): squeue, sacct and scontrol agree', () => {
+    const [sq] = parseSqueue(
+      '12|RUNNING|None|0|0|N/A|N/A|N/A|5:00|1:39|node1|1|cpu=16,node=1,gres/gpu=8|gres:gpu:1|N/A|topo-a\n',
+    );
+    expect(sq).toMatchObject({ elapsed: '1:39', gpus: 8, gpuMinutes: 13.2 });
+    const sacct = parseSacct(read('documented/sacct-parsable2.txt'));
+    expect(sacct[0]).toMatchObject({ elapsed: '00:45:00', gpus: 8, gpuMinutes: 360 });
+    expect(sacct[1]).toMatchObject({ gpus: 8 }); // typed gres/gpu:a100
+    expect(sacct[3]).toMatchObject({ gpus: null, gpuMinutes: null }); // pending: nothing allocated
+    expect(sacct[6]).toMatchObject({ gpus: 16, gpuMinutes: 16 * 29 + (16 * 50) / 60 });
   });
 });
 
@@ -193,7 +235,7 @@ describe('bad output is an error that quotes it', () => {
 
 describe('states and times every path reads the same way', () => {
   const line = (state: string, start = '2026-12-02T12:20:13') =>
-    `12|${state}|None|0|0|2026-12-02T12:20:12|${start}|2026-12-02T12:25:13|5:00|0:03|node1|/x_%j.log|topo-a`;
+    `12|${state}|None|0|0|2026-12-02T12:20:12|${start}|2026-12-02T12:25:13|5:00|0:03|node1|1|N/A|N/A|/x_%j.log|topo-a`;
 
   it('keeps a state word of a newer Slurm as UNKNOWN, live (it may hold a slot), with the raw word', () => {
     const [job] = parseSqueue(line('POWER_UP_NODE'));

@@ -153,6 +153,47 @@ describe('submitCandidate', () => {
     expect(slurm.jobsById.get('99')?.state).toBe('PENDING');
   });
 
+  it('cancels the held job it made when the listing after sbatch does not show it, and says so', async () => {
+    // What sacct did with accounting: a held job (Eligible=Unknown) is not listed.
+    const slurm = new FakeSlurm();
+    const listed = slurm.jobs.bind(slurm);
+    let listings = 0;
+    slurm.jobs = async (prefix) => {
+      const all = await listed(prefix);
+      return ++listings === 1 ? all : all.filter((j) => j.reason !== 'JobHeldUser');
+    };
+    const error = await submitCandidate({ slurm }, request('a')).catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      `submitted ${name('a')} as job 100 but Slurm lists no live job of that name; ` +
+        'the held job 100 this submit made was cancelled (it never ran); submit again',
+    );
+    expect(slurm.calls).toEqual(['jobs', 'mkdir', 'submit', 'jobs', 'cancel 100']);
+    expect(slurm.jobsById.get('100')?.state).toBe('CANCELLED');
+  });
+
+  it('cancels the held job when a step after sbatch fails (the release), keeping the error', async () => {
+    const slurm = new FakeSlurm();
+    slurm.release = async () => {
+      throw new ConnectionLostError('connection reset during scontrol release');
+    };
+    const error = await submitCandidate({ slurm }, request('a')).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect((error as Error).message).toContain('the held job 100 this submit made was cancelled');
+    expect(slurm.jobsById.get('100')?.state).toBe('CANCELLED');
+  });
+
+  it('says the held job is left, and how to cancel it, when the cancel fails too', async () => {
+    const slurm = new FakeSlurm();
+    slurm.jobs = async () => [];
+    slurm.cancel = async () => {
+      throw new Error('scancel: controller down');
+    };
+    const error = await submitCandidate({ slurm }, request('a')).catch((e: Error) => e);
+    expect((error as Error).message).toContain(
+      'cancelling the held job 100 this submit made failed too (scancel: controller down): it is left held; cancel it with `scancel 100`',
+    );
+  });
+
   it('refuses a job name outside the experiment', async () => {
     await expect(
       submitCandidate(

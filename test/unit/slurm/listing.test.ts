@@ -1,0 +1,86 @@
+// The one job model of `jobs()`: live jobs from the controller, ended ones from accounting, merged by
+// job id (captured from a local cluster with accounting: test/fixtures/slurm/capture.sh).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSlurmClient } from '../../../src/slurm/client.js';
+import { mergeJobListings } from '../../../src/slurm/listing.js';
+import { parseSacct, parseSqueue } from '../../../src/slurm/parse.js';
+import type { CommandResult, SlurmJob, Transport } from '../../../src/slurm/types.js';
+
+const dir = join(import.meta.dirname, '../../fixtures/slurm');
+const read = (p: string) => readFileSync(join(dir, p), 'utf8');
+const controller = () => parseSqueue(read('captured/squeue-all-finished.txt'));
+const accounting = () => parseSacct(read('captured/sacct-accounting.txt'));
+const byName = (jobs: SlurmJob[], name: string) => jobs.find((j) => j.name === `topo-capture-${name}`);
+
+/** A login node that answers each program with the given output, recording what ran. */
+function scripted(outputs: Record<string, string>): Transport & { ran: string[] } {
+  const ran: string[] = [];
+  return {
+    ran,
+    description: 'scripted',
+    async run(argv): Promise<CommandResult> {
+      ran.push(argv.slice(0, 2).join(' '));
+      const stdout = outputs[argv[0] as string];
+      return stdout === undefined
+        ? { stdout: '', stderr: 'no such command', code: 1 }
+        : { stdout, stderr: '', code: 0 };
+    },
+    async close() {},
+  };
+}
+
+describe('sacct with accounting (captured)', () => {
+  it('never lists a held job; the controller does', () => {
+    expect(byName(accounting(), 'held')).toBeUndefined();
+    expect(byName(controller(), 'held')).toMatchObject({ state: 'PENDING', reason: 'JobHeldUser' });
+  });
+});
+
+describe('mergeJobListings', () => {
+  it('keeps every controller job (the held one too), the controller winning for a job both list', () => {
+    const merged = mergeJobListings(controller(), accounting());
+    expect(merged.map((j) => j.id).sort()).toEqual([...new Set(merged.map((j) => j.id))].sort());
+    expect(byName(merged, 'held')).toMatchObject({ state: 'PENDING', source: 'squeue', restarts: 0 });
+    const requeue = byName(merged, 'requeue');
+    expect(requeue).toMatchObject({ source: 'squeue', restarts: 1 });
+    expect(requeue?.stdoutPath).toMatch(/^\/scratch\/topo-capture-requeue_\d+\.log$/);
+  });
+
+  it('adds the ended jobs only accounting still knows, and drops its live ones the controller lost', () => {
+    const ended = accounting().filter((j) => j.state !== 'RUNNING' && j.state !== 'PENDING');
+    const stale: SlurmJob = { ...(ended[0] as SlurmJob), id: '9999', state: 'RUNNING' };
+    const merged = mergeJobListings([], [...ended, stale]);
+    expect(merged.map((j) => j.id)).toEqual(ended.map((j) => j.id));
+    expect(merged.every((j) => j.source === 'sacct')).toBe(true);
+  });
+});
+
+describe('jobs() of a client', () => {
+  const config = (type: string) => `AccountingStorageType   = ${type}\n`;
+
+  it('with accounting: sacct, then squeue, one merged list by prefix', async () => {
+    const t = scripted({
+      scontrol: config('accounting_storage/slurmdbd'),
+      sacct: read('captured/sacct-accounting.txt'),
+      squeue: read('captured/squeue-all-finished.txt'),
+    });
+    const jobs = await createSlurmClient(t).jobs('topo-capture-');
+    expect(t.ran).toEqual(['scontrol show', 'sacct --parsable2', 'squeue --states=all']);
+    expect(byName(jobs, 'held')).toMatchObject({ state: 'PENDING', reason: 'JobHeldUser' });
+    expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
+  });
+
+  it('without accounting: the controller alone, one command per listing', async () => {
+    const t = scripted({
+      scontrol: config('accounting_storage/none'),
+      squeue: read('captured/squeue-all-finished.txt'),
+    });
+    const client = createSlurmClient(t);
+    await client.jobs('topo-capture-');
+    const jobs = await client.jobs('topo-capture-');
+    expect(t.ran).toEqual(['scontrol show', 'squeue --states=all', 'squeue --states=all']);
+    expect(jobs).toEqual(controller());
+  });
+});
