@@ -74357,9 +74357,13 @@ function withExportAllowlist(argv) {
 
 // src/slurm/listing.ts
 function mergeJobListings(controller, accounting) {
-  const ids = new Set(controller.map((j2) => j2.id));
-  const endedElsewhere = accounting.filter((j2) => !ids.has(j2.id) && !isLive2(j2.state));
-  return [...controller, ...endedElsewhere];
+  const held = new Map(controller.map((j2) => [j2.id, j2]));
+  const onlyAccounted = accounting.filter((j2) => {
+    if (isLive2(j2.state)) return false;
+    const same = held.get(j2.id);
+    return !same || same.submitTime !== null && j2.submitTime !== null && same.submitTime !== j2.submitTime;
+  });
+  return [...controller, ...onlyAccounted];
 }
 
 // src/slurm/parse.ts

@@ -4,16 +4,22 @@
 import { isLive, type SlurmJob } from './types.js';
 
 /**
- * The controller's jobs, plus the ended ones only accounting still knows, by job id. The controller
- * wins for every job it lists (it has restarts and the output file; sacct has neither). `accounting`
- * must be read BEFORE `controller`: a job accounting calls live that the newer controller listing
- * does not hold is gone (a controller that lost its state, a record slurmdbd never closed), never live.
+ * The controller's jobs, plus the ended ones only accounting still knows. A job both list is the
+ * controller's (it has restarts and the output file; sacct has neither). `accounting` must be read
+ * BEFORE `controller`: a job accounting calls live that the newer controller listing does not hold
+ * is gone (a controller that lost its state, a record slurmdbd never closed), never live.
  */
 export function mergeJobListings(
   controller: readonly SlurmJob[],
   accounting: readonly SlurmJob[],
 ): SlurmJob[] {
-  const ids = new Set(controller.map((j) => j.id));
-  const endedElsewhere = accounting.filter((j) => !ids.has(j.id) && !isLive(j.state));
-  return [...controller, ...endedElsewhere];
+  const held = new Map(controller.map((j) => [j.id, j]));
+  const onlyAccounted = accounting.filter((j) => {
+    if (isLive(j.state)) return false;
+    const same = held.get(j.id);
+    // A controller that lost its state numbers jobs from 1 again: an id it holds with another
+    // submit time is another, newer job, and the accounted one is kept beside it.
+    return !same || (same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime);
+  });
+  return [...controller, ...onlyAccounted];
 }

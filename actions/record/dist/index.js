@@ -63165,9 +63165,13 @@ var UnsafeArgumentError = class extends SlurmError {
 
 // src/slurm/listing.ts
 function mergeJobListings(controller, accounting) {
-  const ids = new Set(controller.map((j) => j.id));
-  const endedElsewhere = accounting.filter((j) => !ids.has(j.id) && !isLive(j.state));
-  return [...controller, ...endedElsewhere];
+  const held = new Map(controller.map((j) => [j.id, j]));
+  const onlyAccounted = accounting.filter((j) => {
+    if (isLive(j.state)) return false;
+    const same = held.get(j.id);
+    return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
+  });
+  return [...controller, ...onlyAccounted];
 }
 
 // src/slurm/parse.ts

@@ -57,6 +57,24 @@ describe('mergeJobListings', () => {
   });
 });
 
+describe('mergeJobListings after a controller lost its state', () => {
+  it('keeps an accounted job whose id the controller gave again to a newer job (another submit time)', () => {
+    const [old] = accounting();
+    const reused: SlurmJob = {
+      ...(controller()[0] as SlurmJob),
+      id: old?.id as string,
+      submitTime: '2027-01-01T00:00:00',
+    };
+    const merged = mergeJobListings([reused], [old as SlurmJob]);
+    expect(merged.map((j) => [j.id, j.name, j.source])).toEqual([
+      [reused.id, reused.name, 'squeue'],
+      [old?.id, old?.name, 'sacct'],
+    ]);
+    const same = { ...reused, submitTime: old?.submitTime ?? null };
+    expect(mergeJobListings([same], [old as SlurmJob])).toEqual([same]);
+  });
+});
+
 describe('jobs() of a client', () => {
   const config = (type: string) => `AccountingStorageType   = ${type}\n`;
 
