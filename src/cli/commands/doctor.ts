@@ -11,17 +11,45 @@ import {
   checkToken,
   checkWorkflowPermissions,
 } from '../../doctor/checks.js';
+import { checkForkApproval, checkKeySecret } from '../../doctor/github-settings.js';
 import { createOctokit, splitRepository } from '../../github/client.js';
 import { transportForCluster } from '../../slurm/for-cluster.js';
 import { createPrometheusClient } from '../../telemetry/prometheus.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
-import { flag, parseOptions, str } from '../args.js';
-import type { Command } from '../command.js';
+import { flag, type Parsed, parseOptions, str } from '../args.js';
+import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 const MARK: Record<Check['status'], string> = { ok: 'ok  ', fail: 'FAIL', warn: 'warn', skip: 'skip' };
+
+/** The token, the runner and the repository settings (fork approval, the key's environment). */
+async function githubChecks(io: CliIO, parsed: Parsed, ssh: boolean): Promise<Check[]> {
+  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  const repo = str(parsed, 'repo');
+  if (!token || !repo)
+    return [
+      {
+        name: 'github',
+        status: 'skip',
+        detail: `no ${token ? 'repository' : 'token'}: the token, runner and repository settings checks need GITHUB_TOKEN and --repo owner/name`,
+      },
+    ];
+  const apiUrl = io.env.GITHUB_API_URL || 'https://api.github.com';
+  // One attempt, no retry: doctor reports what a request meets, at once.
+  const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
+  const { owner, repo: name } = splitRepository(repo);
+  const tokenCheck = await checkToken(octokit, owner, name, apiUrl);
+  if (tokenCheck.status === 'fail' && tokenCheck.detail.startsWith('cannot read'))
+    return [tokenCheck, { name: 'runner', status: 'skip', detail: 'the token cannot read the repository' }];
+  return [
+    tokenCheck,
+    await checkRunner(octokit, owner, name, str(parsed, 'runner-label') ?? 'slurm', apiUrl),
+    await checkForkApproval(octokit, owner, name),
+    ...(ssh ? [await checkKeySecret(octokit, owner, name, str(parsed, 'environment') ?? 'slurm')] : []),
+  ];
+}
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -30,7 +58,7 @@ export const doctorCommand: Command = {
   help: {
     synopsis: 'topo doctor [options]',
     description:
-      "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
+      "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings → Actions → General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
     options: [
       {
         name: 'cluster',
@@ -59,6 +87,13 @@ export const doctorCommand: Command = {
         type: 'string',
         value: 'LABEL',
         description: 'label of the self-hosted runner',
+        default: 'slurm',
+      },
+      {
+        name: 'environment',
+        type: 'string',
+        value: 'NAME',
+        description: "GitHub environment holding TOPO_SSH_PRIVATE_KEY (the workflows' environment input)",
         default: 'slurm',
       },
       JSON_OPTION,
@@ -102,27 +137,7 @@ export const doctorCommand: Command = {
     );
     checks.push(await checkGrafana(cluster));
     checks.push(...checkWorkflowPermissions(repoDir));
-    const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
-    const repo = str(parsed, 'repo');
-    if (!token || !repo) {
-      checks.push({
-        name: 'github',
-        status: 'skip',
-        detail: `no ${token ? 'repository' : 'token'}: the token and runner checks need GITHUB_TOKEN and --repo owner/name`,
-      });
-    } else {
-      const apiUrl = io.env.GITHUB_API_URL || 'https://api.github.com';
-      // One attempt, no retry: doctor reports what a request meets, at once.
-      const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
-      const { owner, repo: name2 } = splitRepository(repo);
-      const tokenCheck = await checkToken(octokit, owner, name2, apiUrl);
-      checks.push(tokenCheck);
-      checks.push(
-        tokenCheck.status === 'fail' && tokenCheck.detail.startsWith('cannot read')
-          ? { name: 'runner', status: 'skip', detail: 'the token cannot read the repository' }
-          : await checkRunner(octokit, owner, name2, str(parsed, 'runner-label') ?? 'slurm', apiUrl),
-      );
-    }
+    checks.push(...(await githubChecks(io, parsed, cluster.transport === 'ssh')));
     const failed = checks.filter((c) => c.status === 'fail').length;
     if (flag(parsed, 'json')) {
       io.stdout(

@@ -108,6 +108,56 @@ afterAll(async () => {
 });
 
 describe('topo doctor', () => {
+  it("reads the repository's fork approval and where the SSH key lives, and warns with the exact setting", async () => {
+    const dir = await setupRepo();
+    const owner = github.createToken('olga', { kind: 'user' });
+    github.addCollaborator(repo, 'olga', 'admin');
+    const run = async (token = owner) =>
+      doctor(dir, ['--cluster', 'local-ssh', '--repo', 'lab/topologies'], { GITHUB_TOKEN: token });
+    repo.actions = {
+      forkApproval: 'first_time_contributors',
+      secrets: ['TOPO_SSH_PRIVATE_KEY'],
+      environments: new Map([['slurm', { secrets: [], defaultBranchOnly: false }]]),
+    };
+    const weak = await run();
+    expect(weak.byName('fork pull requests')).toMatchObject({ status: 'warn' });
+    expect(weak.byName('fork pull requests')?.fix).toContain(
+      '"Require approval for all external contributors"',
+    );
+    const key = weak.byName('ssh key secret');
+    expect(key?.status).toBe('warn');
+    expect(key?.detail).toContain('the environment slurm has no secret TOPO_SSH_PRIVATE_KEY');
+    expect(key?.detail).toContain('TOPO_SSH_PRIVATE_KEY is a repository secret');
+    expect(key?.detail).toContain('accepts deployments from every branch');
+    // warnings never fail doctor on their own
+    expect((weak.doc.checks as Check[]).filter((c) => c.status === 'fail').map((c) => c.name)).toEqual([]);
+    expect(weak.code).toBe(0);
+
+    repo.actions = {
+      forkApproval: 'all_external_contributors',
+      secrets: [],
+      environments: new Map([['slurm', { secrets: ['TOPO_SSH_PRIVATE_KEY'], defaultBranchOnly: true }]]),
+    };
+    const good = await run();
+    expect(good.byName('fork pull requests')?.status).toBe('ok');
+    expect(good.byName('ssh key secret')?.status).toBe('ok');
+    const local = await doctor(dir, ['--cluster', 'local', '--repo', 'lab/topologies'], {
+      GITHUB_TOKEN: owner,
+    });
+    expect(local.byName('ssh key secret'), 'transport local needs no key').toBeUndefined();
+
+    // A token that may not read the settings: a warning that names the setting, never a pass.
+    const writer = github.createToken('wanda', { kind: 'user' });
+    github.addCollaborator(repo, 'wanda', 'write');
+    const blind = await run(writer);
+    expect(blind.byName('fork pull requests')).toMatchObject({ status: 'warn' });
+    expect(blind.byName('fork pull requests')?.detail).toContain('the token cannot read');
+    expect(blind.byName('fork pull requests')?.fix).toContain('Settings → Actions → General');
+    expect(blind.byName('ssh key secret')?.status).toBe('warn');
+    expect(blind.byName('ssh key secret')?.fix).toContain('Settings → Environments → slurm');
+    repo.actions = undefined;
+  });
+
   it('on a good setup without accounting, every check passes and accounting warns, locally and over SSH', async () => {
     const dir = await setupRepo();
     const admin = github.createToken('alice', { kind: 'user' });

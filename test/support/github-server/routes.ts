@@ -1,6 +1,6 @@
 // The REST operations the actions use, by operationId, over the in-memory state.
 import type { Renderer } from './render.js';
-import type { Annotation, CheckRun, GitHubState, Identity, Pull, Repo } from './state.js';
+import type { Annotation, CheckRun, GitHubState, Identity, Pull, Repo, RepoActions } from './state.js';
 import { now } from './state.js';
 
 type Json = Record<string, unknown>;
@@ -71,6 +71,25 @@ function paginate(ctx: RouteContext, items: unknown[], path: string): RouteResul
     headers.link = `<${link(page + 1)}>; rel="next", <${link(last)}>; rel="last"`;
   }
   return { status: 200, body: slice, headers };
+}
+
+/** A repository's Actions settings, for an admin (or an app with administration) only. */
+function repoActions(ctx: RouteContext): RepoActions {
+  const repo = requireAdmin(ctx, 'Resource not accessible by integration');
+  return repo.actions ?? { secrets: [], environments: new Map() };
+}
+
+/** The repository, when the caller administers it (a person with admin, or an app with administration). */
+function requireAdmin(ctx: RouteContext, refusal: string): Repo {
+  const repo = repoOf(ctx);
+  const identity = ctx.identity;
+  if (!identity) throw new HttpError(401, 'Requires authentication');
+  const admin =
+    identity.kind === 'installation'
+      ? identity.permissions === undefined || identity.permissions.administration === 'write'
+      : ctx.state.permissionOf(repo, identity.user.login) === 'admin';
+  if (!admin) throw new HttpError(403, refusal);
+  return repo;
 }
 
 function ensureComment(ctx: RouteContext, repo: Repo) {
@@ -171,14 +190,7 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
 
   // Listing runners needs admin on the repository (or an app's administration permission).
   'actions/list-self-hosted-runners-for-repo': (ctx) => {
-    const repo = repoOf(ctx);
-    const identity = ctx.identity;
-    if (!identity) throw new HttpError(401, 'Requires authentication');
-    const admin =
-      identity.kind === 'installation'
-        ? identity.permissions === undefined || identity.permissions.administration === 'write'
-        : ctx.state.permissionOf(repo, identity.user.login) === 'admin';
-    if (!admin) throw new HttpError(403, 'Must have admin rights to Repository.');
+    const repo = requireAdmin(ctx, 'Must have admin rights to Repository.');
     const runners = (ctx.state.runners.get(repo.id) ?? []).map((r) => ({
       id: r.id,
       name: r.name,
@@ -192,6 +204,46 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
       })),
     }));
     return { status: 200, body: { total_count: runners.length, runners } };
+  },
+
+  // Actions settings and secrets (`topo doctor`): admin only, as on GitHub (Administration/Secrets: read).
+  'actions/get-fork-pr-contributor-approval-permissions-repository': (ctx) => {
+    const { forkApproval } = repoActions(ctx);
+    if (!forkApproval) throw new HttpError(404, 'Not Found');
+    return { status: 200, body: { approval_policy: forkApproval } };
+  },
+  'actions/get-repo-secret': (ctx) => {
+    const name = String(ctx.params.secret_name);
+    if (!repoActions(ctx).secrets.includes(name)) throw new HttpError(404, 'Not Found');
+    return { status: 200, body: { name, created_at: now(), updated_at: now() } };
+  },
+  'repos/get-environment': (ctx) => {
+    const repo = repoOf(ctx);
+    const name = String(ctx.params.environment_name);
+    const env = repo.actions?.environments.get(name);
+    if (!env) throw new HttpError(404, 'Not Found');
+    const url = `${ctx.render.repoUrl(repo)}/environments/${encodeURIComponent(name)}`;
+    return {
+      status: 200,
+      body: {
+        id: repo.id * 100 + 1,
+        node_id: `EN_${repo.id}_${name}`,
+        name,
+        url,
+        html_url: url,
+        created_at: repo.createdAt,
+        updated_at: repo.createdAt,
+        deployment_branch_policy: env.defaultBranchOnly
+          ? { protected_branches: true, custom_branch_policies: false }
+          : null,
+      },
+    };
+  },
+  'actions/list-environment-secrets': (ctx) => {
+    const env = repoActions(ctx).environments.get(String(ctx.params.environment_name));
+    if (!env) throw new HttpError(404, 'Not Found');
+    const secrets = env.secrets.map((name) => ({ name, created_at: now(), updated_at: now() }));
+    return { status: 200, body: { total_count: secrets.length, secrets } };
   },
 
   // The monitor's loop asks whether a command waits for the runner (status=queued).

@@ -23,6 +23,18 @@ export interface Repo {
   collaborators: Map<string, Permission>;
   labels: Map<string, Label>;
   createdAt: string;
+  /** Actions settings `topo doctor` reads (admin only); tests set them. */
+  actions?: RepoActions;
+}
+
+/** A repository's Actions settings: fork-PR approval, repository secrets and environments. */
+export interface RepoActions {
+  forkApproval?:
+    | 'first_time_contributors_new_to_github'
+    | 'first_time_contributors'
+    | 'all_external_contributors';
+  secrets: string[];
+  environments: Map<string, { secrets: string[]; defaultBranchOnly: boolean }>;
 }
 
 export interface Label {
