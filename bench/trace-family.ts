@@ -31,6 +31,11 @@ export interface Shape {
   crashAtMinutes?: number;
   /** Omit the in-flight gauge (older AlpaSim): the analysis falls back to the capacity. */
   noActiveGauge?: boolean;
+  /**
+   * Per-scene duration effects: the suite's `count` scenes, each × exp(sd · z) (the same scenes for
+   * every run), taken in order (about one slot's rollout after another), so neighbours in time share them.
+   */
+  scenes?: { count: number; sd: number };
 }
 
 export const SHAPES: Shape[] = [
@@ -172,6 +177,7 @@ export function completions(spec: RunSpec): Completion[] {
   const driftPerHour =
     s.driftPerHour ?? (spec.runName.endsWith('-base') ? 0 : (s.candidateDriftPerHour ?? 0));
   const out: Completion[] = [];
+  const sceneOf = sceneEffects(s);
   for (let slot = 0; slot < s.inFlight; slot++) {
     const worker = slot % s.workers;
     const noisy = worker < (s.noisyWorkers ?? 0);
@@ -181,12 +187,25 @@ export function completions(spec: RunSpec): Completion[] {
       const cyc = s.cycle ? 1 + s.cycle.amplitude * Math.sin((2 * Math.PI * t) / s.cycle.periodMinutes) : 1;
       const drift = 1 + (driftPerHour * t) / 60;
       const noise = Math.exp((noisy ? 3 : 1) * s.jitter * gauss()) * (noisy ? 1.3 : 1);
-      const d = base * (1 + cong) * cyc * drift * noise;
+      const scene = sceneOf(Math.floor(t / base) * s.inFlight + slot);
+      const d = base * (1 + cong) * cyc * drift * noise * scene;
       t += d;
       out.push({ t, d, worker, failed: r() < 0.005 });
     }
   }
   return out.sort((a, b) => a.t - b.t);
+}
+
+/** The shape's scene effects by the rollout's place in the suite's order (1 without scenes). */
+function sceneEffects(s: Shape): (i: number) => number {
+  if (!s.scenes) return () => 1;
+  const r = rng(4242);
+  const z = Array.from(
+    { length: s.scenes.count },
+    () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r()),
+  );
+  const { count, sd } = s.scenes;
+  return (i) => Math.exp(sd * (z[i % count] as number) - (sd * sd) / 2);
 }
 
 type Line = string;

@@ -13,6 +13,7 @@
 import { TIMELINE } from '../catalog/alpasim.js';
 import type { Decision, Interval, Verdict } from '../types/generated/metrics.js';
 import { boundaryAt, lookIndex } from './boundaries.js';
+import { basisText } from './rollouts.js';
 import { round } from './series.js';
 
 export const CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 } as const;
@@ -38,6 +39,83 @@ export type VerdictLike = Pick<Verdict, 'state' | 'projected_full_run' | 'minute
 export function decisionProjection(v: VerdictLike | null | undefined): Interval | null {
   return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
 }
+
+/** The drift guard's limits, on the rollout durations' relative change per hour of start time. */
+export const DRIFT_GUARD = {
+  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
+  limitPerHour: 0.05,
+  /** …and so does one not ruled out (one-sided 95%) below this. */
+  steepPerHour: 0.2,
+} as const;
+
+/** Without a trajectory, an age difference can hide a drift of this much per hour (the detector's limit). */
+export const AGE_GAP_DRIFT_PER_HOUR = 0.05;
+
+/** The reference as the candidate is compared with it: at the candidate's run-minute when it can be. */
+export interface ReferenceAtAge {
+  projection: Interval | null;
+  /** Standard error of its log. */
+  logSe: number;
+  /** Run-minutes between the reference's reading and the candidate's (0 at equal run age). */
+  gapMinutes: number;
+  /** Its error basis was enough for a claim at that age (null: not known). */
+  basisEnough: boolean | null;
+  /** Its rollout-level drift at that age (null: not measurable or not known). */
+  drift: { slope_relative_per_hour: number; se: number } | null;
+  text: string;
+}
+
+/**
+ * The reference as it was at the candidate's run-minute `minute`: from its trajectory when it is
+ * older than the candidate (a recorded run, or a concurrent one that started earlier), so that
+ * start-up, congestion and a drift they share cancel. Without one, the reading it has and the age
+ * difference, which the decision widens its interval by (what a drift of AGE_GAP_DRIFT_PER_HOUR can
+ * hide over it).
+ */
+export function referenceAtAge(reference: VerdictLike, minute: number | null | undefined): ReferenceAtAge {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`,
+      };
+    const at = traj.from_minute + k * traj.step_minutes;
+    const [value, se] = [traj.values[k] as number, traj.log_se[k] as number];
+    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
+      logSe: se,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`,
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  return {
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text:
+      gap > 0.5
+        ? `read at run-minute ${round(age as number, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: ±${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide`
+        : 'at equal run age',
+  };
+}
+
+/** What an age difference can hide on the log scale. */
+const ageGapHide = (gapMinutes: number) => (AGE_GAP_DRIFT_PER_HOUR * gapMinutes) / 60;
 
 /** Where the steady data the decision reads starts (the first wave's end, else the verdict's warm-up). */
 function steadyFrom(v: VerdictLike): number | undefined {
@@ -67,6 +145,8 @@ export interface DecideOptions {
   boundary?: DecisionBoundary;
   /** The horizon the alpha-spending boundary spends α over (default 120). */
   maxDecisionMinutes?: number;
+  /** The drift guard's limits (default DRIFT_GUARD). */
+  driftGuard?: typeof DRIFT_GUARD;
 }
 
 /** The experiment.yaml keys that set the decision (absent: the defaults). */
@@ -87,13 +167,14 @@ export function decisionOptions(x: DecisionSettings | null | undefined): DecideO
 
 /**
  * The radius (on the log scale) a one-sided claim must clear at this look, or why none can be made
- * (the small-sample guard, or past the horizon).
+ * (the small-sample guard). At and past the horizon it is the last look's (`final`: the closed
+ * design settles what is still open there).
  */
 export function claimRadius(
   candidate: VerdictLike,
   s: number,
   options: DecideOptions,
-): { radius: number; text: string } | { radius: null; why: string } {
+): { radius: number; text: string; final?: boolean } | { radius: null; why: string } {
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
   if ((options.boundary ?? DECISION_DEFAULTS.boundary) === 'always-valid')
     return {
@@ -108,16 +189,13 @@ export function claimRadius(
       radius: null,
       why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`,
     };
-  const c = boundaryAt({ minutes, warmupEnd, maxMinutes: max }, alpha);
-  if (c === null)
-    return {
-      radius: null,
-      why: `past max_decision_minutes (${max}): the error allowed is spent, no claim is made any more`,
-    };
-  const look = lookIndex({ minutes, warmupEnd, maxMinutes: max });
+  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const c = boundaryAt(at, alpha) as number;
+  const look = lookIndex(at);
   return {
     radius: c * s,
     text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type α spending, α ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...(minutes >= max - 1e-9 ? { final: true } : {}),
   };
 }
 
@@ -153,41 +231,68 @@ const slopeText = (v: VerdictLike) => {
   return s == null ? 'drifting' : `drifting ${s > 0 ? '+' : ''}${round(100 * s, 1)}%/h`;
 };
 
+/** The rollout-level drift of the candidate against the reference's, or why it cannot be ruled out. */
+function rolloutDriftHold(
+  candidate: VerdictLike,
+  r: ReferenceAtAge['drift'],
+  g: typeof DRIFT_GUARD,
+): string | null {
+  const est = candidate.decision_estimate;
+  if (!est) return null; // the verdict's projection: its detector's drift state guards it
+  const c = est.drift;
+  if (!c)
+    return 'the candidate’s rollout durations do not span enough blocks of starts to measure a drift yet';
+  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
+  const se = Math.hypot(c.se, r?.se ?? 0);
+  const what = `the candidate’s rollout durations drift ${diff > 0 ? '+' : ''}${pct(diff)}/h ± ${pct(se)} against the reference’s`;
+  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
+  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
+    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
+  return null;
+}
+
 /**
  * The drift guard. A drift bends the projection, so a claim that a run is faster (`better`) or as
- * fast (`equivalent`) is held back while the candidate or the reference drifts. `worse` and
- * `not-better` stay open: they end a candidate that cannot win, and a candidate that keeps slowing
- * down only gets further from winning. Returns the state allowed and the evidence to add.
+ * fast (`equivalent`) is held back while the candidate or the reference drifts (the detector's
+ * verdict), or while the candidate's rollout durations drift against the reference's beyond
+ * DRIFT_GUARD (durations against start time: no interval width stands in for it). `worse` and
+ * `not-better` stay open: they end a candidate that cannot win. Returns the state allowed and the
+ * evidence to add.
  */
 function driftGuard(
   state: Decision['state'],
   lo: number,
   m: number,
-  candidate: VerdictLike,
-  reference: VerdictLike,
-  shown: string,
+  runs: { candidate: VerdictLike; reference: VerdictLike; shown: string; drift: ReferenceAtAge['drift'] },
+  g: typeof DRIFT_GUARD,
 ): { state: Decision['state']; evidence: string[] } {
   if (state !== 'better' && state !== 'equivalent') return { state, evidence: [] };
+  const { candidate, reference, shown } = runs;
   const who = [
     candidate.state === 'drifting' ? `the candidate (${slopeText(candidate)})` : null,
     reference.state === 'drifting' ? `${shown} (${slopeText(reference)})` : null,
   ].filter((x): x is string => !!x);
-  if (!who.length)
+  const rollout = rolloutDriftHold(candidate, runs.drift, g);
+  if (!who.length && !rollout)
     return {
       state,
-      evidence: ['drift guard: neither run drifts (the detector rules out a significant trend)'],
+      evidence: [
+        'drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)',
+      ],
     };
-  const held = `drift guard: ${state} held back while ${who.join(' and ')} drifts`;
+  const held = `drift guard: ${state} held back while ${[...(who.length ? [`${who.join(' and ')} drifts`] : []), ...(rollout ? [rollout] : [])].join('; ')}`;
   // `equivalent` implies `not-better` (its interval lies above −m), which a drift does not block
   return lo > -m ? { state: 'not-better', evidence: [held] } : { state: 'measuring', evidence: [held] };
 }
 
 /**
- * One candidate against one reference. `measuring` until the confidence sequence of the relative
- * change (candidate − reference) ÷ reference of the projected full-run seconds per rollout lies
- * entirely above 0 (`worse`: slower), entirely below −min_improvement (`better`), entirely inside
+ * One candidate against one reference, at equal run age (the reference as it was at the candidate's
+ * run-minute, `referenceAtAge`). `measuring` until the interval of the relative change (candidate −
+ * reference) ÷ reference of the projected full-run seconds per rollout, valid under repeated looks,
+ * lies entirely above 0 (`worse`: slower), entirely below −min_improvement (`better`), entirely inside
  * ±min_improvement (`equivalent`), or entirely above −min_improvement (`not-better`: it cannot win,
- * the futility stop of a sequential trial), checked in that order.
+ * the futility stop of a sequential trial), checked in that order. No claim on an error basis too
+ * thin for the error's own estimate; at the horizon every decision ends (`settleAtHorizon`).
  */
 export function decideCandidate(
   candidate: VerdictLike,
@@ -201,53 +306,126 @@ export function decideCandidate(
   const base = { against, min_improvement: m, method: methodText(options) };
   const read = comparable(candidate, reference, base, shown, options);
   if ('decision' in read) return read.decision;
-  const { cv, rv, ref } = read;
-  const d = Math.log(cv.value / rv.value);
-  const s = Math.hypot(logSe(cv), logSe(rv));
+  const { cv, at, ref } = read;
+  const d = Math.log(cv.value / (at.projection as Interval).value);
+  const s = Math.hypot(logSe(cv), at.logSe);
   const claim = claimRadius(candidate, s, options);
-  if (claim.radius === null) {
-    const value = round(Math.exp(d) - 1, 4);
-    return {
-      ...base,
-      state: 'measuring',
-      relative_change: { value, low: value, high: value },
-      evidence: [`change vs ${shown}: ${pct(value)}; ${claim.why}`],
-    };
-  }
-  const r = claim.radius;
+  if (claim.radius === null)
+    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
+  const r = claim.radius + ageGapHide(at.gapMinutes);
   const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
   const change: Interval = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const guard = driftGuard(stateOf(lo, hi, m), lo, m, candidate, ref.verdict, shown);
+  const thin = thinBasis(candidate, at, shown);
+  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
+  const guard = thin
+    ? { state: 'measuring' as const, evidence: [thin] }
+    : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
+    `${shown} ${at.text}`,
     ...guard.evidence,
     `estimates: ${usedText(candidate, 'the candidate')}; ${usedText(ref.verdict, shown)}`,
   ];
-  if (guard.state === 'measuring') {
-    const eta = expectedMinutes(candidate, d, s, m, options);
-    const when =
-      eta === null
-        ? 'the difference is too close to a boundary to forecast when it settles'
-        : `expected to settle near run-minute ${eta}`;
-    return {
-      ...base,
-      state: 'measuring',
-      relative_change: change,
-      expected_minutes_to_decision: eta,
-      evidence: [...evidence, when],
-    };
-  }
+  const held = !!thin || guard.evidence.length > 0;
+  if (guard.state === 'measuring' && claim.final)
+    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
+  if (guard.state === 'measuring')
+    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  return decided(base, guard.state, change, candidate, [
+    ...evidence,
+    `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`,
+  ]);
+}
+
+type DecisionBase = Pick<Decision, 'against' | 'min_improvement' | 'method'>;
+
+/** No claim can be made at this look (the small-sample guard): the change without an interval. */
+function unclaimed(base: DecisionBase, d: number, text: string): Decision {
+  const value = round(Math.exp(d) - 1, 4);
+  return {
+    ...base,
+    state: 'measuring',
+    relative_change: { value, low: value, high: value },
+    evidence: [text],
+  };
+}
+
+function stillMeasuring(
+  base: DecisionBase,
+  change: Interval,
+  evidence: string[],
+  eta: number | null,
+): Decision {
+  const when =
+    eta === null
+      ? 'the difference is too close to a boundary to forecast when it settles'
+      : `expected to settle near run-minute ${eta}`;
+  return {
+    ...base,
+    state: 'measuring',
+    relative_change: change,
+    expected_minutes_to_decision: eta,
+    evidence: [...evidence, when],
+  };
+}
+
+function decided(
+  base: Pick<Decision, 'against' | 'min_improvement' | 'method'>,
+  state: Decision['state'],
+  change: Interval,
+  candidate: VerdictLike,
+  evidence: string[],
+): Decision {
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: guard.state,
+    state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [
-      ...evidence,
-      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`,
-    ],
+    evidence,
   };
+}
+
+/** No claim on a standard error whose own estimate rests on too few independent blocks of starts. */
+function thinBasis(candidate: VerdictLike, at: ReferenceAtAge, shown: string): string | null {
+  const b = candidate.decision_estimate?.error_basis;
+  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
+  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
+  return null;
+}
+
+/**
+ * The closed design: at `max_decision_minutes` a candidate still open is settled. Within
+ * ±min_improvement (and no guard holding it) it is `equivalent`, otherwise `not-better` (it was not
+ * shown min_improvement faster: the futility boundary); the evidence states the error this costs,
+ * the chance that a candidate truly min_improvement faster reads as slow as this one or slower.
+ */
+function settleAtHorizon(x: {
+  base: Pick<Decision, 'against' | 'min_improvement' | 'method'>;
+  change: Interval;
+  d: number;
+  s: number;
+  m: number;
+  shown: string;
+  evidence: string[];
+  held: boolean;
+  candidate: VerdictLike;
+}): Decision {
+  const state = !x.held && Math.abs(x.change.value) < x.m ? 'equivalent' : 'not-better';
+  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(x.base, state, x.change, x.candidate, [
+    ...x.evidence,
+    `${state}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`,
+  ]);
+}
+
+/** P(Z > z) for a standard normal (Abramowitz–Stegun 26.2.17, error < 7.5e-8). */
+function upperTailZ(z: number): number {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly =
+    t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = (Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI)) * poly;
+  return z >= 0 ? q : 1 - q;
 }
 
 /** How the decision reads the difference: the boundary and its error, as the evidence names it. */
@@ -269,7 +447,9 @@ function comparable(
   base: Pick<Decision, 'against' | 'min_improvement' | 'method'>,
   shown: string,
   options: DecideOptions,
-): { decision: Decision } | { cv: Interval; rv: Interval; ref: { name: string; verdict: VerdictLike } } {
+):
+  | { decision: Decision }
+  | { cv: Interval; at: ReferenceAtAge; ref: { name: string; verdict: VerdictLike } } {
   if (options.isReference)
     return { decision: { ...base, state: 'reference', evidence: ['this candidate is the reference'] } };
   const prev = options.previous;
@@ -280,8 +460,11 @@ function comparable(
       decision: { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] },
     };
   const cv = decisionProjection(candidate);
-  const rv = decisionProjection(reference.verdict);
-  if (usable(candidate) && usable(reference.verdict) && cv && rv) return { cv, rv, ref: reference };
+  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
+  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
+    return { cv, at, ref: reference };
+  if (usable(candidate) && usable(reference.verdict))
+    return { decision: { ...base, state: 'measuring', evidence: [`${shown}: ${at.text}`] } };
   const who = !usable(candidate)
     ? `the candidate (${candidate.state})`
     : `${shown} (${reference.verdict.state})`;
@@ -397,7 +580,9 @@ export function leadingCandidate<T extends { name: string; verdict: VerdictLike 
           (decisionProjection(best.verdict)?.value as number))
     )
       best = c;
-  const ref = decisionProjection(reference)?.value;
+  // the reference at the leader's run age (a recorded reference's full-run value would flatter it)
+  const ref =
+    reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : undefined;
   if (best && ref !== undefined && !((decisionProjection(best.verdict)?.value as number) < ref)) return null;
   return best;
 }

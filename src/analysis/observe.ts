@@ -7,7 +7,7 @@ import type { Topology } from '../types/generated/topology.js';
 import { analyseBottleneck } from './bottleneck.js';
 import { type DetectorInput, type DetectorSettings, defaultRunEndMinutes, detect } from './detector.js';
 import { analyseResources, opportunities } from './resources.js';
-import { perWorkerMinutes, reconstructRollouts, rolloutEstimate } from './rollouts.js';
+import { estimateTrajectory, perWorkerMinutes, reconstructRollouts, rolloutEstimate } from './rollouts.js';
 import { type LabeledSeries, mean, median, round, type Sample, sumCounters, toRunMinutes } from './series.js';
 
 /** Series of one run keyed by quantity name (see src/telemetry/queries.ts QUANTITIES). */
@@ -36,6 +36,8 @@ export interface ObserveInput {
   missing?: string[];
   /** The run's job has ended: judge the data up to its last sample (no staleness, no target checks). */
   ended?: boolean;
+  /** Keep the decision estimate's per-minute trajectory (default true; a bench reading only verdicts skips it). */
+  trajectory?: boolean;
 }
 
 export interface RunAnalysis {
@@ -179,16 +181,18 @@ function decisionEstimate(
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight = active.length ? mean(active.map((p) => p.v)) : (d.inFlightCapacity ?? null);
   if (lastCount === undefined || !batches.length) return null;
-  const est = rolloutEstimate({
+  const estInput = {
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
     inFlight,
     completed: lastCount,
     step: (input.stepSeconds * S) / 60,
-  });
+  };
+  const est = rolloutEstimate(estInput);
   if (!est) return null;
-  return est;
+  // per run-minute, so that others compare with this run at equal run age (the record keeps it)
+  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
 }
 
 /** Reads a series' values after the warm-up (all of them when none is after it). */

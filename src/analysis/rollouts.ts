@@ -11,7 +11,14 @@
 // full-run projection follows as the detector's does. The verdict keeps its own warm-up rule
 // (MSER): this estimate is the one decisions read.
 import type { Interval } from '../types/generated/metrics.js';
-import { type LabeledSeries, mean, round, type Sample } from './series.js';
+import {
+  durationError,
+  type ErrorBasis,
+  MIN_ERROR_BLOCKS,
+  type RolloutDrift,
+  rolloutDrift,
+} from './rollout-error.js';
+import { type LabeledSeries, round, type Sample } from './series.js';
 
 /** Rollouts that ended between two scrapes of one worker (run-minutes; duration in minutes). */
 export interface RolloutBatch {
@@ -81,6 +88,10 @@ export interface RolloutEstimate {
   steady_rollouts: number;
   censored_rollouts: number;
   first_wave_rollouts: number;
+  /** What the standard error rests on; `enough: false` → no claim on it. */
+  error_basis: ErrorBasis;
+  /** Durations against start time after the transient (the drift guard's input); null: too few blocks. */
+  drift: RolloutDrift | null;
   evidence: string;
 }
 
@@ -88,10 +99,9 @@ export interface RolloutEstimate {
 export const MIN_STEADY_ROLLOUTS = 20;
 
 /**
- * The decision's estimate, or null (no in-flight count, or too few steady rollouts yet).
- * The standard error is the larger of the i.i.d. one (the spread of the batch means, each weighted
- * by its size) and the one of per-block means (rollouts grouped by start over 5-minute blocks), so
- * that slow waves in the durations widen it as they should.
+ * The decision's estimate, or null (no in-flight count, or too few steady rollouts yet). The
+ * standard error is the independent rollouts' one plus the shared variation between blocks of starts
+ * (src/analysis/rollout-error.ts), with its basis; the drift is the durations' trend over start time.
  */
 export function rolloutEstimate(i: RolloutEstimateInput): RolloutEstimate | null {
   const I = i.inFlight;
@@ -107,7 +117,8 @@ export function rolloutEstimate(i: RolloutEstimateInput): RolloutEstimate | null
     inFlightStarts.map((s) => i.now - s),
   );
   if (!(W > 0)) return null;
-  const se = durationSe(steady, W, n, i.now);
+  const { se, basis } = durationError(steady, W, n, i.now, i.step);
+  const drift = rolloutDrift(steady, W, i.now, i.step);
   const rate = I / W; // Little's law: rollouts per run-minute
   const future = rate * Math.max(0, i.runEnd - i.now);
   const value = (60 * i.runEnd) / (i.completed + future);
@@ -124,8 +135,18 @@ export function rolloutEstimate(i: RolloutEstimateInput): RolloutEstimate | null
     steady_rollouts: n,
     censored_rollouts: inFlightStarts.length,
     first_wave_rollouts: firstWave,
-    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s ± ${round(100 * (se / W), 1)}% → ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`,
+    error_basis: basis,
+    drift,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s ± ${round(100 * (se / W), 1)}% (${basisText(basis)}) → ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`,
   };
+}
+
+/** "error from 9 blocks of 1.6 min of starts (independent rollouts)", or why it is not enough. */
+export function basisText(b: ErrorBasis): string {
+  const blocks = `${b.blocks} block${b.blocks === 1 ? '' : 's'} of ${b.block_minutes} min of starts`;
+  return b.enough
+    ? `error from ${b.rollouts} rollouts in ${blocks}, ${b.method}`
+    : `error basis too thin: ${b.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
 }
 
 /**
@@ -186,32 +207,64 @@ export function kaplanMeierMean(
   return area;
 }
 
+/** The estimate per run-minute, compactly: what the record keeps so others compare at equal run age. */
+export interface EstimateTrajectory {
+  from_minute: number;
+  step_minutes: number;
+  /** Projected full-run seconds per rollout at from_minute + k × step_minutes. */
+  values: number[];
+  /** Its standard error on the log scale. */
+  log_se: number[];
+  /** First run-minute whose error basis was enough for a claim; null: none yet. */
+  basis_from_minute: number | null;
+  /** The rollout-level drift at that minute (relative per hour) and its s.e.; null: not measurable yet. */
+  drift_slope: Array<number | null>;
+  drift_se: Array<number | null>;
+}
+
 /**
- * Standard error of the mean duration: the larger of the batch-weighted one (i.i.d. rollouts) and
- * the one of 5-minute blocks by start, over the starts old enough that all their rollouts have ended
- * (a recent block holds only its short rollouts), so that slow waves in the durations widen it.
+ * The decision's estimate as it was at each whole run-minute up to now (the same data cut at that
+ * minute), or null before the first one. The record keeps it, so a later candidate is compared with
+ * this run as it was at the candidate's run-minute (src/analysis/decision.ts referenceAtAge).
  */
-function durationSe(steady: readonly RolloutBatch[], W: number, n: number, now: number): number {
-  const B = steady.length;
-  const iid =
-    B > 1 ? Math.sqrt(steady.reduce((a, b) => a + b.n * (b.duration - W) ** 2, 0) / (B - 1) / n) : W;
-  const longest = Math.max(...steady.map((b) => b.duration));
-  const blocks = new Map<number, { s: number; n: number }>();
-  for (const b of steady) {
-    if (b.start > now - longest) continue;
-    const k = Math.floor(b.start / 5);
-    const x = blocks.get(k) ?? { s: 0, n: 0 };
-    x.s += b.n * b.duration;
-    x.n += b.n;
-    blocks.set(k, x);
+export function estimateTrajectory(i: RolloutEstimateInput, stepMinutes = 1): EstimateTrajectory | null {
+  const values: number[] = [];
+  const logSe: number[] = [];
+  const slope: Array<number | null> = [];
+  const slopeSe: Array<number | null> = [];
+  let from: number | null = null;
+  let basisFrom: number | null = null;
+  const sorted = [...i.batches].sort((a, b) => a.end - b.end);
+  for (let m = Math.ceil(sorted[0]?.end ?? i.now); m <= i.now + 1e-9; m += stepMinutes) {
+    const later = sorted.filter((b) => b.end > m).reduce((a, b) => a + b.n, 0);
+    const e = rolloutEstimate({ ...i, now: m, completed: Math.max(0, i.completed - later) });
+    if (!e) {
+      if (from === null) continue;
+      values.push(values.at(-1) as number);
+      logSe.push(logSe.at(-1) as number);
+      slope.push(slope.at(-1) ?? null);
+      slopeSe.push(slopeSe.at(-1) ?? null);
+      continue;
+    }
+    from ??= m;
+    const p = e.projected_full_run;
+    values.push(p.value);
+    logSe.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
+    slope.push(e.drift?.slope_relative_per_hour ?? null);
+    slopeSe.push(e.drift?.se ?? null);
+    if (basisFrom === null && e.error_basis.enough) basisFrom = m;
   }
-  const xs = [...blocks.values()];
-  if (xs.length < 3) return iid;
-  const means = xs.map((x) => x.s / x.n);
-  const m = mean(means);
-  const blockVar = means.reduce((a, x) => a + (x - m) ** 2, 0) / (means.length - 1);
-  // the block means' spread, scaled to the n rollouts (blocks of the average size each)
-  return Math.max(iid, Math.sqrt((blockVar * mean(xs.map((x) => x.n))) / n));
+  return from === null
+    ? null
+    : {
+        from_minute: from,
+        step_minutes: stepMinutes,
+        values,
+        log_se: logSe,
+        basis_from_minute: basisFrom,
+        drift_slope: slope,
+        drift_se: slopeSe,
+      };
 }
 
 /** The per-worker sum and count series of one run, in run-minutes, for reconstructRollouts. */

@@ -8,7 +8,7 @@ import type { LabelState } from '../github/labels.js';
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import type { Failure, Interval } from '../types/generated/metrics.js';
+import type { Failure, Interval, Verdict } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
 import type { AutopilotContext } from '../usecases/autopilot.js';
 
@@ -47,8 +47,9 @@ export interface MonitorExperiment {
   grafanaUrl?: string | null;
   /** The experiment cluster's Prometheus; the ports' default when absent. */
   prometheus?: PrometheusClient;
-  baseline?: { name: string; value: Interval } | null;
-  best?: { name: string; value: Interval } | null;
+  /** The record's references; `verdict` (with its trajectory) lets a candidate be compared at equal run age. */
+  baseline?: { name: string; value: Interval; verdict?: Verdict } | null;
+  best?: { name: string; value: Interval; verdict?: Verdict } | null;
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
   gpusPerNode?: number;
   /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */

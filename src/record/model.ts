@@ -2,7 +2,7 @@
 // Pure: no I/O here. Types come from topologies/schema/record.schema.json.
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import type { Interval } from '../types/generated/metrics.js';
+import type { Interval, Verdict } from '../types/generated/metrics.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 
 export type {
@@ -104,8 +104,14 @@ export function bestRun(record: ExperimentRecord): RecordRun | undefined {
   return name ? record.runs.find((r) => r.name === name) : undefined;
 }
 
-/** A record run as the monitor's reference: its name and projected seconds per rollout with interval. */
-export function referenceOf(run: RecordRun | undefined): { name: string; value: Interval } | null {
+/**
+ * A record run as the monitor's reference: its name, projected seconds per rollout with interval, and
+ * its verdict (with the decision estimate's trajectory, so that a candidate is compared with it at
+ * equal run age: src/analysis/decision.ts referenceAtAge).
+ */
+export function referenceOf(
+  run: RecordRun | undefined,
+): { name: string; value: Interval; verdict?: Verdict } | null {
   const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
-  return run && value ? { name: run.name, value } : null;
+  return run && value ? { name: run.name, value, ...(run.verdict ? { verdict: run.verdict } : {}) } : null;
 }

@@ -80,6 +80,42 @@ export interface Verdict {
      * What the estimate used.
      */
     evidence: string;
+    /**
+     * What the standard error rests on (src/analysis/rollout-error.ts); enough false: no claim is made on it.
+     */
+    error_basis?: {
+      /**
+       * Independent blocks of starts (half a mean duration long) with ended rollouts.
+       */
+      blocks: number;
+      block_minutes: number;
+      rollouts: number;
+      method: string;
+      enough: boolean;
+    };
+    /**
+     * Rollout-level drift: durations against start time after the transient, relative per hour (the decision's drift guard).
+     */
+    drift?: null | {
+      slope_relative_per_hour: number;
+      se: number;
+      from_minute: number;
+    };
+    /**
+     * The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.
+     */
+    trajectory?: null | {
+      from_minute: number;
+      step_minutes: number;
+      values: number[];
+      log_se: number[];
+      basis_from_minute: number | null;
+      /**
+       * The rollout-level drift at each minute (relative per hour); null where it could not be measured yet.
+       */
+      drift_slope?: (number | null)[];
+      drift_se?: (number | null)[];
+    };
   };
 }
 /**

@@ -10,6 +10,7 @@ describe('record references', () => {
     expect(referenceOf(baselineRun(record))).toEqual({
       name: 'baseline',
       value: record.runs[0]?.verdict?.projected_full_run,
+      verdict: record.runs[0]?.verdict,
     });
     const best = referenceOf(bestRun(record));
     expect(best?.name).toBe('renderer-split');

@@ -1,0 +1,192 @@
+// Issue 31: the equal-run-age reference, an error basis the error's own estimate needs, a standard
+// error that does not count the fading congestion as noise, the rollout-level drift guard, and the
+// closed design at the horizon. Each test fails on the code before it for the reason named.
+import { describe, expect, it } from 'vitest';
+import { decideCandidate, referenceAtAge, type VerdictLike } from '../../../src/analysis/decision.js';
+import {
+  estimateTrajectory,
+  type RolloutEstimateInput,
+  reconstructRollouts,
+  rolloutEstimate,
+} from '../../../src/analysis/rollouts.js';
+
+function uniform(seed: number) {
+  let x = seed;
+  return () => {
+    x = (x * 16807) % 2147483647;
+    return x / 2147483647;
+  };
+}
+
+/**
+ * A closed loop: every slot starts at 0 and runs rollouts back to back; `duration(start, u, k)` is a
+ * rollout's duration in minutes (k: its index in the slot, u: a uniform draw). Scraped per worker
+ * every `step` minutes into the histogram's sum and count, read back as rollouts.ts does.
+ */
+function loop(o: {
+  slots: number;
+  workers: number;
+  until: number;
+  step: number;
+  seed: number;
+  duration: (start: number, u: () => number, k: number) => number;
+}): RolloutEstimateInput {
+  const u = uniform(o.seed);
+  const ends: Array<{ worker: number; end: number; d: number }> = [];
+  for (let s = 0; s < o.slots; s++)
+    for (let t = 0, k = 0; t < o.until + 1; k++) {
+      const d = o.duration(t, u, k);
+      ends.push({ worker: s % o.workers, end: t + d, d });
+      t += d;
+    }
+  const ticks = Math.floor(o.until / o.step) + 1;
+  const series = (w: number, f: (e: { d: number }) => number) => ({
+    labels: { worker_id: String(w) },
+    points: Array.from({ length: ticks }, (_, i) => ({
+      t: i * o.step,
+      v: ends.filter((e) => e.worker === w && e.end <= i * o.step).reduce((a, e) => a + f(e), 0),
+    })),
+  });
+  const ws = Array.from({ length: o.workers }, (_, w) => w);
+  const batches = reconstructRollouts(
+    ws.map((w) => series(w, (e) => 60 * e.d)),
+    ws.map((w) => series(w, () => 1)),
+  );
+  return {
+    batches,
+    now: o.until,
+    runEnd: 234,
+    inFlight: o.slots,
+    completed: ends.filter((e) => e.end <= o.until).length,
+    step: o.step,
+  };
+}
+
+/** The candidate's verdict from its rollouts, as observe.ts builds it (trajectory included). */
+function verdictOf(i: RolloutEstimateInput): VerdictLike {
+  const e = rolloutEstimate(i);
+  if (!e) throw new Error('no estimate');
+  return {
+    state: 'stabilising',
+    minutes_of_data: i.now,
+    projected_full_run: e.projected_full_run,
+    decision_estimate: { ...e, trajectory: estimateTrajectory(i) },
+  };
+}
+
+/** A precise reference read at `minutes`, at `value` (no rollout estimate: a plain projection). */
+const plain = (value: number, minutes: number, rel = 0.002): VerdictLike => ({
+  state: 'stable',
+  minutes_of_data: minutes,
+  projected_full_run: { value, low: value * Math.exp(-rel), high: value * Math.exp(rel) },
+});
+
+describe('the reference at equal run age (a)', () => {
+  // a reference that slows 6%/h, read over its whole 120 minutes; its trajectory is what the
+  // record keeps. A candidate equal to it, read at 15 minutes, is a tie, never `better`.
+  const slowing = (i: number) => 3 * (1 + (0.06 * (15 + i)) / 60);
+  const recorded: VerdictLike = {
+    ...plain(slowing(105), 120),
+    decision_estimate: {
+      projected_full_run: plain(slowing(105), 120).projected_full_run as NonNullable<
+        VerdictLike['projected_full_run']
+      >,
+      first_wave_end_minutes: 4,
+      steady_rollouts: 3000,
+      censored_rollouts: 64,
+      evidence: 'recorded',
+      trajectory: {
+        from_minute: 15,
+        step_minutes: 1,
+        values: Array.from({ length: 106 }, (_, i) => slowing(i)),
+        log_se: Array.from({ length: 106 }, () => 0.002),
+        basis_from_minute: 15,
+      },
+    },
+  };
+  const candidate = { ...plain(slowing(0), 15, 0.004), state: 'stabilising' as const, warmup_end_minutes: 4 };
+  it('compares the candidate with the reference as it was at the candidate’s run-minute', () => {
+    const at = referenceAtAge(recorded, 15);
+    expect(at.projection?.value).toBeCloseTo(slowing(0), 6);
+    expect(at.gapMinutes).toBe(0);
+    const d = decideCandidate(candidate, { name: 'baseline', verdict: recorded });
+    expect(d.state).not.toBe('better');
+    expect(Math.abs(d.relative_change?.value ?? 1)).toBeLessThan(0.005);
+    expect(d.evidence.join(' ')).toContain('as it was at run-minute 15 (equal run age, from its trajectory)');
+  });
+  it('without a trajectory (an older record) the age difference widens the interval: no `better`', () => {
+    const older = { ...recorded, decision_estimate: null };
+    const d = decideCandidate(candidate, { name: 'baseline', verdict: older });
+    expect(d.state).not.toBe('better');
+    expect(d.evidence.join(' ')).toContain('105 minutes from the candidate');
+  });
+});
+
+describe('the error basis (b)', () => {
+  // a slow run read from one rollout per slot after the first wave: 64 rollouts that all started at
+  // once and all ran 10% fast (a shared condition). Their spread says nothing about that.
+  const slow = loop({
+    slots: 64,
+    workers: 4,
+    until: 25,
+    step: 0.25,
+    seed: 7,
+    duration: (_t, u, k) =>
+      k === 0 ? 10 * (0.95 + 0.1 * u()) : k === 1 ? 9 * (0.97 + 0.06 * u()) : 10 * (0.97 + 0.06 * u()),
+  });
+  it('makes no claim on fewer independent blocks of starts than the error needs, and says why', () => {
+    const v = verdictOf(slow);
+    expect(v.decision_estimate?.error_basis?.enough).toBe(false);
+    // the reference is the same run's truth: a tie (its steady rollouts last 10 minutes)
+    const truth = (60 * 234) / (slow.completed + (64 / 10) * (234 - 25));
+    const d = decideCandidate(v, { name: 'baseline', verdict: plain(truth, 25) });
+    expect(d.state).toBe('measuring');
+    expect(d.evidence.join(' ')).toContain('error basis too thin');
+  });
+});
+
+describe('the standard error and the drift guard (c)', () => {
+  // congestion that fades over the first 20 minutes slows every rollout started in it: a transient,
+  // not noise. 15% independent noise per rollout.
+  const fading = (seed: number, until: number, factor = 1, drift = 0) =>
+    loop({
+      slots: 64,
+      workers: 4,
+      until,
+      step: 0.25,
+      seed,
+      duration: (t, u) =>
+        3 * factor * (1 + Math.max(0, 1 - t / 20)) * (1 + (drift * t) / 60) * (0.74 + 0.52 * u()),
+    });
+  it('does not count the fading congestion as noise: the interval stays near the independent rollouts’ one', () => {
+    const i = fading(3, 45);
+    const e = rolloutEstimate(i);
+    expect(e).not.toBeNull();
+    if (!e) return;
+    const future = (64 / e.mean_duration_minutes) * (234 - 45);
+    const share = future / (i.completed + future);
+    const iid = (0.15 / Math.sqrt(e.steady_rollouts)) * share; // U(0.74, 1.26): 15% s.d.
+    const half = Math.log(e.projected_full_run.high / e.projected_full_run.value);
+    expect(half).toBeLessThan(1.96 * iid * 1.6);
+    expect(e.error_basis.enough).toBe(true);
+  });
+  it('holds `better` back on a candidate whose rollout durations drift 30%/h (truly worse over the run)', () => {
+    const i = fading(5, 40, 0.85, 0.3);
+    const v = verdictOf(i);
+    expect(v.decision_estimate?.drift?.slope_relative_per_hour).toBeGreaterThan(0.15);
+    // the reference: the same congestion, no drift, read at the same age
+    const r = verdictOf(fading(6, 40));
+    const d = decideCandidate(v, { name: 'baseline', verdict: r });
+    expect(d.state).not.toBe('better');
+    expect(d.state).not.toBe('equivalent');
+    expect(d.evidence.join(' ')).toContain('drift guard: better held back');
+  });
+  it('a faster candidate without drift is called better once a steep drift is ruled out', () => {
+    const d = decideCandidate(verdictOf(fading(5, 70, 0.85)), {
+      name: 'baseline',
+      verdict: verdictOf(fading(6, 70)),
+    });
+    expect(d.state).toBe('better');
+    expect(d.evidence.join(' ')).toContain('drift guard: neither run drifts');
+  });
+});
