@@ -62599,10 +62599,10 @@ var require_cluster = __commonJS({
       clusterMetrics() {
         const requestId = requestCtr++;
         return new Promise((resolve18, reject) => {
-          let settled = false;
+          let settled2 = false;
           function done(err, result) {
-            if (settled) return;
-            settled = true;
+            if (settled2) return;
+            settled2 = true;
             if (err) reject(err);
             else resolve18(result);
           }
@@ -63308,6 +63308,263 @@ function sumCounters(series) {
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
 
+// src/analysis/rollout-error.ts
+var MIN_ERROR_BLOCKS = 4;
+function settled(steady, now) {
+  const ds = steady.flatMap((b2) => Array(Math.min(b2.n, 50)).fill(b2.duration)).sort((a, b2) => a - b2);
+  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
+  return steady.filter((b2) => b2.start <= now - q90);
+}
+function blocksOf(batches, L2, t0) {
+  const m2 = /* @__PURE__ */ new Map();
+  for (const b2 of batches) {
+    const k2 = Math.floor((b2.start - t0) / L2);
+    const x2 = m2.get(k2) ?? { s: 0, n: 0 };
+    x2.s += b2.n * b2.duration;
+    x2.n += b2.n;
+    m2.set(k2, x2);
+  }
+  return [...m2.entries()].sort((a, b2) => a[0] - b2[0]).map(([k2, x2]) => ({ k: k2, n: x2.n, mean: x2.s / x2.n }));
+}
+function withinBlockVariance(steady, L2, t0) {
+  const means = new Map(blocksOf(steady, L2, t0).map((b2) => [b2.k, b2.mean]));
+  let ss = 0;
+  for (const b2 of steady)
+    ss += b2.n * (b2.duration - means.get(Math.floor((b2.start - t0) / L2))) ** 2;
+  const df = steady.length - means.size;
+  return df > 0 ? ss / df : null;
+}
+function sharedVariance(blocks, sigma2, n) {
+  if (blocks.length < 5) return null;
+  let ss = 0;
+  let c = 0;
+  for (let i = 1; i + 1 < blocks.length; i++) {
+    const [a, b2, d2] = [blocks[i - 1], blocks[i], blocks[i + 1]];
+    ss += (a.mean - 2 * b2.mean + d2.mean) ** 2;
+    c++;
+  }
+  const v2 = ss / c / 6;
+  const shared = Math.max(0, v2 - sigma2 * mean(blocks.map((x2) => 1 / x2.n)));
+  const w2 = blocks.reduce((s, x2) => s + x2.n * x2.n, 0) / (n * n);
+  return shared * w2;
+}
+function durationError(steady, W2, n, now, step) {
+  const L2 = Math.max(2 * step, W2 / 2);
+  const t0 = Math.min(...steady.map((b2) => b2.start));
+  const sigma2 = withinBlockVariance(steady, L2, t0) ?? W2 * W2;
+  const iid2 = sigma2 / n;
+  const done = settled(steady, now);
+  const base = blocksOf(done, L2, t0);
+  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L2;
+  const stationary = done.filter((b2) => b2.start >= from);
+  let shared = 0;
+  for (let scale = L2; ; scale *= 2) {
+    const blocks = blocksOf(stationary, scale, from);
+    const v2 = sharedVariance(
+      blocks,
+      sigma2,
+      stationary.reduce((a, b2) => a + b2.n, 0)
+    );
+    if (v2 === null) break;
+    shared = Math.max(shared, v2);
+  }
+  const enough = base.length >= MIN_ERROR_BLOCKS;
+  return {
+    se: Math.sqrt(iid2 + shared),
+    basis: {
+      blocks: base.length,
+      block_minutes: round(L2, 2),
+      rollouts: n,
+      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
+      enough
+    }
+  };
+}
+function mserStart(blocks) {
+  let best = 0;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (let d2 = 0; d2 <= Math.floor(blocks.length / 2); d2++) {
+    const rest = blocks.slice(d2);
+    const m2 = mean(rest.map((b2) => b2.mean));
+    const score = rest.reduce((a, b2) => a + (b2.mean - m2) ** 2, 0) / rest.length ** 2;
+    if (score < bestScore) {
+      bestScore = score;
+      best = d2;
+    }
+  }
+  return best;
+}
+function rolloutDrift(steady, W2, now, step) {
+  const done = settled(steady, now);
+  if (!done.length || !(W2 > 0)) return null;
+  const L2 = Math.max(2 * step, W2 / 2);
+  const t0 = Math.min(...done.map((b2) => b2.start));
+  const blocks = blocksOf(done, L2, t0);
+  const rest = blocks.slice(mserStart(blocks));
+  if (rest.length < 4) return null;
+  const fit = linearFit(
+    rest.map((b2) => t0 + (b2.k + 0.5) * L2),
+    rest.map((b2) => b2.mean / W2)
+  );
+  if (!Number.isFinite(fit.seB)) return null;
+  return {
+    slope_relative_per_hour: round(60 * fit.b, 4),
+    se: round(60 * fit.seB, 4),
+    from_minute: round(t0 + rest[0].k * L2, 2)
+  };
+}
+
+// src/analysis/rollouts.ts
+function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
+  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
+  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
+  const out = [];
+  for (const c of count2) {
+    const worker = key(c.labels);
+    const sp = sums.get(worker);
+    if (!sp) continue;
+    const sAt = new Map(sp.map((p) => [p.t, p.v]));
+    let prev = null;
+    for (const p of c.points) {
+      const s = sAt.get(p.t);
+      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
+      if (prev && p.v >= prev.n && s >= prev.s) {
+        const dn = Math.round(p.v - prev.n);
+        if (dn > 0) {
+          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
+          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
+        }
+      }
+      prev = { n: p.v, s };
+    }
+  }
+  return out.sort((a, b2) => a.end - b2.end);
+}
+var MIN_STEADY_ROLLOUTS = 20;
+function rolloutEstimate(i) {
+  const I2 = i.inFlight;
+  if (!I2 || !(I2 > 0) || !i.batches.length) return null;
+  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
+  const n = steady.reduce((a, b2) => a + b2.n, 0);
+  if (n < MIN_STEADY_ROLLOUTS) return null;
+  const ends = i.batches.filter((b2) => b2.end <= i.now).flatMap((b2) => Array(b2.n).fill(b2.end));
+  const inFlightStarts = ends.slice(-Math.min(I2, ends.length)).filter((s) => s > firstWaveEnd);
+  const W2 = kaplanMeierMean(
+    steady.map((b2) => ({ t: b2.duration, n: b2.n })),
+    inFlightStarts.map((s) => i.now - s)
+  );
+  if (!(W2 > 0)) return null;
+  const { se: se2, basis } = durationError(steady, W2, n, i.now, i.step);
+  const drift = rolloutDrift(steady, W2, i.now, i.step);
+  const rate = I2 / W2;
+  const future = rate * Math.max(0, i.runEnd - i.now);
+  const value = 60 * i.runEnd / (i.completed + future);
+  const rel = se2 / W2 * (future / (i.completed + future));
+  const projected = {
+    value: round(value, 4),
+    low: round(value * Math.exp(-1.96 * rel), 4),
+    high: round(value * Math.exp(1.96 * rel), 4)
+  };
+  return {
+    projected_full_run: projected,
+    first_wave_end_minutes: round(firstWaveEnd, 2),
+    mean_duration_minutes: round(W2, 4),
+    steady_rollouts: n,
+    censored_rollouts: inFlightStarts.length,
+    first_wave_rollouts: firstWave,
+    error_basis: basis,
+    drift,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W2, 1)} s \xB1 ${round(100 * (se2 / W2), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I2} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+  };
+}
+function basisText(b2) {
+  const blocks = `${b2.blocks} block${b2.blocks === 1 ? "" : "s"} of ${b2.block_minutes} min of starts`;
+  return b2.enough ? `error from ${b2.rollouts} rollouts in ${blocks}, ${b2.method}` : `error basis too thin: ${b2.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
+}
+function splitFirstWave(batches, now, step) {
+  const t0 = Math.min(...batches.map((b2) => b2.start));
+  const firstEnd = Math.min(...batches.map((b2) => b2.end));
+  const firstWaveEnd = t0 + step;
+  const steady = [];
+  let firstWave = 0;
+  for (const b2 of batches) {
+    if (b2.end > now) continue;
+    if (b2.start <= firstWaveEnd) {
+      firstWave += b2.n;
+      continue;
+    }
+    const longest = b2.end - firstEnd + step;
+    let k2 = 0;
+    let rest = b2.duration;
+    while (k2 < b2.n && rest > longest) {
+      k2++;
+      rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
+    }
+    firstWave += k2;
+    if (k2 < b2.n && rest > 0) steady.push({ ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest });
+  }
+  return { steady, firstWave, firstWaveEnd };
+}
+function kaplanMeierMean(events, censored) {
+  const all = [
+    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
+    ...censored.map((t) => ({ t, d: 0, c: 1 }))
+  ].sort((a, b2) => a.t - b2.t || b2.d - a.d);
+  let atRisk = all.reduce((a, x2) => a + x2.d + x2.c, 0);
+  let S2 = 1;
+  let area = 0;
+  let last = 0;
+  for (const x2 of all) {
+    if (x2.d > 0) {
+      area += S2 * (x2.t - last);
+      last = x2.t;
+      S2 *= 1 - x2.d / atRisk;
+    }
+    atRisk -= x2.d + x2.c;
+  }
+  return area;
+}
+function estimateTrajectory(i, stepMinutes = 1) {
+  const values = [];
+  const logSe2 = [];
+  const slope = [];
+  const slopeSe = [];
+  let from = null;
+  let basisFrom = null;
+  const sorted = [...i.batches].sort((a, b2) => a.end - b2.end);
+  for (let m2 = Math.ceil(sorted[0]?.end ?? i.now); m2 <= i.now + 1e-9; m2 += stepMinutes) {
+    const later = sorted.filter((b2) => b2.end > m2).reduce((a, b2) => a + b2.n, 0);
+    const e = rolloutEstimate({ ...i, now: m2, completed: Math.max(0, i.completed - later) });
+    if (!e) {
+      if (from === null) continue;
+      values.push(values.at(-1));
+      logSe2.push(logSe2.at(-1));
+      slope.push(slope.at(-1) ?? null);
+      slopeSe.push(slopeSe.at(-1) ?? null);
+      continue;
+    }
+    from ??= m2;
+    const p = e.projected_full_run;
+    values.push(p.value);
+    logSe2.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
+    slope.push(e.drift?.slope_relative_per_hour ?? null);
+    slopeSe.push(e.drift?.se ?? null);
+    if (basisFrom === null && e.error_basis.enough) basisFrom = m2;
+  }
+  return from === null ? null : {
+    from_minute: from,
+    step_minutes: stepMinutes,
+    values,
+    log_se: logSe2,
+    basis_from_minute: basisFrom,
+    drift_slope: slope,
+    drift_se: slopeSe
+  };
+}
+function perWorkerMinutes(series, toMinutes) {
+  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
+}
+
 // src/analysis/decision.ts
 var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
 var DECISION_DEFAULTS = {
@@ -63319,6 +63576,52 @@ var DECISION_DEFAULTS = {
 function decisionProjection(v2) {
   return v2?.decision_estimate?.projected_full_run ?? v2?.projected_full_run ?? null;
 }
+var DRIFT_GUARD = {
+  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
+  limitPerHour: 0.05,
+  /** …and so does one not ruled out (one-sided 95%) below this. */
+  steepPerHour: 0.2
+};
+var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+function referenceAtAge(reference, minute) {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k2 = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k2 < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
+      };
+    const at = traj.from_minute + k2 * traj.step_minutes;
+    const [value, se2] = [traj.values[k2], traj.log_se[k2]];
+    const [slope, slopeSe] = [traj.drift_slope?.[k2] ?? null, traj.drift_se?.[k2] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se2), high: value * Math.exp(1.96 * se2) },
+      logSe: se2,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  return {
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide` : "at equal run age"
+  };
+}
+var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
 function steadyFrom(v2) {
   return v2.decision_estimate?.first_wave_end_minutes ?? v2.warmup_end_minutes ?? void 0;
 }
@@ -63348,16 +63651,13 @@ function claimRadius(candidate, s, options2) {
       radius: null,
       why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
     };
-  const c = boundaryAt({ minutes, warmupEnd, maxMinutes: max }, alpha);
-  if (c === null)
-    return {
-      radius: null,
-      why: `past max_decision_minutes (${max}): the error allowed is spent, no claim is made any more`
-    };
-  const look = lookIndex({ minutes, warmupEnd, maxMinutes: max });
+  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
   return {
     radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...minutes >= max - 1e-9 ? { final: true } : {}
   };
 }
 function logSe(i) {
@@ -63378,18 +63678,36 @@ var slopeText = (v2) => {
   const s = v2.drift?.slope_relative_per_hour;
   return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
 };
-function driftGuard(state2, lo, m2, candidate, reference, shown) {
+function rolloutDriftHold(candidate, r, g) {
+  const est = candidate.decision_estimate;
+  if (!est) return null;
+  const c = est.drift;
+  if (!c)
+    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
+  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
+  const se2 = Math.hypot(c.se, r?.se ?? 0);
+  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se2)} against the reference\u2019s`;
+  if (Math.abs(diff) - 2 * se2 > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
+  if (Math.abs(diff) + 1.645 * se2 > g.steepPerHour)
+    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
+  return null;
+}
+function driftGuard(state2, lo, m2, runs, g) {
   if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
+  const { candidate, reference, shown } = runs;
   const who = [
     candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
     reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
   ].filter((x2) => !!x2);
-  if (!who.length)
+  const rollout = rolloutDriftHold(candidate, runs.drift, g);
+  if (!who.length && !rollout)
     return {
       state: state2,
-      evidence: ["drift guard: neither run drifts (the detector rules out a significant trend)"]
+      evidence: [
+        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
+      ]
     };
-  const held = `drift guard: ${state2} held back while ${who.join(" and ")} drifts`;
+  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
   return lo > -m2 ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
 }
 function decideCandidate(candidate, reference, options2 = {}) {
@@ -63399,50 +63717,82 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const base = { against, min_improvement: m2, method: methodText(options2) };
   const read2 = comparable(candidate, reference, base, shown, options2);
   if ("decision" in read2) return read2.decision;
-  const { cv, rv, ref } = read2;
-  const d2 = Math.log(cv.value / rv.value);
-  const s = Math.hypot(logSe(cv), logSe(rv));
+  const { cv, at, ref } = read2;
+  const d2 = Math.log(cv.value / at.projection.value);
+  const s = Math.hypot(logSe(cv), at.logSe);
   const claim = claimRadius(candidate, s, options2);
-  if (claim.radius === null) {
-    const value = round(Math.exp(d2) - 1, 4);
-    return {
-      ...base,
-      state: "measuring",
-      relative_change: { value, low: value, high: value },
-      evidence: [`change vs ${shown}: ${pct(value)}; ${claim.why}`]
-    };
-  }
-  const r = claim.radius;
+  if (claim.radius === null)
+    return unclaimed(base, d2, `change vs ${shown}: ${pct(Math.exp(d2) - 1)}; ${claim.why}`);
+  const r = claim.radius + ageGapHide(at.gapMinutes);
   const [lo, hi] = [Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1];
   const change = { value: round(Math.exp(d2) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const guard = driftGuard(stateOf(lo, hi, m2), lo, m2, candidate, ref.verdict, shown);
+  const thin = thinBasis(candidate, at, shown);
+  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
+  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs, options2.driftGuard ?? DRIFT_GUARD);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
+    `${shown} ${at.text}`,
     ...guard.evidence,
     `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
-  if (guard.state === "measuring") {
-    const eta = expectedMinutes(candidate, d2, s, m2, options2);
-    const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-    return {
-      ...base,
-      state: "measuring",
-      relative_change: change,
-      expected_minutes_to_decision: eta,
-      evidence: [...evidence, when]
-    };
-  }
+  const held = !!thin || guard.evidence.length > 0;
+  if (guard.state === "measuring" && claim.final)
+    return settleAtHorizon({ base, change, d: d2, s, m: m2, shown, evidence, held, candidate });
+  if (guard.state === "measuring")
+    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d2, s, m2, options2));
+  return decided(base, guard.state, change, candidate, [
+    ...evidence,
+    `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
+  ]);
+}
+function unclaimed(base, d2, text2) {
+  const value = round(Math.exp(d2) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text2]
+  };
+}
+function stillMeasuring(base, change, evidence, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: change,
+    expected_minutes_to_decision: eta,
+    evidence: [...evidence, when]
+  };
+}
+function decided(base, state2, change, candidate, evidence) {
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: guard.state,
+    state: state2,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence: [
-      ...evidence,
-      `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
-    ]
+    evidence
   };
+}
+function thinBasis(candidate, at, shown) {
+  const b2 = candidate.decision_estimate?.error_basis;
+  if (b2 && !b2.enough) return `no claim: the candidate's ${basisText(b2)}`;
+  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
+  return null;
+}
+function settleAtHorizon(x2) {
+  const state2 = !x2.held && Math.abs(x2.change.value) < x2.m ? "equivalent" : "not-better";
+  const p = x2.s > 0 ? upperTailZ((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
+  return decided(x2.base, state2, x2.change, x2.candidate, [
+    ...x2.evidence,
+    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x2.m)} faster than ${x2.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x2.m)} faster reads this slow or slower with probability ${pct(p)}`
+  ]);
+}
+function upperTailZ(z2) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z2));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q2 = Math.exp(-0.5 * z2 * z2) / Math.sqrt(2 * Math.PI) * poly;
+  return z2 >= 0 ? q2 : 1 - q2;
 }
 function methodText(options2) {
   const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
@@ -63460,8 +63810,11 @@ function comparable(candidate, reference, base, shown, options2) {
       decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
     };
   const cv = decisionProjection(candidate);
-  const rv = decisionProjection(reference.verdict);
-  if (usable(candidate) && usable(reference.verdict) && cv && rv) return { cv, rv, ref: reference };
+  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
+  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
+    return { cv, at, ref: reference };
+  if (usable(candidate) && usable(reference.verdict))
+    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
   const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
   return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
 }
@@ -63510,7 +63863,7 @@ function leadingCandidate(candidates, reference) {
   for (const c of candidates)
     if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
       best = c;
-  const ref = decisionProjection(reference)?.value;
+  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
   if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
   return best;
 }
@@ -66763,7 +67116,64 @@ var metrics_schema_default = {
                 steady_rollouts: { type: "integer", minimum: 0 },
                 censored_rollouts: { type: "integer", minimum: 0 },
                 first_wave_rollouts: { type: "integer", minimum: 0 },
-                evidence: { type: "string", description: "What the estimate used." }
+                evidence: { type: "string", description: "What the estimate used." },
+                error_basis: {
+                  type: "object",
+                  additionalProperties: false,
+                  description: "What the standard error rests on (src/analysis/rollout-error.ts); enough false: no claim is made on it.",
+                  required: ["blocks", "block_minutes", "rollouts", "method", "enough"],
+                  properties: {
+                    blocks: {
+                      type: "integer",
+                      minimum: 0,
+                      description: "Independent blocks of starts (half a mean duration long) with ended rollouts."
+                    },
+                    block_minutes: { type: "number" },
+                    rollouts: { type: "integer", minimum: 0 },
+                    method: { type: "string" },
+                    enough: { type: "boolean" }
+                  }
+                },
+                drift: {
+                  description: "Rollout-level drift: durations against start time after the transient, relative per hour (the decision's drift guard).",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: ["slope_relative_per_hour", "se", "from_minute"],
+                      properties: {
+                        slope_relative_per_hour: { type: "number" },
+                        se: { type: "number" },
+                        from_minute: { type: "number" }
+                      }
+                    }
+                  ]
+                },
+                trajectory: {
+                  description: "The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: ["from_minute", "step_minutes", "values", "log_se", "basis_from_minute"],
+                      properties: {
+                        from_minute: { type: "number" },
+                        step_minutes: { type: "number", exclusiveMinimum: 0 },
+                        values: { type: "array", items: { type: "number" } },
+                        log_se: { type: "array", items: { type: "number", minimum: 0 } },
+                        basis_from_minute: { type: ["number", "null"] },
+                        drift_slope: {
+                          type: "array",
+                          description: "The rollout-level drift at each minute (relative per hour); null where it could not be measured yet.",
+                          items: { type: ["number", "null"] }
+                        },
+                        drift_se: { type: "array", items: { type: ["number", "null"] } }
+                      }
+                    }
+                  ]
+                }
               }
             }
           ]
@@ -68476,9 +68886,9 @@ function checkpoints(f, plan, settledAt) {
   const checks = [];
   for (let j2 = 0; j2 <= 2 * f.s.consecutive_windows; j2++) {
     const t = f.tLast - j2 * H;
-    const settled = j2 === 0 || settledAt(t);
-    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
+    const settled2 = j2 === 0 || settledAt(t);
+    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
   }
   return checks;
 }
@@ -68726,133 +69136,6 @@ function opportunities(usage, bottleneck) {
   return out;
 }
 
-// src/analysis/rollouts.ts
-function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
-  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
-  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
-  const out = [];
-  for (const c of count2) {
-    const worker = key(c.labels);
-    const sp = sums.get(worker);
-    if (!sp) continue;
-    const sAt = new Map(sp.map((p) => [p.t, p.v]));
-    let prev = null;
-    for (const p of c.points) {
-      const s = sAt.get(p.t);
-      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
-      if (prev && p.v >= prev.n && s >= prev.s) {
-        const dn = Math.round(p.v - prev.n);
-        if (dn > 0) {
-          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
-          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
-        }
-      }
-      prev = { n: p.v, s };
-    }
-  }
-  return out.sort((a, b2) => a.end - b2.end);
-}
-var MIN_STEADY_ROLLOUTS = 20;
-function rolloutEstimate(i) {
-  const I2 = i.inFlight;
-  if (!I2 || !(I2 > 0) || !i.batches.length) return null;
-  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
-  const n = steady.reduce((a, b2) => a + b2.n, 0);
-  if (n < MIN_STEADY_ROLLOUTS) return null;
-  const ends = i.batches.filter((b2) => b2.end <= i.now).flatMap((b2) => Array(b2.n).fill(b2.end));
-  const inFlightStarts = ends.slice(-Math.min(I2, ends.length)).filter((s) => s > firstWaveEnd);
-  const W2 = kaplanMeierMean(
-    steady.map((b2) => ({ t: b2.duration, n: b2.n })),
-    inFlightStarts.map((s) => i.now - s)
-  );
-  if (!(W2 > 0)) return null;
-  const se2 = durationSe(steady, W2, n, i.now);
-  const rate = I2 / W2;
-  const future = rate * Math.max(0, i.runEnd - i.now);
-  const value = 60 * i.runEnd / (i.completed + future);
-  const rel = se2 / W2 * (future / (i.completed + future));
-  const projected = {
-    value: round(value, 4),
-    low: round(value * Math.exp(-1.96 * rel), 4),
-    high: round(value * Math.exp(1.96 * rel), 4)
-  };
-  return {
-    projected_full_run: projected,
-    first_wave_end_minutes: round(firstWaveEnd, 2),
-    mean_duration_minutes: round(W2, 4),
-    steady_rollouts: n,
-    censored_rollouts: inFlightStarts.length,
-    first_wave_rollouts: firstWave,
-    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W2, 1)} s \xB1 ${round(100 * (se2 / W2), 1)}% \u2192 ${round(rate, 2)} rollouts/min with ${I2} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
-  };
-}
-function splitFirstWave(batches, now, step) {
-  const t0 = Math.min(...batches.map((b2) => b2.start));
-  const firstEnd = Math.min(...batches.map((b2) => b2.end));
-  const firstWaveEnd = t0 + step;
-  const steady = [];
-  let firstWave = 0;
-  for (const b2 of batches) {
-    if (b2.end > now) continue;
-    if (b2.start <= firstWaveEnd) {
-      firstWave += b2.n;
-      continue;
-    }
-    const longest = b2.end - firstEnd + step;
-    let k2 = 0;
-    let rest = b2.duration;
-    while (k2 < b2.n && rest > longest) {
-      k2++;
-      rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
-    }
-    firstWave += k2;
-    if (k2 < b2.n && rest > 0) steady.push({ ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest });
-  }
-  return { steady, firstWave, firstWaveEnd };
-}
-function kaplanMeierMean(events, censored) {
-  const all = [
-    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
-    ...censored.map((t) => ({ t, d: 0, c: 1 }))
-  ].sort((a, b2) => a.t - b2.t || b2.d - a.d);
-  let atRisk = all.reduce((a, x2) => a + x2.d + x2.c, 0);
-  let S2 = 1;
-  let area = 0;
-  let last = 0;
-  for (const x2 of all) {
-    if (x2.d > 0) {
-      area += S2 * (x2.t - last);
-      last = x2.t;
-      S2 *= 1 - x2.d / atRisk;
-    }
-    atRisk -= x2.d + x2.c;
-  }
-  return area;
-}
-function durationSe(steady, W2, n, now) {
-  const B2 = steady.length;
-  const iid = B2 > 1 ? Math.sqrt(steady.reduce((a, b2) => a + b2.n * (b2.duration - W2) ** 2, 0) / (B2 - 1) / n) : W2;
-  const longest = Math.max(...steady.map((b2) => b2.duration));
-  const blocks = /* @__PURE__ */ new Map();
-  for (const b2 of steady) {
-    if (b2.start > now - longest) continue;
-    const k2 = Math.floor(b2.start / 5);
-    const x2 = blocks.get(k2) ?? { s: 0, n: 0 };
-    x2.s += b2.n * b2.duration;
-    x2.n += b2.n;
-    blocks.set(k2, x2);
-  }
-  const xs = [...blocks.values()];
-  if (xs.length < 3) return iid;
-  const means = xs.map((x2) => x2.s / x2.n);
-  const m2 = mean(means);
-  const blockVar = means.reduce((a, x2) => a + (x2 - m2) ** 2, 0) / (means.length - 1);
-  return Math.max(iid, Math.sqrt(blockVar * mean(xs.map((x2) => x2.n)) / n));
-}
-function perWorkerMinutes(series, toMinutes) {
-  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
-}
-
 // src/analysis/observe.ts
 function first(series, q2) {
   return series[q2]?.[0];
@@ -68950,16 +69233,17 @@ function decisionEstimate(input, t, series, d2, verdict) {
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d2.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
-  const est = rolloutEstimate({
+  const estInput = {
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d2.runEndMinutes ?? now,
     inFlight: inFlight2,
     completed: lastCount,
     step: input.stepSeconds * S2 / 60
-  });
+  };
+  const est = rolloutEstimate(estInput);
   if (!est) return null;
-  return est;
+  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {
@@ -69636,8 +69920,8 @@ function runCost(experiment, cluster) {
   const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
   const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided);
+  const decided2 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided2);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
 }
@@ -69977,7 +70261,7 @@ function bestRun(record) {
 }
 function referenceOf(run3) {
   const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
-  return run3 && value ? { name: run3.name, value } : null;
+  return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
 }
 
 // src/autopilot/runs.ts
@@ -77770,9 +78054,9 @@ function metricsList(run3) {
         `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
-  const decided = decisionText(run3.monitor_decision);
+  const decided2 = decisionText(run3.monitor_decision);
   const compared = comparisonText(run3.comparison);
-  if (decided) lines.push(`- Decision: ${decided}`);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m2) {
     const pairs = [
@@ -78154,9 +78438,9 @@ function renderFinalReport(record, options2 = {}) {
       "",
       `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
     );
-    const decided = decisionText(best.monitor_decision);
+    const decided2 = decisionText(best.monitor_decision);
     const compared = comparisonText(best.comparison);
-    if (decided) out.push(`- Decision: ${decided}`);
+    if (decided2) out.push(`- Decision: ${decided2}`);
     else if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain2.length > 1) {
       out.push("- Changes from the baseline, step by step:");

@@ -66796,7 +66796,64 @@ var metrics_schema_default = {
                 steady_rollouts: { type: "integer", minimum: 0 },
                 censored_rollouts: { type: "integer", minimum: 0 },
                 first_wave_rollouts: { type: "integer", minimum: 0 },
-                evidence: { type: "string", description: "What the estimate used." }
+                evidence: { type: "string", description: "What the estimate used." },
+                error_basis: {
+                  type: "object",
+                  additionalProperties: false,
+                  description: "What the standard error rests on (src/analysis/rollout-error.ts); enough false: no claim is made on it.",
+                  required: ["blocks", "block_minutes", "rollouts", "method", "enough"],
+                  properties: {
+                    blocks: {
+                      type: "integer",
+                      minimum: 0,
+                      description: "Independent blocks of starts (half a mean duration long) with ended rollouts."
+                    },
+                    block_minutes: { type: "number" },
+                    rollouts: { type: "integer", minimum: 0 },
+                    method: { type: "string" },
+                    enough: { type: "boolean" }
+                  }
+                },
+                drift: {
+                  description: "Rollout-level drift: durations against start time after the transient, relative per hour (the decision's drift guard).",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: ["slope_relative_per_hour", "se", "from_minute"],
+                      properties: {
+                        slope_relative_per_hour: { type: "number" },
+                        se: { type: "number" },
+                        from_minute: { type: "number" }
+                      }
+                    }
+                  ]
+                },
+                trajectory: {
+                  description: "The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: ["from_minute", "step_minutes", "values", "log_se", "basis_from_minute"],
+                      properties: {
+                        from_minute: { type: "number" },
+                        step_minutes: { type: "number", exclusiveMinimum: 0 },
+                        values: { type: "array", items: { type: "number" } },
+                        log_se: { type: "array", items: { type: "number", minimum: 0 } },
+                        basis_from_minute: { type: ["number", "null"] },
+                        drift_slope: {
+                          type: "array",
+                          description: "The rollout-level drift at each minute (relative per hour); null where it could not be measured yet.",
+                          items: { type: ["number", "null"] }
+                        },
+                        drift_se: { type: "array", items: { type: ["number", "null"] } }
+                      }
+                    }
+                  ]
+                }
               }
             }
           ]
@@ -68543,9 +68600,9 @@ function checkpoints(f, plan, settledAt) {
   const checks = [];
   for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
     const t = f.tLast - j * H;
-    const settled = j === 0 || settledAt(t);
-    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
+    const settled2 = j === 0 || settledAt(t);
+    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
   }
   return checks;
 }
@@ -68793,6 +68850,112 @@ function opportunities(usage, bottleneck) {
   return out;
 }
 
+// src/analysis/rollout-error.ts
+var MIN_ERROR_BLOCKS = 4;
+function settled(steady, now) {
+  const ds = steady.flatMap((b) => Array(Math.min(b.n, 50)).fill(b.duration)).sort((a, b) => a - b);
+  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
+  return steady.filter((b) => b.start <= now - q90);
+}
+function blocksOf(batches, L, t0) {
+  const m = /* @__PURE__ */ new Map();
+  for (const b of batches) {
+    const k = Math.floor((b.start - t0) / L);
+    const x = m.get(k) ?? { s: 0, n: 0 };
+    x.s += b.n * b.duration;
+    x.n += b.n;
+    m.set(k, x);
+  }
+  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([k, x]) => ({ k, n: x.n, mean: x.s / x.n }));
+}
+function withinBlockVariance(steady, L, t0) {
+  const means = new Map(blocksOf(steady, L, t0).map((b) => [b.k, b.mean]));
+  let ss = 0;
+  for (const b of steady)
+    ss += b.n * (b.duration - means.get(Math.floor((b.start - t0) / L))) ** 2;
+  const df = steady.length - means.size;
+  return df > 0 ? ss / df : null;
+}
+function sharedVariance(blocks, sigma2, n) {
+  if (blocks.length < 5) return null;
+  let ss = 0;
+  let c = 0;
+  for (let i = 1; i + 1 < blocks.length; i++) {
+    const [a, b, d] = [blocks[i - 1], blocks[i], blocks[i + 1]];
+    ss += (a.mean - 2 * b.mean + d.mean) ** 2;
+    c++;
+  }
+  const v = ss / c / 6;
+  const shared = Math.max(0, v - sigma2 * mean(blocks.map((x) => 1 / x.n)));
+  const w = blocks.reduce((s, x) => s + x.n * x.n, 0) / (n * n);
+  return shared * w;
+}
+function durationError(steady, W, n, now, step) {
+  const L = Math.max(2 * step, W / 2);
+  const t0 = Math.min(...steady.map((b) => b.start));
+  const sigma2 = withinBlockVariance(steady, L, t0) ?? W * W;
+  const iid2 = sigma2 / n;
+  const done = settled(steady, now);
+  const base = blocksOf(done, L, t0);
+  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L;
+  const stationary = done.filter((b) => b.start >= from);
+  let shared = 0;
+  for (let scale = L; ; scale *= 2) {
+    const blocks = blocksOf(stationary, scale, from);
+    const v = sharedVariance(
+      blocks,
+      sigma2,
+      stationary.reduce((a, b) => a + b.n, 0)
+    );
+    if (v === null) break;
+    shared = Math.max(shared, v);
+  }
+  const enough = base.length >= MIN_ERROR_BLOCKS;
+  return {
+    se: Math.sqrt(iid2 + shared),
+    basis: {
+      blocks: base.length,
+      block_minutes: round(L, 2),
+      rollouts: n,
+      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
+      enough
+    }
+  };
+}
+function mserStart(blocks) {
+  let best = 0;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (let d = 0; d <= Math.floor(blocks.length / 2); d++) {
+    const rest = blocks.slice(d);
+    const m = mean(rest.map((b) => b.mean));
+    const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
+    if (score < bestScore) {
+      bestScore = score;
+      best = d;
+    }
+  }
+  return best;
+}
+function rolloutDrift(steady, W, now, step) {
+  const done = settled(steady, now);
+  if (!done.length || !(W > 0)) return null;
+  const L = Math.max(2 * step, W / 2);
+  const t0 = Math.min(...done.map((b) => b.start));
+  const blocks = blocksOf(done, L, t0);
+  const rest = blocks.slice(mserStart(blocks));
+  if (rest.length < 4) return null;
+  const fit = linearFit(
+    rest.map((b) => t0 + (b.k + 0.5) * L),
+    rest.map((b) => b.mean / W)
+  );
+  if (!Number.isFinite(fit.seB)) return null;
+  return {
+    slope_relative_per_hour: round(60 * fit.b, 4),
+    se: round(60 * fit.seB, 4),
+    from_minute: round(t0 + rest[0].k * L, 2)
+  };
+}
+
 // src/analysis/rollouts.ts
 function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
   const key = (l) => l.worker_id ?? JSON.stringify(l);
@@ -68833,7 +68996,8 @@ function rolloutEstimate(i) {
     inFlightStarts.map((s) => i.now - s)
   );
   if (!(W > 0)) return null;
-  const se = durationSe(steady, W, n, i.now);
+  const { se, basis } = durationError(steady, W, n, i.now, i.step);
+  const drift = rolloutDrift(steady, W, i.now, i.step);
   const rate = I / W;
   const future = rate * Math.max(0, i.runEnd - i.now);
   const value = 60 * i.runEnd / (i.completed + future);
@@ -68850,8 +69014,14 @@ function rolloutEstimate(i) {
     steady_rollouts: n,
     censored_rollouts: inFlightStarts.length,
     first_wave_rollouts: firstWave,
-    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+    error_basis: basis,
+    drift,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
   };
+}
+function basisText(b) {
+  const blocks = `${b.blocks} block${b.blocks === 1 ? "" : "s"} of ${b.block_minutes} min of starts`;
+  return b.enough ? `error from ${b.rollouts} rollouts in ${blocks}, ${b.method}` : `error basis too thin: ${b.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
 }
 function splitFirstWave(batches, now, step) {
   const t0 = Math.min(...batches.map((b) => b.start));
@@ -68896,25 +69066,42 @@ function kaplanMeierMean(events, censored) {
   }
   return area;
 }
-function durationSe(steady, W, n, now) {
-  const B = steady.length;
-  const iid = B > 1 ? Math.sqrt(steady.reduce((a, b) => a + b.n * (b.duration - W) ** 2, 0) / (B - 1) / n) : W;
-  const longest = Math.max(...steady.map((b) => b.duration));
-  const blocks = /* @__PURE__ */ new Map();
-  for (const b of steady) {
-    if (b.start > now - longest) continue;
-    const k = Math.floor(b.start / 5);
-    const x = blocks.get(k) ?? { s: 0, n: 0 };
-    x.s += b.n * b.duration;
-    x.n += b.n;
-    blocks.set(k, x);
+function estimateTrajectory(i, stepMinutes = 1) {
+  const values = [];
+  const logSe = [];
+  const slope = [];
+  const slopeSe = [];
+  let from = null;
+  let basisFrom = null;
+  const sorted = [...i.batches].sort((a, b) => a.end - b.end);
+  for (let m = Math.ceil(sorted[0]?.end ?? i.now); m <= i.now + 1e-9; m += stepMinutes) {
+    const later = sorted.filter((b) => b.end > m).reduce((a, b) => a + b.n, 0);
+    const e = rolloutEstimate({ ...i, now: m, completed: Math.max(0, i.completed - later) });
+    if (!e) {
+      if (from === null) continue;
+      values.push(values.at(-1));
+      logSe.push(logSe.at(-1));
+      slope.push(slope.at(-1) ?? null);
+      slopeSe.push(slopeSe.at(-1) ?? null);
+      continue;
+    }
+    from ??= m;
+    const p = e.projected_full_run;
+    values.push(p.value);
+    logSe.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
+    slope.push(e.drift?.slope_relative_per_hour ?? null);
+    slopeSe.push(e.drift?.se ?? null);
+    if (basisFrom === null && e.error_basis.enough) basisFrom = m;
   }
-  const xs = [...blocks.values()];
-  if (xs.length < 3) return iid;
-  const means = xs.map((x) => x.s / x.n);
-  const m = mean(means);
-  const blockVar = means.reduce((a, x) => a + (x - m) ** 2, 0) / (means.length - 1);
-  return Math.max(iid, Math.sqrt(blockVar * mean(xs.map((x) => x.n)) / n));
+  return from === null ? null : {
+    from_minute: from,
+    step_minutes: stepMinutes,
+    values,
+    log_se: logSe,
+    basis_from_minute: basisFrom,
+    drift_slope: slope,
+    drift_se: slopeSe
+  };
 }
 function perWorkerMinutes(series, toMinutes) {
   return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
@@ -69017,16 +69204,17 @@ function decisionEstimate(input, t, series, d, verdict) {
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
-  const est = rolloutEstimate({
+  const estInput = {
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
     inFlight,
     completed: lastCount,
     step: input.stepSeconds * S / 60
-  });
+  };
+  const est = rolloutEstimate(estInput);
   if (!est) return null;
-  return est;
+  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {

@@ -43382,7 +43382,64 @@ var metrics_schema_default = {
                 steady_rollouts: { type: "integer", minimum: 0 },
                 censored_rollouts: { type: "integer", minimum: 0 },
                 first_wave_rollouts: { type: "integer", minimum: 0 },
-                evidence: { type: "string", description: "What the estimate used." }
+                evidence: { type: "string", description: "What the estimate used." },
+                error_basis: {
+                  type: "object",
+                  additionalProperties: false,
+                  description: "What the standard error rests on (src/analysis/rollout-error.ts); enough false: no claim is made on it.",
+                  required: ["blocks", "block_minutes", "rollouts", "method", "enough"],
+                  properties: {
+                    blocks: {
+                      type: "integer",
+                      minimum: 0,
+                      description: "Independent blocks of starts (half a mean duration long) with ended rollouts."
+                    },
+                    block_minutes: { type: "number" },
+                    rollouts: { type: "integer", minimum: 0 },
+                    method: { type: "string" },
+                    enough: { type: "boolean" }
+                  }
+                },
+                drift: {
+                  description: "Rollout-level drift: durations against start time after the transient, relative per hour (the decision's drift guard).",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: ["slope_relative_per_hour", "se", "from_minute"],
+                      properties: {
+                        slope_relative_per_hour: { type: "number" },
+                        se: { type: "number" },
+                        from_minute: { type: "number" }
+                      }
+                    }
+                  ]
+                },
+                trajectory: {
+                  description: "The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: ["from_minute", "step_minutes", "values", "log_se", "basis_from_minute"],
+                      properties: {
+                        from_minute: { type: "number" },
+                        step_minutes: { type: "number", exclusiveMinimum: 0 },
+                        values: { type: "array", items: { type: "number" } },
+                        log_se: { type: "array", items: { type: "number", minimum: 0 } },
+                        basis_from_minute: { type: ["number", "null"] },
+                        drift_slope: {
+                          type: "array",
+                          description: "The rollout-level drift at each minute (relative per hour); null where it could not be measured yet.",
+                          items: { type: ["number", "null"] }
+                        },
+                        drift_se: { type: "array", items: { type: ["number", "null"] } }
+                      }
+                    }
+                  ]
+                }
               }
             }
           ]
