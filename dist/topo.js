@@ -69970,8 +69970,8 @@ function botBranch(experimentId, candidate) {
 }
 var live = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
-function budgetOf(runs, limit, runGpuHours) {
-  const spent = runs.reduce((a, r) => a + r.gpuHours, 0);
+function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
+  const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
@@ -70006,7 +70006,7 @@ function roundFinished(runs, index) {
 }
 function planStep(input) {
   const { policy, runs, controls } = input;
-  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
+  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state: state2, current } = campaignOf(runs);
   const plan = (actions, waiting2) => ({
     actions,
@@ -70283,6 +70283,8 @@ function recordedOutcome(run3) {
   return run3.status === "rejected" ? "not-better" : "undecided";
 }
 function recordedGpuHours(run3, gpusPerRun2) {
+  const used = run3.monitor_decision?.gpu_minutes_used;
+  if (typeof used === "number") return used / 60;
   const minutes = run3.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
@@ -70302,7 +70304,8 @@ function runsFromRecord(record, gpusPerRun2) {
       request: outcome === null ? "live" : "ended",
       outcome,
       ...seconds3 !== null && run3.status !== "failed" ? { seconds: seconds3 } : {},
-      gpuHours: recordedGpuHours(run3, gpusPerRun2)
+      gpuHours: recordedGpuHours(run3, gpusPerRun2),
+      ...run3.run_name ? { runName: run3.run_name } : {}
     };
   });
 }
@@ -70648,8 +70651,10 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded) {
-  const runs = mergeRuns(ctx.recorded, live3);
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}) {
+  const runs = withHeld(mergeRuns(ctx.recorded, live3), held);
+  const named = new Set(runs.map((r) => r.runName));
+  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
   const done = concluded ?? concludedByRecord;
   const plan = planStep({
@@ -70658,10 +70663,17 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runs,
     controls,
     runGpuHours: ctx.runGpuHours,
+    spentElsewhere,
     ...done ? { concluded: done } : {},
     ...ctx.refused?.length ? { refused: ctx.refused } : {}
   });
   return { runs, plan };
+}
+function withHeld(runs, held) {
+  return runs.map((r) => {
+    const kept = r.runName ? held[r.runName] : void 0;
+    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
 }
 
 // src/usecases/suggest.ts

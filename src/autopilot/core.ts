@@ -42,8 +42,10 @@ export interface PilotRun {
   outcome: RunOutcome | null;
   /** Its decided seconds per rollout (projected full run); absent for a failed run. */
   seconds?: number;
-  /** GPU-hours it has held so far (all of them once ended). */
+  /** GPU-hours its Slurm allocation has held so far (elapsed × GPUs; all of them once ended). */
   gpuHours: number;
+  /** The run name of its latest run (its GPU-hours are kept by it in the bot's state). */
+  runName?: string;
 }
 
 /** The controls, from the bot's own state (./state.ts controlsOfState). */
@@ -64,6 +66,8 @@ export interface PilotInput {
   runGpuHours: number;
   /** The experiment concluded already (the bot's state, or the record's final report): nothing more to do. */
   concluded?: { reason: string };
+  /** GPU-hours held by runs not among `runs` (a closed pull request's, a candidate's earlier runs). */
+  spentElsewhere?: number;
   /** The policy breaks validate's rules (merged anyway): nothing starts, the dashboard says why. */
   refused?: string[];
 }
@@ -97,8 +101,13 @@ const live = (r: PilotRun) => r.request === 'live';
 const withdrawn = (r: PilotRun) => r.origin === 'bot' && r.pull === 'closed' && r.outcome === null;
 
 /** spent, what live runs are still expected to take (a run's cost less what it has held), and what is left. */
-export function budgetOf(runs: readonly PilotRun[], limit: number, runGpuHours: number): Budget {
-  const spent = runs.reduce((a, r) => a + r.gpuHours, 0);
+export function budgetOf(
+  runs: readonly PilotRun[],
+  limit: number,
+  runGpuHours: number,
+  elsewhere = 0,
+): Budget {
+  const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
@@ -147,7 +156,7 @@ export function roundFinished(runs: readonly PilotRun[], index: number): boolean
 /** The next actions; the caller carries them out in order (./stage.ts) and keys each by branch and round. */
 export function planStep(input: PilotInput): PilotPlan {
   const { policy, runs, controls } = input;
-  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
+  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state, current } = campaignOf(runs);
   const plan = (actions: PilotAction[], waiting: string | null): PilotPlan => ({
     actions,

@@ -88,6 +88,7 @@ export interface LiveCandidate {
   gpuHours: number;
   /** A bot run a pause stopped (`stopped`): it keeps its proposal and waits for a Request again. */
   stopped?: boolean;
+  runName?: string;
 }
 
 /**
@@ -114,6 +115,7 @@ export function liveRuns(
       outcome: c.live || (c.stopped && bot) ? null : c.outcome,
       ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
       gpuHours: c.gpuHours,
+      ...(c.runName ? { runName: c.runName } : {}),
     };
   });
   for (const b of pulls)

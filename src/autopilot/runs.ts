@@ -30,8 +30,14 @@ export function recordedOutcome(run: RecordRun): RunOutcome | null {
   return run.status === 'rejected' ? 'not-better' : 'undecided';
 }
 
-/** GPU-hours a recorded run held: its decision's GPU-minutes, else its GPUs over its minutes of data. */
+/**
+ * GPU-hours a recorded run held: the monitor's GPU-minutes of its Slurm allocation (its decision's
+ * gpu_minutes_used, elapsed × GPUs); a record written before those were kept falls back to its GPUs
+ * over its minutes of data. The bot's state keeps the allocation of every run it saw (src/monitor/autopilot.ts).
+ */
 export function recordedGpuHours(run: RecordRun, gpusPerRun: number): number {
+  const used = run.monitor_decision?.gpu_minutes_used;
+  if (typeof used === 'number') return used / 60;
   const minutes = run.verdict?.minutes_of_data ?? 0;
   return (gpusPerRun * minutes) / 60;
 }
@@ -54,6 +60,7 @@ export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun:
       outcome,
       ...(seconds !== null && run.status !== 'failed' ? { seconds } : {}),
       gpuHours: recordedGpuHours(run, gpusPerRun),
+      ...(run.run_name ? { runName: run.run_name } : {}),
     };
   });
 }

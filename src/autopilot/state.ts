@@ -21,6 +21,11 @@ export interface PilotState {
   rounds: Record<string, number>;
   /** Bot runs a control stopped (`stopped`, not failed): their proposals stand and run again on resume. */
   stopped: string[];
+  /**
+   * GPU-hours each run of the experiment held (Slurm's allocation, elapsed × GPUs), by run name: kept
+   * so a run Slurm forgets, or a closed pull request's, still counts against the budget.
+   */
+  held: Record<string, number>;
 }
 
 export const EMPTY_PILOT_STATE: PilotState = {
@@ -31,6 +36,7 @@ export const EMPTY_PILOT_STATE: PilotState = {
   lastComment: 0,
   rounds: {},
   stopped: [],
+  held: {},
 };
 
 /** A stored state that does not parse: shown to people, never read as an empty state. */
@@ -67,6 +73,9 @@ export function parsePilotState(text: string): PilotState {
     throw bad('rounds');
   if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== 'string' || !NAME.test(s)))
     throw bad('stopped');
+  const held = x.held ?? {};
+  if (!isObject(held) || Object.values(held).some((v) => typeof v !== 'number' || !(v >= 0)))
+    throw bad('held');
   return {
     version: 1,
     paused: p === null ? null : { by: (p as { by: string }).by, now: (p as { now: boolean }).now },
@@ -78,6 +87,7 @@ export function parsePilotState(text: string): PilotState {
     lastComment: x.lastComment as number,
     rounds: { ...(rounds as Record<string, number>) },
     stopped: [...(x.stopped as string[])],
+    held: { ...(held as Record<string, number>) },
   };
 }
 

@@ -8,7 +8,6 @@
 // again on resume. The dashboard issue is written last, from the same plan.
 import type { PilotAction, PilotPlan } from '../autopilot/core.js';
 import { renderDashboard } from '../autopilot/dashboard.js';
-import { gpusPerRun } from '../autopilot/policy.js';
 import {
   type BotPull,
   botPullBody,
@@ -20,6 +19,7 @@ import {
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { planFor } from '../usecases/autopilot.js';
+import { gpuInput } from './judge.js';
 import type { AutopilotPort, AutopilotView, MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
@@ -62,6 +62,7 @@ async function pilot(x: Pass): Promise<void> {
     live,
     controlsOfState(s),
     s.concluded ? { reason: s.concluded.reason } : undefined,
+    s.held,
   );
   const off = !view.context.policy.enabled || view.context.refused.length > 0;
   holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === 'conclude'));
@@ -72,11 +73,13 @@ async function pilot(x: Pass): Promise<void> {
     const done = await carryOut(x, a, known, stopped);
     if (done) concluded ??= { reason: done, winner: winnerOf(plan) };
   }
-  if (concluded || stopped.length)
+  const held = heldToKeep(e, s);
+  if (concluded || stopped.length || held)
     await port.save(e.exp, (now) => ({
       ...now,
       ...(concluded && !now.concluded ? { concluded, concludeBy: null } : {}),
       stopped: [...new Set([...now.stopped, ...stopped])],
+      held: { ...now.held, ...held },
     }));
   e.autopilot = { actions: plan.actions, waiting: plan.waiting };
   const final = concluded ?? s.concluded;
@@ -185,20 +188,46 @@ function evidenceOf(e: ExperimentPass, name: string): string | null {
 }
 
 /**
+ * GPU-hours a run's Slurm allocation held: elapsed (start to end, or to the pass's now) × its GPUs,
+ * in run-hours (× the time scale), whatever its metrics say. The GPUs are the judge's (gpuInput).
+ */
+export function allocatedGpuHours(e: ExperimentPass, p: CandidatePass): number {
+  const job = p.job;
+  if (!job?.startTs) return 0;
+  const until = job.endTs ?? e.clock.evalTs;
+  const gpus = gpuInput(e, p, false)?.gpus ?? 0;
+  return (Math.max(0, until - job.startTs) * e.clock.S * gpus) / 3600;
+}
+
+/**
+ * The allocations to keep in the bot's state: an ended run's once, a live one's every GPU-hour it
+ * grows (so a job Slurm forgets, or a closed pull request's, still counts); null when none changed.
+ */
+function heldToKeep(e: ExperimentPass, s: PilotState): Record<string, number> | null {
+  const out: Record<string, number> = {};
+  for (const p of e.candidates) {
+    const h = Math.round(allocatedGpuHours(e, p) * 1000) / 1000;
+    const kept = s.held[p.c.runName] ?? 0;
+    if (h > kept && (p.job?.endTs || h - kept >= 1)) out[p.c.runName] = h;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+/**
  * This pass's candidates with a Request, with their decisions, as the autopilot counts them; a bot
  * run a pause stopped (`stopped`) is waiting for its Request again, its proposal standing.
  */
 export function liveCandidates(e: ExperimentPass, stoppedByPause: readonly string[] = []): LiveCandidate[] {
-  const gpus = e.exp.gpusPerNode ?? gpusPerRun(e.exp.experiment);
   return e.candidates
     .filter((p) => p.c.request && !p.acted?.left)
     .map((p) => ({
-      ...liveCandidate(p, gpus),
+      ...liveCandidate(p),
+      gpuHours: allocatedGpuHours(e, p),
       ...(p.c.outcome?.kind === 'stopped' && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}),
     }));
 }
 
-function liveCandidate(p: CandidatePass, gpus: number): LiveCandidate {
+function liveCandidate(p: CandidatePass): Omit<LiveCandidate, 'gpuHours'> {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live = phase === 'queued' || phase === 'running';
@@ -209,7 +238,7 @@ function liveCandidate(p: CandidatePass, gpus: number): LiveCandidate {
     live,
     outcome: live ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
     ...(seconds !== undefined ? { seconds } : {}),
-    gpuHours: (gpus * (obs?.verdict.minutes_of_data ?? 0)) / 60,
+    runName: p.c.runName,
   };
 }
 

@@ -83,8 +83,11 @@ export function planFor(
   live: readonly PilotRun[] = [],
   controls: Controls = { paused: false, stopLive: false },
   concluded?: { reason: string },
+  held: Readonly<Record<string, number>> = {},
 ): { runs: PilotRun[]; plan: PilotPlan } {
-  const runs = mergeRuns(ctx.recorded, live);
+  const runs = withHeld(mergeRuns(ctx.recorded, live), held);
+  const named = new Set(runs.map((r) => r.runName));
+  const spentElsewhere = Object.entries(held).reduce((a, [name, h]) => a + (named.has(name) ? 0 : h), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at
     ? { reason: 'the record holds its final report' }
     : undefined;
@@ -95,8 +98,17 @@ export function planFor(
     runs,
     controls,
     runGpuHours: ctx.runGpuHours,
+    spentElsewhere,
     ...(done ? { concluded: done } : {}),
     ...(ctx.refused?.length ? { refused: ctx.refused } : {}),
   });
   return { runs, plan };
+}
+
+/** Each run's GPU-hours at least what the bot's state kept of its run (Slurm may have forgotten the job). */
+function withHeld(runs: PilotRun[], held: Readonly<Record<string, number>>): PilotRun[] {
+  return runs.map((r) => {
+    const kept = r.runName ? held[r.runName] : undefined;
+    return kept !== undefined && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
 }

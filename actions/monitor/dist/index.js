@@ -62779,6 +62779,245 @@ function renderDashboard(experimentId, runs, plan) {
   ].join("\n");
 }
 
+// src/autopilot/pulls.ts
+var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function botMarker(experimentId, candidate, round3) {
+  return `<!-- topo:autopilot experiment=${experimentId} candidate=${candidate} round=${round3} -->`;
+}
+function readBotMarker(body, experimentId) {
+  const m = MARKER.exec(body ?? "");
+  if (!m || m[1] !== experimentId) return null;
+  return { candidate: m[2], round: Number(m[3]) };
+}
+function botPullTitle(experimentId, candidate, round3) {
+  return `autopilot round ${round3}: ${experimentId}/${candidate}`;
+}
+function botPullBody(experimentId, candidate, round3, reasoning) {
+  return [
+    botMarker(experimentId, candidate, round3),
+    `**Autopilot, round ${round3}** of experiment \`${experimentId}\` (policy: \`autopilot\` in its experiment.yaml on the default branch).`,
+    "",
+    reasoning.replace(/Comment `\/topo submit` to run it\.\s*$/, "").trimEnd(),
+    "",
+    "This pull request changes only its candidate file. The autopilot requests its run (`submit: auto`) or waits for a writer\u2019s `/topo submit` (`submit: approval`). Push to this branch and it is yours: the autopilot leaves it alone. Close it and the candidate is withdrawn, never proposed again in this experiment."
+  ].join("\n");
+}
+function closingText(a, evidence) {
+  const why = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : "rejected by its decision";
+  return [
+    `Closed by the autopilot: \`${a.name}\` is ${why}.`,
+    ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
+    "",
+    "The record keeps it, with its evidence, as a closed candidate."
+  ].join("\n");
+}
+function liveOutcome(state2, ended, failed) {
+  if (failed) return "failed";
+  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
+    return state2;
+  return ended ? "undecided" : null;
+}
+function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set()) {
+  const botOf = (name, pr) => pulls.find((b) => b.pr === pr && b.candidate === name);
+  const runs = candidates.map((c) => {
+    const bot = botOf(c.name, c.pr);
+    return {
+      name: c.name,
+      round: bot ? bot.round : null,
+      origin: bot ? "bot" : "person",
+      pr: c.pr,
+      pull: bot ? bot.state : "open",
+      ...bot?.takenOver ? { takenOver: true } : {},
+      request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
+      outcome: c.live || c.stopped && bot ? null : c.outcome,
+      ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
+      gpuHours: c.gpuHours,
+      ...c.runName ? { runName: c.runName } : {}
+    };
+  });
+  for (const b of pulls)
+    if (!runs.some((r) => r.name === b.candidate) && !(b.state !== "open" && recorded.has(b.candidate)))
+      runs.push({
+        name: b.candidate,
+        round: b.round,
+        origin: "bot",
+        pr: b.pr,
+        pull: b.state,
+        ...b.takenOver ? { takenOver: true } : {},
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  return runs;
+}
+
+// src/autopilot/state.ts
+var EMPTY_PILOT_STATE = {
+  version: 1,
+  paused: null,
+  concludeBy: null,
+  concluded: null,
+  lastComment: 0,
+  rounds: {},
+  stopped: [],
+  held: {}
+};
+var PilotStateError = class extends Error {
+  name = "PilotStateError";
+};
+var isObject = (x) => typeof x === "object" && x !== null;
+var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+function parsePilotState(text2) {
+  let x;
+  try {
+    x = JSON.parse(text2);
+  } catch (e) {
+    throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
+  }
+  const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
+  if (!isObject(x) || x.version !== 1) throw bad("version is not 1");
+  const p = x.paused;
+  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
+    throw bad("paused");
+  if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
+  const c = x.concluded;
+  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string")))
+    throw bad("concluded");
+  if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
+  const rounds2 = x.rounds;
+  if (!isObject(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
+    throw bad("rounds");
+  if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME.test(s)))
+    throw bad("stopped");
+  const held = x.held ?? {};
+  if (!isObject(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
+    throw bad("held");
+  return {
+    version: 1,
+    paused: p === null ? null : { by: p.by, now: p.now },
+    concludeBy: x.concludeBy,
+    concluded: c === null ? null : { reason: c.reason, winner: c.winner },
+    lastComment: x.lastComment,
+    rounds: { ...rounds2 },
+    stopped: [...x.stopped],
+    held: { ...held }
+  };
+}
+function renderPilotState(state2) {
+  return JSON.stringify(state2, null, 2);
+}
+function controlsOfState(state2) {
+  return {
+    paused: state2.paused !== null,
+    stopLive: state2.paused?.now === true,
+    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
+  };
+}
+function applyCommands(state2, comments) {
+  let next = state2;
+  const replies = [];
+  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseControl(c.body);
+    if (parsed.kind === "none") continue;
+    const who = `@${inlineText(c.login, 40)}`;
+    const reply = (text2) => replies.push({ id: c.id, text: `${who}: ${text2}` });
+    if (!c.allowed) {
+      reply("refused: dashboard commands need write access to the repository; nothing changed.");
+      continue;
+    }
+    if (parsed.kind === "invalid") {
+      reply(`not done: ${parsed.reason}.`);
+      continue;
+    }
+    if (next.concluded || next.concludeBy) {
+      reply("not done: the experiment has concluded; a conclusion is final.");
+      continue;
+    }
+    const control = parsed.control;
+    if (control === "conclude") next = { ...next, concludeBy: c.login };
+    else if (control === "resume") next = { ...next, paused: null };
+    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
+    reply(doneText(control));
+  }
+  return { state: next, replies };
+}
+function doneText(control) {
+  switch (control) {
+    case "pause":
+      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
+    case "pause-now":
+      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
+    case "resume":
+      return "resumed: the autopilot goes on with its round.";
+    case "conclude":
+      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+  }
+}
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state2, round3) {
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
+}
+function closeRound(state2, round3) {
+  const winner = roundWinner(state2, round3);
+  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
+  return { ...state2, rounds: [...state2.rounds, round3], best };
+}
+function roundsWithoutGain(state2) {
+  let n = 0;
+  let replay = startCampaign(state2.baseline);
+  const gained = [];
+  for (const round3 of state2.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    gained.push(replay.best?.name !== before);
+  }
+  for (let i = gained.length - 1; i >= 0 && !gained[i]; i--) n++;
+  return n;
+}
+function spentGpuHours(state2) {
+  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+}
+function nextStep(state2, policy, expectedRunGpuHours) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length > 0 && dry >= policy.stopAfter)
+    return {
+      kind: "conclude",
+      reason: `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})`
+    };
+  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state2.best?.name ?? state2.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state2);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -67793,247 +68032,14 @@ function autopilotIssues(loaded, experiment, context3) {
   return issues;
 }
 
-// src/autopilot/pulls.ts
-var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
-function botMarker(experimentId, candidate, round3) {
-  return `<!-- topo:autopilot experiment=${experimentId} candidate=${candidate} round=${round3} -->`;
-}
-function readBotMarker(body, experimentId) {
-  const m = MARKER.exec(body ?? "");
-  if (!m || m[1] !== experimentId) return null;
-  return { candidate: m[2], round: Number(m[3]) };
-}
-function botPullTitle(experimentId, candidate, round3) {
-  return `autopilot round ${round3}: ${experimentId}/${candidate}`;
-}
-function botPullBody(experimentId, candidate, round3, reasoning) {
-  return [
-    botMarker(experimentId, candidate, round3),
-    `**Autopilot, round ${round3}** of experiment \`${experimentId}\` (policy: \`autopilot\` in its experiment.yaml on the default branch).`,
-    "",
-    reasoning.replace(/Comment `\/topo submit` to run it\.\s*$/, "").trimEnd(),
-    "",
-    "This pull request changes only its candidate file. The autopilot requests its run (`submit: auto`) or waits for a writer\u2019s `/topo submit` (`submit: approval`). Push to this branch and it is yours: the autopilot leaves it alone. Close it and the candidate is withdrawn, never proposed again in this experiment."
-  ].join("\n");
-}
-function closingText(a, evidence) {
-  const why = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : "rejected by its decision";
-  return [
-    `Closed by the autopilot: \`${a.name}\` is ${why}.`,
-    ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
-    "",
-    "The record keeps it, with its evidence, as a closed candidate."
-  ].join("\n");
-}
-function liveOutcome(state2, ended, failed) {
-  if (failed) return "failed";
-  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
-    return state2;
-  return ended ? "undecided" : null;
-}
-function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set()) {
-  const botOf = (name, pr) => pulls.find((b) => b.pr === pr && b.candidate === name);
-  const runs = candidates.map((c) => {
-    const bot = botOf(c.name, c.pr);
-    return {
-      name: c.name,
-      round: bot ? bot.round : null,
-      origin: bot ? "bot" : "person",
-      pr: c.pr,
-      pull: bot ? bot.state : "open",
-      ...bot?.takenOver ? { takenOver: true } : {},
-      request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
-      outcome: c.live || c.stopped && bot ? null : c.outcome,
-      ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
-      gpuHours: c.gpuHours
-    };
-  });
-  for (const b of pulls)
-    if (!runs.some((r) => r.name === b.candidate) && !(b.state !== "open" && recorded.has(b.candidate)))
-      runs.push({
-        name: b.candidate,
-        round: b.round,
-        origin: "bot",
-        pr: b.pr,
-        pull: b.state,
-        ...b.takenOver ? { takenOver: true } : {},
-        request: "none",
-        outcome: null,
-        gpuHours: 0
-      });
-  return runs;
-}
-
-// src/autopilot/state.ts
-var EMPTY_PILOT_STATE = {
-  version: 1,
-  paused: null,
-  concludeBy: null,
-  concluded: null,
-  lastComment: 0,
-  rounds: {},
-  stopped: []
-};
-var PilotStateError = class extends Error {
-  name = "PilotStateError";
-};
-var isObject = (x) => typeof x === "object" && x !== null;
-var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
-function parsePilotState(text2) {
-  let x;
-  try {
-    x = JSON.parse(text2);
-  } catch (e) {
-    throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
-  }
-  const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
-  if (!isObject(x) || x.version !== 1) throw bad("version is not 1");
-  const p = x.paused;
-  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
-    throw bad("paused");
-  if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
-  const c = x.concluded;
-  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string")))
-    throw bad("concluded");
-  if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
-  const rounds2 = x.rounds;
-  if (!isObject(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
-    throw bad("rounds");
-  if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME.test(s)))
-    throw bad("stopped");
-  return {
-    version: 1,
-    paused: p === null ? null : { by: p.by, now: p.now },
-    concludeBy: x.concludeBy,
-    concluded: c === null ? null : { reason: c.reason, winner: c.winner },
-    lastComment: x.lastComment,
-    rounds: { ...rounds2 },
-    stopped: [...x.stopped]
-  };
-}
-function renderPilotState(state2) {
-  return JSON.stringify(state2, null, 2);
-}
-function controlsOfState(state2) {
-  return {
-    paused: state2.paused !== null,
-    stopLive: state2.paused?.now === true,
-    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
-  };
-}
-function applyCommands(state2, comments) {
-  let next = state2;
-  const replies = [];
-  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
-    if (c.id <= next.lastComment) continue;
-    next = { ...next, lastComment: c.id };
-    const parsed = parseControl(c.body);
-    if (parsed.kind === "none") continue;
-    const who = `@${inlineText(c.login, 40)}`;
-    const reply = (text2) => replies.push({ id: c.id, text: `${who}: ${text2}` });
-    if (!c.allowed) {
-      reply("refused: dashboard commands need write access to the repository; nothing changed.");
-      continue;
-    }
-    if (parsed.kind === "invalid") {
-      reply(`not done: ${parsed.reason}.`);
-      continue;
-    }
-    if (next.concluded || next.concludeBy) {
-      reply("not done: the experiment has concluded; a conclusion is final.");
-      continue;
-    }
-    const control = parsed.control;
-    if (control === "conclude") next = { ...next, concludeBy: c.login };
-    else if (control === "resume") next = { ...next, paused: null };
-    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
-    reply(doneText(control));
-  }
-  return { state: next, replies };
-}
-function doneText(control) {
-  switch (control) {
-    case "pause":
-      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
-    case "pause-now":
-      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
-    case "resume":
-      return "resumed: the autopilot goes on with its round.";
-    case "conclude":
-      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
-  }
-}
-
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state2, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
-}
-function closeRound(state2, round3) {
-  const winner = roundWinner(state2, round3);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round3], best };
-}
-function roundsWithoutGain(state2) {
-  let n = 0;
-  let replay = startCampaign(state2.baseline);
-  const gained = [];
-  for (const round3 of state2.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    gained.push(replay.best?.name !== before);
-  }
-  for (let i = gained.length - 1; i >= 0 && !gained[i]; i--) n++;
-  return n;
-}
-function spentGpuHours(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
-}
-function nextStep(state2, policy, expectedRunGpuHours) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length > 0 && dry >= policy.stopAfter)
-    return {
-      kind: "conclude",
-      reason: `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})`
-    };
-  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state2.best?.name ?? state2.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state2);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x) {
-  return Math.round(x * 100) / 100;
-}
-
 // src/autopilot/core.ts
 function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
 var live = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
-function budgetOf(runs, limit, runGpuHours) {
-  const spent = runs.reduce((a, r) => a + r.gpuHours, 0);
+function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
+  const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
@@ -68068,7 +68074,7 @@ function roundFinished(runs, index) {
 }
 function planStep(input) {
   const { policy, runs, controls } = input;
-  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
+  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state: state2, current } = campaignOf(runs);
   const plan = (actions, waiting2) => ({
     actions,
@@ -68213,6 +68219,8 @@ function recordedOutcome(run) {
   return run.status === "rejected" ? "not-better" : "undecided";
 }
 function recordedGpuHours(run, gpusPerRun2) {
+  const used = run.monitor_decision?.gpu_minutes_used;
+  if (typeof used === "number") return used / 60;
   const minutes = run.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
@@ -68232,7 +68240,8 @@ function runsFromRecord(record, gpusPerRun2) {
       request: outcome === null ? "live" : "ended",
       outcome,
       ...seconds !== null && run.status !== "failed" ? { seconds } : {},
-      gpuHours: recordedGpuHours(run, gpusPerRun2)
+      gpuHours: recordedGpuHours(run, gpusPerRun2),
+      ...run.run_name ? { runName: run.run_name } : {}
     };
   });
 }
@@ -68572,8 +68581,10 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded) {
-  const runs = mergeRuns(ctx.recorded, live3);
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}) {
+  const runs = withHeld(mergeRuns(ctx.recorded, live3), held);
+  const named = new Set(runs.map((r) => r.runName));
+  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
   const done = concluded ?? concludedByRecord;
   const plan = planStep({
@@ -68582,182 +68593,187 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runs,
     controls,
     runGpuHours: ctx.runGpuHours,
+    spentElsewhere,
     ...done ? { concluded: done } : {},
     ...ctx.refused?.length ? { refused: ctx.refused } : {}
   });
   return { runs, plan };
 }
-
-// src/monitor/state.ts
-function newPassState(options = {}) {
-  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function eachExperiment(state2, stage, step) {
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    try {
-      await step(e);
-    } catch (error2) {
-      const message2 = error2.message;
-      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
-      e.errors.push(`${e.id}: ${message2}`);
-    }
-  }
-}
-function heldPulls(state2) {
-  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
-}
-function judged(e) {
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
-  );
-}
-
-// src/monitor/autopilot.ts
-async function autopilot(state2, ports) {
-  const port = ports.autopilot;
-  if (!port) return;
-  await eachExperiment(state2, "autopilot", async (e) => {
-    const view = await port.read(e.exp);
-    if (!view) return;
-    await pilot({ ports, port, e, view: withRounds(view) });
+function withHeld(runs, held) {
+  return runs.map((r) => {
+    const kept = r.runName ? held[r.runName] : void 0;
+    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
   });
 }
-function withRounds(view) {
-  const rounds2 = view.state.rounds;
-  return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds2[b.candidate] ?? b.round })) };
-}
-async function pilot(x) {
-  const { e, view, port } = x;
-  const s = view.state;
-  const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded);
-  const { runs, plan } = planFor(
-    view.context,
-    live3,
-    controlsOfState(s),
-    s.concluded ? { reason: s.concluded.reason } : void 0
-  );
-  const off = !view.context.policy.enabled || view.context.refused.length > 0;
-  holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === "conclude"));
-  const known = new Set(runs.map((r) => r.name));
-  const stopped = [];
-  let concluded = null;
-  for (const a of plan.actions) {
-    const done = await carryOut(x, a, known, stopped);
-    if (done) concluded ??= { reason: done, winner: winnerOf(plan) };
-  }
-  if (concluded || stopped.length)
-    await port.save(e.exp, (now) => ({
-      ...now,
-      ...concluded && !now.concluded ? { concluded, concludeBy: null } : {},
-      stopped: [.../* @__PURE__ */ new Set([...now.stopped, ...stopped])]
-    }));
-  e.autopilot = { actions: plan.actions, waiting: plan.waiting };
-  const final = concluded ?? s.concluded;
-  const body = renderDashboard(e.id, runs, plan);
-  await port.dashboard(e.exp, body, final ? final.reason : null);
-}
-function holdQueue(e, pulls, s, ending) {
-  const bot = (p) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
-  const off = ending || !!s.concluded || !!s.concludeBy;
-  e.queue = {
-    ...e.queue,
-    order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
-  };
-}
-function winnerOf(plan) {
-  const best = plan.campaign.best;
-  return best && best.name !== plan.campaign.baseline.name ? best.name : null;
-}
-async function carryOut(x, a, known, stopped) {
-  const { port, e, view } = x;
-  switch (a.kind) {
-    case "open":
-      return openRound(x, a, known);
-    case "submit": {
-      const b = view.pulls.find((p) => p.pr === a.pr);
-      if (b) await port.request(e.exp, b);
-      return null;
-    }
-    case "close":
-      await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
-      return null;
-    case "stop":
-      if (await stopRun(x, a)) stopped.push(a.name);
-      return null;
-    case "conclude":
-      return a.reason;
-  }
-}
-async function openRound(x, a, known) {
-  const { port, e, view } = x;
-  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate)])];
-  const proposals = await port.propose(e.exp, a.count, exclude);
-  if (proposals.length === 0)
-    return `no proposal left for round ${a.round}: nothing untried fits the resources`;
-  await port.save(e.exp, (s) => ({
-    ...s,
-    rounds: {
-      ...s.rounds,
-      ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
-    }
-  }));
-  for (const p of proposals)
-    await port.open(e.exp, {
-      ...p,
-      round: a.round,
-      body: botPullBody(e.id, p.candidate, a.round, p.reasoning)
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
     });
-  return null;
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
 }
-async function stopRun(x, a) {
-  const { e, ports } = x;
-  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
-  if (!p?.job || !p.c.request || p.c.outcome) return false;
-  const outcome = {
-    kind: "stopped",
-    at: new Date(ports.now() * 1e3).toISOString(),
-    jobId: p.job.jobId,
-    evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`]
-  };
-  await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
-  p.c = { ...p.c, outcome };
-  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-  return !!x.view.state.paused && !x.view.state.concludeBy;
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
 }
-function evidenceOf(e, name) {
-  const p = e.candidates.find((c) => c.c.candidate === name);
-  const d = p?.decided?.view?.observation.decision;
-  return d ? `${d.state} against ${d.against}` : null;
-}
-function liveCandidates(e, stoppedByPause = []) {
-  const gpus = e.exp.gpusPerNode ?? gpusPerRun(e.exp.experiment);
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
-    ...liveCandidate(p, gpus),
-    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
-  }));
-}
-function liveCandidate(p, gpus) {
-  const phase = p.phase?.phase;
-  const obs = p.decided?.view?.observation;
-  const live3 = phase === "queued" || phase === "running";
-  const seconds = obs?.verdict.projected_full_run?.value ?? obs?.verdict.value?.value ?? void 0;
-  return {
-    name: p.c.candidate,
-    pr: p.c.pr,
-    live: live3,
-    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
-    ...seconds !== void 0 ? { seconds } : {},
-    gpuHours: gpus * (obs?.verdict.minutes_of_data ?? 0) / 60
-  };
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
-// src/monitor/loop.ts
-import { setTimeout as sleepMs } from "node:timers/promises";
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+  };
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
 
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
@@ -68806,6 +68822,32 @@ function isLive(state2) {
   return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
 }
 var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
 
 // src/analysis/boundaries.ts
 var E1 = Math.E - 1;
@@ -69237,201 +69279,6 @@ function shouldStopOnDecision(decisions, options = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-function comparisonIcon(outcome) {
-  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
-}
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
-function describeReference(against) {
-  const { role, name, pr } = parseAgainst(against);
-  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = comparisonChange(cmp);
-  const outcome = changeOutcome(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  const outcome = decisionOutcome(d, min);
-  if (outcome !== "measuring") return { ...base, outcome };
-  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-    ...base,
-    outcome: "measuring",
-    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-  };
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
-}
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
 // src/monitor/reference.ts
 function baselineName(exp) {
   return exp.baseline?.name ?? "baseline";
@@ -69639,6 +69486,196 @@ function gpuInput(e, { job, c, observed }, stopped) {
   const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
   return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
 }
+
+// src/monitor/state.ts
+function newPassState(options = {}) {
+  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error2) {
+      const message2 = error2.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/autopilot.ts
+async function autopilot(state2, ports) {
+  const port = ports.autopilot;
+  if (!port) return;
+  await eachExperiment(state2, "autopilot", async (e) => {
+    const view = await port.read(e.exp);
+    if (!view) return;
+    await pilot({ ports, port, e, view: withRounds(view) });
+  });
+}
+function withRounds(view) {
+  const rounds2 = view.state.rounds;
+  return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds2[b.candidate] ?? b.round })) };
+}
+async function pilot(x) {
+  const { e, view, port } = x;
+  const s = view.state;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded);
+  const { runs, plan } = planFor(
+    view.context,
+    live3,
+    controlsOfState(s),
+    s.concluded ? { reason: s.concluded.reason } : void 0,
+    s.held
+  );
+  const off = !view.context.policy.enabled || view.context.refused.length > 0;
+  holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === "conclude"));
+  const known = new Set(runs.map((r) => r.name));
+  const stopped = [];
+  let concluded = null;
+  for (const a of plan.actions) {
+    const done = await carryOut(x, a, known, stopped);
+    if (done) concluded ??= { reason: done, winner: winnerOf(plan) };
+  }
+  const held = heldToKeep(e, s);
+  if (concluded || stopped.length || held)
+    await port.save(e.exp, (now) => ({
+      ...now,
+      ...concluded && !now.concluded ? { concluded, concludeBy: null } : {},
+      stopped: [.../* @__PURE__ */ new Set([...now.stopped, ...stopped])],
+      held: { ...now.held, ...held }
+    }));
+  e.autopilot = { actions: plan.actions, waiting: plan.waiting };
+  const final = concluded ?? s.concluded;
+  const body = renderDashboard(e.id, runs, plan);
+  await port.dashboard(e.exp, body, final ? final.reason : null);
+}
+function holdQueue(e, pulls, s, ending) {
+  const bot = (p) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
+  const off = ending || !!s.concluded || !!s.concludeBy;
+  e.queue = {
+    ...e.queue,
+    order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
+  };
+}
+function winnerOf(plan) {
+  const best = plan.campaign.best;
+  return best && best.name !== plan.campaign.baseline.name ? best.name : null;
+}
+async function carryOut(x, a, known, stopped) {
+  const { port, e, view } = x;
+  switch (a.kind) {
+    case "open":
+      return openRound(x, a, known);
+    case "submit": {
+      const b = view.pulls.find((p) => p.pr === a.pr);
+      if (b) await port.request(e.exp, b);
+      return null;
+    }
+    case "close":
+      await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
+      return null;
+    case "stop":
+      if (await stopRun(x, a)) stopped.push(a.name);
+      return null;
+    case "conclude":
+      return a.reason;
+  }
+}
+async function openRound(x, a, known) {
+  const { port, e, view } = x;
+  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate)])];
+  const proposals = await port.propose(e.exp, a.count, exclude);
+  if (proposals.length === 0)
+    return `no proposal left for round ${a.round}: nothing untried fits the resources`;
+  await port.save(e.exp, (s) => ({
+    ...s,
+    rounds: {
+      ...s.rounds,
+      ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
+    }
+  }));
+  for (const p of proposals)
+    await port.open(e.exp, {
+      ...p,
+      round: a.round,
+      body: botPullBody(e.id, p.candidate, a.round, p.reasoning)
+    });
+  return null;
+}
+async function stopRun(x, a) {
+  const { e, ports } = x;
+  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  if (!p?.job || !p.c.request || p.c.outcome) return false;
+  const outcome = {
+    kind: "stopped",
+    at: new Date(ports.now() * 1e3).toISOString(),
+    jobId: p.job.jobId,
+    evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
+  p.c = { ...p.c, outcome };
+  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
+  return !!x.view.state.paused && !x.view.state.concludeBy;
+}
+function evidenceOf(e, name) {
+  const p = e.candidates.find((c) => c.c.candidate === name);
+  const d = p?.decided?.view?.observation.decision;
+  return d ? `${d.state} against ${d.against}` : null;
+}
+function allocatedGpuHours(e, p) {
+  const job = p.job;
+  if (!job?.startTs) return 0;
+  const until = job.endTs ?? e.clock.evalTs;
+  const gpus = gpuInput(e, p, false)?.gpus ?? 0;
+  return Math.max(0, until - job.startTs) * e.clock.S * gpus / 3600;
+}
+function heldToKeep(e, s) {
+  const out = {};
+  for (const p of e.candidates) {
+    const h2 = Math.round(allocatedGpuHours(e, p) * 1e3) / 1e3;
+    const kept = s.held[p.c.runName] ?? 0;
+    if (h2 > kept && (p.job?.endTs || h2 - kept >= 1)) out[p.c.runName] = h2;
+  }
+  return Object.keys(out).length ? out : null;
+}
+function liveCandidates(e, stoppedByPause = []) {
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
+    ...liveCandidate(p),
+    gpuHours: allocatedGpuHours(e, p),
+    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
+  }));
+}
+function liveCandidate(p) {
+  const phase = p.phase?.phase;
+  const obs = p.decided?.view?.observation;
+  const live3 = phase === "queued" || phase === "running";
+  const seconds = obs?.verdict.projected_full_run?.value ?? obs?.verdict.value?.value ?? void 0;
+  return {
+    name: p.c.candidate,
+    pr: p.c.pr,
+    live: live3,
+    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
+    ...seconds !== void 0 ? { seconds } : {},
+    runName: p.c.runName
+  };
+}
+
+// src/monitor/loop.ts
+import { setTimeout as sleepMs } from "node:timers/promises";
 
 // src/monitor/decide.ts
 async function decide(state2) {

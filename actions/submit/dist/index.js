@@ -76508,6 +76508,8 @@ function recordedOutcome(run) {
   return run.status === "rejected" ? "not-better" : "undecided";
 }
 function recordedGpuHours(run, gpusPerRun2) {
+  const used = run.monitor_decision?.gpu_minutes_used;
+  if (typeof used === "number") return used / 60;
   const minutes = run.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
@@ -76527,7 +76529,8 @@ function runsFromRecord(record, gpusPerRun2) {
       request: outcome === null ? "live" : "ended",
       outcome,
       ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
-      gpuHours: recordedGpuHours(run, gpusPerRun2)
+      gpuHours: recordedGpuHours(run, gpusPerRun2),
+      ...run.run_name ? { runName: run.run_name } : {}
     };
   });
 }
@@ -76540,7 +76543,8 @@ var EMPTY_PILOT_STATE = {
   concluded: null,
   lastComment: 0,
   rounds: {},
-  stopped: []
+  stopped: [],
+  held: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -76569,6 +76573,9 @@ function parsePilotState(text2) {
     throw bad("rounds");
   if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME2.test(s)))
     throw bad("stopped");
+  const held = x.held ?? {};
+  if (!isObject(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
+    throw bad("held");
   return {
     version: 1,
     paused: p === null ? null : { by: p.by, now: p.now },
@@ -76576,7 +76583,8 @@ function parsePilotState(text2) {
     concluded: c === null ? null : { reason: c.reason, winner: c.winner },
     lastComment: x.lastComment,
     rounds: { ...rounds2 },
-    stopped: [...x.stopped]
+    stopped: [...x.stopped],
+    held: { ...held }
   };
 }
 function renderPilotState(state2) {

@@ -1,7 +1,13 @@
 // The record's runs as the autopilot counts them: the baseline as round 0, the bot's rounds from
 // their hypothesis, people's candidates in none, decisions and GPU-hours.
 import { describe, expect, it } from 'vitest';
-import { mergeRuns, roundHypothesis, roundOf, runsFromRecord } from '../../../src/autopilot/runs.js';
+import {
+  mergeRuns,
+  recordedGpuHours,
+  roundHypothesis,
+  roundOf,
+  runsFromRecord,
+} from '../../../src/autopilot/runs.js';
 import type { ExperimentRecord, RecordRun } from '../../../src/types/generated/record.js';
 
 const run = (name: string, more: Partial<RecordRun>): RecordRun => ({
@@ -60,6 +66,15 @@ describe('runs from the record', () => {
     expect(runs[0]?.seconds).toBe(10);
     expect(runs[3]?.seconds).toBeUndefined();
     expect(runs[1]?.gpuHours).toBe(4);
+  });
+
+  it("counts a recorded run's Slurm allocation (the monitor's gpu_minutes_used), not its minutes of data", () => {
+    const held = run('held', {
+      monitor_decision: { gpu_minutes_used: 1920 } as never,
+      run_name: 'topo-e-held-1',
+    });
+    expect(recordedGpuHours(held, 8)).toBe(32);
+    expect(runsFromRecord(record([held]), 8)[0]).toMatchObject({ gpuHours: 32, runName: 'topo-e-held-1' });
   });
 
   it('a live run replaces the recorded one of its name', () => {

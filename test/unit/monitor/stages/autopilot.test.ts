@@ -153,7 +153,8 @@ describe('stage autopilot', () => {
     );
     await runStages(state, ports, stages);
     expect(ports.calls.map((c) => `${c.port} ${c.args[0]}`)).toContain('slurm.cancel 42');
-    expect(w.dashboard.concluded).toMatch(/^budget: 20\d\.\d of 120 GPU-hours spent/);
+    // 200 recorded + the live job's allocation: 8 GPUs for 600 s at ×60, 10 run-hours = 80 GPU-hours
+    expect(w.dashboard.concluded).toMatch(/^budget: 280 of 120 GPU-hours spent/);
   });
 
   describe('controls that hold (the bot’s own state, queued Requests included)', () => {
@@ -235,7 +236,7 @@ describe('stage autopilot', () => {
       const w = world(() => context(exp), { paused: { by: 'alice', now: true }, stopped: ['p1', 'p2'] });
       w.pulls.push(botPull('p1', 7), botPull('p2', 8));
       const jobs = [7, 8].map((pr) => ({
-        ...runningJob((exp.candidates[pr - 7] as MonitorCandidate).runName, `4${pr}`, 600),
+        ...runningJob((exp.candidates[pr - 7] as MonitorCandidate).runName, `4${pr}`, 60),
         state: 'CANCELLED',
         endTs: NOW - 30,
       }));
@@ -263,6 +264,36 @@ describe('stage autopilot', () => {
       expect(w.dashboard.concluded).toBe('concluded on the dashboard by @alice');
       await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
       expect(w.calls).toEqual([]);
+    });
+  });
+
+  describe('a budget that is hard: Slurm’s allocations, kept in the bot’s state', () => {
+    const stages = withStage(
+      stagesNamed('decide', 'act'),
+      { name: 'autopilot', run: autopilot },
+      { after: 'decide' },
+    );
+
+    it('counts a run’s allocation (elapsed × GPUs), not its minutes of metrics: 8 GPUs for 4 run-hours without data count 32', async () => {
+      const a = { ...requestedCandidate('p1', 7), requested: true };
+      const exp = withAutopilot({}, [a]);
+      const w = world(() => context(exp));
+      w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
+      const state = readState([{ exp, jobs: [runningJob(a.runName, '42', 240)] }]);
+      observeWith(state.experiments[0] as never); // no metrics at all
+      await runStages(state, { ...recordingPorts(), autopilot: w.port }, stages);
+      expect(w.dashboard.body).toContain('**GPU-hours:** 42.0 spent');
+      // a live run is kept in the bot's state as it grows, so a job Slurm forgets still counts
+      expect(w.pilot.state.held).toEqual({ [a.runName]: 32 });
+    });
+
+    it('a run the bot’s state kept counts after its pull request closed and Slurm forgot it', async () => {
+      const exp = withAutopilot();
+      const w = world(() => context(exp), { held: { 'topo-x-p9-0123abcd-00000009': 105 } });
+      await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+      expect(w.dashboard.body).toContain('**GPU-hours:** 115.0 spent');
+      // 5 left: less than one run's cost, so no round opens
+      expect(w.calls.filter((c) => c.startsWith('open'))).toEqual([]);
     });
   });
 });
