@@ -32,6 +32,7 @@ import {
   writeDashboard,
 } from '../../src/usecases/autopilot-github.js';
 import { prepareCandidateAt } from '../../src/usecases/prepare.js';
+import { type RecordDeps, recordClosedPullRequest } from '../../src/usecases/record.js';
 import { pullBody, runSuggest } from '../../src/usecases/suggest.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
 
@@ -43,6 +44,8 @@ export interface AutopilotConfig {
   topologiesDir: string;
   presetsDir?: string;
   log: (line: string) => void;
+  /** Records a pull request the bot closed (closedPullRecorder): its GITHUB_TOKEN starts no record workflow. */
+  record?: (pr: number) => Promise<void>;
 }
 
 export function autopilotPort(
@@ -141,7 +144,10 @@ export function autopilotPort(
           : admitRequest(s, request),
       );
     },
-    close: (_exp, pr, comment) => closeWithComment(octokit, target, pr, comment),
+    async close(_exp, pr, comment) {
+      await closeWithComment(octokit, target, pr, comment);
+      await config.record?.(pr);
+    },
     async dashboard(exp, body, concluded) {
       const id = exp.experiment.experiment_id;
       const text = concluded ? `${body}\n\n**Concluded:** ${concluded}` : body;
@@ -154,6 +160,36 @@ export function autopilotPort(
         ...(found !== undefined ? { found } : {}),
       });
     },
+  };
+}
+
+/**
+ * Records a pull request the bot just closed, as the record workflow would (a close made with the
+ * workflow's GITHUB_TOKEN starts none): its Requests end, its run enters the record, and its
+ * allocation counts there too. A failure says how to record it by hand.
+ */
+export function closedPullRecorder(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  deps: Pick<RecordDeps, 'topologiesDir' | 'clusterOf' | 'slurmFor' | 'observe' | 'log'>,
+): (pr: number) => Promise<void> {
+  const repo = { owner: target.owner, repo: target.repo };
+  return async (pr) => {
+    const pull = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data;
+    const defaultBranch = pull.base.repo.default_branch;
+    try {
+      const result = await recordClosedPullRequest(
+        { ...deps, octokit, ...repo, botLogin: target.botLogin, defaultBranch },
+        pull,
+      );
+      deps.log?.(
+        `autopilot: #${pr} recorded (${result.recorded.map((r) => `${r.candidate}: ${r.kind}`).join(', ') || result.skipped || 'nothing to record'})`,
+      );
+    } catch (error) {
+      throw new Error(
+        `#${pr} was closed but not recorded (${(error as Error).message}): run the record workflow by hand with pull request ${pr}`,
+      );
+    }
   };
 }
 

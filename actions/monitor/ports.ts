@@ -45,7 +45,7 @@ import {
 import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
 import { refuseOrphanedRequest, refuseRequest } from '../../src/usecases/refuse.js';
 import { submitCandidate } from '../../src/usecases/submit.js';
-import { autopilotPort } from './autopilot.js';
+import { autopilotPort, closedPullRecorder } from './autopilot.js';
 
 export interface MonitorConfig {
   workspace: string;
@@ -520,6 +520,13 @@ export function buildMonitorPorts(
         ? { presetsDir: presetOverrideDir(config.env, config.workspace) as string }
         : {}),
       log: config.log,
+      record: closedPullRecorder(octokit, repoOf(config), {
+        topologiesDir: config.topologiesDir,
+        log: config.log,
+        clusterOf: (x) => experiments.get(x.experiment_id)?.cluster,
+        slurmFor: async (x) =>
+          experiments.has(x.experiment_id) ? clients.slurmFor(x.experiment_id) : undefined,
+      }),
     }),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),

@@ -8,10 +8,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { autopilotPort, VALIDATE_CHECK_NAME } from '../../../actions/monitor/autopilot.js';
+import {
+  autopilotPort,
+  closedPullRecorder,
+  VALIDATE_CHECK_NAME,
+} from '../../../actions/monitor/autopilot.js';
 import { dashboardMarker } from '../../../src/autopilot/dashboard.js';
-import { RUN_STATE_PURPOSE, runStateOf } from '../../../src/github/run-state.js';
+import { RUN_STATE_PURPOSE, runStateOf, updateRunState } from '../../../src/github/run-state.js';
 import { stickyMarker } from '../../../src/github/sticky-comment.js';
+import { withOutcome } from '../../../src/lifecycle/model.js';
 import { autopilot } from '../../../src/monitor/autopilot.js';
 import type { MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import { experimentPass } from '../../../src/monitor/read.js';
@@ -43,6 +48,7 @@ function setup(policy: Record<string, unknown> = POLICY) {
       clustersFile: 'topologies/clusters.yaml',
       topologiesDir: 'topologies',
       log: (l) => log.push(l),
+      record: closedPullRecorder(octokit, { owner: 'acme', repo: name, botLogin: gh.botLogin }, {}),
     },
   );
   const exp: MonitorExperiment = { experiment, timeScale: 60, candidates: [] };
@@ -66,7 +72,7 @@ function setup(policy: Record<string, unknown> = POLICY) {
     ).requests;
   const dashboard = () =>
     gh.state.itemsOf(repo).find((i) => i.isIssue && i.body?.startsWith(dashboardMarker(EXPERIMENT_ID)));
-  return { repo, pass, pulls, requests, dashboard, log };
+  return { repo, pass, pulls, requests, dashboard, log, port, exp };
 }
 
 describe('stage autopilot on the local GitHub API', () => {
@@ -181,5 +187,23 @@ describe('stage autopilot on the local GitHub API', () => {
     expect(t.dashboard()?.body).toMatch(
       /refused, nothing starts until it is fixed: .*experiment\.yaml:\d+: autopilot-parallel: parallel 16 is above max_parallel/,
     );
+  });
+
+  it('the pass that closes a bot pull request records it (GITHUB_TOKEN starts no record workflow)', async () => {
+    const t = setup();
+    await t.pass();
+    await t.pass(); // the Requests
+    const [first] = t.pulls();
+    const [request] = t.requests(first!.number);
+    await updateRunState(
+      octokit,
+      { owner: 'acme', repo: t.repo.name, issue_number: first!.number, botLogin: gh.botLogin },
+      (s) => withOutcome(s, request!.id, { kind: 'failed', at: new Date().toISOString(), evidence: ['oom'] }),
+    );
+    await t.port.close(t.exp, first!.number, 'Closed by the autopilot: rejected by its decision.');
+    const record = JSON.parse(gh.files(t.repo, 'main').get(`experiments/${EXPERIMENT_ID}.json`) as string);
+    const run = record.runs.find((r: { name: string }) => r.name === request!.candidate);
+    expect(run, t.log.join('\n')).toMatchObject({ pull_request: { number: first!.number } });
+    expect(t.requests(first!.number)).toHaveLength(1);
   });
 });
