@@ -3,8 +3,10 @@
 // BRANCH's experiment and rules, and writes one Request per valid candidate (src/lifecycle) to the
 // bot-owned run state: each its own run name, slot and comment. Only then is each run submitted,
 // or queued strictly by request time. `/topo cancel|stop [<candidate>]` end the open Requests' runs
-// (all, or the named candidate's) and write their Outcomes. Every Slurm client is closed before the
+// (all, or the named candidate's) and write their Outcomes, and cancel by name any live job of the
+// pull request's candidates the state does not hold (an edited state never hides a running job). Every Slurm client is closed before the
 // handler returns, so the process exits.
+import { posix } from 'node:path';
 import { setStateLabel } from '../../src/github/labels.js';
 import { openPullRunStates, readRunState, updateRunState } from '../../src/github/run-state.js';
 import { upsertStickyComment } from '../../src/github/sticky-comment.js';
@@ -49,7 +51,12 @@ import {
 import { type RebuildResult, rebuildRunState } from '../../src/usecases/rebuild.js';
 import { submitPurpose } from '../../src/usecases/refuse.js';
 import { concludeHandler } from '../../src/usecases/report.js';
-import { cancelCandidate, type SubmitResult, submitCandidate } from '../../src/usecases/submit.js';
+import {
+  cancelCandidate,
+  cancelRunsByName,
+  type SubmitResult,
+  submitCandidate,
+} from '../../src/usecases/submit.js';
 import { buildMonitorPorts } from '../monitor/ports.js';
 
 export type SubmitActionConfig = CandidateSource & {
@@ -328,15 +335,18 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       const open = openRequests(state);
       const nothing = verb === 'cancelled' ? 'cancel' : 'stop';
       const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
-      if (chosen.length === 0)
+      const lines: string[] = note ? [note.trim()] : [];
+      for (const request of chosen) lines.push(await endRequest(ctx, request, verb));
+      // by name too: a state edited into a valid but empty one must not leave a job running
+      const byName = await endByName(ctx, new Set(chosen.map((r) => r.runName)), verb);
+      if (chosen.length === 0 && byName.length === 0)
         return {
           ok: true,
           message: ctx.argument
             ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open.length ? ` Open: ${listed([...new Set(open.map((r) => r.candidate))])}.` : ''}`
             : `No run of this pull request is queued or running: nothing to ${nothing}.`,
         };
-      const lines: string[] = note ? [note.trim()] : [];
-      for (const request of chosen) lines.push(await endRequest(ctx, request, verb));
+      lines.push(...byName);
       // A stopped run keeps its label (the monitor shows its verdict); a cancelled one leaves the rest's.
       if (verb === 'cancelled')
         await setStateLabel(
@@ -346,6 +356,42 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
         );
       return { ok: true, message: lines.join('\n\n') };
     };
+
+  /**
+   * Cancels the live jobs Slurm has under the names of this pull request's candidates (its candidate
+   * files, or the one named) that the state's Requests did not cover; one reply line each.
+   */
+  const endByName = async (
+    ctx: PullRequestContext,
+    handled: ReadonlySet<string>,
+    verb: 'cancelled' | 'stopped',
+  ): Promise<string[]> => {
+    const { files } = await pullRequestCandidates(
+      ctx.octokit,
+      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
+      config,
+    );
+    const byExperiment = new Map<string, Set<string>>();
+    for (const path of files) {
+      const candidate = candidateNameOf(path);
+      if (ctx.argument && candidate !== ctx.argument) continue;
+      const experiment = posix.basename(posix.dirname(path));
+      byExperiment.set(experiment, (byExperiment.get(experiment) ?? new Set()).add(candidate));
+    }
+    const lines: string[] = [];
+    for (const [experimentId, candidates] of byExperiment) {
+      const exp = await experimentOnDefaultBranch(config, experimentId);
+      if (!exp.ok) continue;
+      const found = await withSlurm(config, exp.clusterName, exp.cluster, (slurm) =>
+        cancelRunsByName({ slurm }, { experimentId, candidates, except: handled }),
+      );
+      for (const j of found)
+        lines.push(
+          `\`${j.name}\`: ${verb} job ${j.id}, found on Slurm by its name (the bot state does not hold its run: \`/topo state rebuild\` records it).`,
+        );
+    }
+    return lines;
+  };
 
   /** Cancels one Request's live job and writes its Outcome; the reply's line. */
   const endRequest = async (

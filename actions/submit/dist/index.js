@@ -63113,6 +63113,9 @@ function statusReply(outcomes) {
   };
 }
 
+// actions/submit/handlers.ts
+import { posix as posix7 } from "node:path";
+
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
   "BOOT_FAIL",
@@ -76666,6 +76669,15 @@ async function cancelCandidate(deps, request2) {
     job: newest ? representativeJob(mine, newest.name) : null
   };
 }
+async function cancelRunsByName(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const found = jobs.filter((j) => {
+    const parsed = parseRunName(j.name, request2.experimentId);
+    return isLive(j.state) && parsed && request2.candidates.has(parsed.candidate) && !request2.except.has(j.name);
+  });
+  for (const j of found) await deps.slurm.cancel(j.id);
+  return found.map((j) => ({ name: j.name, id: j.id }));
+}
 
 // actions/monitor/ports.ts
 import { existsSync as existsSync5, readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
@@ -80454,13 +80466,15 @@ function buildSubmitHandlers(config) {
     const open2 = openRequests(state2);
     const nothing = verb === "cancelled" ? "cancel" : "stop";
     const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
-    if (chosen.length === 0)
+    const lines = note ? [note.trim()] : [];
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
+    const byName = await endByName(ctx, new Set(chosen.map((r) => r.runName)), verb);
+    if (chosen.length === 0 && byName.length === 0)
       return {
         ok: true,
         message: ctx.argument ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : ""}` : `No run of this pull request is queued or running: nothing to ${nothing}.`
       };
-    const lines = note ? [note.trim()] : [];
-    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
+    lines.push(...byName);
     if (verb === "cancelled")
       await setStateLabel(
         ctx.octokit,
@@ -80468,6 +80482,36 @@ function buildSubmitHandlers(config) {
         await pullLabel(ctx, await readRunState(ctx.octokit, target(ctx)))
       );
     return { ok: true, message: lines.join("\n\n") };
+  };
+  const endByName = async (ctx, handled, verb) => {
+    const { files } = await pullRequestCandidates(
+      ctx.octokit,
+      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
+      config
+    );
+    const byExperiment = /* @__PURE__ */ new Map();
+    for (const path of files) {
+      const candidate = candidateNameOf(path);
+      if (ctx.argument && candidate !== ctx.argument) continue;
+      const experiment = posix7.basename(posix7.dirname(path));
+      byExperiment.set(experiment, (byExperiment.get(experiment) ?? /* @__PURE__ */ new Set()).add(candidate));
+    }
+    const lines = [];
+    for (const [experimentId, candidates] of byExperiment) {
+      const exp = await experimentOnDefaultBranch(config, experimentId);
+      if (!exp.ok) continue;
+      const found = await withSlurm(
+        config,
+        exp.clusterName,
+        exp.cluster,
+        (slurm) => cancelRunsByName({ slurm }, { experimentId, candidates, except: handled })
+      );
+      for (const j of found)
+        lines.push(
+          `\`${j.name}\`: ${verb} job ${j.id}, found on Slurm by its name (the bot state does not hold its run: \`/topo state rebuild\` records it).`
+        );
+    }
+    return lines;
   };
   const endRequest = async (ctx, request2, verb) => {
     const nothing = verb === "cancelled" ? "cancel" : "stop";
