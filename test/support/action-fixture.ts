@@ -127,6 +127,8 @@ export interface TestbedOptions {
   experiment?: TwinExperimentOptions | ((experimentId: string) => string);
   /** The shared local cluster (default) or a private one of the file's own (it may restart its controller). */
   cluster?: 'shared' | 'private';
+  /** With `cluster: 'private'`: its own slurmdbd and MariaDB, so sacct answers. */
+  accounting?: boolean;
   /** The cluster of clusters.yaml the test's own Slurm client talks to (`local`, or `local-ssh`). */
   slurmCluster?: string;
   /** The pull requests, by name, opened before the tests. */
@@ -247,7 +249,8 @@ export function useActionTestbed(options: TestbedOptions): ActionTestbed {
   };
 
   beforeAll(async () => {
-    if (options.cluster === 'private') privateCluster = startPrivateCluster();
+    if (options.cluster === 'private')
+      privateCluster = startPrivateCluster({ accounting: options.accounting ?? false });
     const cluster = privateCluster?.env ?? requireCluster();
     const sshKey = slurmCluster === 'local-ssh' ? readFileSync(cluster.sshKeyPath, 'utf8') : undefined;
     const actionEnv: Record<string, string> = sshKey
