@@ -42,7 +42,9 @@ for (const variant of variants)
       async function sacctJob(id: string): Promise<SlurmJob> {
         const argv = ['sacct', '--parsable2', '--noheader', '--allocations', `--jobs=${id}`];
         for (let i = 0; i < 40; i++) {
-          const [job] = parseSacct(clusterCommand([...argv, `--format=${SACCT_FORMAT}`]));
+          // Through the client's transport: TZ=UTC, as every command the adapter runs.
+          const r = await slurm.transport.run([...argv, `--format=${SACCT_FORMAT}`]);
+          const [job] = parseSacct(r.stdout);
           if (job && !isLive(job.state)) return job;
           await new Promise((r) => setTimeout(r, 250));
         }
@@ -92,7 +94,14 @@ for (const variant of variants)
           expect(accounted.elapsed).toMatch(/^\d{2}:\d{2}:\d{2}$/);
           expect(done.elapsed).toMatch(/^\d+:\d{2}$/);
           expect(slurmDurationToSeconds(accounted.elapsed)).toBe(seconds);
-          expect(accounted).toMatchObject({ state: 'COMPLETED', gpus: 8, gpuMinutes: done.gpuMinutes });
+          expect(accounted).toMatchObject({
+            state: 'COMPLETED',
+            gpus: 8,
+            gpuMinutes: done.gpuMinutes,
+            submitTime: done.submitTime,
+            startTime: done.startTime,
+            endTime: done.endTime,
+          });
         }
         expect(done.stdoutPath).toBe(`${env.runDir}/slurm_output/${name}_${id}.log`);
         expect(await slurm.tail(done, 5)).toEqual([`hello from ${id}`]);
