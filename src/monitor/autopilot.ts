@@ -63,6 +63,8 @@ async function pilot(x: Pass): Promise<void> {
     controlsOfState(s),
     s.concluded ? { reason: s.concluded.reason } : undefined,
     s.held,
+    // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
+    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
   );
   const off = !view.context.policy.enabled || view.context.refused.length > 0;
   holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === 'conclude'));

@@ -77,15 +77,21 @@ export async function readAutopilot(
   };
 }
 
-/** The plan over the recorded runs and the live ones (none on a bare checkout). */
+/**
+ * The plan over the recorded runs and the live ones (none on a bare checkout). With `rounds` (the
+ * bot's state: its candidates and their rounds), a recorded run is the bot's only when the bot opened
+ * it, whatever its hypothesis says ("Autopilot round 9: …" written by a person is a person's).
+ */
 export function planFor(
   ctx: AutopilotContext,
   live: readonly PilotRun[] = [],
   controls: Controls = { paused: false, stopLive: false },
   concluded?: { reason: string },
   held: Readonly<Record<string, number>> = {},
+  rounds?: Readonly<Record<string, number>>,
 ): { runs: PilotRun[]; plan: PilotPlan } {
-  const runs = withHeld(mergeRuns(ctx.recorded, live), held);
+  const recorded = rounds ? withRounds(ctx.recorded, rounds) : ctx.recorded;
+  const runs = withHeld(mergeRuns(recorded, live), held);
   const named = new Set(runs.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h]) => a + (named.has(name) ? 0 : h), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at
@@ -110,5 +116,14 @@ function withHeld(runs: PilotRun[], held: Readonly<Record<string, number>>): Pil
   return runs.map((r) => {
     const kept = r.runName ? held[r.runName] : undefined;
     return kept !== undefined && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
+}
+
+/** Recorded runs with the round the bot gave them; every other one (baseline aside) is a person's. */
+function withRounds(runs: readonly PilotRun[], rounds: Readonly<Record<string, number>>): PilotRun[] {
+  return runs.map((r) => {
+    if (r.round === 0) return r;
+    const round = rounds[r.name] ?? null;
+    return { ...r, round, origin: round === null ? ('person' as const) : ('bot' as const) };
   });
 }

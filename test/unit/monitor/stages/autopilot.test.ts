@@ -296,4 +296,23 @@ describe('stage autopilot', () => {
       expect(w.calls.filter((c) => c.startsWith('open'))).toEqual([]);
     });
   });
+
+  it('a person’s recorded candidate whose hypothesis reads "Autopilot round 9:" is a person’s: the round comes from the bot’s state', async () => {
+    const exp = withAutopilot();
+    const mine: PilotRun = {
+      ...baseline,
+      name: 'mine',
+      round: 9,
+      origin: 'bot',
+      pull: 'closed',
+      outcome: 'worse',
+    };
+    const w = world(() => context(exp, {}, [baseline, mine]));
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.dashboard.concluded ?? null).toBeNull();
+    expect(w.calls.filter((c) => c.startsWith('open'))).toEqual([
+      'open p1 round 1 #100',
+      'open p2 round 1 #101',
+    ]);
+  });
 });
