@@ -68648,8 +68648,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}) {
-  const runs = withHeld(mergeRuns(ctx.recorded, live3), held);
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
+  const runs = withHeld(mergeRuns(recorded, live3), held);
   const named = new Set(runs.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
@@ -68670,6 +68671,13 @@ function withHeld(runs, held) {
   return runs.map((r) => {
     const kept = r.runName ? held[r.runName] : void 0;
     return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
+}
+function withRounds(runs, rounds2) {
+  return runs.map((r) => {
+    if (r.round === 0) return r;
+    const round3 = rounds2[r.name] ?? null;
+    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
   });
 }
 
@@ -69589,10 +69597,10 @@ async function autopilot(state2, ports) {
   await eachExperiment(state2, "autopilot", async (e) => {
     const view = await port.read(e.exp);
     if (!view) return;
-    await pilot({ ports, port, e, view: withRounds(view) });
+    await pilot({ ports, port, e, view: withRounds2(view) });
   });
 }
-function withRounds(view) {
+function withRounds2(view) {
   const rounds2 = view.state.rounds;
   return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds2[b.candidate] ?? b.round })) };
 }
@@ -69606,7 +69614,9 @@ async function pilot(x) {
     live3,
     controlsOfState(s),
     s.concluded ? { reason: s.concluded.reason } : void 0,
-    s.held
+    s.held,
+    // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
+    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
   );
   const off = !view.context.policy.enabled || view.context.refused.length > 0;
   holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === "conclude"));
