@@ -95,14 +95,14 @@ async function main(): Promise<void> {
     observe:
       promInput === 'none'
         ? undefined
-        : async (runName, experiment, topology, endTs) => {
+        : async (runName, experiment, topology, job) => {
             const url = promInput || clusterOf(experiment)?.prometheus_url;
             if (!url) return undefined;
             const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15_000, retries: 1 });
             return observeAgain(prometheus, runName, experiment, {
               timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
               topology,
-              ...(endTs ? { nowTs: endTs, ended: true } : {}),
+              ...(job ? { job } : {}),
             });
           },
   };

@@ -9,18 +9,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabelState } from '../github/labels.js';
+import { slurmMonitorPort } from '../monitor/adapters.js';
 import { monitorPass } from '../monitor/pass.js';
-import type { MonitorCheck, MonitorJob } from '../monitor/ports.js';
+import type { MonitorCheck } from '../monitor/ports.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { baselineRun, bestRun, createRecord, recordPaths, referenceOf } from '../record/model.js';
 import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import { viewStanding } from '../report/pr-comment.js';
-import { classifyFailure } from '../slurm/classify.js';
 import { slurmClientForCluster } from '../slurm/for-cluster.js';
-import { slurmTimeToUnix } from '../slurm/parse.js';
-import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import type { SlurmClient } from '../slurm/types.js';
 import { createPrometheusClient } from '../telemetry/prometheus.js';
 import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
 import { checkClusters, checkPreset } from '../topology/files.js';
@@ -32,7 +31,7 @@ import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
-import { cancelCandidate, experimentPrefix, submitCandidate } from '../usecases/submit.js';
+import { cancelCandidate, submitCandidate } from '../usecases/submit.js';
 import { runSuggest } from '../usecases/suggest.js';
 import { type FileSource, fileSystemSource } from '../usecases/validate.js';
 import { localCluster } from './cluster.js';
@@ -60,9 +59,6 @@ interface Context {
   checks: Map<string, MonitorCheck>;
   labels: Map<string, LabelState | null>;
 }
-
-/** Slurm's times are printed in UTC (our commands run with TZ=UTC). */
-const unixSeconds = slurmTimeToUnix;
 
 function loadCluster(env: ClusterEnv): Cluster {
   const text = readFileSync(env.clustersFile, 'utf8');
@@ -107,28 +103,6 @@ export function realDemoParts(
   const resolved = (candidate: Candidate) => {
     const { base } = need();
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
-  };
-
-  const slurmJobs = async (experimentId: string): Promise<SlurmJob[]> =>
-    need().slurm.jobs(experimentPrefix(experimentId));
-
-  const toMonitorJob = async (job: SlurmJob): Promise<MonitorJob> => {
-    let failure = null;
-    if (!isLive(job.state) && job.state !== 'COMPLETED') {
-      const log = await need()
-        .slurm.tail(job, 60)
-        .catch(() => [] as string[]);
-      failure = classifyFailure(job, log);
-    }
-    return {
-      jobId: job.id,
-      name: job.name,
-      state: job.state,
-      submitTs: unixSeconds(job.submitTime),
-      startTs: unixSeconds(job.startTime),
-      endTs: unixSeconds(job.endTime),
-      failure,
-    };
   };
 
   const submit = async (experiment: Experiment, candidate: Candidate): Promise<SubmittedRun> => {
@@ -228,10 +202,8 @@ export function realDemoParts(
               })),
             },
           ],
-          slurm: {
-            jobs: async (id) => Promise.all((await slurmJobs(id)).map(toMonitorJob)),
-            cancel: (jobId) => c.slurm.cancel(jobId),
-          },
+          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
+          slurm: slurmMonitorPort(c.slurm),
           // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
           submit: async (_exp, candidate) => {
             const run = runs.find((r) => r.runName === candidate.runName);

@@ -7,7 +7,7 @@
 import { withGpuMinutes } from '../analysis/decision.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { DECISION_STOP } from './decide.js';
-import { gpuInput, judgeCandidate } from './judge.js';
+import { candidateGpu, judgeCandidate } from './judge.js';
 import type { MonitorPorts } from './ports.js';
 import { type CandidatePass, type ExperimentPass, eachExperiment, type PassState } from './state.js';
 
@@ -91,7 +91,7 @@ async function stop(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass): P
   if (!reason || !view || !p.job || p.acted?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
   const d = view.observation.decision;
-  const gpu = gpuInput(e, p, true);
+  const gpu = candidateGpu(e, p, true);
   if (d && reason.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
   p.acted = { ...p.acted, cancelled: p.job.jobId };
 }

@@ -1,50 +1,24 @@
 // The monitor's ports over the project's adapters: Slurm (src/slurm: one `jobs(prefix)` call per
-// experiment, a failed job's log tail read to classify its failure) and GitHub (src/github: the
+// experiment, read by the one job model, src/judge/job.ts) and GitHub (src/github: the
 // candidate's sticky comment, the pull request's check run and its state label).
 import { upsertCheckRun } from '../github/check-runs.js';
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
-import { classifyFailure } from '../slurm/classify.js';
-import { slurmTimeToUnix } from '../slurm/parse.js';
-import { isLive, type SlurmClient } from '../slurm/types.js';
-import type { Failure } from '../types/generated/metrics.js';
+import { experimentJobs } from '../judge/job.js';
+import type { SlurmClient } from '../slurm/types.js';
 import { readMonitorComment, writeMonitorComment } from '../usecases/monitor-comment.js';
-import { ownJobs } from '../usecases/queue.js';
-import type { MonitorJob, MonitorPorts } from './ports.js';
-
-/** Slurm's times are printed in UTC (our commands run with TZ=UTC), whatever the runner's zone. */
-const slurmTs = slurmTimeToUnix;
+import type { MonitorPorts } from './ports.js';
 
 /**
- * The monitor's Slurm port over the Slurm adapter: one `jobs(prefix)` call per experiment; a failed
- * job's log tail is read to classify its failure (src/slurm/classify.ts).
+ * The monitor's Slurm port over the Slurm adapter: one `jobs(prefix)` call per experiment, its own
+ * jobs as the one job model reads them (src/judge/job.ts: a failed job's log tail classified).
  */
 export function slurmMonitorPort(
   slurm: SlurmClient,
   knownExperimentIds: readonly string[] = [],
 ): MonitorPorts['slurm'] {
   return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j): Promise<MonitorJob> => {
-          let failure: Failure | null = null;
-          if (!isLive(j.state) && !(j.state === 'COMPLETED' && (j.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j, 200).catch(() => [] as string[]);
-            failure = classifyFailure(j, log);
-          }
-          return {
-            jobId: j.id,
-            name: j.name,
-            state: j.state,
-            submitTs: slurmTs(j.submitTime),
-            startTs: slurmTs(j.startTime),
-            endTs: slurmTs(j.endTime),
-            failure,
-          };
-        }),
-      );
-    },
+    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
     cancel: (jobId) => slurm.cancel(jobId),
   };
 }

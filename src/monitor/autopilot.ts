@@ -19,7 +19,7 @@ import {
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { planFor } from '../usecases/autopilot.js';
-import { gpuInput } from './judge.js';
+import { candidateGpu } from './judge.js';
 import type { AutopilotPort, AutopilotView, MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
@@ -191,13 +191,13 @@ function evidenceOf(e: ExperimentPass, name: string): string | null {
 
 /**
  * GPU-hours a run's Slurm allocation held: elapsed (start to end, or to the pass's now) × its GPUs,
- * in run-hours (× the time scale), whatever its metrics say. The GPUs are the judge's (gpuInput).
+ * in run-hours (× the time scale), whatever its metrics say. The GPUs are the judge's (candidateGpu).
  */
 export function allocatedGpuHours(e: ExperimentPass, p: CandidatePass): number {
   const job = p.job;
   if (!job?.startTs) return 0;
   const until = job.endTs ?? e.clock.evalTs;
-  const gpus = gpuInput(e, p, false)?.gpus ?? 0;
+  const gpus = candidateGpu(e, p, false)?.gpus ?? 0;
   return (Math.max(0, until - job.startTs) * e.clock.S * gpus) / 3600;
 }
 

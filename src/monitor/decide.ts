@@ -4,12 +4,12 @@
 // and its stop intent; what its Request's lifecycle asks (supersede, lost, a leftover cancel); and
 // the queue (who is submitted when slots free, first come, first served). Pure over the state.
 import { shouldStopOnDecision } from '../analysis/decision.js';
+import { leaderOf, referenceOf } from '../judge/reference.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import { isLive } from '../slurm/types.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import { judgeCandidate } from './judge.js';
 import type { MonitorCandidate } from './ports.js';
-import { leaderOf, referenceOf } from './reference.js';
 import {
   type CandidatePass,
   type ExperimentPass,

@@ -1,15 +1,13 @@
 // Stage `observe`: telemetry and analysis per run. For each experiment one query per quantity over
-// the jobs that have run (src/telemetry/queries.ts), then each judged candidate's run analysed as of
-// now or its end (src/analysis/observe.ts observeRun), and the memory of its last pass read back
-// from its comment (the verdict and the decision it wrote). Reads only.
-import { observeRun, type RunAnalysis } from '../analysis/observe.js';
-import type { LabeledSeries } from '../analysis/series.js';
-import { TIMELINE } from '../catalog/alpasim.js';
+// the jobs that have run (the judge's one telemetry read, src/judge/telemetry.ts), then each judged
+// candidate's run observed by the judge as of now or its end (src/judge/observe.ts), and the memory
+// of its last pass read back from its comment (the verdict and the decision it wrote). Reads only.
+import { observeRunOf, type RunToJudge } from '../judge/observe.js';
+import { type ExperimentTelemetry, jobsWindow, readTelemetry, seriesOf } from '../judge/telemetry.js';
 import { parseObservationBlock } from '../report/observation-block.js';
-import { isLive } from '../slurm/types.js';
-import { type ExperimentTelemetry, experimentSelector, fetchTelemetry } from '../telemetry/queries.js';
+import { experimentSelector } from '../telemetry/queries.js';
 import { readClock } from './clock.js';
-import type { MonitorJob, MonitorPorts } from './ports.js';
+import type { MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
   type ExperimentPass,
@@ -42,79 +40,47 @@ async function experimentTelemetry(
   ports: MonitorPorts,
   e: ExperimentPass,
 ): Promise<ExperimentTelemetry | undefined> {
-  const started = e.candidates
-    .filter((p) => p.inPass)
-    .map((p) => p.job)
-    .filter((j): j is MonitorJob => !!j?.startTs);
-  if (!started.length) return undefined;
-  const { scrape, evalTs } = e.clock;
-  const start = Math.floor(Math.min(...started.map((j) => j.startTs as number)) / scrape) * scrape;
-  return fetchTelemetry(
-    e.exp.prometheus ?? ports.prometheus,
-    experimentSelector(e.id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: e.exp.timeScale, scrapeSeconds: scrape },
-  );
+  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => (p.job ? [p.job] : []));
+  const window = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
+  if (!window) return undefined;
+  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window, {
+    timeScale: e.exp.timeScale,
+    scrapeSeconds: e.clock.scrape,
+  });
 }
 
-/** The run's analysis as of now (or its end), and the comment its last pass wrote. */
+/** The run as the judge reads it: its job, its series and the experiment's clock. */
+function runOf(e: ExperimentPass, { c, job }: CandidatePass, options: PassOptions): RunToJudge {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  return {
+    runName: c.runName,
+    job: job ?? null,
+    series: seriesOf(e.telemetry, c.runName),
+    missing: e.telemetry?.missing,
+    clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    unavailable: !!e.unavailable,
+    ...(options.telemetryDeadlineMinutes !== undefined
+      ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes }
+      : {}),
+  };
+}
+
+/** The run observed by the judge, and the comment its last pass wrote. */
 async function observeCandidate(
   ports: MonitorPorts,
   e: ExperimentPass,
   p: CandidatePass,
   options: PassOptions,
 ): Promise<void> {
-  const { job, c } = p;
-  const ended = job !== undefined && !isLive(job.state);
-  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options) : undefined;
+  const run = runOf(e, p, options);
+  const { analysis, ended } = observeRunOf(run);
   // The comment is the durable memory of the last pass (its verdict, its decision).
-  const current = await ports.github.readComment(c.pr, c.candidate);
+  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
   const previous = current ? parseObservationBlock(current) : undefined;
-  p.observed = { analysis, current, previous, ended };
+  p.observed = { run, analysis, current, previous, ended };
   keepLastLiveVerdict(p);
-}
-
-/** The run's series from the experiment-wide telemetry (already grouped by run_name). */
-function seriesOf(
-  t: ExperimentTelemetry | undefined,
-  runName: string,
-): Partial<Record<string, LabeledSeries[]>> {
-  return (t?.byRun.get(runName) ?? {}) as Partial<Record<string, LabeledSeries[]>>;
-}
-
-function analyse(
-  e: ExperimentPass,
-  { c }: CandidatePass,
-  job: MonitorJob,
-  startTs: number,
-  options: PassOptions,
-): RunAnalysis {
-  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const live = isLive(job.state);
-  const nowTs = job.endTs && !live ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
-    runName: c.runName,
-    series: seriesOf(e.telemetry, c.runName),
-    timeScale: S,
-    nowTs,
-    stepSeconds: scrape,
-    jobStartTs: startTs,
-    wallMinutes,
-    expectedRollouts,
-    topology: c.topology,
-    settings: e.exp.experiment.stabilisation,
-    missing: e.telemetry?.missing,
-    ended: !live,
-  });
-  // no telemetry at all: starting for a while, then a failure of its own
-  const minutesRunning = ((nowTs - startTs) * S) / 60;
-  const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!e.unavailable && analysis.startTs === null && (!live || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: 'no-telemetry',
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
-    };
-  return analysis;
 }
 
 const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';

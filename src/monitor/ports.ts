@@ -5,10 +5,11 @@
 import type { BotPull } from '../autopilot/pulls.js';
 import type { PilotState } from '../autopilot/state.js';
 import type { LabelState } from '../github/labels.js';
+import type { RecordedReference } from '../judge/decide.js';
+import type { RunJob } from '../judge/job.js';
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import type { Failure, Interval, Verdict } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
 import type { AutopilotContext } from '../usecases/autopilot.js';
 
@@ -47,9 +48,9 @@ export interface MonitorExperiment {
   grafanaUrl?: string | null;
   /** The experiment cluster's Prometheus; the ports' default when absent. */
   prometheus?: PrometheusClient;
-  /** The record's references; `verdict` (with its trajectory) lets a candidate be compared at equal run age. */
-  baseline?: { name: string; value: Interval; verdict?: Verdict } | null;
-  best?: { name: string; value: Interval; verdict?: Verdict } | null;
+  /** The record's references (with the recorded run's verdict when the record carries it). */
+  baseline?: RecordedReference | null;
+  best?: RecordedReference | null;
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
   gpusPerNode?: number;
   /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */
@@ -57,18 +58,8 @@ export interface MonitorExperiment {
   candidates: MonitorCandidate[];
 }
 
-/** A Slurm job as the monitor needs it (times in unix seconds). */
-export interface MonitorJob {
-  jobId: string;
-  name: string;
-  /** Slurm state: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, … */
-  state: string;
-  submitTs?: number | null;
-  startTs?: number | null;
-  endTs?: number | null;
-  /** The Slurm adapter's classification when the job failed. */
-  failure?: Failure | null;
-}
+/** A Slurm job as the monitor needs it: the one job model (src/judge/job.ts). */
+export type MonitorJob = RunJob;
 
 /** The pull request's check run on one head commit, over all its candidates at that commit. */
 export interface MonitorCheck {

@@ -2,13 +2,14 @@
 // of every candidate (`observed`, `decided`, `acted`, `published`) and of every experiment, and
 // reads only what earlier stages wrote; a stage run again overwrites its section (the quick loop of
 // observe → decide → act reuses one state). Pure data and small pure helpers.
-import type { VerdictLike } from '../analysis/decision.js';
 import type { RunAnalysis } from '../analysis/observe.js';
 import type { PilotAction } from '../autopilot/core.js';
+import type { Reference } from '../judge/decide.js';
+import type { RunToJudge } from '../judge/observe.js';
 import type { Phase } from '../lifecycle/model.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import type { ExperimentTelemetry } from '../telemetry/queries.js';
-import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
+import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
 
 export interface PassOptions {
@@ -42,24 +43,8 @@ export interface PassClock {
   skew?: string;
 }
 
-/**
- * What the candidates of a pass are decided against: the current best, else the baseline (both
- * measured, from the record), else a baseline running in this pass (its live projection).
- */
-export interface Reference {
-  /** "current best" or "baseline"; "leading candidate" for the pruner's reference. */
-  role: 'current best' | 'baseline' | 'leading candidate';
-  name: string;
-  verdict: VerdictLike;
-  /** Its value for the fixed-sample comparison (the record's, or a live run's stable value). */
-  value: Interval | null;
-  /** A run of this pass, not a measured one. */
-  live: boolean;
-  /** The leading candidate's pull request (named when it is another one's). */
-  pr?: number;
-  /** For the leading candidate: how many candidates it was picked among (the pruner splits its error). */
-  contenders?: number;
-}
+/** What the candidates of a pass are decided against (src/judge/decide.ts). */
+export type { Reference };
 
 /** What the lifecycle of a candidate's Request asks this pass to do besides judging it (decide). */
 export type LifecycleIntent =
@@ -84,6 +69,8 @@ export interface CandidatePass {
    */
   remembered?: boolean;
   observed?: {
+    /** The run as the judge read it (src/judge): its job, series and clock. */
+    run?: RunToJudge;
     analysis?: RunAnalysis;
     /** The sticky comment as it stands, and the observation its last pass wrote. */
     current?: string;

@@ -4,13 +4,16 @@
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { observeRun, type RunSeries } from '../analysis/observe.js';
 import { SCRAPE_INTERVAL_S } from '../catalog/alpasim.js';
 import type { Octokit } from '../github/client.js';
 import { parseCommand } from '../github/commands.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
 import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
 import { upsertStickyComment } from '../github/sticky-comment.js';
+import { type RunJob, runJob } from '../judge/job.js';
+import { judgeRun } from '../judge/judge.js';
+import { experimentLimits } from '../judge/observe.js';
+import { readTelemetry, seriesOf } from '../judge/telemetry.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { latestRequests, type Outcome, type RunRequest } from '../lifecycle/model.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
@@ -20,10 +23,9 @@ import { learningFromText, learningsFromBody } from '../record/learnings.js';
 import { createRecord, type ExperimentRecord, type RecordRun, recordPaths } from '../record/model.js';
 import { checkObservation, parseRecord } from '../record/validate.js';
 import { parseObservationBlock } from '../report/observation-block.js';
-import { slurmTimeToUnix } from '../slurm/parse.js';
-import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import type { SlurmClient, SlurmJob } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
-import { fetchTelemetry, runSelector } from '../telemetry/queries.js';
+import { runSelector } from '../telemetry/queries.js';
 import { expandCandidate, expandPreset, hash8 } from '../topology/expand.js';
 import { checkCandidate, checkExperiment, checkPreset } from '../topology/files.js';
 import { readPreset } from '../topology/presets.js';
@@ -57,13 +59,13 @@ export interface RecordDeps {
   repo: string;
   defaultBranch: string;
   botLogin: string;
-  /** Queries Prometheus again for a candidate whose comment carries no observation. */
+  /** Queries Prometheus again for a candidate whose comment carries no observation (observeAgain). */
   observe?: (
     runName: string,
     experiment: Experiment,
     topology?: Topology,
-    /** Unix seconds of the run's end when it ended: the run is judged as of then, never later. */
-    endTs?: number,
+    /** The run's Slurm job when Slurm still knows it: judged from its start, as of its end when it ended. */
+    job?: RunJob,
   ) => Promise<CandidateObservation | undefined>;
   /**
    * The Slurm client of the experiment's cluster, when this runner can reach it: live jobs of the
@@ -333,9 +335,8 @@ async function observationOf(
   }
   if (observation) return observation;
   if (deps.observe) {
-    const endTs = job && !isLive(job.state) ? (slurmTimeToUnix(job.endTime) ?? undefined) : undefined;
     try {
-      observation = await deps.observe(request.runName, experiment, described.topology, endTs);
+      observation = await deps.observe(request.runName, experiment, described.topology, job && runJob(job));
     } catch (error) {
       throw new RecordOutageError(
         `Prometheus unreachable while recording (${gap}): ${error instanceof Error ? error.message : String(error)}`,
@@ -615,19 +616,19 @@ export async function recordClosedPullRequest(
 export interface ObserveAgainOptions {
   /** 1 for real AlpaSim; the twin's compression factor otherwise. */
   timeScale?: number;
-  /** How far back to look for the run's series, run-minutes of wall time. */
+  /** How far back to look for the run's series, run-minutes of wall time (without a job start). */
   lookbackMinutes?: number;
-  /** Judge as of this time (the run's end when it ended). */
+  /** The clock (unix seconds); the judge caps it at the job's end when the job ended. */
   nowTs?: number;
-  /** The run ended at nowTs: no "no samples since" for a run that simply finished. */
-  ended?: boolean;
+  /** The run's job (src/judge/job.ts), when Slurm still knows it. */
+  job?: RunJob;
   topology?: Topology;
 }
 
 /**
- * Queries Prometheus again for one run (when the monitor's comment carries no observation):
- * the same query catalog and analysis the monitor uses, over the last `lookbackMinutes`.
- * Undefined when Prometheus has no series of the run.
+ * Queries Prometheus again for one run (when the monitor's comment carries no observation) and
+ * judges it with the judge the monitor uses (src/judge): the same query catalog, its job's start
+ * and end, the experiment's wall time and rollouts. Undefined when Prometheus has no series of the run.
  */
 export async function observeAgain(
   prometheus: PrometheusClient,
@@ -636,33 +637,34 @@ export async function observeAgain(
   options: ObserveAgainOptions = {},
 ): Promise<CandidateObservation | undefined> {
   const scale = options.timeScale ?? 1;
-  const end = Math.floor(options.nowTs ?? Date.now() / 1000);
-  const start = end - Math.round(((options.lookbackMinutes ?? 6 * 60) * 60) / scale);
+  const job = options.job;
+  const end = Math.floor(
+    Math.min(options.nowTs ?? Date.now() / 1000, job?.endTs ?? Number.POSITIVE_INFINITY),
+  );
+  const start = job?.startTs ?? end - Math.round(((options.lookbackMinutes ?? 6 * 60) * 60) / scale);
   const step = Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 10_000));
-  const telemetry = await fetchTelemetry(
+  const telemetry = await readTelemetry(
     prometheus,
     runSelector(runName),
-    { start, end, stepSeconds: step },
+    { start: Math.floor(start / step) * step, end, stepSeconds: step },
     { timeScale: scale },
   );
-  const series = telemetry.byRun.get(runName);
-  if (!series || Object.keys(series).length === 0) return undefined;
-  const fi = experiment.fixed_inputs;
-  const analysis = observeRun({
-    runName,
-    series: series as RunSeries,
-    timeScale: scale,
-    nowTs: end,
-    stepSeconds: step,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
-    topology: options.topology,
-    settings: experiment.stabilisation,
-    missing: telemetry.missing,
-    ...(options.ended ? { ended: true } : {}),
-  });
   if (telemetry.errors.length)
     throw new Error(`Prometheus: ${telemetry.errors.map((e) => `${e.quantity}: ${e.message}`).join('; ')}`);
-  return analysis.startTs === null ? undefined : analysis.observation;
+  const j = judgeRun(
+    {
+      runName,
+      // without a job: judged by its samples (as of its last one once they stopped)
+      ...(job ? { job } : {}),
+      series: seriesOf(telemetry, runName),
+      missing: telemetry.missing,
+      clock: { nowTs: end, timeScale: scale, stepSeconds: step, ...experimentLimits(experiment) },
+      topology: options.topology,
+      settings: experiment.stabilisation,
+    },
+    { standing: { experiment }, candidate: { candidate: runName, pr: 0, requested: true } },
+  );
+  return j.observed.analysis?.startTs == null ? undefined : j.observation;
 }
 
 /**

@@ -10,7 +10,13 @@ import type {
   MonitorPorts,
 } from '../../src/monitor/ports.js';
 import type { PrometheusClient, PromResult, PromSeries } from '../../src/telemetry/prometheus.js';
-import { QUANTITIES, type Quantity, queryCatalog } from '../../src/telemetry/queries.js';
+import {
+  anyRunSelector,
+  QUANTITIES,
+  type Quantity,
+  queryCatalog,
+  runSelector,
+} from '../../src/telemetry/queries.js';
 import { simulateTrace, type Trace, type TraceProfile } from '../fixtures/traces/synthetic.js';
 
 export interface Counters {
@@ -107,13 +113,20 @@ export function fakeWorld(
   let now = opts.now;
   let nextJob = 1000;
 
-  const quantityOf = (q: string): Quantity | undefined => {
+  // a query of the experiment's runs, or of one run (`topo analyze`, the record: `only`)
+  const quantityOf = (q: string): { quantity?: Quantity; only?: string } => {
     for (const exp of experiments) {
       const sel = `run_name=~"topo-${exp.experiment.experiment_id.replace(/\./g, '\\\\.')}-.*"`;
       const cat = queryCatalog(sel, { timeScale: opts.timeScale, scrapeSeconds: exp.scrapeSeconds });
-      for (const k of QUANTITIES) if (cat[k].rule === q || cat[k].fallback === q) return k;
+      for (const k of QUANTITIES) if (cat[k].rule === q || cat[k].fallback === q) return { quantity: k };
+      for (const run of traces.keys())
+        for (const one of [anyRunSelector(run), runSelector(run)]) {
+          const c = queryCatalog(one, { timeScale: opts.timeScale, scrapeSeconds: exp.scrapeSeconds });
+          for (const k of QUANTITIES)
+            if (c[k].rule === q || c[k].fallback === q) return { quantity: k, only: run };
+        }
     }
-    return undefined;
+    return {};
   };
 
   const prometheus: PrometheusClient = {
@@ -124,9 +137,10 @@ export function fakeWorld(
     },
     async range(query, start, end, step) {
       counters.prometheusQueries++;
-      const quantity = quantityOf(query);
+      const { quantity, only } = quantityOf(query);
       const series: PromSeries[] = [];
       for (const [run, { trace, ts0 }] of traces) {
+        if (only && run !== only) continue;
         const field: Partial<Record<Quantity, keyof Trace>> = {
           secondsPerRolloutAvg: 'fullRun',
           secondsPerRolloutRate5m: 'rate5m',

@@ -2,11 +2,9 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { decideCandidate, decisionOptions } from '../../analysis/decision.js';
-import type { RunAnalysis } from '../../analysis/observe.js';
-import type { CandidateState } from '../../report/pr-comment.js';
+import { candidateOfRunName } from '../../lifecycle/run-name.js';
 import { renderMonitorComment } from '../../report/pr-comment.js';
-import { code, DEFAULT_MIN_IMPROVEMENT } from '../../report/standing.js';
+import { DEFAULT_MIN_IMPROVEMENT } from '../../report/standing.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
 import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
@@ -148,23 +146,6 @@ async function assertSeriesExist(
   );
 }
 
-/** The monitor-like state of a run from its verdict alone (no Slurm). */
-export function stateFromVerdict(a: RunAnalysis): CandidateState {
-  switch (a.observation.verdict.state) {
-    case 'no-data':
-      return 'starting';
-    case 'warming':
-      return 'warming';
-    case 'stable':
-    case 'cyclic':
-      return 'stable';
-    case 'unhealthy':
-      return 'failed';
-    default:
-      return 'stabilising';
-  }
-}
-
 // --- options of `analyze` only (kept apart from the shared telemetry options) ---
 const ANALYZE_OPTIONS = ['at', 'in-flight', 'against', 'min-improvement'] as const;
 
@@ -285,29 +266,13 @@ export const analyzeCommand: Command = {
       atTs,
       minutes,
       inFlight,
+      ...(against !== undefined ? { against, experiment: { min_improvement: minImprovement } } : {}),
     });
-    const { analysis, telemetry } = result;
+    const { analysis, telemetry, judgement } = result;
     const judgedAt = new Date(result.atTs * 1000).toISOString();
     if (analysis.startTs === null) await assertSeriesExist(t.prometheus, runName, result.atTs, minutes);
-    if (against !== undefined) {
-      // the reference as of the same moment, or as of its own end when it ended before (--in-flight
-      // is the analysed run's capacity, not the reference's: the reference reads its own gauge)
-      const reference = await analyzeRun({
-        prometheus: t.prometheus,
-        runName: against,
-        timeScale: t.timeScale,
-        stepSeconds: t.stepSeconds,
-        nowTs: result.atTs,
-        minutes,
-      });
-      if (reference.analysis.startTs === null)
-        await assertSeriesExist(t.prometheus, against, result.atTs, minutes, '--against: ');
-      analysis.observation.decision = decideCandidate(
-        analysis.observation.verdict,
-        { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
-        decisionOptions({ min_improvement: minImprovement }),
-      );
-    }
+    if (result.reference && result.reference.analysis.startTs === null)
+      await assertSeriesExist(t.prometheus, against as string, result.atTs, minutes, '--against: ');
     // JSON carries it in the document (stdout and stderr may be read together); people get a note
     if (result.ended && !flags.has('json'))
       io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}\n`);
@@ -317,17 +282,17 @@ export const analyzeCommand: Command = {
         `${JSON.stringify({ schema_version: 1, observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries, judged_at: judgedAt, ended: result.ended }, null, 2)}\n`,
       );
     } else {
-      const [, experimentId = '', candidate = runName] =
-        /^topo-(.+-[0-9]{8})-(.+)-[0-9a-f]{8}$/.exec(runName) ?? [];
+      const candidate = candidateOfRunName(runName) ?? runName;
+      const experimentId = /^topo-(topology-opt-.*-[0-9]{8})-/.exec(runName)?.[1] ?? '';
       io.stdout(
         `${renderMonitorComment({
           experimentId,
           candidate,
           runName,
-          state: stateFromVerdict(analysis),
+          state: judgement.state ?? 'starting',
           timeline: [],
           observation: analysis.observation,
-          comparisons: [],
+          comparisons: judgement.comparisons,
           chart: analysis.chart,
           opportunities: analysis.opportunities,
           queries: telemetry.queries,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { classifyFailure } from '../../slurm/classify.js';
+import { jobFailure } from '../../judge/job.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
-import { isLive, type SlurmJob } from '../../slurm/types.js';
+import type { SlurmJob } from '../../slurm/types.js';
 import { experimentSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
@@ -76,12 +76,8 @@ export const jobsCommand: Command = {
         (j) => !isRetiredDuplicate(j.name),
       );
       const rows: JobRow[] = [];
-      for (const job of jobs) {
-        // The log is read only for jobs that ended badly.
-        const bad = !isLive(job.state) && classifyFailure(job, []) !== null;
-        const log = bad ? await slurm.tail(job, 200).catch(() => []) : [];
-        rows.push({ ...job, failure: bad ? classifyFailure(job, log) : null });
-      }
+      // the one job model's failure rule (src/judge/job.ts): the log is read only for jobs that ended badly
+      for (const job of jobs) rows.push({ ...job, failure: await jobFailure(slurm, job) });
       if (flag(parsed, 'json')) {
         io.stdout(
           `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows.map((r) => ({ ...jobJson(r), failure: r.failure })) }, null, 2)}\n`,

@@ -1,17 +1,26 @@
 // `topo status <experiment> [--watch]`: the experiment's runs from Slurm (one call) and Prometheus
 // (one query per quantity), each judged by the detector, as a table; --watch refreshes it.
-import { observeRun } from '../../analysis/observe.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { round } from '../../analysis/series.js';
+import type { JudgeStanding } from '../../judge/decide.js';
+import type { RunJob } from '../../judge/job.js';
+import { type Judgement, judgeRuns } from '../../judge/judge.js';
+import { experimentLimits } from '../../judge/observe.js';
+import { type ExperimentTelemetry, jobsWindow, readTelemetry, seriesOf } from '../../judge/telemetry.js';
+import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
-import { candidateState } from '../../monitor/judge.js';
+import { baselineRun, bestRun, recordPaths, referenceOf } from '../../record/model.js';
+import { parseRecord } from '../../record/validate.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
-import { isLive } from '../../slurm/types.js';
-import { experimentSelector, fetchTelemetry } from '../../telemetry/queries.js';
+import { experimentSelector } from '../../telemetry/queries.js';
+import type { Experiment } from '../../types/generated/experiment.js';
+import type { Interval } from '../../types/generated/metrics.js';
 import { flag, num, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
-import { TELEMETRY_OPTIONS, telemetryOptions, telemetryValues } from './analyze.js';
+import { TELEMETRY_OPTIONS, type TelemetryOptions, telemetryOptions, telemetryValues } from './analyze.js';
 import { loadExperiment } from './experiments.js';
 import { JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 
@@ -23,11 +32,126 @@ interface StatusRow {
   slurm_state: string;
   state: string | null;
   verdict: string | null;
+  /** The judge's Decision (src/judge), as the monitor's comment shows it. */
+  decision: { state: string; against: string; relative_change: Interval | null } | null;
   projected_seconds_per_rollout: { value: number; low: number; high: number } | null;
   seconds_per_rollout_full_run: number | null;
   seconds_per_rollout_5m: number | null;
   completed_rollouts: number | null;
   bottleneck: { kind: string; service: string | null } | null;
+}
+
+const HEADER = [
+  'candidate',
+  'job',
+  'slurm',
+  'state',
+  'verdict',
+  'decision',
+  'projected s/rollout',
+  'full-run',
+  '5m',
+  'rollouts',
+  'bottleneck',
+];
+
+/** The record's references (experiments/<id>.json under the working folder), as the monitor reads them. */
+function recordedReferences(cwd: string, id: string): Pick<JudgeStanding, 'baseline' | 'best'> {
+  const file = join(resolve(cwd), recordPaths(id).json);
+  if (!existsSync(file)) return {};
+  const record = parseRecord(readFileSync(file, 'utf8'), file);
+  return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
+}
+
+/**
+ * Every job of the experiment judged by the judge as one monitor pass judges it (src/judge
+ * judgeRuns): the same series, clock, wall minutes, expected rollouts and reference.
+ */
+export async function judgeJobs(input: {
+  experiment: Experiment;
+  id: string;
+  jobs: RunJob[];
+  now: number;
+  t: TelemetryOptions;
+  cwd: string;
+}): Promise<{ rows: StatusRow[]; telemetry: ExperimentTelemetry | undefined }> {
+  const { experiment, id, now, t } = input;
+  const jobs = [...input.jobs].sort((a, b) => Number(a.jobId) - Number(b.jobId));
+  const window = jobsWindow(jobs, now, t.stepSeconds);
+  const telemetry = window
+    ? await readTelemetry(t.prometheus, experimentSelector(id), window, {
+        timeScale: t.timeScale,
+        scrapeSeconds: t.stepSeconds,
+      })
+    : undefined;
+  const clock = {
+    nowTs: now,
+    timeScale: t.timeScale,
+    stepSeconds: t.stepSeconds,
+    ...experimentLimits(experiment),
+  };
+  const runs = jobs.map((job) => ({
+    run: {
+      runName: job.name,
+      job,
+      series: seriesOf(telemetry, job.name),
+      missing: telemetry?.missing,
+      clock,
+      settings: experiment.stabilisation,
+      unavailable: !!telemetry?.errors.length,
+    },
+    candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true },
+  }));
+  const standing = { experiment, ...recordedReferences(input.cwd, id) };
+  const { judgements } = judgeRuns(runs, standing);
+  const rows = judgements.map((j, i) => rowOf(runs[i] as (typeof runs)[number], j));
+  return { rows, telemetry };
+}
+
+function rowOf(
+  r: { run: { runName: string; job: RunJob }; candidate: { candidate: string } },
+  j: Judgement,
+): StatusRow {
+  const { job } = r.run;
+  const analysed = j.observed.analysis ? j.observation : undefined;
+  const v = analysed?.verdict;
+  const m = analysed?.stable_metrics;
+  const p = v?.projected_full_run;
+  const b = m?.bottleneck;
+  const d = j.decision;
+  return {
+    candidate: r.candidate.candidate,
+    run_name: r.run.runName,
+    job_id: job.jobId,
+    slurm_state: job.state,
+    state: j.state,
+    verdict: v?.state ?? null,
+    decision: d ? { state: d.state, against: d.against, relative_change: d.relative_change ?? null } : null,
+    projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
+    seconds_per_rollout_full_run: m?.seconds_per_rollout_full_run ?? null,
+    seconds_per_rollout_5m: m?.seconds_per_rollout_5m ?? null,
+    completed_rollouts: m?.completed_rollouts ?? null,
+    bottleneck: b ? { kind: b.kind, service: b.service ?? null } : null,
+  };
+}
+
+/** A row of the table. */
+function cells(r: StatusRow): string[] {
+  const p = r.projected_seconds_per_rollout;
+  const n = (x: number | null) => (x != null ? String(round(x, 3)) : '—');
+  return [
+    r.candidate,
+    r.job_id,
+    r.slurm_state,
+    r.state ?? '—',
+    r.verdict ?? '—',
+    r.decision ? `${r.decision.state} vs ${r.decision.against}` : '—',
+    p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : '—',
+    n(r.seconds_per_rollout_full_run),
+    n(r.seconds_per_rollout_5m),
+    r.completed_rollouts != null ? String(r.completed_rollouts) : '—',
+    r.bottleneck ? `${r.bottleneck.kind}${r.bottleneck.service ? ` ${r.bottleneck.service}` : ''}` : '—',
+  ];
 }
 
 function table(rows: string[][]): string {
@@ -90,9 +214,8 @@ export const statusCommand: Command = {
     const options = telemetryValues(parsed);
     const [id, extra] = parsed.positionals;
     if (!id || extra) throw new UsageError('give exactly one experiment id');
-    let selector: string;
     try {
-      selector = experimentSelector(id);
+      experimentSelector(id); // checks the id before anything is read
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
@@ -108,97 +231,17 @@ export const statusCommand: Command = {
     try {
       for (let i = 0; i < count; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, interval * 1000));
-        const jobs = await port.jobs(id);
         const now = Math.floor(Date.now() / 1000);
-        const started = jobs.filter((j) => j.startTs);
-        const start = started.length ? Math.min(...started.map((j) => j.startTs as number)) : now;
-        const telemetry = started.length
-          ? await fetchTelemetry(
-              t.prometheus,
-              selector,
-              {
-                start: Math.floor(start / t.stepSeconds) * t.stepSeconds,
-                end: now,
-                stepSeconds: t.stepSeconds,
-              },
-              { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds },
-            )
-          : undefined;
-        const snapshot: StatusRow[] = [];
-        const rows = [
-          [
-            'candidate',
-            'job',
-            'slurm',
-            'state',
-            'verdict',
-            'projected s/rollout',
-            'full-run',
-            '5m',
-            'rollouts',
-            'bottleneck',
-          ],
-        ];
-        for (const j of jobs.sort((a, b) => Number(a.jobId) - Number(b.jobId))) {
-          const a = j.startTs
-            ? observeRun({
-                runName: j.name,
-                series: (telemetry?.byRun.get(j.name) ?? {}) as Parameters<typeof observeRun>[0]['series'],
-                timeScale: t.timeScale,
-                nowTs: j.endTs ? Math.min(now, j.endTs) : now,
-                stepSeconds: t.stepSeconds,
-                jobStartTs: j.startTs,
-                settings: experiment.stabilisation,
-                ended: j.endTs != null && !isLive(j.state),
-              })
-            : undefined;
-          const v = a?.observation.verdict;
-          const m = a?.observation.stable_metrics;
-          const p = v?.projected_full_run;
-          const b = m?.bottleneck;
-          const state =
-            candidateState(
-              j,
-              true,
-              a,
-              // the monitor cancels on a stable verdict or a decision: a cancelled run is stopped, not failed
-              j.state === 'CANCELLED' &&
-                (experiment.stop_when_stable === true || experiment.stop_when_decided !== false),
-            ) ?? null;
-          snapshot.push({
-            candidate: j.name.replace(`topo-${id}-`, ''),
-            run_name: j.name,
-            job_id: j.jobId,
-            slurm_state: j.state,
-            state,
-            verdict: v?.state ?? null,
-            projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
-            seconds_per_rollout_full_run: m?.seconds_per_rollout_full_run ?? null,
-            seconds_per_rollout_5m: m?.seconds_per_rollout_5m ?? null,
-            completed_rollouts: m?.completed_rollouts ?? null,
-            bottleneck: b ? { kind: b.kind, service: b.service ?? null } : null,
-          });
-          rows.push([
-            j.name.replace(`topo-${id}-`, ''),
-            j.jobId,
-            j.state,
-            state ?? '—',
-            v?.state ?? '—',
-            p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : '—',
-            m?.seconds_per_rollout_full_run != null ? String(round(m.seconds_per_rollout_full_run, 3)) : '—',
-            m?.seconds_per_rollout_5m != null ? String(round(m.seconds_per_rollout_5m, 3)) : '—',
-            m?.completed_rollouts != null ? String(m.completed_rollouts) : '—',
-            b ? `${b.kind}${b.service ? ` ${b.service}` : ''}` : '—',
-          ]);
-        }
-        const warnings = (telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        const jobs = await port.jobs(id);
+        const judged = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
+        const warnings = (judged.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
         if (json) {
           const doc = {
             schema_version: 1,
             experiment_id: id,
             cluster: t.cluster.name,
             at: new Date(now * 1000).toISOString(),
-            candidates: snapshot,
+            candidates: judged.rows,
             warnings,
           };
           io.stdout(`${JSON.stringify(doc)}\n`);
@@ -207,7 +250,7 @@ export const statusCommand: Command = {
         const clear = flag(parsed, 'watch') && io.isTTY ? '\x1b[2J\x1b[H' : '';
         const header = `${id} — ${new Date(now * 1000).toISOString().slice(0, 19)}Z — ${jobs.length} job(s)`;
         io.stdout(
-          `${clear}${header}\n${jobs.length ? table(rows) : 'no jobs of this experiment in Slurm'}\n`,
+          `${clear}${header}\n${jobs.length ? table([HEADER, ...judged.rows.map(cells)]) : 'no jobs of this experiment in Slurm'}\n`,
         );
         for (const w of warnings) io.stderr(`warning: ${w}\n`);
       }

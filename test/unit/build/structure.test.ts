@@ -13,7 +13,7 @@ import { repoRoot } from '../../support/run-action.js';
 const TIERS: readonly (readonly string[])[] = [
   ['cli', 'actions', 'demo', 'site'],
   ['monitor', 'usecases', 'doctor', 'setup'],
-  ['report', 'record', 'autopilot'],
+  ['report', 'record', 'autopilot', 'judge'],
   ['analysis', 'suggest', 'campaign', 'chart', 'sim'],
   ['telemetry', 'slurm', 'github', 'lifecycle'],
   ['topology', 'catalog', 'types'],
@@ -116,7 +116,7 @@ describe('the import graph of src/ and actions/', () => {
 describe('functions in src/monitor, src/usecases and src/analysis', () => {
   it(`fit a screen (at most ${MAX_FUNCTION_LINES} lines)`, () => {
     const long: string[] = [];
-    const dirs = ['monitor', 'usecases', 'analysis'].map((d) => join(repoRoot, 'src', d));
+    const dirs = ['monitor', 'usecases', 'analysis', 'judge'].map((d) => join(repoRoot, 'src', d));
     for (const file of dirs.flatMap(tsFiles)) {
       const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
@@ -134,5 +134,39 @@ describe('functions in src/monitor, src/usecases and src/analysis', () => {
       visit(source);
     }
     expect(long).toEqual([]);
+  });
+});
+
+describe('one judge (issue 32)', () => {
+  /** Files of src/ and actions/ that import or call one of `names`, with where. */
+  function users(names: ReadonlySet<string>): string[] {
+    const found: string[] = [];
+    for (const file of files) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        const name =
+          ts.isImportSpecifier(node) || ts.isExportSpecifier(node)
+            ? (node.propertyName ?? node.name).text
+            : ts.isCallExpression(node) && ts.isIdentifier(node.expression)
+              ? node.expression.text
+              : null;
+        if (name && names.has(name)) found.push(relative(repoRoot, file));
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    return [...new Set(found)].sort();
+  }
+
+  it('reads telemetry and observes runs only in src/judge (fetchTelemetry, observeRun)', () => {
+    const outside = users(new Set(['fetchTelemetry', 'observeRun'])).filter(
+      (f) => !f.startsWith('src/judge/'),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('maps Slurm jobs to run jobs only in src/judge/job.ts (classifyFailure)', () => {
+    const outside = users(new Set(['classifyFailure'])).filter((f) => f !== 'src/judge/job.ts');
+    expect(outside).toEqual([]);
   });
 });

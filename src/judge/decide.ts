@@ -1,0 +1,166 @@
+// The decision half of the judge: THE comparison and sequential Decision of a run against its
+// reference (src/analysis/decision.ts decideCandidate) and the leading candidate (the pruner).
+// Pure. Which reference a pass uses is chosen by its caller (src/monitor/reference.ts).
+import { compare } from '../analysis/comparison.js';
+import {
+  decideCandidate,
+  decisionOptions,
+  type GpuMinutesInput,
+  pruneByLeader,
+  type VerdictLike,
+  withGpuMinutes,
+} from '../analysis/decision.js';
+import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { CandidateObservation, Comparison, Decision, Interval } from '../types/generated/metrics.js';
+
+/** A reference as the record keeps it: its value, and its verdict when the record carries it. */
+export interface RecordedReference {
+  name: string;
+  value: Interval;
+  /** The recorded run's verdict (its decision estimate and trajectory), when known. */
+  verdict?: VerdictLike;
+}
+
+/** The experiment's settings the judge reads (a whole experiment.yaml, or `topo analyze`'s flags). */
+export type JudgedExperiment = Pick<
+  Experiment,
+  'min_improvement' | 'decision_boundary' | 'max_decision_minutes' | 'stop_when_decided' | 'stop_when_stable'
+> & { fixed_inputs?: { slurm?: { gpus_per_node?: number } } };
+
+/** What a run is judged within: the experiment and the record's references. */
+export interface JudgeStanding {
+  experiment: JudgedExperiment;
+  baseline?: RecordedReference | null;
+  best?: RecordedReference | null;
+  /** GPUs a job of the experiment holds (the cluster's gpus_per_node). */
+  gpusPerNode?: number;
+}
+
+/** The candidate a run stands for. */
+export interface JudgedCandidate {
+  candidate: string;
+  /** Its pull request (0 when none: a run judged from the CLI). */
+  pr: number;
+}
+
+/**
+ * What a run is decided against: the current best, else the baseline (both measured, from the
+ * record), else a baseline running now (its live projection); the leading candidate for the
+ * pruner; any run a person names (`topo analyze --against`).
+ */
+export interface Reference {
+  /** "current best" or "baseline"; "leading candidate" for the pruner's; "run" for a named run. */
+  role: 'current best' | 'baseline' | 'leading candidate' | 'run';
+  name: string;
+  /** Its verdict: the decision reads its estimate (and, when there, its trajectory). */
+  verdict: VerdictLike;
+  /** Its value for the fixed-sample comparison (the record's, or a live run's stable value). */
+  value: Interval | null;
+  /** A run judged now, not a measured one. */
+  live: boolean;
+  /** The leading candidate's pull request (named when it is another one's). */
+  pr?: number;
+  /** For the leading candidate: how many candidates it was picked among (the pruner splits its error). */
+  contenders?: number;
+}
+
+/** The baseline's candidate name: the experiment's baseline, else `topo init`'s `baseline`. */
+export function baselineName(standing: Pick<JudgeStanding, 'baseline'>): string {
+  return standing.baseline?.name ?? 'baseline';
+}
+
+/** A reference measured in the record: its recorded verdict when there is one, else its value as stable. */
+export function measuredReference(role: 'current best' | 'baseline', r: RecordedReference): Reference {
+  return {
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: 'stable', projected_full_run: r.value },
+    value: r.value,
+    live: false,
+  };
+}
+
+const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better']);
+export const isDecided = (d: Decision | null | undefined): d is Decision => !!d && DECIDED.has(d.state);
+
+/** What the sequential decision of a run reads besides its observation. */
+export interface DecisionContext {
+  reference?: Reference | null;
+  /** The leading candidate: one that cannot beat it by min_improvement is not-better (pruned). */
+  leader?: Reference | null;
+  /** The decision of the last look (its comment's observation block): decisions are final. */
+  previous?: Decision | null;
+  /** The job ended: a decision it reached is kept as it was. */
+  ended?: boolean;
+  gpu?: GpuMinutesInput | null;
+}
+
+/**
+ * THE comparison of a run (the one place): against the current best, then the baseline; the first
+ * one is written into the observation. With a reference, the sequential decision is written too:
+ * against the current best, else the baseline, with the experiment's min_improvement; a failed run
+ * gets none.
+ */
+export function compareCandidate(
+  standing: JudgeStanding,
+  c: JudgedCandidate,
+  observation: CandidateObservation,
+  context: DecisionContext = {},
+): Comparison[] {
+  const value = observation.verdict.value ?? null;
+  const { best, baseline } = standing;
+  const comparisons: Comparison[] = [];
+  if (best && best.name !== c.candidate)
+    comparisons.push(compare(value, best.value, `current best ${best.name}`));
+  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
+    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
+  const ref = context.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, ref.role === 'run' ? ref.name : `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(standing, c, observation, context);
+  if (decision) observation.decision = context.gpu ? withGpuMinutes(decision, context.gpu) : decision;
+  return comparisons;
+}
+
+function decisionOf(
+  standing: JudgeStanding,
+  c: JudgedCandidate,
+  observation: CandidateObservation,
+  { reference, leader, previous, ended }: DecisionContext,
+): Decision | null {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  // a decision once reached stays, also when the job ended or the reference's run is gone
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const x = standing.experiment;
+  const options = {
+    ...decisionOptions(x),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+  };
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    ...options,
+    previous,
+    isReference,
+  });
+  if (decision.state !== 'measuring' || isReference || !lead) return decision;
+  // the pruner's error is split over the candidates that could lead (all but this one)
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
+}
+
+/**
+ * A reference as the decision names it: `against` is "<role> <name>" (a named run: its name), with
+ * the leader's pull request when it is another one's; the evidence reads it once ("the baseline",
+ * not "baseline baseline"; "the leading candidate `a` (#12)").
+ */
+function decidedAgainst(r: Reference, pr: number): { name: string; verdict: VerdictLike; label: string } {
+  const role = r.role === 'run' ? '' : `${r.role} `;
+  const name = `${role}${r.name}${r.pr !== undefined && r.pr !== pr ? ` (#${r.pr})` : ''}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
+}

@@ -1,0 +1,71 @@
+// THE job model of a run: a Slurm job (src/slurm, live from the controller, ended from accounting)
+// as the judge, the monitor, `topo status` and the demo read it (times in unix seconds), with one
+// failure rule. The one place a Slurm job becomes a run's job.
+import { isRunOf } from '../lifecycle/run-name.js';
+import { classifyFailure } from '../slurm/classify.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
+import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import type { Failure } from '../types/generated/metrics.js';
+
+/** A Slurm job as a run's judge needs it (times in unix seconds; Slurm prints them in UTC). */
+export interface RunJob {
+  jobId: string;
+  name: string;
+  /** Slurm state: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, … */
+  state: string;
+  submitTs?: number | null;
+  startTs?: number | null;
+  endTs?: number | null;
+  /** Why it failed (src/slurm/classify.ts), when it ended in failure. */
+  failure?: Failure | null;
+}
+
+/** Lines of a failed job's log read to classify its failure. */
+export const FAILURE_LOG_LINES = 200;
+
+/**
+ * The one failure rule: the job ended and Slurm's own classification calls its end a failure
+ * (src/slurm/classify.ts: anything but COMPLETED with exit code 0 and no signal).
+ */
+export function endedInFailure(job: SlurmJob): boolean {
+  return !isLive(job.state) && classifyFailure(job, []) !== null;
+}
+
+/** Why the job failed, its log tail read only when it ended in failure; null when it did not. */
+export async function jobFailure(slurm: Pick<SlurmClient, 'tail'>, job: SlurmJob): Promise<Failure | null> {
+  if (!endedInFailure(job)) return null;
+  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => [] as string[]);
+  return classifyFailure(job, log);
+}
+
+/** A Slurm job as a run's job, with the failure already classified (none: not read). */
+export function runJob(job: SlurmJob, failure: Failure | null = null): RunJob {
+  return {
+    jobId: job.id,
+    name: job.name,
+    state: job.state,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: slurmTimeToUnix(job.startTime),
+    endTs: slurmTimeToUnix(job.endTime),
+    failure,
+  };
+}
+
+/** A Slurm job as a run's job; a failed one's log tail is read to classify its failure. */
+export async function runJobOf(slurm: Pick<SlurmClient, 'tail'>, job: SlurmJob): Promise<RunJob> {
+  return runJob(job, await jobFailure(slurm, job));
+}
+
+/**
+ * Every job of the experiment (one prefix listing), its own only (names parsed exactly, never
+ * those of an experiment whose id extends this one's), as run jobs.
+ */
+export async function experimentJobs(
+  slurm: Pick<SlurmClient, 'jobs' | 'tail'>,
+  experimentId: string,
+  knownExperimentIds: readonly string[] = [],
+): Promise<RunJob[]> {
+  const listed = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  return Promise.all(own.map((j) => runJobOf(slurm, j)));
+}

@@ -1,0 +1,124 @@
+// The observation half of the judge: one run (its job, its series, the clock) analysed as of now
+// or as of its end (src/analysis/observe.ts observeRun), with the one rule for a run that never sent
+// metrics and the one rule for when a run without a job (a run read from Prometheus alone) ended.
+import type { DetectorSettings } from '../analysis/detector.js';
+import { defaultRunEndMinutes } from '../analysis/detector.js';
+import { observeRun, type RunAnalysis, type RunSeries, slurmTimeToMinutes } from '../analysis/observe.js';
+import { TIMELINE } from '../catalog/alpasim.js';
+import { isLive } from '../slurm/types.js';
+import type { Experiment } from '../types/generated/experiment.js';
+import type { Topology } from '../types/generated/topology.js';
+import type { RunJob } from './job.js';
+
+/** The clock a run is judged by. */
+export interface RunClock {
+  /** The evaluation time (unix seconds): Prometheus's now, or `--at`. */
+  nowTs: number;
+  /** 1 for real AlpaSim; the twin's compression factor otherwise. */
+  timeScale: number;
+  /** Prometheus step of the series, seconds. */
+  stepSeconds: number;
+  /** The job's wall time in run-minutes (experimentLimits). */
+  wallMinutes?: number | null;
+  /** Rollouts the run makes in all (experimentLimits). */
+  expectedRollouts?: number | null;
+}
+
+/** A run as the judge reads it: every surface builds this, with the same fields. */
+export interface RunToJudge {
+  runName: string;
+  /**
+   * Its Slurm job (./job.ts); null: it has none yet (queued); absent: a run read from Prometheus
+   * alone (`topo analyze`), judged by its samples.
+   */
+  job?: RunJob | null;
+  series: RunSeries;
+  /** Quantities no query returned. */
+  missing?: string[];
+  clock: RunClock;
+  topology?: Topology;
+  /** Rollouts in flight when no topology says it (`topo analyze --in-flight`). */
+  inFlight?: number | null;
+  settings?: Partial<DetectorSettings>;
+  /** Metrics are unreadable (an outage): a run is never failed for their absence. */
+  unavailable?: boolean;
+  /** Run-minutes of RUNNING without any metrics before the run fails with no-telemetry. */
+  telemetryDeadlineMinutes?: number;
+  /**
+   * Without a job: judge as of `clock.nowTs` exactly (`--at`), instead of as of the run's last
+   * sample once its samples stopped.
+   */
+  fixedTime?: boolean;
+}
+
+/** A run observed: its analysis (none before its job started), whether it ended, and when it was judged. */
+export interface ObservedRun {
+  analysis?: RunAnalysis;
+  ended: boolean;
+  /** The moment judged (unix seconds). */
+  atTs: number;
+}
+
+/** Wall minutes and rollouts of an experiment's runs (fixed_inputs): the clock's other half. */
+export function experimentLimits(experiment: Pick<Experiment, 'fixed_inputs'>): {
+  wallMinutes: number;
+  expectedRollouts: number | null;
+} {
+  const fi = experiment.fixed_inputs;
+  return {
+    wallMinutes:
+      (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
+      defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+  };
+}
+
+function analyse(run: RunToJudge, nowTs: number, ended: boolean): RunAnalysis {
+  const { clock } = run;
+  return observeRun({
+    runName: run.runName,
+    series: run.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run.topology,
+    inFlight: run.inFlight ?? null,
+    settings: run.settings,
+    missing: run.missing,
+    ended,
+  });
+}
+
+/** The run observed as of now, or as of its end when its job ended. */
+export function observeRunOf(run: RunToJudge): ObservedRun {
+  const { job, clock } = run;
+  if (job === undefined) return observeWithoutJob(run);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.state);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run, atTs, ended);
+  // no telemetry at all: starting for a while, then a failure of its own
+  const minutesRunning = ((atTs - job.startTs) * clock.timeScale) / 60;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: 'no-telemetry',
+      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
+    };
+  return { analysis, ended, atTs };
+}
+
+/** A run with no job: as of now, or as of its last sample once its samples stopped (it ended). */
+function observeWithoutJob(run: RunToJudge): ObservedRun {
+  const { clock } = run;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+}
