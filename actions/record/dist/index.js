@@ -594,10 +594,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message, code, data) {
+      constructor(message, code2, data) {
         super(message);
         this.name = "HTTPParserError";
-        this.code = code ? `HPE_${code}` : void 0;
+        this.code = code2 ? `HPE_${code2}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -620,12 +620,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
+      constructor(message, code2, { headers, data }) {
         super(message);
         this.name = "RequestRetryError";
         this.message = message || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -636,12 +636,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
+      constructor(message, code2, { headers, data }) {
         super(message);
         this.name = "ResponseError";
         this.message = message || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -851,8 +851,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code = this.code = key.charCodeAt(index);
-        if (code > 127) {
+        const code2 = this.code = key.charCodeAt(index);
+        if (code2 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -873,11 +873,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code = key.charCodeAt(index);
-          if (code > 127) {
+          const code2 = key.charCodeAt(index);
+          if (code2 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code) {
+          if (node.code === code2) {
             if (length === ++index) {
               node.value = value;
               break;
@@ -887,7 +887,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value, index);
               break;
             }
-          } else if (node.code < code) {
+          } else if (node.code < code2) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -911,19 +911,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code = key[index];
-          if (code <= 90 && code >= 65) {
-            code |= 32;
+          let code2 = key[index];
+          if (code2 <= 90 && code2 >= 65) {
+            code2 |= 32;
           }
           while (node !== null) {
-            if (code === node.code) {
+            if (code2 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code ? node.left : node.right;
+            node = node.code < code2 ? node.left : node.right;
           }
         }
         return null;
@@ -1630,11 +1630,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code, reason: reason2 } = evt;
+        const { websocket, code: code2, reason: reason2 } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code,
+          code2,
           reason2
         );
       });
@@ -4122,9 +4122,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code = url.charCodeAt(i);
-        if (code > 126 || // Non-US-ASCII + DEL
-        code < 32) {
+        const code2 = url.charCodeAt(i);
+        if (code2 > 126 || // Non-US-ASCII + DEL
+        code2 < 32) {
           return false;
         }
       }
@@ -4715,8 +4715,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -4742,8 +4742,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -7034,9 +7034,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code, id) {
+    function onHttp2FrameError(type, code2, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7046,8 +7046,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code2) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code2}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7252,8 +7252,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`));
+      stream.once("frameError", (type, code2) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
       });
       return true;
       function writeBodyH2() {
@@ -9191,7 +9191,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state: state2, opts }, cb) {
-        const { statusCode, code, headers } = err;
+        const { statusCode, code: code2, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9203,7 +9203,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state2;
-        if (code && code !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code)) {
+        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
           cb(err);
           return;
         }
@@ -11946,8 +11946,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code) {
-      return code === 10 || code === 13 || code === 9 || code === 32;
+    function isHTTPWhiteSpaceCharCode(code2) {
+      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -15763,8 +15763,8 @@ var require_cache = __commonJS({
        * @returns {requestResponseList}
        */
       #batchCacheOperations(operations) {
-        const cache = this.#relevantRequestResponseList;
-        const backupCache = [...cache];
+        const cache2 = this.#relevantRequestResponseList;
+        const backupCache = [...cache2];
         const addedItems = [];
         const resultList = [];
         try {
@@ -15791,9 +15791,9 @@ var require_cache = __commonJS({
                 return [];
               }
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
             } else if (operation.type === "put") {
               if (operation.response == null) {
@@ -15823,11 +15823,11 @@ var require_cache = __commonJS({
               }
               requestResponses = this.#queryCache(operation.request);
               for (const requestResponse of requestResponses) {
-                const idx = cache.indexOf(requestResponse);
+                const idx = cache2.indexOf(requestResponse);
                 assert(idx !== -1);
-                cache.splice(idx, 1);
+                cache2.splice(idx, 1);
               }
-              cache.push([operation.request, operation.response]);
+              cache2.push([operation.request, operation.response]);
               addedItems.push([operation.request, operation.response]);
             }
             resultList.push([operation.request, operation.response]);
@@ -16001,13 +16001,13 @@ var require_cachestorage = __commonJS({
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
-            const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            return await cache2.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
-            const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const cache2 = new Cache(kConstruct, cacheList);
+            const response = await cache2.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -16037,12 +16037,12 @@ var require_cachestorage = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         cacheName = webidl.converters.DOMString(cacheName, prefix, "cacheName");
         if (this.#caches.has(cacheName)) {
-          const cache2 = this.#caches.get(cacheName);
-          return new Cache(kConstruct, cache2);
+          const cache3 = this.#caches.get(cacheName);
+          return new Cache(kConstruct, cache3);
         }
-        const cache = [];
-        this.#caches.set(cacheName, cache);
-        return new Cache(kConstruct, cache);
+        const cache2 = [];
+        this.#caches.set(cacheName, cache2);
+        return new Cache(kConstruct, cache2);
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
@@ -16102,8 +16102,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
-        if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
+        const code2 = value.charCodeAt(i);
+        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
           return true;
         }
       }
@@ -16111,26 +16111,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name) {
       for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
-        if (code < 33 || // exclude CTLs (0-31), SP and HT
-        code > 126 || // exclude non-ascii and DEL
-        code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 60 || // <
-        code === 62 || // >
-        code === 64 || // @
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 58 || // :
-        code === 92 || // \
-        code === 47 || // /
-        code === 91 || // [
-        code === 93 || // ]
-        code === 63 || // ?
-        code === 61 || // =
-        code === 123 || // {
-        code === 125) {
+        const code2 = name.charCodeAt(i);
+        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
+        code2 > 126 || // exclude non-ascii and DEL
+        code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 60 || // <
+        code2 === 62 || // >
+        code2 === 64 || // @
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 58 || // :
+        code2 === 92 || // \
+        code2 === 47 || // /
+        code2 === 91 || // [
+        code2 === 93 || // ]
+        code2 === 63 || // ?
+        code2 === 61 || // =
+        code2 === 123 || // {
+        code2 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16146,31 +16146,31 @@ var require_util6 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code = value.charCodeAt(i++);
-        if (code < 33 || // exclude CTLs (0-31)
-        code > 126 || // non-ascii and DEL (127)
-        code === 34 || // "
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 92) {
+        const code2 = value.charCodeAt(i++);
+        if (code2 < 33 || // exclude CTLs (0-31)
+        code2 > 126 || // non-ascii and DEL (127)
+        code2 === 34 || // "
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code = path.charCodeAt(i);
-        if (code < 32 || // exclude CTLs (0-31)
-        code > 126 || // exclude DEL and non-ascii
-        code === 59) {
+        const code2 = path.charCodeAt(i);
+        if (code2 < 32 || // exclude CTLs (0-31)
+        code2 > 126 || // exclude DEL and non-ascii
+        code2 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code) {
-      return code >= 48 && code <= 57 || // 0-9
-      code >= 65 && code <= 90 || // A-Z
-      code >= 97 && code <= 122;
+    function isLetterOrDigit(code2) {
+      return code2 >= 48 && code2 <= 57 || // 0-9
+      code2 >= 65 && code2 <= 90 || // A-Z
+      code2 >= 97 && code2 <= 122;
     }
     function validateCookieDomain(domain) {
       if (domain === " ") {
@@ -16181,8 +16181,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain.length; ++i) {
-        const code = domain.charCodeAt(i);
-        if (code === 46) {
+        const code2 = domain.charCodeAt(i);
+        if (code2 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16192,10 +16192,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code)) {
+        if (labelLength === 0 && !isLetterOrDigit(code2)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code) && code !== 45) {
+        if (!isLetterOrDigit(code2) && code2 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16969,37 +16969,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code = protocol.charCodeAt(i);
-        if (code < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code > 126 || code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 44 || // ,
-        code === 47 || // /
-        code === 58 || // :
-        code === 59 || // ;
-        code === 60 || // <
-        code === 61 || // =
-        code === 62 || // >
-        code === 63 || // ?
-        code === 64 || // @
-        code === 91 || // [
-        code === 92 || // \
-        code === 93 || // ]
-        code === 123 || // {
-        code === 125) {
+        const code2 = protocol.charCodeAt(i);
+        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code2 > 126 || code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 44 || // ,
+        code2 === 47 || // /
+        code2 === 58 || // :
+        code2 === 59 || // ;
+        code2 === 60 || // <
+        code2 === 61 || // =
+        code2 === 62 || // >
+        code2 === 63 || // ?
+        code2 === 64 || // @
+        code2 === 91 || // [
+        code2 === 92 || // \
+        code2 === 93 || // ]
+        code2 === 123 || // {
+        code2 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code) {
-      if (code >= 1e3 && code < 1015) {
-        return code !== 1004 && // reserved
-        code !== 1005 && // "MUST NOT be set as a status code"
-        code !== 1006;
+    function isValidStatusCode(code2) {
+      if (code2 >= 1e3 && code2 < 1015) {
+        return code2 !== 1004 && // reserved
+        code2 !== 1005 && // "MUST NOT be set as a status code"
+        code2 !== 1006;
       }
-      return code >= 3e3 && code <= 4999;
+      return code2 >= 3e3 && code2 <= 4999;
     }
     function failWebsocketConnection(ws, reason2) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17268,7 +17268,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code, reason2, reasonByteLength) {
+    function closeWebSocketConnection(ws, code2, reason2, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17276,12 +17276,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code !== void 0 && reason2 === void 0) {
+        if (code2 !== void 0 && reason2 === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code, 0);
-        } else if (code !== void 0 && reason2 !== void 0) {
+          frame.frameData.writeUInt16BE(code2, 0);
+        } else if (code2 !== void 0 && reason2 !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code, 0);
+          frame.frameData.writeUInt16BE(code2, 0);
           frame.frameData.write(reason2, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17306,25 +17306,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code = 1005;
+      let code2 = 1005;
       let reason2 = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code = result.code ?? 1005;
+        code2 = result.code ?? 1005;
         reason2 = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code = 1006;
+        code2 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code,
+        code: code2,
         reason: reason2
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code,
+          code: code2,
           reason: reason2
         });
       }
@@ -17449,8 +17449,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code, reason2) {
-      closeWebSocketConnection(ws, code, reason2, Buffer.byteLength(reason2));
+    function failWebsocketConnectionWithCode(ws, code2, reason2) {
+      closeWebSocketConnection(ws, code2, reason2, Buffer.byteLength(reason2));
       failWebsocketConnection(ws, reason2);
     }
     var ByteParser = class extends Writable {
@@ -17637,8 +17637,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error2, data) => {
                     if (error2) {
-                      const code = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code, error2.message);
+                      const code2 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code2, error2.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17724,11 +17724,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code;
+        let code2;
         if (data.length >= 2) {
-          code = data.readUInt16BE(0);
+          code2 = data.readUInt16BE(0);
         }
-        if (code !== void 0 && !isValidStatusCode(code)) {
+        if (code2 !== void 0 && !isValidStatusCode(code2)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason2 = data.subarray(2);
@@ -17740,7 +17740,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code, reason: reason2, error: false };
+        return { code: code2, reason: reason2, error: false };
       }
       /**
        * Parses control frames.
@@ -17755,8 +17755,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code, reason: reason2 } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code, reason2, reason2.length);
+            const { code: code2, reason: reason2 } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code2, reason2, reason2.length);
             failWebsocketConnection(this.ws, reason2);
             return false;
           }
@@ -17994,17 +17994,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code = void 0, reason2 = void 0) {
+      close(code2 = void 0, reason2 = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code !== void 0) {
-          code = webidl.converters["unsigned short"](code, prefix, "code", { clamp: true });
+        if (code2 !== void 0) {
+          code2 = webidl.converters["unsigned short"](code2, prefix, "code", { clamp: true });
         }
         if (reason2 !== void 0) {
           reason2 = webidl.converters.USVString(reason2, prefix, "reason");
         }
-        if (code !== void 0) {
-          if (code !== 1e3 && (code < 3e3 || code > 4999)) {
+        if (code2 !== void 0) {
+          if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18018,7 +18018,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code, reason2, reasonByteLength);
+        closeWebSocketConnection(this, code2, reason2, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18264,15 +18264,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message;
-      let code;
+      let code2;
       if (err instanceof CloseEvent) {
         message = err.reason;
-        code = err.code;
+        code2 = err.code;
       } else {
         message = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message }));
-      closeWebSocketConnection(this, code);
+      closeWebSocketConnection(this, code2);
     }
     module.exports = {
       WebSocket
@@ -19987,12 +19987,12 @@ var require_dist = __commonJS({
         index = skipOWS(header, index + 1, len);
         const keyStart = index;
         while (index < len) {
-          const code = header.charCodeAt(index);
-          if (code === stopChar)
+          const code2 = header.charCodeAt(index);
+          if (code2 === stopChar)
             break parameter;
-          if (code === SEMI)
+          if (code2 === SEMI)
             continue parameter;
-          if (code === EQ) {
+          if (code2 === EQ) {
             const keyEnd = trailingOWS(header, keyStart, index);
             const key = header.slice(keyStart, keyEnd).toLowerCase();
             index = skipOWS(header, index + 1, len);
@@ -20000,18 +20000,18 @@ var require_dist = __commonJS({
               index++;
               let value = "";
               while (index < len) {
-                const code2 = header.charCodeAt(index++);
-                if (code2 === DQUOTE) {
+                const code3 = header.charCodeAt(index++);
+                if (code3 === DQUOTE) {
                   index = skipValue(header, index, len, stopChar);
                   if (parameters[key] === void 0)
                     parameters[key] = value;
                   break;
                 }
-                if (code2 === BSLASH && index < len) {
+                if (code3 === BSLASH && index < len) {
                   value += header[index++];
                   continue;
                 }
-                value += String.fromCharCode(code2);
+                value += String.fromCharCode(code3);
               }
               continue parameter;
             }
@@ -20030,8 +20030,8 @@ var require_dist = __commonJS({
     }
     function skipValue(str2, index, len, stopChar) {
       while (index < len) {
-        const code = str2.charCodeAt(index);
-        if (code === SEMI || code === stopChar)
+        const code2 = str2.charCodeAt(index);
+        if (code2 === SEMI || code2 === stopChar)
           break;
         index++;
       }
@@ -21847,13 +21847,13 @@ var require_semver = __commonJS({
     function patch(a, loose) {
       return new SemVer(a, loose).patch;
     }
-    exports.compare = compare;
-    function compare(a, b, loose) {
+    exports.compare = compare2;
+    function compare2(a, b, loose) {
       return new SemVer(a, loose).compare(new SemVer(b, loose));
     }
     exports.compareLoose = compareLoose;
     function compareLoose(a, b) {
-      return compare(a, b, true);
+      return compare2(a, b, true);
     }
     exports.compareBuild = compareBuild;
     function compareBuild(a, b, loose) {
@@ -21863,7 +21863,7 @@ var require_semver = __commonJS({
     }
     exports.rcompare = rcompare;
     function rcompare(a, b, loose) {
-      return compare(b, a, loose);
+      return compare2(b, a, loose);
     }
     exports.sort = sort;
     function sort(list, loose) {
@@ -21879,27 +21879,27 @@ var require_semver = __commonJS({
     }
     exports.gt = gt;
     function gt(a, b, loose) {
-      return compare(a, b, loose) > 0;
+      return compare2(a, b, loose) > 0;
     }
     exports.lt = lt;
     function lt(a, b, loose) {
-      return compare(a, b, loose) < 0;
+      return compare2(a, b, loose) < 0;
     }
     exports.eq = eq;
     function eq(a, b, loose) {
-      return compare(a, b, loose) === 0;
+      return compare2(a, b, loose) === 0;
     }
     exports.neq = neq;
     function neq(a, b, loose) {
-      return compare(a, b, loose) !== 0;
+      return compare2(a, b, loose) !== 0;
     }
     exports.gte = gte;
     function gte(a, b, loose) {
-      return compare(a, b, loose) >= 0;
+      return compare2(a, b, loose) >= 0;
     }
     exports.lte = lte;
     function lte(a, b, loose) {
-      return compare(a, b, loose) <= 0;
+      return compare2(a, b, loose) <= 0;
     }
     exports.cmp = cmp;
     function cmp(a, op, b, loose) {
@@ -22075,8 +22075,8 @@ var require_semver = __commonJS({
       return this.range;
     };
     function isWhitespace(char) {
-      var code = char && char.charCodeAt(0);
-      return code >= 9 && code <= 13 || code === 32 || code === 160 || code === 5760 || code >= 8192 && code <= 8202 || code === 8232 || code === 8233 || code === 8239 || code === 8287 || code === 12288 || code === 65279;
+      var code2 = char && char.charCodeAt(0);
+      return code2 >= 9 && code2 <= 13 || code2 === 32 || code2 === 160 || code2 === 5760 || code2 >= 8192 && code2 <= 8202 || code2 === 8232 || code2 === 8233 || code2 === 8239 || code2 === 8287 || code2 === 12288 || code2 === 65279;
     }
     function isVersionPrefix(char) {
       return char === "v" || char === "=" || isWhitespace(char);
@@ -30810,10 +30810,10 @@ var require_agent2 = __commonJS({
             error2 = err;
             cb(error2);
           });
-          proc.on("close", (code) => {
+          proc.on("close", (code2) => {
             this.proc = void 0;
             if (!error2) {
-              if (error2 = ERROR[code])
+              if (error2 = ERROR[code2])
                 return cb(error2);
               cb();
             }
@@ -31467,11 +31467,11 @@ var require_zlib = __commonJS({
     function processCallback() {
       throw new Error("Should not get here");
     }
-    function zlibOnError(message, errno, code) {
+    function zlibOnError(message, errno, code2) {
       const self2 = this._owner;
       const error2 = new Error(message);
       error2.errno = errno;
-      error2.code = code;
+      error2.code = code2;
       self2._err = error2;
     }
     function _close(engine) {
@@ -37320,11 +37320,11 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} HANDLE`
         );
       }
-      status(reqid, code, message) {
+      status(reqid, code2, message) {
         if (!this.server)
           throw new Error("Server-only method called in client mode");
-        if (!VALID_STATUS_CODES.has(code))
-          throw new Error(`Bad status code: ${code}`);
+        if (!VALID_STATUS_CODES.has(code2))
+          throw new Error(`Bad status code: ${code2}`);
         message || (message = "");
         const msgLen = Buffer.byteLength(message);
         let p = 9;
@@ -37332,7 +37332,7 @@ var require_SFTP = __commonJS({
         writeUInt32BE(buf, buf.length - 4, 0);
         buf[4] = RESPONSE.STATUS;
         writeUInt32BE(buf, reqid, 5);
-        writeUInt32BE(buf, code, p);
+        writeUInt32BE(buf, code2, p);
         writeUInt32BE(buf, msgLen, p += 4);
         p += 4;
         if (msgLen) {
@@ -40792,17 +40792,17 @@ var require_client2 = __commonJS({
               removeListeners();
               cb(err3);
             }
-            function onExit(code, signal) {
+            function onExit(code2, signal) {
               removeListeners();
               let msg;
-              if (typeof code === "number")
-                msg = `Received exit code ${code} while establishing SFTP session`;
+              if (typeof code2 === "number")
+                msg = `Received exit code ${code2} while establishing SFTP session`;
               else if (signal !== void 0)
                 msg = `Received signal ${signal} while establishing SFTP session`;
               else
                 msg = "Received unexpected SFTP session termination";
               const err3 = new Error(msg);
-              err3.code = code;
+              err3.code = code2;
               err3.signal = signal;
               cb(err3);
             }
@@ -43025,9 +43025,9 @@ var require_code = __commonJS({
     };
     exports.Name = Name;
     var _Code = class extends _CodeOrName {
-      constructor(code) {
+      constructor(code2) {
         super();
-        this._items = typeof code === "string" ? [code] : code;
+        this._items = typeof code2 === "string" ? [code2] : code2;
       }
       toString() {
         return this.str;
@@ -43054,13 +43054,13 @@ var require_code = __commonJS({
     exports._Code = _Code;
     exports.nil = new _Code("");
     function _(strs, ...args) {
-      const code = [strs[0]];
+      const code2 = [strs[0]];
       let i = 0;
       while (i < args.length) {
-        addCodeArg(code, args[i]);
-        code.push(strs[++i]);
+        addCodeArg(code2, args[i]);
+        code2.push(strs[++i]);
       }
-      return new _Code(code);
+      return new _Code(code2);
     }
     exports._ = _;
     var plus = new _Code("+");
@@ -43076,13 +43076,13 @@ var require_code = __commonJS({
       return new _Code(expr);
     }
     exports.str = str2;
-    function addCodeArg(code, arg) {
+    function addCodeArg(code2, arg) {
       if (arg instanceof _Code)
-        code.push(...arg._items);
+        code2.push(...arg._items);
       else if (arg instanceof Name)
-        code.push(arg);
+        code2.push(arg);
       else
-        code.push(interpolate(arg));
+        code2.push(interpolate(arg));
     }
     exports.addCodeArg = addCodeArg;
     function optimize(expr) {
@@ -43266,7 +43266,7 @@ var require_scope = __commonJS({
         }, usedValues, getCode);
       }
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
-        let code = code_1.nil;
+        let code2 = code_1.nil;
         for (const prefix in values) {
           const vs = values[prefix];
           if (!vs)
@@ -43279,16 +43279,16 @@ var require_scope = __commonJS({
             let c = valueCode(name);
             if (c) {
               const def = this.opts.es5 ? exports.varKinds.var : exports.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c};${this.opts._n}`;
+              code2 = (0, code_1._)`${code2}${def} ${name} = ${c};${this.opts._n}`;
             } else if (c = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
-              code = (0, code_1._)`${code}${c}${this.opts._n}`;
+              code2 = (0, code_1._)`${code2}${c}${this.opts._n}`;
             } else {
               throw new ValueError(name);
             }
             nameSet.set(name, UsedValueState.Completed);
           });
         }
-        return code;
+        return code2;
       }
     };
     exports.ValueScope = ValueScope;
@@ -43448,9 +43448,9 @@ var require_codegen = __commonJS({
       }
     };
     var AnyCode = class extends Node {
-      constructor(code) {
+      constructor(code2) {
         super();
-        this.code = code;
+        this.code = code2;
       }
       render({ _n }) {
         return `${this.code};` + _n;
@@ -43472,7 +43472,7 @@ var require_codegen = __commonJS({
         this.nodes = nodes2;
       }
       render(opts) {
-        return this.nodes.reduce((code, n) => code + n.render(opts), "");
+        return this.nodes.reduce((code2, n) => code2 + n.render(opts), "");
       }
       optimizeNodes() {
         const { nodes: nodes2 } = this;
@@ -43520,10 +43520,10 @@ var require_codegen = __commonJS({
         this.condition = condition;
       }
       render(opts) {
-        let code = `if(${this.condition})` + super.render(opts);
+        let code2 = `if(${this.condition})` + super.render(opts);
         if (this.else)
-          code += "else " + this.else.render(opts);
-        return code;
+          code2 += "else " + this.else.render(opts);
+        return code2;
       }
       optimizeNodes() {
         super.optimizeNodes();
@@ -43644,12 +43644,12 @@ var require_codegen = __commonJS({
     Return.kind = "return";
     var Try = class extends BlockNode {
       render(opts) {
-        let code = "try" + super.render(opts);
+        let code2 = "try" + super.render(opts);
         if (this.catch)
-          code += this.catch.render(opts);
+          code2 += this.catch.render(opts);
         if (this.finally)
-          code += this.finally.render(opts);
-        return code;
+          code2 += this.finally.render(opts);
+        return code2;
       }
       optimizeNodes() {
         var _a, _b;
@@ -43766,18 +43766,18 @@ var require_codegen = __commonJS({
       }
       // returns code for object literal for the passed argument list of key-value pairs
       object(...keyValues) {
-        const code = ["{"];
+        const code2 = ["{"];
         for (const [key, value] of keyValues) {
-          if (code.length > 1)
-            code.push(",");
-          code.push(key);
+          if (code2.length > 1)
+            code2.push(",");
+          code2.push(key);
           if (key !== value || this.opts.es5) {
-            code.push(":");
-            (0, code_1.addCodeArg)(code, value);
+            code2.push(":");
+            (0, code_1.addCodeArg)(code2, value);
           }
         }
-        code.push("}");
-        return new code_1._Code(code);
+        code2.push("}");
+        return new code_1._Code(code2);
       }
       // `if` clause (or statement if `thenBody` and, optionally, `elseBody` are passed)
       if(condition, thenBody, elseBody) {
@@ -46096,22 +46096,22 @@ var require_utils4 = __commonJS({
     }
     function stringArrayToHexStripped(input) {
       let acc = "";
-      let code = 0;
+      let code2 = 0;
       let i = 0;
       for (i = 0; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
-        if (code === 48) {
+        code2 = input[i].charCodeAt(0);
+        if (code2 === 48) {
           continue;
         }
-        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+        if (!(code2 >= 48 && code2 <= 57 || code2 >= 65 && code2 <= 70 || code2 >= 97 && code2 <= 102)) {
           return "";
         }
         acc += input[i];
         break;
       }
       for (i += 1; i < input.length; i++) {
-        code = input[i].charCodeAt(0);
-        if (!(code >= 48 && code <= 57 || code >= 65 && code <= 70 || code >= 97 && code <= 102)) {
+        code2 = input[i].charCodeAt(0);
+        if (!(code2 >= 48 && code2 <= 57 || code2 >= 65 && code2 <= 70 || code2 >= 97 && code2 <= 102)) {
           return "";
         }
         acc += input[i];
@@ -46384,15 +46384,15 @@ var require_utils4 = __commonJS({
         if (isPathCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += isEscapeSafe(code2) ? ch : BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -46423,15 +46423,15 @@ var require_utils4 = __commonJS({
         if (isPathCharacter(ch) && (ch !== ":" || !firstSegment)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -46458,15 +46458,15 @@ var require_utils4 = __commonJS({
         if (isAllowed(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -46511,15 +46511,15 @@ var require_utils4 = __commonJS({
         if (isQueryFragmentCharacter(ch)) {
           output += ch;
         } else {
-          const code = input.charCodeAt(i);
-          if (code < 128) {
-            output += isEscapeSafe(code) ? ch : BYTE_HEX[code];
-          } else if (code < 55296 || code > 57343) {
-            output += percentEncodeNonAscii(code);
-          } else if (code <= 56319 && i + 1 < input.length) {
+          const code2 = input.charCodeAt(i);
+          if (code2 < 128) {
+            output += isEscapeSafe(code2) ? ch : BYTE_HEX[code2];
+          } else if (code2 < 55296 || code2 > 57343) {
+            output += percentEncodeNonAscii(code2);
+          } else if (code2 <= 56319 && i + 1 < input.length) {
             const low = input.charCodeAt(i + 1);
             if (low >= 56320 && low <= 57343) {
-              output += percentEncodeNonAscii(65536 + (code - 55296 << 10) + (low - 56320));
+              output += percentEncodeNonAscii(65536 + (code2 - 55296 << 10) + (low - 56320));
               i++;
             } else {
               output += percentEncodeNonAscii(65533);
@@ -49796,8 +49796,8 @@ var require_format = __commonJS({
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const code2 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code2 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -51623,8 +51623,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str2 += json.slice(start, i);
-                const code = json.substr(i + 2, 4);
-                switch (code) {
+                const code2 = json.substr(i + 2, 4);
+                switch (code2) {
                   case "0000":
                     str2 += "\\0";
                     break;
@@ -51650,8 +51650,8 @@ var require_stringifyString = __commonJS({
                     str2 += "\\P";
                     break;
                   default:
-                    if (code.substr(0, 2) === "00")
-                      str2 += "\\x" + code.substr(2);
+                    if (code2.substr(0, 2) === "00")
+                      str2 += "\\x" + code2.substr(2);
                     else
                       str2 += json.substr(i, 6);
                 }
@@ -54150,22 +54150,22 @@ var require_errors4 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name, pos, code2, message) {
         super();
         this.name = name;
-        this.code = code;
+        this.code = code2;
         this.message = message;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLParseError", pos, code, message);
+      constructor(pos, code2, message) {
+        super("YAMLParseError", pos, code2, message);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLWarning", pos, code, message);
+      constructor(pos, code2, message) {
+        super("YAMLWarning", pos, code2, message);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -55074,7 +55074,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value;
-      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      const _onError = (rel, code2, msg) => onError(offset + rel, code2, msg);
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
@@ -55272,9 +55272,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok ? parseInt(cc, 16) : NaN;
+      const code2 = ok ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code);
+        return String.fromCodePoint(code2);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -55596,12 +55596,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message, warning2) => {
+        this.onError = (source, code2, message, warning2) => {
           const pos = getErrorPos(source);
           if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            this.warnings.push(new errors.YAMLWarning(pos, code2, message));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code, message));
+            this.errors.push(new errors.YAMLParseError(pos, code2, message));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -55763,12 +55763,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code, message) => {
+        const _onError = (pos, code2, message) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code, message);
+            onError(offset, code2, message);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+            throw new errors.YAMLParseError([offset, offset + 1], code2, message);
         };
         switch (token.type) {
           case "scalar":
@@ -58122,9 +58122,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code, lang) {
+  addCodeBlock(code2, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code), attrs);
+    const element = this.wrap("pre", this.wrap("code", code2), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -62057,9 +62057,9 @@ var handler = {
   set(target, methodName, value) {
     return target.cache[methodName] = value;
   },
-  get({ octokit, scope, cache }, methodName) {
-    if (cache[methodName]) {
-      return cache[methodName];
+  get({ octokit, scope, cache: cache2 }, methodName) {
+    if (cache2[methodName]) {
+      return cache2[methodName];
     }
     const method = endpointMethodsMap.get(scope).get(methodName);
     if (!method) {
@@ -62067,7 +62067,7 @@ var handler = {
     }
     const { endpointDefaults, decorations } = method;
     if (decorations) {
-      cache[methodName] = decorate(
+      cache2[methodName] = decorate(
         octokit,
         scope,
         methodName,
@@ -62075,9 +62075,9 @@ var handler = {
         decorations
       );
     } else {
-      cache[methodName] = octokit.request.defaults(endpointDefaults);
+      cache2[methodName] = octokit.request.defaults(endpointDefaults);
     }
-    return cache[methodName];
+    return cache2[methodName];
   }
 };
 function endpointsToMethods(octokit) {
@@ -62676,9 +62676,9 @@ function status(error2) {
   return typeof error2 === "object" && error2 !== null && "status" in error2 ? Number(error2.status) : void 0;
 }
 function isRefConflict(error2) {
-  const code = status(error2);
-  if (code === 409) return true;
-  if (code !== 422) return false;
+  const code2 = status(error2);
+  if (code2 === 409) return true;
+  if (code2 !== 422) return false;
   const message = error2 instanceof Error ? error2.message : String(error2);
   return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message);
 }
@@ -62702,8 +62702,8 @@ async function readFiles(octokit, target, paths, ref) {
   return snapshot;
 }
 function isTransient(error2) {
-  const code = status(error2);
-  if (code !== void 0 && !Number.isNaN(code)) return code >= 500;
+  const code2 = status(error2);
+  if (code2 !== void 0 && !Number.isNaN(code2)) return code2 >= 500;
   const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
   return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
     text2
@@ -63111,12 +63111,12 @@ var SlurmError = class extends Error {
   name = "SlurmError";
 };
 var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code, stdout, stderr, where) {
+  constructor(argv, code2, stdout, stderr, where) {
     super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code}: ${quoteOutput((stderr || stdout).trim())}`
+      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
     );
     this.argv = argv;
-    this.code = code;
+    this.code = code2;
     this.stdout = stdout;
     this.stderr = stderr;
     this.where = where;
@@ -63828,9 +63828,9 @@ var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
 var DEFAULT_TICK = () => {
 };
 var SSHError = class extends Error {
-  constructor(message, code = null) {
+  constructor(message, code2 = null) {
     super(message);
-    this.code = code;
+    this.code = code2;
   }
 };
 function unixifyPath(path) {
@@ -64080,10 +64080,10 @@ var NodeSSH = class {
         } else {
           channel.end();
         }
-        let code = null;
+        let code2 = null;
         let signal = null;
         channel.on("exit", (code_, signal_) => {
-          code = code_ !== null && code_ !== void 0 ? code_ : null;
+          code2 = code_ !== null && code_ !== void 0 ? code_ : null;
           signal = signal_ !== null && signal_ !== void 0 ? signal_ : null;
         });
         channel.on("close", () => {
@@ -64094,7 +64094,7 @@ var NodeSSH = class {
             stderr = stderr.trim();
           }
           resolve4({
-            code: code != null ? code : null,
+            code: code2 != null ? code2 : null,
             signal: signal != null ? signal : null,
             stdout,
             stderr
@@ -64880,6 +64880,10 @@ var METRIC_SERVICE_LABEL = {
 function serviceFromMetricLabel(label) {
   return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
 }
+var CACHE_KEYS = {
+  renderer: "nre_cache_size",
+  physics: "physics_cache_size"
+};
 var SERVICE_SWITCH_GROUPS = {
   trafficsim: { default: "disabled" },
   physics: {}
@@ -67771,6 +67775,319 @@ var checkPreset = (text2, file) => checkFile(text2, file, "topology");
 // src/usecases/record.ts
 import { dirname as dirname3, join as join4, posix as posix4 } from "node:path";
 
+// src/github/commands.ts
+var COMMANDS = {
+  submit: {
+    argument: "candidate",
+    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
+  },
+  cancel: {
+    argument: "candidate",
+    summary: "cancel the queued or running jobs of the candidates (or the one named)"
+  },
+  status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
+  stop: {
+    argument: "candidate",
+    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
+  },
+  reject: {
+    argument: true,
+    summary: "record this candidate as rejected, with the reason, when the PR closes"
+  },
+  learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
+  conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
+  state: {
+    argument: "rebuild",
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+  },
+  help: { argument: false, summary: "show this help" }
+};
+var MAX_ARGUMENT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+function parseCommand(body) {
+  const text2 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text2);
+  if (!m) return { kind: "none" };
+  const rest = text2.slice(m[0].length);
+  const firstLine2 = rest.split("\n", 1)[0];
+  const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
+  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
+  if (!Object.hasOwn(COMMANDS, word)) {
+    return { kind: "invalid", reason: `unknown command \`${word.slice(0, 40)}\`` };
+  }
+  const name = word;
+  const argument = rest.trim().slice(word.length).trim();
+  if (COMMANDS[name].argument === true) {
+    if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
+    if (argument.length > MAX_ARGUMENT) {
+      return {
+        kind: "invalid",
+        reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
+      };
+    }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "rebuild") {
+    if (argument !== "rebuild")
+      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "candidate") {
+    if (!argument) return { kind: "command", name };
+    if (!CANDIDATE_NAME.test(argument))
+      return {
+        kind: "invalid",
+        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
+      };
+    return { kind: "command", name, argument };
+  }
+  if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
+  return { kind: "command", name };
+}
+
+// src/github/permissions.ts
+var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+function decideCommandAllowed(facts) {
+  const { commenter, command, repository, pull } = facts;
+  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
+    };
+  }
+  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
+  if (!WRITE_ROLES.has(role)) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
+    };
+  }
+  return { allowed: true, permission: role };
+}
+async function checkCommandAllowed(octokit, input) {
+  let permission = "none";
+  let roleName;
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner: input.owner,
+      repo: input.repo,
+      username: input.username
+    });
+    permission = data.permission;
+    roleName = data.role_name;
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  return decideCommandAllowed({
+    commenter: input.username,
+    command: input.command,
+    repository: `${input.owner}/${input.repo}`,
+    permission,
+    roleName,
+    pull: input.pull
+  });
+}
+function pullOrigin(pull) {
+  return {
+    headRepoFullName: pull.head.repo?.full_name ?? null,
+    baseRepoFullName: pull.base.repo.full_name,
+    state: pull.state
+  };
+}
+
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open2) {
+  const lines = [];
+  if (open2.fence) lines.push(open2.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open2.details.length; i++) lines.push("</details>");
+  return lines;
+}
+function reopening(open2) {
+  const lines = [...open2.details];
+  if (open2.fence) lines.push(open2.fence);
+  return lines;
+}
+function track(open2, line) {
+  const fence = FENCE.exec(line);
+  if (open2.fence) {
+    const marker = open2.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open2.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open2.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open2.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open2.details[open2.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open2.details.pop();
+}
+var size = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open2 = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open2)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open2)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open2.fence, details: [...open2.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open2, line);
+    }
+  }
+  parts.push([...current, ...closing(open2)].join("\n"));
+  const max = options.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
+
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
+}
+
+// src/github/sticky-comment.ts
+function stickyMarker(purpose, part = 1) {
+  if (!/^[a-z][a-z0-9-]*$/.test(purpose))
+    throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
+  return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
+}
+function stickyParts(comments, target) {
+  const found = [];
+  for (const c of comments) {
+    if (c.login !== target.botLogin || !c.body) continue;
+    const first2 = c.body.split("\n", 1)[0]?.trim();
+    if (first2 === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
+    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
+    if (m && m[1] === target.purpose)
+      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
+  }
+  const byPart = /* @__PURE__ */ new Map();
+  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
+  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
+async function findStickyComments(octokit, target) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100
+  });
+  return stickyParts(
+    comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
+    target
+  );
+}
+function stickyText(parts) {
+  if (!parts.length) return void 0;
+  return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
+}
+async function upsertStickyComment(octokit, target, existing) {
+  const reserve = stickyMarker(target.purpose, 99).length + 1;
+  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
+    (part, i) => `${stickyMarker(target.purpose, i + 1)}
+${part}`
+  );
+  const current = existing ?? await findStickyComments(octokit, target);
+  const { owner, repo, issue_number } = target;
+  let changed = false;
+  const parts = [];
+  for (const [i, body] of bodies.entries()) {
+    const part = current[i];
+    if (part && part.body === body) {
+      parts.push(part);
+      continue;
+    }
+    changed = true;
+    const written = part ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body }) : await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    parts.push({ id: written.data.id, body, updatedAt: written.data.updated_at });
+  }
+  for (const stale of current.slice(bodies.length)) {
+    changed = true;
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
+  }
+  return { id: parts[0]?.id ?? 0, changed, parts };
+}
+
+// src/lifecycle/run-name.ts
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX82 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
+  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/judge/job.ts
+function runJob(job, failure = null) {
+  return {
+    jobId: job.id,
+    name: job.name,
+    state: job.state,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: slurmTimeToUnix(job.startTime),
+    endTs: slurmTimeToUnix(job.endTime),
+    failure
+  };
+}
+
 // src/topology/capacity.ts
 function containers(topology, svc) {
   const gpus = topology.services?.[svc]?.gpus;
@@ -67963,124 +68280,835 @@ function sumCounters(series) {
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
 
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
   }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
 }
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
     evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
     );
-  return evidence;
+  let message = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message, evidence, likely_fix: fix };
 }
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h - sj);
+      }
+    const tail = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail(mid) > target) a = mid;
+      else b = mid;
+    }
+    const bound = (a + b) / 2;
+    spent += tail(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
+}
+
+// src/analysis/rollout-error.ts
+var MIN_ERROR_BLOCKS = 4;
+function settled(steady, now) {
+  const ds = steady.flatMap((b) => Array(Math.min(b.n, 50)).fill(b.duration)).sort((a, b) => a - b);
+  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
+  return steady.filter((b) => b.start <= now - q90);
+}
+function blocksOf(batches, L, t0) {
+  const m = /* @__PURE__ */ new Map();
+  for (const b of batches) {
+    const k = Math.floor((b.start - t0) / L);
+    const x = m.get(k) ?? { s: 0, n: 0 };
+    x.s += b.n * b.duration;
+    x.n += b.n;
+    m.set(k, x);
+  }
+  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([k, x]) => ({ k, n: x.n, mean: x.s / x.n }));
+}
+function withinBlockVariance(steady, L, t0) {
+  const means = new Map(blocksOf(steady, L, t0).map((b) => [b.k, b.mean]));
+  let ss = 0;
+  for (const b of steady)
+    ss += b.n * (b.duration - means.get(Math.floor((b.start - t0) / L))) ** 2;
+  const df = steady.length - means.size;
+  return df > 0 ? ss / df : null;
+}
+function sharedVariance(blocks, sigma2, n) {
+  if (blocks.length < 5) return null;
+  let ss = 0;
+  let c = 0;
+  for (let i = 1; i + 1 < blocks.length; i++) {
+    const [a, b, d] = [blocks[i - 1], blocks[i], blocks[i + 1]];
+    ss += (a.mean - 2 * b.mean + d.mean) ** 2;
+    c++;
+  }
+  const v = ss / c / 6;
+  const shared = Math.max(0, v - sigma2 * mean(blocks.map((x) => 1 / x.n)));
+  const w = blocks.reduce((s, x) => s + x.n * x.n, 0) / (n * n);
+  return shared * w;
+}
+function durationError(steady, W, n, now, step) {
+  const L = Math.max(2 * step, W / 2);
+  const t0 = Math.min(...steady.map((b) => b.start));
+  const sigma2 = withinBlockVariance(steady, L, t0) ?? W * W;
+  const iid2 = sigma2 / n;
+  const done = settled(steady, now);
+  const base = blocksOf(done, L, t0);
+  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L;
+  const stationary = done.filter((b) => b.start >= from);
+  let shared = 0;
+  for (let scale = L; ; scale *= 2) {
+    const blocks = blocksOf(stationary, scale, from);
+    const v = sharedVariance(
+      blocks,
+      sigma2,
+      stationary.reduce((a, b) => a + b.n, 0)
+    );
+    if (v === null) break;
+    shared = Math.max(shared, v);
+  }
+  const enough = base.length >= MIN_ERROR_BLOCKS;
+  return {
+    se: Math.sqrt(iid2 + shared),
+    basis: {
+      blocks: base.length,
+      block_minutes: round(L, 2),
+      rollouts: n,
+      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
+      enough
+    }
+  };
+}
+function mserStart(blocks) {
+  let best = 0;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (let d = 0; d <= Math.floor(blocks.length / 2); d++) {
+    const rest = blocks.slice(d);
+    const m = mean(rest.map((b) => b.mean));
+    const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
+    if (score < bestScore) {
+      bestScore = score;
+      best = d;
+    }
+  }
+  return best;
+}
+function rolloutDrift(steady, W, now, step) {
+  const done = settled(steady, now);
+  if (!done.length || !(W > 0)) return null;
+  const L = Math.max(2 * step, W / 2);
+  const t0 = Math.min(...done.map((b) => b.start));
+  const blocks = blocksOf(done, L, t0);
+  const rest = blocks.slice(mserStart(blocks));
+  if (rest.length < 4) return null;
+  const fit = linearFit(
+    rest.map((b) => t0 + (b.k + 0.5) * L),
+    rest.map((b) => b.mean / W)
+  );
+  if (!Number.isFinite(fit.seB)) return null;
+  return {
+    slope_relative_per_hour: round(60 * fit.b, 4),
+    se: round(60 * fit.seB, 4),
+    from_minute: round(t0 + rest[0].k * L, 2)
+  };
+}
+
+// src/analysis/rollouts.ts
+function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
+  const key = (l) => l.worker_id ?? JSON.stringify(l);
+  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
+  const out = [];
+  for (const c of count2) {
+    const worker = key(c.labels);
+    const sp = sums.get(worker);
+    if (!sp) continue;
+    const sAt = new Map(sp.map((p) => [p.t, p.v]));
+    let prev = null;
+    for (const p of c.points) {
+      const s = sAt.get(p.t);
+      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
+      if (prev && p.v >= prev.n && s >= prev.s) {
+        const dn = Math.round(p.v - prev.n);
+        if (dn > 0) {
+          const duration2 = (s - prev.s) / dn / secondsPerRunMinute;
+          out.push({ worker, end: p.t, n: dn, duration: duration2, start: p.t - duration2 });
+        }
+      }
+      prev = { n: p.v, s };
+    }
+  }
+  return out.sort((a, b) => a.end - b.end);
+}
+var MIN_STEADY_ROLLOUTS = 20;
+function rolloutEstimate(i) {
+  const I = i.inFlight;
+  if (!I || !(I > 0) || !i.batches.length) return null;
+  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
+  const n = steady.reduce((a, b) => a + b.n, 0);
+  if (n < MIN_STEADY_ROLLOUTS) return null;
+  const ends = i.batches.filter((b) => b.end <= i.now).flatMap((b) => Array(b.n).fill(b.end));
+  const inFlightStarts = ends.slice(-Math.min(I, ends.length)).filter((s) => s > firstWaveEnd);
+  const W = kaplanMeierMean(
+    steady.map((b) => ({ t: b.duration, n: b.n })),
+    inFlightStarts.map((s) => i.now - s)
+  );
+  if (!(W > 0)) return null;
+  const { se, basis } = durationError(steady, W, n, i.now, i.step);
+  const drift = rolloutDrift(steady, W, i.now, i.step);
+  const rate = I / W;
+  const future = rate * Math.max(0, i.runEnd - i.now);
+  const value = 60 * i.runEnd / (i.completed + future);
+  const rel = se / W * (future / (i.completed + future));
+  const projected = {
+    value: round(value, 4),
+    low: round(value * Math.exp(-1.96 * rel), 4),
+    high: round(value * Math.exp(1.96 * rel), 4)
+  };
+  return {
+    projected_full_run: projected,
+    first_wave_end_minutes: round(firstWaveEnd, 2),
+    mean_duration_minutes: round(W, 4),
+    steady_rollouts: n,
+    censored_rollouts: inFlightStarts.length,
+    first_wave_rollouts: firstWave,
+    error_basis: basis,
+    drift,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+  };
+}
+function basisText(b) {
+  const blocks = `${b.blocks} block${b.blocks === 1 ? "" : "s"} of ${b.block_minutes} min of starts`;
+  return b.enough ? `error from ${b.rollouts} rollouts in ${blocks}, ${b.method}` : `error basis too thin: ${b.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
+}
+function splitFirstWave(batches, now, step) {
+  const t0 = Math.min(...batches.map((b) => b.start));
+  const firstEnd = Math.min(...batches.map((b) => b.end));
+  const firstWaveEnd = t0 + step;
+  const steady = [];
+  let firstWave = 0;
+  for (const b of batches) {
+    if (b.end > now) continue;
+    if (b.start <= firstWaveEnd) {
+      firstWave += b.n;
+      continue;
+    }
+    const longest = b.end - firstEnd + step;
+    let k = 0;
+    let rest = b.duration;
+    while (k < b.n && rest > longest) {
+      k++;
+      rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
+    }
+    firstWave += k;
+    if (k < b.n && rest > 0) steady.push({ ...b, n: b.n - k, duration: rest, start: b.end - rest });
+  }
+  return { steady, firstWave, firstWaveEnd };
+}
+function kaplanMeierMean(events, censored) {
+  const all = [
+    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
+    ...censored.map((t) => ({ t, d: 0, c: 1 }))
+  ].sort((a, b) => a.t - b.t || b.d - a.d);
+  let atRisk = all.reduce((a, x) => a + x.d + x.c, 0);
+  let S = 1;
+  let area = 0;
+  let last = 0;
+  for (const x of all) {
+    if (x.d > 0) {
+      area += S * (x.t - last);
+      last = x.t;
+      S *= 1 - x.d / atRisk;
+    }
+    atRisk -= x.d + x.c;
+  }
+  return area;
+}
+function estimateTrajectory(i, stepMinutes = 1) {
+  const values = [];
+  const logSe2 = [];
+  const slope = [];
+  const slopeSe = [];
+  let from = null;
+  let basisFrom = null;
+  const sorted = [...i.batches].sort((a, b) => a.end - b.end);
+  for (let m = Math.ceil(sorted[0]?.end ?? i.now); m <= i.now + 1e-9; m += stepMinutes) {
+    const later = sorted.filter((b) => b.end > m).reduce((a, b) => a + b.n, 0);
+    const e = rolloutEstimate({ ...i, now: m, completed: Math.max(0, i.completed - later) });
+    if (!e) {
+      if (from === null) continue;
+      values.push(values.at(-1));
+      logSe2.push(logSe2.at(-1));
+      slope.push(slope.at(-1) ?? null);
+      slopeSe.push(slopeSe.at(-1) ?? null);
+      continue;
+    }
+    from ??= m;
+    const p = e.projected_full_run;
+    values.push(p.value);
+    logSe2.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
+    slope.push(e.drift?.slope_relative_per_hour ?? null);
+    slopeSe.push(e.drift?.se ?? null);
+    if (basisFrom === null && e.error_basis.enough) basisFrom = m;
+  }
+  return from === null ? null : {
+    from_minute: from,
+    step_minutes: stepMinutes,
+    values,
+    log_se: logSe2,
+    basis_from_minute: basisFrom,
+    drift_slope: slope,
+    drift_se: slopeSe
+  };
+}
+function perWorkerMinutes(series, toMinutes) {
+  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: "alpha-spending",
+  maxDecisionMinutes: 120,
+  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  minSteadyMinutes: 5
+};
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+var DRIFT_GUARD = {
+  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
+  limitPerHour: 0.05,
+  /** …and so does one not ruled out (one-sided 95%) below this. */
+  steepPerHour: 0.2
+};
+var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+function referenceAtAge(reference, minute) {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
+      };
+    const at = traj.from_minute + k * traj.step_minutes;
+    const [value, se] = [traj.values[k], traj.log_se[k]];
+    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
+      logSe: se,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  return {
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide` : "at equal run age"
+  };
+}
+var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
+}
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
+function decisionOptions(x) {
+  return {
+    minImprovement: x?.min_improvement ?? 0.02,
+    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
+    };
+  const minutes = candidate.minutes_of_data ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...minutes >= max - 1e-9 ? { final: true } : {}
+  };
+}
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => {
+  const p = decisionProjection(v);
+  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
+  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+};
+var slopeText = (v) => {
+  const s = v.drift?.slope_relative_per_hour;
+  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
+};
+function rolloutDriftHold(candidate, r, g) {
+  const est = candidate.decision_estimate;
+  if (!est) return null;
+  const c = est.drift;
+  if (!c)
+    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
+  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
+  const se = Math.hypot(c.se, r?.se ?? 0);
+  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se)} against the reference\u2019s`;
+  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
+  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
+    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
+  return null;
+}
+function driftGuard(state2, lo, m, runs, g) {
+  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
+  const { candidate, reference, shown } = runs;
+  const who = [
+    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
+  ].filter((x) => !!x);
+  const rollout = rolloutDriftHold(candidate, runs.drift, g);
+  if (!who.length && !rollout)
+    return {
+      state: state2,
+      evidence: [
+        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
+      ]
+    };
+  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
+  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
+}
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method: methodText(options) };
+  const read = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read) return read.decision;
+  const { cv, at, ref } = read;
+  const d = Math.log(cv.value / at.projection.value);
+  const s = Math.hypot(logSe(cv), at.logSe);
+  const claim = claimRadius(candidate, s, options);
+  if (claim.radius === null)
+    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
+  const r = claim.radius + ageGapHide(at.gapMinutes);
+  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
+  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const thin = thinBasis(candidate, at, shown);
+  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
+  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
+  const evidence = [
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
+    `${shown} ${at.text}`,
+    ...guard.evidence,
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
+  ];
+  const held = !!thin || guard.evidence.length > 0;
+  if (guard.state === "measuring" && claim.final)
+    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
+  if (guard.state === "measuring")
+    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  return decided(base, guard.state, change, candidate, [
+    ...evidence,
+    `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
+  ]);
+}
+function unclaimed(base, d, text2) {
+  const value = round(Math.exp(d) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text2]
+  };
+}
+function stillMeasuring(base, change, evidence, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: change,
+    expected_minutes_to_decision: eta,
+    evidence: [...evidence, when]
+  };
+}
+function decided(base, state2, change, candidate, evidence) {
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence
+  };
+}
+function thinBasis(candidate, at, shown) {
+  const b = candidate.decision_estimate?.error_basis;
+  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
+  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
+  return null;
+}
+function settleAtHorizon(x) {
+  const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
+  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(x.base, state2, x.change, x.candidate, [
+    ...x.evidence,
+    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`
+  ]);
+}
+function upperTailZ(z) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
+  return z >= 0 ? q : 1 - q;
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const cv = decisionProjection(candidate);
+  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
+  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
+    return { cv, at, ref: reference };
+  if (usable(candidate) && usable(reference.verdict))
+    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
+}
+var pct = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, options) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const warmupEnd = steadyFrom(v) ?? now / 3;
+  const steady = Math.max(1, now - warmupEnd);
+  const lm = Math.log(1 - m);
+  const need = Math.max(d, lm - d, d - lm);
+  if (!(need > 0)) return null;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
+    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
+  }
+  return null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const d = decideCandidate(candidate, leader, { ...options, alpha });
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
+    ]
+  };
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+
+// src/report/standing.ts
+function describeReference(against) {
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean2 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean2.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean2}${fence === "``" ? " " : ""}${fence}`;
+}
+
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function compareCandidate(standing, c, observation, context3 = {}) {
+  const value = observation.verdict.value ?? null;
+  const { best, baseline } = standing;
+  const comparisons = [];
+  if (best && best.name !== c.candidate)
+    comparisons.push(compare(value, best.value, `current best ${best.name}`));
+  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
+    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(standing, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const x = standing.experiment;
+  const options = {
+    ...decisionOptions(x),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  };
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    ...options,
+    previous,
+    isReference
   });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
 }
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
+function decidedAgainst(r, pr) {
+  const role = r.role === "run" ? "" : `${r.role} `;
+  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 
 // src/analysis/estimators.ts
@@ -68786,6 +69814,126 @@ function definedOnly(o) {
   return out;
 }
 
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -68848,263 +69996,6 @@ function opportunities(usage, bottleneck) {
       `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
     );
   return out;
-}
-
-// src/analysis/rollout-error.ts
-var MIN_ERROR_BLOCKS = 4;
-function settled(steady, now) {
-  const ds = steady.flatMap((b) => Array(Math.min(b.n, 50)).fill(b.duration)).sort((a, b) => a - b);
-  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
-  return steady.filter((b) => b.start <= now - q90);
-}
-function blocksOf(batches, L, t0) {
-  const m = /* @__PURE__ */ new Map();
-  for (const b of batches) {
-    const k = Math.floor((b.start - t0) / L);
-    const x = m.get(k) ?? { s: 0, n: 0 };
-    x.s += b.n * b.duration;
-    x.n += b.n;
-    m.set(k, x);
-  }
-  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([k, x]) => ({ k, n: x.n, mean: x.s / x.n }));
-}
-function withinBlockVariance(steady, L, t0) {
-  const means = new Map(blocksOf(steady, L, t0).map((b) => [b.k, b.mean]));
-  let ss = 0;
-  for (const b of steady)
-    ss += b.n * (b.duration - means.get(Math.floor((b.start - t0) / L))) ** 2;
-  const df = steady.length - means.size;
-  return df > 0 ? ss / df : null;
-}
-function sharedVariance(blocks, sigma2, n) {
-  if (blocks.length < 5) return null;
-  let ss = 0;
-  let c = 0;
-  for (let i = 1; i + 1 < blocks.length; i++) {
-    const [a, b, d] = [blocks[i - 1], blocks[i], blocks[i + 1]];
-    ss += (a.mean - 2 * b.mean + d.mean) ** 2;
-    c++;
-  }
-  const v = ss / c / 6;
-  const shared = Math.max(0, v - sigma2 * mean(blocks.map((x) => 1 / x.n)));
-  const w = blocks.reduce((s, x) => s + x.n * x.n, 0) / (n * n);
-  return shared * w;
-}
-function durationError(steady, W, n, now, step) {
-  const L = Math.max(2 * step, W / 2);
-  const t0 = Math.min(...steady.map((b) => b.start));
-  const sigma2 = withinBlockVariance(steady, L, t0) ?? W * W;
-  const iid2 = sigma2 / n;
-  const done = settled(steady, now);
-  const base = blocksOf(done, L, t0);
-  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L;
-  const stationary = done.filter((b) => b.start >= from);
-  let shared = 0;
-  for (let scale = L; ; scale *= 2) {
-    const blocks = blocksOf(stationary, scale, from);
-    const v = sharedVariance(
-      blocks,
-      sigma2,
-      stationary.reduce((a, b) => a + b.n, 0)
-    );
-    if (v === null) break;
-    shared = Math.max(shared, v);
-  }
-  const enough = base.length >= MIN_ERROR_BLOCKS;
-  return {
-    se: Math.sqrt(iid2 + shared),
-    basis: {
-      blocks: base.length,
-      block_minutes: round(L, 2),
-      rollouts: n,
-      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
-      enough
-    }
-  };
-}
-function mserStart(blocks) {
-  let best = 0;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (let d = 0; d <= Math.floor(blocks.length / 2); d++) {
-    const rest = blocks.slice(d);
-    const m = mean(rest.map((b) => b.mean));
-    const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
-    if (score < bestScore) {
-      bestScore = score;
-      best = d;
-    }
-  }
-  return best;
-}
-function rolloutDrift(steady, W, now, step) {
-  const done = settled(steady, now);
-  if (!done.length || !(W > 0)) return null;
-  const L = Math.max(2 * step, W / 2);
-  const t0 = Math.min(...done.map((b) => b.start));
-  const blocks = blocksOf(done, L, t0);
-  const rest = blocks.slice(mserStart(blocks));
-  if (rest.length < 4) return null;
-  const fit = linearFit(
-    rest.map((b) => t0 + (b.k + 0.5) * L),
-    rest.map((b) => b.mean / W)
-  );
-  if (!Number.isFinite(fit.seB)) return null;
-  return {
-    slope_relative_per_hour: round(60 * fit.b, 4),
-    se: round(60 * fit.seB, 4),
-    from_minute: round(t0 + rest[0].k * L, 2)
-  };
-}
-
-// src/analysis/rollouts.ts
-function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
-  const key = (l) => l.worker_id ?? JSON.stringify(l);
-  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
-  const out = [];
-  for (const c of count2) {
-    const worker = key(c.labels);
-    const sp = sums.get(worker);
-    if (!sp) continue;
-    const sAt = new Map(sp.map((p) => [p.t, p.v]));
-    let prev = null;
-    for (const p of c.points) {
-      const s = sAt.get(p.t);
-      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
-      if (prev && p.v >= prev.n && s >= prev.s) {
-        const dn = Math.round(p.v - prev.n);
-        if (dn > 0) {
-          const duration2 = (s - prev.s) / dn / secondsPerRunMinute;
-          out.push({ worker, end: p.t, n: dn, duration: duration2, start: p.t - duration2 });
-        }
-      }
-      prev = { n: p.v, s };
-    }
-  }
-  return out.sort((a, b) => a.end - b.end);
-}
-var MIN_STEADY_ROLLOUTS = 20;
-function rolloutEstimate(i) {
-  const I = i.inFlight;
-  if (!I || !(I > 0) || !i.batches.length) return null;
-  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
-  const n = steady.reduce((a, b) => a + b.n, 0);
-  if (n < MIN_STEADY_ROLLOUTS) return null;
-  const ends = i.batches.filter((b) => b.end <= i.now).flatMap((b) => Array(b.n).fill(b.end));
-  const inFlightStarts = ends.slice(-Math.min(I, ends.length)).filter((s) => s > firstWaveEnd);
-  const W = kaplanMeierMean(
-    steady.map((b) => ({ t: b.duration, n: b.n })),
-    inFlightStarts.map((s) => i.now - s)
-  );
-  if (!(W > 0)) return null;
-  const { se, basis } = durationError(steady, W, n, i.now, i.step);
-  const drift = rolloutDrift(steady, W, i.now, i.step);
-  const rate = I / W;
-  const future = rate * Math.max(0, i.runEnd - i.now);
-  const value = 60 * i.runEnd / (i.completed + future);
-  const rel = se / W * (future / (i.completed + future));
-  const projected = {
-    value: round(value, 4),
-    low: round(value * Math.exp(-1.96 * rel), 4),
-    high: round(value * Math.exp(1.96 * rel), 4)
-  };
-  return {
-    projected_full_run: projected,
-    first_wave_end_minutes: round(firstWaveEnd, 2),
-    mean_duration_minutes: round(W, 4),
-    steady_rollouts: n,
-    censored_rollouts: inFlightStarts.length,
-    first_wave_rollouts: firstWave,
-    error_basis: basis,
-    drift,
-    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
-  };
-}
-function basisText(b) {
-  const blocks = `${b.blocks} block${b.blocks === 1 ? "" : "s"} of ${b.block_minutes} min of starts`;
-  return b.enough ? `error from ${b.rollouts} rollouts in ${blocks}, ${b.method}` : `error basis too thin: ${b.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
-}
-function splitFirstWave(batches, now, step) {
-  const t0 = Math.min(...batches.map((b) => b.start));
-  const firstEnd = Math.min(...batches.map((b) => b.end));
-  const firstWaveEnd = t0 + step;
-  const steady = [];
-  let firstWave = 0;
-  for (const b of batches) {
-    if (b.end > now) continue;
-    if (b.start <= firstWaveEnd) {
-      firstWave += b.n;
-      continue;
-    }
-    const longest = b.end - firstEnd + step;
-    let k = 0;
-    let rest = b.duration;
-    while (k < b.n && rest > longest) {
-      k++;
-      rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
-    }
-    firstWave += k;
-    if (k < b.n && rest > 0) steady.push({ ...b, n: b.n - k, duration: rest, start: b.end - rest });
-  }
-  return { steady, firstWave, firstWaveEnd };
-}
-function kaplanMeierMean(events, censored) {
-  const all = [
-    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
-    ...censored.map((t) => ({ t, d: 0, c: 1 }))
-  ].sort((a, b) => a.t - b.t || b.d - a.d);
-  let atRisk = all.reduce((a, x) => a + x.d + x.c, 0);
-  let S = 1;
-  let area = 0;
-  let last = 0;
-  for (const x of all) {
-    if (x.d > 0) {
-      area += S * (x.t - last);
-      last = x.t;
-      S *= 1 - x.d / atRisk;
-    }
-    atRisk -= x.d + x.c;
-  }
-  return area;
-}
-function estimateTrajectory(i, stepMinutes = 1) {
-  const values = [];
-  const logSe = [];
-  const slope = [];
-  const slopeSe = [];
-  let from = null;
-  let basisFrom = null;
-  const sorted = [...i.batches].sort((a, b) => a.end - b.end);
-  for (let m = Math.ceil(sorted[0]?.end ?? i.now); m <= i.now + 1e-9; m += stepMinutes) {
-    const later = sorted.filter((b) => b.end > m).reduce((a, b) => a + b.n, 0);
-    const e = rolloutEstimate({ ...i, now: m, completed: Math.max(0, i.completed - later) });
-    if (!e) {
-      if (from === null) continue;
-      values.push(values.at(-1));
-      logSe.push(logSe.at(-1));
-      slope.push(slope.at(-1) ?? null);
-      slopeSe.push(slopeSe.at(-1) ?? null);
-      continue;
-    }
-    from ??= m;
-    const p = e.projected_full_run;
-    values.push(p.value);
-    logSe.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
-    slope.push(e.drift?.slope_relative_per_hour ?? null);
-    slopeSe.push(e.drift?.se ?? null);
-    if (basisFrom === null && e.error_basis.enough) basisFrom = m;
-  }
-  return from === null ? null : {
-    from_minute: from,
-    step_minutes: stepMinutes,
-    values,
-    log_se: logSe,
-    basis_from_minute: basisFrom,
-    drift_slope: slope,
-    drift_se: slopeSe
-  };
-}
-function perWorkerMinutes(series, toMinutes) {
-  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
 }
 
 // src/analysis/observe.ts
@@ -69320,264 +70211,398 @@ function countsOf(series) {
     seconds_per_rollout_full_run: lastOf(series.fullRun)
   };
 }
-
-// src/github/commands.ts
-var COMMANDS = {
-  submit: {
-    argument: "candidate",
-    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
-  },
-  cancel: {
-    argument: "candidate",
-    summary: "cancel the queued or running jobs of the candidates (or the one named)"
-  },
-  status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
-  stop: {
-    argument: "candidate",
-    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
-  },
-  reject: {
-    argument: true,
-    summary: "record this candidate as rejected, with the reason, when the PR closes"
-  },
-  learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
-  conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
-  state: {
-    argument: "rebuild",
-    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
-  },
-  help: { argument: false, summary: "show this help" }
-};
-var MAX_ARGUMENT = 2e3;
-var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
-function parseCommand(body) {
-  const text2 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text2);
-  if (!m) return { kind: "none" };
-  const rest = text2.slice(m[0].length);
-  const firstLine2 = rest.split("\n", 1)[0];
-  const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
-  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
-  if (!Object.hasOwn(COMMANDS, word)) {
-    return { kind: "invalid", reason: `unknown command \`${word.slice(0, 40)}\`` };
-  }
-  const name = word;
-  const argument = rest.trim().slice(word.length).trim();
-  if (COMMANDS[name].argument === true) {
-    if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
-    if (argument.length > MAX_ARGUMENT) {
-      return {
-        kind: "invalid",
-        reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
-      };
-    }
-    return { kind: "command", name, argument };
-  }
-  if (COMMANDS[name].argument === "rebuild") {
-    if (argument !== "rebuild")
-      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
-    return { kind: "command", name, argument };
-  }
-  if (COMMANDS[name].argument === "candidate") {
-    if (!argument) return { kind: "command", name };
-    if (!CANDIDATE_NAME.test(argument))
-      return {
-        kind: "invalid",
-        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
-      };
-    return { kind: "command", name, argument };
-  }
-  if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
-  return { kind: "command", name };
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
 }
 
-// src/github/permissions.ts
-var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
-function decideCommandAllowed(facts) {
-  const { commenter, command, repository, pull } = facts;
-  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
-    };
-  }
-  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
-  if (!WRITE_ROLES.has(role)) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
-    };
-  }
-  return { allowed: true, permission: role };
-}
-async function checkCommandAllowed(octokit, input) {
-  let permission = "none";
-  let roleName;
-  try {
-    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner: input.owner,
-      repo: input.repo,
-      username: input.username
-    });
-    permission = data.permission;
-    roleName = data.role_name;
-  } catch (e) {
-    if (e.status !== 404) throw e;
-  }
-  return decideCommandAllowed({
-    commenter: input.username,
-    command: input.command,
-    repository: `${input.owner}/${input.repo}`,
-    permission,
-    roleName,
-    pull: input.pull
-  });
-}
-function pullOrigin(pull) {
+// src/judge/observe.ts
+function experimentLimits(experiment) {
+  const fi = experiment.fixed_inputs;
   return {
-    headRepoFullName: pull.head.repo?.full_name ?? null,
-    baseRepoFullName: pull.base.repo.full_name,
-    state: pull.state
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
   };
 }
-
-// src/github/comment-split.ts
-var GITHUB_COMMENT_LIMIT = 65536;
-var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-var CONTINUED = "_(continued from the previous comment)_";
-function closing(open2) {
-  const lines = [];
-  if (open2.fence) lines.push(open2.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
-  for (let i = 0; i < open2.details.length; i++) lines.push("</details>");
-  return lines;
-}
-function reopening(open2) {
-  const lines = [...open2.details];
-  if (open2.fence) lines.push(open2.fence);
-  return lines;
-}
-function track(open2, line) {
-  const fence = FENCE.exec(line);
-  if (open2.fence) {
-    const marker = open2.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
-    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
-      open2.fence = void 0;
-    }
-    return;
-  }
-  if (fence) {
-    open2.fence = line;
-    return;
-  }
-  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
-  const closes = (line.match(/<\/details>/gi) ?? []).length;
-  for (let i = 0; i < opens; i++) open2.details.push("<details>");
-  if (opens && /<summary>/i.test(line)) open2.details[open2.details.length - 1] = line.trim();
-  for (let i = 0; i < closes; i++) open2.details.pop();
-}
-var size = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
-function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options = {}) {
-  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
-  if (body.length <= limit) return [body];
-  const budget = limit - 120;
-  const parts = [];
-  const open2 = { details: [] };
-  let current = [];
-  let currentSize = 0;
-  const flush = () => {
-    parts.push([...current, ...closing(open2)].join("\n"));
-    current = [CONTINUED, "", ...reopening(open2)];
-    currentSize = size(current);
-  };
-  for (const rawLine of body.split("\n")) {
-    const pieces = [];
-    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
-      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
-    }
-    for (const line of pieces) {
-      const after = { fence: open2.fence, details: [...open2.details] };
-      track(after, line);
-      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
-      current.push(line);
-      currentSize += line.length + 1;
-      track(open2, line);
-    }
-  }
-  parts.push([...current, ...closing(open2)].join("\n"));
-  const max = options.maxParts ?? Number.POSITIVE_INFINITY;
-  if (parts.length <= max) return parts;
-  const dropped = parts.length - max;
-  const kept = parts.slice(dropped);
-  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
-
-${kept[0].replace(`${CONTINUED}
-
-`, "")}`;
-  return kept;
-}
-
-// src/github/sticky-comment.ts
-function stickyMarker(purpose, part = 1) {
-  if (!/^[a-z][a-z0-9-]*$/.test(purpose))
-    throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
-  return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
-}
-function stickyParts(comments, target) {
-  const found = [];
-  for (const c of comments) {
-    if (c.login !== target.botLogin || !c.body) continue;
-    const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose))
-      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
-    const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m && m[1] === target.purpose)
-      found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
-  }
-  const byPart = /* @__PURE__ */ new Map();
-  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
-  return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
-}
-async function findStickyComments(octokit, target) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
-    per_page: 100
+function analyse(run, nowTs, ended) {
+  const { clock } = run;
+  return observeRun({
+    runName: run.runName,
+    series: run.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run.topology,
+    inFlight: run.inFlight ?? null,
+    settings: run.settings,
+    missing: run.missing,
+    ended
   });
-  return stickyParts(
-    comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
-    target
-  );
 }
-function stickyText(parts) {
-  if (!parts.length) return void 0;
-  return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
+function observeRunOf(run) {
+  const { job, clock } = run;
+  if (job === void 0) return observeWithoutJob(run);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.state);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
 }
-async function upsertStickyComment(octokit, target, existing) {
-  const reserve = stickyMarker(target.purpose, 99).length + 1;
-  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
-    (part, i) => `${stickyMarker(target.purpose, i + 1)}
-${part}`
-  );
-  const current = existing ?? await findStickyComments(octokit, target);
-  const { owner, repo, issue_number } = target;
-  let changed = false;
-  const parts = [];
-  for (const [i, body] of bodies.entries()) {
-    const part = current[i];
-    if (part && part.body === body) {
-      parts.push(part);
-      continue;
+function observeWithoutJob(run) {
+  const { clock } = run;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+}
+
+// src/judge/judge.ts
+var isStable = (v) => v === "stable" || v === "cyclic";
+function judgeRun(run, context3) {
+  return decideRunOf(run, observeRunOf(run), context3);
+}
+function decideRunOf(run, observed, context3) {
+  const job = run.job ?? void 0;
+  const { analysis } = observed;
+  const x = context3.standing.experiment;
+  const stoppedBy = stoppedByOf(run, observed, context3);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x.stop_when_stable === true;
+  let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
+  const observation = analysis?.observation ?? waiting(run.runName, job);
+  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(run, job, observation);
+  const previous = context3.previous?.run_name === run.runName ? context3.previous.decision ?? null : null;
+  const comparisons = compareCandidate(context3.standing, context3.candidate, observation, {
+    reference: context3.reference,
+    leader: context3.leader,
+    previous,
+    ended: observed.ended,
+    gpu: gpuInput(run, observed, context3.standing, stoppedBy === "decision")
+  });
+  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+}
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = isStable(v);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive(job.state)) {
+    if (!analysis || v === "no-data") return "starting";
+    if (v === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function stateOfRun(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
+}
+function waiting(runName, job) {
+  return {
+    run_name: runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(run, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: run.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function stoppedByOf(run, observed, context3) {
+  if (run.job?.state !== "CANCELLED") return null;
+  if (context3.candidate.outcome?.kind === "stopped") return "user";
+  const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
+  const x = context3.standing.experiment;
+  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context3) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return void 0;
+  const copy = structuredClone(observation);
+  compareCandidate(context3.standing, context3.candidate, copy, {
+    reference: context3.reference,
+    leader: context3.leader,
+    ended: observed.ended
+  });
+  return copy;
+}
+function gpuInput(run, observed, standing, stopped) {
+  const { job, clock } = run;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
+];
+var RUN_NAME2 = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
+function anyRunSelector(runName) {
+  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
+    );
+  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+function runSelector(runName) {
+  if (!RUN_NAME2.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
+    );
+  return anyRunSelector(runName);
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const R = RAW_METRICS;
+  const w5m = window2(300, options);
+  const w1m = window2(60, options);
+  const w30s = window2(30, options);
+  const q = (quantity, rule, fallback) => ({
+    quantity,
+    rule,
+    fallback
+  });
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    ),
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    ),
+    ...throughputQueries(sel, by)
+  };
+}
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
     }
-    changed = true;
-    const written = part ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body }) : await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
-    parts.push({ id: written.data.id, body, updatedAt: written.data.updated_at });
-  }
-  for (const stale of current.slice(bodies.length)) {
-    changed = true;
-    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
-  }
-  return { id: parts[0]?.id ?? 0, changed, parts };
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
+async function fetchTelemetry(client, selector, range, options = {}) {
+  const catalog = queryCatalog(selector, options);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run = s.labels.run_name;
+        if (!run) continue;
+        const rec = out.byRun.get(run) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}
+
+// src/judge/telemetry.ts
+function readTelemetry(prometheus, selector, window3, options = {}) {
+  return fetchTelemetry(prometheus, selector, window3, options);
+}
+function seriesOf(telemetry, runName) {
+  return telemetry?.byRun.get(runName) ?? {};
 }
 
 // src/lifecycle/jobs.ts
@@ -69592,39 +70617,6 @@ function jobForRun(jobs, runName, view) {
   const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
   if (live2[0]) return live2[0];
   return mine.sort(order).at(-1) ?? null;
-}
-
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-
-// src/analysis/decision.ts
-function decisionProjection(v) {
-  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
-}
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
 }
 
 // src/record/format.ts
@@ -69734,7 +70726,7 @@ function bestRun(record) {
 function decisionValue(run) {
   return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
 }
-function decidedAgainst(run) {
+function decidedAgainst2(run) {
   const d = run.monitor_decision;
   if (d) {
     const outcome2 = decisionOutcome(d);
@@ -69755,9 +70747,9 @@ function recordedOrder(a, b) {
   return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 function displaces(run, best) {
-  const mine = decidedAgainst(run);
+  const mine = decidedAgainst2(run);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
-  const theirs = decidedAgainst(best);
+  const theirs = decidedAgainst2(best);
   if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
   return decisionValue(run) < decisionValue(best) ? "estimate" : null;
 }
@@ -69765,7 +70757,7 @@ function bestSteps(runs) {
   const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
   const names = new Set(accepted.map((r) => r.name));
   const beaten = (r) => {
-    const d = decidedAgainst(r);
+    const d = decidedAgainst2(r);
     return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
   };
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
@@ -69785,11 +70777,11 @@ function bestReasoning(step) {
   const { run, over, how } = step;
   const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
   const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
-  const claim = decidedAgainst(run)?.text;
+  const claim = decidedAgainst2(run)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
   const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
   if (how === "decided") return `${vs}; ${claim}`;
-  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
   return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
 }
 
@@ -70278,9 +71270,9 @@ function metricsList(run) {
         `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
-  const decided = decisionText(run.monitor_decision);
+  const decided2 = decisionText(run.monitor_decision);
   const compared = comparisonText(run.comparison);
-  if (decided) lines.push(`- Decision: ${decided}`);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
@@ -70840,218 +71832,6 @@ function parseObservationBlock(body) {
   }
 }
 
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
-  "gpuMemoryFree",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp",
-  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
-  "rpcBlockingP95",
-  "processCpuMaxByGroup",
-  // throughput estimators (Little's law): see throughputQueries
-  "rolloutDurationSum",
-  "rolloutDurationCount",
-  "activeRollouts"
-];
-var RUN_NAME2 = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
-function anyRunSelector(runName) {
-  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
-    throw new Error(
-      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
-    );
-  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-}
-function runSelector(runName) {
-  if (!RUN_NAME2.test(runName))
-    throw new Error(
-      `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
-    );
-  return anyRunSelector(runName);
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const R = RAW_METRICS;
-  const w5m = window2(300, options);
-  const w1m = window2(60, options);
-  const w30s = window2(30, options);
-  const q = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
-  return {
-    secondsPerRolloutAvg: q(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
-    queueDepthMax: q(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
-    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
-    processCpu: q(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
-    rpcBlockingP95: q(
-      "rpcBlockingP95",
-      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
-    ),
-    processCpuMaxByGroup: q(
-      "processCpuMaxByGroup",
-      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
-      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    ),
-    ...throughputQueries(sel, by)
-  };
-}
-function throughputQueries(sel, by) {
-  const R = RAW_METRICS;
-  const perWorker = `${by}, worker_id`;
-  return {
-    rolloutDurationSum: {
-      quantity: "rolloutDurationSum",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
-    },
-    rolloutDurationCount: {
-      quantity: "rolloutDurationCount",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
-    },
-    activeRollouts: {
-      quantity: "activeRollouts",
-      rule: null,
-      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
-    }
-  };
-}
-var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
-async function fetchTelemetry(client, selector, range, options = {}) {
-  const catalog = queryCatalog(selector, options);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run = s.labels.run_name;
-        if (!run) continue;
-        const rec = out.byRun.get(run) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
-  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
-  return out;
-}
-
 // src/topology/presets.ts
 import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
 import { isAbsolute, join as join2, posix, resolve as resolve2 } from "node:path";
@@ -71381,47 +72161,6 @@ function renderRunStateComment(state2) {
   ].join("\n");
 }
 
-// src/lifecycle/run-name.ts
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX82 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
-  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
-
 // src/usecases/queue.ts
 function ownJobs(jobs, experimentId, knownExperimentIds = []) {
   return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
@@ -71714,9 +72453,8 @@ async function observationOf(deps, pull, experiment, request2, described, job, g
   }
   if (observation) return observation;
   if (deps.observe) {
-    const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
     try {
-      observation = await deps.observe(request2.runName, experiment, described.topology, endTs);
+      observation = await deps.observe(request2.runName, experiment, described.topology, job && runJob(job));
     } catch (error2) {
       throw new RecordOutageError(
         `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
@@ -71926,33 +72664,34 @@ async function recordClosedPullRequest(deps, pull) {
 }
 async function observeAgain(prometheus, runName, experiment, options = {}) {
   const scale = options.timeScale ?? 1;
-  const end = Math.floor(options.nowTs ?? Date.now() / 1e3);
-  const start = end - Math.round((options.lookbackMinutes ?? 6 * 60) * 60 / scale);
+  const job = options.job;
+  const end = Math.floor(
+    Math.min(options.nowTs ?? Date.now() / 1e3, job?.endTs ?? Number.POSITIVE_INFINITY)
+  );
+  const start = job?.startTs ?? end - Math.round((options.lookbackMinutes ?? 6 * 60) * 60 / scale);
   const step = Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 1e4));
-  const telemetry = await fetchTelemetry(
+  const telemetry = await readTelemetry(
     prometheus,
     runSelector(runName),
-    { start, end, stepSeconds: step },
+    { start: Math.floor(start / step) * step, end, stepSeconds: step },
     { timeScale: scale }
   );
-  const series = telemetry.byRun.get(runName);
-  if (!series || Object.keys(series).length === 0) return void 0;
-  const fi = experiment.fixed_inputs;
-  const analysis = observeRun({
-    runName,
-    series,
-    timeScale: scale,
-    nowTs: end,
-    stepSeconds: step,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
-    topology: options.topology,
-    settings: experiment.stabilisation,
-    missing: telemetry.missing,
-    ...options.ended ? { ended: true } : {}
-  });
   if (telemetry.errors.length)
     throw new Error(`Prometheus: ${telemetry.errors.map((e) => `${e.quantity}: ${e.message}`).join("; ")}`);
-  return analysis.startTs === null ? void 0 : analysis.observation;
+  const j = judgeRun(
+    {
+      runName,
+      // without a job: judged by its samples (as of its last one once they stopped)
+      ...job ? { job } : {},
+      series: seriesOf(telemetry, runName),
+      missing: telemetry.missing,
+      clock: { nowTs: end, timeScale: scale, stepSeconds: step, ...experimentLimits(experiment) },
+      topology: options.topology,
+      settings: experiment.stabilisation
+    },
+    { standing: { experiment }, candidate: { candidate: runName, pr: 0, requested: true } }
+  );
+  return j.observed.analysis?.startTs == null ? void 0 : j.observation;
 }
 
 // actions/record/main.ts
@@ -72018,14 +72757,14 @@ async function main() {
       const cluster = clusterOf(experiment);
       return cluster && experiment.cluster ? slurmClientForCluster(experiment.cluster, cluster, { env: process.env }) : void 0;
     },
-    observe: promInput === "none" ? void 0 : async (runName, experiment, topology, endTs) => {
+    observe: promInput === "none" ? void 0 : async (runName, experiment, topology, job) => {
       const url = promInput || clusterOf(experiment)?.prometheus_url;
       if (!url) return void 0;
       const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15e3, retries: 1 });
       return observeAgain(prometheus, runName, experiment, {
         timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
         topology,
-        ...endTs ? { nowTs: endTs, ended: true } : {}
+        ...job ? { job } : {}
       });
     }
   };
