@@ -98,7 +98,9 @@ export interface PilotPlan {
 }
 
 const live = (r: PilotRun) => r.request === 'live';
-const withdrawn = (r: PilotRun) => r.origin === 'bot' && r.pull === 'closed' && r.outcome === null;
+/** Out of the bot's round: closed by a person before an Outcome, or taken over by a person's push (the round goes on without it). */
+const withdrawn = (r: PilotRun) =>
+  r.origin === 'bot' && ((r.pull === 'closed' && r.outcome === null) || r.takenOver === true);
 
 /** spent, what live runs are still expected to take (a run's cost less what it has held), and what is left. */
 export function budgetOf(

@@ -198,7 +198,8 @@ describe('planStep', () => {
 
   it("a person's push takes the branch over: never submitted, stopped or closed by the bot", () => {
     const runs = [baseline, bot('a', 1, { request: 'none', outcome: null, gpuHours: 0, takenOver: true })];
-    expect(planStep(input(runs)).actions).toEqual([]);
+    // it leaves the round, which goes on without it: the next round opens, nothing touches `a`
+    expect(planStep(input(runs)).actions.map((a) => a.kind)).toEqual(['open']);
     const paused = [baseline, bot('a', 1, { request: 'live', outcome: null, gpuHours: 0, takenOver: true })];
     expect(planStep(input(paused, { controls: { paused: true, stopLive: true } })).actions).toEqual([]);
   });
@@ -239,5 +240,14 @@ describe('people first', () => {
     expect(planStep(input([baseline, mine])).actions).toEqual([
       { kind: 'open', round: 1, parent: 'mine', count: 3 },
     ]);
+  });
+
+  it('a taken-over bot run leaves its round: the round goes on without it', () => {
+    const runs = [
+      baseline,
+      bot('mine-now', 1, { takenOver: true, request: 'none', outcome: null }),
+      bot('slow', 1, { outcome: 'worse' }),
+    ];
+    expect(kinds(input(runs))).toContain('open');
   });
 });
