@@ -68042,7 +68042,7 @@ function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
 var live = (r) => r.request === "live";
-var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
+var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
   const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
