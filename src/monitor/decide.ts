@@ -8,6 +8,7 @@ import { leaderOf, referenceOf } from '../judge/reference.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import { isLive } from '../slurm/types.js';
 import type { Experiment } from '../types/generated/experiment.js';
+import { DEFAULT_MAX_PARALLEL, planQueue } from '../usecases/queue.js';
 import { judgeCandidate } from './judge.js';
 import type { MonitorCandidate } from './ports.js';
 import {
@@ -46,15 +47,18 @@ function lifecycleIntent({ phase }: CandidatePass): LifecycleIntent | undefined 
 
 /**
  * The queue: requested candidates without a job, strictly by request time (then the older pull
- * request), and the slots free now (max_parallel less the experiment's live jobs as read).
+ * request), and the slots free now: the submit path's one queue rule (src/usecases/queue.ts
+ * planQueue: max_parallel less the experiment's live run names).
  */
 function queueOf(e: ExperimentPass): ExperimentPass['queue'] {
-  const maxParallel = e.exp.experiment.max_parallel ?? 3;
-  const live = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
-  const order = e.candidates
+  const waiting = e.candidates
     .filter((p) => p.inPass && p.c.requested && !p.job)
-    .sort((a, b) => byRequest(a.c, b.c));
-  return { order, free: Math.max(0, maxParallel - live) };
+    .sort((a, b) => byRequest(a.c, b.c))
+    .map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const plan = planQueue(waiting, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 
 /** First come, first served by request time; unknown sorts last. */

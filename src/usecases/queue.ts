@@ -1,6 +1,6 @@
 // The max_parallel queue, derived (never stored): from the submit requests in first-come order and the
 // experiment's jobs in Slurm, which requests to submit now and each waiting request's place.
-import { compareJobIds, jobForRun } from '../lifecycle/jobs.js';
+import { compareJobIds, jobForRun, type NamedJob } from '../lifecycle/jobs.js';
 import { isRunOf } from '../lifecycle/run-name.js';
 import { isLive, type SlurmJob } from '../slurm/types.js';
 
@@ -24,9 +24,9 @@ export interface QueueRequest {
   jobName: string;
 }
 
-export interface QueuePlan<R extends QueueRequest> {
+export interface QueuePlan<R extends QueueRequest, J extends NamedJob = SlurmJob> {
   /** Requests that already have a job (live or finished): nothing to submit. */
-  existing: Array<{ request: R; job: SlurmJob }>;
+  existing: Array<{ request: R; job: J }>;
   /** Requests to submit now, in order. */
   submitNow: R[];
   /** Requests that wait for a slot, with their 1-based place. */
@@ -40,7 +40,7 @@ export interface QueuePlan<R extends QueueRequest> {
  * The job that stands for a job name: the oldest live one (duplicates are younger), else the newest
  * finished one. Null when Slurm has none.
  */
-export function representativeJob(jobs: readonly SlurmJob[], jobName: string): SlurmJob | null {
+export function representativeJob<J extends NamedJob>(jobs: readonly J[], jobName: string): J | null {
   return jobForRun(jobs, jobName, (j) => j);
 }
 
@@ -65,11 +65,11 @@ export function ownJobs<J extends { name: string }>(
  * `requests` in first-come order; `jobs` = every job of the experiment (SlurmClient.jobs(prefix)).
  * A request with a job (any state) is existing; the others take the free slots in order.
  */
-export function planQueue<R extends QueueRequest>(
+export function planQueue<R extends QueueRequest, J extends NamedJob = SlurmJob>(
   requests: readonly R[],
-  jobs: readonly SlurmJob[],
+  jobs: readonly J[],
   maxParallel: number = DEFAULT_MAX_PARALLEL,
-): QueuePlan<R> {
+): QueuePlan<R, J> {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
@@ -77,7 +77,7 @@ export function planQueue<R extends QueueRequest>(
   );
   const live = liveNames.size;
   let free = Math.max(0, maxParallel - live);
-  const plan: QueuePlan<R> = { existing: [], submitNow: [], queued: [], live, slots: maxParallel };
+  const plan: QueuePlan<R, J> = { existing: [], submitNow: [], queued: [], live, slots: maxParallel };
   const seen = new Set<string>();
   for (const request of requests) {
     if (seen.has(request.jobName)) continue; // the same candidate asked twice: first place counts

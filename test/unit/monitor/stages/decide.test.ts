@@ -2,6 +2,7 @@
 // its stop intent, the lifecycle's intents and the queue. It takes no ports.
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../../../src/monitor/decide.js';
+import { planQueue } from '../../../../src/usecases/queue.js';
 import {
   analysisOf,
   experimentOf,
@@ -107,6 +108,28 @@ describe('stage decide', () => {
     expect(e.queue.order.map((p) => p.c.candidate)).toEqual(['early', 'late']);
     expect(by('early')?.decided?.view?.state).toBe('queued');
     expect(by('early')?.decided?.view?.observation.verdict.evidence).toEqual(['waiting for a free slot']);
+  });
+
+  it("the queue is the submit path's one rule (planQueue): a run name live twice holds one slot", async () => {
+    const running = requestedCandidate('running', 1);
+    const waiting = [requestedCandidate('a', 2), requestedCandidate('b', 3)];
+    const jobs = [runningJob(running.runName, '11'), runningJob(running.runName, '12')];
+    const state = readState([{ exp: experimentOf([running, ...waiting], { max_parallel: 2 }), jobs }]);
+    const e = state.experiments[0];
+    if (!e) throw new Error('no experiment');
+    observeWith(e);
+    await decide(state);
+    const plan = planQueue(
+      waiting.map((c) => ({ jobName: c.runName })),
+      jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state })),
+      2,
+    );
+    expect(e.queue.free).toBe(plan.slots - plan.live);
+    expect(e.queue.free).toBe(1);
+    expect(e.queue.order.map((p) => p.c.runName)).toEqual([
+      ...plan.submitNow.map((r) => r.jobName),
+      ...plan.queued.map((q) => q.request.jobName),
+    ]);
   });
 
   it('a candidate nobody asked to run gets no view (the validate workflow owns its comment)', async () => {
