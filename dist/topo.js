@@ -77280,10 +77280,11 @@ function lifecycleIntent({ phase }) {
   return void 0;
 }
 function queueOf(e) {
-  const maxParallel = e.exp.experiment.max_parallel ?? 3;
-  const live3 = new Set(e.jobs.filter((j2) => isLive2(j2.state)).map((j2) => j2.name)).size;
-  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c));
-  return { order, free: Math.max(0, maxParallel - live3) };
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c)).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2);
+  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 function byRequest(a, b2) {
   const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;

@@ -69875,6 +69875,111 @@ function liveCandidate(p) {
 // src/monitor/loop.ts
 import { setTimeout as sleepMs } from "node:timers/promises";
 
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live3 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live3 = liveNames.size;
+  let free = Math.max(0, maxParallel - live3);
+  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
 // src/monitor/decide.ts
 async function decide(state2) {
   await eachExperiment(state2, "decide", (e) => decideExperiment(e));
@@ -69899,10 +70004,11 @@ function lifecycleIntent({ phase }) {
   return void 0;
 }
 function queueOf(e) {
-  const maxParallel = e.exp.experiment.max_parallel ?? 3;
-  const live3 = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
-  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c));
-  return { order, free: Math.max(0, maxParallel - live3) };
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c)).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 function byRequest(a, b) {
   const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
@@ -70233,20 +70339,6 @@ function parseObservationBlock(body) {
   } catch {
     return void 0;
   }
-}
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
 }
 
 // src/lifecycle/model.ts
@@ -71940,7 +72032,7 @@ function parseRunStateBlock(body) {
   return checkRunState(data);
 }
 var SHA = /^[0-9a-f]{40}$/;
-var HEX8 = /^[0-9a-f]{8}$/;
+var HEX82 = /^[0-9a-f]{8}$/;
 var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
 var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
@@ -71972,13 +72064,13 @@ function checkRequest(v, i) {
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
   return {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", HEX82, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
     candidate: str(o, "candidate", NAME2, where),
     path: str(o, "path", PATH, where),
     pr,
     headSha: str(o, "headSha", SHA, where),
-    topologyHash: str(o, "topologyHash", HEX8, where),
+    topologyHash: str(o, "topologyHash", HEX82, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
     requestedAt: str(o, "requestedAt", "iso", where)
@@ -72002,7 +72094,7 @@ function checkEnded(v, i) {
   const where = `ended[${i}]`;
   const o = obj(v, where);
   const out = {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", HEX82, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
     candidate: str(o, "candidate", NAME2, where),
     runName: str(o, "runName", RUN_NAME, where),
@@ -72277,56 +72369,6 @@ function pullRunStates(snapshots, repo) {
     }
   }
   return { pulls: out, corrupt };
-}
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX82 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
-  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
 // src/slurm/classify.ts
@@ -75699,49 +75741,6 @@ async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log,
 
 // src/usecases/submit.ts
 import { dirname as dirname3 } from "node:path";
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live3 = liveNames.size;
-  let free = Math.max(0, maxParallel - live3);
-  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
-// src/usecases/submit.ts
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
