@@ -256,7 +256,9 @@ export function runFamily(
         [base, ...cands].map((r) => [r.name, oracle ? oracleReader(r) : estimateReader(r.events, o)]),
       );
       const read = (r: FamilyRun, minute: number) => (readers.get(r.name) as EstimateReader).at(minute);
-      const recorded = (readers.get(base.name) as EstimateReader).at(FAMILY.end, true);
+      const full = (readers.get(base.name) as EstimateReader).at(FAMILY.end, true);
+      // the oracle knows the reference at every age: its full-run reading, with no age gap to widen by
+      const recorded = oracle ? { ...full, minutes_of_data: undefined } : full;
       for (const mode of ['recorded', 'concurrent'] as const) {
         const refAt = mode === 'recorded' ? () => recorded : (minute: number) => read(base, minute);
         const decided = decideGroup(cands, read, refAt, options);
@@ -437,11 +439,13 @@ export function stableFigures(seeds: readonly number[], shapes: readonly FamilyS
   const firstStable: number[] = [];
   let never = 0;
   let driftingStable = 0;
+  let steepStable = 0;
   for (const fs of shapes)
     for (const seed of seeds)
       for (const [k, f] of [1, ...FACTORS].entries()) {
         const r = familyRun(fs, seed, f, k === 0 ? 'base' : `x${f.toFixed(2)}`);
-        const drifting = !!fs.shape.driftPerHour || (!!fs.shape.candidateDriftPerHour && k > 0);
+        const slope = fs.shape.driftPerHour ?? (k > 0 ? (fs.shape.candidateDriftPerHour ?? 0) : 0);
+        const drifting = slope !== 0;
         const series = seriesOf(r, startUnix);
         let at: number | null = null;
         for (let minute = 10; minute <= 120 && at === null; minute += 5) {
@@ -460,9 +464,16 @@ export function stableFigures(seeds: readonly number[], shapes: readonly FamilyS
           }).observation.verdict;
           if (v.state === 'stable') at = minute;
         }
-        if (drifting) driftingStable += at !== null ? 1 : 0;
-        else if (at === null) never++;
+        if (drifting) {
+          driftingStable += at !== null ? 1 : 0;
+          if (Math.abs(slope) >= 0.2) steepStable += at !== null ? 1 : 0;
+        } else if (at === null) never++;
         else firstStable.push(at);
       }
-  return { median: firstStable.length ? median(firstStable) : Number.NaN, never, driftingStable };
+  return {
+    median: firstStable.length ? median(firstStable) : Number.NaN,
+    never,
+    driftingStable,
+    steepStable,
+  };
 }

@@ -73,7 +73,9 @@ const FAMILY_SEEDS = familySeeds.length
   console.log(
     `\nverdict bench: decision median ${f.median} run-min (worst ${f.worst}), GPU-min per decided ${Math.round(f.gpuPerDecided)} (bound ${Math.round(b.gpuPerDecided)}), wrong ${f.wrong} of ${f.n} (better-when-not ${f.betterWhenNot}), coverage ${(100 * f.coverage).toFixed(1)}%, undecided at horizon ${f.undecided}, stable median ${stable.median}, drifting called stable ${stable.driftingStable}`,
   );
-  console.log(`(${rows.length} candidates decided twice over in ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  console.log(
+    `(stable: ${stable.never} runs without a drift never stable by run-minute 120; of the ${stable.driftingStable} drifting runs called stable, ${stable.steepStable} drift 20%/h or more, the rest 6%/h; ${rows.length} candidates decided twice over in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+  );
 }
 if (process.env.TOPO_BENCH_PROMETHEUS !== '1') process.exit(0);
 

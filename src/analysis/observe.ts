@@ -61,6 +61,7 @@ export function observeRun(input: ObserveInput): RunAnalysis {
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
   verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   // steady window for aggregates: after the warm-up when one was found
   const fromTs =
     verdict.warmup_end_minutes != null
@@ -159,6 +160,22 @@ function detectorInput(
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings,
   };
+}
+
+/**
+ * `stable` also needs the rollout durations not to drift (src/analysis/rollout-error.ts rolloutDrift):
+ * a trend beyond `max_relative_slope_per_hour` by 2 s.e. and over 4 s.e. (the detector's own rule) makes it `drifting`,
+ * which the completion rate alone can miss while the waves still hide it.
+ */
+function rolloutDriftCheck(verdict: Verdict, limit = 0.05): void {
+  const d = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== 'stable' || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
+  verdict.state = 'drifting';
+  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h ± ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`,
+  );
 }
 
 /** The decision's estimate from the reconstructed rollouts (src/analysis/rollouts.ts), or null. */

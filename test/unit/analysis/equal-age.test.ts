@@ -190,3 +190,43 @@ describe('the standard error and the drift guard (c)', () => {
     expect(d.evidence.join(' ')).toContain('drift guard: neither run drifts');
   });
 });
+
+describe('the monitor reads a recorded reference with its verdict (a)', () => {
+  it('keeps the record run’s age and trajectory, so the candidate is compared at equal run age', async () => {
+    const { referenceOf } = await import('../../../src/judge/reference.js');
+    const value = { value: 3.3, low: 3.29, high: 3.31 };
+    const trajectory = {
+      from_minute: 10,
+      step_minutes: 1,
+      values: Array.from({ length: 111 }, (_, i) => 3 * (1 + (0.06 * (10 + i)) / 60)),
+      log_se: Array.from({ length: 111 }, () => 0.002),
+      basis_from_minute: 10,
+      drift_slope: Array.from({ length: 111 }, () => 0.06),
+      drift_se: Array.from({ length: 111 }, () => 0.01),
+    };
+    const verdict: VerdictLike = {
+      state: 'stable',
+      minutes_of_data: 120,
+      projected_full_run: value,
+      decision_estimate: {
+        projected_full_run: value,
+        first_wave_end_minutes: 3,
+        steady_rollouts: 3000,
+        censored_rollouts: 64,
+        evidence: 'recorded',
+        trajectory,
+      },
+    };
+    const exp = { best: { name: 'fast', value, verdict } } as unknown as Parameters<typeof referenceOf>[0];
+    const ref = referenceOf(exp, []);
+    expect(ref?.verdict.minutes_of_data).toBe(120);
+    const candidate = {
+      ...plain(3 * (1 + 0.015), 15, 0.004),
+      state: 'stabilising' as const,
+      warmup_end_minutes: 4,
+    };
+    const d = decideCandidate(candidate, { name: 'current best fast', verdict: ref?.verdict as VerdictLike });
+    expect(d.state).not.toBe('better');
+    expect(d.evidence.join(' ')).toContain('as it was at run-minute 15');
+  });
+});
