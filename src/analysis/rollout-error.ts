@@ -147,12 +147,13 @@ export function durationError(
 
 /**
  * MSER truncation of the block means (the classical initial-transient rule): the first block k that
- * minimises the variance of the rest over its count squared; never past half the blocks.
+ * minimises the variance of the rest over its count squared; never past a third of the blocks (on a
+ * drift MSER keeps cutting the early part, and the slope left over is too short to see the drift).
  */
 function mserStart(blocks: readonly Block[]): number {
   let best = 0;
   let bestScore = Number.POSITIVE_INFINITY;
-  for (let d = 0; d <= Math.floor(blocks.length / 2); d++) {
+  for (let d = 0; d <= Math.floor(blocks.length / 3); d++) {
     const rest = blocks.slice(d);
     const m = mean(rest.map((b) => b.mean));
     const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
