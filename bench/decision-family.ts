@@ -13,7 +13,7 @@ import { observeRun, type RunSeries } from '../src/analysis/observe.js';
 import { estimateTrajectory, type RolloutBatch, rolloutEstimate } from '../src/analysis/rollouts.js';
 import { mean, median } from '../src/analysis/series.js';
 import type { Decision } from '../src/types/generated/metrics.js';
-import { type Completion, completions, type Shape } from './trace-family.js';
+import { type Completion, completions, SHAPES, type Shape } from './trace-family.js';
 
 /** Per worker and scrape: the rollouts that ended since the previous scrape, as one batch. */
 export function scrapeBatches(events: readonly Completion[], stepMinutes: number): RolloutBatch[] {
@@ -84,14 +84,8 @@ export interface FamilyShape {
   candidateDrift?: boolean;
 }
 
-const fast = {
-  inFlight: 64,
-  workers: 4,
-  steadySeconds: 3,
-  congestion: 1,
-  congestionMinutes: 12,
-  jitter: 0.15,
-};
+// the trace family's plain-fast run: 64 slots on 4 workers, 3 s per rollout, congestion ×2 fading over 12 minutes
+const { name: _plain, ...fast } = SHAPES[0] as Shape;
 
 /** The broader family: periodic slowdowns of 5–90 minutes, a drifting reference, few slow workers, scenes. */
 export const DECISION_SHAPES: FamilyShape[] = [

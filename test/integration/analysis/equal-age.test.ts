@@ -5,8 +5,8 @@
 // run-minute 25 (its trajectory), never with its full-run value: it must not be called `better`.
 // The same reference read back from an experiment record (the verdict the record keeps) decides the
 // same way.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { decideCandidate, decisionOptions } from '../../../src/analysis/decision
 import { referenceOf } from '../../../src/record/model.js';
 import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
 import { runTopo } from '../../support/cli.js';
-import { freePort, waitFor } from '../sim/support.js';
+import { prometheusOnBlocks } from '../sim/support.js';
 
 const SLOWING: Shape = {
   name: 'slowing',
@@ -59,27 +59,11 @@ describe('topo analyze --against a reference recorded to its end', () => {
         stdio: 'ignore',
       });
     }
-    const port = await freePort();
-    writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
-    prom = spawn(
-      'prometheus',
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${data}`,
-        '--storage.tsdb.retention.time=3650d',
-        // a scraped run's series end with staleness markers when its target goes; backfilled ones
-        // carry none, so a short lookback stands in for them (else the ended reference looks stalled)
-        '--query.lookback-delta=30s',
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      'Prometheus ready',
-      async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined),
-      30_000,
-    );
+    // a scraped run's series end with staleness markers when its target goes; backfilled ones carry
+    // none, so a short lookback stands in for them (else the ended reference looks stalled)
+    const started = await prometheusOnBlocks(dir, data, ['--query.lookback-delta=30s']);
+    prom = started.prom;
+    const url = started.url;
     const at = String(candStart + 25 * 60);
     const common = ['--json', '--prometheus', url, '--time-scale', '1', '--step', '15', '--in-flight', '64'];
     const res = await runTopo(

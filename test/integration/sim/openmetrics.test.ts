@@ -1,11 +1,11 @@
 // `topo sim --export-openmetrics`: a whole run's history that promtool turns into TSDB blocks, served by a real
 // Prometheus (a temporary one on a free port: the local cluster owns its own).
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, promQuery, waitFor } from './support.js';
+import { prometheusOnBlocks, promQuery, waitFor } from './support.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const topo = join(root, 'bin/topo.js');
@@ -54,24 +54,9 @@ describe('OpenMetrics export', () => {
       encoding: 'utf8',
     });
     expect(blocks).toMatch(/NUM SAMPLES/);
-    const port = await freePort();
-    writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
-    prom = spawn(
-      'prometheus',
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${data}`,
-        '--storage.tsdb.retention.time=3650d',
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      'Prometheus ready',
-      async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined),
-      30_000,
-    );
+    const started = await prometheusOnBlocks(dir, data);
+    prom = started.prom;
+    const url = started.url;
     // The objective, from raw metrics, at the end of the exported run.
     const q =
       'max by (run_uuid, run_name) (alpasim_simulation_elapsed_seconds{run_name="topo-om-test-0000abcd"}) / sum by (run_uuid, run_name) (alpasim_rollouts_total{run_name="topo-om-test-0000abcd"})';
