@@ -88,8 +88,8 @@ function summarise(result: MethodResult, optimum: number): Row {
   return {
     reached: reached ? { gpuHours: reached.gpuHours, wallHours: reached.at / 60 } : null,
     right: !!final && final.seconds <= optimum * (1 + WITHIN),
-    // the baseline is the first run of every method
-    oomAfterBaseline: result.ledger.runs.slice(1).filter((r) => r.oom).length,
+    // the baseline's jobs (its first run and a rerun after a crash) are not later runs
+    oomAfterBaseline: result.ledger.oomAfterBaseline(),
     spent: result.ledger.total(),
     rounds: result.rounds,
     stop: result.stopReason,

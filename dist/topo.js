@@ -40,9 +40,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/ajv/dist/compile/codegen/code.js
+// ../../main/node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
-  "node_modules/ajv/dist/compile/codegen/code.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/codegen/code.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.regexpCode = exports.getEsmExportName = exports.getProperty = exports.safeStringify = exports.stringify = exports.strConcat = exports.addCodeArg = exports.str = exports._ = exports.nil = exports._Code = exports.Name = exports.IDENTIFIER = exports._CodeOrName = void 0;
@@ -194,9 +194,9 @@ var require_code = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/codegen/scope.js
+// ../../main/node_modules/ajv/dist/compile/codegen/scope.js
 var require_scope = __commonJS({
-  "node_modules/ajv/dist/compile/codegen/scope.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/codegen/scope.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ValueScope = exports.ValueScopeName = exports.Scope = exports.varKinds = exports.UsedValueState = void 0;
@@ -339,9 +339,9 @@ var require_scope = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/codegen/index.js
+// ../../main/node_modules/ajv/dist/compile/codegen/index.js
 var require_codegen = __commonJS({
-  "node_modules/ajv/dist/compile/codegen/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/codegen/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
@@ -1059,9 +1059,9 @@ var require_codegen = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/util.js
+// ../../main/node_modules/ajv/dist/compile/util.js
 var require_util = __commonJS({
-  "node_modules/ajv/dist/compile/util.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/util.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.checkStrictMode = exports.getErrorPath = exports.Type = exports.useFunc = exports.setEvaluated = exports.evaluatedPropsToName = exports.mergeEvaluated = exports.eachItem = exports.unescapeJsonPointer = exports.escapeJsonPointer = exports.escapeFragment = exports.unescapeFragment = exports.schemaRefOrVal = exports.schemaHasRulesButRef = exports.schemaHasRules = exports.checkUnknownRules = exports.alwaysValidSchema = exports.toHash = void 0;
@@ -1226,9 +1226,9 @@ var require_util = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/names.js
+// ../../main/node_modules/ajv/dist/compile/names.js
 var require_names = __commonJS({
-  "node_modules/ajv/dist/compile/names.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/names.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -1265,9 +1265,9 @@ var require_names = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/errors.js
+// ../../main/node_modules/ajv/dist/compile/errors.js
 var require_errors = __commonJS({
-  "node_modules/ajv/dist/compile/errors.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/errors.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.extendErrors = exports.resetErrorsCount = exports.reportExtraError = exports.reportError = exports.keyword$DataError = exports.keywordError = void 0;
@@ -1387,9 +1387,9 @@ var require_errors = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/boolSchema.js
+// ../../main/node_modules/ajv/dist/compile/validate/boolSchema.js
 var require_boolSchema = __commonJS({
-  "node_modules/ajv/dist/compile/validate/boolSchema.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/boolSchema.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
@@ -1438,9 +1438,9 @@ var require_boolSchema = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/rules.js
+// ../../main/node_modules/ajv/dist/compile/rules.js
 var require_rules = __commonJS({
-  "node_modules/ajv/dist/compile/rules.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/rules.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.getRules = exports.isJSONType = void 0;
@@ -1469,9 +1469,9 @@ var require_rules = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/applicability.js
+// ../../main/node_modules/ajv/dist/compile/validate/applicability.js
 var require_applicability = __commonJS({
-  "node_modules/ajv/dist/compile/validate/applicability.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/applicability.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
@@ -1492,9 +1492,9 @@ var require_applicability = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/dataType.js
+// ../../main/node_modules/ajv/dist/compile/validate/dataType.js
 var require_dataType = __commonJS({
-  "node_modules/ajv/dist/compile/validate/dataType.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/dataType.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
@@ -1676,9 +1676,9 @@ var require_dataType = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/defaults.js
+// ../../main/node_modules/ajv/dist/compile/validate/defaults.js
 var require_defaults = __commonJS({
-  "node_modules/ajv/dist/compile/validate/defaults.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/defaults.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.assignDefaults = void 0;
@@ -1713,9 +1713,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/code.js
+// ../../main/node_modules/ajv/dist/vocabularies/code.js
 var require_code2 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/code.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/code.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.validateUnion = exports.validateArray = exports.usePattern = exports.callValidateCode = exports.schemaProperties = exports.allSchemaProperties = exports.noPropertyInData = exports.propertyInData = exports.isOwnProperty = exports.hasPropFunc = exports.reportMissingProp = exports.checkMissingProp = exports.checkReportMissingProp = void 0;
@@ -1846,9 +1846,9 @@ var require_code2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/keyword.js
+// ../../main/node_modules/ajv/dist/compile/validate/keyword.js
 var require_keyword = __commonJS({
-  "node_modules/ajv/dist/compile/validate/keyword.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/keyword.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.validateKeywordUsage = exports.validSchemaType = exports.funcKeywordCode = exports.macroKeywordCode = void 0;
@@ -1964,9 +1964,9 @@ var require_keyword = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/subschema.js
+// ../../main/node_modules/ajv/dist/compile/validate/subschema.js
 var require_subschema = __commonJS({
-  "node_modules/ajv/dist/compile/validate/subschema.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/subschema.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
@@ -2047,9 +2047,9 @@ var require_subschema = __commonJS({
   }
 });
 
-// node_modules/fast-deep-equal/index.js
+// ../../main/node_modules/fast-deep-equal/index.js
 var require_fast_deep_equal = __commonJS({
-  "node_modules/fast-deep-equal/index.js"(exports, module) {
+  "../../main/node_modules/fast-deep-equal/index.js"(exports, module) {
     "use strict";
     module.exports = function equal(a, b2) {
       if (a === b2) return true;
@@ -2082,9 +2082,9 @@ var require_fast_deep_equal = __commonJS({
   }
 });
 
-// node_modules/json-schema-traverse/index.js
+// ../../main/node_modules/json-schema-traverse/index.js
 var require_json_schema_traverse = __commonJS({
-  "node_modules/json-schema-traverse/index.js"(exports, module) {
+  "../../main/node_modules/json-schema-traverse/index.js"(exports, module) {
     "use strict";
     var traverse = module.exports = function(schema, opts, cb) {
       if (typeof opts == "function") {
@@ -2170,9 +2170,9 @@ var require_json_schema_traverse = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/resolve.js
+// ../../main/node_modules/ajv/dist/compile/resolve.js
 var require_resolve = __commonJS({
-  "node_modules/ajv/dist/compile/resolve.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/resolve.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.getSchemaRefs = exports.resolveUrl = exports.normalizeId = exports._getFullPath = exports.getFullPath = exports.inlineRef = void 0;
@@ -2326,9 +2326,9 @@ var require_resolve = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/validate/index.js
+// ../../main/node_modules/ajv/dist/compile/validate/index.js
 var require_validate = __commonJS({
-  "node_modules/ajv/dist/compile/validate/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/validate/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.getData = exports.KeywordCxt = exports.validateFunctionCode = void 0;
@@ -2834,9 +2834,9 @@ var require_validate = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/validation_error.js
+// ../../main/node_modules/ajv/dist/runtime/validation_error.js
 var require_validation_error = __commonJS({
-  "node_modules/ajv/dist/runtime/validation_error.js"(exports) {
+  "../../main/node_modules/ajv/dist/runtime/validation_error.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var ValidationError = class extends Error {
@@ -2850,9 +2850,9 @@ var require_validation_error = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/ref_error.js
+// ../../main/node_modules/ajv/dist/compile/ref_error.js
 var require_ref_error = __commonJS({
-  "node_modules/ajv/dist/compile/ref_error.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/ref_error.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var resolve_1 = require_resolve();
@@ -2867,9 +2867,9 @@ var require_ref_error = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/compile/index.js
+// ../../main/node_modules/ajv/dist/compile/index.js
 var require_compile = __commonJS({
-  "node_modules/ajv/dist/compile/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/compile/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
@@ -2991,7 +2991,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve19.call(this, root, ref);
+      let _sch = resolve18.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3018,7 +3018,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve19(root, ref) {
+    function resolve18(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3091,9 +3091,9 @@ var require_compile = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/data.json
+// ../../main/node_modules/ajv/dist/refs/data.json
 var require_data = __commonJS({
-  "node_modules/ajv/dist/refs/data.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/data.json"(exports, module) {
     module.exports = {
       $id: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#",
       description: "Meta-schema for $data reference (JSON AnySchema extension proposal)",
@@ -3110,9 +3110,9 @@ var require_data = __commonJS({
   }
 });
 
-// node_modules/fast-uri/lib/utils.js
+// ../../main/node_modules/fast-uri/lib/utils.js
 var require_utils = __commonJS({
-  "node_modules/fast-uri/lib/utils.js"(exports, module) {
+  "../../main/node_modules/fast-uri/lib/utils.js"(exports, module) {
     "use strict";
     var isUUID = RegExp.prototype.test.bind(/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/iu);
     var isIPv4 = RegExp.prototype.test.bind(/^(?:(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d{2}|[1-9]\d|\d)$/u);
@@ -3644,9 +3644,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/fast-uri/lib/schemes.js
+// ../../main/node_modules/fast-uri/lib/schemes.js
 var require_schemes = __commonJS({
-  "node_modules/fast-uri/lib/schemes.js"(exports, module) {
+  "../../main/node_modules/fast-uri/lib/schemes.js"(exports, module) {
     "use strict";
     var { isUUID } = require_utils();
     var URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu;
@@ -3855,9 +3855,9 @@ var require_schemes = __commonJS({
   }
 });
 
-// node_modules/fast-uri/index.js
+// ../../main/node_modules/fast-uri/index.js
 var require_fast_uri = __commonJS({
-  "node_modules/fast-uri/index.js"(exports, module) {
+  "../../main/node_modules/fast-uri/index.js"(exports, module) {
     "use strict";
     var { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = require_utils();
     var { SCHEMES, getSchemeHandler } = require_schemes();
@@ -3882,7 +3882,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve19(baseURI, relativeURI, options2) {
+    function resolve18(baseURI, relativeURI, options2) {
       const schemelessOptions = options2 ? Object.assign({ scheme: "null" }, options2) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -4273,7 +4273,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve19,
+      resolve: resolve18,
       resolveComponent,
       equal,
       serialize,
@@ -4285,9 +4285,9 @@ var require_fast_uri = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/uri.js
+// ../../main/node_modules/ajv/dist/runtime/uri.js
 var require_uri = __commonJS({
-  "node_modules/ajv/dist/runtime/uri.js"(exports) {
+  "../../main/node_modules/ajv/dist/runtime/uri.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var uri = require_fast_uri();
@@ -4296,9 +4296,9 @@ var require_uri = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/core.js
+// ../../main/node_modules/ajv/dist/core.js
 var require_core = __commonJS({
-  "node_modules/ajv/dist/core.js"(exports) {
+  "../../main/node_modules/ajv/dist/core.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = void 0;
@@ -4907,9 +4907,9 @@ var require_core = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/core/id.js
+// ../../main/node_modules/ajv/dist/vocabularies/core/id.js
 var require_id = __commonJS({
-  "node_modules/ajv/dist/vocabularies/core/id.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/core/id.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var def = {
@@ -4922,9 +4922,9 @@ var require_id = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/core/ref.js
+// ../../main/node_modules/ajv/dist/vocabularies/core/ref.js
 var require_ref = __commonJS({
-  "node_modules/ajv/dist/vocabularies/core/ref.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/core/ref.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.callRef = exports.getValidate = void 0;
@@ -5044,9 +5044,9 @@ var require_ref = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/core/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/core/index.js
 var require_core2 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/core/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/core/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var id_1 = require_id();
@@ -5065,9 +5065,9 @@ var require_core2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitNumber.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/limitNumber.js
 var require_limitNumber = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/limitNumber.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5097,9 +5097,9 @@ var require_limitNumber = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/multipleOf.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/multipleOf.js
 var require_multipleOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/multipleOf.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5125,9 +5125,9 @@ var require_multipleOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/ucs2length.js
+// ../../main/node_modules/ajv/dist/runtime/ucs2length.js
 var require_ucs2length = __commonJS({
-  "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
+  "../../main/node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     function ucs2length(str2) {
@@ -5151,9 +5151,9 @@ var require_ucs2length = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitLength.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/limitLength.js
 var require_limitLength = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/limitLength.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5183,9 +5183,9 @@ var require_limitLength = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/pattern.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/pattern.js
 var require_pattern = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/pattern.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -5220,9 +5220,9 @@ var require_pattern = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitProperties.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/limitProperties.js
 var require_limitProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/limitProperties.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5249,9 +5249,9 @@ var require_limitProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/required.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/required.js
 var require_required = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/required.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/required.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -5331,9 +5331,9 @@ var require_required = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitItems.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/limitItems.js
 var require_limitItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/limitItems.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5360,9 +5360,9 @@ var require_limitItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/runtime/equal.js
+// ../../main/node_modules/ajv/dist/runtime/equal.js
 var require_equal = __commonJS({
-  "node_modules/ajv/dist/runtime/equal.js"(exports) {
+  "../../main/node_modules/ajv/dist/runtime/equal.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var equal = require_fast_deep_equal();
@@ -5371,9 +5371,9 @@ var require_equal = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/uniqueItems.js
 var require_uniqueItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/uniqueItems.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dataType_1 = require_dataType();
@@ -5438,9 +5438,9 @@ var require_uniqueItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/const.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/const.js
 var require_const = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/const.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/const.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5467,9 +5467,9 @@ var require_const = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/enum.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/enum.js
 var require_enum = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/enum.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/enum.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5516,9 +5516,9 @@ var require_enum = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/index.js
 var require_validation = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var limitNumber_1 = require_limitNumber();
@@ -5554,9 +5554,9 @@ var require_validation = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/additionalItems.js
 var require_additionalItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/additionalItems.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.validateAdditionalItems = void 0;
@@ -5607,9 +5607,9 @@ var require_additionalItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/items.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/items.js
 var require_items = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/items.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/items.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.validateTuple = void 0;
@@ -5664,9 +5664,9 @@ var require_items = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/prefixItems.js
 var require_prefixItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/prefixItems.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var items_1 = require_items();
@@ -5681,9 +5681,9 @@ var require_prefixItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/items2020.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/items2020.js
 var require_items2020 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/items2020.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5716,9 +5716,9 @@ var require_items2020 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/contains.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/contains.js
 var require_contains = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/contains.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5810,9 +5810,9 @@ var require_contains = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/dependencies.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/dependencies.js
 var require_dependencies = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/dependencies.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.validateSchemaDeps = exports.validatePropertyDeps = exports.error = void 0;
@@ -5904,9 +5904,9 @@ var require_dependencies = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/propertyNames.js
 var require_propertyNames = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/propertyNames.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -5947,9 +5947,9 @@ var require_propertyNames = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js
 var require_additionalProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/additionalProperties.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -6053,9 +6053,9 @@ var require_additionalProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/properties.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/properties.js
 var require_properties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/properties.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var validate_1 = require_validate();
@@ -6111,9 +6111,9 @@ var require_properties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/patternProperties.js
 var require_patternProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/patternProperties.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -6185,9 +6185,9 @@ var require_patternProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/not.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/not.js
 var require_not = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/not.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/not.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var util_1 = require_util();
@@ -6216,9 +6216,9 @@ var require_not = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/anyOf.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/anyOf.js
 var require_anyOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/anyOf.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var code_1 = require_code2();
@@ -6233,9 +6233,9 @@ var require_anyOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/oneOf.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/oneOf.js
 var require_oneOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/oneOf.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -6291,9 +6291,9 @@ var require_oneOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/allOf.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/allOf.js
 var require_allOf = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/allOf.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var util_1 = require_util();
@@ -6318,9 +6318,9 @@ var require_allOf = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/if.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/if.js
 var require_if = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/if.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/if.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -6387,9 +6387,9 @@ var require_if = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/thenElse.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/thenElse.js
 var require_thenElse = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/thenElse.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var util_1 = require_util();
@@ -6405,9 +6405,9 @@ var require_thenElse = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/index.js
 var require_applicator = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var additionalItems_1 = require_additionalItems();
@@ -6453,9 +6453,9 @@ var require_applicator = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
+// ../../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js
 var require_dynamicAnchor = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicAnchor.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.dynamicAnchor = void 0;
@@ -6488,9 +6488,9 @@ var require_dynamicAnchor = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
+// ../../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js
 var require_dynamicRef = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/dynamic/dynamicRef.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.dynamicRef = void 0;
@@ -6534,9 +6534,9 @@ var require_dynamicRef = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
+// ../../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js
 var require_recursiveAnchor = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveAnchor.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -6555,9 +6555,9 @@ var require_recursiveAnchor = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
+// ../../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js
 var require_recursiveRef = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/dynamic/recursiveRef.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dynamicRef_1 = require_dynamicRef();
@@ -6570,9 +6570,9 @@ var require_recursiveRef = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/dynamic/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/dynamic/index.js
 var require_dynamic = __commonJS({
-  "node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/dynamic/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dynamicAnchor_1 = require_dynamicAnchor();
@@ -6584,9 +6584,9 @@ var require_dynamic = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js
 var require_dependentRequired = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/dependentRequired.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -6601,9 +6601,9 @@ var require_dependentRequired = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
+// ../../main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js
 var require_dependentSchemas = __commonJS({
-  "node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/applicator/dependentSchemas.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dependencies_1 = require_dependencies();
@@ -6617,9 +6617,9 @@ var require_dependentSchemas = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/validation/limitContains.js
+// ../../main/node_modules/ajv/dist/vocabularies/validation/limitContains.js
 var require_limitContains = __commonJS({
-  "node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/validation/limitContains.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var util_1 = require_util();
@@ -6637,9 +6637,9 @@ var require_limitContains = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/next.js
+// ../../main/node_modules/ajv/dist/vocabularies/next.js
 var require_next = __commonJS({
-  "node_modules/ajv/dist/vocabularies/next.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/next.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var dependentRequired_1 = require_dependentRequired();
@@ -6650,9 +6650,9 @@ var require_next = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
+// ../../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js
 var require_unevaluatedProperties = __commonJS({
-  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedProperties.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -6716,9 +6716,9 @@ var require_unevaluatedProperties = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
+// ../../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js
 var require_unevaluatedItems = __commonJS({
-  "node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/unevaluated/unevaluatedItems.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -6760,9 +6760,9 @@ var require_unevaluatedItems = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/unevaluated/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/unevaluated/index.js
 var require_unevaluated = __commonJS({
-  "node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/unevaluated/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var unevaluatedProperties_1 = require_unevaluatedProperties();
@@ -6772,9 +6772,9 @@ var require_unevaluated = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/format/format.js
+// ../../main/node_modules/ajv/dist/vocabularies/format/format.js
 var require_format = __commonJS({
-  "node_modules/ajv/dist/vocabularies/format/format.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/format/format.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -6862,9 +6862,9 @@ var require_format = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/format/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/format/index.js
 var require_format2 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/format/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/format/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var format_1 = require_format();
@@ -6873,9 +6873,9 @@ var require_format2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/metadata.js
+// ../../main/node_modules/ajv/dist/vocabularies/metadata.js
 var require_metadata = __commonJS({
-  "node_modules/ajv/dist/vocabularies/metadata.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/metadata.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.contentVocabulary = exports.metadataVocabulary = void 0;
@@ -6896,9 +6896,9 @@ var require_metadata = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/draft2020.js
+// ../../main/node_modules/ajv/dist/vocabularies/draft2020.js
 var require_draft2020 = __commonJS({
-  "node_modules/ajv/dist/vocabularies/draft2020.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/draft2020.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var core_1 = require_core2();
@@ -6924,9 +6924,9 @@ var require_draft2020 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/discriminator/types.js
+// ../../main/node_modules/ajv/dist/vocabularies/discriminator/types.js
 var require_types = __commonJS({
-  "node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/discriminator/types.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DiscrError = void 0;
@@ -6938,9 +6938,9 @@ var require_types = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/vocabularies/discriminator/index.js
+// ../../main/node_modules/ajv/dist/vocabularies/discriminator/index.js
 var require_discriminator = __commonJS({
-  "node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/vocabularies/discriminator/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var codegen_1 = require_codegen();
@@ -7043,9 +7043,9 @@ var require_discriminator = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json
 var require_schema = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/schema.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/schema",
@@ -7103,9 +7103,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json
 var require_applicator2 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/applicator.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/applicator",
@@ -7156,9 +7156,9 @@ var require_applicator2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json
 var require_unevaluated2 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/unevaluated.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
@@ -7176,9 +7176,9 @@ var require_unevaluated2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json
 var require_content = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/content.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/content",
@@ -7197,9 +7197,9 @@ var require_content = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json
 var require_core3 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/core.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/core",
@@ -7253,9 +7253,9 @@ var require_core3 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json
 var require_format_annotation = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/format-annotation.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
@@ -7272,9 +7272,9 @@ var require_format_annotation = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json
 var require_meta_data = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/meta-data.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
@@ -7313,9 +7313,9 @@ var require_meta_data = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json
 var require_validation2 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports, module) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/meta/validation.json"(exports, module) {
     module.exports = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $id: "https://json-schema.org/draft/2020-12/meta/validation",
@@ -7408,9 +7408,9 @@ var require_validation2 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/refs/json-schema-2020-12/index.js
+// ../../main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js
 var require_json_schema_2020_12 = __commonJS({
-  "node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
+  "../../main/node_modules/ajv/dist/refs/json-schema-2020-12/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     var metaSchema = require_schema();
@@ -7443,9 +7443,9 @@ var require_json_schema_2020_12 = __commonJS({
   }
 });
 
-// node_modules/ajv/dist/2020.js
+// ../../main/node_modules/ajv/dist/2020.js
 var require__ = __commonJS({
-  "node_modules/ajv/dist/2020.js"(exports, module) {
+  "../../main/node_modules/ajv/dist/2020.js"(exports, module) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv2020 = void 0;
@@ -7520,9 +7520,9 @@ var require__ = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../../main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/identity.js"(exports) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -7577,9 +7577,9 @@ var require_identity = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../../main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports) {
+  "../../main/node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -7735,9 +7735,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../../main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit3 = require_visit();
@@ -7906,9 +7906,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../../main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit3 = require_visit();
@@ -7976,9 +7976,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../../main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -8026,9 +8026,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../../main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -8056,9 +8056,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../../main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -8097,9 +8097,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../../main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var visit3 = require_visit();
@@ -8215,9 +8215,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../../main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -8245,9 +8245,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../../main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -8320,9 +8320,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../../main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -8463,9 +8463,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
     var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -8480,9 +8480,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../../main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -8616,9 +8616,9 @@ ${indent}${text2.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -8899,9 +8899,9 @@ ${indent}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../../main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -9023,9 +9023,9 @@ ${ctx.indent}${str2}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -9156,16 +9156,16 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../../main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports) {
+  "../../main/node_modules/yaml/dist/log.js"(exports) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
       if (logLevel === "debug")
         console.log(...messages);
     }
-    function warn2(logLevel, warning) {
+    function warn(logLevel, warning) {
       if (logLevel === "debug" || logLevel === "warn") {
         if (typeof node_process.emitWarning === "function")
           node_process.emitWarning(warning);
@@ -9174,13 +9174,13 @@ var require_log = __commonJS({
       }
     }
     exports.debug = debug;
-    exports.warn = warn2;
+    exports.warn = warn;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -9238,9 +9238,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
     var merge2 = require_merge();
@@ -9302,9 +9302,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../../main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -9342,9 +9342,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify4 = require_stringify();
@@ -9493,9 +9493,9 @@ ${indent}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../../main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -9637,9 +9637,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../../main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -9659,9 +9659,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../../main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -9775,9 +9775,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../../main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -9797,9 +9797,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../../main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/string.js"(exports) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string = {
@@ -9816,9 +9816,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../../main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -9834,9 +9834,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../../main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -9858,9 +9858,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -9885,9 +9885,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../../main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -9931,9 +9931,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../../main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -9976,9 +9976,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../../main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -10004,9 +10004,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../../main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var map = require_map();
@@ -10071,9 +10071,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -10137,9 +10137,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -10215,9 +10215,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -10293,9 +10293,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -10325,9 +10325,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -10374,9 +10374,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -10453,9 +10453,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -10542,9 +10542,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str2, asBigInt) {
@@ -10630,9 +10630,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema4 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -10674,9 +10674,9 @@ var require_schema4 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../../main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/tags.js"(exports) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -10768,9 +10768,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../../main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
     var identity = require_identity();
     var map = require_map();
@@ -10800,9 +10800,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify4 = require_stringify();
@@ -10880,9 +10880,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../../main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -11189,9 +11189,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../../main/node_modules/yaml/dist/errors.js
 var require_errors2 = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports) {
+  "../../main/node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code3, message2) {
@@ -11254,9 +11254,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../../main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -11388,9 +11388,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../../main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -11430,9 +11430,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -11448,9 +11448,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../../main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -11464,9 +11464,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../../main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -11572,9 +11572,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../../main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -11623,9 +11623,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../../main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -11666,9 +11666,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -11860,9 +11860,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../../main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -11925,9 +11925,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -12108,9 +12108,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -12329,9 +12329,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../../main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -12410,9 +12410,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -12440,9 +12440,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../../main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -12546,9 +12546,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../../main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
     var Document3 = require_Document();
     var composeNode = require_compose_node();
@@ -12589,9 +12589,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../../main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/composer.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -12797,9 +12797,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../../main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -12982,9 +12982,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../../main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
     var stringify4 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -13043,9 +13043,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../../main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
@@ -13105,9 +13105,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../../main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst.js"(exports) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -13207,9 +13207,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../../main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -13796,9 +13796,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../../main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
     var LineCounter3 = class {
       constructor() {
@@ -13827,9 +13827,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../../main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/parser.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -14701,9 +14701,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../../main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports) {
+  "../../main/node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document3 = require_Document();
@@ -14798,9 +14798,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
+// ../../main/node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports) {
+  "../../main/node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document3 = require_Document();
@@ -14850,9 +14850,9 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/is-stream/index.js
+// ../../main/node_modules/is-stream/index.js
 var require_is_stream = __commonJS({
-  "node_modules/is-stream/index.js"(exports, module) {
+  "../../main/node_modules/is-stream/index.js"(exports, module) {
     "use strict";
     var isStream2 = (stream) => stream !== null && typeof stream === "object" && typeof stream.pipe === "function";
     isStream2.writable = (stream) => isStream2(stream) && stream.writable !== false && typeof stream._write === "function" && typeof stream._writableState === "object";
@@ -14863,9 +14863,9 @@ var require_is_stream = __commonJS({
   }
 });
 
-// node_modules/semver/semver.js
+// ../../main/node_modules/semver/semver.js
 var require_semver = __commonJS({
-  "node_modules/semver/semver.js"(exports, module) {
+  "../../main/node_modules/semver/semver.js"(exports, module) {
     exports = module.exports = SemVer;
     var debug;
     if (typeof process === "object" && process.env && process.env.NODE_DEBUG && /\bsemver\b/i.test(process.env.NODE_DEBUG)) {
@@ -16199,9 +16199,9 @@ var require_semver = __commonJS({
   }
 });
 
-// node_modules/make-dir/index.js
+// ../../main/node_modules/make-dir/index.js
 var require_make_dir = __commonJS({
-  "node_modules/make-dir/index.js"(exports, module) {
+  "../../main/node_modules/make-dir/index.js"(exports, module) {
     "use strict";
     var fs3 = __require("fs");
     var path = __require("path");
@@ -16324,9 +16324,9 @@ var require_make_dir = __commonJS({
   }
 });
 
-// node_modules/shell-escape/shell-escape.js
+// ../../main/node_modules/shell-escape/shell-escape.js
 var require_shell_escape = __commonJS({
-  "node_modules/shell-escape/shell-escape.js"(exports, module) {
+  "../../main/node_modules/shell-escape/shell-escape.js"(exports, module) {
     module.exports = shellescape;
     function shellescape(a) {
       var ret2 = [];
@@ -16342,9 +16342,9 @@ var require_shell_escape = __commonJS({
   }
 });
 
-// node_modules/asn1/lib/ber/errors.js
+// ../../main/node_modules/asn1/lib/ber/errors.js
 var require_errors3 = __commonJS({
-  "node_modules/asn1/lib/ber/errors.js"(exports, module) {
+  "../../main/node_modules/asn1/lib/ber/errors.js"(exports, module) {
     module.exports = {
       newInvalidAsn1Error: function(msg) {
         var e = new Error();
@@ -16356,9 +16356,9 @@ var require_errors3 = __commonJS({
   }
 });
 
-// node_modules/asn1/lib/ber/types.js
+// ../../main/node_modules/asn1/lib/ber/types.js
 var require_types2 = __commonJS({
-  "node_modules/asn1/lib/ber/types.js"(exports, module) {
+  "../../main/node_modules/asn1/lib/ber/types.js"(exports, module) {
     module.exports = {
       EOC: 0,
       Boolean: 1,
@@ -16396,9 +16396,9 @@ var require_types2 = __commonJS({
   }
 });
 
-// node_modules/safer-buffer/safer.js
+// ../../main/node_modules/safer-buffer/safer.js
 var require_safer = __commonJS({
-  "node_modules/safer-buffer/safer.js"(exports, module) {
+  "../../main/node_modules/safer-buffer/safer.js"(exports, module) {
     "use strict";
     var buffer = __require("buffer");
     var Buffer2 = buffer.Buffer;
@@ -16464,9 +16464,9 @@ var require_safer = __commonJS({
   }
 });
 
-// node_modules/asn1/lib/ber/reader.js
+// ../../main/node_modules/asn1/lib/ber/reader.js
 var require_reader = __commonJS({
-  "node_modules/asn1/lib/ber/reader.js"(exports, module) {
+  "../../main/node_modules/asn1/lib/ber/reader.js"(exports, module) {
     var assert = __require("assert");
     var Buffer2 = require_safer().Buffer;
     var ASN1 = require_types2();
@@ -16629,9 +16629,9 @@ var require_reader = __commonJS({
   }
 });
 
-// node_modules/asn1/lib/ber/writer.js
+// ../../main/node_modules/asn1/lib/ber/writer.js
 var require_writer = __commonJS({
-  "node_modules/asn1/lib/ber/writer.js"(exports, module) {
+  "../../main/node_modules/asn1/lib/ber/writer.js"(exports, module) {
     var assert = __require("assert");
     var Buffer2 = require_safer().Buffer;
     var ASN1 = require_types2();
@@ -16872,9 +16872,9 @@ var require_writer = __commonJS({
   }
 });
 
-// node_modules/asn1/lib/ber/index.js
+// ../../main/node_modules/asn1/lib/ber/index.js
 var require_ber = __commonJS({
-  "node_modules/asn1/lib/ber/index.js"(exports, module) {
+  "../../main/node_modules/asn1/lib/ber/index.js"(exports, module) {
     var errors = require_errors3();
     var types = require_types2();
     var Reader = require_reader();
@@ -16896,9 +16896,9 @@ var require_ber = __commonJS({
   }
 });
 
-// node_modules/asn1/lib/index.js
+// ../../main/node_modules/asn1/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/asn1/lib/index.js"(exports, module) {
+  "../../main/node_modules/asn1/lib/index.js"(exports, module) {
     var Ber = require_ber();
     module.exports = {
       Ber,
@@ -16908,9 +16908,9 @@ var require_lib = __commonJS({
   }
 });
 
-// node_modules/tweetnacl/nacl-fast.js
+// ../../main/node_modules/tweetnacl/nacl-fast.js
 var require_nacl_fast = __commonJS({
-  "node_modules/tweetnacl/nacl-fast.js"(exports, module) {
+  "../../main/node_modules/tweetnacl/nacl-fast.js"(exports, module) {
     (function(nacl) {
       "use strict";
       var gf = function(init) {
@@ -19128,9 +19128,9 @@ var require_nacl_fast = __commonJS({
   }
 });
 
-// node_modules/bcrypt-pbkdf/index.js
+// ../../main/node_modules/bcrypt-pbkdf/index.js
 var require_bcrypt_pbkdf = __commonJS({
-  "node_modules/bcrypt-pbkdf/index.js"(exports, module) {
+  "../../main/node_modules/bcrypt-pbkdf/index.js"(exports, module) {
     "use strict";
     var crypto_hash_sha512 = require_nacl_fast().lowlevel.crypto_hash;
     var BLF_J = 0;
@@ -20381,9 +20381,9 @@ var require_bcrypt_pbkdf = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/constants.js
+// ../../main/node_modules/ssh2/lib/protocol/constants.js
 var require_constants = __commonJS({
-  "node_modules/ssh2/lib/protocol/constants.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/constants.js"(exports, module) {
     "use strict";
     var crypto = __require("crypto");
     var cpuInfo;
@@ -20773,9 +20773,9 @@ var require_constants = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/utils.js
+// ../../main/node_modules/ssh2/lib/protocol/utils.js
 var require_utils2 = __commonJS({
-  "node_modules/ssh2/lib/protocol/utils.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/utils.js"(exports, module) {
     "use strict";
     var Ber = require_lib().Ber;
     var DISCONNECT_REASON;
@@ -21090,9 +21090,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/crypto/poly1305.js
+// ../../main/node_modules/ssh2/lib/protocol/crypto/poly1305.js
 var require_poly1305 = __commonJS({
-  "node_modules/ssh2/lib/protocol/crypto/poly1305.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/crypto/poly1305.js"(exports, module) {
     var createPoly1305 = (function() {
       var _scriptDir = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : void 0;
       if (typeof __filename !== "undefined") _scriptDir = _scriptDir || __filename;
@@ -21518,9 +21518,9 @@ var require_poly1305 = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/crypto.js
+// ../../main/node_modules/ssh2/lib/protocol/crypto.js
 var require_crypto = __commonJS({
-  "node_modules/ssh2/lib/protocol/crypto.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/crypto.js"(exports, module) {
     "use strict";
     var {
       createCipheriv,
@@ -22819,7 +22819,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve19, reject) => {
+        return new Promise(async (resolve18, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -22831,7 +22831,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve19();
+          resolve18();
         });
       })(),
       NullCipher,
@@ -22842,9 +22842,9 @@ var require_crypto = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/keyParser.js
+// ../../main/node_modules/ssh2/lib/protocol/keyParser.js
 var require_keyParser = __commonJS({
-  "node_modules/ssh2/lib/protocol/keyParser.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/keyParser.js"(exports, module) {
     "use strict";
     var {
       createDecipheriv,
@@ -24083,13 +24083,13 @@ ${formatted}-----END ${type} KEY-----`;
   }
 });
 
-// node_modules/ssh2/lib/agent.js
+// ../../main/node_modules/ssh2/lib/agent.js
 var require_agent = __commonJS({
-  "node_modules/ssh2/lib/agent.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/agent.js"(exports, module) {
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve19 } = __require("path");
+    var { resolve: resolve18 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile3, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -24225,7 +24225,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve19(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve18(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -24911,9 +24911,9 @@ var require_agent = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/zlib.js
+// ../../main/node_modules/ssh2/lib/protocol/zlib.js
 var require_zlib = __commonJS({
-  "node_modules/ssh2/lib/protocol/zlib.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/zlib.js"(exports, module) {
     "use strict";
     var { kMaxLength } = __require("buffer");
     var {
@@ -25135,9 +25135,9 @@ var require_zlib = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/handlers.misc.js
+// ../../main/node_modules/ssh2/lib/protocol/handlers.misc.js
 var require_handlers_misc = __commonJS({
-  "node_modules/ssh2/lib/protocol/handlers.misc.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/handlers.misc.js"(exports, module) {
     "use strict";
     var {
       bufferSlice,
@@ -26042,9 +26042,9 @@ var require_handlers_misc = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/handlers.js
+// ../../main/node_modules/ssh2/lib/protocol/handlers.js
 var require_handlers = __commonJS({
-  "node_modules/ssh2/lib/protocol/handlers.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/handlers.js"(exports, module) {
     "use strict";
     var MESSAGE_HANDLERS = new Array(256);
     [
@@ -26061,9 +26061,9 @@ var require_handlers = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/kex.js
+// ../../main/node_modules/ssh2/lib/protocol/kex.js
 var require_kex = __commonJS({
-  "node_modules/ssh2/lib/protocol/kex.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/kex.js"(exports, module) {
     "use strict";
     var {
       createDiffieHellman,
@@ -27648,9 +27648,9 @@ var require_kex = __commonJS({
   }
 });
 
-// node_modules/ssh2/package.json
+// ../../main/node_modules/ssh2/package.json
 var require_package = __commonJS({
-  "node_modules/ssh2/package.json"(exports, module) {
+  "../../main/node_modules/ssh2/package.json"(exports, module) {
     module.exports = {
       name: "ssh2",
       version: "1.17.0",
@@ -27703,9 +27703,9 @@ var require_package = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/Protocol.js
+// ../../main/node_modules/ssh2/lib/protocol/Protocol.js
 var require_Protocol = __commonJS({
-  "node_modules/ssh2/lib/protocol/Protocol.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/Protocol.js"(exports, module) {
     "use strict";
     var { inspect } = __require("util");
     var { bindingAvailable, NullCipher, NullDecipher } = require_crypto();
@@ -29268,9 +29268,9 @@ var require_Protocol = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/protocol/node-fs-compat.js
+// ../../main/node_modules/ssh2/lib/protocol/node-fs-compat.js
 var require_node_fs_compat = __commonJS({
-  "node_modules/ssh2/lib/protocol/node-fs-compat.js"(exports) {
+  "../../main/node_modules/ssh2/lib/protocol/node-fs-compat.js"(exports) {
     "use strict";
     var assert = __require("assert");
     var { inspect } = __require("util");
@@ -29365,9 +29365,9 @@ ${suffix}`;
   }
 });
 
-// node_modules/ssh2/lib/protocol/SFTP.js
+// ../../main/node_modules/ssh2/lib/protocol/SFTP.js
 var require_SFTP = __commonJS({
-  "node_modules/ssh2/lib/protocol/SFTP.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/protocol/SFTP.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events");
     var fs3 = __require("fs");
@@ -32419,9 +32419,9 @@ var require_SFTP = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/Channel.js
+// ../../main/node_modules/ssh2/lib/Channel.js
 var require_Channel = __commonJS({
-  "node_modules/ssh2/lib/Channel.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/Channel.js"(exports, module) {
     "use strict";
     var {
       Duplex: DuplexStream,
@@ -32655,9 +32655,9 @@ var require_Channel = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/utils.js
+// ../../main/node_modules/ssh2/lib/utils.js
 var require_utils3 = __commonJS({
-  "node_modules/ssh2/lib/utils.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/utils.js"(exports, module) {
     "use strict";
     var { SFTP } = require_SFTP();
     var MAX_CHANNEL = 2 ** 32 - 1;
@@ -32935,9 +32935,9 @@ var require_utils3 = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/client.js
+// ../../main/node_modules/ssh2/lib/client.js
 var require_client = __commonJS({
-  "node_modules/ssh2/lib/client.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/client.js"(exports, module) {
     "use strict";
     var {
       createHash: createHash4,
@@ -34744,9 +34744,9 @@ var require_client = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/http-agents.js
+// ../../main/node_modules/ssh2/lib/http-agents.js
 var require_http_agents = __commonJS({
-  "node_modules/ssh2/lib/http-agents.js"(exports) {
+  "../../main/node_modules/ssh2/lib/http-agents.js"(exports) {
     "use strict";
     var { Agent: HttpAgent } = __require("http");
     var { Agent: HttpsAgent } = __require("https");
@@ -34816,9 +34816,9 @@ var require_http_agents = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/server.js
+// ../../main/node_modules/ssh2/lib/server.js
 var require_server = __commonJS({
-  "node_modules/ssh2/lib/server.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/server.js"(exports, module) {
     "use strict";
     var { Server: netServer } = __require("net");
     var EventEmitter = __require("events");
@@ -35992,9 +35992,9 @@ var require_server = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/keygen.js
+// ../../main/node_modules/ssh2/lib/keygen.js
 var require_keygen = __commonJS({
-  "node_modules/ssh2/lib/keygen.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/keygen.js"(exports, module) {
     "use strict";
     var {
       createCipheriv,
@@ -36414,9 +36414,9 @@ var require_keygen = __commonJS({
   }
 });
 
-// node_modules/ssh2/lib/index.js
+// ../../main/node_modules/ssh2/lib/index.js
 var require_lib2 = __commonJS({
-  "node_modules/ssh2/lib/index.js"(exports, module) {
+  "../../main/node_modules/ssh2/lib/index.js"(exports, module) {
     "use strict";
     var {
       AgentProtocol,
@@ -36462,9 +36462,9 @@ var require_lib2 = __commonJS({
   }
 });
 
-// node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js
+// ../../main/node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js
 var require_proxy = __commonJS({
-  "node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js"(exports) {
+  "../../main/node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.getProxyUrl = getProxyUrl;
@@ -36543,9 +36543,9 @@ var require_proxy = __commonJS({
   }
 });
 
-// node_modules/tunnel/lib/tunnel.js
+// ../../main/node_modules/tunnel/lib/tunnel.js
 var require_tunnel = __commonJS({
-  "node_modules/tunnel/lib/tunnel.js"(exports) {
+  "../../main/node_modules/tunnel/lib/tunnel.js"(exports) {
     "use strict";
     var net = __require("net");
     var tls = __require("tls");
@@ -36773,16 +36773,16 @@ var require_tunnel = __commonJS({
   }
 });
 
-// node_modules/tunnel/index.js
+// ../../main/node_modules/tunnel/index.js
 var require_tunnel2 = __commonJS({
-  "node_modules/tunnel/index.js"(exports, module) {
+  "../../main/node_modules/tunnel/index.js"(exports, module) {
     module.exports = require_tunnel();
   }
 });
 
-// node_modules/undici/lib/core/symbols.js
+// ../../main/node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
-  "node_modules/undici/lib/core/symbols.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/symbols.js"(exports, module) {
     module.exports = {
       kClose: /* @__PURE__ */ Symbol("close"),
       kDestroy: /* @__PURE__ */ Symbol("destroy"),
@@ -36853,9 +36853,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/errors.js
+// ../../main/node_modules/undici/lib/core/errors.js
 var require_errors4 = __commonJS({
-  "node_modules/undici/lib/core/errors.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/errors.js"(exports, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
@@ -37211,9 +37211,9 @@ var require_errors4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/constants.js
+// ../../main/node_modules/undici/lib/core/constants.js
 var require_constants2 = __commonJS({
-  "node_modules/undici/lib/core/constants.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/constants.js"(exports, module) {
     "use strict";
     var headerNameLowerCasedRecord = {};
     var wellknownHeaderNames = [
@@ -37326,9 +37326,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/tree.js
+// ../../main/node_modules/undici/lib/core/tree.js
 var require_tree = __commonJS({
-  "node_modules/undici/lib/core/tree.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/tree.js"(exports, module) {
     "use strict";
     var {
       wellknownHeaderNames,
@@ -37466,9 +37466,9 @@ var require_tree = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/util.js
+// ../../main/node_modules/undici/lib/core/util.js
 var require_util2 = __commonJS({
-  "node_modules/undici/lib/core/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/util.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
@@ -37972,9 +37972,9 @@ var require_util2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/diagnostics.js
+// ../../main/node_modules/undici/lib/core/diagnostics.js
 var require_diagnostics = __commonJS({
-  "node_modules/undici/lib/core/diagnostics.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/diagnostics.js"(exports, module) {
     "use strict";
     var diagnosticsChannel = __require("node:diagnostics_channel");
     var util = __require("node:util");
@@ -38157,9 +38157,9 @@ var require_diagnostics = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/request.js
+// ../../main/node_modules/undici/lib/core/request.js
 var require_request = __commonJS({
-  "node_modules/undici/lib/core/request.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/request.js"(exports, module) {
     "use strict";
     var {
       InvalidArgumentError,
@@ -38553,9 +38553,9 @@ var require_request = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/dispatcher.js
+// ../../main/node_modules/undici/lib/dispatcher/dispatcher.js
 var require_dispatcher = __commonJS({
-  "node_modules/undici/lib/dispatcher/dispatcher.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/dispatcher.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("node:events");
     var Dispatcher = class extends EventEmitter {
@@ -38608,9 +38608,9 @@ var require_dispatcher = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/dispatcher-base.js
+// ../../main/node_modules/undici/lib/dispatcher/dispatcher-base.js
 var require_dispatcher_base = __commonJS({
-  "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports, module) {
     "use strict";
     var buffer = __require("node:buffer");
     var Dispatcher = require_dispatcher();
@@ -38668,9 +38668,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve18, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve19(data);
+              return err ? reject(err) : resolve18(data);
             });
           });
         }
@@ -38708,12 +38708,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve18, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve19(data);
+              ) : resolve18(data);
             });
           });
         }
@@ -38785,9 +38785,9 @@ var require_dispatcher_base = __commonJS({
   }
 });
 
-// node_modules/undici/lib/util/timers.js
+// ../../main/node_modules/undici/lib/util/timers.js
 var require_timers = __commonJS({
-  "node_modules/undici/lib/util/timers.js"(exports, module) {
+  "../../main/node_modules/undici/lib/util/timers.js"(exports, module) {
     "use strict";
     var fastNow = 0;
     var RESOLUTION_MS = 1e3;
@@ -39016,9 +39016,9 @@ var require_timers = __commonJS({
   }
 });
 
-// node_modules/undici/lib/core/connect.js
+// ../../main/node_modules/undici/lib/core/connect.js
 var require_connect = __commonJS({
-  "node_modules/undici/lib/core/connect.js"(exports, module) {
+  "../../main/node_modules/undici/lib/core/connect.js"(exports, module) {
     "use strict";
     var net = __require("node:net");
     var assert = __require("node:assert");
@@ -39196,9 +39196,9 @@ var require_connect = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/utils.js
+// ../../main/node_modules/undici/lib/llhttp/utils.js
 var require_utils4 = __commonJS({
-  "node_modules/undici/lib/llhttp/utils.js"(exports) {
+  "../../main/node_modules/undici/lib/llhttp/utils.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.enumToMap = void 0;
@@ -39216,9 +39216,9 @@ var require_utils4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/constants.js
+// ../../main/node_modules/undici/lib/llhttp/constants.js
 var require_constants3 = __commonJS({
-  "node_modules/undici/lib/llhttp/constants.js"(exports) {
+  "../../main/node_modules/undici/lib/llhttp/constants.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
@@ -39537,27 +39537,27 @@ var require_constants3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/llhttp/llhttp-wasm.js
+// ../../main/node_modules/undici/lib/llhttp/llhttp-wasm.js
 var require_llhttp_wasm = __commonJS({
-  "node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports, module) {
+  "../../main/node_modules/undici/lib/llhttp/llhttp-wasm.js"(exports, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     module.exports = Buffer2.from("AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAy0sBQYAAAIAAAAAAAACAQIAAgICAAADAAAAAAMDAwMBAQEBAQEBAQEAAAIAAAAEBQFwARISBQMBAAIGCAF/AUGA1AQLB9EFIgZtZW1vcnkCAAtfaW5pdGlhbGl6ZQAIGV9faW5kaXJlY3RfZnVuY3Rpb25fdGFibGUBAAtsbGh0dHBfaW5pdAAJGGxsaHR0cF9zaG91bGRfa2VlcF9hbGl2ZQAvDGxsaHR0cF9hbGxvYwALBm1hbGxvYwAxC2xsaHR0cF9mcmVlAAwEZnJlZQAMD2xsaHR0cF9nZXRfdHlwZQANFWxsaHR0cF9nZXRfaHR0cF9tYWpvcgAOFWxsaHR0cF9nZXRfaHR0cF9taW5vcgAPEWxsaHR0cF9nZXRfbWV0aG9kABAWbGxodHRwX2dldF9zdGF0dXNfY29kZQAREmxsaHR0cF9nZXRfdXBncmFkZQASDGxsaHR0cF9yZXNldAATDmxsaHR0cF9leGVjdXRlABQUbGxodHRwX3NldHRpbmdzX2luaXQAFQ1sbGh0dHBfZmluaXNoABYMbGxodHRwX3BhdXNlABcNbGxodHRwX3Jlc3VtZQAYG2xsaHR0cF9yZXN1bWVfYWZ0ZXJfdXBncmFkZQAZEGxsaHR0cF9nZXRfZXJybm8AGhdsbGh0dHBfZ2V0X2Vycm9yX3JlYXNvbgAbF2xsaHR0cF9zZXRfZXJyb3JfcmVhc29uABwUbGxodHRwX2dldF9lcnJvcl9wb3MAHRFsbGh0dHBfZXJybm9fbmFtZQAeEmxsaHR0cF9tZXRob2RfbmFtZQAfEmxsaHR0cF9zdGF0dXNfbmFtZQAgGmxsaHR0cF9zZXRfbGVuaWVudF9oZWFkZXJzACEhbGxodHRwX3NldF9sZW5pZW50X2NodW5rZWRfbGVuZ3RoACIdbGxodHRwX3NldF9sZW5pZW50X2tlZXBfYWxpdmUAIyRsbGh0dHBfc2V0X2xlbmllbnRfdHJhbnNmZXJfZW5jb2RpbmcAJBhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YALgkXAQBBAQsRAQIDBAUKBgcrLSwqKSglJyYK07MCLBYAQYjQACgCAARAAAtBiNAAQQE2AgALFAAgABAwIAAgAjYCOCAAIAE6ACgLFAAgACAALwEyIAAtAC4gABAvEAALHgEBf0HAABAyIgEQMCABQYAINgI4IAEgADoAKCABC48MAQd/AkAgAEUNACAAQQhrIgEgAEEEaygCACIAQXhxIgRqIQUCQCAAQQFxDQAgAEEDcUUNASABIAEoAgAiAGsiAUGc0AAoAgBJDQEgACAEaiEEAkACQEGg0AAoAgAgAUcEQCAAQf8BTQRAIABBA3YhAyABKAIIIgAgASgCDCICRgRAQYzQAEGM0AAoAgBBfiADd3E2AgAMBQsgAiAANgIIIAAgAjYCDAwECyABKAIYIQYgASABKAIMIgBHBEAgACABKAIIIgI2AgggAiAANgIMDAMLIAFBFGoiAygCACICRQRAIAEoAhAiAkUNAiABQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFKAIEIgBBA3FBA0cNAiAFIABBfnE2AgRBlNAAIAQ2AgAgBSAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCABKAIcIgJBAnRBvNIAaiIDKAIAIAFGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgAUYbaiAANgIAIABFDQELIAAgBjYCGCABKAIQIgIEQCAAIAI2AhAgAiAANgIYCyABQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAFTw0AIAUoAgQiAEEBcUUNAAJAAkACQAJAIABBAnFFBEBBpNAAKAIAIAVGBEBBpNAAIAE2AgBBmNAAQZjQACgCACAEaiIANgIAIAEgAEEBcjYCBCABQaDQACgCAEcNBkGU0ABBADYCAEGg0ABBADYCAAwGC0Gg0AAoAgAgBUYEQEGg0AAgATYCAEGU0ABBlNAAKAIAIARqIgA2AgAgASAAQQFyNgIEIAAgAWogADYCAAwGCyAAQXhxIARqIQQgAEH/AU0EQCAAQQN2IQMgBSgCCCIAIAUoAgwiAkYEQEGM0ABBjNAAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgBSgCGCEGIAUgBSgCDCIARwRAQZzQACgCABogACAFKAIIIgI2AgggAiAANgIMDAMLIAVBFGoiAygCACICRQRAIAUoAhAiAkUNAiAFQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFIABBfnE2AgQgASAEaiAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCAFKAIcIgJBAnRBvNIAaiIDKAIAIAVGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgBUYbaiAANgIAIABFDQELIAAgBjYCGCAFKAIQIgIEQCAAIAI2AhAgAiAANgIYCyAFQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAEaiAENgIAIAEgBEEBcjYCBCABQaDQACgCAEcNAEGU0AAgBDYCAAwBCyAEQf8BTQRAIARBeHFBtNAAaiEAAn9BjNAAKAIAIgJBASAEQQN2dCIDcUUEQEGM0AAgAiADcjYCACAADAELIAAoAggLIgIgATYCDCAAIAE2AgggASAANgIMIAEgAjYCCAwBC0EfIQIgBEH///8HTQRAIARBJiAEQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAgsgASACNgIcIAFCADcCECACQQJ0QbzSAGohAAJAQZDQACgCACIDQQEgAnQiB3FFBEAgACABNgIAQZDQACADIAdyNgIAIAEgADYCGCABIAE2AgggASABNgIMDAELIARBGSACQQF2a0EAIAJBH0cbdCECIAAoAgAhAAJAA0AgACIDKAIEQXhxIARGDQEgAkEddiEAIAJBAXQhAiADIABBBHFqQRBqIgcoAgAiAA0ACyAHIAE2AgAgASADNgIYIAEgATYCDCABIAE2AggMAQsgAygCCCIAIAE2AgwgAyABNgIIIAFBADYCGCABIAM2AgwgASAANgIIC0Gs0ABBrNAAKAIAQQFrIgBBfyAAGzYCAAsLBwAgAC0AKAsHACAALQAqCwcAIAAtACsLBwAgAC0AKQsHACAALwEyCwcAIAAtAC4LQAEEfyAAKAIYIQEgAC0ALSECIAAtACghAyAAKAI4IQQgABAwIAAgBDYCOCAAIAM6ACggACACOgAtIAAgATYCGAu74gECB38DfiABIAJqIQQCQCAAIgIoAgwiAA0AIAIoAgQEQCACIAE2AgQLIwBBEGsiCCQAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAIoAhwiA0EBaw7dAdoBAdkBAgMEBQYHCAkKCwwNDtgBDxDXARES1gETFBUWFxgZGhvgAd8BHB0e1QEfICEiIyQl1AEmJygpKiss0wHSAS0u0QHQAS8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRtsBR0hJSs8BzgFLzQFMzAFNTk9QUVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+AAYEBggGDAYQBhQGGAYcBiAGJAYoBiwGMAY0BjgGPAZABkQGSAZMBlAGVAZYBlwGYAZkBmgGbAZwBnQGeAZ8BoAGhAaIBowGkAaUBpgGnAagBqQGqAasBrAGtAa4BrwGwAbEBsgGzAbQBtQG2AbcBywHKAbgByQG5AcgBugG7AbwBvQG+Ab8BwAHBAcIBwwHEAcUBxgEA3AELQQAMxgELQQ4MxQELQQ0MxAELQQ8MwwELQRAMwgELQRMMwQELQRQMwAELQRUMvwELQRYMvgELQRgMvQELQRkMvAELQRoMuwELQRsMugELQRwMuQELQR0MuAELQQgMtwELQR4MtgELQSAMtQELQR8MtAELQQcMswELQSEMsgELQSIMsQELQSMMsAELQSQMrwELQRIMrgELQREMrQELQSUMrAELQSYMqwELQScMqgELQSgMqQELQcMBDKgBC0EqDKcBC0ErDKYBC0EsDKUBC0EtDKQBC0EuDKMBC0EvDKIBC0HEAQyhAQtBMAygAQtBNAyfAQtBDAyeAQtBMQydAQtBMgycAQtBMwybAQtBOQyaAQtBNQyZAQtBxQEMmAELQQsMlwELQToMlgELQTYMlQELQQoMlAELQTcMkwELQTgMkgELQTwMkQELQTsMkAELQT0MjwELQQkMjgELQSkMjQELQT4MjAELQT8MiwELQcAADIoBC0HBAAyJAQtBwgAMiAELQcMADIcBC0HEAAyGAQtBxQAMhQELQcYADIQBC0EXDIMBC0HHAAyCAQtByAAMgQELQckADIABC0HKAAx/C0HLAAx+C0HNAAx9C0HMAAx8C0HOAAx7C0HPAAx6C0HQAAx5C0HRAAx4C0HSAAx3C0HTAAx2C0HUAAx1C0HWAAx0C0HVAAxzC0EGDHILQdcADHELQQUMcAtB2AAMbwtBBAxuC0HZAAxtC0HaAAxsC0HbAAxrC0HcAAxqC0EDDGkLQd0ADGgLQd4ADGcLQd8ADGYLQeEADGULQeAADGQLQeIADGMLQeMADGILQQIMYQtB5AAMYAtB5QAMXwtB5gAMXgtB5wAMXQtB6AAMXAtB6QAMWwtB6gAMWgtB6wAMWQtB7AAMWAtB7QAMVwtB7gAMVgtB7wAMVQtB8AAMVAtB8QAMUwtB8gAMUgtB8wAMUQtB9AAMUAtB9QAMTwtB9gAMTgtB9wAMTQtB+AAMTAtB+QAMSwtB+gAMSgtB+wAMSQtB/AAMSAtB/QAMRwtB/gAMRgtB/wAMRQtBgAEMRAtBgQEMQwtBggEMQgtBgwEMQQtBhAEMQAtBhQEMPwtBhgEMPgtBhwEMPQtBiAEMPAtBiQEMOwtBigEMOgtBiwEMOQtBjAEMOAtBjQEMNwtBjgEMNgtBjwEMNQtBkAEMNAtBkQEMMwtBkgEMMgtBkwEMMQtBlAEMMAtBlQEMLwtBlgEMLgtBlwEMLQtBmAEMLAtBmQEMKwtBmgEMKgtBmwEMKQtBnAEMKAtBnQEMJwtBngEMJgtBnwEMJQtBoAEMJAtBoQEMIwtBogEMIgtBowEMIQtBpAEMIAtBpQEMHwtBpgEMHgtBpwEMHQtBqAEMHAtBqQEMGwtBqgEMGgtBqwEMGQtBrAEMGAtBrQEMFwtBrgEMFgtBAQwVC0GvAQwUC0GwAQwTC0GxAQwSC0GzAQwRC0GyAQwQC0G0AQwPC0G1AQwOC0G2AQwNC0G3AQwMC0G4AQwLC0G5AQwKC0G6AQwJC0G7AQwIC0HGAQwHC0G8AQwGC0G9AQwFC0G+AQwEC0G/AQwDC0HAAQwCC0HCAQwBC0HBAQshAwNAAkACQAJAAkACQAJAAkACQAJAIAICfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAgJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADDsYBAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHyAhIyUmKCorLC8wMTIzNDU2Nzk6Ozw9lANAQkRFRklLTk9QUVJTVFVWWFpbXF1eX2BhYmNkZWZnaGpsb3Bxc3V2eHl6e3x/gAGBAYIBgwGEAYUBhgGHAYgBiQGKAYsBjAGNAY4BjwGQAZEBkgGTAZQBlQGWAZcBmAGZAZoBmwGcAZ0BngGfAaABoQGiAaMBpAGlAaYBpwGoAakBqgGrAawBrQGuAa8BsAGxAbIBswG0AbUBtgG3AbgBuQG6AbsBvAG9Ab4BvwHAAcEBwgHDAcQBxQHGAccByAHJAcsBzAHNAc4BzwGKA4kDiAOHA4QDgwOAA/sC+gL5AvgC9wL0AvMC8gLLAsECsALZAQsgASAERw3wAkHdASEDDLMDCyABIARHDcgBQcMBIQMMsgMLIAEgBEcNe0H3ACEDDLEDCyABIARHDXBB7wAhAwywAwsgASAERw1pQeoAIQMMrwMLIAEgBEcNZUHoACEDDK4DCyABIARHDWJB5gAhAwytAwsgASAERw0aQRghAwysAwsgASAERw0VQRIhAwyrAwsgASAERw1CQcUAIQMMqgMLIAEgBEcNNEE/IQMMqQMLIAEgBEcNMkE8IQMMqAMLIAEgBEcNK0ExIQMMpwMLIAItAC5BAUYNnwMMwQILQQAhAAJAAkACQCACLQAqRQ0AIAItACtFDQAgAi8BMCIDQQJxRQ0BDAILIAIvATAiA0EBcUUNAQtBASEAIAItAChBAUYNACACLwEyIgVB5ABrQeQASQ0AIAVBzAFGDQAgBUGwAkYNACADQcAAcQ0AQQAhACADQYgEcUGABEYNACADQShxQQBHIQALIAJBADsBMCACQQA6AC8gAEUN3wIgAkIANwMgDOACC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAARQ3MASAAQRVHDd0CIAJBBDYCHCACIAE2AhQgAkGwGDYCECACQRU2AgxBACEDDKQDCyABIARGBEBBBiEDDKQDCyABQQFqIQFBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAA3ZAgwcCyACQgA3AyBBEiEDDIkDCyABIARHDRZBHSEDDKEDCyABIARHBEAgAUEBaiEBQRAhAwyIAwtBByEDDKADCyACIAIpAyAiCiAEIAFrrSILfSIMQgAgCiAMWhs3AyAgCiALWA3UAkEIIQMMnwMLIAEgBEcEQCACQQk2AgggAiABNgIEQRQhAwyGAwtBCSEDDJ4DCyACKQMgQgBSDccBIAIgAi8BMEGAAXI7ATAMQgsgASAERw0/QdAAIQMMnAMLIAEgBEYEQEELIQMMnAMLIAFBAWohAUEAIQACQCACKAI4IgNFDQAgAygCUCIDRQ0AIAIgAxEAACEACyAADc8CDMYBC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ3GASAAQRVHDc0CIAJBCzYCHCACIAE2AhQgAkGCGTYCECACQRU2AgxBACEDDJoDC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ0MIABBFUcNygIgAkEaNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMmQMLQQAhAAJAIAIoAjgiA0UNACADKAJMIgNFDQAgAiADEQAAIQALIABFDcQBIABBFUcNxwIgAkELNgIcIAIgATYCFCACQZEXNgIQIAJBFTYCDEEAIQMMmAMLIAEgBEYEQEEPIQMMmAMLIAEtAAAiAEE7Rg0HIABBDUcNxAIgAUEBaiEBDMMBC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3DASAAQRVHDcICIAJBDzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJYDCwNAIAEtAABB8DVqLQAAIgBBAUcEQCAAQQJHDcECIAIoAgQhAEEAIQMgAkEANgIEIAIgACABQQFqIgEQLSIADcICDMUBCyAEIAFBAWoiAUcNAAtBEiEDDJUDC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3FASAAQRVHDb0CIAJBGzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJQDCyABIARGBEBBFiEDDJQDCyACQQo2AgggAiABNgIEQQAhAAJAIAIoAjgiA0UNACADKAJIIgNFDQAgAiADEQAAIQALIABFDcIBIABBFUcNuQIgAkEVNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMkwMLIAEgBEcEQANAIAEtAABB8DdqLQAAIgBBAkcEQAJAIABBAWsOBMQCvQIAvgK9AgsgAUEBaiEBQQghAwz8AgsgBCABQQFqIgFHDQALQRUhAwyTAwtBFSEDDJIDCwNAIAEtAABB8DlqLQAAIgBBAkcEQCAAQQFrDgTFArcCwwK4ArcCCyAEIAFBAWoiAUcNAAtBGCEDDJEDCyABIARHBEAgAkELNgIIIAIgATYCBEEHIQMM+AILQRkhAwyQAwsgAUEBaiEBDAILIAEgBEYEQEEaIQMMjwMLAkAgAS0AAEENaw4UtQG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwEAvwELQQAhAyACQQA2AhwgAkGvCzYCECACQQI2AgwgAiABQQFqNgIUDI4DCyABIARGBEBBGyEDDI4DCyABLQAAIgBBO0cEQCAAQQ1HDbECIAFBAWohAQy6AQsgAUEBaiEBC0EiIQMM8wILIAEgBEYEQEEcIQMMjAMLQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43wQLAAgABAgMEBQYH0AHQAdAB0AHQAdAB0AEICQoLDA3QAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdABDg8QERIT0AELQgIhCgzAAgtCAyEKDL8CC0IEIQoMvgILQgUhCgy9AgtCBiEKDLwCC0IHIQoMuwILQgghCgy6AgtCCSEKDLkCC0IKIQoMuAILQgshCgy3AgtCDCEKDLYCC0INIQoMtQILQg4hCgy0AgtCDyEKDLMCC0IKIQoMsgILQgshCgyxAgtCDCEKDLACC0INIQoMrwILQg4hCgyuAgtCDyEKDK0CC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBMGsON8ACvwIAAQIDBAUGB74CvgK+Ar4CvgK+Ar4CCAkKCwwNvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ag4PEBESE74CC0ICIQoMvwILQgMhCgy+AgtCBCEKDL0CC0IFIQoMvAILQgYhCgy7AgtCByEKDLoCC0IIIQoMuQILQgkhCgy4AgtCCiEKDLcCC0ILIQoMtgILQgwhCgy1AgtCDSEKDLQCC0IOIQoMswILQg8hCgyyAgtCCiEKDLECC0ILIQoMsAILQgwhCgyvAgtCDSEKDK4CC0IOIQoMrQILQg8hCgysAgsgAiACKQMgIgogBCABa60iC30iDEIAIAogDFobNwMgIAogC1gNpwJBHyEDDIkDCyABIARHBEAgAkEJNgIIIAIgATYCBEElIQMM8AILQSAhAwyIAwtBASEFIAIvATAiA0EIcUUEQCACKQMgQgBSIQULAkAgAi0ALgRAQQEhACACLQApQQVGDQEgA0HAAHFFIAVxRQ0BC0EAIQAgA0HAAHENAEECIQAgA0EIcQ0AIANBgARxBEACQCACLQAoQQFHDQAgAi0ALUEKcQ0AQQUhAAwCC0EEIQAMAQsgA0EgcUUEQAJAIAItAChBAUYNACACLwEyIgBB5ABrQeQASQ0AIABBzAFGDQAgAEGwAkYNAEEEIQAgA0EocUUNAiADQYgEcUGABEYNAgtBACEADAELQQBBAyACKQMgUBshAAsgAEEBaw4FvgIAsAEBpAKhAgtBESEDDO0CCyACQQE6AC8MhAMLIAEgBEcNnQJBJCEDDIQDCyABIARHDRxBxgAhAwyDAwtBACEAAkAgAigCOCIDRQ0AIAMoAkQiA0UNACACIAMRAAAhAAsgAEUNJyAAQRVHDZgCIAJB0AA2AhwgAiABNgIUIAJBkRg2AhAgAkEVNgIMQQAhAwyCAwsgASAERgRAQSghAwyCAwtBACEDIAJBADYCBCACQQw2AgggAiABIAEQKiIARQ2UAiACQSc2AhwgAiABNgIUIAIgADYCDAyBAwsgASAERgRAQSkhAwyBAwsgAS0AACIAQSBGDRMgAEEJRw2VAiABQQFqIQEMFAsgASAERwRAIAFBAWohAQwWC0EqIQMM/wILIAEgBEYEQEErIQMM/wILIAEtAAAiAEEJRyAAQSBHcQ2QAiACLQAsQQhHDd0CIAJBADoALAzdAgsgASAERgRAQSwhAwz+AgsgAS0AAEEKRw2OAiABQQFqIQEMsAELIAEgBEcNigJBLyEDDPwCCwNAIAEtAAAiAEEgRwRAIABBCmsOBIQCiAKIAoQChgILIAQgAUEBaiIBRw0AC0ExIQMM+wILQTIhAyABIARGDfoCIAIoAgAiACAEIAFraiEHIAEgAGtBA2ohBgJAA0AgAEHwO2otAAAgAS0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAEEDRgRAQQYhAQziAgsgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAc2AgAM+wILIAJBADYCAAyGAgtBMyEDIAQgASIARg35AiAEIAFrIAIoAgAiAWohByAAIAFrQQhqIQYCQANAIAFB9DtqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBCEYEQEEFIQEM4QILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPoCCyACQQA2AgAgACEBDIUCC0E0IQMgBCABIgBGDfgCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgJAA0AgAUHQwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYEQEEHIQEM4AILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPkCCyACQQA2AgAgACEBDIQCCyABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRg0JDIECCyAEIAFBAWoiAUcNAAtBMCEDDPgCC0EwIQMM9wILIAEgBEcEQANAIAEtAAAiAEEgRwRAIABBCmsOBP8B/gH+Af8B/gELIAQgAUEBaiIBRw0AC0E4IQMM9wILQTghAwz2AgsDQCABLQAAIgBBIEcgAEEJR3EN9gEgBCABQQFqIgFHDQALQTwhAwz1AgsDQCABLQAAIgBBIEcEQAJAIABBCmsOBPkBBAT5AQALIABBLEYN9QEMAwsgBCABQQFqIgFHDQALQT8hAwz0AgtBwAAhAyABIARGDfMCIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAEGAQGstAAAgAS0AAEEgckcNASAAQQZGDdsCIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPQCCyACQQA2AgALQTYhAwzZAgsgASAERgRAQcEAIQMM8gILIAJBDDYCCCACIAE2AgQgAi0ALEEBaw4E+wHuAewB6wHUAgsgAUEBaiEBDPoBCyABIARHBEADQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxIgBBCUYNACAAQSBGDQACQAJAAkACQCAAQeMAaw4TAAMDAwMDAwMBAwMDAwMDAwMDAgMLIAFBAWohAUExIQMM3AILIAFBAWohAUEyIQMM2wILIAFBAWohAUEzIQMM2gILDP4BCyAEIAFBAWoiAUcNAAtBNSEDDPACC0E1IQMM7wILIAEgBEcEQANAIAEtAABBgDxqLQAAQQFHDfcBIAQgAUEBaiIBRw0AC0E9IQMM7wILQT0hAwzuAgtBACEAAkAgAigCOCIDRQ0AIAMoAkAiA0UNACACIAMRAAAhAAsgAEUNASAAQRVHDeYBIAJBwgA2AhwgAiABNgIUIAJB4xg2AhAgAkEVNgIMQQAhAwztAgsgAUEBaiEBC0E8IQMM0gILIAEgBEYEQEHCACEDDOsCCwJAA0ACQCABLQAAQQlrDhgAAswCzALRAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAgDMAgsgBCABQQFqIgFHDQALQcIAIQMM6wILIAFBAWohASACLQAtQQFxRQ3+AQtBLCEDDNACCyABIARHDd4BQcQAIQMM6AILA0AgAS0AAEGQwABqLQAAQQFHDZwBIAQgAUEBaiIBRw0AC0HFACEDDOcCCyABLQAAIgBBIEYN/gEgAEE6Rw3AAiACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgAN3gEM3QELQccAIQMgBCABIgBGDeUCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFBkMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvwIgAUEFRg3CAiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzlAgtByAAhAyAEIAEiAEYN5AIgBCABayACKAIAIgFqIQcgACABa0EJaiEGA0AgAUGWwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw2+AkECIAFBCUYNwgIaIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOQCCyABIARGBEBByQAhAwzkAgsCQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxQe4Aaw4HAL8CvwK/Ar8CvwIBvwILIAFBAWohAUE+IQMMywILIAFBAWohAUE/IQMMygILQcoAIQMgBCABIgBGDeICIAQgAWsgAigCACIBaiEGIAAgAWtBAWohBwNAIAFBoMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvAIgAUEBRg2+AiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBjYCAAziAgtBywAhAyAEIAEiAEYN4QIgBCABayACKAIAIgFqIQcgACABa0EOaiEGA0AgAUGiwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw27AiABQQ5GDb4CIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOECC0HMACEDIAQgASIARg3gAiAEIAFrIAIoAgAiAWohByAAIAFrQQ9qIQYDQCABQcDCAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDboCQQMgAUEPRg2+AhogAUEBaiEBIAQgAEEBaiIARw0ACyACIAc2AgAM4AILQc0AIQMgBCABIgBGDd8CIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFB0MIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNuQJBBCABQQVGDb0CGiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzfAgsgASAERgRAQc4AIQMM3wILAkACQAJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB4wBrDhMAvAK8ArwCvAK8ArwCvAK8ArwCvAK8ArwCAbwCvAK8AgIDvAILIAFBAWohAUHBACEDDMgCCyABQQFqIQFBwgAhAwzHAgsgAUEBaiEBQcMAIQMMxgILIAFBAWohAUHEACEDDMUCCyABIARHBEAgAkENNgIIIAIgATYCBEHFACEDDMUCC0HPACEDDN0CCwJAAkAgAS0AAEEKaw4EAZABkAEAkAELIAFBAWohAQtBKCEDDMMCCyABIARGBEBB0QAhAwzcAgsgAS0AAEEgRw0AIAFBAWohASACLQAtQQFxRQ3QAQtBFyEDDMECCyABIARHDcsBQdIAIQMM2QILQdMAIQMgASAERg3YAiACKAIAIgAgBCABa2ohBiABIABrQQFqIQUDQCABLQAAIABB1sIAai0AAEcNxwEgAEEBRg3KASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBjYCAAzYAgsgASAERgRAQdUAIQMM2AILIAEtAABBCkcNwgEgAUEBaiEBDMoBCyABIARGBEBB1gAhAwzXAgsCQAJAIAEtAABBCmsOBADDAcMBAcMBCyABQQFqIQEMygELIAFBAWohAUHKACEDDL0CC0EAIQACQCACKAI4IgNFDQAgAygCPCIDRQ0AIAIgAxEAACEACyAADb8BQc0AIQMMvAILIAItAClBIkYNzwIMiQELIAQgASIFRgRAQdsAIQMM1AILQQAhAEEBIQFBASEGQQAhAwJAAn8CQAJAAkACQAJAAkACQCAFLQAAQTBrDgrFAcQBAAECAwQFBgjDAQtBAgwGC0EDDAULQQQMBAtBBQwDC0EGDAILQQcMAQtBCAshA0EAIQFBACEGDL0BC0EJIQNBASEAQQAhAUEAIQYMvAELIAEgBEYEQEHdACEDDNMCCyABLQAAQS5HDbgBIAFBAWohAQyIAQsgASAERw22AUHfACEDDNECCyABIARHBEAgAkEONgIIIAIgATYCBEHQACEDDLgCC0HgACEDDNACC0HhACEDIAEgBEYNzwIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGA0AgAS0AACAAQeLCAGotAABHDbEBIABBA0YNswEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMzwILQeIAIQMgASAERg3OAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYDQCABLQAAIABB5sIAai0AAEcNsAEgAEECRg2vASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAzOAgtB4wAhAyABIARGDc0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgNAIAEtAAAgAEHpwgBqLQAARw2vASAAQQNGDa0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADM0CCyABIARGBEBB5QAhAwzNAgsgAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANqgFB1gAhAwyzAgsgASAERwRAA0AgAS0AACIAQSBHBEACQAJAAkAgAEHIAGsOCwABswGzAbMBswGzAbMBswGzAQKzAQsgAUEBaiEBQdIAIQMMtwILIAFBAWohAUHTACEDDLYCCyABQQFqIQFB1AAhAwy1AgsgBCABQQFqIgFHDQALQeQAIQMMzAILQeQAIQMMywILA0AgAS0AAEHwwgBqLQAAIgBBAUcEQCAAQQJrDgOnAaYBpQGkAQsgBCABQQFqIgFHDQALQeYAIQMMygILIAFBAWogASAERw0CGkHnACEDDMkCCwNAIAEtAABB8MQAai0AACIAQQFHBEACQCAAQQJrDgSiAaEBoAEAnwELQdcAIQMMsQILIAQgAUEBaiIBRw0AC0HoACEDDMgCCyABIARGBEBB6QAhAwzIAgsCQCABLQAAIgBBCmsOGrcBmwGbAbQBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBpAGbAZsBAJkBCyABQQFqCyEBQQYhAwytAgsDQCABLQAAQfDGAGotAABBAUcNfSAEIAFBAWoiAUcNAAtB6gAhAwzFAgsgAUEBaiABIARHDQIaQesAIQMMxAILIAEgBEYEQEHsACEDDMQCCyABQQFqDAELIAEgBEYEQEHtACEDDMMCCyABQQFqCyEBQQQhAwyoAgsgASAERgRAQe4AIQMMwQILAkACQAJAIAEtAABB8MgAai0AAEEBaw4HkAGPAY4BAHwBAo0BCyABQQFqIQEMCwsgAUEBagyTAQtBACEDIAJBADYCHCACQZsSNgIQIAJBBzYCDCACIAFBAWo2AhQMwAILAkADQCABLQAAQfDIAGotAAAiAEEERwRAAkACQCAAQQFrDgeUAZMBkgGNAQAEAY0BC0HaACEDDKoCCyABQQFqIQFB3AAhAwypAgsgBCABQQFqIgFHDQALQe8AIQMMwAILIAFBAWoMkQELIAQgASIARgRAQfAAIQMMvwILIAAtAABBL0cNASAAQQFqIQEMBwsgBCABIgBGBEBB8QAhAwy+AgsgAC0AACIBQS9GBEAgAEEBaiEBQd0AIQMMpQILIAFBCmsiA0EWSw0AIAAhAUEBIAN0QYmAgAJxDfkBC0EAIQMgAkEANgIcIAIgADYCFCACQYwcNgIQIAJBBzYCDAy8AgsgASAERwRAIAFBAWohAUHeACEDDKMCC0HyACEDDLsCCyABIARGBEBB9AAhAwy7AgsCQCABLQAAQfDMAGotAABBAWsOA/cBcwCCAQtB4QAhAwyhAgsgASAERwRAA0AgAS0AAEHwygBqLQAAIgBBA0cEQAJAIABBAWsOAvkBAIUBC0HfACEDDKMCCyAEIAFBAWoiAUcNAAtB8wAhAwy6AgtB8wAhAwy5AgsgASAERwRAIAJBDzYCCCACIAE2AgRB4AAhAwygAgtB9QAhAwy4AgsgASAERgRAQfYAIQMMuAILIAJBDzYCCCACIAE2AgQLQQMhAwydAgsDQCABLQAAQSBHDY4CIAQgAUEBaiIBRw0AC0H3ACEDDLUCCyABIARGBEBB+AAhAwy1AgsgAS0AAEEgRw16IAFBAWohAQxbC0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAADXgMgAILIAEgBEYEQEH6ACEDDLMCCyABLQAAQcwARw10IAFBAWohAUETDHYLQfsAIQMgASAERg2xAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYDQCABLQAAIABB8M4Aai0AAEcNcyAAQQVGDXUgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMsQILIAEgBEYEQEH8ACEDDLECCwJAAkAgAS0AAEHDAGsODAB0dHR0dHR0dHR0AXQLIAFBAWohAUHmACEDDJgCCyABQQFqIQFB5wAhAwyXAgtB/QAhAyABIARGDa8CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDXIgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADLACCyACQQA2AgAgBkEBaiEBQRAMcwtB/gAhAyABIARGDa4CIAIoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQfbOAGotAABHDXEgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK8CCyACQQA2AgAgBkEBaiEBQRYMcgtB/wAhAyABIARGDa0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQfzOAGotAABHDXAgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK4CCyACQQA2AgAgBkEBaiEBQQUMcQsgASAERgRAQYABIQMMrQILIAEtAABB2QBHDW4gAUEBaiEBQQgMcAsgASAERgRAQYEBIQMMrAILAkACQCABLQAAQc4Aaw4DAG8BbwsgAUEBaiEBQesAIQMMkwILIAFBAWohAUHsACEDDJICCyABIARGBEBBggEhAwyrAgsCQAJAIAEtAABByABrDggAbm5ubm5uAW4LIAFBAWohAUHqACEDDJICCyABQQFqIQFB7QAhAwyRAgtBgwEhAyABIARGDakCIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQYDPAGotAABHDWwgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKoCCyACQQA2AgAgBkEBaiEBQQAMbQtBhAEhAyABIARGDagCIAIoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQYPPAGotAABHDWsgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKkCCyACQQA2AgAgBkEBaiEBQSMMbAsgASAERgRAQYUBIQMMqAILAkACQCABLQAAQcwAaw4IAGtra2trawFrCyABQQFqIQFB7wAhAwyPAgsgAUEBaiEBQfAAIQMMjgILIAEgBEYEQEGGASEDDKcCCyABLQAAQcUARw1oIAFBAWohAQxgC0GHASEDIAEgBEYNpQIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBiM8Aai0AAEcNaCAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpgILIAJBADYCACAGQQFqIQFBLQxpC0GIASEDIAEgBEYNpAIgAigCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABB0M8Aai0AAEcNZyAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpQILIAJBADYCACAGQQFqIQFBKQxoCyABIARGBEBBiQEhAwykAgtBASABLQAAQd8ARw1nGiABQQFqIQEMXgtBigEhAyABIARGDaICIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgNAIAEtAAAgAEGMzwBqLQAARw1kIABBAUYN+gEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMogILQYsBIQMgASAERg2hAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGOzwBqLQAARw1kIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyiAgsgAkEANgIAIAZBAWohAUECDGULQYwBIQMgASAERg2gAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHwzwBqLQAARw1jIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyhAgsgAkEANgIAIAZBAWohAUEfDGQLQY0BIQMgASAERg2fAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHyzwBqLQAARw1iIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAygAgsgAkEANgIAIAZBAWohAUEJDGMLIAEgBEYEQEGOASEDDJ8CCwJAAkAgAS0AAEHJAGsOBwBiYmJiYgFiCyABQQFqIQFB+AAhAwyGAgsgAUEBaiEBQfkAIQMMhQILQY8BIQMgASAERg2dAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGRzwBqLQAARw1gIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyeAgsgAkEANgIAIAZBAWohAUEYDGELQZABIQMgASAERg2cAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGXzwBqLQAARw1fIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAydAgsgAkEANgIAIAZBAWohAUEXDGALQZEBIQMgASAERg2bAiACKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIAEtAAAgAEGazwBqLQAARw1eIABBBkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAycAgsgAkEANgIAIAZBAWohAUEVDF8LQZIBIQMgASAERg2aAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGhzwBqLQAARw1dIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAybAgsgAkEANgIAIAZBAWohAUEeDF4LIAEgBEYEQEGTASEDDJoCCyABLQAAQcwARw1bIAFBAWohAUEKDF0LIAEgBEYEQEGUASEDDJkCCwJAAkAgAS0AAEHBAGsODwBcXFxcXFxcXFxcXFxcAVwLIAFBAWohAUH+ACEDDIACCyABQQFqIQFB/wAhAwz/AQsgASAERgRAQZUBIQMMmAILAkACQCABLQAAQcEAaw4DAFsBWwsgAUEBaiEBQf0AIQMM/wELIAFBAWohAUGAASEDDP4BC0GWASEDIAEgBEYNlgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBp88Aai0AAEcNWSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlwILIAJBADYCACAGQQFqIQFBCwxaCyABIARGBEBBlwEhAwyWAgsCQAJAAkACQCABLQAAQS1rDiMAW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1sBW1tbW1sCW1tbA1sLIAFBAWohAUH7ACEDDP8BCyABQQFqIQFB/AAhAwz+AQsgAUEBaiEBQYEBIQMM/QELIAFBAWohAUGCASEDDPwBC0GYASEDIAEgBEYNlAIgAigCACIAIAQgAWtqIQUgASAAa0EEaiEGAkADQCABLQAAIABBqc8Aai0AAEcNVyAAQQRGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlQILIAJBADYCACAGQQFqIQFBGQxYC0GZASEDIAEgBEYNkwIgAigCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBrs8Aai0AAEcNViAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlAILIAJBADYCACAGQQFqIQFBBgxXC0GaASEDIAEgBEYNkgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBtM8Aai0AAEcNVSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkwILIAJBADYCACAGQQFqIQFBHAxWC0GbASEDIAEgBEYNkQIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBts8Aai0AAEcNVCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkgILIAJBADYCACAGQQFqIQFBJwxVCyABIARGBEBBnAEhAwyRAgsCQAJAIAEtAABB1ABrDgIAAVQLIAFBAWohAUGGASEDDPgBCyABQQFqIQFBhwEhAwz3AQtBnQEhAyABIARGDY8CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbjPAGotAABHDVIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADJACCyACQQA2AgAgBkEBaiEBQSYMUwtBngEhAyABIARGDY4CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbrPAGotAABHDVEgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI8CCyACQQA2AgAgBkEBaiEBQQMMUgtBnwEhAyABIARGDY0CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDVAgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI4CCyACQQA2AgAgBkEBaiEBQQwMUQtBoAEhAyABIARGDYwCIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQbzPAGotAABHDU8gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI0CCyACQQA2AgAgBkEBaiEBQQ0MUAsgASAERgRAQaEBIQMMjAILAkACQCABLQAAQcYAaw4LAE9PT09PT09PTwFPCyABQQFqIQFBiwEhAwzzAQsgAUEBaiEBQYwBIQMM8gELIAEgBEYEQEGiASEDDIsCCyABLQAAQdAARw1MIAFBAWohAQxGCyABIARGBEBBowEhAwyKAgsCQAJAIAEtAABByQBrDgcBTU1NTU0ATQsgAUEBaiEBQY4BIQMM8QELIAFBAWohAUEiDE0LQaQBIQMgASAERg2IAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHAzwBqLQAARw1LIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyJAgsgAkEANgIAIAZBAWohAUEdDEwLIAEgBEYEQEGlASEDDIgCCwJAAkAgAS0AAEHSAGsOAwBLAUsLIAFBAWohAUGQASEDDO8BCyABQQFqIQFBBAxLCyABIARGBEBBpgEhAwyHAgsCQAJAAkACQAJAIAEtAABBwQBrDhUATU1NTU1NTU1NTQFNTQJNTQNNTQRNCyABQQFqIQFBiAEhAwzxAQsgAUEBaiEBQYkBIQMM8AELIAFBAWohAUGKASEDDO8BCyABQQFqIQFBjwEhAwzuAQsgAUEBaiEBQZEBIQMM7QELQacBIQMgASAERg2FAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHtzwBqLQAARw1IIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyGAgsgAkEANgIAIAZBAWohAUERDEkLQagBIQMgASAERg2EAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHCzwBqLQAARw1HIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyFAgsgAkEANgIAIAZBAWohAUEsDEgLQakBIQMgASAERg2DAiACKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEHFzwBqLQAARw1GIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyEAgsgAkEANgIAIAZBAWohAUErDEcLQaoBIQMgASAERg2CAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHKzwBqLQAARw1FIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyDAgsgAkEANgIAIAZBAWohAUEUDEYLIAEgBEYEQEGrASEDDIICCwJAAkACQAJAIAEtAABBwgBrDg8AAQJHR0dHR0dHR0dHRwNHCyABQQFqIQFBkwEhAwzrAQsgAUEBaiEBQZQBIQMM6gELIAFBAWohAUGVASEDDOkBCyABQQFqIQFBlgEhAwzoAQsgASAERgRAQawBIQMMgQILIAEtAABBxQBHDUIgAUEBaiEBDD0LQa0BIQMgASAERg3/ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHNzwBqLQAARw1CIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyAAgsgAkEANgIAIAZBAWohAUEODEMLIAEgBEYEQEGuASEDDP8BCyABLQAAQdAARw1AIAFBAWohAUElDEILQa8BIQMgASAERg39ASACKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEHQzwBqLQAARw1AIABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz+AQsgAkEANgIAIAZBAWohAUEqDEELIAEgBEYEQEGwASEDDP0BCwJAAkAgAS0AAEHVAGsOCwBAQEBAQEBAQEABQAsgAUEBaiEBQZoBIQMM5AELIAFBAWohAUGbASEDDOMBCyABIARGBEBBsQEhAwz8AQsCQAJAIAEtAABBwQBrDhQAPz8/Pz8/Pz8/Pz8/Pz8/Pz8/AT8LIAFBAWohAUGZASEDDOMBCyABQQFqIQFBnAEhAwziAQtBsgEhAyABIARGDfoBIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQdnPAGotAABHDT0gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPsBCyACQQA2AgAgBkEBaiEBQSEMPgtBswEhAyABIARGDfkBIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAS0AACAAQd3PAGotAABHDTwgAEEGRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPoBCyACQQA2AgAgBkEBaiEBQRoMPQsgASAERgRAQbQBIQMM+QELAkACQAJAIAEtAABBxQBrDhEAPT09PT09PT09AT09PT09Aj0LIAFBAWohAUGdASEDDOEBCyABQQFqIQFBngEhAwzgAQsgAUEBaiEBQZ8BIQMM3wELQbUBIQMgASAERg33ASACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHkzwBqLQAARw06IABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz4AQsgAkEANgIAIAZBAWohAUEoDDsLQbYBIQMgASAERg32ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHqzwBqLQAARw05IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz3AQsgAkEANgIAIAZBAWohAUEHDDoLIAEgBEYEQEG3ASEDDPYBCwJAAkAgAS0AAEHFAGsODgA5OTk5OTk5OTk5OTkBOQsgAUEBaiEBQaEBIQMM3QELIAFBAWohAUGiASEDDNwBC0G4ASEDIAEgBEYN9AEgAigCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB7c8Aai0AAEcNNyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9QELIAJBADYCACAGQQFqIQFBEgw4C0G5ASEDIAEgBEYN8wEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8M8Aai0AAEcNNiAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9AELIAJBADYCACAGQQFqIQFBIAw3C0G6ASEDIAEgBEYN8gEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8s8Aai0AAEcNNSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8wELIAJBADYCACAGQQFqIQFBDww2CyABIARGBEBBuwEhAwzyAQsCQAJAIAEtAABByQBrDgcANTU1NTUBNQsgAUEBaiEBQaUBIQMM2QELIAFBAWohAUGmASEDDNgBC0G8ASEDIAEgBEYN8AEgAigCACIAIAQgAWtqIQUgASAAa0EHaiEGAkADQCABLQAAIABB9M8Aai0AAEcNMyAAQQdGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8QELIAJBADYCACAGQQFqIQFBGww0CyABIARGBEBBvQEhAwzwAQsCQAJAAkAgAS0AAEHCAGsOEgA0NDQ0NDQ0NDQBNDQ0NDQ0AjQLIAFBAWohAUGkASEDDNgBCyABQQFqIQFBpwEhAwzXAQsgAUEBaiEBQagBIQMM1gELIAEgBEYEQEG+ASEDDO8BCyABLQAAQc4ARw0wIAFBAWohAQwsCyABIARGBEBBvwEhAwzuAQsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCABLQAAQcEAaw4VAAECAz8EBQY/Pz8HCAkKCz8MDQ4PPwsgAUEBaiEBQegAIQMM4wELIAFBAWohAUHpACEDDOIBCyABQQFqIQFB7gAhAwzhAQsgAUEBaiEBQfIAIQMM4AELIAFBAWohAUHzACEDDN8BCyABQQFqIQFB9gAhAwzeAQsgAUEBaiEBQfcAIQMM3QELIAFBAWohAUH6ACEDDNwBCyABQQFqIQFBgwEhAwzbAQsgAUEBaiEBQYQBIQMM2gELIAFBAWohAUGFASEDDNkBCyABQQFqIQFBkgEhAwzYAQsgAUEBaiEBQZgBIQMM1wELIAFBAWohAUGgASEDDNYBCyABQQFqIQFBowEhAwzVAQsgAUEBaiEBQaoBIQMM1AELIAEgBEcEQCACQRA2AgggAiABNgIEQasBIQMM1AELQcABIQMM7AELQQAhAAJAIAIoAjgiA0UNACADKAI0IgNFDQAgAiADEQAAIQALIABFDV4gAEEVRw0HIAJB0QA2AhwgAiABNgIUIAJBsBc2AhAgAkEVNgIMQQAhAwzrAQsgAUEBaiABIARHDQgaQcIBIQMM6gELA0ACQCABLQAAQQprDgQIAAALAAsgBCABQQFqIgFHDQALQcMBIQMM6QELIAEgBEcEQCACQRE2AgggAiABNgIEQQEhAwzQAQtBxAEhAwzoAQsgASAERgRAQcUBIQMM6AELAkACQCABLQAAQQprDgQBKCgAKAsgAUEBagwJCyABQQFqDAULIAEgBEYEQEHGASEDDOcBCwJAAkAgAS0AAEEKaw4XAQsLAQsLCwsLCwsLCwsLCwsLCwsLCwALCyABQQFqIQELQbABIQMMzQELIAEgBEYEQEHIASEDDOYBCyABLQAAQSBHDQkgAkEAOwEyIAFBAWohAUGzASEDDMwBCwNAIAEhAAJAIAEgBEcEQCABLQAAQTBrQf8BcSIDQQpJDQEMJwtBxwEhAwzmAQsCQCACLwEyIgFBmTNLDQAgAiABQQpsIgU7ATIgBUH+/wNxIANB//8Dc0sNACAAQQFqIQEgAiADIAVqIgM7ATIgA0H//wNxQegHSQ0BCwtBACEDIAJBADYCHCACQcEJNgIQIAJBDTYCDCACIABBAWo2AhQM5AELIAJBADYCHCACIAE2AhQgAkHwDDYCECACQRs2AgxBACEDDOMBCyACKAIEIQAgAkEANgIEIAIgACABECYiAA0BIAFBAWoLIQFBrQEhAwzIAQsgAkHBATYCHCACIAA2AgwgAiABQQFqNgIUQQAhAwzgAQsgAigCBCEAIAJBADYCBCACIAAgARAmIgANASABQQFqCyEBQa4BIQMMxQELIAJBwgE2AhwgAiAANgIMIAIgAUEBajYCFEEAIQMM3QELIAJBADYCHCACIAE2AhQgAkGXCzYCECACQQ02AgxBACEDDNwBCyACQQA2AhwgAiABNgIUIAJB4xA2AhAgAkEJNgIMQQAhAwzbAQsgAkECOgAoDKwBC0EAIQMgAkEANgIcIAJBrws2AhAgAkECNgIMIAIgAUEBajYCFAzZAQtBAiEDDL8BC0ENIQMMvgELQSYhAwy9AQtBFSEDDLwBC0EWIQMMuwELQRghAwy6AQtBHCEDDLkBC0EdIQMMuAELQSAhAwy3AQtBISEDDLYBC0EjIQMMtQELQcYAIQMMtAELQS4hAwyzAQtBPSEDDLIBC0HLACEDDLEBC0HOACEDDLABC0HYACEDDK8BC0HZACEDDK4BC0HbACEDDK0BC0HxACEDDKwBC0H0ACEDDKsBC0GNASEDDKoBC0GXASEDDKkBC0GpASEDDKgBC0GvASEDDKcBC0GxASEDDKYBCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB8Rs2AhAgAkEGNgIMDL0BCyACQQA2AgAgBkEBaiEBQSQLOgApIAIoAgQhACACQQA2AgQgAiAAIAEQJyIARQRAQeUAIQMMowELIAJB+QA2AhwgAiABNgIUIAIgADYCDEEAIQMMuwELIABBFUcEQCACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwy7AQsgAkH4ADYCHCACIAE2AhQgAkHKGDYCECACQRU2AgxBACEDDLoBCyACQQA2AhwgAiABNgIUIAJBjhs2AhAgAkEGNgIMQQAhAwy5AQsgAkEANgIcIAIgATYCFCACQf4RNgIQIAJBBzYCDEEAIQMMuAELIAJBADYCHCACIAE2AhQgAkGMHDYCECACQQc2AgxBACEDDLcBCyACQQA2AhwgAiABNgIUIAJBww82AhAgAkEHNgIMQQAhAwy2AQsgAkEANgIcIAIgATYCFCACQcMPNgIQIAJBBzYCDEEAIQMMtQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0RIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMtAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0gIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMswELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0iIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMsgELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0OIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMsQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0dIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMsAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0fIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMrwELIABBP0cNASABQQFqCyEBQQUhAwyUAQtBACEDIAJBADYCHCACIAE2AhQgAkH9EjYCECACQQc2AgwMrAELIAJBADYCHCACIAE2AhQgAkHcCDYCECACQQc2AgxBACEDDKsBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNByACQeUANgIcIAIgATYCFCACIAA2AgxBACEDDKoBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNFiACQdMANgIcIAIgATYCFCACIAA2AgxBACEDDKkBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNGCACQdIANgIcIAIgATYCFCACIAA2AgxBACEDDKgBCyACQQA2AhwgAiABNgIUIAJBxgo2AhAgAkEHNgIMQQAhAwynAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQMgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwymAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRIgAkHTADYCHCACIAE2AhQgAiAANgIMQQAhAwylAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRQgAkHSADYCHCACIAE2AhQgAiAANgIMQQAhAwykAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQAgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwyjAQtB1QAhAwyJAQsgAEEVRwRAIAJBADYCHCACIAE2AhQgAkG5DTYCECACQRo2AgxBACEDDKIBCyACQeQANgIcIAIgATYCFCACQeMXNgIQIAJBFTYCDEEAIQMMoQELIAJBADYCACAGQQFqIQEgAi0AKSIAQSNrQQtJDQQCQCAAQQZLDQBBASAAdEHKAHFFDQAMBQtBACEDIAJBADYCHCACIAE2AhQgAkH3CTYCECACQQg2AgwMoAELIAJBADYCACAGQQFqIQEgAi0AKUEhRg0DIAJBADYCHCACIAE2AhQgAkGbCjYCECACQQg2AgxBACEDDJ8BCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJBkDM2AhAgAkEINgIMDJ0BCyACQQA2AgAgBkEBaiEBIAItAClBI0kNACACQQA2AhwgAiABNgIUIAJB0wk2AhAgAkEINgIMQQAhAwycAQtB0QAhAwyCAQsgAS0AAEEwayIAQf8BcUEKSQRAIAIgADoAKiABQQFqIQFBzwAhAwyCAQsgAigCBCEAIAJBADYCBCACIAAgARAoIgBFDYYBIAJB3gA2AhwgAiABNgIUIAIgADYCDEEAIQMMmgELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ2GASACQdwANgIcIAIgATYCFCACIAA2AgxBACEDDJkBCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMhwELIAJB2gA2AhwgAiAFNgIUIAIgADYCDAyYAQtBACEBQQEhAwsgAiADOgArIAVBAWohAwJAAkACQCACLQAtQRBxDQACQAJAAkAgAi0AKg4DAQACBAsgBkUNAwwCCyAADQEMAgsgAUUNAQsgAigCBCEAIAJBADYCBCACIAAgAxAoIgBFBEAgAyEBDAILIAJB2AA2AhwgAiADNgIUIAIgADYCDEEAIQMMmAELIAIoAgQhACACQQA2AgQgAiAAIAMQKCIARQRAIAMhAQyHAQsgAkHZADYCHCACIAM2AhQgAiAANgIMQQAhAwyXAQtBzAAhAwx9CyAAQRVHBEAgAkEANgIcIAIgATYCFCACQZQNNgIQIAJBITYCDEEAIQMMlgELIAJB1wA2AhwgAiABNgIUIAJByRc2AhAgAkEVNgIMQQAhAwyVAQtBACEDIAJBADYCHCACIAE2AhQgAkGAETYCECACQQk2AgwMlAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0AIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMkwELQckAIQMMeQsgAkEANgIcIAIgATYCFCACQcEoNgIQIAJBBzYCDCACQQA2AgBBACEDDJEBCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAlIgBFDQAgAkHSADYCHCACIAE2AhQgAiAANgIMDJABC0HIACEDDHYLIAJBADYCACAFIQELIAJBgBI7ASogAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANAQtBxwAhAwxzCyAAQRVGBEAgAkHRADYCHCACIAE2AhQgAkHjFzYCECACQRU2AgxBACEDDIwBC0EAIQMgAkEANgIcIAIgATYCFCACQbkNNgIQIAJBGjYCDAyLAQtBACEDIAJBADYCHCACIAE2AhQgAkGgGTYCECACQR42AgwMigELIAEtAABBOkYEQCACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgBFDQEgAkHDADYCHCACIAA2AgwgAiABQQFqNgIUDIoBC0EAIQMgAkEANgIcIAIgATYCFCACQbERNgIQIAJBCjYCDAyJAQsgAUEBaiEBQTshAwxvCyACQcMANgIcIAIgADYCDCACIAFBAWo2AhQMhwELQQAhAyACQQA2AhwgAiABNgIUIAJB8A42AhAgAkEcNgIMDIYBCyACIAIvATBBEHI7ATAMZgsCQCACLwEwIgBBCHFFDQAgAi0AKEEBRw0AIAItAC1BCHFFDQMLIAIgAEH3+wNxQYAEcjsBMAwECyABIARHBEACQANAIAEtAABBMGsiAEH/AXFBCk8EQEE1IQMMbgsgAikDICIKQpmz5syZs+bMGVYNASACIApCCn4iCjcDICAKIACtQv8BgyILQn+FVg0BIAIgCiALfDcDICAEIAFBAWoiAUcNAAtBOSEDDIUBCyACKAIEIQBBACEDIAJBADYCBCACIAAgAUEBaiIBECoiAA0MDHcLQTkhAwyDAQsgAi0AMEEgcQ0GQcUBIQMMaQtBACEDIAJBADYCBCACIAEgARAqIgBFDQQgAkE6NgIcIAIgADYCDCACIAFBAWo2AhQMgQELIAItAChBAUcNACACLQAtQQhxRQ0BC0E3IQMMZgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIABEAgAkE7NgIcIAIgADYCDCACIAFBAWo2AhQMfwsgAUEBaiEBDG4LIAJBCDoALAwECyABQQFqIQEMbQtBACEDIAJBADYCHCACIAE2AhQgAkHkEjYCECACQQQ2AgwMewsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ1sIAJBNzYCHCACIAE2AhQgAiAANgIMDHoLIAIgAi8BMEEgcjsBMAtBMCEDDF8LIAJBNjYCHCACIAE2AhQgAiAANgIMDHcLIABBLEcNASABQQFqIQBBASEBAkACQAJAAkACQCACLQAsQQVrDgQDAQIEAAsgACEBDAQLQQIhAQwBC0EEIQELIAJBAToALCACIAIvATAgAXI7ATAgACEBDAELIAIgAi8BMEEIcjsBMCAAIQELQTkhAwxcCyACQQA6ACwLQTQhAwxaCyABIARGBEBBLSEDDHMLAkACQANAAkAgAS0AAEEKaw4EAgAAAwALIAQgAUEBaiIBRw0AC0EtIQMMdAsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ0CIAJBLDYCHCACIAE2AhQgAiAANgIMDHMLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAS0AAEENRgRAIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAi0ALUEBcQRAQcQBIQMMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIADQEMZQtBLyEDDFcLIAJBLjYCHCACIAE2AhQgAiAANgIMDG8LQQAhAyACQQA2AhwgAiABNgIUIAJB8BQ2AhAgAkEDNgIMDG4LQQEhAwJAAkACQAJAIAItACxBBWsOBAMBAgAECyACIAIvATBBCHI7ATAMAwtBAiEDDAELQQQhAwsgAkEBOgAsIAIgAi8BMCADcjsBMAtBKiEDDFMLQQAhAyACQQA2AhwgAiABNgIUIAJB4Q82AhAgAkEKNgIMDGsLQQEhAwJAAkACQAJAAkACQCACLQAsQQJrDgcFBAQDAQIABAsgAiACLwEwQQhyOwEwDAMLQQIhAwwBC0EEIQMLIAJBAToALCACIAIvATAgA3I7ATALQSshAwxSC0EAIQMgAkEANgIcIAIgATYCFCACQasSNgIQIAJBCzYCDAxqC0EAIQMgAkEANgIcIAIgATYCFCACQf0NNgIQIAJBHTYCDAxpCyABIARHBEADQCABLQAAQSBHDUggBCABQQFqIgFHDQALQSUhAwxpC0ElIQMMaAsgAi0ALUEBcQRAQcMBIQMMTwsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKSIABEAgAkEmNgIcIAIgADYCDCACIAFBAWo2AhQMaAsgAUEBaiEBDFwLIAFBAWohASACLwEwIgBBgAFxBEBBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAEUNBiAAQRVHDR8gAkEFNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMZwsCQCAAQaAEcUGgBEcNACACLQAtQQJxDQBBACEDIAJBADYCHCACIAE2AhQgAkGWEzYCECACQQQ2AgwMZwsgAgJ/IAIvATBBFHFBFEYEQEEBIAItAChBAUYNARogAi8BMkHlAEYMAQsgAi0AKUEFRgs6AC5BACEAAkAgAigCOCIDRQ0AIAMoAiQiA0UNACACIAMRAAAhAAsCQAJAAkACQAJAIAAOFgIBAAQEBAQEBAQEBAQEBAQEBAQEBAMECyACQQE6AC4LIAIgAi8BMEHAAHI7ATALQSchAwxPCyACQSM2AhwgAiABNgIUIAJBpRY2AhAgAkEVNgIMQQAhAwxnC0EAIQMgAkEANgIcIAIgATYCFCACQdULNgIQIAJBETYCDAxmC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAADQELQQ4hAwxLCyAAQRVGBEAgAkECNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMZAtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMYwtBACEDIAJBADYCHCACIAE2AhQgAkGqHDYCECACQQ82AgwMYgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEgCqdqIgEQKyIARQ0AIAJBBTYCHCACIAE2AhQgAiAANgIMDGELQQ8hAwxHC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxfC0IBIQoLIAFBAWohAQJAIAIpAyAiC0L//////////w9YBEAgAiALQgSGIAqENwMgDAELQQAhAyACQQA2AhwgAiABNgIUIAJBrQk2AhAgAkEMNgIMDF4LQSQhAwxEC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxcCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAsIgBFBEAgAUEBaiEBDFILIAJBFzYCHCACIAA2AgwgAiABQQFqNgIUDFsLIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQRY2AhwgAiAANgIMIAIgAUEBajYCFAxbC0EfIQMMQQtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQLSIARQRAIAFBAWohAQxQCyACQRQ2AhwgAiAANgIMIAIgAUEBajYCFAxYCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABEC0iAEUEQCABQQFqIQEMAQsgAkETNgIcIAIgADYCDCACIAFBAWo2AhQMWAtBHiEDDD4LQQAhAyACQQA2AhwgAiABNgIUIAJBxgw2AhAgAkEjNgIMDFYLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABEC0iAEUEQCABQQFqIQEMTgsgAkERNgIcIAIgADYCDCACIAFBAWo2AhQMVQsgAkEQNgIcIAIgATYCFCACIAA2AgwMVAtBACEDIAJBADYCHCACIAE2AhQgAkHGDDYCECACQSM2AgwMUwtBACEDIAJBADYCHCACIAE2AhQgAkHAFTYCECACQQI2AgwMUgsgAigCBCEAQQAhAyACQQA2AgQCQCACIAAgARAtIgBFBEAgAUEBaiEBDAELIAJBDjYCHCACIAA2AgwgAiABQQFqNgIUDFILQRshAww4C0EAIQMgAkEANgIcIAIgATYCFCACQcYMNgIQIAJBIzYCDAxQCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABECwiAEUEQCABQQFqIQEMAQsgAkENNgIcIAIgADYCDCACIAFBAWo2AhQMUAtBGiEDDDYLQQAhAyACQQA2AhwgAiABNgIUIAJBmg82AhAgAkEiNgIMDE4LIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQQw2AhwgAiAANgIMIAIgAUEBajYCFAxOC0EZIQMMNAtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMTAsgAEEVRwRAQQAhAyACQQA2AhwgAiABNgIUIAJBgww2AhAgAkETNgIMDEwLIAJBCjYCHCACIAE2AhQgAkHkFjYCECACQRU2AgxBACEDDEsLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABIAqnaiIBECsiAARAIAJBBzYCHCACIAE2AhQgAiAANgIMDEsLQRMhAwwxCyAAQRVHBEBBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMSgsgAkEeNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMSQtBACEAAkAgAigCOCIDRQ0AIAMoAiwiA0UNACACIAMRAAAhAAsgAEUNQSAAQRVGBEAgAkEDNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMSQtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMSAtBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMRwtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMRgsgAkEAOgAvIAItAC1BBHFFDT8LIAJBADoALyACQQE6ADRBACEDDCsLQQAhAyACQQA2AhwgAkHkETYCECACQQc2AgwgAiABQQFqNgIUDEMLAkADQAJAIAEtAABBCmsOBAACAgACCyAEIAFBAWoiAUcNAAtB3QEhAwxDCwJAAkAgAi0ANEEBRw0AQQAhAAJAIAIoAjgiA0UNACADKAJYIgNFDQAgAiADEQAAIQALIABFDQAgAEEVRw0BIAJB3AE2AhwgAiABNgIUIAJB1RY2AhAgAkEVNgIMQQAhAwxEC0HBASEDDCoLIAJBADYCHCACIAE2AhQgAkHpCzYCECACQR82AgxBACEDDEILAkACQCACLQAoQQFrDgIEAQALQcABIQMMKQtBuQEhAwwoCyACQQI6AC9BACEAAkAgAigCOCIDRQ0AIAMoAgAiA0UNACACIAMRAAAhAAsgAEUEQEHCASEDDCgLIABBFUcEQCACQQA2AhwgAiABNgIUIAJBpAw2AhAgAkEQNgIMQQAhAwxBCyACQdsBNgIcIAIgATYCFCACQfoWNgIQIAJBFTYCDEEAIQMMQAsgASAERgRAQdoBIQMMQAsgAS0AAEHIAEYNASACQQE6ACgLQawBIQMMJQtBvwEhAwwkCyABIARHBEAgAkEQNgIIIAIgATYCBEG+ASEDDCQLQdkBIQMMPAsgASAERgRAQdgBIQMMPAsgAS0AAEHIAEcNBCABQQFqIQFBvQEhAwwiCyABIARGBEBB1wEhAww7CwJAAkAgAS0AAEHFAGsOEAAFBQUFBQUFBQUFBQUFBQEFCyABQQFqIQFBuwEhAwwiCyABQQFqIQFBvAEhAwwhC0HWASEDIAEgBEYNOSACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGD0ABqLQAARw0DIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw6CyACKAIEIQAgAkIANwMAIAIgACAGQQFqIgEQJyIARQRAQcYBIQMMIQsgAkHVATYCHCACIAE2AhQgAiAANgIMQQAhAww5C0HUASEDIAEgBEYNOCACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGB0ABqLQAARw0CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw5CyACQYEEOwEoIAIoAgQhACACQgA3AwAgAiAAIAZBAWoiARAnIgANAwwCCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB2Bs2AhAgAkEINgIMDDYLQboBIQMMHAsgAkHTATYCHCACIAE2AhQgAiAANgIMQQAhAww0C0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAARQ0AIABBFUYNASACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwwzC0HkACEDDBkLIAJB+AA2AhwgAiABNgIUIAJByhg2AhAgAkEVNgIMQQAhAwwxC0HSASEDIAQgASIARg0wIAQgAWsgAigCACIBaiEFIAAgAWtBBGohBgJAA0AgAC0AACABQfzPAGotAABHDQEgAUEERg0DIAFBAWohASAEIABBAWoiAEcNAAsgAiAFNgIADDELIAJBADYCHCACIAA2AhQgAkGQMzYCECACQQg2AgwgAkEANgIAQQAhAwwwCyABIARHBEAgAkEONgIIIAIgATYCBEG3ASEDDBcLQdEBIQMMLwsgAkEANgIAIAZBAWohAQtBuAEhAwwUCyABIARGBEBB0AEhAwwtCyABLQAAQTBrIgBB/wFxQQpJBEAgAiAAOgAqIAFBAWohAUG2ASEDDBQLIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0UIAJBzwE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAsgASAERgRAQc4BIQMMLAsCQCABLQAAQS5GBEAgAUEBaiEBDAELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0VIAJBzQE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAtBtQEhAwwSCyAEIAEiBUYEQEHMASEDDCsLQQAhAEEBIQFBASEGQQAhAwJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAUtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyEDQQAhAUEAIQYMAgtBCSEDQQEhAEEAIQFBACEGDAELQQAhAUEBIQMLIAIgAzoAKyAFQQFqIQMCQAJAIAItAC1BEHENAAJAAkACQCACLQAqDgMBAAIECyAGRQ0DDAILIAANAQwCCyABRQ0BCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMAwsgAkHJATYCHCACIAM2AhQgAiAANgIMQQAhAwwtCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMGAsgAkHKATYCHCACIAM2AhQgAiAANgIMQQAhAwwsCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMFgsgAkHLATYCHCACIAU2AhQgAiAANgIMDCsLQbQBIQMMEQtBACEAAkAgAigCOCIDRQ0AIAMoAjwiA0UNACACIAMRAAAhAAsCQCAABEAgAEEVRg0BIAJBADYCHCACIAE2AhQgAkGUDTYCECACQSE2AgxBACEDDCsLQbIBIQMMEQsgAkHIATYCHCACIAE2AhQgAkHJFzYCECACQRU2AgxBACEDDCkLIAJBADYCACAGQQFqIQFB9QAhAwwPCyACLQApQQVGBEBB4wAhAwwPC0HiACEDDA4LIAAhASACQQA2AgALIAJBADoALEEJIQMMDAsgAkEANgIAIAdBAWohAUHAACEDDAsLQQELOgAsIAJBADYCACAGQQFqIQELQSkhAwwIC0E4IQMMBwsCQCABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRw0DIAFBAWohAQwFCyAEIAFBAWoiAUcNAAtBPiEDDCELQT4hAwwgCwsgAkEAOgAsDAELQQshAwwEC0E6IQMMAwsgAUEBaiEBQS0hAwwCCyACIAE6ACwgAkEANgIAIAZBAWohAUEMIQMMAQsgAkEANgIAIAZBAWohAUEKIQMMAAsAC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwXC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwWC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwVC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwUC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwTC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwSC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwRC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwQC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwPC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwOC0EAIQMgAkEANgIcIAIgATYCFCACQcASNgIQIAJBCzYCDAwNC0EAIQMgAkEANgIcIAIgATYCFCACQZUJNgIQIAJBCzYCDAwMC0EAIQMgAkEANgIcIAIgATYCFCACQeEPNgIQIAJBCjYCDAwLC0EAIQMgAkEANgIcIAIgATYCFCACQfsPNgIQIAJBCjYCDAwKC0EAIQMgAkEANgIcIAIgATYCFCACQfEZNgIQIAJBAjYCDAwJC0EAIQMgAkEANgIcIAIgATYCFCACQcQUNgIQIAJBAjYCDAwIC0EAIQMgAkEANgIcIAIgATYCFCACQfIVNgIQIAJBAjYCDAwHCyACQQI2AhwgAiABNgIUIAJBnBo2AhAgAkEWNgIMQQAhAwwGC0EBIQMMBQtB1AAhAyABIARGDQQgCEEIaiEJIAIoAgAhBQJAAkAgASAERwRAIAVB2MIAaiEHIAQgBWogAWshACAFQX9zQQpqIgUgAWohBgNAIAEtAAAgBy0AAEcEQEECIQcMAwsgBUUEQEEAIQcgBiEBDAMLIAVBAWshBSAHQQFqIQcgBCABQQFqIgFHDQALIAAhBSAEIQELIAlBATYCACACIAU2AgAMAQsgAkEANgIAIAkgBzYCAAsgCSABNgIEIAgoAgwhACAIKAIIDgMBBAIACwALIAJBADYCHCACQbUaNgIQIAJBFzYCDCACIABBAWo2AhRBACEDDAILIAJBADYCHCACIAA2AhQgAkHKGjYCECACQQk2AgxBACEDDAELIAEgBEYEQEEiIQMMAQsgAkEJNgIIIAIgATYCBEEhIQMLIAhBEGokACADRQRAIAIoAgwhAAwBCyACIAM2AhxBACEAIAIoAgQiAUUNACACIAEgBCACKAIIEQEAIgFFDQAgAiAENgIUIAIgATYCDCABIQALIAALvgIBAn8gAEEAOgAAIABB3ABqIgFBAWtBADoAACAAQQA6AAIgAEEAOgABIAFBA2tBADoAACABQQJrQQA6AAAgAEEAOgADIAFBBGtBADoAAEEAIABrQQNxIgEgAGoiAEEANgIAQdwAIAFrQXxxIgIgAGoiAUEEa0EANgIAAkAgAkEJSQ0AIABBADYCCCAAQQA2AgQgAUEIa0EANgIAIAFBDGtBADYCACACQRlJDQAgAEEANgIYIABBADYCFCAAQQA2AhAgAEEANgIMIAFBEGtBADYCACABQRRrQQA2AgAgAUEYa0EANgIAIAFBHGtBADYCACACIABBBHFBGHIiAmsiAUEgSQ0AIAAgAmohAANAIABCADcDGCAAQgA3AxAgAEIANwMIIABCADcDACAAQSBqIQAgAUEgayIBQR9LDQALCwtWAQF/AkAgACgCDA0AAkACQAJAAkAgAC0ALw4DAQADAgsgACgCOCIBRQ0AIAEoAiwiAUUNACAAIAERAAAiAQ0DC0EADwsACyAAQcMWNgIQQQ4hAQsgAQsaACAAKAIMRQRAIABB0Rs2AhAgAEEVNgIMCwsUACAAKAIMQRVGBEAgAEEANgIMCwsUACAAKAIMQRZGBEAgAEEANgIMCwsHACAAKAIMCwcAIAAoAhALCQAgACABNgIQCwcAIAAoAhQLFwAgAEEkTwRAAAsgAEECdEGgM2ooAgALFwAgAEEuTwRAAAsgAEECdEGwNGooAgALvwkBAX9B6yghAQJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB5ABrDvQDY2IAAWFhYWFhYQIDBAVhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhBgcICQoLDA0OD2FhYWFhEGFhYWFhYWFhYWFhEWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRITFBUWFxgZGhthYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2YTc4OTphYWFhYWFhYTthYWE8YWFhYT0+P2FhYWFhYWFhQGFhQWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYUJDREVGR0hJSktMTU5PUFFSU2FhYWFhYWFhVFVWV1hZWlthXF1hYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFeYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhX2BhC0HhJw8LQaQhDwtByywPC0H+MQ8LQcAkDwtBqyQPC0GNKA8LQeImDwtBgDAPC0G5Lw8LQdckDwtB7x8PC0HhHw8LQfofDwtB8iAPC0GoLw8LQa4yDwtBiDAPC0HsJw8LQYIiDwtBjh0PC0HQLg8LQcojDwtBxTIPC0HfHA8LQdIcDwtBxCAPC0HXIA8LQaIfDwtB7S4PC0GrMA8LQdQlDwtBzC4PC0H6Lg8LQfwrDwtB0jAPC0HxHQ8LQbsgDwtB9ysPC0GQMQ8LQdcxDwtBoi0PC0HUJw8LQeArDwtBnywPC0HrMQ8LQdUfDwtByjEPC0HeJQ8LQdQeDwtB9BwPC0GnMg8LQbEdDwtBoB0PC0G5MQ8LQbwwDwtBkiEPC0GzJg8LQeksDwtBrB4PC0HUKw8LQfcmDwtBgCYPC0GwIQ8LQf4eDwtBjSMPC0GJLQ8LQfciDwtBoDEPC0GuHw8LQcYlDwtB6B4PC0GTIg8LQcIvDwtBwx0PC0GLLA8LQeEdDwtBjS8PC0HqIQ8LQbQtDwtB0i8PC0HfMg8LQdIyDwtB8DAPC0GpIg8LQfkjDwtBmR4PC0G1LA8LQZswDwtBkjIPC0G2Kw8LQcIiDwtB+DIPC0GeJQ8LQdAiDwtBuh4PC0GBHg8LAAtB1iEhAQsgAQsWACAAIAAtAC1B/gFxIAFBAEdyOgAtCxkAIAAgAC0ALUH9AXEgAUEAR0EBdHI6AC0LGQAgACAALQAtQfsBcSABQQBHQQJ0cjoALQsZACAAIAAtAC1B9wFxIAFBAEdBA3RyOgAtCz4BAn8CQCAAKAI4IgNFDQAgAygCBCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBxhE2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCCCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9go2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCDCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7Ro2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCECIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlRA2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCFCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBqhs2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCGCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7RM2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCKCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9gg2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCHCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBwhk2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCICIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlBQ2AhBBGCEECyAEC1kBAn8CQCAALQAoQQFGDQAgAC8BMiIBQeQAa0HkAEkNACABQcwBRg0AIAFBsAJGDQAgAC8BMCIAQcAAcQ0AQQEhAiAAQYgEcUGABEYNACAAQShxRSECCyACC4wBAQJ/AkACQAJAIAAtACpFDQAgAC0AK0UNACAALwEwIgFBAnFFDQEMAgsgAC8BMCIBQQFxRQ0BC0EBIQIgAC0AKEEBRg0AIAAvATIiAEHkAGtB5ABJDQAgAEHMAUYNACAAQbACRg0AIAFBwABxDQBBACECIAFBiARxQYAERg0AIAFBKHFBAEchAgsgAgtXACAAQRhqQgA3AwAgAEIANwMAIABBOGpCADcDACAAQTBqQgA3AwAgAEEoakIANwMAIABBIGpCADcDACAAQRBqQgA3AwAgAEEIakIANwMAIABB3QE2AhwLBgAgABAyC5otAQt/IwBBEGsiCiQAQaTQACgCACIJRQRAQeTTACgCACIFRQRAQfDTAEJ/NwIAQejTAEKAgISAgIDAADcCAEHk0wAgCkEIakFwcUHYqtWqBXMiBTYCAEH40wBBADYCAEHI0wBBADYCAAtBzNMAQYDUBDYCAEGc0ABBgNQENgIAQbDQACAFNgIAQazQAEF/NgIAQdDTAEGArAM2AgADQCABQcjQAGogAUG80ABqIgI2AgAgAiABQbTQAGoiAzYCACABQcDQAGogAzYCACABQdDQAGogAUHE0ABqIgM2AgAgAyACNgIAIAFB2NAAaiABQczQAGoiAjYCACACIAM2AgAgAUHU0ABqIAI2AgAgAUEgaiIBQYACRw0AC0GM1ARBwasDNgIAQajQAEH00wAoAgA2AgBBmNAAQcCrAzYCAEGk0ABBiNQENgIAQcz/B0E4NgIAQYjUBCEJCwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB7AFNBEBBjNAAKAIAIgZBECAAQRNqQXBxIABBC0kbIgRBA3YiAHYiAUEDcQRAAkAgAUEBcSAAckEBcyICQQN0IgBBtNAAaiIBIABBvNAAaigCACIAKAIIIgNGBEBBjNAAIAZBfiACd3E2AgAMAQsgASADNgIIIAMgATYCDAsgAEEIaiEBIAAgAkEDdCICQQNyNgIEIAAgAmoiACAAKAIEQQFyNgIEDBELQZTQACgCACIIIARPDQEgAQRAAkBBAiAAdCICQQAgAmtyIAEgAHRxaCIAQQN0IgJBtNAAaiIBIAJBvNAAaigCACICKAIIIgNGBEBBjNAAIAZBfiAAd3EiBjYCAAwBCyABIAM2AgggAyABNgIMCyACIARBA3I2AgQgAEEDdCIAIARrIQUgACACaiAFNgIAIAIgBGoiBCAFQQFyNgIEIAgEQCAIQXhxQbTQAGohAEGg0AAoAgAhAwJ/QQEgCEEDdnQiASAGcUUEQEGM0AAgASAGcjYCACAADAELIAAoAggLIgEgAzYCDCAAIAM2AgggAyAANgIMIAMgATYCCAsgAkEIaiEBQaDQACAENgIAQZTQACAFNgIADBELQZDQACgCACILRQ0BIAtoQQJ0QbzSAGooAgAiACgCBEF4cSAEayEFIAAhAgNAAkAgAigCECIBRQRAIAJBFGooAgAiAUUNAQsgASgCBEF4cSAEayIDIAVJIQIgAyAFIAIbIQUgASAAIAIbIQAgASECDAELCyAAKAIYIQkgACgCDCIDIABHBEBBnNAAKAIAGiADIAAoAggiATYCCCABIAM2AgwMEAsgAEEUaiICKAIAIgFFBEAgACgCECIBRQ0DIABBEGohAgsDQCACIQcgASIDQRRqIgIoAgAiAQ0AIANBEGohAiADKAIQIgENAAsgB0EANgIADA8LQX8hBCAAQb9/Sw0AIABBE2oiAUFwcSEEQZDQACgCACIIRQ0AQQAgBGshBQJAAkACQAJ/QQAgBEGAAkkNABpBHyAEQf///wdLDQAaIARBJiABQQh2ZyIAa3ZBAXEgAEEBdGtBPmoLIgZBAnRBvNIAaigCACICRQRAQQAhAUEAIQMMAQtBACEBIARBGSAGQQF2a0EAIAZBH0cbdCEAQQAhAwNAAkAgAigCBEF4cSAEayIHIAVPDQAgAiEDIAciBQ0AQQAhBSACIQEMAwsgASACQRRqKAIAIgcgByACIABBHXZBBHFqQRBqKAIAIgJGGyABIAcbIQEgAEEBdCEAIAINAAsLIAEgA3JFBEBBACEDQQIgBnQiAEEAIABrciAIcSIARQ0DIABoQQJ0QbzSAGooAgAhAQsgAUUNAQsDQCABKAIEQXhxIARrIgIgBUkhACACIAUgABshBSABIAMgABshAyABKAIQIgAEfyAABSABQRRqKAIACyIBDQALCyADRQ0AIAVBlNAAKAIAIARrTw0AIAMoAhghByADIAMoAgwiAEcEQEGc0AAoAgAaIAAgAygCCCIBNgIIIAEgADYCDAwOCyADQRRqIgIoAgAiAUUEQCADKAIQIgFFDQMgA0EQaiECCwNAIAIhBiABIgBBFGoiAigCACIBDQAgAEEQaiECIAAoAhAiAQ0ACyAGQQA2AgAMDQtBlNAAKAIAIgMgBE8EQEGg0AAoAgAhAQJAIAMgBGsiAkEQTwRAIAEgBGoiACACQQFyNgIEIAEgA2ogAjYCACABIARBA3I2AgQMAQsgASADQQNyNgIEIAEgA2oiACAAKAIEQQFyNgIEQQAhAEEAIQILQZTQACACNgIAQaDQACAANgIAIAFBCGohAQwPC0GY0AAoAgAiAyAESwRAIAQgCWoiACADIARrIgFBAXI2AgRBpNAAIAA2AgBBmNAAIAE2AgAgCSAEQQNyNgIEIAlBCGohAQwPC0EAIQEgBAJ/QeTTACgCAARAQezTACgCAAwBC0Hw0wBCfzcCAEHo0wBCgICEgICAwAA3AgBB5NMAIApBDGpBcHFB2KrVqgVzNgIAQfjTAEEANgIAQcjTAEEANgIAQYCABAsiACAEQccAaiIFaiIGQQAgAGsiB3EiAk8EQEH80wBBMDYCAAwPCwJAQcTTACgCACIBRQ0AQbzTACgCACIIIAJqIQAgACABTSAAIAhLcQ0AQQAhAUH80wBBMDYCAAwPC0HI0wAtAABBBHENBAJAAkAgCQRAQczTACEBA0AgASgCACIAIAlNBEAgACABKAIEaiAJSw0DCyABKAIIIgENAAsLQQAQMyIAQX9GDQUgAiEGQejTACgCACIBQQFrIgMgAHEEQCACIABrIAAgA2pBACABa3FqIQYLIAQgBk8NBSAGQf7///8HSw0FQcTTACgCACIDBEBBvNMAKAIAIgcgBmohASABIAdNDQYgASADSw0GCyAGEDMiASAARw0BDAcLIAYgA2sgB3EiBkH+////B0sNBCAGEDMhACAAIAEoAgAgASgCBGpGDQMgACEBCwJAIAYgBEHIAGpPDQAgAUF/Rg0AQezTACgCACIAIAUgBmtqQQAgAGtxIgBB/v///wdLBEAgASEADAcLIAAQM0F/RwRAIAAgBmohBiABIQAMBwtBACAGaxAzGgwECyABIgBBf0cNBQwDC0EAIQMMDAtBACEADAoLIABBf0cNAgtByNMAQcjTACgCAEEEcjYCAAsgAkH+////B0sNASACEDMhAEEAEDMhASAAQX9GDQEgAUF/Rg0BIAAgAU8NASABIABrIgYgBEE4ak0NAQtBvNMAQbzTACgCACAGaiIBNgIAQcDTACgCACABSQRAQcDTACABNgIACwJAAkACQEGk0AAoAgAiAgRAQczTACEBA0AgACABKAIAIgMgASgCBCIFakYNAiABKAIIIgENAAsMAgtBnNAAKAIAIgFBAEcgACABT3FFBEBBnNAAIAA2AgALQQAhAUHQ0wAgBjYCAEHM0wAgADYCAEGs0ABBfzYCAEGw0ABB5NMAKAIANgIAQdjTAEEANgIAA0AgAUHI0ABqIAFBvNAAaiICNgIAIAIgAUG00ABqIgM2AgAgAUHA0ABqIAM2AgAgAUHQ0ABqIAFBxNAAaiIDNgIAIAMgAjYCACABQdjQAGogAUHM0ABqIgI2AgAgAiADNgIAIAFB1NAAaiACNgIAIAFBIGoiAUGAAkcNAAtBeCAAa0EPcSIBIABqIgIgBkE4ayIDIAFrIgFBAXI2AgRBqNAAQfTTACgCADYCAEGY0AAgATYCAEGk0AAgAjYCACAAIANqQTg2AgQMAgsgACACTQ0AIAIgA0kNACABKAIMQQhxDQBBeCACa0EPcSIAIAJqIgNBmNAAKAIAIAZqIgcgAGsiAEEBcjYCBCABIAUgBmo2AgRBqNAAQfTTACgCADYCAEGY0AAgADYCAEGk0AAgAzYCACACIAdqQTg2AgQMAQsgAEGc0AAoAgBJBEBBnNAAIAA2AgALIAAgBmohA0HM0wAhAQJAAkACQANAIAMgASgCAEcEQCABKAIIIgENAQwCCwsgAS0ADEEIcUUNAQtBzNMAIQEDQCABKAIAIgMgAk0EQCADIAEoAgRqIgUgAksNAwsgASgCCCEBDAALAAsgASAANgIAIAEgASgCBCAGajYCBCAAQXggAGtBD3FqIgkgBEEDcjYCBCADQXggA2tBD3FqIgYgBCAJaiIEayEBIAIgBkYEQEGk0AAgBDYCAEGY0ABBmNAAKAIAIAFqIgA2AgAgBCAAQQFyNgIEDAgLQaDQACgCACAGRgRAQaDQACAENgIAQZTQAEGU0AAoAgAgAWoiADYCACAEIABBAXI2AgQgACAEaiAANgIADAgLIAYoAgQiBUEDcUEBRw0GIAVBeHEhCCAFQf8BTQRAIAVBA3YhAyAGKAIIIgAgBigCDCICRgRAQYzQAEGM0AAoAgBBfiADd3E2AgAMBwsgAiAANgIIIAAgAjYCDAwGCyAGKAIYIQcgBiAGKAIMIgBHBEAgACAGKAIIIgI2AgggAiAANgIMDAULIAZBFGoiAigCACIFRQRAIAYoAhAiBUUNBCAGQRBqIQILA0AgAiEDIAUiAEEUaiICKAIAIgUNACAAQRBqIQIgACgCECIFDQALIANBADYCAAwEC0F4IABrQQ9xIgEgAGoiByAGQThrIgMgAWsiAUEBcjYCBCAAIANqQTg2AgQgAiAFQTcgBWtBD3FqQT9rIgMgAyACQRBqSRsiA0EjNgIEQajQAEH00wAoAgA2AgBBmNAAIAE2AgBBpNAAIAc2AgAgA0EQakHU0wApAgA3AgAgA0HM0wApAgA3AghB1NMAIANBCGo2AgBB0NMAIAY2AgBBzNMAIAA2AgBB2NMAQQA2AgAgA0EkaiEBA0AgAUEHNgIAIAUgAUEEaiIBSw0ACyACIANGDQAgAyADKAIEQX5xNgIEIAMgAyACayIFNgIAIAIgBUEBcjYCBCAFQf8BTQRAIAVBeHFBtNAAaiEAAn9BjNAAKAIAIgFBASAFQQN2dCIDcUUEQEGM0AAgASADcjYCACAADAELIAAoAggLIgEgAjYCDCAAIAI2AgggAiAANgIMIAIgATYCCAwBC0EfIQEgBUH///8HTQRAIAVBJiAFQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAQsgAiABNgIcIAJCADcCECABQQJ0QbzSAGohAEGQ0AAoAgAiA0EBIAF0IgZxRQRAIAAgAjYCAEGQ0AAgAyAGcjYCACACIAA2AhggAiACNgIIIAIgAjYCDAwBCyAFQRkgAUEBdmtBACABQR9HG3QhASAAKAIAIQMCQANAIAMiACgCBEF4cSAFRg0BIAFBHXYhAyABQQF0IQEgACADQQRxakEQaiIGKAIAIgMNAAsgBiACNgIAIAIgADYCGCACIAI2AgwgAiACNgIIDAELIAAoAggiASACNgIMIAAgAjYCCCACQQA2AhggAiAANgIMIAIgATYCCAtBmNAAKAIAIgEgBE0NAEGk0AAoAgAiACAEaiICIAEgBGsiAUEBcjYCBEGY0AAgATYCAEGk0AAgAjYCACAAIARBA3I2AgQgAEEIaiEBDAgLQQAhAUH80wBBMDYCAAwHC0EAIQALIAdFDQACQCAGKAIcIgJBAnRBvNIAaiIDKAIAIAZGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAdBEEEUIAcoAhAgBkYbaiAANgIAIABFDQELIAAgBzYCGCAGKAIQIgIEQCAAIAI2AhAgAiAANgIYCyAGQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAIaiEBIAYgCGoiBigCBCEFCyAGIAVBfnE2AgQgASAEaiABNgIAIAQgAUEBcjYCBCABQf8BTQRAIAFBeHFBtNAAaiEAAn9BjNAAKAIAIgJBASABQQN2dCIBcUUEQEGM0AAgASACcjYCACAADAELIAAoAggLIgEgBDYCDCAAIAQ2AgggBCAANgIMIAQgATYCCAwBC0EfIQUgAUH///8HTQRAIAFBJiABQQh2ZyIAa3ZBAXEgAEEBdGtBPmohBQsgBCAFNgIcIARCADcCECAFQQJ0QbzSAGohAEGQ0AAoAgAiAkEBIAV0IgNxRQRAIAAgBDYCAEGQ0AAgAiADcjYCACAEIAA2AhggBCAENgIIIAQgBDYCDAwBCyABQRkgBUEBdmtBACAFQR9HG3QhBSAAKAIAIQACQANAIAAiAigCBEF4cSABRg0BIAVBHXYhACAFQQF0IQUgAiAAQQRxakEQaiIDKAIAIgANAAsgAyAENgIAIAQgAjYCGCAEIAQ2AgwgBCAENgIIDAELIAIoAggiACAENgIMIAIgBDYCCCAEQQA2AhggBCACNgIMIAQgADYCCAsgCUEIaiEBDAILAkAgB0UNAAJAIAMoAhwiAUECdEG80gBqIgIoAgAgA0YEQCACIAA2AgAgAA0BQZDQACAIQX4gAXdxIgg2AgAMAgsgB0EQQRQgBygCECADRhtqIAA2AgAgAEUNAQsgACAHNgIYIAMoAhAiAQRAIAAgATYCECABIAA2AhgLIANBFGooAgAiAUUNACAAQRRqIAE2AgAgASAANgIYCwJAIAVBD00EQCADIAQgBWoiAEEDcjYCBCAAIANqIgAgACgCBEEBcjYCBAwBCyADIARqIgIgBUEBcjYCBCADIARBA3I2AgQgAiAFaiAFNgIAIAVB/wFNBEAgBUF4cUG00ABqIQACf0GM0AAoAgAiAUEBIAVBA3Z0IgVxRQRAQYzQACABIAVyNgIAIAAMAQsgACgCCAsiASACNgIMIAAgAjYCCCACIAA2AgwgAiABNgIIDAELQR8hASAFQf///wdNBEAgBUEmIAVBCHZnIgBrdkEBcSAAQQF0a0E+aiEBCyACIAE2AhwgAkIANwIQIAFBAnRBvNIAaiEAQQEgAXQiBCAIcUUEQCAAIAI2AgBBkNAAIAQgCHI2AgAgAiAANgIYIAIgAjYCCCACIAI2AgwMAQsgBUEZIAFBAXZrQQAgAUEfRxt0IQEgACgCACEEAkADQCAEIgAoAgRBeHEgBUYNASABQR12IQQgAUEBdCEBIAAgBEEEcWpBEGoiBigCACIEDQALIAYgAjYCACACIAA2AhggAiACNgIMIAIgAjYCCAwBCyAAKAIIIgEgAjYCDCAAIAI2AgggAkEANgIYIAIgADYCDCACIAE2AggLIANBCGohAQwBCwJAIAlFDQACQCAAKAIcIgFBAnRBvNIAaiICKAIAIABGBEAgAiADNgIAIAMNAUGQ0AAgC0F+IAF3cTYCAAwCCyAJQRBBFCAJKAIQIABGG2ogAzYCACADRQ0BCyADIAk2AhggACgCECIBBEAgAyABNgIQIAEgAzYCGAsgAEEUaigCACIBRQ0AIANBFGogATYCACABIAM2AhgLAkAgBUEPTQRAIAAgBCAFaiIBQQNyNgIEIAAgAWoiASABKAIEQQFyNgIEDAELIAAgBGoiByAFQQFyNgIEIAAgBEEDcjYCBCAFIAdqIAU2AgAgCARAIAhBeHFBtNAAaiEBQaDQACgCACEDAn9BASAIQQN2dCICIAZxRQRAQYzQACACIAZyNgIAIAEMAQsgASgCCAsiAiADNgIMIAEgAzYCCCADIAE2AgwgAyACNgIIC0Gg0AAgBzYCAEGU0AAgBTYCAAsgAEEIaiEBCyAKQRBqJAAgAQtDACAARQRAPwBBEHQPCwJAIABB//8DcQ0AIABBAEgNACAAQRB2QAAiAEF/RgRAQfzTAEEwNgIAQX8PCyAAQRB0DwsACwvcPyIAQYAICwkBAAAAAgAAAAMAQZQICwUEAAAABQBBpAgLCQYAAAAHAAAACABB3AgLii1JbnZhbGlkIGNoYXIgaW4gdXJsIHF1ZXJ5AFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fYm9keQBDb250ZW50LUxlbmd0aCBvdmVyZmxvdwBDaHVuayBzaXplIG92ZXJmbG93AFJlc3BvbnNlIG92ZXJmbG93AEludmFsaWQgbWV0aG9kIGZvciBIVFRQL3gueCByZXF1ZXN0AEludmFsaWQgbWV0aG9kIGZvciBSVFNQL3gueCByZXF1ZXN0AEV4cGVjdGVkIFNPVVJDRSBtZXRob2QgZm9yIElDRS94LnggcmVxdWVzdABJbnZhbGlkIGNoYXIgaW4gdXJsIGZyYWdtZW50IHN0YXJ0AEV4cGVjdGVkIGRvdABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3N0YXR1cwBJbnZhbGlkIHJlc3BvbnNlIHN0YXR1cwBJbnZhbGlkIGNoYXJhY3RlciBpbiBjaHVuayBleHRlbnNpb25zAFVzZXIgY2FsbGJhY2sgZXJyb3IAYG9uX3Jlc2V0YCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfaGVhZGVyYCBjYWxsYmFjayBlcnJvcgBgb25fbWVzc2FnZV9iZWdpbmAgY2FsbGJhY2sgZXJyb3IAYG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3N0YXR1c19jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX3ZlcnNpb25fY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl91cmxfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX2hlYWRlcl92YWx1ZV9jb21wbGV0ZWAgY2FsbGJhY2sgZXJyb3IAYG9uX21lc3NhZ2VfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXRob2RfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfZmllbGRfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19leHRlbnNpb25fbmFtZWAgY2FsbGJhY2sgZXJyb3IAVW5leHBlY3RlZCBjaGFyIGluIHVybCBzZXJ2ZXIASW52YWxpZCBoZWFkZXIgdmFsdWUgY2hhcgBJbnZhbGlkIGhlYWRlciBmaWVsZCBjaGFyAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fdmVyc2lvbgBJbnZhbGlkIG1pbm9yIHZlcnNpb24ASW52YWxpZCBtYWpvciB2ZXJzaW9uAEV4cGVjdGVkIHNwYWNlIGFmdGVyIHZlcnNpb24ARXhwZWN0ZWQgQ1JMRiBhZnRlciB2ZXJzaW9uAEludmFsaWQgSFRUUCB2ZXJzaW9uAEludmFsaWQgaGVhZGVyIHRva2VuAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fdXJsAEludmFsaWQgY2hhcmFjdGVycyBpbiB1cmwAVW5leHBlY3RlZCBzdGFydCBjaGFyIGluIHVybABEb3VibGUgQCBpbiB1cmwARW1wdHkgQ29udGVudC1MZW5ndGgASW52YWxpZCBjaGFyYWN0ZXIgaW4gQ29udGVudC1MZW5ndGgARHVwbGljYXRlIENvbnRlbnQtTGVuZ3RoAEludmFsaWQgY2hhciBpbiB1cmwgcGF0aABDb250ZW50LUxlbmd0aCBjYW4ndCBiZSBwcmVzZW50IHdpdGggVHJhbnNmZXItRW5jb2RpbmcASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgc2l6ZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2hlYWRlcl92YWx1ZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2NodW5rX2V4dGVuc2lvbl92YWx1ZQBJbnZhbGlkIGNoYXJhY3RlciBpbiBjaHVuayBleHRlbnNpb25zIHZhbHVlAE1pc3NpbmcgZXhwZWN0ZWQgTEYgYWZ0ZXIgaGVhZGVyIHZhbHVlAEludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYCBoZWFkZXIgdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZSB2YWx1ZQBJbnZhbGlkIGNoYXJhY3RlciBpbiBjaHVuayBleHRlbnNpb25zIHF1b3RlZCB2YWx1ZQBQYXVzZWQgYnkgb25faGVhZGVyc19jb21wbGV0ZQBJbnZhbGlkIEVPRiBzdGF0ZQBvbl9yZXNldCBwYXVzZQBvbl9jaHVua19oZWFkZXIgcGF1c2UAb25fbWVzc2FnZV9iZWdpbiBwYXVzZQBvbl9jaHVua19leHRlbnNpb25fdmFsdWUgcGF1c2UAb25fc3RhdHVzX2NvbXBsZXRlIHBhdXNlAG9uX3ZlcnNpb25fY29tcGxldGUgcGF1c2UAb25fdXJsX2NvbXBsZXRlIHBhdXNlAG9uX2NodW5rX2NvbXBsZXRlIHBhdXNlAG9uX2hlYWRlcl92YWx1ZV9jb21wbGV0ZSBwYXVzZQBvbl9tZXNzYWdlX2NvbXBsZXRlIHBhdXNlAG9uX21ldGhvZF9jb21wbGV0ZSBwYXVzZQBvbl9oZWFkZXJfZmllbGRfY29tcGxldGUgcGF1c2UAb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUgcGF1c2UAVW5leHBlY3RlZCBzcGFjZSBhZnRlciBzdGFydCBsaW5lAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fY2h1bmtfZXh0ZW5zaW9uX25hbWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBuYW1lAFBhdXNlIG9uIENPTk5FQ1QvVXBncmFkZQBQYXVzZSBvbiBQUkkvVXBncmFkZQBFeHBlY3RlZCBIVFRQLzIgQ29ubmVjdGlvbiBQcmVmYWNlAFNwYW4gY2FsbGJhY2sgZXJyb3IgaW4gb25fbWV0aG9kAEV4cGVjdGVkIHNwYWNlIGFmdGVyIG1ldGhvZABTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2hlYWRlcl9maWVsZABQYXVzZWQASW52YWxpZCB3b3JkIGVuY291bnRlcmVkAEludmFsaWQgbWV0aG9kIGVuY291bnRlcmVkAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2NoZW1hAFJlcXVlc3QgaGFzIGludmFsaWQgYFRyYW5zZmVyLUVuY29kaW5nYABTV0lUQ0hfUFJPWFkAVVNFX1BST1hZAE1LQUNUSVZJVFkAVU5QUk9DRVNTQUJMRV9FTlRJVFkAQ09QWQBNT1ZFRF9QRVJNQU5FTlRMWQBUT09fRUFSTFkATk9USUZZAEZBSUxFRF9ERVBFTkRFTkNZAEJBRF9HQVRFV0FZAFBMQVkAUFVUAENIRUNLT1VUAEdBVEVXQVlfVElNRU9VVABSRVFVRVNUX1RJTUVPVVQATkVUV09SS19DT05ORUNUX1RJTUVPVVQAQ09OTkVDVElPTl9USU1FT1VUAExPR0lOX1RJTUVPVVQATkVUV09SS19SRUFEX1RJTUVPVVQAUE9TVABNSVNESVJFQ1RFRF9SRVFVRVNUAENMSUVOVF9DTE9TRURfUkVRVUVTVABDTElFTlRfQ0xPU0VEX0xPQURfQkFMQU5DRURfUkVRVUVTVABCQURfUkVRVUVTVABIVFRQX1JFUVVFU1RfU0VOVF9UT19IVFRQU19QT1JUAFJFUE9SVABJTV9BX1RFQVBPVABSRVNFVF9DT05URU5UAE5PX0NPTlRFTlQAUEFSVElBTF9DT05URU5UAEhQRV9JTlZBTElEX0NPTlNUQU5UAEhQRV9DQl9SRVNFVABHRVQASFBFX1NUUklDVABDT05GTElDVABURU1QT1JBUllfUkVESVJFQ1QAUEVSTUFORU5UX1JFRElSRUNUAENPTk5FQ1QATVVMVElfU1RBVFVTAEhQRV9JTlZBTElEX1NUQVRVUwBUT09fTUFOWV9SRVFVRVNUUwBFQVJMWV9ISU5UUwBVTkFWQUlMQUJMRV9GT1JfTEVHQUxfUkVBU09OUwBPUFRJT05TAFNXSVRDSElOR19QUk9UT0NPTFMAVkFSSUFOVF9BTFNPX05FR09USUFURVMATVVMVElQTEVfQ0hPSUNFUwBJTlRFUk5BTF9TRVJWRVJfRVJST1IAV0VCX1NFUlZFUl9VTktOT1dOX0VSUk9SAFJBSUxHVU5fRVJST1IASURFTlRJVFlfUFJPVklERVJfQVVUSEVOVElDQVRJT05fRVJST1IAU1NMX0NFUlRJRklDQVRFX0VSUk9SAElOVkFMSURfWF9GT1JXQVJERURfRk9SAFNFVF9QQVJBTUVURVIAR0VUX1BBUkFNRVRFUgBIUEVfVVNFUgBTRUVfT1RIRVIASFBFX0NCX0NIVU5LX0hFQURFUgBNS0NBTEVOREFSAFNFVFVQAFdFQl9TRVJWRVJfSVNfRE9XTgBURUFSRE9XTgBIUEVfQ0xPU0VEX0NPTk5FQ1RJT04ASEVVUklTVElDX0VYUElSQVRJT04ARElTQ09OTkVDVEVEX09QRVJBVElPTgBOT05fQVVUSE9SSVRBVElWRV9JTkZPUk1BVElPTgBIUEVfSU5WQUxJRF9WRVJTSU9OAEhQRV9DQl9NRVNTQUdFX0JFR0lOAFNJVEVfSVNfRlJPWkVOAEhQRV9JTlZBTElEX0hFQURFUl9UT0tFTgBJTlZBTElEX1RPS0VOAEZPUkJJRERFTgBFTkhBTkNFX1lPVVJfQ0FMTQBIUEVfSU5WQUxJRF9VUkwAQkxPQ0tFRF9CWV9QQVJFTlRBTF9DT05UUk9MAE1LQ09MAEFDTABIUEVfSU5URVJOQUwAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRV9VTk9GRklDSUFMAEhQRV9PSwBVTkxJTksAVU5MT0NLAFBSSQBSRVRSWV9XSVRIAEhQRV9JTlZBTElEX0NPTlRFTlRfTEVOR1RIAEhQRV9VTkVYUEVDVEVEX0NPTlRFTlRfTEVOR1RIAEZMVVNIAFBST1BQQVRDSABNLVNFQVJDSABVUklfVE9PX0xPTkcAUFJPQ0VTU0lORwBNSVNDRUxMQU5FT1VTX1BFUlNJU1RFTlRfV0FSTklORwBNSVNDRUxMQU5FT1VTX1dBUk5JTkcASFBFX0lOVkFMSURfVFJBTlNGRVJfRU5DT0RJTkcARXhwZWN0ZWQgQ1JMRgBIUEVfSU5WQUxJRF9DSFVOS19TSVpFAE1PVkUAQ09OVElOVUUASFBFX0NCX1NUQVRVU19DT01QTEVURQBIUEVfQ0JfSEVBREVSU19DT01QTEVURQBIUEVfQ0JfVkVSU0lPTl9DT01QTEVURQBIUEVfQ0JfVVJMX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19DT01QTEVURQBIUEVfQ0JfSEVBREVSX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fVkFMVUVfQ09NUExFVEUASFBFX0NCX0NIVU5LX0VYVEVOU0lPTl9OQU1FX0NPTVBMRVRFAEhQRV9DQl9NRVNTQUdFX0NPTVBMRVRFAEhQRV9DQl9NRVRIT0RfQ09NUExFVEUASFBFX0NCX0hFQURFUl9GSUVMRF9DT01QTEVURQBERUxFVEUASFBFX0lOVkFMSURfRU9GX1NUQVRFAElOVkFMSURfU1NMX0NFUlRJRklDQVRFAFBBVVNFAE5PX1JFU1BPTlNFAFVOU1VQUE9SVEVEX01FRElBX1RZUEUAR09ORQBOT1RfQUNDRVBUQUJMRQBTRVJWSUNFX1VOQVZBSUxBQkxFAFJBTkdFX05PVF9TQVRJU0ZJQUJMRQBPUklHSU5fSVNfVU5SRUFDSEFCTEUAUkVTUE9OU0VfSVNfU1RBTEUAUFVSR0UATUVSR0UAUkVRVUVTVF9IRUFERVJfRklFTERTX1RPT19MQVJHRQBSRVFVRVNUX0hFQURFUl9UT09fTEFSR0UAUEFZTE9BRF9UT09fTEFSR0UASU5TVUZGSUNJRU5UX1NUT1JBR0UASFBFX1BBVVNFRF9VUEdSQURFAEhQRV9QQVVTRURfSDJfVVBHUkFERQBTT1VSQ0UAQU5OT1VOQ0UAVFJBQ0UASFBFX1VORVhQRUNURURfU1BBQ0UAREVTQ1JJQkUAVU5TVUJTQ1JJQkUAUkVDT1JEAEhQRV9JTlZBTElEX01FVEhPRABOT1RfRk9VTkQAUFJPUEZJTkQAVU5CSU5EAFJFQklORABVTkFVVEhPUklaRUQATUVUSE9EX05PVF9BTExPV0VEAEhUVFBfVkVSU0lPTl9OT1RfU1VQUE9SVEVEAEFMUkVBRFlfUkVQT1JURUQAQUNDRVBURUQATk9UX0lNUExFTUVOVEVEAExPT1BfREVURUNURUQASFBFX0NSX0VYUEVDVEVEAEhQRV9MRl9FWFBFQ1RFRABDUkVBVEVEAElNX1VTRUQASFBFX1BBVVNFRABUSU1FT1VUX09DQ1VSRUQAUEFZTUVOVF9SRVFVSVJFRABQUkVDT05ESVRJT05fUkVRVUlSRUQAUFJPWFlfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATkVUV09SS19BVVRIRU5USUNBVElPTl9SRVFVSVJFRABMRU5HVEhfUkVRVUlSRUQAU1NMX0NFUlRJRklDQVRFX1JFUVVJUkVEAFVQR1JBREVfUkVRVUlSRUQAUEFHRV9FWFBJUkVEAFBSRUNPTkRJVElPTl9GQUlMRUQARVhQRUNUQVRJT05fRkFJTEVEAFJFVkFMSURBVElPTl9GQUlMRUQAU1NMX0hBTkRTSEFLRV9GQUlMRUQATE9DS0VEAFRSQU5TRk9STUFUSU9OX0FQUExJRUQATk9UX01PRElGSUVEAE5PVF9FWFRFTkRFRABCQU5EV0lEVEhfTElNSVRfRVhDRUVERUQAU0lURV9JU19PVkVSTE9BREVEAEhFQUQARXhwZWN0ZWQgSFRUUC8AAF4TAAAmEwAAMBAAAPAXAACdEwAAFRIAADkXAADwEgAAChAAAHUSAACtEgAAghMAAE8UAAB/EAAAoBUAACMUAACJEgAAixQAAE0VAADUEQAAzxQAABAYAADJFgAA3BYAAMERAADgFwAAuxQAAHQUAAB8FQAA5RQAAAgXAAAfEAAAZRUAAKMUAAAoFQAAAhUAAJkVAAAsEAAAixkAAE8PAADUDgAAahAAAM4QAAACFwAAiQ4AAG4TAAAcEwAAZhQAAFYXAADBEwAAzRMAAGwTAABoFwAAZhcAAF8XAAAiEwAAzg8AAGkOAADYDgAAYxYAAMsTAACqDgAAKBcAACYXAADFEwAAXRYAAOgRAABnEwAAZRMAAPIWAABzEwAAHRcAAPkWAADzEQAAzw4AAM4VAAAMEgAAsxEAAKURAABhEAAAMhcAALsTAEH5NQsBAQBBkDYL4AEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB/TcLAQEAQZE4C14CAwICAgICAAACAgACAgACAgICAgICAgICAAQAAAAAAAICAgICAgICAgICAgICAgICAgICAgICAgICAAAAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgACAEH9OQsBAQBBkToLXgIAAgICAgIAAAICAAICAAICAgICAgICAgIAAwAEAAAAAgICAgICAgICAgICAgICAgICAgICAgICAgIAAAACAgICAgICAgICAgICAgICAgICAgICAgICAgICAgACAAIAQfA7Cw1sb3NlZWVwLWFsaXZlAEGJPAsBAQBBoDwL4AEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBBiT4LAQEAQaA+C+cBAQEBAQEBAQEBAQEBAgEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQFjaHVua2VkAEGwwAALXwEBAAEBAQEBAAABAQABAQABAQEBAQEBAQEBAAAAAAAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAAAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQABAEGQwgALIWVjdGlvbmVudC1sZW5ndGhvbnJveHktY29ubmVjdGlvbgBBwMIACy1yYW5zZmVyLWVuY29kaW5ncGdyYWRlDQoNCg0KU00NCg0KVFRQL0NFL1RTUC8AQfnCAAsFAQIAAQMAQZDDAAvgAQQBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAEH5xAALBQECAAEDAEGQxQAL4AEEAQEFAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB+cYACwQBAAABAEGRxwAL3wEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAEH6yAALBAEAAAIAQZDJAAtfAwQAAAQEBAQEBAQEBAQEBQQEBAQEBAQEBAQEBAAEAAYHBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQABAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAAAAQAQfrKAAsEAQAAAQBBkMsACwEBAEGqywALQQIAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwAAAAAAAAMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAEH6zAALBAEAAAEAQZDNAAsBAQBBms0ACwYCAAAAAAIAQbHNAAs6AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBB8M4AC5YBTk9VTkNFRUNLT1VUTkVDVEVURUNSSUJFTFVTSEVURUFEU0VBUkNIUkdFQ1RJVklUWUxFTkRBUlZFT1RJRllQVElPTlNDSFNFQVlTVEFUQ0hHRU9SRElSRUNUT1JUUkNIUEFSQU1FVEVSVVJDRUJTQ1JJQkVBUkRPV05BQ0VJTkROS0NLVUJTQ1JJQkVIVFRQL0FEVFAv", "base64");
   }
 });
 
-// node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
+// ../../main/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js
 var require_llhttp_simd_wasm = __commonJS({
-  "node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports, module) {
+  "../../main/node_modules/undici/lib/llhttp/llhttp_simd-wasm.js"(exports, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("node:buffer");
     module.exports = Buffer2.from("AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f38Bf2AAAGADf39/AALLAQgDZW52GHdhc21fb25faGVhZGVyc19jb21wbGV0ZQAEA2VudhV3YXNtX29uX21lc3NhZ2VfYmVnaW4AAANlbnYLd2FzbV9vbl91cmwAAQNlbnYOd2FzbV9vbl9zdGF0dXMAAQNlbnYUd2FzbV9vbl9oZWFkZXJfZmllbGQAAQNlbnYUd2FzbV9vbl9oZWFkZXJfdmFsdWUAAQNlbnYMd2FzbV9vbl9ib2R5AAEDZW52GHdhc21fb25fbWVzc2FnZV9jb21wbGV0ZQAAAy0sBQYAAAIAAAAAAAACAQIAAgICAAADAAAAAAMDAwMBAQEBAQEBAQEAAAIAAAAEBQFwARISBQMBAAIGCAF/AUGA1AQLB9EFIgZtZW1vcnkCAAtfaW5pdGlhbGl6ZQAIGV9faW5kaXJlY3RfZnVuY3Rpb25fdGFibGUBAAtsbGh0dHBfaW5pdAAJGGxsaHR0cF9zaG91bGRfa2VlcF9hbGl2ZQAvDGxsaHR0cF9hbGxvYwALBm1hbGxvYwAxC2xsaHR0cF9mcmVlAAwEZnJlZQAMD2xsaHR0cF9nZXRfdHlwZQANFWxsaHR0cF9nZXRfaHR0cF9tYWpvcgAOFWxsaHR0cF9nZXRfaHR0cF9taW5vcgAPEWxsaHR0cF9nZXRfbWV0aG9kABAWbGxodHRwX2dldF9zdGF0dXNfY29kZQAREmxsaHR0cF9nZXRfdXBncmFkZQASDGxsaHR0cF9yZXNldAATDmxsaHR0cF9leGVjdXRlABQUbGxodHRwX3NldHRpbmdzX2luaXQAFQ1sbGh0dHBfZmluaXNoABYMbGxodHRwX3BhdXNlABcNbGxodHRwX3Jlc3VtZQAYG2xsaHR0cF9yZXN1bWVfYWZ0ZXJfdXBncmFkZQAZEGxsaHR0cF9nZXRfZXJybm8AGhdsbGh0dHBfZ2V0X2Vycm9yX3JlYXNvbgAbF2xsaHR0cF9zZXRfZXJyb3JfcmVhc29uABwUbGxodHRwX2dldF9lcnJvcl9wb3MAHRFsbGh0dHBfZXJybm9fbmFtZQAeEmxsaHR0cF9tZXRob2RfbmFtZQAfEmxsaHR0cF9zdGF0dXNfbmFtZQAgGmxsaHR0cF9zZXRfbGVuaWVudF9oZWFkZXJzACEhbGxodHRwX3NldF9sZW5pZW50X2NodW5rZWRfbGVuZ3RoACIdbGxodHRwX3NldF9sZW5pZW50X2tlZXBfYWxpdmUAIyRsbGh0dHBfc2V0X2xlbmllbnRfdHJhbnNmZXJfZW5jb2RpbmcAJBhsbGh0dHBfbWVzc2FnZV9uZWVkc19lb2YALgkXAQBBAQsRAQIDBAUKBgcrLSwqKSglJyYK77MCLBYAQYjQACgCAARAAAtBiNAAQQE2AgALFAAgABAwIAAgAjYCOCAAIAE6ACgLFAAgACAALwEyIAAtAC4gABAvEAALHgEBf0HAABAyIgEQMCABQYAINgI4IAEgADoAKCABC48MAQd/AkAgAEUNACAAQQhrIgEgAEEEaygCACIAQXhxIgRqIQUCQCAAQQFxDQAgAEEDcUUNASABIAEoAgAiAGsiAUGc0AAoAgBJDQEgACAEaiEEAkACQEGg0AAoAgAgAUcEQCAAQf8BTQRAIABBA3YhAyABKAIIIgAgASgCDCICRgRAQYzQAEGM0AAoAgBBfiADd3E2AgAMBQsgAiAANgIIIAAgAjYCDAwECyABKAIYIQYgASABKAIMIgBHBEAgACABKAIIIgI2AgggAiAANgIMDAMLIAFBFGoiAygCACICRQRAIAEoAhAiAkUNAiABQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFKAIEIgBBA3FBA0cNAiAFIABBfnE2AgRBlNAAIAQ2AgAgBSAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCABKAIcIgJBAnRBvNIAaiIDKAIAIAFGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgAUYbaiAANgIAIABFDQELIAAgBjYCGCABKAIQIgIEQCAAIAI2AhAgAiAANgIYCyABQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAFTw0AIAUoAgQiAEEBcUUNAAJAAkACQAJAIABBAnFFBEBBpNAAKAIAIAVGBEBBpNAAIAE2AgBBmNAAQZjQACgCACAEaiIANgIAIAEgAEEBcjYCBCABQaDQACgCAEcNBkGU0ABBADYCAEGg0ABBADYCAAwGC0Gg0AAoAgAgBUYEQEGg0AAgATYCAEGU0ABBlNAAKAIAIARqIgA2AgAgASAAQQFyNgIEIAAgAWogADYCAAwGCyAAQXhxIARqIQQgAEH/AU0EQCAAQQN2IQMgBSgCCCIAIAUoAgwiAkYEQEGM0ABBjNAAKAIAQX4gA3dxNgIADAULIAIgADYCCCAAIAI2AgwMBAsgBSgCGCEGIAUgBSgCDCIARwRAQZzQACgCABogACAFKAIIIgI2AgggAiAANgIMDAMLIAVBFGoiAygCACICRQRAIAUoAhAiAkUNAiAFQRBqIQMLA0AgAyEHIAIiAEEUaiIDKAIAIgINACAAQRBqIQMgACgCECICDQALIAdBADYCAAwCCyAFIABBfnE2AgQgASAEaiAENgIAIAEgBEEBcjYCBAwDC0EAIQALIAZFDQACQCAFKAIcIgJBAnRBvNIAaiIDKAIAIAVGBEAgAyAANgIAIAANAUGQ0ABBkNAAKAIAQX4gAndxNgIADAILIAZBEEEUIAYoAhAgBUYbaiAANgIAIABFDQELIAAgBjYCGCAFKAIQIgIEQCAAIAI2AhAgAiAANgIYCyAFQRRqKAIAIgJFDQAgAEEUaiACNgIAIAIgADYCGAsgASAEaiAENgIAIAEgBEEBcjYCBCABQaDQACgCAEcNAEGU0AAgBDYCAAwBCyAEQf8BTQRAIARBeHFBtNAAaiEAAn9BjNAAKAIAIgJBASAEQQN2dCIDcUUEQEGM0AAgAiADcjYCACAADAELIAAoAggLIgIgATYCDCAAIAE2AgggASAANgIMIAEgAjYCCAwBC0EfIQIgBEH///8HTQRAIARBJiAEQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAgsgASACNgIcIAFCADcCECACQQJ0QbzSAGohAAJAQZDQACgCACIDQQEgAnQiB3FFBEAgACABNgIAQZDQACADIAdyNgIAIAEgADYCGCABIAE2AgggASABNgIMDAELIARBGSACQQF2a0EAIAJBH0cbdCECIAAoAgAhAAJAA0AgACIDKAIEQXhxIARGDQEgAkEddiEAIAJBAXQhAiADIABBBHFqQRBqIgcoAgAiAA0ACyAHIAE2AgAgASADNgIYIAEgATYCDCABIAE2AggMAQsgAygCCCIAIAE2AgwgAyABNgIIIAFBADYCGCABIAM2AgwgASAANgIIC0Gs0ABBrNAAKAIAQQFrIgBBfyAAGzYCAAsLBwAgAC0AKAsHACAALQAqCwcAIAAtACsLBwAgAC0AKQsHACAALwEyCwcAIAAtAC4LQAEEfyAAKAIYIQEgAC0ALSECIAAtACghAyAAKAI4IQQgABAwIAAgBDYCOCAAIAM6ACggACACOgAtIAAgATYCGAu74gECB38DfiABIAJqIQQCQCAAIgIoAgwiAA0AIAIoAgQEQCACIAE2AgQLIwBBEGsiCCQAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAIoAhwiA0EBaw7dAdoBAdkBAgMEBQYHCAkKCwwNDtgBDxDXARES1gETFBUWFxgZGhvgAd8BHB0e1QEfICEiIyQl1AEmJygpKiss0wHSAS0u0QHQAS8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRtsBR0hJSs8BzgFLzQFMzAFNTk9QUVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+AAYEBggGDAYQBhQGGAYcBiAGJAYoBiwGMAY0BjgGPAZABkQGSAZMBlAGVAZYBlwGYAZkBmgGbAZwBnQGeAZ8BoAGhAaIBowGkAaUBpgGnAagBqQGqAasBrAGtAa4BrwGwAbEBsgGzAbQBtQG2AbcBywHKAbgByQG5AcgBugG7AbwBvQG+Ab8BwAHBAcIBwwHEAcUBxgEA3AELQQAMxgELQQ4MxQELQQ0MxAELQQ8MwwELQRAMwgELQRMMwQELQRQMwAELQRUMvwELQRYMvgELQRgMvQELQRkMvAELQRoMuwELQRsMugELQRwMuQELQR0MuAELQQgMtwELQR4MtgELQSAMtQELQR8MtAELQQcMswELQSEMsgELQSIMsQELQSMMsAELQSQMrwELQRIMrgELQREMrQELQSUMrAELQSYMqwELQScMqgELQSgMqQELQcMBDKgBC0EqDKcBC0ErDKYBC0EsDKUBC0EtDKQBC0EuDKMBC0EvDKIBC0HEAQyhAQtBMAygAQtBNAyfAQtBDAyeAQtBMQydAQtBMgycAQtBMwybAQtBOQyaAQtBNQyZAQtBxQEMmAELQQsMlwELQToMlgELQTYMlQELQQoMlAELQTcMkwELQTgMkgELQTwMkQELQTsMkAELQT0MjwELQQkMjgELQSkMjQELQT4MjAELQT8MiwELQcAADIoBC0HBAAyJAQtBwgAMiAELQcMADIcBC0HEAAyGAQtBxQAMhQELQcYADIQBC0EXDIMBC0HHAAyCAQtByAAMgQELQckADIABC0HKAAx/C0HLAAx+C0HNAAx9C0HMAAx8C0HOAAx7C0HPAAx6C0HQAAx5C0HRAAx4C0HSAAx3C0HTAAx2C0HUAAx1C0HWAAx0C0HVAAxzC0EGDHILQdcADHELQQUMcAtB2AAMbwtBBAxuC0HZAAxtC0HaAAxsC0HbAAxrC0HcAAxqC0EDDGkLQd0ADGgLQd4ADGcLQd8ADGYLQeEADGULQeAADGQLQeIADGMLQeMADGILQQIMYQtB5AAMYAtB5QAMXwtB5gAMXgtB5wAMXQtB6AAMXAtB6QAMWwtB6gAMWgtB6wAMWQtB7AAMWAtB7QAMVwtB7gAMVgtB7wAMVQtB8AAMVAtB8QAMUwtB8gAMUgtB8wAMUQtB9AAMUAtB9QAMTwtB9gAMTgtB9wAMTQtB+AAMTAtB+QAMSwtB+gAMSgtB+wAMSQtB/AAMSAtB/QAMRwtB/gAMRgtB/wAMRQtBgAEMRAtBgQEMQwtBggEMQgtBgwEMQQtBhAEMQAtBhQEMPwtBhgEMPgtBhwEMPQtBiAEMPAtBiQEMOwtBigEMOgtBiwEMOQtBjAEMOAtBjQEMNwtBjgEMNgtBjwEMNQtBkAEMNAtBkQEMMwtBkgEMMgtBkwEMMQtBlAEMMAtBlQEMLwtBlgEMLgtBlwEMLQtBmAEMLAtBmQEMKwtBmgEMKgtBmwEMKQtBnAEMKAtBnQEMJwtBngEMJgtBnwEMJQtBoAEMJAtBoQEMIwtBogEMIgtBowEMIQtBpAEMIAtBpQEMHwtBpgEMHgtBpwEMHQtBqAEMHAtBqQEMGwtBqgEMGgtBqwEMGQtBrAEMGAtBrQEMFwtBrgEMFgtBAQwVC0GvAQwUC0GwAQwTC0GxAQwSC0GzAQwRC0GyAQwQC0G0AQwPC0G1AQwOC0G2AQwNC0G3AQwMC0G4AQwLC0G5AQwKC0G6AQwJC0G7AQwIC0HGAQwHC0G8AQwGC0G9AQwFC0G+AQwEC0G/AQwDC0HAAQwCC0HCAQwBC0HBAQshAwNAAkACQAJAAkACQAJAAkACQAJAIAICfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAgJ/AkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACfwJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACfwJAAkACQAJAAn8CQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCADDsYBAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHyAhIyUmKCorLC8wMTIzNDU2Nzk6Ozw9lANAQkRFRklLTk9QUVJTVFVWWFpbXF1eX2BhYmNkZWZnaGpsb3Bxc3V2eHl6e3x/gAGBAYIBgwGEAYUBhgGHAYgBiQGKAYsBjAGNAY4BjwGQAZEBkgGTAZQBlQGWAZcBmAGZAZoBmwGcAZ0BngGfAaABoQGiAaMBpAGlAaYBpwGoAakBqgGrAawBrQGuAa8BsAGxAbIBswG0AbUBtgG3AbgBuQG6AbsBvAG9Ab4BvwHAAcEBwgHDAcQBxQHGAccByAHJAcsBzAHNAc4BzwGKA4kDiAOHA4QDgwOAA/sC+gL5AvgC9wL0AvMC8gLLAsECsALZAQsgASAERw3wAkHdASEDDLMDCyABIARHDcgBQcMBIQMMsgMLIAEgBEcNe0H3ACEDDLEDCyABIARHDXBB7wAhAwywAwsgASAERw1pQeoAIQMMrwMLIAEgBEcNZUHoACEDDK4DCyABIARHDWJB5gAhAwytAwsgASAERw0aQRghAwysAwsgASAERw0VQRIhAwyrAwsgASAERw1CQcUAIQMMqgMLIAEgBEcNNEE/IQMMqQMLIAEgBEcNMkE8IQMMqAMLIAEgBEcNK0ExIQMMpwMLIAItAC5BAUYNnwMMwQILQQAhAAJAAkACQCACLQAqRQ0AIAItACtFDQAgAi8BMCIDQQJxRQ0BDAILIAIvATAiA0EBcUUNAQtBASEAIAItAChBAUYNACACLwEyIgVB5ABrQeQASQ0AIAVBzAFGDQAgBUGwAkYNACADQcAAcQ0AQQAhACADQYgEcUGABEYNACADQShxQQBHIQALIAJBADsBMCACQQA6AC8gAEUN3wIgAkIANwMgDOACC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAARQ3MASAAQRVHDd0CIAJBBDYCHCACIAE2AhQgAkGwGDYCECACQRU2AgxBACEDDKQDCyABIARGBEBBBiEDDKQDCyABQQFqIQFBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAA3ZAgwcCyACQgA3AyBBEiEDDIkDCyABIARHDRZBHSEDDKEDCyABIARHBEAgAUEBaiEBQRAhAwyIAwtBByEDDKADCyACIAIpAyAiCiAEIAFrrSILfSIMQgAgCiAMWhs3AyAgCiALWA3UAkEIIQMMnwMLIAEgBEcEQCACQQk2AgggAiABNgIEQRQhAwyGAwtBCSEDDJ4DCyACKQMgQgBSDccBIAIgAi8BMEGAAXI7ATAMQgsgASAERw0/QdAAIQMMnAMLIAEgBEYEQEELIQMMnAMLIAFBAWohAUEAIQACQCACKAI4IgNFDQAgAygCUCIDRQ0AIAIgAxEAACEACyAADc8CDMYBC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ3GASAAQRVHDc0CIAJBCzYCHCACIAE2AhQgAkGCGTYCECACQRU2AgxBACEDDJoDC0EAIQACQCACKAI4IgNFDQAgAygCSCIDRQ0AIAIgAxEAACEACyAARQ0MIABBFUcNygIgAkEaNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMmQMLQQAhAAJAIAIoAjgiA0UNACADKAJMIgNFDQAgAiADEQAAIQALIABFDcQBIABBFUcNxwIgAkELNgIcIAIgATYCFCACQZEXNgIQIAJBFTYCDEEAIQMMmAMLIAEgBEYEQEEPIQMMmAMLIAEtAAAiAEE7Rg0HIABBDUcNxAIgAUEBaiEBDMMBC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3DASAAQRVHDcICIAJBDzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJYDCwNAIAEtAABB8DVqLQAAIgBBAUcEQCAAQQJHDcECIAIoAgQhAEEAIQMgAkEANgIEIAIgACABQQFqIgEQLSIADcICDMUBCyAEIAFBAWoiAUcNAAtBEiEDDJUDC0EAIQACQCACKAI4IgNFDQAgAygCTCIDRQ0AIAIgAxEAACEACyAARQ3FASAAQRVHDb0CIAJBGzYCHCACIAE2AhQgAkGRFzYCECACQRU2AgxBACEDDJQDCyABIARGBEBBFiEDDJQDCyACQQo2AgggAiABNgIEQQAhAAJAIAIoAjgiA0UNACADKAJIIgNFDQAgAiADEQAAIQALIABFDcIBIABBFUcNuQIgAkEVNgIcIAIgATYCFCACQYIZNgIQIAJBFTYCDEEAIQMMkwMLIAEgBEcEQANAIAEtAABB8DdqLQAAIgBBAkcEQAJAIABBAWsOBMQCvQIAvgK9AgsgAUEBaiEBQQghAwz8AgsgBCABQQFqIgFHDQALQRUhAwyTAwtBFSEDDJIDCwNAIAEtAABB8DlqLQAAIgBBAkcEQCAAQQFrDgTFArcCwwK4ArcCCyAEIAFBAWoiAUcNAAtBGCEDDJEDCyABIARHBEAgAkELNgIIIAIgATYCBEEHIQMM+AILQRkhAwyQAwsgAUEBaiEBDAILIAEgBEYEQEEaIQMMjwMLAkAgAS0AAEENaw4UtQG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwG/Ab8BvwEAvwELQQAhAyACQQA2AhwgAkGvCzYCECACQQI2AgwgAiABQQFqNgIUDI4DCyABIARGBEBBGyEDDI4DCyABLQAAIgBBO0cEQCAAQQ1HDbECIAFBAWohAQy6AQsgAUEBaiEBC0EiIQMM8wILIAEgBEYEQEEcIQMMjAMLQgAhCgJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgAS0AAEEwaw43wQLAAgABAgMEBQYH0AHQAdAB0AHQAdAB0AEICQoLDA3QAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdAB0AHQAdABDg8QERIT0AELQgIhCgzAAgtCAyEKDL8CC0IEIQoMvgILQgUhCgy9AgtCBiEKDLwCC0IHIQoMuwILQgghCgy6AgtCCSEKDLkCC0IKIQoMuAILQgshCgy3AgtCDCEKDLYCC0INIQoMtQILQg4hCgy0AgtCDyEKDLMCC0IKIQoMsgILQgshCgyxAgtCDCEKDLACC0INIQoMrwILQg4hCgyuAgtCDyEKDK0CC0IAIQoCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIAEtAABBMGsON8ACvwIAAQIDBAUGB74CvgK+Ar4CvgK+Ar4CCAkKCwwNvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ar4CvgK+Ag4PEBESE74CC0ICIQoMvwILQgMhCgy+AgtCBCEKDL0CC0IFIQoMvAILQgYhCgy7AgtCByEKDLoCC0IIIQoMuQILQgkhCgy4AgtCCiEKDLcCC0ILIQoMtgILQgwhCgy1AgtCDSEKDLQCC0IOIQoMswILQg8hCgyyAgtCCiEKDLECC0ILIQoMsAILQgwhCgyvAgtCDSEKDK4CC0IOIQoMrQILQg8hCgysAgsgAiACKQMgIgogBCABa60iC30iDEIAIAogDFobNwMgIAogC1gNpwJBHyEDDIkDCyABIARHBEAgAkEJNgIIIAIgATYCBEElIQMM8AILQSAhAwyIAwtBASEFIAIvATAiA0EIcUUEQCACKQMgQgBSIQULAkAgAi0ALgRAQQEhACACLQApQQVGDQEgA0HAAHFFIAVxRQ0BC0EAIQAgA0HAAHENAEECIQAgA0EIcQ0AIANBgARxBEACQCACLQAoQQFHDQAgAi0ALUEKcQ0AQQUhAAwCC0EEIQAMAQsgA0EgcUUEQAJAIAItAChBAUYNACACLwEyIgBB5ABrQeQASQ0AIABBzAFGDQAgAEGwAkYNAEEEIQAgA0EocUUNAiADQYgEcUGABEYNAgtBACEADAELQQBBAyACKQMgUBshAAsgAEEBaw4FvgIAsAEBpAKhAgtBESEDDO0CCyACQQE6AC8MhAMLIAEgBEcNnQJBJCEDDIQDCyABIARHDRxBxgAhAwyDAwtBACEAAkAgAigCOCIDRQ0AIAMoAkQiA0UNACACIAMRAAAhAAsgAEUNJyAAQRVHDZgCIAJB0AA2AhwgAiABNgIUIAJBkRg2AhAgAkEVNgIMQQAhAwyCAwsgASAERgRAQSghAwyCAwtBACEDIAJBADYCBCACQQw2AgggAiABIAEQKiIARQ2UAiACQSc2AhwgAiABNgIUIAIgADYCDAyBAwsgASAERgRAQSkhAwyBAwsgAS0AACIAQSBGDRMgAEEJRw2VAiABQQFqIQEMFAsgASAERwRAIAFBAWohAQwWC0EqIQMM/wILIAEgBEYEQEErIQMM/wILIAEtAAAiAEEJRyAAQSBHcQ2QAiACLQAsQQhHDd0CIAJBADoALAzdAgsgASAERgRAQSwhAwz+AgsgAS0AAEEKRw2OAiABQQFqIQEMsAELIAEgBEcNigJBLyEDDPwCCwNAIAEtAAAiAEEgRwRAIABBCmsOBIQCiAKIAoQChgILIAQgAUEBaiIBRw0AC0ExIQMM+wILQTIhAyABIARGDfoCIAIoAgAiACAEIAFraiEHIAEgAGtBA2ohBgJAA0AgAEHwO2otAAAgAS0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDQEgAEEDRgRAQQYhAQziAgsgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAc2AgAM+wILIAJBADYCAAyGAgtBMyEDIAQgASIARg35AiAEIAFrIAIoAgAiAWohByAAIAFrQQhqIQYCQANAIAFB9DtqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBCEYEQEEFIQEM4QILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPoCCyACQQA2AgAgACEBDIUCC0E0IQMgBCABIgBGDfgCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgJAA0AgAUHQwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw0BIAFBBUYEQEEHIQEM4AILIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADPkCCyACQQA2AgAgACEBDIQCCyABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRg0JDIECCyAEIAFBAWoiAUcNAAtBMCEDDPgCC0EwIQMM9wILIAEgBEcEQANAIAEtAAAiAEEgRwRAIABBCmsOBP8B/gH+Af8B/gELIAQgAUEBaiIBRw0AC0E4IQMM9wILQTghAwz2AgsDQCABLQAAIgBBIEcgAEEJR3EN9gEgBCABQQFqIgFHDQALQTwhAwz1AgsDQCABLQAAIgBBIEcEQAJAIABBCmsOBPkBBAT5AQALIABBLEYN9QEMAwsgBCABQQFqIgFHDQALQT8hAwz0AgtBwAAhAyABIARGDfMCIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAEGAQGstAAAgAS0AAEEgckcNASAAQQZGDdsCIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPQCCyACQQA2AgALQTYhAwzZAgsgASAERgRAQcEAIQMM8gILIAJBDDYCCCACIAE2AgQgAi0ALEEBaw4E+wHuAewB6wHUAgsgAUEBaiEBDPoBCyABIARHBEADQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxIgBBCUYNACAAQSBGDQACQAJAAkACQCAAQeMAaw4TAAMDAwMDAwMBAwMDAwMDAwMDAgMLIAFBAWohAUExIQMM3AILIAFBAWohAUEyIQMM2wILIAFBAWohAUEzIQMM2gILDP4BCyAEIAFBAWoiAUcNAAtBNSEDDPACC0E1IQMM7wILIAEgBEcEQANAIAEtAABBgDxqLQAAQQFHDfcBIAQgAUEBaiIBRw0AC0E9IQMM7wILQT0hAwzuAgtBACEAAkAgAigCOCIDRQ0AIAMoAkAiA0UNACACIAMRAAAhAAsgAEUNASAAQRVHDeYBIAJBwgA2AhwgAiABNgIUIAJB4xg2AhAgAkEVNgIMQQAhAwztAgsgAUEBaiEBC0E8IQMM0gILIAEgBEYEQEHCACEDDOsCCwJAA0ACQCABLQAAQQlrDhgAAswCzALRAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAswCzALMAgDMAgsgBCABQQFqIgFHDQALQcIAIQMM6wILIAFBAWohASACLQAtQQFxRQ3+AQtBLCEDDNACCyABIARHDd4BQcQAIQMM6AILA0AgAS0AAEGQwABqLQAAQQFHDZwBIAQgAUEBaiIBRw0AC0HFACEDDOcCCyABLQAAIgBBIEYN/gEgAEE6Rw3AAiACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgAN3gEM3QELQccAIQMgBCABIgBGDeUCIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFBkMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvwIgAUEFRg3CAiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzlAgtByAAhAyAEIAEiAEYN5AIgBCABayACKAIAIgFqIQcgACABa0EJaiEGA0AgAUGWwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw2+AkECIAFBCUYNwgIaIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOQCCyABIARGBEBByQAhAwzkAgsCQAJAIAEtAAAiAEEgciAAIABBwQBrQf8BcUEaSRtB/wFxQe4Aaw4HAL8CvwK/Ar8CvwIBvwILIAFBAWohAUE+IQMMywILIAFBAWohAUE/IQMMygILQcoAIQMgBCABIgBGDeICIAQgAWsgAigCACIBaiEGIAAgAWtBAWohBwNAIAFBoMIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNvAIgAUEBRg2+AiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBjYCAAziAgtBywAhAyAEIAEiAEYN4QIgBCABayACKAIAIgFqIQcgACABa0EOaiEGA0AgAUGiwgBqLQAAIAAtAAAiBUEgciAFIAVBwQBrQf8BcUEaSRtB/wFxRw27AiABQQ5GDb4CIAFBAWohASAEIABBAWoiAEcNAAsgAiAHNgIADOECC0HMACEDIAQgASIARg3gAiAEIAFrIAIoAgAiAWohByAAIAFrQQ9qIQYDQCABQcDCAGotAAAgAC0AACIFQSByIAUgBUHBAGtB/wFxQRpJG0H/AXFHDboCQQMgAUEPRg2+AhogAUEBaiEBIAQgAEEBaiIARw0ACyACIAc2AgAM4AILQc0AIQMgBCABIgBGDd8CIAQgAWsgAigCACIBaiEHIAAgAWtBBWohBgNAIAFB0MIAai0AACAALQAAIgVBIHIgBSAFQcEAa0H/AXFBGkkbQf8BcUcNuQJBBCABQQVGDb0CGiABQQFqIQEgBCAAQQFqIgBHDQALIAIgBzYCAAzfAgsgASAERgRAQc4AIQMM3wILAkACQAJAAkAgAS0AACIAQSByIAAgAEHBAGtB/wFxQRpJG0H/AXFB4wBrDhMAvAK8ArwCvAK8ArwCvAK8ArwCvAK8ArwCAbwCvAK8AgIDvAILIAFBAWohAUHBACEDDMgCCyABQQFqIQFBwgAhAwzHAgsgAUEBaiEBQcMAIQMMxgILIAFBAWohAUHEACEDDMUCCyABIARHBEAgAkENNgIIIAIgATYCBEHFACEDDMUCC0HPACEDDN0CCwJAAkAgAS0AAEEKaw4EAZABkAEAkAELIAFBAWohAQtBKCEDDMMCCyABIARGBEBB0QAhAwzcAgsgAS0AAEEgRw0AIAFBAWohASACLQAtQQFxRQ3QAQtBFyEDDMECCyABIARHDcsBQdIAIQMM2QILQdMAIQMgASAERg3YAiACKAIAIgAgBCABa2ohBiABIABrQQFqIQUDQCABLQAAIABB1sIAai0AAEcNxwEgAEEBRg3KASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBjYCAAzYAgsgASAERgRAQdUAIQMM2AILIAEtAABBCkcNwgEgAUEBaiEBDMoBCyABIARGBEBB1gAhAwzXAgsCQAJAIAEtAABBCmsOBADDAcMBAcMBCyABQQFqIQEMygELIAFBAWohAUHKACEDDL0CC0EAIQACQCACKAI4IgNFDQAgAygCPCIDRQ0AIAIgAxEAACEACyAADb8BQc0AIQMMvAILIAItAClBIkYNzwIMiQELIAQgASIFRgRAQdsAIQMM1AILQQAhAEEBIQFBASEGQQAhAwJAAn8CQAJAAkACQAJAAkACQCAFLQAAQTBrDgrFAcQBAAECAwQFBgjDAQtBAgwGC0EDDAULQQQMBAtBBQwDC0EGDAILQQcMAQtBCAshA0EAIQFBACEGDL0BC0EJIQNBASEAQQAhAUEAIQYMvAELIAEgBEYEQEHdACEDDNMCCyABLQAAQS5HDbgBIAFBAWohAQyIAQsgASAERw22AUHfACEDDNECCyABIARHBEAgAkEONgIIIAIgATYCBEHQACEDDLgCC0HgACEDDNACC0HhACEDIAEgBEYNzwIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGA0AgAS0AACAAQeLCAGotAABHDbEBIABBA0YNswEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMzwILQeIAIQMgASAERg3OAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYDQCABLQAAIABB5sIAai0AAEcNsAEgAEECRg2vASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAzOAgtB4wAhAyABIARGDc0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgNAIAEtAAAgAEHpwgBqLQAARw2vASAAQQNGDa0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADM0CCyABIARGBEBB5QAhAwzNAgsgAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANqgFB1gAhAwyzAgsgASAERwRAA0AgAS0AACIAQSBHBEACQAJAAkAgAEHIAGsOCwABswGzAbMBswGzAbMBswGzAQKzAQsgAUEBaiEBQdIAIQMMtwILIAFBAWohAUHTACEDDLYCCyABQQFqIQFB1AAhAwy1AgsgBCABQQFqIgFHDQALQeQAIQMMzAILQeQAIQMMywILA0AgAS0AAEHwwgBqLQAAIgBBAUcEQCAAQQJrDgOnAaYBpQGkAQsgBCABQQFqIgFHDQALQeYAIQMMygILIAFBAWogASAERw0CGkHnACEDDMkCCwNAIAEtAABB8MQAai0AACIAQQFHBEACQCAAQQJrDgSiAaEBoAEAnwELQdcAIQMMsQILIAQgAUEBaiIBRw0AC0HoACEDDMgCCyABIARGBEBB6QAhAwzIAgsCQCABLQAAIgBBCmsOGrcBmwGbAbQBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBmwGbAZsBpAGbAZsBAJkBCyABQQFqCyEBQQYhAwytAgsDQCABLQAAQfDGAGotAABBAUcNfSAEIAFBAWoiAUcNAAtB6gAhAwzFAgsgAUEBaiABIARHDQIaQesAIQMMxAILIAEgBEYEQEHsACEDDMQCCyABQQFqDAELIAEgBEYEQEHtACEDDMMCCyABQQFqCyEBQQQhAwyoAgsgASAERgRAQe4AIQMMwQILAkACQAJAIAEtAABB8MgAai0AAEEBaw4HkAGPAY4BAHwBAo0BCyABQQFqIQEMCwsgAUEBagyTAQtBACEDIAJBADYCHCACQZsSNgIQIAJBBzYCDCACIAFBAWo2AhQMwAILAkADQCABLQAAQfDIAGotAAAiAEEERwRAAkACQCAAQQFrDgeUAZMBkgGNAQAEAY0BC0HaACEDDKoCCyABQQFqIQFB3AAhAwypAgsgBCABQQFqIgFHDQALQe8AIQMMwAILIAFBAWoMkQELIAQgASIARgRAQfAAIQMMvwILIAAtAABBL0cNASAAQQFqIQEMBwsgBCABIgBGBEBB8QAhAwy+AgsgAC0AACIBQS9GBEAgAEEBaiEBQd0AIQMMpQILIAFBCmsiA0EWSw0AIAAhAUEBIAN0QYmAgAJxDfkBC0EAIQMgAkEANgIcIAIgADYCFCACQYwcNgIQIAJBBzYCDAy8AgsgASAERwRAIAFBAWohAUHeACEDDKMCC0HyACEDDLsCCyABIARGBEBB9AAhAwy7AgsCQCABLQAAQfDMAGotAABBAWsOA/cBcwCCAQtB4QAhAwyhAgsgASAERwRAA0AgAS0AAEHwygBqLQAAIgBBA0cEQAJAIABBAWsOAvkBAIUBC0HfACEDDKMCCyAEIAFBAWoiAUcNAAtB8wAhAwy6AgtB8wAhAwy5AgsgASAERwRAIAJBDzYCCCACIAE2AgRB4AAhAwygAgtB9QAhAwy4AgsgASAERgRAQfYAIQMMuAILIAJBDzYCCCACIAE2AgQLQQMhAwydAgsDQCABLQAAQSBHDY4CIAQgAUEBaiIBRw0AC0H3ACEDDLUCCyABIARGBEBB+AAhAwy1AgsgAS0AAEEgRw16IAFBAWohAQxbC0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAADXgMgAILIAEgBEYEQEH6ACEDDLMCCyABLQAAQcwARw10IAFBAWohAUETDHYLQfsAIQMgASAERg2xAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYDQCABLQAAIABB8M4Aai0AAEcNcyAAQQVGDXUgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMsQILIAEgBEYEQEH8ACEDDLECCwJAAkAgAS0AAEHDAGsODAB0dHR0dHR0dHR0AXQLIAFBAWohAUHmACEDDJgCCyABQQFqIQFB5wAhAwyXAgtB/QAhAyABIARGDa8CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDXIgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADLACCyACQQA2AgAgBkEBaiEBQRAMcwtB/gAhAyABIARGDa4CIAIoAgAiACAEIAFraiEFIAEgAGtBBWohBgJAA0AgAS0AACAAQfbOAGotAABHDXEgAEEFRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK8CCyACQQA2AgAgBkEBaiEBQRYMcgtB/wAhAyABIARGDa0CIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQfzOAGotAABHDXAgAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADK4CCyACQQA2AgAgBkEBaiEBQQUMcQsgASAERgRAQYABIQMMrQILIAEtAABB2QBHDW4gAUEBaiEBQQgMcAsgASAERgRAQYEBIQMMrAILAkACQCABLQAAQc4Aaw4DAG8BbwsgAUEBaiEBQesAIQMMkwILIAFBAWohAUHsACEDDJICCyABIARGBEBBggEhAwyrAgsCQAJAIAEtAABByABrDggAbm5ubm5uAW4LIAFBAWohAUHqACEDDJICCyABQQFqIQFB7QAhAwyRAgtBgwEhAyABIARGDakCIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQYDPAGotAABHDWwgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKoCCyACQQA2AgAgBkEBaiEBQQAMbQtBhAEhAyABIARGDagCIAIoAgAiACAEIAFraiEFIAEgAGtBBGohBgJAA0AgAS0AACAAQYPPAGotAABHDWsgAEEERg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADKkCCyACQQA2AgAgBkEBaiEBQSMMbAsgASAERgRAQYUBIQMMqAILAkACQCABLQAAQcwAaw4IAGtra2trawFrCyABQQFqIQFB7wAhAwyPAgsgAUEBaiEBQfAAIQMMjgILIAEgBEYEQEGGASEDDKcCCyABLQAAQcUARw1oIAFBAWohAQxgC0GHASEDIAEgBEYNpQIgAigCACIAIAQgAWtqIQUgASAAa0EDaiEGAkADQCABLQAAIABBiM8Aai0AAEcNaCAAQQNGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpgILIAJBADYCACAGQQFqIQFBLQxpC0GIASEDIAEgBEYNpAIgAigCACIAIAQgAWtqIQUgASAAa0EIaiEGAkADQCABLQAAIABB0M8Aai0AAEcNZyAAQQhGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMpQILIAJBADYCACAGQQFqIQFBKQxoCyABIARGBEBBiQEhAwykAgtBASABLQAAQd8ARw1nGiABQQFqIQEMXgtBigEhAyABIARGDaICIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgNAIAEtAAAgAEGMzwBqLQAARw1kIABBAUYN+gEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMogILQYsBIQMgASAERg2hAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGOzwBqLQAARw1kIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyiAgsgAkEANgIAIAZBAWohAUECDGULQYwBIQMgASAERg2gAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHwzwBqLQAARw1jIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyhAgsgAkEANgIAIAZBAWohAUEfDGQLQY0BIQMgASAERg2fAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHyzwBqLQAARw1iIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAygAgsgAkEANgIAIAZBAWohAUEJDGMLIAEgBEYEQEGOASEDDJ8CCwJAAkAgAS0AAEHJAGsOBwBiYmJiYgFiCyABQQFqIQFB+AAhAwyGAgsgAUEBaiEBQfkAIQMMhQILQY8BIQMgASAERg2dAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGRzwBqLQAARw1gIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyeAgsgAkEANgIAIAZBAWohAUEYDGELQZABIQMgASAERg2cAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGXzwBqLQAARw1fIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAydAgsgAkEANgIAIAZBAWohAUEXDGALQZEBIQMgASAERg2bAiACKAIAIgAgBCABa2ohBSABIABrQQZqIQYCQANAIAEtAAAgAEGazwBqLQAARw1eIABBBkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAycAgsgAkEANgIAIAZBAWohAUEVDF8LQZIBIQMgASAERg2aAiACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEGhzwBqLQAARw1dIABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAybAgsgAkEANgIAIAZBAWohAUEeDF4LIAEgBEYEQEGTASEDDJoCCyABLQAAQcwARw1bIAFBAWohAUEKDF0LIAEgBEYEQEGUASEDDJkCCwJAAkAgAS0AAEHBAGsODwBcXFxcXFxcXFxcXFxcAVwLIAFBAWohAUH+ACEDDIACCyABQQFqIQFB/wAhAwz/AQsgASAERgRAQZUBIQMMmAILAkACQCABLQAAQcEAaw4DAFsBWwsgAUEBaiEBQf0AIQMM/wELIAFBAWohAUGAASEDDP4BC0GWASEDIAEgBEYNlgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBp88Aai0AAEcNWSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlwILIAJBADYCACAGQQFqIQFBCwxaCyABIARGBEBBlwEhAwyWAgsCQAJAAkACQCABLQAAQS1rDiMAW1tbW1tbW1tbW1tbW1tbW1tbW1tbW1sBW1tbW1sCW1tbA1sLIAFBAWohAUH7ACEDDP8BCyABQQFqIQFB/AAhAwz+AQsgAUEBaiEBQYEBIQMM/QELIAFBAWohAUGCASEDDPwBC0GYASEDIAEgBEYNlAIgAigCACIAIAQgAWtqIQUgASAAa0EEaiEGAkADQCABLQAAIABBqc8Aai0AAEcNVyAAQQRGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlQILIAJBADYCACAGQQFqIQFBGQxYC0GZASEDIAEgBEYNkwIgAigCACIAIAQgAWtqIQUgASAAa0EFaiEGAkADQCABLQAAIABBrs8Aai0AAEcNViAAQQVGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMlAILIAJBADYCACAGQQFqIQFBBgxXC0GaASEDIAEgBEYNkgIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBtM8Aai0AAEcNVSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkwILIAJBADYCACAGQQFqIQFBHAxWC0GbASEDIAEgBEYNkQIgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABBts8Aai0AAEcNVCAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAMkgILIAJBADYCACAGQQFqIQFBJwxVCyABIARGBEBBnAEhAwyRAgsCQAJAIAEtAABB1ABrDgIAAVQLIAFBAWohAUGGASEDDPgBCyABQQFqIQFBhwEhAwz3AQtBnQEhAyABIARGDY8CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbjPAGotAABHDVIgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADJACCyACQQA2AgAgBkEBaiEBQSYMUwtBngEhAyABIARGDY4CIAIoAgAiACAEIAFraiEFIAEgAGtBAWohBgJAA0AgAS0AACAAQbrPAGotAABHDVEgAEEBRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI8CCyACQQA2AgAgBkEBaiEBQQMMUgtBnwEhAyABIARGDY0CIAIoAgAiACAEIAFraiEFIAEgAGtBAmohBgJAA0AgAS0AACAAQe3PAGotAABHDVAgAEECRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI4CCyACQQA2AgAgBkEBaiEBQQwMUQtBoAEhAyABIARGDYwCIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQbzPAGotAABHDU8gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADI0CCyACQQA2AgAgBkEBaiEBQQ0MUAsgASAERgRAQaEBIQMMjAILAkACQCABLQAAQcYAaw4LAE9PT09PT09PTwFPCyABQQFqIQFBiwEhAwzzAQsgAUEBaiEBQYwBIQMM8gELIAEgBEYEQEGiASEDDIsCCyABLQAAQdAARw1MIAFBAWohAQxGCyABIARGBEBBowEhAwyKAgsCQAJAIAEtAABByQBrDgcBTU1NTU0ATQsgAUEBaiEBQY4BIQMM8QELIAFBAWohAUEiDE0LQaQBIQMgASAERg2IAiACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEHAzwBqLQAARw1LIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyJAgsgAkEANgIAIAZBAWohAUEdDEwLIAEgBEYEQEGlASEDDIgCCwJAAkAgAS0AAEHSAGsOAwBLAUsLIAFBAWohAUGQASEDDO8BCyABQQFqIQFBBAxLCyABIARGBEBBpgEhAwyHAgsCQAJAAkACQAJAIAEtAABBwQBrDhUATU1NTU1NTU1NTQFNTQJNTQNNTQRNCyABQQFqIQFBiAEhAwzxAQsgAUEBaiEBQYkBIQMM8AELIAFBAWohAUGKASEDDO8BCyABQQFqIQFBjwEhAwzuAQsgAUEBaiEBQZEBIQMM7QELQacBIQMgASAERg2FAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHtzwBqLQAARw1IIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyGAgsgAkEANgIAIAZBAWohAUERDEkLQagBIQMgASAERg2EAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHCzwBqLQAARw1HIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyFAgsgAkEANgIAIAZBAWohAUEsDEgLQakBIQMgASAERg2DAiACKAIAIgAgBCABa2ohBSABIABrQQRqIQYCQANAIAEtAAAgAEHFzwBqLQAARw1GIABBBEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyEAgsgAkEANgIAIAZBAWohAUErDEcLQaoBIQMgASAERg2CAiACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHKzwBqLQAARw1FIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyDAgsgAkEANgIAIAZBAWohAUEUDEYLIAEgBEYEQEGrASEDDIICCwJAAkACQAJAIAEtAABBwgBrDg8AAQJHR0dHR0dHR0dHRwNHCyABQQFqIQFBkwEhAwzrAQsgAUEBaiEBQZQBIQMM6gELIAFBAWohAUGVASEDDOkBCyABQQFqIQFBlgEhAwzoAQsgASAERgRAQawBIQMMgQILIAEtAABBxQBHDUIgAUEBaiEBDD0LQa0BIQMgASAERg3/ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHNzwBqLQAARw1CIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAyAAgsgAkEANgIAIAZBAWohAUEODEMLIAEgBEYEQEGuASEDDP8BCyABLQAAQdAARw1AIAFBAWohAUElDEILQa8BIQMgASAERg39ASACKAIAIgAgBCABa2ohBSABIABrQQhqIQYCQANAIAEtAAAgAEHQzwBqLQAARw1AIABBCEYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz+AQsgAkEANgIAIAZBAWohAUEqDEELIAEgBEYEQEGwASEDDP0BCwJAAkAgAS0AAEHVAGsOCwBAQEBAQEBAQEABQAsgAUEBaiEBQZoBIQMM5AELIAFBAWohAUGbASEDDOMBCyABIARGBEBBsQEhAwz8AQsCQAJAIAEtAABBwQBrDhQAPz8/Pz8/Pz8/Pz8/Pz8/Pz8/AT8LIAFBAWohAUGZASEDDOMBCyABQQFqIQFBnAEhAwziAQtBsgEhAyABIARGDfoBIAIoAgAiACAEIAFraiEFIAEgAGtBA2ohBgJAA0AgAS0AACAAQdnPAGotAABHDT0gAEEDRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPsBCyACQQA2AgAgBkEBaiEBQSEMPgtBswEhAyABIARGDfkBIAIoAgAiACAEIAFraiEFIAEgAGtBBmohBgJAA0AgAS0AACAAQd3PAGotAABHDTwgAEEGRg0BIABBAWohACAEIAFBAWoiAUcNAAsgAiAFNgIADPoBCyACQQA2AgAgBkEBaiEBQRoMPQsgASAERgRAQbQBIQMM+QELAkACQAJAIAEtAABBxQBrDhEAPT09PT09PT09AT09PT09Aj0LIAFBAWohAUGdASEDDOEBCyABQQFqIQFBngEhAwzgAQsgAUEBaiEBQZ8BIQMM3wELQbUBIQMgASAERg33ASACKAIAIgAgBCABa2ohBSABIABrQQVqIQYCQANAIAEtAAAgAEHkzwBqLQAARw06IABBBUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz4AQsgAkEANgIAIAZBAWohAUEoDDsLQbYBIQMgASAERg32ASACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEHqzwBqLQAARw05IABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAz3AQsgAkEANgIAIAZBAWohAUEHDDoLIAEgBEYEQEG3ASEDDPYBCwJAAkAgAS0AAEHFAGsODgA5OTk5OTk5OTk5OTkBOQsgAUEBaiEBQaEBIQMM3QELIAFBAWohAUGiASEDDNwBC0G4ASEDIAEgBEYN9AEgAigCACIAIAQgAWtqIQUgASAAa0ECaiEGAkADQCABLQAAIABB7c8Aai0AAEcNNyAAQQJGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9QELIAJBADYCACAGQQFqIQFBEgw4C0G5ASEDIAEgBEYN8wEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8M8Aai0AAEcNNiAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM9AELIAJBADYCACAGQQFqIQFBIAw3C0G6ASEDIAEgBEYN8gEgAigCACIAIAQgAWtqIQUgASAAa0EBaiEGAkADQCABLQAAIABB8s8Aai0AAEcNNSAAQQFGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8wELIAJBADYCACAGQQFqIQFBDww2CyABIARGBEBBuwEhAwzyAQsCQAJAIAEtAABByQBrDgcANTU1NTUBNQsgAUEBaiEBQaUBIQMM2QELIAFBAWohAUGmASEDDNgBC0G8ASEDIAEgBEYN8AEgAigCACIAIAQgAWtqIQUgASAAa0EHaiEGAkADQCABLQAAIABB9M8Aai0AAEcNMyAAQQdGDQEgAEEBaiEAIAQgAUEBaiIBRw0ACyACIAU2AgAM8QELIAJBADYCACAGQQFqIQFBGww0CyABIARGBEBBvQEhAwzwAQsCQAJAAkAgAS0AAEHCAGsOEgA0NDQ0NDQ0NDQBNDQ0NDQ0AjQLIAFBAWohAUGkASEDDNgBCyABQQFqIQFBpwEhAwzXAQsgAUEBaiEBQagBIQMM1gELIAEgBEYEQEG+ASEDDO8BCyABLQAAQc4ARw0wIAFBAWohAQwsCyABIARGBEBBvwEhAwzuAQsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCABLQAAQcEAaw4VAAECAz8EBQY/Pz8HCAkKCz8MDQ4PPwsgAUEBaiEBQegAIQMM4wELIAFBAWohAUHpACEDDOIBCyABQQFqIQFB7gAhAwzhAQsgAUEBaiEBQfIAIQMM4AELIAFBAWohAUHzACEDDN8BCyABQQFqIQFB9gAhAwzeAQsgAUEBaiEBQfcAIQMM3QELIAFBAWohAUH6ACEDDNwBCyABQQFqIQFBgwEhAwzbAQsgAUEBaiEBQYQBIQMM2gELIAFBAWohAUGFASEDDNkBCyABQQFqIQFBkgEhAwzYAQsgAUEBaiEBQZgBIQMM1wELIAFBAWohAUGgASEDDNYBCyABQQFqIQFBowEhAwzVAQsgAUEBaiEBQaoBIQMM1AELIAEgBEcEQCACQRA2AgggAiABNgIEQasBIQMM1AELQcABIQMM7AELQQAhAAJAIAIoAjgiA0UNACADKAI0IgNFDQAgAiADEQAAIQALIABFDV4gAEEVRw0HIAJB0QA2AhwgAiABNgIUIAJBsBc2AhAgAkEVNgIMQQAhAwzrAQsgAUEBaiABIARHDQgaQcIBIQMM6gELA0ACQCABLQAAQQprDgQIAAALAAsgBCABQQFqIgFHDQALQcMBIQMM6QELIAEgBEcEQCACQRE2AgggAiABNgIEQQEhAwzQAQtBxAEhAwzoAQsgASAERgRAQcUBIQMM6AELAkACQCABLQAAQQprDgQBKCgAKAsgAUEBagwJCyABQQFqDAULIAEgBEYEQEHGASEDDOcBCwJAAkAgAS0AAEEKaw4XAQsLAQsLCwsLCwsLCwsLCwsLCwsLCwALCyABQQFqIQELQbABIQMMzQELIAEgBEYEQEHIASEDDOYBCyABLQAAQSBHDQkgAkEAOwEyIAFBAWohAUGzASEDDMwBCwNAIAEhAAJAIAEgBEcEQCABLQAAQTBrQf8BcSIDQQpJDQEMJwtBxwEhAwzmAQsCQCACLwEyIgFBmTNLDQAgAiABQQpsIgU7ATIgBUH+/wNxIANB//8Dc0sNACAAQQFqIQEgAiADIAVqIgM7ATIgA0H//wNxQegHSQ0BCwtBACEDIAJBADYCHCACQcEJNgIQIAJBDTYCDCACIABBAWo2AhQM5AELIAJBADYCHCACIAE2AhQgAkHwDDYCECACQRs2AgxBACEDDOMBCyACKAIEIQAgAkEANgIEIAIgACABECYiAA0BIAFBAWoLIQFBrQEhAwzIAQsgAkHBATYCHCACIAA2AgwgAiABQQFqNgIUQQAhAwzgAQsgAigCBCEAIAJBADYCBCACIAAgARAmIgANASABQQFqCyEBQa4BIQMMxQELIAJBwgE2AhwgAiAANgIMIAIgAUEBajYCFEEAIQMM3QELIAJBADYCHCACIAE2AhQgAkGXCzYCECACQQ02AgxBACEDDNwBCyACQQA2AhwgAiABNgIUIAJB4xA2AhAgAkEJNgIMQQAhAwzbAQsgAkECOgAoDKwBC0EAIQMgAkEANgIcIAJBrws2AhAgAkECNgIMIAIgAUEBajYCFAzZAQtBAiEDDL8BC0ENIQMMvgELQSYhAwy9AQtBFSEDDLwBC0EWIQMMuwELQRghAwy6AQtBHCEDDLkBC0EdIQMMuAELQSAhAwy3AQtBISEDDLYBC0EjIQMMtQELQcYAIQMMtAELQS4hAwyzAQtBPSEDDLIBC0HLACEDDLEBC0HOACEDDLABC0HYACEDDK8BC0HZACEDDK4BC0HbACEDDK0BC0HxACEDDKwBC0H0ACEDDKsBC0GNASEDDKoBC0GXASEDDKkBC0GpASEDDKgBC0GvASEDDKcBC0GxASEDDKYBCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB8Rs2AhAgAkEGNgIMDL0BCyACQQA2AgAgBkEBaiEBQSQLOgApIAIoAgQhACACQQA2AgQgAiAAIAEQJyIARQRAQeUAIQMMowELIAJB+QA2AhwgAiABNgIUIAIgADYCDEEAIQMMuwELIABBFUcEQCACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwy7AQsgAkH4ADYCHCACIAE2AhQgAkHKGDYCECACQRU2AgxBACEDDLoBCyACQQA2AhwgAiABNgIUIAJBjhs2AhAgAkEGNgIMQQAhAwy5AQsgAkEANgIcIAIgATYCFCACQf4RNgIQIAJBBzYCDEEAIQMMuAELIAJBADYCHCACIAE2AhQgAkGMHDYCECACQQc2AgxBACEDDLcBCyACQQA2AhwgAiABNgIUIAJBww82AhAgAkEHNgIMQQAhAwy2AQsgAkEANgIcIAIgATYCFCACQcMPNgIQIAJBBzYCDEEAIQMMtQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0RIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMtAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0gIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMswELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0iIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMsgELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0OIAJB5QA2AhwgAiABNgIUIAIgADYCDEEAIQMMsQELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0dIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMsAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0fIAJB0gA2AhwgAiABNgIUIAIgADYCDEEAIQMMrwELIABBP0cNASABQQFqCyEBQQUhAwyUAQtBACEDIAJBADYCHCACIAE2AhQgAkH9EjYCECACQQc2AgwMrAELIAJBADYCHCACIAE2AhQgAkHcCDYCECACQQc2AgxBACEDDKsBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNByACQeUANgIcIAIgATYCFCACIAA2AgxBACEDDKoBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNFiACQdMANgIcIAIgATYCFCACIAA2AgxBACEDDKkBCyACKAIEIQAgAkEANgIEIAIgACABECUiAEUNGCACQdIANgIcIAIgATYCFCACIAA2AgxBACEDDKgBCyACQQA2AhwgAiABNgIUIAJBxgo2AhAgAkEHNgIMQQAhAwynAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQMgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwymAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRIgAkHTADYCHCACIAE2AhQgAiAANgIMQQAhAwylAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDRQgAkHSADYCHCACIAE2AhQgAiAANgIMQQAhAwykAQsgAigCBCEAIAJBADYCBCACIAAgARAlIgBFDQAgAkHlADYCHCACIAE2AhQgAiAANgIMQQAhAwyjAQtB1QAhAwyJAQsgAEEVRwRAIAJBADYCHCACIAE2AhQgAkG5DTYCECACQRo2AgxBACEDDKIBCyACQeQANgIcIAIgATYCFCACQeMXNgIQIAJBFTYCDEEAIQMMoQELIAJBADYCACAGQQFqIQEgAi0AKSIAQSNrQQtJDQQCQCAAQQZLDQBBASAAdEHKAHFFDQAMBQtBACEDIAJBADYCHCACIAE2AhQgAkH3CTYCECACQQg2AgwMoAELIAJBADYCACAGQQFqIQEgAi0AKUEhRg0DIAJBADYCHCACIAE2AhQgAkGbCjYCECACQQg2AgxBACEDDJ8BCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJBkDM2AhAgAkEINgIMDJ0BCyACQQA2AgAgBkEBaiEBIAItAClBI0kNACACQQA2AhwgAiABNgIUIAJB0wk2AhAgAkEINgIMQQAhAwycAQtB0QAhAwyCAQsgAS0AAEEwayIAQf8BcUEKSQRAIAIgADoAKiABQQFqIQFBzwAhAwyCAQsgAigCBCEAIAJBADYCBCACIAAgARAoIgBFDYYBIAJB3gA2AhwgAiABNgIUIAIgADYCDEEAIQMMmgELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ2GASACQdwANgIcIAIgATYCFCACIAA2AgxBACEDDJkBCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMhwELIAJB2gA2AhwgAiAFNgIUIAIgADYCDAyYAQtBACEBQQEhAwsgAiADOgArIAVBAWohAwJAAkACQCACLQAtQRBxDQACQAJAAkAgAi0AKg4DAQACBAsgBkUNAwwCCyAADQEMAgsgAUUNAQsgAigCBCEAIAJBADYCBCACIAAgAxAoIgBFBEAgAyEBDAILIAJB2AA2AhwgAiADNgIUIAIgADYCDEEAIQMMmAELIAIoAgQhACACQQA2AgQgAiAAIAMQKCIARQRAIAMhAQyHAQsgAkHZADYCHCACIAM2AhQgAiAANgIMQQAhAwyXAQtBzAAhAwx9CyAAQRVHBEAgAkEANgIcIAIgATYCFCACQZQNNgIQIAJBITYCDEEAIQMMlgELIAJB1wA2AhwgAiABNgIUIAJByRc2AhAgAkEVNgIMQQAhAwyVAQtBACEDIAJBADYCHCACIAE2AhQgAkGAETYCECACQQk2AgwMlAELIAIoAgQhACACQQA2AgQgAiAAIAEQJSIARQ0AIAJB0wA2AhwgAiABNgIUIAIgADYCDEEAIQMMkwELQckAIQMMeQsgAkEANgIcIAIgATYCFCACQcEoNgIQIAJBBzYCDCACQQA2AgBBACEDDJEBCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAlIgBFDQAgAkHSADYCHCACIAE2AhQgAiAANgIMDJABC0HIACEDDHYLIAJBADYCACAFIQELIAJBgBI7ASogAUEBaiEBQQAhAAJAIAIoAjgiA0UNACADKAIwIgNFDQAgAiADEQAAIQALIAANAQtBxwAhAwxzCyAAQRVGBEAgAkHRADYCHCACIAE2AhQgAkHjFzYCECACQRU2AgxBACEDDIwBC0EAIQMgAkEANgIcIAIgATYCFCACQbkNNgIQIAJBGjYCDAyLAQtBACEDIAJBADYCHCACIAE2AhQgAkGgGTYCECACQR42AgwMigELIAEtAABBOkYEQCACKAIEIQBBACEDIAJBADYCBCACIAAgARApIgBFDQEgAkHDADYCHCACIAA2AgwgAiABQQFqNgIUDIoBC0EAIQMgAkEANgIcIAIgATYCFCACQbERNgIQIAJBCjYCDAyJAQsgAUEBaiEBQTshAwxvCyACQcMANgIcIAIgADYCDCACIAFBAWo2AhQMhwELQQAhAyACQQA2AhwgAiABNgIUIAJB8A42AhAgAkEcNgIMDIYBCyACIAIvATBBEHI7ATAMZgsCQCACLwEwIgBBCHFFDQAgAi0AKEEBRw0AIAItAC1BCHFFDQMLIAIgAEH3+wNxQYAEcjsBMAwECyABIARHBEACQANAIAEtAABBMGsiAEH/AXFBCk8EQEE1IQMMbgsgAikDICIKQpmz5syZs+bMGVYNASACIApCCn4iCjcDICAKIACtQv8BgyILQn+FVg0BIAIgCiALfDcDICAEIAFBAWoiAUcNAAtBOSEDDIUBCyACKAIEIQBBACEDIAJBADYCBCACIAAgAUEBaiIBECoiAA0MDHcLQTkhAwyDAQsgAi0AMEEgcQ0GQcUBIQMMaQtBACEDIAJBADYCBCACIAEgARAqIgBFDQQgAkE6NgIcIAIgADYCDCACIAFBAWo2AhQMgQELIAItAChBAUcNACACLQAtQQhxRQ0BC0E3IQMMZgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIABEAgAkE7NgIcIAIgADYCDCACIAFBAWo2AhQMfwsgAUEBaiEBDG4LIAJBCDoALAwECyABQQFqIQEMbQtBACEDIAJBADYCHCACIAE2AhQgAkHkEjYCECACQQQ2AgwMewsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ1sIAJBNzYCHCACIAE2AhQgAiAANgIMDHoLIAIgAi8BMEEgcjsBMAtBMCEDDF8LIAJBNjYCHCACIAE2AhQgAiAANgIMDHcLIABBLEcNASABQQFqIQBBASEBAkACQAJAAkACQCACLQAsQQVrDgQDAQIEAAsgACEBDAQLQQIhAQwBC0EEIQELIAJBAToALCACIAIvATAgAXI7ATAgACEBDAELIAIgAi8BMEEIcjsBMCAAIQELQTkhAwxcCyACQQA6ACwLQTQhAwxaCyABIARGBEBBLSEDDHMLAkACQANAAkAgAS0AAEEKaw4EAgAAAwALIAQgAUEBaiIBRw0AC0EtIQMMdAsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIARQ0CIAJBLDYCHCACIAE2AhQgAiAANgIMDHMLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAS0AAEENRgRAIAIoAgQhAEEAIQMgAkEANgIEIAIgACABECoiAEUEQCABQQFqIQEMAgsgAkEsNgIcIAIgADYCDCACIAFBAWo2AhQMcgsgAi0ALUEBcQRAQcQBIQMMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKiIADQEMZQtBLyEDDFcLIAJBLjYCHCACIAE2AhQgAiAANgIMDG8LQQAhAyACQQA2AhwgAiABNgIUIAJB8BQ2AhAgAkEDNgIMDG4LQQEhAwJAAkACQAJAIAItACxBBWsOBAMBAgAECyACIAIvATBBCHI7ATAMAwtBAiEDDAELQQQhAwsgAkEBOgAsIAIgAi8BMCADcjsBMAtBKiEDDFMLQQAhAyACQQA2AhwgAiABNgIUIAJB4Q82AhAgAkEKNgIMDGsLQQEhAwJAAkACQAJAAkACQCACLQAsQQJrDgcFBAQDAQIABAsgAiACLwEwQQhyOwEwDAMLQQIhAwwBC0EEIQMLIAJBAToALCACIAIvATAgA3I7ATALQSshAwxSC0EAIQMgAkEANgIcIAIgATYCFCACQasSNgIQIAJBCzYCDAxqC0EAIQMgAkEANgIcIAIgATYCFCACQf0NNgIQIAJBHTYCDAxpCyABIARHBEADQCABLQAAQSBHDUggBCABQQFqIgFHDQALQSUhAwxpC0ElIQMMaAsgAi0ALUEBcQRAQcMBIQMMTwsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQKSIABEAgAkEmNgIcIAIgADYCDCACIAFBAWo2AhQMaAsgAUEBaiEBDFwLIAFBAWohASACLwEwIgBBgAFxBEBBACEAAkAgAigCOCIDRQ0AIAMoAlQiA0UNACACIAMRAAAhAAsgAEUNBiAAQRVHDR8gAkEFNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMZwsCQCAAQaAEcUGgBEcNACACLQAtQQJxDQBBACEDIAJBADYCHCACIAE2AhQgAkGWEzYCECACQQQ2AgwMZwsgAgJ/IAIvATBBFHFBFEYEQEEBIAItAChBAUYNARogAi8BMkHlAEYMAQsgAi0AKUEFRgs6AC5BACEAAkAgAigCOCIDRQ0AIAMoAiQiA0UNACACIAMRAAAhAAsCQAJAAkACQAJAIAAOFgIBAAQEBAQEBAQEBAQEBAQEBAQEBAMECyACQQE6AC4LIAIgAi8BMEHAAHI7ATALQSchAwxPCyACQSM2AhwgAiABNgIUIAJBpRY2AhAgAkEVNgIMQQAhAwxnC0EAIQMgAkEANgIcIAIgATYCFCACQdULNgIQIAJBETYCDAxmC0EAIQACQCACKAI4IgNFDQAgAygCLCIDRQ0AIAIgAxEAACEACyAADQELQQ4hAwxLCyAAQRVGBEAgAkECNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMZAtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMYwtBACEDIAJBADYCHCACIAE2AhQgAkGqHDYCECACQQ82AgwMYgsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEgCqdqIgEQKyIARQ0AIAJBBTYCHCACIAE2AhQgAiAANgIMDGELQQ8hAwxHC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxfC0IBIQoLIAFBAWohAQJAIAIpAyAiC0L//////////w9YBEAgAiALQgSGIAqENwMgDAELQQAhAyACQQA2AhwgAiABNgIUIAJBrQk2AhAgAkEMNgIMDF4LQSQhAwxEC0EAIQMgAkEANgIcIAIgATYCFCACQc0TNgIQIAJBDDYCDAxcCyACKAIEIQBBACEDIAJBADYCBCACIAAgARAsIgBFBEAgAUEBaiEBDFILIAJBFzYCHCACIAA2AgwgAiABQQFqNgIUDFsLIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQRY2AhwgAiAANgIMIAIgAUEBajYCFAxbC0EfIQMMQQtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMWQsgAigCBCEAQQAhAyACQQA2AgQgAiAAIAEQLSIARQRAIAFBAWohAQxQCyACQRQ2AhwgAiAANgIMIAIgAUEBajYCFAxYCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABEC0iAEUEQCABQQFqIQEMAQsgAkETNgIcIAIgADYCDCACIAFBAWo2AhQMWAtBHiEDDD4LQQAhAyACQQA2AhwgAiABNgIUIAJBxgw2AhAgAkEjNgIMDFYLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABEC0iAEUEQCABQQFqIQEMTgsgAkERNgIcIAIgADYCDCACIAFBAWo2AhQMVQsgAkEQNgIcIAIgATYCFCACIAA2AgwMVAtBACEDIAJBADYCHCACIAE2AhQgAkHGDDYCECACQSM2AgwMUwtBACEDIAJBADYCHCACIAE2AhQgAkHAFTYCECACQQI2AgwMUgsgAigCBCEAQQAhAyACQQA2AgQCQCACIAAgARAtIgBFBEAgAUEBaiEBDAELIAJBDjYCHCACIAA2AgwgAiABQQFqNgIUDFILQRshAww4C0EAIQMgAkEANgIcIAIgATYCFCACQcYMNgIQIAJBIzYCDAxQCyACKAIEIQBBACEDIAJBADYCBAJAIAIgACABECwiAEUEQCABQQFqIQEMAQsgAkENNgIcIAIgADYCDCACIAFBAWo2AhQMUAtBGiEDDDYLQQAhAyACQQA2AhwgAiABNgIUIAJBmg82AhAgAkEiNgIMDE4LIAIoAgQhAEEAIQMgAkEANgIEAkAgAiAAIAEQLCIARQRAIAFBAWohAQwBCyACQQw2AhwgAiAANgIMIAIgAUEBajYCFAxOC0EZIQMMNAtBACEDIAJBADYCHCACIAE2AhQgAkGaDzYCECACQSI2AgwMTAsgAEEVRwRAQQAhAyACQQA2AhwgAiABNgIUIAJBgww2AhAgAkETNgIMDEwLIAJBCjYCHCACIAE2AhQgAkHkFjYCECACQRU2AgxBACEDDEsLIAIoAgQhAEEAIQMgAkEANgIEIAIgACABIAqnaiIBECsiAARAIAJBBzYCHCACIAE2AhQgAiAANgIMDEsLQRMhAwwxCyAAQRVHBEBBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMSgsgAkEeNgIcIAIgATYCFCACQfkXNgIQIAJBFTYCDEEAIQMMSQtBACEAAkAgAigCOCIDRQ0AIAMoAiwiA0UNACACIAMRAAAhAAsgAEUNQSAAQRVGBEAgAkEDNgIcIAIgATYCFCACQbAYNgIQIAJBFTYCDEEAIQMMSQtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMSAtBACEDIAJBADYCHCACIAE2AhQgAkHaDTYCECACQRQ2AgwMRwtBACEDIAJBADYCHCACIAE2AhQgAkGnDjYCECACQRI2AgwMRgsgAkEAOgAvIAItAC1BBHFFDT8LIAJBADoALyACQQE6ADRBACEDDCsLQQAhAyACQQA2AhwgAkHkETYCECACQQc2AgwgAiABQQFqNgIUDEMLAkADQAJAIAEtAABBCmsOBAACAgACCyAEIAFBAWoiAUcNAAtB3QEhAwxDCwJAAkAgAi0ANEEBRw0AQQAhAAJAIAIoAjgiA0UNACADKAJYIgNFDQAgAiADEQAAIQALIABFDQAgAEEVRw0BIAJB3AE2AhwgAiABNgIUIAJB1RY2AhAgAkEVNgIMQQAhAwxEC0HBASEDDCoLIAJBADYCHCACIAE2AhQgAkHpCzYCECACQR82AgxBACEDDEILAkACQCACLQAoQQFrDgIEAQALQcABIQMMKQtBuQEhAwwoCyACQQI6AC9BACEAAkAgAigCOCIDRQ0AIAMoAgAiA0UNACACIAMRAAAhAAsgAEUEQEHCASEDDCgLIABBFUcEQCACQQA2AhwgAiABNgIUIAJBpAw2AhAgAkEQNgIMQQAhAwxBCyACQdsBNgIcIAIgATYCFCACQfoWNgIQIAJBFTYCDEEAIQMMQAsgASAERgRAQdoBIQMMQAsgAS0AAEHIAEYNASACQQE6ACgLQawBIQMMJQtBvwEhAwwkCyABIARHBEAgAkEQNgIIIAIgATYCBEG+ASEDDCQLQdkBIQMMPAsgASAERgRAQdgBIQMMPAsgAS0AAEHIAEcNBCABQQFqIQFBvQEhAwwiCyABIARGBEBB1wEhAww7CwJAAkAgAS0AAEHFAGsOEAAFBQUFBQUFBQUFBQUFBQEFCyABQQFqIQFBuwEhAwwiCyABQQFqIQFBvAEhAwwhC0HWASEDIAEgBEYNOSACKAIAIgAgBCABa2ohBSABIABrQQJqIQYCQANAIAEtAAAgAEGD0ABqLQAARw0DIABBAkYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw6CyACKAIEIQAgAkIANwMAIAIgACAGQQFqIgEQJyIARQRAQcYBIQMMIQsgAkHVATYCHCACIAE2AhQgAiAANgIMQQAhAww5C0HUASEDIAEgBEYNOCACKAIAIgAgBCABa2ohBSABIABrQQFqIQYCQANAIAEtAAAgAEGB0ABqLQAARw0CIABBAUYNASAAQQFqIQAgBCABQQFqIgFHDQALIAIgBTYCAAw5CyACQYEEOwEoIAIoAgQhACACQgA3AwAgAiAAIAZBAWoiARAnIgANAwwCCyACQQA2AgALQQAhAyACQQA2AhwgAiABNgIUIAJB2Bs2AhAgAkEINgIMDDYLQboBIQMMHAsgAkHTATYCHCACIAE2AhQgAiAANgIMQQAhAww0C0EAIQACQCACKAI4IgNFDQAgAygCOCIDRQ0AIAIgAxEAACEACyAARQ0AIABBFUYNASACQQA2AhwgAiABNgIUIAJBzA42AhAgAkEgNgIMQQAhAwwzC0HkACEDDBkLIAJB+AA2AhwgAiABNgIUIAJByhg2AhAgAkEVNgIMQQAhAwwxC0HSASEDIAQgASIARg0wIAQgAWsgAigCACIBaiEFIAAgAWtBBGohBgJAA0AgAC0AACABQfzPAGotAABHDQEgAUEERg0DIAFBAWohASAEIABBAWoiAEcNAAsgAiAFNgIADDELIAJBADYCHCACIAA2AhQgAkGQMzYCECACQQg2AgwgAkEANgIAQQAhAwwwCyABIARHBEAgAkEONgIIIAIgATYCBEG3ASEDDBcLQdEBIQMMLwsgAkEANgIAIAZBAWohAQtBuAEhAwwUCyABIARGBEBB0AEhAwwtCyABLQAAQTBrIgBB/wFxQQpJBEAgAiAAOgAqIAFBAWohAUG2ASEDDBQLIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0UIAJBzwE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAsgASAERgRAQc4BIQMMLAsCQCABLQAAQS5GBEAgAUEBaiEBDAELIAIoAgQhACACQQA2AgQgAiAAIAEQKCIARQ0VIAJBzQE2AhwgAiABNgIUIAIgADYCDEEAIQMMLAtBtQEhAwwSCyAEIAEiBUYEQEHMASEDDCsLQQAhAEEBIQFBASEGQQAhAwJAAkACQAJAAkACfwJAAkACQAJAAkACQAJAIAUtAABBMGsOCgoJAAECAwQFBggLC0ECDAYLQQMMBQtBBAwEC0EFDAMLQQYMAgtBBwwBC0EICyEDQQAhAUEAIQYMAgtBCSEDQQEhAEEAIQFBACEGDAELQQAhAUEBIQMLIAIgAzoAKyAFQQFqIQMCQAJAIAItAC1BEHENAAJAAkACQCACLQAqDgMBAAIECyAGRQ0DDAILIAANAQwCCyABRQ0BCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMAwsgAkHJATYCHCACIAM2AhQgAiAANgIMQQAhAwwtCyACKAIEIQAgAkEANgIEIAIgACADECgiAEUEQCADIQEMGAsgAkHKATYCHCACIAM2AhQgAiAANgIMQQAhAwwsCyACKAIEIQAgAkEANgIEIAIgACAFECgiAEUEQCAFIQEMFgsgAkHLATYCHCACIAU2AhQgAiAANgIMDCsLQbQBIQMMEQtBACEAAkAgAigCOCIDRQ0AIAMoAjwiA0UNACACIAMRAAAhAAsCQCAABEAgAEEVRg0BIAJBADYCHCACIAE2AhQgAkGUDTYCECACQSE2AgxBACEDDCsLQbIBIQMMEQsgAkHIATYCHCACIAE2AhQgAkHJFzYCECACQRU2AgxBACEDDCkLIAJBADYCACAGQQFqIQFB9QAhAwwPCyACLQApQQVGBEBB4wAhAwwPC0HiACEDDA4LIAAhASACQQA2AgALIAJBADoALEEJIQMMDAsgAkEANgIAIAdBAWohAUHAACEDDAsLQQELOgAsIAJBADYCACAGQQFqIQELQSkhAwwIC0E4IQMMBwsCQCABIARHBEADQCABLQAAQYA+ai0AACIAQQFHBEAgAEECRw0DIAFBAWohAQwFCyAEIAFBAWoiAUcNAAtBPiEDDCELQT4hAwwgCwsgAkEAOgAsDAELQQshAwwEC0E6IQMMAwsgAUEBaiEBQS0hAwwCCyACIAE6ACwgAkEANgIAIAZBAWohAUEMIQMMAQsgAkEANgIAIAZBAWohAUEKIQMMAAsAC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwXC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwWC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwVC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwUC0EAIQMgAkEANgIcIAIgATYCFCACQc0QNgIQIAJBCTYCDAwTC0EAIQMgAkEANgIcIAIgATYCFCACQekKNgIQIAJBCTYCDAwSC0EAIQMgAkEANgIcIAIgATYCFCACQbcQNgIQIAJBCTYCDAwRC0EAIQMgAkEANgIcIAIgATYCFCACQZwRNgIQIAJBCTYCDAwQC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwPC0EAIQMgAkEANgIcIAIgATYCFCACQZcVNgIQIAJBDzYCDAwOC0EAIQMgAkEANgIcIAIgATYCFCACQcASNgIQIAJBCzYCDAwNC0EAIQMgAkEANgIcIAIgATYCFCACQZUJNgIQIAJBCzYCDAwMC0EAIQMgAkEANgIcIAIgATYCFCACQeEPNgIQIAJBCjYCDAwLC0EAIQMgAkEANgIcIAIgATYCFCACQfsPNgIQIAJBCjYCDAwKC0EAIQMgAkEANgIcIAIgATYCFCACQfEZNgIQIAJBAjYCDAwJC0EAIQMgAkEANgIcIAIgATYCFCACQcQUNgIQIAJBAjYCDAwIC0EAIQMgAkEANgIcIAIgATYCFCACQfIVNgIQIAJBAjYCDAwHCyACQQI2AhwgAiABNgIUIAJBnBo2AhAgAkEWNgIMQQAhAwwGC0EBIQMMBQtB1AAhAyABIARGDQQgCEEIaiEJIAIoAgAhBQJAAkAgASAERwRAIAVB2MIAaiEHIAQgBWogAWshACAFQX9zQQpqIgUgAWohBgNAIAEtAAAgBy0AAEcEQEECIQcMAwsgBUUEQEEAIQcgBiEBDAMLIAVBAWshBSAHQQFqIQcgBCABQQFqIgFHDQALIAAhBSAEIQELIAlBATYCACACIAU2AgAMAQsgAkEANgIAIAkgBzYCAAsgCSABNgIEIAgoAgwhACAIKAIIDgMBBAIACwALIAJBADYCHCACQbUaNgIQIAJBFzYCDCACIABBAWo2AhRBACEDDAILIAJBADYCHCACIAA2AhQgAkHKGjYCECACQQk2AgxBACEDDAELIAEgBEYEQEEiIQMMAQsgAkEJNgIIIAIgATYCBEEhIQMLIAhBEGokACADRQRAIAIoAgwhAAwBCyACIAM2AhxBACEAIAIoAgQiAUUNACACIAEgBCACKAIIEQEAIgFFDQAgAiAENgIUIAIgATYCDCABIQALIAALvgIBAn8gAEEAOgAAIABB3ABqIgFBAWtBADoAACAAQQA6AAIgAEEAOgABIAFBA2tBADoAACABQQJrQQA6AAAgAEEAOgADIAFBBGtBADoAAEEAIABrQQNxIgEgAGoiAEEANgIAQdwAIAFrQXxxIgIgAGoiAUEEa0EANgIAAkAgAkEJSQ0AIABBADYCCCAAQQA2AgQgAUEIa0EANgIAIAFBDGtBADYCACACQRlJDQAgAEEANgIYIABBADYCFCAAQQA2AhAgAEEANgIMIAFBEGtBADYCACABQRRrQQA2AgAgAUEYa0EANgIAIAFBHGtBADYCACACIABBBHFBGHIiAmsiAUEgSQ0AIAAgAmohAANAIABCADcDGCAAQgA3AxAgAEIANwMIIABCADcDACAAQSBqIQAgAUEgayIBQR9LDQALCwtWAQF/AkAgACgCDA0AAkACQAJAAkAgAC0ALw4DAQADAgsgACgCOCIBRQ0AIAEoAiwiAUUNACAAIAERAAAiAQ0DC0EADwsACyAAQcMWNgIQQQ4hAQsgAQsaACAAKAIMRQRAIABB0Rs2AhAgAEEVNgIMCwsUACAAKAIMQRVGBEAgAEEANgIMCwsUACAAKAIMQRZGBEAgAEEANgIMCwsHACAAKAIMCwcAIAAoAhALCQAgACABNgIQCwcAIAAoAhQLFwAgAEEkTwRAAAsgAEECdEGgM2ooAgALFwAgAEEuTwRAAAsgAEECdEGwNGooAgALvwkBAX9B6yghAQJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAIABB5ABrDvQDY2IAAWFhYWFhYQIDBAVhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhBgcICQoLDA0OD2FhYWFhEGFhYWFhYWFhYWFhEWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYRITFBUWFxgZGhthYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2YTc4OTphYWFhYWFhYTthYWE8YWFhYT0+P2FhYWFhYWFhQGFhQWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYUJDREVGR0hJSktMTU5PUFFSU2FhYWFhYWFhVFVWV1hZWlthXF1hYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFeYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhX2BhC0HhJw8LQaQhDwtByywPC0H+MQ8LQcAkDwtBqyQPC0GNKA8LQeImDwtBgDAPC0G5Lw8LQdckDwtB7x8PC0HhHw8LQfofDwtB8iAPC0GoLw8LQa4yDwtBiDAPC0HsJw8LQYIiDwtBjh0PC0HQLg8LQcojDwtBxTIPC0HfHA8LQdIcDwtBxCAPC0HXIA8LQaIfDwtB7S4PC0GrMA8LQdQlDwtBzC4PC0H6Lg8LQfwrDwtB0jAPC0HxHQ8LQbsgDwtB9ysPC0GQMQ8LQdcxDwtBoi0PC0HUJw8LQeArDwtBnywPC0HrMQ8LQdUfDwtByjEPC0HeJQ8LQdQeDwtB9BwPC0GnMg8LQbEdDwtBoB0PC0G5MQ8LQbwwDwtBkiEPC0GzJg8LQeksDwtBrB4PC0HUKw8LQfcmDwtBgCYPC0GwIQ8LQf4eDwtBjSMPC0GJLQ8LQfciDwtBoDEPC0GuHw8LQcYlDwtB6B4PC0GTIg8LQcIvDwtBwx0PC0GLLA8LQeEdDwtBjS8PC0HqIQ8LQbQtDwtB0i8PC0HfMg8LQdIyDwtB8DAPC0GpIg8LQfkjDwtBmR4PC0G1LA8LQZswDwtBkjIPC0G2Kw8LQcIiDwtB+DIPC0GeJQ8LQdAiDwtBuh4PC0GBHg8LAAtB1iEhAQsgAQsWACAAIAAtAC1B/gFxIAFBAEdyOgAtCxkAIAAgAC0ALUH9AXEgAUEAR0EBdHI6AC0LGQAgACAALQAtQfsBcSABQQBHQQJ0cjoALQsZACAAIAAtAC1B9wFxIAFBAEdBA3RyOgAtCz4BAn8CQCAAKAI4IgNFDQAgAygCBCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBxhE2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCCCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9go2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCDCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7Ro2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCECIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlRA2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCFCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBqhs2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCGCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB7RM2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCKCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABB9gg2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCHCIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBwhk2AhBBGCEECyAECz4BAn8CQCAAKAI4IgNFDQAgAygCICIDRQ0AIAAgASACIAFrIAMRAQAiBEF/Rw0AIABBlBQ2AhBBGCEECyAEC1kBAn8CQCAALQAoQQFGDQAgAC8BMiIBQeQAa0HkAEkNACABQcwBRg0AIAFBsAJGDQAgAC8BMCIAQcAAcQ0AQQEhAiAAQYgEcUGABEYNACAAQShxRSECCyACC4wBAQJ/AkACQAJAIAAtACpFDQAgAC0AK0UNACAALwEwIgFBAnFFDQEMAgsgAC8BMCIBQQFxRQ0BC0EBIQIgAC0AKEEBRg0AIAAvATIiAEHkAGtB5ABJDQAgAEHMAUYNACAAQbACRg0AIAFBwABxDQBBACECIAFBiARxQYAERg0AIAFBKHFBAEchAgsgAgtzACAAQRBq/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAA/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAAQTBq/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAAQSBq/QwAAAAAAAAAAAAAAAAAAAAA/QsDACAAQd0BNgIcCwYAIAAQMguaLQELfyMAQRBrIgokAEGk0AAoAgAiCUUEQEHk0wAoAgAiBUUEQEHw0wBCfzcCAEHo0wBCgICEgICAwAA3AgBB5NMAIApBCGpBcHFB2KrVqgVzIgU2AgBB+NMAQQA2AgBByNMAQQA2AgALQczTAEGA1AQ2AgBBnNAAQYDUBDYCAEGw0AAgBTYCAEGs0ABBfzYCAEHQ0wBBgKwDNgIAA0AgAUHI0ABqIAFBvNAAaiICNgIAIAIgAUG00ABqIgM2AgAgAUHA0ABqIAM2AgAgAUHQ0ABqIAFBxNAAaiIDNgIAIAMgAjYCACABQdjQAGogAUHM0ABqIgI2AgAgAiADNgIAIAFB1NAAaiACNgIAIAFBIGoiAUGAAkcNAAtBjNQEQcGrAzYCAEGo0ABB9NMAKAIANgIAQZjQAEHAqwM2AgBBpNAAQYjUBDYCAEHM/wdBODYCAEGI1AQhCQsCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCAAQewBTQRAQYzQACgCACIGQRAgAEETakFwcSAAQQtJGyIEQQN2IgB2IgFBA3EEQAJAIAFBAXEgAHJBAXMiAkEDdCIAQbTQAGoiASAAQbzQAGooAgAiACgCCCIDRgRAQYzQACAGQX4gAndxNgIADAELIAEgAzYCCCADIAE2AgwLIABBCGohASAAIAJBA3QiAkEDcjYCBCAAIAJqIgAgACgCBEEBcjYCBAwRC0GU0AAoAgAiCCAETw0BIAEEQAJAQQIgAHQiAkEAIAJrciABIAB0cWgiAEEDdCICQbTQAGoiASACQbzQAGooAgAiAigCCCIDRgRAQYzQACAGQX4gAHdxIgY2AgAMAQsgASADNgIIIAMgATYCDAsgAiAEQQNyNgIEIABBA3QiACAEayEFIAAgAmogBTYCACACIARqIgQgBUEBcjYCBCAIBEAgCEF4cUG00ABqIQBBoNAAKAIAIQMCf0EBIAhBA3Z0IgEgBnFFBEBBjNAAIAEgBnI2AgAgAAwBCyAAKAIICyIBIAM2AgwgACADNgIIIAMgADYCDCADIAE2AggLIAJBCGohAUGg0AAgBDYCAEGU0AAgBTYCAAwRC0GQ0AAoAgAiC0UNASALaEECdEG80gBqKAIAIgAoAgRBeHEgBGshBSAAIQIDQAJAIAIoAhAiAUUEQCACQRRqKAIAIgFFDQELIAEoAgRBeHEgBGsiAyAFSSECIAMgBSACGyEFIAEgACACGyEAIAEhAgwBCwsgACgCGCEJIAAoAgwiAyAARwRAQZzQACgCABogAyAAKAIIIgE2AgggASADNgIMDBALIABBFGoiAigCACIBRQRAIAAoAhAiAUUNAyAAQRBqIQILA0AgAiEHIAEiA0EUaiICKAIAIgENACADQRBqIQIgAygCECIBDQALIAdBADYCAAwPC0F/IQQgAEG/f0sNACAAQRNqIgFBcHEhBEGQ0AAoAgAiCEUNAEEAIARrIQUCQAJAAkACf0EAIARBgAJJDQAaQR8gBEH///8HSw0AGiAEQSYgAUEIdmciAGt2QQFxIABBAXRrQT5qCyIGQQJ0QbzSAGooAgAiAkUEQEEAIQFBACEDDAELQQAhASAEQRkgBkEBdmtBACAGQR9HG3QhAEEAIQMDQAJAIAIoAgRBeHEgBGsiByAFTw0AIAIhAyAHIgUNAEEAIQUgAiEBDAMLIAEgAkEUaigCACIHIAcgAiAAQR12QQRxakEQaigCACICRhsgASAHGyEBIABBAXQhACACDQALCyABIANyRQRAQQAhA0ECIAZ0IgBBACAAa3IgCHEiAEUNAyAAaEECdEG80gBqKAIAIQELIAFFDQELA0AgASgCBEF4cSAEayICIAVJIQAgAiAFIAAbIQUgASADIAAbIQMgASgCECIABH8gAAUgAUEUaigCAAsiAQ0ACwsgA0UNACAFQZTQACgCACAEa08NACADKAIYIQcgAyADKAIMIgBHBEBBnNAAKAIAGiAAIAMoAggiATYCCCABIAA2AgwMDgsgA0EUaiICKAIAIgFFBEAgAygCECIBRQ0DIANBEGohAgsDQCACIQYgASIAQRRqIgIoAgAiAQ0AIABBEGohAiAAKAIQIgENAAsgBkEANgIADA0LQZTQACgCACIDIARPBEBBoNAAKAIAIQECQCADIARrIgJBEE8EQCABIARqIgAgAkEBcjYCBCABIANqIAI2AgAgASAEQQNyNgIEDAELIAEgA0EDcjYCBCABIANqIgAgACgCBEEBcjYCBEEAIQBBACECC0GU0AAgAjYCAEGg0AAgADYCACABQQhqIQEMDwtBmNAAKAIAIgMgBEsEQCAEIAlqIgAgAyAEayIBQQFyNgIEQaTQACAANgIAQZjQACABNgIAIAkgBEEDcjYCBCAJQQhqIQEMDwtBACEBIAQCf0Hk0wAoAgAEQEHs0wAoAgAMAQtB8NMAQn83AgBB6NMAQoCAhICAgMAANwIAQeTTACAKQQxqQXBxQdiq1aoFczYCAEH40wBBADYCAEHI0wBBADYCAEGAgAQLIgAgBEHHAGoiBWoiBkEAIABrIgdxIgJPBEBB/NMAQTA2AgAMDwsCQEHE0wAoAgAiAUUNAEG80wAoAgAiCCACaiEAIAAgAU0gACAIS3ENAEEAIQFB/NMAQTA2AgAMDwtByNMALQAAQQRxDQQCQAJAIAkEQEHM0wAhAQNAIAEoAgAiACAJTQRAIAAgASgCBGogCUsNAwsgASgCCCIBDQALC0EAEDMiAEF/Rg0FIAIhBkHo0wAoAgAiAUEBayIDIABxBEAgAiAAayAAIANqQQAgAWtxaiEGCyAEIAZPDQUgBkH+////B0sNBUHE0wAoAgAiAwRAQbzTACgCACIHIAZqIQEgASAHTQ0GIAEgA0sNBgsgBhAzIgEgAEcNAQwHCyAGIANrIAdxIgZB/v///wdLDQQgBhAzIQAgACABKAIAIAEoAgRqRg0DIAAhAQsCQCAGIARByABqTw0AIAFBf0YNAEHs0wAoAgAiACAFIAZrakEAIABrcSIAQf7///8HSwRAIAEhAAwHCyAAEDNBf0cEQCAAIAZqIQYgASEADAcLQQAgBmsQMxoMBAsgASIAQX9HDQUMAwtBACEDDAwLQQAhAAwKCyAAQX9HDQILQcjTAEHI0wAoAgBBBHI2AgALIAJB/v///wdLDQEgAhAzIQBBABAzIQEgAEF/Rg0BIAFBf0YNASAAIAFPDQEgASAAayIGIARBOGpNDQELQbzTAEG80wAoAgAgBmoiATYCAEHA0wAoAgAgAUkEQEHA0wAgATYCAAsCQAJAAkBBpNAAKAIAIgIEQEHM0wAhAQNAIAAgASgCACIDIAEoAgQiBWpGDQIgASgCCCIBDQALDAILQZzQACgCACIBQQBHIAAgAU9xRQRAQZzQACAANgIAC0EAIQFB0NMAIAY2AgBBzNMAIAA2AgBBrNAAQX82AgBBsNAAQeTTACgCADYCAEHY0wBBADYCAANAIAFByNAAaiABQbzQAGoiAjYCACACIAFBtNAAaiIDNgIAIAFBwNAAaiADNgIAIAFB0NAAaiABQcTQAGoiAzYCACADIAI2AgAgAUHY0ABqIAFBzNAAaiICNgIAIAIgAzYCACABQdTQAGogAjYCACABQSBqIgFBgAJHDQALQXggAGtBD3EiASAAaiICIAZBOGsiAyABayIBQQFyNgIEQajQAEH00wAoAgA2AgBBmNAAIAE2AgBBpNAAIAI2AgAgACADakE4NgIEDAILIAAgAk0NACACIANJDQAgASgCDEEIcQ0AQXggAmtBD3EiACACaiIDQZjQACgCACAGaiIHIABrIgBBAXI2AgQgASAFIAZqNgIEQajQAEH00wAoAgA2AgBBmNAAIAA2AgBBpNAAIAM2AgAgAiAHakE4NgIEDAELIABBnNAAKAIASQRAQZzQACAANgIACyAAIAZqIQNBzNMAIQECQAJAAkADQCADIAEoAgBHBEAgASgCCCIBDQEMAgsLIAEtAAxBCHFFDQELQczTACEBA0AgASgCACIDIAJNBEAgAyABKAIEaiIFIAJLDQMLIAEoAgghAQwACwALIAEgADYCACABIAEoAgQgBmo2AgQgAEF4IABrQQ9xaiIJIARBA3I2AgQgA0F4IANrQQ9xaiIGIAQgCWoiBGshASACIAZGBEBBpNAAIAQ2AgBBmNAAQZjQACgCACABaiIANgIAIAQgAEEBcjYCBAwIC0Gg0AAoAgAgBkYEQEGg0AAgBDYCAEGU0ABBlNAAKAIAIAFqIgA2AgAgBCAAQQFyNgIEIAAgBGogADYCAAwICyAGKAIEIgVBA3FBAUcNBiAFQXhxIQggBUH/AU0EQCAFQQN2IQMgBigCCCIAIAYoAgwiAkYEQEGM0ABBjNAAKAIAQX4gA3dxNgIADAcLIAIgADYCCCAAIAI2AgwMBgsgBigCGCEHIAYgBigCDCIARwRAIAAgBigCCCICNgIIIAIgADYCDAwFCyAGQRRqIgIoAgAiBUUEQCAGKAIQIgVFDQQgBkEQaiECCwNAIAIhAyAFIgBBFGoiAigCACIFDQAgAEEQaiECIAAoAhAiBQ0ACyADQQA2AgAMBAtBeCAAa0EPcSIBIABqIgcgBkE4ayIDIAFrIgFBAXI2AgQgACADakE4NgIEIAIgBUE3IAVrQQ9xakE/ayIDIAMgAkEQakkbIgNBIzYCBEGo0ABB9NMAKAIANgIAQZjQACABNgIAQaTQACAHNgIAIANBEGpB1NMAKQIANwIAIANBzNMAKQIANwIIQdTTACADQQhqNgIAQdDTACAGNgIAQczTACAANgIAQdjTAEEANgIAIANBJGohAQNAIAFBBzYCACAFIAFBBGoiAUsNAAsgAiADRg0AIAMgAygCBEF+cTYCBCADIAMgAmsiBTYCACACIAVBAXI2AgQgBUH/AU0EQCAFQXhxQbTQAGohAAJ/QYzQACgCACIBQQEgBUEDdnQiA3FFBEBBjNAAIAEgA3I2AgAgAAwBCyAAKAIICyIBIAI2AgwgACACNgIIIAIgADYCDCACIAE2AggMAQtBHyEBIAVB////B00EQCAFQSYgBUEIdmciAGt2QQFxIABBAXRrQT5qIQELIAIgATYCHCACQgA3AhAgAUECdEG80gBqIQBBkNAAKAIAIgNBASABdCIGcUUEQCAAIAI2AgBBkNAAIAMgBnI2AgAgAiAANgIYIAIgAjYCCCACIAI2AgwMAQsgBUEZIAFBAXZrQQAgAUEfRxt0IQEgACgCACEDAkADQCADIgAoAgRBeHEgBUYNASABQR12IQMgAUEBdCEBIAAgA0EEcWpBEGoiBigCACIDDQALIAYgAjYCACACIAA2AhggAiACNgIMIAIgAjYCCAwBCyAAKAIIIgEgAjYCDCAAIAI2AgggAkEANgIYIAIgADYCDCACIAE2AggLQZjQACgCACIBIARNDQBBpNAAKAIAIgAgBGoiAiABIARrIgFBAXI2AgRBmNAAIAE2AgBBpNAAIAI2AgAgACAEQQNyNgIEIABBCGohAQwIC0EAIQFB/NMAQTA2AgAMBwtBACEACyAHRQ0AAkAgBigCHCICQQJ0QbzSAGoiAygCACAGRgRAIAMgADYCACAADQFBkNAAQZDQACgCAEF+IAJ3cTYCAAwCCyAHQRBBFCAHKAIQIAZGG2ogADYCACAARQ0BCyAAIAc2AhggBigCECICBEAgACACNgIQIAIgADYCGAsgBkEUaigCACICRQ0AIABBFGogAjYCACACIAA2AhgLIAEgCGohASAGIAhqIgYoAgQhBQsgBiAFQX5xNgIEIAEgBGogATYCACAEIAFBAXI2AgQgAUH/AU0EQCABQXhxQbTQAGohAAJ/QYzQACgCACICQQEgAUEDdnQiAXFFBEBBjNAAIAEgAnI2AgAgAAwBCyAAKAIICyIBIAQ2AgwgACAENgIIIAQgADYCDCAEIAE2AggMAQtBHyEFIAFB////B00EQCABQSYgAUEIdmciAGt2QQFxIABBAXRrQT5qIQULIAQgBTYCHCAEQgA3AhAgBUECdEG80gBqIQBBkNAAKAIAIgJBASAFdCIDcUUEQCAAIAQ2AgBBkNAAIAIgA3I2AgAgBCAANgIYIAQgBDYCCCAEIAQ2AgwMAQsgAUEZIAVBAXZrQQAgBUEfRxt0IQUgACgCACEAAkADQCAAIgIoAgRBeHEgAUYNASAFQR12IQAgBUEBdCEFIAIgAEEEcWpBEGoiAygCACIADQALIAMgBDYCACAEIAI2AhggBCAENgIMIAQgBDYCCAwBCyACKAIIIgAgBDYCDCACIAQ2AgggBEEANgIYIAQgAjYCDCAEIAA2AggLIAlBCGohAQwCCwJAIAdFDQACQCADKAIcIgFBAnRBvNIAaiICKAIAIANGBEAgAiAANgIAIAANAUGQ0AAgCEF+IAF3cSIINgIADAILIAdBEEEUIAcoAhAgA0YbaiAANgIAIABFDQELIAAgBzYCGCADKAIQIgEEQCAAIAE2AhAgASAANgIYCyADQRRqKAIAIgFFDQAgAEEUaiABNgIAIAEgADYCGAsCQCAFQQ9NBEAgAyAEIAVqIgBBA3I2AgQgACADaiIAIAAoAgRBAXI2AgQMAQsgAyAEaiICIAVBAXI2AgQgAyAEQQNyNgIEIAIgBWogBTYCACAFQf8BTQRAIAVBeHFBtNAAaiEAAn9BjNAAKAIAIgFBASAFQQN2dCIFcUUEQEGM0AAgASAFcjYCACAADAELIAAoAggLIgEgAjYCDCAAIAI2AgggAiAANgIMIAIgATYCCAwBC0EfIQEgBUH///8HTQRAIAVBJiAFQQh2ZyIAa3ZBAXEgAEEBdGtBPmohAQsgAiABNgIcIAJCADcCECABQQJ0QbzSAGohAEEBIAF0IgQgCHFFBEAgACACNgIAQZDQACAEIAhyNgIAIAIgADYCGCACIAI2AgggAiACNgIMDAELIAVBGSABQQF2a0EAIAFBH0cbdCEBIAAoAgAhBAJAA0AgBCIAKAIEQXhxIAVGDQEgAUEddiEEIAFBAXQhASAAIARBBHFqQRBqIgYoAgAiBA0ACyAGIAI2AgAgAiAANgIYIAIgAjYCDCACIAI2AggMAQsgACgCCCIBIAI2AgwgACACNgIIIAJBADYCGCACIAA2AgwgAiABNgIICyADQQhqIQEMAQsCQCAJRQ0AAkAgACgCHCIBQQJ0QbzSAGoiAigCACAARgRAIAIgAzYCACADDQFBkNAAIAtBfiABd3E2AgAMAgsgCUEQQRQgCSgCECAARhtqIAM2AgAgA0UNAQsgAyAJNgIYIAAoAhAiAQRAIAMgATYCECABIAM2AhgLIABBFGooAgAiAUUNACADQRRqIAE2AgAgASADNgIYCwJAIAVBD00EQCAAIAQgBWoiAUEDcjYCBCAAIAFqIgEgASgCBEEBcjYCBAwBCyAAIARqIgcgBUEBcjYCBCAAIARBA3I2AgQgBSAHaiAFNgIAIAgEQCAIQXhxQbTQAGohAUGg0AAoAgAhAwJ/QQEgCEEDdnQiAiAGcUUEQEGM0AAgAiAGcjYCACABDAELIAEoAggLIgIgAzYCDCABIAM2AgggAyABNgIMIAMgAjYCCAtBoNAAIAc2AgBBlNAAIAU2AgALIABBCGohAQsgCkEQaiQAIAELQwAgAEUEQD8AQRB0DwsCQCAAQf//A3ENACAAQQBIDQAgAEEQdkAAIgBBf0YEQEH80wBBMDYCAEF/DwsgAEEQdA8LAAsL3D8iAEGACAsJAQAAAAIAAAADAEGUCAsFBAAAAAUAQaQICwkGAAAABwAAAAgAQdwIC4otSW52YWxpZCBjaGFyIGluIHVybCBxdWVyeQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2JvZHkAQ29udGVudC1MZW5ndGggb3ZlcmZsb3cAQ2h1bmsgc2l6ZSBvdmVyZmxvdwBSZXNwb25zZSBvdmVyZmxvdwBJbnZhbGlkIG1ldGhvZCBmb3IgSFRUUC94LnggcmVxdWVzdABJbnZhbGlkIG1ldGhvZCBmb3IgUlRTUC94LnggcmVxdWVzdABFeHBlY3RlZCBTT1VSQ0UgbWV0aG9kIGZvciBJQ0UveC54IHJlcXVlc3QASW52YWxpZCBjaGFyIGluIHVybCBmcmFnbWVudCBzdGFydABFeHBlY3RlZCBkb3QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9zdGF0dXMASW52YWxpZCByZXNwb25zZSBzdGF0dXMASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucwBVc2VyIGNhbGxiYWNrIGVycm9yAGBvbl9yZXNldGAgY2FsbGJhY2sgZXJyb3IAYG9uX2NodW5rX2hlYWRlcmAgY2FsbGJhY2sgZXJyb3IAYG9uX21lc3NhZ2VfYmVnaW5gIGNhbGxiYWNrIGVycm9yAGBvbl9jaHVua19leHRlbnNpb25fdmFsdWVgIGNhbGxiYWNrIGVycm9yAGBvbl9zdGF0dXNfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl92ZXJzaW9uX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fdXJsX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGVgIGNhbGxiYWNrIGVycm9yAGBvbl9tZXNzYWdlX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fbWV0aG9kX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlYCBjYWxsYmFjayBlcnJvcgBgb25fY2h1bmtfZXh0ZW5zaW9uX25hbWVgIGNhbGxiYWNrIGVycm9yAFVuZXhwZWN0ZWQgY2hhciBpbiB1cmwgc2VydmVyAEludmFsaWQgaGVhZGVyIHZhbHVlIGNoYXIASW52YWxpZCBoZWFkZXIgZmllbGQgY2hhcgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3ZlcnNpb24ASW52YWxpZCBtaW5vciB2ZXJzaW9uAEludmFsaWQgbWFqb3IgdmVyc2lvbgBFeHBlY3RlZCBzcGFjZSBhZnRlciB2ZXJzaW9uAEV4cGVjdGVkIENSTEYgYWZ0ZXIgdmVyc2lvbgBJbnZhbGlkIEhUVFAgdmVyc2lvbgBJbnZhbGlkIGhlYWRlciB0b2tlbgBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX3VybABJbnZhbGlkIGNoYXJhY3RlcnMgaW4gdXJsAFVuZXhwZWN0ZWQgc3RhcnQgY2hhciBpbiB1cmwARG91YmxlIEAgaW4gdXJsAEVtcHR5IENvbnRlbnQtTGVuZ3RoAEludmFsaWQgY2hhcmFjdGVyIGluIENvbnRlbnQtTGVuZ3RoAER1cGxpY2F0ZSBDb250ZW50LUxlbmd0aABJbnZhbGlkIGNoYXIgaW4gdXJsIHBhdGgAQ29udGVudC1MZW5ndGggY2FuJ3QgYmUgcHJlc2VudCB3aXRoIFRyYW5zZmVyLUVuY29kaW5nAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIHNpemUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfdmFsdWUAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9jaHVua19leHRlbnNpb25fdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyB2YWx1ZQBNaXNzaW5nIGV4cGVjdGVkIExGIGFmdGVyIGhlYWRlciB2YWx1ZQBJbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AgaGVhZGVyIHZhbHVlAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgcXVvdGUgdmFsdWUASW52YWxpZCBjaGFyYWN0ZXIgaW4gY2h1bmsgZXh0ZW5zaW9ucyBxdW90ZWQgdmFsdWUAUGF1c2VkIGJ5IG9uX2hlYWRlcnNfY29tcGxldGUASW52YWxpZCBFT0Ygc3RhdGUAb25fcmVzZXQgcGF1c2UAb25fY2h1bmtfaGVhZGVyIHBhdXNlAG9uX21lc3NhZ2VfYmVnaW4gcGF1c2UAb25fY2h1bmtfZXh0ZW5zaW9uX3ZhbHVlIHBhdXNlAG9uX3N0YXR1c19jb21wbGV0ZSBwYXVzZQBvbl92ZXJzaW9uX2NvbXBsZXRlIHBhdXNlAG9uX3VybF9jb21wbGV0ZSBwYXVzZQBvbl9jaHVua19jb21wbGV0ZSBwYXVzZQBvbl9oZWFkZXJfdmFsdWVfY29tcGxldGUgcGF1c2UAb25fbWVzc2FnZV9jb21wbGV0ZSBwYXVzZQBvbl9tZXRob2RfY29tcGxldGUgcGF1c2UAb25faGVhZGVyX2ZpZWxkX2NvbXBsZXRlIHBhdXNlAG9uX2NodW5rX2V4dGVuc2lvbl9uYW1lIHBhdXNlAFVuZXhwZWN0ZWQgc3BhY2UgYWZ0ZXIgc3RhcnQgbGluZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX2NodW5rX2V4dGVuc2lvbl9uYW1lAEludmFsaWQgY2hhcmFjdGVyIGluIGNodW5rIGV4dGVuc2lvbnMgbmFtZQBQYXVzZSBvbiBDT05ORUNUL1VwZ3JhZGUAUGF1c2Ugb24gUFJJL1VwZ3JhZGUARXhwZWN0ZWQgSFRUUC8yIENvbm5lY3Rpb24gUHJlZmFjZQBTcGFuIGNhbGxiYWNrIGVycm9yIGluIG9uX21ldGhvZABFeHBlY3RlZCBzcGFjZSBhZnRlciBtZXRob2QAU3BhbiBjYWxsYmFjayBlcnJvciBpbiBvbl9oZWFkZXJfZmllbGQAUGF1c2VkAEludmFsaWQgd29yZCBlbmNvdW50ZXJlZABJbnZhbGlkIG1ldGhvZCBlbmNvdW50ZXJlZABVbmV4cGVjdGVkIGNoYXIgaW4gdXJsIHNjaGVtYQBSZXF1ZXN0IGhhcyBpbnZhbGlkIGBUcmFuc2Zlci1FbmNvZGluZ2AAU1dJVENIX1BST1hZAFVTRV9QUk9YWQBNS0FDVElWSVRZAFVOUFJPQ0VTU0FCTEVfRU5USVRZAENPUFkATU9WRURfUEVSTUFORU5UTFkAVE9PX0VBUkxZAE5PVElGWQBGQUlMRURfREVQRU5ERU5DWQBCQURfR0FURVdBWQBQTEFZAFBVVABDSEVDS09VVABHQVRFV0FZX1RJTUVPVVQAUkVRVUVTVF9USU1FT1VUAE5FVFdPUktfQ09OTkVDVF9USU1FT1VUAENPTk5FQ1RJT05fVElNRU9VVABMT0dJTl9USU1FT1VUAE5FVFdPUktfUkVBRF9USU1FT1VUAFBPU1QATUlTRElSRUNURURfUkVRVUVTVABDTElFTlRfQ0xPU0VEX1JFUVVFU1QAQ0xJRU5UX0NMT1NFRF9MT0FEX0JBTEFOQ0VEX1JFUVVFU1QAQkFEX1JFUVVFU1QASFRUUF9SRVFVRVNUX1NFTlRfVE9fSFRUUFNfUE9SVABSRVBPUlQASU1fQV9URUFQT1QAUkVTRVRfQ09OVEVOVABOT19DT05URU5UAFBBUlRJQUxfQ09OVEVOVABIUEVfSU5WQUxJRF9DT05TVEFOVABIUEVfQ0JfUkVTRVQAR0VUAEhQRV9TVFJJQ1QAQ09ORkxJQ1QAVEVNUE9SQVJZX1JFRElSRUNUAFBFUk1BTkVOVF9SRURJUkVDVABDT05ORUNUAE1VTFRJX1NUQVRVUwBIUEVfSU5WQUxJRF9TVEFUVVMAVE9PX01BTllfUkVRVUVTVFMARUFSTFlfSElOVFMAVU5BVkFJTEFCTEVfRk9SX0xFR0FMX1JFQVNPTlMAT1BUSU9OUwBTV0lUQ0hJTkdfUFJPVE9DT0xTAFZBUklBTlRfQUxTT19ORUdPVElBVEVTAE1VTFRJUExFX0NIT0lDRVMASU5URVJOQUxfU0VSVkVSX0VSUk9SAFdFQl9TRVJWRVJfVU5LTk9XTl9FUlJPUgBSQUlMR1VOX0VSUk9SAElERU5USVRZX1BST1ZJREVSX0FVVEhFTlRJQ0FUSU9OX0VSUk9SAFNTTF9DRVJUSUZJQ0FURV9FUlJPUgBJTlZBTElEX1hfRk9SV0FSREVEX0ZPUgBTRVRfUEFSQU1FVEVSAEdFVF9QQVJBTUVURVIASFBFX1VTRVIAU0VFX09USEVSAEhQRV9DQl9DSFVOS19IRUFERVIATUtDQUxFTkRBUgBTRVRVUABXRUJfU0VSVkVSX0lTX0RPV04AVEVBUkRPV04ASFBFX0NMT1NFRF9DT05ORUNUSU9OAEhFVVJJU1RJQ19FWFBJUkFUSU9OAERJU0NPTk5FQ1RFRF9PUEVSQVRJT04ATk9OX0FVVEhPUklUQVRJVkVfSU5GT1JNQVRJT04ASFBFX0lOVkFMSURfVkVSU0lPTgBIUEVfQ0JfTUVTU0FHRV9CRUdJTgBTSVRFX0lTX0ZST1pFTgBIUEVfSU5WQUxJRF9IRUFERVJfVE9LRU4ASU5WQUxJRF9UT0tFTgBGT1JCSURERU4ARU5IQU5DRV9ZT1VSX0NBTE0ASFBFX0lOVkFMSURfVVJMAEJMT0NLRURfQllfUEFSRU5UQUxfQ09OVFJPTABNS0NPTABBQ0wASFBFX0lOVEVSTkFMAFJFUVVFU1RfSEVBREVSX0ZJRUxEU19UT09fTEFSR0VfVU5PRkZJQ0lBTABIUEVfT0sAVU5MSU5LAFVOTE9DSwBQUkkAUkVUUllfV0lUSABIUEVfSU5WQUxJRF9DT05URU5UX0xFTkdUSABIUEVfVU5FWFBFQ1RFRF9DT05URU5UX0xFTkdUSABGTFVTSABQUk9QUEFUQ0gATS1TRUFSQ0gAVVJJX1RPT19MT05HAFBST0NFU1NJTkcATUlTQ0VMTEFORU9VU19QRVJTSVNURU5UX1dBUk5JTkcATUlTQ0VMTEFORU9VU19XQVJOSU5HAEhQRV9JTlZBTElEX1RSQU5TRkVSX0VOQ09ESU5HAEV4cGVjdGVkIENSTEYASFBFX0lOVkFMSURfQ0hVTktfU0laRQBNT1ZFAENPTlRJTlVFAEhQRV9DQl9TVEFUVVNfQ09NUExFVEUASFBFX0NCX0hFQURFUlNfQ09NUExFVEUASFBFX0NCX1ZFUlNJT05fQ09NUExFVEUASFBFX0NCX1VSTF9DT01QTEVURQBIUEVfQ0JfQ0hVTktfQ09NUExFVEUASFBFX0NCX0hFQURFUl9WQUxVRV9DT01QTEVURQBIUEVfQ0JfQ0hVTktfRVhURU5TSU9OX1ZBTFVFX0NPTVBMRVRFAEhQRV9DQl9DSFVOS19FWFRFTlNJT05fTkFNRV9DT01QTEVURQBIUEVfQ0JfTUVTU0FHRV9DT01QTEVURQBIUEVfQ0JfTUVUSE9EX0NPTVBMRVRFAEhQRV9DQl9IRUFERVJfRklFTERfQ09NUExFVEUAREVMRVRFAEhQRV9JTlZBTElEX0VPRl9TVEFURQBJTlZBTElEX1NTTF9DRVJUSUZJQ0FURQBQQVVTRQBOT19SRVNQT05TRQBVTlNVUFBPUlRFRF9NRURJQV9UWVBFAEdPTkUATk9UX0FDQ0VQVEFCTEUAU0VSVklDRV9VTkFWQUlMQUJMRQBSQU5HRV9OT1RfU0FUSVNGSUFCTEUAT1JJR0lOX0lTX1VOUkVBQ0hBQkxFAFJFU1BPTlNFX0lTX1NUQUxFAFBVUkdFAE1FUkdFAFJFUVVFU1RfSEVBREVSX0ZJRUxEU19UT09fTEFSR0UAUkVRVUVTVF9IRUFERVJfVE9PX0xBUkdFAFBBWUxPQURfVE9PX0xBUkdFAElOU1VGRklDSUVOVF9TVE9SQUdFAEhQRV9QQVVTRURfVVBHUkFERQBIUEVfUEFVU0VEX0gyX1VQR1JBREUAU09VUkNFAEFOTk9VTkNFAFRSQUNFAEhQRV9VTkVYUEVDVEVEX1NQQUNFAERFU0NSSUJFAFVOU1VCU0NSSUJFAFJFQ09SRABIUEVfSU5WQUxJRF9NRVRIT0QATk9UX0ZPVU5EAFBST1BGSU5EAFVOQklORABSRUJJTkQAVU5BVVRIT1JJWkVEAE1FVEhPRF9OT1RfQUxMT1dFRABIVFRQX1ZFUlNJT05fTk9UX1NVUFBPUlRFRABBTFJFQURZX1JFUE9SVEVEAEFDQ0VQVEVEAE5PVF9JTVBMRU1FTlRFRABMT09QX0RFVEVDVEVEAEhQRV9DUl9FWFBFQ1RFRABIUEVfTEZfRVhQRUNURUQAQ1JFQVRFRABJTV9VU0VEAEhQRV9QQVVTRUQAVElNRU9VVF9PQ0NVUkVEAFBBWU1FTlRfUkVRVUlSRUQAUFJFQ09ORElUSU9OX1JFUVVJUkVEAFBST1hZX0FVVEhFTlRJQ0FUSU9OX1JFUVVJUkVEAE5FVFdPUktfQVVUSEVOVElDQVRJT05fUkVRVUlSRUQATEVOR1RIX1JFUVVJUkVEAFNTTF9DRVJUSUZJQ0FURV9SRVFVSVJFRABVUEdSQURFX1JFUVVJUkVEAFBBR0VfRVhQSVJFRABQUkVDT05ESVRJT05fRkFJTEVEAEVYUEVDVEFUSU9OX0ZBSUxFRABSRVZBTElEQVRJT05fRkFJTEVEAFNTTF9IQU5EU0hBS0VfRkFJTEVEAExPQ0tFRABUUkFOU0ZPUk1BVElPTl9BUFBMSUVEAE5PVF9NT0RJRklFRABOT1RfRVhURU5ERUQAQkFORFdJRFRIX0xJTUlUX0VYQ0VFREVEAFNJVEVfSVNfT1ZFUkxPQURFRABIRUFEAEV4cGVjdGVkIEhUVFAvAABeEwAAJhMAADAQAADwFwAAnRMAABUSAAA5FwAA8BIAAAoQAAB1EgAArRIAAIITAABPFAAAfxAAAKAVAAAjFAAAiRIAAIsUAABNFQAA1BEAAM8UAAAQGAAAyRYAANwWAADBEQAA4BcAALsUAAB0FAAAfBUAAOUUAAAIFwAAHxAAAGUVAACjFAAAKBUAAAIVAACZFQAALBAAAIsZAABPDwAA1A4AAGoQAADOEAAAAhcAAIkOAABuEwAAHBMAAGYUAABWFwAAwRMAAM0TAABsEwAAaBcAAGYXAABfFwAAIhMAAM4PAABpDgAA2A4AAGMWAADLEwAAqg4AACgXAAAmFwAAxRMAAF0WAADoEQAAZxMAAGUTAADyFgAAcxMAAB0XAAD5FgAA8xEAAM8OAADOFQAADBIAALMRAAClEQAAYRAAADIXAAC7EwBB+TULAQEAQZA2C+ABAQECAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAQf03CwEBAEGROAteAgMCAgICAgAAAgIAAgIAAgICAgICAgICAgAEAAAAAAACAgICAgICAgICAgICAgICAgICAgICAgICAgAAAAICAgICAgICAgICAgICAgICAgICAgICAgICAgICAAIAAgBB/TkLAQEAQZE6C14CAAICAgICAAACAgACAgACAgICAgICAgICAAMABAAAAAICAgICAgICAgICAgICAgICAgICAgICAgICAAAAAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAAgACAEHwOwsNbG9zZWVlcC1hbGl2ZQBBiTwLAQEAQaA8C+ABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAQYk+CwEBAEGgPgvnAQEBAQEBAQEBAQEBAQIBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBY2h1bmtlZABBsMAAC18BAQABAQEBAQAAAQEAAQEAAQEBAQEBAQEBAQAAAAAAAAABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQBBkMIACyFlY3Rpb25lbnQtbGVuZ3Rob25yb3h5LWNvbm5lY3Rpb24AQcDCAAstcmFuc2Zlci1lbmNvZGluZ3BncmFkZQ0KDQoNClNNDQoNClRUUC9DRS9UU1AvAEH5wgALBQECAAEDAEGQwwAL4AEEAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB+cQACwUBAgABAwBBkMUAC+ABBAEBBQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEAQfnGAAsEAQAAAQBBkccAC98BAQEAAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQBB+sgACwQBAAACAEGQyQALXwMEAAAEBAQEBAQEBAQEBAUEBAQEBAQEBAQEBAQABAAGBwQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEAAQABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQAAAAEAEH6ygALBAEAAAEAQZDLAAsBAQBBqssAC0ECAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAAAAAAAADAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwBB+swACwQBAAABAEGQzQALAQEAQZrNAAsGAgAAAAACAEGxzQALOgMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAAAAAAAAAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMAQfDOAAuWAU5PVU5DRUVDS09VVE5FQ1RFVEVDUklCRUxVU0hFVEVBRFNFQVJDSFJHRUNUSVZJVFlMRU5EQVJWRU9USUZZUFRJT05TQ0hTRUFZU1RBVENIR0VPUkRJUkVDVE9SVFJDSFBBUkFNRVRFUlVSQ0VCU0NSSUJFQVJET1dOQUNFSU5ETktDS1VCU0NSSUJFSFRUUC9BRFRQLw==", "base64");
   }
 });
 
-// node_modules/undici/lib/web/fetch/constants.js
+// ../../main/node_modules/undici/lib/web/fetch/constants.js
 var require_constants4 = __commonJS({
-  "node_modules/undici/lib/web/fetch/constants.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/constants.js"(exports, module) {
     "use strict";
     var corsSafeListedMethods = (
       /** @type {const} */
@@ -39773,9 +39773,9 @@ var require_constants4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/global.js
+// ../../main/node_modules/undici/lib/web/fetch/global.js
 var require_global = __commonJS({
-  "node_modules/undici/lib/web/fetch/global.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/global.js"(exports, module) {
     "use strict";
     var globalOrigin = /* @__PURE__ */ Symbol.for("undici.globalOrigin.1");
     function getGlobalOrigin() {
@@ -39809,9 +39809,9 @@ var require_global = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/data-url.js
+// ../../main/node_modules/undici/lib/web/fetch/data-url.js
 var require_data_url = __commonJS({
-  "node_modules/undici/lib/web/fetch/data-url.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/data-url.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var encoder = new TextEncoder();
@@ -40161,9 +40161,9 @@ var require_data_url = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/webidl.js
+// ../../main/node_modules/undici/lib/web/fetch/webidl.js
 var require_webidl = __commonJS({
-  "node_modules/undici/lib/web/fetch/webidl.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/webidl.js"(exports, module) {
     "use strict";
     var { types, inspect } = __require("node:util");
     var { markAsUncloneable } = __require("node:worker_threads");
@@ -40580,9 +40580,9 @@ var require_webidl = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/util.js
+// ../../main/node_modules/undici/lib/web/fetch/util.js
 var require_util3 = __commonJS({
-  "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
     var { Transform } = __require("node:stream");
     var zlib = __require("node:zlib");
@@ -40980,8 +40980,8 @@ var require_util3 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve19, reject) => {
-        res = resolve19;
+      const promise = new Promise((resolve18, reject) => {
+        res = resolve18;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -41450,9 +41450,9 @@ var require_util3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/symbols.js
+// ../../main/node_modules/undici/lib/web/fetch/symbols.js
 var require_symbols2 = __commonJS({
-  "node_modules/undici/lib/web/fetch/symbols.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/symbols.js"(exports, module) {
     "use strict";
     module.exports = {
       kUrl: /* @__PURE__ */ Symbol("url"),
@@ -41464,9 +41464,9 @@ var require_symbols2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/file.js
+// ../../main/node_modules/undici/lib/web/fetch/file.js
 var require_file = __commonJS({
-  "node_modules/undici/lib/web/fetch/file.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/file.js"(exports, module) {
     "use strict";
     var { Blob: Blob2, File } = __require("node:buffer");
     var { kState } = require_symbols2();
@@ -41527,9 +41527,9 @@ var require_file = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/formdata.js
+// ../../main/node_modules/undici/lib/web/fetch/formdata.js
 var require_formdata = __commonJS({
-  "node_modules/undici/lib/web/fetch/formdata.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/formdata.js"(exports, module) {
     "use strict";
     var { isBlobLike, iteratorMixin } = require_util3();
     var { kState } = require_symbols2();
@@ -41674,9 +41674,9 @@ var require_formdata = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/formdata-parser.js
+// ../../main/node_modules/undici/lib/web/fetch/formdata-parser.js
 var require_formdata_parser = __commonJS({
-  "node_modules/undici/lib/web/fetch/formdata-parser.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/formdata-parser.js"(exports, module) {
     "use strict";
     var { isUSVString, bufferToLowerCasedHeaderName } = require_util2();
     var { utf8DecodeBytes } = require_util3();
@@ -41925,9 +41925,9 @@ var require_formdata_parser = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/body.js
+// ../../main/node_modules/undici/lib/web/fetch/body.js
 var require_body = __commonJS({
-  "node_modules/undici/lib/web/fetch/body.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/body.js"(exports, module) {
     "use strict";
     var util = require_util2();
     var {
@@ -42239,9 +42239,9 @@ Content-Type: ${value.type || "application/octet-stream"}\r
   }
 });
 
-// node_modules/undici/lib/dispatcher/client-h1.js
+// ../../main/node_modules/undici/lib/dispatcher/client-h1.js
 var require_client_h1 = __commonJS({
-  "node_modules/undici/lib/dispatcher/client-h1.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/client-h1.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var util = require_util2();
@@ -43232,12 +43232,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve19, reject) => {
+      const waitForDrain = () => new Promise((resolve18, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve19;
+          callback = resolve18;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -43369,9 +43369,9 @@ ${len.toString(16)}\r
   }
 });
 
-// node_modules/undici/lib/dispatcher/client-h2.js
+// ../../main/node_modules/undici/lib/dispatcher/client-h2.js
 var require_client_h2 = __commonJS({
-  "node_modules/undici/lib/dispatcher/client-h2.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/client-h2.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { errorMonitor } = __require("node:events");
@@ -43907,12 +43907,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve19, reject) => {
+      const waitForDrain = () => new Promise((resolve18, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve19;
+          callback = resolve18;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -43943,9 +43943,9 @@ var require_client_h2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/redirect-handler.js
+// ../../main/node_modules/undici/lib/handler/redirect-handler.js
 var require_redirect_handler = __commonJS({
-  "node_modules/undici/lib/handler/redirect-handler.js"(exports, module) {
+  "../../main/node_modules/undici/lib/handler/redirect-handler.js"(exports, module) {
     "use strict";
     var util = require_util2();
     var { kBodyUsed } = require_symbols();
@@ -44102,9 +44102,9 @@ var require_redirect_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/redirect-interceptor.js
+// ../../main/node_modules/undici/lib/interceptor/redirect-interceptor.js
 var require_redirect_interceptor = __commonJS({
-  "node_modules/undici/lib/interceptor/redirect-interceptor.js"(exports, module) {
+  "../../main/node_modules/undici/lib/interceptor/redirect-interceptor.js"(exports, module) {
     "use strict";
     var RedirectHandler = require_redirect_handler();
     function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections }) {
@@ -44124,9 +44124,9 @@ var require_redirect_interceptor = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/client.js
+// ../../main/node_modules/undici/lib/dispatcher/client.js
 var require_client2 = __commonJS({
-  "node_modules/undici/lib/dispatcher/client.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/client.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var net = __require("node:net");
@@ -44391,16 +44391,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve19) => {
+        return new Promise((resolve18) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve19;
+            this[kClosedResolve] = resolve18;
           } else {
-            resolve19(null);
+            resolve18(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve19) => {
+        return new Promise((resolve18) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -44411,7 +44411,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve19(null);
+            resolve18(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -44462,7 +44462,7 @@ var require_client2 = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve19, reject) => {
+        const socket = await new Promise((resolve18, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -44474,7 +44474,7 @@ var require_client2 = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve19(socket2);
+              resolve18(socket2);
             }
           });
         });
@@ -44626,9 +44626,9 @@ var require_client2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/fixed-queue.js
+// ../../main/node_modules/undici/lib/dispatcher/fixed-queue.js
 var require_fixed_queue = __commonJS({
-  "node_modules/undici/lib/dispatcher/fixed-queue.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/fixed-queue.js"(exports, module) {
     "use strict";
     var kSize = 2048;
     var kMask = kSize - 1;
@@ -44683,9 +44683,9 @@ var require_fixed_queue = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/pool-stats.js
+// ../../main/node_modules/undici/lib/dispatcher/pool-stats.js
 var require_pool_stats = __commonJS({
-  "node_modules/undici/lib/dispatcher/pool-stats.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/pool-stats.js"(exports, module) {
     var { kFree, kConnected, kPending, kQueued, kRunning, kSize } = require_symbols();
     var kPool = /* @__PURE__ */ Symbol("pool");
     var PoolStats = class {
@@ -44715,9 +44715,9 @@ var require_pool_stats = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/pool-base.js
+// ../../main/node_modules/undici/lib/dispatcher/pool-base.js
 var require_pool_base = __commonJS({
-  "node_modules/undici/lib/dispatcher/pool-base.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/pool-base.js"(exports, module) {
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var FixedQueue = require_fixed_queue();
@@ -44810,8 +44810,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve19) => {
-            this[kClosedResolve] = resolve19;
+          await new Promise((resolve18) => {
+            this[kClosedResolve] = resolve18;
           });
         }
       }
@@ -44870,9 +44870,9 @@ var require_pool_base = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/pool.js
+// ../../main/node_modules/undici/lib/dispatcher/pool.js
 var require_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/pool.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/pool.js"(exports, module) {
     "use strict";
     var {
       PoolBase,
@@ -44961,9 +44961,9 @@ var require_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/balanced-pool.js
+// ../../main/node_modules/undici/lib/dispatcher/balanced-pool.js
 var require_balanced_pool = __commonJS({
-  "node_modules/undici/lib/dispatcher/balanced-pool.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/balanced-pool.js"(exports, module) {
     "use strict";
     var {
       BalancedPoolMissingUpstreamError,
@@ -45105,9 +45105,9 @@ var require_balanced_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/agent.js
+// ../../main/node_modules/undici/lib/dispatcher/agent.js
 var require_agent2 = __commonJS({
-  "node_modules/undici/lib/dispatcher/agent.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/agent.js"(exports, module) {
     "use strict";
     var { InvalidArgumentError } = require_errors4();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
@@ -45205,9 +45205,9 @@ var require_agent2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/proxy-agent.js
+// ../../main/node_modules/undici/lib/dispatcher/proxy-agent.js
 var require_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/proxy-agent.js"(exports, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var { URL: URL2 } = __require("node:url");
@@ -45428,9 +45428,9 @@ var require_proxy_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
+// ../../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
 var require_env_http_proxy_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/env-http-proxy-agent.js"(exports, module) {
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
@@ -45564,9 +45564,9 @@ var require_env_http_proxy_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/retry-handler.js
+// ../../main/node_modules/undici/lib/handler/retry-handler.js
 var require_retry_handler = __commonJS({
-  "node_modules/undici/lib/handler/retry-handler.js"(exports, module) {
+  "../../main/node_modules/undici/lib/handler/retry-handler.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { kRetryHandlerDefaultRetry } = require_symbols();
@@ -45913,9 +45913,9 @@ var require_retry_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/dispatcher/retry-agent.js
+// ../../main/node_modules/undici/lib/dispatcher/retry-agent.js
 var require_retry_agent = __commonJS({
-  "node_modules/undici/lib/dispatcher/retry-agent.js"(exports, module) {
+  "../../main/node_modules/undici/lib/dispatcher/retry-agent.js"(exports, module) {
     "use strict";
     var Dispatcher = require_dispatcher();
     var RetryHandler = require_retry_handler();
@@ -45948,9 +45948,9 @@ var require_retry_agent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/readable.js
+// ../../main/node_modules/undici/lib/api/readable.js
 var require_readable = __commonJS({
-  "node_modules/undici/lib/api/readable.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/readable.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable } = __require("node:stream");
@@ -46080,7 +46080,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve19, reject) => {
+        return await new Promise((resolve18, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -46093,7 +46093,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve19(null);
+              resolve18(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -46112,7 +46112,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve18, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -46129,7 +46129,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve19,
+              resolve: resolve18,
               reject,
               length: 0,
               body: []
@@ -46199,18 +46199,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve19, stream, length } = consume2;
+      const { type, body, resolve: resolve18, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve19(chunksDecode(body, length));
+          resolve18(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve19(JSON.parse(chunksDecode(body, length)));
+          resolve18(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve19(chunksConcat(body, length).buffer);
+          resolve18(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve19(new Blob(body, { type: stream[kContentType] }));
+          resolve18(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve19(chunksConcat(body, length));
+          resolve18(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -46241,9 +46241,9 @@ var require_readable = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/util.js
+// ../../main/node_modules/undici/lib/api/util.js
 var require_util4 = __commonJS({
-  "node_modules/undici/lib/api/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/util.js"(exports, module) {
     var assert = __require("node:assert");
     var {
       ResponseStatusCodeError
@@ -46302,9 +46302,9 @@ var require_util4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-request.js
+// ../../main/node_modules/undici/lib/api/api-request.js
 var require_api_request = __commonJS({
-  "node_modules/undici/lib/api/api-request.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/api-request.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { Readable } = require_readable();
@@ -46467,9 +46467,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve18, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -46488,9 +46488,9 @@ var require_api_request = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/abort-signal.js
+// ../../main/node_modules/undici/lib/api/abort-signal.js
 var require_abort_signal = __commonJS({
-  "node_modules/undici/lib/api/abort-signal.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/abort-signal.js"(exports, module) {
     var { addAbortListener } = require_util2();
     var { RequestAbortedError } = require_errors4();
     var kListener = /* @__PURE__ */ Symbol("kListener");
@@ -46539,9 +46539,9 @@ var require_abort_signal = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-stream.js
+// ../../main/node_modules/undici/lib/api/api-stream.js
 var require_api_stream = __commonJS({
-  "node_modules/undici/lib/api/api-stream.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/api-stream.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { finished, PassThrough } = __require("node:stream");
@@ -46692,9 +46692,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve18, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -46712,9 +46712,9 @@ var require_api_stream = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-pipeline.js
+// ../../main/node_modules/undici/lib/api/api-pipeline.js
 var require_api_pipeline = __commonJS({
-  "node_modules/undici/lib/api/api-pipeline.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/api-pipeline.js"(exports, module) {
     "use strict";
     var {
       Readable,
@@ -46912,9 +46912,9 @@ var require_api_pipeline = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-upgrade.js
+// ../../main/node_modules/undici/lib/api/api-upgrade.js
 var require_api_upgrade = __commonJS({
-  "node_modules/undici/lib/api/api-upgrade.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/api-upgrade.js"(exports, module) {
     "use strict";
     var { InvalidArgumentError, SocketError } = require_errors4();
     var { AsyncResource } = __require("node:async_hooks");
@@ -46979,9 +46979,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve18, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -47004,9 +47004,9 @@ var require_api_upgrade = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/api-connect.js
+// ../../main/node_modules/undici/lib/api/api-connect.js
 var require_api_connect = __commonJS({
-  "node_modules/undici/lib/api/api-connect.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/api-connect.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { AsyncResource } = __require("node:async_hooks");
@@ -47073,9 +47073,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve18, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve18(data);
           });
         });
       }
@@ -47094,9 +47094,9 @@ var require_api_connect = __commonJS({
   }
 });
 
-// node_modules/undici/lib/api/index.js
+// ../../main/node_modules/undici/lib/api/index.js
 var require_api = __commonJS({
-  "node_modules/undici/lib/api/index.js"(exports, module) {
+  "../../main/node_modules/undici/lib/api/index.js"(exports, module) {
     "use strict";
     module.exports.request = require_api_request();
     module.exports.stream = require_api_stream();
@@ -47106,9 +47106,9 @@ var require_api = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-errors.js
+// ../../main/node_modules/undici/lib/mock/mock-errors.js
 var require_mock_errors = __commonJS({
-  "node_modules/undici/lib/mock/mock-errors.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-errors.js"(exports, module) {
     "use strict";
     var { UndiciError } = require_errors4();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
@@ -47131,9 +47131,9 @@ var require_mock_errors = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-symbols.js
+// ../../main/node_modules/undici/lib/mock/mock-symbols.js
 var require_mock_symbols = __commonJS({
-  "node_modules/undici/lib/mock/mock-symbols.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-symbols.js"(exports, module) {
     "use strict";
     module.exports = {
       kAgent: /* @__PURE__ */ Symbol("agent"),
@@ -47159,9 +47159,9 @@ var require_mock_symbols = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-utils.js
+// ../../main/node_modules/undici/lib/mock/mock-utils.js
 var require_mock_utils = __commonJS({
-  "node_modules/undici/lib/mock/mock-utils.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-utils.js"(exports, module) {
     "use strict";
     var { MockNotMatchedError } = require_mock_errors();
     var {
@@ -47455,9 +47455,9 @@ var require_mock_utils = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-interceptor.js
+// ../../main/node_modules/undici/lib/mock/mock-interceptor.js
 var require_mock_interceptor = __commonJS({
-  "node_modules/undici/lib/mock/mock-interceptor.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-interceptor.js"(exports, module) {
     "use strict";
     var { getResponseData: getResponseData2, buildKey, addMockDispatch } = require_mock_utils();
     var {
@@ -47617,9 +47617,9 @@ var require_mock_interceptor = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-client.js
+// ../../main/node_modules/undici/lib/mock/mock-client.js
 var require_mock_client = __commonJS({
-  "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
     var { promisify: promisify2 } = __require("node:util");
     var Client = require_client2();
@@ -47670,9 +47670,9 @@ var require_mock_client = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-pool.js
+// ../../main/node_modules/undici/lib/mock/mock-pool.js
 var require_mock_pool = __commonJS({
-  "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
     var { promisify: promisify2 } = __require("node:util");
     var Pool = require_pool();
@@ -47723,9 +47723,9 @@ var require_mock_pool = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/pluralizer.js
+// ../../main/node_modules/undici/lib/mock/pluralizer.js
 var require_pluralizer = __commonJS({
-  "node_modules/undici/lib/mock/pluralizer.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/pluralizer.js"(exports, module) {
     "use strict";
     var singulars = {
       pronoun: "it",
@@ -47754,9 +47754,9 @@ var require_pluralizer = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/pending-interceptors-formatter.js
+// ../../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js
 var require_pending_interceptors_formatter = __commonJS({
-  "node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/pending-interceptors-formatter.js"(exports, module) {
     "use strict";
     var { Transform } = __require("node:stream");
     var { Console } = __require("node:console");
@@ -47795,9 +47795,9 @@ var require_pending_interceptors_formatter = __commonJS({
   }
 });
 
-// node_modules/undici/lib/mock/mock-agent.js
+// ../../main/node_modules/undici/lib/mock/mock-agent.js
 var require_mock_agent = __commonJS({
-  "node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
+  "../../main/node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
     "use strict";
     var { kClients } = require_symbols();
     var Agent = require_agent2();
@@ -47925,9 +47925,9 @@ ${pendingInterceptorsFormatter.format(pending)}
   }
 });
 
-// node_modules/undici/lib/global.js
+// ../../main/node_modules/undici/lib/global.js
 var require_global2 = __commonJS({
-  "node_modules/undici/lib/global.js"(exports, module) {
+  "../../main/node_modules/undici/lib/global.js"(exports, module) {
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors4();
@@ -47956,9 +47956,9 @@ var require_global2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/handler/decorator-handler.js
+// ../../main/node_modules/undici/lib/handler/decorator-handler.js
 var require_decorator_handler = __commonJS({
-  "node_modules/undici/lib/handler/decorator-handler.js"(exports, module) {
+  "../../main/node_modules/undici/lib/handler/decorator-handler.js"(exports, module) {
     "use strict";
     module.exports = class DecoratorHandler {
       #handler;
@@ -47996,9 +47996,9 @@ var require_decorator_handler = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/redirect.js
+// ../../main/node_modules/undici/lib/interceptor/redirect.js
 var require_redirect = __commonJS({
-  "node_modules/undici/lib/interceptor/redirect.js"(exports, module) {
+  "../../main/node_modules/undici/lib/interceptor/redirect.js"(exports, module) {
     "use strict";
     var RedirectHandler = require_redirect_handler();
     module.exports = (opts) => {
@@ -48022,9 +48022,9 @@ var require_redirect = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/retry.js
+// ../../main/node_modules/undici/lib/interceptor/retry.js
 var require_retry = __commonJS({
-  "node_modules/undici/lib/interceptor/retry.js"(exports, module) {
+  "../../main/node_modules/undici/lib/interceptor/retry.js"(exports, module) {
     "use strict";
     var RetryHandler = require_retry_handler();
     module.exports = (globalOpts) => {
@@ -48046,9 +48046,9 @@ var require_retry = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/dump.js
+// ../../main/node_modules/undici/lib/interceptor/dump.js
 var require_dump = __commonJS({
-  "node_modules/undici/lib/interceptor/dump.js"(exports, module) {
+  "../../main/node_modules/undici/lib/interceptor/dump.js"(exports, module) {
     "use strict";
     var util = require_util2();
     var { InvalidArgumentError, RequestAbortedError } = require_errors4();
@@ -48144,9 +48144,9 @@ var require_dump = __commonJS({
   }
 });
 
-// node_modules/undici/lib/interceptor/dns.js
+// ../../main/node_modules/undici/lib/interceptor/dns.js
 var require_dns = __commonJS({
-  "node_modules/undici/lib/interceptor/dns.js"(exports, module) {
+  "../../main/node_modules/undici/lib/interceptor/dns.js"(exports, module) {
     "use strict";
     var { isIP } = __require("node:net");
     var { lookup } = __require("node:dns");
@@ -48433,9 +48433,9 @@ var require_dns = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/headers.js
+// ../../main/node_modules/undici/lib/web/fetch/headers.js
 var require_headers = __commonJS({
-  "node_modules/undici/lib/web/fetch/headers.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/headers.js"(exports, module) {
     "use strict";
     var { kConstruct } = require_symbols();
     var { kEnumerableProperty } = require_util2();
@@ -48877,9 +48877,9 @@ var require_headers = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/response.js
+// ../../main/node_modules/undici/lib/web/fetch/response.js
 var require_response = __commonJS({
-  "node_modules/undici/lib/web/fetch/response.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/response.js"(exports, module) {
     "use strict";
     var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = require_body();
@@ -49276,9 +49276,9 @@ var require_response = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/dispatcher-weakref.js
+// ../../main/node_modules/undici/lib/web/fetch/dispatcher-weakref.js
 var require_dispatcher_weakref = __commonJS({
-  "node_modules/undici/lib/web/fetch/dispatcher-weakref.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/dispatcher-weakref.js"(exports, module) {
     "use strict";
     var { kConnected, kSize } = require_symbols();
     var CompatWeakRef = class {
@@ -49318,9 +49318,9 @@ var require_dispatcher_weakref = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/request.js
+// ../../main/node_modules/undici/lib/web/fetch/request.js
 var require_request2 = __commonJS({
-  "node_modules/undici/lib/web/fetch/request.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/request.js"(exports, module) {
     "use strict";
     var { extractBody, mixinBody, cloneBody, bodyUnusable } = require_body();
     var { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = require_headers();
@@ -50013,9 +50013,9 @@ var require_request2 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fetch/index.js
+// ../../main/node_modules/undici/lib/web/fetch/index.js
 var require_fetch = __commonJS({
-  "node_modules/undici/lib/web/fetch/index.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fetch/index.js"(exports, module) {
     "use strict";
     var {
       makeNetworkError,
@@ -50938,7 +50938,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve19, reject) => agent.dispatch(
+        return new Promise((resolve18, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -51014,7 +51014,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve19({
+              resolve18({
                 status: status2,
                 statusText,
                 headersList,
@@ -51057,7 +51057,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve19({
+              resolve18({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -51078,9 +51078,9 @@ var require_fetch = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fileapi/symbols.js
+// ../../main/node_modules/undici/lib/web/fileapi/symbols.js
 var require_symbols3 = __commonJS({
-  "node_modules/undici/lib/web/fileapi/symbols.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fileapi/symbols.js"(exports, module) {
     "use strict";
     module.exports = {
       kState: /* @__PURE__ */ Symbol("FileReader state"),
@@ -51093,9 +51093,9 @@ var require_symbols3 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fileapi/progressevent.js
+// ../../main/node_modules/undici/lib/web/fileapi/progressevent.js
 var require_progressevent = __commonJS({
-  "node_modules/undici/lib/web/fileapi/progressevent.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fileapi/progressevent.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
     var kState = /* @__PURE__ */ Symbol("ProgressEvent state");
@@ -51161,9 +51161,9 @@ var require_progressevent = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fileapi/encoding.js
+// ../../main/node_modules/undici/lib/web/fileapi/encoding.js
 var require_encoding = __commonJS({
-  "node_modules/undici/lib/web/fileapi/encoding.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fileapi/encoding.js"(exports, module) {
     "use strict";
     function getEncoding(label) {
       if (!label) {
@@ -51447,9 +51447,9 @@ var require_encoding = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fileapi/util.js
+// ../../main/node_modules/undici/lib/web/fileapi/util.js
 var require_util5 = __commonJS({
-  "node_modules/undici/lib/web/fileapi/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fileapi/util.js"(exports, module) {
     "use strict";
     var {
       kState,
@@ -51632,9 +51632,9 @@ var require_util5 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/fileapi/filereader.js
+// ../../main/node_modules/undici/lib/web/fileapi/filereader.js
 var require_filereader = __commonJS({
-  "node_modules/undici/lib/web/fileapi/filereader.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/fileapi/filereader.js"(exports, module) {
     "use strict";
     var {
       staticPropertyDescriptors,
@@ -51891,9 +51891,9 @@ var require_filereader = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/symbols.js
+// ../../main/node_modules/undici/lib/web/cache/symbols.js
 var require_symbols4 = __commonJS({
-  "node_modules/undici/lib/web/cache/symbols.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cache/symbols.js"(exports, module) {
     "use strict";
     module.exports = {
       kConstruct: require_symbols().kConstruct
@@ -51901,9 +51901,9 @@ var require_symbols4 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/util.js
+// ../../main/node_modules/undici/lib/web/cache/util.js
 var require_util6 = __commonJS({
-  "node_modules/undici/lib/web/cache/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cache/util.js"(exports, module) {
     "use strict";
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
@@ -51931,9 +51931,9 @@ var require_util6 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/cache.js
+// ../../main/node_modules/undici/lib/web/cache/cache.js
 var require_cache = __commonJS({
-  "node_modules/undici/lib/web/cache/cache.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cache/cache.js"(exports, module) {
     "use strict";
     var { kConstruct } = require_symbols4();
     var { urlEquals, getFieldValues } = require_util6();
@@ -52476,9 +52476,9 @@ var require_cache = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cache/cachestorage.js
+// ../../main/node_modules/undici/lib/web/cache/cachestorage.js
 var require_cachestorage = __commonJS({
-  "node_modules/undici/lib/web/cache/cachestorage.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cache/cachestorage.js"(exports, module) {
     "use strict";
     var { kConstruct } = require_symbols4();
     var { Cache } = require_cache();
@@ -52586,9 +52586,9 @@ var require_cachestorage = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/constants.js
+// ../../main/node_modules/undici/lib/web/cookies/constants.js
 var require_constants5 = __commonJS({
-  "node_modules/undici/lib/web/cookies/constants.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cookies/constants.js"(exports, module) {
     "use strict";
     var maxAttributeValueSize = 1024;
     var maxNameValuePairSize = 4096;
@@ -52599,9 +52599,9 @@ var require_constants5 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/util.js
+// ../../main/node_modules/undici/lib/web/cookies/util.js
 var require_util7 = __commonJS({
-  "node_modules/undici/lib/web/cookies/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cookies/util.js"(exports, module) {
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i = 0; i < value.length; ++i) {
@@ -52807,9 +52807,9 @@ var require_util7 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/parse.js
+// ../../main/node_modules/undici/lib/web/cookies/parse.js
 var require_parse = __commonJS({
-  "node_modules/undici/lib/web/cookies/parse.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cookies/parse.js"(exports, module) {
     "use strict";
     var { maxNameValuePairSize, maxAttributeValueSize } = require_constants5();
     var { isCTLExcludingHtab } = require_util7();
@@ -52943,9 +52943,9 @@ var require_parse = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/cookies/index.js
+// ../../main/node_modules/undici/lib/web/cookies/index.js
 var require_cookies = __commonJS({
-  "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
     var { stringify: stringify4 } = require_util7();
@@ -53072,9 +53072,9 @@ var require_cookies = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/events.js
+// ../../main/node_modules/undici/lib/web/websocket/events.js
 var require_events = __commonJS({
-  "node_modules/undici/lib/web/websocket/events.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/events.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { kEnumerableProperty } = require_util2();
@@ -53338,9 +53338,9 @@ var require_events = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/constants.js
+// ../../main/node_modules/undici/lib/web/websocket/constants.js
 var require_constants6 = __commonJS({
-  "node_modules/undici/lib/web/websocket/constants.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/constants.js"(exports, module) {
     "use strict";
     var uid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     var staticPropertyDescriptors = {
@@ -53395,9 +53395,9 @@ var require_constants6 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/symbols.js
+// ../../main/node_modules/undici/lib/web/websocket/symbols.js
 var require_symbols5 = __commonJS({
-  "node_modules/undici/lib/web/websocket/symbols.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/symbols.js"(exports, module) {
     "use strict";
     module.exports = {
       kWebSocketURL: /* @__PURE__ */ Symbol("url"),
@@ -53412,9 +53412,9 @@ var require_symbols5 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/util.js
+// ../../main/node_modules/undici/lib/web/websocket/util.js
 var require_util8 = __commonJS({
-  "node_modules/undici/lib/web/websocket/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/util.js"(exports, module) {
     "use strict";
     var { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = require_symbols5();
     var { states, opcodes } = require_constants6();
@@ -53585,9 +53585,9 @@ var require_util8 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/frame.js
+// ../../main/node_modules/undici/lib/web/websocket/frame.js
 var require_frame = __commonJS({
-  "node_modules/undici/lib/web/websocket/frame.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/frame.js"(exports, module) {
     "use strict";
     var { maxUnsigned16Bit } = require_constants6();
     var BUFFER_SIZE = 16386;
@@ -53662,9 +53662,9 @@ var require_frame = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/connection.js
+// ../../main/node_modules/undici/lib/web/websocket/connection.js
 var require_connection = __commonJS({
-  "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants6();
     var {
@@ -53847,9 +53847,9 @@ var require_connection = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/permessage-deflate.js
+// ../../main/node_modules/undici/lib/web/websocket/permessage-deflate.js
 var require_permessage_deflate = __commonJS({
-  "node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/permessage-deflate.js"(exports, module) {
     "use strict";
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util8();
@@ -53929,9 +53929,9 @@ var require_permessage_deflate = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/receiver.js
+// ../../main/node_modules/undici/lib/web/websocket/receiver.js
 var require_receiver = __commonJS({
-  "node_modules/undici/lib/web/websocket/receiver.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/receiver.js"(exports, module) {
     "use strict";
     var { Writable } = __require("node:stream");
     var assert = __require("node:assert");
@@ -54311,9 +54311,9 @@ var require_receiver = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/sender.js
+// ../../main/node_modules/undici/lib/web/websocket/sender.js
 var require_sender = __commonJS({
-  "node_modules/undici/lib/web/websocket/sender.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/sender.js"(exports, module) {
     "use strict";
     var { WebsocketFrameSend } = require_frame();
     var { opcodes, sendHints } = require_constants6();
@@ -54393,9 +54393,9 @@ var require_sender = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/websocket/websocket.js
+// ../../main/node_modules/undici/lib/web/websocket/websocket.js
 var require_websocket = __commonJS({
-  "node_modules/undici/lib/web/websocket/websocket.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/websocket/websocket.js"(exports, module) {
     "use strict";
     var { webidl } = require_webidl();
     var { URLSerializer } = require_data_url();
@@ -54783,9 +54783,9 @@ var require_websocket = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/eventsource/util.js
+// ../../main/node_modules/undici/lib/web/eventsource/util.js
 var require_util9 = __commonJS({
-  "node_modules/undici/lib/web/eventsource/util.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/eventsource/util.js"(exports, module) {
     "use strict";
     function isValidLastEventId(value) {
       return value.indexOf("\0") === -1;
@@ -54798,8 +54798,8 @@ var require_util9 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve19) => {
-        setTimeout(resolve19, ms).unref();
+      return new Promise((resolve18) => {
+        setTimeout(resolve18, ms).unref();
       });
     }
     module.exports = {
@@ -54810,9 +54810,9 @@ var require_util9 = __commonJS({
   }
 });
 
-// node_modules/undici/lib/web/eventsource/eventsource-stream.js
+// ../../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js
 var require_eventsource_stream = __commonJS({
-  "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports, module) {
     "use strict";
     var buffer = __require("node:buffer");
     var { Transform } = __require("node:stream");
@@ -55215,9 +55215,9 @@ ${value}`;
   }
 });
 
-// node_modules/undici/lib/web/eventsource/eventsource.js
+// ../../main/node_modules/undici/lib/web/eventsource/eventsource.js
 var require_eventsource = __commonJS({
-  "node_modules/undici/lib/web/eventsource/eventsource.js"(exports, module) {
+  "../../main/node_modules/undici/lib/web/eventsource/eventsource.js"(exports, module) {
     "use strict";
     var { pipeline } = __require("node:stream");
     var { fetching } = require_fetch();
@@ -55515,9 +55515,9 @@ var require_eventsource = __commonJS({
   }
 });
 
-// node_modules/undici/index.js
+// ../../main/node_modules/undici/index.js
 var require_undici = __commonJS({
-  "node_modules/undici/index.js"(exports, module) {
+  "../../main/node_modules/undici/index.js"(exports, module) {
     "use strict";
     var Client = require_client2();
     var Dispatcher = require_dispatcher();
@@ -55657,9 +55657,9 @@ var require_undici = __commonJS({
   }
 });
 
-// node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+// ../../main/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
 var require_lib3 = __commonJS({
-  "node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js"(exports) {
+  "../../main/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m2, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -55700,11 +55700,11 @@ var require_lib3 = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
-        return value instanceof P2 ? value : new P2(function(resolve19) {
-          resolve19(value);
+        return value instanceof P2 ? value : new P2(function(resolve18) {
+          resolve18(value);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve19, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve18, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -55720,7 +55720,7 @@ var require_lib3 = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve19(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve18(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -55807,26 +55807,26 @@ var require_lib3 = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve18) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve19(output.toString());
+              resolve18(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve18) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve19(Buffer.concat(chunks));
+              resolve18(Buffer.concat(chunks));
             });
           }));
         });
@@ -56034,14 +56034,14 @@ var require_lib3 = __commonJS({
        */
       requestRaw(info, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve18, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve19(res);
+                resolve18(res);
               }
             }
             this.requestRawWithCallback(info, data, callbackForResult);
@@ -56285,12 +56285,12 @@ var require_lib3 = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve19) => setTimeout(() => resolve19(), ms));
+          return new Promise((resolve18) => setTimeout(() => resolve18(), ms));
         });
       }
       _processResponse(res, options2) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve18, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -56298,7 +56298,7 @@ var require_lib3 = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve19(response);
+              resolve18(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -56337,7 +56337,7 @@ var require_lib3 = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve19(response);
+              resolve18(response);
             }
           }));
         });
@@ -56348,9 +56348,9 @@ var require_lib3 = __commonJS({
   }
 });
 
-// node_modules/@octokit/request/node_modules/content-type/dist/index.js
+// ../../main/node_modules/@octokit/request/node_modules/content-type/dist/index.js
 var require_dist2 = __commonJS({
-  "node_modules/@octokit/request/node_modules/content-type/dist/index.js"(exports) {
+  "../../main/node_modules/@octokit/request/node_modules/content-type/dist/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.format = format;
@@ -56487,9 +56487,9 @@ var require_dist2 = __commonJS({
   }
 });
 
-// node_modules/bottleneck/light.js
+// ../../main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports, module) {
+  "../../main/node_modules/bottleneck/light.js"(exports, module) {
     (function(global2, factory) {
       typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports, (function() {
@@ -56940,8 +56940,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve19, reject) {
-            return setTimeout(resolve19, t);
+          return new this.Promise(function(resolve18, reject) {
+            return setTimeout(resolve18, t);
           });
         }
         computePenalty() {
@@ -57152,15 +57152,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve19, returned, task;
+          var args, cb, error, reject, resolve18, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve19, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve18, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve19(returned);
+                  return resolve18(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -57175,13 +57175,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve19;
-          resolve19 = reject = null;
+          var promise, reject, resolve18;
+          resolve18 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve19 = _resolve;
+            resolve18 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve19, reject });
+          this._queue.push({ task, args, resolve: resolve18, reject });
           this._tryToRun();
           return promise;
         }
@@ -57582,14 +57582,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve19, reject) => {
+              return new this.Promise((resolve18, reject) => {
                 if (finished()) {
-                  return resolve19();
+                  return resolve18();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve19();
+                      return resolve18();
                     }
                   });
                 }
@@ -57682,9 +57682,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve19, reject) {
+              return new this.Promise(function(resolve18, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve19)(args3);
+                  return (args3[0] != null ? reject : resolve18)(args3);
                 });
               });
             };
@@ -57806,9 +57806,9 @@ var require_light = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/util.js
+// ../../main/node_modules/prom-client/lib/util.js
 var require_util10 = __commonJS({
-  "node_modules/prom-client/lib/util.js"(exports) {
+  "../../main/node_modules/prom-client/lib/util.js"(exports) {
     "use strict";
     exports.getValueAsString = function getValueString(value) {
       if (Number.isNaN(value)) {
@@ -57910,9 +57910,9 @@ var require_util10 = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/registry.js
+// ../../main/node_modules/prom-client/lib/registry.js
 var require_registry = __commonJS({
-  "node_modules/prom-client/lib/registry.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/registry.js"(exports, module) {
     "use strict";
     var { getValueAsString } = require_util10();
     var Registry2 = class _Registry {
@@ -58099,9 +58099,9 @@ var require_registry = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/validation.js
+// ../../main/node_modules/prom-client/lib/validation.js
 var require_validation3 = __commonJS({
-  "node_modules/prom-client/lib/validation.js"(exports) {
+  "../../main/node_modules/prom-client/lib/validation.js"(exports) {
     "use strict";
     var util = __require("util");
     var metricRegexp = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -58126,9 +58126,9 @@ var require_validation3 = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metric.js
+// ../../main/node_modules/prom-client/lib/metric.js
 var require_metric = __commonJS({
-  "node_modules/prom-client/lib/metric.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metric.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
     var { isObject } = require_util10();
@@ -58189,9 +58189,9 @@ var require_metric = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/exemplar.js
+// ../../main/node_modules/prom-client/lib/exemplar.js
 var require_exemplar = __commonJS({
-  "node_modules/prom-client/lib/exemplar.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/exemplar.js"(exports, module) {
     "use strict";
     var Exemplar = class {
       constructor(labelSet = {}, value = null) {
@@ -58222,9 +58222,9 @@ var require_exemplar = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/counter.js
+// ../../main/node_modules/prom-client/lib/counter.js
 var require_counter = __commonJS({
-  "node_modules/prom-client/lib/counter.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/counter.js"(exports, module) {
     "use strict";
     var util = __require("util");
     var {
@@ -58356,9 +58356,9 @@ var require_counter = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/gauge.js
+// ../../main/node_modules/prom-client/lib/gauge.js
 var require_gauge = __commonJS({
-  "node_modules/prom-client/lib/gauge.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/gauge.js"(exports, module) {
     "use strict";
     var util = __require("util");
     var {
@@ -58512,9 +58512,9 @@ var require_gauge = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/histogram.js
+// ../../main/node_modules/prom-client/lib/histogram.js
 var require_histogram = __commonJS({
-  "node_modules/prom-client/lib/histogram.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/histogram.js"(exports, module) {
     "use strict";
     var util = __require("util");
     var {
@@ -58821,9 +58821,9 @@ var require_histogram = __commonJS({
   }
 });
 
-// node_modules/bintrees/lib/treebase.js
+// ../../main/node_modules/bintrees/lib/treebase.js
 var require_treebase = __commonJS({
-  "node_modules/bintrees/lib/treebase.js"(exports, module) {
+  "../../main/node_modules/bintrees/lib/treebase.js"(exports, module) {
     function TreeBase() {
     }
     TreeBase.prototype.clear = function() {
@@ -59004,9 +59004,9 @@ var require_treebase = __commonJS({
   }
 });
 
-// node_modules/bintrees/lib/rbtree.js
+// ../../main/node_modules/bintrees/lib/rbtree.js
 var require_rbtree = __commonJS({
-  "node_modules/bintrees/lib/rbtree.js"(exports, module) {
+  "../../main/node_modules/bintrees/lib/rbtree.js"(exports, module) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -59162,9 +59162,9 @@ var require_rbtree = __commonJS({
   }
 });
 
-// node_modules/bintrees/lib/bintree.js
+// ../../main/node_modules/bintrees/lib/bintree.js
 var require_bintree = __commonJS({
-  "node_modules/bintrees/lib/bintree.js"(exports, module) {
+  "../../main/node_modules/bintrees/lib/bintree.js"(exports, module) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -59245,9 +59245,9 @@ var require_bintree = __commonJS({
   }
 });
 
-// node_modules/bintrees/index.js
+// ../../main/node_modules/bintrees/index.js
 var require_bintrees = __commonJS({
-  "node_modules/bintrees/index.js"(exports, module) {
+  "../../main/node_modules/bintrees/index.js"(exports, module) {
     module.exports = {
       RBTree: require_rbtree(),
       BinTree: require_bintree()
@@ -59255,9 +59255,9 @@ var require_bintrees = __commonJS({
   }
 });
 
-// node_modules/tdigest/tdigest.js
+// ../../main/node_modules/tdigest/tdigest.js
 var require_tdigest = __commonJS({
-  "node_modules/tdigest/tdigest.js"(exports, module) {
+  "../../main/node_modules/tdigest/tdigest.js"(exports, module) {
     var RBTree = require_bintrees().RBTree;
     function TDigest(delta, K2, CX) {
       this.discrete = delta === false;
@@ -59514,9 +59514,9 @@ var require_tdigest = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/timeWindowQuantiles.js
+// ../../main/node_modules/prom-client/lib/timeWindowQuantiles.js
 var require_timeWindowQuantiles = __commonJS({
-  "node_modules/prom-client/lib/timeWindowQuantiles.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/timeWindowQuantiles.js"(exports, module) {
     "use strict";
     var { TDigest } = require_tdigest();
     var TimeWindowQuantiles = class {
@@ -59570,9 +59570,9 @@ var require_timeWindowQuantiles = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/summary.js
+// ../../main/node_modules/prom-client/lib/summary.js
 var require_summary = __commonJS({
-  "node_modules/prom-client/lib/summary.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/summary.js"(exports, module) {
     "use strict";
     var util = __require("util");
     var { getLabels, hashObject, removeLabels } = require_util10();
@@ -59755,9 +59755,9 @@ var require_summary = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/pushgateway.js
+// ../../main/node_modules/prom-client/lib/pushgateway.js
 var require_pushgateway = __commonJS({
-  "node_modules/prom-client/lib/pushgateway.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/pushgateway.js"(exports, module) {
     "use strict";
     var url = __require("url");
     var http = __require("http");
@@ -59808,7 +59808,7 @@ var require_pushgateway = __commonJS({
       const options2 = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve18, reject) => {
         if (method === "DELETE" && options2.headers) {
           delete options2.headers["Content-Encoding"];
         }
@@ -59824,7 +59824,7 @@ var require_pushgateway = __commonJS({
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
-              resolve19({ resp, body });
+              resolve18({ resp, body });
             }
           });
         });
@@ -59864,9 +59864,9 @@ var require_pushgateway = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/bucketGenerators.js
+// ../../main/node_modules/prom-client/lib/bucketGenerators.js
 var require_bucketGenerators = __commonJS({
-  "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
+  "../../main/node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
     exports.linearBuckets = (start, width, count2) => {
       if (count2 < 1) {
@@ -59898,9 +59898,9 @@ var require_bucketGenerators = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/types.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/diag/types.cjs
 var require_types3 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports) {
     var DiagLogLevel = /* @__PURE__ */ (function(DiagLogLevel2) {
       DiagLogLevel2[DiagLogLevel2["NONE"] = 0] = "NONE";
       DiagLogLevel2[DiagLogLevel2["ERROR"] = 30] = "ERROR";
@@ -59915,17 +59915,17 @@ var require_types3 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/version.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/version.cjs
 var require_version = __commonJS({
-  "node_modules/@opentelemetry/api/dist/version.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/version.cjs"(exports) {
     var VERSION9 = "1.10.0";
     exports.VERSION = VERSION9;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/internal/semver.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs
 var require_semver2 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports) {
     var require_version3 = require_version();
     var re2 = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
     function _makeCompatibilityCheck(ownVersion) {
@@ -59977,9 +59977,9 @@ var require_semver2 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
 var require_global_utils = __commonJS({
-  "node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports) {
     var require_version3 = require_version();
     var require_semver3 = require_semver2();
     var major = require_version3.VERSION.split(".")[0];
@@ -60031,9 +60031,9 @@ var require_global_utils = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
 var require_ComponentLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var DiagComponentLogger = class {
       constructor(props) {
@@ -60064,9 +60064,9 @@ var require_ComponentLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
 var require_logLevelLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports) {
     require_types3();
     function createLogLevelDiagLogger(maxLevel, logger) {
       if (maxLevel < 0) maxLevel = 0;
@@ -60090,9 +60090,9 @@ var require_logLevelLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/diag.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/api/diag.cjs
 var require_diag = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_ComponentLogger2 = require_ComponentLogger();
     require_types3();
@@ -60154,9 +60154,9 @@ var require_diag = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
 var require_baggage_impl = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports) {
     var BaggageImpl = class BaggageImpl2 {
       constructor(entries) {
         this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -60192,17 +60192,17 @@ var require_baggage_impl = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
 var require_symbol = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports) {
     var baggageEntryMetadataSymbol = /* @__PURE__ */ Symbol("BaggageEntryMetadata");
     exports.baggageEntryMetadataSymbol = baggageEntryMetadataSymbol;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/utils.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs
 var require_utils5 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports) {
     var require_diag2 = require_diag();
     var require_baggage_impl2 = require_baggage_impl();
     var require_symbol2 = require_symbol();
@@ -60227,9 +60227,9 @@ var require_utils5 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context/context.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/context/context.cjs
 var require_context = __commonJS({
-  "node_modules/@opentelemetry/api/dist/context/context.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/context/context.cjs"(exports) {
     function createContextKey(description) {
       return Symbol.for(description);
     }
@@ -60260,9 +60260,9 @@ var require_context = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
 var require_consoleLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports) {
     var consoleMap = [
       {
         n: "error",
@@ -60317,9 +60317,9 @@ var require_consoleLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
 var require_NoopMeter = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports) {
     var NoopMeter = class {
       constructor() {
       }
@@ -60439,9 +60439,9 @@ var require_NoopMeter = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
 var require_Metric = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports) {
     var ValueType = /* @__PURE__ */ (function(ValueType2) {
       ValueType2[ValueType2["INT"] = 0] = "INT";
       ValueType2[ValueType2["DOUBLE"] = 1] = "DOUBLE";
@@ -60451,9 +60451,9 @@ var require_Metric = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
 var require_NoopLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports) {
     var NoopLogger = class {
       emit(_logRecord) {
       }
@@ -60471,9 +60471,9 @@ var require_NoopLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
 var require_LogRecord = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports) {
     var SeverityNumber = /* @__PURE__ */ (function(SeverityNumber2) {
       SeverityNumber2[SeverityNumber2["UNSPECIFIED"] = 0] = "UNSPECIFIED";
       SeverityNumber2[SeverityNumber2["TRACE"] = 1] = "TRACE";
@@ -60506,9 +60506,9 @@ var require_LogRecord = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
 var require_TextMapPropagator = __commonJS({
-  "node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports) {
     var defaultTextMapGetter = {
       get(carrier, key) {
         if (carrier == null) return;
@@ -60528,9 +60528,9 @@ var require_TextMapPropagator = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
 var require_trace_flags = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports) {
     var TraceFlags = /* @__PURE__ */ (function(TraceFlags2) {
       TraceFlags2[TraceFlags2["NONE"] = 0] = "NONE";
       TraceFlags2[TraceFlags2["SAMPLED"] = 1] = "SAMPLED";
@@ -60540,9 +60540,9 @@ var require_trace_flags = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
 var require_invalid_span_constants = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports) {
     require_trace_flags();
     var INVALID_SPANID = "0000000000000000";
     var INVALID_TRACEID = "00000000000000000000000000000000";
@@ -60557,9 +60557,9 @@ var require_invalid_span_constants = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
 var require_NonRecordingSpan = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports) {
     var require_invalid_span_constants2 = require_invalid_span_constants();
     var NonRecordingSpan = class {
       constructor(spanContext = require_invalid_span_constants2.INVALID_SPAN_CONTEXT) {
@@ -60601,9 +60601,9 @@ var require_NonRecordingSpan = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
 var require_spancontext_utils = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports) {
     require_invalid_span_constants();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var isHex = new Uint8Array([
@@ -60736,9 +60736,9 @@ var require_spancontext_utils = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
 var require_NoopContextManager = __commonJS({
-  "node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports) {
     var require_context3 = require_context();
     var NoopContextManager = class {
       active() {
@@ -60766,9 +60766,9 @@ var require_NoopContextManager = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/context.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/api/context.cjs
 var require_context2 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/context.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/api/context.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopContextManager2 = require_NoopContextManager();
@@ -60864,9 +60864,9 @@ var require_context2 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
 var require_context_utils = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
@@ -60899,9 +60899,9 @@ var require_context_utils = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
 var require_NoopTracer = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports) {
     var require_context3 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var require_context_utils2 = require_context_utils();
@@ -60942,9 +60942,9 @@ var require_NoopTracer = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
 var require_ProxyTracer = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports) {
     var NOOP_TRACER = new (require_NoopTracer()).NoopTracer();
     var ProxyTracer = class {
       constructor(provider, name, version, options2) {
@@ -60976,9 +60976,9 @@ var require_ProxyTracer = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
 var require_span_kind = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports) {
     var SpanKind = /* @__PURE__ */ (function(SpanKind2) {
       SpanKind2[SpanKind2["INTERNAL"] = 0] = "INTERNAL";
       SpanKind2[SpanKind2["SERVER"] = 1] = "SERVER";
@@ -60991,9 +60991,9 @@ var require_span_kind = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/status.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/status.cjs
 var require_status = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports) {
     var SpanStatusCode = /* @__PURE__ */ (function(SpanStatusCode2) {
       SpanStatusCode2[SpanStatusCode2["UNSET"] = 0] = "UNSET";
       SpanStatusCode2[SpanStatusCode2["OK"] = 1] = "OK";
@@ -61004,9 +61004,9 @@ var require_status = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
 var require_tracestate_validators = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports) {
     var VALID_KEY_CHAR_RANGE = "[_0-9a-z-*/]";
     var VALID_KEY_REGEX = new RegExp(`^(?:${`[a-z]${VALID_KEY_CHAR_RANGE}{0,255}`}|${`[a-z0-9]${VALID_KEY_CHAR_RANGE}{0,240}@[a-z]${VALID_KEY_CHAR_RANGE}{0,13}`})$`);
     var VALID_VALUE_BASE_REGEX = /^[ -~]{0,255}[!-~]$/;
@@ -61022,9 +61022,9 @@ var require_tracestate_validators = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
 var require_tracestate_impl = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports) {
     var require_tracestate_validators2 = require_tracestate_validators();
     var MAX_TRACE_STATE_ITEMS = 32;
     var MAX_TRACE_STATE_LEN = 512;
@@ -61090,9 +61090,9 @@ var require_tracestate_impl = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
 var require_utils6 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports) {
     var require_tracestate_impl2 = require_tracestate_impl();
     function createTraceState(rawTraceState) {
       return new require_tracestate_impl2.TraceStateImpl(rawTraceState);
@@ -61101,9 +61101,9 @@ var require_utils6 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
 var require_NoopTracerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports) {
     var require_NoopTracer2 = require_NoopTracer();
     var NoopTracerProvider = class {
       getTracer(_name, _version, _options) {
@@ -61114,9 +61114,9 @@ var require_NoopTracerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
 var require_ProxyTracerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports) {
     var require_ProxyTracer2 = require_ProxyTracer();
     var NOOP_TRACER_PROVIDER = new (require_NoopTracerProvider()).NoopTracerProvider();
     var ProxyTracerProvider = class {
@@ -61146,9 +61146,9 @@ var require_ProxyTracerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
 var require_SamplingResult = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports) {
     var SamplingDecision = /* @__PURE__ */ (function(SamplingDecision2) {
       SamplingDecision2[SamplingDecision2["NOT_RECORD"] = 0] = "NOT_RECORD";
       SamplingDecision2[SamplingDecision2["RECORD"] = 1] = "RECORD";
@@ -61159,25 +61159,25 @@ var require_SamplingResult = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context-api.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/context-api.cjs
 var require_context_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/context-api.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/context-api.cjs"(exports) {
     var context4 = require_context2().ContextAPI.getInstance();
     exports.context = context4;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag-api.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/diag-api.cjs
 var require_diag_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports) {
     var diag = require_diag().DiagAPI.instance();
     exports.diag = diag;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
 var require_NoopLoggerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports) {
     var require_NoopLogger2 = require_NoopLogger();
     var NoopLoggerProvider = class {
       getLogger(_name, _version, _options) {
@@ -61190,9 +61190,9 @@ var require_NoopLoggerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
 var require_ProxyLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports) {
     var require_NoopLogger2 = require_NoopLogger();
     var ProxyLogger = class {
       constructor(provider, name, version, options2) {
@@ -61228,9 +61228,9 @@ var require_ProxyLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
 var require_ProxyLoggerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports) {
     var require_NoopLoggerProvider2 = require_NoopLoggerProvider();
     var require_ProxyLogger2 = require_ProxyLogger();
     var ProxyLoggerProvider = class {
@@ -61266,9 +61266,9 @@ var require_ProxyLoggerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/logs.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/api/logs.cjs
 var require_logs = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_ProxyLoggerProvider2 = require_ProxyLoggerProvider();
@@ -61322,17 +61322,17 @@ var require_logs = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs-api.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/logs-api.cjs
 var require_logs_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports) {
     var logs = require_logs().LogsAPI.getInstance();
     exports.logs = logs;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
 var require_NoopMeterProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports) {
     var require_NoopMeter2 = require_NoopMeter();
     var NoopMeterProvider = class {
       getMeter(_name, _version, _options) {
@@ -61345,9 +61345,9 @@ var require_NoopMeterProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/metrics.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs
 var require_metrics = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopMeterProvider2 = require_NoopMeterProvider();
@@ -61389,17 +61389,17 @@ var require_metrics = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics-api.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs
 var require_metrics_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports) {
     var metrics = require_metrics().MetricsAPI.getInstance();
     exports.metrics = metrics;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
 var require_NoopTextMapPropagator = __commonJS({
-  "node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports) {
     var NoopTextMapPropagator = class {
       /** Noop inject function does nothing */
       inject(_context, _carrier) {
@@ -61416,9 +61416,9 @@ var require_NoopTextMapPropagator = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
 var require_context_helpers = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var BAGGAGE_KEY = require_context3.createContextKey("OpenTelemetry Baggage Key");
@@ -61441,9 +61441,9 @@ var require_context_helpers = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/propagation.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs
 var require_propagation = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_utils7 = require_utils5();
@@ -61512,17 +61512,17 @@ var require_propagation = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation-api.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs
 var require_propagation_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports) {
     var propagation = require_propagation().PropagationAPI.getInstance();
     exports.propagation = propagation;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/trace.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/api/trace.cjs
 var require_trace = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_context_utils2 = require_context_utils();
@@ -61579,17 +61579,17 @@ var require_trace = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace-api.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/trace-api.cjs
 var require_trace_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports) {
     var trace = require_trace().TraceAPI.getInstance();
     exports.trace = trace;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/index.cjs
+// ../../main/node_modules/@opentelemetry/api/dist/index.cjs
 var require_dist3 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/index.cjs"(exports) {
+  "../../main/node_modules/@opentelemetry/api/dist/index.cjs"(exports) {
     Object.defineProperties(exports, {
       __esModule: { value: true },
       [Symbol.toStringTag]: { value: "Module" }
@@ -61660,9 +61660,9 @@ var require_dist3 = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processCpuTotal.js
+// ../../main/node_modules/prom-client/lib/metrics/processCpuTotal.js
 var require_processCpuTotal = __commonJS({
-  "node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports, module) {
     "use strict";
     var OtelApi = require_dist3();
     var Counter2 = require_counter();
@@ -61745,9 +61745,9 @@ var require_processCpuTotal = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processStartTime.js
+// ../../main/node_modules/prom-client/lib/metrics/processStartTime.js
 var require_processStartTime = __commonJS({
-  "node_modules/prom-client/lib/metrics/processStartTime.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processStartTime.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
@@ -61771,9 +61771,9 @@ var require_processStartTime = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
+// ../../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
 var require_osMemoryHeapLinux = __commonJS({
-  "node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs3 = __require("fs");
@@ -61837,9 +61837,9 @@ var require_osMemoryHeapLinux = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
+// ../../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
 var require_safeMemoryUsage = __commonJS({
-  "node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports, module) {
     "use strict";
     function safeMemoryUsage() {
       try {
@@ -61852,9 +61852,9 @@ var require_safeMemoryUsage = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/osMemoryHeap.js
+// ../../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js
 var require_osMemoryHeap = __commonJS({
-  "node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var linuxVariant = require_osMemoryHeapLinux();
@@ -61882,9 +61882,9 @@ var require_osMemoryHeap = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
+// ../../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
 var require_processOpenFileDescriptors = __commonJS({
-  "node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs3 = __require("fs");
@@ -61915,9 +61915,9 @@ var require_processOpenFileDescriptors = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
+// ../../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
 var require_processMaxFileDescriptors = __commonJS({
-  "node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs3 = __require("fs");
@@ -61957,9 +61957,9 @@ var require_processMaxFileDescriptors = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/eventLoopLag.js
+// ../../main/node_modules/prom-client/lib/metrics/eventLoopLag.js
 var require_eventLoopLag = __commonJS({
-  "node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var perf_hooks;
@@ -62087,9 +62087,9 @@ var require_eventLoopLag = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
+// ../../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
 var require_processMetricsHelpers = __commonJS({
-  "node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports, module) {
     "use strict";
     function aggregateByObjectName(list) {
       const data = {};
@@ -62119,9 +62119,9 @@ var require_processMetricsHelpers = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processHandles.js
+// ../../main/node_modules/prom-client/lib/metrics/processHandles.js
 var require_processHandles = __commonJS({
-  "node_modules/prom-client/lib/metrics/processHandles.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processHandles.js"(exports, module) {
     "use strict";
     var { aggregateByObjectName } = require_processMetricsHelpers();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -62164,9 +62164,9 @@ var require_processHandles = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processRequests.js
+// ../../main/node_modules/prom-client/lib/metrics/processRequests.js
 var require_processRequests = __commonJS({
-  "node_modules/prom-client/lib/metrics/processRequests.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processRequests.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var { aggregateByObjectName } = require_processMetricsHelpers();
@@ -62208,9 +62208,9 @@ var require_processRequests = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processResources.js
+// ../../main/node_modules/prom-client/lib/metrics/processResources.js
 var require_processResources = __commonJS({
-  "node_modules/prom-client/lib/metrics/processResources.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/processResources.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -62260,9 +62260,9 @@ var require_processResources = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
+// ../../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
 var require_heapSizeAndUsed = __commonJS({
-  "node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var safeMemoryUsage = require_safeMemoryUsage();
@@ -62316,9 +62316,9 @@ var require_heapSizeAndUsed = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
+// ../../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
 var require_heapSpacesSizeAndUsed = __commonJS({
-  "node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var v8 = __require("v8");
@@ -62368,9 +62368,9 @@ var require_heapSpacesSizeAndUsed = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/version.js
+// ../../main/node_modules/prom-client/lib/metrics/version.js
 var require_version2 = __commonJS({
-  "node_modules/prom-client/lib/metrics/version.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/version.js"(exports, module) {
     "use strict";
     var Gauge2 = require_gauge();
     var version = process.version;
@@ -62401,9 +62401,9 @@ var require_version2 = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/gc.js
+// ../../main/node_modules/prom-client/lib/metrics/gc.js
 var require_gc = __commonJS({
-  "node_modules/prom-client/lib/metrics/gc.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/metrics/gc.js"(exports, module) {
     "use strict";
     var Histogram = require_histogram();
     var perf_hooks;
@@ -62447,9 +62447,9 @@ var require_gc = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/defaultMetrics.js
+// ../../main/node_modules/prom-client/lib/defaultMetrics.js
 var require_defaultMetrics = __commonJS({
-  "node_modules/prom-client/lib/defaultMetrics.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/defaultMetrics.js"(exports, module) {
     "use strict";
     var { isObject } = require_util10();
     var processCpuTotal = require_processCpuTotal();
@@ -62494,9 +62494,9 @@ var require_defaultMetrics = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metricAggregators.js
+// ../../main/node_modules/prom-client/lib/metricAggregators.js
 var require_metricAggregators = __commonJS({
-  "node_modules/prom-client/lib/metricAggregators.js"(exports) {
+  "../../main/node_modules/prom-client/lib/metricAggregators.js"(exports) {
     "use strict";
     var { Grouper, hashObject } = require_util10();
     function AggregatorFactory(aggregatorFn) {
@@ -62567,9 +62567,9 @@ var require_metricAggregators = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/cluster.js
+// ../../main/node_modules/prom-client/lib/cluster.js
 var require_cluster = __commonJS({
-  "node_modules/prom-client/lib/cluster.js"(exports, module) {
+  "../../main/node_modules/prom-client/lib/cluster.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
     var { Grouper } = require_util10();
@@ -62598,13 +62598,13 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve19, reject) => {
-          let settled2 = false;
+        return new Promise((resolve18, reject) => {
+          let settled = false;
           function done(err, result) {
-            if (settled2) return;
-            settled2 = true;
+            if (settled) return;
+            settled = true;
             if (err) reject(err);
-            else resolve19(result);
+            else resolve18(result);
           }
           const request2 = {
             responses: [],
@@ -62738,9 +62738,9 @@ var require_cluster = __commonJS({
   }
 });
 
-// node_modules/prom-client/index.js
+// ../../main/node_modules/prom-client/index.js
 var require_prom_client = __commonJS({
-  "node_modules/prom-client/index.js"(exports) {
+  "../../main/node_modules/prom-client/index.js"(exports) {
     "use strict";
     exports.register = require_registry().globalRegistry;
     exports.Registry = require_registry();
@@ -62968,56 +62968,6 @@ var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or 
 // src/cli/commands/analyze.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 import { resolve as resolve2 } from "node:path";
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m2 ? parseRunName(name, m2[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
 
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
@@ -63358,263 +63308,6 @@ function sumCounters(series) {
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
 
-// src/analysis/rollout-error.ts
-var MIN_ERROR_BLOCKS = 4;
-function settled(steady, now) {
-  const ds = steady.flatMap((b2) => Array(Math.min(b2.n, 50)).fill(b2.duration)).sort((a, b2) => a - b2);
-  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
-  return steady.filter((b2) => b2.start <= now - q90);
-}
-function blocksOf(batches, L2, t0) {
-  const m2 = /* @__PURE__ */ new Map();
-  for (const b2 of batches) {
-    const k2 = Math.floor((b2.start - t0) / L2);
-    const x2 = m2.get(k2) ?? { s: 0, n: 0 };
-    x2.s += b2.n * b2.duration;
-    x2.n += b2.n;
-    m2.set(k2, x2);
-  }
-  return [...m2.entries()].sort((a, b2) => a[0] - b2[0]).map(([k2, x2]) => ({ k: k2, n: x2.n, mean: x2.s / x2.n }));
-}
-function withinBlockVariance(steady, L2, t0) {
-  const means = new Map(blocksOf(steady, L2, t0).map((b2) => [b2.k, b2.mean]));
-  let ss = 0;
-  for (const b2 of steady)
-    ss += b2.n * (b2.duration - means.get(Math.floor((b2.start - t0) / L2))) ** 2;
-  const df = steady.length - means.size;
-  return df > 0 ? ss / df : null;
-}
-function sharedVariance(blocks, sigma2, n) {
-  if (blocks.length < 5) return null;
-  let ss = 0;
-  let c = 0;
-  for (let i = 1; i + 1 < blocks.length; i++) {
-    const [a, b2, d2] = [blocks[i - 1], blocks[i], blocks[i + 1]];
-    ss += (a.mean - 2 * b2.mean + d2.mean) ** 2;
-    c++;
-  }
-  const v2 = ss / c / 6;
-  const shared = Math.max(0, v2 - sigma2 * mean(blocks.map((x2) => 1 / x2.n)));
-  const w2 = blocks.reduce((s, x2) => s + x2.n * x2.n, 0) / (n * n);
-  return shared * w2;
-}
-function durationError(steady, W2, n, now, step) {
-  const L2 = Math.max(2 * step, W2 / 2);
-  const t0 = Math.min(...steady.map((b2) => b2.start));
-  const sigma2 = withinBlockVariance(steady, L2, t0) ?? W2 * W2;
-  const iid2 = sigma2 / n;
-  const done = settled(steady, now);
-  const base = blocksOf(done, L2, t0);
-  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L2;
-  const stationary = done.filter((b2) => b2.start >= from);
-  let shared = 0;
-  for (let scale = L2; ; scale *= 2) {
-    const blocks = blocksOf(stationary, scale, from);
-    const v2 = sharedVariance(
-      blocks,
-      sigma2,
-      stationary.reduce((a, b2) => a + b2.n, 0)
-    );
-    if (v2 === null) break;
-    shared = Math.max(shared, v2);
-  }
-  const enough = base.length >= MIN_ERROR_BLOCKS;
-  return {
-    se: Math.sqrt(iid2 + shared),
-    basis: {
-      blocks: base.length,
-      block_minutes: round(L2, 2),
-      rollouts: n,
-      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
-      enough
-    }
-  };
-}
-function mserStart(blocks) {
-  let best = 0;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (let d2 = 0; d2 <= Math.floor(blocks.length / 3); d2++) {
-    const rest = blocks.slice(d2);
-    const m2 = mean(rest.map((b2) => b2.mean));
-    const score = rest.reduce((a, b2) => a + (b2.mean - m2) ** 2, 0) / rest.length ** 2;
-    if (score < bestScore) {
-      bestScore = score;
-      best = d2;
-    }
-  }
-  return best;
-}
-function rolloutDrift(steady, W2, now, step) {
-  const done = settled(steady, now);
-  if (!done.length || !(W2 > 0)) return null;
-  const L2 = Math.max(2 * step, W2 / 2);
-  const t0 = Math.min(...done.map((b2) => b2.start));
-  const blocks = blocksOf(done, L2, t0);
-  const rest = blocks.slice(mserStart(blocks));
-  if (rest.length < 4) return null;
-  const fit = linearFit(
-    rest.map((b2) => t0 + (b2.k + 0.5) * L2),
-    rest.map((b2) => b2.mean / W2)
-  );
-  if (!Number.isFinite(fit.seB)) return null;
-  return {
-    slope_relative_per_hour: round(60 * fit.b, 4),
-    se: round(60 * fit.seB, 4),
-    from_minute: round(t0 + rest[0].k * L2, 2)
-  };
-}
-
-// src/analysis/rollouts.ts
-function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
-  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
-  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
-  const out = [];
-  for (const c of count2) {
-    const worker = key(c.labels);
-    const sp = sums.get(worker);
-    if (!sp) continue;
-    const sAt = new Map(sp.map((p) => [p.t, p.v]));
-    let prev = null;
-    for (const p of c.points) {
-      const s = sAt.get(p.t);
-      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
-      if (prev && p.v >= prev.n && s >= prev.s) {
-        const dn = Math.round(p.v - prev.n);
-        if (dn > 0) {
-          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
-          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
-        }
-      }
-      prev = { n: p.v, s };
-    }
-  }
-  return out.sort((a, b2) => a.end - b2.end);
-}
-var MIN_STEADY_ROLLOUTS = 20;
-function rolloutEstimate(i) {
-  const I2 = i.inFlight;
-  if (!I2 || !(I2 > 0) || !i.batches.length) return null;
-  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
-  const n = steady.reduce((a, b2) => a + b2.n, 0);
-  if (n < MIN_STEADY_ROLLOUTS) return null;
-  const ends = i.batches.filter((b2) => b2.end <= i.now).flatMap((b2) => Array(b2.n).fill(b2.end));
-  const inFlightStarts = ends.slice(-Math.min(I2, ends.length)).filter((s) => s > firstWaveEnd);
-  const W2 = kaplanMeierMean(
-    steady.map((b2) => ({ t: b2.duration, n: b2.n })),
-    inFlightStarts.map((s) => i.now - s)
-  );
-  if (!(W2 > 0)) return null;
-  const { se: se2, basis } = durationError(steady, W2, n, i.now, i.step);
-  const drift = rolloutDrift(steady, W2, i.now, i.step);
-  const rate = I2 / W2;
-  const future = rate * Math.max(0, i.runEnd - i.now);
-  const value = 60 * i.runEnd / (i.completed + future);
-  const rel = se2 / W2 * (future / (i.completed + future));
-  const projected = {
-    value: round(value, 4),
-    low: round(value * Math.exp(-1.96 * rel), 4),
-    high: round(value * Math.exp(1.96 * rel), 4)
-  };
-  return {
-    projected_full_run: projected,
-    first_wave_end_minutes: round(firstWaveEnd, 2),
-    mean_duration_minutes: round(W2, 4),
-    steady_rollouts: n,
-    censored_rollouts: inFlightStarts.length,
-    first_wave_rollouts: firstWave,
-    error_basis: basis,
-    drift,
-    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W2, 1)} s \xB1 ${round(100 * (se2 / W2), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I2} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
-  };
-}
-function basisText(b2) {
-  const blocks = `${b2.blocks} block${b2.blocks === 1 ? "" : "s"} of ${b2.block_minutes} min of starts`;
-  return b2.enough ? `error from ${b2.rollouts} rollouts in ${blocks}, ${b2.method}` : `error basis too thin: ${b2.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
-}
-function splitFirstWave(batches, now, step) {
-  const t0 = Math.min(...batches.map((b2) => b2.start));
-  const firstEnd = Math.min(...batches.map((b2) => b2.end));
-  const firstWaveEnd = t0 + step;
-  const steady = [];
-  let firstWave = 0;
-  for (const b2 of batches) {
-    if (b2.end > now) continue;
-    if (b2.start <= firstWaveEnd) {
-      firstWave += b2.n;
-      continue;
-    }
-    const longest = b2.end - firstEnd + step;
-    let k2 = 0;
-    let rest = b2.duration;
-    while (k2 < b2.n && rest > longest) {
-      k2++;
-      rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
-    }
-    firstWave += k2;
-    if (k2 < b2.n && rest > 0) steady.push({ ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest });
-  }
-  return { steady, firstWave, firstWaveEnd };
-}
-function kaplanMeierMean(events, censored) {
-  const all = [
-    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
-    ...censored.map((t) => ({ t, d: 0, c: 1 }))
-  ].sort((a, b2) => a.t - b2.t || b2.d - a.d);
-  let atRisk = all.reduce((a, x2) => a + x2.d + x2.c, 0);
-  let S2 = 1;
-  let area = 0;
-  let last = 0;
-  for (const x2 of all) {
-    if (x2.d > 0) {
-      area += S2 * (x2.t - last);
-      last = x2.t;
-      S2 *= 1 - x2.d / atRisk;
-    }
-    atRisk -= x2.d + x2.c;
-  }
-  return area;
-}
-function estimateTrajectory(i, stepMinutes = 1) {
-  const values = [];
-  const logSe2 = [];
-  const slope = [];
-  const slopeSe = [];
-  let from = null;
-  let basisFrom = null;
-  const sorted = [...i.batches].sort((a, b2) => a.end - b2.end);
-  for (let m2 = Math.ceil(sorted[0]?.end ?? i.now); m2 <= i.now + 1e-9; m2 += stepMinutes) {
-    const later = sorted.filter((b2) => b2.end > m2).reduce((a, b2) => a + b2.n, 0);
-    const e = rolloutEstimate({ ...i, now: m2, completed: Math.max(0, i.completed - later) });
-    if (!e) {
-      if (from === null) continue;
-      values.push(values.at(-1));
-      logSe2.push(logSe2.at(-1));
-      slope.push(slope.at(-1) ?? null);
-      slopeSe.push(slopeSe.at(-1) ?? null);
-      continue;
-    }
-    from ??= m2;
-    const p = e.projected_full_run;
-    values.push(p.value);
-    logSe2.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
-    slope.push(e.drift?.slope_relative_per_hour ?? null);
-    slopeSe.push(e.drift?.se ?? null);
-    if (basisFrom === null && e.error_basis.enough) basisFrom = m2;
-  }
-  return from === null ? null : {
-    from_minute: from,
-    step_minutes: stepMinutes,
-    values,
-    log_se: logSe2,
-    basis_from_minute: basisFrom,
-    drift_slope: slope,
-    drift_se: slopeSe
-  };
-}
-function perWorkerMinutes(series, toMinutes) {
-  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
-}
-
 // src/analysis/decision.ts
 var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
 var DECISION_DEFAULTS = {
@@ -63626,52 +63319,6 @@ var DECISION_DEFAULTS = {
 function decisionProjection(v2) {
   return v2?.decision_estimate?.projected_full_run ?? v2?.projected_full_run ?? null;
 }
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
-var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-function referenceAtAge(reference, minute) {
-  const p = decisionProjection(reference);
-  const age = reference.minutes_of_data ?? null;
-  const traj = reference.decision_estimate?.trajectory;
-  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
-  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
-    const k2 = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
-    if (k2 < 0)
-      return {
-        projection: null,
-        logSe: 0,
-        gapMinutes: 0,
-        basisEnough: null,
-        drift: null,
-        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
-      };
-    const at = traj.from_minute + k2 * traj.step_minutes;
-    const [value, se2] = [traj.values[k2], traj.log_se[k2]];
-    const [slope, slopeSe] = [traj.drift_slope?.[k2] ?? null, traj.drift_se?.[k2] ?? null];
-    return {
-      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
-      projection: { value, low: value * Math.exp(-1.96 * se2), high: value * Math.exp(1.96 * se2) },
-      logSe: se2,
-      gapMinutes: 0,
-      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
-      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
-    };
-  }
-  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
-  return {
-    projection: p,
-    logSe: p ? logSe(p) : 0,
-    gapMinutes: gap,
-    basisEnough: enough,
-    drift: reference.decision_estimate?.drift ?? null,
-    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide` : "at equal run age"
-  };
-}
-var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
 function steadyFrom(v2) {
   return v2.decision_estimate?.first_wave_end_minutes ?? v2.warmup_end_minutes ?? void 0;
 }
@@ -63701,13 +63348,16 @@ function claimRadius(candidate, s, options2) {
       radius: null,
       why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
     };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
+  const c = boundaryAt({ minutes, warmupEnd, maxMinutes: max }, alpha);
+  if (c === null)
+    return {
+      radius: null,
+      why: `past max_decision_minutes (${max}): the error allowed is spent, no claim is made any more`
+    };
+  const look = lookIndex({ minutes, warmupEnd, maxMinutes: max });
   return {
     radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`
   };
 }
 function logSe(i) {
@@ -63728,36 +63378,18 @@ var slopeText = (v2) => {
   const s = v2.drift?.slope_relative_per_hour;
   return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
 };
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se2 = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se2)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se2 > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se2 > g.steepPerHour)
-    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state2, lo, m2, runs, g) {
+function driftGuard(state2, lo, m2, candidate, reference, shown) {
   if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
-  const { candidate, reference, shown } = runs;
   const who = [
     candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
     reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
   ].filter((x2) => !!x2);
-  const rollout = rolloutDriftHold(candidate, runs.drift, g);
-  if (!who.length && !rollout)
+  if (!who.length)
     return {
       state: state2,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
+      evidence: ["drift guard: neither run drifts (the detector rules out a significant trend)"]
     };
-  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
+  const held = `drift guard: ${state2} held back while ${who.join(" and ")} drifts`;
   return lo > -m2 ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
 }
 function decideCandidate(candidate, reference, options2 = {}) {
@@ -63767,82 +63399,50 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const base = { against, min_improvement: m2, method: methodText(options2) };
   const read2 = comparable(candidate, reference, base, shown, options2);
   if ("decision" in read2) return read2.decision;
-  const { cv, at, ref } = read2;
-  const d2 = Math.log(cv.value / at.projection.value);
-  const s = Math.hypot(logSe(cv), at.logSe);
+  const { cv, rv, ref } = read2;
+  const d2 = Math.log(cv.value / rv.value);
+  const s = Math.hypot(logSe(cv), logSe(rv));
   const claim = claimRadius(candidate, s, options2);
-  if (claim.radius === null)
-    return unclaimed(base, d2, `change vs ${shown}: ${pct(Math.exp(d2) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
+  if (claim.radius === null) {
+    const value = round(Math.exp(d2) - 1, 4);
+    return {
+      ...base,
+      state: "measuring",
+      relative_change: { value, low: value, high: value },
+      evidence: [`change vs ${shown}: ${pct(value)}; ${claim.why}`]
+    };
+  }
+  const r = claim.radius;
   const [lo, hi] = [Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1];
   const change = { value: round(Math.exp(d2) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(candidate, at, shown);
-  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs, options2.driftGuard ?? DRIFT_GUARD);
+  const guard = driftGuard(stateOf(lo, hi, m2), lo, m2, candidate, ref.verdict, shown);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
     ...guard.evidence,
     `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
-  const held = !!thin || guard.evidence.length > 0;
-  if (guard.state === "measuring" && claim.final)
-    return settleAtHorizon({ base, change, d: d2, s, m: m2, shown, evidence, held, candidate });
-  if (guard.state === "measuring")
-    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d2, s, m2, options2));
-  return decided(base, guard.state, change, candidate, [
-    ...evidence,
-    `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
-  ]);
-}
-function unclaimed(base, d2, text2) {
-  const value = round(Math.exp(d2) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text2]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided(base, state2, change, candidate, evidence) {
+  if (guard.state === "measuring") {
+    const eta = expectedMinutes(candidate, d2, s, m2, options2);
+    const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+    return {
+      ...base,
+      state: "measuring",
+      relative_change: change,
+      expected_minutes_to_decision: eta,
+      evidence: [...evidence, when]
+    };
+  }
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: state2,
+    state: guard.state,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
+    evidence: [
+      ...evidence,
+      `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
+    ]
   };
-}
-function thinBasis(candidate, at, shown) {
-  const b2 = candidate.decision_estimate?.error_basis;
-  if (b2 && !b2.enough) return `no claim: the candidate's ${basisText(b2)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x2) {
-  const state2 = !x2.held && Math.abs(x2.change.value) < x2.m ? "equivalent" : "not-better";
-  const p = x2.s > 0 ? upperTailZ((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
-  return decided(x2.base, state2, x2.change, x2.candidate, [
-    ...x2.evidence,
-    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x2.m)} faster than ${x2.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x2.m)} faster reads this slow or slower with probability ${pct(p)}`
-  ]);
-}
-function upperTailZ(z2) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z2));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q2 = Math.exp(-0.5 * z2 * z2) / Math.sqrt(2 * Math.PI) * poly;
-  return z2 >= 0 ? q2 : 1 - q2;
 }
 function methodText(options2) {
   const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
@@ -63860,11 +63460,8 @@ function comparable(candidate, reference, base, shown, options2) {
       decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
     };
   const cv = decisionProjection(candidate);
-  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  const rv = decisionProjection(reference.verdict);
+  if (usable(candidate) && usable(reference.verdict) && cv && rv) return { cv, rv, ref: reference };
   const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
   return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
 }
@@ -63913,7 +63510,7 @@ function leadingCandidate(candidates, reference) {
   for (const c of candidates)
     if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
       best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
+  const ref = decisionProjection(reference)?.value;
   if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
   return best;
 }
@@ -67166,64 +66763,7 @@ var metrics_schema_default = {
                 steady_rollouts: { type: "integer", minimum: 0 },
                 censored_rollouts: { type: "integer", minimum: 0 },
                 first_wave_rollouts: { type: "integer", minimum: 0 },
-                evidence: { type: "string", description: "What the estimate used." },
-                error_basis: {
-                  type: "object",
-                  additionalProperties: false,
-                  description: "What the standard error rests on (src/analysis/rollout-error.ts); enough false: no claim is made on it.",
-                  required: ["blocks", "block_minutes", "rollouts", "method", "enough"],
-                  properties: {
-                    blocks: {
-                      type: "integer",
-                      minimum: 0,
-                      description: "Independent blocks of starts (half a mean duration long) with ended rollouts."
-                    },
-                    block_minutes: { type: "number" },
-                    rollouts: { type: "integer", minimum: 0 },
-                    method: { type: "string" },
-                    enough: { type: "boolean" }
-                  }
-                },
-                drift: {
-                  description: "Rollout-level drift: durations against start time after the transient, relative per hour (the decision's drift guard).",
-                  oneOf: [
-                    { type: "null" },
-                    {
-                      type: "object",
-                      additionalProperties: false,
-                      required: ["slope_relative_per_hour", "se", "from_minute"],
-                      properties: {
-                        slope_relative_per_hour: { type: "number" },
-                        se: { type: "number" },
-                        from_minute: { type: "number" }
-                      }
-                    }
-                  ]
-                },
-                trajectory: {
-                  description: "The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.",
-                  oneOf: [
-                    { type: "null" },
-                    {
-                      type: "object",
-                      additionalProperties: false,
-                      required: ["from_minute", "step_minutes", "values", "log_se", "basis_from_minute"],
-                      properties: {
-                        from_minute: { type: "number" },
-                        step_minutes: { type: "number", exclusiveMinimum: 0 },
-                        values: { type: "array", items: { type: "number" } },
-                        log_se: { type: "array", items: { type: "number", minimum: 0 } },
-                        basis_from_minute: { type: ["number", "null"] },
-                        drift_slope: {
-                          type: "array",
-                          description: "The rollout-level drift at each minute (relative per hour); null where it could not be measured yet.",
-                          items: { type: ["number", "null"] }
-                        },
-                        drift_se: { type: "array", items: { type: ["number", "null"] } }
-                      }
-                    }
-                  ]
-                }
+                evidence: { type: "string", description: "What the estimate used." }
               }
             }
           ]
@@ -68299,198 +67839,124 @@ function gpuMap(topology) {
   return new Map([...map.entries()].sort((a, b2) => a[0] - b2[0]));
 }
 
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v2]) => v2 >= CPU_BOUND_PERCENT).map(
+      ([g, v2]) => `process group ${g}: its hottest process at ${round(v2, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
     );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
   }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
+  return Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
+    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
 }
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
 }
-
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
 }
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
-// src/judge/decide.ts
-function baselineName(standing) {
-  return standing.baseline?.name ?? "baseline";
-}
-function measuredReference(role, r) {
-  return {
-    role,
-    name: r.name,
-    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
-    value: r.value,
-    live: false
-  };
-}
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
-function compareCandidate(standing, c, observation, context4 = {}) {
-  const value = observation.verdict.value ?? null;
-  const { best, baseline } = standing;
-  const comparisons = [];
-  if (best && best.name !== c.candidate)
-    comparisons.push(compare(value, best.value, `current best ${best.name}`));
-  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
-    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
-  const ref = context4.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(standing, c, observation, context4);
-  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const x2 = standing.experiment;
-  const options2 = {
-    ...decisionOptions(x2),
-    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
-  };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    ...options2,
-    previous,
-    isReference
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service2, lines, confidence) => ({
+    kind,
+    service: service2,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
   });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  return pruneByLeader(observation.verdict, lead, { ...options2, previous, leaders }) ?? decision;
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q2 = queuesOf(input, services);
+  for (const s of q2.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q2.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q2, services, verdict);
 }
-function decidedAgainst(r, pr) {
-  const role = r.role === "run" ? "" : `${r.role} `;
-  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
+function queueVerdict(q2, services, verdict) {
+  const { max, min, high } = q2;
+  const top = q2.ranked[0];
+  const second = q2.ranked[1];
+  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
 }
 
 // src/analysis/estimators.ts
@@ -68752,8 +68218,8 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  const measured2 = e.samples.filter((x2) => x2.v > 0);
-  const offset = measured2.length ? Math.max(...measured2.map((x2) => x2.v - 60 * x2.t)) : 0;
+  const measured3 = e.samples.filter((x2) => x2.v > 0);
+  const offset = measured3.length ? Math.max(...measured3.map((x2) => x2.v - 60 * x2.t)) : 0;
   return {
     n: ns,
     e: es,
@@ -69010,9 +68476,9 @@ function checkpoints(f, plan, settledAt) {
   const checks = [];
   for (let j2 = 0; j2 <= 2 * f.s.consecutive_windows; j2++) {
     const t = f.tLast - j2 * H;
-    const settled2 = j2 === 0 || settledAt(t);
-    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
+    const settled = j2 === 0 || settledAt(t);
+    const fit = settled ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled });
   }
   return checks;
 }
@@ -69196,126 +68662,6 @@ function definedOnly(o) {
   return out;
 }
 
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v2]) => v2 >= CPU_BOUND_PERCENT).map(
-      ([g, v2]) => `process group ${g}: its hottest process at ${round(v2, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
-    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service2, lines, confidence) => ({
-    kind,
-    service: service2,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q2 = queuesOf(input, services);
-  for (const s of q2.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q2.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q2, services, verdict);
-}
-function queueVerdict(q2, services, verdict) {
-  const { max, min, high } = q2;
-  const top = q2.ranked[0];
-  const second = q2.ranked[1];
-  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -69380,6 +68726,133 @@ function opportunities(usage, bottleneck) {
   return out;
 }
 
+// src/analysis/rollouts.ts
+function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
+  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
+  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
+  const out = [];
+  for (const c of count2) {
+    const worker = key(c.labels);
+    const sp = sums.get(worker);
+    if (!sp) continue;
+    const sAt = new Map(sp.map((p) => [p.t, p.v]));
+    let prev = null;
+    for (const p of c.points) {
+      const s = sAt.get(p.t);
+      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
+      if (prev && p.v >= prev.n && s >= prev.s) {
+        const dn = Math.round(p.v - prev.n);
+        if (dn > 0) {
+          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
+          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
+        }
+      }
+      prev = { n: p.v, s };
+    }
+  }
+  return out.sort((a, b2) => a.end - b2.end);
+}
+var MIN_STEADY_ROLLOUTS = 20;
+function rolloutEstimate(i) {
+  const I2 = i.inFlight;
+  if (!I2 || !(I2 > 0) || !i.batches.length) return null;
+  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
+  const n = steady.reduce((a, b2) => a + b2.n, 0);
+  if (n < MIN_STEADY_ROLLOUTS) return null;
+  const ends = i.batches.filter((b2) => b2.end <= i.now).flatMap((b2) => Array(b2.n).fill(b2.end));
+  const inFlightStarts = ends.slice(-Math.min(I2, ends.length)).filter((s) => s > firstWaveEnd);
+  const W2 = kaplanMeierMean(
+    steady.map((b2) => ({ t: b2.duration, n: b2.n })),
+    inFlightStarts.map((s) => i.now - s)
+  );
+  if (!(W2 > 0)) return null;
+  const se2 = durationSe(steady, W2, n, i.now);
+  const rate = I2 / W2;
+  const future = rate * Math.max(0, i.runEnd - i.now);
+  const value = 60 * i.runEnd / (i.completed + future);
+  const rel = se2 / W2 * (future / (i.completed + future));
+  const projected = {
+    value: round(value, 4),
+    low: round(value * Math.exp(-1.96 * rel), 4),
+    high: round(value * Math.exp(1.96 * rel), 4)
+  };
+  return {
+    projected_full_run: projected,
+    first_wave_end_minutes: round(firstWaveEnd, 2),
+    mean_duration_minutes: round(W2, 4),
+    steady_rollouts: n,
+    censored_rollouts: inFlightStarts.length,
+    first_wave_rollouts: firstWave,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W2, 1)} s \xB1 ${round(100 * (se2 / W2), 1)}% \u2192 ${round(rate, 2)} rollouts/min with ${I2} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+  };
+}
+function splitFirstWave(batches, now, step) {
+  const t0 = Math.min(...batches.map((b2) => b2.start));
+  const firstEnd = Math.min(...batches.map((b2) => b2.end));
+  const firstWaveEnd = t0 + step;
+  const steady = [];
+  let firstWave = 0;
+  for (const b2 of batches) {
+    if (b2.end > now) continue;
+    if (b2.start <= firstWaveEnd) {
+      firstWave += b2.n;
+      continue;
+    }
+    const longest = b2.end - firstEnd + step;
+    let k2 = 0;
+    let rest = b2.duration;
+    while (k2 < b2.n && rest > longest) {
+      k2++;
+      rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
+    }
+    firstWave += k2;
+    if (k2 < b2.n && rest > 0) steady.push({ ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest });
+  }
+  return { steady, firstWave, firstWaveEnd };
+}
+function kaplanMeierMean(events, censored) {
+  const all = [
+    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
+    ...censored.map((t) => ({ t, d: 0, c: 1 }))
+  ].sort((a, b2) => a.t - b2.t || b2.d - a.d);
+  let atRisk = all.reduce((a, x2) => a + x2.d + x2.c, 0);
+  let S2 = 1;
+  let area = 0;
+  let last = 0;
+  for (const x2 of all) {
+    if (x2.d > 0) {
+      area += S2 * (x2.t - last);
+      last = x2.t;
+      S2 *= 1 - x2.d / atRisk;
+    }
+    atRisk -= x2.d + x2.c;
+  }
+  return area;
+}
+function durationSe(steady, W2, n, now) {
+  const B2 = steady.length;
+  const iid = B2 > 1 ? Math.sqrt(steady.reduce((a, b2) => a + b2.n * (b2.duration - W2) ** 2, 0) / (B2 - 1) / n) : W2;
+  const longest = Math.max(...steady.map((b2) => b2.duration));
+  const blocks = /* @__PURE__ */ new Map();
+  for (const b2 of steady) {
+    if (b2.start > now - longest) continue;
+    const k2 = Math.floor(b2.start / 5);
+    const x2 = blocks.get(k2) ?? { s: 0, n: 0 };
+    x2.s += b2.n * b2.duration;
+    x2.n += b2.n;
+    blocks.set(k2, x2);
+  }
+  const xs = [...blocks.values()];
+  if (xs.length < 3) return iid;
+  const means = xs.map((x2) => x2.s / x2.n);
+  const m2 = mean(means);
+  const blockVar = means.reduce((a, x2) => a + (x2 - m2) ** 2, 0) / (means.length - 1);
+  return Math.max(iid, Math.sqrt(blockVar * mean(xs.map((x2) => x2.n)) / n));
+}
+function perWorkerMinutes(series, toMinutes) {
+  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
+}
+
 // src/analysis/observe.ts
 function first(series, q2) {
   return series[q2]?.[0];
@@ -69390,7 +68863,6 @@ function observeRun(input) {
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
   verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
-  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
   const cap = input.topology ? capacitySummary(input.topology) : void 0;
@@ -69464,16 +68936,6 @@ function detectorInput(input, t, series) {
     settings: input.settings
   };
 }
-function rolloutDriftCheck(verdict, limit = 0.05) {
-  const d2 = verdict.decision_estimate?.drift;
-  const slope = Math.abs(d2?.slope_relative_per_hour ?? 0);
-  if (verdict.state !== "stable" || !d2 || !(slope - 2 * d2.se > limit && slope > 4 * d2.se)) return;
-  verdict.state = "drifting";
-  verdict.drift = { slope_relative_per_hour: d2.slope_relative_per_hour };
-  verdict.evidence.push(
-    `rollout durations drift ${round(100 * d2.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d2.se, 1)}% (against their start, after run-minute ${d2.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
-  );
-}
 function decisionEstimate(input, t, series, d2, verdict) {
   const S2 = input.timeScale;
   const toMin = (points) => toRunMinutes(points, t.ts0, S2);
@@ -69488,17 +68950,16 @@ function decisionEstimate(input, t, series, d2, verdict) {
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d2.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
-  const estInput = {
+  const est = rolloutEstimate({
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d2.runEndMinutes ?? now,
     inFlight: inFlight2,
     completed: lastCount,
     step: input.stepSeconds * S2 / 60
-  };
-  const est = rolloutEstimate(estInput);
+  });
   if (!est) return null;
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+  return est;
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {
@@ -69610,234 +69071,14 @@ function slurmTimeToMinutes(time2) {
   return Number(m2[1] ?? 0) * 1440 + Number(m2[2]) * 60 + Number(m2[3]) + Number(m2[4] ?? 0) / 60;
 }
 
-// src/judge/observe.ts
-function experimentLimits(experiment) {
-  const fi = experiment.fixed_inputs;
-  return {
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
-  };
-}
-function analyse(run3, nowTs, ended) {
-  const { clock } = run3;
-  return observeRun({
-    runName: run3.runName,
-    series: run3.series,
-    timeScale: clock.timeScale,
-    nowTs,
-    stepSeconds: clock.stepSeconds,
-    jobStartTs: run3.job?.startTs ?? null,
-    wallMinutes: clock.wallMinutes ?? null,
-    expectedRollouts: clock.expectedRollouts ?? null,
-    topology: run3.topology,
-    inFlight: run3.inFlight ?? null,
-    settings: run3.settings,
-    missing: run3.missing,
-    ended
-  });
-}
-function observeRunOf(run3) {
-  const { job, clock } = run3;
-  if (job === void 0) return observeWithoutJob(run3);
-  if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive2(job.state);
-  if (!job.startTs) return { ended, atTs: clock.nowTs };
-  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const analysis = analyse(run3, atTs, ended);
-  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  const deadline = run3.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run3.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${run3.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return { analysis, ended, atTs };
-}
-function observeWithoutJob(run3) {
-  const { clock } = run3;
-  const at = Math.floor(clock.nowTs);
-  const analysis = analyse(run3, at, false);
-  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
-  const last = analysis.lastTs;
-  if (run3.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
-  return { analysis: analyse(run3, last, true), ended: true, atTs: last };
-}
-
-// src/judge/reference.ts
-function referenceOf(exp, observed) {
-  if (exp.best) return measuredReference("current best", exp.best);
-  if (exp.baseline) return measuredReference("baseline", exp.baseline);
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr,
-    contenders: runs.length
-  } : null;
-}
-
-// src/judge/judge.ts
-var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
-function judgeRuns(runs, standing) {
-  const observed = runs.map((r) => observeRunOf(r.run));
-  const chosen = runs.map((r, i) => ({ c: r.candidate, analysis: observed[i]?.analysis }));
-  const reference = referenceOf(standing, chosen);
-  const leader = leaderOf(standing, chosen, reference);
-  const judgements = runs.map(
-    (r, i) => decideRunOf(r.run, observed[i], {
-      standing,
-      candidate: r.candidate,
-      reference,
-      leader,
-      ...r.previous !== void 0 ? { previous: r.previous } : {}
-    })
-  );
-  return { judgements, reference, leader };
-}
-function decideRunOf(run3, observed, context4) {
-  const job = run3.job ?? void 0;
-  const { analysis } = observed;
-  const x2 = context4.standing.experiment;
-  const stoppedBy = stoppedByOf(run3, observed, context4);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x2.stop_when_stable === true;
-  let state2 = run3.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context4.candidate.requested, analysis, stoppedByUs);
-  const observation = analysis?.observation ?? waiting(run3.runName, job);
-  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(run3, job, observation);
-  const previous = context4.previous?.run_name === run3.runName ? context4.previous.decision ?? null : null;
-  const comparisons = compareCandidate(context4.standing, context4.candidate, observation, {
-    reference: context4.reference,
-    leader: context4.leader,
-    previous,
-    ended: observed.ended,
-    gpu: gpuInput(run3, observed, context4.standing, stoppedBy === "decision")
-  });
-  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
-}
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v2 = analysis?.observation.verdict.state;
-  const stable = isStable(v2);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive2(job.state)) {
-    if (!analysis || v2 === "no-data") return "starting";
-    if (v2 === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.state === "COMPLETED")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
-  return "failed";
-}
-function stateOfRun(a) {
-  switch (a.observation.verdict.state) {
-    case "no-data":
-      return "starting";
-    case "warming":
-      return "warming";
-    case "stable":
-    case "cyclic":
-      return "stable";
-    case "unhealthy":
-      return "failed";
-    default:
-      return "stabilising";
-  }
-}
-function waiting(runName, job) {
-  return {
-    run_name: runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-}
-function failureOf(run3, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: run3.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function stoppedByOf(run3, observed, context4) {
-  if (run3.job?.state !== "CANCELLED") return null;
-  if (context4.candidate.outcome?.kind === "stopped") return "user";
-  const previous = context4.previous === void 0 ? lookNow(observed, context4) : context4.previous?.run_name === run3.runName ? context4.previous : void 0;
-  const x2 = context4.standing.experiment;
-  if (x2.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x2.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
-  return null;
-}
-function lookNow(observed, context4) {
-  const observation = observed.analysis?.observation;
-  if (!observation || observation.failure) return void 0;
-  const copy = structuredClone(observation);
-  compareCandidate(context4.standing, context4.candidate, copy, {
-    reference: context4.reference,
-    leader: context4.leader,
-    ended: observed.ended
-  });
-  return copy;
-}
-function gpuInput(run3, observed, standing, stopped) {
-  const { job, clock } = run3;
-  if (!job?.startTs) return null;
-  const { analysis } = observed;
-  const S2 = clock.timeScale;
-  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
-  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const minutesRunning = (until - job.startTs) * S2 / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run3.topology ? gpuMap(run3.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-
-// src/judge/telemetry.ts
-function readTelemetry(prometheus, selector, window3, options2 = {}) {
-  return fetchTelemetry(prometheus, selector, window3, options2);
-}
-function seriesOf(telemetry, runName) {
-  return telemetry?.byRun.get(runName) ?? {};
-}
-function jobsWindow(jobs, nowTs, stepSeconds) {
-  const starts = jobs.flatMap((j2) => j2.startTs ? [j2.startTs] : []);
-  if (!starts.length) return null;
-  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
-  return { start, end: Math.max(nowTs, start), stepSeconds };
-}
-
 // src/usecases/analyze-run.ts
-async function readRun(i) {
-  const job = await i.jobOf?.(i.runName);
+async function analyzeRun(i) {
+  const selector = anyRunSelector(i.runName);
   const at = Math.floor(i.atTs ?? i.nowTs);
   const start = Math.floor((at - i.minutes * 60) / i.stepSeconds) * i.stepSeconds;
-  const telemetry = await readTelemetry(
+  const telemetry = await fetchTelemetry(
     i.prometheus,
-    anyRunSelector(i.runName),
+    selector,
     { start, end: at, stepSeconds: i.stepSeconds },
     {
       timeScale: i.timeScale,
@@ -69845,48 +69086,24 @@ async function readRun(i) {
       ...i.quantities ? { quantities: i.quantities } : {}
     }
   );
-  const run3 = {
+  const series = telemetry.byRun.get(i.runName) ?? {};
+  const observe3 = (nowTs, ended2) => observeRun({
     runName: i.runName,
-    series: seriesOf(telemetry, i.runName),
+    series,
+    timeScale: i.timeScale,
+    nowTs,
+    stepSeconds: i.stepSeconds,
     missing: telemetry.missing,
-    clock: { nowTs: at, timeScale: i.timeScale, stepSeconds: i.stepSeconds, ...i.limits },
-    ...job ? { job } : {},
     topology: i.topology,
     inFlight: i.inFlight ?? null,
     settings: i.settings,
-    fixedTime: i.atTs != null
-  };
-  return { run: run3, telemetry };
-}
-async function analyzeRun(i) {
-  const { run: run3, telemetry } = await readRun(i);
-  const observed = observeRunOf(run3);
-  const { analysis, ended, atTs } = observed;
-  if (!analysis) throw new Error(`${i.runName}: nothing observed`);
-  const reference = i.against ? await analyzeRun({
-    ...i,
-    runName: i.against,
-    nowTs: atTs,
-    atTs: null,
-    inFlight: null,
-    against: void 0
-  }) : void 0;
-  const judgement = decideRunOf(run3, observed, {
-    standing: { experiment: i.experiment ?? {} },
-    candidate: { candidate: i.runName, pr: 0, requested: true },
-    reference: reference ? runReference(reference) : null
+    ended: ended2
   });
-  return { analysis, judgement, telemetry, atTs, ended, ...reference ? { reference } : {} };
-}
-function runReference(r) {
-  const verdict = r.analysis.observation.verdict;
-  return {
-    role: "run",
-    name: r.judgement.observation.run_name,
-    verdict,
-    value: verdict.value ?? null,
-    live: true
-  };
+  let analysis = observe3(at, false);
+  const staleS = Math.max(3 * i.stepSeconds, 180 / i.timeScale);
+  const ended = i.atTs == null && analysis.lastTs !== null && at - analysis.lastTs > staleS;
+  if (ended && analysis.lastTs !== null) analysis = observe3(analysis.lastTs, true);
+  return { analysis, telemetry, atTs: ended && analysis.lastTs !== null ? analysis.lastTs : at, ended };
 }
 function parseAt(text2) {
   const t = text2.trim();
@@ -69933,6 +69150,54 @@ async function ensurePrometheus(prometheus) {
 // src/cli/commands/experiments.ts
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/cli/commands/experiments.ts
 function loadExperiment(io, id, dir = "topologies") {
   const file = join(resolve(io.cwd, dir), id, "experiment.yaml");
   let text2;
@@ -70103,6 +69368,21 @@ async function assertSeriesExist(prometheus, runName, atTs, minutes, prefix = ""
     `${prefix}no series in Prometheus at ${prometheus.baseUrl} has run_name="${runName}" in the ${minutes} minutes before ${new Date(atTs * 1e3).toISOString()}: check the run name (\`topo jobs <experiment>\` lists them), the Prometheus, or --minutes`
   );
 }
+function stateFromVerdict(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
+}
 var ANALYZE_OPTIONS = ["at", "in-flight", "against", "min-improvement"];
 function analyzeOptions(options2) {
   let atTs = null;
@@ -70211,14 +69491,28 @@ var analyzeCommand = {
       nowTs: Date.now() / 1e3,
       atTs,
       minutes,
-      inFlight: inFlight2,
-      ...against !== void 0 ? { against, experiment: { min_improvement: minImprovement } } : {}
+      inFlight: inFlight2
     });
-    const { analysis, telemetry, judgement } = result;
+    const { analysis, telemetry } = result;
     const judgedAt = new Date(result.atTs * 1e3).toISOString();
     if (analysis.startTs === null) await assertSeriesExist(t.prometheus, runName, result.atTs, minutes);
-    if (result.reference && result.reference.analysis.startTs === null)
-      await assertSeriesExist(t.prometheus, against, result.atTs, minutes, "--against: ");
+    if (against !== void 0) {
+      const reference = await analyzeRun({
+        prometheus: t.prometheus,
+        runName: against,
+        timeScale: t.timeScale,
+        stepSeconds: t.stepSeconds,
+        nowTs: result.atTs,
+        minutes
+      });
+      if (reference.analysis.startTs === null)
+        await assertSeriesExist(t.prometheus, against, result.atTs, minutes, "--against: ");
+      analysis.observation.decision = decideCandidate(
+        analysis.observation.verdict,
+        { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
+        decisionOptions({ min_improvement: minImprovement })
+      );
+    }
     if (result.ended && !flags.has("json"))
       io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}
 `);
@@ -70230,17 +69524,16 @@ var analyzeCommand = {
 `
       );
     } else {
-      const candidate = candidateOfRunName(runName) ?? runName;
-      const experimentId = /^topo-(topology-opt-.*-[0-9]{8})-/.exec(runName)?.[1] ?? "";
+      const [, experimentId = "", candidate = runName] = /^topo-(.+-[0-9]{8})-(.+)-[0-9a-f]{8}$/.exec(runName) ?? [];
       io.stdout(
         `${renderMonitorComment({
           experimentId,
           candidate,
           runName,
-          state: judgement.state ?? "starting",
+          state: stateFromVerdict(analysis),
           timeline: [],
           observation: analysis.observation,
-          comparisons: judgement.comparisons,
+          comparisons: [],
           chart: analysis.chart,
           opportunities: analysis.opportunities,
           queries: telemetry.queries,
@@ -70263,8 +69556,8 @@ function startCampaign(baseline) {
   };
 }
 function roundWinner(state2, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  const measured3 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured3 : measured3.filter((r) => r.outcome === "better");
   return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
 }
 function closeRound(state2, round3) {
@@ -70343,8 +69636,8 @@ function runCost(experiment, cluster) {
   const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
   const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided2 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided2);
+  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
 }
@@ -70392,9 +69685,9 @@ function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
 var live = (r) => r.request === "live";
-var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
-function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
-  const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
+var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
+function budgetOf(runs, limit, runGpuHours) {
+  const spent = runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
@@ -70429,7 +69722,7 @@ function roundFinished(runs, index) {
 }
 function planStep(input) {
   const { policy, runs, controls } = input;
-  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
+  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours);
   const { state: state2, current } = campaignOf(runs);
   const plan = (actions, waiting2) => ({
     actions,
@@ -70682,9 +69975,9 @@ function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
-function referenceOf2(run3) {
+function referenceOf(run3) {
   const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
-  return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
+  return run3 && value ? { name: run3.name, value } : null;
 }
 
 // src/autopilot/runs.ts
@@ -70706,8 +69999,6 @@ function recordedOutcome(run3) {
   return run3.status === "rejected" ? "not-better" : "undecided";
 }
 function recordedGpuHours(run3, gpusPerRun2) {
-  const used = run3.monitor_decision?.gpu_minutes_used;
-  if (typeof used === "number") return used / 60;
   const minutes = run3.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
@@ -70727,8 +70018,7 @@ function runsFromRecord(record, gpusPerRun2) {
       request: outcome === null ? "live" : "ended",
       outcome,
       ...seconds3 !== null && run3.status !== "failed" ? { seconds: seconds3 } : {},
-      gpuHours: recordedGpuHours(run3, gpusPerRun2),
-      ...run3.run_name ? { runName: run3.run_name } : {}
+      gpuHours: recordedGpuHours(run3, gpusPerRun2)
     };
   });
 }
@@ -71074,11 +70364,8 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
-  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
-  const runs = withHeld(mergeRuns(recorded, live3), held);
-  const named = new Set(runs.map((r) => r.runName));
-  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded) {
+  const runs = mergeRuns(ctx.recorded, live3);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
   const done = concluded ?? concludedByRecord;
   const plan = planStep({
@@ -71087,24 +70374,10 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runs,
     controls,
     runGpuHours: ctx.runGpuHours,
-    spentElsewhere,
     ...done ? { concluded: done } : {},
     ...ctx.refused?.length ? { refused: ctx.refused } : {}
   });
   return { runs, plan };
-}
-function withHeld(runs, held) {
-  return runs.map((r) => {
-    const kept = r.runName ? held[r.runName] : void 0;
-    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
-  });
-}
-function withRounds(runs, rounds2) {
-  return runs.map((r) => {
-    if (r.round === 0) return r;
-    const round3 = rounds2[r.name] ?? null;
-    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
-  });
 }
 
 // src/usecases/suggest.ts
@@ -71425,6 +70698,11 @@ function fitMemoryModel(tried, prior) {
     ]
   };
 }
+function oomLowerBoundGiB(message2) {
+  const tried = /tried to allocate ([\d.]+) GiB/i.exec(message2 ?? "");
+  const used = /has ([\d.]+) GiB memory in use/i.exec(message2 ?? "");
+  return tried && used ? Number(tried[1]) + Number(used[1]) : null;
+}
 function respectFailures(fitted, tried, gpuMemoryGiB) {
   let model = fitted.model;
   const notes = [];
@@ -71433,8 +70711,9 @@ function respectFailures(fitted, tried, gpuMemoryGiB) {
     if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
     const row = instancesByGpu(run3.topology).get(f.gpu);
     const predicted = predictMemory(run3.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
-    if (!row || predicted === void 0 || predicted >= gpuMemoryGiB) continue;
-    const factor = 1.05 * gpuMemoryGiB / predicted;
+    const needed = Math.max(1.05 * gpuMemoryGiB, oomLowerBoundGiB(f.message) ?? 0);
+    if (!row || predicted === void 0 || predicted >= needed) continue;
+    const factor = needed / predicted;
     const services = Object.keys(row);
     const perReplica = { ...model.per_replica_gib };
     const perScene = { ...model.per_cached_scene_gib ?? {} };
@@ -72765,7 +72044,7 @@ function colocatedPairs(t) {
   }
   return pairs;
 }
-function newlyShared(t, measured2) {
+function newlyShared(t, measured3) {
   const onGpu = /* @__PURE__ */ new Map();
   for (const svc of activeServices(t)) {
     const gpus = t.services?.[svc]?.gpus;
@@ -72778,15 +72057,15 @@ function newlyShared(t, measured2) {
     const list = [...services].sort();
     let isNew = false;
     for (let i = 0; i < list.length; i++)
-      for (let j2 = i + 1; j2 < list.length; j2++) if (!measured2.has(`${list[i]}+${list[j2]}`)) isNew = true;
+      for (let j2 = i + 1; j2 < list.length; j2++) if (!measured3.has(`${list[i]}+${list[j2]}`)) isNew = true;
     if (isNew) fresh++;
   }
   return fresh / onGpu.size;
 }
 function calibrate(tried, cluster, options2 = {}) {
-  const measured2 = tried.map(measurementOf).filter((m2) => !!m2);
-  if (measured2.length === 0) return null;
-  const used = measured2.slice(-(options2.maxRuns ?? 8));
+  const measured3 = tried.map(measurementOf).filter((m2) => !!m2);
+  if (measured3.length === 0) return null;
+  const used = measured3.slice(-(options2.maxRuns ?? 8));
   const services = [...new Set(used.flatMap((m2) => activeServices(m2.topology)))];
   const onGpu = new Set(
     services.filter((s) => used.some((m2) => Array.isArray(m2.topology.services?.[s]?.gpus)))
@@ -72809,7 +72088,7 @@ function calibrate(tried, cluster, options2 = {}) {
   const cov = invert(fit.jtj).map((row) => row.map((v2) => v2 * misfit));
   const errors = [];
   for (const p of options2.previous ?? []) {
-    const m2 = measured2.find((x2) => x2.name === p.name);
+    const m2 = measured3.find((x2) => x2.name === p.name);
     if (m2 && p.predictedSeconds > 0) errors.push(Math.log(m2.seconds / p.predictedSeconds));
   }
   return {
@@ -73023,11 +72302,11 @@ function proposalProblems(t, base, gpusPerNode2) {
 function pickParent(tried, currentBest) {
   const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
   if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured2 = tried.filter(
+  const measured3 = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured2.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
-  return measured2[0];
+  measured3.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
+  return measured3[0];
 }
 var SHORT = {
   "scale-bottleneck": "scale",
@@ -73048,14 +72327,16 @@ function uniqueName(base, taken) {
   return name;
 }
 function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
-  const warn2 = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
-  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
+  const parentPlain = new Map(
+    parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
+  );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const measured2 = new Set(memory.measuredSets ?? []);
+  const measured3 = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
-    const line = Math.max(warn2, parentPlain.get(p.gpu) ?? 0);
+    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
     const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const novel = novelAtWarning && measured2.size > 0 && !measured2.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
     const gib = Math.max(p.gib, scaled, novel);
     return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
   });
@@ -73288,7 +72569,8 @@ function afterOutOfMemory(input, failed, memory, options2, rejected) {
   const fitted = fitInMemory(
     {
       failed: failed.topology,
-      predict: (t) => limitView(t, memory, gib, failed.topology),
+      // the failed topology did not fit: its GPUs get no allowance above the 80% line
+      predict: (t) => limitView(t, memory, gib, null),
       gpuMemoryGiB: gib,
       problems: (t) => [
         ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
@@ -73496,15 +72778,15 @@ var RULES = {
   "duplicate-topology": "error"
 };
 function gpuMemoryFinding(row, parts, input) {
-  const measured2 = input.memoryModelFitted === true;
-  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const measured3 = input.memoryModelFitted === true;
+  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
   const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
+  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
   return [
-    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -74738,6 +74020,54 @@ var autopilotCommand = {
 // src/usecases/submit.ts
 import { dirname as dirname3 } from "node:path";
 
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive2(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
 // src/lifecycle/jobs.ts
 function compareJobIds(a, b2) {
   const [a1, a2] = a.split("_").map(Number);
@@ -75495,13 +74825,13 @@ function createLocalTransport(options2 = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve18, reject) => {
         execFile(
           file,
           args,
           { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error, stdout, stderr) => {
-            if (!error) return resolve19({ stdout, stderr, code: 0 });
+            if (!error) return resolve18({ stdout, stderr, code: 0 });
             const e = error;
             if (e.killed) {
               return reject(
@@ -75510,7 +74840,7 @@ function createLocalTransport(options2 = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve19({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve18({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -75529,14 +74859,14 @@ function createLocalTransport(options2 = {}) {
 // src/slurm/ssh-transport.ts
 import { createHash as createHash2 } from "node:crypto";
 
-// node_modules/node-ssh/lib/esm/index.mjs
+// ../../main/node_modules/node-ssh/lib/esm/index.mjs
 var import_is_stream = __toESM(require_is_stream(), 1);
 var import_make_dir = __toESM(require_make_dir(), 1);
 import invariant2, { AssertionError } from "assert";
 import fs2 from "fs";
 import fsPath2 from "path";
 
-// node_modules/sb-promise-queue/lib/esm/index.mjs
+// ../../main/node_modules/sb-promise-queue/lib/esm/index.mjs
 var PromiseQueue = class {
   constructor({ concurrency: concurrency2 = 1 } = {}) {
     this.options = { concurrency: concurrency2 };
@@ -75557,24 +74887,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve19) => {
+    return new Promise((resolve18) => {
       if (this.running === 0) {
-        resolve19();
+        resolve18();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve19();
+        resolve18();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve19(val);
+            resolve18(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -75604,7 +74934,7 @@ var PromiseQueue = class {
   }
 };
 
-// node_modules/sb-scandir/lib/esm/index.mjs
+// ../../main/node_modules/sb-scandir/lib/esm/index.mjs
 import fs from "fs";
 import fsPath from "path";
 import invariant from "assert";
@@ -75616,23 +74946,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       fs.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve18(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       fs.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve18(res);
         }
       });
     });
@@ -75676,7 +75006,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve19, reject) => {
+  await new Promise((resolve18, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -75685,13 +75015,13 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve19, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve18, reject);
   });
   return result;
 }
 var esm_default = scanDirectory;
 
-// node_modules/node-ssh/lib/esm/index.mjs
+// ../../main/node_modules/node-ssh/lib/esm/index.mjs
 var import_shell_escape = __toESM(require_shell_escape(), 1);
 var import_ssh2 = __toESM(require_lib2(), 1);
 var DEFAULT_CONCURRENCY = 1;
@@ -75711,12 +75041,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile(filePath) {
-  return new Promise((resolve19, reject) => {
+  return new Promise((resolve18, reject) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve19(res);
+        resolve18(res);
       }
     });
   });
@@ -75725,12 +75055,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve19, reject) => {
+    stats = await new Promise((resolve18, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve18(res);
         }
       });
     });
@@ -75743,12 +75073,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve19, reject) => {
+    await new Promise((resolve18, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve19();
+          resolve18();
         }
       });
     });
@@ -75823,14 +75153,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve19, reject) => {
+    await new Promise((resolve18, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve19();
+        resolve18();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -75852,14 +75182,14 @@ var NodeSSH = class {
   }
   async requestShell(options2) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve18(res);
         }
       };
       if (options2 == null) {
@@ -75880,14 +75210,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve18(res);
         }
       });
     });
@@ -75918,7 +75248,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.on("error", reject);
       connection.exec(command, options2.execOptions != null ? options2.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -75964,7 +75294,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve19({
+          resolve18({
             code: code3 != null ? code3 : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -76026,12 +75356,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve18, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve19();
+            resolve18();
           }
         });
       });
@@ -76046,21 +75376,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve19) => {
+    invariant2(await new Promise((resolve18) => {
       fs2.access(localFile, fs2.constants.R_OK, (err) => {
-        resolve19(err === null);
+        resolve18(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve18, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve19();
+            resolve18();
             return;
           }
           if (err.message === "No such file" && retry2) {
-            resolve19(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve18(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -76087,14 +75417,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve18, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve19);
+        queue.waitTillIdle().then(resolve18);
       });
     } catch (error) {
       if (error != null) {
@@ -76110,9 +75440,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve19) => {
+    const localDirectoryStat = await new Promise((resolve18) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve19(stat || null);
+        resolve18(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -76127,16 +75457,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -76151,7 +75481,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -76163,9 +75493,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve19) => {
+    const localDirectoryStat = await new Promise((resolve18) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve19(stat || null);
+        resolve18(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -76183,23 +75513,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve18, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve19(res.map((item) => item.filename));
+                resolve18(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve18, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve19(res);
+                resolve18(res);
               }
             });
           });
@@ -76211,16 +75541,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve18, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -76235,7 +75565,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve18(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -76246,7 +75576,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error, port) => {
         if (error) {
           reject(error);
@@ -76271,25 +75601,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve19({ port, dispose });
+        resolve18({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve19(channel);
+        resolve18(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error) => {
         if (error) {
           reject(error);
@@ -76314,19 +75644,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve19({ dispose });
+        resolve18({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve18, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve19(channel);
+        resolve18(channel);
       });
     });
   }
@@ -76973,223 +76303,231 @@ function mermaidScriptPath(root) {
 import { readFileSync as readFileSync7 } from "node:fs";
 import { join as join9 } from "node:path";
 
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m2 = /GPU (\d+)/.exec(line);
-  return m2?.[1] ? Number(m2[1]) : null;
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
 }
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
 };
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
     }
   }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe2(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
+  return { ...failure, message: message2, evidence, likely_fix: fix };
 }
-function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l3) => l3.trimEnd()).filter((l3) => l3 !== "").slice(-n);
-}
-function dedupe2(lines) {
-  return [...new Set(lines)];
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
-// src/judge/job.ts
-var FAILURE_LOG_LINES = 200;
-function endedInFailure(job) {
-  return !isLive2(job.state) && classifyFailure(job, []) !== null;
-}
-async function jobFailure(slurm, job) {
-  if (!endedInFailure(job)) return null;
-  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
-  return classifyFailure(job, log);
-}
-function runJob(job, failure = null) {
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
   return {
-    jobId: job.id,
-    name: job.name,
-    state: job.state,
-    submitTs: slurmTimeToUnix(job.submitTime),
-    startTs: slurmTimeToUnix(job.startTime),
-    endTs: slurmTimeToUnix(job.endTime),
-    failure
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
   };
-}
-async function runJobOf(slurm, job) {
-  return runJob(job, await jobFailure(slurm, job));
-}
-async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
-  const listed = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
-  return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
 }
 
-// src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
-  return {
-    jobs: (experimentId) => experimentJobs2(slurm, experimentId, knownExperimentIds),
-    cancel: (jobId2) => slurm.cancel(jobId2)
+// src/monitor/reference.ts
+function baselineName(exp) {
+  return exp.baseline?.name ?? "baseline";
+}
+var measured = (role, r) => ({
+  role,
+  name: r.name,
+  verdict: { state: "stable", projected_full_run: r.value },
+  value: r.value,
+  live: false
+});
+function referenceOf2(exp, observed) {
+  if (exp.best) return measured("current best", exp.best);
+  if (exp.baseline) return measured("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+function leaderOf(exp, observed, reference) {
+  const runs = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr,
+    contenders: runs.length
+  } : null;
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
+function compareCandidate(exp, c, observation, context4 = {}) {
+  const value = observation.verdict.value ?? null;
+  const comparisons = [];
+  if (exp.best && exp.best.name !== c.candidate)
+    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
+  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
+    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
+  const ref = context4.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(exp, c, observation, context4);
+  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const options2 = {
+    ...decisionOptions(exp.experiment),
+    minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
   };
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    ...options2,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options2, previous, leaders }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 
 // src/monitor/judge.ts
 var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
 var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function runOf(e, p) {
-  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const run3 = p.observed?.run;
-  return {
-    ...run3 ?? {
-      series: {},
-      clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
-      topology: p.c.topology
-    },
-    runName: p.c.runName,
-    job: p.job ?? null
-  };
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v2 = analysis?.observation.verdict.state;
+  const stable = isStable(v2);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive2(job.state)) {
+    if (!analysis || v2 === "no-data") return "starting";
+    if (v2 === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
 }
 function judgeCandidate(e, p) {
-  const run3 = runOf(e, p);
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: run3.clock.nowTs
-  };
-  const j2 = decideRunOf(run3, observed, {
-    standing: e.exp,
-    candidate: p.c,
+  const { c, job } = p;
+  const analysis = p.observed?.analysis;
+  const stoppedBy = stoppedByOf(e, p);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
+  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
+  if (state2 === null) return null;
+  const observation = analysis?.observation ?? waiting(c, job);
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
+  const previous = p.observed?.previous;
+  const comparisons = compareCandidate(e.exp, c, observation, {
     reference: e.reference,
     leader: e.leader,
-    previous: p.observed?.previous ?? null
+    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
+    ended: p.observed?.ended,
+    gpu: gpuInput(e, p, stoppedBy === "decision")
   });
-  return j2.state === null ? null : viewOf(e, p, { ...j2, state: j2.state });
+  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
 }
-function candidateGpu(e, p, stopped) {
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: e.clock.evalTs
+function waiting(c, job) {
+  return {
+    run_name: c.runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
   };
-  return gpuInput(runOf(e, p), observed, e.exp, stopped);
+}
+function failureOf(c, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: c.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
 }
 function viewOf(e, p, j2) {
   const { exp, telemetry, reference } = e;
@@ -77238,6 +76576,28 @@ function timelineOf(e, { job, observed }, warmupEnd) {
     { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
   ];
 }
+function stoppedByOf(e, { job, c, observed }) {
+  if (job?.state !== "CANCELLED") return null;
+  if (c.outcome?.kind === "stopped") return "user";
+  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
+  const x2 = e.exp.experiment;
+  if (x2.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x2.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
+  return null;
+}
+function gpuInput(e, { job, c, observed }, stopped) {
+  if (!job?.startTs) return null;
+  const { evalTs, S: S2, wallMinutes } = e.clock;
+  const analysis = observed?.analysis;
+  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
+  const minutesRunning = (until - job.startTs) * S2 / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
 
 // src/monitor/state.ts
 function newPassState(options2 = {}) {
@@ -77273,7 +76633,7 @@ async function decide(state2) {
 }
 function decideExperiment(e) {
   const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
-  e.reference = referenceOf(e.exp, runs);
+  e.reference = referenceOf2(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
@@ -77291,11 +76651,10 @@ function lifecycleIntent({ phase }) {
   return void 0;
 }
 function queueOf(e) {
-  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c)).map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2);
-  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
-  return { order, free: Math.max(0, plan.slots - plan.live) };
+  const maxParallel = e.exp.experiment.max_parallel ?? 3;
+  const live3 = new Set(e.jobs.filter((j2) => isLive2(j2.state)).map((j2) => j2.name)).size;
+  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c));
+  return { order, free: Math.max(0, maxParallel - live3) };
 }
 function byRequest(a, b2) {
   const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
@@ -77379,7 +76738,7 @@ async function stop(ports, e, p) {
   if (!reason2 || !view || !p.job || p.acted?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
   const d2 = view.observation.decision;
-  const gpu = candidateGpu(e, p, true);
+  const gpu = gpuInput(e, p, true);
   if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
   p.acted = { ...p.acted, cancelled: p.job.jobId };
 }
@@ -77610,35 +76969,55 @@ async function observe(state2, ports) {
   });
 }
 async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
-  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
-  if (!window3) return void 0;
-  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
-    timeScale: e.exp.timeScale,
-    scrapeSeconds: e.clock.scrape
-  });
-}
-function runOf2(e, { c, job }, options2) {
-  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  return {
-    runName: c.runName,
-    job: job ?? null,
-    series: seriesOf(e.telemetry, c.runName),
-    missing: e.telemetry?.missing,
-    clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
-    topology: c.topology,
-    settings: e.exp.experiment.stabilisation,
-    unavailable: !!e.unavailable,
-    ...options2.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options2.telemetryDeadlineMinutes } : {}
-  };
+  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j2) => !!j2?.startTs);
+  if (!started.length) return void 0;
+  const { scrape, evalTs } = e.clock;
+  const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
+  return fetchTelemetry(
+    e.exp.prometheus ?? ports.prometheus,
+    experimentSelector(e.id),
+    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
+    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
+  );
 }
 async function observeCandidate(ports, e, p, options2) {
-  const run3 = runOf2(e, p, options2);
-  const { analysis, ended } = observeRunOf(run3);
-  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
+  const { job, c } = p;
+  const ended = job !== void 0 && !isLive2(job.state);
+  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options2) : void 0;
+  const current = await ports.github.readComment(c.pr, c.candidate);
   const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { run: run3, analysis, current, previous, ended };
+  p.observed = { analysis, current, previous, ended };
   keepLastLiveVerdict(p);
+}
+function seriesOf(t, runName) {
+  return t?.byRun.get(runName) ?? {};
+}
+function analyse(e, { c }, job, startTs, options2) {
+  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const live3 = isLive2(job.state);
+  const nowTs = job.endTs && !live3 ? Math.min(evalTs, job.endTs) : evalTs;
+  const analysis = observeRun({
+    runName: c.runName,
+    series: seriesOf(e.telemetry, c.runName),
+    timeScale: S2,
+    nowTs,
+    stepSeconds: scrape,
+    jobStartTs: startTs,
+    wallMinutes,
+    expectedRollouts,
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    missing: e.telemetry?.missing,
+    ended: !live3
+  });
+  const minutesRunning = (nowTs - startTs) * S2 / 60;
+  const deadline = options2.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!e.unavailable && analysis.startTs === null && (!live3 || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return analysis;
 }
 var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
 function keepLastLiveVerdict({ c, observed }) {
@@ -78051,13 +77430,13 @@ function mergeRun(existing, outcome) {
   return run3;
 }
 function againstMeasured(p, run3, kind) {
-  const measured2 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
+  const measured3 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
   const r = (x2) => Math.round(x2 * 1e4) / 1e4;
   return {
     ...clone3(p),
-    measured_seconds_per_rollout: measured2,
-    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
-    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
+    measured_seconds_per_rollout: measured3,
+    error: measured3 === null ? null : r(measured3 / p.seconds_per_rollout - 1),
+    covered: measured3 === null ? null : p.low <= measured3 && measured3 <= p.high
   };
 }
 function updateBest(record, run3) {
@@ -78400,9 +77779,9 @@ function metricsList(run3) {
         `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
-  const decided2 = decisionText(run3.monitor_decision);
+  const decided = decisionText(run3.monitor_decision);
   const compared = comparisonText(run3.comparison);
-  if (decided2) lines.push(`- Decision: ${decided2}`);
+  if (decided) lines.push(`- Decision: ${decided}`);
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m2) {
     const pairs = [
@@ -78599,7 +77978,7 @@ function relativeChange(value, base) {
   const pct5 = (value - base) / base * 100;
   return `${pct5 > 0 ? "+" : ""}${num3(pct5, 1)}%`;
 }
-function measured(run3) {
+function measured2(run3) {
   const value = stabilisedValue(run3);
   if (value === null)
     return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
@@ -78766,7 +78145,7 @@ function renderFinalReport(record, options2 = {}) {
       cell2(describeChange(run3.change, !run3.parent)),
       cell2(run3.hypothesis),
       cell2(run3.expected_effect),
-      cell2(measured(run3)),
+      cell2(measured2(run3)),
       run3 === base ? "baseline" : relativeChange(value, baseValue),
       cell2(resourceLine(run3.stable_metrics)),
       cell2(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
@@ -78784,9 +78163,9 @@ function renderFinalReport(record, options2 = {}) {
       "",
       `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
     );
-    const decided2 = decisionText(best.monitor_decision);
+    const decided = decisionText(best.monitor_decision);
     const compared = comparisonText(best.comparison);
-    if (decided2) out.push(`- Decision: ${decided2}`);
+    if (decided) out.push(`- Decision: ${decided}`);
     else if (compared) out.push(`- Statistical comparison: ${compared}`);
     if (chain2.length > 1) {
       out.push("- Changes from the baseline, step by step:");
@@ -78865,6 +78244,146 @@ function predictionLines(record) {
       return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
+}
+
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m2 = /GPU (\d+)/.exec(line);
+  return m2?.[1] ? Number(m2[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
+    }
+  }
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
+}
+function message(job, kind, traceback) {
+  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
+  return `${text2}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l3) => l3.trimEnd()).filter((l3) => l3 !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
 }
 
 // src/topology/init.ts
@@ -79459,6 +78978,7 @@ function localCluster(root, env) {
 // src/demo/parts.ts
 var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+var unixSeconds = slurmTimeToUnix;
 function loadCluster(env) {
   const text2 = readFileSync7(env.clustersFile, "utf8");
   const checked2 = checkClusters(text2, env.clustersFile);
@@ -79493,6 +79013,23 @@ function realDemoParts(root, env, outDir) {
   const resolved = (candidate) => {
     const { base } = need();
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
+  };
+  const slurmJobs = async (experimentId) => need().slurm.jobs(experimentPrefix(experimentId));
+  const toMonitorJob = async (job) => {
+    let failure = null;
+    if (!isLive2(job.state) && job.state !== "COMPLETED") {
+      const log = await need().slurm.tail(job, 60).catch(() => []);
+      failure = classifyFailure(job, log);
+    }
+    return {
+      jobId: job.id,
+      name: job.name,
+      state: job.state,
+      submitTs: unixSeconds(job.submitTime),
+      startTs: unixSeconds(job.startTime),
+      endTs: unixSeconds(job.endTime),
+      failure
+    };
   };
   const submit = async (experiment, candidate) => {
     const { cluster, slurm } = need();
@@ -79580,8 +79117,10 @@ function realDemoParts(root, env, outDir) {
               }))
             }
           ],
-          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
-          slurm: slurmMonitorPort(c.slurm),
+          slurm: {
+            jobs: async (id) => Promise.all((await slurmJobs(id)).map(toMonitorJob)),
+            cancel: (jobId2) => c.slurm.cancel(jobId2)
+          },
           // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
           submit: async (_exp, candidate) => {
             const run3 = runs.find((r) => r.runName === candidate.runName);
@@ -79641,8 +79180,8 @@ function realDemoParts(root, env, outDir) {
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
-      baseline: referenceOf2(baselineRun(record)),
-      best: referenceOf2(bestRun(record)),
+      baseline: referenceOf(baselineRun(record)),
+      best: referenceOf(bestRun(record)),
       current: record.current_best.topology
     }),
     apply(record, outcome) {
@@ -79703,7 +79242,7 @@ function realDemoParts(root, env, outDir) {
 var import_yaml5 = __toESM(require_dist(), 1);
 import { setTimeout as sleep3 } from "node:timers/promises";
 
-// node_modules/marked/lib/marked.esm.js
+// ../../main/node_modules/marked/lib/marked.esm.js
 function L() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
@@ -81853,92 +81392,7 @@ async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.gi
   );
 }
 
-// src/doctor/github-settings.ts
-var FORK_SETTING = 'Settings \u2192 Actions \u2192 General \u2192 "Approval for running fork pull request workflows from contributors": "Require approval for all external contributors"';
-var warn = (name, detail, fix) => ({ name, status: "warn", detail, fix });
-function unreadable(what, error) {
-  const f = classifyRequestError(error);
-  return f.kind === "permission" || f.kind === "not-found" ? `the token cannot read ${what} (HTTP ${f.status}: it needs admin on the repository, Administration: read)` : describeFailure(`cannot read ${what}`, f);
-}
-async function checkForkApproval(octokit, owner, repo) {
-  const name = "fork pull requests";
-  let policy;
-  try {
-    const res = await octokit.request(
-      "GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval",
-      { owner, repo }
-    );
-    policy = res.data.approval_policy;
-  } catch (error) {
-    return warn(
-      name,
-      unreadable("the fork pull request approval setting", error),
-      `check by hand: ${FORK_SETTING}`
-    );
-  }
-  if (policy === "all_external_contributors")
-    return { name, status: "ok", detail: "workflows of every outside contributor wait for approval" };
-  return warn(
-    name,
-    `approval is required only for ${policy === "first_time_contributors" ? "first-time contributors" : "first-time contributors new to GitHub"}: a returning contributor's fork pull request runs its workflows unapproved`,
-    `set ${FORK_SETTING}, and keep the runner in a group limited to this repository`
-  );
-}
-async function checkKeySecret(octokit, owner, repo, environment) {
-  const name = "ssh key secret";
-  const fix = `Settings \u2192 Environments \u2192 ${environment}: "Deployment branches and tags": the default branch only, and the secret TOPO_SSH_PRIVATE_KEY there (docs/adopting.md, step 3)`;
-  let env;
-  try {
-    env = await environmentOf(octokit, owner, repo, environment);
-  } catch (error) {
-    if (classifyRequestError(error).status === 404)
-      return warn(
-        name,
-        `${owner}/${repo} has no environment ${environment} (or the token cannot see it)`,
-        `create it: ${fix}`
-      );
-    return warn(name, unreadable(`the environment ${environment}`, error), `check by hand: ${fix}`);
-  }
-  const asRepoSecret = await repositoryHas(octokit, owner, repo, "TOPO_SSH_PRIVATE_KEY");
-  const problems = [
-    env.secrets.includes("TOPO_SSH_PRIVATE_KEY") ? "" : `the environment ${environment} has no secret TOPO_SSH_PRIVATE_KEY`,
-    asRepoSecret ? "TOPO_SSH_PRIVATE_KEY is a repository secret: a workflow edited in any branch can read it (delete it there)" : "",
-    env.defaultBranchOnly ? "" : `the environment ${environment} accepts deployments from every branch`
-  ].filter(Boolean);
-  return problems.length ? warn(name, problems.join("; "), fix) : {
-    name,
-    status: "ok",
-    detail: `TOPO_SSH_PRIVATE_KEY is a secret of ${environment}, limited to protected or named branches`
-  };
-}
-async function environmentOf(octokit, owner, repo, environment) {
-  const params = { owner, repo, environment_name: environment };
-  const got = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}", params);
-  const policy = got.data.deployment_branch_policy;
-  const listed = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}/secrets", {
-    ...params,
-    per_page: 100
-  });
-  return {
-    secrets: listed.data.secrets.map((s) => s.name),
-    // null: every branch may deploy; protected branches or named patterns limit it
-    defaultBranchOnly: Boolean(policy?.protected_branches || policy?.custom_branch_policies)
-  };
-}
-async function repositoryHas(octokit, owner, repo, secret) {
-  try {
-    await octokit.request("GET /repos/{owner}/{repo}/actions/secrets/{secret_name}", {
-      owner,
-      repo,
-      secret_name: secret
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// node_modules/@actions/github/lib/context.js
+// ../../main/node_modules/@actions/github/lib/context.js
 import { readFileSync as readFileSync9, existsSync as existsSync9 } from "fs";
 import { EOL } from "os";
 var Context = class {
@@ -81989,16 +81443,16 @@ var Context = class {
   }
 };
 
-// node_modules/@actions/github/lib/internal/utils.js
+// ../../main/node_modules/@actions/github/lib/internal/utils.js
 var httpClient = __toESM(require_lib3(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve19) {
-      resolve19(value);
+    return value instanceof P2 ? value : new P2(function(resolve18) {
+      resolve18(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve19, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve18, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -82014,7 +81468,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve19(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve18(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -82059,7 +81513,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
   return baseUserAgent;
 }
 
-// node_modules/universal-user-agent/index.js
+// ../../main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -82070,7 +81524,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// node_modules/before-after-hook/lib/register.js
+// ../../main/node_modules/before-after-hook/lib/register.js
 function register(state2, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -82093,7 +81547,7 @@ function register(state2, name, method, options2) {
   });
 }
 
-// node_modules/before-after-hook/lib/add.js
+// ../../main/node_modules/before-after-hook/lib/add.js
 function addHook(state2, kind, name, hook2) {
   const orig = hook2;
   if (!state2.registry[name]) {
@@ -82128,7 +81582,7 @@ function addHook(state2, kind, name, hook2) {
   });
 }
 
-// node_modules/before-after-hook/lib/remove.js
+// ../../main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state2, name, method) {
   if (!state2.registry[name]) {
     return;
@@ -82142,7 +81596,7 @@ function removeHook(state2, name, method) {
   state2.registry[name].splice(index, 1);
 }
 
-// node_modules/before-after-hook/index.js
+// ../../main/node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state2, name) {
@@ -82176,7 +81630,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../../main/node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -82489,10 +81943,10 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../../main/node_modules/@octokit/request/dist-bundle/index.js
 var import_content_type = __toESM(require_dist2(), 1);
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../../main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -82827,7 +82281,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../../main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -82866,7 +82320,7 @@ var RequestError = class extends Error {
   }
 };
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../../main/node_modules/@octokit/request/dist-bundle/index.js
 var VERSION2 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -83048,7 +82502,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../../main/node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION3 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -83158,7 +82612,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../../main/node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep2 = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
@@ -83203,10 +82657,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../../main/node_modules/@octokit/core/dist-src/version.js
 var VERSION4 = "7.0.8";
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../../main/node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -83340,10 +82794,10 @@ var Octokit = class {
   auth;
 };
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION5 = "17.0.0";
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -85635,7 +85089,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -85758,7 +85212,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -85775,7 +85229,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION5;
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION6 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -85891,7 +85345,7 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION6;
 
-// node_modules/@actions/github/lib/utils.js
+// ../../main/node_modules/@actions/github/lib/utils.js
 var context2 = new Context();
 var baseUrl = getApiBaseUrl();
 var defaults = {
@@ -85915,14 +85369,14 @@ function getOctokitOptions(token, options2) {
   return opts;
 }
 
-// node_modules/@actions/github/lib/github.js
+// ../../main/node_modules/@actions/github/lib/github.js
 var context3 = new Context();
 function getOctokit(token, options2, ...additionalPlugins) {
   const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
   return new GitHubWithPlugins(getOctokitOptions(token, options2));
 }
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION7 = "0.0.0-development";
 function isRequestError(error) {
@@ -85996,7 +85450,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION7;
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION8 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -86286,36 +85740,12 @@ function splitRepository(fullName) {
 
 // src/cli/commands/doctor.ts
 var MARK = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
-async function githubChecks(io, parsed, ssh) {
-  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
-  const repo = str(parsed, "repo");
-  if (!token || !repo)
-    return [
-      {
-        name: "github",
-        status: "skip",
-        detail: `no ${token ? "repository" : "token"}: the token, runner and repository settings checks need GITHUB_TOKEN and --repo owner/name`
-      }
-    ];
-  const apiUrl = io.env.GITHUB_API_URL || "https://api.github.com";
-  const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
-  const { owner, repo: name } = splitRepository(repo);
-  const tokenCheck = await checkToken(octokit, owner, name, apiUrl);
-  if (tokenCheck.status === "fail" && tokenCheck.detail.startsWith("cannot read"))
-    return [tokenCheck, { name: "runner", status: "skip", detail: "the token cannot read the repository" }];
-  return [
-    tokenCheck,
-    await checkRunner(octokit, owner, name, str(parsed, "runner-label") ?? "slurm", apiUrl),
-    await checkForkApproval(octokit, owner, name),
-    ...ssh ? [await checkKeySecret(octokit, owner, name, str(parsed, "environment") ?? "slurm")] : []
-  ];
-}
 var doctorCommand = {
   name: "doctor",
   summary: "Check a setup from the runner host: Slurm (controller, partition, accounting), the submit script, Prometheus, Grafana, the token, the runner",
   help: {
     synopsis: "topo doctor [options]",
-    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings \u2192 Actions \u2192 General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
+    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
     options: [
       {
         name: "cluster",
@@ -86344,13 +85774,6 @@ var doctorCommand = {
         type: "string",
         value: "LABEL",
         description: "label of the self-hosted runner",
-        default: "slurm"
-      },
-      {
-        name: "environment",
-        type: "string",
-        value: "NAME",
-        description: "GitHub environment holding TOPO_SSH_PRIVATE_KEY (the workflows' environment input)",
         default: "slurm"
       },
       JSON_OPTION
@@ -86392,7 +85815,24 @@ var doctorCommand = {
     );
     checks.push(await checkGrafana(cluster));
     checks.push(...checkWorkflowPermissions(repoDir));
-    checks.push(...await githubChecks(io, parsed, cluster.transport === "ssh"));
+    const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+    const repo = str(parsed, "repo");
+    if (!token || !repo) {
+      checks.push({
+        name: "github",
+        status: "skip",
+        detail: `no ${token ? "repository" : "token"}: the token and runner checks need GITHUB_TOKEN and --repo owner/name`
+      });
+    } else {
+      const apiUrl = io.env.GITHUB_API_URL || "https://api.github.com";
+      const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
+      const { owner, repo: name2 } = splitRepository(repo);
+      const tokenCheck = await checkToken(octokit, owner, name2, apiUrl);
+      checks.push(tokenCheck);
+      checks.push(
+        tokenCheck.status === "fail" && tokenCheck.detail.startsWith("cannot read") ? { name: "runner", status: "skip", detail: "the token cannot read the repository" } : await checkRunner(octokit, owner, name2, str(parsed, "runner-label") ?? "slurm", apiUrl)
+      );
+    }
     const failed = checks.filter((c) => c.status === "fail").length;
     if (flag(parsed, "json")) {
       io.stdout(
@@ -86700,7 +86140,11 @@ var jobsCommand = {
         (j2) => !isRetiredDuplicate(j2.name)
       );
       const rows = [];
-      for (const job of jobs) rows.push({ ...job, failure: await jobFailure(slurm, job) });
+      for (const job of jobs) {
+        const bad = !isLive2(job.state) && classifyFailure(job, []) !== null;
+        const log = bad ? await slurm.tail(job, 200).catch(() => []) : [];
+        rows.push({ ...job, failure: bad ? classifyFailure(job, log) : null });
+      }
       if (flag(parsed, "json")) {
         io.stdout(
           `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows.map((r) => ({ ...jobJson(r), failure: r.failure })) }, null, 2)}
@@ -86976,7 +86420,7 @@ jobs:
           persist-credentials: false
       - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
         with:
-          node-version: 24
+          node-version: 20
       - name: Render every experiment record
         run: node .alpasim-topo/bin/topo.js site --records experiments --out site
       - uses: actions/upload-pages-artifact@56afc609e74202658d3ffba0e8f6dda462b719fa # v3.0.1
@@ -88946,99 +88390,36 @@ var siteCommand = {
   }
 };
 
-// src/cli/commands/status.ts
-import { existsSync as existsSync20, readFileSync as readFileSync19 } from "node:fs";
-import { join as join20, resolve as resolve17 } from "node:path";
-var HEADER = [
-  "candidate",
-  "job",
-  "slurm",
-  "state",
-  "verdict",
-  "decision",
-  "projected s/rollout",
-  "full-run",
-  "5m",
-  "rollouts",
-  "bottleneck"
-];
-function recordedReferences(cwd, id) {
-  const file = join20(resolve17(cwd), recordPaths(id).json);
-  if (!existsSync20(file)) return {};
-  const record = parseRecord(readFileSync19(file, "utf8"), file);
-  return { baseline: referenceOf2(baselineRun(record)), best: referenceOf2(bestRun(record)) };
-}
-async function judgeJobs(input) {
-  const { experiment, id, now, t } = input;
-  const jobs = [...input.jobs].sort((a, b2) => Number(a.jobId) - Number(b2.jobId));
-  const window3 = jobsWindow(jobs, now, t.stepSeconds);
-  const telemetry = window3 ? await readTelemetry(t.prometheus, experimentSelector(id), window3, {
-    timeScale: t.timeScale,
-    scrapeSeconds: t.stepSeconds
-  }) : void 0;
-  const clock = {
-    nowTs: now,
-    timeScale: t.timeScale,
-    stepSeconds: t.stepSeconds,
-    ...experimentLimits(experiment)
-  };
-  const runs = jobs.map((job) => ({
-    run: {
-      runName: job.name,
-      job,
-      series: seriesOf(telemetry, job.name),
-      missing: telemetry?.missing,
-      clock,
-      settings: experiment.stabilisation,
-      unavailable: !!telemetry?.errors.length
-    },
-    candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true }
-  }));
-  const standing = { experiment, ...recordedReferences(input.cwd, id) };
-  const { judgements } = judgeRuns(runs, standing);
-  const rows = judgements.map((j2, i) => rowOf(runs[i], j2));
-  return { rows, telemetry };
-}
-function rowOf(r, j2) {
-  const { job } = r.run;
-  const analysed = j2.observed.analysis ? j2.observation : void 0;
-  const v2 = analysed?.verdict;
-  const m2 = analysed?.stable_metrics;
-  const p = v2?.projected_full_run;
-  const b2 = m2?.bottleneck;
-  const d2 = j2.decision;
+// src/monitor/adapters.ts
+var slurmTs = slurmTimeToUnix;
+function slurmMonitorPort(slurm, knownExperimentIds = []) {
   return {
-    candidate: r.candidate.candidate,
-    run_name: r.run.runName,
-    job_id: job.jobId,
-    slurm_state: job.state,
-    state: j2.state,
-    verdict: v2?.state ?? null,
-    decision: d2 ? { state: d2.state, against: d2.against, relative_change: d2.relative_change ?? null } : null,
-    projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
-    seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
-    seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
-    completed_rollouts: m2?.completed_rollouts ?? null,
-    bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
+    async jobs(experimentId) {
+      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
+      return Promise.all(
+        jobs.map(async (j2) => {
+          let failure = null;
+          if (!isLive2(j2.state) && !(j2.state === "COMPLETED" && (j2.exitCode ?? 0) === 0)) {
+            const log = await slurm.tail(j2, 200).catch(() => []);
+            failure = classifyFailure(j2, log);
+          }
+          return {
+            jobId: j2.id,
+            name: j2.name,
+            state: j2.state,
+            submitTs: slurmTs(j2.submitTime),
+            startTs: slurmTs(j2.startTime),
+            endTs: slurmTs(j2.endTime),
+            failure
+          };
+        })
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
-function cells2(r) {
-  const p = r.projected_seconds_per_rollout;
-  const n = (x2) => x2 != null ? String(round(x2, 3)) : "\u2014";
-  return [
-    r.candidate,
-    r.job_id,
-    r.slurm_state,
-    r.state ?? "\u2014",
-    r.verdict ?? "\u2014",
-    r.decision ? `${r.decision.state} vs ${r.decision.against}` : "\u2014",
-    p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
-    n(r.seconds_per_rollout_full_run),
-    n(r.seconds_per_rollout_5m),
-    r.completed_rollouts != null ? String(r.completed_rollouts) : "\u2014",
-    r.bottleneck ? `${r.bottleneck.kind}${r.bottleneck.service ? ` ${r.bottleneck.service}` : ""}` : "\u2014"
-  ];
-}
+
+// src/cli/commands/status.ts
 function table(rows) {
   const widths = rows[0]?.map((_2, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
   return rows.map(
@@ -89092,8 +88473,9 @@ var statusCommand = {
     const options2 = telemetryValues(parsed);
     const [id, extra] = parsed.positionals;
     if (!id || extra) throw new UsageError("give exactly one experiment id");
+    let selector;
     try {
-      experimentSelector(id);
+      selector = experimentSelector(id);
     } catch (error) {
       throw new UsageError(error.message);
     }
@@ -89109,17 +88491,91 @@ var statusCommand = {
     try {
       for (let i = 0; i < count2; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, interval3 * 1e3));
-        const now = Math.floor(Date.now() / 1e3);
         const jobs = await port.jobs(id);
-        const judged2 = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
-        const warnings = (judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        const now = Math.floor(Date.now() / 1e3);
+        const started = jobs.filter((j2) => j2.startTs);
+        const start = started.length ? Math.min(...started.map((j2) => j2.startTs)) : now;
+        const telemetry = started.length ? await fetchTelemetry(
+          t.prometheus,
+          selector,
+          {
+            start: Math.floor(start / t.stepSeconds) * t.stepSeconds,
+            end: now,
+            stepSeconds: t.stepSeconds
+          },
+          { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds }
+        ) : void 0;
+        const snapshot = [];
+        const rows = [
+          [
+            "candidate",
+            "job",
+            "slurm",
+            "state",
+            "verdict",
+            "projected s/rollout",
+            "full-run",
+            "5m",
+            "rollouts",
+            "bottleneck"
+          ]
+        ];
+        for (const j2 of jobs.sort((a, b2) => Number(a.jobId) - Number(b2.jobId))) {
+          const a = j2.startTs ? observeRun({
+            runName: j2.name,
+            series: telemetry?.byRun.get(j2.name) ?? {},
+            timeScale: t.timeScale,
+            nowTs: j2.endTs ? Math.min(now, j2.endTs) : now,
+            stepSeconds: t.stepSeconds,
+            jobStartTs: j2.startTs,
+            settings: experiment.stabilisation,
+            ended: j2.endTs != null && !isLive2(j2.state)
+          }) : void 0;
+          const v2 = a?.observation.verdict;
+          const m2 = a?.observation.stable_metrics;
+          const p = v2?.projected_full_run;
+          const b2 = m2?.bottleneck;
+          const state2 = candidateState(
+            j2,
+            true,
+            a,
+            // the monitor cancels on a stable verdict or a decision: a cancelled run is stopped, not failed
+            j2.state === "CANCELLED" && (experiment.stop_when_stable === true || experiment.stop_when_decided !== false)
+          ) ?? null;
+          snapshot.push({
+            candidate: j2.name.replace(`topo-${id}-`, ""),
+            run_name: j2.name,
+            job_id: j2.jobId,
+            slurm_state: j2.state,
+            state: state2,
+            verdict: v2?.state ?? null,
+            projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
+            seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
+            seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
+            completed_rollouts: m2?.completed_rollouts ?? null,
+            bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
+          });
+          rows.push([
+            j2.name.replace(`topo-${id}-`, ""),
+            j2.jobId,
+            j2.state,
+            state2 ?? "\u2014",
+            v2?.state ?? "\u2014",
+            p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
+            m2?.seconds_per_rollout_full_run != null ? String(round(m2.seconds_per_rollout_full_run, 3)) : "\u2014",
+            m2?.seconds_per_rollout_5m != null ? String(round(m2.seconds_per_rollout_5m, 3)) : "\u2014",
+            m2?.completed_rollouts != null ? String(m2.completed_rollouts) : "\u2014",
+            b2 ? `${b2.kind}${b2.service ? ` ${b2.service}` : ""}` : "\u2014"
+          ]);
+        }
+        const warnings = (telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
         if (json) {
           const doc = {
             schema_version: 1,
             experiment_id: id,
             cluster: t.cluster.name,
             at: new Date(now * 1e3).toISOString(),
-            candidates: judged2.rows,
+            candidates: snapshot,
             warnings
           };
           io.stdout(`${JSON.stringify(doc)}
@@ -89130,7 +88586,7 @@ var statusCommand = {
         const header2 = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${jobs.length} job(s)`;
         io.stdout(
           `${clear}${header2}
-${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this experiment in Slurm"}
+${jobs.length ? table(rows) : "no jobs of this experiment in Slurm"}
 `
         );
         for (const w2 of warnings) io.stderr(`warning: ${w2}
@@ -89146,7 +88602,7 @@ ${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this 
 // src/cli/commands/suggest.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname10, resolve as resolve18 } from "node:path";
+import { dirname as dirname10, resolve as resolve17 } from "node:path";
 function toJson(outcome, pulls, written) {
   const { result } = outcome;
   return {
@@ -89351,7 +88807,7 @@ var suggestCommand = {
     }
     if (writeLocally) {
       for (const p of outcome.proposals) {
-        const file = resolve18(io.cwd, p.path);
+        const file = resolve17(io.cwd, p.path);
         mkdirSync7(dirname10(file), { recursive: true });
         writeFileSync8(file, p.text, { flag: "wx" });
       }

@@ -83,13 +83,13 @@ export function measureBaseline(ctx: Context, ledger: Ledger): { run: SimRun; b:
   const { world, policy } = ctx;
   let run = world.run(ctx.base);
   let b = measureReference(world, run, policy, ctx.look);
-  ledger.add(0, jobMinutes(b), run.oom);
+  ledger.add(0, jobMinutes(b), run.oom, true);
   let start = 0;
   if (world.crashes(run) && b.outcome === 'failed') {
     start = ledger.end();
     run = world.run(ctx.base, 1);
     b = measureReference(world, run, policy, ctx.look);
-    ledger.add(start, jobMinutes(b), run.oom);
+    ledger.add(start, jobMinutes(b), run.oom, true);
   }
   return { run, b, start };
 }
@@ -219,13 +219,13 @@ export function manualCampaign(ctx: Context): MethodResult {
   });
   let run0 = world.run(ctx.base);
   let r0 = read(run0);
-  ledger.add(0, r0.minutes, run0.oom);
+  ledger.add(0, r0.minutes, run0.oom, true);
   // a baseline that crashed is rerun once
   if (world.crashes(run0) && r0.value === null) {
     const start = ledger.end();
     run0 = world.run(ctx.base, 1);
     r0 = read(run0);
-    ledger.add(start, r0.minutes, run0.oom);
+    ledger.add(start, r0.minutes, run0.oom, true);
   }
   let wall = ledger.end();
   if (r0.value !== null) ledger.setIncumbent(wall, run0.truth.secondsPerRollout, 'baseline');
@@ -490,7 +490,7 @@ export async function asyncTrials(
           : t.run.shape.crashAtMinutes !== undefined && end === 'error'
             ? STARTUP + t.run.shape.crashAtMinutes
             : next - t.start;
-        ledger.add(t.start, Math.min(ran, next - t.start), t.run.oom);
+        ledger.add(t.start, Math.min(ran, next - t.start), t.run.oom, t.name === 'baseline');
         await hooks.onEnd(t);
       }
     }
@@ -501,7 +501,7 @@ export async function asyncTrials(
     if (charged >= ctx.budget) {
       for (const t of running.splice(0)) {
         t.done = 'stopped';
-        ledger.add(t.start, next - t.start, false);
+        ledger.add(t.start, next - t.start, false, t.name === 'baseline');
         await hooks.onEnd(t);
       }
       const last = await hooks.incumbent(trials);

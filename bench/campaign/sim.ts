@@ -13,6 +13,7 @@ import type { VerdictLike } from '../../src/analysis/decision.js';
 import { observeRun } from '../../src/analysis/observe.js';
 import { type SteadyState, steadyState } from '../../src/sim/model.js';
 import { createRng } from '../../src/sim/rng.js';
+import { oomLine } from '../../src/sim/run.js';
 import type { TriedCandidate } from '../../src/suggest/types.js';
 import { capacitySummary } from '../../src/topology/capacity.js';
 import { topologyHash } from '../../src/topology/expand.js';
@@ -199,7 +200,13 @@ export class World {
         observation: {
           failure: {
             kind: 'gpu-oom',
-            message: `CUDA out of memory on GPU ${r.truth.oom?.gpu} (${r.truth.oom?.usedGb.toFixed(1)} of ${r.truth.oom?.totalGb} GiB in use)`,
+            // the message a real run's log gives (the twin's own job writes the same line)
+            message: oomLine(
+              r.truth.oom?.gpu ?? 0,
+              r.truth.oom?.triedGb ?? 0,
+              r.truth.oom?.usedGb ?? 0,
+              r.truth.oom?.totalGb ?? 0,
+            ),
             gpu: r.truth.oom?.gpu ?? null,
           },
         },
@@ -222,12 +229,13 @@ export class World {
 
 /** GPU-minutes a method spent, by wall clock: each run holds its node from its start to its stop. */
 export class Ledger {
-  readonly runs: Array<{ start: number; stop: number; oom: boolean }> = [];
+  /** `baseline`: a job of the baseline (its first run or a rerun), not counted as a later run. */
+  readonly runs: Array<{ start: number; stop: number; oom: boolean; baseline: boolean }> = [];
   /** (wall minute, truth of the incumbent) each time the method's answer changed. */
   readonly incumbent: Array<{ at: number; seconds: number; name: string }> = [];
 
-  add(start: number, jobMinutes: number, oom: boolean): void {
-    this.runs.push({ start, stop: start + jobMinutes, oom });
+  add(start: number, jobMinutes: number, oom: boolean, baseline = false): void {
+    this.runs.push({ start, stop: start + jobMinutes, oom, baseline });
   }
 
   /** GPU-hours spent by wall minute t (runs in flight counted up to t). */
@@ -262,5 +270,10 @@ export class Ledger {
 
   oomRuns(): number {
     return this.runs.filter((r) => r.oom).length;
+  }
+
+  /** Jobs that ran out of GPU memory, the baseline's own jobs (first run and rerun) left out. */
+  oomAfterBaseline(): number {
+    return this.runs.filter((r) => r.oom && !r.baseline).length;
   }
 }

@@ -230,9 +230,20 @@ export function fitMemoryModel(tried: readonly TriedCandidate[], prior?: MemoryM
 }
 
 /**
+ * What CUDA's message proves the GPU needed at least: the memory the process had in use plus what it
+ * tried to allocate ("Tried to allocate X GiB … this process has Y GiB memory in use"); null when the
+ * message does not say.
+ */
+export function oomLowerBoundGiB(message: string | undefined): number | null {
+  const tried = /tried to allocate ([\d.]+) GiB/i.exec(message ?? '');
+  const used = /has ([\d.]+) GiB memory in use/i.exec(message ?? '');
+  return tried && used ? Number(tried[1]) + Number(used[1]) : null;
+}
+
+/**
  * A run that ran out of memory on a GPU proves that GPU needed more than its size: where the model
  * predicts it lower, the memory of the services on that GPU (per replica and per cached scene) is
- * scaled up until it does (5% beyond). Its evidence is a lower bound the fit of successful runs
+ * scaled up until it does (5% beyond, or to what CUDA's message proves). Its evidence is a lower bound the fit of successful runs
  * cannot see.
  */
 export function respectFailures(
@@ -247,8 +258,9 @@ export function respectFailures(
     if (f?.kind !== 'gpu-oom' || f.gpu == null) continue;
     const row = instancesByGpu(run.topology).get(f.gpu);
     const predicted = predictMemory(run.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
-    if (!row || predicted === undefined || predicted >= gpuMemoryGiB) continue;
-    const factor = (1.05 * gpuMemoryGiB) / predicted;
+    const needed = Math.max(1.05 * gpuMemoryGiB, oomLowerBoundGiB(f.message) ?? 0);
+    if (!row || predicted === undefined || predicted >= needed) continue;
+    const factor = needed / predicted;
     const services = Object.keys(row) as ServiceName[];
     const perReplica = { ...model.per_replica_gib };
     const perScene = { ...(model.per_cached_scene_gib ?? {}) };

@@ -136,12 +136,15 @@ export function limitView(
   t: Topology,
   memory: ReturnType<typeof fitMemoryModel>,
   gpuMemoryGiB: number,
-  parent: Topology,
+  /** The measured parent whose GPUs above 80% may stay; null for one that did not fit (it ran out of memory). */
+  parent: Topology | null,
   /** Services together on a GPU where no measured run had them: also under the 80% line (the model's own search). */
   novelAtWarning = false,
 ): Proposal['predictedMemory'] {
   const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
-  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const parentPlain = new Map(
+    parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : [],
+  );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
   const measured = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
@@ -450,7 +453,8 @@ function afterOutOfMemory(
   const fitted = fitInMemory(
     {
       failed: failed.topology,
-      predict: (t) => limitView(t, memory, gib, failed.topology),
+      // the failed topology did not fit: its GPUs get no allowance above the 80% line
+      predict: (t) => limitView(t, memory, gib, null),
       gpuMemoryGiB: gib,
       problems: (t) => [
         ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),

@@ -73388,6 +73388,11 @@ function fitMemoryModel(tried, prior) {
     ]
   };
 }
+function oomLowerBoundGiB(message2) {
+  const tried = /tried to allocate ([\d.]+) GiB/i.exec(message2 ?? "");
+  const used = /has ([\d.]+) GiB memory in use/i.exec(message2 ?? "");
+  return tried && used ? Number(tried[1]) + Number(used[1]) : null;
+}
 function respectFailures(fitted, tried, gpuMemoryGiB) {
   let model = fitted.model;
   const notes = [];
@@ -73396,8 +73401,9 @@ function respectFailures(fitted, tried, gpuMemoryGiB) {
     if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
     const row = instancesByGpu(run.topology).get(f.gpu);
     const predicted = predictMemory(run.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
-    if (!row || predicted === void 0 || predicted >= gpuMemoryGiB) continue;
-    const factor = 1.05 * gpuMemoryGiB / predicted;
+    const needed = Math.max(1.05 * gpuMemoryGiB, oomLowerBoundGiB(f.message) ?? 0);
+    if (!row || predicted === void 0 || predicted >= needed) continue;
+    const factor = needed / predicted;
     const services = Object.keys(row);
     const perReplica = { ...model.per_replica_gib };
     const perScene = { ...model.per_cached_scene_gib ?? {} };
@@ -79310,7 +79316,9 @@ function uniqueName(base, taken) {
 }
 function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
   const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
-  const parentPlain = new Map(predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
+  const parentPlain = new Map(
+    parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
+  );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
   const measured2 = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
@@ -79549,7 +79557,8 @@ function afterOutOfMemory(input, failed, memory, options, rejected) {
   const fitted = fitInMemory(
     {
       failed: failed.topology,
-      predict: (t) => limitView(t, memory, gib, failed.topology),
+      // the failed topology did not fit: its GPUs get no allowance above the 80% line
+      predict: (t) => limitView(t, memory, gib, null),
       gpuMemoryGiB: gib,
       problems: (t) => [
         ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { steadyState } from '../../../src/sim/model.js';
 import { loadProfile } from '../../../src/sim/profile.js';
+import { oomLine } from '../../../src/sim/run.js';
 import { predictMemory } from '../../../src/suggest/memory-model.js';
 import { changeText, resizeCaches } from '../../../src/suggest/moves.js';
 import { proposalProblems, suggest } from '../../../src/suggest/suggest.js';
@@ -442,5 +443,45 @@ describe('suggest', () => {
     const twin = { ...balanced, gpu: { ...balanced.gpu, memory_gb: 40 } };
     expect(steadyState(base, twin).oom).toBeDefined();
     expect(steadyState(first!.candidate.topology, twin).oom).toBeUndefined();
+  });
+  it('a baseline that does not fit is followed by proposals that all fit (issue 33: heavy physics memory)', () => {
+    // physics holds large scene meshes: GPUs 4-7 (driver 8 + physics 4 replicas) need ~109 of 80 GiB,
+    // and CUDA fails at the allocation that tips it over, well below what the GPU would need
+    const balanced = loadProfile('twin-balanced', fileURLToPath(new URL('../../..', import.meta.url)));
+    const twin = {
+      ...balanced,
+      services: {
+        ...balanced.services,
+        physics: { ...balanced.services.physics, memory_gb: 4, scene_memory_gb: 2.5 },
+      },
+    };
+    const oom = steadyState(base, twin).oom!;
+    expect(oom).toBeDefined();
+    const result = suggest(
+      input(
+        [
+          {
+            name: 'baseline',
+            parent: null,
+            topology: base,
+            status: 'failed',
+            observation: {
+              failure: {
+                kind: 'gpu-oom',
+                message: oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb),
+                gpu: oom.gpu,
+              },
+            },
+          },
+        ],
+        { cluster: { gpusPerNode: 8, gpuMemoryGiB: 80, cpusPerNode: 64 } },
+      ),
+    );
+    expect(result.proposals.length).toBeGreaterThanOrEqual(2);
+    for (const p of result.proposals) {
+      // the memory model puts none above the 90% line, and the twin runs every one
+      for (const m of p.predictedMemory) expect(m.gib).toBeLessThanOrEqual(0.9 * 80);
+      expect(steadyState(p.candidate.topology, twin).oom).toBeUndefined();
+    }
   });
 });
