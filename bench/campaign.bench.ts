@@ -10,12 +10,13 @@
 //     steady value as its truth, decided look by look by the monitor's functions (decide.ts);
 //  3. the five methods (methods.ts, optuna.ts): topo (the project: src/campaign/rounds.ts + suggest
 //     with predictions), the seed's rule by hand, random + decisions, ASHA, Optuna;
-//  4. per method, median and worst over the seeds: GPU-hours and wall-clock hours until its answer is
-//     within 2% of the space's best, the share of campaigns whose concluded answer is, OOM runs after
-//     the baseline; for topo the prediction error of the proposals made after the baseline alone.
+//  4. per method: GPU-hours per right conclusion (mean spent ÷ share of campaigns whose concluded
+//     answer is within 2% of the space's best) with its 90% interval over seeds, GPU-hours and
+//     wall-clock hours to within 2%, OOM runs after the baseline; for topo the prediction error of the
+//     proposals made after the baseline alone; beside them the noise-aware floor (bound.ts).
 // It ends each profile with one line a script reads:
-//   campaign <profile>: topo G GPU-h (right R%), manual G1, random G2, asha G3, optuna G4|absent,
-//   oom-runs N, prediction-error E% (coverage C%)
+//   campaign <profile>: topo G GPU-h per right (right R%), manual G1, random G2, asha G3,
+//   optuna G4|absent, floor F, oom-runs N, prediction-error E% (coverage C%)
 //
 // Run: npm run bench -- campaign (CAMPAIGN_QUICK=1: 4 seeds, shipped profiles only, for development;
 // CAMPAIGN_SEEDS=N seeds (default 20, from CAMPAIGN_SEED0, default 100: seeds never tuned on);
@@ -31,8 +32,17 @@ import { DEFAULT_POLICY } from '../src/campaign/rounds.js';
 import { repoRoot } from '../src/sim/profile.js';
 import { expandPreset } from '../src/topology/expand.js';
 import type { Topology } from '../src/types/generated/topology.js';
-import { informationFloor, knownBestCost } from './campaign/bound.js';
-import { type Goal, judgeGoals, strictExitCode, summaryLine } from './campaign/goals.js';
+import type { TwinProfile } from '../src/types/generated/twin-profile.js';
+import { noiseAwareFloor } from './campaign/bound.js';
+import {
+  type Goal,
+  judgeGoals,
+  type ProfileFigures,
+  perRight,
+  perRightInterval,
+  strictExitCode,
+  summaryLine,
+} from './campaign/goals.js';
 import {
   ashaCampaign,
   type Context,
@@ -57,6 +67,7 @@ const METHODS = (process.env.CAMPAIGN_METHODS ?? 'topo,manual,random,asha,optuna
 // against it; the policy's default unless set (for studying its cost).
 const POLICY = {
   ...DEFAULT_POLICY,
+  ...(process.env.CAMPAIGN_REFERENCE === 'measured-first' ? { reference: 'measured-first' as const } : {}),
   ...(process.env.CAMPAIGN_REFERENCE_PRECISION
     ? { referencePrecision: Number(process.env.CAMPAIGN_REFERENCE_PRECISION) }
     : {}),
@@ -105,6 +116,160 @@ function costTo(rows: Row[]): { values: number[]; missed: number } {
   };
 }
 
+interface ProfileRows {
+  rows: Record<string, Row[]>;
+  floor: number[];
+  methodSeconds: Record<string, number>;
+}
+
+/** Every method's campaigns on one profile, one world per seed; and the noise-aware floor per seed. */
+async function runProfile(
+  profile: TwinProfile,
+  base: Topology,
+  optimum: { seconds: number; point: Point },
+  seeds: number[],
+  optuna: string | null,
+  root: string,
+  log: (s: string) => void,
+): Promise<ProfileRows> {
+  const rows: Record<string, Row[]> = {};
+  const floor: number[] = [];
+  const methodSeconds: Record<string, number> = {};
+  for (const seed of seeds) {
+    const ctx: Context = {
+      world: new World(profile, seed),
+      base,
+      basePoint: BASE_POINT,
+      policy: POLICY,
+      cluster: {
+        gpusPerNode: profile.gpu.count,
+        gpuMemoryGiB: profile.gpu.memory_gb,
+        cpusPerNode: profile.cpu.cores,
+      },
+      budget: BUDGET,
+      look: LOOK,
+      experimentId: 'topology-opt-bench-twin-20261202',
+      ...(process.env.CAMPAIGN_DEBUG ? { debug: log } : {}),
+    };
+    const runs: Array<[string, () => Promise<MethodResult> | MethodResult]> = [
+      ['topo', () => topoCampaign(ctx)],
+      ['manual', () => manualCampaign(ctx)],
+      ['random', () => randomCampaign(ctx)],
+      ['asha', () => ashaCampaign(ctx)],
+      ...(optuna
+        ? ([['optuna', () => optunaCampaign(ctx, root)]] as Array<[string, () => Promise<MethodResult>]>)
+        : []),
+    ];
+    for (const [method, go] of runs) {
+      if (!METHODS.includes(method)) continue;
+      const tm = Date.now();
+      const result = await go();
+      methodSeconds[method] = (methodSeconds[method] ?? 0) + (Date.now() - tm) / 1000;
+      rows[method] = [...(rows[method] ?? []), summarise(result, optimum.seconds)];
+      if (process.env.CAMPAIGN_DEBUG)
+        log(
+          `  seed ${seed} ${method}: ${result.ledger.incumbent.map((i) => `${i.name}@${Math.round(i.at)}=${i.seconds.toFixed(3)}`).join(' → ')} | ${result.stopReason} | spent ${result.ledger.total().toFixed(1)} GPU-h`,
+        );
+    }
+    floor.push(noiseAwareFloor(ctx, optimum.point, WITHIN));
+  }
+  return { rows, floor, methodSeconds };
+}
+
+/** The methods' table: GPU-hours per right conclusion (its 90% interval over seeds) first. */
+function methodTable(rows: Record<string, Row[]>, log: (s: string) => void): Record<string, number> {
+  log(
+    '| method | GPU-h per right conclusion [90% over seeds] | concluded within 2% | GPU-h spent (median / worst) | GPU-h to within 2% (median / worst) | wall-clock h to within 2% (median) | OOM runs after the baseline | rounds (median) |',
+  );
+  log('|---|---|---|---|---|---|---|---|');
+  const per: Record<string, number> = {};
+  for (const method of ['topo', 'manual', 'random', 'asha', 'optuna']) {
+    const rs = rows[method];
+    if (!rs) {
+      if (method === 'optuna' && METHODS.includes('optuna'))
+        log(`| optuna | absent (${OPTUNA_MISSING}) | | | | | | |`);
+      continue;
+    }
+    const spent = rs.map((r) => r.spent);
+    const right = rs.map((r) => r.right);
+    per[method] = perRight(spent, right);
+    const i = perRightInterval(spent, right);
+    const c = costTo(rs);
+    const wall = rs.map((r) => r.reached?.wallHours ?? Number.POSITIVE_INFINITY);
+    log(
+      `| ${method} | ${f1(per[method]!)} [${f1(i.low)}, ${f1(i.high)}] | ${pct(right.filter(Boolean).length / rs.length)} | ${f1(median(spent))} / ${f1(Math.max(...spent))} | ${f1(median(c.values))} / ${f1(Math.max(...c.values))}${c.missed ? ` (${c.missed} never)` : ''} | ${f1(median(wall))} | ${rs.reduce((a, r) => a + r.oomAfterBaseline, 0)} | ${f1(median(rs.map((r) => r.rounds)))} |`,
+    );
+  }
+  return per;
+}
+
+/** The prediction error of topo's proposals after the baseline alone (and later rounds beside it). */
+function predictionFigures(topo: Row[], log: (s: string) => void): { error: number; coverage: number } {
+  const first = topo.flatMap((r) => r.predictions.filter((p) => p.round === 1));
+  const later = topo.flatMap((r) => r.predictions.filter((p) => p.round > 1));
+  const err = (ps: typeof first) => median(ps.map((p) => Math.abs(p.predicted / p.truth - 1)));
+  const cov = (ps: typeof first) =>
+    ps.filter((p) => p.low <= p.truth && p.truth <= p.high).length / ps.length;
+  const worst = Math.max(...first.map((p) => Math.abs(p.predicted / p.truth - 1)));
+  log(
+    `\npredictions after the baseline alone: ${first.length} proposals, |error| median ${pct(err(first))} (worst ${pct(worst)}), ${pct(cov(first))} inside their 90% interval; later rounds: ${later.length}, median ${pct(err(later))}, coverage ${pct(cov(later))}`,
+  );
+  return { error: err(first), coverage: cov(first) };
+}
+
+/** One profile: truth, campaigns, table, floor, summary line and goals. */
+async function profileReport(
+  entry: { name: string; profile: TwinProfile; shipped: boolean },
+  base: Topology,
+  seeds: number[],
+  optuna: string | null,
+  root: string,
+  log: (s: string) => void,
+): Promise<{ line: string; goals: Goal[] }> {
+  const { name, profile, shipped } = entry;
+  const tp = Date.now();
+  const truth = groundTruth(base, profile);
+  const baseTruth = truth.steady.get(pointKey(BASE_POINT))!;
+  log(`## ${name}${shipped ? '' : ' (bench only)'}\n`);
+  log(
+    `space best ${truth.optimum.toFixed(3)} s/rollout (${describePoint(truth.optimumPoint)}); ${truth.admissible} of ${truth.points.length} topologies within 90% memory; baseline ${baseTruth.oom ? 'runs out of GPU memory' : `${baseTruth.secondsPerRollout.toFixed(3)} s/rollout (${pct(baseTruth.secondsPerRollout / truth.optimum - 1)} above)`}; ${(Date.now() - tp) / 1000} s exhaustive`,
+  );
+  const optimum = { seconds: truth.optimum, point: truth.optimumPoint };
+  const { rows, floor, methodSeconds } = await runProfile(profile, base, optimum, seeds, optuna, root, log);
+  log('');
+  const per = methodTable(rows, log);
+  const topo = rows.topo ?? [];
+  const prediction = predictionFigures(topo, log);
+  log(
+    `beside the figures: the noise-aware floor (told the best topology, the baseline and the best run beside each other until the monitor's decision; a bound of the problem under these decisions, not of a method) median ${f1(median(floor))} GPU-h (worst ${f1(Math.max(...floor))})`,
+  );
+  const stops = [...new Set(topo.map((r) => r.stop.replace(/\d+(\.\d+)?/g, 'N').slice(0, 90)))];
+  log(`topo stopped: ${stops.join(' | ')}`);
+  log(
+    `time per campaign: ${Object.entries(methodSeconds)
+      .map(([m, s]) => `${m} ${(s / seeds.length).toFixed(1)} s`)
+      .join(', ')}`,
+  );
+  const figures: ProfileFigures = {
+    topo: per.topo ?? Number.NaN,
+    manual: per.manual ?? Number.NaN,
+    random: per.random,
+    asha: per.asha,
+    optuna: per.optuna,
+    right: topo.length ? topo.filter((r) => r.right).length / topo.length : Number.NaN,
+    oomRuns: topo.reduce((a, r) => a + r.oomAfterBaseline, 0),
+    predictionError: prediction.error,
+    coverage: prediction.coverage,
+    floor: median(floor),
+  };
+  const line = summaryLine(name, figures);
+  log(`\n${line}\n`);
+  const goals = judgeGoals(figures);
+  for (const g of goals) log(`${g.status} ${g.text}`);
+  log('');
+  return { line, goals };
+}
+
 async function main(): Promise<number> {
   const t0 = Date.now();
   const root = repoRoot(process.env.TOPO_REPO_ROOT ?? process.cwd());
@@ -117,132 +282,23 @@ async function main(): Promise<number> {
     log(optuna ? `optuna: ${optuna} (TPE sampler, Hyperband pruner)` : OPTUNA_MISSING);
   const seeds = [...Array(SEEDS).keys()].map((i) => SEED0 + i);
   log(
-    `campaign bench: baseline 8gpu_64rollouts; ${seeds.length} seeds (${seeds[0]}-${seeds.at(-1)}); looks every ${LOOK} run-minute(s); budget ${BUDGET} GPU-hours per campaign; policy: parallel ${POLICY.parallel}, min_improvement ${pct(POLICY.minImprovement)}, stop after ${POLICY.stopAfter} rounds without a decided gain, a reference measured to ±${pct(POLICY.referencePrecision)}; target: within ${pct(WITHIN)} of the space's best.\n`,
+    `campaign bench: baseline 8gpu_64rollouts; ${seeds.length} seeds (${seeds[0]}-${seeds.at(-1)}); looks every ${LOOK} run-minute(s); budget ${BUDGET} GPU-hours per campaign; policy: parallel ${POLICY.parallel}, min_improvement ${pct(POLICY.minImprovement)}, stop after ${POLICY.stopAfter} rounds without a decided gain, ${POLICY.reference === 'measured-first' ? `a reference measured to ±${pct(POLICY.referencePrecision)} first` : "each round's reference beside its candidates (Dunnett's share)"}; target: within ${pct(WITHIN)} of the space's best; yardstick: GPU-hours per right conclusion (spent ÷ share within ${pct(WITHIN)}).\n`,
   );
   // the in-memory path against a real Prometheus, on a few runs (not in quick mode)
   if (process.env.CAMPAIGN_PROMETHEUS ? process.env.CAMPAIGN_PROMETHEUS === '1' : !QUICK)
     await prometheusCheck(base, root, log);
-  const profiles = benchProfiles(root, process.env.CAMPAIGN_PROFILE).filter((p) => !QUICK || p.shipped);
+  const profiles = benchProfiles(root, process.env.CAMPAIGN_PROFILE).filter(
+    (p) => !QUICK || p.shipped || process.env.CAMPAIGN_PROFILE,
+  );
   const lines: string[] = [];
-  const goals: Goal[] = [];
-  const goalLines: string[] = [];
-  for (const { name, profile, shipped } of profiles) {
-    const tp = Date.now();
-    const truth = groundTruth(base, profile);
-    const baseTruth = truth.steady.get(pointKey(BASE_POINT))!;
-    log(`## ${name}${shipped ? '' : ' (bench only)'}\n`);
-    log(
-      `space best ${truth.optimum.toFixed(3)} s/rollout (${describePoint(truth.optimumPoint)}); ${truth.admissible} of ${truth.points.length} topologies within 90% memory; baseline ${baseTruth.oom ? 'runs out of GPU memory' : `${baseTruth.secondsPerRollout.toFixed(3)} s/rollout (${pct(baseTruth.secondsPerRollout / truth.optimum - 1)} above)`}; ${(Date.now() - tp) / 1000} s exhaustive`,
-    );
-    const rows: Record<string, Row[]> = {};
-    const knownBest: number[] = [];
-    const floor: number[] = [];
-    const methodSeconds: Record<string, number> = {};
-    for (const seed of seeds) {
-      const world = new World(profile, seed);
-      const ctx: Context = {
-        world,
-        base,
-        basePoint: BASE_POINT,
-        policy: POLICY,
-        cluster: {
-          gpusPerNode: profile.gpu.count,
-          gpuMemoryGiB: profile.gpu.memory_gb,
-          cpusPerNode: profile.cpu.cores,
-        },
-        budget: BUDGET,
-        look: LOOK,
-        experimentId: 'topology-opt-bench-twin-20261202',
-        ...(process.env.CAMPAIGN_DEBUG ? { debug: log } : {}),
-      };
-      const runs: Array<[string, () => Promise<MethodResult> | MethodResult]> = [
-        ['topo', () => topoCampaign(ctx)],
-        ['manual', () => manualCampaign(ctx)],
-        ['random', () => randomCampaign(ctx)],
-        ['asha', () => ashaCampaign(ctx)],
-        ...(optuna
-          ? ([['optuna', () => optunaCampaign(ctx, root)]] as Array<[string, () => Promise<MethodResult>]>)
-          : []),
-      ];
-      for (const [method, go] of runs) {
-        if (!METHODS.includes(method)) continue;
-        const tm = Date.now();
-        const result = await go();
-        methodSeconds[method] = (methodSeconds[method] ?? 0) + (Date.now() - tm) / 1000;
-        rows[method] = [...(rows[method] ?? []), summarise(result, truth.optimum)];
-        if (process.env.CAMPAIGN_DEBUG)
-          log(
-            `  seed ${seed} ${method}: ${result.ledger.incumbent.map((i) => `${i.name}@${Math.round(i.at)}=${i.seconds.toFixed(3)}`).join(' → ')} | ${result.stopReason} | spent ${result.ledger.total().toFixed(1)} GPU-h`,
-          );
-      }
-      knownBest.push(knownBestCost(ctx, truth.optimumPoint));
-      floor.push(informationFloor(ctx, truth.optimumPoint, POLICY.minImprovement));
-    }
-    log('');
-    log(
-      '| method | GPU-h to within 2% (median / worst) | wall-clock h to within 2% (median / worst) | reached | concluded within 2% | OOM runs after the baseline | GPU-h spent (median) | rounds (median) |',
-    );
-    log('|---|---|---|---|---|---|---|---|');
-    const med: Record<string, number> = {};
-    for (const method of ['topo', 'manual', 'random', 'asha', 'optuna']) {
-      const rs = rows[method];
-      if (!rs) {
-        if (method === 'optuna' && METHODS.includes('optuna'))
-          log(`| optuna | absent (${OPTUNA_MISSING}) | | | | | | |`);
-        continue;
-      }
-      const c = costTo(rs);
-      med[method] = median(c.values);
-      const wall = rs.map((r) => r.reached?.wallHours ?? Number.POSITIVE_INFINITY);
-      log(
-        `| ${method} | ${f1(median(c.values))} / ${f1(Math.max(...c.values))}${c.missed ? ` (${c.missed} never: counted at what they spent)` : ''} | ${f1(median(wall))} / ${f1(Math.max(...wall))} | ${rs.length - c.missed} of ${rs.length} | ${pct(rs.filter((r) => r.right).length / rs.length)} | ${rs.reduce((a, r) => a + r.oomAfterBaseline, 0)} | ${f1(median(rs.map((r) => r.spent)))} | ${f1(median(rs.map((r) => r.rounds)))} |`,
-      );
-    }
-    const topo = rows.topo ?? [];
-    const first = topo.flatMap((r) => r.predictions.filter((p) => p.round === 1));
-    const later = topo.flatMap((r) => r.predictions.filter((p) => p.round > 1));
-    const err = (ps: typeof first) => median(ps.map((p) => Math.abs(p.predicted / p.truth - 1)));
-    const cov = (ps: typeof first) =>
-      ps.filter((p) => p.low <= p.truth && p.truth <= p.high).length / ps.length;
-    const worstErr = (ps: typeof first) => Math.max(...ps.map((p) => Math.abs(p.predicted / p.truth - 1)));
-    log(
-      `\npredictions after the baseline alone: ${first.length} proposals, |error| median ${pct(err(first))} (worst ${pct(worstErr(first))}), ${pct(cov(first))} inside their 90% interval; later rounds: ${later.length}, median ${pct(err(later))}, coverage ${pct(cov(later))}`,
-    );
-    log(
-      `beside the figures: the information floor (what any method must spend: the baseline and one decided run of the best, each start-up plus one rollout of steady data, × ${8} GPUs) median ${f1(median(floor))} GPU-h (worst ${f1(Math.max(...floor))}), ${pct(median(floor) / (med.manual ?? Number.NaN))} of the seed's rule by hand; knowing the best topology beforehand, with the monitor's decisions (a bound of the decisions, not of the problem) median ${f1(median(knownBest))} GPU-h (worst ${f1(Math.max(...knownBest))}), ${pct(median(knownBest) / (med.manual ?? Number.NaN))} of the seed's rule`,
-    );
-    const stops = [...new Set(topo.map((r) => r.stop.replace(/\d+(\.\d+)?/g, 'N').slice(0, 90)))];
-    log(`topo stopped: ${stops.join(' | ')}`);
-    log(
-      `time per campaign: ${Object.entries(methodSeconds)
-        .map(([m, s]) => `${m} ${(s / seeds.length).toFixed(1)} s`)
-        .join(', ')}`,
-    );
-    const right = topo.length ? topo.filter((r) => r.right).length / topo.length : Number.NaN;
-    const figures = {
-      topo: med.topo ?? Number.NaN,
-      manual: med.manual ?? Number.NaN,
-      random: med.random,
-      asha: med.asha,
-      optuna: med.optuna,
-      right,
-      oomRuns: topo.reduce((a, r) => a + r.oomAfterBaseline, 0),
-      predictionError: err(first),
-      coverage: cov(first),
-      floor: median(floor),
-    };
-    const line = summaryLine(name, figures);
-    lines.push(line);
-    log(`\n${line}\n`);
-    for (const g of judgeGoals(figures)) {
-      goals.push(g);
-      goalLines.push(`- ${name}: ${g.status} ${g.text}`);
-      log(`${g.status} ${g.text}`);
-    }
-    log('');
+  const goals: Array<Goal & { profile: string }> = [];
+  for (const entry of profiles) {
+    const r = await profileReport(entry, base, seeds, optuna, root, log);
+    lines.push(r.line);
+    goals.push(...r.goals.map((g) => ({ ...g, profile: entry.name })));
   }
   log('## Goals\n');
-  for (const g of goalLines) log(g);
+  for (const g of goals) log(`- ${g.profile}: ${g.status} ${g.text}`);
   log('');
   for (const l of lines) log(l);
   log(`\ncampaign bench: ${((Date.now() - t0) / 1000).toFixed(0)} s`);

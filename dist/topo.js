@@ -69572,21 +69572,24 @@ function roundsWithoutGain(state2) {
   for (const round3 of state2.rounds) {
     const before = replay.best?.name;
     replay = closeRound(replay, round3);
-    gained.push(replay.best?.name !== before);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
   }
-  for (let i = gained.length - 1; i >= 0 && !gained[i]; i--) n++;
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
   return n;
+}
+function stopRule(state2, policy, outlook) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
 function spentGpuHours(state2) {
   return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
 }
-function nextStep2(state2, policy, expectedRunGpuHours) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length > 0 && dry >= policy.stopAfter)
-    return {
-      kind: "conclude",
-      reason: `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})`
-    };
+function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
+  const stop2 = stopRule(state2, policy, outlook);
+  if (stop2) return { kind: "conclude", reason: stop2 };
   if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
     return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
   const parent = state2.best?.name ?? state2.baseline.name;
@@ -71337,19 +71340,46 @@ function rounds(tried, maxParallel) {
   }
   return out;
 }
-function stopForNoProgress(tried, patience, maxParallel) {
+function campaignOf2(tried, maxParallel) {
   const byName = new Map(tried.map((r) => [r.name, r]));
-  const all = rounds(tried, maxParallel);
-  const finished = all.filter(
+  const first2 = tried.find((r) => !r.parent);
+  if (!first2) return null;
+  const ok2 = outcomeOf(first2, byName) !== "failed";
+  let state2 = startCampaign({
+    name: first2.name,
+    seconds: ok2 ? secondsPerRollout(first2) ?? null : null,
+    gpuHours: 0
+  });
+  const finished = rounds(tried, maxParallel).filter(
     (round3) => round3.every((r) => r.status !== "pending" && r.status !== "running")
   );
-  if (finished.length < patience) return void 0;
-  const recent = finished.slice(-patience);
-  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf(r, byName)}`);
-  if (recent.some((round3) => round3.some((r) => outcomeOf(r, byName) === "better"))) return void 0;
+  finished.forEach((round3, i) => {
+    const runs = round3.map((r) => {
+      const o = outcomeOf(r, byName);
+      const seconds3 = secondsPerRollout(r);
+      return {
+        name: r.name,
+        outcome: o === "unknown" ? "undecided" : o,
+        ...o !== "failed" && seconds3 !== void 0 ? { seconds: seconds3 } : {},
+        gpuHours: 0
+      };
+    });
+    state2 = closeRound(state2, { index: i + 1, parent: round3[0]?.parent ?? first2.name, runs });
+  });
+  return state2;
+}
+function stopForNoProgress(tried, patience, maxParallel, outlook) {
+  const state2 = campaignOf2(tried, maxParallel);
+  if (!state2) return void 0;
+  const m2 = outlook?.minImprovement ?? 0.02;
+  const stop2 = stopRule(state2, { stopAfter: patience, minImprovement: m2 }, outlook ?? null);
+  if (!stop2) return void 0;
+  const byName = new Map(tried.map((r) => [r.name, r]));
+  const recent = state2.rounds.slice(-patience).flatMap((round3) => round3.runs);
+  const outcomes = recent.map((r) => `${r.name} ${outcomeOf(byName.get(r.name), byName)}`);
   return {
     stop: true,
-    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours`
+    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours (${stop2})`
   };
 }
 
@@ -72391,7 +72421,6 @@ function suggest2(input, options2 = {}) {
       rejected
     };
   }
-  const noProgress = stopForNoProgress(input.tried, patience, input.maxParallel);
   const evidence = readEvidence(parent);
   const ctx = {
     gpusPerNode: input.cluster.gpusPerNode,
@@ -72534,6 +72563,13 @@ function suggest2(input, options2 = {}) {
       score: Math.round(score * 1e6) / 1e6
     };
   });
+  const outlook = reliable ? modelOutlook(scored, picked) : void 0;
+  const noProgress = stopForNoProgress(
+    input.tried,
+    patience,
+    input.maxParallel,
+    outlook ? { minImprovement, gainLow: outlook.gainLow } : null
+  );
   let stop2 = noProgress;
   if (!stop2 && proposals2.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
@@ -72549,6 +72585,7 @@ function suggest2(input, options2 = {}) {
     memory,
     parent: parent.name,
     rejected,
+    ...outlook ? { outlook } : {},
     ...calibration ? {
       calibration: {
         runs: calibration.runs,
@@ -72561,6 +72598,16 @@ function suggest2(input, options2 = {}) {
   };
 }
 var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+function modelOutlook(scored, picked) {
+  const best = scored.filter((s) => s.prediction).sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0];
+  if (!best?.prediction) return void 0;
+  return {
+    change: best.move.change,
+    gain: best.prediction.gain,
+    gainLow: best.prediction.gainLow,
+    proposed: picked.some((p) => p.hash === best.hash)
+  };
+}
 function afterOutOfMemory(input, failed, memory, options2, rejected) {
   const hash = options2.hash ?? topologyHash;
   const tried = new Set(input.tried.map((r) => hash(r.topology)));

@@ -13,7 +13,12 @@ import {
   shouldStopOnDecision,
   type VerdictLike,
 } from '../../src/analysis/decision.js';
-import { type CampaignPolicy, type RunOutcome, referenceReady } from '../../src/campaign/rounds.js';
+import {
+  type CampaignPolicy,
+  type RunOutcome,
+  referenceReady,
+  referenceStillNeeded,
+} from '../../src/campaign/rounds.js';
 import type { Decision } from '../../src/types/generated/metrics.js';
 import { MAX_MINUTES, type SimRun, type World } from './sim.js';
 
@@ -34,88 +39,132 @@ export interface Reference {
   verdict: VerdictLike;
 }
 
-/** Looks every `look` run-minutes (the monitor's cadence) until every run stopped. */
+/** Per-run state of a round while it is decided look by look. */
+interface Live {
+  run: SimRun;
+  stoppedAt: number | null;
+  outcome: RunOutcome;
+  decidedAt: number | null;
+  decision: Decision | null;
+  previous: Decision | null;
+  /** Decided better and leading: runs on to become the next reference (a recorded reference only). */
+  carrying: boolean;
+}
+
+/**
+ * The round's reference at a look: a recorded one (its value, fixed), or a run beside the candidates
+ * read at the same run age as they are (so start-up effects and shared cluster effects cancel), frozen
+ * where it stopped.
+ */
+export type ReferenceSource = Reference | { run: SimRun; stoppedAt: () => number | null };
+
+function referenceAt(world: World, source: ReferenceSource | null, m: number): Reference | null {
+  if (!source) return null;
+  if ('verdict' in source) return { name: 'reference', verdict: source.verdict };
+  const at = Math.min(m, source.stoppedAt() ?? m);
+  return { name: 'reference', verdict: world.verdict(source.run, at) };
+}
+
+/** One look at one live candidate: crash, carrying, or its decision against the reference / leader. */
+function lookAt(
+  s: Live,
+  m: number,
+  v: VerdictLike,
+  ref: Reference | null,
+  leader: { s: Live; name: string; verdict: VerdictLike } | null,
+  policy: CampaignPolicy,
+  carries: boolean,
+  world: World,
+): void {
+  if (world.crashedBy(s.run, m)) {
+    s.stoppedAt = s.run.shape.crashAtMinutes ?? m;
+    if (!s.carrying) s.outcome = 'failed';
+    return;
+  }
+  if (s.carrying) {
+    if (referenceReady(v, policy) || m >= MAX_MINUTES) s.stoppedAt = m;
+    return;
+  }
+  const prune = () =>
+    leader && leader.s !== s ? pruneByLeader(v, leader, { minImprovement: policy.minImprovement }) : null;
+  let d: Decision;
+  if (ref) {
+    d = decideCandidate(v, ref, { minImprovement: policy.minImprovement, previous: s.previous });
+    if (d.state === 'measuring') d = prune() ?? d;
+  } else {
+    // no reference yet (the baseline failed): each run is a would-be reference, measured until
+    // precise, unless the leader shows it cannot win
+    const pruned = prune();
+    if (!pruned) {
+      if (referenceReady(v, policy)) {
+        s.stoppedAt = m;
+        s.outcome = 'equivalent';
+      } else if (m >= MAX_MINUTES) s.stoppedAt = m;
+      return;
+    }
+    d = pruned;
+  }
+  s.previous = d;
+  if (d.state === 'measuring') {
+    if (m >= MAX_MINUTES) s.stoppedAt = m;
+    return;
+  }
+  if (s.decidedAt === null) {
+    s.decidedAt = m;
+    s.decision = d;
+    s.outcome = d.state === 'reference' ? 'undecided' : (d.state as RunOutcome);
+  }
+  if (carries && d.state === 'better' && !referenceReady(v, policy)) {
+    s.carrying = true;
+    return;
+  }
+  if (shouldStopOnDecision([d]).stop) s.stoppedAt = m;
+}
+
+/** Only the fastest of the runs decided better carries on to become the reference. */
+function stopExtraCarriers(world: World, state: Live[], m: number): void {
+  const carriers = state.filter((s) => s.carrying && s.stoppedAt === null);
+  if (carriers.length < 2) return;
+  const value = (s: Live) => world.verdict(s.run, m).projected_full_run?.value ?? Number.POSITIVE_INFINITY;
+  carriers.sort((a, b) => value(a) - value(b));
+  for (const s of carriers.slice(1)) s.stoppedAt = m;
+}
+
+/**
+ * Looks every `look` run-minutes (the monitor's cadence) until every run stopped. `reference`: a
+ * recorded one (the winner carries on until precise enough to be the next one), or a run beside the
+ * candidates (`decideBeside`).
+ */
 export function decideRound(
   world: World,
   runs: readonly SimRun[],
-  reference: Reference | null,
+  reference: ReferenceSource | null,
   policy: CampaignPolicy,
   look: number,
+  onLook?: (m: number, state: readonly Live[]) => void,
 ): Decided[] {
-  const state = runs.map((run) => ({
+  const state: Live[] = runs.map((run) => ({
     run,
-    stoppedAt: run.oom ? 0 : (null as number | null),
-    outcome: (run.oom ? 'failed' : 'undecided') as RunOutcome,
-    decidedAt: null as number | null,
-    decision: null as Decision | null,
-    previous: null as Decision | null,
-    /** Decided better and leading: runs on to become the next reference. */
+    stoppedAt: run.oom ? 0 : null,
+    outcome: run.oom ? 'failed' : 'undecided',
+    decidedAt: null,
+    decision: null,
+    previous: null,
     carrying: false,
   }));
-  const ref = reference ? { name: 'reference', verdict: reference.verdict } : null;
+  const carries = !reference || 'verdict' in reference;
   for (let m = look; m <= MAX_MINUTES + 1e-9; m += look) {
     const live = state.filter((s) => s.stoppedAt === null);
     if (live.length === 0) break;
+    const ref = referenceAt(world, reference, m);
     const views = state
       .filter((s) => !s.run.oom)
       .map((s) => ({ s, name: s.run.key, verdict: world.verdict(s.run, Math.min(m, s.stoppedAt ?? m)) }));
     const leader = leadingCandidate(views, ref?.verdict ?? null);
-    for (const s of live) {
-      if (world.crashedBy(s.run, m)) {
-        s.stoppedAt = s.run.shape.crashAtMinutes ?? m;
-        if (!s.carrying) s.outcome = 'failed';
-        continue;
-      }
-      const v = views.find((x) => x.s === s)!.verdict;
-      if (s.carrying) {
-        if (referenceReady(v, policy) || m >= MAX_MINUTES) s.stoppedAt = m;
-        continue;
-      }
-      let d: Decision;
-      if (ref) {
-        d = decideCandidate(v, ref, { minImprovement: policy.minImprovement, previous: s.previous });
-        if (d.state === 'measuring' && leader && leader.s !== s)
-          d = pruneByLeader(v, leader, { minImprovement: policy.minImprovement }) ?? d;
-      } else {
-        // no reference yet (the baseline failed): each run is a would-be reference, measured until
-        // precise, unless the leader shows it cannot win
-        const pruned =
-          leader && leader.s !== s
-            ? pruneByLeader(v, leader, { minImprovement: policy.minImprovement })
-            : null;
-        if (pruned) d = pruned;
-        else {
-          if (referenceReady(v, policy)) {
-            s.stoppedAt = m;
-            s.outcome = 'equivalent';
-          } else if (m >= MAX_MINUTES) s.stoppedAt = m;
-          continue;
-        }
-      }
-      s.previous = d;
-      if (d.state === 'measuring') {
-        if (m >= MAX_MINUTES) s.stoppedAt = m;
-        continue;
-      }
-      if (s.decidedAt === null) {
-        s.decidedAt = m;
-        s.decision = d;
-        s.outcome = d.state === 'reference' ? 'undecided' : (d.state as RunOutcome);
-      }
-      if (d.state === 'better' && !referenceReady(v, policy)) {
-        s.carrying = true;
-        continue;
-      }
-      if (shouldStopOnDecision([d]).stop) s.stoppedAt = m;
-    }
-    // only the fastest of the runs decided better carries on to become the reference
-    const carriers = state.filter((s) => s.carrying && s.stoppedAt === null);
-    if (carriers.length > 1) {
-      const value = (s: (typeof state)[number]) =>
-        world.verdict(s.run, m).projected_full_run?.value ?? Number.POSITIVE_INFINITY;
-      carriers.sort((a, b) => value(a) - value(b));
-      for (const s of carriers.slice(1)) s.stoppedAt = m;
-    }
+    for (const s of live)
+      lookAt(s, m, views.find((x) => x.s === s)!.verdict, ref, leader, policy, carries, world);
+    stopExtraCarriers(world, state, m);
+    onLook?.(m, state);
   }
   return state.map((s) => {
     const stoppedAt = s.stoppedAt ?? MAX_MINUTES;
@@ -131,10 +180,56 @@ export function decideRound(
 }
 
 /**
+ * A round with its reference run beside the candidates (a new job of the reference's topology,
+ * started with them): each candidate is decided against the reference's verdict at the same run age.
+ * The reference runs while a candidate is undecided and its run-minutes are below Dunnett's share
+ * (src/campaign/rounds.ts referenceStillNeeded); a candidate still open after it stopped is decided
+ * against where it stopped. Returns the candidates and the reference's own job.
+ */
+export function decideBeside(
+  world: World,
+  runs: readonly SimRun[],
+  referenceRun: SimRun,
+  policy: CampaignPolicy,
+  look: number,
+): { decided: Decided[]; reference: Decided } {
+  let refStop: number | null = null;
+  const source: ReferenceSource = { run: referenceRun, stoppedAt: () => refStop };
+  const decided = decideRound(world, runs, source, policy, look, (m, state) => {
+    if (refStop !== null) return;
+    if (world.crashedBy(referenceRun, m)) refStop = referenceRun.shape.crashAtMinutes ?? m;
+    else {
+      const minutes = state.filter((s) => !s.run.oom).map((s) => s.stoppedAt ?? m);
+      const live = state.some((s) => s.stoppedAt === null);
+      if (!live || !referenceStillNeeded(minutes, m)) refStop = m;
+    }
+  });
+  const stoppedAt = refStop ?? MAX_MINUTES;
+  return {
+    decided,
+    reference: {
+      run: referenceRun,
+      stoppedAt,
+      outcome: 'equivalent',
+      decidedAt: null,
+      decision: null,
+      verdict: world.verdict(referenceRun, stoppedAt),
+    },
+  };
+}
+
+/**
  * The baseline measured alone until it can be the reference (or MAX_MINUTES, or its crash).
  * `decidedAt`: its first usable projection (when the campaign first knows its value).
  */
-export function measureReference(world: World, run: SimRun, policy: CampaignPolicy, look: number): Decided {
+export function measureReference(
+  world: World,
+  run: SimRun,
+  policy: CampaignPolicy,
+  look: number,
+  /** When it is measured enough (default: precise enough to be a recorded reference). */
+  ready: (v: VerdictLike) => boolean = (v) => referenceReady(v, policy),
+): Decided {
   if (run.oom)
     return { run, stoppedAt: 0, outcome: 'failed', decidedAt: null, decision: null, verdict: null };
   let m = look;
@@ -147,7 +242,7 @@ export function measureReference(world: World, run: SimRun, policy: CampaignPoli
     const v = world.verdict(run, m);
     if (known === null && v.projected_full_run && !['warming', 'no-data', 'unhealthy'].includes(v.state))
       known = m;
-    if (referenceReady(v, policy)) break;
+    if (ready(v)) break;
   }
   const stoppedAt = Math.min(m, MAX_MINUTES);
   return {
@@ -158,6 +253,11 @@ export function measureReference(world: World, run: SimRun, policy: CampaignPoli
     decision: null,
     verdict: world.verdict(run, stoppedAt),
   };
+}
+
+/** A verdict with a usable projection: what the suggester's evidence needs of a run. */
+export function usableProjection(v: VerdictLike): boolean {
+  return !!v.projected_full_run && !['warming', 'no-data', 'unhealthy'].includes(v.state);
 }
 
 /** A recorded reference as the record hands it to the monitor: its value, `stable`. */

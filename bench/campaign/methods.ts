@@ -22,10 +22,17 @@ import {
   startCampaign,
 } from '../../src/campaign/rounds.js';
 import { suggest } from '../../src/suggest/suggest.js';
-import type { ClusterLimits, TriedCandidate } from '../../src/suggest/types.js';
+import type { ClusterLimits, Proposal, TriedCandidate } from '../../src/suggest/types.js';
 import type { Comparison } from '../../src/types/generated/metrics.js';
 import type { Topology } from '../../src/types/generated/topology.js';
-import { type Decided, decideRound, measureReference, recorded } from './decide.js';
+import {
+  type Decided,
+  decideBeside,
+  decideRound,
+  measureReference,
+  recorded,
+  usableProjection,
+} from './decide.js';
 import { GPUS, Ledger, MAX_MINUTES, type SimRun, STARTUP, type World } from './sim.js';
 import { AXES, AXIS_NAMES, build, type Point, pointKey } from './space.js';
 
@@ -75,20 +82,22 @@ function jobMinutes(d: Decided): number {
 }
 
 /**
- * The baseline measured alone to a reference. One that crashes (a trace crash, not out of memory) is
- * rerun once right after, as a person would, and both jobs are charged. `start`: when the job measured
- * started.
+ * The baseline measured alone: to a recorded reference (`measured-first`), or only to its first usable
+ * projection (`beside`: each round measures its reference beside its candidates). One that crashes
+ * (a trace crash, not out of memory) is rerun once right after, as a person would, and both jobs are
+ * charged. `start`: when the job measured started.
  */
 export function measureBaseline(ctx: Context, ledger: Ledger): { run: SimRun; b: Decided; start: number } {
   const { world, policy } = ctx;
+  const ready = policy.reference === 'measured-first' ? undefined : usableProjection;
   let run = world.run(ctx.base);
-  let b = measureReference(world, run, policy, ctx.look);
+  let b = measureReference(world, run, policy, ctx.look, ready);
   ledger.add(0, jobMinutes(b), run.oom, true);
   let start = 0;
   if (world.crashes(run) && b.outcome === 'failed') {
     start = ledger.end();
     run = world.run(ctx.base, 1);
-    b = measureReference(world, run, policy, ctx.look);
+    b = measureReference(world, run, policy, ctx.look, ready);
     ledger.add(start, jobMinutes(b), run.oom, true);
   }
   return { run, b, start };
@@ -96,108 +105,159 @@ export function measureBaseline(ctx: Context, ledger: Ledger): { run: SimRun; b:
 
 // ------------------------------------------------------------------------------- topo (the project)
 
-/** The project's campaign: the loop of src/campaign/rounds.ts, suggest's proposals, the monitor's decisions. */
-export function topoCampaign(ctx: Context): MethodResult {
-  const { world, policy } = ctx;
+/** The project's campaign as it runs: the record's runs, the loop's state, the ledger. */
+interface TopoRun {
+  ctx: Context;
+  ledger: Ledger;
+  state: CampaignState;
+  tried: TriedCandidate[];
+  verdicts: Map<string, VerdictLike | null>;
+  truthOf: Map<string, number>;
+  topologyOf: Map<string, Topology>;
+  predictions: PredictionRow[];
+  previous: { name: string; predictedSeconds: number }[];
+  wall: number;
+}
+
+function startTopo(ctx: Context): TopoRun {
   const ledger = new Ledger();
-  const { run: run0, b, start: baseStart } = measureBaseline(ctx, ledger);
-  let wall = ledger.end();
+  const { run: run0, b, start } = measureBaseline(ctx, ledger);
   const baseSeconds = b.verdict?.projected_full_run?.value ?? null;
   // the baseline is the answer from its first usable projection on
   if (baseSeconds !== null)
     ledger.setIncumbent(
-      baseStart + STARTUP + (b.decidedAt ?? b.stoppedAt),
+      start + STARTUP + (b.decidedAt ?? b.stoppedAt),
       run0.truth.secondsPerRollout,
       'baseline',
     );
-  const tried: TriedCandidate[] = [
-    world.tried('baseline', run0, null, b.verdict, baseSeconds === null ? 'failed' : 'accepted'),
-  ];
-  const verdicts = new Map<string, VerdictLike | null>([['baseline', b.verdict]]);
-  const truthOf = new Map<string, number>([['baseline', run0.truth.secondsPerRollout]]);
-  let state: CampaignState = startCampaign({
-    name: 'baseline',
-    seconds: baseSeconds,
-    gpuHours: ledger.total(),
+  return {
+    ctx,
+    ledger,
+    state: startCampaign({ name: 'baseline', seconds: baseSeconds, gpuHours: ledger.total() }),
+    tried: [ctx.world.tried('baseline', run0, null, b.verdict, baseSeconds === null ? 'failed' : 'accepted')],
+    verdicts: new Map([['baseline', b.verdict]]),
+    truthOf: new Map([['baseline', run0.truth.secondsPerRollout]]),
+    topologyOf: new Map([['baseline', ctx.base]]),
+    predictions: [],
+    previous: [],
+    wall: ledger.end(),
+  };
+}
+
+/** Records the proposals' predictions (beside their truth) for the prediction error. */
+function notePredictions(t: TopoRun, proposals: Proposal[], runs: SimRun[], index: number): void {
+  proposals.forEach((p, i) => {
+    const r = runs[i]!;
+    t.truthOf.set(p.candidate.name, r.truth.secondsPerRollout);
+    t.topologyOf.set(p.candidate.name, p.candidate.topology);
+    if (!p.prediction) return;
+    t.previous.push({ name: p.candidate.name, predictedSeconds: p.prediction.seconds });
+    if (!r.oom)
+      t.predictions.push({
+        round: index,
+        predicted: p.prediction.seconds,
+        low: p.prediction.low,
+        high: p.prediction.high,
+        truth: r.truth.secondsPerRollout,
+      });
   });
-  const predictions: PredictionRow[] = [];
-  const previous: { name: string; predictedSeconds: number }[] = [];
+}
+
+/** One round of the project's campaign: run, decide, record, close. */
+function topoRound(
+  t: TopoRun,
+  step: { index: number; parent: string },
+  proposals: Proposal[],
+  modelBest: boolean,
+): void {
+  const { ctx } = t;
+  const runs = proposals.map((p) => ctx.world.run(p.candidate.topology));
+  notePredictions(t, proposals, runs, step.index);
+  const decided = decideWith(ctx, t.ledger, t.wall, runs, t.state, t.verdicts, t.topologyOf);
+  const round: Round = { index: step.index, parent: step.parent, runs: [], triedPredictedBest: modelBest };
+  const beside = ctx.policy.reference !== 'measured-first';
+  const verdicts = decided.map((d) => decidedVerdict(d, beside ? t.state.best : null));
+  decided.forEach((d, i) => {
+    const name = proposals[i]!.candidate.name;
+    t.ledger.add(t.wall, jobMinutes(d), d.run.oom);
+    t.verdicts.set(name, verdicts[i]!);
+    round.runs.push({
+      name,
+      outcome: d.outcome,
+      ...(verdicts[i]?.projected_full_run ? { seconds: verdicts[i]!.projected_full_run!.value } : {}),
+      gpuHours: (GPUS * jobMinutes(d)) / 60,
+    });
+  });
+  const winner = roundWinner(t.state, round);
+  decided.forEach((d, i) => {
+    const p = proposals[i]!;
+    const status = d.run.oom ? 'failed' : p.candidate.name === winner?.name ? 'accepted' : 'rejected';
+    const tr = ctx.world.tried(p.candidate.name, d.run, p.candidate.parent ?? null, verdicts[i]!, status);
+    if (tr.observation && !d.run.oom) tr.observation.comparison = comparisonOf(d.outcome);
+    t.tried.push(tr);
+  });
+  if (winner) {
+    const d = decided[proposals.findIndex((p) => p.candidate.name === winner.name)]!;
+    t.ledger.setIncumbent(
+      t.wall + STARTUP + (d.decidedAt ?? d.stoppedAt),
+      t.truthOf.get(winner.name)!,
+      winner.name,
+    );
+  }
+  ctx.debug?.(
+    `    round ${step.index} from ${step.parent} @${Math.round(t.wall)}: ${describeRound(proposals, decided)}`,
+  );
+  t.state = closeRound(t.state, round);
+  t.wall = Math.max(t.wall, t.ledger.end());
+}
+
+function describeRound(proposals: Proposal[], decided: Decided[]): string {
+  return decided
+    .map((d, i) => {
+      const p = proposals[i]!;
+      return `${p.candidate.name} [${p.change.slice(0, 60)}] truth ${d.run.truth.secondsPerRollout.toFixed(3)}${p.prediction ? ` pred ${p.prediction.seconds.toFixed(3)} [${p.prediction.low.toFixed(3)}, ${p.prediction.high.toFixed(3)}]` : ''} ${d.run.shape.name} → ${d.outcome}@${d.decidedAt ?? '-'} stop ${d.stoppedAt}`;
+    })
+    .join('; ');
+}
+
+/**
+ * The project's campaign: the loop of src/campaign/rounds.ts (its stop rule with the model's outlook),
+ * suggest's proposals, the monitor's decisions, each round's reference beside its candidates.
+ */
+export function topoCampaign(ctx: Context): MethodResult {
+  const { policy } = ctx;
+  const t = startTopo(ctx);
   let stopReason = 'budget spent';
   for (;;) {
-    const step = nextStep(state, { ...policy, gpuHours: ctx.budget }, EXPECTED_RUN_GPU_HOURS);
-    if (step.kind === 'conclude') {
-      stopReason = step.reason;
-      break;
-    }
     const result = suggest({
       experimentId: ctx.experimentId,
       baseTopology: ctx.base,
       cluster: ctx.cluster,
       maxParallel: policy.parallel,
-      count: step.count,
-      tried,
-      currentBest: state.best?.name ?? null,
+      count: policy.parallel,
+      tried: t.tried,
+      currentBest: t.state.best?.name ?? null,
       minImprovement: policy.minImprovement,
-      previousPredictions: previous,
+      previousPredictions: t.previous,
     });
+    const outlook = result.outlook ? { gainLow: result.outlook.gainLow } : null;
+    // a round costs its candidates and, beside them, its reference
+    const perRun =
+      policy.reference === 'measured-first' ? EXPECTED_RUN_GPU_HOURS : (4 / 3) * EXPECTED_RUN_GPU_HOURS;
+    const step = nextStep(t.state, { ...policy, gpuHours: ctx.budget }, perRun, outlook);
+    if (step.kind === 'conclude') {
+      stopReason = step.reason;
+      break;
+    }
     if (result.stop.stop || result.proposals.length === 0) {
       stopReason = `suggest: ${result.stop.reason}`;
       break;
     }
-    const runs = result.proposals.map((p) => world.run(p.candidate.topology));
-    result.proposals.forEach((p, i) => {
-      const r = runs[i]!;
-      truthOf.set(p.candidate.name, r.truth.secondsPerRollout);
-      if (!p.prediction) return;
-      previous.push({ name: p.candidate.name, predictedSeconds: p.prediction.seconds });
-      if (!r.oom)
-        predictions.push({
-          round: step.index,
-          predicted: p.prediction.seconds,
-          low: p.prediction.low,
-          high: p.prediction.high,
-          truth: r.truth.secondsPerRollout,
-        });
-    });
-    const reference = state.best ? recorded(state.best.name, verdicts.get(state.best.name) ?? null) : null;
-    const decided = decideRound(world, runs, reference, policy, ctx.look);
-    const round: Round = { index: step.index, parent: step.parent, runs: [] };
-    decided.forEach((d, i) => {
-      const name = result.proposals[i]!.candidate.name;
-      ledger.add(wall, jobMinutes(d), d.run.oom);
-      verdicts.set(name, d.verdict);
-      round.runs.push({
-        name,
-        outcome: d.outcome,
-        ...(d.verdict?.projected_full_run ? { seconds: d.verdict.projected_full_run.value } : {}),
-        gpuHours: (GPUS * jobMinutes(d)) / 60,
-      });
-    });
-    const winner = roundWinner(state, round);
-    decided.forEach((d, i) => {
-      const p = result.proposals[i]!;
-      const status = d.run.oom ? 'failed' : p.candidate.name === winner?.name ? 'accepted' : 'rejected';
-      const t = world.tried(p.candidate.name, d.run, p.candidate.parent ?? null, d.verdict, status);
-      if (t.observation && !d.run.oom) t.observation.comparison = comparisonOf(d.outcome);
-      tried.push(t);
-    });
-    if (winner) {
-      const d = decided[result.proposals.findIndex((p) => p.candidate.name === winner.name)]!;
-      const at = wall + STARTUP + (d.decidedAt ?? d.stoppedAt);
-      ledger.setIncumbent(at, truthOf.get(winner.name)!, winner.name);
-    }
-    ctx.debug?.(
-      `    round ${step.index} from ${step.parent} @${Math.round(wall)}: ${decided
-        .map((d, i) => {
-          const p = result.proposals[i]!;
-          return `${p.candidate.name} [${p.change.slice(0, 60)}] truth ${d.run.truth.secondsPerRollout.toFixed(3)}${p.prediction ? ` pred ${p.prediction.seconds.toFixed(3)} [${p.prediction.low.toFixed(3)}, ${p.prediction.high.toFixed(3)}]` : ''} ${d.run.shape.name} → ${d.outcome}@${d.decidedAt ?? '-'} stop ${d.stoppedAt}`;
-        })
-        .join('; ')}`,
-    );
-    state = closeRound(state, round);
-    wall = Math.max(wall, ...decided.map((d) => wall + jobMinutes(d)));
+    const proposals = result.proposals.slice(0, step.count);
+    const modelBest = result.outlook ? proposals.some((p) => p.change === result.outlook!.change) : true;
+    topoRound(t, step, proposals, modelBest);
   }
-  return { ledger, stopReason, rounds: state.rounds.length, predictions };
+  return { ledger: t.ledger, stopReason, rounds: t.state.rounds.length, predictions: t.predictions };
 }
 
 // ------------------------------------------------------------------------------- the seed by hand
@@ -320,6 +380,47 @@ function randomPoint(rand: () => number): Point {
   };
 }
 
+/**
+ * A decided run's value on the reference's scale: the recorded best × (1 + the decision's relative
+ * change) when it was decided against a reference run beside it (its own projection at that young
+ * age still carries the start-up), else its projection. The verdict is recorded the same way.
+ */
+export function decidedVerdict(d: Decided, best: { seconds: number } | null): VerdictLike | null {
+  const c = d.decision?.relative_change;
+  if (!d.verdict || !best || !c || d.decision?.against !== 'reference') return d.verdict;
+  const at = (x: number) => Math.round(best.seconds * (1 + x) * 1e4) / 1e4;
+  return {
+    ...d.verdict,
+    state: 'stable',
+    projected_full_run: { value: at(c.value), low: at(c.low), high: at(c.high) },
+    decision_estimate: null,
+  };
+}
+
+/**
+ * The project's decisions for a round of another method: beside a new job of the current best (the
+ * policy's default, charged to the ledger), or against its recorded value.
+ */
+function decideWith(
+  ctx: Context,
+  ledger: Ledger,
+  wall: number,
+  runs: SimRun[],
+  state: CampaignState,
+  verdicts: Map<string, VerdictLike | null>,
+  topologies: Map<string, Topology>,
+): Decided[] {
+  const { world, policy } = ctx;
+  const best = state.best;
+  if (!best) return decideRound(world, runs, null, policy, ctx.look);
+  if (policy.reference === 'measured-first')
+    return decideRound(world, runs, recorded(best.name, verdicts.get(best.name) ?? null), policy, ctx.look);
+  const refRun = world.run(topologies.get(best.name)!, 100 + state.rounds.length + 1);
+  const { decided, reference } = decideBeside(world, runs, refRun, policy, ctx.look);
+  ledger.add(wall, jobMinutes(reference), refRun.oom);
+  return decided;
+}
+
 /** Random topologies of the space, `parallel` a round, decided by the project's decisions, to the budget. */
 export function randomCampaign(ctx: Context): MethodResult {
   const { world, policy } = ctx;
@@ -336,6 +437,7 @@ export function randomCampaign(ctx: Context): MethodResult {
       'baseline',
     );
   const verdicts = new Map<string, VerdictLike | null>([['baseline', b.verdict]]);
+  const topologies = new Map<string, Topology>([['baseline', ctx.base]]);
   const seen = new Set([pointKey(ctx.basePoint)]);
   let state = startCampaign({ name: 'baseline', seconds: baseSeconds, gpuHours: ledger.total() });
   let n = 0;
@@ -349,17 +451,18 @@ export function randomCampaign(ctx: Context): MethodResult {
     }
     if (points.length === 0) break;
     const runs = points.map((p) => world.run(build(ctx.base, p)));
-    const reference = state.best ? recorded(state.best.name, verdicts.get(state.best.name) ?? null) : null;
-    const decided = decideRound(world, runs, reference, policy, ctx.look);
+    const decided = decideWith(ctx, ledger, wall, runs, state, verdicts, topologies);
     const round: Round = { index: state.rounds.length + 1, parent: state.best?.name ?? 'baseline', runs: [] };
     decided.forEach((d) => {
       const name = `random-${++n}`;
+      const v = decidedVerdict(d, policy.reference !== 'measured-first' ? state.best : null);
       ledger.add(wall, jobMinutes(d), d.run.oom);
-      verdicts.set(name, d.verdict);
+      verdicts.set(name, v);
+      topologies.set(name, d.run.topology);
       round.runs.push({
         name,
         outcome: d.outcome,
-        ...(d.verdict?.projected_full_run ? { seconds: d.verdict.projected_full_run.value } : {}),
+        ...(v?.projected_full_run ? { seconds: v.projected_full_run.value } : {}),
         gpuHours: (GPUS * jobMinutes(d)) / 60,
       });
     });

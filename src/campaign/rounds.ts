@@ -21,6 +21,14 @@ export interface CampaignPolicy {
    * then (a reference keeps running; an early stop would leave every later decision open).
    */
   referencePrecision: number;
+  /**
+   * `beside` (default): each round runs its reference (the current best) again beside its candidates,
+   * decided at equal run age, for Dunnett's share (referenceStillNeeded); the baseline runs only to
+   * its first usable projection. `measured-first`: the baseline and each winner are measured to
+   * ±referencePrecision first and candidates are decided against that recorded value (the old way:
+   * about 10.7 GPU-hours for the baseline alone, and a fixed error no candidate data removes).
+   */
+  reference?: 'beside' | 'measured-first';
 }
 
 export const DEFAULT_POLICY: CampaignPolicy = {
@@ -28,6 +36,7 @@ export const DEFAULT_POLICY: CampaignPolicy = {
   minImprovement: 0.02,
   stopAfter: 2,
   referencePrecision: 0.015,
+  reference: 'beside',
 };
 
 /** How a candidate of a round came out (its decision against the round's reference, or a failure). */
@@ -47,6 +56,23 @@ export interface Round {
   /** The candidate this round's proposals change (the best when it started). */
   parent: string;
   runs: RoundRun[];
+  /**
+   * Whether the round tried what the calibrated model predicted best (false: it did not, so a round
+   * without a gain says nothing about where the model points and does not count toward the stop rule;
+   * absent: no model, the round counts).
+   */
+  triedPredictedBest?: boolean;
+}
+
+/**
+ * What the calibrated model still predicts beyond the current best: the lower end of the predicted
+ * gain (its interval) of the best topology not tried yet. The stop rule does not conclude while it
+ * is at least min_improvement (a gain predicted with confidence).
+ */
+export interface ModelOutlook {
+  gainLow: number;
+  /** The topology it predicts (for the reason). */
+  name?: string;
 }
 
 export interface CampaignState {
@@ -88,18 +114,38 @@ export function closeRound(state: CampaignState, round: Round): CampaignState {
   return { ...state, rounds: [...state.rounds, round], best };
 }
 
-/** Rounds in a row, the latest last, that produced no new best. */
+/**
+ * Rounds in a row, the latest last, that produced no new best, counting only rounds that tried what
+ * the model predicted best (or had no model): a dry round elsewhere neither counts nor breaks the row.
+ */
 export function roundsWithoutGain(state: CampaignState): number {
   let n = 0;
   let replay = startCampaign(state.baseline);
-  const gained: boolean[] = [];
+  const gained: Array<boolean | null> = [];
   for (const round of state.rounds) {
     const before = replay.best?.name;
     replay = closeRound(replay, round);
-    gained.push(replay.best?.name !== before);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round.triedPredictedBest === false ? null : false);
   }
-  for (let i = gained.length - 1; i >= 0 && !gained[i]; i--) n++;
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
   return n;
+}
+
+/**
+ * The seed's stop rule with the model beside it: `stopAfter` dry rounds (roundsWithoutGain), unless
+ * the model predicts a gain of at least min_improvement elsewhere with confidence. The reason, or
+ * null to go on. `suggest`'s stop advice, the autopilot and the demo all ask this.
+ */
+export function stopRule(
+  state: CampaignState,
+  policy: Pick<CampaignPolicy, 'stopAfter' | 'minImprovement'>,
+  outlook?: ModelOutlook | null,
+): string | null {
+  const dry = roundsWithoutGain(state);
+  if (state.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1000) / 10}% with confidence elsewhere` : ''}`;
 }
 
 export function spentGpuHours(state: CampaignState): number {
@@ -122,13 +168,11 @@ export function nextStep(
   state: CampaignState,
   policy: CampaignPolicy,
   expectedRunGpuHours: number,
+  /** What the model still predicts (see stopRule); absent: the seed's rule alone. */
+  outlook?: ModelOutlook | null,
 ): NextStep {
-  const dry = roundsWithoutGain(state);
-  if (state.rounds.length > 0 && dry >= policy.stopAfter)
-    return {
-      kind: 'conclude',
-      reason: `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})`,
-    };
+  const stop = stopRule(state, policy, outlook);
+  if (stop) return { kind: 'conclude', reason: stop };
   if (policy.maxRounds !== undefined && state.rounds.length >= policy.maxRounds)
     return { kind: 'conclude', reason: `max_rounds ${policy.maxRounds} reached` };
   const parent = state.best?.name ?? state.baseline.name;
@@ -143,6 +187,19 @@ export function nextStep(
       };
   }
   return { kind: 'round', index: state.rounds.length + 1, parent, count };
+}
+
+/**
+ * Dunnett's allocation: K candidates compared with one reference are measured most cheaply when the
+ * reference gets √K times the data of each. A reference run beside its candidates (started with them)
+ * is still needed at run-minute `now` while it is below √K × the mean run-minutes of the K candidates
+ * (each its stop, or `now` while it runs); with one candidate, as long as that one.
+ */
+export function referenceStillNeeded(candidateMinutes: readonly number[], now: number): boolean {
+  const k = candidateMinutes.length;
+  if (k === 0) return false;
+  const mean = candidateMinutes.reduce((a, b) => a + Math.min(b, now), 0) / k;
+  return now <= Math.sqrt(k) * mean + 1e-9;
 }
 
 /** May one more run start now? Spent + what live runs are expected to take + its own ≤ the budget. */

@@ -1,6 +1,14 @@
 // What the tried candidates say about moves: which kind of change each one made against its
 // parent and how it came out, so the ranking avoids repeating what did not help and follows
-// what did; plus the stop rule the seed asks for.
+// what did; plus the stop rule the seed asks for, the campaign's own (src/campaign/rounds.ts).
+
+import {
+  type CampaignState,
+  closeRound,
+  type RunOutcome,
+  startCampaign,
+  stopRule,
+} from '../campaign/rounds.js';
 import type { ServiceName } from '../catalog/alpasim.js';
 import type { Topology } from '../types/generated/topology.js';
 import { secondsPerRollout } from './evidence.js';
@@ -56,23 +64,57 @@ export function rounds(tried: readonly TriedCandidate[], maxParallel: number): T
   return out;
 }
 
-/** No significant improvement over the last `patience` finished rounds. */
+/** The record's tried candidates as the campaign loop's state (src/campaign/rounds.ts): baseline, finished rounds. */
+export function campaignOf(tried: readonly TriedCandidate[], maxParallel: number): CampaignState | null {
+  const byName = new Map(tried.map((r) => [r.name, r]));
+  const first = tried.find((r) => !r.parent);
+  if (!first) return null;
+  const ok = outcomeOf(first, byName) !== 'failed';
+  let state = startCampaign({
+    name: first.name,
+    seconds: ok ? (secondsPerRollout(first) ?? null) : null,
+    gpuHours: 0,
+  });
+  const finished = rounds(tried, maxParallel).filter((round) =>
+    round.every((r) => r.status !== 'pending' && r.status !== 'running'),
+  );
+  finished.forEach((round, i) => {
+    const runs = round.map((r) => {
+      const o = outcomeOf(r, byName);
+      const seconds = secondsPerRollout(r);
+      return {
+        name: r.name,
+        outcome: (o === 'unknown' ? 'undecided' : o) as RunOutcome,
+        ...(o !== 'failed' && seconds !== undefined ? { seconds } : {}),
+        gpuHours: 0,
+      };
+    });
+    state = closeRound(state, { index: i + 1, parent: round[0]?.parent ?? first.name, runs });
+  });
+  return state;
+}
+
+/**
+ * The campaign's stop rule (src/campaign/rounds.ts stopRule) on the record: no new best over the last
+ * `patience` finished rounds, unless the model predicts a gain of min_improvement elsewhere with
+ * confidence (`outlook`).
+ */
 export function stopForNoProgress(
   tried: readonly TriedCandidate[],
   patience: number,
   maxParallel: number,
+  outlook?: { minImprovement: number; gainLow: number } | null,
 ): StopAdvice | undefined {
+  const state = campaignOf(tried, maxParallel);
+  if (!state) return undefined;
+  const m = outlook?.minImprovement ?? 0.02;
+  const stop = stopRule(state, { stopAfter: patience, minImprovement: m }, outlook ?? null);
+  if (!stop) return undefined;
   const byName = new Map(tried.map((r) => [r.name, r]));
-  const all = rounds(tried, maxParallel);
-  const finished = all.filter((round) =>
-    round.every((r) => r.status !== 'pending' && r.status !== 'running'),
-  );
-  if (finished.length < patience) return undefined;
-  const recent = finished.slice(-patience);
-  const outcomes = recent.flat().map((r) => `${r.name} ${outcomeOf(r, byName)}`);
-  if (recent.some((round) => round.some((r) => outcomeOf(r, byName) === 'better'))) return undefined;
+  const recent = state.rounds.slice(-patience).flatMap((round) => round.runs);
+  const outcomes = recent.map((r) => `${r.name} ${outcomeOf(byName.get(r.name)!, byName)}`);
   return {
     stop: true,
-    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(', ')}): further topology changes are unlikely to pay for their GPU-hours`,
+    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(', ')}): further topology changes are unlikely to pay for their GPU-hours (${stop})`,
   };
 }

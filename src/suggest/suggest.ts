@@ -218,7 +218,6 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     };
   }
 
-  const noProgress = stopForNoProgress(input.tried, patience, input.maxParallel);
   const evidence: Evidence = readEvidence(parent);
   const ctx: MoveContext = {
     gpusPerNode: input.cluster.gpusPerNode,
@@ -394,6 +393,14 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     };
   });
 
+  const outlook = reliable ? modelOutlook(scored, picked) : undefined;
+  // the campaign's stop rule, which does not conclude while the model predicts a gain with confidence
+  const noProgress = stopForNoProgress(
+    input.tried,
+    patience,
+    input.maxParallel,
+    outlook ? { minImprovement, gainLow: outlook.gainLow } : null,
+  );
   let stop = noProgress;
   if (!stop && proposals.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith('predicted GPU memory'));
@@ -415,6 +422,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     memory,
     parent: parent.name,
     rejected,
+    ...(outlook ? { outlook } : {}),
     ...(calibration
       ? {
           calibration: {
@@ -433,6 +441,27 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
 }
 
 const pct = (x: number) => `${Math.round(1000 * x) / 10}%`;
+
+/**
+ * Where the calibrated model points: the fastest predicted of the moves that passed every check, its
+ * gain's interval, and whether this round proposes it (the campaign's stop rule counts only rounds
+ * that did).
+ */
+function modelOutlook(
+  scored: readonly { hash: string; move: Move; prediction?: ProposalPrediction }[],
+  picked: readonly { hash: string }[],
+): SuggestResult['outlook'] {
+  const best = scored
+    .filter((s) => s.prediction)
+    .sort((a, b) => a.prediction!.seconds - b.prediction!.seconds)[0];
+  if (!best?.prediction) return undefined;
+  return {
+    change: best.move.change,
+    gain: best.prediction.gain,
+    gainLow: best.prediction.gainLow,
+    proposed: picked.some((p) => p.hash === best.hash),
+  };
+}
 
 /**
  * A baseline that ran out of GPU memory is a start: the largest topologies the memory model says fit

@@ -140,6 +140,11 @@ export interface SuggestResult {
   parent: string | null;
   /** Why moves were not made (already tried, predicted over the memory limit, invalid, predicted below min_improvement). */
   rejected: { change: string; reason: string }[];
+  /**
+   * Where the calibrated model points (absent without a reliable model): the fastest predicted move
+   * that passed every check, its predicted gain and the interval's low end, and whether it is proposed.
+   */
+  outlook?: { change: string; gain: number; gainLow: number; proposed: boolean };
   /** The calibrated model behind the predictions (absent with `predict: false` or without a measured run). */
   calibration?: {
     runs: string[];

@@ -8,10 +8,12 @@ import {
   nextStep,
   type Round,
   referenceReady,
+  referenceStillNeeded,
   roundsWithoutGain,
   roundWinner,
   spentGpuHours,
   startCampaign,
+  stopRule,
 } from '../../../src/campaign/rounds.js';
 
 const round = (index: number, parent: string, runs: Round['runs']): Round => ({ index, parent, runs });
@@ -89,5 +91,62 @@ describe('campaign rounds', () => {
     expect(referenceReady(v('drifting', 3, 0.01), DEFAULT_POLICY)).toBe(false);
     expect(referenceReady(v('warming', 3, 0.01), DEFAULT_POLICY)).toBe(false);
     expect(referenceReady({ state: 'stable', projected_full_run: null }, DEFAULT_POLICY)).toBe(false);
+  });
+});
+
+describe('the stop rule with the model beside it (issue 33)', () => {
+  const start = startCampaign({ name: 'baseline', seconds: 3, gpuHours: 6 });
+  const dry = (index: number, tried?: boolean): Round => ({
+    ...round(index, 'baseline', [run(`c${index}`, 'not-better', 3.1)]),
+    ...(tried === undefined ? {} : { triedPredictedBest: tried }),
+  });
+  const twoDry = closeRound(closeRound(start, dry(1)), dry(2));
+
+  it('does not conclude while the model predicts min_improvement or more elsewhere with confidence', () => {
+    expect(roundsWithoutGain(twoDry)).toBe(2);
+    // the seed's rule alone concludes
+    expect(nextStep(twoDry, DEFAULT_POLICY, 4).kind).toBe('conclude');
+    // a gain whose interval's low end is ≥ min_improvement (2%): another round
+    expect(stopRule(twoDry, DEFAULT_POLICY, { gainLow: 0.05 })).toBeNull();
+    expect(nextStep(twoDry, DEFAULT_POLICY, 4, { gainLow: 0.05 })).toEqual({
+      kind: 'round',
+      index: 3,
+      parent: 'baseline',
+      count: 3,
+    });
+    // predicted, but not with confidence (its interval reaches below min_improvement): it concludes
+    expect(nextStep(twoDry, DEFAULT_POLICY, 4, { gainLow: 0.01 })).toMatchObject({
+      kind: 'conclude',
+      reason: expect.stringMatching(/no decided gain in the last 2 round\(s\).*model predicts no gain of 2%/),
+    });
+  });
+
+  it('counts only rounds that tried what the model predicted best', () => {
+    const skipped = closeRound(closeRound(start, dry(1)), dry(2, false));
+    expect(roundsWithoutGain(skipped)).toBe(1);
+    expect(stopRule(skipped, DEFAULT_POLICY)).toBeNull();
+    const tried = closeRound(skipped, dry(3, true));
+    expect(roundsWithoutGain(tried)).toBe(2);
+    expect(stopRule(tried, DEFAULT_POLICY)).toMatch(/no decided gain in the last 2 round/);
+  });
+});
+
+describe("the reference beside its candidates: Dunnett's allocation (issue 33)", () => {
+  it('runs with one candidate as long as that one, and stops after the last candidate at the latest', () => {
+    expect(referenceStillNeeded([20], 20)).toBe(true);
+    expect(referenceStillNeeded([20], 25)).toBe(false);
+    expect(referenceStillNeeded([], 5)).toBe(false);
+  });
+
+  it('gets √K times the mean run-minutes of K candidates, so it may stop before a lingering one', () => {
+    // three candidates: two stop at 10, one runs on; the reference needs √3 × (10 + 10 + t) ÷ 3
+    // ≥ t, i.e. t ≤ 27.3 run-minutes
+    expect(referenceStillNeeded([10, 10, 25], 25)).toBe(true);
+    expect(referenceStillNeeded([10, 10, 30], 30)).toBe(false);
+    // all running: the reference runs with them
+    for (const t of [5, 30, 90]) expect(referenceStillNeeded([t, t, t, t], t)).toBe(true);
+    // four stopped at 20: √4 × 20 = 40 run-minutes is its share, but none is left to compare
+    expect(referenceStillNeeded([20, 20, 20, 20], 40)).toBe(true);
+    expect(referenceStillNeeded([20, 20, 20, 20], 45)).toBe(false);
   });
 });
