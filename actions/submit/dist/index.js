@@ -58879,8 +58879,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
+    const isObject2 = val !== null && typeof val === "object";
+    const hasToJSON = isObject2 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -76191,18 +76191,6 @@ function parseControl(body) {
     reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
   };
 }
-function controlsOf(comments) {
-  const controls = { paused: false, stopLive: false };
-  for (const c of comments) {
-    if (!c.allowed) continue;
-    const parsed = parseControl(c.body);
-    if (parsed.kind !== "control") continue;
-    if (parsed.control === "conclude") controls.concludedBy ??= c.login;
-    else if (parsed.control === "resume") Object.assign(controls, { paused: false, stopLive: false });
-    else Object.assign(controls, { paused: true, stopLive: parsed.control === "pause-now" });
-  }
-  return controls;
-}
 
 // src/autopilot/dashboard.ts
 function dashboardMarker(experimentId) {
@@ -76264,6 +76252,99 @@ function runsFromRecord(record, gpusPerRun2) {
       gpuHours: recordedGpuHours(run, gpusPerRun2)
     };
   });
+}
+
+// src/autopilot/state.ts
+var EMPTY_PILOT_STATE = {
+  version: 1,
+  paused: null,
+  concludeBy: null,
+  concluded: null,
+  lastComment: 0,
+  rounds: {},
+  stopped: []
+};
+var PilotStateError = class extends Error {
+  name = "PilotStateError";
+};
+var isObject = (x) => typeof x === "object" && x !== null;
+var NAME2 = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+function parsePilotState(text2) {
+  let x;
+  try {
+    x = JSON.parse(text2);
+  } catch (e) {
+    throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
+  }
+  const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
+  if (!isObject(x) || x.version !== 1) throw bad("version is not 1");
+  const p = x.paused;
+  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
+    throw bad("paused");
+  if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
+  const c = x.concluded;
+  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string")))
+    throw bad("concluded");
+  if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
+  const rounds2 = x.rounds;
+  if (!isObject(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME2.test(k) || !Number.isSafeInteger(v)))
+    throw bad("rounds");
+  if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME2.test(s)))
+    throw bad("stopped");
+  return {
+    version: 1,
+    paused: p === null ? null : { by: p.by, now: p.now },
+    concludeBy: x.concludeBy,
+    concluded: c === null ? null : { reason: c.reason, winner: c.winner },
+    lastComment: x.lastComment,
+    rounds: { ...rounds2 },
+    stopped: [...x.stopped]
+  };
+}
+function renderPilotState(state2) {
+  return JSON.stringify(state2, null, 2);
+}
+function applyCommands(state2, comments) {
+  let next = state2;
+  const replies = [];
+  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseControl(c.body);
+    if (parsed.kind === "none") continue;
+    const who = `@${inlineText(c.login, 40)}`;
+    const reply = (text2) => replies.push({ id: c.id, text: `${who}: ${text2}` });
+    if (!c.allowed) {
+      reply("refused: dashboard commands need write access to the repository; nothing changed.");
+      continue;
+    }
+    if (parsed.kind === "invalid") {
+      reply(`not done: ${parsed.reason}.`);
+      continue;
+    }
+    if (next.concluded || next.concludeBy) {
+      reply("not done: the experiment has concluded; a conclusion is final.");
+      continue;
+    }
+    const control = parsed.control;
+    if (control === "conclude") next = { ...next, concludeBy: c.login };
+    else if (control === "resume") next = { ...next, paused: null };
+    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
+    reply(doneText(control));
+  }
+  return { state: next, replies };
+}
+function doneText(control) {
+  switch (control) {
+    case "pause":
+      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
+    case "pause-now":
+      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
+    case "resume":
+      return "resumed: the autopilot goes on with its round.";
+    case "conclude":
+      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+  }
 }
 
 // src/campaign/rounds.ts
@@ -76476,42 +76557,99 @@ A duplicate of #${oldest.number}, the dashboard.`
       await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
     return made.data.number;
   }
-  const close = input.close && found.state === "open";
-  if (found.body !== input.body || close)
+  const state2 = input.close ? "closed" : "open";
+  if (found.body !== input.body || found.state !== state2)
     await octokit.rest.issues.update({
       ...repo,
       issue_number: found.number,
       body: input.body,
-      ...close ? { state: "closed" } : {}
+      ...found.state !== state2 ? { state: state2 } : {}
     });
   return found.number;
 }
-async function dashboardControls(octokit, target2, issue2) {
+async function dashboardControls(octokit, target2, issue2, since = 0, cache2 = /* @__PURE__ */ new Map()) {
   const repo = { owner: target2.owner, repo: target2.repo };
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     ...repo,
     issue_number: issue2,
     per_page: 100
   });
-  const full = `${target2.owner}/${target2.repo}`;
   const out = [];
-  const allowed = /* @__PURE__ */ new Map();
   for (const c of comments) {
     const login = c.user?.login;
     const body = c.body ?? "";
-    if (!login || !body.trimStart().startsWith("/topo")) continue;
-    if (!allowed.has(login)) {
-      const decision = await checkCommandAllowed(octokit, {
-        ...repo,
-        username: login,
-        command: "pause",
-        pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
-      });
-      allowed.set(login, decision.allowed);
-    }
-    out.push({ login, body, allowed: allowed.get(login) === true });
+    if (!login || c.id <= since || login === target2.botLogin || !body.trimStart().startsWith("/topo"))
+      continue;
+    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target2, login, cache2) });
   }
   return out;
+}
+function mayCommand(octokit, target2, login, cache2) {
+  let known = cache2.get(login);
+  if (!known) {
+    const full = `${target2.owner}/${target2.repo}`;
+    known = checkCommandAllowed(octokit, {
+      owner: target2.owner,
+      repo: target2.repo,
+      username: login,
+      command: "pause",
+      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
+    }).then((d) => d.allowed);
+    cache2.set(login, known);
+  }
+  return known;
+}
+function pilotStateBranch(experimentId) {
+  return `topo/autopilot-state/${experimentId}`;
+}
+var STATE_FILE = "autopilot-state.json";
+var STATE_HEAD = "topo autopilot state";
+async function readPilotState(octokit, target2, experimentId) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  let sha;
+  try {
+    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
+  } catch (error2) {
+    if (status3(error2) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
+    throw error2;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
+  const at = message2.indexOf("\n\n");
+  if (!message2.startsWith(STATE_HEAD) || at < 0)
+    throw new PilotStateError(
+      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
+    );
+  return { state: parsePilotState(message2.slice(at + 2)), sha };
+}
+async function updatePilotState(octokit, target2, experimentId, change, attempts = 8) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const ref = `heads/${pilotStateBranch(experimentId)}`;
+  for (let attempt = 1; ; attempt++) {
+    const read2 = await readPilotState(octokit, target2, experimentId);
+    const next = change(read2.state);
+    const text2 = renderPilotState(next);
+    if (read2.sha && text2 === renderPilotState(read2.state)) return next;
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text2}
+` }]
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${STATE_HEAD} of ${experimentId}
+
+${text2}`,
+      tree: tree.data.sha,
+      parents: read2.sha ? [read2.sha] : []
+    });
+    try {
+      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
+      return next;
+    } catch (error2) {
+      if (status3(error2) !== 422 || attempt >= attempts) throw error2;
+    }
+  }
 }
 
 // src/usecases/suggest.ts
@@ -78658,6 +78796,7 @@ function autopilotPort(octokit, target2, config) {
   const repo = { owner: target2.owner, repo: target2.repo };
   const files = fileSystemSource(config.workspace);
   const dashboards = /* @__PURE__ */ new Map();
+  const permissions = /* @__PURE__ */ new Map();
   return {
     async read(exp) {
       const id = exp.experiment.experiment_id;
@@ -78666,10 +78805,10 @@ function autopilotPort(octokit, target2, config) {
       const pulls = await listBotPulls(octokit, target2, id);
       const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
       dashboards.set(id, dashboard);
-      const controls = dashboard ? controlsOf(await dashboardControls(octokit, target2, dashboard.number)) : { paused: false, stopLive: false };
-      const concluded = dashboard?.state === "closed" ? { reason: "its dashboard is closed" } : void 0;
-      return { context: context3, pulls, controls, ...concluded ? { concluded } : {} };
+      const state2 = await answerCommands(octokit, target2, id, dashboard, permissions);
+      return { context: context3, pulls, state: state2 };
     },
+    save: (exp, change) => updatePilotState(octokit, target2, exp.experiment.experiment_id, change),
     async propose(exp, count2, exclude) {
       const id = exp.experiment.experiment_id;
       const outcome = await runSuggest({
@@ -78756,6 +78895,26 @@ function autopilotPort(octokit, target2, config) {
       });
     }
   };
+}
+async function answerCommands(octokit, target2, id, dashboard, permissions) {
+  const { state: state2 } = await readPilotState(octokit, target2, id);
+  if (!dashboard) return state2;
+  const comments = await dashboardControls(octokit, target2, dashboard.number, state2.lastComment, permissions);
+  if (comments.length === 0) return state2;
+  let replies = [];
+  const written = await updatePilotState(octokit, target2, id, (s) => {
+    const applied = applyCommands(s, comments);
+    replies = applied.replies;
+    return applied.state;
+  });
+  for (const r of replies)
+    await octokit.rest.issues.createComment({
+      owner: target2.owner,
+      repo: target2.repo,
+      issue_number: dashboard.number,
+      body: r.text
+    });
+  return written;
 }
 async function validateCheck(octokit, target2, config, pr) {
   const repo = { owner: target2.owner, repo: target2.repo };
