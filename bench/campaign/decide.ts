@@ -15,6 +15,7 @@ import {
 } from '../../src/analysis/decision.js';
 import {
   type CampaignPolicy,
+  futileByForecast,
   type RunOutcome,
   referenceReady,
   referenceStillNeeded,
@@ -106,7 +107,8 @@ function lookAt(
   }
   s.previous = d;
   if (d.state === 'measuring') {
-    if (m >= MAX_MINUTES) s.stoppedAt = m;
+    // no conclusion within the horizon is forecast: more run-minutes buy nothing
+    if (m >= MAX_MINUTES || (ref && futileByForecast(d, m, MAX_MINUTES, policy.minImprovement))) s.stoppedAt = m;
     return;
   }
   if (s.decidedAt === null) {

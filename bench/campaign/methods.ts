@@ -23,7 +23,7 @@ import {
 } from '../../src/campaign/rounds.js';
 import { suggest } from '../../src/suggest/suggest.js';
 import type { ClusterLimits, Proposal, TriedCandidate } from '../../src/suggest/types.js';
-import type { Comparison } from '../../src/types/generated/metrics.js';
+import type { Comparison, Verdict } from '../../src/types/generated/metrics.js';
 import type { Topology } from '../../src/types/generated/topology.js';
 import {
   type Decided,
@@ -173,7 +173,8 @@ function topoRound(
   const { ctx } = t;
   const runs = proposals.map((p) => ctx.world.run(p.candidate.topology));
   notePredictions(t, proposals, runs, step.index);
-  const decided = decideWith(ctx, t.ledger, t.wall, runs, t.state, t.verdicts, t.topologyOf);
+  const { decided, reference } = decideWith(ctx, t.ledger, t.wall, runs, t.state, t.verdicts, t.topologyOf);
+  refineBest(t, reference);
   const round: Round = { index: step.index, parent: step.parent, runs: [], triedPredictedBest: modelBest };
   const beside = ctx.policy.reference !== 'measured-first';
   const verdicts = decided.map((d) => decidedVerdict(d, beside ? t.state.best : null));
@@ -409,16 +410,40 @@ function decideWith(
   state: CampaignState,
   verdicts: Map<string, VerdictLike | null>,
   topologies: Map<string, Topology>,
-): Decided[] {
+): { decided: Decided[]; reference?: Decided } {
   const { world, policy } = ctx;
   const best = state.best;
-  if (!best) return decideRound(world, runs, null, policy, ctx.look);
-  if (policy.reference === 'measured-first')
-    return decideRound(world, runs, recorded(best.name, verdicts.get(best.name) ?? null), policy, ctx.look);
+  if (!best) return { decided: decideRound(world, runs, null, policy, ctx.look) };
+  if (policy.reference === 'measured-first') {
+    const ref = recorded(best.name, verdicts.get(best.name) ?? null);
+    return { decided: decideRound(world, runs, ref, policy, ctx.look) };
+  }
   const refRun = world.run(topologies.get(best.name)!, 100 + state.rounds.length + 1);
   const { decided, reference } = decideBeside(world, runs, refRun, policy, ctx.look);
   ledger.add(wall, jobMinutes(reference), refRun.oom);
-  return decided;
+  return { decided, reference };
+}
+
+/** Relative width of a verdict's projection interval (∞ without one). */
+function width(v: VerdictLike | null | undefined): number {
+  const p = v?.projected_full_run;
+  return p && p.value > 0 ? (p.high - p.low) / p.value : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The best's record after a round beside its reference: the reference job's verdict when it measured
+ * the best more precisely than the record had it (a young baseline, say), and the best's value with it.
+ */
+function refineBest(t: TopoRun, reference: Decided | undefined): void {
+  const best = t.state.best;
+  const v = reference?.verdict;
+  if (!best || !v?.projected_full_run || !usableProjection(v)) return;
+  if (width(v) >= width(t.verdicts.get(best.name))) return;
+  t.verdicts.set(best.name, v);
+  const entry = t.tried.find((r) => r.name === best.name);
+  if (entry?.observation)
+    entry.observation.verdict = { ...(v as Verdict), evidence: (v as Verdict).evidence ?? [] };
+  t.state = { ...t.state, best: { ...best, seconds: v.projected_full_run.value } };
 }
 
 /** Random topologies of the space, `parallel` a round, decided by the project's decisions, to the budget. */
@@ -451,7 +476,7 @@ export function randomCampaign(ctx: Context): MethodResult {
     }
     if (points.length === 0) break;
     const runs = points.map((p) => world.run(build(ctx.base, p)));
-    const decided = decideWith(ctx, ledger, wall, runs, state, verdicts, topologies);
+    const { decided } = decideWith(ctx, ledger, wall, runs, state, verdicts, topologies);
     const round: Round = { index: state.rounds.length + 1, parent: state.best?.name ?? 'baseline', runs: [] };
     decided.forEach((d) => {
       const name = `random-${++n}`;

@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import { decisionProjection } from '../analysis/decision.js';
+import { type Round, roundWinner, startCampaign } from '../campaign/rounds.js';
 import type { LabelState } from '../github/labels.js';
 import type { MonitorCheck } from '../monitor/ports.js';
 import { standingTitle } from '../report/check-conclusion.js';
@@ -212,7 +213,8 @@ export function decide(
 }
 
 /**
- * Of the candidates of one round that beat the current best, only the fastest is merged (a person
+ * Of the candidates of one round that beat the current best, only the campaign's round winner is
+ * merged (src/campaign/rounds.ts roundWinner, the rule the bench and the autopilot use: a person
  * merges one pull request per round); the others are closed with the reason.
  */
 export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
@@ -224,7 +226,19 @@ export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
     decisionProjection(o.observation?.verdict)?.value ??
     judgedValue(o.observation) ??
     Number.POSITIVE_INFINITY;
-  const winner = accepted.reduce((a, b) => (value(b) < value(a) ? b : a));
+  const round: Round = {
+    index: 0,
+    parent: 'reference',
+    runs: accepted.map((o) => ({
+      name: o.candidate.name,
+      outcome: 'better' as const,
+      seconds: value(o),
+      gpuHours: 0,
+    })),
+  };
+  const reference = startCampaign({ name: 'reference', seconds: Number.POSITIVE_INFINITY, gpuHours: 0 });
+  const name = roundWinner(reference, round)?.name;
+  const winner = accepted.find((o) => o.candidate.name === name) ?? accepted[0]!;
   return batch.map((o) =>
     o.decision === 'accepted' && o !== winner
       ? {

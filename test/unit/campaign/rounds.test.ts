@@ -5,6 +5,7 @@ import {
   canStart,
   closeRound,
   DEFAULT_POLICY,
+  futileByForecast,
   nextStep,
   type Round,
   referenceReady,
@@ -148,5 +149,26 @@ describe("the reference beside its candidates: Dunnett's allocation (issue 33)",
     // four stopped at 20: √4 × 20 = 40 run-minutes is its share, but none is left to compare
     expect(referenceStillNeeded([20, 20, 20, 20], 40)).toBe(true);
     expect(referenceStillNeeded([20, 20, 20, 20], 45)).toBe(false);
+  });
+});
+
+describe('a candidate the decisions cannot settle (issue 33: the tail of a round)', () => {
+  const measuring = (value: number, eta: number | null | undefined) => ({
+    state: 'measuring' as const,
+    relative_change: { value, low: value - 0.05, high: value + 0.05 },
+    ...(eta === undefined ? {} : { expected_minutes_to_decision: eta }),
+  });
+  it('stops one near the reference whose decision forecasts no settlement, after 30 run-minutes', () => {
+    expect(futileByForecast(measuring(0.002, null), 30, 120, 0.02)).toBe(true);
+    expect(futileByForecast(measuring(-0.005, 400), 35, 120, 0.02)).toBe(true);
+    expect(futileByForecast(measuring(0.002, null), 25, 120, 0.02)).toBe(false);
+    expect(futileByForecast(measuring(0.002, 80), 30, 120, 0.02)).toBe(false);
+    // no interval yet: nothing is forecast
+    expect(futileByForecast(measuring(0.002, undefined), 60, 120, 0.02)).toBe(false);
+  });
+
+  it('lets one whose estimate points at a gain measure on', () => {
+    expect(futileByForecast(measuring(-0.06, null), 30, 120, 0.02)).toBe(false);
+    expect(futileByForecast({ state: 'better' }, 30, 120, 0.02)).toBe(false);
   });
 });
