@@ -80594,7 +80594,19 @@ function oneWinner(batch) {
   const accepted = batch.filter((o) => o.decision === "accepted");
   if (accepted.length < 2) return [...batch];
   const value = (o) => decisionProjection(o.observation?.verdict)?.value ?? judgedValue(o.observation) ?? Number.POSITIVE_INFINITY;
-  const winner = accepted.reduce((a, b2) => value(b2) < value(a) ? b2 : a);
+  const round3 = {
+    index: 0,
+    parent: "reference",
+    runs: accepted.map((o) => ({
+      name: o.candidate.name,
+      outcome: "better",
+      seconds: value(o),
+      gpuHours: 0
+    }))
+  };
+  const reference = startCampaign({ name: "reference", seconds: Number.POSITIVE_INFINITY, gpuHours: 0 });
+  const name = roundWinner(reference, round3)?.name;
+  const winner = accepted.find((o) => o.candidate.name === name) ?? accepted[0];
   return batch.map(
     (o) => o.decision === "accepted" && o !== winner ? {
       ...o,
