@@ -108,7 +108,8 @@ function lookAt(
   s.previous = d;
   if (d.state === 'measuring') {
     // no conclusion within the horizon is forecast: more run-minutes buy nothing
-    if (m >= MAX_MINUTES || (ref && futileByForecast(d, m, MAX_MINUTES, policy.minImprovement))) s.stoppedAt = m;
+    if (m >= MAX_MINUTES || (ref && futileByForecast(d, m, MAX_MINUTES, policy.minImprovement)))
+      s.stoppedAt = m;
     return;
   }
   if (s.decidedAt === null) {
