@@ -22,6 +22,18 @@ function baseline(spec: Parameters<typeof observe>[1]) {
   };
 }
 
+/** suggest after a baseline that ran out of GPU memory with this message, on GPUs of `gib`. */
+function suggestAfterOom(message: string, gpu: number, gib: number) {
+  const failed = {
+    name: 'baseline',
+    parent: null,
+    topology: base,
+    status: 'failed' as const,
+    observation: { failure: { kind: 'gpu-oom' as const, message, gpu } },
+  };
+  return suggest(input([failed], { cluster: { gpusPerNode: 8, gpuMemoryGiB: gib, cpusPerNode: 64 } }));
+}
+
 describe('suggest', () => {
   it('scales the driver when its queue is the deepest and cites the evidence', () => {
     const result = suggest(
@@ -406,20 +418,7 @@ describe('suggest', () => {
 
   it('a baseline out of GPU memory is a start: the largest topologies the memory model fits, with the evidence', () => {
     // AlpaSim's 64-rollout preset on 40 GiB GPUs: GPU 0 (renderer, 17 cached scenes) runs out
-    const result = suggest(
-      input(
-        [
-          {
-            name: 'baseline',
-            parent: null,
-            topology: base,
-            status: 'failed',
-            observation: { failure: { kind: 'gpu-oom', message: 'CUDA out of memory on GPU 0', gpu: 0 } },
-          },
-        ],
-        { cluster: { gpusPerNode: 8, gpuMemoryGiB: 40, cpusPerNode: 64 } },
-      ),
-    );
+    const result = suggestAfterOom('CUDA out of memory on GPU 0', 0, 40);
     expect(result.stop.stop).toBe(false);
     expect(result.parent).toBe('baseline');
     expect(result.proposals.length).toBeGreaterThanOrEqual(1);
@@ -457,26 +456,7 @@ describe('suggest', () => {
     };
     const oom = steadyState(base, twin).oom!;
     expect(oom).toBeDefined();
-    const result = suggest(
-      input(
-        [
-          {
-            name: 'baseline',
-            parent: null,
-            topology: base,
-            status: 'failed',
-            observation: {
-              failure: {
-                kind: 'gpu-oom',
-                message: oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb),
-                gpu: oom.gpu,
-              },
-            },
-          },
-        ],
-        { cluster: { gpusPerNode: 8, gpuMemoryGiB: 80, cpusPerNode: 64 } },
-      ),
-    );
+    const result = suggestAfterOom(oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb), oom.gpu, 80);
     expect(result.proposals.length).toBeGreaterThanOrEqual(2);
     for (const p of result.proposals) {
       // the memory model puts none above the 90% line, and the twin runs every one
