@@ -9165,7 +9165,7 @@ var require_log = __commonJS({
       if (logLevel === "debug")
         console.log(...messages);
     }
-    function warn(logLevel, warning) {
+    function warn2(logLevel, warning) {
       if (logLevel === "debug" || logLevel === "warn") {
         if (typeof node_process.emitWarning === "function")
           node_process.emitWarning(warning);
@@ -9174,7 +9174,7 @@ var require_log = __commonJS({
       }
     }
     exports.debug = debug;
-    exports.warn = warn;
+    exports.warn = warn2;
   }
 });
 
@@ -72357,14 +72357,14 @@ function uniqueName(base, taken) {
   return name;
 }
 function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
-  const warn = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
+  const warn2 = GPU_MEMORY_LIMITS.warning * gpuMemoryGiB;
   const parentPlain = new Map(
     parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
   );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
   const measured3 = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
-    const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
+    const line = Math.max(warn2, parentPlain.get(p.gpu) ?? 0);
     const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
     const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
     const gib = Math.max(p.gib, scaled, novel);
@@ -81451,6 +81451,91 @@ async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.gi
   );
 }
 
+// src/doctor/github-settings.ts
+var FORK_SETTING = 'Settings \u2192 Actions \u2192 General \u2192 "Approval for running fork pull request workflows from contributors": "Require approval for all external contributors"';
+var warn = (name, detail, fix) => ({ name, status: "warn", detail, fix });
+function unreadable(what, error) {
+  const f = classifyRequestError(error);
+  return f.kind === "permission" || f.kind === "not-found" ? `the token cannot read ${what} (HTTP ${f.status}: it needs admin on the repository, Administration: read)` : describeFailure(`cannot read ${what}`, f);
+}
+async function checkForkApproval(octokit, owner, repo) {
+  const name = "fork pull requests";
+  let policy;
+  try {
+    const res = await octokit.request(
+      "GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval",
+      { owner, repo }
+    );
+    policy = res.data.approval_policy;
+  } catch (error) {
+    return warn(
+      name,
+      unreadable("the fork pull request approval setting", error),
+      `check by hand: ${FORK_SETTING}`
+    );
+  }
+  if (policy === "all_external_contributors")
+    return { name, status: "ok", detail: "workflows of every outside contributor wait for approval" };
+  return warn(
+    name,
+    `approval is required only for ${policy === "first_time_contributors" ? "first-time contributors" : "first-time contributors new to GitHub"}: a returning contributor's fork pull request runs its workflows unapproved`,
+    `set ${FORK_SETTING}, and keep the runner in a group limited to this repository`
+  );
+}
+async function checkKeySecret(octokit, owner, repo, environment) {
+  const name = "ssh key secret";
+  const fix = `Settings \u2192 Environments \u2192 ${environment}: "Deployment branches and tags": the default branch only, and the secret TOPO_SSH_PRIVATE_KEY there (docs/adopting.md, step 3)`;
+  let env;
+  try {
+    env = await environmentOf(octokit, owner, repo, environment);
+  } catch (error) {
+    if (classifyRequestError(error).status === 404)
+      return warn(
+        name,
+        `${owner}/${repo} has no environment ${environment} (or the token cannot see it)`,
+        `create it: ${fix}`
+      );
+    return warn(name, unreadable(`the environment ${environment}`, error), `check by hand: ${fix}`);
+  }
+  const asRepoSecret = await repositoryHas(octokit, owner, repo, "TOPO_SSH_PRIVATE_KEY");
+  const problems = [
+    env.secrets.includes("TOPO_SSH_PRIVATE_KEY") ? "" : `the environment ${environment} has no secret TOPO_SSH_PRIVATE_KEY`,
+    asRepoSecret ? "TOPO_SSH_PRIVATE_KEY is a repository secret: a workflow edited in any branch can read it (delete it there)" : "",
+    env.defaultBranchOnly ? "" : `the environment ${environment} accepts deployments from every branch`
+  ].filter(Boolean);
+  return problems.length ? warn(name, problems.join("; "), fix) : {
+    name,
+    status: "ok",
+    detail: `TOPO_SSH_PRIVATE_KEY is a secret of ${environment}, limited to protected or named branches`
+  };
+}
+async function environmentOf(octokit, owner, repo, environment) {
+  const params = { owner, repo, environment_name: environment };
+  const got = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}", params);
+  const policy = got.data.deployment_branch_policy;
+  const listed = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}/secrets", {
+    ...params,
+    per_page: 100
+  });
+  return {
+    secrets: listed.data.secrets.map((s) => s.name),
+    // null: every branch may deploy; protected branches or named patterns limit it
+    defaultBranchOnly: Boolean(policy?.protected_branches || policy?.custom_branch_policies)
+  };
+}
+async function repositoryHas(octokit, owner, repo, secret) {
+  try {
+    await octokit.request("GET /repos/{owner}/{repo}/actions/secrets/{secret_name}", {
+      owner,
+      repo,
+      secret_name: secret
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // ../../main/node_modules/@actions/github/lib/context.js
 import { readFileSync as readFileSync9, existsSync as existsSync9 } from "fs";
 import { EOL } from "os";
@@ -85799,12 +85884,36 @@ function splitRepository(fullName) {
 
 // src/cli/commands/doctor.ts
 var MARK = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
+async function githubChecks(io, parsed, ssh) {
+  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  const repo = str(parsed, "repo");
+  if (!token || !repo)
+    return [
+      {
+        name: "github",
+        status: "skip",
+        detail: `no ${token ? "repository" : "token"}: the token, runner and repository settings checks need GITHUB_TOKEN and --repo owner/name`
+      }
+    ];
+  const apiUrl = io.env.GITHUB_API_URL || "https://api.github.com";
+  const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
+  const { owner, repo: name } = splitRepository(repo);
+  const tokenCheck = await checkToken(octokit, owner, name, apiUrl);
+  if (tokenCheck.status === "fail" && tokenCheck.detail.startsWith("cannot read"))
+    return [tokenCheck, { name: "runner", status: "skip", detail: "the token cannot read the repository" }];
+  return [
+    tokenCheck,
+    await checkRunner(octokit, owner, name, str(parsed, "runner-label") ?? "slurm", apiUrl),
+    await checkForkApproval(octokit, owner, name),
+    ...ssh ? [await checkKeySecret(octokit, owner, name, str(parsed, "environment") ?? "slurm")] : []
+  ];
+}
 var doctorCommand = {
   name: "doctor",
   summary: "Check a setup from the runner host: Slurm (controller, partition, accounting), the submit script, Prometheus, Grafana, the token, the runner",
   help: {
     synopsis: "topo doctor [options]",
-    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access and a runner with the label. A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
+    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings \u2192 Actions \u2192 General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
     options: [
       {
         name: "cluster",
@@ -85833,6 +85942,13 @@ var doctorCommand = {
         type: "string",
         value: "LABEL",
         description: "label of the self-hosted runner",
+        default: "slurm"
+      },
+      {
+        name: "environment",
+        type: "string",
+        value: "NAME",
+        description: "GitHub environment holding TOPO_SSH_PRIVATE_KEY (the workflows' environment input)",
         default: "slurm"
       },
       JSON_OPTION
@@ -85874,24 +85990,7 @@ var doctorCommand = {
     );
     checks.push(await checkGrafana(cluster));
     checks.push(...checkWorkflowPermissions(repoDir));
-    const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
-    const repo = str(parsed, "repo");
-    if (!token || !repo) {
-      checks.push({
-        name: "github",
-        status: "skip",
-        detail: `no ${token ? "repository" : "token"}: the token and runner checks need GITHUB_TOKEN and --repo owner/name`
-      });
-    } else {
-      const apiUrl = io.env.GITHUB_API_URL || "https://api.github.com";
-      const octokit = createOctokit({ token, baseUrl: apiUrl, retries: 0 });
-      const { owner, repo: name2 } = splitRepository(repo);
-      const tokenCheck = await checkToken(octokit, owner, name2, apiUrl);
-      checks.push(tokenCheck);
-      checks.push(
-        tokenCheck.status === "fail" && tokenCheck.detail.startsWith("cannot read") ? { name: "runner", status: "skip", detail: "the token cannot read the repository" } : await checkRunner(octokit, owner, name2, str(parsed, "runner-label") ?? "slurm", apiUrl)
-      );
-    }
+    checks.push(...await githubChecks(io, parsed, cluster.transport === "ssh"));
     const failed = checks.filter((c) => c.status === "fail").length;
     if (flag(parsed, "json")) {
       io.stdout(
