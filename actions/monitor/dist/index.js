@@ -10709,10 +10709,10 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildHeadersFromArray(headers) {
-      const clone3 = headers.slice();
+      const clone4 = headers.slice();
       const entries = [];
-      for (let index = 0; index < clone3.length; index += 2) {
-        entries.push([clone3[index], clone3[index + 1]]);
+      for (let index = 0; index < clone4.length; index += 2) {
+        entries.push([clone4[index], clone4[index + 1]]);
       }
       return Object.fromEntries(entries);
     }
@@ -12426,21 +12426,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status3 = 302) {
+      static redirect(url, status4 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status3 = webidl.converters["unsigned short"](status3);
+        status4 = webidl.converters["unsigned short"](status4);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status3)) {
-          throw new RangeError(`Invalid status code ${status3}`);
+        if (!redirectStatusSet.has(status4)) {
+          throw new RangeError(`Invalid status code ${status4}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status3;
+        responseObject[kState].status = status4;
         const value = isomorphicEncode(URLSerializer(parsedURL));
         responseObject[kState].headersList.append("location", value, true);
         return responseObject;
@@ -14332,13 +14332,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status: status3, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status: status4, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status: status3, statusText, headersList, socket });
+          response = makeResponse({ status: status4, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status: status3, statusText, headersList });
+          response = makeResponse({ status: status4, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14462,8 +14462,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status3, rawHeaders, resume, statusText) {
-              if (status3 < 200) {
+            onHeaders(status4, rawHeaders, resume, statusText) {
+              if (status4 < 200) {
                 return;
               }
               let location = "";
@@ -14473,8 +14473,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status3);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status3) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status4);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status4) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -14512,7 +14512,7 @@ var require_fetch = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve4({
-                status: status3,
+                status: status4,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -14546,8 +14546,8 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error2);
               reject(error2);
             },
-            onUpgrade(status3, rawHeaders, socket) {
-              if (status3 !== 101) {
+            onUpgrade(status4, rawHeaders, socket) {
+              if (status4 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -14555,8 +14555,8 @@ var require_fetch = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve4({
-                status: status3,
-                statusText: STATUS_CODES[status3],
+                status: status4,
+                statusText: STATUS_CODES[status4],
                 headersList,
                 socket
               });
@@ -17050,8 +17050,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num2 = Number.parseInt(value, 10);
-      return num2 >= 8 && num2 <= 15;
+      const num3 = Number.parseInt(value, 10);
+      return num3 >= 8 && num3 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -20203,12 +20203,12 @@ var require_light = __commonJS({
             }
           };
         }
-        _addListener(name, status3, cb) {
+        _addListener(name, status4, cb) {
           var base;
           if ((base = this._events)[name] == null) {
             base[name] = [];
           }
-          this._events[name].push({ cb, status: status3 });
+          this._events[name].push({ cb, status: status4 });
           return this.instance;
         }
         listenerCount(name) {
@@ -20381,10 +20381,10 @@ var require_light = __commonJS({
           }
         }
         _assertStatus(expected) {
-          var status3;
-          status3 = this._states.jobStatus(this.options.id);
-          if (!(status3 === expected || expected === "DONE" && status3 === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status3}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          var status4;
+          status4 = this._states.jobStatus(this.options.id);
+          if (!(status4 === expected || expected === "DONE" && status4 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status4}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
           }
         }
         doReceive() {
@@ -20688,10 +20688,10 @@ var require_light = __commonJS({
           var ref;
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
-        statusJobs(status3) {
+        statusJobs(status4) {
           var k, pos, ref, results, v;
-          if (status3 != null) {
-            pos = this.status.indexOf(status3);
+          if (status4 != null) {
+            pos = this.status.indexOf(status4);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
@@ -21049,8 +21049,8 @@ var require_light = __commonJS({
           jobStatus(id) {
             return this._states.jobStatus(id);
           }
-          jobs(status3) {
-            return this._states.statusJobs(status3);
+          jobs(status4) {
+            return this._states.statusJobs(status4);
           }
           counts() {
             return this._states.statusCounts();
@@ -31209,9 +31209,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
         return String(value);
-      const num2 = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num2))
-        return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
+      const num3 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num3))
+        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -31251,8 +31251,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2),
       stringify(node) {
-        const num2 = Number(node.value);
-        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num3 = Number(node.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float = {
@@ -31691,8 +31691,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
       stringify(node) {
-        const num2 = Number(node.value);
-        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node);
+        const num3 = Number(node.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node);
       }
     };
     var float = {
@@ -31894,23 +31894,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str2, asBigInt) {
       const sign = str2[0];
       const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
-      const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
-      return sign === "-" ? num2(-1) * res : res;
+      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
+      return sign === "-" ? num3(-1) * res : res;
     }
     function stringifySexagesimal(node) {
       let { value } = node;
-      let num2 = (n) => n;
+      let num3 = (n) => n;
       if (typeof value === "bigint")
-        num2 = (n) => BigInt(n);
+        num3 = (n) => BigInt(n);
       else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node);
       let sign = "";
       if (value < 0) {
         sign = "-";
-        value *= num2(-1);
+        value *= num3(-1);
       }
-      const _60 = num2(60);
+      const _60 = num3(60);
       const parts = [value % _60];
       if (value < 60) {
         parts.unshift(0);
@@ -36428,9 +36428,9 @@ var require_semver = __commonJS({
       } else {
         this.prerelease = m[4].split(".").map(function(id) {
           if (/^[0-9]+$/.test(id)) {
-            var num2 = +id;
-            if (num2 >= 0 && num2 < MAX_SAFE_INTEGER) {
-              return num2;
+            var num3 = +id;
+            if (num3 >= 0 && num3 < MAX_SAFE_INTEGER) {
+              return num3;
             }
           }
           return id;
@@ -37505,10 +37505,10 @@ var require_semver = __commonJS({
       return parsed && parsed.prerelease.length ? parsed.prerelease : null;
     }
     exports.intersects = intersects;
-    function intersects(r1, r2, options) {
-      r1 = new Range(r1, options);
+    function intersects(r12, r2, options) {
+      r12 = new Range(r12, options);
       r2 = new Range(r2, options);
-      return r1.intersects(r2);
+      return r12.intersects(r2);
     }
     exports.coerce = coerce;
     function coerce(version, options) {
@@ -38650,7 +38650,7 @@ var require_nacl_fast = __commonJS({
         var t0, t1, t2, t3, t4, t5, t6, t7, c;
         var d0, d1, d2, d3, d4, d5, d6, d7, d8, d9;
         var h0 = this.h[0], h1 = this.h[1], h2 = this.h[2], h3 = this.h[3], h4 = this.h[4], h5 = this.h[5], h6 = this.h[6], h7 = this.h[7], h8 = this.h[8], h9 = this.h[9];
-        var r0 = this.r[0], r1 = this.r[1], r2 = this.r[2], r3 = this.r[3], r4 = this.r[4], r5 = this.r[5], r6 = this.r[6], r7 = this.r[7], r8 = this.r[8], r9 = this.r[9];
+        var r0 = this.r[0], r12 = this.r[1], r2 = this.r[2], r3 = this.r[3], r4 = this.r[4], r5 = this.r[5], r6 = this.r[6], r7 = this.r[7], r8 = this.r[8], r9 = this.r[9];
         while (bytes >= 16) {
           t0 = m[mpos + 0] & 255 | (m[mpos + 1] & 255) << 8;
           h0 += t0 & 8191;
@@ -38683,11 +38683,11 @@ var require_nacl_fast = __commonJS({
           d0 += h6 * (5 * r4);
           d0 += h7 * (5 * r3);
           d0 += h8 * (5 * r2);
-          d0 += h9 * (5 * r1);
+          d0 += h9 * (5 * r12);
           c += d0 >>> 13;
           d0 &= 8191;
           d1 = c;
-          d1 += h0 * r1;
+          d1 += h0 * r12;
           d1 += h1 * r0;
           d1 += h2 * (5 * r9);
           d1 += h3 * (5 * r8);
@@ -38703,7 +38703,7 @@ var require_nacl_fast = __commonJS({
           d1 &= 8191;
           d2 = c;
           d2 += h0 * r2;
-          d2 += h1 * r1;
+          d2 += h1 * r12;
           d2 += h2 * r0;
           d2 += h3 * (5 * r9);
           d2 += h4 * (5 * r8);
@@ -38719,7 +38719,7 @@ var require_nacl_fast = __commonJS({
           d3 = c;
           d3 += h0 * r3;
           d3 += h1 * r2;
-          d3 += h2 * r1;
+          d3 += h2 * r12;
           d3 += h3 * r0;
           d3 += h4 * (5 * r9);
           c = d3 >>> 13;
@@ -38735,7 +38735,7 @@ var require_nacl_fast = __commonJS({
           d4 += h0 * r4;
           d4 += h1 * r3;
           d4 += h2 * r2;
-          d4 += h3 * r1;
+          d4 += h3 * r12;
           d4 += h4 * r0;
           c = d4 >>> 13;
           d4 &= 8191;
@@ -38751,7 +38751,7 @@ var require_nacl_fast = __commonJS({
           d5 += h1 * r4;
           d5 += h2 * r3;
           d5 += h3 * r2;
-          d5 += h4 * r1;
+          d5 += h4 * r12;
           c = d5 >>> 13;
           d5 &= 8191;
           d5 += h5 * r0;
@@ -38769,7 +38769,7 @@ var require_nacl_fast = __commonJS({
           d6 += h4 * r2;
           c = d6 >>> 13;
           d6 &= 8191;
-          d6 += h5 * r1;
+          d6 += h5 * r12;
           d6 += h6 * r0;
           d6 += h7 * (5 * r9);
           d6 += h8 * (5 * r8);
@@ -38785,7 +38785,7 @@ var require_nacl_fast = __commonJS({
           c = d7 >>> 13;
           d7 &= 8191;
           d7 += h5 * r2;
-          d7 += h6 * r1;
+          d7 += h6 * r12;
           d7 += h7 * r0;
           d7 += h8 * (5 * r9);
           d7 += h9 * (5 * r8);
@@ -38801,7 +38801,7 @@ var require_nacl_fast = __commonJS({
           d8 &= 8191;
           d8 += h5 * r3;
           d8 += h6 * r2;
-          d8 += h7 * r1;
+          d8 += h7 * r12;
           d8 += h8 * r0;
           d8 += h9 * (5 * r9);
           c += d8 >>> 13;
@@ -38817,7 +38817,7 @@ var require_nacl_fast = __commonJS({
           d9 += h5 * r4;
           d9 += h6 * r3;
           d9 += h7 * r2;
-          d9 += h8 * r1;
+          d9 += h8 * r12;
           d9 += h9 * r0;
           c += d9 >>> 13;
           d9 &= 8191;
@@ -40164,29 +40164,29 @@ var require_nacl_fast = __commonJS({
         return smlen;
       }
       function unpackneg(r, p) {
-        var t = gf(), chk = gf(), num2 = gf(), den = gf(), den2 = gf(), den4 = gf(), den6 = gf();
+        var t = gf(), chk = gf(), num3 = gf(), den = gf(), den2 = gf(), den4 = gf(), den6 = gf();
         set25519(r[2], gf1);
         unpack25519(r[1], p);
-        S(num2, r[1]);
-        M(den, num2, D);
-        Z2(num2, num2, r[2]);
+        S(num3, r[1]);
+        M(den, num3, D);
+        Z2(num3, num3, r[2]);
         A(den, r[2], den);
         S(den2, den);
         S(den4, den2);
         M(den6, den4, den2);
-        M(t, den6, num2);
+        M(t, den6, num3);
         M(t, t, den);
         pow2523(t, t);
-        M(t, t, num2);
+        M(t, t, num3);
         M(t, t, den);
         M(t, t, den);
         M(r[0], t, den);
         S(chk, r[0]);
         M(chk, chk, den);
-        if (neq25519(chk, num2)) M(r[0], r[0], I);
+        if (neq25519(chk, num3)) M(r[0], r[0], I);
         S(chk, r[0]);
         M(chk, chk, den);
-        if (neq25519(chk, num2)) return -1;
+        if (neq25519(chk, num3)) return -1;
         if (par25519(r[0]) === p[31] >> 7) Z2(r[0], gf0, r[0]);
         M(r[3], r[0], r[1]);
         return 0;
@@ -45434,7 +45434,7 @@ var require_agent2 = __commonJS({
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
     var { resolve: resolve4 } = __require("path");
-    var { readFile: readFile2 } = __require("fs");
+    var { readFile: readFile3 } = __require("fs");
     var { execFile: execFile2, spawn } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
@@ -45652,7 +45652,7 @@ var require_agent2 = __commonJS({
           cb = once(cb);
           let socketPath = this.socketPath;
           let triedCygpath = false;
-          readFile2(socketPath, function readCygsocket(err, data) {
+          readFile3(socketPath, function readCygsocket(err, data) {
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
@@ -45661,7 +45661,7 @@ var require_agent2 = __commonJS({
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
                 socketPath = stdout.toString().replace(/[\r\n]/g, "");
-                readFile2(socketPath, readCygsocket);
+                readFile3(socketPath, readCygsocket);
               });
               return;
             }
@@ -47192,8 +47192,8 @@ var require_handlers_misc = __commonJS({
               let signal;
               let coreDumped;
               if (self2._compatFlags & COMPAT.OLD_EXIT) {
-                const num2 = bufferParser.readUInt32BE();
-                switch (num2) {
+                const num3 = bufferParser.readUInt32BE();
+                switch (num3) {
                   case 1:
                     signal = "HUP";
                     break;
@@ -47216,8 +47216,8 @@ var require_handlers_misc = __commonJS({
                     signal = "TERM";
                     break;
                   default:
-                    if (num2 !== void 0) {
-                      signal = `UNKNOWN (${num2})`;
+                    if (num3 !== void 0) {
+                      signal = `UNKNOWN (${num3})`;
                     }
                 }
                 coreDumped = false;
@@ -47848,13 +47848,13 @@ var require_kex = __commonJS({
           hashString(hash, serverPublicHostKey);
           if (this.type === "groupex") {
             const params = this.getDHParams();
-            const num2 = Buffer.allocUnsafe(4);
-            writeUInt32BE(num2, this._minBits, 0);
-            hash.update(num2);
-            writeUInt32BE(num2, this._prefBits, 0);
-            hash.update(num2);
-            writeUInt32BE(num2, this._maxBits, 0);
-            hash.update(num2);
+            const num3 = Buffer.allocUnsafe(4);
+            writeUInt32BE(num3, this._minBits, 0);
+            hash.update(num3);
+            writeUInt32BE(num3, this._prefBits, 0);
+            hash.update(num3);
+            writeUInt32BE(num3, this._maxBits, 0);
+            hash.update(num3);
             hashString(hash, params.prime);
             hashString(hash, params.generator);
           }
@@ -50268,7 +50268,7 @@ var require_Protocol = __commonJS({
         }
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      exitStatus(chan, status3) {
+      exitStatus(chan, status4) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         let p = this._packetRW.write.allocStart;
@@ -50278,9 +50278,9 @@ var require_Protocol = __commonJS({
         writeUInt32BE(packet, 11, p += 4);
         packet.utf8Write("exit-status", p += 4, 11);
         packet[p += 11] = 0;
-        writeUInt32BE(packet, status3, ++p);
+        writeUInt32BE(packet, status4, ++p);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status3})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status4})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -51917,8 +51917,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} lsetstat@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} lsetstat@openssh.com`);
         }
       }
       ext_openssh_expandPath(path, cb) {
@@ -51951,8 +51951,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} expand-path@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} expand-path@openssh.com`);
         }
       }
       ext_copy_data(srcHandle, srcOffset, len, dstHandle, dstOffset, cb) {
@@ -52005,8 +52005,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} copy-data`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} copy-data`);
         }
       }
       ext_home_dir(username, cb) {
@@ -52050,8 +52050,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} home-directory`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} home-directory`);
         }
       }
       ext_users_groups(uids, gids, cb) {
@@ -52102,8 +52102,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { extended: "users-groups-by-id@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status3 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status3} users-groups-by-id@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} users-groups-by-id@openssh.com`);
         }
       }
       // ===========================================================================
@@ -58146,11 +58146,11 @@ var Summary = class {
    */
   addTable(rows) {
     const tableBody = rows.map((row) => {
-      const cells = row.map((cell3) => {
-        if (typeof cell3 === "string") {
-          return this.wrap("td", cell3);
+      const cells = row.map((cell4) => {
+        if (typeof cell4 === "string") {
+          return this.wrap("td", cell4);
         }
-        const { header, data, colspan, rowspan } = cell3;
+        const { header, data, colspan, rowspan } = cell4;
         const tag = header ? "th" : "td";
         const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
         return this.wrap(tag, data, attrs);
@@ -59296,7 +59296,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error2;
     throw requestError;
   }
-  const status3 = fetchResponse.status;
+  const status4 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -59304,7 +59304,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url,
-    status: status3,
+    status: status4,
     headers: responseHeaders,
     data: ""
   };
@@ -59315,28 +59315,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status3 === 204 || status3 === 205) {
+  if (status4 === 204 || status4 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status3 < 400) {
+    if (status4 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status3, {
+    throw new RequestError(fetchResponse.statusText, status4, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status3 === 304) {
+  if (status4 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status3, {
+    throw new RequestError("Not modified", status4, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status3 >= 400) {
+  if (status4 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status3, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status4, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -62679,6 +62679,11 @@ function inlineText(text2, maxLength = 500) {
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
+function safeText(text2, maxLength = 2e3) {
+  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
 function codeBlock(text2, language = "text") {
   const clean3 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
   const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
@@ -62743,8 +62748,8 @@ function roundRows(runs) {
   return rows.map((r) => {
     const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
     const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
-    const seconds = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
-    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds} | ${h(r.gpuHours)} |`;
+    const seconds2 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
+    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
   });
 }
 function bestLine(plan) {
@@ -63434,14 +63439,14 @@ function increase(s, a, b) {
 function lag1(xs) {
   if (xs.length < 4) return 0;
   const m = mean(xs);
-  let num2 = 0;
+  let num3 = 0;
   let den = 0;
   for (let i = 0; i < xs.length; i++) {
     const d = xs[i] - m;
     den += d * d;
-    if (i > 0) num2 += d * (xs[i - 1] - m);
+    if (i > 0) num3 += d * (xs[i - 1] - m);
   }
-  return den > 0 ? num2 / den : 0;
+  return den > 0 ? num3 / den : 0;
 }
 function inflation(rho) {
   const r = Math.min(0.8, Math.max(0, rho));
@@ -68180,12 +68185,60 @@ function fmt(x) {
 }
 
 // src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
 function recordPaths(experimentId) {
   return {
     json: `experiments/${experimentId}.json`,
     markdown: `experiments/${experimentId}.md`,
     report: `experiments/${experimentId}-report.md`,
     chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
   };
 }
 function stabilisedValue(run) {
@@ -68233,7 +68286,7 @@ function runsFromRecord(record, gpusPerRun2) {
   return record.runs.map((run) => {
     const round3 = run === base ? 0 : roundOf(run.hypothesis);
     const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds = stabilisedValue(run);
+    const seconds2 = stabilisedValue(run);
     return {
       name: run.name,
       round: round3,
@@ -68242,7 +68295,7 @@ function runsFromRecord(record, gpusPerRun2) {
       pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
       request: outcome === null ? "live" : "ended",
       outcome,
-      ...seconds !== null && run.status !== "failed" ? { seconds } : {},
+      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
       gpuHours: recordedGpuHours(run, gpusPerRun2),
       ...run.run_name ? { runName: run.run_name } : {}
     };
@@ -68542,6 +68595,20 @@ function parseRecord(text2, file) {
     ]);
   }
   return value;
+}
+function serializeRecord(record) {
+  const problems = recordProblems(record);
+  if (problems.length) throw new RecordError("record (before writing)", problems);
+  return `${JSON.stringify(record, null, 2)}
+`;
+}
+function observationProblems(value) {
+  const validate = validators().observation;
+  return validate(value) ? [] : describe(validate.errors);
+}
+function checkObservation(value) {
+  const problems = observationProblems(value);
+  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
 }
 
 // src/usecases/autopilot.ts
@@ -69425,7 +69492,7 @@ function viewOf(e, p, j) {
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const x = exp.experiment;
-  const seconds = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
   const projected = reference?.live ? reference.verdict.projected_full_run : null;
   const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
   return {
@@ -69446,8 +69513,8 @@ function viewOf(e, p, j) {
     notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
     stopWhenDecided: x.stop_when_decided !== false,
-    baseline: seconds(exp.baseline) ?? seconds(liveBaseline),
-    best: seconds(exp.best),
+    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
+    best: seconds2(exp.best),
     finalJobState: ended ? job?.state ?? null : null,
     stoppedBy: j.stoppedBy,
     commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
@@ -69666,13 +69733,13 @@ function liveCandidate(p) {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live3 = phase === "queued" || phase === "running";
-  const seconds = obs?.verdict.projected_full_run?.value ?? obs?.verdict.value?.value ?? void 0;
+  const seconds2 = obs?.verdict.projected_full_run?.value ?? obs?.verdict.value?.value ?? void 0;
   return {
     name: p.c.candidate,
     pr: p.c.pr,
     live: live3,
     outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
-    ...seconds !== void 0 ? { seconds } : {},
+    ...seconds2 !== void 0 ? { seconds: seconds2 } : {},
     runName: p.c.runName
   };
 }
@@ -70129,6 +70196,9 @@ function withOutcome(state2, requestId, outcome) {
 function standingRequests(state2, headSha) {
   return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
 }
+function openRequests(state2) {
+  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
+}
 
 // src/report/check-conclusion.ts
 var CONCLUSION = {
@@ -70199,9 +70269,9 @@ function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
   if (previous.hash === next.hash) return false;
   if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
   if (ENDED.has(next.state)) return true;
-  const interval2 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
   if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval2 * 6e4;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
 }
 function shouldWriteCheck(previous, next) {
   if (!previous) return true;
@@ -70358,8 +70428,8 @@ function slurmLatest(jobs) {
   const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive(j.state) ? null : j.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
-function duration(seconds) {
-  const s = Math.round(Math.abs(seconds));
+function duration(seconds2) {
+  const s = Math.round(Math.abs(seconds2));
   if (s < 120) return `${s} s`;
   const m = Math.round(s / 60);
   return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
@@ -70516,6 +70586,27 @@ function chartLegend(series, references = []) {
   ];
   return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
 }
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
+}
 
 // src/telemetry/grafana.ts
 var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
@@ -70603,8 +70694,8 @@ function headlineText(s) {
 function thousands(x) {
   return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
-function throughput(seconds) {
-  return `${fmt2(seconds, 3)} s per rollout \xB7 ${thousands(3600 / seconds)} rollouts per hour`;
+function throughput(seconds2) {
+  return `${fmt2(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
 }
 function valueLine(v) {
   const verdict = v.observation.verdict;
@@ -70849,9 +70940,9 @@ function planComment(view, x) {
   const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
   const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval2 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const due = !isFinal && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval2));
+  const due = !isFinal && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
   const text2 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
@@ -71213,7 +71304,7 @@ function renderMonitorSummary(input) {
 
 // actions/monitor/ports.ts
 import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/github/comment-split.ts
 var GITHUB_COMMENT_LIMIT = 65536;
@@ -71378,11 +71469,11 @@ async function postSummaryCheckRun(octokit, input) {
     await upsertCheckRun(octokit, input);
     return { place: "check-run" };
   } catch (e) {
-    const status3 = e.status;
-    if (status3 === 403 || status3 === 404)
+    const status4 = e.status;
+    if (status4 === 403 || status4 === 404)
       return {
         place: "job-summary",
-        reason: `the token may not write check runs (HTTP ${status3}: ${e.message}); give the job \`checks: write\` to see the summary in the pull request`
+        reason: `the token may not write check runs (HTTP ${status4}: ${e.message}); give the job \`checks: write\` to see the summary in the pull request`
       };
     throw e;
   }
@@ -71949,6 +72040,9 @@ function runStateOf(parts) {
     throw e;
   }
 }
+async function readRunState(octokit, target) {
+  return runStateOf(await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE }));
+}
 async function updateRunState(octokit, target, change, options = {}) {
   return (await updateRunStateFrom(octokit, target, void 0, change, options)).state;
 }
@@ -72355,8 +72449,8 @@ function gpusPerNode(perNode, nodeCount) {
   return m && nodesNow ? Number(m[1]) * Number(nodesNow[1]) : null;
 }
 function allocation(gpus, elapsed) {
-  const seconds = slurmDurationToSeconds(elapsed);
-  return { gpus, gpuMinutes: gpus === null || seconds === null ? null : gpus * seconds / 60 };
+  const seconds2 = slurmDurationToSeconds(elapsed);
+  return { gpus, gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60 };
 }
 function reason(text2) {
   return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
@@ -72369,10 +72463,10 @@ function count(text2, what, command, line) {
     throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
   return Number(text2);
 }
-function decodeWaitStatus(status3) {
-  const signal = status3 & 127;
+function decodeWaitStatus(status4) {
+  const signal = status4 & 127;
   if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status3 >> 8 & 255, signal: null };
+  return { exitCode: status4 >> 8 & 255, signal: null };
 }
 function decodeExitPair(text2, command, line) {
   const m = /^([0-9]+):([0-9]+)$/.exec(text2);
@@ -75683,6 +75777,13 @@ async function checkCommandAllowed(octokit, input) {
     pull: input.pull
   });
 }
+function pullOrigin(pull) {
+  return {
+    headRepoFullName: pull.head.repo?.full_name ?? null,
+    baseRepoFullName: pull.base.repo.full_name,
+    state: pull.state
+  };
+}
 
 // src/usecases/autopilot-github.ts
 function botTrailer(experimentId, candidate) {
@@ -75905,9 +76006,430 @@ ${text2}`,
   }
 }
 
-// src/usecases/suggest.ts
-var import_yaml3 = __toESM(require_dist2(), 1);
-import { posix as posix5 } from "node:path";
+// src/usecases/record.ts
+import { dirname as dirname4, join as join4, posix as posix5 } from "node:path";
+
+// src/github/commands.ts
+var COMMANDS = {
+  submit: {
+    argument: "candidate",
+    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
+  },
+  cancel: {
+    argument: "candidate",
+    summary: "cancel the queued or running jobs of the candidates (or the one named)"
+  },
+  status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
+  stop: {
+    argument: "candidate",
+    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
+  },
+  reject: {
+    argument: true,
+    summary: "record this candidate as rejected, with the reason, when the PR closes"
+  },
+  learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
+  conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
+  state: {
+    argument: "rebuild",
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+  },
+  help: { argument: false, summary: "show this help" }
+};
+var MAX_ARGUMENT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+function parseCommand(body) {
+  const text2 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text2);
+  if (!m) return { kind: "none" };
+  const rest = text2.slice(m[0].length);
+  const firstLine2 = rest.split("\n", 1)[0];
+  const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
+  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
+  if (!Object.hasOwn(COMMANDS, word)) {
+    return { kind: "invalid", reason: `unknown command \`${word.slice(0, 40)}\`` };
+  }
+  const name = word;
+  const argument = rest.trim().slice(word.length).trim();
+  if (COMMANDS[name].argument === true) {
+    if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
+    if (argument.length > MAX_ARGUMENT) {
+      return {
+        kind: "invalid",
+        reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
+      };
+    }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "rebuild") {
+    if (argument !== "rebuild")
+      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "candidate") {
+    if (!argument) return { kind: "command", name };
+    if (!CANDIDATE_NAME.test(argument))
+      return {
+        kind: "invalid",
+        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
+      };
+    return { kind: "command", name, argument };
+  }
+  if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
+  return { kind: "command", name };
+}
+
+// src/github/commits.ts
+var CommitConflictError = class extends Error {
+  constructor(branch, attempts) {
+    super(
+      `could not update branch "${branch}" after ${attempts} attempts: every ref update lost the race to another commit; re-run the job`
+    );
+    this.branch = branch;
+    this.attempts = attempts;
+    this.name = "CommitConflictError";
+  }
+  branch;
+  attempts;
+};
+function defaultBackoff(attempt) {
+  const base = Math.min(8e3, 250 * 2 ** (attempt - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+function status3(error2) {
+  return typeof error2 === "object" && error2 !== null && "status" in error2 ? Number(error2.status) : void 0;
+}
+function isRefConflict(error2) {
+  const code2 = status3(error2);
+  if (code2 === 409) return true;
+  if (code2 !== 422) return false;
+  const message2 = error2 instanceof Error ? error2.message : String(error2);
+  return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message2);
+}
+async function readFile2(octokit, target, path, ref) {
+  try {
+    const { data } = await octokit.rest.repos.getContent({ ...target, path, ref });
+    if (Array.isArray(data) || data.type !== "file") throw new Error(`${path} at ${ref} is not a file`);
+    if ("content" in data && typeof data.content === "string" && (data.content || data.size === 0)) {
+      return Buffer.from(data.content, "base64").toString("utf8");
+    }
+    const blob = await octokit.rest.git.getBlob({ ...target, file_sha: data.sha });
+    return Buffer.from(blob.data.content, "base64").toString("utf8");
+  } catch (error2) {
+    if (status3(error2) === 404) return null;
+    throw error2;
+  }
+}
+async function readFiles(octokit, target, paths, ref) {
+  const snapshot = /* @__PURE__ */ new Map();
+  for (const path of paths) snapshot.set(path, await readFile2(octokit, target, path, ref));
+  return snapshot;
+}
+function isTransient(error2) {
+  const code2 = status3(error2);
+  if (code2 !== void 0 && !Number.isNaN(code2)) return code2 >= 500;
+  const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
+  return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
+    text2
+  );
+}
+var UpdateFailed = class extends Error {
+  constructor(inner) {
+    super("update failed");
+    this.inner = inner;
+  }
+  inner;
+};
+async function attemptOnce(octokit, options, attempt) {
+  const target = { owner: options.owner, repo: options.repo };
+  const ref = `heads/${options.branch}`;
+  const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
+  const current = await readFiles(octokit, target, options.paths, head);
+  let wanted;
+  try {
+    wanted = await options.update(current, attempt);
+  } catch (error2) {
+    throw new UpdateFailed(error2);
+  }
+  const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
+  if (changed.length === 0)
+    return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
+  const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
+  const tree = [];
+  for (const [path, content] of changed) {
+    const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
+    tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
+  }
+  const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
+  const commit = await octokit.rest.git.createCommit({
+    ...target,
+    message: options.message,
+    tree: newTree.data.sha,
+    parents: [head]
+  });
+  try {
+    await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
+  } catch (error2) {
+    if (isRefConflict(error2)) return { done: false, why: "the branch moved" };
+    throw error2;
+  }
+  return {
+    done: true,
+    result: { committed: true, sha: commit.data.sha, attempts: attempt, changed: changed.map(([p]) => p) }
+  };
+}
+async function commitWithCompareAndSwap(octokit, options) {
+  const maxAttempts = options.maxAttempts ?? 8;
+  const backoff = options.backoffMs ?? defaultBackoff;
+  const sleep3 = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  let lastTransient;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    try {
+      const outcome = await attemptOnce(octokit, options, attempt);
+      if (outcome.done) return outcome.result;
+      lastTransient = void 0;
+    } catch (error2) {
+      if (error2 instanceof UpdateFailed) throw error2.inner;
+      if (!isTransient(error2)) throw error2;
+      lastTransient = error2;
+    }
+    if (attempt < maxAttempts) await sleep3(backoff(attempt));
+  }
+  if (lastTransient) throw lastTransient;
+  throw new CommitConflictError(options.branch, maxAttempts);
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num2(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
+}
+function interval2(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
+function comparisonText(comparison) {
+  if (!comparison) return null;
+  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
+  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+function cell3(text2) {
+  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
+  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/best.ts
+function decisionValue(run) {
+  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
+}
+function decidedAgainst2(run) {
+  const d = run.monitor_decision;
+  if (d) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    return { reference: parseAgainst(d.against).name, better: outcome2 === "better", text: decisionText(d) };
+  }
+  const c = run.comparison;
+  if (!c) return null;
+  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
+}
+function recordedOrder(a, b) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+function displaces(run, best) {
+  const mine = decidedAgainst2(run);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst2(best);
+  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
+  return decisionValue(run) < decisionValue(best) ? "estimate" : null;
+}
+function bestSteps(runs) {
+  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d = decidedAgainst2(r);
+    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run of [...eligible].sort(recordedOrder)) {
+    const best = steps.at(-1)?.run;
+    if (!best) {
+      steps.push({ run, over: null, how: "first" });
+      continue;
+    }
+    const how = displaces(run, best);
+    if (how) steps.push({ run, over: best, how });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run, over, how } = step;
+  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
+  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
+  const claim = decidedAgainst2(run)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
+}
+
+// src/record/apply.ts
+var STATUS2 = {
+  accepted: "accepted",
+  rejected: "rejected",
+  failed: "failed",
+  stopped: "stopped"
+};
+function uniqueBy(items, key) {
+  const seen = /* @__PURE__ */ new Set();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+function clone3(value) {
+  return structuredClone(value);
+}
+function verdictReason(run) {
+  const parts = [];
+  const projected = run.verdict?.projected_full_run;
+  const stable = run.verdict?.value;
+  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
+  else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
+  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
+  if (compared) parts.push(compared);
+  return parts.length ? parts.join("; ") : null;
+}
+function failureReason(failures) {
+  const last = failures?.at(-1);
+  return last ? `${last.kind}: ${last.message}` : null;
+}
+function decide2(kind, run, outcome) {
+  const derived = kind === "failed" ? failureReason(run.failures) ?? verdictReason(run) : verdictReason(run);
+  const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
+  const next = outcome.next ?? run.decision?.next ?? run.failures?.at(-1)?.likely_fix ?? null;
+  return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
+}
+function mergeRun(existing, outcome) {
+  const run = existing ? clone3(existing) : {
+    name: outcome.candidate,
+    status: "pending",
+    decision: { outcome: "pending", reason: null, next: null }
+  };
+  const set = (key, value) => {
+    if (value !== void 0) run[key] = clone3(value);
+  };
+  set("parent", outcome.parent);
+  set("run_name", outcome.run_name ?? outcome.observation?.run_name);
+  set("job_id", outcome.job_id);
+  set("run_dir", outcome.run_dir);
+  if (outcome.topology) run.topology = clone3(outcome.topology);
+  if (outcome.change) run.change = clone3(outcome.change);
+  set("hypothesis", outcome.hypothesis);
+  set("expected_effect", outcome.expected_effect);
+  if (outcome.observation) {
+    run.verdict = clone3(outcome.observation.verdict);
+    run.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
+    run.stable_metrics = clone3(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run.monitor_decision = clone3(outcome.observation.decision);
+  }
+  if (outcome.telemetry_gaps?.length) {
+    const metrics = run.stable_metrics ?? {};
+    const quality = metrics.telemetry_quality ?? {};
+    quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
+    metrics.telemetry_quality = quality;
+    run.stable_metrics = metrics;
+  }
+  const failures = [
+    ...run.failures ?? [],
+    ...outcome.observation?.failure ? [outcome.observation.failure] : [],
+    ...outcome.failure ? [outcome.failure] : []
+  ];
+  if (failures.length) run.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
+  if (outcome.learnings?.length) {
+    run.skill_reflections = uniqueBy(
+      [...run.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
+      (l) => l.learning.trim()
+    );
+  }
+  set("pull_request", outcome.pull_request);
+  set("recorded_at", outcome.at);
+  const prediction = outcome.prediction ?? run.prediction;
+  if (prediction) run.prediction = againstMeasured(prediction, run, outcome.kind);
+  run.status = STATUS2[outcome.kind];
+  run.decision = decide2(outcome.kind, run, outcome);
+  return run;
+}
+function againstMeasured(p, run, kind) {
+  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return {
+    ...clone3(p),
+    measured_seconds_per_rollout: measured2,
+    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
+    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
+  };
+}
+function updateBest(record, run) {
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
+    return {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    };
+  const value = stabilisedValue(step.run);
+  const reasoning = bestReasoning(step);
+  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
+    return previous;
+  const fallback = previous.topology === run.name && run.status !== "accepted" && step.run.name !== run.name;
+  return {
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning
+  };
+}
+function apply(record, outcome) {
+  const next = clone3(record);
+  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
+  const run = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
+  if (index >= 0) next.runs[index] = run;
+  else next.runs.push(run);
+  next.current_best = updateBest(next, run);
+  return next;
+}
 
 // src/record/change.ts
 function hydraValue2(value) {
@@ -75917,6 +76439,1007 @@ function topologyChange(parent, candidate) {
   const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b) => a.key.localeCompare(b.key));
   return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
 }
+function describeChange(change, isBaseline) {
+  const entries = Object.entries(change ?? {});
+  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
+  return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
+}
+
+// src/chart/svg.ts
+var OUTCOME_COLOUR = {
+  accepted: "#2da44e",
+  rejected: "#cf222e",
+  failed: "#6e7781",
+  stopped: "#9a6700",
+  pending: "#8c959f",
+  running: "#1f6feb"
+};
+var REFERENCE_COLOUR = { baseline: "#24292f", best: "#8250df" };
+function xml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+var r1 = (x) => String(Math.round(x * 10) / 10);
+function axis(max) {
+  const raw = max / 5;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((f) => f * p).find((s) => s >= raw) ?? 10 * p;
+  return { top: Math.ceil(max / step) * step, step };
+}
+function short(s, n = 18) {
+  return s.length > n ? `${s.slice(0, n - 1)}\u2026` : s;
+}
+function barChartSvg(c) {
+  const bars = c.bars.filter((b) => Number.isFinite(b.value) && b.value > 0);
+  if (!bars.length) return "";
+  const refs = (c.references ?? []).filter((r) => Number.isFinite(r.value) && r.value > 0);
+  const highest = Math.max(
+    ...bars.map((b) => Math.max(b.value, b.interval?.high ?? 0)),
+    ...refs.map((r) => r.value)
+  );
+  const { top, step } = axis(highest * 1.05);
+  const slot = 64;
+  const left = 64;
+  const plotTop = 48;
+  const plotH = 260;
+  const plotW = Math.max(slot * bars.length, 360, c.title.length * 8.5 + 32 - left - 24);
+  const width = Math.ceil(left + plotW + 100);
+  const legendY = plotTop + plotH + 70;
+  const legend = legendLayout(legendItems(bars, refs), left, width);
+  const height = legendY + legend.rows * 20 + 12;
+  const y = (v) => plotTop + plotH - plotH * Math.min(v, top) / top;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${xml(c.title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
+    `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
+  ];
+  for (let v = 0; v <= top + step / 2; v += step) {
+    out.push(
+      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y(v))}" y2="${r1(y(v))}" stroke="#d0d7de" stroke-width="1"/>`,
+      `<text class="tick" x="${left - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${r1(v)}</text>`
+    );
+  }
+  bars.forEach((b, i) => {
+    const cx = left + slot * i + slot / 2;
+    const w = slot * 0.6;
+    out.push(
+      `<rect class="bar" data-outcome="${b.outcome}" x="${r1(cx - w / 2)}" y="${r1(y(b.value))}" width="${r1(w)}" height="${r1(plotTop + plotH - y(b.value))}" fill="${OUTCOME_COLOUR[b.outcome]}"><title>${xml(`${b.label}: ${b.value} s (${b.outcome})`)}</title></rect>`
+    );
+    if (b.interval && Number.isFinite(b.interval.low) && Number.isFinite(b.interval.high)) {
+      const [lo, hi] = [y(b.interval.low), y(b.interval.high)];
+      out.push(
+        `<path class="interval" d="M${r1(cx)} ${r1(lo)}V${r1(hi)}M${r1(cx - 8)} ${r1(lo)}H${r1(cx + 8)}M${r1(cx - 8)} ${r1(hi)}H${r1(cx + 8)}" stroke="#24292f" stroke-width="1.5" fill="none"/>`
+      );
+    }
+    out.push(
+      `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b.label))}</text>`
+    );
+  });
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function legendItems(bars, refs) {
+  const items = [];
+  for (const o of Object.keys(OUTCOME_COLOUR))
+    if (bars.some((b) => b.outcome === o))
+      items.push({ swatch: `<rect width="12" height="12" fill="${OUTCOME_COLOUR[o]}"/>`, text: o });
+  if (bars.some((b) => b.interval))
+    items.push({
+      swatch: '<path d="M6 0V12M2 0H10M2 12H10" stroke="#24292f" stroke-width="1.5"/>',
+      text: "95% interval"
+    });
+  for (const r of refs)
+    items.push({
+      swatch: `<line x1="0" x2="16" y1="6" y2="6" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="4 3"/>`,
+      text: `${r.kind === "best" ? "current best" : "baseline"}${r.name === "baseline" ? "" : ` ${short(r.name, 24)}`} (${r1(r.value)} s)`
+    });
+  return items;
+}
+function legendLayout(items, left, width) {
+  let x = left;
+  let row = 0;
+  const placed = [];
+  for (const it of items) {
+    const w = 28 + it.text.length * 7;
+    if (x + w > width - 8 && x > left) {
+      x = left;
+      row++;
+    }
+    placed.push({ ...it, x, row });
+    x += w;
+  }
+  return { placed, rows: row + 1 };
+}
+
+// src/record/render.ts
+function topologyLabel(run) {
+  const hash = run.topology?.hash ? ` \`${run.topology.hash.slice(0, 8)}\`` : "";
+  return `\`${run.name}\`${hash} on \`${run.topology?.base ?? "topology=?"}\``;
+}
+function queueSummary(metrics) {
+  const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
+  if (!byService || Object.keys(byService).length === 0) return null;
+  return `queue min/max ${Object.entries(byService).map(([svc, q]) => `${svc} ${num2(q.worker_min)}/${num2(q.worker_max)}`).join(", ")}`;
+}
+function gpuSummary(metrics) {
+  const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length === 0) return null;
+  const utils = gpus.map((g) => g.utilization_percent?.mean).filter((v) => typeof v === "number");
+  const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v) => typeof v === "number");
+  const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v) => typeof v === "number");
+  const parts = [];
+  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function bottleneckSummary(metrics) {
+  const b = metrics?.bottleneck;
+  if (!b) return null;
+  return `bottleneck ${b.service ?? b.kind} (${b.confidence})`;
+}
+function observationSummary(run) {
+  const m = run.stable_metrics;
+  const parts = [];
+  const value = stabilisedValue(run);
+  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
+  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
+  for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
+  const failure = run.failures?.at(-1);
+  if (failure) parts.push(`failed: ${failure.kind}`);
+  if (m?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m.telemetry_quality.gaps.length}`);
+  return parts.length ? parts.join("; ") : "no metrics";
+}
+function decisionCell(run) {
+  if (run.decision.outcome === "pending") return run.status;
+  return `${run.decision.outcome}${run.decision.reason ? `: ${safeText(run.decision.reason)}` : ""}`;
+}
+function learningCell(run) {
+  const list = run.skill_reflections ?? [];
+  return list.length ? list.map((l) => safeText(l.learning)).join(" / ") : "none";
+}
+function progressTable(record) {
+  const lines = [
+    "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
+    "|---:|---|---|---|---|---|---|---|"
+  ];
+  record.runs.forEach((run, i) => {
+    const job = run.job_id ? `\`${run.job_id}\`` : "\u2014";
+    const row = [
+      String(i + 1),
+      job,
+      topologyLabel(run),
+      cell3(describeChange(run.change, !run.parent)),
+      cell3(observationSummary(run)),
+      cell3(decisionCell(run)),
+      cell3(run.decision.next),
+      cell3(learningCell(run))
+    ];
+    lines.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) lines.push("| \u2014 | \u2014 | \u2014 | \u2014 | no candidate recorded yet | \u2014 | \u2014 | \u2014 |");
+  return lines.join("\n");
+}
+var DECIDED_GROUPS = [
+  { key: "accepted", name: "accepted", colour: "#2da44e", square: "\u{1F7E9}" },
+  { key: "rejected", name: "rejected", colour: "#cf222e", square: "\u{1F7E5}" },
+  { key: "failed", name: "failed", colour: "#57606a", square: "\u2B1B" },
+  { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
+  { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
+];
+function valueInterval(run) {
+  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
+  return i ? { low: i.low, high: i.high } : null;
+}
+function secondsPerRolloutChart(record, title) {
+  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
+  if (runs.length === 0) return void 0;
+  const base = baselineRun(record);
+  const baseValue = base ? stabilisedValue(base) : null;
+  const best = bestRun(record);
+  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const references = [
+    ...base && baseValue !== null ? [
+      {
+        name: `${base.name === "baseline" ? "baseline" : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
+        value: baseValue,
+        colour: "#1f6feb",
+        square: "\u{1F7E6}"
+      }
+    ] : [],
+    ...best && bestValue !== null ? [
+      {
+        name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
+        value: bestValue,
+        colour: "#8250df",
+        square: "\u{1F7EA}"
+      }
+    ] : []
+  ];
+  const { chart, legend } = decidedBarChart(
+    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), group: barGroup(r) })),
+    DECIDED_GROUPS,
+    references,
+    { title: title ?? "Stabilised seconds per rollout (lower is better)", yLabel: "seconds per rollout" }
+  );
+  const missing2 = record.runs.filter((r) => stabilisedValue(r) === null).map((r) => `\`${r.name}\` (${r.status})`);
+  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
+  return [
+    chart,
+    "",
+    `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
+    "",
+    `With 95% intervals: [${svg}](${svg})`
+  ].join("\n");
+}
+function barGroup(run) {
+  if (run.status === "accepted" || run.status === "rejected" || run.status === "failed" || run.status === "stopped")
+    return run.status;
+  return "pending";
+}
+function recordChartSvg(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const refs = [];
+  const baseValue = base ? stabilisedValue(base) : null;
+  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: "baseline" });
+  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: "best" });
+  return barChartSvg({
+    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    yLabel: "seconds per rollout",
+    bars: record.runs.filter((r) => stabilisedValue(r) !== null).map((r) => ({
+      label: r.name,
+      value: stabilisedValue(r),
+      interval: valueInterval(r),
+      outcome: r.status
+    })),
+    references: refs
+  });
+}
+function gpuTable(metrics) {
+  const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
+    (a, b) => Number(a[0]) - Number(b[0]) || a[0].localeCompare(b[0])
+  );
+  if (gpus.length === 0) return void 0;
+  const mmm = (v, d = 0) => v ? `${num2(v.min, d)} / ${num2(v.mean, d)} / ${num2(v.max, d)}` : "\u2014";
+  const lines = [
+    "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
+    "|---:|---|---|---|---:|---|---:|"
+  ];
+  for (const [gpu, g] of gpus) {
+    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    lines.push(
+      `| ${gpu} | ${cell3((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+    );
+  }
+  return lines.join("\n");
+}
+function queueTable(metrics) {
+  const byService = Object.entries(metrics?.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (byService.length === 0) return void 0;
+  return [
+    "| Service | Queue depth worker min | Queue depth worker max |",
+    "|---|---:|---:|",
+    ...byService.map(([svc, q]) => `| ${svc} | ${num2(q.worker_min)} | ${num2(q.worker_max)} |`)
+  ].join("\n");
+}
+function metricsList(run) {
+  const m = run.stable_metrics;
+  const v = run.verdict;
+  const lines = [];
+  if (v) {
+    lines.push(
+      `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
+    );
+    if (v.projected_full_run)
+      lines.push(`- Projected full-run seconds per rollout: ${interval2(v.projected_full_run)}`);
+    if (v.value) lines.push(`- Stable value: ${interval2(v.value)}`);
+    if (v.cycle)
+      lines.push(
+        `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
+      );
+  }
+  const decided2 = decisionText(run.monitor_decision);
+  const compared = comparisonText(run.comparison);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
+  if (m) {
+    const pairs = [
+      ["Full-run seconds per rollout", seconds(m.seconds_per_rollout_full_run)],
+      ["5-minute seconds per rollout", seconds(m.seconds_per_rollout_5m)],
+      ["Completed rollouts", num2(m.completed_rollouts, 0)],
+      ["Failed rollouts", num2(m.failed_rollouts, 0)],
+      ["Rollout duration p95", `${seconds(m.rollout_duration_p95_s)} s`],
+      ["Step duration p95", `${seconds(m.step_duration_p95_s)} s`],
+      ["Runtime event-loop idle fraction", percentOfFraction(m.runtime_idle_fraction)],
+      ["Warm-up excluded", `${num2(m.warmup_excluded_s, 0)} s`]
+    ];
+    for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
+    const host = m.resource_usage?.host_memory;
+    if (host && (host.available_gb_min != null || host.total_gb != null))
+      lines.push(
+        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
+      );
+  }
+  return lines;
+}
+function runSection(run, step) {
+  const out = [`### Step ${step}: \`${run.name}\` \u2014 ${run.status}`, ""];
+  const facts = [];
+  if (run.run_name) facts.push(`run \`${run.run_name}\``);
+  if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
+  if (run.run_dir) facts.push(`run directory \`${run.run_dir}\``);
+  if (run.pull_request)
+    facts.push(
+      run.pull_request.url ? `[pull request #${run.pull_request.number}](${run.pull_request.url})` : `pull request #${run.pull_request.number}`
+    );
+  if (run.recorded_at) facts.push(`recorded ${run.recorded_at}`);
+  if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
+  out.push(
+    `- Topology: \`${run.topology?.base ?? "topology=?"}\`${run.topology?.hash ? ` (hash \`${run.topology.hash}\`)` : ""}${run.topology?.file ? `, file \`${run.topology.file}\`` : ""}`
+  );
+  out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : "none (baseline)"}`);
+  const change = Object.entries(run.change ?? {});
+  if (change.length) {
+    out.push("- Change:");
+    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
+  }
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell3(safeText(run.hypothesis))}`);
+  if (run.expected_effect) out.push(`- Expected effect: ${cell3(run.expected_effect)}`);
+  out.push("", "#### Findings", "");
+  const metrics = metricsList(run);
+  out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
+  const evidence = run.verdict?.evidence ?? [];
+  if (evidence.length) {
+    out.push("- Evidence:");
+    for (const e of evidence) out.push(`  - ${cell3(e)}`);
+  }
+  const queue = queueTable(run.stable_metrics);
+  if (queue) out.push("", queue);
+  const b = run.stable_metrics?.bottleneck;
+  out.push("", "#### Bottleneck", "");
+  if (b) {
+    out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
+    for (const e of b.evidence) out.push(`- ${cell3(e)}`);
+  } else out.push("Not determined.");
+  const gpus = gpuTable(run.stable_metrics);
+  out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
+  const cpu = Object.entries(
+    run.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+  );
+  if (cpu.length) {
+    out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
+    for (const [group, v] of cpu)
+      out.push(`| ${cell3(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
+  }
+  const quality = run.stable_metrics?.telemetry_quality;
+  const gaps2 = [
+    ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
+    ...quality?.gaps ?? []
+  ];
+  if (gaps2.length || quality?.notes) {
+    out.push("", "#### Telemetry gaps", "");
+    for (const g of gaps2) out.push(`- ${cell3(g)}`);
+    if (quality?.notes) out.push(`- ${cell3(quality.notes)}`);
+  }
+  if (run.failures?.length) {
+    out.push("", "#### Failures", "");
+    for (const f of run.failures) {
+      const where = [
+        f.slurm_state && `Slurm ${f.slurm_state}`,
+        f.exit_code && `exit ${f.exit_code}`,
+        f.gpu != null && `GPU ${f.gpu}`
+      ].filter(Boolean).join(", ");
+      out.push(
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell3(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell3(f.likely_fix)}` : ""}`
+      );
+    }
+  }
+  out.push("", "#### Decision", "");
+  out.push(
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell3(safeText(run.decision.reason))}` : ""}`
+  );
+  if (run.decision.next) out.push("", `Next: ${cell3(run.decision.next)}`);
+  if (run.skill_reflections?.length) {
+    out.push("", "#### Learnings", "");
+    for (const l of run.skill_reflections)
+      out.push(
+        `- (${l.topic}) ${cell3(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell3(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
+      );
+  }
+  return out.join("\n");
+}
+function fixedInputsTable(record) {
+  const f = record.fixed_inputs;
+  const rows = [
+    ["deploy", f.deploy],
+    ["driver", f.driver],
+    ["base topology", f.base_topology],
+    ["cluster", f.cluster],
+    ["scenes", f.scenes?.test_suite_id ?? (f.scenes?.scene_ids?.join(", ") || null)],
+    ["scene count", f.scenes?.scene_count],
+    ["rollouts per scene", f.rollouts_per_scene],
+    ["simulation duration (s)", f.simulation_duration_s],
+    ["cameras", f.cameras],
+    ["control timestep (\xB5s)", f.control_timestep_us],
+    ["AlpaSim git commit", f.git_commit],
+    ["checkout", f.remote_checkout],
+    ["other overrides", f.overrides?.length ? f.overrides.join(" ") : null],
+    ["Prometheus", f.telemetry?.prometheus_url],
+    ["Grafana", f.telemetry?.grafana_url],
+    ["file-SD source", f.telemetry?.file_sd_source],
+    ["Slurm account", f.slurm?.account],
+    ["Slurm partition", f.slurm?.partition],
+    ["GPUs per node", f.slurm?.gpus_per_node],
+    ["wall time", f.slurm?.walltime]
+  ];
+  return [
+    "| Input | Value |",
+    "|---|---|",
+    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell3(String(v))}\` |`)
+  ].join("\n");
+}
+function renderRecordMarkdown(record) {
+  const paths = recordPaths(record.experiment_id);
+  const best = record.current_best;
+  const out = [
+    `<!-- Generated from ${paths.json} by alpasim-topo: edit the JSON (or comment on the pull request), not this file. -->`,
+    `# Experiment \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}.`,
+    ""
+  ];
+  if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
+  out.push("## Current best", "");
+  if (best.topology) {
+    out.push(
+      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
+    );
+    if (best.decision_reasoning) out.push("", cell3(safeText(best.decision_reasoning)));
+  } else out.push("No candidate accepted yet.");
+  if (record.report?.path)
+    out.push(
+      "",
+      `Final report: [${record.report.path}](${record.report.path.replace(/^experiments\//, "")})`
+    );
+  out.push("", "## Progress", "", progressTable(record), "");
+  const chart = secondsPerRolloutChart(record);
+  if (chart) out.push("## Seconds per rollout", "", chart, "");
+  out.push("## Fixed inputs", "", fixedInputsTable(record), "");
+  if (record.runs.length) {
+    out.push("## Candidates", "");
+    record.runs.forEach((run, i) => {
+      out.push(runSection(run, i + 1), "");
+    });
+  }
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+
+// src/record/files.ts
+function recordFiles(record) {
+  const paths = recordPaths(record.experiment_id);
+  const svg = recordChartSvg(record);
+  return {
+    [paths.json]: serializeRecord(record),
+    [paths.markdown]: renderRecordMarkdown(record),
+    ...svg ? { [paths.chart]: svg } : {}
+  };
+}
+
+// src/record/learnings.ts
+var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
+function learningFromText(text2, source, author) {
+  let rest = text2.replace(/\s+/g, " ").trim();
+  if (!rest) return null;
+  let topic = "other";
+  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
+  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
+    topic = prefix[1].toLowerCase();
+    rest = prefix[2];
+  }
+  let suggestion = null;
+  const arrow = rest.indexOf(" -> ");
+  if (arrow > 0) {
+    suggestion = rest.slice(arrow + 4).trim() || null;
+    rest = rest.slice(0, arrow).trim();
+  }
+  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
+}
+function learningsSection(body) {
+  if (!body) return [];
+  const lines = body.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((l) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l.trim()));
+  if (start < 0) return [];
+  const level = /^(#+)/.exec(lines[start].trim())[1].length;
+  const items = [];
+  let current = null;
+  const flush = () => {
+    if (current?.trim()) items.push(current.trim());
+    current = null;
+  };
+  for (const raw of lines.slice(start + 1)) {
+    const line = raw.trim();
+    const heading = /^(#+)\s/.exec(line);
+    if (heading && heading[1].length <= level) break;
+    if (/^<!--.*-->$/.test(line)) continue;
+    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (bullet) {
+      flush();
+      current = bullet[2];
+    } else if (!line) {
+      flush();
+    } else {
+      current = current === null ? line : `${current} ${line}`;
+    }
+  }
+  flush();
+  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
+}
+function learningsFromBody(body, author) {
+  return learningsSection(body).map((text2) => learningFromText(text2, "pull request body", author)).filter((l) => l !== null);
+}
+
+// src/usecases/close.ts
+var ClosingOutageError = class extends Error {
+  name = "ClosingOutageError";
+};
+function runNamesByExperiment(state2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests, ...state2.ended]) {
+    const entry = out.get(r.experiment) ?? { folder: r.experiment, names: /* @__PURE__ */ new Set() };
+    if ("path" in r) entry.folder = r.path.split("/").at(-2) ?? entry.folder;
+    entry.names.add(r.runName);
+    out.set(r.experiment, entry);
+  }
+  return out;
+}
+async function cancelRuns(slurm, experimentId, names) {
+  let jobs;
+  try {
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+  } catch (error2) {
+    throw new ClosingOutageError(
+      `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
+    );
+  }
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  for (const j of cancelled) await slurm.cancel(j.id);
+  return { jobs, cancelled };
+}
+function closedOutcome(pull, at, cancelled, ran) {
+  const how = pull.merged ? "merged" : "closed without merge";
+  const job = cancelled ? `its Slurm job ${cancelled} was cancelled` : ran ? "its job had already ended" : "it never ran";
+  return {
+    kind: "closed",
+    at,
+    ...cancelled ? { jobId: cancelled } : {},
+    evidence: [
+      `the pull request was ${how} at ${at}: ${job}`,
+      "reopening the pull request needs a new /topo submit"
+    ]
+  };
+}
+async function clearLiveLabel(deps, pr) {
+  const target = { owner: deps.owner, repo: deps.repo, issue_number: pr };
+  const labels = await deps.octokit.paginate(deps.octokit.rest.issues.listLabelsOnIssue, {
+    ...target,
+    per_page: 100
+  });
+  const live3 = [STATE_LABELS.queued.name, STATE_LABELS.running.name];
+  if (labels.some((l) => live3.includes(l.name)))
+    await setStateLabel(
+      deps.octokit,
+      target,
+      null,
+      labels.map((l) => l.name)
+    );
+}
+async function endRequestsWithPull(deps, pull) {
+  const target = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
+  const state2 = await readRunState(deps.octokit, target);
+  const jobs = /* @__PURE__ */ new Map();
+  const cancelledJobs = [];
+  const liveOf = /* @__PURE__ */ new Map();
+  for (const [experimentId, { folder, names }] of runNamesByExperiment(state2)) {
+    const experiment = await deps.experimentOf(folder);
+    const slurm = experiment && deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
+    if (!slurm) {
+      deps.log?.(`${experimentId}: no Slurm access from this runner: its jobs are not cancelled here`);
+      continue;
+    }
+    try {
+      const listed = await cancelRuns(slurm, experimentId, names);
+      jobs.set(experimentId, listed.jobs);
+      for (const j of listed.cancelled) {
+        cancelledJobs.push(j.id);
+        liveOf.set(j.name, j.id);
+      }
+    } finally {
+      await slurm.close();
+    }
+  }
+  if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")}`);
+  const at = pull.closed_at ?? (/* @__PURE__ */ new Date()).toISOString();
+  const ended = /* @__PURE__ */ new Map();
+  const outcomes = /* @__PURE__ */ new Map();
+  for (const r of openRequests(state2)) {
+    const cancelled = liveOf.get(r.runName) ?? null;
+    const listed = jobs.get(r.experiment);
+    const ran = !!state2.runs[r.id] || !!listed && jobForRun(listed, r.runName, (j) => j) !== null;
+    ended.set(r.id, { cancelled });
+    outcomes.set(r.id, closedOutcome(pull, at, cancelled, ran));
+  }
+  if (outcomes.size === 0) return { state: state2, ended, cancelledJobs, jobs };
+  const written = await updateRunState(deps.octokit, target, (s) => {
+    let next = s;
+    for (const [id, o] of outcomes) if (knowsRequest(next, id)) next = withOutcome(next, id, o);
+    return next;
+  });
+  await clearLiveLabel(deps, pull.number);
+  return { state: written, ended, cancelledJobs, jobs };
+}
+
+// src/usecases/record.ts
+function candidateFile(path, topologiesDir = "topologies") {
+  if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
+  const [folder, file] = path.split("/").slice(-2);
+  const m = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
+  if (!m || folder === "presets" || folder === "schema") return void 0;
+  return { folder, candidate: m[1] };
+}
+async function readCommands(deps, pull) {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    per_page: 100
+  });
+  const facts = { rejectReason: null, learnings: [] };
+  const allowed = /* @__PURE__ */ new Map();
+  const origin = pullOrigin(pull);
+  for (const c of comments) {
+    const login = c.user?.login ?? null;
+    if (!c.body || !login || login === deps.botLogin || c.user?.type === "Bot") continue;
+    const command = parseCommand(c.body);
+    if (command.kind !== "command" || command.name !== "reject" && command.name !== "learn") continue;
+    if (!allowed.has(login)) {
+      const decision = await checkCommandAllowed(deps.octokit, {
+        owner: deps.owner,
+        repo: deps.repo,
+        username: login,
+        command: command.name,
+        pull: origin
+      });
+      allowed.set(login, decision.allowed);
+    }
+    if (!allowed.get(login)) continue;
+    if (command.name === "reject" && command.argument) facts.rejectReason = command.argument;
+    if (command.name === "learn" && command.argument) {
+      const learning = learningFromText(command.argument, c.html_url, login);
+      if (learning) facts.learnings.push(learning);
+    }
+  }
+  return facts;
+}
+async function readText(deps, path, ref) {
+  return (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null;
+}
+function issuesText(issues) {
+  return issues.slice(0, 5).map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.keyPath ? `${i.keyPath}: ` : ""}${i.message}`).join("; ");
+}
+async function loadExperiment(deps, folder, ref) {
+  const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
+  const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
+  if (text2 === null)
+    throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
+  const checked2 = checkExperiment(text2, path);
+  if (!checked2.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked2.issues)}`);
+  return checked2.value;
+}
+async function loadBase(deps, experiment, ref) {
+  const found = await readPreset(
+    experiment.base_topology,
+    {
+      read: async (path) => await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref) ?? void 0
+    },
+    { topologiesDir: deps.topologiesDir ?? "topologies" }
+  );
+  const checked2 = found ? checkPreset(found.text, found.path) : void 0;
+  return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
+}
+async function loadCandidate(deps, path, ref) {
+  const text2 = await readText(deps, path, ref);
+  if (text2 === null) return { problem: `${path} is missing at ${ref}` };
+  const checked2 = checkCandidate(text2, path);
+  return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
+}
+async function readObservation(deps, pull, candidate) {
+  const body = await readMonitorComment(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin },
+    candidate
+  );
+  if (body === void 0) return { gap: `no monitor comment for ${candidate} on the pull request` };
+  const block = parseObservationBlock(body);
+  if (!block) return { gap: "the monitor comment carries no readable observation block" };
+  const checked2 = checkObservation(block);
+  if (!checked2.observation)
+    return {
+      gap: `the monitor comment's observation block does not match metrics.schema.json: ${checked2.problems.join("; ")}`
+    };
+  return { observation: checked2.observation };
+}
+var RecordOutageError = class extends Error {
+  name = "RecordOutageError";
+};
+function outcomeKind(merged, observation, lifecycle) {
+  if (observation?.failure || observation?.verdict.state === "unhealthy" || lifecycle?.kind === "failed")
+    return "failed";
+  if (merged) return "accepted";
+  return "rejected";
+}
+async function describeCandidate(deps, c, experiment, ref) {
+  const gaps2 = [];
+  const { candidate, problem } = await loadCandidate(deps, c.file, ref);
+  if (problem) gaps2.push(`candidate file unreadable: ${problem}`);
+  const base = await loadBase(deps, experiment, ref);
+  if (!base) gaps2.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  if (!candidate || !base) return { candidate, hash: null, gaps: gaps2 };
+  const topology = expandCandidate(base, candidate.topology);
+  let parentExpanded = base;
+  if (candidate.parent) {
+    const parentFile = `${deps.topologiesDir ?? "topologies"}/${c.folder}/${candidate.parent}.yaml`;
+    const parent = (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ?? (await loadCandidate(deps, parentFile, ref)).candidate;
+    if (parent) parentExpanded = expandCandidate(base, parent.topology);
+    else
+      gaps2.push(`parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`);
+  }
+  return {
+    candidate,
+    topology,
+    hash: hash8(topology),
+    change: topologyChange(parentExpanded, topology),
+    gaps: gaps2
+  };
+}
+async function observationOf2(deps, pull, experiment, request2, described, job, gaps2) {
+  const read2 = await readObservation(deps, pull, request2.candidate);
+  let { observation, gap } = read2;
+  if (observation && observation.run_name !== request2.runName) {
+    gap = `the monitor comment shows run ${observation.run_name}, not this candidate's run ${request2.runName}`;
+    observation = void 0;
+  }
+  if (observation) return observation;
+  if (deps.observe) {
+    const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
+    try {
+      observation = await deps.observe(request2.runName, experiment, described.topology, endTs);
+    } catch (error2) {
+      throw new RecordOutageError(
+        `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
+      );
+    }
+  }
+  if (!observation)
+    gaps2.push(
+      `metrics unavailable: ${gap ?? "no observation"}${deps.observe ? "" : " (Prometheus was not queried)"}`
+    );
+  return observation;
+}
+function closingNote(closed, request2) {
+  const ended = closed.ended.get(request2.id);
+  if (!ended) return {};
+  if (ended.cancelled)
+    return {
+      gap: `run cut short: Slurm job ${ended.cancelled} was still running when the pull request closed; it was cancelled`
+    };
+  const outcome = closed.state.outcomes[request2.id];
+  if (outcome?.evidence[0]?.endsWith("it never ran"))
+    return {
+      gap: "the pull request closed before the run started: it never ran",
+      reason: "closed before its run started: it never ran"
+    };
+  return {};
+}
+function recordedElsewhere(record, name, pr) {
+  const run = record.runs.find((r) => r.name === name);
+  if (!run || run.pull_request?.number === pr) return void 0;
+  if (run.status === "pending" && !run.pull_request) return void 0;
+  return run;
+}
+var fromPull = (run) => run.pull_request ? `#${run.pull_request.number}` : "an earlier record";
+async function recordCandidate(deps, ran) {
+  const { pull, c, experiment, request: request2, closed } = ran;
+  const log = deps.log ?? (() => {
+  });
+  const id = experiment.experiment_id;
+  const name = c.candidate;
+  const paths = recordPaths(id);
+  const outcome = await closedOutcome2(deps, ran);
+  const { kind } = outcome;
+  let elsewhere;
+  const commit = await commitWithCompareAndSwap(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    branch: deps.defaultBranch,
+    paths: [paths.json, paths.markdown, paths.chart],
+    message: `record: ${name} ${kind} in ${id} (#${pull.number})`,
+    maxAttempts: deps.maxAttempts,
+    backoffMs: deps.backoffMs,
+    update: (current, attempt) => {
+      const text2 = current.get(paths.json);
+      const record = text2 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text2, paths.json);
+      elsewhere = recordedElsewhere(record, name, pull.number);
+      if (elsewhere) return null;
+      if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
+      return recordFiles(apply(record, outcome));
+    }
+  });
+  if (elsewhere)
+    return {
+      experimentId: id,
+      candidate: name,
+      file: c.file,
+      refused: Boolean(pull.merged),
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${request2.runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`
+    };
+  log(
+    commit.committed ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})` : `${paths.json} already records ${name} as ${kind}: nothing to commit`
+  );
+  const cancelled = closed.ended.get(request2.id)?.cancelled;
+  return {
+    experimentId: id,
+    candidate: name,
+    kind,
+    runName: outcome.run_name ?? request2.runName,
+    cancelledJobs: cancelled ? [cancelled] : [],
+    telemetryGaps: outcome.telemetry_gaps ?? [],
+    commit
+  };
+}
+async function closedOutcome2(deps, ran) {
+  const { pull, c, experiment, request: request2, closed, facts } = ran;
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps2 = [...described.gaps];
+  const lifecycle = closed.state.outcomes[request2.id];
+  const job = jobForRun(closed.jobs.get(experiment.experiment_id) ?? [], request2.runName, (j) => j) ?? void 0;
+  const observation = await observationOf2(deps, pull, experiment, request2, described, job, gaps2);
+  const note = closingNote(closed, request2);
+  if (note.gap) gaps2.push(note.gap);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason2 = kind === "accepted" ? void 0 : facts.rejectReason || note.reason;
+  return {
+    candidate: c.candidate,
+    kind,
+    at: pull.closed_at,
+    parent: candidate ? candidate.parent ?? null : void 0,
+    run_name: observation?.run_name ?? request2.runName,
+    job_id: job?.id ?? void 0,
+    run_dir: job?.stdoutPath ? posix5.dirname(posix5.dirname(job.stdoutPath)) : void 0,
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash: described.hash,
+      block: candidate?.topology ?? null,
+      file: c.file
+    },
+    change: described.change,
+    hypothesis: candidate?.hypothesis,
+    expected_effect: candidate?.expected_effect,
+    prediction: candidate?.prediction,
+    observation: observation ?? null,
+    reason: reason2,
+    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
+    telemetry_gaps: gaps2,
+    pull_request: {
+      number: pull.number,
+      url: pull.html_url,
+      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null
+    }
+  };
+}
+async function withoutRun(deps, pull, c, experiment) {
+  const base = { experimentId: experiment.experiment_id, candidate: c.candidate, file: c.file };
+  const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
+  if (!pull.merged) return { ...base, refused: false, why: never };
+  const paths = recordPaths(experiment.experiment_id);
+  const text2 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
+  if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
+  const measured2 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
+  const same = described.hash !== null && described.hash === entry.topology?.hash;
+  return {
+    ...base,
+    refused: true,
+    why: [
+      `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured2}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
+    ].join(" ")
+  };
+}
+async function explainNotRecorded(deps, pull, items) {
+  if (!items.length) return;
+  await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+    purpose: "record",
+    body: [
+      `### The experiment record was not changed for ${items.length === 1 ? "this candidate" : "these candidates"}`,
+      "",
+      ...items.map((i) => `- \`${i.file}\`: ${i.why}`)
+    ].join("\n")
+  });
+}
+async function recordClosedPullRequest(deps, pull) {
+  const ref = pull.head.sha;
+  const closed = await endRequestsWithPull(
+    {
+      ...deps,
+      experimentOf: (folder) => loadExperiment(deps, folder, ref).catch(() => void 0)
+    },
+    pull
+  ).catch((error2) => {
+    if (error2 instanceof ClosingOutageError) throw new RecordOutageError(error2.message);
+    throw error2;
+  });
+  const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100
+  });
+  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+  if (candidates.length === 0)
+    return {
+      recorded: [],
+      notRecorded: [],
+      closed: closedSummary,
+      skipped: "the pull request changes no candidate file"
+    };
+  const facts = await readCommands(deps, pull);
+  const recorded = [];
+  const notRecorded = [];
+  for (const c of candidates) {
+    const experiment = await loadExperiment(deps, c.folder, ref);
+    const mine = closed.state.requests.filter(
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
+    );
+    const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
+    const result = request2 ? await recordCandidate(deps, { pull, c, experiment, request: request2, closed, facts }) : await withoutRun(deps, pull, c, experiment);
+    if ("commit" in result) recorded.push(result);
+    else notRecorded.push(result);
+  }
+  await explainNotRecorded(
+    deps,
+    pull,
+    notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate))
+  );
+  return { recorded, notRecorded, closed: closedSummary };
+}
+
+// src/usecases/suggest.ts
+var import_yaml3 = __toESM(require_dist2(), 1);
+import { posix as posix6 } from "node:path";
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
@@ -76492,11 +78015,11 @@ function campaignOf2(tried, maxParallel) {
   finished.forEach((round3, i) => {
     const runs = round3.map((r) => {
       const o = outcomeOf(r, byName);
-      const seconds = secondsPerRollout(r);
+      const seconds2 = secondsPerRollout(r);
       return {
         name: r.name,
         outcome: o === "unknown" ? "undecided" : o,
-        ...o !== "failed" && seconds !== void 0 ? { seconds } : {},
+        ...o !== "failed" && seconds2 !== void 0 ? { seconds: seconds2 } : {},
         gpuHours: 0
       };
     });
@@ -77011,8 +78534,8 @@ function measurementOf(run) {
   if (run.status === "failed" || run.observation?.failure) return void 0;
   const o = run.observation;
   const steady = o?.verdict?.steady_seconds_per_rollout;
-  const seconds = steady?.value ?? secondsPerRollout(run);
-  if (seconds === void 0 || !(seconds > 0)) return void 0;
+  const seconds2 = steady?.value ?? secondsPerRollout(run);
+  if (seconds2 === void 0 || !(seconds2 > 0)) return void 0;
   const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
   const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
   const m = o?.stable_metrics;
@@ -77037,7 +78560,7 @@ function measurementOf(run) {
   return {
     name: run.name,
     topology: run.topology,
-    seconds,
+    seconds: seconds2,
     logSe: Math.max(3e-3, logSe2),
     queues,
     ...typeof idle === "number" ? { idle } : {},
@@ -77295,14 +78818,14 @@ function predictSeconds(cal, topology, parent) {
   const sd = Math.sqrt(
     Math.max(0, variance) + structural ** 2 + colocation ** 2 + misfit ** 2 + (parent.logSe ?? 0) ** 2 + (cal.calibrationError ?? 0) ** 2 + FLOOR ** 2
   );
-  const seconds = parent.seconds * Math.exp(r);
-  const low = seconds * Math.exp(-Z * sd);
-  const high = seconds * Math.exp(Z * sd);
+  const seconds2 = parent.seconds * Math.exp(r);
+  const low = seconds2 * Math.exp(-Z * sd);
+  const high = seconds2 * Math.exp(Z * sd);
   return {
-    seconds,
+    seconds: seconds2,
     low,
     high,
-    gain: 1 - seconds / parent.seconds,
+    gain: 1 - seconds2 / parent.seconds,
     gainLow: 1 - high / parent.seconds,
     gainHigh: 1 - low / parent.seconds,
     parent: parent.name,
@@ -77804,11 +79327,11 @@ function predictionSentence(p) {
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);
   if (!m) return void 0;
-  const seconds = m.seconds;
+  const seconds2 = m.seconds;
   const p = predictSeconds(cal, topology, {
     name: parent.name,
     topology: parent.topology,
-    seconds,
+    seconds: seconds2,
     logSe: m.logSe
   });
   if (!p) return void 0;
@@ -77824,7 +79347,7 @@ function predictionFor(cal, topology, parent, gpus) {
     gainHigh: r(p.gainHigh),
     logSd: r(p.logSd),
     parent: parent.name,
-    parentSeconds: r(seconds),
+    parentSeconds: r(seconds2),
     expectedGpuHours: r(expectedGpuHours, 2),
     gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
     calibration: {
@@ -77880,11 +79403,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix5.normalize(path)) ?? files.read(path);
+      return extra.get(posix6.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix5.dirname(p) === posix5.normalize(dir)).map((p) => posix5.basename(p));
+      const added = [...extra.keys()].filter((p) => posix6.dirname(p) === posix6.normalize(dir)).map((p) => posix6.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -78003,7 +79526,7 @@ async function refusedProposals(options, { experiment, experimentDir, clustersFi
     experiment.cluster,
     result.memory.source === "fitted" ? result.memory.model : void 0
   );
-  extra.set(posix5.normalize(clustersFile), clustersWithModel);
+  extra.set(posix6.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
   const report = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
@@ -78141,7 +79664,10 @@ function autopilotPort(octokit, target, config) {
         (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
       );
     },
-    close: (_exp, pr, comment) => closeWithComment(octokit, target, pr, comment),
+    async close(_exp, pr, comment) {
+      await closeWithComment(octokit, target, pr, comment);
+      await config.record?.(pr);
+    },
     async dashboard(exp, body, concluded) {
       const id = exp.experiment.experiment_id;
       const text2 = concluded ? `${body}
@@ -78155,6 +79681,26 @@ function autopilotPort(octokit, target, config) {
         close: !!concluded,
         ...found !== void 0 ? { found } : {}
       });
+    }
+  };
+}
+function closedPullRecorder(octokit, target, deps) {
+  const repo = { owner: target.owner, repo: target.repo };
+  return async (pr) => {
+    const pull = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data;
+    const defaultBranch = pull.base.repo.default_branch;
+    try {
+      const result = await recordClosedPullRequest(
+        { ...deps, octokit, ...repo, botLogin: target.botLogin, defaultBranch },
+        pull
+      );
+      deps.log?.(
+        `autopilot: #${pr} recorded (${result.recorded.map((r) => `${r.candidate}: ${r.kind}`).join(", ") || result.skipped || "nothing to record"})`
+      );
+    } catch (error2) {
+      throw new Error(
+        `#${pr} was closed but not recorded (${error2.message}): run the record workflow by hand with pull request ${pr}`
+      );
     }
   };
 }
@@ -78216,16 +79762,16 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join4(config.workspace, config.clustersFile);
+  const clustersPath = join5(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join4(config.workspace, config.topologiesDir);
+  const root = join5(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync3(root, { withFileTypes: true })) {
-    const file = join4(root, dir.name, "experiment.yaml");
+    const file = join5(root, dir.name, "experiment.yaml");
     if (!dir.isDirectory() || !existsSync4(file)) continue;
     const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
@@ -78256,7 +79802,7 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join4(config.workspace, paths.json);
+  const file = join5(config.workspace, paths.json);
   if (!existsSync4(file)) return {};
   let record;
   try {
@@ -78269,7 +79815,7 @@ function recordReferences(config, experimentId) {
   return {
     baseline: referenceOf(baselineRun(record)),
     best: referenceOf(bestRun(record)),
-    recordChartUrl: existsSync4(join4(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync4(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -78544,7 +80090,13 @@ function buildMonitorPorts(octokit, config) {
       clustersFile: config.clustersFile,
       topologiesDir: config.topologiesDir,
       ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
-      log: config.log
+      log: config.log,
+      record: closedPullRecorder(octokit, repoOf(config), {
+        topologiesDir: config.topologiesDir,
+        log: config.log,
+        clusterOf: (x) => experiments.get(x.experiment_id)?.cluster,
+        slurmFor: async (x) => experiments.has(x.experiment_id) ? clients.slurmFor(x.experiment_id) : void 0
+      })
     }),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),

@@ -10709,10 +10709,10 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildHeadersFromArray(headers) {
-      const clone3 = headers.slice();
+      const clone4 = headers.slice();
       const entries = [];
-      for (let index = 0; index < clone3.length; index += 2) {
-        entries.push([clone3[index], clone3[index + 1]]);
+      for (let index = 0; index < clone4.length; index += 2) {
+        entries.push([clone4[index], clone4[index + 1]]);
       }
       return Object.fromEntries(entries);
     }
@@ -63113,6 +63113,9 @@ function statusReply(outcomes) {
   };
 }
 
+// actions/submit/handlers.ts
+import { posix as posix7 } from "node:path";
+
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
   "BOOT_FAIL",
@@ -74541,12 +74544,60 @@ async function commitWithCompareAndSwap(octokit, options) {
 }
 
 // src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
 function recordPaths(experimentId) {
   return {
     json: `experiments/${experimentId}.json`,
     markdown: `experiments/${experimentId}.md`,
     report: `experiments/${experimentId}-report.md`,
     chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
   };
 }
 function stabilisedValue(run) {
@@ -75394,6 +75445,14 @@ function serializeRecord(record) {
   return `${JSON.stringify(record, null, 2)}
 `;
 }
+function observationProblems(value) {
+  const validate = validators().observation;
+  return validate(value) ? [] : describe(validate.errors);
+}
+function checkObservation(value) {
+  const problems = observationProblems(value);
+  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
+}
 
 // src/record/files.ts
 function recordFiles(record) {
@@ -75422,6 +75481,51 @@ function decidedAgainst2(run) {
   const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
   if (outcome === "measuring") return null;
   return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
+}
+function recordedOrder(a, b) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+function displaces(run, best) {
+  const mine = decidedAgainst2(run);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst2(best);
+  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
+  return decisionValue(run) < decisionValue(best) ? "estimate" : null;
+}
+function bestSteps(runs) {
+  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d = decidedAgainst2(r);
+    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run of [...eligible].sort(recordedOrder)) {
+    const best = steps.at(-1)?.run;
+    if (!best) {
+      steps.push({ run, over: null, how: "first" });
+      continue;
+    }
+    const how = displaces(run, best);
+    if (how) steps.push({ run, over: best, how });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run, over, how } = step;
+  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
+  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
+  const claim = decidedAgainst2(run)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
 }
 
 // src/report/final-report.ts
@@ -75715,12 +75819,336 @@ function predictionLines(record) {
 }
 
 // src/usecases/record.ts
+import { dirname as dirname3, join as join5, posix as posix5 } from "node:path";
+
+// src/record/apply.ts
+var STATUS2 = {
+  accepted: "accepted",
+  rejected: "rejected",
+  failed: "failed",
+  stopped: "stopped"
+};
+function uniqueBy(items, key) {
+  const seen = /* @__PURE__ */ new Set();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+function clone3(value) {
+  return structuredClone(value);
+}
+function verdictReason(run) {
+  const parts = [];
+  const projected = run.verdict?.projected_full_run;
+  const stable = run.verdict?.value;
+  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
+  else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
+  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
+  if (compared) parts.push(compared);
+  return parts.length ? parts.join("; ") : null;
+}
+function failureReason(failures) {
+  const last = failures?.at(-1);
+  return last ? `${last.kind}: ${last.message}` : null;
+}
+function decide2(kind, run, outcome) {
+  const derived = kind === "failed" ? failureReason(run.failures) ?? verdictReason(run) : verdictReason(run);
+  const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
+  const next = outcome.next ?? run.decision?.next ?? run.failures?.at(-1)?.likely_fix ?? null;
+  return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
+}
+function mergeRun(existing, outcome) {
+  const run = existing ? clone3(existing) : {
+    name: outcome.candidate,
+    status: "pending",
+    decision: { outcome: "pending", reason: null, next: null }
+  };
+  const set = (key, value) => {
+    if (value !== void 0) run[key] = clone3(value);
+  };
+  set("parent", outcome.parent);
+  set("run_name", outcome.run_name ?? outcome.observation?.run_name);
+  set("job_id", outcome.job_id);
+  set("run_dir", outcome.run_dir);
+  if (outcome.topology) run.topology = clone3(outcome.topology);
+  if (outcome.change) run.change = clone3(outcome.change);
+  set("hypothesis", outcome.hypothesis);
+  set("expected_effect", outcome.expected_effect);
+  if (outcome.observation) {
+    run.verdict = clone3(outcome.observation.verdict);
+    run.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
+    run.stable_metrics = clone3(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run.monitor_decision = clone3(outcome.observation.decision);
+  }
+  if (outcome.telemetry_gaps?.length) {
+    const metrics = run.stable_metrics ?? {};
+    const quality = metrics.telemetry_quality ?? {};
+    quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
+    metrics.telemetry_quality = quality;
+    run.stable_metrics = metrics;
+  }
+  const failures = [
+    ...run.failures ?? [],
+    ...outcome.observation?.failure ? [outcome.observation.failure] : [],
+    ...outcome.failure ? [outcome.failure] : []
+  ];
+  if (failures.length) run.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
+  if (outcome.learnings?.length) {
+    run.skill_reflections = uniqueBy(
+      [...run.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
+      (l) => l.learning.trim()
+    );
+  }
+  set("pull_request", outcome.pull_request);
+  set("recorded_at", outcome.at);
+  const prediction = outcome.prediction ?? run.prediction;
+  if (prediction) run.prediction = againstMeasured(prediction, run, outcome.kind);
+  run.status = STATUS2[outcome.kind];
+  run.decision = decide2(outcome.kind, run, outcome);
+  return run;
+}
+function againstMeasured(p, run, kind) {
+  const measured3 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return {
+    ...clone3(p),
+    measured_seconds_per_rollout: measured3,
+    error: measured3 === null ? null : r(measured3 / p.seconds_per_rollout - 1),
+    covered: measured3 === null ? null : p.low <= measured3 && measured3 <= p.high
+  };
+}
+function updateBest(record, run) {
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
+    return {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    };
+  const value = stabilisedValue(step.run);
+  const reasoning = bestReasoning(step);
+  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
+    return previous;
+  const fallback = previous.topology === run.name && run.status !== "accepted" && step.run.name !== run.name;
+  return {
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning
+  };
+}
+function apply(record, outcome) {
+  const next = clone3(record);
+  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
+  const run = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
+  if (index >= 0) next.runs[index] = run;
+  else next.runs.push(run);
+  next.current_best = updateBest(next, run);
+  return next;
+}
+
+// src/record/learnings.ts
+var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
+function learningFromText(text2, source, author) {
+  let rest = text2.replace(/\s+/g, " ").trim();
+  if (!rest) return null;
+  let topic = "other";
+  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
+  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
+    topic = prefix[1].toLowerCase();
+    rest = prefix[2];
+  }
+  let suggestion = null;
+  const arrow = rest.indexOf(" -> ");
+  if (arrow > 0) {
+    suggestion = rest.slice(arrow + 4).trim() || null;
+    rest = rest.slice(0, arrow).trim();
+  }
+  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
+}
+function learningsSection(body) {
+  if (!body) return [];
+  const lines = body.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((l) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l.trim()));
+  if (start < 0) return [];
+  const level = /^(#+)/.exec(lines[start].trim())[1].length;
+  const items = [];
+  let current = null;
+  const flush = () => {
+    if (current?.trim()) items.push(current.trim());
+    current = null;
+  };
+  for (const raw of lines.slice(start + 1)) {
+    const line = raw.trim();
+    const heading = /^(#+)\s/.exec(line);
+    if (heading && heading[1].length <= level) break;
+    if (/^<!--.*-->$/.test(line)) continue;
+    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (bullet) {
+      flush();
+      current = bullet[2];
+    } else if (!line) {
+      flush();
+    } else {
+      current = current === null ? line : `${current} ${line}`;
+    }
+  }
+  flush();
+  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
+}
+function learningsFromBody(body, author) {
+  return learningsSection(body).map((text2) => learningFromText(text2, "pull request body", author)).filter((l) => l !== null);
+}
+
+// src/usecases/close.ts
+var ClosingOutageError = class extends Error {
+  name = "ClosingOutageError";
+};
+function runNamesByExperiment(state2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests, ...state2.ended]) {
+    const entry = out.get(r.experiment) ?? { folder: r.experiment, names: /* @__PURE__ */ new Set() };
+    if ("path" in r) entry.folder = r.path.split("/").at(-2) ?? entry.folder;
+    entry.names.add(r.runName);
+    out.set(r.experiment, entry);
+  }
+  return out;
+}
+async function cancelRuns(slurm, experimentId, names) {
+  let jobs;
+  try {
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+  } catch (error2) {
+    throw new ClosingOutageError(
+      `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
+    );
+  }
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  for (const j of cancelled) await slurm.cancel(j.id);
+  return { jobs, cancelled };
+}
+function closedOutcome(pull, at, cancelled, ran) {
+  const how = pull.merged ? "merged" : "closed without merge";
+  const job = cancelled ? `its Slurm job ${cancelled} was cancelled` : ran ? "its job had already ended" : "it never ran";
+  return {
+    kind: "closed",
+    at,
+    ...cancelled ? { jobId: cancelled } : {},
+    evidence: [
+      `the pull request was ${how} at ${at}: ${job}`,
+      "reopening the pull request needs a new /topo submit"
+    ]
+  };
+}
+async function clearLiveLabel(deps, pr) {
+  const target2 = { owner: deps.owner, repo: deps.repo, issue_number: pr };
+  const labels = await deps.octokit.paginate(deps.octokit.rest.issues.listLabelsOnIssue, {
+    ...target2,
+    per_page: 100
+  });
+  const live2 = [STATE_LABELS.queued.name, STATE_LABELS.running.name];
+  if (labels.some((l) => live2.includes(l.name)))
+    await setStateLabel(
+      deps.octokit,
+      target2,
+      null,
+      labels.map((l) => l.name)
+    );
+}
+async function endRequestsWithPull(deps, pull) {
+  const target2 = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
+  const state2 = await readRunState(deps.octokit, target2);
+  const jobs = /* @__PURE__ */ new Map();
+  const cancelledJobs = [];
+  const liveOf2 = /* @__PURE__ */ new Map();
+  for (const [experimentId, { folder, names }] of runNamesByExperiment(state2)) {
+    const experiment = await deps.experimentOf(folder);
+    const slurm = experiment && deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
+    if (!slurm) {
+      deps.log?.(`${experimentId}: no Slurm access from this runner: its jobs are not cancelled here`);
+      continue;
+    }
+    try {
+      const listed2 = await cancelRuns(slurm, experimentId, names);
+      jobs.set(experimentId, listed2.jobs);
+      for (const j of listed2.cancelled) {
+        cancelledJobs.push(j.id);
+        liveOf2.set(j.name, j.id);
+      }
+    } finally {
+      await slurm.close();
+    }
+  }
+  if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")}`);
+  const at = pull.closed_at ?? (/* @__PURE__ */ new Date()).toISOString();
+  const ended = /* @__PURE__ */ new Map();
+  const outcomes = /* @__PURE__ */ new Map();
+  for (const r of openRequests(state2)) {
+    const cancelled = liveOf2.get(r.runName) ?? null;
+    const listed2 = jobs.get(r.experiment);
+    const ran = !!state2.runs[r.id] || !!listed2 && jobForRun(listed2, r.runName, (j) => j) !== null;
+    ended.set(r.id, { cancelled });
+    outcomes.set(r.id, closedOutcome(pull, at, cancelled, ran));
+  }
+  if (outcomes.size === 0) return { state: state2, ended, cancelledJobs, jobs };
+  const written = await updateRunState(deps.octokit, target2, (s) => {
+    let next = s;
+    for (const [id, o] of outcomes) if (knowsRequest(next, id)) next = withOutcome(next, id, o);
+    return next;
+  });
+  await clearLiveLabel(deps, pull.number);
+  return { state: written, ended, cancelledJobs, jobs };
+}
+
+// src/usecases/record.ts
 function candidateFile(path, topologiesDir = "topologies") {
   if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
   const [folder, file] = path.split("/").slice(-2);
   const m = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
   if (!m || folder === "presets" || folder === "schema") return void 0;
   return { folder, candidate: m[1] };
+}
+async function readCommands(deps, pull) {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    per_page: 100
+  });
+  const facts = { rejectReason: null, learnings: [] };
+  const allowed = /* @__PURE__ */ new Map();
+  const origin = pullOrigin(pull);
+  for (const c of comments) {
+    const login = c.user?.login ?? null;
+    if (!c.body || !login || login === deps.botLogin || c.user?.type === "Bot") continue;
+    const command = parseCommand(c.body);
+    if (command.kind !== "command" || command.name !== "reject" && command.name !== "learn") continue;
+    if (!allowed.has(login)) {
+      const decision = await checkCommandAllowed(deps.octokit, {
+        owner: deps.owner,
+        repo: deps.repo,
+        username: login,
+        command: command.name,
+        pull: origin
+      });
+      allowed.set(login, decision.allowed);
+    }
+    if (!allowed.get(login)) continue;
+    if (command.name === "reject" && command.argument) facts.rejectReason = command.argument;
+    if (command.name === "learn" && command.argument) {
+      const learning = learningFromText(command.argument, c.html_url, login);
+      if (learning) facts.learnings.push(learning);
+    }
+  }
+  return facts;
 }
 async function readText(deps, path, ref) {
   return (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null;
@@ -75736,6 +76164,291 @@ async function loadExperiment(deps, folder, ref) {
   const checked2 = checkExperiment(text2, path);
   if (!checked2.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked2.issues)}`);
   return checked2.value;
+}
+async function loadBase(deps, experiment, ref) {
+  const found = await readPreset(
+    experiment.base_topology,
+    {
+      read: async (path) => await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref) ?? void 0
+    },
+    { topologiesDir: deps.topologiesDir ?? "topologies" }
+  );
+  const checked2 = found ? checkPreset(found.text, found.path) : void 0;
+  return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
+}
+async function loadCandidate(deps, path, ref) {
+  const text2 = await readText(deps, path, ref);
+  if (text2 === null) return { problem: `${path} is missing at ${ref}` };
+  const checked2 = checkCandidate(text2, path);
+  return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
+}
+async function readObservation(deps, pull, candidate) {
+  const body = await readMonitorComment(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin },
+    candidate
+  );
+  if (body === void 0) return { gap: `no monitor comment for ${candidate} on the pull request` };
+  const block = parseObservationBlock(body);
+  if (!block) return { gap: "the monitor comment carries no readable observation block" };
+  const checked2 = checkObservation(block);
+  if (!checked2.observation)
+    return {
+      gap: `the monitor comment's observation block does not match metrics.schema.json: ${checked2.problems.join("; ")}`
+    };
+  return { observation: checked2.observation };
+}
+var RecordOutageError = class extends Error {
+  name = "RecordOutageError";
+};
+function outcomeKind(merged, observation, lifecycle) {
+  if (observation?.failure || observation?.verdict.state === "unhealthy" || lifecycle?.kind === "failed")
+    return "failed";
+  if (merged) return "accepted";
+  return "rejected";
+}
+async function describeCandidate(deps, c, experiment, ref) {
+  const gaps2 = [];
+  const { candidate, problem } = await loadCandidate(deps, c.file, ref);
+  if (problem) gaps2.push(`candidate file unreadable: ${problem}`);
+  const base = await loadBase(deps, experiment, ref);
+  if (!base) gaps2.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  if (!candidate || !base) return { candidate, hash: null, gaps: gaps2 };
+  const topology = expandCandidate(base, candidate.topology);
+  let parentExpanded = base;
+  if (candidate.parent) {
+    const parentFile = `${deps.topologiesDir ?? "topologies"}/${c.folder}/${candidate.parent}.yaml`;
+    const parent = (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ?? (await loadCandidate(deps, parentFile, ref)).candidate;
+    if (parent) parentExpanded = expandCandidate(base, parent.topology);
+    else
+      gaps2.push(`parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`);
+  }
+  return {
+    candidate,
+    topology,
+    hash: hash8(topology),
+    change: topologyChange(parentExpanded, topology),
+    gaps: gaps2
+  };
+}
+async function observationOf2(deps, pull, experiment, request2, described, job, gaps2) {
+  const read2 = await readObservation(deps, pull, request2.candidate);
+  let { observation, gap } = read2;
+  if (observation && observation.run_name !== request2.runName) {
+    gap = `the monitor comment shows run ${observation.run_name}, not this candidate's run ${request2.runName}`;
+    observation = void 0;
+  }
+  if (observation) return observation;
+  if (deps.observe) {
+    const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
+    try {
+      observation = await deps.observe(request2.runName, experiment, described.topology, endTs);
+    } catch (error2) {
+      throw new RecordOutageError(
+        `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
+      );
+    }
+  }
+  if (!observation)
+    gaps2.push(
+      `metrics unavailable: ${gap ?? "no observation"}${deps.observe ? "" : " (Prometheus was not queried)"}`
+    );
+  return observation;
+}
+function closingNote(closed, request2) {
+  const ended = closed.ended.get(request2.id);
+  if (!ended) return {};
+  if (ended.cancelled)
+    return {
+      gap: `run cut short: Slurm job ${ended.cancelled} was still running when the pull request closed; it was cancelled`
+    };
+  const outcome = closed.state.outcomes[request2.id];
+  if (outcome?.evidence[0]?.endsWith("it never ran"))
+    return {
+      gap: "the pull request closed before the run started: it never ran",
+      reason: "closed before its run started: it never ran"
+    };
+  return {};
+}
+function recordedElsewhere(record, name, pr) {
+  const run = record.runs.find((r) => r.name === name);
+  if (!run || run.pull_request?.number === pr) return void 0;
+  if (run.status === "pending" && !run.pull_request) return void 0;
+  return run;
+}
+var fromPull = (run) => run.pull_request ? `#${run.pull_request.number}` : "an earlier record";
+async function recordCandidate(deps, ran) {
+  const { pull, c, experiment, request: request2, closed } = ran;
+  const log = deps.log ?? (() => {
+  });
+  const id = experiment.experiment_id;
+  const name = c.candidate;
+  const paths = recordPaths(id);
+  const outcome = await closedOutcome2(deps, ran);
+  const { kind } = outcome;
+  let elsewhere;
+  const commit = await commitWithCompareAndSwap(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    branch: deps.defaultBranch,
+    paths: [paths.json, paths.markdown, paths.chart],
+    message: `record: ${name} ${kind} in ${id} (#${pull.number})`,
+    maxAttempts: deps.maxAttempts,
+    backoffMs: deps.backoffMs,
+    update: (current, attempt) => {
+      const text2 = current.get(paths.json);
+      const record = text2 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text2, paths.json);
+      elsewhere = recordedElsewhere(record, name, pull.number);
+      if (elsewhere) return null;
+      if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
+      return recordFiles(apply(record, outcome));
+    }
+  });
+  if (elsewhere)
+    return {
+      experimentId: id,
+      candidate: name,
+      file: c.file,
+      refused: Boolean(pull.merged),
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${request2.runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`
+    };
+  log(
+    commit.committed ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})` : `${paths.json} already records ${name} as ${kind}: nothing to commit`
+  );
+  const cancelled = closed.ended.get(request2.id)?.cancelled;
+  return {
+    experimentId: id,
+    candidate: name,
+    kind,
+    runName: outcome.run_name ?? request2.runName,
+    cancelledJobs: cancelled ? [cancelled] : [],
+    telemetryGaps: outcome.telemetry_gaps ?? [],
+    commit
+  };
+}
+async function closedOutcome2(deps, ran) {
+  const { pull, c, experiment, request: request2, closed, facts } = ran;
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps2 = [...described.gaps];
+  const lifecycle = closed.state.outcomes[request2.id];
+  const job = jobForRun(closed.jobs.get(experiment.experiment_id) ?? [], request2.runName, (j) => j) ?? void 0;
+  const observation = await observationOf2(deps, pull, experiment, request2, described, job, gaps2);
+  const note = closingNote(closed, request2);
+  if (note.gap) gaps2.push(note.gap);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason2 = kind === "accepted" ? void 0 : facts.rejectReason || note.reason;
+  return {
+    candidate: c.candidate,
+    kind,
+    at: pull.closed_at,
+    parent: candidate ? candidate.parent ?? null : void 0,
+    run_name: observation?.run_name ?? request2.runName,
+    job_id: job?.id ?? void 0,
+    run_dir: job?.stdoutPath ? posix5.dirname(posix5.dirname(job.stdoutPath)) : void 0,
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash: described.hash,
+      block: candidate?.topology ?? null,
+      file: c.file
+    },
+    change: described.change,
+    hypothesis: candidate?.hypothesis,
+    expected_effect: candidate?.expected_effect,
+    prediction: candidate?.prediction,
+    observation: observation ?? null,
+    reason: reason2,
+    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
+    telemetry_gaps: gaps2,
+    pull_request: {
+      number: pull.number,
+      url: pull.html_url,
+      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null
+    }
+  };
+}
+async function withoutRun(deps, pull, c, experiment) {
+  const base = { experimentId: experiment.experiment_id, candidate: c.candidate, file: c.file };
+  const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
+  if (!pull.merged) return { ...base, refused: false, why: never };
+  const paths = recordPaths(experiment.experiment_id);
+  const text2 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
+  if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
+  const measured3 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
+  const same = described.hash !== null && described.hash === entry.topology?.hash;
+  return {
+    ...base,
+    refused: true,
+    why: [
+      `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured3}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
+    ].join(" ")
+  };
+}
+async function explainNotRecorded(deps, pull, items) {
+  if (!items.length) return;
+  await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+    purpose: "record",
+    body: [
+      `### The experiment record was not changed for ${items.length === 1 ? "this candidate" : "these candidates"}`,
+      "",
+      ...items.map((i) => `- \`${i.file}\`: ${i.why}`)
+    ].join("\n")
+  });
+}
+async function recordClosedPullRequest(deps, pull) {
+  const ref = pull.head.sha;
+  const closed = await endRequestsWithPull(
+    {
+      ...deps,
+      experimentOf: (folder) => loadExperiment(deps, folder, ref).catch(() => void 0)
+    },
+    pull
+  ).catch((error2) => {
+    if (error2 instanceof ClosingOutageError) throw new RecordOutageError(error2.message);
+    throw error2;
+  });
+  const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100
+  });
+  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+  if (candidates.length === 0)
+    return {
+      recorded: [],
+      notRecorded: [],
+      closed: closedSummary,
+      skipped: "the pull request changes no candidate file"
+    };
+  const facts = await readCommands(deps, pull);
+  const recorded = [];
+  const notRecorded = [];
+  for (const c of candidates) {
+    const experiment = await loadExperiment(deps, c.folder, ref);
+    const mine = closed.state.requests.filter(
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
+    );
+    const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
+    const result = request2 ? await recordCandidate(deps, { pull, c, experiment, request: request2, closed, facts }) : await withoutRun(deps, pull, c, experiment);
+    if ("commit" in result) recorded.push(result);
+    else notRecorded.push(result);
+  }
+  await explainNotRecorded(
+    deps,
+    pull,
+    notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate))
+  );
+  return { recorded, notRecorded, closed: closedSummary };
 }
 
 // src/usecases/report.ts
@@ -75827,7 +76540,7 @@ var concludeHandler = async (ctx) => {
 };
 
 // src/usecases/submit.ts
-import { dirname as dirname3 } from "node:path";
+import { dirname as dirname4 } from "node:path";
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
@@ -75864,7 +76577,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
   });
   const { jobName: jobName2, argv } = request2.submission;
   const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
+  if (output) await slurm.ensureDir(dirname4(output.slice("--output=".length)));
   const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
   for (let attempt = 1; ; attempt++) {
     let submittedId;
@@ -75962,10 +76675,19 @@ async function cancelCandidate(deps, request2) {
     job: newest ? representativeJob(mine, newest.name) : null
   };
 }
+async function cancelRunsByName(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const found = jobs.filter((j) => {
+    const parsed = parseRunName(j.name, request2.experimentId);
+    return isLive(j.state) && parsed && request2.candidates.has(parsed.candidate) && !request2.except.has(j.name);
+  });
+  for (const j of found) await deps.slurm.cancel(j.id);
+  return found.map((j) => ({ name: j.name, id: j.id }));
+}
 
 // actions/monitor/ports.ts
 import { existsSync as existsSync5, readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/github/check-runs.ts
 var ANNOTATIONS_PER_REQUEST = 50;
@@ -76946,7 +77668,7 @@ ${text2}`,
 
 // src/usecases/suggest.ts
 var import_yaml3 = __toESM(require_dist2(), 1);
-import { posix as posix5 } from "node:path";
+import { posix as posix6 } from "node:path";
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
@@ -78910,11 +79632,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix5.normalize(path)) ?? files.read(path);
+      return extra.get(posix6.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix5.dirname(p) === posix5.normalize(dir)).map((p) => posix5.basename(p));
+      const added = [...extra.keys()].filter((p) => posix6.dirname(p) === posix6.normalize(dir)).map((p) => posix6.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -79033,7 +79755,7 @@ async function refusedProposals(options, { experiment, experimentDir, clustersFi
     experiment.cluster,
     result.memory.source === "fitted" ? result.memory.model : void 0
   );
-  extra.set(posix5.normalize(clustersFile), clustersWithModel);
+  extra.set(posix6.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
   const report = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
@@ -79171,7 +79893,10 @@ function autopilotPort(octokit, target2, config) {
         (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
       );
     },
-    close: (_exp, pr, comment) => closeWithComment(octokit, target2, pr, comment),
+    async close(_exp, pr, comment) {
+      await closeWithComment(octokit, target2, pr, comment);
+      await config.record?.(pr);
+    },
     async dashboard(exp, body, concluded) {
       const id = exp.experiment.experiment_id;
       const text2 = concluded ? `${body}
@@ -79185,6 +79910,26 @@ function autopilotPort(octokit, target2, config) {
         close: !!concluded,
         ...found !== void 0 ? { found } : {}
       });
+    }
+  };
+}
+function closedPullRecorder(octokit, target2, deps) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  return async (pr) => {
+    const pull = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data;
+    const defaultBranch = pull.base.repo.default_branch;
+    try {
+      const result = await recordClosedPullRequest(
+        { ...deps, octokit, ...repo, botLogin: target2.botLogin, defaultBranch },
+        pull
+      );
+      deps.log?.(
+        `autopilot: #${pr} recorded (${result.recorded.map((r) => `${r.candidate}: ${r.kind}`).join(", ") || result.skipped || "nothing to record"})`
+      );
+    } catch (error2) {
+      throw new Error(
+        `#${pr} was closed but not recorded (${error2.message}): run the record workflow by hand with pull request ${pr}`
+      );
     }
   };
 }
@@ -79246,16 +79991,16 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join5(config.workspace, config.clustersFile);
+  const clustersPath = join6(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join5(config.workspace, config.topologiesDir);
+  const root = join6(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync4(root, { withFileTypes: true })) {
-    const file = join5(root, dir.name, "experiment.yaml");
+    const file = join6(root, dir.name, "experiment.yaml");
     if (!dir.isDirectory() || !existsSync5(file)) continue;
     const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
@@ -79286,7 +80031,7 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join5(config.workspace, paths.json);
+  const file = join6(config.workspace, paths.json);
   if (!existsSync5(file)) return {};
   let record;
   try {
@@ -79299,7 +80044,7 @@ function recordReferences(config, experimentId) {
   return {
     baseline: referenceOf2(baselineRun(record)),
     best: referenceOf2(bestRun(record)),
-    recordChartUrl: existsSync5(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync5(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -79574,7 +80319,13 @@ function buildMonitorPorts(octokit, config) {
       clustersFile: config.clustersFile,
       topologiesDir: config.topologiesDir,
       ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
-      log: config.log
+      log: config.log,
+      record: closedPullRecorder(octokit, repoOf(config), {
+        topologiesDir: config.topologiesDir,
+        log: config.log,
+        clusterOf: (x) => experiments.get(x.experiment_id)?.cluster,
+        slurmFor: async (x) => experiments.has(x.experiment_id) ? clients.slurmFor(x.experiment_id) : void 0
+      })
     }),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
@@ -79806,13 +80557,15 @@ function buildSubmitHandlers(config) {
     const open2 = openRequests(state2);
     const nothing = verb === "cancelled" ? "cancel" : "stop";
     const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
-    if (chosen.length === 0)
+    const lines = note ? [note.trim()] : [];
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
+    const byName = await endByName(ctx, new Set(chosen.map((r) => r.runName)), verb);
+    if (chosen.length === 0 && byName.length === 0)
       return {
         ok: true,
         message: ctx.argument ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : ""}` : `No run of this pull request is queued or running: nothing to ${nothing}.`
       };
-    const lines = note ? [note.trim()] : [];
-    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
+    lines.push(...byName);
     if (verb === "cancelled")
       await setStateLabel(
         ctx.octokit,
@@ -79820,6 +80573,36 @@ function buildSubmitHandlers(config) {
         await pullLabel(ctx, await readRunState(ctx.octokit, target(ctx)))
       );
     return { ok: true, message: lines.join("\n\n") };
+  };
+  const endByName = async (ctx, handled, verb) => {
+    const { files } = await pullRequestCandidates(
+      ctx.octokit,
+      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
+      config
+    );
+    const byExperiment = /* @__PURE__ */ new Map();
+    for (const path of files) {
+      const candidate = candidateNameOf(path);
+      if (ctx.argument && candidate !== ctx.argument) continue;
+      const experiment = posix7.basename(posix7.dirname(path));
+      byExperiment.set(experiment, (byExperiment.get(experiment) ?? /* @__PURE__ */ new Set()).add(candidate));
+    }
+    const lines = [];
+    for (const [experimentId, candidates] of byExperiment) {
+      const exp = await experimentOnDefaultBranch(config, experimentId);
+      if (!exp.ok) continue;
+      const found = await withSlurm(
+        config,
+        exp.clusterName,
+        exp.cluster,
+        (slurm) => cancelRunsByName({ slurm }, { experimentId, candidates, except: handled })
+      );
+      for (const j of found)
+        lines.push(
+          `\`${j.name}\`: ${verb} job ${j.id}, found on Slurm by its name (the bot state does not hold its run: \`/topo state rebuild\` records it).`
+        );
+    }
+    return lines;
   };
   const endRequest = async (ctx, request2, verb) => {
     const nothing = verb === "cancelled" ? "cancel" : "stop";
